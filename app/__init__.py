@@ -1,0 +1,1 @@
+"""User-facing layer: the Streamlit portal and the `clusterplan` command line."""

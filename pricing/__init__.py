@@ -1,0 +1,1 @@
+"""Money and time: price catalogue and cost engine per option. No Streamlit or plotly here."""

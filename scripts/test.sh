@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs everything the tests need (Debian's Chromium included) and runs the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v pdftoppm >/dev/null 2>&1 || need+=(poppler-utils)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+if [ ${#need[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${need[@]}" fonts-liberation >/dev/null
+fi
+
+bash scripts/setup.sh dev
+export BROWSER_PATH=${BROWSER_PATH:-/usr/bin/chromium}
+exec .venv/bin/python -m pytest "$@"
