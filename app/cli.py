@@ -1,24 +1,140 @@
-"""`clusterplan` command line."""
+"""`clusterplan`: the planner's engine from a shell, for people and scripts.
+
+Bad input exits with status 2 and one line on stderr that names the option and what would work.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import sys
 
+from pydantic import ValidationError
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="clusterplan", description=__doc__)
-    parser.add_subparsers(dest="command")
+from app import report_text
+from models.hardware import gpu_ids
+from models.scenario import Scenario, explain_validation_error
+from models.shapes import load_presets
+from models.training import SizingError, plan_training
+
+SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
+#: scenario field path -> CLI option, so validation messages name what the user typed
+OPTION_FOR_FIELD = {
+    "workload.model": "--model", "workload.params": "--params",
+    "workload.active_params": "--active-params", "workload.tokens": "--tokens",
+    "workload.seq_len": "--seq-len", "workload.global_batch_tokens": "--global-batch-tokens",
+    "workload.precision": "--precision", "cluster.gpu": "--gpu", "cluster.gpus": "--gpus",
+    "cluster.deadline_days": "--deadline-days", "gpus": "--gpus", "deadline_days": "--deadline-days",
+    "precision": "--precision",
+}
+
+
+class UsageError(Exception):
+    """One-line input error; exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's default prints the whole usage first
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def number(text: str) -> float:
+    """A positive-or-not real number, with an optional K/M/B/T suffix: 15T, 405B, 1e12."""
+    t = text.strip().lower().replace("_", "").replace(",", "")
+    scale = 1.0
+    if t and t[-1] in SUFFIXES:
+        t, scale = t[:-1], SUFFIXES[t[-1]]
+    try:
+        value = float(t) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number (e.g. 1e12 or 15T)") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+    return value
+
+
+def whole(text: str) -> int:
+    value = number(text)
+    if value != int(value):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    return int(value)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="clusterplan", description="GPU Cluster Planner command line.")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    t = sub.add_parser(
+        "train", help="size a training run: GPUs, layout, memory, step time, days with failures",
+        description="Size a training run. Counts accept K/M/B/T suffixes (15T tokens, 405B params).",
+    )
+    which = t.add_mutually_exclusive_group(required=True)
+    which.add_argument("--model", choices=list(load_presets()), metavar="PRESET",
+                       help="model preset: " + ", ".join(load_presets()))
+    which.add_argument("--params", type=number, metavar="N", help="total parameters of a custom model")
+    t.add_argument("--active-params", type=number, metavar="N", help="active parameters per token (MoE)")
+    t.add_argument("--tokens", type=number, required=True, metavar="N", help="training tokens")
+    t.add_argument("--gpu", required=True, choices=gpu_ids(), metavar="ID", help="GPU: " + ", ".join(gpu_ids()))
+    size = t.add_mutually_exclusive_group()
+    size.add_argument("--gpus", type=whole, metavar="N", help="GPU count")
+    size.add_argument("--deadline-days", type=number, metavar="D",
+                      help="fewest GPUs that finish within D wall-clock days")
+    t.add_argument("--seq-len", type=whole, metavar="N", help="sequence length (default 8192)")
+    t.add_argument("--global-batch-tokens", type=whole, metavar="N", help="tokens per optimizer step")
+    t.add_argument("--precision", choices=["bf16", "fp8"], default="bf16")
+    t.add_argument("--curve", action="store_true", help="also show training time against GPU count")
+    t.add_argument("--json", action="store_true", help="print JSON instead of tables")
     return parser
+
+
+def scenario_from_args(args: argparse.Namespace) -> Scenario:
+    workload = {"tokens": args.tokens, "precision": args.precision}
+    if args.model:
+        workload["model"] = args.model
+    else:
+        workload["params"] = args.params
+        if args.active_params is not None:
+            workload["active_params"] = args.active_params
+    if args.active_params is not None and args.model:
+        raise UsageError("clusterplan train: --active-params goes with --params, not --model")
+    if args.seq_len is not None:
+        workload["seq_len"] = args.seq_len
+    if args.global_batch_tokens is not None:
+        workload["global_batch_tokens"] = args.global_batch_tokens
+    cluster = {"gpu": args.gpu, "gpus": args.gpus, "deadline_days": args.deadline_days}
+    try:
+        return Scenario.model_validate({"workload": workload, "cluster": cluster})
+    except ValidationError as exc:
+        field, msg = explain_validation_error(exc)[0]
+        raise UsageError(f"clusterplan train: {OPTION_FOR_FIELD.get(field, field)}: {msg}") from None
+
+
+def run_train(args: argparse.Namespace) -> int:
+    scenario = scenario_from_args(args)
+    try:
+        plan = plan_training(scenario, curve=args.curve)
+    except SizingError as exc:
+        raise UsageError(f"clusterplan train: {OPTION_FOR_FIELD.get(exc.field, exc.field)}: {exc}") from None
+    if args.json:
+        print(json.dumps(plan.model_dump(mode="json"), indent=2))
+    else:
+        print(report_text.training_report(plan))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 0
+        return run_train(args)
+    except UsageError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except BrokenPipeError:
         return 0
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,56 @@
+"""The model's constants, in one place, each with where it comes from.
+
+These are the only tuned numbers in the step-time model. They are the same for every GPU, model and
+layout (no per-run factors); GPU differences come from the catalogue (peak, HBM and link bandwidths).
+Each was set once from the physical range or source named beside it, then checked, not fitted,
+against Korthikanti et al. 2022 Table 5 (eight measured A100 step times, training.md 1.3):
+`tests/test_calibration.py` holds every point within 10 %.
+"""
+
+# --- compute -------------------------------------------------------------------------------------
+#: Fraction of dense tensor peak a large GEMM reaches (cuBLAS on A100/H100 reaches 0.75–0.9).
+GEMM_EFFICIENCY = 0.80
+#: Fixed cost per GEMM launch and tail, seconds: small GEMMs lose efficiency (kernel launch plus wave-quantisation tail: a few µs to tens).
+GEMM_OVERHEAD_S = 40e-6
+#: Attention core (QKᵀ and AV, fused or not) relative to a GEMM: FlashAttention-2 reaches ~70 % of a
+#: dense GEMM's rate on A100/H100 (Dao 2023, FlashAttention-2 paper, Fig. 5–7).
+ATTENTION_RELATIVE_EFFICIENCY = 0.70
+#: FP8 GEMMs reach a lower fraction of their (2×) peak than BF16 ones: NeMo 24.12 Llama 3 70B FP8 at
+#: 734 model TF/GPU on H100 (training.md 3.2) is 37 % of 1,979 TF versus ~50 % BF16 MFU typical.
+FP8_GEMM_RELATIVE_EFFICIENCY = 0.75
+#: Fraction of HBM bandwidth reached by element-wise kernels (layer norm, activations, dropout,
+#: residuals, optimizer) (STREAM-like kernels reach 0.8–0.9 on HBM).
+HBM_EFFICIENCY = 0.80
+
+# --- communication -------------------------------------------------------------------------------
+#: NVLink/NVSwitch bus efficiency of NCCL collectives: Calculon's A100 system file uses 0.6 of
+#: 300 GB/s (training.md 1.2); NCCL's measured bus bandwidth on DGX A100 is ~0.6–0.8 of it.
+SCALEUP_EFFICIENCY = 0.65
+#: InfiniBand/RoCE efficiency: 0.9 in Calculon's A100 file (training.md 1.2).
+SCALEOUT_EFFICIENCY = 0.90
+#: Per-hop latency of a ring step, seconds: Calculon uses 1 µs NVLink and 2 µs IB; NCCL's measured
+#: small-message latency is higher, so we use 5 µs and 15 µs.
+SCALEUP_LATENCY_S = 5e-6
+SCALEOUT_LATENCY_S = 15e-6
+#: Share of data-parallel gradient and parameter traffic hidden behind the backward and forward of
+#: one micro-batch (Megatron overlap_grad_reduce / overlap_param_gather).
+DP_OVERLAP = 0.90
+#: Bytes per gradient element in the data-parallel reduce (Megatron's fp32 main gradients).
+GRAD_REDUCE_BYTES = 4
+
+# --- memory --------------------------------------------------------------------------------------
+#: Bytes per parameter with mixed-precision Adam: bf16 weights 2, fp32 gradients 4, fp32 master
+#: weights + Adam m + v 12 = 18 (Korthikanti Fig. 1 shows 45.56 GiB for 2.72 B params/GPU = 18.0 B).
+WEIGHT_BYTES = 2
+GRAD_BYTES = 4
+OPTIMIZER_BYTES = 12
+#: FP8 training keeps an FP8 copy of each weight beside the bf16 one (Transformer Engine).
+FP8_EXTRA_WEIGHT_BYTES = 1
+#: CUDA context, NCCL buffers and allocator fragmentation per GPU, GiB (cookbook: ~5 GiB unexplained
+#: in Megatron-DeepSpeed; gpu_poor: CUDA context 0.5–1 GB) (training.md 1.2).
+FRAMEWORK_OVERHEAD_GIB = 4.0
+#: A layout fits when its peak memory is at most this share of the GPU's memory.
+MEMORY_HEADROOM = 0.95
+#: Optimizer step traffic per locally updated parameter: read master, m, v, grad (16 B), write master,
+#: m, v (12 B) and the bf16 weight (2 B).
+OPTIMIZER_STEP_BYTES = 30

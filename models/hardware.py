@@ -1,0 +1,80 @@
+"""GPU catalogue: one row per GPU type in `models/data/gpus.csv`, each with its source and date.
+
+Units are in the field names. Bandwidths are per GPU: `scaleup_bandwidth_gbyte_per_s` is one direction
+of the NVLink/Infinity Fabric/PCIe link, `scaleout_bandwidth_gbit_per_s` the GPU's share of the
+inter-node NICs.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import pathlib
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DATA_FILE = pathlib.Path(__file__).with_name("data") / "gpus.csv"
+
+
+class GpuSpec(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    gpu_id: str
+    name: str
+    memory_gib: float = Field(gt=0)
+    bf16_dense_tflops: float = Field(gt=0)
+    fp8_dense_tflops: float | None = Field(default=None, gt=0)
+    hbm_bandwidth_tbyte_per_s: float = Field(gt=0)
+    scaleup_bandwidth_gbyte_per_s: float = Field(gt=0)
+    scaleup_domain_gpus: int = Field(ge=1)
+    scaleout_bandwidth_gbit_per_s: float = Field(gt=0)
+    gpus_per_node: int = Field(ge=1)
+    tdp_w: float = Field(gt=0)
+    node_power_kw: float = Field(gt=0)
+    failures_per_gpu_day: float = Field(gt=0)
+    as_of: str
+    source: str = Field(min_length=1)
+    notes: str = ""
+
+    def peak_tflops(self, precision: str) -> float:
+        """Dense tensor-core peak for the precision; FP8 needs FP8 tensor cores."""
+        if precision == "fp8":
+            if self.fp8_dense_tflops is None:
+                raise ValueError(f"{self.gpu_id} has no FP8 tensor cores; use precision bf16")
+            return self.fp8_dense_tflops
+        return self.bf16_dense_tflops
+
+
+class CatalogueError(ValueError):
+    """A bad row in a data file; the message names the file, the line and the field."""
+
+
+@functools.lru_cache(maxsize=4)
+def load_gpus(path: pathlib.Path = DATA_FILE) -> dict[str, GpuSpec]:
+    """Reads and validates the GPU catalogue once; ids are the CLI's `--gpu` values."""
+    gpus: dict[str, GpuSpec] = {}
+    with path.open(newline="") as f:
+        for line_no, row in enumerate(csv.DictReader(f), start=2):
+            clean = {k: (v if v != "" else None) for k, v in row.items()}
+            clean["notes"] = clean.get("notes") or ""
+            try:
+                spec = GpuSpec.model_validate(clean)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                field = ".".join(str(p) for p in err["loc"])
+                raise CatalogueError(f"{path.name} line {line_no}: {field}: {err['msg']}") from None
+            if spec.gpu_id in gpus:
+                raise CatalogueError(f"{path.name} line {line_no}: gpu_id: duplicate {spec.gpu_id}")
+            gpus[spec.gpu_id] = spec
+    return gpus
+
+
+def gpu_ids() -> list[str]:
+    return list(load_gpus())
+
+
+def get_gpu(gpu_id: str) -> GpuSpec:
+    gpus = load_gpus()
+    if gpu_id not in gpus:
+        raise KeyError(f"unknown GPU '{gpu_id}'; choose one of: {', '.join(gpus)}")
+    return gpus[gpu_id]

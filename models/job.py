@@ -1,0 +1,62 @@
+"""A training job as the physics sees it (model shape, GPU, sequence, batch, precision), and the
+per-layout quantities that memory and step time both need: micro-batch counts, layers per stage and
+parameters held per GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.hardware import GpuSpec
+from models.layouts import Layouts
+from models.shapes import ModelShape
+
+
+@dataclass(frozen=True)
+class Job:
+    shape: ModelShape
+    gpu: GpuSpec
+    seq_len: int
+    global_batch_seqs: int  # asked for; each layout rounds it (Layouts.batch_seqs)
+    precision: str = "bf16"
+    #: FlashAttention never stores the s×s attention scores; the 2022 Megatron runs predate it.
+    flash_attention: bool = True
+
+    @property
+    def mlp_tokens_width(self) -> float:
+        """MLP intermediate width one token passes through, averaged over layers (MoE: k + shared)."""
+        s = self.shape
+        if not s.is_moe:
+            return float(s.ffn_hidden)
+        moe = (s.experts_per_token + s.shared_experts) * s.ffn_hidden
+        dense_width = s.dense_ffn_hidden or s.ffn_hidden
+        return (s.dense_layers * dense_width + s.moe_layers * moe) / s.layers
+
+
+def layers_per_stage(job: Job, lay: Layouts) -> np.ndarray:
+    """Layers on the busiest stage: v chunks of ceil(L/(pp·v)) layers (uneven splits load some stages)."""
+    return -(-job.shape.layers // (lay.pp * lay.interleave)) * lay.interleave
+
+
+def stage_params(job: Job, lay: Layouts) -> tuple[np.ndarray, np.ndarray]:
+    """(non-expert, expert) parameters held by one GPU of the busiest stage, embeddings included.
+
+    Layer weights split over tp; routed experts also over ep. The first stage holds the input
+    embedding (V·h/tp) and, with pp = 1, the untied output layer too; the last stage holds the output
+    layer, so the heavier of the two is counted.
+    """
+    s = job.shape
+    lps = layers_per_stage(job, lay)
+    dense_mlp = s.dense_mlp_params if s.is_moe else s.expert_params
+    n_dense = s.layers - s.moe_layers
+    per_layer_ne = s.attention_params + 2 * s.hidden + (
+        n_dense * dense_mlp + s.moe_layers * (s.shared_experts * s.expert_params + s.hidden * s.experts)
+    ) / s.layers
+    per_layer_e = s.moe_layers * s.experts * s.expert_params / s.layers
+    emb = s.vocab * s.hidden
+    emb_on_stage = np.where((lay.pp == 1) & (not s.tied_embeddings), 2 * emb, emb)
+    non_expert = (lps * per_layer_ne + emb_on_stage) / lay.tp
+    expert = lps * per_layer_e / (lay.tp * lay.ep)
+    return non_expert, expert

@@ -1,0 +1,86 @@
+"""Peak memory per GPU for each layout, in bytes, on the busiest pipeline stage.
+
+- Weights, gradients, optimizer: 2 + 4 + 12 bytes per parameter (constants.py); ZeRO-1 shards the
+  optimizer over data-parallel ranks, ZeRO-2 also gradients, ZeRO-3 also weights (Rajbhandari et al.
+  2020). Expert parameters shard over dp/ep ranks.
+- Activations per layer and token (Korthikanti et al. 2022, generalised to GQA, gated MLPs and MoE):
+  tensors sharded by tp (Q, K, V, attention output, MLP intermediates) plus tensors only sequence
+  parallelism shards (layer-norm and matmul inputs, dropout masks); 5·a·s bytes of attention scores
+  without FlashAttention and without recompute; full recompute keeps only each layer's 2h input.
+- The first stage of a 1F1B pipeline holds min(pp, m) micro-batches in flight for its layers
+  (× (1 + (pp−1)/(pp·v)) interleaved); the last stage holds one plus the fp32 logits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models import constants as C
+from models.job import Job, layers_per_stage, stage_params
+from models.layouts import Layouts
+
+GIB = 1024**3
+
+
+def activation_bytes_per_token_layer(job: Job, lay: Layouts) -> np.ndarray:
+    """Bytes one token leaves behind in one layer for the backward pass, per GPU."""
+    s = job.shape
+    h, f = s.hidden, job.mlp_tokens_width
+    gate = 2 if s.gated_mlp else 1
+    kv_ratio = s.kv_heads / s.heads
+    routed = 2 * h * s.experts_per_token if s.is_moe else 0.0  # permuted tokens for the experts
+    sharded = 2 * h + 4 * h * kv_ratio + 2 * h + 2 * f * gate + 2 * f + routed
+    replicated = 8 * h + (2 * h if s.dropout else 0)  # LN1/QKV/LN2/fc1 inputs, dropout masks
+    scores = 0.0 if job.flash_attention else 5.0 * s.heads * job.seq_len
+    tp, sp = lay.tp, lay.sequence_parallel.astype(bool)
+    per = np.where(sp, (sharded + replicated) / tp, replicated + sharded / tp)
+    rec = lay.recompute
+    per = per + np.where(rec == 0, scores / tp, 0.0)
+    layer_input = np.where(sp, 2 * h / tp, 2 * h)
+    return np.where(rec == 2, layer_input, per), per
+
+
+def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
+    """Bytes per GPU by category plus `total`, one value per layout."""
+    s = job.shape
+    non_expert, expert = stage_params(job, lay)
+    dp, ep, z = lay.dp, lay.ep, lay.zero
+    shard_ne, shard_e = dp, np.maximum(dp // ep, 1)
+
+    def sharded(bytes_per_param: float, from_stage: int) -> np.ndarray:
+        return bytes_per_param * (
+            np.where(z >= from_stage, non_expert / shard_ne, non_expert)
+            + np.where(z >= from_stage, expert / shard_e, expert)
+        )
+
+    weight_bytes = C.WEIGHT_BYTES + (C.FP8_EXTRA_WEIGHT_BYTES if job.precision == "fp8" else 0)
+    weights = sharded(weight_bytes, 3)
+    grads = sharded(C.GRAD_BYTES, 2)
+    optimizer = sharded(C.OPTIMIZER_BYTES, 1)
+    # ZeRO-3 gathers the next layers' full weights ahead of use: two layers in flight.
+    per_layer_full = (non_expert + expert) / np.maximum(layers_per_stage(job, lay), 1)
+    gather = np.where(z == 3, 2 * C.WEIGHT_BYTES * per_layer_full, 0.0)
+
+    tokens = lay.micro_batch * job.seq_len
+    stored, working = activation_bytes_per_token_layer(job, lay)
+    lps = layers_per_stage(job, lay)
+    m = lay.microbatches
+    in_flight = np.minimum(lay.pp, m)
+    interleave = np.where(lay.interleave > 1, 1 + (lay.pp - 1) / (lay.pp * lay.interleave), 1.0)
+    first = stored * tokens * lps * in_flight * interleave
+    logits = 4.0 * s.vocab * tokens / lay.tp  # fp32 logits for the loss, vocab-parallel
+    last = stored * tokens * lps + logits
+    acts = np.maximum(np.where(lay.pp == 1, first + logits, first), last)
+    # Full recompute rebuilds one layer's activations at a time during backward.
+    acts = acts + np.where(lay.recompute == 2, working * tokens, 0.0)
+
+    overhead = np.full(len(lay), C.FRAMEWORK_OVERHEAD_GIB * GIB)
+    total = weights + grads + optimizer + gather + acts + overhead
+    return {
+        "weights": weights, "gradients": grads, "optimizer": optimizer,
+        "zero3_gather": gather, "activations": acts, "overhead": overhead, "total": total,
+    }
+
+
+def fits(job: Job, total_bytes: np.ndarray) -> np.ndarray:
+    return total_bytes <= C.MEMORY_HEADROOM * job.gpu.memory_gib * GIB

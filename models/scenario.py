@@ -1,0 +1,157 @@
+"""The scenario schema (pydantic v2): the one description of a workload that the CLI, the portal,
+the share link and the PDF all read. Hardware, workload and execution knobs are separate inputs.
+
+`version` lets older share links and files be migrated when the schema changes.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from models.hardware import load_gpus
+from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
+
+SCHEMA_VERSION = 1
+MAX_GPUS = 65_536  # a three-tier fat tree of 64-port switches serves 64³/4 GPUs
+
+
+class Workload(BaseModel):
+    """What to train: a model (preset or parameter count), how many tokens, sequence and batch."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = Field(
+        default="llama3-70b", description="model preset id; leave empty to give params instead"
+    )
+    params: float | None = Field(default=None, ge=1e8, le=1e14, description="total parameters")
+    active_params: float | None = Field(
+        default=None, ge=1e7, le=1e14, description="parameters active per token (MoE)"
+    )
+    tokens: float = Field(default=1e12, ge=1e6, le=1e15, description="training tokens")
+    seq_len: int = Field(default=8192, ge=128, le=1_048_576, description="sequence length")
+    global_batch_tokens: int | None = Field(
+        default=None, ge=128, le=1_000_000_000,
+        description="tokens per optimizer step; default 4M tokens, 16M from 100B parameters up",
+    )
+    precision: Literal["bf16", "fp8"] = "bf16"
+
+    @field_validator("model")
+    @classmethod
+    def _known_model(cls, v: str | None) -> str | None:
+        if v is not None and v not in load_presets():
+            raise ValueError(f"unknown model preset; choose one of: {', '.join(load_presets())}")
+        return v
+
+    @model_validator(mode="after")
+    def _model_or_params(self) -> Workload:
+        if self.params is not None:
+            self.model = None
+        if self.model is None and self.params is None:
+            raise ValueError("give a model preset or params")
+        if self.active_params is not None:
+            if self.params is None:
+                raise ValueError("active_params needs params")
+            if self.active_params > self.params:
+                raise ValueError("active_params must be at most params")
+        if self.global_batch_tokens is not None and self.global_batch_tokens < self.seq_len:
+            raise ValueError("global_batch_tokens must hold at least one sequence (seq_len)")
+        return self
+
+    def shape(self) -> ModelShape:
+        if self.model is not None:
+            return get_preset(self.model)
+        return shape_from_params(self.params, self.active_params)
+
+    def global_batch_seqs(self) -> int:
+        """Sequences per step: the given batch, or 4M tokens (Llama 2 and Llama 3 8B/70B), 16M from
+        100B parameters up (Llama 3 405B's final batch), whatever the GPU count, so that the scaling
+        curve compares like with like."""
+        if self.global_batch_tokens is not None:
+            return max(1, self.global_batch_tokens // self.seq_len)
+        target = 16 * 2**20 if self.shape().params_total >= 100e9 else 4 * 2**20
+        return max(1, target // self.seq_len)
+
+
+class Cluster(BaseModel):
+    """Which GPUs and how many: a fixed count, a deadline to meet, or neither (smallest that fits)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: str = Field(default="H100-SXM", description="GPU type id from the hardware catalogue")
+    gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS, description="GPU count")
+    deadline_days: float | None = Field(
+        default=None, gt=0, le=3650, description="train within this many wall-clock days"
+    )
+
+    @field_validator("gpu")
+    @classmethod
+    def _known_gpu(cls, v: str) -> str:
+        if v not in load_gpus():
+            raise ValueError(f"unknown GPU; choose one of: {', '.join(load_gpus())}")
+        return v
+
+    @model_validator(mode="after")
+    def _one_target(self) -> Cluster:
+        if self.gpus is not None and self.deadline_days is not None:
+            raise ValueError("give gpus or deadline_days, not both")
+        return self
+
+
+class ReliabilityInputs(BaseModel):
+    """Failure and checkpoint assumptions; empty means the GPU's catalogue default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    failures_per_gpu_day: float | None = Field(default=None, gt=0, le=0.1)
+    restart_minutes: float = Field(default=10.0, ge=0, le=24 * 60)
+    storage_write_gbyte_per_s: float | None = Field(default=None, gt=0, le=1e6)
+
+
+class Scenario(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = SCHEMA_VERSION
+    workload: Workload = Field(default_factory=Workload)
+    cluster: Cluster = Field(default_factory=Cluster)
+    reliability: ReliabilityInputs = Field(default_factory=ReliabilityInputs)
+
+
+def _range_text(model: type[BaseModel], name: str) -> str:
+    """'allowed: 1e+06 to 1e+15' from a field's numeric bounds, or '' when it has none."""
+    info = model.model_fields.get(name)
+    bounds: dict[str, float] = {}
+    for meta in info.metadata if info else ():
+        for key in ("ge", "gt", "le", "lt"):
+            if getattr(meta, key, None) is not None:
+                bounds[key] = getattr(meta, key)
+    if not bounds:
+        return ""
+
+    def fmt(x: float) -> str:
+        return f"{x:,}" if isinstance(x, int) else f"{x:g}"
+
+    low = f"at least {fmt(bounds['ge'])}" if "ge" in bounds else (
+        f"more than {fmt(bounds['gt'])}" if "gt" in bounds else "")
+    high = f"at most {fmt(bounds['le'])}" if "le" in bounds else (
+        f"less than {fmt(bounds['lt'])}" if "lt" in bounds else "")
+    return "allowed: " + " and ".join(p for p in (low, high) if p)
+
+
+SECTIONS: dict[str, type[BaseModel]] = {
+    "workload": Workload, "cluster": Cluster, "reliability": ReliabilityInputs,
+}
+
+
+def explain_validation_error(exc) -> list[tuple[str, str]]:
+    """(field path, message with the allowed range) for each problem in a pydantic ValidationError."""
+    out = []
+    for err in exc.errors():
+        loc = [str(p) for p in err["loc"]]
+        path = ".".join(loc) or "scenario"
+        msg = err["msg"].removeprefix("Value error, ")
+        section = SECTIONS.get(loc[0]) if loc else None
+        rng = _range_text(section, loc[1]) if section and len(loc) > 1 else ""
+        out.append((path, f"{msg} ({rng})" if rng else msg))
+    return out

@@ -1,0 +1,82 @@
+"""Layout search: evaluate every valid layout for a GPU count at once, keep the fastest that fits."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.job import Job
+from models.layouts import Layouts, enumerate_layouts
+from models.memory import GIB, fits, memory_breakdown
+from models.step_time import model_flops_per_token, step_breakdown
+
+
+@dataclass(frozen=True)
+class LayoutChoice:
+    gpus: int
+    layout: dict
+    memory_gib: dict[str, float]
+    step_s: dict[str, float]
+    step_time_s: float
+    tokens_per_s: float
+    mfu: float
+    model_tflops_per_gpu: float
+    layouts_evaluated: int
+    layouts_fitting: int
+    seconds: float
+
+
+class NoFittingLayout(ValueError):
+    """No layout of the model fits this many GPUs."""
+
+
+def all_layouts(job: Job, gpus: int) -> Layouts:
+    s = job.shape
+    return enumerate_layouts(
+        gpus=gpus, global_batch_seqs=job.global_batch_seqs, layers=s.layers, heads=s.heads,
+        experts=s.experts, scaleup_domain_gpus=job.gpu.scaleup_domain_gpus,
+    )
+
+
+def evaluate(job: Job, lay: Layouts) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(memory bytes, step seconds) breakdowns for every layout."""
+    return memory_breakdown(job, lay), step_breakdown(job, lay)
+
+
+def best_layout(job: Job, gpus: int) -> LayoutChoice:
+    """The fitting layout with the most tokens per second (batches differ by their rounding);
+    raises NoFittingLayout when none fits."""
+    start = time.perf_counter()
+    lay = all_layouts(job, gpus)
+    if len(lay) == 0:
+        raise NoFittingLayout(f"no valid layout of {gpus} GPUs for a batch of {job.global_batch_seqs} sequences")
+    mem, step = evaluate(job, lay)
+    ok = fits(job, mem["total"])
+    if not ok.any():
+        raise NoFittingLayout(f"the model does not fit on {gpus} {job.gpu.gpu_id}")
+    candidates = np.nonzero(ok)[0]
+    per_seq = step["total"][candidates] / lay.batch_seqs[candidates]
+    i = int(candidates[np.argmin(per_seq)])
+    return describe(job, gpus, lay, mem, step, i, len(lay), int(ok.sum()), time.perf_counter() - start)
+
+
+def describe(job, gpus, lay, mem, step, i, evaluated, fitting, seconds) -> LayoutChoice:
+    step_time = float(step["total"][i])
+    tokens = int(lay.batch_seqs[i]) * job.seq_len
+    flops = model_flops_per_token(job) * tokens
+    achieved = flops / (gpus * step_time)
+    return LayoutChoice(
+        gpus=gpus,
+        layout=lay.row(i),
+        memory_gib={k: float(v[i]) / GIB for k, v in mem.items()},
+        step_s={k: float(v[i]) for k, v in step.items()},
+        step_time_s=step_time,
+        tokens_per_s=tokens / step_time,
+        mfu=achieved / (job.gpu.peak_tflops(job.precision) * 1e12),
+        model_tflops_per_gpu=achieved / 1e12,
+        layouts_evaluated=evaluated,
+        layouts_fitting=fitting,
+        seconds=seconds,
+    )

@@ -1,0 +1,186 @@
+"""Model shapes: presets from `data/model_presets.csv`, and a plausible shape from a parameter count.
+
+Parameter count (no biases): attention 2h² + 2h²·kv/a (Q and O full width, K and V per KV head),
+MLP (3 if gated else 2)·h·f, MoE layers E routed + S shared experts plus an h·E router,
+embeddings V·h (twice when input and output embeddings are untied).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import pathlib
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DATA_FILE = pathlib.Path(__file__).with_name("data") / "model_presets.csv"
+
+#: Custom models follow the Llama 3 family: head dim 128, layers ≈ hidden/128, FFN 3.5·h, 8 KV heads.
+HEAD_DIM = 128
+DEFAULT_VOCAB = 128_256
+SMALL_VOCAB = 32_000  # below 5B parameters, a Llama-2-sized vocabulary keeps embeddings in proportion
+FFN_RATIO = 3.5
+#: Expert layouts tried for a custom MoE (routed experts, experts per token), Mixtral to DeepSeek-V3.
+MOE_CHOICES = ((8, 2), (16, 2), (64, 6), (128, 8), (256, 8))
+
+
+class ModelShape(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    model_id: str
+    name: str
+    layers: int = Field(ge=1)
+    hidden: int = Field(ge=64)
+    heads: int = Field(ge=1)
+    kv_heads: int = Field(ge=1)
+    ffn_hidden: int = Field(ge=1, description="MLP width; per expert for MoE layers")
+    vocab: int = Field(ge=1)
+    gated_mlp: bool = True
+    tied_embeddings: bool = False
+    dropout: bool = False
+    experts: int = Field(default=1, ge=1)
+    experts_per_token: int = Field(default=1, ge=1)
+    shared_experts: int = Field(default=0, ge=0)
+    dense_layers: int = Field(default=0, ge=0, description="leading dense layers in an MoE model")
+    dense_ffn_hidden: int = Field(default=0, ge=0)
+    published_params_b: float | None = None
+    published_active_params_b: float | None = None
+    source: str = ""
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 1
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers - self.dense_layers if self.is_moe else 0
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+    @property
+    def attention_params(self) -> float:
+        """Per layer: Q and O are h×h, K and V are h×(kv·d)."""
+        h = self.hidden
+        return 2 * h * h + 2 * h * self.kv_heads * self.head_dim
+
+    def mlp_params(self, width: int) -> float:
+        return (3 if self.gated_mlp else 2) * self.hidden * width
+
+    @property
+    def dense_mlp_params(self) -> float:
+        return self.mlp_params(self.dense_ffn_hidden or self.ffn_hidden)
+
+    @property
+    def expert_params(self) -> float:
+        return self.mlp_params(self.ffn_hidden)
+
+    @property
+    def embedding_params(self) -> float:
+        return self.vocab * self.hidden * (1 if self.tied_embeddings else 2)
+
+    def _layer_params(self, experts_counted: int) -> float:
+        dense = self.layers - self.moe_layers
+        per_moe = (experts_counted + self.shared_experts) * self.expert_params + (
+            self.hidden * self.experts
+        )
+        norms = 2 * self.hidden
+        return (
+            self.layers * (self.attention_params + norms)
+            + dense * (self.dense_mlp_params if self.is_moe else self.expert_params)
+            + self.moe_layers * per_moe
+        )
+
+    @property
+    def params_total(self) -> float:
+        return self._layer_params(self.experts) + self.embedding_params + self.hidden
+
+    @property
+    def params_active(self) -> float:
+        """Parameters one token passes through (MoE: top-k routed plus shared experts)."""
+        k = self.experts_per_token if self.is_moe else self.experts
+        return self._layer_params(k) + self.embedding_params + self.hidden
+
+
+@functools.lru_cache(maxsize=2)
+def load_presets(path: pathlib.Path = DATA_FILE) -> dict[str, ModelShape]:
+    presets = {}
+    with path.open(newline="") as f:
+        for line_no, row in enumerate(csv.DictReader(f), start=2):
+            try:
+                shape = ModelShape.model_validate(row)
+            except ValueError as exc:
+                raise ValueError(f"{path.name} line {line_no}: {exc}") from None
+            presets[shape.model_id] = shape
+    return presets
+
+
+def get_preset(model_id: str) -> ModelShape:
+    presets = load_presets()
+    if model_id not in presets:
+        raise KeyError(f"unknown model preset '{model_id}'; choose one of: {', '.join(presets)}")
+    return presets[model_id]
+
+
+def _round_to(x: float, step: int) -> int:
+    return max(step, int(round(x / step)) * step)
+
+
+def _round_hidden(x: float) -> int:
+    """Hidden size in whole heads; from 2,048 up, a multiple of 8 heads so TP up to 8 divides it."""
+    return _round_to(x, HEAD_DIM * 8) if x >= 2048 else _round_to(x, HEAD_DIM)
+
+
+def _dense_layer_params(h: int, kv: int, heads: int, ffn: int) -> float:
+    return 2 * h * h + 2 * h * kv * HEAD_DIM + 3 * h * ffn + 2 * h
+
+
+def shape_from_params(params_total: float, params_active: float | None = None) -> ModelShape:
+    """A plausible Llama-3-like shape for a parameter count (and an MoE when active < total).
+
+    Dense: with layers L ≈ h/128 and about 12·h² per layer, h ≈ (128·N/12)^(1/3); the layer count is
+    then solved so the total matches N. MoE: with E routed and k active experts of y parameters each
+    per layer stack, N = x + E·y and A = x + k·y give y = (N − A)/(E − k) and x = A − k·y.
+    """
+    if not math.isfinite(params_total) or params_total < 1e8:
+        raise ValueError("params must be at least 100 million")
+    active = params_total if params_active is None else params_active
+    if not 0 < active <= params_total:
+        raise ValueError("active params must be positive and at most the total params")
+    label = f"{params_total / 1e9:.3g}B"
+    vocab = DEFAULT_VOCAB if params_total >= 5e9 else SMALL_VOCAB
+    if active >= params_total * 0.999:
+        h = _round_hidden((128 * params_total / 12) ** (1 / 3))
+        heads = max(1, h // HEAD_DIM)
+        kv = min(8, heads)
+        ffn = _round_to(FFN_RATIO * h, 256)
+        emb = 2 * vocab * h
+        layers = max(1, round((params_total - emb) / _dense_layer_params(h, kv, heads, ffn)))
+        return ModelShape(
+            model_id="custom", name=f"Custom {label} dense", layers=layers, hidden=h, heads=heads,
+            kv_heads=kv, ffn_hidden=ffn, vocab=vocab,
+        )
+    ratio = active / params_total
+    for experts, k in MOE_CHOICES:
+        y = (params_total - active) / (experts - k)
+        x = active - k * y  # attention, norms and embeddings
+        if x > 0.1 * active or (experts, k) == MOE_CHOICES[-1]:
+            break
+    x = max(x, 0.05 * active)
+    # attention ≈ 2h²(1 + kv/heads) per layer; with L = h/128, x ≈ L·2.1h² + 2·V·h
+    h = HEAD_DIM
+    for cand in range(HEAD_DIM, 32768, HEAD_DIM):
+        if (cand // 128) * 2.1 * cand * cand + 2 * vocab * cand > x:
+            break
+        h = cand
+    h = _round_hidden(h)
+    heads = max(1, h // HEAD_DIM)
+    layers = max(1, h // 128)
+    ffn = max(128, _round_to(y / (layers * 3 * h), 64))
+    return ModelShape(
+        model_id="custom", name=f"Custom {label} MoE ({active / 1e9:.3g}B active, {ratio:.0%})",
+        layers=layers, hidden=h, heads=heads, kv_heads=min(8, heads), ffn_hidden=ffn,
+        vocab=vocab, experts=experts, experts_per_token=k,
+    )

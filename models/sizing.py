@@ -1,0 +1,93 @@
+"""Sizing: the fewest GPUs that fit, the GPUs a deadline needs, and the scaling curve.
+
+Clusters are bought in whole nodes, so candidate counts are node multiples on a roughly geometric
+ladder (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, … nodes); below one node, powers of two.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from models.memory import GIB
+from models.search import LayoutChoice, NoFittingLayout
+
+#: Node multiples per power of two on the ladder.
+LADDER_STEPS = (4, 5, 6, 7)
+
+
+def gpu_ladder(gpus_per_node: int, max_gpus: int) -> list[int]:
+    """Candidate GPU counts up to max_gpus: 1, 2, 4 GPUs, then 1–8 nodes, then ×1, 1.25, 1.5, 1.75 per octave."""
+    counts = {c for c in (1, 2, 4) if c < gpus_per_node}
+    nodes = list(range(1, 9))
+    k = 8
+    while k * gpus_per_node <= max_gpus:
+        nodes += [k * s // 4 for s in LADDER_STEPS]
+        k *= 2
+    counts |= {n * gpus_per_node for n in nodes}
+    return sorted(c for c in counts if c <= max_gpus)
+
+
+def min_gpus_lower_bound(params_total: float, memory_gib: float) -> int:
+    """No layout fits below the GPUs needed to hold ~16 bytes/param fully sharded (ZeRO-3)."""
+    return max(1, math.ceil(16 * params_total / (memory_gib * GIB)))
+
+
+def smallest_fitting(
+    choose: Callable[[int], LayoutChoice], ladder: list[int], lower_bound: int = 1
+) -> LayoutChoice:
+    """First count on the ladder with a fitting layout."""
+    for n in ladder:
+        if n < lower_bound:
+            continue
+        try:
+            return choose(n)
+        except NoFittingLayout:
+            continue
+    raise NoFittingLayout(f"no layout fits on up to {ladder[-1]} GPUs")
+
+
+def meet_deadline(
+    days_for: Callable[[int], tuple[float, LayoutChoice]], ladder: list[int], start: int, deadline_days: float
+) -> tuple[int, float, LayoutChoice]:
+    """Fewest GPUs on the ladder, from `start`, whose wall-clock days meet the deadline.
+
+    The ladder is walked in doubling strides to the first count that meets it, then back through
+    the counts skipped, so a few dozen layout searches cover up to 65,536 GPUs.
+    """
+    counts = [n for n in ladder if n >= start]
+    best: tuple[float, int, LayoutChoice] | None = None
+    prev_i, i, stride = 0, 0, 1
+    found = None
+    while i < len(counts):
+        try:
+            days, choice = days_for(counts[i])
+        except NoFittingLayout:
+            days, choice = math.inf, None
+        if choice is not None and (best is None or days < best[0]):
+            best = (days, counts[i], choice)
+        if days <= deadline_days:
+            found = i
+            break
+        prev_i, i, stride = i, i + stride, stride * 2
+    if found is None:
+        if best is None:
+            raise NoFittingLayout("no GPU count fits the model")
+        raise DeadlineError(best[1], best[0])
+    for j in range(prev_i + 1, found):
+        try:
+            days, choice = days_for(counts[j])
+        except NoFittingLayout:
+            continue
+        if days <= deadline_days:
+            return counts[j], days, choice
+    days, choice = days_for(counts[found])
+    return counts[found], days, choice
+
+
+class DeadlineError(ValueError):
+    """The deadline cannot be met; carries the fastest count found and its days."""
+
+    def __init__(self, gpus: int, days: float):
+        super().__init__(f"the deadline cannot be met: the fastest found is {days:.1f} days on {gpus} GPUs")
+        self.gpus, self.days = gpus, days

@@ -1,0 +1,128 @@
+"""Time of one training step for each layout (vectorized), with its parts.
+
+Per layer and micro-batch on one GPU:
+- GEMMs: FLOPs / (peak · GEMM_EFFICIENCY) + GEMM_OVERHEAD_S per GEMM (small GEMMs lose efficiency);
+  forward QKV 2Th(h+2·kv·d)/tp, output 2Th²/tp, MLP 2Th·f·(2 or 3)/tp; attention core 4Tsh/tp
+  (half of it with causal FlashAttention) at ATTENTION_RELATIVE_EFFICIENCY; backward twice forward.
+- Element-wise kernels (norms, residuals, activations, dropout, softmax without FlashAttention) move
+  bytes at HBM_EFFICIENCY of HBM bandwidth; h-wide ones split over tp only with sequence parallelism.
+- TP: two all-reduces (or reduce-scatter + all-gather) of T·h bf16 values forward, two backward, two
+  more for full recompute, on the scale-up link, not overlapped (Korthikanti 2022, Shoeybi 2019).
+- MoE: two all-to-alls of the routed tokens forward and two backward per MoE layer.
+- Recompute: full repeats the forward; selective repeats the attention core (Korthikanti 2022).
+A step is (m + (pp−1)/v) stage slots (1F1B with interleaving, Narayanan 2021) plus pipeline p2p in
+warm-up and drain, the exposed part of the data-parallel gradient and parameter collectives
+(ZeRO-3 repeats its gathers every micro-batch), and the memory-bound optimizer update.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models import collectives as coll
+from models import constants as C
+from models.job import Job, layers_per_stage, stage_params
+from models.layouts import Layouts
+
+
+def model_flops_per_token(job: Job) -> float:
+    """6·N_active (input embedding excluded: a lookup) + 12·L·h·s attention (PaLM/Megatron MFU)."""
+    s = job.shape
+    lookup = 0 if s.tied_embeddings else s.vocab * s.hidden
+    return 6 * (s.params_active - lookup) + 12 * s.layers * s.hidden * job.seq_len
+
+
+def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
+    """Seconds per step by part plus `total`, one value per layout."""
+    s, g = job.shape, job.gpu
+    h, seq, f = s.hidden, job.seq_len, job.mlp_tokens_width
+    tp, pp, v = lay.tp.astype(float), lay.pp.astype(float), lay.interleave.astype(float)
+    sp = lay.sequence_parallel.astype(bool)
+    T = lay.micro_batch * seq
+    gate = 3 if s.gated_mlp else 2
+
+    bf16 = g.bf16_dense_tflops * 1e12
+    linear_peak = (
+        g.peak_tflops("fp8") * 1e12 * C.FP8_GEMM_RELATIVE_EFFICIENCY
+        if job.precision == "fp8" else bf16
+    ) * C.GEMM_EFFICIENCY
+    attn_peak = bf16 * C.GEMM_EFFICIENCY * C.ATTENTION_RELATIVE_EFFICIENCY
+    hbm = g.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
+    up_bw = g.scaleup_bandwidth_gbyte_per_s * 1e9 * C.SCALEUP_EFFICIENCY
+    out_bw = g.scaleout_bandwidth_gbit_per_s / 8 * 1e9 * C.SCALEOUT_EFFICIENCY
+
+    def link(span):
+        """Bandwidth and latency for a group spanning `span` consecutive GPUs."""
+        inside = span <= g.scaleup_domain_gpus
+        return np.where(inside, up_bw, out_bw), np.where(inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
+
+    # --- one layer, one micro-batch -----------------------------------------------------------
+    kv_width = 2 * s.kv_heads * s.head_dim
+    linear_flops = 2 * T * h * (h + kv_width + h + f * gate) / tp
+    causal = 0.5 if job.flash_attention else 1.0
+    attn_flops = 4 * T * seq * h / tp * causal
+    local_experts = s.experts / lay.ep if s.is_moe else 0
+    moe_share = s.moe_layers / s.layers
+    gemms = 4 + moe_share * 2 * (local_experts + s.shared_experts - 1) + (1 if job.flash_attention else 2)
+    mm_f = linear_flops / linear_peak + gemms * C.GEMM_OVERHEAD_S
+    attn_f = attn_flops / attn_peak
+
+    h_bytes = (20 + (10 if s.dropout else 0)) * h + (8 * h * s.experts_per_token * moe_share if s.is_moe else 0)
+    f_bytes = (2 * (gate - 1) + 2) * f
+    score_bytes = 0.0 if job.flash_attention else (4 + (5 if s.dropout else 0)) * s.heads * seq
+    el_f = T * (np.where(sp, h_bytes / tp, h_bytes) + f_bytes / tp) / hbm
+    softmax_f = T * score_bytes / tp / hbm
+
+    bw, lat = link(tp)
+    tp_coll = coll.all_reduce_s(T * h * 2.0, tp, bw, lat)
+    a2a_bw, a2a_lat = link(tp * lay.ep)
+    routed = np.where(sp, T / tp, T) * s.experts_per_token * h * 2.0
+    a2a = moe_share * coll.all_to_all_s(routed, lay.ep, a2a_bw, a2a_lat) if s.is_moe else 0.0
+
+    fwd = mm_f + attn_f + el_f + softmax_f + 2 * tp_coll + 2 * a2a
+    bwd = 2 * (mm_f + attn_f + el_f + softmax_f) + 2 * tp_coll + 2 * a2a
+    rec = np.select([lay.recompute == 2, lay.recompute == 1], [fwd, attn_f + softmax_f], 0.0)
+
+    # --- stage, pipeline ----------------------------------------------------------------------
+    lps = layers_per_stage(job, lay)
+    logits_flops = 2 * T * h * s.vocab / tp
+    logits = 3 * (logits_flops / linear_peak + C.GEMM_OVERHEAD_S) + 3 * T * s.vocab * 4 / tp / hbm
+    stage = lps * (fwd + bwd + rec) + logits
+    m = lay.microbatches
+    compute = m * stage
+    bubble = (pp - 1) / v * stage
+    p2p_bw, p2p_lat = link(tp * lay.dp * pp)
+    p2p_bytes = T * h * 2.0 / np.where(sp, tp, 1.0)
+    p2p = np.where(pp > 1, 2 * (pp - 1) * v * coll.p2p_s(p2p_bytes, p2p_bw, p2p_lat), 0.0)
+
+    # --- data parallel ------------------------------------------------------------------------
+    ne, ex = stage_params(job, lay)
+    dp_bw, dp_lat = link(tp * lay.dp)
+    dpe = np.maximum(lay.dp // lay.ep, 1)
+    rs = coll.reduce_scatter_s(C.GRAD_REDUCE_BYTES * ne, lay.dp, dp_bw, dp_lat) + (
+        coll.reduce_scatter_s(C.GRAD_REDUCE_BYTES * ex, dpe, dp_bw, dp_lat)
+    )
+    ag = coll.all_gather_s(C.WEIGHT_BYTES * ne, lay.dp, dp_bw, dp_lat) + (
+        coll.all_gather_s(C.WEIGHT_BYTES * ex, dpe, dp_bw, dp_lat)
+    )
+    fwd_mb, bwd_mb = lps * fwd, lps * (bwd + rec)
+    hide_f, hide_b = C.DP_OVERLAP * fwd_mb, C.DP_OVERLAP * bwd_mb
+    z = lay.zero
+    data_parallel = np.select(
+        [z == 0, z <= 2],
+        [
+            np.maximum(0.0, 2 * rs - hide_b),  # ZeRO-0: all-reduce of the gradients
+            np.maximum(0.0, rs - hide_b) + np.maximum(0.0, ag - hide_f),
+        ],
+        m * (np.maximum(0.0, ag - hide_f) + np.maximum(0.0, ag + rs - hide_b)),
+    )
+    opt_params = np.where(z >= 1, ne / lay.dp + ex / dpe, ne + ex)
+    optimizer = opt_params * C.OPTIMIZER_STEP_BYTES / hbm
+
+    total = compute + bubble + p2p + data_parallel + optimizer
+    return {
+        "compute": compute, "pipeline_bubble": bubble, "pipeline_p2p": p2p,
+        "data_parallel": data_parallel, "optimizer": optimizer, "total": total,
+        "tp_comm": m * lps * (4 * tp_coll + np.where(lay.recompute == 2, 2 * tp_coll, 0.0)),
+        "recompute": m * lps * rec,
+    }

@@ -1,0 +1,254 @@
+"""scenario -> training plan: the one entry point the CLI, the portal, the PDF and the tests call.
+
+It sizes the cluster (fixed count, deadline, or smallest that fits), picks the fastest fitting
+layout, turns step time into ideal days, stretches them by goodput into wall-clock days, and sizes
+what the cluster needs around the GPUs (checkpoint storage, dataset read rate, fabric).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+
+from pydantic import BaseModel, ConfigDict
+
+from models.hardware import GpuSpec, get_gpu
+from models.infrastructure import FabricPlan, dataset_read_gbyte_per_s, size_fat_tree
+from models.job import Job
+from models.reliability import ReliabilityPlan, plan_reliability
+from models.scenario import MAX_GPUS, Scenario
+from models.search import LayoutChoice, NoFittingLayout, best_layout
+from models.sizing import (
+    DeadlineError,
+    gpu_ladder,
+    meet_deadline,
+    min_gpus_lower_bound,
+    smallest_fitting,
+)
+
+SECONDS_PER_DAY = 86_400.0
+
+
+class SizingError(ValueError):
+    """The scenario cannot be planned; `field` names the input to change, the message what works."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+class CurvePoint(BaseModel):
+    gpus: int
+    step_time_s: float
+    mfu: float
+    ideal_days: float
+    train_days: float
+    gpu_hours: float
+    scaling_efficiency: float  # speed-up per GPU relative to the curve's first point
+
+
+class TrainingPlan(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    model: dict
+    gpu: str
+    gpus: int
+    sizing: str  # "fixed", "deadline" or "smallest that fits"
+    min_gpus: int | None
+    layout: dict
+    memory_gib_per_gpu: dict[str, float]
+    memory_capacity_gib: float
+    step_time_s: float
+    step_breakdown_s: dict[str, float]
+    global_batch_tokens: int
+    steps: int
+    mfu: float
+    model_tflops_per_gpu: float
+    tokens_per_s: float
+    ideal_days: float
+    goodput: float
+    train_days: float
+    gpu_hours: float
+    checkpoint: dict[str, float]
+    reliability: ReliabilityPlan
+    storage: dict[str, float]
+    fabric: FabricPlan
+    search: dict[str, float]
+    curve: list[CurvePoint] | None = None
+
+
+class Planner:
+    """Plans for one scenario; remembers each GPU count's layout search."""
+
+    def __init__(self, scenario: Scenario):
+        self.scenario = scenario
+        self.workload = scenario.workload
+        self.shape = self.workload.shape()
+        self.gpu: GpuSpec = get_gpu(scenario.cluster.gpu)
+        if self.workload.precision == "fp8" and self.gpu.fp8_dense_tflops is None:
+            raise SizingError("precision", f"{self.gpu.gpu_id} has no FP8 tensor cores; use bf16")
+        self.batch_seqs = self.workload.global_batch_seqs()
+        self.ladder = gpu_ladder(self.gpu.gpus_per_node, MAX_GPUS)
+        self.lower_bound = min_gpus_lower_bound(self.shape.params_total, self.gpu.memory_gib)
+        self.choose = functools.lru_cache(maxsize=None)(self._choose)
+
+    def job(self, gpus: int) -> Job:
+        w = self.workload
+        return Job(self.shape, self.gpu, w.seq_len, self.batch_seqs, w.precision)
+
+    def _choose(self, gpus: int) -> LayoutChoice:
+        return best_layout(self.job(gpus), gpus)
+
+    def steps(self, gpus: int) -> int:
+        batch = self.choose(gpus).layout["global_batch_seqs"]
+        return math.ceil(self.workload.tokens / (batch * self.workload.seq_len))
+
+    def reliability(self, choice: LayoutChoice) -> ReliabilityPlan:
+        r = self.scenario.reliability
+        return plan_reliability(
+            choice.gpus, self.shape.params_total, self.steps(choice.gpus) * choice.step_time_s,
+            failures_per_gpu_day=r.failures_per_gpu_day or self.gpu.failures_per_gpu_day,
+            restart_s=r.restart_minutes * 60, write_bandwidth_gbyte_per_s=r.storage_write_gbyte_per_s,
+        )
+
+    def wall_days(self, gpus: int) -> tuple[float, LayoutChoice]:
+        choice = self.choose(gpus)
+        return self.reliability(choice).wall_clock_s / SECONDS_PER_DAY, choice
+
+    def smallest(self) -> LayoutChoice:
+        try:
+            return smallest_fitting(self.choose, self.ladder, self.lower_bound)
+        except NoFittingLayout:
+            raise SizingError(
+                "gpus", f"{self.shape.name} does not fit on up to {MAX_GPUS:,} {self.gpu.gpu_id}"
+            ) from None
+
+    def fixed(self, gpus: int) -> LayoutChoice:
+        try:
+            return self.choose(gpus)
+        except NoFittingLayout:
+            pass
+        smallest = self.smallest()
+        if gpus < smallest.gpus:
+            raise SizingError("gpus", f"needs at least {smallest.gpus} {self.gpu.gpu_id}")
+        near = [n for n in self.ladder if n >= gpus]
+        for n in near[:8]:
+            try:
+                self.choose(n)
+            except NoFittingLayout:
+                continue
+            raise SizingError(
+                "gpus",
+                f"{gpus} GPUs cannot split a batch of {self.batch_seqs} sequences "
+                f"into a layout that fits; try {n}",
+            )
+        raise SizingError("gpus", f"no layout fits on {gpus} {self.gpu.gpu_id}")
+
+    def curve(self, chosen: int) -> list[CurvePoint]:
+        """Training time against GPU count, from 1/16 of the chosen count (or the smallest that
+        fits) to 8× the chosen count."""
+        start = max(self.smallest().gpus, chosen // 16)
+        top = min(MAX_GPUS, 8 * chosen)
+        # power-of-two node counts (how clusters are usually grown), plus the chosen count
+        node = self.gpu.gpus_per_node
+        keep = {node << i for i in range(20) if start <= node << i <= top} | {chosen}
+        if len(keep) < 3:
+            keep |= {n for n in self.ladder if start <= n <= top}
+        points: list[CurvePoint] = []
+        for n in sorted(keep):
+            try:
+                days, choice = self.wall_days(n)
+            except NoFittingLayout:
+                continue
+            ideal = self.steps(n) * choice.step_time_s / SECONDS_PER_DAY
+            points.append(CurvePoint(
+                gpus=n, step_time_s=choice.step_time_s, mfu=choice.mfu, ideal_days=ideal,
+                train_days=days, gpu_hours=days * 24 * n, scaling_efficiency=0.0,
+            ))
+        base = points[0]
+        return [
+            p.model_copy(update={"scaling_efficiency": (base.train_days * base.gpus) / (p.train_days * p.gpus)})
+            for p in points
+        ]
+
+
+def plan_training(scenario: Scenario, *, curve: bool = False) -> TrainingPlan:
+    start = time.perf_counter()
+    planner = Planner(scenario)
+    cluster = scenario.cluster
+    min_gpus = None
+    if cluster.gpus is not None:
+        choice, sizing = planner.fixed(cluster.gpus), "fixed"
+    elif cluster.deadline_days is not None:
+        smallest = planner.smallest()
+        min_gpus = smallest.gpus
+        try:
+            _, _, choice = meet_deadline(planner.wall_days, planner.ladder, smallest.gpus, cluster.deadline_days)
+        except DeadlineError as exc:
+            raise SizingError(
+                "deadline_days",
+                f"{cluster.deadline_days:g} days cannot be met on {planner.gpu.gpu_id}: the fastest is "
+                f"{exc.days:.1f} days on {exc.gpus:,} GPUs",
+            ) from None
+        sizing = "deadline"
+    else:
+        choice = planner.smallest()
+        min_gpus, sizing = choice.gpus, "smallest that fits"
+    return _assemble(planner, choice, sizing, min_gpus, curve, start)
+
+
+def _assemble(planner: Planner, choice: LayoutChoice, sizing, min_gpus, curve, start) -> TrainingPlan:
+    shape, gpu, w = planner.shape, planner.gpu, planner.workload
+    rel = planner.reliability(choice)
+    steps = planner.steps(choice.gpus)
+    ideal_days = steps * choice.step_time_s / SECONDS_PER_DAY
+    train_days = rel.wall_clock_s / SECONDS_PER_DAY
+    fabric = size_fat_tree(choice.gpus, min(gpu.gpus_per_node, choice.gpus),
+                           nic_gbit_per_s=gpu.scaleout_bandwidth_gbit_per_s)
+    memory = dict(choice.memory_gib)
+    return TrainingPlan(
+        model={
+            "name": shape.name, "params": shape.params_total, "active_params": shape.params_active,
+            "layers": shape.layers, "hidden": shape.hidden, "heads": shape.heads,
+            "kv_heads": shape.kv_heads, "ffn_hidden": shape.ffn_hidden, "experts": shape.experts,
+            "experts_per_token": shape.experts_per_token, "vocab": shape.vocab,
+        },
+        gpu=gpu.gpu_id,
+        gpus=choice.gpus,
+        sizing=sizing,
+        min_gpus=min_gpus,
+        layout=choice.layout,
+        memory_gib_per_gpu=memory,
+        memory_capacity_gib=gpu.memory_gib,
+        step_time_s=choice.step_time_s,
+        step_breakdown_s=choice.step_s,
+        global_batch_tokens=choice.layout["global_batch_seqs"] * w.seq_len,
+        steps=steps,
+        mfu=choice.mfu,
+        model_tflops_per_gpu=choice.model_tflops_per_gpu,
+        tokens_per_s=choice.tokens_per_s,
+        ideal_days=ideal_days,
+        goodput=rel.goodput,
+        train_days=train_days,
+        gpu_hours=train_days * 24 * choice.gpus,
+        checkpoint={
+            "size_gib": rel.checkpoint_size_gib,
+            "interval_min": rel.checkpoint_interval_s / 60,
+            "write_s": rel.checkpoint_write_s,
+            "write_bandwidth_gbyte_per_s": rel.write_bandwidth_gbyte_per_s,
+        },
+        reliability=rel,
+        storage={
+            "checkpoint_write_gbyte_per_s_needed": rel.required_write_bandwidth_gbyte_per_s,
+            "dataset_read_mbyte_per_s": dataset_read_gbyte_per_s(choice.tokens_per_s) * 1e3,
+            "dataset_tb": w.tokens * 4 / 1e12,
+        },
+        fabric=fabric,
+        search={
+            "layouts_evaluated": choice.layouts_evaluated,
+            "layouts_fitting": choice.layouts_fitting,
+            "seconds": time.perf_counter() - start,
+        },
+        curve=planner.curve(choice.gpus) if curve else None,
+    )
