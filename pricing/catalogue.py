@@ -1,0 +1,378 @@
+"""Price catalogue: the CSV files in `pricing/data/`, validated once and read through typed lookups.
+
+Every row of every file carries `as_of` (ISO date), `grade` (A/B/C source quality, as in
+shared/reference/tco.md) and a non-empty `source`; rows whose notes start with "derived:" were
+computed from other sourced figures and say how. A bad row raises `CatalogueError` naming the
+file, the line (the header is line 1) and the field. Figures the public sources lack are left
+out, and `Catalogue.missing()` lists them when asked.
+
+Aggregates prefer grade A/B rows and fall back to grade C only when nothing better exists.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import re
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+
+DATA_DIR = Path(__file__).resolve().with_name("data")
+
+# The project's hardware ids (models/data/gpus.csv is the long-term home of this list).
+GPU_IDS: tuple[str, ...] = ("A100-40GB", "A100-80GB", "H100-SXM", "H200", "B200", "GB200", "MI300X", "L40S")  # fmt: skip
+OFFERS: tuple[str, ...] = ("on_demand", "committed_1y", "committed_3y", "spot")
+ITEM_GPUS: dict[str, int] = {"server_8gpu": 8, "rack_nvl72": 72, "gpu_only": 1}
+SERVER_ITEMS = frozenset({"server_8gpu", "rack_nvl72"})
+
+# An assumption key ends with the unit its value is in; the longest matching suffix wins.
+# fmt: off
+KEY_SUFFIX_UNITS: dict[str, str] = {
+    "_pct_of_capex_per_year": "%/year", "_pct_per_year": "%/year", "_pct_of_nodes": "%",
+    "_pct": "%", "_fte_per_1000_gpus": "FTE/1000 GPUs", "_fte": "FTE", "_ratio": "ratio",
+    "pue": "ratio", "_usd_per_gpu_hour": "USD/GPU-hour", "_usd_per_gpu_year": "USD/GPU-year",
+    "_usd_per_gpu": "USD/GPU", "_usd_per_kw_month": "USD/kW-month", "_usd_per_kwh": "USD/kWh",
+    "_usd_per_gb_month": "USD/GB-month", "_usd_per_tb": "USD/TB", "_usd_per_node": "USD/node",
+    "_usd_per_switch": "USD/switch", "_usd_per_year": "USD/year", "_years": "years",
+    "_months": "months", "_weeks": "weeks", "_days": "days",
+}
+# Scalars the cost engine expects; absent ones are reported by Catalogue.missing().
+EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
+    "electricity_usd_per_kwh", "pue", "colocation_usd_per_kw_month", "fabric_usd_per_node",
+    "storage_buy_usd_per_tb", "storage_rent_usd_per_gb_month", "ops_fte_per_1000_gpus",
+    "ops_salary_usd_per_year", "support_pct_of_capex_per_year", "licence_usd_per_gpu_year",
+    "spares_pct_of_nodes", "part_replacement_pct_per_year", "depreciation_years",
+    "managed_premium_pct", "committed_1y_discount_pct", "committed_3y_discount_pct",
+    "spot_interruption_overhead_pct", "installation_usd_per_node",
+)
+# fmt: on
+UNITS = frozenset(KEY_SUFFIX_UNITS.values())
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_KEY = re.compile(r"[a-z][a-z0-9_]*")
+
+
+class CatalogueError(ValueError):
+    """A catalogue file is missing or holds a bad row; the message names file, line and field."""
+
+
+class MissingFigureError(LookupError):
+    """The catalogue holds no figure for what was asked."""
+
+
+def unit_for_key(key: str) -> str | None:
+    """The unit an assumption key's suffix implies, or None when it has no known suffix."""
+    for suffix in sorted(KEY_SUFFIX_UNITS, key=len, reverse=True):
+        if key.endswith(suffix):
+            return KEY_SUFFIX_UNITS[suffix]
+    return None
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    as_of: date
+    grade: Literal["A", "B", "C"]
+    source: str = Field(min_length=1)
+    notes: str = ""
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _iso_date(cls, value: object) -> object:
+        if isinstance(value, str) and not _ISO_DATE.fullmatch(value):
+            raise ValueError("expected an ISO date YYYY-MM-DD")
+        return value
+
+    @property
+    def derived(self) -> bool:
+        return self.notes.lower().startswith("derived")
+
+
+class _GpuRow(_Row):
+    gpu_id: str
+
+    @field_validator("gpu_id")
+    @classmethod
+    def _known_gpu(cls, value: str) -> str:
+        if value not in GPU_IDS:
+            raise ValueError(f"unknown gpu_id {value!r}; known: {', '.join(GPU_IDS)}")
+        return value
+
+
+class RentalRow(_GpuRow):
+    provider: str = Field(min_length=1)
+    provider_kind: Literal["hyperscaler", "neocloud", "marketplace"]
+    offer: Literal["on_demand", "committed_1y", "committed_3y", "spot"]
+    price_usd_per_gpu_hour: float = Field(gt=0, allow_inf_nan=False)
+    region: str = ""
+
+
+class HardwareRow(_GpuRow):
+    item: Literal["server_8gpu", "rack_nvl72", "gpu_only"]
+    price_usd: float = Field(gt=0, allow_inf_nan=False)
+    gpus_per_unit: int = Field(gt=0)
+
+    @field_validator("gpus_per_unit")
+    @classmethod
+    def _matches_item(cls, value: int, info: ValidationInfo) -> int:
+        item = info.data.get("item")
+        if item in ITEM_GPUS and value != ITEM_GPUS[item]:
+            raise ValueError(f"{item} holds {ITEM_GPUS[item]} GPUs, not {value}")
+        return value
+
+    @property
+    def price_usd_per_gpu(self) -> float:
+        return self.price_usd / self.gpus_per_unit
+
+
+class LeadTimeRow(_GpuRow):
+    lead_time_weeks_low: float = Field(ge=0, allow_inf_nan=False)
+    lead_time_weeks_high: float = Field(ge=0, allow_inf_nan=False)
+
+    @field_validator("lead_time_weeks_high")
+    @classmethod
+    def _not_below_low(cls, value: float, info: ValidationInfo) -> float:
+        low = info.data.get("lead_time_weeks_low")
+        if low is not None and value < low:
+            raise ValueError(f"high ({value}) is below low ({low})")
+        return value
+
+
+class AssumptionRow(_Row):
+    key: str
+    value: float = Field(ge=0, allow_inf_nan=False)
+    unit: str
+
+    @field_validator("key")
+    @classmethod
+    def _unit_suffix(cls, value: str) -> str:
+        if not _KEY.fullmatch(value) or unit_for_key(value) is None:
+            raise ValueError(f"key {value!r} must be snake_case and end with a unit suffix")
+        return value
+
+    @field_validator("unit")
+    @classmethod
+    def _known_unit(cls, value: str, info: ValidationInfo) -> str:
+        if value not in UNITS:
+            raise ValueError(f"unknown unit {value!r}; allowed: {', '.join(sorted(UNITS))}")
+        implied = unit_for_key(info.data.get("key", ""))
+        if implied is not None and value != implied:
+            raise ValueError(f"unit {value!r} does not match the key's suffix ({implied!r})")
+        return value
+
+
+class ResidualValueRow(_Row):
+    age_years: int = Field(ge=1)
+    residual_value_pct: float = Field(ge=0, le=100, allow_inf_nan=False)
+
+
+M = TypeVar("M", bound=_Row)
+
+# file name -> (row model, the fields that make a row unique)
+FILES: dict[str, tuple[type[_Row], tuple[str, ...]]] = {
+    "rental_prices.csv": (RentalRow, ("gpu_id", "provider", "offer", "region")),
+    "hardware_prices.csv": (HardwareRow, ("gpu_id", "item", "as_of", "source")),
+    "lead_times.csv": (LeadTimeRow, ("gpu_id", "as_of", "source")),
+    "assumptions.csv": (AssumptionRow, ("key",)),
+    "residual_values.csv": (ResidualValueRow, ("age_years",)),
+}
+
+
+def _error(path: Path, line: int, field: str, message: str) -> CatalogueError:
+    return CatalogueError(f"{path.name}, line {line}, field '{field}': {message} [{path}]")
+
+
+def _read(path: Path, model: type[M], key_fields: tuple[str, ...]) -> tuple[M, ...]:
+    if not path.is_file():
+        raise CatalogueError(f"{path.name}: file not found [{path}]")
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        header = [name.strip() for name in reader.fieldnames or []]
+        reader.fieldnames = header
+        for name in sorted(set(model.model_fields) ^ set(header)):
+            problem = "unknown column" if name in header else "column missing from the header"
+            raise _error(path, 1, name, problem)
+        rows: list[M] = []
+        seen: dict[tuple, int] = {}
+        for record in reader:
+            line = reader.line_num
+            if None in record or any(value is None for value in record.values()):
+                raise _error(path, line, "(row)", f"expected {len(header)} cells like the header")
+            data = {name: value.strip() for name, value in record.items()}
+            try:
+                row = model.model_validate(data)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                field = ".".join(str(part) for part in first["loc"]) or "(row)"
+                raise _error(
+                    path, line, field, f"{first['msg']} (value {data.get(field)!r})"
+                ) from None
+            key = tuple(getattr(row, name) for name in key_fields)
+            if key in seen:
+                raise _error(
+                    path, line, "+".join(key_fields), f"duplicate of line {seen[key]}: {key}"
+                )
+            seen[key] = line
+            rows.append(row)
+    if not rows:
+        raise CatalogueError(f"{path.name}: no data rows [{path}]")
+    return tuple(rows)
+
+
+def _best_graded(rows: Iterable[M]) -> list[M]:
+    """Grade A/B rows when there are any, else all rows (grade C is a fallback, not a default)."""
+    rows = list(rows)
+    return [row for row in rows if row.grade in ("A", "B")] or rows
+
+
+def _frame(rows: Iterable[_Row]) -> pd.DataFrame:
+    records = [{**row.model_dump(), "derived": row.derived} for row in rows]
+    frame = pd.DataFrame.from_records(records)
+    tail = ["as_of", "grade", "source", "notes", "derived"]
+    frame = frame[[c for c in frame.columns if c not in tail] + tail]
+    frame["as_of"] = pd.to_datetime(frame["as_of"])
+    return frame
+
+
+def _check_gpu(gpu_id: str) -> None:
+    if gpu_id not in GPU_IDS:
+        raise ValueError(f"unknown gpu_id {gpu_id!r}; known: {', '.join(GPU_IDS)}")
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """All price data, validated; lookups return floats or the rows behind them."""
+
+    data_dir: Path
+    rental_rows: tuple[RentalRow, ...]
+    hardware_rows: tuple[HardwareRow, ...]
+    lead_time_rows: tuple[LeadTimeRow, ...]
+    assumption_rows: tuple[AssumptionRow, ...]
+    residual_value_rows: tuple[ResidualValueRow, ...]
+
+    @property
+    def rental_prices(self) -> pd.DataFrame:
+        """One row per rental figure (a fresh copy on each call)."""
+        return _frame(self.rental_rows)
+
+    @property
+    def hardware_prices(self) -> pd.DataFrame:
+        return _frame(self.hardware_rows)
+
+    @property
+    def assumptions(self) -> pd.DataFrame:
+        return _frame(self.assumption_rows)
+
+    def assumption(self, key: str) -> AssumptionRow:
+        for row in self.assumption_rows:
+            if row.key == key:
+                return row
+        hint = " (expected, but not found in public sources)" if key in EXPECTED_ASSUMPTIONS else ""
+        raise MissingFigureError(f"assumption {key!r} is not in the catalogue{hint}")
+
+    def rentals(
+        self,
+        gpu_id: str,
+        offer: str | None = None,
+        provider: str | None = None,
+        provider_kind: str | None = None,
+    ) -> tuple[RentalRow, ...]:
+        _check_gpu(gpu_id)
+        if offer is not None and offer not in OFFERS:
+            raise ValueError(f"unknown offer {offer!r}; known: {', '.join(OFFERS)}")
+        return tuple(
+            row
+            for row in self.rental_rows
+            if row.gpu_id == gpu_id
+            and offer in (None, row.offer)
+            and provider in (None, row.provider)
+            and provider_kind in (None, row.provider_kind)
+        )
+
+    def rental_price(
+        self, gpu_id: str, offer: str, provider: str | None = None, provider_kind: str | None = None
+    ) -> float:
+        """USD per GPU-hour: one provider's price (median over its regions), or when provider is
+        None the median over providers of each provider's median (grade A/B rows preferred)."""
+        rows = self.rentals(gpu_id, offer, provider, provider_kind)
+        if not rows:
+            who = provider or provider_kind or "any provider"
+            raise MissingFigureError(f"no {offer} rental price for {gpu_id} from {who}")
+        by_provider: dict[str, list[float]] = {}
+        for row in _best_graded(rows):
+            by_provider.setdefault(row.provider, []).append(row.price_usd_per_gpu_hour)
+        return float(statistics.median(statistics.median(p) for p in by_provider.values()))
+
+    def providers(self, gpu_id: str) -> list[str]:
+        """Providers with at least one rental price for this GPU, sorted by name."""
+        return sorted({row.provider for row in self.rentals(gpu_id)})
+
+    def server_prices(self, gpu_id: str) -> tuple[HardwareRow, ...]:
+        _check_gpu(gpu_id)
+        return tuple(r for r in self.hardware_rows if r.gpu_id == gpu_id and r.item in SERVER_ITEMS)
+
+    def server_price_usd_per_gpu(self, gpu_id: str) -> float:
+        """Median per-GPU price of the 8-GPU servers (NVL72 racks for GB200), grade A/B preferred."""
+        rows = self.server_prices(gpu_id)
+        if not rows:
+            raise MissingFigureError(f"no server price for {gpu_id}")
+        return float(statistics.median(row.price_usd_per_gpu for row in _best_graded(rows)))
+
+    def lead_time(self, gpu_id: str) -> LeadTimeRow:
+        """The most recent procurement lead-time figure for this GPU."""
+        _check_gpu(gpu_id)
+        rows = [row for row in self.lead_time_rows if row.gpu_id == gpu_id]
+        if not rows:
+            raise MissingFigureError(f"no lead time for {gpu_id}")
+        return max(rows, key=lambda row: row.as_of)
+
+    def lead_time_weeks(self, gpu_id: str) -> tuple[float, float]:
+        row = self.lead_time(gpu_id)
+        return row.lead_time_weeks_low, row.lead_time_weeks_high
+
+    def residual_value_pct(self, age_years: float) -> float:
+        """Resale value as % of purchase price, interpolated linearly (100% at age 0)."""
+        points = [(0.0, 100.0)] + sorted(
+            (float(r.age_years), r.residual_value_pct) for r in self.residual_value_rows
+        )
+        if not 0 <= age_years <= points[-1][0]:
+            raise MissingFigureError(f"no residual value for age {age_years} years")
+        for (age0, pct0), (age1, pct1) in zip(points, points[1:], strict=False):
+            if age0 <= age_years <= age1:
+                return pct0 + (pct1 - pct0) * (age_years - age0) / (age1 - age0)
+        return points[-1][1]
+
+    def missing(self) -> list[str]:
+        """Figures the engine expects but the catalogue lacks, e.g. 'MI300X: rental spot'."""
+        gaps = []
+        for gpu_id in GPU_IDS:
+            if not self.server_prices(gpu_id):
+                gaps.append(f"{gpu_id}: server price")
+            gaps += [f"{gpu_id}: rental {o}" for o in OFFERS if not self.rentals(gpu_id, o)]
+            if not any(row.gpu_id == gpu_id for row in self.lead_time_rows):
+                gaps.append(f"{gpu_id}: lead time")
+        have = {row.key for row in self.assumption_rows}
+        return gaps + [f"assumption: {key}" for key in EXPECTED_ASSUMPTIONS if key not in have]
+
+
+@functools.lru_cache(maxsize=8)
+def _load(data_dir: Path) -> Catalogue:
+    tables: list[tuple] = []
+    for name, (model, key_fields) in FILES.items():
+        tables.append(_read(data_dir / name, model, key_fields))
+    return Catalogue(data_dir, *tables)
+
+
+def load_catalogue(data_dir: Path | None = None) -> Catalogue:
+    """Load and validate every catalogue file once per directory (cached)."""
+    return _load(Path(data_dir).resolve() if data_dir is not None else DATA_DIR)
+
+
+clear_cache = _load.cache_clear  # for tests that rewrite files in a loaded directory

@@ -1,0 +1,284 @@
+"""Price catalogue: integrity of the shipped data files, lookups, and loud failures on bad rows."""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import statistics
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from pricing.catalogue import (
+    DATA_DIR,
+    EXPECTED_ASSUMPTIONS,
+    FILES,
+    GPU_IDS,
+    UNITS,
+    CatalogueError,
+    MissingFigureError,
+    load_catalogue,
+    unit_for_key,
+)
+
+LATEST_AS_OF = date(2026, 11, 29)  # the reference research was read up to this day
+# shared/reference lists a single on-demand provider for these GPUs.
+SINGLE_ON_DEMAND_SOURCE = {"A100-40GB", "GB200"}
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return load_catalogue()
+
+
+def _all_rows(cat):
+    return [
+        *cat.rental_rows,
+        *cat.hardware_rows,
+        *cat.lead_time_rows,
+        *cat.assumption_rows,
+        *cat.residual_value_rows,
+    ]
+
+
+# --- integrity of the shipped files -------------------------------------------------------------
+
+
+def test_every_file_is_present_and_non_empty(cat):
+    assert {path.name for path in DATA_DIR.glob("*.csv")} == set(FILES)
+    assert len(cat.rental_rows) >= 40 and len(cat.assumption_rows) >= 20
+
+
+def test_every_row_has_a_source_a_date_and_a_grade(cat):
+    for row in _all_rows(cat):
+        assert row.source.strip(), row
+        assert date(2000, 1, 1) <= row.as_of <= LATEST_AS_OF, row
+        assert row.grade in {"A", "B", "C"}, row
+
+
+def test_dates_are_written_as_iso_in_the_files():
+    for name in FILES:
+        with (DATA_DIR / name).open(newline="", encoding="utf-8") as handle:
+            for record in csv.DictReader(handle):
+                assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", record["as_of"]), (name, record)
+
+
+def test_every_assumption_has_a_known_unit_matching_its_key(cat):
+    for row in cat.assumption_rows:
+        assert row.unit in UNITS, row.key
+        assert unit_for_key(row.key) == row.unit, row.key
+
+
+def test_prices_are_positive(cat):
+    assert all(row.price_usd_per_gpu_hour > 0 for row in cat.rental_rows)
+    assert all(row.price_usd > 0 for row in cat.hardware_rows)
+    assert all(row.value >= 0 for row in cat.assumption_rows)
+
+
+def test_derived_rows_say_how_and_cite_their_inputs(cat):
+    derived = [row for row in _all_rows(cat) if row.derived]
+    assert derived, "the catalogue marks its derived figures"
+    for row in derived:
+        assert row.notes.startswith("derived"), row
+        assert re.search(r"\d", row.notes) and row.source.strip(), row
+
+
+def test_every_gpu_has_a_server_price_a_rental_price_and_a_lead_time(cat):
+    for gpu_id in GPU_IDS:
+        assert cat.server_price_usd_per_gpu(gpu_id) > 0
+        assert cat.rental_price(gpu_id, "on_demand") > 0
+        low, high = cat.lead_time_weeks(gpu_id)
+        assert 0 < low <= high
+
+
+def test_on_demand_prices_come_from_several_providers(cat):
+    for gpu_id in set(GPU_IDS) - SINGLE_ON_DEMAND_SOURCE:
+        on_demand = {row.provider for row in cat.rentals(gpu_id, "on_demand")}
+        assert len(on_demand) >= 2, gpu_id
+    kinds = {row.provider_kind for row in cat.rental_rows}
+    assert kinds == {"hyperscaler", "neocloud", "marketplace"}
+    offers = {row.offer for row in cat.rentals("H100-SXM")}
+    assert offers == {"on_demand", "committed_1y", "committed_3y", "spot"}
+
+
+def test_gaps_are_reported_only_when_asked(cat):
+    missing = cat.missing()
+    assert not [gap for gap in missing if "server price" in gap or "lead time" in gap]
+    assert "GB200: rental spot" in missing
+    for key in EXPECTED_ASSUMPTIONS:
+        if f"assumption: {key}" not in missing:
+            assert cat.assumption(key).key == key
+    assert "assumption: installation_usd_per_node" in missing
+    with pytest.raises(MissingFigureError, match="not found in public sources"):
+        cat.assumption("installation_usd_per_node")
+
+
+# --- lookups ------------------------------------------------------------------------------------
+
+
+def test_rental_price_is_a_median_over_provider_medians(cat):
+    assert cat.rental_price("H100-SXM", "on_demand", provider="AWS") == pytest.approx(6.88)
+    assert cat.rental_price("H100-SXM", "on_demand", provider="GCP") == pytest.approx(11.34)
+    frame = cat.rental_prices
+    h100 = frame[(frame.gpu_id == "H100-SXM") & (frame.offer == "on_demand")]
+    per_provider = h100.groupby("provider")["price_usd_per_gpu_hour"].median()
+    assert cat.rental_price("H100-SXM", "on_demand") == pytest.approx(per_provider.median())
+    hyperscalers = cat.rental_price("H100-SXM", "on_demand", provider_kind="hyperscaler")
+    assert hyperscalers == pytest.approx(statistics.median([6.88, 11.34, 12.29]))
+
+
+def test_server_price_prefers_grade_a_and_b_quotes(cat):
+    assert cat.server_price_usd_per_gpu("GB200") == pytest.approx(3_000_000 / 72)
+    # H100: the grade C reseller quote (300k) is set aside while grade B quotes exist.
+    assert cat.server_price_usd_per_gpu("H100-SXM") == pytest.approx((317_000 + 270_000) / 2 / 8)
+    # H200 has only a grade C (derived) figure, which is then used.
+    assert cat.server_price_usd_per_gpu("H200") == pytest.approx(363_077 / 8)
+
+
+def test_lookups_return_typed_rows_and_fail_clearly(cat):
+    pue = cat.assumption("pue")
+    assert (pue.value, pue.unit) == (1.56, "ratio") and pue.source and pue.as_of
+    assert cat.lead_time_weeks("H100-SXM") == (8, 12)  # the newest figure wins
+    assert "Lambda" in cat.providers("H100-SXM")
+    with pytest.raises(MissingFigureError):
+        cat.rental_price("GB200", "spot")
+    with pytest.raises(ValueError, match="unknown gpu_id"):
+        cat.rental_price("H300", "on_demand")
+    with pytest.raises(ValueError, match="unknown offer"):
+        cat.rental_price("H100-SXM", "reserved")
+
+
+def test_residual_value_falls_with_age(cat):
+    values = [cat.residual_value_pct(age) for age in (0, 1, 2.5, 3, 6)]
+    assert values[0] == 100 and values == sorted(values, reverse=True)
+    with pytest.raises(MissingFigureError):
+        cat.residual_value_pct(10)
+
+
+def test_load_is_cached_and_frames_are_copies(cat):
+    assert load_catalogue() is cat and load_catalogue(DATA_DIR) is cat
+    frame = cat.rental_prices
+    frame.loc[0, "price_usd_per_gpu_hour"] = -1.0
+    assert cat.rental_prices.loc[0, "price_usd_per_gpu_hour"] > 0
+
+
+# --- loud failures on bad rows ------------------------------------------------------------------
+
+COMMON = {"as_of": "2026-10-01", "grade": "B", "source": "test source", "notes": ""}
+GOOD = {
+    "rental_prices.csv": {
+        "gpu_id": "H100-SXM",
+        "provider": "TestCloud",
+        "provider_kind": "neocloud",
+        "offer": "on_demand",
+        "price_usd_per_gpu_hour": "2.5",
+        "region": "",
+        **COMMON,
+    },
+    "hardware_prices.csv": {
+        "gpu_id": "H100-SXM",
+        "item": "server_8gpu",
+        "price_usd": "300000",
+        "gpus_per_unit": "8",
+        **COMMON,
+    },
+    "lead_times.csv": {
+        "gpu_id": "H100-SXM",
+        "lead_time_weeks_low": "10",
+        "lead_time_weeks_high": "20",
+        **COMMON,
+    },
+    "assumptions.csv": {"key": "test_usd_per_node", "value": "1", "unit": "USD/node", **COMMON},
+    "residual_values.csv": {"age_years": "7", "residual_value_pct": "50", **COMMON},
+}
+
+
+@pytest.fixture
+def data_copy(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA_DIR, tmp_path / "data"))
+
+
+def _append(path: Path, cells: dict[str, str]) -> int:
+    """Appends one row in the header's column order; returns its 1-based line number."""
+    text = path.read_text(encoding="utf-8")
+    header = next(csv.reader([text.splitlines()[0]]))
+    if not text.endswith("\n"):
+        text += "\n"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        handle.write(text)
+        csv.writer(handle, lineterminator="\n").writerow([cells[name] for name in header])
+    return len(text.splitlines()) + 1
+
+
+def _load_error(data_dir: Path) -> str:
+    with pytest.raises(CatalogueError) as info:
+        load_catalogue(data_dir)
+    return str(info.value)
+
+
+def test_good_rows_load(data_copy):
+    for name, cells in GOOD.items():
+        _append(data_copy / name, cells)
+    cat = load_catalogue(data_copy)
+    assert "TestCloud" in cat.providers("H100-SXM")
+    assert cat.assumption("test_usd_per_node").value == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "bad", "says"),
+    [
+        ("rental_prices.csv", "source", "", "at least 1 character"),
+        ("rental_prices.csv", "as_of", "01/10/2026", "ISO date"),
+        ("rental_prices.csv", "as_of", "2026-13-01", "date"),
+        ("rental_prices.csv", "price_usd_per_gpu_hour", "-2.5", "greater than 0"),
+        ("rental_prices.csv", "price_usd_per_gpu_hour", "cheap", "valid number"),
+        ("rental_prices.csv", "gpu_id", "H100", "unknown gpu_id"),
+        ("rental_prices.csv", "offer", "reserved", "on_demand"),
+        ("rental_prices.csv", "grade", "", "'A'"),
+        ("hardware_prices.csv", "price_usd", "-300000", "greater than 0"),
+        ("hardware_prices.csv", "gpus_per_unit", "4", "holds 8 GPUs"),
+        ("lead_times.csv", "gpu_id", "H300", "unknown gpu_id"),
+        ("lead_times.csv", "lead_time_weeks_high", "5", "below low"),
+        ("assumptions.csv", "unit", "USD/parsec", "unknown unit"),
+        ("assumptions.csv", "unit", "USD/TB", "does not match"),
+        ("assumptions.csv", "key", "fabric_cost", "unit suffix"),
+        ("assumptions.csv", "value", "-1", "greater than or equal to 0"),
+        ("residual_values.csv", "residual_value_pct", "120", "less than or equal to 100"),
+        ("residual_values.csv", "source", "   ", "at least 1 character"),
+    ],
+)
+def test_bad_row_names_its_file_line_and_field(data_copy, name, field, bad, says):
+    line = _append(data_copy / name, {**GOOD[name], field: bad})
+    message = _load_error(data_copy)
+    assert name in message
+    assert f"line {line}," in message
+    assert f"field '{field}'" in message
+    assert says in message
+
+
+def test_duplicate_key_names_both_lines(data_copy):
+    path = data_copy / "assumptions.csv"
+    first = next(csv.DictReader(path.open(encoding="utf-8")))
+    line = _append(path, first)
+    message = _load_error(data_copy)
+    assert f"assumptions.csv, line {line}, field 'key'" in message
+    assert "duplicate of line 2" in message
+
+
+def test_ragged_row_missing_column_and_missing_file_fail_loudly(data_copy):
+    rental = data_copy / "rental_prices.csv"
+    original = rental.read_text(encoding="utf-8")
+    rental.write_text(original + "H100-SXM,TestCloud\n", encoding="utf-8")
+    lines = len(original.splitlines()) + 1
+    assert f"rental_prices.csv, line {lines}, field '(row)'" in _load_error(data_copy)
+
+    header, _, body = original.partition("\n")
+    rental.write_text(header.replace(",source,", ",origin,") + "\n" + body, encoding="utf-8")
+    message = _load_error(data_copy)
+    assert "rental_prices.csv, line 1, field 'origin': unknown column" in message
+
+    rental.write_text(original, encoding="utf-8")
+    (data_copy / "lead_times.csv").unlink()
+    assert "lead_times.csv: file not found" in _load_error(data_copy)
