@@ -66,6 +66,7 @@ class Layouts:
         values.setdefault("zero", 0)
         values.setdefault("interleave", 1)
         values.setdefault("micro_batch", 1)
+        values.setdefault("recompute", "none")
         if isinstance(values.get("recompute"), str):
             values["recompute"] = RECOMPUTE_MODES.index(values["recompute"])
         values.setdefault("sequence_parallel", int(values["tp"] > 1))

@@ -33,7 +33,8 @@ class Workload(BaseModel):
     seq_len: int = Field(default=8192, ge=128, le=1_048_576, description="sequence length")
     global_batch_tokens: int | None = Field(
         default=None, ge=128, le=1_000_000_000,
-        description="tokens per optimizer step; default 4M tokens, 16M from 100B parameters up",
+        description="tokens per optimizer step; default: the compute-optimal batch of DeepSeek LLM's "
+        "scaling law, 0.292·C^0.3271 tokens for C = 6·N_active·D FLOPs",
     )
     precision: Literal["bf16", "fp8"] = "bf16"
 
@@ -65,13 +66,17 @@ class Workload(BaseModel):
         return shape_from_params(self.params, self.active_params)
 
     def global_batch_seqs(self) -> int:
-        """Sequences per step: the given batch, or 4M tokens (Llama 2 and Llama 3 8B/70B), 16M from
-        100B parameters up (Llama 3 405B's final batch), whatever the GPU count, so that the scaling
-        curve compares like with like."""
+        """Sequences per step: the given batch, or the compute-optimal batch B = 0.292·C^0.3271 tokens
+        (DeepSeek LLM, Bi et al. 2024, eq. 1, with C = 6·N_active·D), kept between 1M and 16M tokens (16M: Llama 3 405B's final batch).
+        It gives ~5M tokens for a 7B model on 1T tokens and ~30M for 70B on 15T (Llama 2 used 4M;
+        Llama 3 405B reached 16M; DeepSeek-V3 used 63M). It does not depend on the GPU count, so the
+        scaling curve compares like with like."""
         if self.global_batch_tokens is not None:
-            return max(1, self.global_batch_tokens // self.seq_len)
-        target = 16 * 2**20 if self.shape().params_total >= 100e9 else 4 * 2**20
-        return max(1, target // self.seq_len)
+            tokens = self.global_batch_tokens
+        else:
+            compute = 6 * self.shape().params_active * self.tokens
+            tokens = min(max(0.292 * compute**0.3271, 2**20), 2**24)
+        return max(1, int(tokens // self.seq_len))
 
 
 class Cluster(BaseModel):

@@ -56,33 +56,34 @@ def meet_deadline(
     the counts skipped, so a few dozen layout searches cover up to 65,536 GPUs.
     """
     counts = [n for n in ladder if n >= start]
-    best: tuple[float, int, LayoutChoice] | None = None
-    prev_i, i, stride = 0, 0, 1
-    found = None
+    seen: dict[int, tuple[float, LayoutChoice | None]] = {}
+
+    def days(i: int) -> float:
+        if i not in seen:
+            try:
+                seen[i] = days_for(counts[i])
+            except NoFittingLayout:
+                seen[i] = (math.inf, None)
+        return seen[i][0]
+
+    prev_i, i, stride, found = 0, 0, 1, None
     while i < len(counts):
-        try:
-            days, choice = days_for(counts[i])
-        except NoFittingLayout:
-            days, choice = math.inf, None
-        if choice is not None and (best is None or days < best[0]):
-            best = (days, counts[i], choice)
-        if days <= deadline_days:
+        if days(i) <= deadline_days:
             found = i
             break
         prev_i, i, stride = i, i + stride, stride * 2
+    # back through the counts the doubling skipped; if it found nothing, through all of them
+    # (time does not always fall as GPUs are added, e.g. when the batch stops dividing well)
+    for j in range(prev_i + 1 if found is not None else 0, found if found is not None else len(counts)):
+        if days(j) <= deadline_days:
+            found = j
+            break
     if found is None:
-        if best is None:
+        fastest = min(seen, key=lambda k: seen[k][0])
+        if seen[fastest][1] is None:
             raise NoFittingLayout("no GPU count fits the model")
-        raise DeadlineError(best[1], best[0])
-    for j in range(prev_i + 1, found):
-        try:
-            days, choice = days_for(counts[j])
-        except NoFittingLayout:
-            continue
-        if days <= deadline_days:
-            return counts[j], days, choice
-    days, choice = days_for(counts[found])
-    return counts[found], days, choice
+        raise DeadlineError(counts[fastest], seen[fastest][0])
+    return counts[found], seen[found][0], seen[found][1]
 
 
 class DeadlineError(ValueError):
