@@ -90,8 +90,8 @@ def test_ring_and_tree_collective_formulas():
 def test_model_flops_per_token_matches_narayanan():
     # Narayanan 2021 without recompute: 72·l·h²·(1 + s/6h) per token for the layers, 6·V·h for logits
     job = gpt3_job()
-    l, h, s, v = 96, 12288, 2048, 51200
-    want = 72 * l * h * h * (1 + s / (6 * h)) + 6 * v * h
+    layers, h, s, v = 96, 12288, 2048, 51200
+    want = 72 * layers * h * h * (1 + s / (6 * h)) + 6 * v * h
     assert model_flops_per_token(job) == pytest.approx(want, rel=1e-3)
 
 
