@@ -5,21 +5,15 @@ parallelism + selective recompute. Figure 1: parameter+optimizer and activation 
 One set of constants (models/constants.py), no per-run factors; each point must be within 10 %.
 """
 
-import csv
-import pathlib
-
 import pytest
 
-from models.hardware import get_gpu
-from models.job import Job
-from models.layouts import Layouts
+from models.calibration import job_and_layout as _job_and_layout
+from models.calibration import table5_rows
 from models.memory import GIB, memory_breakdown
-from models.shapes import get_preset
 from models.step_time import step_breakdown
 
 pytestmark = pytest.mark.calibration
-TABLE5 = pathlib.Path(__file__).resolve().parents[1] / "models" / "data" / "korthikanti_table5.csv"
-ROWS = list(csv.DictReader(TABLE5.open()))
+ROWS = table5_rows()
 
 # Figure 1 of the paper (GiB per GPU), as transcribed in Calculon's validation module:
 # model -> mode -> (parameters + optimizer, activations)
@@ -29,18 +23,6 @@ FIGURE1 = {
     "mt-nlg-530b": {"none": (31.640625, 114.0234375), "selective": (31.640625, 23.076171875)},
     "megatron-1t": {"none": (32.958984375, 131.25), "selective": (32.958984375, 26.5625)},
 }
-
-
-def _job_and_layout(row, recompute=None, sequence_parallel=None):
-    job = Job(get_preset(row["model_id"]), get_gpu(row["gpu_id"]), int(row["seq_len"]),
-              int(row["global_batch_seqs"]), "bf16", flash_attention=False)
-    lay = Layouts.single(
-        int(row["global_batch_seqs"]), tp=int(row["tp"]), pp=int(row["pp"]), dp=int(row["dp"]),
-        micro_batch=int(row["micro_batch"]), interleave=int(row["interleave"]),
-        recompute=recompute or row["recompute"],
-        sequence_parallel=int(row["sequence_parallel"]) if sequence_parallel is None else sequence_parallel,
-    )
-    return job, lay
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r['model_id']}-{r['recompute']}" for r in ROWS])
