@@ -48,16 +48,16 @@ def number(text: str) -> float:
     try:
         value = float(t) * scale
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number (e.g. 1e12 or 15T)") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (e.g. 1e12 or 15T)") from None
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
 
 
 def whole(text: str) -> int:
     value = number(text)
     if value != int(value):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
     return int(value)
 
 

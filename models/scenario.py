@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from models.hardware import load_gpus
 from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
@@ -45,19 +45,32 @@ class Workload(BaseModel):
             raise ValueError(f"unknown model preset; choose one of: {', '.join(load_presets())}")
         return v
 
+    @field_validator("active_params")
+    @classmethod
+    def _active_within_total(cls, v: float | None, info: ValidationInfo) -> float | None:
+        if v is None:
+            return v
+        total = info.data.get("params")
+        if total is None:
+            raise ValueError("active_params needs params (the total parameter count)")
+        if v > total:
+            raise ValueError(f"must be at most params ({total:g})")
+        return v
+
+    @field_validator("global_batch_tokens")
+    @classmethod
+    def _batch_holds_a_sequence(cls, v: int | None, info: ValidationInfo) -> int | None:
+        seq = info.data.get("seq_len")
+        if v is not None and seq is not None and v < seq:
+            raise ValueError(f"must hold at least one sequence (seq_len {seq:,})")
+        return v
+
     @model_validator(mode="after")
     def _model_or_params(self) -> Workload:
         if self.params is not None:
             self.model = None
         if self.model is None and self.params is None:
             raise ValueError("give a model preset or params")
-        if self.active_params is not None:
-            if self.params is None:
-                raise ValueError("active_params needs params")
-            if self.active_params > self.params:
-                raise ValueError("active_params must be at most params")
-        if self.global_batch_tokens is not None and self.global_batch_tokens < self.seq_len:
-            raise ValueError("global_batch_tokens must hold at least one sequence (seq_len)")
         return self
 
     def shape(self) -> ModelShape:
