@@ -9,9 +9,10 @@ still has its own NIC, so pass the node's GPU count as `gpus_per_node` (8, 4, or
 from __future__ import annotations
 
 import math
-import numbers
 
 from pydantic import BaseModel, ConfigDict
+
+from models.checks import count, positive
 
 BYTES_PER_GB = 1e9
 
@@ -21,38 +22,18 @@ BYTES_PER_GB = 1e9
 DEFAULT_BYTES_PER_TOKEN = 4.0
 
 
-def _real(name: str, value: object) -> float:
-    """Return `value` as a finite float, or raise ValueError naming the argument."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return number
 
 
-def _positive(name: str, value: object) -> float:
-    number = _real(name, value)
-    if number <= 0.0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-    return number
 
 
-def _count(name: str, value: object, minimum: int = 1) -> int:
-    """Return `value` as an int >= minimum, or raise ValueError naming the argument."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value!r}")
-    return int(value)
 
 
 def dataset_read_gbyte_per_s(
     tokens_per_s: float, bytes_per_token: float = DEFAULT_BYTES_PER_TOKEN
 ) -> float:
     """Sustained dataset read rate: tokens_per_s · bytes_per_token / 1e9 GB/s (uint32 ids: 4 B)."""
-    tokens = _positive("tokens_per_s", tokens_per_s)
-    per_token = _positive("bytes_per_token", bytes_per_token)
+    tokens = positive("tokens_per_s", tokens_per_s)
+    per_token = positive("bytes_per_token", bytes_per_token)
     return tokens * per_token / BYTES_PER_GB
 
 
@@ -109,12 +90,12 @@ def size_fat_tree(
     Every cable is assumed optical (no copper DACs), so transceivers = 2·(node + switch links).
     Bisection (one direction) = floor(E/2)·NIC rate, which a non-blocking tree carries in full.
     """
-    gpu_count = _count("gpus", gpus)
-    per_node = _count("gpus_per_node", gpus_per_node)
-    radix = _count("switch_radix", switch_radix, minimum=4)
+    gpu_count = count("gpus", gpus)
+    per_node = count("gpus_per_node", gpus_per_node)
+    radix = count("switch_radix", switch_radix, minimum=4)
     if radix % 2:
         raise ValueError(f"switch_radix must be even (half down, half up), got {switch_radix!r}")
-    nic = _positive("nic_gbit_per_s", nic_gbit_per_s)
+    nic = positive("nic_gbit_per_s", nic_gbit_per_s)
 
     nodes = math.ceil(gpu_count / per_node)
     endpoints = nodes * per_node

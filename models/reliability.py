@@ -8,10 +8,11 @@ Sources and anchors: `reference/training.md` section 2 (Llama 3, Young 1974, Dal
 from __future__ import annotations
 
 import math
-import numbers
 import sys
 
 from pydantic import BaseModel, ConfigDict
+
+from models.checks import count, non_negative, positive, positive_or_inf
 
 # Llama 3 report (Table 5): 419 unexpected interruptions on 16,384 H100 over a 54-day snapshot.
 # 419 / (16,384 GPUs * 54 days) = 4.7e-4 failures per GPU-day (an all-cause MTBF of ~5.8 years per GPU).
@@ -35,35 +36,12 @@ BYTES_PER_GB = 1e9  # decimal gigabyte, as storage vendors quote bandwidth
 BYTES_PER_GIB = 2.0**30
 
 
-def _real(name: str, value: object) -> float:
-    """Return `value` as a finite float, or raise ValueError naming the argument."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return number
 
 
-def _positive(name: str, value: object) -> float:
-    number = _real(name, value)
-    if number <= 0.0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-    return number
 
 
-def _non_negative(name: str, value: object) -> float:
-    number = _real(name, value)
-    if number < 0.0:
-        raise ValueError(f"{name} must be zero or positive, got {value!r}")
-    return number
 
 
-def _positive_or_inf(name: str, value: object) -> float:
-    """Like `_positive`, but +inf is allowed (e.g. an MTBF for a cluster that never fails)."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value) == math.inf:
-        return math.inf
-    return _positive(name, value)
 
 
 class ReliabilityPlan(BaseModel):
@@ -89,20 +67,20 @@ def checkpoint_size_bytes(
     params_total: float, bytes_per_param: float = DEFAULT_CHECKPOINT_BYTES_PER_PARAM
 ) -> float:
     """Full training-state checkpoint: params_total * bytes_per_param (14 B = bf16 + fp32 + Adam m, v)."""
-    return _positive("params_total", params_total) * _positive("bytes_per_param", bytes_per_param)
+    return positive("params_total", params_total) * positive("bytes_per_param", bytes_per_param)
 
 
 def checkpoint_write_s(size_bytes: float, write_bandwidth_gbyte_per_s: float) -> float:
     """Write time δ = size_bytes / (bandwidth_GB/s * 1e9), with GB = 1e9 bytes."""
-    size = _positive("size_bytes", size_bytes)
-    bandwidth = _positive("write_bandwidth_gbyte_per_s", write_bandwidth_gbyte_per_s)
+    size = positive("size_bytes", size_bytes)
+    bandwidth = positive("write_bandwidth_gbyte_per_s", write_bandwidth_gbyte_per_s)
     return size / (bandwidth * BYTES_PER_GB)
 
 
 def young_interval_s(write_s: float, mtbf_s: float) -> float:
     """Young (1974) optimal compute time between checkpoints: τ = sqrt(2·δ·M)."""
-    delta = _positive("write_s", write_s)
-    mtbf = _positive("mtbf_s", mtbf_s)
+    delta = positive("write_s", write_s)
+    mtbf = positive("mtbf_s", mtbf_s)
     return math.sqrt(2.0 * delta * mtbf)
 
 
@@ -111,8 +89,8 @@ def daly_interval_s(write_s: float, mtbf_s: float) -> float:
 
     τ = sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + (1/9)·(δ/(2M))] − δ  for δ < 2M, else τ = M.
     """
-    delta = _positive("write_s", write_s)
-    mtbf = _positive("mtbf_s", mtbf_s)
+    delta = positive("write_s", write_s)
+    mtbf = positive("mtbf_s", mtbf_s)
     if delta >= 2.0 * mtbf:
         return mtbf
     ratio = delta / (2.0 * mtbf)
@@ -144,10 +122,10 @@ def goodput_fraction(mtbf_s: float, write_s: float, interval_s: float, restart_s
     falls as δ, R or 1/M grow. Computed in log space so it never overflows; a result below the
     smallest normal float is floored there to keep it strictly positive.
     """
-    mtbf = _positive_or_inf("mtbf_s", mtbf_s)
-    delta = _non_negative("write_s", write_s)
-    tau = _positive("interval_s", interval_s)
-    restart = _non_negative("restart_s", restart_s)
+    mtbf = positive_or_inf("mtbf_s", mtbf_s)
+    delta = non_negative("write_s", write_s)
+    tau = positive("interval_s", interval_s)
+    restart = non_negative("restart_s", restart_s)
     segment_s = tau + delta
     if mtbf == math.inf:
         return tau / segment_s
@@ -158,13 +136,13 @@ def goodput_fraction(mtbf_s: float, write_s: float, interval_s: float, restart_s
 
 def default_write_bandwidth_gbyte_per_s(gpus: int) -> float:
     """Storage write bandwidth assumed when none is given: max(5, 0.125·gpus) GB/s (Llama 3 Tectonic)."""
-    return max(MIN_DEFAULT_WRITE_GBYTE_PER_S, DEFAULT_WRITE_GBYTE_PER_S_PER_GPU * _gpu_count(gpus))
+    return max(MIN_DEFAULT_WRITE_GBYTE_PER_S, DEFAULT_WRITE_GBYTE_PER_S_PER_GPU * count("gpus", gpus))
 
 
 def job_mtbf_s(gpus: int, failures_per_gpu_day: float) -> float:
     """Job mean time between failures: M = 86400 / (gpus · failures_per_gpu_day) seconds."""
-    rate = _positive("failures_per_gpu_day", failures_per_gpu_day)
-    return SECONDS_PER_DAY / (_gpu_count(gpus) * rate)
+    rate = positive("failures_per_gpu_day", failures_per_gpu_day)
+    return SECONDS_PER_DAY / (count("gpus", gpus) * rate)
 
 
 def required_write_bandwidth_gbyte_per_s(
@@ -175,18 +153,12 @@ def required_write_bandwidth_gbyte_per_s(
     δ/τ = δ/sqrt(2δM) = sqrt(δ/(2M)) ≤ f  ⇔  δ ≤ 2f²·M  ⇔  bandwidth ≥ size / (2f²·M).
     With f = 1 %: bandwidth ≥ size / (0.0002·M), in GB/s (1e9 bytes).
     """
-    size = _positive("size_bytes", size_bytes)
-    mtbf = _positive("mtbf_s", mtbf_s)
-    fraction = _positive("overhead", overhead)
+    size = positive("size_bytes", size_bytes)
+    mtbf = positive("mtbf_s", mtbf_s)
+    fraction = positive("overhead", overhead)
     return size / (2.0 * fraction**2 * mtbf) / BYTES_PER_GB
 
 
-def _gpu_count(gpus: object) -> int:
-    if isinstance(gpus, bool) or not isinstance(gpus, numbers.Integral):
-        raise ValueError(f"gpus must be an integer, got {gpus!r}")
-    if gpus < 1:
-        raise ValueError(f"gpus must be at least 1, got {gpus!r}")
-    return int(gpus)
 
 
 def plan_reliability(
@@ -205,20 +177,20 @@ def plan_reliability(
     τ = Daly(δ, M); goodput = τ/E[T] (see `goodput_fraction`); wall-clock = ideal/goodput;
     expected failures = wall-clock/M.
     """
-    gpu_count = _gpu_count(gpus)
-    params = _positive("params_total", params_total)
-    ideal_s = _positive("ideal_train_s", ideal_train_s)
-    restart = _non_negative("restart_s", restart_s)
+    gpu_count = count("gpus", gpus)
+    params = positive("params_total", params_total)
+    ideal_s = positive("ideal_train_s", ideal_train_s)
+    restart = non_negative("restart_s", restart_s)
     mtbf_s = job_mtbf_s(gpu_count, failures_per_gpu_day)
 
     if checkpoint_bytes is None:
         size_bytes = checkpoint_size_bytes(params)
     else:
-        size_bytes = _positive("checkpoint_bytes", checkpoint_bytes)
+        size_bytes = positive("checkpoint_bytes", checkpoint_bytes)
     if write_bandwidth_gbyte_per_s is None:
         bandwidth = default_write_bandwidth_gbyte_per_s(gpu_count)
     else:
-        bandwidth = _positive("write_bandwidth_gbyte_per_s", write_bandwidth_gbyte_per_s)
+        bandwidth = positive("write_bandwidth_gbyte_per_s", write_bandwidth_gbyte_per_s)
 
     write_s = checkpoint_write_s(size_bytes, bandwidth)
     interval_s = daly_interval_s(write_s, mtbf_s)
