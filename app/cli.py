@@ -12,11 +12,13 @@ import sys
 
 from pydantic import ValidationError
 
-from app import report_text
+from app import report_text, scenario_files
 from models.hardware import gpu_ids
 from models.scenario import Scenario, explain_validation_error
 from models.shapes import load_presets
 from models.training import SizingError, plan_training
+from pricing.engine import compare
+from pricing.inputs import InputError
 
 SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
 #: scenario field path -> CLI option, so validation messages name what the user typed
@@ -84,6 +86,14 @@ def build_parser() -> Parser:
     t.add_argument("--precision", choices=["bf16", "fp8"], default="bf16")
     t.add_argument("--curve", action="store_true", help="also show training time against GPU count")
     t.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+    sub.add_parser("example", help="print a sample scenario (JSON) comparing all four options")
+    sub.add_parser("schema", help="print the scenario's JSON Schema")
+    c = sub.add_parser("compare", help="cost and time of each option for a scenario file")
+    c.add_argument("scenario", metavar="SCENARIO.json", help="scenario file ('-' for standard input)")
+    fmt = c.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the whole comparison as JSON")
+    fmt.add_argument("--csv", action="store_true", help="print one CSV row per option")
     return parser
 
 
@@ -122,6 +132,31 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_compare(args: argparse.Namespace) -> int:
+    try:
+        scenario = scenario_files.read_scenario(args.scenario)
+        comparison = compare(scenario)
+    except scenario_files.ScenarioInputError as exc:
+        raise UsageError(f"clusterplan compare: {exc}") from None
+    except (SizingError, InputError) as exc:
+        raise UsageError(f"clusterplan compare: {args.scenario}: {exc.field}: {exc}") from None
+    if args.json:
+        print(json.dumps(comparison.model_dump(mode="json"), indent=2))
+    elif args.csv:
+        sys.stdout.write(report_text.comparison_csv(comparison))
+    else:
+        print(report_text.comparison_report(comparison))
+    return 0
+
+
+COMMANDS = {
+    "train": run_train,
+    "compare": run_compare,
+    "example": lambda args: print(scenario_files.example_json()) or 0,
+    "schema": lambda args: print(json.dumps(Scenario.model_json_schema(), indent=2)) or 0,
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -129,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 0
-        return run_train(args)
+        return COMMANDS[args.command](args)
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
         return 2

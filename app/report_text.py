@@ -65,3 +65,61 @@ def training_report(p: TrainingPlan) -> str:
             out.append(f"{c.gpus:>8,} {c.step_time_s:>8.2f} {c.mfu:>6.1%} {c.ideal_days:>8.1f} {c.train_days:>8.1f}"
                        f" {_si(c.gpu_hours):>11} {c.scaling_efficiency:>10.0%}{mark}")
     return "\n".join(out)
+
+
+def _usd(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"${x / 1e6:,.2f}M" if abs(x) >= 1e6 else f"${x:,.0f}"
+
+
+def comparison_report(c) -> str:
+    t = c.training
+    head = (f"{t['model']} on {t['gpus']:,} x {t['gpu']}: one run takes {t['train_days']:.1f} days"
+            f" ({t['ideal_days']:.1f} ideal, goodput {t['goodput']:.1%}); term {c.scenario['term']['months']} months")
+    cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready day':>9} {'first result':>12}"
+    lines = [head, "", cols]
+    for o in c.options:
+        if not o.available:
+            lines.append(f"{o.label:20} not available: {o.note}")
+            continue
+        first = f"{o.first_result_day:.0f}" if o.first_result_day is not None else "-"
+        rate = f"{o.usd_per_gpu_hour:.2f}" if o.usd_per_gpu_hour is not None else "-"
+        lines.append(f"{o.label:20} {_usd(o.total_usd):>11} {_usd(o.npv_usd):>11} {rate:>8}"
+                     f" {_usd(o.usd_per_training_run):>11} {o.ready_day:>9.0f} {first:>12}"
+                     + ("" if o.completes_workload else f"   ({o.note})"))
+    lines += ["", "Recommendation: " + c.recommendation["why"]]
+    if c.sensitivity:
+        s = c.sensitivity
+        lines += ["", f"What moves the gap between {s['cheapest']} and {s['runner_up']} "
+                      f"(base {_usd(s['base_gap_usd'])}), each input -25 % / +25 %:"]
+        for bar in s["bars"][:8]:
+            lines.append(f"  {bar['label']:28} {_usd(bar['gap_low_usd']):>11} {_usd(bar['gap_high_usd']):>11}")
+    if c.uncertainty:
+        u = c.uncertainty
+        lines += ["", f"Uncertainty ({u['draws']:,} draws): NPV P10 / P50 / P90, chance of being cheapest"]
+        for o, q in u["options"].items():
+            lines.append(f"  {o:20} {_usd(q['p10_usd']):>11} {_usd(q['p50_usd']):>11} {_usd(q['p90_usd']):>11}"
+                         f"  {q['probability_cheapest']:>5.0%}")
+    if c.flip_points:
+        lines += ["", "Flip points:"] + [f"  {f['text']}" for f in c.flip_points]
+    return "\n".join(lines)
+
+
+def comparison_csv(c) -> str:
+    import csv
+    import io
+
+    months = len(c.options[0].monthly_usd) if c.options else 0
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["option", "label", "available", "total_usd", "npv_usd", "usd_per_gpu_hour",
+                "usd_per_training_run", "ready_day", "first_result_day"]
+               + [f"month_{m + 1}_usd" for m in range(months)])
+    for o in c.options:
+        w.writerow([o.option, o.label, o.available, f"{o.total_usd:.2f}", f"{o.npv_usd:.2f}",
+                    "" if o.usd_per_gpu_hour is None else f"{o.usd_per_gpu_hour:.4f}",
+                    "" if o.usd_per_training_run is None else f"{o.usd_per_training_run:.2f}",
+                    f"{o.ready_day:.1f}", "" if o.first_result_day is None else f"{o.first_result_day:.1f}"]
+                   + [f"{v:.2f}" for v in o.monthly_usd])
+    return buf.getvalue()

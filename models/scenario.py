@@ -127,6 +127,65 @@ class ReliabilityInputs(BaseModel):
     storage_write_gbyte_per_s: float | None = Field(default=None, gt=0, le=1e6)
 
 
+#: The ways of getting the cluster that the cost engine compares.
+OPTION_IDS = (
+    "build", "rent", "managed", "managed:owned",
+    "cloud:on_demand", "cloud:spot", "cloud:committed_1y", "cloud:committed_3y",
+)
+OptionId = Literal[
+    "build", "rent", "managed", "managed:owned",
+    "cloud:on_demand", "cloud:spot", "cloud:committed_1y", "cloud:committed_3y",
+]
+
+
+class Usage(BaseModel):
+    """How the cluster is used over the term: a number of training runs of the workload back to
+    back, or steady use at a utilisation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["runs", "utilisation"] = "runs"
+    runs: float = Field(default=1.0, gt=0, le=1000, description="training runs over the term")
+    utilisation_pct: float = Field(
+        default=60.0, gt=0, le=100, description="share of hours the GPUs are busy (steady use)"
+    )
+
+
+class Term(BaseModel):
+    """The contract term and how money is valued and paid."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    months: int = Field(default=36, ge=12, le=60, description="term of the comparison, months")
+    discount_rate_pct: float | None = Field(
+        default=None, ge=0, le=50, description="yearly discount rate for NPV; empty: catalogue default"
+    )
+    financing: Literal["cash", "loan", "lease"] = Field(
+        default="cash", description="how owned hardware is paid for"
+    )
+    loan_years: int = Field(default=3, ge=1, le=10, description="loan length, years")
+
+
+class Options(BaseModel):
+    """Which options to compare, and which rental providers to price (empty: catalogue median)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    compare: list[OptionId] = Field(
+        default_factory=lambda: ["build", "rent", "managed", "cloud:on_demand", "cloud:spot"],
+        min_length=1, max_length=len(OPTION_IDS),
+    )
+    rent_provider: str | None = Field(default=None, max_length=60)
+    cloud_provider: str | None = Field(default=None, max_length=60)
+
+    @field_validator("compare")
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("each option at most once")
+        return v
+
+
 class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -134,6 +193,20 @@ class Scenario(BaseModel):
     workload: Workload = Field(default_factory=Workload)
     cluster: Cluster = Field(default_factory=Cluster)
     reliability: ReliabilityInputs = Field(default_factory=ReliabilityInputs)
+    usage: Usage = Field(default_factory=Usage)
+    term: Term = Field(default_factory=Term)
+    options: Options = Field(default_factory=Options)
+    #: User values that replace catalogue figures for this scenario only (the files never change),
+    #: keyed by the cost engine's input names, e.g. {"server_usd_per_gpu": 30000}.
+    overrides: dict[str, float] = Field(default_factory=dict, max_length=64)
+
+    @field_validator("overrides")
+    @classmethod
+    def _finite_non_negative(cls, v: dict[str, float]) -> dict[str, float]:
+        for key, value in v.items():
+            if not (value == value and 0 <= value < 1e12):  # NaN fails the first test
+                raise ValueError(f"override {key!r} must be a number from 0 to 1e12")
+        return v
 
 
 def _range_text(model: type[BaseModel], name: str) -> str:
@@ -159,6 +232,7 @@ def _range_text(model: type[BaseModel], name: str) -> str:
 
 SECTIONS: dict[str, type[BaseModel]] = {
     "workload": Workload, "cluster": Cluster, "reliability": ReliabilityInputs,
+    "usage": Usage, "term": Term, "options": Options,
 }
 
 

@@ -7,6 +7,10 @@ file, the line (the header is line 1) and the field. Figures the public sources 
 out, and `Catalogue.missing()` lists them when asked.
 
 Aggregates prefer grade A/B rows and fall back to grade C only when nothing better exists.
+Figures no public source gives are labelled planner defaults: source "planner default (no public
+figure found)", grade C, and notes that give the reasoning and a plausible range.
+
+`timeline.csv` holds the provisioning-phase figures that `pricing/timeline.py` turns into days.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, get_args
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
@@ -41,7 +45,8 @@ KEY_SUFFIX_UNITS: dict[str, str] = {
     "_usd_per_gpu": "USD/GPU", "_usd_per_kw_month": "USD/kW-month", "_usd_per_kwh": "USD/kWh",
     "_usd_per_gb_month": "USD/GB-month", "_usd_per_tb": "USD/TB", "_usd_per_node": "USD/node",
     "_usd_per_switch": "USD/switch", "_usd_per_year": "USD/year", "_years": "years",
-    "_months": "months", "_weeks": "weeks", "_days": "days",
+    "_months": "months", "_weeks": "weeks", "_days": "days", "_usd_per_gb": "USD/GB",
+    "_usd_per_transceiver": "USD/transceiver", "_usd_per_port": "USD/port",
 }
 # Scalars the cost engine expects; absent ones are reported by Catalogue.missing().
 EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
@@ -50,8 +55,21 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
     "ops_salary_usd_per_year", "support_pct_of_capex_per_year", "licence_usd_per_gpu_year",
     "spares_pct_of_nodes", "part_replacement_pct_per_year", "depreciation_years",
     "managed_premium_pct", "committed_1y_discount_pct", "committed_3y_discount_pct",
-    "spot_interruption_overhead_pct", "installation_usd_per_node",
+    "spot_interruption_overhead_pct", "installation_usd_per_node", "idle_power_pct",
+    "storage_system_uplift_ratio", "optic_400g_usd_per_transceiver", "nic_400g_usd_per_port",
+    "egress_usd_per_gb", "rent_setup_fee_usd_per_node", "rent_support_pct", "rent_min_term_months",
+    "managed_restart_ratio", "managed_owned_fee_pct_of_capex_per_year",
+    "discount_rate_pct_per_year", "loan_rate_pct_per_year", "lease_rate_pct_per_year",
 )
+PLANNER_DEFAULT_SOURCE = "planner default (no public figure found)"
+# timeline.csv vocabulary; pricing/timeline.py says what each phase and quantity means
+TimelineOption = Literal["build", "managed:owned", "rent", "managed", "cloud:on_demand",
+                         "cloud:spot", "cloud:committed_1y", "cloud:committed_3y"]
+TimelinePhase = Literal["procurement", "delivery", "facility", "rack_and_cable", "fabric_bring_up",
+                        "burn_in_acceptance", "contract", "capacity", "validation", "onboarding",
+                        "provisioning", "capacity_reservation"]
+TIMELINE_OPTIONS: tuple[str, ...] = get_args(TimelineOption)
+DAYS_PER_UNIT = {"days": 1.0, "weeks": 7.0, "months": 365.25 / 12}
 # fmt: on
 UNITS = frozenset(KEY_SUFFIX_UNITS.values())
 
@@ -93,6 +111,10 @@ class _Row(BaseModel):
     @property
     def derived(self) -> bool:
         return self.notes.lower().startswith("derived")
+
+    @property
+    def planner_default(self) -> bool:
+        return self.source.strip().lower().startswith("planner default")
 
 
 class _GpuRow(_Row):
@@ -173,6 +195,66 @@ class ResidualValueRow(_Row):
     residual_value_pct: float = Field(ge=0, le=100, allow_inf_nan=False)
 
 
+class TimelineRow(_Row):
+    """A provisioning figure: a duration (low-high days/weeks/months) or a parameter (rack rate,
+    GPUs per rack, crews, order-size thresholds); it applies where size_min < size <= size_max."""
+
+    option: TimelineOption
+    phase: TimelinePhase
+    quantity: Literal[
+        "duration", "order_size_ramp", "gpus_per_rack", "rate", "racks_per_crew", "max_crews"
+    ]
+    applies_to: Literal["any", "air", "liquid"]
+    size_metric: Literal["none", "gpus", "it_power_kw", "fabric_tiers"]
+    size_min: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    size_max: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    low: float = Field(ge=0, allow_inf_nan=False)
+    high: float = Field(ge=0, allow_inf_nan=False)
+    unit: Literal["days", "weeks", "months", "racks/day", "GPUs", "GPUs/rack", "racks", "crews"]
+
+    @field_validator("size_min", "size_max", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("high")
+    @classmethod
+    def _not_below_low(cls, value: float, info: ValidationInfo) -> float:
+        if info.data.get("low") is not None and value < info.data["low"]:
+            raise ValueError(f"high ({value}) is below low ({info.data['low']})")
+        return value
+
+    @field_validator("unit")
+    @classmethod
+    def _consistent(cls, value: str, info: ValidationInfo) -> str:
+        get = info.data.get
+        if (get("quantity") == "duration") != (value in DAYS_PER_UNIT):
+            raise ValueError(f"unit {value!r} does not fit quantity {get('quantity')!r}")
+        lo, hi = get("size_min"), get("size_max")
+        if get("size_metric") == "none" and (lo is not None or hi is not None):
+            raise ValueError("size bounds given but size_metric is 'none'")
+        if lo is not None and hi is not None and hi <= lo:
+            raise ValueError(f"size_max ({hi}) is not above size_min ({lo})")
+        return value
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return self.option, self.phase, self.quantity, self.applies_to
+
+    def covers(self, size: float) -> bool:
+        low = -1.0 if self.size_min is None else self.size_min
+        return low < size and (self.size_max is None or size <= self.size_max)
+
+    @property
+    def days(self) -> tuple[float, float]:
+        """(low, high) in days, for duration rows."""
+        return self.low * DAYS_PER_UNIT[self.unit], self.high * DAYS_PER_UNIT[self.unit]
+
+    @property
+    def mid(self) -> float:
+        return (self.low + self.high) / 2
+
+
 M = TypeVar("M", bound=_Row)
 
 # file name -> (row model, the fields that make a row unique)
@@ -182,6 +264,10 @@ FILES: dict[str, tuple[type[_Row], tuple[str, ...]]] = {
     "lead_times.csv": (LeadTimeRow, ("gpu_id", "as_of", "source")),
     "assumptions.csv": (AssumptionRow, ("key",)),
     "residual_values.csv": (ResidualValueRow, ("age_years",)),
+    "timeline.csv": (
+        TimelineRow,
+        ("option", "phase", "quantity", "applies_to", "size_metric", "size_min"),
+    ),
 }
 
 
@@ -233,9 +319,12 @@ def _best_graded(rows: Iterable[M]) -> list[M]:
 
 
 def _frame(rows: Iterable[_Row]) -> pd.DataFrame:
-    records = [{**row.model_dump(), "derived": row.derived} for row in rows]
+    records = [
+        {**row.model_dump(), "derived": row.derived, "planner_default": row.planner_default}
+        for row in rows
+    ]
     frame = pd.DataFrame.from_records(records)
-    tail = ["as_of", "grade", "source", "notes", "derived"]
+    tail = ["as_of", "grade", "source", "notes", "derived", "planner_default"]
     frame = frame[[c for c in frame.columns if c not in tail] + tail]
     frame["as_of"] = pd.to_datetime(frame["as_of"])
     return frame
@@ -256,6 +345,7 @@ class Catalogue:
     lead_time_rows: tuple[LeadTimeRow, ...]
     assumption_rows: tuple[AssumptionRow, ...]
     residual_value_rows: tuple[ResidualValueRow, ...]
+    timeline_rows: tuple[TimelineRow, ...]
 
     @property
     def rental_prices(self) -> pd.DataFrame:
@@ -269,6 +359,10 @@ class Catalogue:
     @property
     def assumptions(self) -> pd.DataFrame:
         return _frame(self.assumption_rows)
+
+    @property
+    def timeline(self) -> pd.DataFrame:
+        return _frame(self.timeline_rows)
 
     def assumption(self, key: str) -> AssumptionRow:
         for row in self.assumption_rows:
@@ -348,6 +442,25 @@ class Catalogue:
             if age0 <= age_years <= age1:
                 return pct0 + (pct1 - pct0) * (age_years - age0) / (age1 - age0)
         return points[-1][1]
+
+    def timeline_row(
+        self,
+        option: str,
+        phase: str,
+        quantity: str = "duration",
+        *,
+        applies_to: str = "any",
+        size: float = 0.0,
+    ) -> TimelineRow:
+        """The figure for option/phase/quantity whose size band holds `size`; an 'air'/'liquid'
+        row beats an 'any' row, and 'managed:owned' falls back to the build rows."""
+        for opt in dict.fromkeys((option, "build" if option == "managed:owned" else option)):
+            for kind in dict.fromkeys((applies_to, "any")):
+                key = (opt, phase, quantity, kind)
+                found = [r for r in self.timeline_rows if r.key == key and r.covers(size)]
+                if found:
+                    return found[0]
+        raise MissingFigureError(f"no timeline figure for {option} {phase} {quantity} at {size}")
 
     def missing(self) -> list[str]:
         """Figures the engine expects but the catalogue lacks, e.g. 'MI300X: rental spot'."""

@@ -16,6 +16,8 @@ from pricing.catalogue import (
     EXPECTED_ASSUMPTIONS,
     FILES,
     GPU_IDS,
+    PLANNER_DEFAULT_SOURCE,
+    TIMELINE_OPTIONS,
     UNITS,
     CatalogueError,
     MissingFigureError,
@@ -40,6 +42,7 @@ def _all_rows(cat):
         *cat.lead_time_rows,
         *cat.assumption_rows,
         *cat.residual_value_rows,
+        *cat.timeline_rows,
     ]
 
 
@@ -107,12 +110,71 @@ def test_gaps_are_reported_only_when_asked(cat):
     missing = cat.missing()
     assert not [gap for gap in missing if "server price" in gap or "lead time" in gap]
     assert "GB200: rental spot" in missing
+    assert not [gap for gap in missing if gap.startswith("assumption:")]
     for key in EXPECTED_ASSUMPTIONS:
-        if f"assumption: {key}" not in missing:
-            assert cat.assumption(key).key == key
-    assert "assumption: installation_usd_per_node" in missing
+        assert cat.assumption(key).key == key
+    with pytest.raises(MissingFigureError, match="not in the catalogue"):
+        cat.assumption("cooling_water_usd_per_year")
+
+
+def test_an_expected_figure_left_out_is_reported(data_copy):
+    path = data_copy / "assumptions.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(x for x in lines if not x.startswith("idle_power_pct,")), "utf-8")
+    cat = load_catalogue(data_copy)
+    assert "assumption: idle_power_pct" in cat.missing()
     with pytest.raises(MissingFigureError, match="not found in public sources"):
-        cat.assumption("installation_usd_per_node")
+        cat.assumption("idle_power_pct")
+
+
+ENGINE_KEYS = {  # key: unit, for the figures the cost engine reads (pricing/inputs.py)
+    "idle_power_pct": "%",
+    "installation_usd_per_node": "USD/node",
+    "storage_system_uplift_ratio": "ratio",
+    "optic_400g_usd_per_transceiver": "USD/transceiver",
+    "nic_400g_usd_per_port": "USD/port",
+    "egress_usd_per_gb": "USD/GB",
+    "rent_setup_fee_usd_per_node": "USD/node",
+    "rent_support_pct": "%",
+    "rent_min_term_months": "months",
+    "managed_restart_ratio": "ratio",
+    "managed_owned_fee_pct_of_capex_per_year": "%/year",
+    "discount_rate_pct_per_year": "%/year",
+    "loan_rate_pct_per_year": "%/year",
+    "lease_rate_pct_per_year": "%/year",
+}
+
+
+def test_engine_figures_are_present_with_their_units(cat):
+    for key, unit in ENGINE_KEYS.items():
+        assert key in EXPECTED_ASSUMPTIONS, key
+        row = cat.assumption(key)
+        assert row.unit == unit and row.source and row.as_of, key
+    assert cat.assumption("optic_400g_usd_per_transceiver").value == pytest.approx(
+        2_621_440 / (2 * (1024 + 1024))  # Freakonomics cables / link ends at 1,024 GPUs
+    )
+    assert 0 < cat.assumption("idle_power_pct").value < 100
+    assert cat.assumption("managed_restart_ratio").value <= 1
+    assert (
+        cat.assumption("loan_rate_pct_per_year").value
+        < cat.assumption("lease_rate_pct_per_year").value
+    )
+
+
+def test_planner_defaults_are_labelled_and_explained(cat):
+    defaults = [row for row in cat.assumption_rows if row.planner_default]
+    assert {row.key for row in defaults} >= {
+        "installation_usd_per_node", "storage_system_uplift_ratio", "rent_setup_fee_usd_per_node",
+        "managed_restart_ratio", "managed_owned_fee_pct_of_capex_per_year",
+        "discount_rate_pct_per_year", "spot_interruption_overhead_pct",
+    }  # fmt: skip
+    for row in [*defaults, *(r for r in cat.timeline_rows if r.planner_default)]:
+        assert row.source == PLANNER_DEFAULT_SOURCE and row.grade == "C", row
+        assert row.notes.startswith("planner default"), row
+    for row in defaults:  # the reasoning and a plausible range
+        assert "range" in row.notes.lower() and re.search(r"\d", row.notes), row.key
+    frame = cat.assumptions
+    assert set(frame.loc[frame.planner_default, "key"]) == {row.key for row in defaults}
 
 
 # --- lookups ------------------------------------------------------------------------------------
@@ -155,6 +217,24 @@ def test_residual_value_falls_with_age(cat):
     assert values[0] == 100 and values == sorted(values, reverse=True)
     with pytest.raises(MissingFigureError):
         cat.residual_value_pct(10)
+    # Value falls faster after the second year (Silicon Data via computeforecast).
+    yearly = [cat.residual_value_pct(a + 1) / cat.residual_value_pct(a) for a in range(1, 6)]
+    assert yearly[0] > max(yearly[1:])
+
+
+def test_timeline_lookups(cat):
+    assert {row.option for row in cat.timeline_rows} == set(TIMELINE_OPTIONS) - {"managed:owned"}
+    facility = cat.timeline_row("build", "facility", size=1305.6)
+    assert (facility.low, facility.high, facility.unit) == (4, 6, "months")
+    assert facility.days == pytest.approx((4 * 365.25 / 12, 6 * 365.25 / 12))
+    assert cat.timeline_row("managed:owned", "facility", size=1305.6) == facility
+    liquid = cat.timeline_row("build", "rack_and_cable", "rate", applies_to="liquid")
+    assert liquid.applies_to == "liquid" and liquid.mid == pytest.approx(0.625)
+    crews = cat.timeline_row("build", "rack_and_cable", "max_crews", applies_to="liquid")
+    assert crews.applies_to == "any"  # no liquid-specific row: the 'any' row serves
+    with pytest.raises(MissingFigureError):
+        cat.timeline_row("rent", "facility")
+    assert len(cat.timeline) == len(cat.timeline_rows)
 
 
 def test_load_is_cached_and_frames_are_copies(cat):
@@ -192,6 +272,19 @@ GOOD = {
     },
     "assumptions.csv": {"key": "test_usd_per_node", "value": "1", "unit": "USD/node", **COMMON},
     "residual_values.csv": {"age_years": "7", "residual_value_pct": "50", **COMMON},
+    "timeline.csv": {
+        "option": "rent",
+        "phase": "onboarding",
+        "quantity": "duration",
+        "applies_to": "any",
+        "size_metric": "gpus",
+        "size_min": "",
+        "size_max": "64",
+        "low": "1",
+        "high": "2",
+        "unit": "days",
+        **COMMON,
+    },
 }
 
 
@@ -247,6 +340,11 @@ def test_good_rows_load(data_copy):
         ("assumptions.csv", "value", "-1", "greater than or equal to 0"),
         ("residual_values.csv", "residual_value_pct", "120", "less than or equal to 100"),
         ("residual_values.csv", "source", "   ", "at least 1 character"),
+        ("timeline.csv", "option", "lease", "'build'"),
+        ("timeline.csv", "high", "0.5", "below low"),
+        ("timeline.csv", "unit", "racks/day", "does not fit quantity"),
+        ("timeline.csv", "size_max", "-3", "greater than 0"),
+        ("timeline.csv", "as_of", "2026-02-30", "date"),
     ],
 )
 def test_bad_row_names_its_file_line_and_field(data_copy, name, field, bad, says):

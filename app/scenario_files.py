@@ -1,0 +1,55 @@
+"""Scenario files for the command line: read, validate, explain; and the example scenario."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from pydantic import ValidationError
+
+from models.scenario import Scenario, explain_validation_error
+
+#: a scenario is a few hundred bytes; refuse anything that could not be one
+MAX_SCENARIO_BYTES = 256 * 1024
+
+EXAMPLE = {
+    "version": 1,
+    "workload": {"model": "llama3-70b", "tokens": 2e12, "seq_len": 8192, "precision": "bf16"},
+    "cluster": {"gpu": "H100-SXM", "gpus": 1024},
+    "usage": {"mode": "runs", "runs": 6},
+    "term": {"months": 36, "financing": "cash"},
+    "options": {"compare": ["build", "rent", "managed", "cloud:on_demand", "cloud:spot", "cloud:committed_1y"]},
+    "overrides": {},
+}
+
+
+class ScenarioInputError(ValueError):
+    """A scenario that cannot be read; the message names the field or the place in the file."""
+
+
+def example_json() -> str:
+    return Scenario.model_validate(EXAMPLE).model_dump_json(indent=2)
+
+
+def read_scenario(path: str) -> Scenario:
+    where = "standard input" if path == "-" else path
+    try:
+        if path == "-":
+            text = sys.stdin.read(MAX_SCENARIO_BYTES + 1)
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read(MAX_SCENARIO_BYTES + 1)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioInputError(f"cannot read {where}: {exc.__class__.__name__}: {exc}") from None
+    if len(text) > MAX_SCENARIO_BYTES:
+        raise ScenarioInputError(f"{where}: larger than {MAX_SCENARIO_BYTES // 1024} KiB")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioInputError(f"{where}: not valid JSON: {exc.msg} at line {exc.lineno} "
+                                 f"column {exc.colno}") from None
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        field, msg = explain_validation_error(exc)[0]
+        raise ScenarioInputError(f"{where}: {field}: {msg}") from None

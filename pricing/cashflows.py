@@ -1,0 +1,216 @@
+"""Monthly cash flows of each option, vectorized over parameter sets.
+
+Every function takes `P` (figure key -> array of shape (n, 1), one row per parameter set: the base
+case, tornado variants or Monte Carlo draws) and a `Context` (per-option ready day and training
+time, shape (n, 1)) and returns {category: array (n, months)} in USD. Months are 365.25/12 days;
+a month's share of a window [start, end) is the overlap in days over the month's length.
+
+Build: hardware paid on acceptance (cash), by an annuity loan (balance settled at term end) or an
+operating lease that leaves the residual value with the lessor; power = max node power × (idle +
+(1 − idle) × busy share) × PUE × $/kWh; colocation on provisioned kW; staff max(minimum team,
+FTE per 1,000 GPUs); support % of servers and fabric a year; licences per GPU-year; parts % of
+servers a year; residual value credited at term end (tco.md section 3).
+Rent: committed $/GPU-hour for every held hour, take-or-pay to the minimum term, support tier %,
+setup fee per node, storage $/GB-month, egress of the trained weights. Managed: the rent plus the
+managed premium, no staff; on owned hardware, build without staff plus a yearly fee.
+Cloud: on-demand and spot pay busy hours only; committed pays whole 1- or 3-year blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
+
+Flows = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Context:
+    """Per option and parameter set: when the cluster is ready and how long one run takes."""
+
+    months: int
+    ready_day: np.ndarray  # (n, 1)
+    train_days: np.ndarray  # (n, 1), wall clock of one run on this option
+    runs_done: np.ndarray  # (n, 1)
+    busy: np.ndarray  # (n, M) share of each month the GPUs work
+    busy_end: np.ndarray  # (n, 1) day the last run ends (term end for steady use)
+    held: np.ndarray  # (n, M) share of each month the cluster (or its storage) is held
+
+    @property
+    def ready_month(self) -> np.ndarray:
+        return np.minimum(np.floor(self.ready_day / DAYS_PER_MONTH), self.months - 1).astype(int)
+
+    def at_month(self, month_index: np.ndarray, amount: np.ndarray) -> np.ndarray:
+        """(n, M) array with `amount` in month `month_index` of each row."""
+        m = np.arange(self.months)[None, :]
+        return np.where(m == month_index, amount, 0.0)
+
+    def at_end(self, amount: np.ndarray) -> np.ndarray:
+        return self.at_month(np.full_like(self.ready_month, self.months - 1), amount)
+
+
+def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Share of each month inside [start, end) days, shape (n, M)."""
+    lo = np.arange(months)[None, :] * DAYS_PER_MONTH
+    overlap = np.minimum(end, lo + DAYS_PER_MONTH) - np.maximum(start, lo)
+    return np.clip(overlap, 0.0, DAYS_PER_MONTH) / DAYS_PER_MONTH
+
+
+def make_context(inp: CostInputs, P: dict, ready_day: np.ndarray, train_days: np.ndarray,
+                 pay_for_idle_storage: bool = True) -> Context:
+    months, term = inp.months, inp.term_days
+    usage = inp.scenario.usage
+    if usage.mode == "runs":
+        runs_done = np.clip((term - ready_day) / train_days, 0.0, P["runs"])
+        busy_end = ready_day + runs_done * train_days
+        busy = window(months, ready_day, busy_end)
+    else:
+        util = np.clip(P["utilisation_pct"] / 100.0, 0.0, 1.0)
+        busy = window(months, ready_day, np.full_like(ready_day, term)) * util
+        runs_done = busy.sum(axis=1, keepdims=True) * DAYS_PER_MONTH / train_days
+        busy_end = np.full_like(ready_day, term)
+    held_end = np.full_like(ready_day, term) if pay_for_idle_storage else busy_end
+    return Context(months, ready_day, train_days, runs_done, busy, busy_end,
+                   window(months, ready_day, held_end))
+
+
+# --- owned hardware ----------------------------------------------------------------------------
+
+def hardware_capex(inp: CostInputs, P: dict) -> dict[str, np.ndarray]:
+    servers = inp.gpus * P["server_usd_per_gpu"]
+    fabric = (inp.switches * P["ib_switch_64port_ndr_usd_per_switch"]
+              + inp.transceivers * P["optic_400g_usd_per_transceiver"] + inp.gpus * P["nic_400g_usd_per_port"])
+    return {
+        "servers": servers,
+        "spares": servers * P["spares_pct_of_nodes"] / 100,
+        "fabric": fabric,
+        "storage": inp.storage_tb * P["storage_buy_usd_per_tb"] * P["storage_system_uplift_ratio"],
+        "installation": inp.nodes * P["installation_usd_per_node"],
+    }
+
+
+def _financing(inp: CostInputs, P: dict, ctx: Context, capex: np.ndarray, resale: np.ndarray) -> Flows:
+    """Hardware payments by the scenario's financing, with the residual value at term end."""
+    how = inp.scenario.term.financing
+    m = np.arange(ctx.months)[None, :]
+    k = m - ctx.ready_month  # months since acceptance
+    if how == "cash":
+        return {"hardware": ctx.at_month(ctx.ready_month, capex), "residual value": ctx.at_end(-resale)}
+    if how == "loan":
+        i = P["loan_rate_pct_per_year"] / 100 / 12
+        n = inp.scenario.term.loan_years * 12
+        growth = (1 + i) ** n
+        payment = capex * i * growth / (growth - 1)
+        balance_before = capex * (1 + i) ** (k - 1) - payment * ((1 + i) ** (k - 1) - 1) / i
+        paying = (k >= 1) & (k <= n)
+        interest = np.where(paying, balance_before * i, 0.0)
+        principal = np.where(paying, payment - interest, 0.0)
+        last_k = np.minimum(ctx.months - 1 - ctx.ready_month, n)
+        left = capex * (1 + i) ** last_k - payment * ((1 + i) ** last_k - 1) / i
+        return {"hardware": principal + ctx.at_end(np.maximum(left, 0.0)), "financing": interest,
+                "residual value": ctx.at_end(-resale)}
+    i = P["lease_rate_pct_per_year"] / 100 / 12
+    n = np.maximum(ctx.months - ctx.ready_month, 1)
+    v = (1 + i) ** -n
+    lease = (capex - resale * v) * i / (1 - v)
+    return {"lease": np.where(k >= 0, lease, 0.0)}
+
+
+def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
+    capex = hardware_capex(inp, P)
+    total = sum(capex.values())
+    servers, fabric = capex["servers"], capex["fabric"]
+    resale = P["residual_value_pct"] / 100 * (servers + capex["spares"] + fabric)
+    flows = _financing(inp, P, ctx, total, resale)
+    held = ctx.held
+    kw = inp.it_power_kw
+    idle = P["idle_power_pct"] / 100
+    draw_kw = kw * (idle * held + (1 - idle) * ctx.busy)
+    flows["power"] = draw_kw * HOURS_PER_MONTH * P["pue"] * P["electricity_usd_per_kwh"]
+    flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * held
+    if staffed:
+        fte = np.maximum(P["ops_min_team_fte"], P["ops_fte_per_1000_gpus"] * inp.gpus / 1000)
+        flows["staff"] = fte * P["ops_salary_usd_per_year"] / 12 * held
+    else:
+        flows["managed service"] = P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held
+    flows["support and licences"] = (
+        P["support_pct_of_capex_per_year"] / 100 / 12 * (servers + fabric)
+        + P["licence_usd_per_gpu_year"] / 12 * inp.gpus) * held
+    flows["parts"] = P["part_replacement_pct_per_year"] / 100 / 12 * servers * held
+    return flows
+
+
+def build(inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    return _owned(inp, P, ctx, staffed=True)
+
+
+def managed_owned(inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    return _owned(inp, P, ctx, staffed=False)
+
+
+# --- rented -------------------------------------------------------------------------------------
+
+def _storage_and_egress(inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    return {
+        "storage": inp.storage_tb * 1000 * P["storage_rent_usd_per_gb_month"] * ctx.held,
+        "egress": ctx.at_end(ctx.runs_done * inp.weights_gb * P["egress_usd_per_gb"]),
+    }
+
+
+def _dedicated(inp: CostInputs, P: dict, ctx: Context, rate: np.ndarray, label: str) -> Flows:
+    hours = inp.gpus * HOURS_PER_MONTH
+    held_months = (inp.term_days - ctx.ready_day) / DAYS_PER_MONTH
+    unpaid_minimum = np.maximum(P["rent_min_term_months"] - np.maximum(held_months, 0), 0.0)
+    flows = {label: rate * hours * ctx.held + ctx.at_end(unpaid_minimum * rate * hours)}
+    flows["setup"] = ctx.at_month(ctx.ready_month, inp.nodes * P["rent_setup_fee_usd_per_node"])
+    return flows | _storage_and_egress(inp, P, ctx)
+
+
+def rent(inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    flows = _dedicated(inp, P, ctx, P["rent_usd_per_gpu_hour"], "rent")
+    flows["support"] = flows["rent"] * P["rent_support_pct"] / 100
+    return flows
+
+
+def managed(inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    rate = P["rent_usd_per_gpu_hour"] * (1 + P["managed_premium_pct"] / 100)
+    return _dedicated(inp, P, ctx, rate, "managed service")
+
+
+def _pay_as_you_go(key: str) -> Callable[[CostInputs, dict, Context], Flows]:
+    def flows(inp: CostInputs, P: dict, ctx: Context) -> Flows:
+        return {"compute": P[key] * inp.gpus * HOURS_PER_MONTH * ctx.busy} | _storage_and_egress(inp, P, ctx)
+    return flows
+
+
+def _committed(years: int) -> Callable[[CostInputs, dict, Context], Flows]:
+    key = f"cloud_committed_{years}y_usd_per_gpu_hour"
+
+    def flows(inp: CostInputs, P: dict, ctx: Context) -> Flows:
+        block = 12 * years * DAYS_PER_MONTH
+        blocks = np.maximum(np.ceil((ctx.busy_end - ctx.ready_day) / block - 1e-9), 1.0)
+        end = ctx.ready_day + blocks * block
+        hours = inp.gpus * HOURS_PER_MONTH * P[key]
+        beyond = np.maximum(end - inp.term_days, 0.0) / DAYS_PER_MONTH
+        compute = hours * window(ctx.months, ctx.ready_day, end) + ctx.at_end(beyond * hours)
+        return {"compute": compute} | _storage_and_egress(inp, P, ctx)
+    return flows
+
+
+#: option id -> cash-flow function
+OPTION_FLOWS: dict[str, Callable[[CostInputs, dict, Context], Flows]] = {
+    "build": build,
+    "managed:owned": managed_owned,
+    "rent": rent,
+    "managed": managed,
+    "cloud:on_demand": _pay_as_you_go("cloud_on_demand_usd_per_gpu_hour"),
+    "cloud:spot": _pay_as_you_go("cloud_spot_usd_per_gpu_hour"),
+    "cloud:committed_1y": _committed(1),
+    "cloud:committed_3y": _committed(3),
+}
+#: options that hold (and pay for) the cluster from the ready day to the end of the term
+DEDICATED = frozenset({"build", "managed:owned", "rent", "managed"})

@@ -1,0 +1,207 @@
+"""scenario -> comparison: what each option costs over the term, when it is ready, when the first
+run finishes, and which is cheapest. The CLI, the portal, the PDF and the tests call `compare`.
+
+Totals are nominal and NPV (monthly flows discounted at (1 + r)^-(m+1)/12, end of month m);
+cost per delivered GPU-hour = total / GPU-hours of work done; cost per run = total / runs done.
+Breakeven of A against B: the first month from which A's cumulative cost stays at or below B's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel
+
+from models.scenario import Scenario
+from pricing import cashflows as cf
+from pricing import timeline as tl
+from pricing.catalogue import Catalogue
+from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
+
+LABELS = {
+    "build": "Build", "rent": "Rent dedicated", "managed": "Managed", "managed:owned": "Managed (owned)",
+    "cloud:on_demand": "Cloud on-demand", "cloud:spot": "Cloud spot",
+    "cloud:committed_1y": "Cloud 1-yr commit", "cloud:committed_3y": "Cloud 3-yr commit",
+}
+MANAGED = frozenset({"managed", "managed:owned"})
+
+
+class OptionResult(BaseModel):
+    option: str
+    label: str
+    available: bool
+    note: str = ""
+    total_usd: float
+    npv_usd: float
+    monthly_usd: list[float]
+    cumulative_usd: list[float]
+    breakdown_usd: dict[str, float]
+    residual_value_usd: float
+    delivered_gpu_hours: float
+    usd_per_gpu_hour: float | None
+    runs_completed: float
+    usd_per_training_run: float | None
+    completes_workload: bool
+    train_days: float
+    timeline: list[dict]
+    ready_day: float
+    first_result_day: float | None
+    breakeven_month: dict[str, int | None]
+
+
+class Comparison(BaseModel):
+    scenario: dict
+    training: dict
+    options: list[OptionResult]
+    recommendation: dict
+    sensitivity: dict
+    uncertainty: dict
+    flip_points: list[dict]
+    assumptions: list[dict]
+
+
+def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
+    return {k: np.full((n, 1), f.value, dtype=float) for k, f in inp.figures.items()}
+
+
+def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> dict[str, tuple]:
+    """{option: (flows, context)} for every parameter set in P (arrays of shape (n, 1))."""
+    out = {}
+    base = inp.plan
+    for option in options:
+        ready = tl.ready_day(option, gpu_id=inp.gpu_id, gpus=inp.gpus, nodes=inp.nodes,
+                             it_power_kw=inp.it_power_kw, lead_time_multiplier=P["lead_time_multiplier"])
+        ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
+        ratio = inp.value("managed_restart_ratio") if option in MANAGED else 1.0
+        days = base.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
+        if option == "cloud:spot":
+            days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
+        ctx = cf.make_context(inp, P, ready, days, pay_for_idle_storage=option in cf.DEDICATED)
+        out[option] = (cf.OPTION_FLOWS[option](inp, P, ctx), ctx)
+    return out
+
+
+def discount_factors(P: dict[str, np.ndarray], months: int) -> np.ndarray:
+    r = P["discount_rate_pct_per_year"] / 100
+    return (1 + r) ** (-(np.arange(months)[None, :] + 1) / 12)
+
+
+def totals(flows: cf.Flows, P: dict[str, np.ndarray], months: int) -> tuple[np.ndarray, np.ndarray]:
+    """(nominal, NPV) per parameter set, shape (n,)."""
+    monthly = sum(flows.values())
+    return monthly.sum(axis=1), (monthly * discount_factors(P, months)).sum(axis=1)
+
+
+def npv_table(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> np.ndarray:
+    """NPV per parameter set and option, shape (n, len(options)); unavailable options are inf."""
+    results = evaluate(inp, P, options)
+    cols = []
+    for option in options:
+        flows, ctx = results[option]
+        npv = totals(flows, P, inp.months)[1]
+        cols.append(np.where(_completes(inp, ctx, P).ravel(), npv, np.inf))
+    return np.stack(cols, axis=1)
+
+
+def _completes(inp: CostInputs, ctx: cf.Context, P: dict[str, np.ndarray]) -> np.ndarray:
+    if inp.scenario.usage.mode == "runs":
+        return ctx.runs_done >= P["runs"] * (1 - 1e-9)
+    return ctx.busy.sum(axis=1, keepdims=True) > 0
+
+
+def breakeven_month(cum_a: np.ndarray, cum_b: np.ndarray) -> int | None:
+    """1-based month from which cum_a ≤ cum_b holds to the end of the term; None if never."""
+    ok = cum_a <= cum_b + 1e-6
+    if not ok[-1]:
+        return None
+    bad = np.nonzero(~ok)[0]
+    return int(bad[-1] + 2) if bad.size else 1
+
+
+def _option_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P) -> OptionResult:
+    months = inp.months
+    nominal, npv = totals(flows, P, months)
+    monthly = sum(flows.values())[0]
+    busy_hours = float(ctx.busy.sum() * HOURS_PER_MONTH * inp.gpus)
+    runs = float(ctx.runs_done[0, 0])
+    completes = bool(_completes(inp, ctx, P)[0, 0])
+    train_days = float(ctx.train_days[0, 0])
+    ready = float(ctx.ready_day[0, 0])
+    timeline = tl.provisioning_timeline(option, gpu_id=inp.gpu_id, gpus=inp.gpus, nodes=inp.nodes,
+                                        it_power_kw=inp.it_power_kw)
+    note = inp.unavailable.get(option, "")
+    if not completes and not note:
+        note = (f"only {runs:.2f} of {inp.scenario.usage.runs:g} runs fit in the term"
+                if inp.scenario.usage.mode == "runs" else "not ready within the term")
+    return OptionResult(
+        option=option, label=LABELS[option], available=option not in inp.unavailable, note=note,
+        total_usd=float(nominal[0]), npv_usd=float(npv[0]),
+        monthly_usd=monthly.tolist(), cumulative_usd=np.cumsum(monthly).tolist(),
+        breakdown_usd={k: float(v[0].sum()) for k, v in flows.items()},
+        residual_value_usd=float(-flows.get("residual value", np.zeros((1, months)))[0].sum()),
+        delivered_gpu_hours=busy_hours,
+        usd_per_gpu_hour=float(nominal[0]) / busy_hours if busy_hours > 0 else None,
+        runs_completed=runs,
+        usd_per_training_run=float(nominal[0]) / runs if runs >= 1e-9 else None,
+        completes_workload=completes, train_days=train_days,
+        timeline=[{"phase": p.name, "start_day": p.start_day, "end_day": p.end_day, "note": p.note}
+                  for p in timeline.phases],
+        ready_day=ready, first_result_day=ready + train_days if runs >= 1 - 1e-9 else None,
+        breakeven_month={},
+    )
+
+
+def compare(scenario: Scenario, catalogue: Catalogue | None = None, *, decision: bool = True,
+            draws: int = 2000, seed: int = 20261129) -> Comparison:
+    from pricing import decision as ds  # decision support evaluates the engine many times
+
+    inp = build_inputs(scenario, catalogue)
+    options = [o for o in scenario.options.compare if o not in inp.unavailable]
+    P = base_params(inp)
+    results = evaluate(inp, P, options)
+    rows = {o: _option_result(inp, o, *results[o], P) for o in options}
+    for o in scenario.options.compare:
+        if o in inp.unavailable:
+            rows[o] = _unavailable(inp, o)
+    for a in options:
+        for b in options:
+            if a != b:
+                rows[a].breakeven_month[b] = breakeven_month(
+                    np.array(rows[a].cumulative_usd), np.array(rows[b].cumulative_usd))
+    ordered = [rows[o] for o in scenario.options.compare]
+    recommendation = ds.recommend(inp, ordered)
+    if decision and len(options) >= 2:
+        sensitivity = ds.tornado(inp, options, rows)
+        uncertainty = ds.monte_carlo(inp, options, draws=draws, seed=seed)
+        flips = ds.flip_points(inp, options)
+    else:
+        sensitivity, uncertainty, flips = {}, {}, []
+    return Comparison(
+        scenario=scenario.model_dump(mode="json"),
+        training=_training_summary(inp),
+        options=ordered, recommendation=recommendation, sensitivity=sensitivity,
+        uncertainty=uncertainty, flip_points=flips,
+        assumptions=[{"key": f.key, "value": f.value, "unit": f.unit, "source": f.source,
+                      "as_of": f.as_of, "overridden": f.overridden, "note": f.note}
+                     for f in inp.figures.values()],
+    )
+
+
+def _unavailable(inp: CostInputs, option: str) -> OptionResult:
+    zeros = [0.0] * inp.months
+    return OptionResult(
+        option=option, label=LABELS[option], available=False, note=inp.unavailable[option],
+        total_usd=0.0, npv_usd=0.0, monthly_usd=zeros, cumulative_usd=zeros, breakdown_usd={},
+        residual_value_usd=0.0, delivered_gpu_hours=0.0, usd_per_gpu_hour=None, runs_completed=0.0,
+        usd_per_training_run=None, completes_workload=False, train_days=0.0, timeline=[],
+        ready_day=0.0, first_result_day=None, breakeven_month={},
+    )
+
+
+def _training_summary(inp: CostInputs) -> dict:
+    p = inp.plan
+    return {
+        "model": p.model["name"], "gpu": p.gpu, "gpus": p.gpus, "nodes": inp.nodes, "layout": p.layout,
+        "step_time_s": p.step_time_s, "mfu": p.mfu, "ideal_days": p.ideal_days, "goodput": p.goodput,
+        "train_days": p.train_days, "gpu_hours_per_run": p.gpu_hours, "it_power_kw": inp.it_power_kw,
+        "storage_tb": inp.storage_tb, "fabric_switches": inp.switches, "transceivers": inp.transceivers,
+    }

@@ -1,0 +1,270 @@
+"""Provisioning timelines: the phases between deciding and the first training step, per option.
+
+Figures come from `pricing/data/timeline.csv` (one row per phase figure, each with as_of, grade,
+source and notes; planner defaults say so) and, for procurement, the GPU's newest row in
+`lead_times.csv`. A phase lasts the midpoint of its row's low-high range. Day 0 is the decision.
+
+build, and managed:owned (a provider runs hardware the buyer owns; no public figure shows a
+provider racking or burning in faster, so it reuses the build rows):
+
+- procurement [0, P·m]: P = 7 × lead-time weeks, the midpoint of the newest lead_times.csv range for
+  orders of up to L GPUs, its high end from H GPUs on, and log-linear in GPU count between
+  (L, H = the order_size_ramp row); m = lead_time_multiplier (Monte Carlo draws scale this alone).
+- delivery [P·m, P·m + D]: freight and receiving.
+- facility readiness [0, F], in parallel from day 0, by IT load: existing colocation space (up to
+  500 kW), a colocation build-out (to 10 MW), new construction (above; 18-24 months).
+- rack and cable [S, S + R] with S = max(P·m + D, F): racks = ceil(GPUs / GPUs per rack) (32 for
+  air-cooled 8-GPU servers, 72 for liquid-cooled NVL72 racks), teams = clip(racks / racks_per_crew,
+  1, max_crews) (a continuous count), R = racks / (rate × teams), rate per team in racks/day.
+- fabric bring-up [.., + B] by the tiers of a radix-64 non-blocking fat tree for the GPU count.
+- burn-in and acceptance [.., + A].
+
+ready = max(P·m + D, F) + R + B + A. Every other option is a back-to-back chain from day 0:
+rent = contract → capacity → validation; managed = onboarding → provisioning → validation;
+cloud:* = capacity reservation (by GPU count; spot needs none). The multiplier moves build and
+managed:owned only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.infrastructure import fat_tree_max_endpoints
+from pricing.catalogue import GPU_IDS, TIMELINE_OPTIONS, Catalogue, TimelineRow, load_catalogue
+
+SWITCH_RADIX = 64  # Quantum-2 NDR, as the core sizes the fabric
+_BUILD_LIKE = frozenset({"build", "managed:owned"})
+_CHAINS: dict[str, tuple[tuple[str, str, str], ...]] = {  # option: (phase, shown name, size metric)
+    "rent": (
+        ("contract", "contract", "gpus"),
+        ("capacity", "capacity", "gpus"),
+        ("validation", "validation", "none"),
+    ),
+    "managed": (
+        ("onboarding", "onboarding", "none"),
+        ("provisioning", "provisioning", "gpus"),
+        ("validation", "validation", "none"),
+    ),
+}
+_FACILITY_KINDS = ("existing colocation space", "colocation build-out", "new construction")
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    start_day: float
+    end_day: float
+    note: str  # what drives it, e.g. "H100-SXM lead time 8–12 weeks (2024-04)"
+
+
+@dataclass(frozen=True)
+class Timeline:
+    option: str  # "build", "rent", "managed", "cloud:on_demand", ..., "managed:owned"
+    phases: tuple[Phase, ...]
+    ready_day: float
+
+
+@dataclass(frozen=True)
+class _BuildParts:
+    """Build durations in days; procurement at multiplier 1 (it alone scales)."""
+
+    procurement: float
+    delivery: float
+    facility: float
+    rack: float
+    fabric: float
+    burn_in: float
+    notes: dict[str, str]
+
+
+def _check(option: str, gpu_id: str, gpus: int, nodes: int, it_power_kw: float) -> None:
+    if option not in TIMELINE_OPTIONS:
+        raise ValueError(f"unknown option {option!r}; known: {', '.join(TIMELINE_OPTIONS)}")
+    if gpu_id not in GPU_IDS:
+        raise ValueError(f"unknown gpu_id {gpu_id!r}; known: {', '.join(GPU_IDS)}")
+    for name, value in (("gpus", gpus), ("nodes", nodes)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+    if isinstance(it_power_kw, bool) or not math.isfinite(it_power_kw) or it_power_kw < 0:
+        raise ValueError(f"it_power_kw must be a finite number >= 0, got {it_power_kw!r}")
+
+
+def _multiplier(value) -> np.ndarray:
+    m = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(m)) or np.any(m < 0):
+        raise ValueError("lead_time_multiplier must be finite and >= 0")
+    return m
+
+
+def _range(row: TimelineRow) -> str:
+    low, high = f"{row.low:g}", f"{row.high:g}"
+    return f"{low} {row.unit}" if low == high else f"{low}–{high} {row.unit}"
+
+
+def _days(row: TimelineRow) -> float:
+    low, high = row.days
+    return (low + high) / 2
+
+
+def _fabric_tiers(gpus: int) -> int:
+    """Tiers of a non-blocking radix-64 fat tree for `gpus` endpoints (4 means beyond 3)."""
+    for tiers in (1, 2, 3):
+        if gpus <= fat_tree_max_endpoints(tiers, SWITCH_RADIX):
+            return tiers
+    return 4
+
+
+def _cooling(cat: Catalogue, gpu_id: str) -> str:
+    """'liquid' for rack-scale NVL72 systems (a rack_nvl72 price row), else 'air'."""
+    return "liquid" if any(r.item == "rack_nvl72" for r in cat.server_prices(gpu_id)) else "air"
+
+
+def _procurement(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[float, str]:
+    lead = cat.lead_time(gpu_id)
+    ramp = cat.timeline_row(option, "procurement", "order_size_ramp")
+    low, high = lead.lead_time_weeks_low, lead.lead_time_weeks_high
+    share = 0.0
+    if ramp.high > ramp.low:
+        share = math.log(gpus / ramp.low) / math.log(ramp.high / ramp.low)
+    mid = (low + high) / 2
+    weeks = mid + (high - mid) * min(max(share, 0.0), 1.0)
+    note = (
+        f"{gpu_id} lead time {low:g}–{high:g} weeks ({lead.as_of:%Y-%m}); "
+        f"{weeks:.1f} weeks for an order of {gpus:,} GPUs"
+    )
+    return 7.0 * weeks, note
+
+
+def _build_parts(
+    cat: Catalogue, option: str, gpu_id: str, gpus: int, nodes: int, it_power_kw: float
+) -> _BuildParts:
+    procurement, proc_note = _procurement(cat, option, gpu_id, gpus)
+    delivery = cat.timeline_row(option, "delivery")
+    facility = cat.timeline_row(option, "facility", size=it_power_kw)
+    bands = sorted(
+        (r for r in cat.timeline_rows if r.key == facility.key), key=lambda r: r.size_min or 0.0
+    )
+    kind = bands.index(facility)
+    kind_name = _FACILITY_KINDS[kind] if kind < len(_FACILITY_KINDS) else "facility"
+
+    cooling = _cooling(cat, gpu_id)
+    per_rack = cat.timeline_row(option, "rack_and_cable", "gpus_per_rack", applies_to=cooling).mid
+    rate = cat.timeline_row(option, "rack_and_cable", "rate", applies_to=cooling).mid
+    per_crew = cat.timeline_row(option, "rack_and_cable", "racks_per_crew").mid
+    max_crews = cat.timeline_row(option, "rack_and_cable", "max_crews").mid
+    racks = math.ceil(gpus / per_rack)
+    teams = min(max(racks / per_crew, 1.0), max_crews)
+    rack_days = racks / (rate * teams)
+
+    tiers = _fabric_tiers(gpus)
+    fabric = cat.timeline_row(option, "fabric_bring_up", size=tiers)
+    burn_in = cat.timeline_row(option, "burn_in_acceptance")
+    notes = {
+        "procurement": proc_note,
+        "delivery": f"freight, customs and receiving: {_range(delivery)}",
+        "facility": f"{kind_name} for {it_power_kw:,.0f} kW of IT load: {_range(facility)}",
+        "rack and cable": (
+            f"{nodes:,} nodes in {racks:,} {cooling}-cooled racks of {per_rack:g} GPUs at "
+            f"{rate:g} racks/day per team, {teams:.2g} team(s)"
+        ),
+        "fabric bring-up": f"{min(tiers, 3)}-tier fat tree (radix {SWITCH_RADIX}): {_range(fabric)}",
+        "burn-in and acceptance": f"burn-in soak and acceptance suite: {_range(burn_in)}",
+    }
+    return _BuildParts(
+        procurement, _days(delivery), _days(facility), rack_days, _days(fabric), _days(burn_in),
+        notes,
+    )  # fmt: skip
+
+
+def _band(row: TimelineRow) -> str:
+    low, high = row.size_min, row.size_max
+    if low is None:
+        return "any number of GPUs" if high is None else f"up to {high:,.0f} GPUs"
+    return f"over {low:,.0f} GPUs" if high is None else f"{low:,.0f}–{high:,.0f} GPUs"
+
+
+def _chain(cat: Catalogue, option: str, gpus: int) -> list[tuple[str, float, str]]:
+    steps = _CHAINS.get(option, (("capacity_reservation", "capacity reservation", "gpus"),))
+    out = []
+    for phase, name, metric in steps:
+        row = cat.timeline_row(option, phase, size=gpus if metric == "gpus" else 0.0)
+        band = f" ({gpus:,} GPUs: band {_band(row)})" if row.size_metric == "gpus" else ""
+        out.append((name, _days(row), f"{_range(row)}{band}"))
+    return out
+
+
+def provisioning_timeline(
+    option: str,
+    *,
+    gpu_id: str,
+    gpus: int,
+    nodes: int,
+    it_power_kw: float,
+    catalogue: Catalogue | None = None,
+    lead_time_multiplier: float = 1.0,
+) -> Timeline:
+    """The phases of `option` for a cluster (see the module docstring for the formulas)."""
+    _check(option, gpu_id, gpus, nodes, it_power_kw)
+    m = _multiplier(lead_time_multiplier)
+    if m.ndim:
+        raise ValueError("provisioning_timeline takes one lead_time_multiplier; use ready_day")
+    m = float(m)
+    cat = catalogue if catalogue is not None else load_catalogue()
+    if option not in _BUILD_LIKE:
+        phases, day = [], 0.0
+        for name, days, note in _chain(cat, option, gpus):
+            phases.append(Phase(name, day, day + days, note))
+            day += days
+        return Timeline(option, tuple(phases), day)
+
+    parts = _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw)
+    notes = dict(parts.notes)
+    if m != 1.0:
+        notes["procurement"] += f", × {m:g} lead-time multiplier"
+    procured = parts.procurement * m
+    delivered = procured + parts.delivery
+    start = max(delivered, parts.facility)
+    racked = start + parts.rack
+    fabric = racked + parts.fabric
+    ready = fabric + parts.burn_in
+    spans = (
+        ("procurement", 0.0, procured),
+        ("delivery", procured, delivered),
+        ("facility", 0.0, parts.facility),
+        ("rack and cable", start, racked),
+        ("fabric bring-up", racked, fabric),
+        ("burn-in and acceptance", fabric, ready),
+    )
+    phases = tuple(Phase(name, s, e, notes[name]) for name, s, e in spans)
+    return Timeline(option, phases, ready)
+
+
+def ready_day(
+    option: str,
+    *,
+    gpu_id: str,
+    gpus: int,
+    nodes: int,
+    it_power_kw: float,
+    catalogue: Catalogue | None = None,
+    lead_time_multiplier=1.0,
+):
+    """Same ready day, vectorized: lead_time_multiplier may be a numpy array (Monte Carlo draws) and the
+    result is then an array of the same shape; it must equal provisioning_timeline(...).ready_day elementwise."""
+    _check(option, gpu_id, gpus, nodes, it_power_kw)
+    m = _multiplier(lead_time_multiplier)
+    cat = catalogue if catalogue is not None else load_catalogue()
+    if option in _BUILD_LIKE:
+        p = _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw)
+        ready = (
+            np.maximum(p.procurement * m + p.delivery, p.facility) + p.rack + p.fabric + p.burn_in
+        )
+    else:
+        total = 0.0
+        for _, days, _ in _chain(cat, option, gpus):
+            total += days
+        ready = np.full(m.shape, total)
+    return ready if isinstance(lead_time_multiplier, np.ndarray) or m.ndim else float(ready)
