@@ -94,7 +94,36 @@ def build_parser() -> Parser:
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the whole comparison as JSON")
     fmt.add_argument("--csv", action="store_true", help="print one CSV row per option")
+    h = sub.add_parser("hourly", help="all-in owned cost per GPU-hour against the catalogue's rental prices")
+    h.add_argument("--gpu", default="H100-SXM", choices=gpu_ids(), metavar="ID")
+    h.add_argument("--gpus", type=whole, default=1024, metavar="N", help="cluster size (default 1024)")
+    h.add_argument("--months", type=whole, default=60, metavar="N", help="term in months (default 60)")
+    h.add_argument("--utilisation", type=number, nargs="+", default=[100.0, 60.0], metavar="PCT",
+                   help="utilisations to price, percent (default 100 60)")
     return parser
+
+
+def run_hourly(args: argparse.Namespace) -> int:
+    rows = []
+    for util in args.utilisation:
+        data = {
+            "workload": {"model": "llama3-70b", "tokens": 1e12},
+            "cluster": {"gpu": args.gpu, "gpus": args.gpus},
+            "usage": {"mode": "utilisation", "utilisation_pct": util},
+            "term": {"months": args.months},
+            "options": {"compare": ["build"]},
+        }
+        try:
+            scenario = Scenario.model_validate(data)
+            comparison = compare(scenario, decision=False)
+        except ValidationError as exc:
+            field, msg = explain_validation_error(exc)[0]
+            raise UsageError(f"clusterplan hourly: {field}: {msg}") from None
+        except SizingError as exc:
+            raise UsageError(f"clusterplan hourly: --{exc.field}: {exc}") from None
+        rows.append((util, comparison))
+    print(report_text.hourly_report(args.gpu, args.gpus, args.months, rows))
+    return 0
 
 
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
@@ -152,6 +181,7 @@ def run_compare(args: argparse.Namespace) -> int:
 COMMANDS = {
     "train": run_train,
     "compare": run_compare,
+    "hourly": run_hourly,
     "example": lambda args: print(scenario_files.example_json()) or 0,
     "schema": lambda args: print(json.dumps(Scenario.model_json_schema(), indent=2)) or 0,
 }

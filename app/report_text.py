@@ -70,7 +70,8 @@ def training_report(p: TrainingPlan) -> str:
 def _usd(x: float | None) -> str:
     if x is None:
         return "-"
-    return f"${x / 1e6:,.2f}M" if abs(x) >= 1e6 else f"${x:,.0f}"
+    sign = "-" if x < 0 else ""
+    return f"{sign}${abs(x) / 1e6:,.2f}M" if abs(x) >= 1e6 else f"{sign}${abs(x):,.0f}"
 
 
 def comparison_report(c) -> str:
@@ -123,3 +124,31 @@ def comparison_csv(c) -> str:
                     f"{o.ready_day:.1f}", "" if o.first_result_day is None else f"{o.first_result_day:.1f}"]
                    + [f"{v:.2f}" for v in o.monthly_usd])
     return buf.getvalue()
+
+
+RENTAL_FIGURES = (
+    ("rent_usd_per_gpu_hour", "Rent dedicated (term rate)"),
+    ("cloud_committed_3y_usd_per_gpu_hour", "Cloud 3-year commit"),
+    ("cloud_committed_1y_usd_per_gpu_hour", "Cloud 1-year commit"),
+    ("cloud_spot_usd_per_gpu_hour", "Cloud spot"),
+    ("cloud_on_demand_usd_per_gpu_hour", "Cloud on-demand"),
+)
+
+
+def hourly_report(gpu: str, gpus: int, months: int, rows) -> str:
+    """Owned cost per delivered GPU-hour at each utilisation, then the catalogue's rental prices."""
+    lines = [f"All-in cost of owning {gpus:,} x {gpu} for {months} months, per delivered GPU-hour",
+             "(servers, fabric, storage, installation, power, colocation, staff, support, licences, parts,",
+             " less the residual value; cash purchase; from `pricing/engine.py` with the bundled catalogue)", ""]
+    for util, c in rows:
+        build = c.options[0]
+        parts = {k: v / build.delivered_gpu_hours for k, v in build.breakdown_usd.items()}
+        top = ", ".join(f"{k} {v:.2f}" for k, v in sorted(parts.items(), key=lambda kv: -abs(kv[1])))
+        lines.append(f"  at {util:g} % utilisation: ${build.usd_per_gpu_hour:.2f} per GPU-hour ({top})")
+    figures = {a["key"]: a for a in rows[0][1].assumptions}
+    lines += ["", "Catalogue rental prices for the same GPU (USD per GPU-hour, pay only for hours bought):"]
+    for key, label in RENTAL_FIGURES:
+        f = figures[key]
+        value = "-" if f["value"] != f["value"] else f"${f['value']:.2f}"
+        lines.append(f"  {label:28} {value:>7}   {f['source']}")
+    return "\n".join(lines)

@@ -18,7 +18,7 @@ EXAMPLE = {
     "cluster": {"gpu": "H100-SXM", "gpus": 1024},
     "usage": {"mode": "runs", "runs": 6},
     "term": {"months": 36, "financing": "cash"},
-    "options": {"compare": ["build", "rent", "managed", "cloud:on_demand", "cloud:spot", "cloud:committed_1y"]},
+    "options": {"compare": ["build", "rent", "managed", "cloud:on_demand", "cloud:committed_1y"]},
     "overrides": {},
 }
 

@@ -172,7 +172,7 @@ class Options(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     compare: list[OptionId] = Field(
-        default_factory=lambda: ["build", "rent", "managed", "cloud:on_demand", "cloud:spot"],
+        default_factory=lambda: ["build", "rent", "managed", "cloud:on_demand"],
         min_length=1, max_length=len(OPTION_IDS),
     )
     rent_provider: str | None = Field(default=None, max_length=60)
