@@ -175,6 +175,9 @@ class Options(BaseModel):
         default_factory=lambda: ["build", "rent", "managed", "cloud:on_demand"],
         min_length=1, max_length=len(OPTION_IDS),
     )
+    facility: Literal["colocation", "owned"] = Field(
+        default="colocation", description="where owned hardware lives: rented colocation or a new facility"
+    )
     rent_provider: str | None = Field(default=None, max_length=60)
     cloud_provider: str | None = Field(default=None, max_length=60)
 

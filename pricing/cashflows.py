@@ -5,7 +5,8 @@ case, tornado variants or Monte Carlo draws) and a `Context` (per-option ready d
 time, shape (n, 1)) and returns {category: array (n, months)} in USD. Months are 365.25/12 days;
 a month's share of a window [start, end) is the overlap in days over the month's length.
 
-Build: hardware paid on acceptance (cash), by an annuity loan (balance settled at term end) or an
+Build: hardware (and, with an owned facility, its construction at $/kW of IT load, valued
+straight-line over its life at term end, plus upkeep, instead of colocation) paid on acceptance (cash), by an annuity loan (balance settled at term end) or an
 operating lease that leaves the residual value with the lessor; power = max node power × (idle +
 (1 − idle) × busy share) × PUE × $/kWh; colocation on provisioned kW; staff max(minimum team,
 FTE per 1,000 GPUs); support % of servers and fabric a year; licences per GPU-year; parts % of
@@ -125,13 +126,21 @@ def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
     total = sum(capex.values())
     servers, fabric = capex["servers"], capex["fabric"]
     resale = P["residual_value_pct"] / 100 * (servers + capex["spares"] + fabric)
-    flows = _financing(inp, P, ctx, total, resale)
     held = ctx.held
     kw = inp.it_power_kw
+    own_site = inp.scenario.options.facility == "owned"
+    if own_site:  # built with the hardware, financed the same way, valued straight-line at term end
+        site = kw * P["facility_capex_usd_per_kw"]
+        total = total + site
+        resale = resale + site * np.maximum(1 - inp.months / 12 / P["facility_life_years"], 0.0)
+    flows = _financing(inp, P, ctx, total, resale)
+    if own_site:
+        flows["facility upkeep"] = site * P["facility_maintenance_pct_of_capex_per_year"] / 100 / 12 * held
     idle = P["idle_power_pct"] / 100
     draw_kw = kw * (idle * held + (1 - idle) * ctx.busy)
     flows["power"] = draw_kw * HOURS_PER_MONTH * P["pue"] * P["electricity_usd_per_kwh"]
-    flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * held
+    if not own_site:
+        flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * held
     if staffed:
         fte = np.maximum(P["ops_min_team_fte"], P["ops_fte_per_1000_gpus"] * inp.gpus / 1000)
         flows["staff"] = fte * P["ops_salary_usd_per_year"] / 12 * held

@@ -31,7 +31,7 @@ KEY_SUFFIX_UNITS: dict[str, str] = {
     "_usd_per_gb_month": "USD/GB-month", "_usd_per_tb": "USD/TB", "_usd_per_node": "USD/node",
     "_usd_per_switch": "USD/switch", "_usd_per_year": "USD/year", "_years": "years",
     "_months": "months", "_weeks": "weeks", "_days": "days", "_usd_per_gb": "USD/GB",
-    "_usd_per_transceiver": "USD/transceiver", "_usd_per_port": "USD/port",
+    "_usd_per_transceiver": "USD/transceiver", "_usd_per_port": "USD/port", "_usd_per_kw": "USD/kW",
 }
 # Scalars the cost engine expects; absent ones are reported by Catalogue.missing().
 EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
@@ -45,6 +45,7 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
     "egress_usd_per_gb", "rent_setup_fee_usd_per_node", "rent_support_pct", "rent_min_term_months",
     "managed_restart_ratio", "managed_owned_fee_pct_of_capex_per_year",
     "discount_rate_pct_per_year", "loan_rate_pct_per_year", "lease_rate_pct_per_year",
+    "facility_capex_usd_per_kw", "facility_life_years", "facility_maintenance_pct_of_capex_per_year",
 )
 PLANNER_DEFAULT_SOURCE = "planner default (no public figure found)"
 # timeline.csv vocabulary; pricing/timeline.py says what each phase and quantity means

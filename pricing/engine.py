@@ -69,7 +69,8 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
     base = inp.plan
     for option in options:
         ready = tl.ready_day(option, gpu_id=inp.gpu_id, gpus=inp.gpus, nodes=inp.nodes,
-                             it_power_kw=inp.it_power_kw, lead_time_multiplier=P["lead_time_multiplier"])
+                             it_power_kw=inp.it_power_kw, lead_time_multiplier=P["lead_time_multiplier"],
+                             own_facility=inp.own_facility)
         ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
         ratio = inp.value("managed_restart_ratio") if option in MANAGED else 1.0
         days = base.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
@@ -127,7 +128,7 @@ def _option_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Contex
     train_days = float(ctx.train_days[0, 0])
     ready = float(ctx.ready_day[0, 0])
     timeline = tl.provisioning_timeline(option, gpu_id=inp.gpu_id, gpus=inp.gpus, nodes=inp.nodes,
-                                        it_power_kw=inp.it_power_kw)
+                                        it_power_kw=inp.it_power_kw, own_facility=inp.own_facility)
     note = inp.unavailable.get(option, "")
     if not completes and not note:
         note = (f"only {runs:.2f} of {inp.scenario.usage.runs:g} runs fit in the term"

@@ -37,6 +37,7 @@ CATALOGUE_KEYS = (
     "rent_min_term_months", "storage_rent_usd_per_gb_month", "egress_usd_per_gb",
     "managed_premium_pct", "managed_owned_fee_pct_of_capex_per_year", "managed_restart_ratio",
     "spot_interruption_overhead_pct", "committed_1y_discount_pct", "committed_3y_discount_pct",
+    "facility_capex_usd_per_kw", "facility_life_years", "facility_maintenance_pct_of_capex_per_year",
 )
 
 
@@ -81,6 +82,10 @@ class CostInputs:
     @property
     def term_days(self) -> float:
         return self.months * DAYS_PER_MONTH
+
+    @property
+    def own_facility(self) -> bool:
+        return self.scenario.options.facility == "owned"
 
     @property
     def it_power_kw(self) -> float:

@@ -12,7 +12,8 @@ provider racking or burning in faster, so it reuses the build rows):
   (L, H = the order_size_ramp row); m = lead_time_multiplier (Monte Carlo draws scale this alone).
 - delivery [P·m, P·m + D]: freight and receiving.
 - facility readiness [0, F], in parallel from day 0, by IT load: existing colocation space (up to
-  500 kW), a colocation build-out (to 10 MW), new construction (above; 18-24 months).
+  500 kW), a colocation build-out (to 10 MW), new construction (above; 18-24 months); a facility
+  of the buyer's own (own_facility) is always new construction.
 - rack and cable [S, S + R] with S = max(P·m + D, F): racks = ceil(GPUs / GPUs per rack) (32 for
   air-cooled 8-GPU servers, 72 for liquid-cooled NVL72 racks), teams = clip(racks / racks_per_crew,
   1, max_crews) (a continuous count), R = racks / (rate × teams), rate per team in racks/day.
@@ -139,7 +140,8 @@ def _procurement(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[f
 
 
 def _build_parts(
-    cat: Catalogue, option: str, gpu_id: str, gpus: int, nodes: int, it_power_kw: float
+    cat: Catalogue, option: str, gpu_id: str, gpus: int, nodes: int, it_power_kw: float,
+    own_facility: bool = False,
 ) -> _BuildParts:
     procurement, proc_note = _procurement(cat, option, gpu_id, gpus)
     delivery = cat.timeline_row(option, "delivery")
@@ -147,6 +149,8 @@ def _build_parts(
     bands = sorted(
         (r for r in cat.timeline_rows if r.key == facility.key), key=lambda r: r.size_min or 0.0
     )
+    if own_facility:  # a facility of one's own is new construction, whatever the load
+        facility = bands[-1]
     kind = bands.index(facility)
     kind_name = _FACILITY_KINDS[kind] if kind < len(_FACILITY_KINDS) else "facility"
 
@@ -205,6 +209,7 @@ def provisioning_timeline(
     it_power_kw: float,
     catalogue: Catalogue | None = None,
     lead_time_multiplier: float = 1.0,
+    own_facility: bool = False,
 ) -> Timeline:
     """The phases of `option` for a cluster (see the module docstring for the formulas)."""
     _check(option, gpu_id, gpus, nodes, it_power_kw)
@@ -220,7 +225,7 @@ def provisioning_timeline(
             day += days
         return Timeline(option, tuple(phases), day)
 
-    parts = _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw)
+    parts = _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility)
     notes = dict(parts.notes)
     if m != 1.0:
         notes["procurement"] += f", × {m:g} lead-time multiplier"
@@ -251,6 +256,7 @@ def ready_day(
     it_power_kw: float,
     catalogue: Catalogue | None = None,
     lead_time_multiplier=1.0,
+    own_facility: bool = False,
 ):
     """Same ready day, vectorized: lead_time_multiplier may be a numpy array (Monte Carlo draws) and the
     result is then an array of the same shape; it must equal provisioning_timeline(...).ready_day elementwise."""
@@ -258,7 +264,7 @@ def ready_day(
     m = _multiplier(lead_time_multiplier)
     cat = catalogue if catalogue is not None else load_catalogue()
     if option in _BUILD_LIKE:
-        p = _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw)
+        p = _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility)
         ready = (
             np.maximum(p.procurement * m + p.delivery, p.facility) + p.rack + p.fabric + p.burn_in
         )

@@ -202,3 +202,17 @@ def test_every_number_is_finite():
     for o in c.options:
         for v in [o.total_usd, o.npv_usd, *o.monthly_usd, *o.breakdown_usd.values()]:
             assert math.isfinite(v)
+
+
+def test_owned_facility_replaces_colocation_and_waits_for_construction():
+    colo = compare(scenario(options__compare=["build"]), decision=False)
+    own = compare(scenario(options__compare=["build"], options__facility="owned"), decision=False)
+    b0, b1 = option(colo, "build"), option(own, "build")
+    assert "colocation" in b0.breakdown_usd and "colocation" not in b1.breakdown_usd
+    assert b1.breakdown_usd["facility upkeep"] > 0
+    assert b1.ready_day >= 18 * DAYS_PER_MONTH  # new construction: 18–24 months
+    inp = build_inputs(scenario(options__facility="owned"))
+    site = inp.it_power_kw * inp.value("facility_capex_usd_per_kw")
+    assert b1.breakdown_usd["hardware"] == pytest.approx(b0.breakdown_usd["hardware"] + site)
+    left = site * (1 - 3 / inp.value("facility_life_years"))
+    assert b1.residual_value_usd == pytest.approx(b0.residual_value_usd + left)
