@@ -35,19 +35,26 @@ def read_scenario(path: str) -> Scenario:
     where = "standard input" if path == "-" else path
     try:
         if path == "-":
-            text = sys.stdin.read(MAX_SCENARIO_BYTES + 1)
+            stream = getattr(sys.stdin, "buffer", None)
+            raw = stream.read(MAX_SCENARIO_BYTES + 1) if stream else sys.stdin.read(MAX_SCENARIO_BYTES + 1).encode()
         else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read(MAX_SCENARIO_BYTES + 1)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioInputError(f"cannot read {where}: {exc.__class__.__name__}: {exc}") from None
-    if len(text) > MAX_SCENARIO_BYTES:
+            with open(path, "rb") as f:
+                raw = f.read(MAX_SCENARIO_BYTES + 1)
+    except OSError as exc:
+        raise ScenarioInputError(f"cannot read {where}: {exc.__class__.__name__}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SCENARIO_BYTES:
         raise ScenarioInputError(f"{where}: larger than {MAX_SCENARIO_BYTES // 1024} KiB")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ScenarioInputError(f"{where}: not UTF-8 text (byte {exc.start})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScenarioInputError(f"{where}: not valid JSON: {exc.msg} at line {exc.lineno} "
                                  f"column {exc.colno}") from None
+    except RecursionError:
+        raise ScenarioInputError(f"{where}: not a scenario: JSON nested too deeply") from None
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:

@@ -6,9 +6,9 @@ the share link and the PDF all read. Hardware, workload and execution knobs are 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationInfo, field_validator, model_validator
 
 from models.hardware import load_gpus
 from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
@@ -201,7 +201,7 @@ class Scenario(BaseModel):
     options: Options = Field(default_factory=Options)
     #: User values that replace catalogue figures for this scenario only (the files never change),
     #: keyed by the cost engine's input names, e.g. {"server_usd_per_gpu": 30000}.
-    overrides: dict[str, float] = Field(default_factory=dict, max_length=64)
+    overrides: dict[str, Annotated[float, Strict()]] = Field(default_factory=dict, max_length=64)
 
     @field_validator("overrides")
     @classmethod

@@ -106,11 +106,15 @@ class Planner:
 
     def reliability(self, choice: LayoutChoice) -> ReliabilityPlan:
         r = self.scenario.reliability
-        return plan_reliability(
-            choice.gpus, self.shape.params_total, self.steps(choice.gpus) * choice.step_time_s,
-            failures_per_gpu_day=r.failures_per_gpu_day or self.gpu.failures_per_gpu_day,
-            restart_s=r.restart_minutes * 60, write_bandwidth_gbyte_per_s=r.storage_write_gbyte_per_s,
-        )
+        try:
+            return plan_reliability(
+                choice.gpus, self.shape.params_total, self.steps(choice.gpus) * choice.step_time_s,
+                failures_per_gpu_day=r.failures_per_gpu_day or self.gpu.failures_per_gpu_day,
+                restart_s=r.restart_minutes * 60, write_bandwidth_gbyte_per_s=r.storage_write_gbyte_per_s,
+            )
+        except ValueError as exc:  # goodput ~ 0: failures arrive faster than checkpoints and restarts
+            field = "reliability.storage_write_gbyte_per_s" if r.storage_write_gbyte_per_s else "reliability"
+            raise SizingError(field, f"training could never finish on {choice.gpus:,} GPUs: {exc}") from None
 
     def wall_days(self, gpus: int) -> tuple[float, LayoutChoice]:
         choice = self.choose(gpus)

@@ -90,7 +90,8 @@ def recommend(inp: CostInputs, results: list) -> dict:
     why = f"{best.label} has the lowest cost over {inp.months} months (NPV ${best.npv_usd / 1e6:,.1f}M"
     if others:
         nxt = others[0]
-        why += f", {1 - best.npv_usd / nxt.npv_usd:.0%} below {nxt.label}"
+        if nxt.npv_usd > 0:
+            why += f", {1 - best.npv_usd / nxt.npv_usd:.0%} below {nxt.label}"
     why += f"); it is ready on day {best.ready_day:.0f}"
     if fastest is not best and fastest.first_result_day is not None:
         why += (f". {fastest.label} gives the first result soonest (day {fastest.first_result_day:.0f}"

@@ -181,7 +181,8 @@ def compare(scenario: Scenario, catalogue: Catalogue | None = None, *, decision:
         training=_training_summary(inp),
         options=ordered, recommendation=recommendation, sensitivity=sensitivity,
         uncertainty=uncertainty, flip_points=flips,
-        assumptions=[{"key": f.key, "value": f.value, "unit": f.unit, "source": f.source,
+        assumptions=[{"key": f.key, "value": f.value if np.isfinite(f.value) else None, "unit": f.unit,
+                      "source": f.source,
                       "as_of": f.as_of, "overridden": f.overridden, "note": f.note}
                      for f in inp.figures.values()],
     )

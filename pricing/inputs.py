@@ -49,6 +49,23 @@ class InputError(ValueError):
         self.field = field
 
 
+#: Allowed range of an override, where it is narrower than 0 to 1e12; keys set by the scenario's own
+#: fields (runs, utilisation) are changed there, not here.
+OVERRIDE_RANGES: dict[str, tuple[float, float]] = {
+    "pue": (1.0, 3.0), "managed_premium_pct": (0.0, 500.0), "spot_interruption_overhead_pct": (0.0, 500.0),
+    "managed_restart_ratio": (0.0, 10.0), "storage_system_uplift_ratio": (0.1, 10.0),
+    "failure_rate_multiplier": (0.01, 100.0), "lead_time_multiplier": (0.01, 10.0),
+    "facility_life_years": (1.0, 100.0), "rent_min_term_months": (0.0, 120.0),
+}
+NOT_OVERRIDABLE = frozenset({"runs", "utilisation_pct"})
+
+
+def override_range(key: str) -> tuple[float, float]:
+    if key in OVERRIDE_RANGES:
+        return OVERRIDE_RANGES[key]
+    return (0.0, 100.0) if key.endswith(("_pct", "_pct_per_year", "_pct_of_capex_per_year", "_pct_of_nodes")) else (0.0, 1e12)
+
+
 @dataclass(frozen=True)
 class Figure:
     key: str
@@ -202,8 +219,13 @@ def build_inputs(scenario: Scenario, catalogue: Catalogue | None = None,
         figures["discount_rate_pct_per_year"] = Figure(
             "discount_rate_pct_per_year", scenario.term.discount_rate_pct, "%/year", "scenario", "", True)
     for key, value in scenario.overrides.items():
-        if key not in figures:
-            raise InputError(f"overrides.{key}", "unknown input; overridable: " + ", ".join(sorted(figures)))
+        if key not in figures or key in NOT_OVERRIDABLE:
+            where = "usage" if key in NOT_OVERRIDABLE else None
+            raise InputError(f"overrides.{key}", f"set it in {where}, not in overrides" if where else
+                             "unknown input; overridable: " + ", ".join(sorted(set(figures) - NOT_OVERRIDABLE)))
+        lo, hi = override_range(key)
+        if not lo <= value <= hi:
+            raise InputError(f"overrides.{key}", f"{value:g} is out of range (allowed: {lo:g} to {hi:g})")
         old = figures[key]
         figures[key] = Figure(key, float(value), old.unit, "user override", "", True,
                               note=f"catalogue: {old.value:g} {old.unit} ({old.source})")
