@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from models.hardware import load_gpus
 from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
