@@ -12,7 +12,7 @@ import sys
 
 from pydantic import ValidationError
 
-from app import report_text, scenario_files
+from app import report_text, scenario_files, share_link
 from models.hardware import gpu_ids
 from models.scenario import Scenario, explain_validation_error
 from models.shapes import load_presets
@@ -100,7 +100,31 @@ def build_parser() -> Parser:
     h.add_argument("--months", type=whole, default=60, metavar="N", help="term in months (default 60)")
     h.add_argument("--utilisation", type=number, nargs="+", default=[100.0, 60.0], metavar="PCT",
                    help="utilisations to price, percent (default 100 60)")
+    k = sub.add_parser("link", help="print a share link (URL) that opens a scenario file in the portal")
+    k.add_argument("scenario", metavar="SCENARIO.json", help="scenario file ('-' for standard input)")
+    k.add_argument("--base-url", default=share_link.DEFAULT_BASE_URL, metavar="URL",
+                   help=f"the portal's address (default {share_link.DEFAULT_BASE_URL})")
+    d = sub.add_parser("decode", help="print the scenario JSON inside a share link")
+    d.add_argument("url", metavar="URL", help="a share link, or just its s= token")
     return parser
+
+
+def run_link(args: argparse.Namespace) -> int:
+    try:
+        data = scenario_files.read_scenario_data(args.scenario)
+        print(share_link.link_url(data, args.base_url))
+    except (scenario_files.ScenarioInputError, share_link.LinkError) as exc:
+        raise UsageError(f"clusterplan link: {exc}") from None
+    return 0
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    try:
+        data = share_link.decode_data(share_link.token_from_url(args.url))
+    except share_link.LinkError as exc:
+        raise UsageError(f"clusterplan decode: {exc}") from None
+    print(json.dumps(data, indent=2))
+    return 0
 
 
 def run_hourly(args: argparse.Namespace) -> int:
@@ -182,6 +206,8 @@ COMMANDS = {
     "train": run_train,
     "compare": run_compare,
     "hourly": run_hourly,
+    "link": run_link,
+    "decode": run_decode,
     "example": lambda args: print(scenario_files.example_json()) or 0,
     "schema": lambda args: print(json.dumps(Scenario.model_json_schema(), indent=2)) or 0,
 }

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
+from app.formatting import si as _si
+from app.formatting import usd as _usd
 from models.training import TrainingPlan
-
-
-def _si(x: float, unit: str = "") -> str:
-    for div, suffix in ((1e15, " P"), (1e12, " T"), (1e9, " B"), (1e6, " M"), (1e3, " k")):
-        if abs(x) >= div:
-            return f"{x / div:.3g}{suffix}{unit}"
-    return f"{x:.3g} {unit}".rstrip()
 
 
 def _rows(rows: list[tuple[str, str]]) -> str:
@@ -65,13 +60,6 @@ def training_report(p: TrainingPlan) -> str:
             out.append(f"{c.gpus:>8,} {c.step_time_s:>8.2f} {c.mfu:>6.1%} {c.ideal_days:>8.1f} {c.train_days:>8.1f}"
                        f" {_si(c.gpu_hours):>11} {c.scaling_efficiency:>10.0%}{mark}")
     return "\n".join(out)
-
-
-def _usd(x: float | None) -> str:
-    if x is None:
-        return "-"
-    sign = "-" if x < 0 else ""
-    return f"{sign}${abs(x) / 1e6:,.2f}M" if abs(x) >= 1e6 else f"{sign}${abs(x):,.0f}"
 
 
 def comparison_report(c) -> str:

@@ -31,7 +31,8 @@ def example_json() -> str:
     return Scenario.model_validate(EXAMPLE).model_dump_json(indent=2)
 
 
-def read_scenario(path: str) -> Scenario:
+def read_scenario_data(path: str) -> dict:
+    """The JSON object in a scenario file ('-': standard input), size-capped, not yet validated."""
     where = "standard input" if path == "-" else path
     try:
         if path == "-":
@@ -55,6 +56,14 @@ def read_scenario(path: str) -> Scenario:
                                  f"column {exc.colno}") from None
     except RecursionError:
         raise ScenarioInputError(f"{where}: not a scenario: JSON nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ScenarioInputError(f"{where}: not a scenario: the JSON must be an object {{...}}")
+    return data
+
+
+def read_scenario(path: str) -> Scenario:
+    where = "standard input" if path == "-" else path
+    data = read_scenario_data(path)
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:

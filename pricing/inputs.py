@@ -199,7 +199,7 @@ def build_inputs(scenario: Scenario, catalogue: Catalogue | None = None,
                  plan: TrainingPlan | None = None) -> CostInputs:
     """Sizes the workload once with the core, then gathers every figure; overrides win."""
     cat = catalogue or load_catalogue()
-    plan = plan or plan_training(scenario)
+    plan = plan or plan_training(scenario, curve=True)
     gpu = get_gpu(scenario.cluster.gpu)
     figures = {key: _catalogue_figure(cat, key) for key in CATALOGUE_KEYS}
     unavailable: dict[str, str] = {}

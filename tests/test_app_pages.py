@@ -1,14 +1,139 @@
-"""Every portal page renders without an exception (Streamlit's AppTest, no browser)."""
+"""Every portal page renders, reacts to its inputs, and keeps the scenario across pages
+(Streamlit's AppTest: the real script, no browser)."""
 
 import pathlib
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from app import share_link
+from app.scenario_files import EXAMPLE
+from models.scenario import Scenario
+
 MAIN = str(pathlib.Path(__file__).resolve().parents[1] / "app" / "main.py")
+HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
+PAGES = ["workload", "compare", "assumptions", "guide"]
 
 
-def test_main_renders():
-    at = AppTest.from_file(MAIN, default_timeout=30)
+def switch(at: AppTest, page: str) -> AppTest:
+    """Go to another page in the same session (the harness renders session_state["_page"])."""
+    at.session_state["_page"] = page
+    return at
+
+
+def app(page: str | None = None, token: str | None = None) -> AppTest:
+    at = AppTest.from_file(HARNESS, default_timeout=60)
+    if token is not None:
+        at.query_params["s"] = token
+    at.run()
+    if page:
+        switch(at, page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def markdown_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown) + "\n".join(c.value for c in at.caption)
+
+
+def test_main_renders_with_navigation():
+    at = AppTest.from_file(MAIN, default_timeout=60)
     at.run()
     assert not at.exception
-    assert at.title[0].value == "GPU Cluster Planner"
+    assert at.title[0].value == "Workload"
+    assert any(b.key == "share" for b in at.sidebar.button)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders(page):
+    at = app(page)
+    assert at.title and at.title[0].value
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_workload_numbers_follow_gpu_type_and_tokens():
+    at = app()
+    days = metric(at, "Wall-clock days")
+    mem = metric(at, "Memory per GPU")
+    at.selectbox(key="w_gpu").set_value("B200").run()
+    assert not at.exception
+    assert metric(at, "Wall-clock days") != days and metric(at, "Memory per GPU") != mem
+    before = float(metric(at, "Wall-clock days").replace(",", ""))
+    at.number_input(key="w_tokens").set_value(4000.0).run()
+    after = float(metric(at, "Wall-clock days").replace(",", ""))
+    assert after == pytest.approx(before * 2, rel=0.05)  # twice the tokens, twice the days
+
+
+def test_compare_numbers_follow_term_and_survive_page_changes():
+    at = app()
+    at.slider(key="w_term").set_value(60).run()
+    switch(at, "compare").run()
+    assert not at.exception
+    table_60 = at.dataframe[0].value.to_dict()
+    assert "60 months" in markdown_text(at)
+    switch(at, "workload").run()
+    assert at.slider(key="w_term").value == 60  # nothing reset by the page change
+    at.slider(key="w_term").set_value(24).run()
+    switch(at, "compare").run()
+    assert at.dataframe[0].value.to_dict() != table_60
+
+
+def test_compare_changes_with_gpu_type():
+    at = app("compare")
+    first = at.dataframe[0].value.to_dict()
+    switch(at, "workload").run()
+    at.selectbox(key="w_gpu").set_value("H200").run()
+    switch(at, "compare").run()
+    assert at.dataframe[0].value.to_dict() != first
+
+
+def test_share_button_gives_a_link_that_restores_the_scenario():
+    at = app()
+    at.number_input(key="w_gpus").set_value(512).run()
+    at.sidebar.button(key="share").click().run()
+    url = at.session_state["shared_url"]
+    assert "?s=" in url and len(url) < 2000
+    restored = share_link.decode(share_link.token_from_url(url))
+    assert restored.cluster.gpus == 512
+    again = app("compare", token=share_link.token_from_url(url))
+    assert again.session_state["scenario"]["cluster"]["gpus"] == 512
+    switch(again, "workload").run()
+    assert again.number_input(key="w_gpus").value == 512
+
+
+@pytest.mark.parametrize("token", ["not-a-link", "eJwLycgsVgCi4pLKlFSFtPyiXIWS1OISAEa8B2k", "A" * 9000])
+def test_a_bad_link_shows_a_message_and_the_defaults(token):
+    at = app(token=token)
+    assert any("could not be opened" in w.value for w in at.warning)
+    assert at.session_state["scenario"] == Scenario.model_validate(EXAMPLE).model_dump(mode="json") or \
+        at.session_state["scenario"] == EXAMPLE
+
+
+def test_a_bad_input_keeps_what_was_typed_and_names_the_field():
+    at = app()
+    at.radio(key="w_sizing").set_value("deadline").run()
+    at.number_input(key="w_deadline").set_value(0.1).run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "deadline_days" in errors
+    assert at.number_input(key="w_deadline").value == 0.1
+
+
+def test_assumption_override_and_reset():
+    at = app("assumptions")
+    at.session_state["scenario"]["overrides"] = {"electricity_usd_per_kwh": 0.2}
+    at.run()
+    assert any("1 value(s) changed" in i.value for i in at.info)
+    at.button(key="reset_overrides").click().run()
+    assert at.session_state["scenario"]["overrides"] == {}
+
+
+def test_guide_answers_with_numbers():
+    at = app("guide")
+    headers = [h.value for h in at.subheader]
+    assert "How many GPUs?" in headers and "Build or rent?" in headers
+    assert "1,024" in markdown_text(at) or any("1,024" in m.value for m in at.markdown)

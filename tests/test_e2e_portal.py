@@ -9,5 +9,5 @@ def test_portal_loads_in_chromium(portal_url, page):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(portal_url)
-    page.get_by_role("heading", name="GPU Cluster Planner").wait_for(timeout=30_000)
+    page.get_by_role("heading", name="Workload").wait_for(timeout=30_000)
     assert errors == []

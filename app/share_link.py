@@ -1,0 +1,262 @@
+"""Share links: the whole scenario in one query parameter `s`.
+
+Format: compact JSON (with the schema `version` inside) -> zlib (level 9) -> base64url without
+`=` padding. A link is untrusted input, so decoding is bounded at every step: the token's length
+before anything else, the decompressed size while inflating, JSON constants and nesting depth while
+parsing, then the version (older ones are migrated) and the pydantic schema. Every problem becomes
+a `LinkError` whose message is one short sentence for the user; the token itself is never echoed.
+
+No Streamlit or plotly here: the CLI imports this module.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+import zlib
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qs, urlsplit, urlunsplit
+
+from pydantic import ValidationError
+
+from models.scenario import SCHEMA_VERSION, Scenario, explain_validation_error
+
+#: longest encoded token accepted (checked before any decoding)
+MAX_LINK_CHARS = 8192
+#: largest JSON a link may inflate to (a scenario is a few hundred bytes)
+MAX_JSON_BYTES = 65536
+#: deepest JSON nesting accepted (a scenario nests three levels)
+MAX_DEPTH = 16
+#: longest field path or message quoted back to the user
+MAX_QUOTE_CHARS = 160
+
+DEFAULT_BASE_URL = "http://localhost:8501/"
+
+#: schema migrations: MIGRATIONS[v] turns a version-v scenario dict into a version-(v+1) one.
+#: Empty while the schema is at version 1; add an entry whenever SCHEMA_VERSION goes up.
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
+
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]*")
+
+
+class LinkError(ValueError):
+    """A share link that cannot be read or written; the message is one short sentence for the user."""
+
+
+class _BadConstant(ValueError):
+    pass
+
+
+def _quote(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
+    """User-controlled text made safe for a one-line message: printable, and clipped."""
+    clean = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+def _invalid(exc: ValidationError) -> LinkError:
+    problems = explain_validation_error(exc)
+    field, msg = problems[0]
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return LinkError(f"the link's scenario is invalid: {_quote(field, 80)}: {_quote(msg)}{more}")
+
+
+def _validate(data: dict) -> Scenario:
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise _invalid(exc) from None
+    except (TypeError, ValueError, RecursionError):
+        raise LinkError("the link's scenario is invalid") from None
+
+
+# ---------------------------------------------------------------------------------------- encode
+
+
+def encode_data(data: dict) -> str:
+    """A token for this scenario dict, keys kept as given (`version` added first if missing)."""
+    if not isinstance(data, dict):
+        raise LinkError("a scenario must be a JSON object")
+    if "version" not in data:
+        data = {"version": SCHEMA_VERSION, **data}
+    version = data["version"]
+    if type(version) is not int or version != SCHEMA_VERSION:
+        raise LinkError(f"the scenario's version must be {SCHEMA_VERSION}")
+    _validate(data)
+    try:
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        raw = text.encode("utf-8")
+    except (TypeError, ValueError, RecursionError):
+        raise LinkError("the scenario cannot be written as JSON") from None
+    if len(raw) > MAX_JSON_BYTES:
+        raise LinkError(f"the scenario is too large for a link ({len(raw):,} bytes of JSON; "
+                        f"at most {MAX_JSON_BYTES:,})")
+    token = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
+    if len(token) > MAX_LINK_CHARS:
+        raise LinkError(f"the scenario is too large for a link ({len(token):,} characters; "
+                        f"at most {MAX_LINK_CHARS:,})")
+    return token
+
+
+def encode(scenario: Scenario) -> str:
+    """A short token: only the values that differ from the defaults, plus `version`."""
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    data.pop("version", None)
+    return encode_data({"version": SCHEMA_VERSION, **data})
+
+
+# ---------------------------------------------------------------------------------------- decode
+
+
+def _bytes_from_token(token: str) -> bytes:
+    if not isinstance(token, str):
+        raise LinkError("the link is damaged (not text)")
+    if len(token) > MAX_LINK_CHARS:
+        raise LinkError(f"the link is too long ({len(token):,} characters; "
+                        f"at most {MAX_LINK_CHARS:,})")
+    token = token.strip().rstrip("=")
+    if not token:
+        raise LinkError("the link is empty (no scenario in it)")
+    if not _TOKEN_RE.fullmatch(token):
+        raise LinkError("the link is damaged (not base64)")
+    try:
+        return base64.b64decode(token + "=" * (-len(token) % 4), altchars=b"-_", validate=True)
+    except (binascii.Error, ValueError):
+        raise LinkError("the link is damaged (not base64)") from None
+
+
+def _inflate(compressed: bytes) -> bytes:
+    inflater = zlib.decompressobj()
+    try:
+        raw = inflater.decompress(compressed, MAX_JSON_BYTES + 1)
+    except zlib.error:
+        raise LinkError("the link is damaged (not a compressed scenario)") from None
+    if len(raw) > MAX_JSON_BYTES or inflater.unconsumed_tail:
+        raise LinkError(f"the link's scenario is too large (over {MAX_JSON_BYTES:,} bytes)")
+    if not inflater.eof:
+        raise LinkError("the link is damaged (cut short)")
+    if inflater.unused_data:
+        raise LinkError("the link is damaged (extra data after the scenario)")
+    return raw
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _BadConstant(name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _BadConstant(text)
+    return value
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of parsed JSON, iteratively (no recursion on hostile input)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if level > MAX_DEPTH:
+                return level
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _parse(raw: bytes) -> dict:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LinkError("the link is damaged (not UTF-8 text)") from None
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except _BadConstant:
+        raise LinkError("the link's scenario has a number that is not finite (NaN or infinity)") from None
+    except RecursionError:
+        raise LinkError("the link's scenario is nested too deeply") from None
+    except ValueError:  # JSONDecodeError, or an integer too long to convert
+        raise LinkError("the link is damaged (not valid JSON)") from None
+    if not isinstance(data, dict):
+        raise LinkError("the link's scenario is not a JSON object")
+    if _depth(data) > MAX_DEPTH:
+        raise LinkError("the link's scenario is nested too deeply")
+    return data
+
+
+def _migrate(data: dict) -> dict:
+    if "version" not in data:
+        raise LinkError("the link has no schema version")
+    version = data["version"]
+    if type(version) is not int:
+        raise LinkError("the link's schema version is not a whole number")
+    if version > SCHEMA_VERSION:
+        shown = f" (version {version})" if version < 10**6 else ""
+        raise LinkError(f"the link was made by a newer version of the planner{shown}; "
+                        f"this one reads up to version {SCHEMA_VERSION}")
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise LinkError("the link's schema version is too old for this planner to read")
+        try:
+            data = step(dict(data))
+        except LinkError:
+            raise
+        except Exception:  # a migration meeting data it cannot handle: still the user's bad link
+            raise LinkError(f"the link's scenario (version {version}) could not be upgraded") from None
+        version += 1
+        data["version"] = version
+    return data
+
+
+def decode_data(token: str) -> dict:
+    """The scenario dict inside a token (migrated to the current version), once it validates."""
+    data = _migrate(_parse(_inflate(_bytes_from_token(token))))
+    _validate(data)
+    return data
+
+
+def decode(token: str) -> Scenario:
+    return _validate(decode_data(token))
+
+
+# ------------------------------------------------------------------------------------------- URLs
+
+
+def link_url(scenario_or_data: Scenario | dict, base_url: str = DEFAULT_BASE_URL) -> str:
+    """`base_url` with `s=<token>` added to its query (any `s` already there is replaced)."""
+    if isinstance(scenario_or_data, Scenario):
+        token = encode(scenario_or_data)
+    else:
+        token = encode_data(scenario_or_data)
+    parts = urlsplit(base_url)
+    kept = [p for p in parts.query.split("&") if p and p != "s" and not p.startswith("s=")]
+    query = "&".join([*kept, f"s={token}"])
+    return urlunsplit(parts._replace(query=query))
+
+
+def token_from_url(url_or_token: str) -> str:
+    """The `s` parameter of a share URL; a bare token (no `?`, no scheme) comes back as it is."""
+    if not isinstance(url_or_token, str):
+        raise LinkError("the link is damaged (not text)")
+    text = url_or_token.strip()
+    if len(text) > MAX_LINK_CHARS + 4096:
+        raise LinkError(f"the link is too long ({len(text):,} characters; "
+                        f"at most {MAX_LINK_CHARS:,})")
+    if "?" not in text and "://" not in text:
+        if text.startswith("s="):
+            text = "?" + text
+        else:
+            return text
+    try:
+        query = parse_qs(urlsplit(text).query, keep_blank_values=True)
+    except ValueError:
+        raise LinkError("the link is not a valid URL") from None
+    values = query.get("s")
+    if not values:
+        raise LinkError("the link has no scenario in it (no s= parameter)")
+    return values[-1]  # as Streamlit's st.query_params does for a repeated key

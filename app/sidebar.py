@@ -1,0 +1,40 @@
+"""The sidebar on every page: what is being planned, and the Share button."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import share_link, state
+from app.formatting import si
+
+
+def _page_url() -> str:
+    """The page's address as the browser sees it, without its query: the link reopens this page."""
+    try:
+        url = st.context.url or ""
+    except AttributeError:  # older Streamlit
+        url = ""
+    return url.split("?", 1)[0] or "http://localhost:8501/"
+
+
+def render() -> None:
+    sc, problems = state.scenario()
+    with st.sidebar:
+        st.markdown("### GPU Cluster Planner")
+        if sc is None:
+            st.caption("The scenario has an input to fix; see the Workload page.")
+            return
+        w, c = sc.workload, sc.cluster
+        model = w.model or f"custom {si(w.params or 0)} params"
+        size = f"{c.gpus:,} GPUs" if c.gpus else (f"deadline {c.deadline_days:g} days" if c.deadline_days else "smallest that fits")
+        st.caption(f"{model} · {si(w.tokens)} tokens · {c.gpu} · {size} · {sc.term.months} months")
+        if st.button("Share link", icon=":material/share:", use_container_width=True, key="share"):
+            try:
+                token = share_link.encode(sc)
+                st.session_state["shared_url"] = f"{_page_url()}?s={token}"
+                st.query_params["s"] = token
+            except share_link.LinkError as exc:
+                st.error(str(exc))
+        if url := st.session_state.get("shared_url"):
+            st.caption("Anyone with this link sees this scenario on every page:")
+            st.code(url, language=None, wrap_lines=True)

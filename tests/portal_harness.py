@@ -1,0 +1,25 @@
+"""AppTest harness: the portal's state, sidebar and one page chosen by session_state["_page"].
+
+AppTest cannot switch between callable st.Page pages, so the page tests run each page's render()
+through this script; app/main.py itself is rendered by test_main_renders and in a real browser.
+"""
+
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from app import sidebar, state  # noqa: E402
+from app.pages import assumptions, compare, guide, workload  # noqa: E402
+
+PAGES = {"workload": workload, "compare": compare, "assumptions": assumptions, "guide": guide}
+
+state.init()
+sidebar.render()
+if err := st.session_state.pop("link_error", None):
+    st.warning(f"This share link could not be opened: {err}. Showing the default scenario instead.")
+PAGES[st.session_state.get("_page", "workload")].render()

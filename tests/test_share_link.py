@@ -1,0 +1,511 @@
+"""Share links (`app.share_link`, `clusterplan link | decode`): round trips, and hostile links.
+
+A link is untrusted input: whatever it holds, decoding ends in a scenario or in a `LinkError` with
+one short sentence, quickly, and never in another exception.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import pathlib
+import re
+import time
+import zlib
+from typing import Literal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app import share_link
+from app.cli import main
+from app.scenario_files import EXAMPLE, example_json
+from app.share_link import (
+    MAX_JSON_BYTES,
+    MAX_LINK_CHARS,
+    LinkError,
+    decode,
+    decode_data,
+    encode,
+    encode_data,
+    link_url,
+    token_from_url,
+)
+from models.hardware import gpu_ids
+from models.scenario import OPTION_IDS, SCHEMA_VERSION, Scenario
+from models.shapes import load_presets
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+#: every section set, and a dozen overrides
+FULL = {
+    "version": 1,
+    "workload": {"params": 3.4e11, "active_params": 3.7e10, "tokens": 1.48e13, "seq_len": 4096,
+                 "global_batch_tokens": 62_914_560, "precision": "fp8"},
+    "cluster": {"gpu": "H200", "deadline_days": 75.5},
+    "reliability": {"failures_per_gpu_day": 0.00012, "restart_minutes": 18.0,
+                    "storage_write_gbyte_per_s": 400.0},
+    "usage": {"mode": "utilisation", "runs": 2.5, "utilisation_pct": 72.5},
+    "term": {"months": 48, "discount_rate_pct": 9.5, "financing": "loan", "loan_years": 4},
+    "options": {"compare": list(OPTION_IDS), "facility": "owned",
+                "rent_provider": "Example Dedicated GPU Cloud", "cloud_provider": "Example Hyperscaler"},
+    "overrides": {
+        "server_usd_per_gpu": 31500.0, "electricity_usd_per_kwh": 0.083, "pue": 1.25,
+        "colocation_usd_per_kw_month": 165.0, "ops_salary_usd_per_year": 185000.0,
+        "storage_buy_usd_per_tb": 95.5, "installation_usd_per_node": 2500.0,
+        "managed_premium_pct": 22.5, "egress_usd_per_gb": 0.05, "idle_power_pct": 35.0,
+        "rent_usd_per_gpu_hour": 2.35, "cloud_on_demand_usd_per_gpu_hour": 6.88,
+    },
+}
+
+
+def assert_one_sentence(exc: LinkError, token: str | None = None) -> str:
+    msg = str(exc)
+    assert msg and "\n" not in msg and "Traceback" not in msg, msg
+    assert len(msg) < 400, msg
+    if token and len(token) >= 24:
+        assert token not in msg
+    return msg
+
+
+def refused(token, pattern: str = "") -> str:
+    """Decoding `token` raises LinkError (and nothing else), fast; returns the message."""
+    start = time.perf_counter()
+    with pytest.raises(LinkError) as info:
+        decode_data(token)
+    assert time.perf_counter() - start < 1.0
+    msg = assert_one_sentence(info.value, token if isinstance(token, str) else None)
+    if pattern:
+        assert re.search(pattern, msg, re.I), msg
+    return msg
+
+
+def token_of(payload: bytes) -> str:
+    return base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
+
+
+def token_of_json(obj) -> str:
+    return token_of(json.dumps(obj).encode())
+
+
+# ------------------------------------------------------------------------------------ round trips
+
+
+def test_example_round_trip():
+    scenario = Scenario.model_validate(EXAMPLE)
+    token = encode(scenario)
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", token)
+    assert decode(token) == scenario
+    assert decode_data(encode_data(EXAMPLE)) == EXAMPLE
+
+
+def test_defaults_make_a_tiny_link():
+    token = encode(Scenario())
+    assert len(token) < 40, token
+    assert decode_data(token) == {"version": SCHEMA_VERSION}
+    assert decode(token) == Scenario()
+
+
+def test_encode_data_keeps_keys_and_adds_version():
+    data = {"term": {"months": 24}, "workload": {"tokens": 5e11, "model": "llama3-8b"}}
+    back = decode_data(encode_data(data))
+    assert back == {"version": SCHEMA_VERSION, **data}
+    assert list(back) == ["version", "term", "workload"]
+    assert list(back["workload"]) == ["tokens", "model"]
+
+
+@pytest.mark.parametrize("data", [FULL, json.loads(example_json())], ids=["full", "example-output"])
+def test_typical_links_are_short(data):
+    url = link_url(data)
+    assert len(url) < 2000, len(url)
+    assert decode_data(token_from_url(url)) == data
+    scenario = Scenario.model_validate(data)
+    assert len(link_url(scenario)) < 2000
+    assert decode(token_from_url(link_url(scenario))) == scenario
+
+
+def test_link_url_and_token_from_url():
+    token = encode(Scenario.model_validate(EXAMPLE))
+    assert link_url(EXAMPLE) == f"http://localhost:8501/?s={encode_data(EXAMPLE)}"
+    assert link_url(Scenario.model_validate(EXAMPLE)).endswith("?s=" + token)
+    url = link_url(EXAMPLE, "https://planner.example.com/app?lang=en")
+    assert url.startswith("https://planner.example.com/app?lang=en&s=")
+    again = link_url(EXAMPLE, url)  # an s already in the base URL is replaced, not repeated
+    assert again.count("s=") == 1 and again == url
+    assert token_from_url(url) == encode_data(EXAMPLE)
+    assert token_from_url(token) == token
+    assert token_from_url("s=" + token) == token
+    assert token_from_url(f"https://x.example/p?a=1&s={token}#frag") == token
+    for url in ("https://planner.example.com/app", "https://planner.example.com/app?lang=en", "?a=1"):
+        with pytest.raises(LinkError, match="no s="):
+            token_from_url(url)
+
+
+# hypothesis: valid scenarios built from a handful of fields
+
+presets = st.sampled_from(list(load_presets()))
+positive = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def scenarios(draw) -> dict:
+    workload: dict = {"tokens": draw(st.floats(1e6, 1e15))}
+    if draw(st.booleans()):
+        workload["model"] = draw(presets)
+    else:
+        params = draw(st.floats(1e8, 1e14))
+        workload["params"] = params
+        if draw(st.booleans()):
+            workload["active_params"] = draw(st.floats(1e7, params))
+    cluster: dict = {"gpu": draw(st.sampled_from(gpu_ids()))}
+    target = draw(st.sampled_from(["gpus", "deadline_days", None]))
+    if target == "gpus":
+        cluster["gpus"] = draw(st.integers(1, 65_536))
+    elif target == "deadline_days":
+        cluster["deadline_days"] = draw(st.floats(0.01, 3650))
+    usage = {"mode": draw(st.sampled_from(["runs", "utilisation"])),
+             "runs": draw(st.floats(0.01, 1000)), "utilisation_pct": draw(st.floats(0.1, 100))}
+    term = {"months": draw(st.integers(12, 60)),
+            "financing": draw(st.sampled_from(["cash", "loan", "lease"]))}
+    options = {"compare": draw(st.lists(st.sampled_from(OPTION_IDS), min_size=1, unique=True))}
+    overrides = draw(st.dictionaries(
+        st.sampled_from(["server_usd_per_gpu", "electricity_usd_per_kwh", "pue",
+                         "colocation_usd_per_kw_month", "managed_premium_pct", "egress_usd_per_gb"]),
+        st.floats(0, 1e12, exclude_max=True), max_size=4))
+    data = {"workload": workload, "cluster": cluster, "usage": usage, "term": term,
+            "options": options, "overrides": overrides}
+    keep = draw(st.lists(st.sampled_from(list(data)), unique=True))
+    return {key: data[key] for key in keep}
+
+
+@FAST
+@given(scenarios())
+def test_generated_scenarios_round_trip(data):
+    scenario = Scenario.model_validate(data)
+    assert decode(encode(scenario)) == scenario
+    assert decode(token_from_url(link_url(scenario))) == scenario
+    assert decode_data(encode_data(data)) == {"version": SCHEMA_VERSION, **data}
+
+
+# ------------------------------------------------------------------------------------ hostile links
+
+
+@FAST
+@given(st.text(max_size=300))
+def test_random_text_is_refused_cleanly(text):
+    try:
+        decode(token_from_url(text))
+    except LinkError as exc:
+        assert_one_sentence(exc)
+
+
+@FAST
+@given(st.binary(max_size=3000))
+def test_random_bytes_behind_valid_base64_are_refused(payload):
+    refused(base64.urlsafe_b64encode(payload).decode().rstrip("="))
+
+
+@FAST
+@given(st.binary(max_size=3000))
+def test_random_bytes_behind_valid_zlib_are_refused(payload):
+    refused(token_of(payload))
+
+
+@FAST
+@given(st.data())
+def test_mutated_tokens_never_escape_as_other_errors(data):
+    token = encode_data(FULL)
+    chars = list(token)
+    alphabet = st.sampled_from("ABCXYZabcxyz0189-_=+/.% ~\x00é")
+    for _ in range(data.draw(st.integers(1, 4))):
+        op = data.draw(st.sampled_from(["flip", "insert", "delete"]))
+        i = data.draw(st.integers(0, max(0, len(chars) - 1)))
+        if op == "flip" and chars:
+            chars[i] = data.draw(alphabet)
+        elif op == "insert":
+            chars.insert(i, data.draw(alphabet))
+        elif chars:
+            del chars[i]
+    mutated = "".join(chars)
+    try:
+        scenario = decode(mutated)
+    except LinkError as exc:
+        assert_one_sentence(exc, mutated)
+    else:  # a mutation that still decodes must still be a valid scenario
+        assert isinstance(scenario, Scenario)
+
+
+def test_truncated_tokens_are_refused():
+    token = encode_data(FULL)
+    for n in range(0, len(token) - 1):
+        refused(token[:n])
+
+
+def test_too_long_token_is_refused_before_decoding():
+    msg = refused("A" * 9000, "too long")
+    assert "9,000" in msg and "8,192" in msg
+    refused("!" * (MAX_LINK_CHARS + 1), "too long")  # not even base64: the length check comes first
+    refused("A" * (MAX_LINK_CHARS - 1), "damaged")
+
+
+@pytest.mark.parametrize("payload", [
+    b"0" * 6_000_000,
+    b'{"a":' * 700_000,
+    b'{"version":1,"overrides":{"' + b"a" * 5_000_000 + b'":1.0}}',
+], ids=["zeros", "nesting", "long-key"])
+def test_zip_bombs_stop_at_the_decompression_cap(payload):
+    token = token_of(payload)
+    assert len(token) <= MAX_LINK_CHARS, len(token)  # so it is the inflate cap that refuses it
+    assert len(payload) > 50 * MAX_JSON_BYTES
+    refused(token, "too large")
+
+
+def test_zlib_stream_cut_short_or_with_trailing_data():
+    raw = zlib.compress(json.dumps(EXAMPLE).encode(), 9)
+    refused(base64.urlsafe_b64encode(raw[:-6]).decode().rstrip("="), "damaged")
+    refused(base64.urlsafe_b64encode(raw + b"junk").decode().rstrip("="), "damaged")
+
+
+@pytest.mark.parametrize("obj", [[], [EXAMPLE], 42, "scenario", None, True])
+def test_json_that_is_not_an_object(obj):
+    refused(token_of_json(obj), "not a JSON object")
+
+
+@pytest.mark.parametrize("text", [
+    '{"version":1,"overrides":{"pue":NaN}}',
+    '{"version":1,"overrides":{"pue":Infinity}}',
+    '{"version":1,"overrides":{"pue":-Infinity}}',
+    '{"version":1,"overrides":{"pue":1e999}}',
+])
+def test_non_finite_numbers(text):
+    refused(token_of(text.encode()), "not finite")
+
+
+@pytest.mark.parametrize("depth", [20, 200, 10_000])
+def test_deep_nesting(depth):
+    text = '{"version":1,"overrides":' + '{"a":' * depth + "1" + "}" * (depth + 1)
+    refused(token_of(text.encode()), "nested too deeply")
+
+
+@pytest.mark.parametrize("text", ["not json", '{"version":1', "\xff\xfe", '{"version":1}{}'])
+def test_damaged_json(text):
+    refused(token_of(text.encode("latin-1")), "damaged")
+
+
+def test_huge_integer_is_refused():
+    refused(token_of(b'{"version":' + b"9" * 5000 + b"}"))
+
+
+@pytest.mark.parametrize(("version", "pattern"), [
+    (99, "newer version of the planner"),
+    (2, "newer version of the planner"),
+    (0, "too old"),
+    (-3, "too old"),
+    ("1", "not a whole number"),
+    (1.0, "not a whole number"),
+    (True, "not a whole number"),
+    (None, "not a whole number"),
+])
+def test_bad_versions(version, pattern):
+    refused(token_of_json({**EXAMPLE, "version": version}), pattern)
+
+
+def test_missing_version():
+    data = {k: v for k, v in EXAMPLE.items() if k != "version"}
+    refused(token_of_json(data), "no schema version")
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"term": {"months": 6}}, "term.months"),
+    ({"cluster": {"gpu": "TPU-v9"}}, "cluster.gpu"),
+    ({"workload": {"model": "llama3-70b", "tokens": -1}}, "workload.tokens"),
+    ({"usage": {"mode": "sometimes"}}, "usage.mode"),
+    ({"overrides": {"pue": "1.2"}}, "overrides.pue"),
+    ({"surprise": 1}, "surprise"),
+])
+def test_invalid_fields_are_named(change, field):
+    msg = refused(token_of_json({**EXAMPLE, **change}), "scenario is invalid")
+    assert field in msg, msg
+
+
+def test_range_is_explained():
+    msg = refused(token_of_json({**EXAMPLE, "term": {"months": 6}}))
+    assert "allowed: at least 12 and at most 60" in msg, msg
+
+
+@pytest.mark.parametrize("text", [
+    "__import__('os').system('touch /tmp/pwned')",
+    "eval(compile('1','x','eval'))",
+    "{{7*7}}",
+    "!!python/object/apply:os.system ['id']",
+])
+def test_code_looking_strings_are_inert(text, tmp_path):
+    for data in ({**EXAMPLE, "workload": {"model": text}}, {**EXAMPLE, text: 1},
+                 {**EXAMPLE, "overrides": {text: 1.0}}):
+        try:
+            scenario = decode(token_of_json(data))
+        except LinkError as exc:
+            assert_one_sentence(exc)
+        else:  # an override key is just a string that the cost engine will not know
+            assert text in scenario.overrides
+    assert not pathlib.Path("/tmp/pwned").exists()
+
+
+def test_long_and_control_characters_in_field_names_are_clipped():
+    key = "x\n" * 5000
+    msg = refused(token_of_json({**EXAMPLE, key: 1}), "invalid")
+    assert len(msg) < 300
+
+
+def test_encode_refuses_invalid_and_oversized_data():
+    for bad in ({"term": {"months": 6}}, {"version": 2}, {"version": "1"}, [1, 2],
+                {"overrides": {"pue": float("nan")}}):
+        with pytest.raises(LinkError) as info:
+            encode_data(bad)
+        assert_one_sentence(info.value)
+    with pytest.raises(LinkError, match="too large"):
+        encode_data({"overrides": {"k" * 70_000: 1.0}})
+    rng = __import__("random").Random(7)
+    noisy = {"version": 1, "overrides": {
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(200)): 1.0
+        for _ in range(60)}}
+    with pytest.raises(LinkError, match="too large"):
+        encode_data(noisy)
+
+
+# -------------------------------------------------------------------------------------- migrations
+
+
+def test_migrations_upgrade_older_links(monkeypatch):
+    class ScenarioV2(Scenario):
+        version: Literal[2] = 2
+
+    def one_to_two(data: dict) -> dict:  # pretend v1 spelled term.months as term.years
+        data = dict(data)
+        term = dict(data.get("term", {}))
+        if "years" in term:
+            term["months"] = int(term.pop("years") * 12)
+        data["term"] = term
+        return data
+
+    monkeypatch.setattr(share_link, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(share_link, "Scenario", ScenarioV2)
+    monkeypatch.setattr(share_link, "MIGRATIONS", {1: one_to_two})
+    old = token_of_json({"version": 1, "term": {"years": 4}})
+    assert decode_data(old) == {"version": 2, "term": {"months": 48}}
+    assert decode(old).term.months == 48
+    refused(token_of_json({"version": 3}), "newer version")
+    refused(token_of_json({"version": 0}), "too old")
+
+    def broken(data: dict) -> dict:
+        raise KeyError("workload")
+
+    monkeypatch.setattr(share_link, "MIGRATIONS", {1: broken})
+    refused(old, "could not be upgraded")
+
+
+def test_no_migrations_needed_today():
+    assert all(v < SCHEMA_VERSION for v in share_link.MIGRATIONS)
+
+
+# ---------------------------------------------------------------------------------- source checks
+
+
+def test_no_pickle_eval_or_exec_in_the_code():
+    pattern = re.compile(r"\bpickle\b|\bcPickle\b|\beval\s*\(|\bexec\s*\(|\bmarshal\b|\byaml\.load\(")
+    offenders = []
+    for package in ("app", "models", "pricing"):
+        for path in (ROOT / package).rglob("*.py"):
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if pattern.search(line):
+                    offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not offenders, offenders
+
+
+def test_share_link_needs_no_ui_libraries():
+    source = (ROOT / "app" / "share_link.py").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*(import|from)\s+(streamlit|plotly)", source, re.M)
+
+
+# ------------------------------------------------------------------------------------------- CLI
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_cli_link_then_decode(capsys, tmp_path):
+    path = tmp_path / "example.json"
+    path.write_text(json.dumps(EXAMPLE, indent=2))
+    rc, out, err = cli(capsys, "link", str(path))
+    assert rc == 0 and not err
+    url = out.strip()
+    assert url.startswith("http://localhost:8501/?s=") and "\n" not in url
+    rc, out, err = cli(capsys, "decode", url)
+    assert rc == 0 and not err
+    assert json.loads(out) == json.loads(path.read_text())
+    assert out.strip() == json.dumps(EXAMPLE, indent=2)
+
+
+def test_cli_example_output_links_and_decodes(capsys, tmp_path):
+    rc, out, _ = cli(capsys, "example")
+    path = tmp_path / "example.json"
+    path.write_text(out)
+    rc, url, err = cli(capsys, "link", str(path))
+    assert rc == 0 and len(url.strip()) < 2000
+    rc, out, err = cli(capsys, "decode", url.strip())
+    assert rc == 0 and json.loads(out) == json.loads(path.read_text())
+    token = token_from_url(url.strip())
+    rc, out2, _ = cli(capsys, "decode", token)  # a bare token works too
+    assert rc == 0 and out2 == out
+
+
+def test_cli_link_adds_version(capsys, tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text('{"term": {"months": 24}}')
+    rc, url, _ = cli(capsys, "link", str(path))
+    rc, out, _ = cli(capsys, "decode", url.strip())
+    assert json.loads(out) == {"version": SCHEMA_VERSION, "term": {"months": 24}}
+
+
+def test_cli_base_url(capsys, tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(EXAMPLE))
+    rc, out, _ = cli(capsys, "link", str(path), "--base-url", "https://planner.example.com/app")
+    assert rc == 0 and out.startswith("https://planner.example.com/app?s=")
+    rc, out, _ = cli(capsys, "decode", out.strip())
+    assert rc == 0 and json.loads(out) == EXAMPLE
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda url: url[:-10],
+    lambda url: url.replace("?s=", "?s=x"),
+    lambda url: url[:40] + "!!" + url[42:],
+    lambda url: url.split("?")[0],
+    lambda url: url + "A" * 9000,
+])
+def test_cli_decode_of_tampered_link(capsys, tamper):
+    url = link_url(EXAMPLE)
+    rc, out, err = cli(capsys, "decode", tamper(url))
+    assert rc == 2 and not out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("clusterplan decode: the link"), err
+    assert "Traceback" not in err and token_from_url(url) not in err
+
+
+@pytest.mark.parametrize(("text", "pattern"), [
+    ('{"term": {"months": 6}}', "term.months"),
+    ("[1, 2]", "object"),
+    ("not json", "not valid JSON"),
+])
+def test_cli_link_of_bad_file(capsys, tmp_path, text, pattern):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    rc, out, err = cli(capsys, "link", str(path))
+    assert rc == 2 and not out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("clusterplan link: ") and re.search(pattern, lines[0])
