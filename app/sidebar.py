@@ -28,7 +28,7 @@ def render() -> None:
         model = w.model or f"custom {si(w.params or 0)} params"
         size = f"{c.gpus:,} GPUs" if c.gpus else (f"deadline {c.deadline_days:g} days" if c.deadline_days else "smallest that fits")
         st.caption(f"{model} · {si(w.tokens)} tokens · {c.gpu} · {size} · {sc.term.months} months")
-        if st.button("Share link", icon=":material/share:", use_container_width=True, key="share"):
+        if st.button("Share link", icon=":material/share:", width="stretch", key="share"):
             try:
                 token = share_link.encode(sc)
                 st.session_state["shared_url"] = f"{_page_url()}?s={token}"

@@ -137,3 +137,18 @@ def test_guide_answers_with_numbers():
     headers = [h.value for h in at.subheader]
     assert "How many GPUs?" in headers and "Build or rent?" in headers
     assert "1,024" in markdown_text(at) or any("1,024" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("view", ["Cost over the term", "Time", "Sensitivity and uncertainty"])
+def test_compare_views_draw_their_charts(view):
+    import json
+
+    at = app("compare")
+    at.session_state["compare_view"] = view
+    at.run()
+    assert not at.exception
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2
+    for chart in charts:
+        spec = json.loads(chart.proto.spec)
+        assert spec["data"] and spec["layout"]["title"]

@@ -71,7 +71,7 @@ def render() -> None:
                          "Source": d["source"], "As of": d["as_of"] or "-"})
         frame = pd.DataFrame(rows)
         edited = st.data_editor(
-            frame, key=f"editor_{title}", hide_index=True, use_container_width=True,
+            frame, key=f"editor_{title}", hide_index=True, width="stretch",
             disabled=[col for col in frame.columns if col != "Value"],
             column_config={"key": None, "Value": st.column_config.NumberColumn("Value", help="Edit to override"),
                            "Source": st.column_config.TextColumn("Source", width="large")},

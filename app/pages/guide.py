@@ -45,8 +45,10 @@ def render() -> None:
     line = f"{t['gpus']:,} GPUs ({t['sizing']}): one run in {days(t['train_days'])} at {t['mfu']:.0%} MFU."
     if len(curve) >= 2:
         last = curve[-1]
-        line += (f" Doubling up to {last['gpus']:,} GPUs would take {days(last['train_days'])} at "
-                 f"{last['scaling_efficiency']:.0%} scaling efficiency: past a point, more GPUs buy little time.")
+        line += (f" With {last['gpus']:,} GPUs a run would take {days(last['train_days'])} at "
+                 f"{last['scaling_efficiency']:.0%} scaling efficiency")
+        line += (": past a point, more GPUs buy little time." if last["scaling_efficiency"] < 0.7
+                 else "; the Compare page's scaling chart shows where returns diminish.")
     st.write(line)
 
     st.subheader("What does renting cost?")
