@@ -114,3 +114,12 @@ def comparison(sc: Scenario) -> tuple[Comparison | None, tuple[str, str] | None]
 def show_problems(problems: list[tuple[str, str]]) -> None:
     for field, message in problems:
         st.error(f"**{field}**: {message}", icon=":material/error:")
+
+
+def dark_theme() -> bool:
+    """The theme the browser reports, else the configured base theme."""
+    try:
+        kind = st.context.theme.type
+    except AttributeError:
+        kind = None
+    return (kind or st.get_option("theme.base") or "light") == "dark"

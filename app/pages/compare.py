@@ -21,10 +21,7 @@ def render() -> None:
         st.error(f"**{err[0]}**: {err[1]}", icon=":material/error:")
         st.stop()
 
-    try:
-        dark = st.context.theme.type == "dark"
-    except AttributeError:
-        dark = False
+    dark = state.dark_theme()
 
     t = c.training
     rate = next((a["value"] for a in c.assumptions if a["key"] == "discount_rate_pct_per_year"), 0.0)
