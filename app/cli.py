@@ -8,11 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 
 from pydantic import ValidationError
 
-from app import report_text, scenario_files, share_link
+from app import exports, report_text, scenario_files, share_link
 from models.hardware import gpu_ids
 from models.scenario import Scenario, explain_validation_error
 from models.shapes import load_presets
@@ -94,6 +95,18 @@ def build_parser() -> Parser:
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the whole comparison as JSON")
     fmt.add_argument("--csv", action="store_true", help="print one CSV row per option")
+    r = sub.add_parser(
+        "report", help="write a PDF report of a scenario file's comparison",
+        description="Write the comparison of a scenario file as a PDF: recommendation, charts (they "
+                    "need Chromium; without it the tables hold every number), totals, every assumption "
+                    "with its source and date, and a share link that reopens the scenario.",
+    )
+    r.add_argument("scenario", metavar="SCENARIO.json", help="scenario file ('-' for standard input)")
+    r.add_argument("-o", "--output", required=True, metavar="OUT.pdf", help="where to write the PDF ('-': standard output)")
+    r.add_argument("--link", metavar="URL",
+                   help="the portal's address for the share link (default "
+                        f"{share_link.DEFAULT_BASE_URL}); a whole share link (with s=) is printed as it is")
+    r.add_argument("--title", metavar="TEXT", help="the cover's title (default: model on GPU count × GPU)")
     h = sub.add_parser("hourly", help="all-in owned cost per GPU-hour against the catalogue's rental prices")
     h.add_argument("--gpu", default="H100-SXM", choices=gpu_ids(), metavar="ID")
     h.add_argument("--gpus", type=whole, default=1024, metavar="N", help="cluster size (default 1024)")
@@ -115,6 +128,53 @@ def run_link(args: argparse.Namespace) -> int:
         print(share_link.link_url(data, args.base_url))
     except (scenario_files.ScenarioInputError, share_link.LinkError) as exc:
         raise UsageError(f"clusterplan link: {exc}") from None
+    return 0
+
+
+def report_link(scenario: Scenario, url: str | None) -> str:
+    """The share link printed in a report: the scenario's own link at `url` (a portal address),
+    or `url` itself when it is already a share link (it must decode to a valid scenario)."""
+    if url is None:
+        return share_link.link_url(scenario)
+    url = url.strip()
+    if not url.lower().startswith(("http://", "https://")):
+        raise share_link.LinkError("use the portal's http:// or https:// address")
+    if re.search(r"[?&]s=", url):
+        share_link.decode_data(share_link.token_from_url(url))
+        return url
+    return share_link.link_url(scenario, url)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from app import report_pdf  # fpdf2 and the browser only for this command
+
+    try:
+        scenario = scenario_files.read_scenario(args.scenario)
+        link = report_link(scenario, args.link)
+        comparison = compare(scenario)
+        report = report_pdf.build_report(comparison, link=link, title=args.title)
+    except scenario_files.ScenarioInputError as exc:
+        raise UsageError(f"clusterplan report: {exc}") from None
+    except share_link.LinkError as exc:
+        raise UsageError(f"clusterplan report: --link: {exc}") from None
+    except (SizingError, InputError) as exc:
+        raise UsageError(f"clusterplan report: {args.scenario}: {exc.field}: {exc}") from None
+    except report_pdf.ReportError as exc:
+        raise UsageError(f"clusterplan report: {exc}") from None
+    try:
+        if args.output == "-":
+            sys.stdout.buffer.write(report.data)
+            sys.stdout.flush()
+        else:
+            with open(args.output, "wb") as f:
+                f.write(report.data)
+    except OSError as exc:
+        raise UsageError(f"clusterplan report: cannot write {args.output}: "
+                         f"{exc.strerror or exc.__class__.__name__}") from None
+    if not report.charts:
+        print(f"clusterplan report: {report.charts_note}", file=sys.stderr)
+    where = "standard output" if args.output == "-" else args.output
+    print(f"{where}: {report.pages} pages", file=sys.stderr if args.output == "-" else sys.stdout)
     return 0
 
 
@@ -194,7 +254,7 @@ def run_compare(args: argparse.Namespace) -> int:
     except (SizingError, InputError) as exc:
         raise UsageError(f"clusterplan compare: {args.scenario}: {exc.field}: {exc}") from None
     if args.json:
-        print(json.dumps(comparison.model_dump(mode="json"), indent=2))
+        print(exports.comparison_json(comparison))
     elif args.csv:
         sys.stdout.write(report_text.comparison_csv(comparison))
     else:
@@ -205,6 +265,7 @@ def run_compare(args: argparse.Namespace) -> int:
 COMMANDS = {
     "train": run_train,
     "compare": run_compare,
+    "report": run_report,
     "hourly": run_hourly,
     "link": run_link,
     "decode": run_decode,

@@ -14,16 +14,18 @@ if str(ROOT) not in sys.path:  # `streamlit run app/main.py` puts app/, not the 
 import streamlit as st  # noqa: E402
 
 from app import sidebar, state  # noqa: E402
-from app.pages import assumptions, compare, guide, workload  # noqa: E402
 
-st.set_page_config(page_title="GPU Cluster Planner", page_icon=":material/memory:", layout="wide")
+st.set_page_config(page_title="GPU Cluster Planner", page_icon=str(ROOT / "app" / "assets" / "icon.png"), layout="wide")
 state.init()
 
+# File pages: with a pages/ folder beside the main script, Streamlit 1.67 only opens deep links
+# (/compare?s=...) in a fresh browser when st.navigation lists those same files.
+PAGES = pathlib.Path(__file__).with_name("pages")
 page = st.navigation([
-    st.Page(workload.render, title="Workload", icon=":material/tune:", url_path="workload", default=True),
-    st.Page(compare.render, title="Compare", icon=":material/compare_arrows:", url_path="compare"),
-    st.Page(assumptions.render, title="Assumptions", icon=":material/fact_check:", url_path="assumptions"),
-    st.Page(guide.render, title="Guide", icon=":material/help:", url_path="guide"),
+    st.Page(PAGES / "workload.py", title="Workload", icon=":material/tune:", default=True),
+    st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page(PAGES / "assumptions.py", title="Assumptions", icon=":material/fact_check:"),
+    st.Page(PAGES / "guide.py", title="Guide", icon=":material/help:"),
 ])
 sidebar.render()
 if err := st.session_state.pop("link_error", None):

@@ -95,3 +95,7 @@ def render() -> None:
         if changed:
             state.put("overrides", overrides)
             st.rerun()
+
+
+if __name__ == "__main__":  # run as a page by st.navigation
+    render()

@@ -1,10 +1,14 @@
 """Compare: what each option costs over the term, when it is ready, and how sure we are."""
 
+import json
+import re
+
 import pandas as pd
 import streamlit as st
 
-from app import charts, state
+from app import charts, exports, report_pdf, share_link, state
 from app.formatting import days, usd, usd_rate
+from models.scenario import Scenario
 
 
 def render() -> None:
@@ -85,3 +89,65 @@ def render() -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption("Totals are sums of monthly cash flows over the term; NPV discounts each month. "
                "$ per delivered GPU-hour divides the total by the GPU-hours of work done.")
+
+    st.subheader("Downloads")
+    _downloads(sc, c)
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def _pdf_report(scenario_json: str, link: str) -> tuple[bytes, int, str]:
+    """The PDF report of a scenario (bytes, pages, note on missing charts), built once per
+    scenario and link; the comparison itself comes from the portal's cache."""
+    c, err = state.comparison(Scenario.model_validate_json(scenario_json))
+    if err:
+        raise ValueError(f"{err[0]}: {err[1]}")
+    report = report_pdf.build_report(c, link=link)
+    return report.data, report.pages, report.charts_note
+
+
+def _downloads(sc: Scenario, c) -> None:
+    """PDF on request (it takes a second or two), CSV and JSON built only when downloaded."""
+    try:
+        base = (st.context.url or "").split("?", 1)[0] or share_link.DEFAULT_BASE_URL
+    except AttributeError:
+        base = share_link.DEFAULT_BASE_URL
+    try:
+        link = share_link.link_url(sc, base)
+    except share_link.LinkError:
+        link = ""
+    key = json.dumps(sc.model_dump(mode="json"), sort_keys=True)
+    t = c.training
+    stem = "clusterplan-" + re.sub(r"[^a-z0-9]+", "-", f"{t['model']} {t['gpus']}x {t['gpu']}".lower()).strip("-")
+    if not report_pdf.charts_available(start=False):
+        st.info("The PDF report will hold tables only: its charts need Chromium, which this server "
+                "lacks. The tables hold every number.", icon=":material/info:")
+    pdf_col, csv_col, json_col = st.columns(3)
+    with pdf_col:
+        slot = st.empty()  # the button, then in its place the download
+        ready = st.session_state.get("pdf_report_for") == [key, link]
+        if not ready and slot.button("Prepare PDF report", icon=":material/picture_as_pdf:",
+                                     width="stretch", key="pdf_prepare"):
+            ready = True
+        if ready:
+            with slot.container():
+                try:
+                    with st.spinner("Building the PDF report..."):
+                        data, pages, note = _pdf_report(key, link)
+                except (report_pdf.ReportError, ValueError) as exc:
+                    st.error(f"The PDF report could not be built: {exc}", icon=":material/error:")
+                else:
+                    st.session_state["pdf_report_for"] = [key, link]
+                    st.download_button("Download PDF report", data, file_name=f"{stem}.pdf",
+                                       mime="application/pdf", on_click="ignore", type="primary",
+                                       icon=":material/download:", width="stretch", key="pdf_download")
+                    st.caption(f"{pages} pages" + (f". {note}" if note else ""))
+    csv_col.download_button("Monthly cash flows (CSV)", lambda: exports.monthly_csv(c),
+                            file_name=f"{stem}-monthly.csv", mime="text/csv", on_click="ignore",
+                            icon=":material/table_view:", width="stretch", key="csv_download")
+    json_col.download_button("Whole comparison (JSON)", lambda: exports.comparison_json(c),
+                             file_name=f"{stem}.json", mime="application/json", on_click="ignore",
+                             icon=":material/data_object:", width="stretch", key="json_download")
+
+
+if __name__ == "__main__":  # run as a page by st.navigation
+    render()

@@ -172,3 +172,7 @@ def render() -> None:
                     f"Checkpoint {plan.checkpoint['size_gib']:,.0f} GiB every {plan.checkpoint['interval_min']:.0f} min.")
                 mem = {k: v for k, v in plan.memory_gib_per_gpu.items() if k != "total" and v > 0.05}
                 st.bar_chart(pd.DataFrame({"GiB per GPU": mem}), horizontal=True, height=200)
+
+
+if __name__ == "__main__":  # run as a page by st.navigation
+    render()

@@ -1,0 +1,687 @@
+"""The PDF report of a comparison, for the file: what the buyer saw in the portal, on paper.
+
+`build_pdf(c)` lays out, on A4 with fpdf2: a cover (title, scenario, the recommendation and why,
+the totals table, the share link that reopens the scenario), the six charts of `app.charts` as
+vector graphics, tables that hold every charted number, and every assumption with its source
+and date. Every page carries the generation date, the catalogue date and "page N of M". Text
+from the user (the title, names) goes into plain cells: it is never read as markup.
+
+Charts: kaleido drives one headless Chromium per process (started on first use, on its own
+event-loop thread, `mathjax=False` so nothing is fetched), behind a lock so that concurrent
+exports queue instead of interleaving. Each figure comes back as SVG, is tidied for fpdf2's SVG
+reader (`svg_for_pdf`) and drawn as PDF paths and text. Without Chromium the report still
+builds, with a line saying that charts need it. The first PDF of a process waits 2-3 s for the
+browser; after that a report takes 1-1.5 s (bench/bench_pdf.py). For the page, `print_figure`
+moves each chart's legend below it and wraps its subtitle; data and styling are the portal's.
+No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import functools
+import io
+import logging
+import os
+import re
+import shutil
+import textwrap
+import threading
+import time
+import unicodedata
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from defusedxml.ElementTree import fromstring as parse_xml
+from fpdf import FPDF
+from fpdf.enums import XPos, YPos
+
+from app import charts, share_link
+from app.formatting import days, si, usd, usd_rate
+from models.scenario import Scenario
+from pricing.catalogue import load_catalogue
+from pricing.engine import Comparison
+
+log = logging.getLogger(__name__)
+
+FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/share/fonts/TTF")
+CHART_FONT_DIRS = ("/usr/share/fonts/truetype/liberation", "/usr/share/fonts/liberation")
+CHART_WIDTH_PX = 820
+SUBTITLE_CHARS = 135
+START_TIMEOUT_S, EXPORT_TIMEOUT_S, RETRY_AFTER_S = 60.0, 60.0, 300.0
+TABS = 2  # browser tabs exporting at once: one renders while the other reloads
+MAX_TITLE_CHARS = 200
+MUTED, INK, ACCENT, RULE = (107, 114, 128), (38, 39, 48), (0, 114, 178), (229, 231, 235)
+SVG = "http://www.w3.org/2000/svg"
+ET.register_namespace("", SVG)
+ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
+
+
+class ChartsUnavailable(RuntimeError):
+    """No charts this time; the message says why, in a few words."""
+
+
+class ReportError(RuntimeError):
+    """The report cannot be built on this machine (a font is missing)."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """A built report: the PDF, its page count, whether the charts are in and, if not, why."""
+
+    data: bytes
+    pages: int
+    charts: bool
+    charts_note: str = ""
+
+
+# ------------------------------------------------------------------------------------- Chromium
+
+
+def chromium_path() -> str | None:
+    """The browser kaleido will use: $BROWSER_PATH if set (and there), else one on PATH."""
+    if env := os.environ.get("BROWSER_PATH"):
+        return env if Path(env).is_file() or shutil.which(env) else None
+    names = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+    return next((p for p in map(shutil.which, names) if p), None)
+
+
+class _ChartServer:
+    """One kaleido (one headless Chromium) for the process, used under `lock` only."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.error = ""
+        self._kaleido = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._failed_at: float | None = None
+
+    def failed_recently(self) -> bool:
+        return self._failed_at is not None and time.monotonic() - self._failed_at < RETRY_AFTER_S
+
+    def _call(self, coro, timeout: float):
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    def _start(self) -> None:
+        if self._kaleido is not None:
+            return
+        if self.failed_recently():
+            raise ChartsUnavailable(self.error)
+        path = chromium_path()
+        if path is None:
+            raise ChartsUnavailable("not found on this machine")
+        import kaleido
+
+        async def open_browser():
+            k = kaleido.Kaleido(n=TABS, mathjax=False, path=path, timeout=EXPORT_TIMEOUT_S)
+            await k.open()
+            return k
+
+        self._loop = asyncio.new_event_loop()
+        threading.Thread(target=self._loop.run_forever, name="report-kaleido", daemon=True).start()
+        try:
+            self._kaleido = self._call(open_browser(), START_TIMEOUT_S)
+        except Exception as exc:  # no browser, a browser that will not start, a timeout
+            raise self._fail(f"{path} did not start: {_short(exc)}") from None
+        self.error, self._failed_at = "", None
+        atexit.register(self.stop)
+
+    def _fail(self, reason: str) -> ChartsUnavailable:
+        """Remember the failure (charts are off for RETRY_AFTER_S), close the browser."""
+        self.error, self._failed_at = reason, time.monotonic()
+        log.warning("PDF charts unavailable: %s", reason)
+        self.stop()
+        return ChartsUnavailable(reason)
+
+    def stop(self) -> None:
+        k, loop, self._kaleido, self._loop = self._kaleido, self._loop, None, None
+        if loop is None:
+            return
+        if k is not None:
+            with contextlib.suppress(Exception):  # closing a broken browser: nothing more to do
+                asyncio.run_coroutine_threadsafe(k.close(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+
+    def svgs(self, figures: list) -> list[bytes]:
+        """Every figure as SVG, in order (starts the browser on first use)."""
+        with self.lock:
+            self._start()
+
+            async def export():
+                return await asyncio.gather(*(self._kaleido.calc_fig(fig, opts={
+                    "format": "svg", "width": CHART_WIDTH_PX,
+                    "height": int(fig.layout.height or charts.HEIGHT_PX)}) for fig in figures))
+
+            try:
+                return self._call(export(), EXPORT_TIMEOUT_S)
+            except Exception as exc:  # a crashed or hung browser: tables only, retry later
+                raise self._fail(f"chart export failed: {_short(exc)}") from None
+
+
+_SERVER = _ChartServer()
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+def charts_available(start: bool = True) -> bool:
+    """Whether reports get charts: Chromium is there and kaleido works with it. With `start`
+    (the default) the browser is started to find out, once per process; `start=False` answers
+    at once from what is known (Chromium found, no recent failure). The answer is cached: a
+    failure is retried after RETRY_AFTER_S."""
+    if _SERVER.failed_recently() or chromium_path() is None:
+        return False
+    if not start:
+        return True
+    try:
+        with _SERVER.lock:
+            _SERVER._start()
+    except ChartsUnavailable:
+        return False
+    return True
+
+
+def _charts_note() -> str:
+    why = _SERVER.error or ("not found on this machine" if chromium_path() is None
+                            else "not available to this report")
+    return f"Charts need Chromium ({why}); the tables below hold every number."
+
+
+# -------------------------------------------------------------------------------- SVG for fpdf2
+
+
+@functools.cache
+def _font_files() -> dict[str, str]:
+    """{"body", "bold", "chart", "chart_bold"}: DejaVu for text, Liberation Sans for charts
+    (the metric twin of the Helvetica/Arial Chromium laid the charts out with) when present."""
+    def find(dirs, name):
+        return next((str(Path(d) / name) for d in dirs if (Path(d) / name).is_file()), None)
+    body, bold = find(FONT_DIRS, "DejaVuSans.ttf"), find(FONT_DIRS, "DejaVuSans-Bold.ttf")
+    if not body or not bold:
+        raise ReportError("the PDF report needs the DejaVu Sans font (Debian: fonts-dejavu-core)")
+    chart = find(CHART_FONT_DIRS, "LiberationSans-Regular.ttf")
+    chart_bold = find(CHART_FONT_DIRS, "LiberationSans-Bold.ttf")
+    if not chart or not chart_bold:
+        chart, chart_bold = body, bold
+    return {"body": body, "bold": bold, "chart": chart, "chart_bold": chart_bold}
+
+
+@functools.cache
+def _chart_glyphs() -> frozenset[int]:
+    from fontTools.ttLib import TTFont
+
+    return frozenset(TTFont(_font_files()["chart"], lazy=True).getBestCmap())
+
+
+def _style(text: str) -> dict[str, str]:
+    pairs = (part.split(":", 1) for part in text.split(";") if ":" in part)
+    return {k.strip(): v.strip() for k, v in pairs}
+
+
+def _number(text: str | None, default: float = 1.0) -> float:
+    try:
+        return float(str(text).removesuffix("px"))
+    except (TypeError, ValueError):
+        return default
+
+
+def svg_for_pdf(svg: bytes) -> bytes:
+    """Plotly's SVG, tidied for fpdf2's SVG reader: clip paths lifted to <defs> (nested ones are
+    skipped), hatch patterns (unsupported) drawn as a pale fill of their colour, `opacity` folded
+    into fill and stroke opacity (fpdf2 lets it override them), invisible fills and zero-width
+    strokes dropped, dash lengths without "px", and text the chart font lacks (e.g. ◆) set in
+    DejaVu, as Chromium's own font fallback did."""
+    root = parse_xml(svg)
+    patterns: dict[str, str] = {}
+    defs = root.find(f"{{{SVG}}}defs")
+    if defs is not None:
+        for pat in defs.iter(f"{{{SVG}}}pattern"):
+            stroke = next((p.get("stroke") for p in pat.iter() if p.get("stroke")), "rgb(170, 170, 170)")
+            patterns[pat.get("id", "")] = stroke
+        keep = [el for el in defs.iter() if el.tag in (f"{{{SVG}}}clipPath", f"{{{SVG}}}linearGradient",
+                                                       f"{{{SVG}}}radialGradient")]
+        for child in list(defs):
+            defs.remove(child)
+        defs.extend(keep)
+    glyphs = _chart_glyphs()
+    for el in root.iter():
+        style = _style(el.get("style", ""))
+        if not style:
+            continue
+        if "opacity" in style and not el.tag.endswith("}g"):
+            op = _number(style.pop("opacity"))
+            for key in ("fill-opacity", "stroke-opacity"):
+                style[key] = f"{_number(style.get(key)) * op:g}"
+        elif style.get("opacity") == "1":
+            del style["opacity"]
+        fill = re.fullmatch(r"url\(['\"]?#([^'\")]+)['\"]?\)", style.get("fill", ""))
+        if fill and fill[1] in patterns:
+            style["fill"], style["fill-opacity"] = patterns[fill[1]], "0.45"
+        if _number(style.get("fill-opacity")) == 0:
+            style["fill"] = "none"
+        if _number(style.get("stroke-width")) == 0:
+            style["stroke"] = "none"
+        if "stroke-dasharray" in style:
+            style["stroke-dasharray"] = style["stroke-dasharray"].replace("px", "")
+        if el.tag == f"{{{SVG}}}text" and any(ord(ch) not in glyphs for ch in "".join(el.itertext())):
+            style["font-family"] = "DejaVu"
+        el.set("style", "; ".join(f"{k}: {v}" for k, v in style.items()))
+    return ET.tostring(root)
+
+
+def print_figure(fig):
+    """A chart of `app.charts` laid out for an A4 column: the legend goes from above the plot
+    (where, on a narrow page, it runs into the title) to the foot of the figure, and a long
+    subtitle wraps instead of running off the edge. Data and styling stay as on screen."""
+    sub = fig.layout.title.subtitle.text or ""
+    lines = textwrap.wrap(sub, SUBTITLE_CHARS) or [""]
+    fig.update_layout(title_subtitle_text="<br>".join(lines), margin_t=74 + 16 * len(lines))
+    if fig.layout.legend.y is None:  # the template's legend above the plot
+        fig.update_layout(legend={"yref": "container", "y": 0, "yanchor": "bottom"},
+                          height=int(fig.layout.height or charts.HEIGHT_PX) + 40)
+    return fig
+
+
+def chart_svgs(c: Comparison) -> dict[str, bytes]:
+    """{name: SVG} of every chart in `app.charts.all_figures` order; ChartsUnavailable if none."""
+    figures = {k: print_figure(f) for k, f in charts.all_figures(c).items()}
+    return dict(zip(figures, _SERVER.svgs(list(figures.values())), strict=True))
+
+
+# ---------------------------------------------------------------------------------- the report
+
+
+def plain(text: object, limit: int = MAX_TITLE_CHARS) -> str:
+    """User text as one printable line: control and format characters become spaces, runs of
+    space collapse, and it is clipped. Nothing in it is interpreted."""
+    clean = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in str(text))
+    clean = " ".join(clean.split())
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+def default_title(c: Comparison) -> str:
+    t = c.training
+    return f"{t['model']} on {t['gpus']:,} × {t['gpu']}"
+
+
+def catalogue_date(c: Comparison) -> str:
+    """The newest `as_of` among the comparison's assumptions and the catalogue's rows."""
+    dates = {str(a.get("as_of") or "") for a in c.assumptions}
+    try:
+        cat = load_catalogue()
+        for rows in (cat.rental_rows, cat.hardware_rows, cat.lead_time_rows, cat.assumption_rows):
+            dates.update(str(getattr(r, "as_of", "") or "") for r in rows)
+    except Exception:  # noqa: BLE001 - the assumptions' own dates still stand
+        log.debug("catalogue dates unavailable", exc_info=True)
+    return max((d[:10] for d in dates if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", d)), default="unknown")
+
+
+def default_link(c: Comparison, base_url: str = share_link.DEFAULT_BASE_URL) -> str | None:
+    """The share link that reopens the comparison's scenario (None if none can be made)."""
+    try:
+        return share_link.link_url(Scenario.model_validate(c.scenario), base_url)
+    except (share_link.LinkError, ValueError):
+        return None
+
+
+def build_pdf(c: Comparison, *, link: str | None = None, title: str | None = None,
+              generated: datetime | None = None) -> bytes:
+    """The report as PDF bytes (the same bytes for the same input and `generated`).
+
+    `link` is printed as the way to reopen the scenario; None makes one with the default portal
+    address (`default_link`), "" leaves it out. `title` (user text, never markup) defaults to a
+    summary like "Llama 3 70B on 1,024 × H100-SXM"; `generated` defaults to now (UTC)."""
+    return build_report(c, link=link, title=title, generated=generated).data
+
+
+def build_report(c: Comparison, *, link: str | None = None, title: str | None = None,
+                 generated: datetime | None = None) -> Report:
+    """`build_pdf`, with the page count and whether the charts are in."""
+    generated = (generated or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    if link is None:
+        link = default_link(c)
+    svgs, note = {}, ""
+    if charts_available():
+        try:
+            svgs = {k: svg_for_pdf(v) for k, v in chart_svgs(c).items()}
+        except ChartsUnavailable:
+            svgs = {}
+    if not svgs:
+        note = _charts_note()
+    pdf = _Document(c, title=plain(title) if title else default_title(c), link=link,
+                    generated=generated, catalogue=catalogue_date(c))
+    pdf.write_all(svgs, note)
+    return Report(bytes(pdf.output()), pdf.pages_count, bool(svgs), note)
+
+
+# -------------------------------------------------------------------------------------- layout
+
+
+def _num(v: float | None) -> str:
+    if v is None:
+        return "n/a"
+    a = abs(v)
+    text = f"{v:,.0f}" if a >= 1000 else f"{v:,.3f}" if a >= 1 else f"{v:.4g}"
+    return text.rstrip("0").rstrip(".") if "." in text and "e" not in text else text
+
+
+def _safe_link(url: str) -> bool:
+    return url.lower().startswith(("https://", "http://"))
+
+
+class _Document(FPDF):
+    """A4 portrait, 15 mm margins, DejaVu text; the page furniture is drawn once all pages exist."""
+
+    def __init__(self, c: Comparison, *, title: str, link: str | None, generated: datetime,
+                 catalogue: str) -> None:
+        super().__init__(orientation="P", unit="mm", format="A4")
+        self.c, self.report_title, self.share_url = c, title, link
+        self.stamp, self.catalogue = generated.strftime("%Y-%m-%d %H:%M UTC"), catalogue
+        fonts = _font_files()
+        self.add_font("DejaVu", "", fonts["body"])
+        self.add_font("DejaVu", "B", fonts["bold"])
+        # plotly's font stack starts with "Inter": chart text resolves to the chart font
+        self.add_font("Inter", "", fonts["chart"])
+        self.add_font("Inter", "B", fonts["chart_bold"])
+        self.alias_nb_pages(None)  # "page N of M" is written at the end; "{nb}" in user text stays
+        self.set_margins(15, 16, 15)
+        self.set_auto_page_break(True, margin=17)
+        self.set_creation_date(generated)
+        self.set_title(title)
+        self.set_creator("GPU Cluster Planner")
+        self.set_lang("en")
+        self.set_draw_color(*RULE)
+        self.set_line_width(0.2)
+
+    # ---- building blocks
+    def text_block(self, text: str, size: float = 9, color=INK, style: str = "", **kw) -> None:
+        self.set_font("DejaVu", style, size)
+        self.set_text_color(*color)
+        self.multi_cell(0, size * 0.47, text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT, **kw)
+
+    def heading(self, text: str, size: float = 12, before: float = 5) -> None:
+        if self.get_y() + 30 > self.page_break_trigger:
+            self.add_page()
+        else:
+            self.ln(before)
+        self.text_block(text, size, INK, "B")
+        self.ln(1.2)
+
+    def wrap(self, text: str, width: float) -> list[str]:
+        """Greedy word wrap at the current font; a word wider than the column (a URL) is split."""
+        if self.get_string_width(text) <= width:
+            return [text]
+        lines, line = [], ""
+        for word in text.split(" "):
+            trial = f"{line} {word}" if line else word
+            if self.get_string_width(trial) <= width:
+                line = trial
+                continue
+            if line:
+                lines.append(line)
+            line = word
+            while self.get_string_width(line) > width and len(line) > 1:
+                cut = next(i for i in range(len(line) - 1, 0, -1)
+                           if i == 1 or self.get_string_width(line[:i]) <= width)
+                soft = max(line.rfind(ch, 0, cut) for ch in "_/-.?&=")  # break after one if near
+                cut = soft + 1 if soft >= cut - 12 and soft > 0 else cut
+                lines.append(line[:cut])
+                line = line[cut:]
+        return [*lines, line] if line or not lines else lines
+
+    def grid(self, rows: list[list[str]], widths: tuple, align: tuple, size: float = 7.8,
+             header: bool = True) -> None:
+        """A table of plain text (never markup), wrapped within each column, alternate rows
+        shaded, the header row bold and repeated after a page break."""
+        widths = [w * self.epw / sum(widths) for w in widths]
+        pad, lh = 1.2, size * 0.46
+        head = None
+        for i, row in enumerate(rows):
+            bold = header and i == 0
+            self.set_font("DejaVu", "B" if bold else "", size)
+            cells = [self.wrap(str(text), w - 2 * pad) for text, w in zip(row, widths, strict=True)]
+            h = max(map(len, cells)) * lh + 1.8
+            if self.get_y() + h > self.page_break_trigger:
+                self.add_page()
+                if head is not None:
+                    self.set_font("DejaVu", "B", size)
+                    self.grid_row(*head)
+                    self.set_font("DejaVu", "", size)
+            fill = (243, 244, 246) if bold else (249, 250, 251) if i % 2 == (0 if header else 1) else None
+            self.grid_row(cells, widths, align, h, fill)
+            if bold:
+                head = (cells, widths, align, h, fill)
+        self.ln(1.5)
+
+    def grid_row(self, cells, widths, align, h, fill) -> None:
+        x, y = self.l_margin, self.get_y()
+        if fill:
+            self.set_fill_color(*fill)
+            self.rect(x, y, self.epw, h, style="F")
+        self.set_text_color(*INK)
+        lh = self.font_size_pt * 0.46
+        for lines, w, al in zip(cells, widths, align, strict=True):
+            for k, line in enumerate(lines):
+                self.set_xy(x + 1.2, y + 0.9 + k * lh)
+                self.cell(w - 2.4, lh, line, align=al[0])
+            x += w
+        self.line(self.l_margin, y + h, self.l_margin + self.epw, y + h)
+        self.set_xy(self.l_margin, y + h)
+
+    def caption(self, text: str) -> None:
+        self.text_block(text, 7.5, MUTED)
+
+    # ---- the report
+    def write_all(self, svgs: dict[str, bytes], note: str) -> None:
+        self.add_page()
+        self.cover()
+        self.add_page()
+        self.heading("Charts", before=0)
+        if svgs:
+            self.draw_charts(svgs)
+        else:
+            self.text_block(note, 10, (180, 83, 9), "B")
+        self.numbers()
+        self.assumptions()
+        self.furniture()
+
+    def cover(self) -> None:
+        c, t = self.c, self.c.training
+        self.text_block("GPU CLUSTER COMPARISON", 8, MUTED, "B")
+        self.ln(1)
+        self.text_block(self.report_title, 18, INK, "B")
+        rate = next((a["value"] for a in c.assumptions if a["key"] == "discount_rate_pct_per_year"), None)
+        months = c.scenario["term"]["months"]
+        self.text_block(f"Generated {self.stamp} · prices and figures as of {self.catalogue} · term "
+                        f"{months} months" + (f", NPV at {rate:g} % a year" if rate is not None else ""),
+                        8.5, MUTED)
+        self.ln(4)
+        self.recommendation()
+        self.heading("Scenario", 11)
+        self.grid(self.scenario_rows(), (34, 146), ("LEFT", "LEFT"), 8, header=False)
+        self.heading("Totals over the term", 11)
+        rows = [["Option", "Total (nominal)", "NPV", "$ per GPU-hour", "$ per training run", "Ready",
+                 "First result", "Residual value"]]
+        for o in c.options:
+            ok = o.available
+            rows.append([o.label, usd(o.total_usd) if ok else "n/a", usd(o.npv_usd) if ok else "n/a",
+                         usd_rate(o.usd_per_gpu_hour), usd(o.usd_per_training_run),
+                         days(o.ready_day) if ok else "n/a", days(o.first_result_day),
+                         usd(o.residual_value_usd) if o.residual_value_usd else "-"])
+        self.grid(rows, (30, 23, 21, 20, 23, 20, 21, 22), ("LEFT",) + ("RIGHT",) * 7)
+        for o in c.options:
+            if not o.completes_workload or not o.available:
+                self.caption(f"{o.label}: {o.note}")
+        self.caption("Totals are sums of monthly cash flows over the term; NPV discounts each month. "
+                     f"$ per GPU-hour divides the total by the GPU-hours of work done. One run: "
+                     f"{t['train_days']:.1f} days on {t['gpus']:,} × {t['gpu']}.")
+        self.heading("Reopen this scenario", 11)
+        if self.share_url:
+            self.caption("This link opens the same scenario in the planner's portal:")
+            self.text_block(self.share_url, 7.5, ACCENT, wrapmode="CHAR",
+                            link=self.share_url if _safe_link(self.share_url) else "")
+        else:
+            self.caption("No share link could be made for this scenario.")
+
+    def recommendation(self) -> None:
+        c, rec = self.c, self.c.recommendation
+        ok = [o for o in c.options if o.available and o.completes_workload]
+        best = next((o for o in ok if o.option == rec.get("option")), None)
+        fastest = min((o for o in ok if o.first_result_day is not None),
+                      key=lambda o: o.first_result_day, default=None)
+        y0 = self.get_y()
+        self.set_fill_color(239, 246, 251)
+        self.text_block(f"Recommendation: {best.label if best else 'none'}", 12.5, INK, "B",
+                        fill=True, padding=(3, 4, 1, 5))
+        self.text_block(rec["why"][:1].upper() + rec["why"][1:] + ".", 9.5, INK, fill=True,
+                        padding=(0.5, 4, 1.5, 5))
+        lines = []
+        if best:
+            lines.append(f"Cheapest over the term: {best.label}, NPV {usd(best.npv_usd)}, "
+                         f"nominal {usd(best.total_usd)}.")
+        if fastest:
+            lines.append(f"Fastest to first result: {fastest.label}, first run done on day "
+                         f"{fastest.first_result_day:,.0f}.")
+        self.text_block("\n".join(lines) or " ", 8.5, MUTED, fill=True, padding=(0.5, 4, 3, 5))
+        self.set_fill_color(*ACCENT)
+        self.rect(self.l_margin, y0, 1.4, self.get_y() - y0, style="F")
+        self.set_fill_color(255, 255, 255)
+
+    def scenario_rows(self) -> list[list[str]]:
+        s, t = self.c.scenario, self.c.training
+        w, cl, u, term, opts = s["workload"], s["cluster"], s["usage"], s["term"], s["options"]
+        lay = t.get("layout") or {}
+        labels = {o.option: o.label for o in self.c.options}
+        work = [t["model"], f"{si(w['tokens'])} tokens", f"sequence {w['seq_len']:,}",
+                str(w["precision"]).upper()]
+        cluster = f"{t['gpus']:,} × {t['gpu']} ({t['nodes']:,} nodes)"
+        if cl.get("deadline_days"):
+            cluster += f", deadline {cl['deadline_days']:g} days"
+        usage = (f"{u['runs']:g} training runs over the term" if u["mode"] == "runs"
+                 else f"{u['utilisation_pct']:g} % utilisation")
+        fin = term["financing"] + (f" over {term['loan_years']} years" if term["financing"] != "cash" else "")
+        overrides = s.get("overrides") or {}
+        rows = [["Workload", " · ".join(work)], ["Cluster", cluster],
+                ["Training", f"one run {t['train_days']:.1f} days ({t['ideal_days']:.1f} without failures, "
+                             f"goodput {t['goodput']:.1%}); layout TP {lay.get('tp', '?')} · PP "
+                             f"{lay.get('pp', '?')} · DP {lay.get('dp', '?')}; MFU {t['mfu']:.1%}"],
+                ["Usage", usage], ["Term", f"{term['months']} months, financing: {fin}"],
+                ["Facility (build)", str(opts.get("facility", ""))],
+                ["Options compared", ", ".join(labels.get(o, o) for o in opts["compare"])],
+                ["Your overrides", ", ".join(f"{k} = {_num(v) if isinstance(v, int | float) else v}"
+                                             for k, v in sorted(overrides.items())) or "none"]]
+        return [[k, plain(v, 600)] for k, v in rows]
+
+    def draw_charts(self, svgs: dict[str, bytes]) -> None:
+        for svg in svgs.values():
+            size = re.search(rb'<svg[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', svg)
+            w_px, h_px = (float(size[1]), float(size[2])) if size else (CHART_WIDTH_PX, charts.HEIGHT_PX)
+            w = self.epw
+            h = w * h_px / w_px
+            if self.get_y() + h > self.page_break_trigger:
+                self.add_page()
+            self.image(io.BytesIO(svg), x=self.l_margin, y=self.get_y(), w=w, h=h)
+            self.current_font_is_set_on_page = False  # the chart's text changed fonts
+            self.set_y(self.get_y() + h + 3)
+
+    def numbers(self) -> None:
+        c = self.c
+        live = [o for o in c.options if o.available]
+        self.heading("The numbers behind the charts")
+        self.caption("Nominal USD unless marked NPV; days count from the start of the term.")
+        if live:
+            self.heading("Cumulative cost at the end of each month", 10, 2)
+            share = 150 / len(live)
+            rows = [["Month", *(o.label for o in live)]]
+            rows += [[str(m + 1), *(usd(o.cumulative_usd[m]) for o in live)]
+                     for m in range(len(live[0].cumulative_usd))]
+            self.grid(rows, (30, *(share,) * len(live)), ("RIGHT",) * (len(live) + 1), 7.2)
+            cats = list(dict.fromkeys([k for k in charts.CATEGORY_COLORS if any(k in o.breakdown_usd for o in live)]
+                                      + [k for o in live for k in o.breakdown_usd]))
+            self.heading("Cost breakdown by category over the term", 10)
+            rows = [["Category", *(o.label for o in live)]]
+            rows += [[k, *(usd(o.breakdown_usd[k]) if k in o.breakdown_usd else "-" for o in live)]
+                     for k in cats]
+            rows.append(["Total", *(usd(o.total_usd) for o in live)])
+            self.grid(rows, (30, *(share,) * len(live)), ("LEFT",) + ("RIGHT",) * len(live))
+            self.heading("Provisioning and time to first result", 10)
+            rows = [["Option", "Ready", "One run", "First result", "Phases (start and end day)"]]
+            for o in live:
+                phases = "; ".join(f"{p['phase']} {p['start_day']:,.0f}–{p['end_day']:,.0f}" for p in o.timeline)
+                rows.append([o.label, days(o.ready_day), days(o.train_days), days(o.first_result_day), phases])
+            self.grid(rows, (28, 18, 18, 22, 94), ("LEFT", "RIGHT", "RIGHT", "RIGHT", "LEFT"))
+        curve = c.training.get("curve") or []
+        if curve:
+            self.heading("Training time against GPU count", 10)
+            rows = [["GPUs", "Step (s)", "MFU", "Ideal days", "Days (with failures)", "GPU-hours",
+                     "Scaling efficiency"]]
+            for p in curve:
+                mark = " (chosen)" if p.get("gpus") == c.training.get("gpus") else ""
+                rows.append([f"{p['gpus']:,}{mark}", f"{p['step_time_s']:.2f}", f"{p['mfu']:.1%}",
+                             f"{p['ideal_days']:.1f}", f"{p['train_days']:.1f}", si(p["gpu_hours"]),
+                             f"{p['scaling_efficiency']:.0%}" if p.get("scaling_efficiency") is not None else "-"])
+            self.grid(rows, (30, 20, 20, 24, 30, 26, 30), ("LEFT",) + ("RIGHT",) * 6)
+        self.decision()
+
+    def decision(self) -> None:
+        c = self.c
+        labels = {o.option: o.label for o in c.options}
+        s = c.sensitivity or {}
+        if s.get("bars"):
+            a, b = labels.get(s["cheapest"], s["cheapest"]), labels.get(s["runner_up"], s["runner_up"])
+            pct = round(100 * s.get("swing", 0.25))
+            self.heading("Sensitivity of the recommendation", 10)
+            self.caption(f"NPV of {b} minus NPV of {a} (today {usd(s['base_gap_usd'])}) with each input "
+                         f"{pct} % lower or higher; below zero, {b} becomes the cheaper.")
+            rows = [["Input", "Value now", f"Gap at −{pct} %", f"Gap at +{pct} %"]]
+            rows += [[bar["label"], f"{_num(bar['base_value'])} {bar.get('unit', '')}",
+                      usd(bar["gap_low_usd"]), usd(bar["gap_high_usd"])] for bar in s["bars"]]
+            self.grid(rows, (70, 40, 35, 35), ("LEFT", "RIGHT", "RIGHT", "RIGHT"))
+        u = c.uncertainty or {}
+        if u.get("options"):
+            self.heading("Uncertainty of the cost", 10)
+            self.caption(f"NPV over the term across {u.get('draws', 0):,} random draws of the uncertain inputs.")
+            rows = [["Option", "P10", "Median", "P90", "Cheapest in", "Completes in"]]
+            for key, q in u["options"].items():
+                rows.append([labels.get(key, key), usd(q.get("p10_usd")), usd(q.get("p50_usd")),
+                             usd(q.get("p90_usd")), f"{q.get('probability_cheapest') or 0:.0%}",
+                             f"{q.get('probability_completes') or 0:.0%}"])
+            self.grid(rows, (40, 28, 28, 28, 28, 28), ("LEFT",) + ("RIGHT",) * 5)
+        if c.flip_points:
+            self.heading("Flip points (where the cheapest option changes)", 10)
+            for f in c.flip_points:
+                self.text_block(f"• {f['text']}", 8.5)
+
+    def assumptions(self) -> None:
+        self.heading("Assumptions and their sources")
+        self.caption("Every figure the comparison used, with its source and the date the source gives "
+                     "(blank for figures derived from other rows or taken from the scenario).")
+        rows = [["Figure", "Value", "Unit", "Source", "As of"]]
+        for a in self.c.assumptions:
+            value = _num(a["value"]) + (" (yours)" if a.get("overridden") else "")
+            rows.append([a["key"], value, a.get("unit") or "", a.get("source") or "", a.get("as_of") or ""])
+        self.grid(rows, (44, 17, 25, 76, 18), ("LEFT", "RIGHT", "LEFT", "LEFT", "LEFT"), 7, header=True)
+
+    def furniture(self) -> None:
+        """Running title and footer on every page, now that the page count is known."""
+        total = self.pages_count
+        self.set_auto_page_break(False)
+        for n in range(1, total + 1):
+            self.page = n
+            self.set_font("DejaVu", "", 7)
+            self.current_font_is_set_on_page = False  # this page's stream needs its own Tf
+            self.set_text_color(*MUTED)
+            if n > 1:
+                self.set_xy(self.l_margin, 7)
+                self.cell(self.epw, 4, plain(self.report_title, 110), align="L")
+            self.set_xy(self.l_margin, self.h - 11)
+            self.cell(self.epw * 0.8, 4, f"GPU Cluster Planner · generated {self.stamp} · catalogue "
+                                         f"as of {self.catalogue}", align="L")
+            self.cell(self.epw * 0.2, 4, f"page {n} of {total}", align="R")
+        self.page = total
