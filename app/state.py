@@ -111,6 +111,22 @@ def comparison(sc: Scenario) -> tuple[Comparison | None, tuple[str, str] | None]
     return (Comparison.model_validate(result) if result else None), err
 
 
+def require_comparison(spinner: str) -> tuple[Scenario, Comparison]:
+    """The valid scenario and its comparison; otherwise the problems are shown and the page stops
+    (the inputs stay as typed on the Workload page)."""
+    sc, problems = scenario()
+    if problems:
+        st.info("Fix the inputs on the Workload page first.")
+        show_problems(problems)
+        st.stop()
+    with st.spinner(spinner):
+        c, err = comparison(sc)
+    if err:
+        st.error(f"**{err[0]}**: {err[1]}", icon=":material/error:")
+        st.stop()
+    return sc, c
+
+
 def show_problems(problems: list[tuple[str, str]]) -> None:
     for field, message in problems:
         st.error(f"**{field}**: {message}", icon=":material/error:")

@@ -36,15 +36,7 @@ def render() -> None:
                "no public source gives; their notes say why the value was chosen.")
 
 
-    sc, problems = state.scenario()
-    if problems:
-        state.show_problems(problems)
-        st.stop()
-    with st.spinner("Reading the catalogue..."):
-        c, err = state.comparison(sc)
-    if err:
-        st.error(f"**{err[0]}**: {err[1]}", icon=":material/error:")
-        st.stop()
+    sc, c = state.require_comparison("Reading the catalogue...")
     defaults, _ = state.comparison(sc.model_copy(update={"overrides": {}}))
     default_of = {a["key"]: a for a in defaults.assumptions} if defaults else {}
     current = {a["key"]: a for a in c.assumptions}

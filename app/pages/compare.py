@@ -14,16 +14,7 @@ from models.scenario import Scenario
 def render() -> None:
     st.title("Compare")
 
-    sc, problems = state.scenario()
-    if problems:
-        st.info("Fix the inputs on the Workload page first.")
-        state.show_problems(problems)
-        st.stop()
-    with st.spinner("Pricing every option over the term..."):
-        c, err = state.comparison(sc)
-    if err:
-        st.error(f"**{err[0]}**: {err[1]}", icon=":material/error:")
-        st.stop()
+    sc, c = state.require_comparison("Pricing every option over the term...")
 
     dark = state.dark_theme()
 
@@ -37,20 +28,10 @@ def render() -> None:
     cheapest = min(ok, key=lambda o: o.npv_usd) if ok else None
     fastest = min((o for o in ok if o.first_result_day is not None), key=lambda o: o.first_result_day, default=None)
     m1, m2, m3 = st.columns([1, 1, 2])
-    with m1.container(border=True):
-        st.caption("Cheapest over the term")
-        if cheapest:
-            st.markdown(f"#### {cheapest.label}")
-            st.caption(f"NPV {usd(cheapest.npv_usd)} · nominal {usd(cheapest.total_usd)}")
-        else:
-            st.markdown("#### none")
-    with m2.container(border=True):
-        st.caption("Fastest to first result")
-        if fastest:
-            st.markdown(f"#### {fastest.label}")
-            st.caption(f"first run done on day {fastest.first_result_day:,.0f}")
-        else:
-            st.markdown("#### none")
+    _card(m1, "Cheapest over the term", cheapest and cheapest.label,
+          cheapest and f"NPV {usd(cheapest.npv_usd)} · nominal {usd(cheapest.total_usd)}")
+    _card(m2, "Fastest to first result", fastest and fastest.label,
+          fastest and f"first run done on day {fastest.first_result_day:,.0f}")
     with m3.container(border=True):
         st.caption("Recommendation")
         st.write(c.recommendation["why"] + ".")
@@ -92,6 +73,14 @@ def render() -> None:
 
     st.subheader("Downloads")
     _downloads(sc, c)
+
+
+def _card(column, caption: str, title: str | None, detail: str | None) -> None:
+    with column.container(border=True):
+        st.caption(caption)
+        st.markdown(f"#### {title or 'none'}")
+        if detail:
+            st.caption(detail)
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)

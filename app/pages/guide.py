@@ -13,15 +13,7 @@ def render() -> None:
     st.title("Guide")
     st.caption("The questions buyers ask first, answered for the scenario on the Workload page.")
 
-    sc, problems = state.scenario()
-    if problems:
-        state.show_problems(problems)
-        st.stop()
-    with st.spinner("Working out the answers..."):
-        c, err = state.comparison(sc)
-    if err:
-        st.error(f"**{err[0]}**: {err[1]}", icon=":material/error:")
-        st.stop()
+    sc, c = state.require_comparison("Working out the answers...")
 
     t = c.training
     gpu = get_gpu(t["gpu"])
