@@ -520,3 +520,27 @@ def test_console_script_bad_file_exits_2_with_one_line(tmp_path):
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert "cluster.gpu" in lines[0]
+
+
+def test_hourly_prints_owned_cost_from_the_engine_next_to_rental_prices(capsys):
+    from models.scenario import Scenario
+    from pricing.engine import compare
+
+    rc, out, err = cli(capsys, "hourly", "--gpu", "H100-SXM", "--gpus", "256", "--months", "36",
+                       "--utilisation", "100", "60")
+    assert rc == 0, err
+    rates = [float(x) for x in re.findall(r"utilisation: \$([\d.]+) per GPU-hour", out)]
+    assert len(rates) == 2 and rates[1] > rates[0]  # idle hours still cost money
+    engine = compare(Scenario.model_validate({
+        "workload": {"model": "llama3-70b", "tokens": 1e12}, "cluster": {"gpu": "H100-SXM", "gpus": 256},
+        "usage": {"mode": "utilisation", "utilisation_pct": 60}, "term": {"months": 36},
+        "options": {"compare": ["build"]}}), decision=False)
+    assert rates[1] == pytest.approx(engine.options[0].usd_per_gpu_hour, abs=0.006)
+    for label in ("Rent dedicated", "Cloud on-demand", "Cloud spot"):
+        assert label in out
+
+
+def test_hourly_bad_gpu_count_is_one_line(capsys):
+    rc, out, err = cli(capsys, "hourly", "--gpus", "0")
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith("clusterplan hourly: cluster.gpus: ") and "allowed" in err
