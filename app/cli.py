@@ -18,6 +18,7 @@ from models.hardware import gpu_ids
 from models.scenario import Scenario, explain_validation_error
 from models.shapes import load_presets
 from models.training import SizingError, plan_training
+from models.validation import training_days_band
 from pricing.engine import compare
 from pricing.inputs import InputError
 
@@ -119,7 +120,36 @@ def build_parser() -> Parser:
                    help=f"the portal's address (default {share_link.DEFAULT_BASE_URL})")
     d = sub.add_parser("decode", help="print the scenario JSON inside a share link")
     d.add_argument("url", metavar="URL", help="a share link, or just its s= token")
+    v = sub.add_parser("validate", help="the model against published runs and benchmarks (validation/runs.csv)")
+    v.add_argument("--json", action="store_true", help="print every row and the error summary as JSON")
     return parser
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from models.validation import UNITS, validate  # imported here: only this command needs it
+
+    try:
+        result = validate()
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"clusterplan validate: validation data: {exc}") from None
+    if args.json:
+        print(json.dumps(result, indent=2, default=str))
+        return 0
+    mfu = result["rule_of_thumb_mfu"]
+    print(f"{'row':34} {'inputs':40} {'layout':36} {'published':>11} {'model':>11} {'error':>7} {'rule':>7}  unit")
+    for r in result["rows"]:
+        inputs = f"{r['model']} {r['gpus']:,}x{r['gpu']} s{r['seq_len']} b{r['global_batch_seqs']} {r['precision']}"
+        print(f"{r['id']:34} {inputs:40} {r['layout']:36} {r['published']:>11.4g} {r['predicted']:>11.4g} "
+              f"{r['error']:>+7.1%} {r['rule_error']:>+7.1%}  {UNITS[r['unit']]}")
+    print(f"\nerrors per kind (|predicted / published - 1|); rule of thumb = 6ND at {mfu:.1%} MFU, "
+          f"/{result['rule_of_thumb_goodput']:g} goodput for whole runs, MFU picked after the fact")
+    print(f"{'kind':12} {'rows':>4} {'model median':>13} {'model worst':>12} {'rule median':>12} {'rule worst':>11}")
+    for kind, s in result["by_kind"].items():
+        m, t = s["model"], s["rule_of_thumb"]
+        print(f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
+              f"{t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}")
+    print(f"{len(result['skipped'])} published figures not used (validation/skipped.csv says why)")
+    return 0
 
 
 def run_link(args: argparse.Namespace) -> int:
@@ -238,10 +268,13 @@ def run_train(args: argparse.Namespace) -> int:
         plan = plan_training(scenario, curve=args.curve)
     except SizingError as exc:
         raise UsageError(f"clusterplan train: {OPTION_FOR_FIELD.get(exc.field, exc.field)}: {exc}") from None
+    low, high = training_days_band(plan)
     if args.json:
         print(json.dumps(plan.model_dump(mode="json"), indent=2))
     else:
         print(report_text.training_report(plan))
+        print(f"Uncertainty     {low:.1f} to {high:.1f} wall-clock days (the model's error range on "
+              "published whole runs; clusterplan validate)")
     return 0
 
 
@@ -269,6 +302,7 @@ COMMANDS = {
     "hourly": run_hourly,
     "link": run_link,
     "decode": run_decode,
+    "validate": run_validate,
     "example": lambda args: print(scenario_files.example_json()) or 0,
     "schema": lambda args: print(json.dumps(Scenario.model_json_schema(), indent=2)) or 0,
 }

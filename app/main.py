@@ -26,6 +26,7 @@ page = st.navigation([
     st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page(PAGES / "assumptions.py", title="Assumptions", icon=":material/fact_check:"),
     st.Page(PAGES / "guide.py", title="Guide", icon=":material/help:"),
+    st.Page(PAGES / "validation.py", title="Validation", icon=":material/verified:"),
 ])
 sidebar.render()
 if err := st.session_state.pop("link_error", None):

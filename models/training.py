@@ -76,6 +76,9 @@ class TrainingPlan(BaseModel):
     fabric: FabricPlan
     search: dict[str, float]
     curve: list[CurvePoint] | None = None
+    #: wall-clock days band from the model's errors on published whole runs (models/validation.py)
+    train_days_low: float | None = None
+    train_days_high: float | None = None
 
 
 class Planner:
@@ -211,6 +214,8 @@ def _assemble(planner: Planner, choice: LayoutChoice, sizing, min_gpus, curve, s
     fabric = size_fat_tree(choice.gpus, min(gpu.gpus_per_node, choice.gpus),
                            nic_gbit_per_s=gpu.scaleout_bandwidth_gbit_per_s)
     memory = dict(choice.memory_gib)
+    from models.validation import GPU_HOURS_ERROR_HIGH as band_high  # noqa: PLC0415 (validation imports this module)
+    from models.validation import GPU_HOURS_ERROR_LOW as band_low  # noqa: PLC0415
     return TrainingPlan(
         model={
             "name": shape.name, "params": shape.params_total, "active_params": shape.params_active,
@@ -255,4 +260,6 @@ def _assemble(planner: Planner, choice: LayoutChoice, sizing, min_gpus, curve, s
             "seconds": time.perf_counter() - start,
         },
         curve=planner.curve(choice.gpus) if curve else None,
+        train_days_low=train_days / (1 + band_high),
+        train_days_high=train_days / (1 + band_low),
     )

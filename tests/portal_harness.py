@@ -14,9 +14,10 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 
 from app import sidebar, state  # noqa: E402
-from app.pages import assumptions, compare, guide, workload  # noqa: E402
+from app.pages import assumptions, compare, guide, validation, workload  # noqa: E402
 
-PAGES = {"workload": workload, "compare": compare, "assumptions": assumptions, "guide": guide}
+PAGES = {"workload": workload, "compare": compare, "assumptions": assumptions, "guide": guide,
+         "validation": validation}
 
 state.init()
 sidebar.render()

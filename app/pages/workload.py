@@ -9,6 +9,7 @@ from app.formatting import si
 from models.hardware import load_gpus
 from models.scenario import OPTION_IDS
 from models.shapes import load_presets
+from models.validation import training_days_band
 from pricing.engine import LABELS
 
 CUSTOM = "custom"
@@ -158,7 +159,10 @@ def render() -> None:
                 m2.metric("Memory per GPU", f"{plan.memory_gib_per_gpu['total']:.0f} GiB",
                           help=f"of {plan.memory_capacity_gib:g} GiB")
                 m1.metric("Ideal days", f"{plan.ideal_days:,.1f}", help="No failures, no restarts")
-                m2.metric("Wall-clock days", f"{plan.train_days:,.1f}", help="With failures and restarts")
+                low, high = training_days_band(plan)
+                m2.metric("Wall-clock days", f"{plan.train_days:,.1f}",
+                          help=f"With failures and restarts; likely {low:,.1f} to {high:,.1f} days given the "
+                               "model's errors on published runs (Validation page)")
                 m1.metric("Goodput", f"{plan.goodput:.1%}")
                 m2.metric("MFU", f"{plan.mfu:.1%}", help=f"{plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU")
                 st.markdown(
@@ -166,7 +170,8 @@ def render() -> None:
                     f"ZeRO-{lay['zero']} · recompute {lay['recompute']} · micro-batch {lay['micro_batch']} · "
                     f"interleave {lay['interleave']}")
                 st.caption(
-                    f"{plan.model['name']}: {si(plan.model['params'])} parameters; {plan.steps:,} steps of "
+                    f"Wall-clock days likely {low:,.1f} to {high:,.1f} (the model's error range on published "
+                    f"whole runs). {plan.model['name']}: {si(plan.model['params'])} parameters; {plan.steps:,} steps of "
                     f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s; "
                     f"{plan.search['layouts_evaluated']:,.0f} layouts searched. "
                     f"Checkpoint {plan.checkpoint['size_gib']:,.0f} GiB every {plan.checkpoint['interval_min']:.0f} min.")

@@ -1,0 +1,271 @@
+"""The model against published runs and benchmarks (`validation/runs.csv`, each row with its source).
+
+Kinds of row:
+- `step_time`: seconds per step with the published layout (Korthikanti et al. 2022 Table 5, read from
+  `models/data/korthikanti_table5.csv`, not copied);
+- `throughput`: per-GPU throughput (tokens/s, the source's TFLOP/s or MFU) with the published layout;
+  fields a source does not publish (micro-batch, interleave, recompute) are left to the search, which
+  keeps the fastest fitting layout among those that match the published fields;
+- `gpu_hours`: a whole run, GPU-hours with failures, restarts and checkpointing for the published
+  GPU count and tokens (the same planner `plan_training` uses); one row (OPT-175B) publishes a
+  failure-free time and is compared with the failure-free plan.
+
+Beside the model runs the rule of thumb it must beat: time = 6·N·D / (GPUs · peak · MFU) (and / 0.9
+goodput for whole runs), with one MFU for all rows chosen after the fact to minimise its median error.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import functools
+import pathlib
+import statistics
+
+import numpy as np
+
+from models.calibration import TABLE5, job_and_layout, table5_rows
+from models.hardware import get_gpu
+from models.job import Job
+from models.layouts import RECOMPUTE_MODES, Layouts
+from models.memory import fits, memory_breakdown
+from models.scenario import Cluster, Scenario, Workload
+from models.search import all_layouts
+from models.shapes import ModelShape, load_presets
+from models.sizing import min_gpus_lower_bound
+from models.step_time import model_flops_per_token, step_breakdown
+from models.training import SECONDS_PER_DAY, Planner, plan_training
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "validation"
+RUNS = ROOT / "runs.csv"
+SHAPES = ROOT / "shapes.csv"
+SKIPPED = ROOT / "skipped.csv"
+KINDS = ("step_time", "throughput", "gpu_hours")
+UNITS = {
+    "s_per_step": "s/step",
+    "tokens_per_s_per_gpu": "tokens/s/GPU",
+    "tflops_per_gpu_megatron": "TFLOP/s/GPU (Megatron formula)",
+    "mfu_pct": "% MFU",
+    "gpu_hours": "GPU-hours",
+    "gpu_hours_no_failures": "GPU-hours (no failures)",
+}
+#: Goodput the rule of thumb assumes for whole runs.
+RULE_GOODPUT = 0.90
+
+#: Signed error range (predicted / published − 1) of the model on whole-run GPU-hours, from
+#: `validate()`; `tests/test_validation.py` checks these still cover today's errors. A plan's
+#: wall-clock days are shown as days / (1 + high) … days / (1 + low).
+GPU_HOURS_ERROR_LOW = -0.49
+GPU_HOURS_ERROR_HIGH = 0.05
+
+
+def training_days_band(plan) -> tuple[float, float]:
+    """(low, high) wall-clock days for a TrainingPlan: its days corrected by the model's worst
+    over- and under-estimates of published whole-run GPU-hours."""
+    return plan.train_days / (1 + GPU_HOURS_ERROR_HIGH), plan.train_days / (1 + GPU_HOURS_ERROR_LOW)
+    # (plan_training also stores these as TrainingPlan.train_days_low / train_days_high)
+
+
+@functools.cache
+def custom_shapes() -> dict[str, ModelShape]:
+    with SHAPES.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = {}
+    for r in rows:
+        out[r["model_id"]] = ModelShape(
+            model_id=r["model_id"], name=r["name"], layers=int(r["layers"]), hidden=int(r["hidden"]),
+            heads=int(r["heads"]), kv_heads=int(r["kv_heads"]), ffn_hidden=int(r["ffn_hidden"]),
+            vocab=int(r["vocab"]), gated_mlp=r["gated_mlp"] == "true",
+            tied_embeddings=r["tied_embeddings"] == "true", dropout=r["dropout"] == "true",
+            published_params_b=float(r["published_params_b"]), source=r["source"],
+        )
+    return out
+
+
+def shape_of(model_id: str) -> ModelShape:
+    presets = load_presets()
+    return presets[model_id] if model_id in presets else custom_shapes()[model_id]
+
+
+def load_runs() -> list[dict]:
+    """Every validation row: Korthikanti Table 5 (from its data file) then `validation/runs.csv`."""
+    rows = []
+    for r in table5_rows():
+        rows.append({
+            "id": f"korthikanti-{r['model_id']}-{r['recompute']}", "kind": "step_time",
+            "model": r["model_id"], "gpu": r["gpu_id"],
+            "gpus": str(int(r["tp"]) * int(r["pp"]) * int(r["dp"])), "seq_len": r["seq_len"],
+            "global_batch_seqs": r["global_batch_seqs"], "precision": "bf16", "tp": r["tp"],
+            "pp": r["pp"], "dp": r["dp"], "interleave": r["interleave"], "micro_batch": r["micro_batch"],
+            "recompute": r["recompute"], "sequence_parallel": r["sequence_parallel"], "zero": "0",
+            "flash_attention": "0", "tokens": "", "published": r["measured_step_s"], "unit": "s_per_step",
+            "source": r["source"], "notes": f"layout from {TABLE5.parent.name}/{TABLE5.name}", "_table5": r,
+        })
+    with RUNS.open(newline="") as f:
+        rows.extend(csv.DictReader(f))
+    return rows
+
+
+def _int(row: dict, key: str) -> int | None:
+    v = row.get(key, "")
+    return int(float(v)) if v not in ("", None) else None
+
+
+def layout_text(lay: dict) -> str:
+    return (f"TP{lay['tp']} PP{lay['pp']} DP{lay['dp']} v{lay['interleave']} mb{lay['micro_batch']} "
+            f"Z{lay['zero']} {lay['recompute']}")
+
+
+def _job(row: dict) -> Job:
+    return Job(shape_of(row["model"]), get_gpu(row["gpu"]), int(row["seq_len"]),
+               int(row["global_batch_seqs"]), row["precision"], flash_attention=row["flash_attention"] != "0")
+
+
+def _layouts_for(row: dict, job: Job) -> Layouts:
+    """The published layout, or every valid layout that matches the published fields."""
+    gpus = int(row["gpus"])
+    given = {k: _int(row, k) for k in ("tp", "pp", "dp", "interleave", "micro_batch", "zero")}
+    rec = row.get("recompute") or None
+    if "_table5" in row:
+        return job_and_layout(row["_table5"])[1]
+    if None not in (given["tp"], given["pp"], given["dp"], given["micro_batch"]):
+        # the published layout (each recompute mode when the source does not say which)
+        singles = [Layouts.single(
+            job.global_batch_seqs, tp=given["tp"], pp=given["pp"], dp=given["dp"],
+            micro_batch=given["micro_batch"], interleave=given["interleave"] or 1,
+            zero=given["zero"] or 0, recompute=mode,
+            sequence_parallel=_int(row, "sequence_parallel") if row.get("sequence_parallel") else int(given["tp"] > 1),
+        ) for mode in ([rec] if rec else RECOMPUTE_MODES)]
+        return Layouts(**{f.name: np.concatenate([getattr(x, f.name) for x in singles])
+                          for f in dataclasses.fields(Layouts)})
+    lay = all_layouts(job, gpus)
+    keep = np.ones(len(lay), dtype=bool)
+    for k, v in given.items():
+        if v is not None:
+            keep &= getattr(lay, k) == v
+    if rec:
+        keep &= lay.recompute == RECOMPUTE_MODES.index(rec)
+    lay = lay.take(np.nonzero(keep)[0])
+    if row.get("sequence_parallel") not in ("", None):
+        lay = dataclasses.replace(lay, sequence_parallel=np.full(len(lay), int(row["sequence_parallel"])))
+    return lay
+
+
+def _megatron_flops_per_step(job: Job, batch_seqs: int) -> float:
+    """Narayanan et al. 2021 eq. (3): 96·B·s·l·h²·(1 + s/6h + V/16lh), recompute forward included."""
+    s, seq = job.shape, job.seq_len
+    h, n = s.hidden, s.layers
+    return 96 * batch_seqs * seq * n * h * h * (1 + seq / (6 * h) + s.vocab / (16 * n * h))
+
+
+def _in_unit(unit: str, job: Job, gpus: int, batch_seqs: int, step_s: float) -> float:
+    """A step time expressed in the row's unit."""
+    tokens = batch_seqs * job.seq_len
+    if unit == "s_per_step":
+        return step_s
+    if unit == "tokens_per_s_per_gpu":
+        return tokens / step_s / gpus
+    if unit == "tflops_per_gpu_megatron":
+        return _megatron_flops_per_step(job, batch_seqs) / step_s / gpus / 1e12
+    if unit == "mfu_pct":
+        return 100 * model_flops_per_token(job) * tokens / step_s / gpus / (job.gpu.peak_tflops(job.precision) * 1e12)
+    raise ValueError(f"unknown unit {unit!r}")
+
+
+def _predict_step(row: dict) -> dict:
+    job = _job(row)
+    gpus = int(row["gpus"])
+    lay = _layouts_for(row, job)
+    if len(lay) == 0:
+        raise ValueError(f"{row['id']}: no valid layout matches the published fields")
+    mem, step = memory_breakdown(job, lay), step_breakdown(job, lay)
+    ok = fits(job, mem["total"])
+    cand = np.nonzero(ok)[0] if ok.any() else np.arange(len(lay))
+    i = int(cand[np.argmin(step["total"][cand] / lay.batch_seqs[cand])])
+    batch, step_s = int(lay.batch_seqs[i]), float(step["total"][i])
+    # the rule of thumb: 6·N per token at a constant MFU (filled in by validate)
+    six_nd_s = 6 * job.shape.params_active * batch * job.seq_len / (gpus * job.gpu.peak_tflops(job.precision) * 1e12)
+    return {
+        "predicted": _in_unit(row["unit"], job, gpus, batch, step_s),
+        "layout": layout_text(lay.row(i)), "fits": bool(ok[i]),
+        "rule": lambda mfu: _in_unit(row["unit"], job, gpus, batch, six_nd_s / mfu),
+    }
+
+
+def _predict_run(row: dict) -> dict:
+    shape = shape_of(row["model"])
+    gpus, seq = int(row["gpus"]), int(row["seq_len"])
+    workload = {"tokens": float(row["tokens"]), "seq_len": seq, "precision": row["precision"],
+                "global_batch_tokens": int(row["global_batch_seqs"]) * seq}
+    cluster = Cluster(gpu=row["gpu"], gpus=gpus)
+    if row["model"] in load_presets():
+        plan = plan_training(Scenario(workload=Workload(model=row["model"], **workload), cluster=cluster))
+        ideal_days, wall_days, layout = plan.ideal_days, plan.train_days, plan.layout
+    else:  # a shape outside the presets, through the same planner
+        planner = Planner(Scenario(workload=Workload(params=shape.params_total, **workload), cluster=cluster))
+        planner.shape = shape
+        planner.lower_bound = min_gpus_lower_bound(shape.params_total, planner.gpu.memory_gib)
+        choice = planner.fixed(gpus)
+        wall_days = planner.reliability(choice).wall_clock_s / SECONDS_PER_DAY
+        ideal_days = planner.steps(gpus) * choice.step_time_s / SECONDS_PER_DAY
+        layout = choice.layout
+    no_failures = row["unit"] == "gpu_hours_no_failures"
+    days = ideal_days if no_failures else wall_days
+    peak = get_gpu(row["gpu"]).peak_tflops(row["precision"]) * 1e12
+    rule_hours = 6 * shape.params_active * float(row["tokens"]) / (gpus * peak) / 3600 * gpus
+    goodput = 1.0 if no_failures else RULE_GOODPUT
+    return {
+        "predicted": days * 24 * gpus, "layout": layout_text(layout), "fits": True,
+        "rule": lambda mfu: rule_hours / mfu / goodput,
+    }
+
+
+def _err(pred: float, pub: float) -> float:
+    return pred / pub - 1
+
+
+def best_rule_mfu(rows: list[dict]) -> float:
+    """The one MFU that minimises the rule of thumb's median absolute error over all rows."""
+    grid = np.round(np.arange(0.20, 0.701, 0.005), 3)
+    med = [statistics.median(abs(_err(r["_rule"](m), r["published"])) for r in rows) for m in grid]
+    return float(grid[int(np.argmin(med))])
+
+
+def summarise(errors: list[float]) -> dict[str, float]:
+    a = [abs(e) for e in errors]
+    return {"rows": len(a), "median_abs_error": statistics.median(a), "worst_abs_error": max(a),
+            "min_error": min(errors), "max_error": max(errors)}
+
+
+@functools.cache
+def validate() -> dict:
+    """Every row predicted, the rule of thumb beside it, and the median/worst error per kind."""
+    out = []
+    for row in load_runs():
+        pred = _predict_run(row) if row["kind"] == "gpu_hours" else _predict_step(row)
+        out.append({
+            "id": row["id"], "kind": row["kind"], "model": row["model"], "gpu": row["gpu"],
+            "gpus": int(row["gpus"]), "seq_len": int(row["seq_len"]),
+            "global_batch_seqs": int(row["global_batch_seqs"]), "precision": row["precision"],
+            "tokens": float(row["tokens"]) if row.get("tokens") else None,
+            "layout": pred["layout"], "layout_fits": pred["fits"],
+            "unit": row["unit"], "published": float(row["published"]), "predicted": pred["predicted"],
+            "source": row["source"], "notes": row.get("notes", ""), "_rule": pred["rule"],
+        })
+    mfu = best_rule_mfu(out)
+    for r in out:
+        r["rule_of_thumb"] = r.pop("_rule")(mfu)
+        r["error"] = _err(r["predicted"], r["published"])
+        r["rule_error"] = _err(r["rule_of_thumb"], r["published"])
+    by_kind = {}
+    for kind in KINDS:
+        rows = [r for r in out if r["kind"] == kind]
+        by_kind[kind] = {"model": summarise([r["error"] for r in rows]),
+                         "rule_of_thumb": summarise([r["rule_error"] for r in rows])}
+    return {"rows": out, "by_kind": by_kind, "rule_of_thumb_mfu": mfu, "rule_of_thumb_goodput": RULE_GOODPUT,
+            "skipped": load_skipped()}
+
+
+def load_skipped() -> list[dict]:
+    with SKIPPED.open(newline="") as f:
+        return list(csv.DictReader(f))

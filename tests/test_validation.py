@@ -1,0 +1,123 @@
+"""The model against published runs (validation/runs.csv): data integrity, the error levels it must
+hold, the rule of thumb beside it, `clusterplan validate --json`, the band and the Validation page.
+
+The issue's targets (step time and throughput within 8 % median / 15 % worst, whole-run GPU-hours
+within 10 % / 30 %) are NOT met yet. `TODAY` holds today's level so no change can quietly make the
+model worse; tighten it toward `TARGETS` as the model improves.
+"""
+
+import contextlib
+import csv
+import io
+import json
+import pathlib
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app.cli import main
+from models import validation as V
+from models.hardware import load_gpus
+from models.scenario import Scenario
+from models.shapes import load_presets
+from models.training import plan_training
+
+TARGETS = {"step_time": (0.08, 0.15), "throughput": (0.08, 0.15), "gpu_hours": (0.10, 0.30)}
+#: today's (median, worst) absolute error per kind, with a little slack; not the targets.
+TODAY = {"step_time": (0.035, 0.075), "throughput": (0.115, 0.75), "gpu_hours": (0.31, 0.50)}
+HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
+
+
+@pytest.fixture(scope="module")
+def result():
+    return V.validate()
+
+
+def test_every_row_has_a_source_and_known_inputs():
+    with V.RUNS.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len({r["id"] for r in rows}) == len(rows)
+    models = set(load_presets()) | set(V.custom_shapes())
+    for r in V.load_runs():
+        assert r["source"].strip(), r["id"]
+        assert r["kind"] in V.KINDS and r["unit"] in V.UNITS, r["id"]
+        assert r["model"] in models and r["gpu"] in load_gpus(), r["id"]
+        assert float(r["published"]) > 0 and int(r["gpus"]) > 0
+        if r["kind"] == "gpu_hours":
+            assert float(r["tokens"]) > 0
+    for s in V.custom_shapes().values():
+        assert s.source and abs(s.params_total / 1e9 / s.published_params_b - 1) < 0.08, s.model_id
+    for s in V.load_skipped():
+        assert s["reason"].strip() and s["source"].strip()
+
+
+def test_kinds_are_all_present(result):
+    counts = {k: v["model"]["rows"] for k, v in result["by_kind"].items()}
+    assert counts["step_time"] >= 8 and counts["throughput"] >= 20 and counts["gpu_hours"] >= 6
+
+
+@pytest.mark.parametrize("kind", V.KINDS)
+def test_model_holds_todays_level(result, kind):
+    m = result["by_kind"][kind]["model"]
+    median, worst = TODAY[kind]
+    assert m["median_abs_error"] <= median and m["worst_abs_error"] <= worst, m
+
+
+def test_step_time_meets_the_target(result):
+    """Only the step-time kind (Korthikanti Table 5) meets the issue's target today."""
+    m = result["by_kind"]["step_time"]["model"]
+    assert m["median_abs_error"] <= TARGETS["step_time"][0] and m["worst_abs_error"] <= TARGETS["step_time"][1]
+
+
+def test_rule_of_thumb_is_computed_with_one_mfu(result):
+    mfu = result["rule_of_thumb_mfu"]
+    assert 0.2 <= mfu <= 0.7
+    assert all(r["rule_of_thumb"] > 0 for r in result["rows"])
+    # the model beats it where the layout is fully published (step time)
+    s = result["by_kind"]["step_time"]
+    assert s["model"]["median_abs_error"] < s["rule_of_thumb"]["median_abs_error"]
+    assert s["model"]["worst_abs_error"] < s["rule_of_thumb"]["worst_abs_error"]
+
+
+def test_band_covers_todays_whole_run_errors(result):
+    m = result["by_kind"]["gpu_hours"]["model"]
+    assert m["min_error"] >= V.GPU_HOURS_ERROR_LOW and m["max_error"] <= V.GPU_HOURS_ERROR_HIGH
+    plan = plan_training(Scenario.model_validate(
+        {"workload": {"model": "llama2-7b", "tokens": 1e11, "seq_len": 4096}, "cluster": {"gpu": "H100-SXM", "gpus": 64}}))
+    low, high = V.training_days_band(plan)
+    assert low < plan.train_days < high
+    assert (plan.train_days_low, plan.train_days_high) == pytest.approx((low, high))
+
+
+def test_cli_validate_json_keys():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["validate", "--json"]) == 0
+    data = json.loads(out.getvalue())
+    assert set(data) >= {"rows", "by_kind", "rule_of_thumb_mfu", "rule_of_thumb_goodput", "skipped"}
+    assert set(data["by_kind"]) == set(V.KINDS)
+    row = data["rows"][0]
+    assert set(row) >= {"id", "kind", "model", "gpu", "gpus", "layout", "unit", "published", "predicted",
+                        "error", "rule_of_thumb", "rule_error", "source"}
+    for kind in V.KINDS:
+        assert set(data["by_kind"][kind]) == {"model", "rule_of_thumb"}
+        assert {"median_abs_error", "worst_abs_error"} <= set(data["by_kind"][kind]["model"])
+
+
+def test_cli_validate_table_and_train_band():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["validate"]) == 0
+        assert main(["train", "--model", "llama2-7b", "--tokens", "100B", "--gpu", "H100-SXM", "--gpus", "64"]) == 0
+    text = out.getvalue()
+    assert "gpu_hours" in text and "rule median" in text and "Uncertainty" in text
+
+
+def test_validation_page_renders():
+    at = AppTest.from_file(HARNESS, default_timeout=60)
+    at.run()
+    at.session_state["_page"] = "validation"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Validation"
+    assert len(at.dataframe) >= 2
