@@ -25,3 +25,10 @@ def usd_rate(x: float | None) -> str:
 
 def days(x: float | None) -> str:
     return "-" if x is None else f"{x:,.0f} days" if x >= 10 else f"{x:,.1f} days"
+
+
+def band(low: float | None, high: float | None) -> str:
+    """' (likely 78-161 days)' from a training-days band, or '' when there is none."""
+    if low is None or high is None:
+        return ""
+    return f" (likely {low:,.0f}–{high:,.0f} days)" if high >= 10 else f" (likely {low:,.1f}–{high:,.1f} days)"

@@ -39,7 +39,7 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     print_figure,
     svg_for_pdf,
 )
-from app.formatting import days, si, usd, usd_rate
+from app.formatting import band, days, si, usd, usd_rate
 from models.scenario import Scenario
 from pricing.catalogue import load_catalogue
 from pricing.engine import Comparison
@@ -282,7 +282,9 @@ class _Document(FPDF):
                 self.caption(f"{o.label}: {o.note}")
         self.caption("Totals are sums of monthly cash flows over the term; NPV discounts each month. "
                      f"$ per GPU-hour divides the total by the GPU-hours of work done. One run: "
-                     f"{t['train_days']:.1f} days on {t['gpus']:,} × {t['gpu']}.")
+                     f"{t['train_days']:.1f} days{band(t.get('train_days_low'), t.get('train_days_high'))} "
+                     f"on {t['gpus']:,} × {t['gpu']}; the band comes from the model's errors against "
+                     f"published runs.")
         self.heading("Reopen this scenario", 11)
         if self.share_url:
             self.caption("This link opens the same scenario in the planner's portal:")
@@ -330,7 +332,8 @@ class _Document(FPDF):
         fin = term["financing"] + (f" over {term['loan_years']} years" if term["financing"] != "cash" else "")
         overrides = s.get("overrides") or {}
         rows = [["Workload", " · ".join(work)], ["Cluster", cluster],
-                ["Training", f"one run {t['train_days']:.1f} days ({t['ideal_days']:.1f} without failures, "
+                ["Training", f"one run {t['train_days']:.1f} days"
+                             f"{band(t.get('train_days_low'), t.get('train_days_high'))} ({t['ideal_days']:.1f} without failures, "
                              f"goodput {t['goodput']:.1%}); layout TP {lay.get('tp', '?')} · PP "
                              f"{lay.get('pp', '?')} · DP {lay.get('dp', '?')}; MFU {t['mfu']:.1%}"],
                 ["Usage", usage], ["Term", f"{term['months']} months, financing: {fin}"],

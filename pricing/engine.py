@@ -204,7 +204,8 @@ def _training_summary(inp: CostInputs) -> dict:
     return {
         "model": p.model["name"], "gpu": p.gpu, "gpus": p.gpus, "nodes": inp.nodes, "layout": p.layout,
         "step_time_s": p.step_time_s, "mfu": p.mfu, "ideal_days": p.ideal_days, "goodput": p.goodput,
-        "train_days": p.train_days, "gpu_hours_per_run": p.gpu_hours, "it_power_kw": inp.it_power_kw,
+        "train_days": p.train_days, "train_days_low": p.train_days_low, "train_days_high": p.train_days_high,
+        "gpu_hours_per_run": p.gpu_hours, "it_power_kw": inp.it_power_kw,
         "storage_tb": inp.storage_tb, "fabric_switches": inp.switches, "transceivers": inp.transceivers,
         "memory_gib_per_gpu": p.memory_gib_per_gpu, "memory_capacity_gib": p.memory_capacity_gib,
         "tokens_per_s": p.tokens_per_s, "sizing": p.sizing, "min_gpus": p.min_gpus,

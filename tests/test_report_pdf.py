@@ -326,3 +326,12 @@ def test_svg_is_tidied_for_fpdf():
     assert "fill: rgb(1, 2, 3); fill-opacity: 0.45" in out
     if 0x25C6 not in report_pdf._chart_glyphs():  # Liberation Sans has no ◆: DejaVu draws it
         assert "font-family: DejaVu" in out
+
+
+def test_training_days_come_with_their_band(comparison, text):
+    from app.formatting import band
+
+    t = comparison.training
+    assert t["train_days_low"] < t["train_days"] < t["train_days_high"]
+    flat = " ".join(text.split())
+    assert band(t["train_days_low"], t["train_days_high"]).strip() in flat

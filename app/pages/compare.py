@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, exports, report_pdf, share_link, state
-from app.formatting import days, usd, usd_rate
+from app.formatting import band, days, usd, usd_rate
 from models.scenario import Scenario
 
 
@@ -20,7 +20,8 @@ def render() -> None:
 
     t = c.training
     rate = next((a["value"] for a in c.assumptions if a["key"] == "discount_rate_pct_per_year"), 0.0)
-    st.caption(f"{t['model']} on {t['gpus']:,} × {t['gpu']}: one run takes {t['train_days']:.1f} days "
+    st.caption(f"{t['model']} on {t['gpus']:,} × {t['gpu']}: one run takes {t['train_days']:.1f} days"
+               f"{band(t.get('train_days_low'), t.get('train_days_high'))} "
                f"({t['ideal_days']:.1f} without failures, goodput {t['goodput']:.1%}); "
                f"term {sc.term.months} months; NPV discounted at {rate:g} % a year.")
 
