@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def si(x: float, unit: str = "") -> str:
     """1.2 M, 405 B, 15 T ..."""
@@ -32,3 +34,14 @@ def band(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return ""
     return f" (likely {low:,.0f}–{high:,.0f} days)" if high >= 10 else f" (likely {low:,.1f}–{high:,.1f} days)"
+
+
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|~])")  # "_" stays: intraword, it formats nothing
+
+
+def md_plain(text: object) -> str:
+    """Text shown literally inside Streamlit markdown: HTML angle brackets become entities and
+    emphasis, code, link and table punctuation is backslash-escaped, so user-controlled text (a key from a share link,
+    a provider name) can neither format nor inject anything."""
+    escaped = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", escaped)

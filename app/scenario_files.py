@@ -56,6 +56,8 @@ def read_scenario_data(path: str) -> dict:
                                  f"column {exc.colno}") from None
     except RecursionError:
         raise ScenarioInputError(f"{where}: not a scenario: JSON nested too deeply") from None
+    except ValueError:  # e.g. an integer longer than Python's 4,300-digit conversion limit
+        raise ScenarioInputError(f"{where}: not a scenario: a number in it is too long") from None
     if not isinstance(data, dict):
         raise ScenarioInputError(f"{where}: not a scenario: the JSON must be an object {{...}}")
     return data

@@ -15,6 +15,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from app import share_link
+from app.formatting import md_plain
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario, explain_validation_error
 from models.training import SizingError, TrainingPlan, plan_training
@@ -122,14 +123,14 @@ def require_comparison(spinner: str) -> tuple[Scenario, Comparison]:
     with st.spinner(spinner):
         c, err = comparison(sc)
     if err:
-        st.error(f"**{err[0]}**: {err[1]}", icon=":material/error:")
+        st.error(f"**{md_plain(err[0])}**: {md_plain(err[1])}", icon=":material/error:")
         st.stop()
     return sc, c
 
 
 def show_problems(problems: list[tuple[str, str]]) -> None:
     for field, message in problems:
-        st.error(f"**{field}**: {message}", icon=":material/error:")
+        st.error(f"**{md_plain(field)}**: {md_plain(message)}", icon=":material/error:")
 
 
 def dark_theme() -> bool:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs everything the tests need (Debian's Chromium included) and runs the whole suite.
+# Installs everything the tests need (Debian's Chromium and nginx included) and runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -7,6 +7,8 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v pdftoppm >/dev/null 2>&1 || need+=(poppler-utils)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+# nginx: the load balancer in front of two portal replicas (tests/test_replicas.py)
+{ command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null 2>&1 || need+=(nginx-light)
 if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -14,7 +14,8 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 
 from app import sidebar, state  # noqa: E402
-from app.pages import assumptions, compare, guide, validation, workload  # noqa: E402
+from app.formatting import md_plain  # noqa: E402
+from app.views import assumptions, compare, guide, validation, workload  # noqa: E402
 
 PAGES = {"workload": workload, "compare": compare, "assumptions": assumptions, "guide": guide,
          "validation": validation}
@@ -22,5 +23,5 @@ PAGES = {"workload": workload, "compare": compare, "assumptions": assumptions, "
 state.init()
 sidebar.render()
 if err := st.session_state.pop("link_error", None):
-    st.warning(f"This share link could not be opened: {err}. Showing the default scenario instead.")
+    st.warning(f"This share link could not be opened: {md_plain(err)}. Showing the default scenario instead.")
 PAGES[st.session_state.get("_page", "workload")].render()

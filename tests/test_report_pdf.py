@@ -239,7 +239,7 @@ def test_cli_report_errors_are_one_line(tmp_path, capsys):
 
 
 def test_portal_builds_the_same_pdf_as_the_cli(monkeypatch, tmp_path, capsys):
-    from app.pages import compare as compare_page
+    from app.views import compare as compare_page
 
     built: list[bytes] = []
     real = report_pdf.build_report

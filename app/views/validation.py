@@ -79,7 +79,3 @@ def render() -> None:
         "predicted": st.column_config.NumberColumn(format="%.4g")})
     with st.expander("Published figures not used, and why"):
         st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
-
-
-if __name__ == "__main__":  # run as a page by st.navigation
-    render()

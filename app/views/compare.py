@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, exports, report_pdf, share_link, state
-from app.formatting import band, days, usd, usd_rate
+from app.formatting import band, days, md_plain, usd, usd_rate
 from models.scenario import Scenario
 
 
@@ -38,7 +38,7 @@ def render() -> None:
         st.write(c.recommendation["why"] + ".")
     for o in c.options:
         if not o.completes_workload:
-            st.warning(f"{o.label}: {o.note}", icon=":material/warning:")
+            st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
 
     # Only the chosen view's charts are built: plotly figures take 10-20 ms each to construct.
     views = ["Cost over the term", "Time", "Sensitivity and uncertainty"]
@@ -124,7 +124,7 @@ def _downloads(sc: Scenario, c) -> None:
                     with st.spinner("Building the PDF report..."):
                         data, pages, note = _pdf_report(key, link)
                 except (report_pdf.ReportError, ValueError) as exc:
-                    st.error(f"The PDF report could not be built: {exc}", icon=":material/error:")
+                    st.error(f"The PDF report could not be built: {md_plain(exc)}", icon=":material/error:")
                 else:
                     st.session_state["pdf_report_for"] = [key, link]
                     st.download_button("Download PDF report", data, file_name=f"{stem}.pdf",
@@ -137,7 +137,3 @@ def _downloads(sc: Scenario, c) -> None:
     json_col.download_button("Whole comparison (JSON)", lambda: exports.comparison_json(c),
                              file_name=f"{stem}.json", mime="application/json", on_click="ignore",
                              icon=":material/data_object:", width="stretch", key="json_download")
-
-
-if __name__ == "__main__":  # run as a page by st.navigation
-    render()

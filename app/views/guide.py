@@ -80,7 +80,3 @@ def render() -> None:
         f"Owning means an operations team of about {fte:.0f} people, {spares} spare node(s), "
         f"{fig.get('part_replacement_pct_per_year', 0):g} % of servers replaced a year, and "
         f"{t['it_power_kw']:,.0f} kW of IT power. A managed service takes the operations on and restarts faster.")
-
-
-if __name__ == "__main__":  # run as a page by st.navigation
-    render()

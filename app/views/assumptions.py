@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from app import state
+from app.formatting import md_plain
 from pricing.inputs import NOT_OVERRIDABLE, override_range
 
 GROUPS = {
@@ -75,7 +76,7 @@ def render() -> None:
                 continue
             lo, hi = override_range(key)
             if not lo <= value <= hi:
-                st.error(f"**overrides.{key}**: {value:g} is out of range (allowed: {lo:g} to {hi:g})",
+                st.error(f"**overrides.{md_plain(key)}**: {value:g} is out of range (allowed: {lo:g} to {hi:g})",
                          icon=":material/error:")
                 continue
             default = default_of.get(key, {}).get("value")
@@ -87,7 +88,3 @@ def render() -> None:
         if changed:
             state.put("overrides", overrides)
             st.rerun()
-
-
-if __name__ == "__main__":  # run as a page by st.navigation
-    render()

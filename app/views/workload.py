@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from app import state
-from app.formatting import si
+from app.formatting import md_plain, si
 from models.hardware import load_gpus
 from models.scenario import OPTION_IDS
 from models.shapes import load_presets
@@ -151,7 +151,7 @@ def render() -> None:
             with st.spinner("Sizing the cluster..."):
                 plan, err = state.training_plan(sc)
             if err:
-                st.error(f"**{err[0]}**: {err[1]}", icon=":material/error:")
+                st.error(f"**{md_plain(err[0])}**: {md_plain(err[1])}", icon=":material/error:")
             else:
                 lay = plan.layout
                 m1, m2 = st.columns(2)
@@ -177,7 +177,3 @@ def render() -> None:
                     f"Checkpoint {plan.checkpoint['size_gib']:,.0f} GiB every {plan.checkpoint['interval_min']:.0f} min.")
                 mem = {k: v for k, v in plan.memory_gib_per_gpu.items() if k != "total" and v > 0.05}
                 st.bar_chart(pd.DataFrame({"GiB per GPU": mem}), horizontal=True, height=200)
-
-
-if __name__ == "__main__":  # run as a page by st.navigation
-    render()
