@@ -1,6 +1,7 @@
 """Load test over Streamlit's own websocket protocol: N concurrent sessions without browsers.
 
-    .venv/bin/python bench/load_ws.py [--sessions 50] [--seconds 60] [--think 5 10] [--url http://127.0.0.1:PORT/]
+    .venv/bin/python bench/load_ws.py [--sessions 50] [--seconds 60] [--think 5 10] [--replicas 2]
+                                      [--url http://127.0.0.1:PORT/]
 
 `bench/load.py` drives real Chromium pages, but on a 2-core machine the browsers take the cores the
 server needs. This client speaks what the page speaks: it opens `/_stcore/stream`, sends the
@@ -20,8 +21,11 @@ import argparse
 import asyncio
 import pathlib
 import random
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from urllib.parse import urlsplit
 
@@ -32,6 +36,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import load as browser_load  # noqa: E402  (the server helpers: start, health, /proc readings)
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 FINISHED_OK = 0  # ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY
 STEP_TIMEOUT_S = 30.0
 
@@ -97,10 +102,31 @@ async def session(url: str, stop_at: float, think: tuple[float, float], stats: d
         stats["errors"].append(f"{type(exc).__name__}: {exc}")
 
 
-async def drive(url: str, sessions: int, seconds: float, think: tuple[float, float], pid: int | None) -> dict:
+def start_nginx(ports: list[int]) -> tuple[str, subprocess.Popen]:
+    """nginx (Debian's) on a free loopback port in front of the replicas, with the deploy template:
+    a websocket without the sticky cookie lands on a random replica."""
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    prefix = pathlib.Path(tempfile.mkdtemp(prefix="load-nginx-"))
+    listen = f"127.0.0.1:{browser_load.free_port()}"
+    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in ports)
+    text = (ROOT / "deploy" / "nginx.conf.template").read_text()
+    conf = prefix / "nginx.conf"
+    conf.write_text(text.replace("@PREFIX@", str(prefix)).replace("@LISTEN@", listen).replace("@SERVERS@", servers))
+    proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix), "-g", "daemon off;"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://{listen}/"
+    browser_load.wait_healthy(url, proc)
+    return url, proc
+
+
+def _sum(read, pids: list[int]) -> float | None:
+    return sum(read(p) for p in pids) if pids else None
+
+
+async def drive(url: str, sessions: int, seconds: float, think: tuple[float, float], pids: list[int]) -> dict:
     stats = {"latencies": [], "steady": [], "errors": [], "connected": 0, "sessions": sessions}
-    rss0 = browser_load.rss_mib(pid) if pid else None
-    cpu0 = browser_load.cpu_seconds(pid) if pid else None
+    rss0 = _sum(browser_load.rss_mib, pids)
+    cpu0 = _sum(browser_load.cpu_seconds, pids)
     start = time.monotonic()
     stop_at = start + seconds
     tasks = []
@@ -110,8 +136,8 @@ async def drive(url: str, sessions: int, seconds: float, think: tuple[float, flo
     rss_peak = rss0
     while not all(t.done() for t in tasks):
         await asyncio.sleep(1.0)
-        if pid:
-            rss_peak = max(rss_peak, browser_load.rss_mib(pid))
+        if pids:
+            rss_peak = max(rss_peak, _sum(browser_load.rss_mib, pids))
     lat = sorted(stats["latencies"])
     elapsed = time.monotonic() - start
 
@@ -127,7 +153,7 @@ async def drive(url: str, sessions: int, seconds: float, think: tuple[float, flo
         "reruns_per_s": len(lat) / elapsed, "errors": stats["errors"],
         "p50_s": statistics.median(lat) if lat else None, "p95_s": pct(0.95), "max_s": lat[-1] if lat else None,
         "rss_before_mib": rss0, "rss_peak_mib": rss_peak,
-        "server_cpu_s": browser_load.cpu_seconds(pid) - cpu0 if pid else None,
+        "server_cpu_s": _sum(browser_load.cpu_seconds, pids) - cpu0 if pids else None,
     }
 
 
@@ -137,22 +163,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--think", type=float, nargs=2, default=[5.0, 10.0], metavar=("MIN", "MAX"))
     ap.add_argument("--url", help="a portal already running on a loopback address")
+    ap.add_argument("--replicas", type=int, default=1,
+                    help="start this many portal processes behind nginx (deploy/nginx.conf.template)")
     args = ap.parse_args(argv)
-    proc = None
-    if args.url:
-        browser_load.require_loopback(args.url)
-        url = args.url
-        pid = browser_load.pid_listening_on(urlsplit(url).port or 80)
-    else:
-        port = browser_load.free_port()
-        proc = browser_load.start_portal(port)
-        url = f"http://127.0.0.1:{port}/"
-        browser_load.wait_healthy(url, proc)
-        pid = proc.pid
+    procs: list[subprocess.Popen] = []
+    pids: list[int] = []
     try:
-        r = asyncio.run(drive(url, args.sessions, args.seconds, tuple(args.think), pid))
+        if args.url:
+            browser_load.require_loopback(args.url)
+            url = args.url
+            pids = [p for p in [browser_load.pid_listening_on(urlsplit(url).port or 80)] if p]
+        else:
+            ports = [browser_load.free_port() for _ in range(args.replicas)]
+            procs = [browser_load.start_portal(p) for p in ports]
+            for port, proc in zip(ports, procs, strict=True):
+                browser_load.wait_healthy(f"http://127.0.0.1:{port}/", proc)
+            pids = [p.pid for p in procs]
+            url = f"http://127.0.0.1:{ports[0]}/"
+            if args.replicas > 1:
+                url, lb = start_nginx(ports)
+                procs.append(lb)
+        r = asyncio.run(drive(url, args.sessions, args.seconds, tuple(args.think), pids))
     finally:
-        if proc:
+        for proc in procs:
             proc.terminate()
             proc.wait(timeout=15)
     ms = lambda v: "-" if v is None else f"{v * 1000:.0f} ms"  # noqa: E731

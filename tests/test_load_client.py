@@ -1,0 +1,20 @@
+"""The websocket load client really drives the portal: a short run, every rerun checked."""
+
+import pathlib
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "bench"))
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_short_load_run_has_no_errors(capsys):
+    import load_ws
+
+    rc = load_ws.main(["--sessions", "3", "--seconds", "6", "--think", "0.3", "0.8"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    reruns = int(out.split(" reruns (")[0].rsplit(" ", 1)[1])
+    assert reruns >= 6 and "0 errors" in out
