@@ -143,3 +143,28 @@ def test_guide_and_assumptions_render(portal_url, watched):
     tables.nth(3).wait_for()
     assert tables.count() == 4
     assert errors == []
+
+
+def test_pdf_and_csv_download_from_the_compare_page(portal_url, watched, tmp_path):
+    import io
+
+    from pypdf import PdfReader
+
+    page, errors = watched
+    page.goto(portal_url + "compare")
+    page.get_by_role("heading", name="Downloads").wait_for()
+    page.get_by_role("button", name="Prepare PDF report").click()
+    button = page.get_by_role("button", name="Download PDF report")
+    button.wait_for(timeout=120_000)  # the first PDF of the server starts Chromium for the charts
+    with page.expect_download() as pdf:
+        button.click()
+    data = pathlib.Path(pdf.value.path()).read_bytes()
+    assert data.startswith(b"%PDF-")
+    reader = PdfReader(io.BytesIO(data))
+    assert 3 <= len(reader.pages) <= 20
+    assert "Recommendation" in reader.pages[0].extract_text()
+    with page.expect_download() as csv_file:
+        page.get_by_role("button", name="Monthly cash flows (CSV)").click()
+    head = pathlib.Path(csv_file.value.path()).read_text().splitlines()[0]
+    assert head.startswith("option,")
+    assert errors == []
