@@ -23,21 +23,20 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("BROWSER_PATH", "/usr/bin/chromium")
-CHROME_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+sys.path.insert(0, str(ROOT / "scripts"))
+from portal_process import (  # noqa: E402, F401  (load_ws uses them through this module)
+    CHROME_ARGS,
+    CHROMIUM,
+    free_port,
+    render_nginx_conf,
+    start_portal,
+    wait_healthy,
+)
+
 STEP_TIMEOUT_MS = 30_000
 LOAD_TIMEOUT_MS = 120_000
 #: pages loading at once while the sessions connect
@@ -47,36 +46,6 @@ GPU_COUNTS = [256 + 64 * i for i in range(60)]
 
 
 # ------------------------------------------------------------------------------------ the server
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(url: str, proc: subprocess.Popen | None = None, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "_stcore/health", timeout=2) as r:
-                if r.read() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.2)
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError("portal exited early")
-    raise RuntimeError(f"portal at {url} not healthy within {seconds:.0f} s")
-
-
-def start_portal(port: int) -> subprocess.Popen:
-    streamlit = pathlib.Path(sys.executable).with_name("streamlit")
-    return subprocess.Popen(
-        [str(streamlit), "run", "app/main.py", f"--server.port={port}",
-         "--server.address=127.0.0.1", "--server.headless=true",
-         "--browser.gatherUsageStats=false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
 
 
 def _children(pid: int) -> list[int]:

@@ -108,10 +108,8 @@ def start_nginx(ports: list[int]) -> tuple[str, subprocess.Popen]:
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     prefix = pathlib.Path(tempfile.mkdtemp(prefix="load-nginx-"))
     listen = f"127.0.0.1:{browser_load.free_port()}"
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in ports)
-    text = (ROOT / "deploy" / "nginx.conf.template").read_text()
     conf = prefix / "nginx.conf"
-    conf.write_text(text.replace("@PREFIX@", str(prefix)).replace("@LISTEN@", listen).replace("@SERVERS@", servers))
+    conf.write_text(browser_load.render_nginx_conf(prefix, listen, [f"127.0.0.1:{p}" for p in ports]))
     proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix), "-g", "daemon off;"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://{listen}/"

@@ -7,17 +7,9 @@ from __future__ import annotations
 
 import argparse
 import pathlib
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 from playwright.sync_api import sync_playwright
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+from portal_process import CHROME_ARGS, CHROMIUM, ROOT, free_port, start_portal, wait_healthy
 
 
 def main() -> None:
@@ -25,23 +17,13 @@ def main() -> None:
     ap.add_argument("--dark", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "docs"))
     args = ap.parse_args()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    streamlit = pathlib.Path(sys.executable).with_name("streamlit")
-    extra = ["--theme.base=dark"] if args.dark else []
-    proc = subprocess.Popen([str(streamlit), "run", "app/main.py", f"--server.port={port}", *extra],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port = free_port()
+    proc = start_portal(port, *(["--theme.base=dark"] if args.dark else []))
     url = f"http://127.0.0.1:{port}/"
     try:
-        for _ in range(300):
-            try:
-                if urllib.request.urlopen(url + "_stcore/health", timeout=1).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.1)
+        wait_healthy(url, proc)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             suffix = "-dark" if args.dark else ""
             for name in ("workload", "compare", "assumptions", "guide"):

@@ -5,31 +5,14 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("BROWSER_PATH", "/usr/bin/chromium")
-CHROME_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from portal_process import CHROME_ARGS, CHROMIUM, free_port, start_portal, wait_healthy  # noqa: E402
 
 
 def _require_chromium() -> None:
@@ -42,28 +25,14 @@ def _require_chromium() -> None:
 @pytest.fixture(scope="session")
 def portal_url():
     """Starts `streamlit run app/main.py` on a free loopback port; yields its base URL."""
-    port = _free_port()
-    streamlit = pathlib.Path(sys.executable).with_name("streamlit")
-    proc = subprocess.Popen(
-        [str(streamlit), "run", "app/main.py", f"--server.port={port}"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    port = free_port()
+    proc = start_portal(port, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "_stcore/health", timeout=2) as r:
-                if r.read() == b"ok":
-                    break
-        except OSError:
-            time.sleep(0.2)
-        if proc.poll() is not None:
-            raise RuntimeError(f"portal exited early: {proc.stderr.read().decode()[-2000:]}")
-    else:
+    try:
+        wait_healthy(url, proc)
+    except RuntimeError:
         proc.terminate()
-        raise RuntimeError("portal did not become healthy within 60 s")
+        raise
     yield url
     proc.terminate()
     try:

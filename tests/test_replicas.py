@@ -10,11 +10,8 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -23,40 +20,15 @@ from app import share_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
+sys.path.insert(0, str(ROOT / "scripts"))
+from portal_process import free_port, render_nginx_conf, start_portal, wait_healthy  # noqa: E402
+
 TIMEOUT = 60_000
 
 
 def nginx_binary() -> str | None:
     return shutil.which("nginx") or next(
         (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str, procs: list[subprocess.Popen], seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "_stcore/health", timeout=2) as r:
-                if r.read() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.2)
-        for p in procs:
-            if p.poll() is not None:
-                raise RuntimeError(f"{p.args[0]} exited early: {p.stderr.read().decode()[-2000:]}")
-    raise RuntimeError(f"{url} not healthy within {seconds:.0f} s")
-
-
-def render_nginx_conf(prefix: pathlib.Path, listen: str, replicas: list[str]) -> str:
-    servers = "\n".join(f"        server {r} max_fails=0;" for r in replicas)
-    text = TEMPLATE.read_text()
-    return text.replace("@PREFIX@", str(prefix)).replace("@LISTEN@", listen).replace("@SERVERS@", servers)
 
 
 @pytest.fixture(scope="module")
@@ -67,15 +39,11 @@ def cluster(tmp_path_factory):
         if os.environ.get("CI"):
             pytest.fail("nginx not found; scripts/test.sh installs nginx-light")
         pytest.skip("nginx is not installed (run scripts/test.sh to install it)")
-    streamlit = pathlib.Path(sys.executable).with_name("streamlit")
-    ports = [_free_port() for _ in range(2)]
-    procs = [subprocess.Popen(
-        [str(streamlit), "run", "app/main.py", f"--server.port={port}", "--server.address=127.0.0.1",
-         "--server.headless=true", "--browser.gatherUsageStats=false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for port in ports]
+    ports = [free_port() for _ in range(2)]
+    procs = [start_portal(port, stderr=subprocess.PIPE) for port in ports]
     prefix = tmp_path_factory.mktemp("nginx")
     prefix.chmod(0o755)
-    listen = f"127.0.0.1:{_free_port()}"
+    listen = f"127.0.0.1:{free_port()}"
     conf = prefix / "nginx.conf"
     conf.write_text(render_nginx_conf(prefix, listen, [f"127.0.0.1:{p}" for p in ports]))
     lb = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix), "-g", "daemon off;"],
@@ -84,7 +52,7 @@ def cluster(tmp_path_factory):
             "lb": f"http://{listen}/"}
     try:
         for url in urls.values():
-            _healthy(url, [*procs, lb])
+            wait_healthy(url, [*procs, lb])
         yield urls
     finally:
         for p in [lb, *procs]:
