@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import functools
+import math
 import pathlib
 import statistics
 
@@ -29,12 +30,12 @@ from models.hardware import get_gpu
 from models.job import Job
 from models.layouts import RECOMPUTE_MODES, Layouts
 from models.memory import fits, memory_breakdown
+from models.reliability import plan_reliability
 from models.scenario import Cluster, Scenario, Workload
-from models.search import all_layouts
+from models.search import all_layouts, describe, evaluate
 from models.shapes import ModelShape, load_presets
-from models.sizing import min_gpus_lower_bound
 from models.step_time import model_flops_per_token, step_breakdown
-from models.training import SECONDS_PER_DAY, Planner, plan_training
+from models.training import SECONDS_PER_DAY, plan_training
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "validation"
 RUNS = ROOT / "runs.csv"
@@ -55,7 +56,7 @@ RULE_GOODPUT = 0.90
 #: Signed error range (predicted / published − 1) of the model on whole-run GPU-hours, from
 #: `validate()`; `tests/test_validation.py` checks these still cover today's errors. A plan's
 #: wall-clock days are shown as days / (1 + high) … days / (1 + low).
-GPU_HOURS_ERROR_LOW = -0.49
+GPU_HOURS_ERROR_LOW = -0.39
 GPU_HOURS_ERROR_HIGH = 0.05
 
 
@@ -198,16 +199,25 @@ def _predict_run(row: dict) -> dict:
     workload = {"tokens": float(row["tokens"]), "seq_len": seq, "precision": row["precision"],
                 "global_batch_tokens": int(row["global_batch_seqs"]) * seq}
     cluster = Cluster(gpu=row["gpu"], gpus=gpus)
-    if row["model"] in load_presets():
+    if row["model"] in load_presets() and _int(row, "tp") is None and row["flash_attention"] != "0":
         plan = plan_training(Scenario(workload=Workload(model=row["model"], **workload), cluster=cluster))
         ideal_days, wall_days, layout = plan.ideal_days, plan.train_days, plan.layout
-    else:  # a shape outside the presets, through the same planner
-        planner = Planner(Scenario(workload=Workload(params=shape.params_total, **workload), cluster=cluster))
-        planner.shape = shape
-        planner.lower_bound = min_gpus_lower_bound(shape.params_total, planner.gpu.memory_gib)
-        choice = planner.fixed(gpus)
-        wall_days = planner.reliability(choice).wall_clock_s / SECONDS_PER_DAY
-        ideal_days = planner.steps(gpus) * choice.step_time_s / SECONDS_PER_DAY
+    else:  # a custom shape, a published layout or pre-FlashAttention kernels: the same planner,
+        # choosing only among the layouts the row allows
+        planner_gpu = get_gpu(row["gpu"])
+        job = _job(row)
+        lay = _layouts_for(row, job)
+        mem, step = evaluate(job, lay)
+        ok = np.nonzero(fits(job, mem["total"]))[0]
+        if ok.size == 0:
+            raise ValueError(f"{row['id']}: no allowed layout fits")
+        i = int(ok[np.argmin(step["total"][ok] / lay.batch_seqs[ok])])
+        choice = describe(job, gpus, lay, mem, step, i, len(lay), ok.size, 0.0)
+        steps = math.ceil(float(row["tokens"]) / (int(lay.batch_seqs[i]) * seq))
+        ideal_days = steps * choice.step_time_s / SECONDS_PER_DAY
+        rel = plan_reliability(gpus, shape.params_total, ideal_days * SECONDS_PER_DAY,
+                               failures_per_gpu_day=planner_gpu.failures_per_gpu_day)
+        wall_days = rel.wall_clock_s / SECONDS_PER_DAY
         layout = choice.layout
     no_failures = row["unit"] == "gpu_hours_no_failures"
     days = ideal_days if no_failures else wall_days
