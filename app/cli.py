@@ -140,14 +140,17 @@ def run_validate(args: argparse.Namespace) -> int:
     for r in result["rows"]:
         inputs = f"{r['model']} {r['gpus']:,}x{r['gpu']} s{r['seq_len']} b{r['global_batch_seqs']} {r['precision']}"
         print(f"{r['id']:34} {inputs:40} {r['layout']:36} {r['published']:>11.4g} {r['predicted']:>11.4g} "
-              f"{r['error']:>+7.1%} {r['rule_error']:>+7.1%}  {UNITS[r['unit']]}")
+              f"{r['error']:>+7.1%} {r['rule_error']:>+7.1%}  {UNITS[r['unit']]}{'' if r['scored'] else '  [not scored]'}")
     print(f"\nerrors per kind (|predicted / published - 1|); rule of thumb = 6ND at {mfu:.1%} MFU, "
           f"/{result['rule_of_thumb_goodput']:g} goodput for whole runs, MFU picked after the fact")
-    print(f"{'kind':12} {'rows':>4} {'model median':>13} {'model worst':>12} {'rule median':>12} {'rule worst':>11}")
-    for kind, s in result["by_kind"].items():
-        m, t = s["model"], s["rule_of_thumb"]
-        print(f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
-              f"{t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}")
+    for title, key in (("scored rows", "by_kind"), ("all rows, [not scored] included", "by_kind_all_rows")):
+        print(f"{title}:\n{'kind':12} {'rows':>4} {'model median':>13} {'model worst':>12} "
+              f"{'rule median':>12} {'rule worst':>11}")
+        for kind, s in result[key].items():
+            m, t = s["model"], s["rule_of_thumb"]
+            print(f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
+                  f"{t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}")
+    print("[not scored]: the row's notes in validation/runs.csv say why")
     print(f"{len(result['skipped'])} published figures not used (validation/skipped.csv says why)")
     return 0
 

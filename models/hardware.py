@@ -24,6 +24,9 @@ class GpuSpec(BaseModel):
     memory_gib: float = Field(gt=0)
     bf16_dense_tflops: float = Field(gt=0)
     fp8_dense_tflops: float | None = Field(default=None, gt=0)
+    #: Best large-GEMM rate measured on the chip as a share of its BF16 peak (Stas Bekman's
+    #: "maximum achievable matmul FLOPS", MAMF): clocks, power and the vendor's GEMM library.
+    matmul_fraction_of_peak: float = Field(gt=0, le=1)
     hbm_bandwidth_tbyte_per_s: float = Field(gt=0)
     scaleup_bandwidth_gbyte_per_s: float = Field(gt=0)
     scaleup_domain_gpus: int = Field(ge=1)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models import constants as C
 from models.hardware import GpuSpec
 from models.layouts import Layouts
 from models.shapes import ModelShape
@@ -23,6 +24,12 @@ class Job:
     precision: str = "bf16"
     #: FlashAttention never stores the s×s attention scores; the 2022 Megatron runs predate it.
     flash_attention: bool = True
+    #: Bytes per gradient element held and reduced across data parallelism: 4 for Megatron's fp32
+    #: main gradients, 2 when gradients are kept and synchronised in bf16 (NeMo grad_sync_dtype bf16).
+    grad_bytes: int = C.GRAD_BYTES
+    #: Tensor-parallel collectives split into chunks and overlapped with the neighbouring GEMMs
+    #: (Transformer Engine userbuffers, NeMo ub_tp_comm_overlap); off in Megatron before 2023.
+    tp_comm_overlap: bool = False
 
     @property
     def mlp_tokens_width(self) -> float:

@@ -55,7 +55,7 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
 
     weight_bytes = C.WEIGHT_BYTES + (C.FP8_EXTRA_WEIGHT_BYTES if job.precision == "fp8" else 0)
     weights = sharded(weight_bytes, 3)
-    grads = sharded(C.GRAD_BYTES, 2)
+    grads = sharded(job.grad_bytes, 2)
     optimizer = sharded(C.OPTIMIZER_BYTES, 1)
     # ZeRO-3 gathers the next layers' full weights ahead of use: two layers in flight.
     per_layer_full = (non_expert + expert) / np.maximum(layers_per_stage(job, lay), 1)

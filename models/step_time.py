@@ -1,7 +1,7 @@
 """Time of one training step for each layout (vectorized), with its parts.
 
 Per layer and micro-batch on one GPU:
-- GEMMs: FLOPs / (peak · GEMM_EFFICIENCY) + GEMM_OVERHEAD_S per GEMM (small GEMMs lose efficiency);
+- GEMMs: FLOPs / (peak · MAMF share · GEMM_SHARE_OF_MAMF) + GEMM_OVERHEAD_S per GEMM (small GEMMs lose efficiency);
   forward QKV 2Th(h+2·kv·d)/tp, output 2Th²/tp, MLP 2Th·f·(2 or 3)/tp; attention core 4Tsh/tp
   (half of it with causal FlashAttention) at ATTENTION_RELATIVE_EFFICIENCY; backward twice forward.
 - Element-wise kernels (norms, residuals, activations, dropout, softmax without FlashAttention) move
@@ -10,9 +10,12 @@ Per layer and micro-batch on one GPU:
   more for full recompute, on the scale-up link, not overlapped (Korthikanti 2022, Shoeybi 2019).
 - MoE: two all-to-alls of the routed tokens forward and two backward per MoE layer.
 - Recompute: full repeats the forward; selective repeats the attention core (Korthikanti 2022).
+- TP with comm overlap (Transformer Engine userbuffers): each collective hides behind its GEMM.
 A step is (m + (pp−1)/v) stage slots (1F1B with interleaving, Narayanan 2021) plus pipeline p2p in
 warm-up and drain, the exposed part of the data-parallel gradient and parameter collectives
-(ZeRO-3 repeats its gathers every micro-batch), and the memory-bound optimizer update.
+(ZeRO-3 repeats its gathers every micro-batch), and the memory-bound optimizer update. Hidden
+communication still slows the compute it overlaps by OVERLAP_INTERFERENCE of its time. A DP group
+with k ranks per scale-up domain uses k NICs at once (NCCL's one channel per NIC).
 """
 
 from __future__ import annotations
@@ -32,6 +35,12 @@ def model_flops_per_token(job: Job) -> float:
     return 6 * (s.params_active - lookup) + 12 * s.layers * s.hidden * job.seq_len
 
 
+def exposed(comm, window):
+    """Communication time left after hiding it behind `window` seconds of compute, plus the slowdown
+    the hidden part inflicts on that compute (NCCL kernels take SMs and HBM bandwidth)."""
+    return np.maximum(0.0, comm - window) + C.OVERLAP_INTERFERENCE * np.minimum(comm, window)
+
+
 def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     """Seconds per step by part plus `total`, one value per layout."""
     s, g = job.shape, job.gpu
@@ -42,11 +51,12 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     gate = 3 if s.gated_mlp else 2
 
     bf16 = g.bf16_dense_tflops * 1e12
+    gemm_eff = g.matmul_fraction_of_peak * C.GEMM_SHARE_OF_MAMF
     linear_peak = (
         g.peak_tflops("fp8") * 1e12 * C.FP8_GEMM_RELATIVE_EFFICIENCY
         if job.precision == "fp8" else bf16
-    ) * C.GEMM_EFFICIENCY
-    attn_peak = bf16 * C.GEMM_EFFICIENCY * C.ATTENTION_RELATIVE_EFFICIENCY
+    ) * gemm_eff
+    attn_peak = bf16 * gemm_eff * C.ATTENTION_RELATIVE_EFFICIENCY
     hbm = g.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
     up_bw = g.scaleup_bandwidth_gbyte_per_s * 1e9 * C.SCALEUP_EFFICIENCY
     out_bw = g.scaleout_bandwidth_gbit_per_s / 8 * 1e9 * C.SCALEOUT_EFFICIENCY
@@ -79,8 +89,12 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     routed = np.where(sp, T / tp, T) * s.experts_per_token * h * 2.0
     a2a = moe_share * coll.all_to_all_s(routed, lay.ep, a2a_bw, a2a_lat) if s.is_moe else 0.0
 
-    fwd = mm_f + attn_f + el_f + softmax_f + 2 * tp_coll + 2 * a2a
-    bwd = 2 * (mm_f + attn_f + el_f + softmax_f) + 2 * tp_coll + 2 * a2a
+    if job.tp_comm_overlap:  # each collective pipelined with its neighbouring GEMM
+        tp_f, tp_b = exposed(2 * tp_coll, mm_f), exposed(2 * tp_coll, 2 * mm_f)
+    else:
+        tp_f = tp_b = 2 * tp_coll
+    fwd = mm_f + attn_f + el_f + softmax_f + tp_f + 2 * a2a
+    bwd = 2 * (mm_f + attn_f + el_f + softmax_f) + tp_b + 2 * a2a
     rec = np.select([lay.recompute == 2, lay.recompute == 1], [fwd, attn_f + softmax_f], 0.0)
 
     # --- stage, pipeline ----------------------------------------------------------------------
@@ -98,23 +112,28 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     # --- data parallel ------------------------------------------------------------------------
     ne, ex = stage_params(job, lay)
     dp_bw, dp_lat = link(tp * lay.dp)
+    # k ranks of a DP group share one scale-up domain, each with its own NIC: NCCL runs k channels,
+    # one per NIC, so the group's bandwidth is k NICs, capped by the scale-up link.
+    k = np.clip(g.scaleup_domain_gpus // tp, 1, lay.dp)
+    dp_bw = np.where(tp * lay.dp > g.scaleup_domain_gpus, np.minimum(k * out_bw, up_bw), dp_bw)
     dpe = np.maximum(lay.dp // lay.ep, 1)
-    rs = coll.reduce_scatter_s(C.GRAD_REDUCE_BYTES * ne, lay.dp, dp_bw, dp_lat) + (
-        coll.reduce_scatter_s(C.GRAD_REDUCE_BYTES * ex, dpe, dp_bw, dp_lat)
+    rs = coll.reduce_scatter_s(job.grad_bytes * ne, lay.dp, dp_bw, dp_lat) + (
+        coll.reduce_scatter_s(job.grad_bytes * ex, dpe, dp_bw, dp_lat)
     )
     ag = coll.all_gather_s(C.WEIGHT_BYTES * ne, lay.dp, dp_bw, dp_lat) + (
         coll.all_gather_s(C.WEIGHT_BYTES * ex, dpe, dp_bw, dp_lat)
     )
     fwd_mb, bwd_mb = lps * fwd, lps * (bwd + rec)
     hide_f, hide_b = C.DP_OVERLAP * fwd_mb, C.DP_OVERLAP * bwd_mb
+
     z = lay.zero
     data_parallel = np.select(
         [z == 0, z <= 2],
         [
-            np.maximum(0.0, 2 * rs - hide_b),  # ZeRO-0: all-reduce of the gradients
-            np.maximum(0.0, rs - hide_b) + np.maximum(0.0, ag - hide_f),
+            exposed(2 * rs, hide_b),  # ZeRO-0: all-reduce of the gradients
+            exposed(rs, hide_b) + exposed(ag, hide_f),
         ],
-        m * (np.maximum(0.0, ag - hide_f) + np.maximum(0.0, ag + rs - hide_b)),
+        m * (exposed(ag, hide_f) + exposed(ag + rs, hide_b)),
     )
     opt_params = np.where(z >= 1, ne / lay.dp + ex / dpe, ne + ex)
     optimizer = opt_params * C.OPTIMIZER_STEP_BYTES / hbm

@@ -136,6 +136,7 @@ def test_guide_and_assumptions_render(portal_url, watched):
     page, errors = watched
     page.goto(portal_url + "guide")
     page.get_by_role("heading", name="How many GPUs?").wait_for()
+    page.get_by_text("job interruptions a week").wait_for()  # the heading can arrive before the text
     assert page.get_by_text("job interruptions a week").count() == 1
     page.goto(portal_url + "assumptions")
     page.get_by_role("heading", name="Public cloud").wait_for()
