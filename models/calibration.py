@@ -26,7 +26,7 @@ def job_and_layout(row: dict, recompute: str | None = None, sequence_parallel: i
     """The Job and single Layout of one Table 5 row (optionally with another recompute/SP setting)."""
     batch = int(row["global_batch_seqs"])
     job = Job(get_preset(row["model_id"]), get_gpu(row["gpu_id"]), int(row["seq_len"]), batch, "bf16",
-              flash_attention=False)
+              flash_attention=0)
     lay = Layouts.single(
         batch, tp=int(row["tp"]), pp=int(row["pp"]), dp=int(row["dp"]),
         micro_batch=int(row["micro_batch"]), interleave=int(row["interleave"]),

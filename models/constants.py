@@ -16,9 +16,12 @@ exception: it was read off one NeMo figure, which `validation/runs.csv` also sco
 GEMM_SHARE_OF_MAMF = 0.93
 #: Fixed cost per GEMM launch and tail, seconds: small GEMMs lose efficiency (kernel launch plus wave-quantisation tail: a few µs to tens).
 GEMM_OVERHEAD_S = 40e-6
-#: Attention core (QKᵀ and AV, fused or not) relative to a GEMM: FlashAttention-2 reaches ~70 % of a
-#: dense GEMM's rate on A100/H100 (Dao 2023, FlashAttention-2 paper, Fig. 5–7).
-ATTENTION_RELATIVE_EFFICIENCY = 0.70
+#: Attention core (QKᵀ and AV) relative to a GEMM, by kernel (Job.flash_attention): 2 = FlashAttention-2
+#: or later reaches ~70 % of a dense GEMM's rate on A100 (Dao 2023, FlashAttention-2 paper, Fig. 5–7:
+#: 50–73 % of peak); 1 = FlashAttention-1, xformers or Triton kernels of 2022–23, which that paper
+#: measures at about half of FlashAttention-2 ("around 2× speedup"); 0 = no fused kernel (batched
+#: GEMMs on materialised scores, Megatron before 2023), kept at 0.70 as in the Korthikanti check.
+ATTENTION_RELATIVE_EFFICIENCY = {0: 0.70, 1: 0.35, 2: 0.70}
 #: FP8 GEMMs reach a lower fraction of their (2×) peak than BF16 ones: NeMo 24.12 Llama 3 70B FP8 at
 #: 734 model TF/GPU on H100 (training.md 3.2) is 37 % of 1,979 TF versus ~50 % BF16 MFU typical.
 FP8_GEMM_RELATIVE_EFFICIENCY = 0.75

@@ -22,8 +22,10 @@ class Job:
     seq_len: int
     global_batch_seqs: int  # asked for; each layout rounds it (Layouts.batch_seqs)
     precision: str = "bf16"
-    #: FlashAttention never stores the s×s attention scores; the 2022 Megatron runs predate it.
-    flash_attention: bool = True
+    #: Attention kernel: 0 none (s×s scores stored; the 2022 Megatron runs), 1 FlashAttention-1 class
+    #: (FlashAttention-1, xformers, Triton; 2022–mid 2023), 2 FlashAttention-2 or later (the default).
+    #: Fused kernels never store the scores; generation 1 runs at half the speed of 2.
+    flash_attention: int = 2
     #: Bytes per gradient element held and reduced across data parallelism: 4 for Megatron's fp32
     #: main gradients, 2 when gradients are kept and synchronised in bf16 (NeMo grad_sync_dtype bf16).
     grad_bytes: int = C.GRAD_BYTES

@@ -3,7 +3,7 @@
 Per layer and micro-batch on one GPU:
 - GEMMs: FLOPs / (peak · MAMF share · GEMM_SHARE_OF_MAMF) + GEMM_OVERHEAD_S per GEMM (small GEMMs lose efficiency);
   forward QKV 2Th(h+2·kv·d)/tp, output 2Th²/tp, MLP 2Th·f·(2 or 3)/tp; attention core 4Tsh/tp
-  (half of it with causal FlashAttention) at ATTENTION_RELATIVE_EFFICIENCY; backward twice forward.
+  (half of it with causal FlashAttention) at the kernel's ATTENTION_RELATIVE_EFFICIENCY; backward twice forward.
 - Element-wise kernels (norms, residuals, activations, dropout, softmax without FlashAttention) move
   bytes at HBM_EFFICIENCY of HBM bandwidth; h-wide ones split over tp only with sequence parallelism.
 - TP: two all-reduces (or reduce-scatter + all-gather) of T·h bf16 values forward, two backward, two
@@ -56,7 +56,7 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         g.peak_tflops("fp8") * 1e12 * C.FP8_GEMM_RELATIVE_EFFICIENCY
         if job.precision == "fp8" else bf16
     ) * gemm_eff
-    attn_peak = bf16 * gemm_eff * C.ATTENTION_RELATIVE_EFFICIENCY
+    attn_peak = bf16 * gemm_eff * C.ATTENTION_RELATIVE_EFFICIENCY[int(job.flash_attention)]
     hbm = g.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
     up_bw = g.scaleup_bandwidth_gbyte_per_s * 1e9 * C.SCALEUP_EFFICIENCY
     out_bw = g.scaleout_bandwidth_gbit_per_s / 8 * 1e9 * C.SCALEOUT_EFFICIENCY

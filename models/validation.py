@@ -60,7 +60,7 @@ RULE_GOODPUT = 0.90
 #: `validate()`, rounded outward to a whole percent (no whole run is over-estimated today, so the
 #: high end is 0); `tests/test_validation.py` checks these still cover today's errors. A plan's
 #: wall-clock days are shown as days / (1 + high) … days / (1 + low).
-GPU_HOURS_ERROR_LOW = -0.23
+GPU_HOURS_ERROR_LOW = -0.21
 GPU_HOURS_ERROR_HIGH = 0.0
 
 
@@ -128,7 +128,7 @@ def _job(row: dict) -> Job:
     if row.get("tp_comm_overlap"):
         plan["tp_comm_overlap"] = row["tp_comm_overlap"] == "1"
     return Job(shape_of(row["model"]), get_gpu(row["gpu"]), int(row["seq_len"]),
-               int(row["global_batch_seqs"]), row["precision"], flash_attention=row["flash_attention"] != "0",
+               int(row["global_batch_seqs"]), row["precision"], flash_attention=int(row["flash_attention"] or 2),
                **plan)
 
 
@@ -209,7 +209,7 @@ def _predict_run(row: dict) -> dict:
     workload = {"tokens": float(row["tokens"]), "seq_len": seq, "precision": row["precision"],
                 "global_batch_tokens": int(row["global_batch_seqs"]) * seq}
     cluster = Cluster(gpu=row["gpu"], gpus=gpus)
-    if row["model"] in load_presets() and _int(row, "tp") is None and row["flash_attention"] != "0":
+    if row["model"] in load_presets() and _int(row, "tp") is None and row["flash_attention"] in ("", "2"):
         plan = plan_training(Scenario(workload=Workload(model=row["model"], **workload), cluster=cluster))
         ideal_days, wall_days, layout = plan.ideal_days, plan.train_days, plan.layout
         layout_fits = True

@@ -16,7 +16,7 @@ from models.step_time import model_flops_per_token, step_breakdown
 
 
 def gpt3_job(**kw):
-    return Job(get_preset("gpt3-175b"), get_gpu("A100-80GB"), 2048, 64, "bf16", flash_attention=False, **kw)
+    return Job(get_preset("gpt3-175b"), get_gpu("A100-80GB"), 2048, 64, "bf16", flash_attention=0, **kw)
 
 
 @pytest.mark.parametrize("model_id", list(load_presets()))

@@ -25,9 +25,9 @@ from models.training import plan_training
 
 TARGETS = {"step_time": (0.08, 0.15), "throughput": (0.08, 0.15), "gpu_hours": (0.10, 0.30)}
 #: today's (median, worst) absolute error per kind, with a little slack; not the targets.
-TODAY = {"step_time": (0.035, 0.075), "throughput": (0.08, 0.125), "gpu_hours": (0.18, 0.225)}
+TODAY = {"step_time": (0.035, 0.075), "throughput": (0.08, 0.125), "gpu_hours": (0.17, 0.21)}
 #: the same over every row, the not-scored ones included
-TODAY_ALL_ROWS = {"step_time": (0.035, 0.075), "throughput": (0.10, 0.50), "gpu_hours": (0.18, 0.225)}
+TODAY_ALL_ROWS = {"step_time": (0.035, 0.075), "throughput": (0.095, 0.27), "gpu_hours": (0.17, 0.21)}
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 
 
