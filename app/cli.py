@@ -86,6 +86,12 @@ def build_parser() -> Parser:
     t.add_argument("--seq-len", type=whole, metavar="N", help="sequence length (default 8192)")
     t.add_argument("--global-batch-tokens", type=whole, metavar="N", help="tokens per optimizer step")
     t.add_argument("--precision", choices=["bf16", "fp8"], default="bf16")
+    t.add_argument("--attention", choices=["flash2", "flash1", "none"], default="flash2",
+                   help="attention kernel (default flash2: FlashAttention-2 or later)")
+    t.add_argument("--tp-comm-overlap", action="store_true",
+                   help="overlap tensor-parallel collectives with GEMMs (Transformer Engine userbuffers)")
+    t.add_argument("--grad-precision", choices=["fp32", "bf16"], default="fp32",
+                   help="gradients kept and reduced in fp32 (Megatron's default) or bf16")
     t.add_argument("--curve", action="store_true", help="also show training time against GPU count")
     t.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
@@ -258,8 +264,10 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     if args.global_batch_tokens is not None:
         workload["global_batch_tokens"] = args.global_batch_tokens
     cluster = {"gpu": args.gpu, "gpus": args.gpus, "deadline_days": args.deadline_days}
+    execution = {"attention": args.attention, "tp_comm_overlap": args.tp_comm_overlap,
+                 "gradient_precision": args.grad_precision}
     try:
-        return Scenario.model_validate({"workload": workload, "cluster": cluster})
+        return Scenario.model_validate({"workload": workload, "cluster": cluster, "execution": execution})
     except ValidationError as exc:
         field, msg = explain_validation_error(exc)[0]
         raise UsageError(f"clusterplan train: {OPTION_FOR_FIELD.get(field, field)}: {msg}") from None

@@ -40,6 +40,7 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     svg_for_pdf,
 )
 from app.formatting import band, days, si, usd, usd_rate
+from app.report_text import execution_text
 from models.scenario import Scenario
 from pricing.catalogue import load_catalogue
 from pricing.engine import Comparison
@@ -332,6 +333,7 @@ class _Document(FPDF):
         fin = term["financing"] + (f" over {term['loan_years']} years" if term["financing"] != "cash" else "")
         overrides = s.get("overrides") or {}
         rows = [["Workload", " · ".join(work)], ["Cluster", cluster],
+                ["Execution plan", execution_text(s.get("execution") or {})],
                 ["Training", f"one run {t['train_days']:.1f} days"
                              f"{band(t.get('train_days_low'), t.get('train_days_high'))} ({t['ideal_days']:.1f} without failures, "
                              f"goodput {t['goodput']:.1%}); layout TP {lay.get('tp', '?')} · PP "

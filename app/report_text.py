@@ -12,6 +12,14 @@ def _rows(rows: list[tuple[str, str]]) -> str:
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
 
 
+def execution_text(execution: dict) -> str:
+    """'attention flash2 | TP comm overlap off | gradients fp32'; 'defaults' when the plan has none."""
+    if not execution:
+        return "defaults"
+    return (f"attention {execution['attention']} | TP comm overlap {'on' if execution['tp_comm_overlap'] else 'off'}"
+            f" | gradients {execution['gradient_precision']}")
+
+
 def training_report(p: TrainingPlan) -> str:
     lay, mem, step, rel, fab = p.layout, p.memory_gib_per_gpu, p.step_breakdown_s, p.reliability, p.fabric
     head = (
@@ -32,6 +40,7 @@ def training_report(p: TrainingPlan) -> str:
         ("Layout", f"TP {lay['tp']} | PP {lay['pp']} | DP {lay['dp']} | EP {lay['ep']} | ZeRO-{lay['zero']}"
                    f" | recompute {lay['recompute']} | micro-batch {lay['micro_batch']}"
                    f" | interleave {lay['interleave']} | sequence parallel {'on' if lay['sequence_parallel'] else 'off'}"),
+        ("Execution", execution_text(p.execution)),
         ("Memory per GPU", f"{mem['total']:.1f} GiB of {p.memory_capacity_gib:g} GiB ({mem_parts})"),
         ("Step time", f"{p.step_time_s:.3g} s ({step_parts} s)"),
         ("Efficiency", f"MFU {p.mfu:.1%}, {p.model_tflops_per_gpu:.0f} model TFLOP/s per GPU"),

@@ -125,6 +125,36 @@ class Cluster(BaseModel):
         return self
 
 
+#: Attention kernels and the Job.flash_attention generation each stands for (models/constants.py).
+ATTENTION_KERNELS = {"flash2": 2, "flash1": 1, "none": 0}
+#: Bytes per gradient element held and reduced across data parallelism.
+GRADIENT_BYTES = {"fp32": 4, "bf16": 2}
+
+
+class Execution(BaseModel):
+    """How the training software runs the job: the execution plan, kept apart from the workload and
+    the hardware (as Calculon splits its configs). The defaults are Megatron-LM's for BF16 training."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    attention: Literal["flash2", "flash1", "none"] = Field(
+        default="flash2", description="attention kernel: FlashAttention-2 or later; FlashAttention-1, "
+        "xformers or Triton (2022-23, about half the speed); none (scores stored, 2022 Megatron)",
+    )
+    tp_comm_overlap: bool = Field(
+        default=False, description="overlap tensor-parallel collectives with GEMMs (Transformer Engine "
+        "userbuffers; NeMo ub_tp_comm_overlap); off by default in Megatron-LM",
+    )
+    gradient_precision: Literal["fp32", "bf16"] = Field(
+        default="fp32", description="gradients kept and reduced in fp32 (Megatron's default for BF16) or bf16",
+    )
+
+    def job_options(self) -> dict:
+        """The Job fields this plan sets (models/job.py)."""
+        return {"flash_attention": ATTENTION_KERNELS[self.attention], "tp_comm_overlap": self.tp_comm_overlap,
+                "grad_bytes": GRADIENT_BYTES[self.gradient_precision]}
+
+
 class ReliabilityInputs(BaseModel):
     """Failure and checkpoint assumptions; empty means the GPU's catalogue default."""
 
@@ -203,6 +233,7 @@ class Scenario(BaseModel):
     version: Literal[1] = SCHEMA_VERSION
     workload: Workload = Field(default_factory=Workload)
     cluster: Cluster = Field(default_factory=Cluster)
+    execution: Execution = Field(default_factory=Execution)
     reliability: ReliabilityInputs = Field(default_factory=ReliabilityInputs)
     usage: Usage = Field(default_factory=Usage)
     term: Term = Field(default_factory=Term)
@@ -242,7 +273,7 @@ def _range_text(model: type[BaseModel], name: str) -> str:
 
 
 SECTIONS: dict[str, type[BaseModel]] = {
-    "workload": Workload, "cluster": Cluster, "reliability": ReliabilityInputs,
+    "workload": Workload, "cluster": Cluster, "execution": Execution, "reliability": ReliabilityInputs,
     "usage": Usage, "term": Term, "options": Options,
 }
 

@@ -57,6 +57,8 @@ class TrainingPlan(BaseModel):
     sizing: str  # "fixed", "deadline" or "smallest that fits"
     min_gpus: int | None
     layout: dict
+    #: the execution plan it was sized for (Scenario.execution)
+    execution: dict = {}
     memory_gib_per_gpu: dict[str, float]
     memory_capacity_gib: float
     step_time_s: float
@@ -98,7 +100,8 @@ class Planner:
 
     def job(self, gpus: int) -> Job:
         w = self.workload
-        return Job(self.shape, self.gpu, w.seq_len, self.batch_seqs, w.precision)
+        return Job(self.shape, self.gpu, w.seq_len, self.batch_seqs, w.precision,
+                   **self.scenario.execution.job_options())
 
     def _choose(self, gpus: int) -> LayoutChoice:
         return best_layout(self.job(gpus), gpus)
@@ -228,6 +231,7 @@ def _assemble(planner: Planner, choice: LayoutChoice, sizing, min_gpus, curve, s
         sizing=sizing,
         min_gpus=min_gpus,
         layout=choice.layout,
+        execution=planner.scenario.execution.model_dump(),
         memory_gib_per_gpu=memory,
         memory_capacity_gib=gpu.memory_gib,
         step_time_s=choice.step_time_s,

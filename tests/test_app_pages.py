@@ -152,3 +152,16 @@ def test_compare_views_draw_their_charts(view):
     for chart in charts:
         spec = json.loads(chart.proto.spec)
         assert spec["data"] and spec["layout"]["title"]
+
+
+def test_execution_plan_inputs_change_the_scenario_and_the_plan():
+    at = app()
+    days = float(metric(at, "Wall-clock days").replace(",", ""))
+    at.toggle(key="w_tp_overlap").set_value(True).run()
+    at.selectbox(key="w_grads").set_value("bf16").run()
+    assert not at.exception, at.exception
+    assert at.session_state["scenario"]["execution"] == {"tp_comm_overlap": True, "gradient_precision": "bf16"}
+    assert float(metric(at, "Wall-clock days").replace(",", "")) <= days
+    at.selectbox(key="w_attention").set_value("none").run()
+    assert not at.exception, at.exception
+    assert at.session_state["scenario"]["execution"]["attention"] == "none"

@@ -56,7 +56,8 @@ def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
     return out
 
 
-PATHS = _paths({**EXAMPLE, "overrides": {"pue": 1.3}, "reliability": {"restart_minutes": 10.0}})
+PATHS = _paths({**EXAMPLE, "overrides": {"pue": 1.3}, "reliability": {"restart_minutes": 10.0},
+               "execution": {"attention": "flash2", "tp_comm_overlap": False, "gradient_precision": "fp32"}})
 
 HOSTILE_NUMBERS = [math.nan, math.inf, -math.inf, 1e308, -1e308, 5e-324, -0.0, -1, -(10**30),
                    10**400, -(10**400), 2**63, 2**64 + 1, 0, 1e15 + 1, 65_537]

@@ -335,3 +335,9 @@ def test_training_days_come_with_their_band(comparison, text):
     assert t["train_days_low"] <= t["train_days"] < t["train_days_high"]  # no whole run over-estimated yet
     flat = " ".join(text.split())
     assert band(t["train_days_low"], t["train_days_high"]).strip() in flat
+
+
+def test_the_execution_plan_is_on_the_cover(comparison, text):
+    ex = comparison.scenario["execution"]
+    flat = " ".join(text.split())
+    assert "Execution plan" in flat and f"attention {ex['attention']}" in flat

@@ -15,6 +15,31 @@ from pricing.engine import LABELS
 CUSTOM = "custom"
 
 
+ATTENTION_LABELS = {"flash2": "FlashAttention-2 or later", "flash1": "FlashAttention-1 / xformers / Triton",
+                    "none": "none (scores stored)"}
+
+
+def execution_inputs() -> None:
+    """The execution plan: how the training software runs the job (Scenario.execution)."""
+    with st.expander("Execution plan (training software)"):
+        c1, c2, c3 = st.columns(3)
+        attention = state.get("execution.attention", "flash2")
+        c1.selectbox("Attention kernel", list(ATTENTION_LABELS), index=list(ATTENTION_LABELS).index(attention),
+                     format_func=ATTENTION_LABELS.get, key="w_attention",
+                     on_change=state.bind("execution.attention", "w_attention"),
+                     help="FlashAttention-1-class kernels (2022–23) run attention at about half the speed of "
+                          "FlashAttention-2 (Dao 2023); without a fused kernel the s×s scores are stored.")
+        c2.toggle("Overlap TP communication", value=bool(state.get("execution.tp_comm_overlap", False)),
+                  key="w_tp_overlap", on_change=state.bind("execution.tp_comm_overlap", "w_tp_overlap"),
+                  help="Tensor-parallel collectives pipelined with their GEMMs (Transformer Engine userbuffers, "
+                       "NeMo ub_tp_comm_overlap). Off by default in Megatron-LM.")
+        grads = state.get("execution.gradient_precision", "fp32")
+        c3.selectbox("Gradients", ["fp32", "bf16"], index=["fp32", "bf16"].index(grads), key="w_grads",
+                     format_func=str.upper, on_change=state.bind("execution.gradient_precision", "w_grads"),
+                     help="Gradients kept and reduced in FP32 (Megatron's default for BF16 training: 4 bytes per "
+                          "parameter) or BF16 (2 bytes, half the data-parallel traffic).")
+
+
 def render() -> None:
     st.title("Workload")
     st.caption("Describe the training run and the contract term. Every page uses this scenario; "
@@ -76,6 +101,7 @@ def render() -> None:
         c3.selectbox("Precision", ["bf16", "fp8"], index=["bf16", "fp8"].index(precision), key="w_precision",
                      on_change=state.bind("workload.precision", "w_precision"),
                      format_func=str.upper, help="FP8 needs FP8 tensor cores (H100 and newer, MI300X, L40S).")
+        execution_inputs()
 
         st.subheader("Cluster")
         c1, c2 = st.columns(2)
