@@ -149,7 +149,9 @@ def run_validate(args: argparse.Namespace) -> int:
               f"{r['error']:>+7.1%} {r['rule_error']:>+7.1%}  {UNITS[r['unit']]}{'' if r['scored'] else '  [not scored]'}")
     print(f"\nerrors per kind (|predicted / published - 1|); rule of thumb = 6ND at {mfu:.1%} MFU, "
           f"/{result['rule_of_thumb_goodput']:g} goodput for whole runs, MFU picked after the fact")
-    for title, key in (("scored rows", "by_kind"), ("all rows, [not scored] included", "by_kind_all_rows")):
+    for title, key in (("scored rows", "by_kind"),
+                       ("held-out rows (scored, not used to set any constant)", "by_kind_held_out"),
+                       ("all rows, [not scored] included", "by_kind_all_rows")):
         print(f"{title}:\n{'kind':12} {'rows':>4} {'model median':>13} {'model worst':>12} "
               f"{'rule median':>12} {'rule worst':>11}")
         for kind, s in result[key].items():

@@ -69,3 +69,20 @@ def test_figure1_memory_within_10_percent(model_id, mode):
     want_par_opt, want_acts = FIGURE1[model_id][mode]
     assert abs(par_opt / want_par_opt - 1) <= 0.10, (par_opt, want_par_opt)
     assert abs(acts / want_acts - 1) <= 0.10, (acts, want_acts)
+
+
+def test_gemm_share_is_the_minimax_value_on_the_calibration_rows(monkeypatch):
+    """GEMM_SHARE_OF_MAMF, the one fitted constant, is the 0.01-grid value with the smallest worst error
+    over the calibration rows (models/validation.py CALIBRATION_PREFIXES)."""
+    import numpy as np
+
+    from models import constants as C
+    from models.validation import calibration_worst_error
+
+    chosen = C.GEMM_SHARE_OF_MAMF
+    worst = {}
+    for share in np.round(np.arange(chosen - 0.05, chosen + 0.051, 0.01), 2):
+        monkeypatch.setattr(C, "GEMM_SHARE_OF_MAMF", float(share))
+        worst[float(share)] = calibration_worst_error()
+    assert min(worst, key=worst.get) == pytest.approx(chosen), worst
+

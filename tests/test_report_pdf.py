@@ -332,7 +332,7 @@ def test_training_days_come_with_their_band(comparison, text):
     from app.formatting import band
 
     t = comparison.training
-    assert t["train_days_low"] <= t["train_days"] < t["train_days_high"]  # no whole run over-estimated yet
+    assert t["train_days_low"] < t["train_days"] < t["train_days_high"]
     flat = " ".join(text.split())
     assert band(t["train_days_low"], t["train_days_high"]).strip() in flat
 
