@@ -125,7 +125,6 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     )
     fwd_mb, bwd_mb = lps * fwd, lps * (bwd + rec)
     hide_f, hide_b = C.DP_OVERLAP * fwd_mb, C.DP_OVERLAP * bwd_mb
-
     z = lay.zero
     data_parallel = np.select(
         [z == 0, z <= 2],

@@ -62,8 +62,7 @@ RULE_GOODPUT = 0.90
 
 #: Signed error range (predicted / published − 1) of the model on whole-run GPU-hours, from
 #: `validate()`, rounded outward to a whole percent; `tests/test_validation.py` checks these still
-#: cover today's errors. A plan's
-#: wall-clock days are shown as days / (1 + high) … days / (1 + low).
+#: cover today's errors. A plan's wall-clock days are shown as days / (1 + high) … days / (1 + low).
 GPU_HOURS_ERROR_LOW = -0.15
 GPU_HOURS_ERROR_HIGH = 0.04
 
@@ -220,8 +219,8 @@ def _predict_run(row: dict) -> dict:
         plan = plan_training(Scenario(workload=Workload(model=row["model"], **workload), cluster=cluster))
         ideal_days, wall_days, layout = plan.ideal_days, plan.train_days, plan.layout
         layout_fits = True
-    else:  # a custom shape, a published layout or pre-FlashAttention kernels: the same planner,
-        # choosing only among the layouts the row allows
+    else:  # a custom shape, a published layout or execution plan, or older attention kernels: the
+        # same planner, choosing only among the layouts the row allows, with the row's Job
         planner_gpu = get_gpu(row["gpu"])
         job = _job(row)
         lay = _layouts_for(row, job)
