@@ -22,6 +22,7 @@ import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from models.scenario import OPTION_IDS
+from models.validation import UNITS
 from pricing.engine import Comparison, OptionResult
 
 TEMPLATE_NAME = "clusterplan"
@@ -438,3 +439,42 @@ def all_figures(c: Comparison | Mapping, dark: bool = False) -> dict[str, go.Fig
     return {"cumulative": cumulative_cost(c, dark), "breakdown": cost_breakdown(c, dark),
             "gantt": provisioning_gantt(c, dark), "scaling": scaling_curve(c, dark),
             "tornado": tornado(c, dark), "uncertainty": uncertainty(c, dark)}
+
+
+#: one colour per validation kind (Okabe-Ito, as the options)
+KIND_COLORS = {"step_time": "#0072B2", "throughput": "#E69F00", "gpu_hours": "#009E73"}
+
+
+def validation_scatter(rows: list[dict], dark: bool = False) -> go.Figure:
+    """Predicted against published on log axes (units differ by kind: each point is in its row's own
+    unit), with the y = x line, the ±8 % and ±10 % bands, one colour per kind, and open markers for
+    the rows that are shown but not scored (models.validation.validate()["rows"])."""
+    fig = _figure("Predicted against published", "each point in its row's own unit; log axes", dark)
+    values = [v for r in rows for v in (r["predicted"], r["published"])]
+    xs = [min(values) / 2, max(values) * 2]
+    line = _THEMES[dark]["line"]
+    for band, dash in ((0.10, "dot"), (0.08, "dash")):
+        for sign in (1, -1):
+            fig.add_trace(go.Scatter(x=xs, y=[x * (1 + sign * band) for x in xs], mode="lines",
+                                     line={"color": line, "dash": dash, "width": 1},
+                                     name=f"±{band:.0%}", showlegend=sign == 1, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=xs, y=xs, mode="lines", line={"color": _THEMES[dark]["fg"], "width": 1},
+                             name="y = x", hoverinfo="skip"))
+    for kind, color in KIND_COLORS.items():
+        for scored in (True, False):
+            sel = [r for r in rows if r["kind"] == kind and r["scored"] == scored]
+            if not sel:
+                continue
+            fig.add_trace(go.Scatter(
+                x=[r["published"] for r in sel], y=[r["predicted"] for r in sel], mode="markers",
+                marker={"color": color, "size": 9, "opacity": 0.85, "symbol": "circle" if scored else "circle-open"},
+                name=kind.replace("_", " ") + ("" if scored else " (not scored)"),
+                customdata=[f"{_plain(r['id'])}: {r['error']:+.1%} ({UNITS[r['unit']]})<br>published "
+                            f"{r['published']:.4g}, predicted {r['predicted']:.4g}" for r in sel],
+                hovertemplate=_HOVER,
+            ))
+    fig.update_xaxes(type="log", title="published")
+    fig.update_yaxes(type="log", title="predicted")
+    fig.update_layout(height=560)
+    return fig
+

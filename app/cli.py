@@ -144,7 +144,8 @@ def run_validate(args: argparse.Namespace) -> int:
     mfu = result["rule_of_thumb_mfu"]
     print(f"{'row':34} {'inputs':40} {'layout':36} {'published':>11} {'model':>11} {'error':>7} {'rule':>7}  unit")
     for r in result["rows"]:
-        inputs = f"{r['model']} {r['gpus']:,}x{r['gpu']} s{r['seq_len']} b{r['global_batch_seqs']} {r['precision']}"
+        gpus = f"{r['gpus']:,}{'*' if r['gpus_assumed'] else ''}"
+        inputs = f"{r['model']} {gpus}x{r['gpu']} s{r['seq_len']} b{r['global_batch_seqs']} {r['precision']}"
         print(f"{r['id']:34} {inputs:40} {r['layout']:36} {r['published']:>11.4g} {r['predicted']:>11.4g} "
               f"{r['error']:>+7.1%} {r['rule_error']:>+7.1%}  {UNITS[r['unit']]}{'' if r['scored'] else '  [not scored]'}")
     print(f"\nerrors per kind (|predicted / published - 1|); rule of thumb = 6ND at {mfu:.1%} MFU, "
@@ -158,7 +159,8 @@ def run_validate(args: argparse.Namespace) -> int:
             m, t = s["model"], s["rule_of_thumb"]
             print(f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
                   f"{t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}")
-    print("[not scored]: the row's notes in validation/runs.csv say why")
+    print("[not scored]: the row's notes in validation/runs.csv say why; *: GPU count not published, "
+          "the count shown is assumed (the row's notes say why)")
     print(f"{len(result['skipped'])} published figures not used (validation/skipped.csv says why)")
     return 0
 

@@ -273,7 +273,7 @@ def validate() -> dict:
         pred = _predict_run(row) if row["kind"] == "gpu_hours" else _predict_step(row)
         out.append({
             "id": row["id"], "kind": row["kind"], "model": row["model"], "gpu": row["gpu"],
-            "gpus": int(row["gpus"]), "seq_len": int(row["seq_len"]),
+            "gpus": int(row["gpus"]), "gpus_assumed": row.get("gpus_assumed") == "1", "seq_len": int(row["seq_len"]),
             "global_batch_seqs": int(row["global_batch_seqs"]), "precision": row["precision"],
             "tokens": float(row["tokens"]) if row.get("tokens") else None,
             "layout": pred["layout"], "layout_fits": pred["fits"],

@@ -329,3 +329,19 @@ def test_charts_do_not_import_streamlit():
     code = "import sys, app.charts; print(sorted(m for m in sys.modules if m.split('.')[0] == 'streamlit'))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_validation_scatter_uses_the_template_and_marks_unscored_rows(dark):
+    from models.validation import validate
+
+    rows = validate()["rows"]
+    fig = charts.validation_scatter(rows, dark=dark)
+    assert fig.layout.template.layout.paper_bgcolor == pio.templates[charts.template_name(dark)].layout.paper_bgcolor
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    points = [t for t in fig.data if t.mode == "markers"]
+    assert sum(len(t.x) for t in points) == len(rows)  # every row drawn once
+    open_ = [t for t in points if t.marker.symbol == "circle-open"]
+    assert sum(len(t.x) for t in open_) == sum(not r["scored"] for r in rows) > 0
+    assert all(t.name.endswith("(not scored)") for t in open_)
+    assert all("$" not in d for t in points for d in t.customdata)

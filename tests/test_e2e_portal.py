@@ -146,6 +146,18 @@ def test_guide_and_assumptions_render(portal_url, watched):
     assert errors == []
 
 
+def test_validation_page_shows_the_errors_and_the_scatter(portal_url, watched):
+    page, errors = watched
+    page.goto(portal_url + "validation")
+    page.get_by_role("heading", name="Error per kind").wait_for()
+    page.locator("[data-testid='stDataFrame']").nth(1).wait_for()  # the summary and every row
+    chart = page.locator(".js-plotly-plot").first
+    chart.wait_for()
+    assert chart.locator(".scatterlayer .trace").count() >= 4  # three kinds and the not-scored rows
+    assert page.get_by_text("Targets: step time and throughput").count() == 1
+    assert errors == []
+
+
 def test_pdf_and_csv_download_from_the_compare_page(portal_url, watched, tmp_path):
     import io
 

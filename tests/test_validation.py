@@ -151,3 +151,20 @@ def test_validation_page_renders():
     assert not at.exception, at.exception
     assert at.title[0].value == "Validation"
     assert len(at.dataframe) >= 2
+
+
+def test_assumed_gpu_counts_are_flagged(result):
+    """Whole runs that publish GPU-hours but no GPU count say the count is assumed, in the data,
+    the CLI table and the page."""
+    assumed = [r for r in result["rows"] if r["gpus_assumed"]]
+    assert [r["id"] for r in assumed] == ["run-llama2-70b"]
+    assert "NOT published" in assumed[0]["notes"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["validate"]) == 0
+    line = next(x for x in out.getvalue().splitlines() if x.startswith("run-llama2-70b"))
+    assert "2,048*x" in line and "*: GPU count not published" in out.getvalue()
+    from app.views.validation import table
+
+    assert table(result).set_index("row").loc["run-llama2-70b", "GPUs"].endswith("(count assumed)")
+

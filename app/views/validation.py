@@ -1,43 +1,16 @@
 """Validation: the model's predictions against published runs and benchmarks, beside the rule of thumb."""
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from models.validation import KINDS, UNITS, validate
-
-KIND_COLOURS = {"step_time": "#1f77b4", "throughput": "#ff7f0e", "gpu_hours": "#2ca02c"}
-
-
-def scatter(rows: list[dict]) -> go.Figure:
-    """Predicted against published on log axes (units differ by kind: each point is in its row's own
-    unit), with the y = x line, the ±8 % and ±10 % bands, and one colour per kind."""
-    fig = go.Figure()
-    values = [v for r in rows for v in (r["predicted"], r["published"])]
-    xs = [min(values) / 2, max(values) * 2]
-    for band, dash in ((0.10, "dot"), (0.08, "dash")):
-        for sign in (1, -1):
-            fig.add_trace(go.Scatter(x=xs, y=[x * (1 + sign * band) for x in xs], mode="lines",
-                                     line={"color": "grey", "dash": dash, "width": 1},
-                                     name=f"±{band:.0%}", showlegend=sign == 1, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=xs, y=xs, mode="lines", line={"color": "black", "width": 1}, name="y = x"))
-    for kind in KINDS:
-        sel = [r for r in rows if r["kind"] == kind]
-        fig.add_trace(go.Scatter(
-            x=[r["published"] for r in sel], y=[r["predicted"] for r in sel], mode="markers",
-            marker={"color": KIND_COLOURS[kind], "size": 9, "opacity": 0.8}, name=kind,
-            text=[f"{r['id']}: {r['error']:+.1%} ({UNITS[r['unit']]})" for r in sel],
-            hovertemplate="%{text}<br>published %{x:.4g}, predicted %{y:.4g}<extra></extra>",
-        ))
-    fig.update_xaxes(type="log", title="published")
-    fig.update_yaxes(type="log", title="predicted")
-    fig.update_layout(height=520, margin={"l": 10, "r": 10, "t": 30, "b": 10})
-    return fig
+from app import charts, state
+from models.validation import UNITS, validate
 
 
 def table(result: dict) -> pd.DataFrame:
     return pd.DataFrame([{
-        "row": r["id"], "kind": r["kind"], "model": r["model"], "GPUs": f"{r['gpus']:,} x {r['gpu']}",
+        "row": r["id"], "kind": r["kind"], "model": r["model"],
+        "GPUs": f"{r['gpus']:,} x {r['gpu']}" + (" (count assumed)" if r["gpus_assumed"] else ""),
         "seq": r["seq_len"], "batch (seqs)": r["global_batch_seqs"], "precision": r["precision"],
         "layout": r["layout"], "unit": UNITS[r["unit"]], "published": r["published"],
         "predicted": r["predicted"], "error %": 100 * r["error"],
@@ -75,7 +48,8 @@ def render() -> None:
                "All three are met on the scored rows and on the held-out rows (those used to set no "
                "constant; the step-time and Narayanan rows calibrate the GEMM efficiency). "
                "Rows marked not scored are predicted and shown; their notes say why they are left out.")
-    st.plotly_chart(scatter(result["rows"]), use_container_width=True)
+    st.plotly_chart(charts.validation_scatter(result["rows"], dark=state.dark_theme()), theme=None,
+                    width="stretch", key="chart_validation")
     st.subheader("Every row")
     st.dataframe(table(result), hide_index=True, column_config={
         "error %": st.column_config.NumberColumn(format="%+.1f"),
