@@ -140,3 +140,30 @@ def test_deadline_sizing_meets_the_deadline_with_fewer_gpus_for_looser_deadlines
         assert plan.train_days <= days and plan.sizing == "deadline"
         return plan.gpus
     assert gpus_for(30) >= gpus_for(90) >= gpus_for(365)
+
+
+@SETTINGS
+@given(st.sampled_from(PRESETS), st.sampled_from(gpu_ids()), st.sampled_from([8, 64, 512, 4096]),
+       st.sampled_from([2048, 8192]), st.floats(1.1, 8.0))
+def test_execution_plan_and_fabric_knobs_move_every_layout_the_right_way(model, gpu_id, gpus, seq, factor):
+    """Per layout: TP overlap, BF16 gradients and a faster inter-node fabric never slow a step;
+    FlashAttention-1-class kernels never speed one up; BF16 gradients never need more memory."""
+    gpu = get_gpu(gpu_id)
+    shape = load_presets()[model]
+    base = Job(shape, gpu, seq, 512)
+    lay = all_layouts(base, gpus)
+    assume(len(lay) > 0)
+    t0 = step_breakdown(base, lay)["total"]
+    variants = {
+        "overlap": Job(shape, gpu, seq, 512, tp_comm_overlap=True),
+        "bf16 grads": Job(shape, gpu, seq, 512, grad_bytes=2),
+        "faster fabric": Job(shape, gpu.model_copy(
+            update={"scaleout_bandwidth_gbit_per_s": gpu.scaleout_bandwidth_gbit_per_s * factor}), seq, 512),
+    }
+    for name, job in variants.items():
+        assert np.all(step_breakdown(job, lay)["total"] <= t0 * (1 + 1e-12)), name
+    older = step_breakdown(Job(shape, gpu, seq, 512, flash_attention=1), lay)["total"]
+    assert np.all(older >= t0 * (1 - 1e-12))
+    mem4 = memory_breakdown(base, lay)["total"]
+    mem2 = memory_breakdown(variants["bf16 grads"], lay)["total"]
+    assert np.all(mem2 <= mem4)
