@@ -150,7 +150,19 @@ def test_validation_page_renders():
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Validation"
-    assert len(at.dataframe) >= 2
+    assert len(at.dataframe) >= 4  # errors per kind, every row, figures not used, constants
+    constants = at.dataframe[-1].value
+    assert "GEMM_SHARE_OF_MAMF" in set(constants["name"])
+
+
+def test_every_model_constant_has_a_source():
+    from models import constants as C
+    from models.constant_docs import model_constants
+
+    rows = model_constants()
+    names = {r["name"] for r in rows}
+    assert names == {n for n in vars(C) if n.isupper()}
+    assert all(len(r["source"]) > 20 for r in rows), [r["name"] for r in rows if len(r["source"]) <= 20]
 
 
 def test_assumed_gpu_counts_are_flagged(result):

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, state
+from models.constant_docs import model_constants
 from models.validation import UNITS, validate
 
 
@@ -58,3 +59,8 @@ def render() -> None:
         "predicted": st.column_config.NumberColumn(format="%.4g")})
     with st.expander("Published figures not used, and why"):
         st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
+    with st.expander("The model's constants and their sources"):
+        st.caption("The same for every GPU, model and layout (models/constants.py); GPU differences come "
+                   "from the GPU catalogue (models/data/gpus.csv), execution choices from the scenario.")
+        st.dataframe(pd.DataFrame([{**c, "value": str(c["value"])} for c in model_constants()]),
+                     hide_index=True, column_config={"source": st.column_config.TextColumn(width="large")})
