@@ -146,7 +146,8 @@ def run_validate(args: argparse.Namespace) -> int:
     for r in result["rows"]:
         gpus = f"{r['gpus']:,}{'*' if r['gpus_assumed'] else ''}"
         inputs = f"{r['model']} {gpus}x{r['gpu']} s{r['seq_len']} b{r['global_batch_seqs']} {r['precision']}"
-        print(f"{r['id']:34} {inputs:40} {r['layout']:36} {r['published']:>11.4g} {r['predicted']:>11.4g} "
+        layout = r["layout"] + ("" if r["layout_fits"] else " #")
+        print(f"{r['id']:34} {inputs:40} {layout:36} {r['published']:>11.4g} {r['predicted']:>11.4g} "
               f"{r['error']:>+7.1%} {r['rule_error']:>+7.1%}  {UNITS[r['unit']]}{'' if r['scored'] else '  [not scored]'}")
     print(f"\nerrors per kind (|predicted / published - 1|); rule of thumb = 6ND at {mfu:.1%} MFU, "
           f"/{result['rule_of_thumb_goodput']:g} goodput for whole runs, MFU picked after the fact")
@@ -160,7 +161,8 @@ def run_validate(args: argparse.Namespace) -> int:
             print(f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
                   f"{t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}")
     print("[not scored]: the row's notes in validation/runs.csv say why; *: GPU count not published, "
-          "the count shown is assumed (the row's notes say why)")
+          "the count shown is assumed (the row's notes say why); #: the source ran this layout, the "
+          "memory model says it does not fit")
     print(f"{len(result['skipped'])} published figures not used (validation/skipped.csv says why)")
     return 0
 

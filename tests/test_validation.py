@@ -180,3 +180,17 @@ def test_assumed_gpu_counts_are_flagged(result):
 
     assert table(result).set_index("row").loc["run-llama2-70b", "GPUs"].endswith("(count assumed)")
 
+
+
+def test_published_layouts_the_memory_model_rejects_are_marked(result):
+    """Meta ran Llama 3 405B without recompute in 80 GiB; the memory model disagrees, and says so."""
+    row = next(r for r in result["rows"] if r["id"] == "run-llama31-405b")
+    assert not row["layout_fits"] and "none" in row["layout"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["validate"]) == 0
+    line = next(x for x in out.getvalue().splitlines() if x.startswith("run-llama31-405b"))
+    assert " #" in line and "#: the source ran this layout" in out.getvalue()
+    from app.views.validation import table
+
+    assert not table(result).set_index("row").loc["run-llama31-405b", "fits (memory model)"]
