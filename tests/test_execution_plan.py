@@ -76,3 +76,12 @@ def test_cli_flags_reach_the_plan():
     with contextlib.redirect_stdout(out):
         assert main(["train", "--model", "llama3-70b", "--tokens", "15T", "--gpu", "H100-SXM", "--gpus", "1024"]) == 0
     assert "attention flash2 | TP comm overlap off | gradients fp32" in out.getvalue()
+
+
+def test_a_share_link_carries_the_execution_plan():
+    from app import share_link
+
+    scenario = Scenario.model_validate({**BASE, "execution": {"attention": "flash1", "tp_comm_overlap": True}})
+    back = share_link.decode(share_link.encode(scenario))
+    assert back.execution == scenario.execution
+    assert back.execution.gradient_precision == "fp32"  # the default survives unchanged
