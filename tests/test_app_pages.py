@@ -165,3 +165,4 @@ def test_execution_plan_inputs_change_the_scenario_and_the_plan():
     at.selectbox(key="w_attention").set_value("none").run()
     assert not at.exception, at.exception
     assert at.session_state["scenario"]["execution"]["attention"] == "none"
+    assert "**Execution:** attention none | TP comm overlap on | gradients bf16" in markdown_text(at)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from app import state
 from app.formatting import md_plain, si
+from app.report_text import execution_text
 from models.hardware import load_gpus
 from models.scenario import OPTION_IDS
 from models.shapes import load_presets
@@ -194,7 +195,7 @@ def render() -> None:
                 st.markdown(
                     f"**Layout:** TP {lay['tp']} · PP {lay['pp']} · DP {lay['dp']} · EP {lay['ep']} · "
                     f"ZeRO-{lay['zero']} · recompute {lay['recompute']} · micro-batch {lay['micro_batch']} · "
-                    f"interleave {lay['interleave']}")
+                    f"interleave {lay['interleave']}  \n**Execution:** {execution_text(plan.execution)}")
                 st.caption(
                     f"Wall-clock days likely {low:,.1f} to {high:,.1f} (the model's error range on published "
                     f"whole runs). {plan.model['name']}: {si(plan.model['params'])} parameters; {plan.steps:,} steps of "
