@@ -27,7 +27,7 @@ TARGETS = {"step_time": (0.08, 0.15), "throughput": (0.08, 0.15), "gpu_hours": (
 #: today's (median, worst) absolute error per kind, with a little slack; not the targets.
 TODAY = {"step_time": (0.04, 0.08), "throughput": (0.05, 0.115), "gpu_hours": (0.09, 0.15)}
 #: the same over every row, the not-scored ones included
-TODAY_ALL_ROWS = {"step_time": (0.04, 0.08), "throughput": (0.06, 0.21), "gpu_hours": (0.09, 0.15)}
+TODAY_ALL_ROWS = {"step_time": (0.04, 0.08), "throughput": (0.07, 0.30), "gpu_hours": (0.09, 0.15)}
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 
 
