@@ -132,7 +132,8 @@ def build_parser() -> Parser:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from models.validation import UNITS, validate  # imported here: only this command needs it
+    # imported here: only this command needs it
+    from models.validation import TARGETS, UNITS, validate
 
     try:
         result = validate()
@@ -154,12 +155,14 @@ def run_validate(args: argparse.Namespace) -> int:
     for title, key in (("scored rows", "by_kind"),
                        ("held-out rows (scored, not used to set any constant)", "by_kind_held_out"),
                        ("all rows, [not scored] included", "by_kind_all_rows")):
-        print(f"{title}:\n{'kind':12} {'rows':>4} {'model median':>13} {'model worst':>12} "
+        print(f"{title}:\n{'kind':12} {'rows':>4} {'model median':>13} {'model worst':>12} {'beyond':>7} "
               f"{'rule median':>12} {'rule worst':>11}")
         for kind, s in result[key].items():
             m, t = s["model"], s["rule_of_thumb"]
             print(f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
-                  f"{t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}")
+                  f"{len(m['beyond_worst_target']):>7} {t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}")
+    targets = ", ".join(f"{k} {m:.0%}/{w:.0%}" for k, (m, w) in TARGETS.items())
+    print(f"targets (median/worst): {targets}; beyond: rows over the worst-case target")
     print("[not scored]: the row's notes in validation/runs.csv say why; *: GPU count not published, "
           "the count shown is assumed (the row's notes say why); #: the source ran this layout, the "
           "memory model says it does not fit")
