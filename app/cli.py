@@ -167,6 +167,14 @@ def run_validate(args: argparse.Namespace) -> int:
           "the count shown is assumed (the row's notes say why); #: the source ran this layout, the "
           "memory model says it does not fit")
     print(f"{len(result['skipped'])} published figures not used (validation/skipped.csv says why)")
+    m = result["misses"]
+    print("\nscored rows beyond the worst-case target, read against the rows beside them (validation/misses.csv):")
+    for e in m["explained"]:
+        others = ", ".join(f"{o['id']} {o['error']:+.1%}" for o in e["compare_with"] if o["error"] is not None)
+        print(f"- {e['id']} {e['error']:+.1%} (memory model: {e['memory_share']:.0%} of HBM); beside: {others}\n"
+              f"  differs: {e['what_differs']}\n  likely cause: {e['likely_cause']}")
+    if m["unexplained"]:
+        print(f"- not explained in validation/misses.csv: {', '.join(m['unexplained'])}")
     return 0
 
 

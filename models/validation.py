@@ -34,7 +34,7 @@ from models.calibration import TABLE5, job_and_layout, table5_rows
 from models.hardware import get_gpu
 from models.job import Job
 from models.layouts import RECOMPUTE_MODES, Layouts
-from models.memory import fits, memory_breakdown
+from models.memory import GIB, fits, memory_breakdown
 from models.reliability import plan_reliability
 from models.scenario import Cluster, Scenario, Workload
 from models.search import all_layouts, describe, evaluate
@@ -46,6 +46,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "validation"
 RUNS = ROOT / "runs.csv"
 SHAPES = ROOT / "shapes.csv"
 SKIPPED = ROOT / "skipped.csv"
+MISSES = ROOT / "misses.csv"
 KINDS = ("step_time", "throughput", "gpu_hours")
 #: The fidelity targets (issue 7): (median, worst) absolute error per kind.
 TARGETS = {"step_time": (0.08, 0.15), "throughput": (0.08, 0.15), "gpu_hours": (0.10, 0.30)}
@@ -207,6 +208,7 @@ def _predict_step(row: dict) -> dict:
     return {
         "predicted": _in_unit(row["unit"], job, gpus, batch, step_s),
         "layout": layout_text(lay.row(i)), "fits": bool(ok[i]),
+        "memory_share": float(mem["total"][i]) / (job.gpu.memory_gib * GIB),
         "rule": lambda mfu: _in_unit(row["unit"], job, gpus, batch, six_nd_s / mfu),
     }
 
@@ -246,7 +248,7 @@ def _predict_run(row: dict) -> dict:
     goodput = 1.0 if no_failures else RULE_GOODPUT
     return {
         "predicted": days * 24 * gpus, "layout": layout_text(layout), "fits": layout_fits,
-        "rule": lambda mfu: rule_hours / mfu / goodput,
+        "memory_share": None, "rule": lambda mfu: rule_hours / mfu / goodput,
     }
 
 
@@ -278,7 +280,7 @@ def validate() -> dict:
             "gpus": int(row["gpus"]), "gpus_assumed": row.get("gpus_assumed") == "1", "seq_len": int(row["seq_len"]),
             "global_batch_seqs": int(row["global_batch_seqs"]), "precision": row["precision"],
             "tokens": float(row["tokens"]) if row.get("tokens") else None,
-            "layout": pred["layout"], "layout_fits": pred["fits"],
+            "layout": pred["layout"], "layout_fits": pred["fits"], "memory_share": pred["memory_share"],
             "unit": row["unit"], "published": float(row["published"]), "predicted": pred["predicted"],
             "scored": row.get("scored", "1") != "0", "calibration": row["id"].startswith(CALIBRATION_PREFIXES),
             "source": row["source"], "notes": row.get("notes", ""), "_rule": pred["rule"],
@@ -302,7 +304,32 @@ def validate() -> dict:
     held_out = [r for r in out if r["scored"] and not r["calibration"]]
     return {"rows": out, "by_kind": per_kind([r for r in out if r["scored"]]), "by_kind_all_rows": per_kind(out),
             "by_kind_held_out": per_kind(held_out),
-            "rule_of_thumb_mfu": mfu, "rule_of_thumb_goodput": RULE_GOODPUT, "skipped": load_skipped()}
+            "rule_of_thumb_mfu": mfu, "rule_of_thumb_goodput": RULE_GOODPUT, "skipped": load_skipped(),
+            "misses": misses(out)}
+
+
+def load_misses() -> list[dict]:
+    """`validation/misses.csv`: each scored row beyond its kind's worst-case target, the rows to read it
+    against (`compare_with`, space-separated ids), what differs from them and the likely cause."""
+    with MISSES.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def misses(rows: list[dict]) -> dict:
+    """The explained misses with their errors and those of the rows they are read against, plus the
+    scored rows beyond target that misses.csv does not explain and the entries no longer beyond it."""
+    by_id = {r["id"]: r for r in rows}
+    beyond = [r["id"] for r in rows if r["scored"] and abs(r["error"]) > TARGETS[r["kind"]][1]]
+    entries = load_misses()
+    explained = []
+    for e in entries:
+        r = by_id.get(e["id"])
+        others = [{"id": o, "error": by_id[o]["error"] if o in by_id else None} for o in e["compare_with"].split()]
+        explained.append({**e, "compare_with": others, "error": r["error"] if r else None,
+                          "memory_share": r["memory_share"] if r else None})
+    listed = {e["id"] for e in entries}
+    return {"explained": explained, "unexplained": [i for i in beyond if i not in listed],
+            "stale": [i for i in listed if i not in beyond]}
 
 
 def load_skipped() -> list[dict]:
