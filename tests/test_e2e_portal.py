@@ -157,6 +157,7 @@ def test_validation_page_shows_the_errors_and_the_scatter(portal_url, watched):
     chart.wait_for()
     assert chart.locator(".scatterlayer .trace").count() >= 4  # three kinds and the not-scored rows
     assert page.get_by_text("Targets: step time and throughput").count() == 1
+    page.get_by_role("heading", name="Where the model misses").scroll_into_view_if_needed()
     assert errors == [], errors
 
 

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, state
+from app.formatting import md_plain
 from models.constant_docs import model_constants
 from models.validation import UNITS, validate
 
@@ -24,14 +25,13 @@ def table(result: dict) -> pd.DataFrame:
     } for r in result["rows"]])
 
 
-def misses_table(result: dict) -> pd.DataFrame:
-    return pd.DataFrame([{
-        "row": m["id"], "error %": 100 * m["error"],
-        "memory (model) % of HBM": 100 * m["memory_share"] if m["memory_share"] is not None else None,
-        "rows beside it (error)": "; ".join(f"{o['id']} ({100 * o['error']:+.1f} %)"
-                                             for o in m["compare_with"] if o["error"] is not None),
-        "what differs": m["what_differs"], "likely cause": m["likely_cause"],
-    } for m in result["misses"]["explained"]])
+def miss_text(m: dict) -> str:
+    """One miss as markdown: the row and its error, the rows beside it, what differs, the likely cause."""
+    beside = "; ".join(f"{md_plain(o['id'])} {100 * o['error']:+.1f} %" for o in m["compare_with"] if o["error"] is not None)
+    memory = "" if m["memory_share"] is None else f" · memory (model) {100 * m['memory_share']:.0f} % of HBM"
+    return (f"**{md_plain(m['id'])}**: model {100 * m['error']:+.1f} %{memory}  \n"
+            f"**Beside it:** {beside}  \n**What differs:** {md_plain(m['what_differs'])}  \n"
+            f"**Likely cause:** {md_plain(m['likely_cause'])}")
 
 
 def summary(result: dict) -> pd.DataFrame:
@@ -77,10 +77,9 @@ def render() -> None:
     st.caption("Each scored row beyond its kind's worst-case target, with the rows beside it in the same "
                "source and what the evidence says (validation/misses.csv; bench/misses.py prints the checks). "
                "Nothing was fitted to these rows.")
-    st.dataframe(misses_table(result), hide_index=True, column_config={
-        "error %": st.column_config.NumberColumn(format="%+.1f"),
-        "memory (model) % of HBM": st.column_config.NumberColumn(format="%.0f"),
-        "likely cause": st.column_config.TextColumn(width="large")})
+    for m in result["misses"]["explained"]:
+        with st.container(border=True):
+            st.markdown(miss_text(m))
     if result["misses"]["unexplained"]:
         st.warning("Beyond the target and not yet explained in validation/misses.csv: "
                    + ", ".join(result["misses"]["unexplained"]))
