@@ -286,7 +286,8 @@ def validate() -> dict:
             "tokens": float(row["tokens"]) if row.get("tokens") else None,
             "layout": pred["layout"], "layout_fits": pred["fits"], "memory_share": pred["memory_share"],
             "unit": row["unit"], "published": float(row["published"]), "predicted": pred["predicted"],
-            "scored": row.get("scored", "1") != "0", "calibration": row["id"].startswith(CALIBRATION_PREFIXES) or row["id"] in CONSTANT_SOURCE_IDS,
+            "scored": row.get("scored", "1") != "0",
+            "calibration": row["id"].startswith(CALIBRATION_PREFIXES) or row["id"] in CONSTANT_SOURCE_IDS,
             "source": row["source"], "notes": row.get("notes", ""), "_rule": pred["rule"],
         })
     mfu = best_rule_mfu([r for r in out if r["scored"]])
