@@ -161,6 +161,11 @@ def run_validate(args: argparse.Namespace) -> int:
             m, t = s["model"], s["rule_of_thumb"]
             print(f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
                   f"{len(m['beyond_worst_target']):>7} {t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}")
+    print(f"by source, every row (bias = mean error in speed, + = the model optimistic: faster or cheaper):\n"
+          f"{'source':46} {'rows':>4} {'scored':>6} {'median':>7} {'worst':>7} {'bias':>7}")
+    for g in result["by_source"]:
+        print(f"{g['source']:46} {g['rows']:>4} {g['scored_rows']:>6} {g['median_abs_error']:>7.1%} "
+              f"{g['worst_abs_error']:>7.1%} {g['bias']:>+7.1%}")
     targets = ", ".join(f"{k} {m:.0%}/{w:.0%}" for k, (m, w) in TARGETS.items())
     print(f"targets (median/worst): {targets}; beyond: rows over the worst-case target")
     print("[not scored]: the row's notes in validation/runs.csv say why; *: GPU count not published, "

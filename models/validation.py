@@ -56,6 +56,20 @@ CALIBRATION_PREFIXES = ("korthikanti-", "nara-")
 #: figure (24.12: 1,524 tokens/s/GPU), the same measurement as this row (24.07: 1,533). These and the
 #: calibration rows are `calibration` in the results; every other row is held out.
 CONSTANT_SOURCE_IDS = ("nemo-llama3-70b-64",)
+#: Units that measure time or cost (more is slower); the others are rates (more is faster).
+TIME_UNITS = ("s_per_step", "gpu_hours", "gpu_hours_no_failures")
+#: Where each row comes from, by id prefix (first match wins), for the errors per source.
+SOURCE_GROUPS = (
+    ("korthikanti-", "Korthikanti 2022 Table 5 (Megatron-LM, A100)"),
+    ("nara-", "Narayanan 2021 (Megatron-LM, A100)"),
+    ("nemo-", "NeMo 24.07 performance summary (H100, FP8)"),
+    ("llama3-t4-", "Llama 3 paper Table 4 (H100)"),
+    ("bloom-", "BLOOM 176B (A100, Megatron-DeepSpeed)"),
+    ("lf-a100-40-", "llm-foundry A100-40GB (FSDP)"),
+    ("lf-a100-", "llm-foundry A100-80GB (FSDP)"),
+    ("lf-h100-", "llm-foundry H100 (FSDP)"),
+    ("run-", "whole training runs"),
+)
 UNITS = {
     "s_per_step": "s/step",
     "tokens_per_s_per_gpu": "tokens/s/GPU",
@@ -310,7 +324,28 @@ def validate() -> dict:
     return {"rows": out, "by_kind": per_kind([r for r in out if r["scored"]]), "by_kind_all_rows": per_kind(out),
             "by_kind_held_out": per_kind(held_out),
             "rule_of_thumb_mfu": mfu, "rule_of_thumb_goodput": RULE_GOODPUT, "skipped": load_skipped(),
-            "misses": misses(out)}
+            "misses": misses(out), "by_source": by_source(out)}
+
+
+def source_of(row_id: str) -> str:
+    return next((label for prefix, label in SOURCE_GROUPS if row_id.startswith(prefix)), "other")
+
+
+def speed_error(row: dict) -> float:
+    """The error as predicted speed over published speed − 1: + means the model is optimistic (faster
+    or cheaper) whatever the row's unit (a time's error e becomes 1/(1+e) − 1)."""
+    return 1 / (1 + row["error"]) - 1 if row["unit"] in TIME_UNITS else row["error"]
+
+
+def by_source(rows: list[dict]) -> list[dict]:
+    """Errors per source (SOURCE_GROUPS), every row included: rows and scored rows, median and worst
+    absolute error in the rows' units, and the bias: the mean speed error (+ = the model optimistic)."""
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(source_of(r["id"]), []).append(r)
+    return [{"source": label, "rows": len(sel), "scored_rows": sum(r["scored"] for r in sel),
+             **summarise([r["error"] for r in sel]), "bias": statistics.fmean(speed_error(r) for r in sel)}
+            for label, sel in groups.items()]
 
 
 def load_misses() -> list[dict]:

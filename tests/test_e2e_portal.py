@@ -152,7 +152,10 @@ def test_validation_page_shows_the_errors_and_the_scatter(portal_url, watched):
     page, errors = watched
     page.goto(portal_url + "validation")
     page.get_by_role("heading", name="Error per kind").wait_for()
-    page.locator("[data-testid='stDataFrame']").nth(1).wait_for()  # the summary and every row
+    visible = page.locator("[data-testid='stDataFrame']:visible")
+    visible.nth(1).wait_for()  # the summary and every row
+    page.get_by_text("Error by source", exact=False).click()
+    visible.nth(2).wait_for()  # the table by source, in its expander
     chart = page.locator(".js-plotly-plot").first
     chart.wait_for()
     assert chart.locator(".scatterlayer .trace").count() >= 4  # three kinds and the not-scored rows

@@ -124,6 +124,19 @@ def test_misses_bench_prints_its_checks():
     assert "unexplained: none" in text and "-> " in text and "Gb/s" in text
 
 
+def test_errors_by_source_cover_every_row(result):
+    groups = result["by_source"]
+    labels = [label for _, label in V.SOURCE_GROUPS]
+    assert all(g["source"] in labels for g in groups)  # no row falls outside the named sources
+    assert sum(g["rows"] for g in groups) == len(result["rows"])
+    assert sum(g["scored_rows"] for g in groups) == sum(r["scored"] for r in result["rows"])
+    foundry_h100 = next(g for g in groups if g["source"].startswith("llm-foundry H100"))
+    assert foundry_h100["scored_rows"] == 0 and foundry_h100["bias"] > 0  # the not-scored rows, model fast
+    for g in groups:
+        assert -g["worst_abs_error"] <= g["bias"] <= g["worst_abs_error"] / (1 - g["worst_abs_error"])
+        assert g["median_abs_error"] <= g["worst_abs_error"]
+
+
 def test_held_out_rows_are_most_of_the_evidence(result):
     held = result["by_kind_held_out"]
     assert "step_time" not in held  # every step-time row is a calibration row
@@ -168,7 +181,7 @@ def test_cli_validate_json_keys():
         assert main(["validate", "--json"]) == 0
     data = json.loads(out.getvalue())
     assert set(data) >= {"rows", "by_kind", "by_kind_all_rows", "by_kind_held_out", "rule_of_thumb_mfu",
-                         "rule_of_thumb_goodput", "skipped", "misses"}
+                         "rule_of_thumb_goodput", "skipped", "misses", "by_source"}
     assert set(data["by_kind"]) == set(V.KINDS)
     row = data["rows"][0]
     assert set(row) >= {"id", "kind", "model", "gpu", "gpus", "layout", "unit", "published", "predicted",
@@ -194,7 +207,7 @@ def test_validation_page_renders():
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Validation"
-    assert len(at.dataframe) >= 4  # errors per kind, every row, figures not used, constants
+    assert len(at.dataframe) >= 5  # errors per kind, by source, every row, figures not used, constants
     misses = [md.value for md in at.markdown if "**Likely cause:**" in md.value]
     assert len(misses) == len(THROUGHPUT_BEYOND)
     assert all(any(md_plain(i) in t for t in misses) for i in THROUGHPUT_BEYOND), misses

@@ -65,6 +65,15 @@ def render() -> None:
                "efficiency), except the throughput worst "
                "case: the rows beyond it are counted in the table and explained below. "
                "Rows marked not scored are predicted and shown; their notes say why they are left out.")
+    with st.expander("Error by source (every row, not-scored ones included)"):
+        st.caption("Bias is the mean error in speed: + means the model predicts faster (or cheaper) than published, "
+                   "whatever the unit; median and worst are in the rows' own units.")
+        st.dataframe(pd.DataFrame([{
+            "source": g["source"], "rows": g["rows"], "scored": g["scored_rows"],
+            "median %": 100 * g["median_abs_error"], "worst %": 100 * g["worst_abs_error"],
+            "bias %": 100 * g["bias"]} for g in result["by_source"]]), hide_index=True, column_config={
+            c: st.column_config.NumberColumn(format="%+.1f" if c == "bias %" else "%.1f")
+            for c in ("median %", "worst %", "bias %")})
     st.plotly_chart(charts.validation_scatter(result["rows"], dark=state.dark_theme()), theme=None,
                     width="stretch", key="chart_validation")
     st.subheader("Every row")
