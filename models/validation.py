@@ -321,10 +321,12 @@ def validate() -> dict:
         return out_kind
 
     held_out = [r for r in out if r["scored"] and not r["calibration"]]
-    return {"rows": out, "by_kind": per_kind([r for r in out if r["scored"]]), "by_kind_all_rows": per_kind(out),
+    scored = per_kind([r for r in out if r["scored"]])
+    beyond = [i for s in scored.values() for i in s["model"]["beyond_worst_target"]]
+    return {"rows": out, "by_kind": scored, "by_kind_all_rows": per_kind(out),
             "by_kind_held_out": per_kind(held_out),
             "rule_of_thumb_mfu": mfu, "rule_of_thumb_goodput": RULE_GOODPUT, "skipped": load_skipped(),
-            "misses": misses(out), "by_source": by_source(out)}
+            "misses": misses(out, beyond), "by_source": by_source(out)}
 
 
 def source_of(row_id: str) -> str:
@@ -355,11 +357,11 @@ def load_misses() -> list[dict]:
         return list(csv.DictReader(f))
 
 
-def misses(rows: list[dict]) -> dict:
+def misses(rows: list[dict], beyond: list[str]) -> dict:
     """The explained misses with their errors and those of the rows they are read against, plus the
-    scored rows beyond target that misses.csv does not explain and the entries no longer beyond it."""
+    rows in `beyond` (scored, beyond their kind's worst-case target) that misses.csv does not explain
+    and the entries no longer beyond it."""
     by_id = {r["id"]: r for r in rows}
-    beyond = [r["id"] for r in rows if r["scored"] and abs(r["error"]) > TARGETS[r["kind"]][1]]
     entries = load_misses()
     explained = []
     for e in entries:
