@@ -200,6 +200,18 @@ def _chain(cat: Catalogue, option: str, gpus: int) -> list[tuple[str, float, str
     return out
 
 
+def _milestones(p: _BuildParts, m):
+    """Days on which the build phases end: procurement (× the lead-time multiplier m, a number or an
+    array), delivery after it, racking once both delivery and the facility are done, then fabric
+    bring-up and burn-in: (procured, delivered, rack start, racked, fabric up, ready)."""
+    procured = p.procurement * m
+    delivered = procured + p.delivery
+    start = np.maximum(delivered, p.facility)
+    racked = start + p.rack
+    fabric = racked + p.fabric
+    return procured, delivered, start, racked, fabric, fabric + p.burn_in
+
+
 def provisioning_timeline(
     option: str,
     *,
@@ -229,12 +241,7 @@ def provisioning_timeline(
     notes = dict(parts.notes)
     if m != 1.0:
         notes["procurement"] += f", × {m:g} lead-time multiplier"
-    procured = parts.procurement * m
-    delivered = procured + parts.delivery
-    start = max(delivered, parts.facility)
-    racked = start + parts.rack
-    fabric = racked + parts.fabric
-    ready = fabric + parts.burn_in
+    procured, delivered, start, racked, fabric, ready = map(float, _milestones(parts, m))
     spans = (
         ("procurement", 0.0, procured),
         ("delivery", procured, delivered),
@@ -264,10 +271,7 @@ def ready_day(
     m = _multiplier(lead_time_multiplier)
     cat = catalogue if catalogue is not None else load_catalogue()
     if option in _BUILD_LIKE:
-        p = _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility)
-        ready = (
-            np.maximum(p.procurement * m + p.delivery, p.facility) + p.rack + p.fabric + p.burn_in
-        )
+        ready = _milestones(_build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility), m)[-1]
     else:
         total = 0.0
         for _, days, _ in _chain(cat, option, gpus):
