@@ -48,8 +48,6 @@ class ReportError(RuntimeError):
     """The report cannot be built on this machine (a font is missing)."""
 
 
-
-
 # ------------------------------------------------------------------------------------- Chromium
 
 
@@ -123,9 +121,19 @@ class _ChartServer:
             self._start()
 
             async def export():
-                return await asyncio.gather(*(self._kaleido.calc_fig(fig, opts={
-                    "format": "svg", "width": CHART_WIDTH_PX,
-                    "height": int(fig.layout.height or charts.HEIGHT_PX)}) for fig in figures))
+                return await asyncio.gather(
+                    *(
+                        self._kaleido.calc_fig(
+                            fig,
+                            opts={
+                                "format": "svg",
+                                "width": CHART_WIDTH_PX,
+                                "height": int(fig.layout.height or charts.HEIGHT_PX),
+                            },
+                        )
+                        for fig in figures
+                    )
+                )
 
             try:
                 return self._call(export(), EXPORT_TIMEOUT_S)
@@ -159,8 +167,9 @@ def charts_available(start: bool = True) -> bool:
 
 
 def _charts_note() -> str:
-    why = _SERVER.error or ("not found on this machine" if chromium_path() is None
-                            else "not available to this report")
+    why = _SERVER.error or (
+        "not found on this machine" if chromium_path() is None else "not available to this report"
+    )
     return f"Charts need Chromium ({why}); the tables below hold every number."
 
 
@@ -171,8 +180,10 @@ def _charts_note() -> str:
 def _font_files() -> dict[str, str]:
     """{"body", "bold", "chart", "chart_bold"}: DejaVu for text, Liberation Sans for charts
     (the metric twin of the Helvetica/Arial Chromium laid the charts out with) when present."""
+
     def find(dirs, name):
         return next((str(Path(d) / name) for d in dirs if (Path(d) / name).is_file()), None)
+
     body, bold = find(FONT_DIRS, "DejaVuSans.ttf"), find(FONT_DIRS, "DejaVuSans-Bold.ttf")
     if not body or not bold:
         raise ReportError("the PDF report needs the DejaVu Sans font (Debian: fonts-dejavu-core)")
@@ -213,10 +224,16 @@ def svg_for_pdf(svg: bytes) -> bytes:
     defs = root.find(f"{{{SVG}}}defs")
     if defs is not None:
         for pat in defs.iter(f"{{{SVG}}}pattern"):
-            stroke = next((p.get("stroke") for p in pat.iter() if p.get("stroke")), "rgb(170, 170, 170)")
+            stroke = next(
+                (p.get("stroke") for p in pat.iter() if p.get("stroke")), "rgb(170, 170, 170)"
+            )
             patterns[pat.get("id", "")] = stroke
-        keep = [el for el in defs.iter() if el.tag in (f"{{{SVG}}}clipPath", f"{{{SVG}}}linearGradient",
-                                                       f"{{{SVG}}}radialGradient")]
+        keep = [
+            el
+            for el in defs.iter()
+            if el.tag
+            in (f"{{{SVG}}}clipPath", f"{{{SVG}}}linearGradient", f"{{{SVG}}}radialGradient")
+        ]
         for child in list(defs):
             defs.remove(child)
         defs.extend(keep)
@@ -240,7 +257,9 @@ def svg_for_pdf(svg: bytes) -> bytes:
             style["stroke"] = "none"
         if "stroke-dasharray" in style:
             style["stroke-dasharray"] = style["stroke-dasharray"].replace("px", "")
-        if el.tag == f"{{{SVG}}}text" and any(ord(ch) not in glyphs for ch in "".join(el.itertext())):
+        if el.tag == f"{{{SVG}}}text" and any(
+            ord(ch) not in glyphs for ch in "".join(el.itertext())
+        ):
             style["font-family"] = "DejaVu"
         el.set("style", "; ".join(f"{k}: {v}" for k, v in style.items()))
     return ET.tostring(root)
@@ -254,8 +273,10 @@ def print_figure(fig):
     lines = textwrap.wrap(sub, SUBTITLE_CHARS) or [""]
     fig.update_layout(title_subtitle_text="<br>".join(lines), margin_t=74 + 16 * len(lines))
     if fig.layout.legend.y is None:  # the template's legend above the plot
-        fig.update_layout(legend={"yref": "container", "y": 0, "yanchor": "bottom"},
-                          height=int(fig.layout.height or charts.HEIGHT_PX) + 40)
+        fig.update_layout(
+            legend={"yref": "container", "y": 0, "yanchor": "bottom"},
+            height=int(fig.layout.height or charts.HEIGHT_PX) + 40,
+        )
     return fig
 
 

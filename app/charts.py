@@ -33,8 +33,13 @@ FONT = "Inter, 'Helvetica Neue', Helvetica, Arial, sans-serif"
 #: Okabe-Ito (colour-blind safe), grey in place of black so that every colour shows on both
 #: backgrounds; the pale yellow goes to the option least often compared
 OPTION_COLORS: dict[str, str] = {
-    "build": "#0072B2", "rent": "#E69F00", "managed": "#009E73", "managed:owned": "#56B4E9",
-    "cloud:on_demand": "#D55E00", "cloud:spot": "#CC79A7", "cloud:committed_1y": "#999999",
+    "build": "#0072B2",
+    "rent": "#E69F00",
+    "managed": "#009E73",
+    "managed:owned": "#56B4E9",
+    "cloud:on_demand": "#D55E00",
+    "cloud:spot": "#CC79A7",
+    "cloud:committed_1y": "#999999",
     "cloud:committed_3y": "#F0E442",
 }
 if set(OPTION_COLORS) != set(OPTION_IDS):  # pragma: no cover - guards a new option id
@@ -42,19 +47,43 @@ if set(OPTION_COLORS) != set(OPTION_IDS):  # pragma: no cover - guards a new opt
 
 #: cost categories of `breakdown_usd` (Paul Tol's muted and light palettes), in stacking order
 CATEGORY_COLORS: dict[str, str] = {
-    "hardware": "#332288", "lease": "#77AADD", "financing": "#88CCEE", "rent": "#117733",
-    "managed service": "#AA4499", "compute": "#4477AA", "setup": "#EE8866",
-    "facility upkeep": "#999933", "power": "#DDCC77", "colocation": "#44AA99", "staff": "#CC6677",
-    "support and licences": "#882255", "support": "#EEDD88", "parts": "#BBCC33",
-    "storage": "#99DDFF", "egress": "#FFAABB", "residual value": "#AAAAAA",
+    "hardware": "#332288",
+    "lease": "#77AADD",
+    "financing": "#88CCEE",
+    "rent": "#117733",
+    "managed service": "#AA4499",
+    "compute": "#4477AA",
+    "setup": "#EE8866",
+    "facility upkeep": "#999933",
+    "power": "#DDCC77",
+    "colocation": "#44AA99",
+    "staff": "#CC6677",
+    "support and licences": "#882255",
+    "support": "#EEDD88",
+    "parts": "#BBCC33",
+    "storage": "#99DDFF",
+    "egress": "#FFAABB",
+    "residual value": "#AAAAAA",
 }
 _SPARE_COLORS = ("#44BB99", "#AAAA00", "#EE7733", "#0077BB", "#EE3377", "#BBBBBB")
 
 _THEMES = {
-    False: {"fg": "#262730", "muted": "#6B7280", "grid": "#E5E7EB", "line": "#9CA3AF",
-            "bg": "#FFFFFF", "hover": "#FFFFFF"},
-    True: {"fg": "#FAFAFA", "muted": "#A3A8B8", "grid": "#31333F", "line": "#5C6070",
-           "bg": "#0E1117", "hover": "#262730"},
+    False: {
+        "fg": "#262730",
+        "muted": "#6B7280",
+        "grid": "#E5E7EB",
+        "line": "#9CA3AF",
+        "bg": "#FFFFFF",
+        "hover": "#FFFFFF",
+    },
+    True: {
+        "fg": "#FAFAFA",
+        "muted": "#A3A8B8",
+        "grid": "#31333F",
+        "line": "#5C6070",
+        "bg": "#0E1117",
+        "hover": "#262730",
+    },
 }
 #: USD axes: ticks like $1.2M, $350k, $1.5B
 USD_AXIS = {"tickprefix": "$", "exponentformat": "B", "separatethousands": True}
@@ -79,21 +108,54 @@ def template_name(dark: bool = False) -> str:
 
 def _make_template(dark: bool) -> go.layout.Template:
     t = _THEMES[dark]
-    axis = {"showgrid": True, "gridcolor": t["grid"], "zeroline": True, "zerolinecolor": t["line"],
-            "showline": True, "linecolor": t["line"], "ticks": "outside", "tickcolor": t["line"],
-            "automargin": True, "title": {"standoff": 10, "font": {"size": 13}}}
-    return go.layout.Template(layout=go.Layout(
-        font={"family": FONT, "size": 13, "color": t["fg"]}, separators=".,",
-        title={"x": 0, "xref": "paper", "xanchor": "left", "font": {"size": 17},
-               "subtitle": {"font": {"size": 12, "color": t["muted"]}}},
-        margin={"l": 72, "r": 32, "t": 112, "b": 56}, height=HEIGHT_PX,
-        paper_bgcolor=t["bg"], plot_bgcolor=t["bg"], colorway=list(OPTION_COLORS.values()),
-        xaxis=axis, yaxis=axis, hovermode="closest",
-        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
-                "bgcolor": "rgba(0,0,0,0)", "font": {"size": 12}},
-        hoverlabel={"bgcolor": t["hover"], "bordercolor": t["line"], "align": "left",
-                    "font": {"family": FONT, "size": 12, "color": t["fg"]}},
-    ))
+    axis = {
+        "showgrid": True,
+        "gridcolor": t["grid"],
+        "zeroline": True,
+        "zerolinecolor": t["line"],
+        "showline": True,
+        "linecolor": t["line"],
+        "ticks": "outside",
+        "tickcolor": t["line"],
+        "automargin": True,
+        "title": {"standoff": 10, "font": {"size": 13}},
+    }
+    return go.layout.Template(
+        layout=go.Layout(
+            font={"family": FONT, "size": 13, "color": t["fg"]},
+            separators=".,",
+            title={
+                "x": 0,
+                "xref": "paper",
+                "xanchor": "left",
+                "font": {"size": 17},
+                "subtitle": {"font": {"size": 12, "color": t["muted"]}},
+            },
+            margin={"l": 72, "r": 32, "t": 112, "b": 56},
+            height=HEIGHT_PX,
+            paper_bgcolor=t["bg"],
+            plot_bgcolor=t["bg"],
+            colorway=list(OPTION_COLORS.values()),
+            xaxis=axis,
+            yaxis=axis,
+            hovermode="closest",
+            legend={
+                "orientation": "h",
+                "x": 0,
+                "xanchor": "left",
+                "y": 1.02,
+                "yanchor": "bottom",
+                "bgcolor": "rgba(0,0,0,0)",
+                "font": {"size": 12},
+            },
+            hoverlabel={
+                "bgcolor": t["hover"],
+                "bordercolor": t["line"],
+                "align": "left",
+                "font": {"family": FONT, "size": 12, "color": t["fg"]},
+            },
+        )
+    )
 
 
 pio.templates[TEMPLATE_NAME] = _make_template(False)
@@ -125,7 +187,10 @@ def _usd_axis(values: list[float]) -> dict:
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
     ticks = [k * step for k in range(math.floor(lo / step), math.ceil(hi / step) + 1)]
-    return {"tickvals": ticks, "ticktext": [re.sub(r"\.0+(?=[kMB]?$)", "", fmt_usd(v)) for v in ticks]}
+    return {
+        "tickvals": ticks,
+        "ticktext": [re.sub(r"\.0+(?=[kMB]?$)", "", fmt_usd(v)) for v in ticks],
+    }
 
 
 def _as_comparison(c: Comparison | Mapping) -> Comparison:
@@ -138,15 +203,26 @@ def _as_comparison(c: Comparison | Mapping) -> Comparison:
 
 def _figure(title: str, subtitle: str, dark: bool, fig: go.Figure | None = None) -> go.Figure:
     fig = fig if fig is not None else go.Figure()
-    fig.update_layout(template=template_name(dark), height=HEIGHT_PX,
-                      title={"text": title, "subtitle": {"text": subtitle}})
+    fig.update_layout(
+        template=template_name(dark),
+        height=HEIGHT_PX,
+        title={"text": title, "subtitle": {"text": subtitle}},
+    )
     return fig
 
 
 def _empty(fig: go.Figure, text: str) -> go.Figure:
     """The empty state: the message in the middle, no axes."""
-    fig.add_annotation(text=text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
-                       font={"size": 14}, name="empty")
+    fig.add_annotation(
+        text=text,
+        x=0.5,
+        y=0.5,
+        xref="paper",
+        yref="paper",
+        showarrow=False,
+        font={"size": 14},
+        name="empty",
+    )
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     return fig
@@ -159,45 +235,81 @@ def _available(c: Comparison) -> list[OptionResult]:
 def cumulative_cost(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     """Cumulative nominal cost of each available option by month, breakeven months marked."""
     c = _as_comparison(c)
-    fig = _figure("Cumulative cost over the term", "Nominal USD at the end of each month; "
-                  "\u25c6 marks the month from which an option stays cheaper than another.", dark)
+    fig = _figure(
+        "Cumulative cost over the term",
+        "Nominal USD at the end of each month; "
+        "\u25c6 marks the month from which an option stays cheaper than another.",
+        dark,
+    )
     options = _available(c)
     if not options:
         return _empty(fig, "No option is available for this scenario")
     by_id = {o.option: o for o in options}
     for o in options:
         color, cum = option_color(o.option), o.cumulative_usd
-        fig.add_trace(go.Scatter(
-            x=list(range(1, len(cum) + 1)), y=cum, mode="lines", legendgroup=o.option,
-            name=o.label if o.completes_workload else f"{o.label} (incomplete)",
-            line={"color": color, "width": 2.5}, meta={"option": o.option, "kind": "cumulative"},
-            customdata=[f"{o.label}: {fmt_usd(v)}" for v in cum], hovertemplate=_HOVER))
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(1, len(cum) + 1)),
+                y=cum,
+                mode="lines",
+                legendgroup=o.option,
+                name=o.label if o.completes_workload else f"{o.label} (incomplete)",
+                line={"color": color, "width": 2.5},
+                meta={"option": o.option, "kind": "cumulative"},
+                customdata=[f"{o.label}: {fmt_usd(v)}" for v in cum],
+                hovertemplate=_HOVER,
+            )
+        )
         hits: dict[int, list[str]] = {}
         for other, month in o.breakeven_month.items():
             if month is not None and 1 < month <= len(cum) and other in by_id:
                 hits.setdefault(month, []).append(
-                    f"{o.label} breaks even with {by_id[other].label} in month {month}")
+                    f"{o.label} breaks even with {by_id[other].label} in month {month}"
+                )
         months = sorted(hits)
         if months:
-            fig.add_trace(go.Scatter(
-                x=months, y=[cum[m - 1] for m in months], mode="markers", legendgroup=o.option,
-                name=f"{o.label} breakeven", showlegend=False, meta={"option": o.option, "kind": "breakeven"},
-                marker={"symbol": "diamond", "size": 12, "color": color,
-                        "line": {"color": _THEMES[dark]["bg"], "width": 1.5}},
-                customdata=["<br>".join(hits[m]) for m in months], hovertemplate=_HOVER))
+            fig.add_trace(
+                go.Scatter(
+                    x=months,
+                    y=[cum[m - 1] for m in months],
+                    mode="markers",
+                    legendgroup=o.option,
+                    name=f"{o.label} breakeven",
+                    showlegend=False,
+                    meta={"option": o.option, "kind": "breakeven"},
+                    marker={
+                        "symbol": "diamond",
+                        "size": 12,
+                        "color": color,
+                        "line": {"color": _THEMES[dark]["bg"], "width": 1.5},
+                    },
+                    customdata=["<br>".join(hits[m]) for m in months],
+                    hovertemplate=_HOVER,
+                )
+            )
     term = max(len(o.cumulative_usd) for o in options)
     fig.update_layout(hovermode="x unified")
-    fig.update_xaxes(title_text="Month of the term", range=[0.5, term + 0.5],
-                     dtick=6 if term > 24 else 3 if term > 12 else 1)
-    fig.update_yaxes(title_text="Cumulative cost (USD)", **_usd_axis([v for o in options for v in o.cumulative_usd]))
+    fig.update_xaxes(
+        title_text="Month of the term",
+        range=[0.5, term + 0.5],
+        dtick=6 if term > 24 else 3 if term > 12 else 1,
+    )
+    fig.update_yaxes(
+        title_text="Cumulative cost (USD)",
+        **_usd_axis([v for o in options for v in o.cumulative_usd]),
+    )
     return fig
 
 
 def cost_breakdown(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     """Cost categories stacked per available option, residual value below zero, net total marked."""
     c = _as_comparison(c)
-    fig = _figure("Cost breakdown over the term", "Nominal USD by category; resale value at the end "
-                  "of the term is shown below zero and \u25c6 marks the net total.", dark)
+    fig = _figure(
+        "Cost breakdown over the term",
+        "Nominal USD by category; resale value at the end "
+        "of the term is shown below zero and \u25c6 marks the net total.",
+        dark,
+    )
     options = _available(c)
     if not options:
         return _empty(fig, "No option is available for this scenario")
@@ -205,27 +317,63 @@ def cost_breakdown(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     seen = {k for o in options for k, v in o.breakdown_usd.items() if v != 0}
     for cat in [k for k in CATEGORY_COLORS if k in seen] + sorted(seen - set(CATEGORY_COLORS)):
         ys = [o.breakdown_usd.get(cat, 0.0) for o in options]
-        fig.add_trace(go.Bar(
-            x=labels, y=ys, name=cat[:1].upper() + cat[1:], meta={"category": cat, "kind": "category"},
-            marker={"color": category_color(cat), "line": {"width": 0},
-                    "pattern": {"shape": "/" if cat == "residual value" else ""}},
-            customdata=[f"{o.label}, {cat}: {fmt_usd(v)}" for o, v in zip(options, ys, strict=True)],
-            hovertemplate=_HOVER))
-    fig.add_trace(go.Scatter(
-        x=labels, y=[o.total_usd for o in options], mode="markers", name="Net total",
-        marker={"symbol": "diamond", "size": 13, "color": [option_color(o.option) for o in options],
-                "line": {"color": _THEMES[dark]["fg"], "width": 1.5}},
-        meta={"kind": "total", "options": [o.option for o in options]},
-        customdata=[f"{o.label}, net total: {fmt_usd(o.total_usd)}" for o in options], hovertemplate=_HOVER))
+        fig.add_trace(
+            go.Bar(
+                x=labels,
+                y=ys,
+                name=cat[:1].upper() + cat[1:],
+                meta={"category": cat, "kind": "category"},
+                marker={
+                    "color": category_color(cat),
+                    "line": {"width": 0},
+                    "pattern": {"shape": "/" if cat == "residual value" else ""},
+                },
+                customdata=[
+                    f"{o.label}, {cat}: {fmt_usd(v)}" for o, v in zip(options, ys, strict=True)
+                ],
+                hovertemplate=_HOVER,
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=labels,
+            y=[o.total_usd for o in options],
+            mode="markers",
+            name="Net total",
+            marker={
+                "symbol": "diamond",
+                "size": 13,
+                "color": [option_color(o.option) for o in options],
+                "line": {"color": _THEMES[dark]["fg"], "width": 1.5},
+            },
+            meta={"kind": "total", "options": [o.option for o in options]},
+            customdata=[f"{o.label}, net total: {fmt_usd(o.total_usd)}" for o in options],
+            hovertemplate=_HOVER,
+        )
+    )
     tops = [sum(v for v in o.breakdown_usd.values() if v > 0) for o in options]
     for o, top in zip(options, tops, strict=True):
-        fig.add_annotation(x=o.label, y=max(top, o.total_usd), text=f"<b>{fmt_usd(o.total_usd)}</b>",
-                           showarrow=False, yshift=12, font={"color": option_color(o.option)}, name="total")
+        fig.add_annotation(
+            x=o.label,
+            y=max(top, o.total_usd),
+            text=f"<b>{fmt_usd(o.total_usd)}</b>",
+            showarrow=False,
+            yshift=12,
+            font={"color": option_color(o.option)},
+            name="total",
+        )
     lows = [sum(v for v in o.breakdown_usd.values() if v < 0) for o in options]
-    fig.update_layout(barmode="relative", bargap=0.35, height=460, margin={"b": 120},
-                      legend={"y": -0.2, "yanchor": "top", "x": 0.5, "xanchor": "center"})
+    fig.update_layout(
+        barmode="relative",
+        bargap=0.35,
+        height=460,
+        margin={"b": 120},
+        legend={"y": -0.2, "yanchor": "top", "x": 0.5, "xanchor": "center"},
+    )
     fig.update_xaxes(title_text="Option", showgrid=False)
-    fig.update_yaxes(title_text="Cost over the term (USD)", **_usd_axis(lows + [0.0, 1.1 * max(tops)]))
+    fig.update_yaxes(
+        title_text="Cost over the term (USD)", **_usd_axis(lows + [0.0, 1.1 * max(tops)])
+    )
     return fig
 
 
@@ -236,7 +384,7 @@ def _lanes(intervals: list[tuple[float, float]]) -> list[int]:
     for i in sorted(range(len(intervals)), key=lambda i: intervals[i]):
         start, end = intervals[i]
         lane = next((k for k, e in enumerate(ends) if e <= start + 1e-9), len(ends))
-        ends[lane:lane + 1] = [end]
+        ends[lane : lane + 1] = [end]
         lanes[i] = lane
     return lanes
 
@@ -246,56 +394,118 @@ def provisioning_gantt(c: Comparison | Mapping, dark: bool = False) -> go.Figure
     parallel (a build's facility) get a lane of their own."""
     c = _as_comparison(c)
     t = _THEMES[dark]
-    fig = _figure("Time to first result", "Provisioning phases (pale), then one training run (solid); "
-                  "\u2605 marks the day the first run finishes.", dark)
+    fig = _figure(
+        "Time to first result",
+        "Provisioning phases (pale), then one training run (solid); "
+        "\u2605 marks the day the first run finishes.",
+        dark,
+    )
     if not c.options:
         return _empty(fig, "No option to show")
     y, tickvals, ticktext = 0.0, [], []
     for o in c.options:
         color = option_color(o.option)
-        items = [(_plain(p["phase"]), float(p["start_day"]), float(p["end_day"]), _plain(p.get("note", "")))
-                 for p in o.timeline]
+        items = [
+            (
+                _plain(p["phase"]),
+                float(p["start_day"]),
+                float(p["end_day"]),
+                _plain(p.get("note", "")),
+            )
+            for p in o.timeline
+        ]
         done = o.available and o.first_result_day is not None
         if done:
-            items.append(("training", o.ready_day, o.first_result_day,
-                          f"one run: {o.first_result_day - o.ready_day:,.1f} days"))
+            items.append(
+                (
+                    "training",
+                    o.ready_day,
+                    o.first_result_day,
+                    f"one run: {o.first_result_day - o.ready_day:,.1f} days",
+                )
+            )
         lanes = _lanes([(s, e) for _, s, e, _ in items])
         ys = [y - lane for lane in lanes]
         n_lanes = max(lanes, default=0) + 1
         tickvals.append(y - (n_lanes - 1) / 2)
         ticktext.append(o.label if o.available else f"{o.label} (unavailable)")
-        for kind, idx in (("phase", range(len(o.timeline))), ("training", range(len(o.timeline), len(items)))):
+        for kind, idx in (
+            ("phase", range(len(o.timeline))),
+            ("training", range(len(o.timeline), len(items))),
+        ):
             if not idx:
                 continue
-            fig.add_trace(go.Bar(
-                orientation="h", y=[ys[i] for i in idx], base=[items[i][1] for i in idx],
-                x=[items[i][2] - items[i][1] for i in idx], width=0.72, showlegend=False,
-                name=f"{o.label} {kind}", meta={"option": o.option, "kind": kind},
-                marker={"color": color, "opacity": 1.0 if kind == "training" else 0.45,
-                        "line": {"width": 1.5, "color": t["bg"]}},
-                text=[items[i][0] for i in idx], textposition="inside", insidetextanchor="middle",
-                insidetextfont={"size": 11} if kind == "training" else {"size": 11, "color": t["fg"]},
-                customdata=[f"{o.label}: {items[i][0]}, day {items[i][1]:,.0f} to {items[i][2]:,.0f}"
-                            + (f"<br>{items[i][3]}" if items[i][3] else "") for i in idx],
-                hovertemplate=_HOVER))
+            fig.add_trace(
+                go.Bar(
+                    orientation="h",
+                    y=[ys[i] for i in idx],
+                    base=[items[i][1] for i in idx],
+                    x=[items[i][2] - items[i][1] for i in idx],
+                    width=0.72,
+                    showlegend=False,
+                    name=f"{o.label} {kind}",
+                    meta={"option": o.option, "kind": kind},
+                    marker={
+                        "color": color,
+                        "opacity": 1.0 if kind == "training" else 0.45,
+                        "line": {"width": 1.5, "color": t["bg"]},
+                    },
+                    text=[items[i][0] for i in idx],
+                    textposition="inside",
+                    insidetextanchor="middle",
+                    insidetextfont={"size": 11}
+                    if kind == "training"
+                    else {"size": 11, "color": t["fg"]},
+                    customdata=[
+                        f"{o.label}: {items[i][0]}, day {items[i][1]:,.0f} to {items[i][2]:,.0f}"
+                        + (f"<br>{items[i][3]}" if items[i][3] else "")
+                        for i in idx
+                    ],
+                    hovertemplate=_HOVER,
+                )
+            )
         if done:
-            fig.add_trace(go.Scatter(
-                x=[o.first_result_day], y=[ys[-1]], mode="markers+text", showlegend=False,
-                name=f"{o.label} first result", meta={"option": o.option, "kind": "first_result"},
-                marker={"symbol": "star", "size": 15, "color": color, "line": {"color": t["fg"], "width": 1}},
-                text=[f"day {o.first_result_day:,.0f}"], textposition="middle right",
-                customdata=[f"{o.label}: first run finishes on day {o.first_result_day:,.0f}"],
-                hovertemplate=_HOVER))
+            fig.add_trace(
+                go.Scatter(
+                    x=[o.first_result_day],
+                    y=[ys[-1]],
+                    mode="markers+text",
+                    showlegend=False,
+                    name=f"{o.label} first result",
+                    meta={"option": o.option, "kind": "first_result"},
+                    marker={
+                        "symbol": "star",
+                        "size": 15,
+                        "color": color,
+                        "line": {"color": t["fg"], "width": 1},
+                    },
+                    text=[f"day {o.first_result_day:,.0f}"],
+                    textposition="middle right",
+                    customdata=[f"{o.label}: first run finishes on day {o.first_result_day:,.0f}"],
+                    hovertemplate=_HOVER,
+                )
+            )
         elif o.available or o.note:
-            fig.add_annotation(x=o.ready_day if o.available else 0, y=y, showarrow=False, xanchor="left",
-                               text=_plain(o.note) if not o.available else "no run finishes within the term",
-                               xshift=6, font={"color": t["muted"], "size": 11}, name="note")
+            fig.add_annotation(
+                x=o.ready_day if o.available else 0,
+                y=y,
+                showarrow=False,
+                xanchor="left",
+                text=_plain(o.note) if not o.available else "no run finishes within the term",
+                xshift=6,
+                font={"color": t["muted"], "size": 11},
+                name="note",
+            )
         y -= n_lanes + 0.4
-    fig.update_layout(barmode="overlay", uniformtext={"minsize": 9, "mode": "hide"},
-                      height=max(HEIGHT_PX, int(40 * -y + 140)))
+    fig.update_layout(
+        barmode="overlay",
+        uniformtext={"minsize": 9, "mode": "hide"},
+        height=max(HEIGHT_PX, int(40 * -y + 140)),
+    )
     fig.update_xaxes(title_text="Days from the decision to go ahead", rangemode="tozero")
-    fig.update_yaxes(tickvals=tickvals, ticktext=ticktext, range=[y + 0.3, 0.7], showgrid=False,
-                     zeroline=False)
+    fig.update_yaxes(
+        tickvals=tickvals, ticktext=ticktext, range=[y + 0.3, 0.7], showgrid=False, zeroline=False
+    )
     return fig
 
 
@@ -308,46 +518,124 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     and the deadline marked, scaling efficiency on the right axis."""
     c = _as_comparison(c)
     t = _THEMES[dark]
-    fig = _figure("Training time against cluster size", "Wall-clock days for one run (solid), ideal "
-                  "days without failures or restarts (dashed); scaling efficiency on the right axis.",
-                  dark, make_subplots(specs=[[{"secondary_y": True}]]))
-    curve = sorted((p for p in c.training.get("curve") or [] if p.get("gpus") and p.get("train_days")),
-                   key=lambda p: p["gpus"])
+    fig = _figure(
+        "Training time against cluster size",
+        "Wall-clock days for one run (solid), ideal "
+        "days without failures or restarts (dashed); scaling efficiency on the right axis.",
+        dark,
+        make_subplots(specs=[[{"secondary_y": True}]]),
+    )
+    curve = sorted(
+        (p for p in c.training.get("curve") or [] if p.get("gpus") and p.get("train_days")),
+        key=lambda p: p["gpus"],
+    )
     if not curve:
         return _empty(fig, "no scaling curve for this scenario")
     gpus = [p["gpus"] for p in curve]
-    hover = [f"{p['gpus']:,} GPUs: {p['train_days']:,.1f} days for one run (ideal {p.get('ideal_days') or 0:,.1f})"
-             f"<br>scaling efficiency {_pct(p.get('scaling_efficiency'))}, MFU {_pct(p.get('mfu'))}, "
-             f"{(p.get('gpu_hours') or 0) / 1e3:,.0f}k GPU-hours" for p in curve]
-    fig.add_trace(go.Scatter(x=gpus, y=[p["train_days"] for p in curve], mode="lines+markers", name="Days for one run",
-                             line={"color": t["fg"], "width": 2.5}, meta={"kind": "train_days"},
-                             customdata=hover, hovertemplate=_HOVER))
-    fig.add_trace(go.Scatter(x=gpus, y=[p.get("ideal_days") for p in curve], mode="lines", name="Ideal days",
-                             line={"color": t["fg"], "width": 1.5, "dash": "dash"}, meta={"kind": "ideal_days"},
-                             hoverinfo="skip"))
+    hover = [
+        f"{p['gpus']:,} GPUs: {p['train_days']:,.1f} days for one run (ideal {p.get('ideal_days') or 0:,.1f})"
+        f"<br>scaling efficiency {_pct(p.get('scaling_efficiency'))}, MFU {_pct(p.get('mfu'))}, "
+        f"{(p.get('gpu_hours') or 0) / 1e3:,.0f}k GPU-hours"
+        for p in curve
+    ]
+    fig.add_trace(
+        go.Scatter(
+            x=gpus,
+            y=[p["train_days"] for p in curve],
+            mode="lines+markers",
+            name="Days for one run",
+            line={"color": t["fg"], "width": 2.5},
+            meta={"kind": "train_days"},
+            customdata=hover,
+            hovertemplate=_HOVER,
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=gpus,
+            y=[p.get("ideal_days") for p in curve],
+            mode="lines",
+            name="Ideal days",
+            line={"color": t["fg"], "width": 1.5, "dash": "dash"},
+            meta={"kind": "ideal_days"},
+            hoverinfo="skip",
+        )
+    )
     eff = [p.get("scaling_efficiency") for p in curve]
-    fig.add_trace(go.Scatter(x=gpus, y=[None if e is None else 100 * e for e in eff], mode="lines",
-                             name="Scaling efficiency (%)", line={"color": t["muted"], "width": 1.5, "dash": "dot"},
-                             meta={"kind": "efficiency"}, hoverinfo="skip"), secondary_y=True)
+    fig.add_trace(
+        go.Scatter(
+            x=gpus,
+            y=[None if e is None else 100 * e for e in eff],
+            mode="lines",
+            name="Scaling efficiency (%)",
+            line={"color": t["muted"], "width": 1.5, "dash": "dot"},
+            meta={"kind": "efficiency"},
+            hoverinfo="skip",
+        ),
+        secondary_y=True,
+    )
     chosen = c.training.get("chosen_gpus") or c.training.get("gpus")
     if chosen in gpus:
         i = gpus.index(chosen)
-        fig.add_trace(go.Scatter(x=[chosen], y=[curve[i]["train_days"]], mode="markers+text", name="Chosen",
-                                 marker={"size": 14, "color": "rgba(0,0,0,0)", "line": {"color": t["fg"], "width": 2.5}},
-                                 text=[f"{chosen:,} GPUs"], textposition="top right", meta={"kind": "chosen"},
-                                 customdata=[f"chosen: {hover[i]}"], hovertemplate=_HOVER))
+        fig.add_trace(
+            go.Scatter(
+                x=[chosen],
+                y=[curve[i]["train_days"]],
+                mode="markers+text",
+                name="Chosen",
+                marker={
+                    "size": 14,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"color": t["fg"], "width": 2.5},
+                },
+                text=[f"{chosen:,} GPUs"],
+                textposition="top right",
+                meta={"kind": "chosen"},
+                customdata=[f"chosen: {hover[i]}"],
+                hovertemplate=_HOVER,
+            )
+        )
     deadline = (c.scenario.get("cluster") or {}).get("deadline_days")
     if deadline:
-        fig.add_shape(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=deadline, y1=deadline,
-                      line={"color": t["fg"], "width": 1.5, "dash": "dashdot"}, name="deadline")
-        fig.add_annotation(xref="x domain", x=1, yref="y", y=deadline, text=f"deadline: {deadline:,.0f} days",
-                           showarrow=False, xanchor="right", yanchor="bottom", name="deadline")
+        fig.add_shape(
+            type="line",
+            xref="x domain",
+            x0=0,
+            x1=1,
+            yref="y",
+            y0=deadline,
+            y1=deadline,
+            line={"color": t["fg"], "width": 1.5, "dash": "dashdot"},
+            name="deadline",
+        )
+        fig.add_annotation(
+            xref="x domain",
+            x=1,
+            yref="y",
+            y=deadline,
+            text=f"deadline: {deadline:,.0f} days",
+            showarrow=False,
+            xanchor="right",
+            yanchor="bottom",
+            name="deadline",
+        )
     ticks = [g for g in gpus if int(g) & (int(g) - 1) == 0] or gpus
     ticks = ticks[:: math.ceil(len(ticks) / 10)]
-    fig.update_xaxes(type="log", title_text="GPUs (log scale)", tickvals=ticks, ticktext=[f"{g:,}" for g in ticks])
+    fig.update_xaxes(
+        type="log",
+        title_text="GPUs (log scale)",
+        tickvals=ticks,
+        ticktext=[f"{g:,}" for g in ticks],
+    )
     fig.update_yaxes(title_text="Days for one run", rangemode="tozero", secondary_y=False)
-    fig.update_yaxes(title_text="Scaling efficiency (%)", range=[0, 105], tickvals=[0, 25, 50, 75, 100],
-                     showgrid=False, zeroline=False, secondary_y=True)
+    fig.update_yaxes(
+        title_text="Scaling efficiency (%)",
+        range=[0, 105],
+        tickvals=[0, 25, 50, 75, 100],
+        showgrid=False,
+        zeroline=False,
+        secondary_y=True,
+    )
     return fig
 
 
@@ -358,39 +646,84 @@ def tornado(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     s = c.sensitivity or {}
     bars = s.get("bars") or []
     if not bars:
-        fig = _figure("Sensitivity of the recommendation", "Needs decision support and two available options.", dark)
+        fig = _figure(
+            "Sensitivity of the recommendation",
+            "Needs decision support and two available options.",
+            dark,
+        )
         return _empty(fig, "No sensitivity analysis for this comparison")
     labels = {o.option: o.label for o in c.options}
     a, b = s["cheapest"], s["runner_up"]
     la, lb = labels.get(a, a), labels.get(b, b)
     base, pct = s.get("base_gap_usd") or 0.0, round(100 * s.get("swing", 0.25))
-    fig = _figure("Sensitivity of the recommendation", f"NPV gap between {lb} and {la} with each input "
-                  f"{pct}% lower (\u25cb) or higher (\u25cf); past zero, {lb} becomes the cheaper.", dark)
+    fig = _figure(
+        "Sensitivity of the recommendation",
+        f"NPV gap between {lb} and {la} with each input "
+        f"{pct}% lower (\u25cb) or higher (\u25cf); past zero, {lb} becomes the cheaper.",
+        dark,
+    )
     names = [_plain(bar["label"]) for bar in bars]
     ends = [(bar.get("gap_low_usd"), bar.get("gap_high_usd")) for bar in bars]
     lo = [min(base if v is None else v for v in e) for e in ends]
     hi = [max(base if v is None else v for v in e) for e in ends]
-    hover = [f"{n} (now {bar['base_value']:,.4g} {_plain(bar.get('unit', ''))})<br>gap at \u2212{pct}%: "
-             f"{fmt_usd(e[0], False)}, at +{pct}%: {fmt_usd(e[1], False)} USD"
-             for n, bar, e in zip(names, bars, ends, strict=True)]
+    hover = [
+        f"{n} (now {bar['base_value']:,.4g} {_plain(bar.get('unit', ''))})<br>gap at \u2212{pct}%: "
+        f"{fmt_usd(e[0], False)}, at +{pct}%: {fmt_usd(e[1], False)} USD"
+        for n, bar, e in zip(names, bars, ends, strict=True)
+    ]
     wins = [(max(x, 0.0), max(h, 0.0) - max(x, 0.0)) for x, h in zip(lo, hi, strict=True)]
     flips = [(x, min(h, 0.0) - x) if x < 0 else (0.0, 0.0) for x, h in zip(lo, hi, strict=True)]
     for opt, name, segs in ((a, f"{la} stays cheaper", wins), (b, f"{lb} becomes cheaper", flips)):
-        fig.add_trace(go.Bar(orientation="h", y=names, base=[g[0] for g in segs], x=[g[1] for g in segs],
-                             name=name, marker={"color": option_color(opt), "line": {"width": 0}},
-                             meta={"option": opt, "kind": "tornado"}, customdata=hover, hovertemplate=_HOVER))
-    for i, (symbol, name) in enumerate((("circle-open", f"input \u2212{pct}%"), ("circle", f"input +{pct}%"))):
+        fig.add_trace(
+            go.Bar(
+                orientation="h",
+                y=names,
+                base=[g[0] for g in segs],
+                x=[g[1] for g in segs],
+                name=name,
+                marker={"color": option_color(opt), "line": {"width": 0}},
+                meta={"option": opt, "kind": "tornado"},
+                customdata=hover,
+                hovertemplate=_HOVER,
+            )
+        )
+    for i, (symbol, name) in enumerate(
+        (("circle-open", f"input \u2212{pct}%"), ("circle", f"input +{pct}%"))
+    ):
         pts = [(e[i], n) for e, n in zip(ends, names, strict=True) if e[i] is not None]
-        fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers", name=name,
-                                 marker={"symbol": symbol, "size": 9, "color": _THEMES[dark]["fg"],
-                                         "line": {"width": 2, "color": _THEMES[dark]["fg"]}},
-                                 meta={"kind": "ends"}, hoverinfo="skip"))
+        fig.add_trace(
+            go.Scatter(
+                x=[p[0] for p in pts],
+                y=[p[1] for p in pts],
+                mode="markers",
+                name=name,
+                marker={
+                    "symbol": symbol,
+                    "size": 9,
+                    "color": _THEMES[dark]["fg"],
+                    "line": {"width": 2, "color": _THEMES[dark]["fg"]},
+                },
+                meta={"kind": "ends"},
+                hoverinfo="skip",
+            )
+        )
     today = {"color": _THEMES[dark]["muted"], "dash": "dash", "width": 1.5}
     fig.add_vline(x=base, line=today)
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=today, name=f"gap today: {fmt_usd(base)}",
-                             meta={"kind": "today"}, hoverinfo="skip"))
+    fig.add_trace(
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="lines",
+            line=today,
+            name=f"gap today: {fmt_usd(base)}",
+            meta={"kind": "today"},
+            hoverinfo="skip",
+        )
+    )
     fig.update_layout(barmode="overlay", bargap=0.35, height=max(HEIGHT_PX, 150 + 34 * len(bars)))
-    fig.update_xaxes(title_text=f"NPV of {lb} minus NPV of {la} (USD)", **_usd_axis(lo + hi + [0.0, base]))
+    fig.update_xaxes(
+        title_text=f"NPV of {lb} minus NPV of {la} (USD)", **_usd_axis(lo + hi + [0.0, base])
+    )
     fig.update_yaxes(categoryorder="array", categoryarray=names[::-1], showgrid=False)
     return fig
 
@@ -400,45 +733,110 @@ def uncertainty(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     c = _as_comparison(c)
     u = c.uncertainty or {}
     stats = u.get("options") or {}
-    rows = [(o, stats[o.option]) for o in c.options
-            if o.option in stats and None not in (stats[o.option].get(k) for k in ("p10_usd", "p50_usd", "p90_usd"))]
-    fig = _figure("Uncertainty of the cost", f"NPV over the term across {u.get('draws') or 0:,} random draws "
-                  "of the uncertain inputs: bar P10 to P90, \u25c6 median; right, how often each option "
-                  "is the cheapest.", dark, make_subplots(rows=1, cols=2, shared_yaxes=True,
-                                                          column_widths=[0.72, 0.28], horizontal_spacing=0.04))
+    rows = [
+        (o, stats[o.option])
+        for o in c.options
+        if o.option in stats
+        and None not in (stats[o.option].get(k) for k in ("p10_usd", "p50_usd", "p90_usd"))
+    ]
+    fig = _figure(
+        "Uncertainty of the cost",
+        f"NPV over the term across {u.get('draws') or 0:,} random draws "
+        "of the uncertain inputs: bar P10 to P90, \u25c6 median; right, how often each option "
+        "is the cheapest.",
+        dark,
+        make_subplots(
+            rows=1, cols=2, shared_yaxes=True, column_widths=[0.72, 0.28], horizontal_spacing=0.04
+        ),
+    )
     if not rows:
         return _empty(fig, "No uncertainty analysis for this comparison")
     for o, st in rows:
         color, p10, p50, p90 = option_color(o.option), st["p10_usd"], st["p50_usd"], st["p90_usd"]
-        text = (f"{o.label}: P10 {fmt_usd(p10, False)}, median {fmt_usd(p50, False)}, P90 {fmt_usd(p90, False)} USD"
-                f"<br>completes the workload in {_pct(st.get('probability_completes'))} of draws")
+        text = (
+            f"{o.label}: P10 {fmt_usd(p10, False)}, median {fmt_usd(p50, False)}, P90 {fmt_usd(p90, False)} USD"
+            f"<br>completes the workload in {_pct(st.get('probability_completes'))} of draws"
+        )
         meta = {"option": o.option}
-        fig.add_trace(go.Bar(orientation="h", y=[o.label], base=[p10], x=[p90 - p10], width=0.5, name=o.label,
-                             marker={"color": color, "opacity": 0.45, "line": {"width": 0}}, showlegend=False,
-                             meta=meta | {"kind": "range"}, customdata=[text], hovertemplate=_HOVER), row=1, col=1)
-        fig.add_trace(go.Scatter(x=[p50], y=[o.label], mode="markers", name=f"{o.label} median", showlegend=False,
-                                 marker={"symbol": "diamond", "size": 13, "color": color,
-                                         "line": {"color": _THEMES[dark]["fg"], "width": 1.5}},
-                                 meta=meta | {"kind": "p50"}, customdata=[text], hovertemplate=_HOVER), row=1, col=1)
+        fig.add_trace(
+            go.Bar(
+                orientation="h",
+                y=[o.label],
+                base=[p10],
+                x=[p90 - p10],
+                width=0.5,
+                name=o.label,
+                marker={"color": color, "opacity": 0.45, "line": {"width": 0}},
+                showlegend=False,
+                meta=meta | {"kind": "range"},
+                customdata=[text],
+                hovertemplate=_HOVER,
+            ),
+            row=1,
+            col=1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[p50],
+                y=[o.label],
+                mode="markers",
+                name=f"{o.label} median",
+                showlegend=False,
+                marker={
+                    "symbol": "diamond",
+                    "size": 13,
+                    "color": color,
+                    "line": {"color": _THEMES[dark]["fg"], "width": 1.5},
+                },
+                meta=meta | {"kind": "p50"},
+                customdata=[text],
+                hovertemplate=_HOVER,
+            ),
+            row=1,
+            col=1,
+        )
         prob = 100 * (st.get("probability_cheapest") or 0.0)
-        fig.add_trace(go.Bar(orientation="h", y=[o.label], x=[prob], width=0.5, name=f"{o.label} cheapest",
-                             marker={"color": color, "line": {"width": 0}}, showlegend=False,
-                             text=[f"{prob:.0f}%"], textposition="outside", cliponaxis=False,
-                             meta=meta | {"kind": "probability"}, hovertemplate=_HOVER,
-                             customdata=[f"{o.label} is the cheapest in {prob:.1f}% of draws"]), row=1, col=2)
+        fig.add_trace(
+            go.Bar(
+                orientation="h",
+                y=[o.label],
+                x=[prob],
+                width=0.5,
+                name=f"{o.label} cheapest",
+                marker={"color": color, "line": {"width": 0}},
+                showlegend=False,
+                text=[f"{prob:.0f}%"],
+                textposition="outside",
+                cliponaxis=False,
+                meta=meta | {"kind": "probability"},
+                hovertemplate=_HOVER,
+                customdata=[f"{o.label} is the cheapest in {prob:.1f}% of draws"],
+            ),
+            row=1,
+            col=2,
+        )
     fig.update_layout(barmode="overlay", height=max(HEIGHT_PX, 150 + 44 * len(rows)))
     fig.update_xaxes(title_text="NPV over the term (USD)", row=1, col=1, **USD_AXIS)
-    fig.update_xaxes(title_text="Cheapest in (% of draws)", range=[0, 115], ticksuffix="%", row=1, col=2)
-    fig.update_yaxes(categoryorder="array", categoryarray=[o.label for o, _ in rows][::-1], showgrid=False)
+    fig.update_xaxes(
+        title_text="Cheapest in (% of draws)", range=[0, 115], ticksuffix="%", row=1, col=2
+    )
+    fig.update_yaxes(
+        categoryorder="array", categoryarray=[o.label for o, _ in rows][::-1], showgrid=False
+    )
     return fig
 
 
 def all_figures(c: Comparison | Mapping, dark: bool = False) -> dict[str, go.Figure]:
     """Every chart of the comparison, keyed as the portal and the PDF report place them."""
     c = _as_comparison(c)
-    return {"cumulative": cumulative_cost(c, dark), "breakdown": cost_breakdown(c, dark),
-            "gantt": provisioning_gantt(c, dark), "scaling": scaling_curve(c, dark),
-            "tornado": tornado(c, dark), "uncertainty": uncertainty(c, dark)}
+    return {
+        "cumulative": cumulative_cost(c, dark),
+        "breakdown": cost_breakdown(c, dark),
+        "gantt": provisioning_gantt(c, dark),
+        "scaling": scaling_curve(c, dark),
+        "tornado": tornado(c, dark),
+        "uncertainty": uncertainty(c, dark),
+    }
 
 
 #: one colour per validation kind (Okabe-Ito, as the options)
@@ -455,26 +853,53 @@ def validation_scatter(rows: list[dict], dark: bool = False) -> go.Figure:
     line = _THEMES[dark]["line"]
     for band, dash in ((0.10, "dot"), (0.08, "dash")):
         for sign in (1, -1):
-            fig.add_trace(go.Scatter(x=xs, y=[x * (1 + sign * band) for x in xs], mode="lines",
-                                     line={"color": line, "dash": dash, "width": 1},
-                                     name=f"±{band:.0%}", showlegend=sign == 1, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=xs, y=xs, mode="lines", line={"color": _THEMES[dark]["fg"], "width": 1},
-                             name="y = x", hoverinfo="skip"))
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=[x * (1 + sign * band) for x in xs],
+                    mode="lines",
+                    line={"color": line, "dash": dash, "width": 1},
+                    name=f"±{band:.0%}",
+                    showlegend=sign == 1,
+                    hoverinfo="skip",
+                )
+            )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=xs,
+            mode="lines",
+            line={"color": _THEMES[dark]["fg"], "width": 1},
+            name="y = x",
+            hoverinfo="skip",
+        )
+    )
     for kind, color in KIND_COLORS.items():
         for scored in (True, False):
             sel = [r for r in rows if r["kind"] == kind and r["scored"] == scored]
             if not sel:
                 continue
-            fig.add_trace(go.Scatter(
-                x=[r["published"] for r in sel], y=[r["predicted"] for r in sel], mode="markers",
-                marker={"color": color, "size": 9, "opacity": 0.85, "symbol": "circle" if scored else "circle-open"},
-                name=kind.replace("_", " ") + ("" if scored else " (not scored)"),
-                customdata=[f"{_plain(r['id'])}: {r['error']:+.1%} ({UNITS[r['unit']]})<br>published "
-                            f"{r['published']:.4g}, predicted {r['predicted']:.4g}" for r in sel],
-                hovertemplate=_HOVER,
-            ))
+            fig.add_trace(
+                go.Scatter(
+                    x=[r["published"] for r in sel],
+                    y=[r["predicted"] for r in sel],
+                    mode="markers",
+                    marker={
+                        "color": color,
+                        "size": 9,
+                        "opacity": 0.85,
+                        "symbol": "circle" if scored else "circle-open",
+                    },
+                    name=kind.replace("_", " ") + ("" if scored else " (not scored)"),
+                    customdata=[
+                        f"{_plain(r['id'])}: {r['error']:+.1%} ({UNITS[r['unit']]})<br>published "
+                        f"{r['published']:.4g}, predicted {r['predicted']:.4g}"
+                        for r in sel
+                    ],
+                    hovertemplate=_HOVER,
+                )
+            )
     fig.update_xaxes(type="log", title="published")
     fig.update_yaxes(type="log", title="predicted")
     fig.update_layout(height=560)
     return fig
-

@@ -25,11 +25,18 @@ from pricing.inputs import InputError
 SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
 #: scenario field path -> CLI option, so validation messages name what the user typed
 OPTION_FOR_FIELD = {
-    "workload.model": "--model", "workload.params": "--params",
-    "workload.active_params": "--active-params", "workload.tokens": "--tokens",
-    "workload.seq_len": "--seq-len", "workload.global_batch_tokens": "--global-batch-tokens",
-    "workload.precision": "--precision", "cluster.gpu": "--gpu", "cluster.gpus": "--gpus",
-    "cluster.deadline_days": "--deadline-days", "gpus": "--gpus", "deadline_days": "--deadline-days",
+    "workload.model": "--model",
+    "workload.params": "--params",
+    "workload.active_params": "--active-params",
+    "workload.tokens": "--tokens",
+    "workload.seq_len": "--seq-len",
+    "workload.global_batch_tokens": "--global-batch-tokens",
+    "workload.precision": "--precision",
+    "cluster.gpu": "--gpu",
+    "cluster.gpus": "--gpus",
+    "cluster.deadline_days": "--deadline-days",
+    "gpus": "--gpus",
+    "deadline_days": "--deadline-days",
     "precision": "--precision",
 }
 
@@ -69,65 +76,133 @@ def build_parser() -> Parser:
     parser = Parser(prog="clusterplan", description="GPU Cluster Planner command line.")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     t = sub.add_parser(
-        "train", help="size a training run: GPUs, layout, memory, step time, days with failures",
+        "train",
+        help="size a training run: GPUs, layout, memory, step time, days with failures",
         description="Size a training run. Counts accept K/M/B/T suffixes (15T tokens, 405B params).",
     )
     which = t.add_mutually_exclusive_group(required=True)
-    which.add_argument("--model", choices=list(load_presets()), metavar="PRESET",
-                       help="model preset: " + ", ".join(load_presets()))
-    which.add_argument("--params", type=number, metavar="N", help="total parameters of a custom model")
-    t.add_argument("--active-params", type=number, metavar="N", help="active parameters per token (MoE)")
+    which.add_argument(
+        "--model",
+        choices=list(load_presets()),
+        metavar="PRESET",
+        help="model preset: " + ", ".join(load_presets()),
+    )
+    which.add_argument(
+        "--params", type=number, metavar="N", help="total parameters of a custom model"
+    )
+    t.add_argument(
+        "--active-params", type=number, metavar="N", help="active parameters per token (MoE)"
+    )
     t.add_argument("--tokens", type=number, required=True, metavar="N", help="training tokens")
-    t.add_argument("--gpu", required=True, choices=gpu_ids(), metavar="ID", help="GPU: " + ", ".join(gpu_ids()))
+    t.add_argument(
+        "--gpu", required=True, choices=gpu_ids(), metavar="ID", help="GPU: " + ", ".join(gpu_ids())
+    )
     size = t.add_mutually_exclusive_group()
     size.add_argument("--gpus", type=whole, metavar="N", help="GPU count")
-    size.add_argument("--deadline-days", type=number, metavar="D",
-                      help="fewest GPUs that finish within D wall-clock days")
+    size.add_argument(
+        "--deadline-days",
+        type=number,
+        metavar="D",
+        help="fewest GPUs that finish within D wall-clock days",
+    )
     t.add_argument("--seq-len", type=whole, metavar="N", help="sequence length (default 8192)")
-    t.add_argument("--global-batch-tokens", type=whole, metavar="N", help="tokens per optimizer step")
+    t.add_argument(
+        "--global-batch-tokens", type=whole, metavar="N", help="tokens per optimizer step"
+    )
     t.add_argument("--precision", choices=["bf16", "fp8"], default="bf16")
-    t.add_argument("--attention", choices=["flash2", "flash1", "none"], default="flash2",
-                   help="attention kernel (default flash2: FlashAttention-2 or later)")
-    t.add_argument("--tp-comm-overlap", action="store_true",
-                   help="overlap tensor-parallel collectives with GEMMs (Transformer Engine userbuffers)")
-    t.add_argument("--grad-precision", choices=["fp32", "bf16"], default="fp32",
-                   help="gradients kept and reduced in fp32 (Megatron's default) or bf16")
+    t.add_argument(
+        "--attention",
+        choices=["flash2", "flash1", "none"],
+        default="flash2",
+        help="attention kernel (default flash2: FlashAttention-2 or later)",
+    )
+    t.add_argument(
+        "--tp-comm-overlap",
+        action="store_true",
+        help="overlap tensor-parallel collectives with GEMMs (Transformer Engine userbuffers)",
+    )
+    t.add_argument(
+        "--grad-precision",
+        choices=["fp32", "bf16"],
+        default="fp32",
+        help="gradients kept and reduced in fp32 (Megatron's default) or bf16",
+    )
     t.add_argument("--curve", action="store_true", help="also show training time against GPU count")
     t.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
     sub.add_parser("example", help="print a sample scenario (JSON) comparing all four options")
     sub.add_parser("schema", help="print the scenario's JSON Schema")
     c = sub.add_parser("compare", help="cost and time of each option for a scenario file")
-    c.add_argument("scenario", metavar="SCENARIO.json", help="scenario file ('-' for standard input)")
+    c.add_argument(
+        "scenario", metavar="SCENARIO.json", help="scenario file ('-' for standard input)"
+    )
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the whole comparison as JSON")
     fmt.add_argument("--csv", action="store_true", help="print one CSV row per option")
     r = sub.add_parser(
-        "report", help="write a PDF report of a scenario file's comparison",
+        "report",
+        help="write a PDF report of a scenario file's comparison",
         description="Write the comparison of a scenario file as a PDF: recommendation, charts (they "
-                    "need Chromium; without it the tables hold every number), totals, every assumption "
-                    "with its source and date, and a share link that reopens the scenario.",
+        "need Chromium; without it the tables hold every number), totals, every assumption "
+        "with its source and date, and a share link that reopens the scenario.",
     )
-    r.add_argument("scenario", metavar="SCENARIO.json", help="scenario file ('-' for standard input)")
-    r.add_argument("-o", "--output", required=True, metavar="OUT.pdf", help="where to write the PDF ('-': standard output)")
-    r.add_argument("--link", metavar="URL",
-                   help="the portal's address for the share link (default "
-                        f"{share_link.DEFAULT_BASE_URL}); a whole share link (with s=) is printed as it is")
-    r.add_argument("--title", metavar="TEXT", help="the cover's title (default: model on GPU count × GPU)")
-    h = sub.add_parser("hourly", help="all-in owned cost per GPU-hour against the catalogue's rental prices")
+    r.add_argument(
+        "scenario", metavar="SCENARIO.json", help="scenario file ('-' for standard input)"
+    )
+    r.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT.pdf",
+        help="where to write the PDF ('-': standard output)",
+    )
+    r.add_argument(
+        "--link",
+        metavar="URL",
+        help="the portal's address for the share link (default "
+        f"{share_link.DEFAULT_BASE_URL}); a whole share link (with s=) is printed as it is",
+    )
+    r.add_argument(
+        "--title", metavar="TEXT", help="the cover's title (default: model on GPU count × GPU)"
+    )
+    h = sub.add_parser(
+        "hourly", help="all-in owned cost per GPU-hour against the catalogue's rental prices"
+    )
     h.add_argument("--gpu", default="H100-SXM", choices=gpu_ids(), metavar="ID")
-    h.add_argument("--gpus", type=whole, default=1024, metavar="N", help="cluster size (default 1024)")
-    h.add_argument("--months", type=whole, default=60, metavar="N", help="term in months (default 60)")
-    h.add_argument("--utilisation", type=number, nargs="+", default=[100.0, 60.0], metavar="PCT",
-                   help="utilisations to price, percent (default 100 60)")
-    k = sub.add_parser("link", help="print a share link (URL) that opens a scenario file in the portal")
-    k.add_argument("scenario", metavar="SCENARIO.json", help="scenario file ('-' for standard input)")
-    k.add_argument("--base-url", default=share_link.DEFAULT_BASE_URL, metavar="URL",
-                   help=f"the portal's address (default {share_link.DEFAULT_BASE_URL})")
+    h.add_argument(
+        "--gpus", type=whole, default=1024, metavar="N", help="cluster size (default 1024)"
+    )
+    h.add_argument(
+        "--months", type=whole, default=60, metavar="N", help="term in months (default 60)"
+    )
+    h.add_argument(
+        "--utilisation",
+        type=number,
+        nargs="+",
+        default=[100.0, 60.0],
+        metavar="PCT",
+        help="utilisations to price, percent (default 100 60)",
+    )
+    k = sub.add_parser(
+        "link", help="print a share link (URL) that opens a scenario file in the portal"
+    )
+    k.add_argument(
+        "scenario", metavar="SCENARIO.json", help="scenario file ('-' for standard input)"
+    )
+    k.add_argument(
+        "--base-url",
+        default=share_link.DEFAULT_BASE_URL,
+        metavar="URL",
+        help=f"the portal's address (default {share_link.DEFAULT_BASE_URL})",
+    )
     d = sub.add_parser("decode", help="print the scenario JSON inside a share link")
     d.add_argument("url", metavar="URL", help="a share link, or just its s= token")
-    v = sub.add_parser("validate", help="the model against published runs and benchmarks (validation/runs.csv)")
-    v.add_argument("--json", action="store_true", help="print every row and the error summary as JSON")
+    v = sub.add_parser(
+        "validate", help="the model against published runs and benchmarks (validation/runs.csv)"
+    )
+    v.add_argument(
+        "--json", action="store_true", help="print every row and the error summary as JSON"
+    )
     return parser
 
 
@@ -143,41 +218,65 @@ def run_validate(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2, default=str))
         return 0
     mfu = result["rule_of_thumb_mfu"]
-    print(f"{'row':34} {'inputs':40} {'layout':36} {'published':>11} {'model':>11} {'error':>7} {'rule':>7}  unit")
+    print(
+        f"{'row':34} {'inputs':40} {'layout':36} {'published':>11} {'model':>11} {'error':>7} {'rule':>7}  unit"
+    )
     for r in result["rows"]:
         gpus = f"{r['gpus']:,}{'*' if r['gpus_assumed'] else ''}"
         inputs = f"{r['model']} {gpus}x{r['gpu']} s{r['seq_len']} b{r['global_batch_seqs']} {r['precision']}"
         layout = r["layout"] + ("" if r["layout_fits"] else " #")
-        print(f"{r['id']:34} {inputs:40} {layout:36} {r['published']:>11.4g} {r['predicted']:>11.4g} "
-              f"{r['error']:>+7.1%} {r['rule_error']:>+7.1%}  {UNITS[r['unit']]}{'' if r['scored'] else '  [not scored]'}")
-    print(f"\nerrors per kind (|predicted / published - 1|); rule of thumb = 6ND at {mfu:.1%} MFU, "
-          f"/{result['rule_of_thumb_goodput']:g} goodput for whole runs, MFU picked after the fact")
-    for title, key in (("scored rows", "by_kind"),
-                       ("held-out rows (scored, not used to set any constant)", "by_kind_held_out"),
-                       ("all rows, [not scored] included", "by_kind_all_rows")):
-        print(f"{title}:\n{'kind':12} {'rows':>4} {'model median':>13} {'model worst':>12} {'beyond':>7} "
-              f"{'rule median':>12} {'rule worst':>11}")
+        print(
+            f"{r['id']:34} {inputs:40} {layout:36} {r['published']:>11.4g} {r['predicted']:>11.4g} "
+            f"{r['error']:>+7.1%} {r['rule_error']:>+7.1%}  {UNITS[r['unit']]}{'' if r['scored'] else '  [not scored]'}"
+        )
+    print(
+        f"\nerrors per kind (|predicted / published - 1|); rule of thumb = 6ND at {mfu:.1%} MFU, "
+        f"/{result['rule_of_thumb_goodput']:g} goodput for whole runs, MFU picked after the fact"
+    )
+    for title, key in (
+        ("scored rows", "by_kind"),
+        ("held-out rows (scored, not used to set any constant)", "by_kind_held_out"),
+        ("all rows, [not scored] included", "by_kind_all_rows"),
+    ):
+        print(
+            f"{title}:\n{'kind':12} {'rows':>4} {'model median':>13} {'model worst':>12} {'beyond':>7} "
+            f"{'rule median':>12} {'rule worst':>11}"
+        )
         for kind, s in result[key].items():
             m, t = s["model"], s["rule_of_thumb"]
-            print(f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
-                  f"{len(m['beyond_worst_target']):>7} {t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}")
-    print(f"by source, every row (bias = mean error in speed, + = the model optimistic: faster or cheaper):\n"
-          f"{'source':46} {'rows':>4} {'scored':>6} {'median':>7} {'worst':>7} {'bias':>7}")
+            print(
+                f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
+                f"{len(m['beyond_worst_target']):>7} {t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}"
+            )
+    print(
+        f"by source, every row (bias = mean error in speed, + = the model optimistic: faster or cheaper):\n"
+        f"{'source':46} {'rows':>4} {'scored':>6} {'median':>7} {'worst':>7} {'bias':>7}"
+    )
     for g in result["by_source"]:
-        print(f"{g['source']:46} {g['rows']:>4} {g['scored_rows']:>6} {g['median_abs_error']:>7.1%} "
-              f"{g['worst_abs_error']:>7.1%} {g['bias']:>+7.1%}")
+        print(
+            f"{g['source']:46} {g['rows']:>4} {g['scored_rows']:>6} {g['median_abs_error']:>7.1%} "
+            f"{g['worst_abs_error']:>7.1%} {g['bias']:>+7.1%}"
+        )
     targets = ", ".join(f"{k} {m:.0%}/{w:.0%}" for k, (m, w) in TARGETS.items())
     print(f"targets (median/worst): {targets}; beyond: rows over the worst-case target")
-    print("[not scored]: the row's notes in validation/runs.csv say why; *: GPU count not published, "
-          "the count shown is assumed (the row's notes say why); #: the source ran this layout, the "
-          "memory model says it does not fit")
+    print(
+        "[not scored]: the row's notes in validation/runs.csv say why; *: GPU count not published, "
+        "the count shown is assumed (the row's notes say why); #: the source ran this layout, the "
+        "memory model says it does not fit"
+    )
     print(f"{len(result['skipped'])} published figures not used (validation/skipped.csv says why)")
     m = result["misses"]
-    print("\nscored rows beyond the worst-case target, read against the rows beside them (validation/misses.csv):")
+    print(
+        "\nscored rows beyond the worst-case target, read against the rows beside them (validation/misses.csv):"
+    )
     for e in m["explained"]:
-        others = ", ".join(f"{o['id']} {o['error']:+.1%}" for o in e["compare_with"] if o["error"] is not None)
-        print(f"- {e['id']} {e['error']:+.1%} (memory model: {e['memory_share']:.0%} of HBM); beside: {others}\n"
-              f"  differs: {e['what_differs']}\n  likely cause: {e['likely_cause']}")
+        others = ", ".join(
+            f"{o['id']} {o['error']:+.1%}" for o in e["compare_with"] if o["error"] is not None
+        )
+        print(
+            f"- {e['id']} {e['error']:+.1%} (memory model: {e['memory_share']:.0%} of HBM); beside: {others}\n"
+            f"  differs: {e['what_differs']}\n  likely cause: {e['likely_cause']}"
+        )
     if m["unexplained"]:
         print(f"- not explained in validation/misses.csv: {', '.join(m['unexplained'])}")
     return 0
@@ -230,8 +329,10 @@ def run_report(args: argparse.Namespace) -> int:
             with open(args.output, "wb") as f:
                 f.write(report.data)
     except OSError as exc:
-        raise UsageError(f"clusterplan report: cannot write {args.output}: "
-                         f"{exc.strerror or exc.__class__.__name__}") from None
+        raise UsageError(
+            f"clusterplan report: cannot write {args.output}: "
+            f"{exc.strerror or exc.__class__.__name__}"
+        ) from None
     if not report.charts:
         print(f"clusterplan report: {report.charts_note}", file=sys.stderr)
     where = "standard output" if args.output == "-" else args.output
@@ -286,13 +387,20 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     if args.global_batch_tokens is not None:
         workload["global_batch_tokens"] = args.global_batch_tokens
     cluster = {"gpu": args.gpu, "gpus": args.gpus, "deadline_days": args.deadline_days}
-    execution = {"attention": args.attention, "tp_comm_overlap": args.tp_comm_overlap,
-                 "gradient_precision": args.grad_precision}
+    execution = {
+        "attention": args.attention,
+        "tp_comm_overlap": args.tp_comm_overlap,
+        "gradient_precision": args.grad_precision,
+    }
     try:
-        return Scenario.model_validate({"workload": workload, "cluster": cluster, "execution": execution})
+        return Scenario.model_validate(
+            {"workload": workload, "cluster": cluster, "execution": execution}
+        )
     except ValidationError as exc:
         field, msg = explain_validation_error(exc)[0]
-        raise UsageError(f"clusterplan train: {OPTION_FOR_FIELD.get(field, field)}: {msg}") from None
+        raise UsageError(
+            f"clusterplan train: {OPTION_FOR_FIELD.get(field, field)}: {msg}"
+        ) from None
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -300,14 +408,18 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         plan = plan_training(scenario, curve=args.curve)
     except SizingError as exc:
-        raise UsageError(f"clusterplan train: {OPTION_FOR_FIELD.get(exc.field, exc.field)}: {exc}") from None
+        raise UsageError(
+            f"clusterplan train: {OPTION_FOR_FIELD.get(exc.field, exc.field)}: {exc}"
+        ) from None
     low, high = training_days_band(plan)
     if args.json:
         print(json.dumps(plan.model_dump(mode="json"), indent=2))
     else:
         print(report_text.training_report(plan))
-        print(f"Uncertainty     {low:.1f} to {high:.1f} wall-clock days (the model's error range on "
-              "published whole runs; clusterplan validate)")
+        print(
+            f"Uncertainty     {low:.1f} to {high:.1f} wall-clock days (the model's error range on "
+            "published whole runs; clusterplan validate)"
+        )
     return 0
 
 

@@ -40,8 +40,10 @@ def _monthly_by_category(c: Comparison) -> dict[str, dict[str, list[float]]]:
     out: dict[str, dict[str, list[float]]] = {}
     for o in options:
         months = len(o.monthly_usd)
-        split = {k: np.broadcast_to(np.asarray(v, dtype=float), (1, months))[0]
-                 for k, v in flows[o.option][0].items()}
+        split = {
+            k: np.broadcast_to(np.asarray(v, dtype=float), (1, months))[0]
+            for k, v in flows[o.option][0].items()
+        }
         summed = np.sum(list(split.values()), axis=0) if split else np.zeros(months)
         if np.allclose(summed, o.monthly_usd, rtol=1e-9, atol=1e-6):
             out[o.option] = {k: v.tolist() for k, v in split.items()}

@@ -33,7 +33,11 @@ def band(low: float | None, high: float | None) -> str:
     """' (likely 78-161 days)' from a training-days band, or '' when there is none."""
     if low is None or high is None:
         return ""
-    return f" (likely {low:,.0f}–{high:,.0f} days)" if high >= 10 else f" (likely {low:,.1f}–{high:,.1f} days)"
+    return (
+        f" (likely {low:,.0f}–{high:,.0f} days)"
+        if high >= 10
+        else f" (likely {low:,.1f}–{high:,.1f} days)"
+    )
 
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~])")  # "_" stays: intraword, it formats nothing

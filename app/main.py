@@ -21,18 +21,41 @@ from app import sidebar, state  # noqa: E402
 from app.formatting import md_plain  # noqa: E402
 from app.views import assumptions, compare, guide, validation, workload  # noqa: E402
 
-st.set_page_config(page_title="GPU Cluster Planner", page_icon=str(ROOT / "app" / "assets" / "icon.png"), layout="wide")
+st.set_page_config(
+    page_title="GPU Cluster Planner",
+    page_icon=str(ROOT / "app" / "assets" / "icon.png"),
+    layout="wide",
+)
 state.init()
 
-page = st.navigation([
-    st.Page(workload.render, title="Workload", icon=":material/tune:", url_path="workload", default=True),
-    st.Page(compare.render, title="Compare", icon=":material/compare_arrows:", url_path="compare"),
-    st.Page(assumptions.render, title="Assumptions", icon=":material/fact_check:", url_path="assumptions"),
-    st.Page(guide.render, title="Guide", icon=":material/help:", url_path="guide"),
-    st.Page(validation.render, title="Validation", icon=":material/verified:", url_path="validation"),
-])
+page = st.navigation(
+    [
+        st.Page(
+            workload.render,
+            title="Workload",
+            icon=":material/tune:",
+            url_path="workload",
+            default=True,
+        ),
+        st.Page(
+            compare.render, title="Compare", icon=":material/compare_arrows:", url_path="compare"
+        ),
+        st.Page(
+            assumptions.render,
+            title="Assumptions",
+            icon=":material/fact_check:",
+            url_path="assumptions",
+        ),
+        st.Page(guide.render, title="Guide", icon=":material/help:", url_path="guide"),
+        st.Page(
+            validation.render, title="Validation", icon=":material/verified:", url_path="validation"
+        ),
+    ]
+)
 sidebar.render()
 if err := st.session_state.pop("link_error", None):
-    st.warning(f"This share link could not be opened: {md_plain(err)}. Showing the default scenario instead.",
-               icon=":material/link_off:")
+    st.warning(
+        f"This share link could not be opened: {md_plain(err)}. Showing the default scenario instead.",
+        icon=":material/link_off:",
+    )
 page.run()

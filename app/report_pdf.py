@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 MAX_TITLE_CHARS = 200
 MUTED, INK, ACCENT, RULE = (107, 114, 128), (38, 39, 48), (0, 114, 178), (229, 231, 235)
 
+
 @dataclass(frozen=True)
 class Report:
     """A built report: the PDF, its page count, whether the charts are in and, if not, why."""
@@ -82,7 +83,9 @@ def catalogue_date(c: Comparison) -> str:
             dates.update(str(getattr(r, "as_of", "") or "") for r in rows)
     except Exception:  # noqa: BLE001 - the assumptions' own dates still stand
         log.debug("catalogue dates unavailable", exc_info=True)
-    return max((d[:10] for d in dates if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", d)), default="unknown")
+    return max(
+        (d[:10] for d in dates if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", d)), default="unknown"
+    )
 
 
 def default_link(c: Comparison, base_url: str = share_link.DEFAULT_BASE_URL) -> str | None:
@@ -93,8 +96,13 @@ def default_link(c: Comparison, base_url: str = share_link.DEFAULT_BASE_URL) -> 
         return None
 
 
-def build_pdf(c: Comparison, *, link: str | None = None, title: str | None = None,
-              generated: datetime | None = None) -> bytes:
+def build_pdf(
+    c: Comparison,
+    *,
+    link: str | None = None,
+    title: str | None = None,
+    generated: datetime | None = None,
+) -> bytes:
     """The report as PDF bytes (the same bytes for the same input and `generated`).
 
     `link` is printed as the way to reopen the scenario; None makes one with the default portal
@@ -103,8 +111,13 @@ def build_pdf(c: Comparison, *, link: str | None = None, title: str | None = Non
     return build_report(c, link=link, title=title, generated=generated).data
 
 
-def build_report(c: Comparison, *, link: str | None = None, title: str | None = None,
-                 generated: datetime | None = None) -> Report:
+def build_report(
+    c: Comparison,
+    *,
+    link: str | None = None,
+    title: str | None = None,
+    generated: datetime | None = None,
+) -> Report:
     """`build_pdf`, with the page count and whether the charts are in."""
     generated = (generated or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     if link is None:
@@ -117,8 +130,13 @@ def build_report(c: Comparison, *, link: str | None = None, title: str | None = 
             svgs = {}
     if not svgs:
         note = _charts_note()
-    pdf = _Document(c, title=plain(title) if title else default_title(c), link=link,
-                    generated=generated, catalogue=catalogue_date(c))
+    pdf = _Document(
+        c,
+        title=plain(title) if title else default_title(c),
+        link=link,
+        generated=generated,
+        catalogue=catalogue_date(c),
+    )
     pdf.write_all(svgs, note)
     return Report(bytes(pdf.output()), pdf.pages_count, bool(svgs), note)
 
@@ -141,8 +159,9 @@ def _safe_link(url: str) -> bool:
 class _Document(FPDF):
     """A4 portrait, 15 mm margins, DejaVu text; the page furniture is drawn once all pages exist."""
 
-    def __init__(self, c: Comparison, *, title: str, link: str | None, generated: datetime,
-                 catalogue: str) -> None:
+    def __init__(
+        self, c: Comparison, *, title: str, link: str | None, generated: datetime, catalogue: str
+    ) -> None:
         super().__init__(orientation="P", unit="mm", format="A4")
         self.c, self.report_title, self.share_url = c, title, link
         self.stamp, self.catalogue = generated.strftime("%Y-%m-%d %H:%M UTC"), catalogue
@@ -190,16 +209,25 @@ class _Document(FPDF):
                 lines.append(line)
             line = word
             while self.get_string_width(line) > width and len(line) > 1:
-                cut = next(i for i in range(len(line) - 1, 0, -1)
-                           if i == 1 or self.get_string_width(line[:i]) <= width)
+                cut = next(
+                    i
+                    for i in range(len(line) - 1, 0, -1)
+                    if i == 1 or self.get_string_width(line[:i]) <= width
+                )
                 soft = max(line.rfind(ch, 0, cut) for ch in "_/-.?&=")  # break after one if near
                 cut = soft + 1 if soft >= cut - 12 and soft > 0 else cut
                 lines.append(line[:cut])
                 line = line[cut:]
         return [*lines, line] if line or not lines else lines
 
-    def grid(self, rows: list[list[str]], widths: tuple, align: tuple, size: float = 7.8,
-             header: bool = True) -> None:
+    def grid(
+        self,
+        rows: list[list[str]],
+        widths: tuple,
+        align: tuple,
+        size: float = 7.8,
+        header: bool = True,
+    ) -> None:
         """A table of plain text (never markup), wrapped within each column, alternate rows
         shaded, the header row bold and repeated after a page break."""
         widths = [w * self.epw / sum(widths) for w in widths]
@@ -216,7 +244,13 @@ class _Document(FPDF):
                     self.set_font("DejaVu", "B", size)
                     self.grid_row(*head)
                     self.set_font("DejaVu", "", size)
-            fill = (243, 244, 246) if bold else (249, 250, 251) if i % 2 == (0 if header else 1) else None
+            fill = (
+                (243, 244, 246)
+                if bold
+                else (249, 250, 251)
+                if i % 2 == (0 if header else 1)
+                else None
+            )
             self.grid_row(cells, widths, align, h, fill)
             if bold:
                 head = (cells, widths, align, h, fill)
@@ -259,38 +293,68 @@ class _Document(FPDF):
         self.text_block("GPU CLUSTER COMPARISON", 8, MUTED, "B")
         self.ln(1)
         self.text_block(self.report_title, 18, INK, "B")
-        rate = next((a["value"] for a in c.assumptions if a["key"] == "discount_rate_pct_per_year"), None)
+        rate = next(
+            (a["value"] for a in c.assumptions if a["key"] == "discount_rate_pct_per_year"), None
+        )
         months = c.scenario["term"]["months"]
-        self.text_block(f"Generated {self.stamp} · prices and figures as of {self.catalogue} · term "
-                        f"{months} months" + (f", NPV at {rate:g} % a year" if rate is not None else ""),
-                        8.5, MUTED)
+        self.text_block(
+            f"Generated {self.stamp} · prices and figures as of {self.catalogue} · term "
+            f"{months} months" + (f", NPV at {rate:g} % a year" if rate is not None else ""),
+            8.5,
+            MUTED,
+        )
         self.ln(4)
         self.recommendation()
         self.heading("Scenario", 11)
         self.grid(self.scenario_rows(), (34, 146), ("LEFT", "LEFT"), 8, header=False)
         self.heading("Totals over the term", 11)
-        rows = [["Option", "Total (nominal)", "NPV", "$ per GPU-hour", "$ per training run", "Ready",
-                 "First result", "Residual value"]]
+        rows = [
+            [
+                "Option",
+                "Total (nominal)",
+                "NPV",
+                "$ per GPU-hour",
+                "$ per training run",
+                "Ready",
+                "First result",
+                "Residual value",
+            ]
+        ]
         for o in c.options:
             ok = o.available
-            rows.append([o.label, usd(o.total_usd) if ok else "n/a", usd(o.npv_usd) if ok else "n/a",
-                         usd_rate(o.usd_per_gpu_hour), usd(o.usd_per_training_run),
-                         days(o.ready_day) if ok else "n/a", days(o.first_result_day),
-                         usd(o.residual_value_usd) if o.residual_value_usd else "-"])
+            rows.append(
+                [
+                    o.label,
+                    usd(o.total_usd) if ok else "n/a",
+                    usd(o.npv_usd) if ok else "n/a",
+                    usd_rate(o.usd_per_gpu_hour),
+                    usd(o.usd_per_training_run),
+                    days(o.ready_day) if ok else "n/a",
+                    days(o.first_result_day),
+                    usd(o.residual_value_usd) if o.residual_value_usd else "-",
+                ]
+            )
         self.grid(rows, (30, 23, 21, 20, 23, 20, 21, 22), ("LEFT",) + ("RIGHT",) * 7)
         for o in c.options:
             if not o.completes_workload or not o.available:
                 self.caption(f"{o.label}: {o.note}")
-        self.caption("Totals are sums of monthly cash flows over the term; NPV discounts each month. "
-                     f"$ per GPU-hour divides the total by the GPU-hours of work done. One run: "
-                     f"{t['train_days']:.1f} days{band(t.get('train_days_low'), t.get('train_days_high'))} "
-                     f"on {t['gpus']:,} × {t['gpu']}; the band comes from the model's errors against "
-                     f"published runs.")
+        self.caption(
+            "Totals are sums of monthly cash flows over the term; NPV discounts each month. "
+            f"$ per GPU-hour divides the total by the GPU-hours of work done. One run: "
+            f"{t['train_days']:.1f} days{band(t.get('train_days_low'), t.get('train_days_high'))} "
+            f"on {t['gpus']:,} × {t['gpu']}; the band comes from the model's errors against "
+            f"published runs."
+        )
         self.heading("Reopen this scenario", 11)
         if self.share_url:
             self.caption("This link opens the same scenario in the planner's portal:")
-            self.text_block(self.share_url, 7.5, ACCENT, wrapmode="CHAR",
-                            link=self.share_url if _safe_link(self.share_url) else "")
+            self.text_block(
+                self.share_url,
+                7.5,
+                ACCENT,
+                wrapmode="CHAR",
+                link=self.share_url if _safe_link(self.share_url) else "",
+            )
         else:
             self.caption("No share link could be made for this scenario.")
 
@@ -298,21 +362,39 @@ class _Document(FPDF):
         c, rec = self.c, self.c.recommendation
         ok = [o for o in c.options if o.available and o.completes_workload]
         best = next((o for o in ok if o.option == rec.get("option")), None)
-        fastest = min((o for o in ok if o.first_result_day is not None),
-                      key=lambda o: o.first_result_day, default=None)
+        fastest = min(
+            (o for o in ok if o.first_result_day is not None),
+            key=lambda o: o.first_result_day,
+            default=None,
+        )
         y0 = self.get_y()
         self.set_fill_color(239, 246, 251)
-        self.text_block(f"Recommendation: {best.label if best else 'none'}", 12.5, INK, "B",
-                        fill=True, padding=(3, 4, 1, 5))
-        self.text_block(rec["why"][:1].upper() + rec["why"][1:] + ".", 9.5, INK, fill=True,
-                        padding=(0.5, 4, 1.5, 5))
+        self.text_block(
+            f"Recommendation: {best.label if best else 'none'}",
+            12.5,
+            INK,
+            "B",
+            fill=True,
+            padding=(3, 4, 1, 5),
+        )
+        self.text_block(
+            rec["why"][:1].upper() + rec["why"][1:] + ".",
+            9.5,
+            INK,
+            fill=True,
+            padding=(0.5, 4, 1.5, 5),
+        )
         lines = []
         if best:
-            lines.append(f"Cheapest over the term: {best.label}, NPV {usd(best.npv_usd)}, "
-                         f"nominal {usd(best.total_usd)}.")
+            lines.append(
+                f"Cheapest over the term: {best.label}, NPV {usd(best.npv_usd)}, "
+                f"nominal {usd(best.total_usd)}."
+            )
         if fastest:
-            lines.append(f"Fastest to first result: {fastest.label}, first run done on day "
-                         f"{fastest.first_result_day:,.0f}.")
+            lines.append(
+                f"Fastest to first result: {fastest.label}, first run done on day "
+                f"{fastest.first_result_day:,.0f}."
+            )
         self.text_block("\n".join(lines) or " ", 8.5, MUTED, fill=True, padding=(0.5, 4, 3, 5))
         self.set_fill_color(*ACCENT)
         self.rect(self.l_margin, y0, 1.4, self.get_y() - y0, style="F")
@@ -323,32 +405,56 @@ class _Document(FPDF):
         w, cl, u, term, opts = s["workload"], s["cluster"], s["usage"], s["term"], s["options"]
         lay = t.get("layout") or {}
         labels = {o.option: o.label for o in self.c.options}
-        work = [t["model"], f"{si(w['tokens'])} tokens", f"sequence {w['seq_len']:,}",
-                str(w["precision"]).upper()]
+        work = [
+            t["model"],
+            f"{si(w['tokens'])} tokens",
+            f"sequence {w['seq_len']:,}",
+            str(w["precision"]).upper(),
+        ]
         cluster = f"{t['gpus']:,} × {t['gpu']} ({t['nodes']:,} nodes)"
         if cl.get("deadline_days"):
             cluster += f", deadline {cl['deadline_days']:g} days"
-        usage = (f"{u['runs']:g} training runs over the term" if u["mode"] == "runs"
-                 else f"{u['utilisation_pct']:g} % utilisation")
-        fin = term["financing"] + (f" over {term['loan_years']} years" if term["financing"] != "cash" else "")
+        usage = (
+            f"{u['runs']:g} training runs over the term"
+            if u["mode"] == "runs"
+            else f"{u['utilisation_pct']:g} % utilisation"
+        )
+        fin = term["financing"] + (
+            f" over {term['loan_years']} years" if term["financing"] != "cash" else ""
+        )
         overrides = s.get("overrides") or {}
-        rows = [["Workload", " · ".join(work)], ["Cluster", cluster],
-                ["Execution plan", execution_text(s.get("execution") or {})],
-                ["Training", f"one run {t['train_days']:.1f} days"
-                             f"{band(t.get('train_days_low'), t.get('train_days_high'))} ({t['ideal_days']:.1f} without failures, "
-                             f"goodput {t['goodput']:.1%}); layout TP {lay.get('tp', '?')} · PP "
-                             f"{lay.get('pp', '?')} · DP {lay.get('dp', '?')}; MFU {t['mfu']:.1%}"],
-                ["Usage", usage], ["Term", f"{term['months']} months, financing: {fin}"],
-                ["Facility (build)", str(opts.get("facility", ""))],
-                ["Options compared", ", ".join(labels.get(o, o) for o in opts["compare"])],
-                ["Your overrides", ", ".join(f"{k} = {_num(v) if isinstance(v, int | float) else v}"
-                                             for k, v in sorted(overrides.items())) or "none"]]
+        rows = [
+            ["Workload", " · ".join(work)],
+            ["Cluster", cluster],
+            ["Execution plan", execution_text(s.get("execution") or {})],
+            [
+                "Training",
+                f"one run {t['train_days']:.1f} days"
+                f"{band(t.get('train_days_low'), t.get('train_days_high'))} ({t['ideal_days']:.1f} without failures, "
+                f"goodput {t['goodput']:.1%}); layout TP {lay.get('tp', '?')} · PP "
+                f"{lay.get('pp', '?')} · DP {lay.get('dp', '?')}; MFU {t['mfu']:.1%}",
+            ],
+            ["Usage", usage],
+            ["Term", f"{term['months']} months, financing: {fin}"],
+            ["Facility (build)", str(opts.get("facility", ""))],
+            ["Options compared", ", ".join(labels.get(o, o) for o in opts["compare"])],
+            [
+                "Your overrides",
+                ", ".join(
+                    f"{k} = {_num(v) if isinstance(v, int | float) else v}"
+                    for k, v in sorted(overrides.items())
+                )
+                or "none",
+            ],
+        ]
         return [[k, plain(v, 600)] for k, v in rows]
 
     def draw_charts(self, svgs: dict[str, bytes]) -> None:
         for svg in svgs.values():
             size = re.search(rb'<svg[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', svg)
-            w_px, h_px = (float(size[1]), float(size[2])) if size else (CHART_WIDTH_PX, charts.HEIGHT_PX)
+            w_px, h_px = (
+                (float(size[1]), float(size[2])) if size else (CHART_WIDTH_PX, charts.HEIGHT_PX)
+            )
             w = self.epw
             h = w * h_px / w_px
             if self.get_y() + h > self.page_break_trigger:
@@ -366,33 +472,70 @@ class _Document(FPDF):
             self.heading("Cumulative cost at the end of each month", 10, 2)
             share = 150 / len(live)
             rows = [["Month", *(o.label for o in live)]]
-            rows += [[str(m + 1), *(usd(o.cumulative_usd[m]) for o in live)]
-                     for m in range(len(live[0].cumulative_usd))]
+            rows += [
+                [str(m + 1), *(usd(o.cumulative_usd[m]) for o in live)]
+                for m in range(len(live[0].cumulative_usd))
+            ]
             self.grid(rows, (30, *(share,) * len(live)), ("RIGHT",) * (len(live) + 1), 7.2)
-            cats = list(dict.fromkeys([k for k in charts.CATEGORY_COLORS if any(k in o.breakdown_usd for o in live)]
-                                      + [k for o in live for k in o.breakdown_usd]))
+            cats = list(
+                dict.fromkeys(
+                    [k for k in charts.CATEGORY_COLORS if any(k in o.breakdown_usd for o in live)]
+                    + [k for o in live for k in o.breakdown_usd]
+                )
+            )
             self.heading("Cost breakdown by category over the term", 10)
             rows = [["Category", *(o.label for o in live)]]
-            rows += [[k, *(usd(o.breakdown_usd[k]) if k in o.breakdown_usd else "-" for o in live)]
-                     for k in cats]
+            rows += [
+                [k, *(usd(o.breakdown_usd[k]) if k in o.breakdown_usd else "-" for o in live)]
+                for k in cats
+            ]
             rows.append(["Total", *(usd(o.total_usd) for o in live)])
             self.grid(rows, (30, *(share,) * len(live)), ("LEFT",) + ("RIGHT",) * len(live))
             self.heading("Provisioning and time to first result", 10)
             rows = [["Option", "Ready", "One run", "First result", "Phases (start and end day)"]]
             for o in live:
-                phases = "; ".join(f"{p['phase']} {p['start_day']:,.0f}–{p['end_day']:,.0f}" for p in o.timeline)
-                rows.append([o.label, days(o.ready_day), days(o.train_days), days(o.first_result_day), phases])
+                phases = "; ".join(
+                    f"{p['phase']} {p['start_day']:,.0f}–{p['end_day']:,.0f}" for p in o.timeline
+                )
+                rows.append(
+                    [
+                        o.label,
+                        days(o.ready_day),
+                        days(o.train_days),
+                        days(o.first_result_day),
+                        phases,
+                    ]
+                )
             self.grid(rows, (28, 18, 18, 22, 94), ("LEFT", "RIGHT", "RIGHT", "RIGHT", "LEFT"))
         curve = c.training.get("curve") or []
         if curve:
             self.heading("Training time against GPU count", 10)
-            rows = [["GPUs", "Step (s)", "MFU", "Ideal days", "Days (with failures)", "GPU-hours",
-                     "Scaling efficiency"]]
+            rows = [
+                [
+                    "GPUs",
+                    "Step (s)",
+                    "MFU",
+                    "Ideal days",
+                    "Days (with failures)",
+                    "GPU-hours",
+                    "Scaling efficiency",
+                ]
+            ]
             for p in curve:
                 mark = " (chosen)" if p.get("gpus") == c.training.get("gpus") else ""
-                rows.append([f"{p['gpus']:,}{mark}", f"{p['step_time_s']:.2f}", f"{p['mfu']:.1%}",
-                             f"{p['ideal_days']:.1f}", f"{p['train_days']:.1f}", si(p["gpu_hours"]),
-                             f"{p['scaling_efficiency']:.0%}" if p.get("scaling_efficiency") is not None else "-"])
+                rows.append(
+                    [
+                        f"{p['gpus']:,}{mark}",
+                        f"{p['step_time_s']:.2f}",
+                        f"{p['mfu']:.1%}",
+                        f"{p['ideal_days']:.1f}",
+                        f"{p['train_days']:.1f}",
+                        si(p["gpu_hours"]),
+                        f"{p['scaling_efficiency']:.0%}"
+                        if p.get("scaling_efficiency") is not None
+                        else "-",
+                    ]
+                )
             self.grid(rows, (30, 20, 20, 24, 30, 26, 30), ("LEFT",) + ("RIGHT",) * 6)
         self.decision()
 
@@ -401,24 +544,45 @@ class _Document(FPDF):
         labels = {o.option: o.label for o in c.options}
         s = c.sensitivity or {}
         if s.get("bars"):
-            a, b = labels.get(s["cheapest"], s["cheapest"]), labels.get(s["runner_up"], s["runner_up"])
+            a, b = (
+                labels.get(s["cheapest"], s["cheapest"]),
+                labels.get(s["runner_up"], s["runner_up"]),
+            )
             pct = round(100 * s.get("swing", 0.25))
             self.heading("Sensitivity of the recommendation", 10)
-            self.caption(f"NPV of {b} minus NPV of {a} (today {usd(s['base_gap_usd'])}) with each input "
-                         f"{pct} % lower or higher; below zero, {b} becomes the cheaper.")
+            self.caption(
+                f"NPV of {b} minus NPV of {a} (today {usd(s['base_gap_usd'])}) with each input "
+                f"{pct} % lower or higher; below zero, {b} becomes the cheaper."
+            )
             rows = [["Input", "Value now", f"Gap at −{pct} %", f"Gap at +{pct} %"]]
-            rows += [[bar["label"], f"{_num(bar['base_value'])} {bar.get('unit', '')}",
-                      usd(bar["gap_low_usd"]), usd(bar["gap_high_usd"])] for bar in s["bars"]]
+            rows += [
+                [
+                    bar["label"],
+                    f"{_num(bar['base_value'])} {bar.get('unit', '')}",
+                    usd(bar["gap_low_usd"]),
+                    usd(bar["gap_high_usd"]),
+                ]
+                for bar in s["bars"]
+            ]
             self.grid(rows, (70, 40, 35, 35), ("LEFT", "RIGHT", "RIGHT", "RIGHT"))
         u = c.uncertainty or {}
         if u.get("options"):
             self.heading("Uncertainty of the cost", 10)
-            self.caption(f"NPV over the term across {u.get('draws', 0):,} random draws of the uncertain inputs.")
+            self.caption(
+                f"NPV over the term across {u.get('draws', 0):,} random draws of the uncertain inputs."
+            )
             rows = [["Option", "P10", "Median", "P90", "Cheapest in", "Completes in"]]
             for key, q in u["options"].items():
-                rows.append([labels.get(key, key), usd(q.get("p10_usd")), usd(q.get("p50_usd")),
-                             usd(q.get("p90_usd")), f"{q.get('probability_cheapest') or 0:.0%}",
-                             f"{q.get('probability_completes') or 0:.0%}"])
+                rows.append(
+                    [
+                        labels.get(key, key),
+                        usd(q.get("p10_usd")),
+                        usd(q.get("p50_usd")),
+                        usd(q.get("p90_usd")),
+                        f"{q.get('probability_cheapest') or 0:.0%}",
+                        f"{q.get('probability_completes') or 0:.0%}",
+                    ]
+                )
             self.grid(rows, (40, 28, 28, 28, 28, 28), ("LEFT",) + ("RIGHT",) * 5)
         if c.flip_points:
             self.heading("Flip points (where the cheapest option changes)", 10)
@@ -427,13 +591,19 @@ class _Document(FPDF):
 
     def assumptions(self) -> None:
         self.heading("Assumptions and their sources")
-        self.caption("Every figure the comparison used, with its source and the date the source gives "
-                     "(blank for figures derived from other rows or taken from the scenario).")
+        self.caption(
+            "Every figure the comparison used, with its source and the date the source gives "
+            "(blank for figures derived from other rows or taken from the scenario)."
+        )
         rows = [["Figure", "Value", "Unit", "Source", "As of"]]
         for a in self.c.assumptions:
             value = _num(a["value"]) + (" (yours)" if a.get("overridden") else "")
-            rows.append([a["key"], value, a.get("unit") or "", a.get("source") or "", a.get("as_of") or ""])
-        self.grid(rows, (44, 17, 25, 76, 18), ("LEFT", "RIGHT", "LEFT", "LEFT", "LEFT"), 7, header=True)
+            rows.append(
+                [a["key"], value, a.get("unit") or "", a.get("source") or "", a.get("as_of") or ""]
+            )
+        self.grid(
+            rows, (44, 17, 25, 76, 18), ("LEFT", "RIGHT", "LEFT", "LEFT", "LEFT"), 7, header=True
+        )
 
     def furniture(self) -> None:
         """Running title and footer on every page, now that the page count is known."""
@@ -448,7 +618,11 @@ class _Document(FPDF):
                 self.set_xy(self.l_margin, 7)
                 self.cell(self.epw, 4, plain(self.report_title, 110), align="L")
             self.set_xy(self.l_margin, self.h - 11)
-            self.cell(self.epw * 0.8, 4, f"GPU Cluster Planner · generated {self.stamp} · catalogue "
-                                         f"as of {self.catalogue}", align="L")
+            self.cell(
+                self.epw * 0.8,
+                4,
+                f"GPU Cluster Planner · generated {self.stamp} · catalogue as of {self.catalogue}",
+                align="L",
+            )
             self.cell(self.epw * 0.2, 4, f"page {n} of {total}", align="R")
         self.page = total

@@ -16,65 +16,104 @@ def execution_text(execution: dict) -> str:
     """'attention flash2 | TP comm overlap off | gradients fp32'; 'defaults' when the plan has none."""
     if not execution:
         return "defaults"
-    return (f"attention {execution['attention']} | TP comm overlap {'on' if execution['tp_comm_overlap'] else 'off'}"
-            f" | gradients {execution['gradient_precision']}")
+    return (
+        f"attention {execution['attention']} | TP comm overlap {'on' if execution['tp_comm_overlap'] else 'off'}"
+        f" | gradients {execution['gradient_precision']}"
+    )
 
 
 def training_report(p: TrainingPlan) -> str:
-    lay, mem, step, rel, fab = p.layout, p.memory_gib_per_gpu, p.step_breakdown_s, p.reliability, p.fabric
+    lay, mem, step, rel, fab = (
+        p.layout,
+        p.memory_gib_per_gpu,
+        p.step_breakdown_s,
+        p.reliability,
+        p.fabric,
+    )
     head = (
         f"{p.model['name']} ({_si(p.model['params'])} params"
         + (f", {_si(p.model['active_params'])} active" if p.model["experts"] > 1 else "")
         + f") on {p.gpus:,} x {p.gpu}  [sizing: {p.sizing}"
-        + (f"; smallest that fits: {p.min_gpus:,}" if p.min_gpus and p.sizing != "smallest that fits" else "")
+        + (
+            f"; smallest that fits: {p.min_gpus:,}"
+            if p.min_gpus and p.sizing != "smallest that fits"
+            else ""
+        )
         + "]"
     )
-    mem_parts = ", ".join(
-        f"{k} {v:.1f}" for k, v in mem.items() if k != "total" and v >= 0.05
-    )
+    mem_parts = ", ".join(f"{k} {v:.1f}" for k, v in mem.items() if k != "total" and v >= 0.05)
     step_parts = ", ".join(
         f"{k.replace('_', ' ')} {step[k]:.2f}"
         for k in ("compute", "pipeline_bubble", "pipeline_p2p", "data_parallel", "optimizer")
     )
     rows = [
-        ("Layout", f"TP {lay['tp']} | PP {lay['pp']} | DP {lay['dp']} | EP {lay['ep']} | ZeRO-{lay['zero']}"
-                   f" | recompute {lay['recompute']} | micro-batch {lay['micro_batch']}"
-                   f" | interleave {lay['interleave']} | sequence parallel {'on' if lay['sequence_parallel'] else 'off'}"),
+        (
+            "Layout",
+            f"TP {lay['tp']} | PP {lay['pp']} | DP {lay['dp']} | EP {lay['ep']} | ZeRO-{lay['zero']}"
+            f" | recompute {lay['recompute']} | micro-batch {lay['micro_batch']}"
+            f" | interleave {lay['interleave']} | sequence parallel {'on' if lay['sequence_parallel'] else 'off'}",
+        ),
         ("Execution", execution_text(p.execution)),
-        ("Memory per GPU", f"{mem['total']:.1f} GiB of {p.memory_capacity_gib:g} GiB ({mem_parts})"),
+        (
+            "Memory per GPU",
+            f"{mem['total']:.1f} GiB of {p.memory_capacity_gib:g} GiB ({mem_parts})",
+        ),
         ("Step time", f"{p.step_time_s:.3g} s ({step_parts} s)"),
         ("Efficiency", f"MFU {p.mfu:.1%}, {p.model_tflops_per_gpu:.0f} model TFLOP/s per GPU"),
         ("Throughput", f"{_si(p.tokens_per_s)} tokens/s ({p.tokens_per_s / p.gpus:,.0f} per GPU)"),
         ("Steps", f"{p.steps:,} of {_si(p.global_batch_tokens)} tokens"),
         ("Ideal time", f"{p.ideal_days:.1f} days (no failures)"),
-        ("Goodput", f"{p.goodput:.1%}: job MTBF {rel.mtbf_hours:.1f} h, {rel.expected_failures:.0f} failures expected,"
-                    f" restart {rel.restart_s / 60:.0f} min"),
+        (
+            "Goodput",
+            f"{p.goodput:.1%}: job MTBF {rel.mtbf_hours:.1f} h, {rel.expected_failures:.0f} failures expected,"
+            f" restart {rel.restart_s / 60:.0f} min",
+        ),
         ("Wall clock", f"{p.train_days:.1f} days, {_si(p.gpu_hours)} GPU-hours"),
-        ("Checkpoint", f"{p.checkpoint['size_gib']:,.0f} GiB, written in {p.checkpoint['write_s']:.0f} s at"
-                       f" {p.checkpoint['write_bandwidth_gbyte_per_s']:,.0f} GB/s, every {p.checkpoint['interval_min']:.0f} min"),
-        ("Storage", f"checkpoint writes need {p.storage['checkpoint_write_gbyte_per_s_needed']:,.1f} GB/s for <= 1 % overhead;"
-                    f" dataset {p.storage['dataset_tb']:,.1f} TB read at {p.storage['dataset_read_mbyte_per_s']:,.1f} MB/s"),
-        ("Fabric", f"{fab.nodes:,} nodes, {fab.endpoints:,} NIC ports x {fab.nic_gbit_per_s:g} Gb/s: {fab.tiers}-tier fat tree,"
-                   f" {fab.leaf_switches:,} leaf + {fab.spine_switches:,} spine + {fab.core_switches:,} core switches,"
-                   f" {fab.transceivers:,} transceivers"),
-        ("Search", f"{p.search['layouts_evaluated']:,.0f} layouts evaluated, {p.search['layouts_fitting']:,.0f} fit,"
-                   f" {p.search['seconds']:.2f} s"),
+        (
+            "Checkpoint",
+            f"{p.checkpoint['size_gib']:,.0f} GiB, written in {p.checkpoint['write_s']:.0f} s at"
+            f" {p.checkpoint['write_bandwidth_gbyte_per_s']:,.0f} GB/s, every {p.checkpoint['interval_min']:.0f} min",
+        ),
+        (
+            "Storage",
+            f"checkpoint writes need {p.storage['checkpoint_write_gbyte_per_s_needed']:,.1f} GB/s for <= 1 % overhead;"
+            f" dataset {p.storage['dataset_tb']:,.1f} TB read at {p.storage['dataset_read_mbyte_per_s']:,.1f} MB/s",
+        ),
+        (
+            "Fabric",
+            f"{fab.nodes:,} nodes, {fab.endpoints:,} NIC ports x {fab.nic_gbit_per_s:g} Gb/s: {fab.tiers}-tier fat tree,"
+            f" {fab.leaf_switches:,} leaf + {fab.spine_switches:,} spine + {fab.core_switches:,} core switches,"
+            f" {fab.transceivers:,} transceivers",
+        ),
+        (
+            "Search",
+            f"{p.search['layouts_evaluated']:,.0f} layouts evaluated, {p.search['layouts_fitting']:,.0f} fit,"
+            f" {p.search['seconds']:.2f} s",
+        ),
     ]
     out = [head, _rows(rows)]
     if p.curve:
-        out.append("\nTraining time against GPU count (diminishing returns show as falling efficiency)")
-        out.append(f"{'GPUs':>8} {'step s':>8} {'MFU':>6} {'ideal d':>8} {'wall d':>8} {'GPU-hours':>11} {'efficiency':>10}")
+        out.append(
+            "\nTraining time against GPU count (diminishing returns show as falling efficiency)"
+        )
+        out.append(
+            f"{'GPUs':>8} {'step s':>8} {'MFU':>6} {'ideal d':>8} {'wall d':>8} {'GPU-hours':>11} {'efficiency':>10}"
+        )
         for c in p.curve:
             mark = "  <- chosen" if c.gpus == p.gpus else ""
-            out.append(f"{c.gpus:>8,} {c.step_time_s:>8.2f} {c.mfu:>6.1%} {c.ideal_days:>8.1f} {c.train_days:>8.1f}"
-                       f" {_si(c.gpu_hours):>11} {c.scaling_efficiency:>10.0%}{mark}")
+            out.append(
+                f"{c.gpus:>8,} {c.step_time_s:>8.2f} {c.mfu:>6.1%} {c.ideal_days:>8.1f} {c.train_days:>8.1f}"
+                f" {_si(c.gpu_hours):>11} {c.scaling_efficiency:>10.0%}{mark}"
+            )
     return "\n".join(out)
 
 
 def comparison_report(c) -> str:
     t = c.training
-    head = (f"{t['model']} on {t['gpus']:,} x {t['gpu']}: one run takes {t['train_days']:.1f} days"
-            f" ({t['ideal_days']:.1f} ideal, goodput {t['goodput']:.1%}); term {c.scenario['term']['months']} months")
+    head = (
+        f"{t['model']} on {t['gpus']:,} x {t['gpu']}: one run takes {t['train_days']:.1f} days"
+        f" ({t['ideal_days']:.1f} ideal, goodput {t['goodput']:.1%}); term {c.scenario['term']['months']} months"
+    )
     cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready day':>9} {'first result':>12}"
     lines = [head, "", cols]
     for o in c.options:
@@ -83,22 +122,34 @@ def comparison_report(c) -> str:
             continue
         first = f"{o.first_result_day:.0f}" if o.first_result_day is not None else "-"
         rate = f"{o.usd_per_gpu_hour:.2f}" if o.usd_per_gpu_hour is not None else "-"
-        lines.append(f"{o.label:20} {_usd(o.total_usd):>11} {_usd(o.npv_usd):>11} {rate:>8}"
-                     f" {_usd(o.usd_per_training_run):>11} {o.ready_day:>9.0f} {first:>12}"
-                     + ("" if o.completes_workload else f"   ({o.note})"))
+        lines.append(
+            f"{o.label:20} {_usd(o.total_usd):>11} {_usd(o.npv_usd):>11} {rate:>8}"
+            f" {_usd(o.usd_per_training_run):>11} {o.ready_day:>9.0f} {first:>12}"
+            + ("" if o.completes_workload else f"   ({o.note})")
+        )
     lines += ["", "Recommendation: " + c.recommendation["why"]]
     if c.sensitivity:
         s = c.sensitivity
-        lines += ["", f"What moves the gap between {s['cheapest']} and {s['runner_up']} "
-                      f"(base {_usd(s['base_gap_usd'])}), each input -25 % / +25 %:"]
+        lines += [
+            "",
+            f"What moves the gap between {s['cheapest']} and {s['runner_up']} "
+            f"(base {_usd(s['base_gap_usd'])}), each input -25 % / +25 %:",
+        ]
         for bar in s["bars"][:8]:
-            lines.append(f"  {bar['label']:28} {_usd(bar['gap_low_usd']):>11} {_usd(bar['gap_high_usd']):>11}")
+            lines.append(
+                f"  {bar['label']:28} {_usd(bar['gap_low_usd']):>11} {_usd(bar['gap_high_usd']):>11}"
+            )
     if c.uncertainty:
         u = c.uncertainty
-        lines += ["", f"Uncertainty ({u['draws']:,} draws): NPV P10 / P50 / P90, chance of being cheapest"]
+        lines += [
+            "",
+            f"Uncertainty ({u['draws']:,} draws): NPV P10 / P50 / P90, chance of being cheapest",
+        ]
         for o, q in u["options"].items():
-            lines.append(f"  {o:20} {_usd(q['p10_usd']):>11} {_usd(q['p50_usd']):>11} {_usd(q['p90_usd']):>11}"
-                         f"  {q['probability_cheapest']:>5.0%}")
+            lines.append(
+                f"  {o:20} {_usd(q['p10_usd']):>11} {_usd(q['p50_usd']):>11} {_usd(q['p90_usd']):>11}"
+                f"  {q['probability_cheapest']:>5.0%}"
+            )
     if c.flip_points:
         lines += ["", "Flip points:"] + [f"  {f['text']}" for f in c.flip_points]
     return "\n".join(lines)
@@ -111,15 +162,35 @@ def comparison_csv(c) -> str:
     months = len(c.options[0].monthly_usd) if c.options else 0
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["option", "label", "available", "total_usd", "npv_usd", "usd_per_gpu_hour",
-                "usd_per_training_run", "ready_day", "first_result_day"]
-               + [f"month_{m + 1}_usd" for m in range(months)])
+    w.writerow(
+        [
+            "option",
+            "label",
+            "available",
+            "total_usd",
+            "npv_usd",
+            "usd_per_gpu_hour",
+            "usd_per_training_run",
+            "ready_day",
+            "first_result_day",
+        ]
+        + [f"month_{m + 1}_usd" for m in range(months)]
+    )
     for o in c.options:
-        w.writerow([o.option, o.label, o.available, f"{o.total_usd:.2f}", f"{o.npv_usd:.2f}",
-                    "" if o.usd_per_gpu_hour is None else f"{o.usd_per_gpu_hour:.4f}",
-                    "" if o.usd_per_training_run is None else f"{o.usd_per_training_run:.2f}",
-                    f"{o.ready_day:.1f}", "" if o.first_result_day is None else f"{o.first_result_day:.1f}"]
-                   + [f"{v:.2f}" for v in o.monthly_usd])
+        w.writerow(
+            [
+                o.option,
+                o.label,
+                o.available,
+                f"{o.total_usd:.2f}",
+                f"{o.npv_usd:.2f}",
+                "" if o.usd_per_gpu_hour is None else f"{o.usd_per_gpu_hour:.4f}",
+                "" if o.usd_per_training_run is None else f"{o.usd_per_training_run:.2f}",
+                f"{o.ready_day:.1f}",
+                "" if o.first_result_day is None else f"{o.first_result_day:.1f}",
+            ]
+            + [f"{v:.2f}" for v in o.monthly_usd]
+        )
     return buf.getvalue()
 
 
@@ -134,16 +205,26 @@ RENTAL_FIGURES = (
 
 def hourly_report(gpu: str, gpus: int, months: int, rows) -> str:
     """Owned cost per delivered GPU-hour at each utilisation, then the catalogue's rental prices."""
-    lines = [f"All-in cost of owning {gpus:,} x {gpu} for {months} months, per delivered GPU-hour",
-             "(servers, fabric, storage, installation, power, colocation, staff, support, licences, parts,",
-             " less the residual value; cash purchase; from `pricing/engine.py` with the bundled catalogue)", ""]
+    lines = [
+        f"All-in cost of owning {gpus:,} x {gpu} for {months} months, per delivered GPU-hour",
+        "(servers, fabric, storage, installation, power, colocation, staff, support, licences, parts,",
+        " less the residual value; cash purchase; from `pricing/engine.py` with the bundled catalogue)",
+        "",
+    ]
     for util, c in rows:
         build = c.options[0]
         parts = {k: v / build.delivered_gpu_hours for k, v in build.breakdown_usd.items()}
-        top = ", ".join(f"{k} {v:.2f}" for k, v in sorted(parts.items(), key=lambda kv: -abs(kv[1])))
-        lines.append(f"  at {util:g} % utilisation: ${build.usd_per_gpu_hour:.2f} per GPU-hour ({top})")
+        top = ", ".join(
+            f"{k} {v:.2f}" for k, v in sorted(parts.items(), key=lambda kv: -abs(kv[1]))
+        )
+        lines.append(
+            f"  at {util:g} % utilisation: ${build.usd_per_gpu_hour:.2f} per GPU-hour ({top})"
+        )
     figures = {a["key"]: a for a in rows[0][1].assumptions}
-    lines += ["", "Catalogue rental prices for the same GPU (USD per GPU-hour, pay only for hours bought):"]
+    lines += [
+        "",
+        "Catalogue rental prices for the same GPU (USD per GPU-hour, pay only for hours bought):",
+    ]
     for key, label in RENTAL_FIGURES:
         f = figures[key]
         value = "-" if f["value"] != f["value"] else f"${f['value']:.2f}"

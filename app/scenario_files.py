@@ -37,12 +37,18 @@ def read_scenario_data(path: str) -> dict:
     try:
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)
-            raw = stream.read(MAX_SCENARIO_BYTES + 1) if stream else sys.stdin.read(MAX_SCENARIO_BYTES + 1).encode()
+            raw = (
+                stream.read(MAX_SCENARIO_BYTES + 1)
+                if stream
+                else sys.stdin.read(MAX_SCENARIO_BYTES + 1).encode()
+            )
         else:
             with open(path, "rb") as f:
                 raw = f.read(MAX_SCENARIO_BYTES + 1)
     except OSError as exc:
-        raise ScenarioInputError(f"cannot read {where}: {exc.__class__.__name__}: {exc.strerror or exc}") from None
+        raise ScenarioInputError(
+            f"cannot read {where}: {exc.__class__.__name__}: {exc.strerror or exc}"
+        ) from None
     if len(raw) > MAX_SCENARIO_BYTES:
         raise ScenarioInputError(f"{where}: larger than {MAX_SCENARIO_BYTES // 1024} KiB")
     try:
@@ -52,8 +58,9 @@ def read_scenario_data(path: str) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ScenarioInputError(f"{where}: not valid JSON: {exc.msg} at line {exc.lineno} "
-                                 f"column {exc.colno}") from None
+        raise ScenarioInputError(
+            f"{where}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
     except RecursionError:
         raise ScenarioInputError(f"{where}: not a scenario: JSON nested too deeply") from None
     except ValueError:  # e.g. an integer longer than Python's 4,300-digit conversion limit

@@ -92,12 +92,16 @@ def encode_data(data: dict) -> str:
     except (TypeError, ValueError, RecursionError):
         raise LinkError("the scenario cannot be written as JSON") from None
     if len(raw) > MAX_JSON_BYTES:
-        raise LinkError(f"the scenario is too large for a link ({len(raw):,} bytes of JSON; "
-                        f"at most {MAX_JSON_BYTES:,})")
+        raise LinkError(
+            f"the scenario is too large for a link ({len(raw):,} bytes of JSON; "
+            f"at most {MAX_JSON_BYTES:,})"
+        )
     token = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
     if len(token) > MAX_LINK_CHARS:
-        raise LinkError(f"the scenario is too large for a link ({len(token):,} characters; "
-                        f"at most {MAX_LINK_CHARS:,})")
+        raise LinkError(
+            f"the scenario is too large for a link ({len(token):,} characters; "
+            f"at most {MAX_LINK_CHARS:,})"
+        )
     return token
 
 
@@ -115,8 +119,9 @@ def _bytes_from_token(token: str) -> bytes:
     if not isinstance(token, str):
         raise LinkError("the link is damaged (not text)")
     if len(token) > MAX_LINK_CHARS:
-        raise LinkError(f"the link is too long ({len(token):,} characters; "
-                        f"at most {MAX_LINK_CHARS:,})")
+        raise LinkError(
+            f"the link is too long ({len(token):,} characters; at most {MAX_LINK_CHARS:,})"
+        )
     token = token.strip().rstrip("=")
     if not token:
         raise LinkError("the link is empty (no scenario in it)")
@@ -176,7 +181,9 @@ def _parse(raw: bytes) -> dict:
     try:
         data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except _BadConstant:
-        raise LinkError("the link's scenario has a number that is not finite (NaN or infinity)") from None
+        raise LinkError(
+            "the link's scenario has a number that is not finite (NaN or infinity)"
+        ) from None
     except RecursionError:
         raise LinkError("the link's scenario is nested too deeply") from None
     except ValueError:  # JSONDecodeError, or an integer too long to convert
@@ -196,8 +203,10 @@ def _migrate(data: dict) -> dict:
         raise LinkError("the link's schema version is not a whole number")
     if version > SCHEMA_VERSION:
         shown = f" (version {version})" if version < 10**6 else ""
-        raise LinkError(f"the link was made by a newer version of the planner{shown}; "
-                        f"this one reads up to version {SCHEMA_VERSION}")
+        raise LinkError(
+            f"the link was made by a newer version of the planner{shown}; "
+            f"this one reads up to version {SCHEMA_VERSION}"
+        )
     while version < SCHEMA_VERSION:
         step = MIGRATIONS.get(version)
         if step is None:
@@ -207,7 +216,9 @@ def _migrate(data: dict) -> dict:
         except LinkError:
             raise
         except Exception:  # a migration meeting data it cannot handle: still the user's bad link
-            raise LinkError(f"the link's scenario (version {version}) could not be upgraded") from None
+            raise LinkError(
+                f"the link's scenario (version {version}) could not be upgraded"
+            ) from None
         version += 1
         data["version"] = version
     return data
@@ -245,8 +256,9 @@ def token_from_url(url_or_token: str) -> str:
         raise LinkError("the link is damaged (not text)")
     text = url_or_token.strip()
     if len(text) > MAX_LINK_CHARS + 4096:
-        raise LinkError(f"the link is too long ({len(text):,} characters; "
-                        f"at most {MAX_LINK_CHARS:,})")
+        raise LinkError(
+            f"the link is too long ({len(text):,} characters; at most {MAX_LINK_CHARS:,})"
+        )
     if "?" not in text and "://" not in text:
         if text.startswith("s="):
             text = "?" + text

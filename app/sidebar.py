@@ -26,7 +26,11 @@ def render() -> None:
             return
         w, c = sc.workload, sc.cluster
         model = w.model or f"custom {si(w.params or 0)} params"
-        size = f"{c.gpus:,} GPUs" if c.gpus else (f"deadline {c.deadline_days:g} days" if c.deadline_days else "smallest that fits")
+        size = (
+            f"{c.gpus:,} GPUs"
+            if c.gpus
+            else (f"deadline {c.deadline_days:g} days" if c.deadline_days else "smallest that fits")
+        )
         st.caption(f"{model} · {si(w.tokens)} tokens · {c.gpu} · {size} · {sc.term.months} months")
         if st.button("Share link", icon=":material/share:", width="stretch", key="share"):
             try:

@@ -67,9 +67,11 @@ def put(path: str, value) -> None:
 
 def bind(path: str, widget_key: str, transform=None):
     """on_change callback copying a widget's value into the scenario."""
+
     def callback():
         value = st.session_state[widget_key]
         put(path, transform(value) if transform else value)
+
     return callback
 
 

@@ -19,13 +19,15 @@ from models.training import plan_training  # noqa: E402
 from pricing.catalogue import load_catalogue  # noqa: E402
 from pricing.engine import compare  # noqa: E402
 
-SCENARIO = Scenario.model_validate({
-    "workload": {"model": "llama3-70b", "tokens": 2e12},
-    "cluster": {"gpu": "H100-SXM", "gpus": 1024},
-    "usage": {"mode": "utilisation", "utilisation_pct": 70},
-    "term": {"months": 60},
-    "options": {"compare": ["build", "rent", "managed", "cloud:on_demand"]},
-})
+SCENARIO = Scenario.model_validate(
+    {
+        "workload": {"model": "llama3-70b", "tokens": 2e12},
+        "cluster": {"gpu": "H100-SXM", "gpus": 1024},
+        "usage": {"mode": "utilisation", "utilisation_pct": 70},
+        "term": {"months": 60},
+        "options": {"compare": ["build", "rent", "managed", "cloud:on_demand"]},
+    }
+)
 
 
 def main() -> None:
@@ -37,10 +39,14 @@ def main() -> None:
         c = compare(SCENARIO, draws=2000)
         times.append(time.perf_counter() - t)
     print("full comparison: 4 options, 60 months, tornado, 2,000-draw Monte Carlo, flip points")
-    print(f"  median {statistics.median(times) * 1e3:.0f} ms, min {min(times) * 1e3:.0f} ms, "
-          f"max {max(times) * 1e3:.0f} ms over {len(times)} runs")
-    print(f"  tornado bars {len(c.sensitivity.get('bars', []))}, flip points {len(c.flip_points)}, "
-          f"recommendation: {c.recommendation['label']}")
+    print(
+        f"  median {statistics.median(times) * 1e3:.0f} ms, min {min(times) * 1e3:.0f} ms, "
+        f"max {max(times) * 1e3:.0f} ms over {len(times)} runs"
+    )
+    print(
+        f"  tornado bars {len(c.sensitivity.get('bars', []))}, flip points {len(c.flip_points)}, "
+        f"recommendation: {c.recommendation['label']}"
+    )
     t = time.perf_counter()
     compare(SCENARIO, decision=False)
     print(f"  without decision support: {(time.perf_counter() - t) * 1e3:.0f} ms")

@@ -17,13 +17,15 @@ from app import report_pdf
 from models.scenario import Scenario
 from pricing.engine import compare
 
-SCENARIO = Scenario.model_validate({
-    "workload": {"model": "llama3-70b", "tokens": 2e12},
-    "cluster": {"gpu": "H100-SXM", "gpus": 1024},
-    "usage": {"mode": "runs", "runs": 6},
-    "term": {"months": 36},
-    "options": {"compare": ["build", "rent", "managed", "cloud:on_demand"]},
-})
+SCENARIO = Scenario.model_validate(
+    {
+        "workload": {"model": "llama3-70b", "tokens": 2e12},
+        "cluster": {"gpu": "H100-SXM", "gpus": 1024},
+        "usage": {"mode": "runs", "runs": 6},
+        "term": {"months": 36},
+        "options": {"compare": ["build", "rent", "managed", "cloud:on_demand"]},
+    }
+)
 RUNS = 5
 TARGET_S = 2.0
 
@@ -42,11 +44,15 @@ def main() -> int:
         report = report_pdf.build_report(c, generated=datetime.now(UTC))
         times.append(time.perf_counter() - t)
     median = statistics.median(times)
-    print(f"PDF report: {len(c.options)} options, {len(c.options[0].monthly_usd)} months, "
-          f"charts {'as vectors' if charts else 'left out: ' + first.charts_note}")
+    print(
+        f"PDF report: {len(c.options)} options, {len(c.options[0].monthly_usd)} months, "
+        f"charts {'as vectors' if charts else 'left out: ' + first.charts_note}"
+    )
     print(f"  browser start {start:.2f} s, first export {cold:.2f} s")
-    print(f"  warm: median {median:.2f} s, min {min(times):.2f} s, max {max(times):.2f} s "
-          f"over {RUNS} runs (target < {TARGET_S:g} s)")
+    print(
+        f"  warm: median {median:.2f} s, min {min(times):.2f} s, max {max(times):.2f} s "
+        f"over {RUNS} runs (target < {TARGET_S:g} s)"
+    )
     print(f"  {report.pages} pages, {len(report.data) / 1024:,.0f} KiB")
     return 0 if median < TARGET_S else 1
 

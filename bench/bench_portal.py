@@ -46,10 +46,14 @@ def main() -> None:
         return sorted(xs)[min(len(xs) - 1, int(p / 100 * len(xs)))] * 1e3
 
     print("Compare page rerun after one input change (AppTest, one session, this machine)")
-    print(f"  new inputs   : p50 {statistics.median(fresh) * 1e3:.0f} ms, p90 {q(fresh, 90):.0f} ms, "
-          f"max {max(fresh) * 1e3:.0f} ms over {len(fresh)} changes")
-    print(f"  cached inputs: p50 {statistics.median(cached) * 1e3:.0f} ms, p90 {q(cached, 90):.0f} ms "
-          f"over {len(cached)} changes")
+    print(
+        f"  new inputs   : p50 {statistics.median(fresh) * 1e3:.0f} ms, p90 {q(fresh, 90):.0f} ms, "
+        f"max {max(fresh) * 1e3:.0f} ms over {len(fresh)} changes"
+    )
+    print(
+        f"  cached inputs: p50 {statistics.median(cached) * 1e3:.0f} ms, p90 {q(cached, 90):.0f} ms "
+        f"over {len(cached)} changes"
+    )
 
 
 if __name__ == "__main__":

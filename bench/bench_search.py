@@ -47,8 +47,12 @@ def throughput() -> None:
         med = statistics.median(times)
         total_layouts += len(lay)
         total_s += med
-        print(f"{model + ' on ' + str(gpus) + ' ' + gpu:40} {len(lay):>8,} {med * 1e3:>10.2f} {len(lay) / med:>12,.0f}")
-    print(f"{'all cases':40} {int(total_layouts):>8,} {total_s * 1e3:>10.2f} {total_layouts / total_s:>12,.0f}")
+        print(
+            f"{model + ' on ' + str(gpus) + ' ' + gpu:40} {len(lay):>8,} {med * 1e3:>10.2f} {len(lay) / med:>12,.0f}"
+        )
+    print(
+        f"{'all cases':40} {int(total_layouts):>8,} {total_s * 1e3:>10.2f} {total_layouts / total_s:>12,.0f}"
+    )
 
     # large batch: many layouts in one call shows the vectorized rate without per-call overhead
     job = Job(get_preset("deepseek-v3-like"), get_gpu("H100-SXM"), 4096, 65536)
@@ -60,29 +64,44 @@ def throughput() -> None:
         fits(job, mem["total"])
         times.append(time.perf_counter() - t)
     med = statistics.median(times)
-    print(f"{'evaluate only, deepseek-v3-like on 65,536':40} {len(lay):>8,} {med * 1e3:>10.2f} {len(lay) / med:>12,.0f}")
+    print(
+        f"{'evaluate only, deepseek-v3-like on 65,536':40} {len(lay):>8,} {med * 1e3:>10.2f} {len(lay) / med:>12,.0f}"
+    )
 
 
 def sizing_405b() -> None:
-    scenario = Scenario.model_validate({
-        "workload": {"model": "llama3-405b", "tokens": 15.6e12, "seq_len": 8192},
-        "cluster": {"gpu": "H100-SXM", "gpus": 16384},
-    })
+    scenario = Scenario.model_validate(
+        {
+            "workload": {"model": "llama3-405b", "tokens": 15.6e12, "seq_len": 8192},
+            "cluster": {"gpu": "H100-SXM", "gpus": 16384},
+        }
+    )
     times = []
     for _ in range(20):
         t = time.perf_counter()
         plan = plan_training(scenario)
         times.append(time.perf_counter() - t)
     print("\nsize Llama 3 405B, 15.6T tokens, on 16,384 H100-SXM (plan_training, fresh each time)")
-    print(f"  median {statistics.median(times) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms over {len(times)} runs")
-    print(f"  -> {plan.layout}, step {plan.step_time_s:.2f} s, MFU {plan.mfu:.1%}, "
-          f"{plan.train_days:.1f} days, {plan.search['layouts_evaluated']:,.0f} layouts")
+    print(
+        f"  median {statistics.median(times) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms over {len(times)} runs"
+    )
+    print(
+        f"  -> {plan.layout}, step {plan.step_time_s:.2f} s, MFU {plan.mfu:.1%}, "
+        f"{plan.train_days:.1f} days, {plan.search['layouts_evaluated']:,.0f} layouts"
+    )
     t = time.perf_counter()
-    deadline = plan_training(Scenario.model_validate({
-        "workload": {"model": "llama3-405b", "tokens": 15.6e12, "seq_len": 8192},
-        "cluster": {"gpu": "H100-SXM", "deadline_days": 90},
-    }), curve=True)
-    print(f"  deadline 90 days with curve: {deadline.gpus:,} GPUs in {time.perf_counter() - t:.2f} s")
+    deadline = plan_training(
+        Scenario.model_validate(
+            {
+                "workload": {"model": "llama3-405b", "tokens": 15.6e12, "seq_len": 8192},
+                "cluster": {"gpu": "H100-SXM", "deadline_days": 90},
+            }
+        ),
+        curve=True,
+    )
+    print(
+        f"  deadline 90 days with curve: {deadline.gpus:,} GPUs in {time.perf_counter() - t:.2f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ from models.memory import GIB, memory_breakdown
 from models.step_time import step_breakdown
 from models.validation import calibration_worst_error
 
-print(f"{'model':14} {'recompute':10} {'layout':22} {'measured s':>10} {'model s':>8} {'error':>7} {'GiB/GPU':>8}")
+print(
+    f"{'model':14} {'recompute':10} {'layout':22} {'measured s':>10} {'model s':>8} {'error':>7} {'GiB/GPU':>8}"
+)
 errors = []
 for row in table5_rows():
     job, lay = job_and_layout(row)
@@ -22,10 +24,14 @@ for row in table5_rows():
     measured = float(row["measured_step_s"])
     errors.append(t / measured - 1)
     layout = f"TP{row['tp']} PP{row['pp']} v{row['interleave']} mb{row['micro_batch']}"
-    print(f"{row['model_id']:14} {row['recompute']:10} {layout:22} {measured:>10.2f} {t:>8.2f} {errors[-1]:>+7.1%} {mem:>8.1f}")
+    print(
+        f"{row['model_id']:14} {row['recompute']:10} {layout:22} {measured:>10.2f} {t:>8.2f} {errors[-1]:>+7.1%} {mem:>8.1f}"
+    )
 abs_err = [abs(e) for e in errors]
-print(f"mean absolute error {sum(abs_err) / len(abs_err):.2%}, worst {max(abs_err):.2%}"
-      " (Calculon: 3.65 % mean, 8.87 % worst)")
+print(
+    f"mean absolute error {sum(abs_err) / len(abs_err):.2%}, worst {max(abs_err):.2%}"
+    " (Calculon: 3.65 % mean, 8.87 % worst)"
+)
 
 print("\nGEMM_SHARE_OF_MAMF search: worst error over the calibration rows")
 chosen, grid = C.GEMM_SHARE_OF_MAMF, np.round(np.arange(0.80, 0.981, 0.01), 2)
@@ -36,5 +42,6 @@ for share in grid:
 C.GEMM_SHARE_OF_MAMF = chosen
 best = min(worst, key=worst.get)
 print("  " + "  ".join(f"{k:.2f}:{v:.1%}" for k, v in worst.items()))
-print(f"  smallest worst error at {best:.2f} ({worst[best]:.1%}); models/constants.py has {chosen:.2f}")
-
+print(
+    f"  smallest worst error at {best:.2f} ({worst[best]:.1%}); models/constants.py has {chosen:.2f}"
+)

@@ -128,8 +128,16 @@ class Tally:
     connected: int = 0
 
 
-async def session(n: int, browser, url: str, stop: dict, tally: Tally, ready: asyncio.Event,
-                  all_ready: asyncio.Event, loading: asyncio.Semaphore) -> None:
+async def session(
+    n: int,
+    browser,
+    url: str,
+    stop: dict,
+    tally: Tally,
+    ready: asyncio.Event,
+    all_ready: asyncio.Event,
+    loading: asyncio.Semaphore,
+) -> None:
     """One browser page: load, wait for every other page, then change the GPU count until stop['at']."""
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
@@ -143,7 +151,8 @@ async def session(n: int, browser, url: str, stop: dict, tally: Tally, ready: as
             await page.goto(url, wait_until="commit", timeout=LOAD_TIMEOUT_MS)
             await page.get_by_role("heading", name="Workload").wait_for(timeout=LOAD_TIMEOUT_MS)
             metric = page.locator("[data-testid='stMetric']", has_text="GPUs").first.locator(
-                "[data-testid='stMetricValue']")
+                "[data-testid='stMetricValue']"
+            )
             await metric.wait_for(timeout=LOAD_TIMEOUT_MS)
         tally.connected += 1
         ready.set()
@@ -162,7 +171,9 @@ async def session(n: int, browser, url: str, stop: dict, tally: Tally, ready: as
                     "s => { const m = [...document.querySelectorAll(\"[data-testid='stMetric']\")]"
                     ".find(e => e.innerText.startsWith('GPUs'));"
                     " return m && m.querySelector(\"[data-testid='stMetricValue']\").innerText === s; }",
-                    arg=shown, timeout=STEP_TIMEOUT_MS)
+                    arg=shown,
+                    timeout=STEP_TIMEOUT_MS,
+                )
             except Exception as exc:  # a timeout: counted, and the session goes on
                 tally.errors.append(f"session {n}: no rerun to {shown}: {type(exc).__name__}")
                 continue
@@ -200,8 +211,11 @@ async def drive(url: str, sessions: int, seconds: float, server_pid: int | None)
         loading = asyncio.Semaphore(RAMP_PARALLEL)
         tasks = []
         for n in range(sessions):
-            tasks.append(asyncio.create_task(
-                session(n, browser, url, stop, tally, readies[n], all_ready, loading)))
+            tasks.append(
+                asyncio.create_task(
+                    session(n, browser, url, stop, tally, readies[n], all_ready, loading)
+                )
+            )
         try:
             await asyncio.wait_for(asyncio.gather(*(e.wait() for e in readies)), timeout=600)
         except TimeoutError:
@@ -226,18 +240,29 @@ async def drive(url: str, sessions: int, seconds: float, server_pid: int | None)
         return lat[min(len(lat) - 1, int(q * len(lat)))] if lat else None
 
     result = {
-        "sessions": sessions, "connected": tally.connected, "connect_s": connect_s,
-        "seconds": run_s, "reruns": len(lat), "errors": len(tally.errors),
+        "sessions": sessions,
+        "connected": tally.connected,
+        "connect_s": connect_s,
+        "seconds": run_s,
+        "reruns": len(lat),
+        "errors": len(tally.errors),
         "error_samples": tally.errors[:5],
-        "p50_s": statistics.median(lat) if lat else None, "p95_s": pct(0.95), "max_s": lat[-1] if lat else None,
+        "p50_s": statistics.median(lat) if lat else None,
+        "p95_s": pct(0.95),
+        "max_s": lat[-1] if lat else None,
         "reruns_per_s": len(lat) / run_s if run_s else 0.0,
     }
     if server_pid:
-        result.update({
-            "rss_cold_mib": rss_cold, "rss_before_mib": rss_before, "rss_connected_mib": rss_connected, "rss_peak_mib": rss_peak,
-            "rss_per_session_mib": (rss_peak - rss_before) / sessions,
-            "server_cpu_s": cpu_seconds(server_pid) - cpu_before,
-        })
+        result.update(
+            {
+                "rss_cold_mib": rss_cold,
+                "rss_before_mib": rss_before,
+                "rss_connected_mib": rss_connected,
+                "rss_peak_mib": rss_peak,
+                "rss_per_session_mib": (rss_peak - rss_before) / sessions,
+                "server_cpu_s": cpu_seconds(server_pid) - cpu_before,
+            }
+        )
     return result
 
 
@@ -256,7 +281,8 @@ def report(r: dict) -> str:
             f"server RSS {r['rss_cold_mib']:.0f} MiB at start, {r['rss_before_mib']:.0f} MiB after one "
             f"page (warm), {r['rss_connected_mib']:.0f} MiB with all "
             f"sessions loaded, {r['rss_peak_mib']:.0f} MiB peak: {r['rss_per_session_mib']:.1f} MiB per "
-            f"session; server CPU {r['server_cpu_s']:.0f} s")
+            f"session; server CPU {r['server_cpu_s']:.0f} s"
+        )
     lines += [f"  {e}" for e in r["error_samples"]]
     return "\n".join(lines)
 

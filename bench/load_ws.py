@@ -76,8 +76,9 @@ async def session(url: str, stop_at: float, think: tuple[float, float], stats: d
     ws_url = f"ws://{parts.netloc}/_stcore/stream"
     rng = random.Random()
     try:
-        async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**26,
-                                      origin=f"http://{parts.netloc}") as ws:
+        async with websockets.connect(
+            ws_url, subprotocols=["streamlit"], max_size=2**26, origin=f"http://{parts.netloc}"
+        ) as ws:
             await ws.send(rerun_msg())
             widget_id, _, status, _ = await one_run(ws)
             if widget_id is None or status != FINISHED_OK:
@@ -109,9 +110,14 @@ def start_nginx(ports: list[int]) -> tuple[str, subprocess.Popen]:
     prefix = pathlib.Path(tempfile.mkdtemp(prefix="load-nginx-"))
     listen = f"127.0.0.1:{browser_load.free_port()}"
     conf = prefix / "nginx.conf"
-    conf.write_text(browser_load.render_nginx_conf(prefix, listen, [f"127.0.0.1:{p}" for p in ports]))
-    proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix), "-g", "daemon off;"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    conf.write_text(
+        browser_load.render_nginx_conf(prefix, listen, [f"127.0.0.1:{p}" for p in ports])
+    )
+    proc = subprocess.Popen(
+        [nginx, "-c", str(conf), "-p", str(prefix), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://{listen}/"
     browser_load.wait_healthy(url, proc)
     return url, proc
@@ -121,7 +127,9 @@ def _sum(read, pids: list[int]) -> float | None:
     return sum(read(p) for p in pids) if pids else None
 
 
-async def drive(url: str, sessions: int, seconds: float, think: tuple[float, float], pids: list[int]) -> dict:
+async def drive(
+    url: str, sessions: int, seconds: float, think: tuple[float, float], pids: list[int]
+) -> dict:
     stats = {"latencies": [], "steady": [], "errors": [], "connected": 0, "sessions": sessions}
     rss0 = _sum(browser_load.rss_mib, pids)
     cpu0 = _sum(browser_load.cpu_seconds, pids)
@@ -147,10 +155,17 @@ async def drive(url: str, sessions: int, seconds: float, think: tuple[float, flo
         "steady_reruns": len(steady),
         "steady_p50_s": statistics.median(steady) if steady else None,
         "steady_p95_s": steady[min(len(steady) - 1, int(0.95 * len(steady)))] if steady else None,
-        "sessions": sessions, "connected": stats["connected"], "seconds": elapsed, "reruns": len(lat),
-        "reruns_per_s": len(lat) / elapsed, "errors": stats["errors"],
-        "p50_s": statistics.median(lat) if lat else None, "p95_s": pct(0.95), "max_s": lat[-1] if lat else None,
-        "rss_before_mib": rss0, "rss_peak_mib": rss_peak,
+        "sessions": sessions,
+        "connected": stats["connected"],
+        "seconds": elapsed,
+        "reruns": len(lat),
+        "reruns_per_s": len(lat) / elapsed,
+        "errors": stats["errors"],
+        "p50_s": statistics.median(lat) if lat else None,
+        "p95_s": pct(0.95),
+        "max_s": lat[-1] if lat else None,
+        "rss_before_mib": rss0,
+        "rss_peak_mib": rss_peak,
         "server_cpu_s": _sum(browser_load.cpu_seconds, pids) - cpu0 if pids else None,
     }
 
@@ -161,8 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--think", type=float, nargs=2, default=[5.0, 10.0], metavar=("MIN", "MAX"))
     ap.add_argument("--url", help="a portal already running on a loopback address")
-    ap.add_argument("--replicas", type=int, default=1,
-                    help="start this many portal processes behind nginx (deploy/nginx.conf.template)")
+    ap.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        help="start this many portal processes behind nginx (deploy/nginx.conf.template)",
+    )
     args = ap.parse_args(argv)
     procs: list[subprocess.Popen] = []
     pids: list[int] = []
@@ -187,16 +206,22 @@ def main(argv: list[str] | None = None) -> int:
             proc.terminate()
             proc.wait(timeout=15)
     ms = lambda v: "-" if v is None else f"{v * 1000:.0f} ms"  # noqa: E731
-    print(f"{r['sessions']} sessions ({r['connected']} connected) for {r['seconds']:.0f} s, think time "
-          f"{args.think[0]:g}-{args.think[1]:g} s: {r['reruns']} reruns ({r['reruns_per_s']:.1f}/s), "
-          f"{len(r['errors'])} errors")
+    print(
+        f"{r['sessions']} sessions ({r['connected']} connected) for {r['seconds']:.0f} s, think time "
+        f"{args.think[0]:g}-{args.think[1]:g} s: {r['reruns']} reruns ({r['reruns_per_s']:.1f}/s), "
+        f"{len(r['errors'])} errors"
+    )
     print(f"  rerun latency p50 {ms(r['p50_s'])}, p95 {ms(r['p95_s'])}, max {ms(r['max_s'])}")
-    print(f"  once every session is connected ({r['steady_reruns']} reruns): p50 {ms(r['steady_p50_s'])}, "
-          f"p95 {ms(r['steady_p95_s'])}")
+    print(
+        f"  once every session is connected ({r['steady_reruns']} reruns): p50 {ms(r['steady_p50_s'])}, "
+        f"p95 {ms(r['steady_p95_s'])}"
+    )
     if r["rss_before_mib"] is not None:
         per = (r["rss_peak_mib"] - r["rss_before_mib"]) / max(r["connected"], 1)
-        print(f"  server memory {r['rss_before_mib']:.0f} -> {r['rss_peak_mib']:.0f} MiB ({per:.1f} MiB per session), "
-              f"server CPU {r['server_cpu_s']:.1f} s")
+        print(
+            f"  server memory {r['rss_before_mib']:.0f} -> {r['rss_peak_mib']:.0f} MiB ({per:.1f} MiB per session), "
+            f"server CPU {r['server_cpu_s']:.1f} s"
+        )
     for e in r["errors"][:5]:
         print("  error:", e)
     return 0 if not r["errors"] else 1

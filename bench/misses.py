@@ -18,14 +18,20 @@ print("misses (validation/misses.csv) and the rows they are read against")
 for m in result["misses"]["explained"]:
     print(f"  {m['id']:28} error {m['error']:+.1%}  memory (model) {m['memory_share']:.0%} of HBM")
     for o in m["compare_with"]:
-        print(f"    {o['id']:26} error {o['error']:+.1%}  memory (model) {rows[o['id']]['memory_share']:.0%} of HBM")
-print(f"  unexplained: {result['misses']['unexplained'] or 'none'}; stale entries: {result['misses']['stale'] or 'none'}")
+        print(
+            f"    {o['id']:26} error {o['error']:+.1%}  memory (model) {rows[o['id']]['memory_share']:.0%} of HBM"
+        )
+print(
+    f"  unexplained: {result['misses']['unexplained'] or 'none'}; stale entries: {result['misses']['stale'] or 'none'}"
+)
 
 print("\n1. published tokens/s/GPU, A100-80GB, 8 GPUs: 4,096 -> 8,192 tokens")
 for size in ("7b", "13b", "30b"):
     a, b = rows[f"lf-a100-80-{size}-8g-s4096"], rows[f"lf-a100-80-{size}-8g-s8192"]
-    print(f"  {size:4} {a['published']:>6.0f} -> {b['published']:>6.0f}  ({b['published'] / a['published'] - 1:+.0%}); "
-          f"model error {a['error']:+.1%} -> {b['error']:+.1%}; memory (model) {a['memory_share']:.0%} -> {b['memory_share']:.0%}")
+    print(
+        f"  {size:4} {a['published']:>6.0f} -> {b['published']:>6.0f}  ({b['published'] / a['published'] - 1:+.0%}); "
+        f"model error {a['error']:+.1%} -> {b['error']:+.1%}; memory (model) {a['memory_share']:.0%} -> {b['memory_share']:.0%}"
+    )
 
 print("\n2. A100-40GB multi-node rows, error with the inter-node link per GPU set to")
 multi = [r for r in V.load_runs() if r["id"].startswith("lf-a100-40-") and int(r["gpus"]) > 8]
@@ -36,5 +42,7 @@ for gbit in (200, 100, 80, 53.3, 40):
         pred = V._predict_step({**r, "scaleout_gbit_per_s_per_gpu": str(gbit)})["predicted"]
         errors.append(pred / float(r["published"]) - 1)
     print(f"  {gbit:>6g} " + " ".join(f"{e:>+9.1%}" for e in errors))
-print("  (200 Gb/s = the catalogue's A100 node, 8 x 200 Gb/s; the model's FSDP bandwidth is 8 NICs x the "
-      "per-GPU rate x SCALEOUT_EFFICIENCY, capped by NVLink)")
+print(
+    "  (200 Gb/s = the catalogue's A100 node, 8 x 200 Gb/s; the model's FSDP bandwidth is 8 NICs x the "
+    "per-GPU rate x SCALEOUT_EFFICIENCY, capped by NVLink)"
+)

@@ -25,12 +25,24 @@ def table5_rows() -> list[dict]:
 def job_and_layout(row: dict, recompute: str | None = None, sequence_parallel: int | None = None):
     """The Job and single Layout of one Table 5 row (optionally with another recompute/SP setting)."""
     batch = int(row["global_batch_seqs"])
-    job = Job(get_preset(row["model_id"]), get_gpu(row["gpu_id"]), int(row["seq_len"]), batch, "bf16",
-              flash_attention=0)
+    job = Job(
+        get_preset(row["model_id"]),
+        get_gpu(row["gpu_id"]),
+        int(row["seq_len"]),
+        batch,
+        "bf16",
+        flash_attention=0,
+    )
     lay = Layouts.single(
-        batch, tp=int(row["tp"]), pp=int(row["pp"]), dp=int(row["dp"]),
-        micro_batch=int(row["micro_batch"]), interleave=int(row["interleave"]),
+        batch,
+        tp=int(row["tp"]),
+        pp=int(row["pp"]),
+        dp=int(row["dp"]),
+        micro_batch=int(row["micro_batch"]),
+        interleave=int(row["interleave"]),
         recompute=recompute or row["recompute"],
-        sequence_parallel=int(row["sequence_parallel"]) if sequence_parallel is None else sequence_parallel,
+        sequence_parallel=int(row["sequence_parallel"])
+        if sequence_parallel is None
+        else sequence_parallel,
     )
     return job, lay

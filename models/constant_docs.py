@@ -23,7 +23,9 @@ def model_constants() -> list[dict]:
             comment.append(stripped[2:].strip())
         elif "=" in stripped and stripped.split("=")[0].strip().isupper():
             name = stripped.split("=")[0].strip()
-            out.append({"name": name, "value": getattr(constants, name), "source": " ".join(comment)})
+            out.append(
+                {"name": name, "value": getattr(constants, name), "source": " ".join(comment)}
+            )
             after_assignment = True
         else:  # a blank line or a section comment ends the block
             comment, after_assignment = [], False

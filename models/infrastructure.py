@@ -22,12 +22,6 @@ BYTES_PER_GB = 1e9
 DEFAULT_BYTES_PER_TOKEN = 4.0
 
 
-
-
-
-
-
-
 def dataset_read_gbyte_per_s(
     tokens_per_s: float, bytes_per_token: float = DEFAULT_BYTES_PER_TOKEN
 ) -> float:

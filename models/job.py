@@ -60,9 +60,15 @@ def stage_params(job: Job, lay: Layouts) -> tuple[np.ndarray, np.ndarray]:
     lps = layers_per_stage(job, lay)
     dense_mlp = s.dense_mlp_params if s.is_moe else s.expert_params
     n_dense = s.layers - s.moe_layers
-    per_layer_ne = s.attention_params + 2 * s.hidden + (
-        n_dense * dense_mlp + s.moe_layers * (s.shared_experts * s.expert_params + s.hidden * s.experts)
-    ) / s.layers
+    per_layer_ne = (
+        s.attention_params
+        + 2 * s.hidden
+        + (
+            n_dense * dense_mlp
+            + s.moe_layers * (s.shared_experts * s.expert_params + s.hidden * s.experts)
+        )
+        / s.layers
+    )
     per_layer_e = s.moe_layers * s.experts * s.expert_params / s.layers
     emb = s.vocab * s.hidden
     emb_on_stage = np.where((lay.pp == 1) & (not s.tied_embeddings), 2 * emb, emb)

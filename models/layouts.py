@@ -99,8 +99,14 @@ def enumerate_layouts(
     pp_c = _divisors(gpus, layers)
     ep_c = _divisors(experts, experts) if experts > 1 else np.array([1], dtype=np.int64)
     grids = np.meshgrid(
-        tp_c, pp_c, ep_c, np.array(ZERO_STAGES), np.arange(len(RECOMPUTE_MODES)),
-        np.array(MICRO_BATCHES), np.array(INTERLEAVES), indexing="ij",
+        tp_c,
+        pp_c,
+        ep_c,
+        np.array(ZERO_STAGES),
+        np.arange(len(RECOMPUTE_MODES)),
+        np.array(MICRO_BATCHES),
+        np.array(INTERLEAVES),
+        indexing="ij",
     )
     tp, pp, ep, zero, rec, mb, v = (g.ravel().astype(np.int64) for g in grids)
     ok = gpus % (tp * pp) == 0
@@ -114,7 +120,14 @@ def enumerate_layouts(
     ok &= (v == 1) | ((pp > 1) & (pp * v <= layers) & (m % pp == 0))
     keep = np.nonzero(ok)[0]
     return Layouts(
-        tp=tp[keep], pp=pp[keep], dp=dp[keep], ep=ep[keep], zero=zero[keep],
-        recompute=rec[keep], micro_batch=mb[keep], interleave=v[keep],
-        sequence_parallel=(tp[keep] > 1).astype(np.int64), microbatches=m[keep],
+        tp=tp[keep],
+        pp=pp[keep],
+        dp=dp[keep],
+        ep=ep[keep],
+        zero=zero[keep],
+        recompute=rec[keep],
+        micro_batch=mb[keep],
+        interleave=v[keep],
+        sequence_parallel=(tp[keep] > 1).astype(np.int64),
+        microbatches=m[keep],
     )

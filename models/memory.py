@@ -77,8 +77,13 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     overhead = np.full(len(lay), C.FRAMEWORK_OVERHEAD_GIB * GIB)
     total = weights + grads + optimizer + gather + acts + overhead
     return {
-        "weights": weights, "gradients": grads, "optimizer": optimizer,
-        "zero3_gather": gather, "activations": acts, "overhead": overhead, "total": total,
+        "weights": weights,
+        "gradients": grads,
+        "optimizer": optimizer,
+        "zero3_gather": gather,
+        "activations": acts,
+        "overhead": overhead,
+        "total": total,
     }
 
 

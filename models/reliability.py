@@ -36,14 +36,6 @@ BYTES_PER_GB = 1e9  # decimal gigabyte, as storage vendors quote bandwidth
 BYTES_PER_GIB = 2.0**30
 
 
-
-
-
-
-
-
-
-
 class ReliabilityPlan(BaseModel):
     """Failure, checkpoint and goodput figures for one training run on one cluster."""
 
@@ -136,7 +128,9 @@ def goodput_fraction(mtbf_s: float, write_s: float, interval_s: float, restart_s
 
 def default_write_bandwidth_gbyte_per_s(gpus: int) -> float:
     """Storage write bandwidth assumed when none is given: max(5, 0.125·gpus) GB/s (Llama 3 Tectonic)."""
-    return max(MIN_DEFAULT_WRITE_GBYTE_PER_S, DEFAULT_WRITE_GBYTE_PER_S_PER_GPU * count("gpus", gpus))
+    return max(
+        MIN_DEFAULT_WRITE_GBYTE_PER_S, DEFAULT_WRITE_GBYTE_PER_S_PER_GPU * count("gpus", gpus)
+    )
 
 
 def job_mtbf_s(gpus: int, failures_per_gpu_day: float) -> float:
@@ -157,8 +151,6 @@ def required_write_bandwidth_gbyte_per_s(
     mtbf = positive("mtbf_s", mtbf_s)
     fraction = positive("overhead", overhead)
     return size / (2.0 * fraction**2 * mtbf) / BYTES_PER_GB
-
-
 
 
 def plan_reliability(

@@ -40,7 +40,9 @@ class Workload(BaseModel):
     tokens: float = Field(default=1e12, ge=1e6, le=1e15, description="training tokens")
     seq_len: int = Field(default=8192, ge=128, le=1_048_576, description="sequence length")
     global_batch_tokens: int | None = Field(
-        default=None, ge=128, le=1_000_000_000,
+        default=None,
+        ge=128,
+        le=1_000_000_000,
         description="tokens per optimizer step; default: the compute-optimal batch of DeepSeek LLM's "
         "scaling law, 0.292·C^0.3271 tokens for C = 6·N_active·D FLOPs",
     )
@@ -138,21 +140,27 @@ class Execution(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     attention: Literal["flash2", "flash1", "none"] = Field(
-        default="flash2", description="attention kernel: FlashAttention-2 or later; FlashAttention-1, "
+        default="flash2",
+        description="attention kernel: FlashAttention-2 or later; FlashAttention-1, "
         "xformers or Triton (2022-23, about half the speed); none (scores stored, 2022 Megatron)",
     )
     tp_comm_overlap: bool = Field(
-        default=False, description="overlap tensor-parallel collectives with GEMMs (Transformer Engine "
+        default=False,
+        description="overlap tensor-parallel collectives with GEMMs (Transformer Engine "
         "userbuffers; NeMo ub_tp_comm_overlap); off by default in Megatron-LM",
     )
     gradient_precision: Literal["fp32", "bf16"] = Field(
-        default="fp32", description="gradients kept and reduced in fp32 (Megatron's default for BF16) or bf16",
+        default="fp32",
+        description="gradients kept and reduced in fp32 (Megatron's default for BF16) or bf16",
     )
 
     def job_options(self) -> dict:
         """The Job fields this plan sets (models/job.py)."""
-        return {"flash_attention": ATTENTION_KERNELS[self.attention], "tp_comm_overlap": self.tp_comm_overlap,
-                "grad_bytes": GRADIENT_BYTES[self.gradient_precision]}
+        return {
+            "flash_attention": ATTENTION_KERNELS[self.attention],
+            "tp_comm_overlap": self.tp_comm_overlap,
+            "grad_bytes": GRADIENT_BYTES[self.gradient_precision],
+        }
 
 
 class ReliabilityInputs(BaseModel):
@@ -167,12 +175,24 @@ class ReliabilityInputs(BaseModel):
 
 #: The ways of getting the cluster that the cost engine compares.
 OPTION_IDS = (
-    "build", "rent", "managed", "managed:owned",
-    "cloud:on_demand", "cloud:spot", "cloud:committed_1y", "cloud:committed_3y",
+    "build",
+    "rent",
+    "managed",
+    "managed:owned",
+    "cloud:on_demand",
+    "cloud:spot",
+    "cloud:committed_1y",
+    "cloud:committed_3y",
 )
 OptionId = Literal[
-    "build", "rent", "managed", "managed:owned",
-    "cloud:on_demand", "cloud:spot", "cloud:committed_1y", "cloud:committed_3y",
+    "build",
+    "rent",
+    "managed",
+    "managed:owned",
+    "cloud:on_demand",
+    "cloud:spot",
+    "cloud:committed_1y",
+    "cloud:committed_3y",
 ]
 
 
@@ -196,7 +216,10 @@ class Term(BaseModel):
 
     months: int = Field(default=36, ge=12, le=60, description="term of the comparison, months")
     discount_rate_pct: float | None = Field(
-        default=None, ge=0, le=50, description="yearly discount rate for NPV; empty: catalogue default"
+        default=None,
+        ge=0,
+        le=50,
+        description="yearly discount rate for NPV; empty: catalogue default",
     )
     financing: Literal["cash", "loan", "lease"] = Field(
         default="cash", description="how owned hardware is paid for"
@@ -211,10 +234,12 @@ class Options(BaseModel):
 
     compare: list[OptionId] = Field(
         default_factory=lambda: ["build", "rent", "managed", "cloud:on_demand"],
-        min_length=1, max_length=len(OPTION_IDS),
+        min_length=1,
+        max_length=len(OPTION_IDS),
     )
     facility: Literal["colocation", "owned"] = Field(
-        default="colocation", description="where owned hardware lives: rented colocation or a new facility"
+        default="colocation",
+        description="where owned hardware lives: rented colocation or a new facility",
     )
     rent_provider: str | None = Field(default=None, max_length=60)
     cloud_provider: str | None = Field(default=None, max_length=60)
@@ -265,16 +290,27 @@ def _range_text(model: type[BaseModel], name: str) -> str:
     def fmt(x: float) -> str:
         return f"{x:,}" if isinstance(x, int) else f"{x:g}"
 
-    low = f"at least {fmt(bounds['ge'])}" if "ge" in bounds else (
-        f"more than {fmt(bounds['gt'])}" if "gt" in bounds else "")
-    high = f"at most {fmt(bounds['le'])}" if "le" in bounds else (
-        f"less than {fmt(bounds['lt'])}" if "lt" in bounds else "")
+    low = (
+        f"at least {fmt(bounds['ge'])}"
+        if "ge" in bounds
+        else (f"more than {fmt(bounds['gt'])}" if "gt" in bounds else "")
+    )
+    high = (
+        f"at most {fmt(bounds['le'])}"
+        if "le" in bounds
+        else (f"less than {fmt(bounds['lt'])}" if "lt" in bounds else "")
+    )
     return "allowed: " + " and ".join(p for p in (low, high) if p)
 
 
 SECTIONS: dict[str, type[BaseModel]] = {
-    "workload": Workload, "cluster": Cluster, "execution": Execution, "reliability": ReliabilityInputs,
-    "usage": Usage, "term": Term, "options": Options,
+    "workload": Workload,
+    "cluster": Cluster,
+    "execution": Execution,
+    "reliability": ReliabilityInputs,
+    "usage": Usage,
+    "term": Term,
+    "options": Options,
 }
 
 

@@ -35,8 +35,12 @@ class NoFittingLayout(ValueError):
 def all_layouts(job: Job, gpus: int) -> Layouts:
     s = job.shape
     return enumerate_layouts(
-        gpus=gpus, global_batch_seqs=job.global_batch_seqs, layers=s.layers, heads=s.heads,
-        experts=s.experts, scaleup_domain_gpus=job.gpu.scaleup_domain_gpus,
+        gpus=gpus,
+        global_batch_seqs=job.global_batch_seqs,
+        layers=s.layers,
+        heads=s.heads,
+        experts=s.experts,
+        scaleup_domain_gpus=job.gpu.scaleup_domain_gpus,
     )
 
 
@@ -51,7 +55,9 @@ def best_layout(job: Job, gpus: int) -> LayoutChoice:
     start = time.perf_counter()
     lay = all_layouts(job, gpus)
     if len(lay) == 0:
-        raise NoFittingLayout(f"no valid layout of {gpus} GPUs for a batch of {job.global_batch_seqs} sequences")
+        raise NoFittingLayout(
+            f"no valid layout of {gpus} GPUs for a batch of {job.global_batch_seqs} sequences"
+        )
     mem, step = evaluate(job, lay)
     ok = fits(job, mem["total"])
     if not ok.any():
@@ -59,7 +65,9 @@ def best_layout(job: Job, gpus: int) -> LayoutChoice:
     candidates = np.nonzero(ok)[0]
     per_seq = step["total"][candidates] / lay.batch_seqs[candidates]
     i = int(candidates[np.argmin(per_seq)])
-    return describe(job, gpus, lay, mem, step, i, len(lay), int(ok.sum()), time.perf_counter() - start)
+    return describe(
+        job, gpus, lay, mem, step, i, len(lay), int(ok.sum()), time.perf_counter() - start
+    )
 
 
 def describe(job, gpus, lay, mem, step, i, evaluated, fitting, seconds) -> LayoutChoice:

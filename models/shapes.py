@@ -19,7 +19,9 @@ DATA_FILE = pathlib.Path(__file__).with_name("data") / "model_presets.csv"
 #: Custom models follow the Llama 3 family: head dim 128, layers ≈ hidden/128, FFN 3.5·h, 8 KV heads.
 HEAD_DIM = 128
 DEFAULT_VOCAB = 128_256
-SMALL_VOCAB = 32_000  # below 5B parameters, a Llama-2-sized vocabulary keeps embeddings in proportion
+SMALL_VOCAB = (
+    32_000  # below 5B parameters, a Llama-2-sized vocabulary keeps embeddings in proportion
+)
 FFN_RATIO = 3.5
 #: Expert layouts tried for a custom MoE (routed experts, experts per token), Mixtral to DeepSeek-V3.
 MOE_CHOICES = ((8, 2), (16, 2), (64, 6), (128, 8), (256, 8))
@@ -159,8 +161,14 @@ def shape_from_params(params_total: float, params_active: float | None = None) -
         emb = 2 * vocab * h
         layers = max(1, round((params_total - emb) / _dense_layer_params(h, kv, heads, ffn)))
         return ModelShape(
-            model_id="custom", name=f"Custom {label} dense", layers=layers, hidden=h, heads=heads,
-            kv_heads=kv, ffn_hidden=ffn, vocab=vocab,
+            model_id="custom",
+            name=f"Custom {label} dense",
+            layers=layers,
+            hidden=h,
+            heads=heads,
+            kv_heads=kv,
+            ffn_hidden=ffn,
+            vocab=vocab,
         )
     ratio = active / params_total
     for experts, k in MOE_CHOICES:
@@ -180,7 +188,14 @@ def shape_from_params(params_total: float, params_active: float | None = None) -
     layers = max(1, h // 128)
     ffn = max(128, _round_to(y / (layers * 3 * h), 64))
     return ModelShape(
-        model_id="custom", name=f"Custom {label} MoE ({active / 1e9:.3g}B active, {ratio:.0%})",
-        layers=layers, hidden=h, heads=heads, kv_heads=min(8, heads), ffn_hidden=ffn,
-        vocab=vocab, experts=experts, experts_per_token=k,
+        model_id="custom",
+        name=f"Custom {label} MoE ({active / 1e9:.3g}B active, {ratio:.0%})",
+        layers=layers,
+        hidden=h,
+        heads=heads,
+        kv_heads=min(8, heads),
+        ffn_hidden=ffn,
+        vocab=vocab,
+        experts=experts,
+        experts_per_token=k,
     )

@@ -48,7 +48,10 @@ def smallest_fitting(
 
 
 def meet_deadline(
-    days_for: Callable[[int], tuple[float, LayoutChoice]], ladder: list[int], start: int, deadline_days: float
+    days_for: Callable[[int], tuple[float, LayoutChoice]],
+    ladder: list[int],
+    start: int,
+    deadline_days: float,
 ) -> tuple[int, float, LayoutChoice]:
     """Fewest GPUs on the ladder, from `start`, whose wall-clock days meet the deadline.
 
@@ -74,7 +77,9 @@ def meet_deadline(
         prev_i, i, stride = i, i + stride, stride * 2
     # back through the counts the doubling skipped; if it found nothing, through all of them
     # (time does not always fall as GPUs are added, e.g. when the batch stops dividing well)
-    for j in range(prev_i + 1 if found is not None else 0, found if found is not None else len(counts)):
+    for j in range(
+        prev_i + 1 if found is not None else 0, found if found is not None else len(counts)
+    ):
         if days(j) <= deadline_days:
             found = j
             break
@@ -90,5 +95,7 @@ class DeadlineError(ValueError):
     """The deadline cannot be met; carries the fastest count found and its days."""
 
     def __init__(self, gpus: int, days: float):
-        super().__init__(f"the deadline cannot be met: the fastest found is {days:.1f} days on {gpus} GPUs")
+        super().__init__(
+            f"the deadline cannot be met: the fastest found is {days:.1f} days on {gpus} GPUs"
+        )
         self.gpus, self.days = gpus, days

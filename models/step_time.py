@@ -54,7 +54,8 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     gemm_eff = g.matmul_fraction_of_peak * C.GEMM_SHARE_OF_MAMF
     linear_peak = (
         g.peak_tflops("fp8") * 1e12 * C.FP8_GEMM_RELATIVE_EFFICIENCY
-        if job.precision == "fp8" else bf16
+        if job.precision == "fp8"
+        else bf16
     ) * gemm_eff
     attn_peak = bf16 * gemm_eff * C.ATTENTION_RELATIVE_EFFICIENCY[int(job.flash_attention)]
     hbm = g.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
@@ -64,7 +65,9 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     def link(span):
         """Bandwidth and latency for a group spanning `span` consecutive GPUs."""
         inside = span <= g.scaleup_domain_gpus
-        return np.where(inside, up_bw, out_bw), np.where(inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
+        return np.where(inside, up_bw, out_bw), np.where(
+            inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S
+        )
 
     # --- one layer, one micro-batch -----------------------------------------------------------
     kv_width = 2 * s.kv_heads * s.head_dim
@@ -73,11 +76,17 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     attn_flops = 4 * T * seq * h / tp * causal
     local_experts = s.experts / lay.ep if s.is_moe else 0
     moe_share = s.moe_layers / s.layers
-    gemms = 4 + moe_share * 2 * (local_experts + s.shared_experts - 1) + (1 if job.flash_attention else 2)
+    gemms = (
+        4
+        + moe_share * 2 * (local_experts + s.shared_experts - 1)
+        + (1 if job.flash_attention else 2)
+    )
     mm_f = linear_flops / linear_peak + gemms * C.GEMM_OVERHEAD_S
     attn_f = attn_flops / attn_peak
 
-    h_bytes = (20 + (10 if s.dropout else 0)) * h + (8 * h * s.experts_per_token * moe_share if s.is_moe else 0)
+    h_bytes = (20 + (10 if s.dropout else 0)) * h + (
+        8 * h * s.experts_per_token * moe_share if s.is_moe else 0
+    )
     f_bytes = (2 * (gate - 1) + 2) * f
     score_bytes = 0.0 if job.flash_attention else (4 + (5 if s.dropout else 0)) * s.heads * seq
     el_f = T * (np.where(sp, h_bytes / tp, h_bytes) + f_bytes / tp) / hbm
@@ -139,8 +148,12 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
 
     total = compute + bubble + p2p + data_parallel + optimizer
     return {
-        "compute": compute, "pipeline_bubble": bubble, "pipeline_p2p": p2p,
-        "data_parallel": data_parallel, "optimizer": optimizer, "total": total,
+        "compute": compute,
+        "pipeline_bubble": bubble,
+        "pipeline_p2p": p2p,
+        "data_parallel": data_parallel,
+        "optimizer": optimizer,
+        "total": total,
         "tp_comm": m * lps * (4 * tp_coll + np.where(lay.recompute == 2, 2 * tp_coll, 0.0)),
         "recompute": m * lps * rec,
     }

@@ -100,8 +100,14 @@ class Planner:
 
     def job(self, gpus: int) -> Job:
         w = self.workload
-        return Job(self.shape, self.gpu, w.seq_len, self.batch_seqs, w.precision,
-                   **self.scenario.execution.job_options())
+        return Job(
+            self.shape,
+            self.gpu,
+            w.seq_len,
+            self.batch_seqs,
+            w.precision,
+            **self.scenario.execution.job_options(),
+        )
 
     def _choose(self, gpus: int) -> LayoutChoice:
         return best_layout(self.job(gpus), gpus)
@@ -114,13 +120,24 @@ class Planner:
         r = self.scenario.reliability
         try:
             return plan_reliability(
-                choice.gpus, self.shape.params_total, self.steps(choice.gpus) * choice.step_time_s,
+                choice.gpus,
+                self.shape.params_total,
+                self.steps(choice.gpus) * choice.step_time_s,
                 failures_per_gpu_day=r.failures_per_gpu_day or self.gpu.failures_per_gpu_day,
-                restart_s=r.restart_minutes * 60, write_bandwidth_gbyte_per_s=r.storage_write_gbyte_per_s,
+                restart_s=r.restart_minutes * 60,
+                write_bandwidth_gbyte_per_s=r.storage_write_gbyte_per_s,
             )
-        except ValueError as exc:  # goodput ~ 0: failures arrive faster than checkpoints and restarts
-            field = "reliability.storage_write_gbyte_per_s" if r.storage_write_gbyte_per_s else "reliability"
-            raise SizingError(field, f"training could never finish on {choice.gpus:,} GPUs: {exc}") from None
+        except (
+            ValueError
+        ) as exc:  # goodput ~ 0: failures arrive faster than checkpoints and restarts
+            field = (
+                "reliability.storage_write_gbyte_per_s"
+                if r.storage_write_gbyte_per_s
+                else "reliability"
+            )
+            raise SizingError(
+                field, f"training could never finish on {choice.gpus:,} GPUs: {exc}"
+            ) from None
 
     def wall_days(self, gpus: int) -> tuple[float, LayoutChoice]:
         choice = self.choose(gpus)
@@ -172,13 +189,24 @@ class Planner:
             except NoFittingLayout:
                 continue
             ideal = self.steps(n) * choice.step_time_s / SECONDS_PER_DAY
-            points.append(CurvePoint(
-                gpus=n, step_time_s=choice.step_time_s, mfu=choice.mfu, ideal_days=ideal,
-                train_days=days, gpu_hours=days * 24 * n, scaling_efficiency=0.0,
-            ))
+            points.append(
+                CurvePoint(
+                    gpus=n,
+                    step_time_s=choice.step_time_s,
+                    mfu=choice.mfu,
+                    ideal_days=ideal,
+                    train_days=days,
+                    gpu_hours=days * 24 * n,
+                    scaling_efficiency=0.0,
+                )
+            )
         base = points[0]
         return [
-            p.model_copy(update={"scaling_efficiency": (base.train_days * base.gpus) / (p.train_days * p.gpus)})
+            p.model_copy(
+                update={
+                    "scaling_efficiency": (base.train_days * base.gpus) / (p.train_days * p.gpus)
+                }
+            )
             for p in points
         ]
 
@@ -194,7 +222,9 @@ def plan_training(scenario: Scenario, *, curve: bool = False) -> TrainingPlan:
         smallest = planner.smallest()
         min_gpus = smallest.gpus
         try:
-            _, _, choice = meet_deadline(planner.wall_days, planner.ladder, smallest.gpus, cluster.deadline_days)
+            _, _, choice = meet_deadline(
+                planner.wall_days, planner.ladder, smallest.gpus, cluster.deadline_days
+            )
         except DeadlineError as exc:
             raise SizingError(
                 "deadline_days",
@@ -208,23 +238,36 @@ def plan_training(scenario: Scenario, *, curve: bool = False) -> TrainingPlan:
     return _assemble(planner, choice, sizing, min_gpus, curve, start)
 
 
-def _assemble(planner: Planner, choice: LayoutChoice, sizing, min_gpus, curve, start) -> TrainingPlan:
+def _assemble(
+    planner: Planner, choice: LayoutChoice, sizing, min_gpus, curve, start
+) -> TrainingPlan:
     shape, gpu, w = planner.shape, planner.gpu, planner.workload
     rel = planner.reliability(choice)
     steps = planner.steps(choice.gpus)
     ideal_days = steps * choice.step_time_s / SECONDS_PER_DAY
     train_days = rel.wall_clock_s / SECONDS_PER_DAY
-    fabric = size_fat_tree(choice.gpus, min(gpu.gpus_per_node, choice.gpus),
-                           nic_gbit_per_s=gpu.scaleout_bandwidth_gbit_per_s)
+    fabric = size_fat_tree(
+        choice.gpus,
+        min(gpu.gpus_per_node, choice.gpus),
+        nic_gbit_per_s=gpu.scaleout_bandwidth_gbit_per_s,
+    )
     memory = dict(choice.memory_gib)
     from models.validation import GPU_HOURS_ERROR_HIGH as band_high  # noqa: PLC0415 (validation imports this module)
     from models.validation import GPU_HOURS_ERROR_LOW as band_low  # noqa: PLC0415
+
     return TrainingPlan(
         model={
-            "name": shape.name, "params": shape.params_total, "active_params": shape.params_active,
-            "layers": shape.layers, "hidden": shape.hidden, "heads": shape.heads,
-            "kv_heads": shape.kv_heads, "ffn_hidden": shape.ffn_hidden, "experts": shape.experts,
-            "experts_per_token": shape.experts_per_token, "vocab": shape.vocab,
+            "name": shape.name,
+            "params": shape.params_total,
+            "active_params": shape.params_active,
+            "layers": shape.layers,
+            "hidden": shape.hidden,
+            "heads": shape.heads,
+            "kv_heads": shape.kv_heads,
+            "ffn_hidden": shape.ffn_hidden,
+            "experts": shape.experts,
+            "experts_per_token": shape.experts_per_token,
+            "vocab": shape.vocab,
         },
         gpu=gpu.gpu_id,
         gpus=choice.gpus,

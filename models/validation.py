@@ -102,11 +102,19 @@ def custom_shapes() -> dict[str, ModelShape]:
     out = {}
     for r in rows:
         out[r["model_id"]] = ModelShape(
-            model_id=r["model_id"], name=r["name"], layers=int(r["layers"]), hidden=int(r["hidden"]),
-            heads=int(r["heads"]), kv_heads=int(r["kv_heads"]), ffn_hidden=int(r["ffn_hidden"]),
-            vocab=int(r["vocab"]), gated_mlp=r["gated_mlp"] == "true",
-            tied_embeddings=r["tied_embeddings"] == "true", dropout=r["dropout"] == "true",
-            published_params_b=float(r["published_params_b"]), source=r["source"],
+            model_id=r["model_id"],
+            name=r["name"],
+            layers=int(r["layers"]),
+            hidden=int(r["hidden"]),
+            heads=int(r["heads"]),
+            kv_heads=int(r["kv_heads"]),
+            ffn_hidden=int(r["ffn_hidden"]),
+            vocab=int(r["vocab"]),
+            gated_mlp=r["gated_mlp"] == "true",
+            tied_embeddings=r["tied_embeddings"] == "true",
+            dropout=r["dropout"] == "true",
+            published_params_b=float(r["published_params_b"]),
+            source=r["source"],
         )
     return out
 
@@ -120,16 +128,33 @@ def load_runs() -> list[dict]:
     """Every validation row: Korthikanti Table 5 (from its data file) then `validation/runs.csv`."""
     rows = []
     for r in table5_rows():
-        rows.append({
-            "id": f"korthikanti-{r['model_id']}-{r['recompute']}", "kind": "step_time",
-            "model": r["model_id"], "gpu": r["gpu_id"],
-            "gpus": str(int(r["tp"]) * int(r["pp"]) * int(r["dp"])), "seq_len": r["seq_len"],
-            "global_batch_seqs": r["global_batch_seqs"], "precision": "bf16", "tp": r["tp"],
-            "pp": r["pp"], "dp": r["dp"], "interleave": r["interleave"], "micro_batch": r["micro_batch"],
-            "recompute": r["recompute"], "sequence_parallel": r["sequence_parallel"], "zero": "0",
-            "flash_attention": "0", "tokens": "", "published": r["measured_step_s"], "unit": "s_per_step",
-            "source": r["source"], "notes": f"layout from {TABLE5.parent.name}/{TABLE5.name}", "_table5": r,
-        })
+        rows.append(
+            {
+                "id": f"korthikanti-{r['model_id']}-{r['recompute']}",
+                "kind": "step_time",
+                "model": r["model_id"],
+                "gpu": r["gpu_id"],
+                "gpus": str(int(r["tp"]) * int(r["pp"]) * int(r["dp"])),
+                "seq_len": r["seq_len"],
+                "global_batch_seqs": r["global_batch_seqs"],
+                "precision": "bf16",
+                "tp": r["tp"],
+                "pp": r["pp"],
+                "dp": r["dp"],
+                "interleave": r["interleave"],
+                "micro_batch": r["micro_batch"],
+                "recompute": r["recompute"],
+                "sequence_parallel": r["sequence_parallel"],
+                "zero": "0",
+                "flash_attention": "0",
+                "tokens": "",
+                "published": r["measured_step_s"],
+                "unit": "s_per_step",
+                "source": r["source"],
+                "notes": f"layout from {TABLE5.parent.name}/{TABLE5.name}",
+                "_table5": r,
+            }
+        )
     with RUNS.open(newline="") as f:
         rows.extend(csv.DictReader(f))
     return rows
@@ -141,8 +166,10 @@ def _int(row: dict, key: str) -> int | None:
 
 
 def layout_text(lay: dict) -> str:
-    return (f"TP{lay['tp']} PP{lay['pp']} DP{lay['dp']} v{lay['interleave']} mb{lay['micro_batch']} "
-            f"Z{lay['zero']} {lay['recompute']}")
+    return (
+        f"TP{lay['tp']} PP{lay['pp']} DP{lay['dp']} v{lay['interleave']} mb{lay['micro_batch']} "
+        f"Z{lay['zero']} {lay['recompute']}"
+    )
 
 
 def _job(row: dict) -> Job:
@@ -152,11 +179,21 @@ def _job(row: dict) -> Job:
     if row.get("tp_comm_overlap"):
         plan["tp_comm_overlap"] = row["tp_comm_overlap"] == "1"
     gpu = get_gpu(row["gpu"])
-    if row.get("scaleout_gbit_per_s_per_gpu"):  # the run's cluster had a different inter-node fabric
-        gpu = gpu.model_copy(update={"scaleout_bandwidth_gbit_per_s": float(row["scaleout_gbit_per_s_per_gpu"])})
-    return Job(shape_of(row["model"]), gpu, int(row["seq_len"]),
-               int(row["global_batch_seqs"]), row["precision"], flash_attention=int(row["flash_attention"] or 2),
-               **plan)
+    if row.get(
+        "scaleout_gbit_per_s_per_gpu"
+    ):  # the run's cluster had a different inter-node fabric
+        gpu = gpu.model_copy(
+            update={"scaleout_bandwidth_gbit_per_s": float(row["scaleout_gbit_per_s_per_gpu"])}
+        )
+    return Job(
+        shape_of(row["model"]),
+        gpu,
+        int(row["seq_len"]),
+        int(row["global_batch_seqs"]),
+        row["precision"],
+        flash_attention=int(row["flash_attention"] or 2),
+        **plan,
+    )
 
 
 def _layouts_for(row: dict, job: Job) -> Layouts:
@@ -168,14 +205,28 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
         return job_and_layout(row["_table5"])[1]
     if None not in (given["tp"], given["pp"], given["dp"], given["micro_batch"]):
         # the published layout (each recompute mode when the source does not say which)
-        singles = [Layouts.single(
-            job.global_batch_seqs, tp=given["tp"], pp=given["pp"], dp=given["dp"],
-            micro_batch=given["micro_batch"], interleave=given["interleave"] or 1,
-            zero=given["zero"] or 0, recompute=mode,
-            sequence_parallel=_int(row, "sequence_parallel") if row.get("sequence_parallel") else int(given["tp"] > 1),
-        ) for mode in ([rec] if rec else RECOMPUTE_MODES)]
-        return Layouts(**{f.name: np.concatenate([getattr(x, f.name) for x in singles])
-                          for f in dataclasses.fields(Layouts)})
+        singles = [
+            Layouts.single(
+                job.global_batch_seqs,
+                tp=given["tp"],
+                pp=given["pp"],
+                dp=given["dp"],
+                micro_batch=given["micro_batch"],
+                interleave=given["interleave"] or 1,
+                zero=given["zero"] or 0,
+                recompute=mode,
+                sequence_parallel=_int(row, "sequence_parallel")
+                if row.get("sequence_parallel")
+                else int(given["tp"] > 1),
+            )
+            for mode in ([rec] if rec else RECOMPUTE_MODES)
+        ]
+        return Layouts(
+            **{
+                f.name: np.concatenate([getattr(x, f.name) for x in singles])
+                for f in dataclasses.fields(Layouts)
+            }
+        )
     lay = all_layouts(job, gpus)
     keep = np.ones(len(lay), dtype=bool)
     for k, v in given.items():
@@ -185,7 +236,9 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
         keep &= lay.recompute == RECOMPUTE_MODES.index(rec)
     lay = lay.take(np.nonzero(keep)[0])
     if row.get("sequence_parallel") not in ("", None):
-        lay = dataclasses.replace(lay, sequence_parallel=np.full(len(lay), int(row["sequence_parallel"])))
+        lay = dataclasses.replace(
+            lay, sequence_parallel=np.full(len(lay), int(row["sequence_parallel"]))
+        )
     return lay
 
 
@@ -206,7 +259,14 @@ def _in_unit(unit: str, job: Job, gpus: int, batch_seqs: int, step_s: float) -> 
     if unit == "tflops_per_gpu_megatron":
         return _megatron_flops_per_step(job, batch_seqs) / step_s / gpus / 1e12
     if unit == "mfu_pct":
-        return 100 * model_flops_per_token(job) * tokens / step_s / gpus / (job.gpu.peak_tflops(job.precision) * 1e12)
+        return (
+            100
+            * model_flops_per_token(job)
+            * tokens
+            / step_s
+            / gpus
+            / (job.gpu.peak_tflops(job.precision) * 1e12)
+        )
     raise ValueError(f"unknown unit {unit!r}")
 
 
@@ -222,10 +282,17 @@ def _predict_step(row: dict) -> dict:
     i = int(cand[np.argmin(step["total"][cand] / lay.batch_seqs[cand])])
     batch, step_s = int(lay.batch_seqs[i]), float(step["total"][i])
     # the rule of thumb: 6·N per token at a constant MFU (filled in by validate)
-    six_nd_s = 6 * job.shape.params_active * batch * job.seq_len / (gpus * job.gpu.peak_tflops(job.precision) * 1e12)
+    six_nd_s = (
+        6
+        * job.shape.params_active
+        * batch
+        * job.seq_len
+        / (gpus * job.gpu.peak_tflops(job.precision) * 1e12)
+    )
     return {
         "predicted": _in_unit(row["unit"], job, gpus, batch, step_s),
-        "layout": layout_text(lay.row(i)), "fits": bool(ok[i]),
+        "layout": layout_text(lay.row(i)),
+        "fits": bool(ok[i]),
         "memory_share": float(mem["total"][i]) / (job.gpu.memory_gib * GIB),
         "rule": lambda mfu: _in_unit(row["unit"], job, gpus, batch, six_nd_s / mfu),
     }
@@ -234,11 +301,21 @@ def _predict_step(row: dict) -> dict:
 def _predict_run(row: dict) -> dict:
     shape = shape_of(row["model"])
     gpus, seq = int(row["gpus"]), int(row["seq_len"])
-    workload = {"tokens": float(row["tokens"]), "seq_len": seq, "precision": row["precision"],
-                "global_batch_tokens": int(row["global_batch_seqs"]) * seq}
+    workload = {
+        "tokens": float(row["tokens"]),
+        "seq_len": seq,
+        "precision": row["precision"],
+        "global_batch_tokens": int(row["global_batch_seqs"]) * seq,
+    }
     cluster = Cluster(gpu=row["gpu"], gpus=gpus)
-    if row["model"] in load_presets() and _int(row, "tp") is None and row["flash_attention"] in ("", "2"):
-        plan = plan_training(Scenario(workload=Workload(model=row["model"], **workload), cluster=cluster))
+    if (
+        row["model"] in load_presets()
+        and _int(row, "tp") is None
+        and row["flash_attention"] in ("", "2")
+    ):
+        plan = plan_training(
+            Scenario(workload=Workload(model=row["model"], **workload), cluster=cluster)
+        )
         ideal_days, wall_days, layout = plan.ideal_days, plan.train_days, plan.layout
         layout_fits = True
     else:  # a custom shape, a published layout or execution plan, or older attention kernels: the
@@ -255,8 +332,12 @@ def _predict_run(row: dict) -> dict:
         choice = describe(job, gpus, lay, mem, step, i, len(lay), ok.size, 0.0)
         steps = math.ceil(float(row["tokens"]) / (int(lay.batch_seqs[i]) * seq))
         ideal_days = steps * choice.step_time_s / SECONDS_PER_DAY
-        rel = plan_reliability(gpus, shape.params_total, ideal_days * SECONDS_PER_DAY,
-                               failures_per_gpu_day=planner_gpu.failures_per_gpu_day)
+        rel = plan_reliability(
+            gpus,
+            shape.params_total,
+            ideal_days * SECONDS_PER_DAY,
+            failures_per_gpu_day=planner_gpu.failures_per_gpu_day,
+        )
         wall_days = rel.wall_clock_s / SECONDS_PER_DAY
         layout = choice.layout
     no_failures = row["unit"] == "gpu_hours_no_failures"
@@ -265,8 +346,11 @@ def _predict_run(row: dict) -> dict:
     rule_hours = 6 * shape.params_active * float(row["tokens"]) / (gpus * peak) / 3600 * gpus
     goodput = 1.0 if no_failures else RULE_GOODPUT
     return {
-        "predicted": days * 24 * gpus, "layout": layout_text(layout), "fits": layout_fits,
-        "memory_share": None, "rule": lambda mfu: rule_hours / mfu / goodput,
+        "predicted": days * 24 * gpus,
+        "layout": layout_text(layout),
+        "fits": layout_fits,
+        "memory_share": None,
+        "rule": lambda mfu: rule_hours / mfu / goodput,
     }
 
 
@@ -283,8 +367,13 @@ def best_rule_mfu(rows: list[dict]) -> float:
 
 def summarise(errors: list[float]) -> dict[str, float]:
     a = [abs(e) for e in errors]
-    return {"rows": len(a), "median_abs_error": statistics.median(a), "worst_abs_error": max(a),
-            "min_error": min(errors), "max_error": max(errors)}
+    return {
+        "rows": len(a),
+        "median_abs_error": statistics.median(a),
+        "worst_abs_error": max(a),
+        "min_error": min(errors),
+        "max_error": max(errors),
+    }
 
 
 @functools.cache
@@ -293,22 +382,38 @@ def validate() -> dict:
     out = []
     for row in load_runs():
         pred = _predict_run(row) if row["kind"] == "gpu_hours" else _predict_step(row)
-        out.append({
-            "id": row["id"], "kind": row["kind"], "model": row["model"], "gpu": row["gpu"],
-            "gpus": int(row["gpus"]), "gpus_assumed": row.get("gpus_assumed") == "1", "seq_len": int(row["seq_len"]),
-            "global_batch_seqs": int(row["global_batch_seqs"]), "precision": row["precision"],
-            "tokens": float(row["tokens"]) if row.get("tokens") else None,
-            "layout": pred["layout"], "layout_fits": pred["fits"], "memory_share": pred["memory_share"],
-            "unit": row["unit"], "published": float(row["published"]), "predicted": pred["predicted"],
-            "scored": row.get("scored", "1") != "0",
-            "calibration": row["id"].startswith(CALIBRATION_PREFIXES) or row["id"] in CONSTANT_SOURCE_IDS,
-            "source": row["source"], "notes": row.get("notes", ""), "_rule": pred["rule"],
-        })
+        out.append(
+            {
+                "id": row["id"],
+                "kind": row["kind"],
+                "model": row["model"],
+                "gpu": row["gpu"],
+                "gpus": int(row["gpus"]),
+                "gpus_assumed": row.get("gpus_assumed") == "1",
+                "seq_len": int(row["seq_len"]),
+                "global_batch_seqs": int(row["global_batch_seqs"]),
+                "precision": row["precision"],
+                "tokens": float(row["tokens"]) if row.get("tokens") else None,
+                "layout": pred["layout"],
+                "layout_fits": pred["fits"],
+                "memory_share": pred["memory_share"],
+                "unit": row["unit"],
+                "published": float(row["published"]),
+                "predicted": pred["predicted"],
+                "scored": row.get("scored", "1") != "0",
+                "calibration": row["id"].startswith(CALIBRATION_PREFIXES)
+                or row["id"] in CONSTANT_SOURCE_IDS,
+                "source": row["source"],
+                "notes": row.get("notes", ""),
+                "_rule": pred["rule"],
+            }
+        )
     mfu = best_rule_mfu([r for r in out if r["scored"]])
     for r in out:
         r["rule_of_thumb"] = r.pop("_rule")(mfu)
         r["error"] = _err(r["predicted"], r["published"])
         r["rule_error"] = _err(r["rule_of_thumb"], r["published"])
+
     def per_kind(rows: list[dict]) -> dict:
         out_kind = {}
         for kind in KINDS:
@@ -316,17 +421,29 @@ def validate() -> dict:
             if not sel:
                 continue
             model = summarise([r["error"] for r in sel])
-            model["beyond_worst_target"] = [r["id"] for r in sel if abs(r["error"]) > TARGETS[kind][1]]
-            out_kind[kind] = {"model": model, "rule_of_thumb": summarise([r["rule_error"] for r in sel])}
+            model["beyond_worst_target"] = [
+                r["id"] for r in sel if abs(r["error"]) > TARGETS[kind][1]
+            ]
+            out_kind[kind] = {
+                "model": model,
+                "rule_of_thumb": summarise([r["rule_error"] for r in sel]),
+            }
         return out_kind
 
     held_out = [r for r in out if r["scored"] and not r["calibration"]]
     scored = per_kind([r for r in out if r["scored"]])
     beyond = [i for s in scored.values() for i in s["model"]["beyond_worst_target"]]
-    return {"rows": out, "by_kind": scored, "by_kind_all_rows": per_kind(out),
-            "by_kind_held_out": per_kind(held_out),
-            "rule_of_thumb_mfu": mfu, "rule_of_thumb_goodput": RULE_GOODPUT, "skipped": load_skipped(),
-            "misses": misses(out, beyond), "by_source": by_source(out)}
+    return {
+        "rows": out,
+        "by_kind": scored,
+        "by_kind_all_rows": per_kind(out),
+        "by_kind_held_out": per_kind(held_out),
+        "rule_of_thumb_mfu": mfu,
+        "rule_of_thumb_goodput": RULE_GOODPUT,
+        "skipped": load_skipped(),
+        "misses": misses(out, beyond),
+        "by_source": by_source(out),
+    }
 
 
 def source_of(row_id: str) -> str:
@@ -345,9 +462,16 @@ def by_source(rows: list[dict]) -> list[dict]:
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(source_of(r["id"]), []).append(r)
-    return [{"source": label, "rows": len(sel), "scored_rows": sum(r["scored"] for r in sel),
-             **summarise([r["error"] for r in sel]), "bias": statistics.fmean(speed_error(r) for r in sel)}
-            for label, sel in groups.items()]
+    return [
+        {
+            "source": label,
+            "rows": len(sel),
+            "scored_rows": sum(r["scored"] for r in sel),
+            **summarise([r["error"] for r in sel]),
+            "bias": statistics.fmean(speed_error(r) for r in sel),
+        }
+        for label, sel in groups.items()
+    ]
 
 
 def load_misses() -> list[dict]:
@@ -366,12 +490,24 @@ def misses(rows: list[dict], beyond: list[str]) -> dict:
     explained = []
     for e in entries:
         r = by_id.get(e["id"])
-        others = [{"id": o, "error": by_id[o]["error"] if o in by_id else None} for o in e["compare_with"].split()]
-        explained.append({**e, "compare_with": others, "error": r["error"] if r else None,
-                          "memory_share": r["memory_share"] if r else None})
+        others = [
+            {"id": o, "error": by_id[o]["error"] if o in by_id else None}
+            for o in e["compare_with"].split()
+        ]
+        explained.append(
+            {
+                **e,
+                "compare_with": others,
+                "error": r["error"] if r else None,
+                "memory_share": r["memory_share"] if r else None,
+            }
+        )
     listed = {e["id"] for e in entries}
-    return {"explained": explained, "unexplained": [i for i in beyond if i not in listed],
-            "stale": [i for i in listed if i not in beyond]}
+    return {
+        "explained": explained,
+        "unexplained": [i for i in beyond if i not in listed],
+        "stale": [i for i in listed if i not in beyond],
+    }
 
 
 def load_skipped() -> list[dict]:
@@ -382,5 +518,8 @@ def load_skipped() -> list[dict]:
 def calibration_worst_error() -> float:
     """Worst |predicted / published − 1| over the calibration rows, with the constants as they are now
     (uncached: the GEMM_SHARE_OF_MAMF search in bench/calibration.py and the tests change them)."""
-    return max(abs(r["error"]) for r in validate.__wrapped__()["rows"] if r["id"].startswith(CALIBRATION_PREFIXES))
-
+    return max(
+        abs(r["error"])
+        for r in validate.__wrapped__()["rows"]
+        if r["id"].startswith(CALIBRATION_PREFIXES)
+    )

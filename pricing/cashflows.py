@@ -61,8 +61,13 @@ def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     return np.clip(overlap, 0.0, DAYS_PER_MONTH) / DAYS_PER_MONTH
 
 
-def make_context(inp: CostInputs, P: dict, ready_day: np.ndarray, train_days: np.ndarray,
-                 pay_for_idle_storage: bool = True) -> Context:
+def make_context(
+    inp: CostInputs,
+    P: dict,
+    ready_day: np.ndarray,
+    train_days: np.ndarray,
+    pay_for_idle_storage: bool = True,
+) -> Context:
     months, term = inp.months, inp.term_days
     usage = inp.scenario.usage
     if usage.mode == "runs":
@@ -75,16 +80,27 @@ def make_context(inp: CostInputs, P: dict, ready_day: np.ndarray, train_days: np
         runs_done = busy.sum(axis=1, keepdims=True) * DAYS_PER_MONTH / train_days
         busy_end = np.full_like(ready_day, term)
     held_end = np.full_like(ready_day, term) if pay_for_idle_storage else busy_end
-    return Context(months, ready_day, train_days, runs_done, busy, busy_end,
-                   window(months, ready_day, held_end))
+    return Context(
+        months,
+        ready_day,
+        train_days,
+        runs_done,
+        busy,
+        busy_end,
+        window(months, ready_day, held_end),
+    )
 
 
 # --- owned hardware ----------------------------------------------------------------------------
 
+
 def hardware_capex(inp: CostInputs, P: dict) -> dict[str, np.ndarray]:
     servers = inp.gpus * P["server_usd_per_gpu"]
-    fabric = (inp.switches * P["ib_switch_64port_ndr_usd_per_switch"]
-              + inp.transceivers * P["optic_400g_usd_per_transceiver"] + inp.gpus * P["nic_400g_usd_per_port"])
+    fabric = (
+        inp.switches * P["ib_switch_64port_ndr_usd_per_switch"]
+        + inp.transceivers * P["optic_400g_usd_per_transceiver"]
+        + inp.gpus * P["nic_400g_usd_per_port"]
+    )
     return {
         "servers": servers,
         "spares": servers * P["spares_pct_of_nodes"] / 100,
@@ -94,13 +110,18 @@ def hardware_capex(inp: CostInputs, P: dict) -> dict[str, np.ndarray]:
     }
 
 
-def _financing(inp: CostInputs, P: dict, ctx: Context, capex: np.ndarray, resale: np.ndarray) -> Flows:
+def _financing(
+    inp: CostInputs, P: dict, ctx: Context, capex: np.ndarray, resale: np.ndarray
+) -> Flows:
     """Hardware payments by the scenario's financing, with the residual value at term end."""
     how = inp.scenario.term.financing
     m = np.arange(ctx.months)[None, :]
     k = m - ctx.ready_month  # months since acceptance
     if how == "cash":
-        return {"hardware": ctx.at_month(ctx.ready_month, capex), "residual value": ctx.at_end(-resale)}
+        return {
+            "hardware": ctx.at_month(ctx.ready_month, capex),
+            "residual value": ctx.at_end(-resale),
+        }
     if how == "loan":
         i = P["loan_rate_pct_per_year"] / 100 / 12
         n = inp.scenario.term.loan_years * 12
@@ -112,8 +133,11 @@ def _financing(inp: CostInputs, P: dict, ctx: Context, capex: np.ndarray, resale
         principal = np.where(paying, payment - interest, 0.0)
         last_k = np.minimum(ctx.months - 1 - ctx.ready_month, n)
         left = capex * (1 + i) ** last_k - payment * ((1 + i) ** last_k - 1) / i
-        return {"hardware": principal + ctx.at_end(np.maximum(left, 0.0)), "financing": interest,
-                "residual value": ctx.at_end(-resale)}
+        return {
+            "hardware": principal + ctx.at_end(np.maximum(left, 0.0)),
+            "financing": interest,
+            "residual value": ctx.at_end(-resale),
+        }
     i = P["lease_rate_pct_per_year"] / 100 / 12
     n = np.maximum(ctx.months - ctx.ready_month, 1)
     v = (1 + i) ** -n
@@ -135,7 +159,9 @@ def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
         resale = resale + site * np.maximum(1 - inp.months / 12 / P["facility_life_years"], 0.0)
     flows = _financing(inp, P, ctx, total, resale)
     if own_site:
-        flows["facility upkeep"] = site * P["facility_maintenance_pct_of_capex_per_year"] / 100 / 12 * held
+        flows["facility upkeep"] = (
+            site * P["facility_maintenance_pct_of_capex_per_year"] / 100 / 12 * held
+        )
     idle = P["idle_power_pct"] / 100
     draw_kw = kw * (idle * held + (1 - idle) * ctx.busy)
     flows["power"] = draw_kw * HOURS_PER_MONTH * P["pue"] * P["electricity_usd_per_kwh"]
@@ -145,10 +171,13 @@ def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
         fte = np.maximum(P["ops_min_team_fte"], P["ops_fte_per_1000_gpus"] * inp.gpus / 1000)
         flows["staff"] = fte * P["ops_salary_usd_per_year"] / 12 * held
     else:
-        flows["managed service"] = P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held
+        flows["managed service"] = (
+            P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held
+        )
     flows["support and licences"] = (
         P["support_pct_of_capex_per_year"] / 100 / 12 * (servers + fabric)
-        + P["licence_usd_per_gpu_year"] / 12 * inp.gpus) * held
+        + P["licence_usd_per_gpu_year"] / 12 * inp.gpus
+    ) * held
     flows["parts"] = P["part_replacement_pct_per_year"] / 100 / 12 * servers * held
     return flows
 
@@ -162,6 +191,7 @@ def managed_owned(inp: CostInputs, P: dict, ctx: Context) -> Flows:
 
 
 # --- rented -------------------------------------------------------------------------------------
+
 
 def _storage_and_egress(inp: CostInputs, P: dict, ctx: Context) -> Flows:
     return {
@@ -192,7 +222,10 @@ def managed(inp: CostInputs, P: dict, ctx: Context) -> Flows:
 
 def _pay_as_you_go(key: str) -> Callable[[CostInputs, dict, Context], Flows]:
     def flows(inp: CostInputs, P: dict, ctx: Context) -> Flows:
-        return {"compute": P[key] * inp.gpus * HOURS_PER_MONTH * ctx.busy} | _storage_and_egress(inp, P, ctx)
+        return {"compute": P[key] * inp.gpus * HOURS_PER_MONTH * ctx.busy} | _storage_and_egress(
+            inp, P, ctx
+        )
+
     return flows
 
 
@@ -207,6 +240,7 @@ def _committed(years: int) -> Callable[[CostInputs, dict, Context], Flows]:
         beyond = np.maximum(end - inp.term_days, 0.0) / DAYS_PER_MONTH
         compute = hours * window(ctx.months, ctx.ready_day, end) + ctx.at_end(beyond * hours)
         return {"compute": compute} | _storage_and_egress(inp, P, ctx)
+
     return flows
 
 

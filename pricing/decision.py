@@ -85,7 +85,9 @@ def recommend(inp: CostInputs, results: list) -> dict:
     if not ok:
         return {"option": None, "why": "no option completes the workload within the term"}
     best = min(ok, key=lambda r: r.npv_usd)
-    fastest = min(ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf)
+    fastest = min(
+        ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf
+    )
     others = sorted((r for r in ok if r is not best), key=lambda r: r.npv_usd)
     why = f"{best.label} has the lowest cost over {inp.months} months (NPV ${best.npv_usd / 1e6:,.1f}M"
     if others:
@@ -94,9 +96,16 @@ def recommend(inp: CostInputs, results: list) -> dict:
             why += f", {1 - best.npv_usd / nxt.npv_usd:.0%} below {nxt.label}"
     why += f"); it is ready on day {best.ready_day:.0f}"
     if fastest is not best and fastest.first_result_day is not None:
-        why += (f". {fastest.label} gives the first result soonest (day {fastest.first_result_day:.0f}"
-                f" vs {best.first_result_day or float('nan'):.0f})")
-    return {"option": best.option, "label": best.label, "fastest_option": fastest.option, "why": why}
+        why += (
+            f". {fastest.label} gives the first result soonest (day {fastest.first_result_day:.0f}"
+            f" vs {best.first_result_day or float('nan'):.0f})"
+        )
+    return {
+        "option": best.option,
+        "label": best.label,
+        "fastest_option": fastest.option,
+        "why": why,
+    }
 
 
 def _two_cheapest(inp: CostInputs, options: list[str]) -> tuple[str, str] | None:
@@ -122,10 +131,24 @@ def tornado(inp: CostInputs, options: list[str], rows: dict) -> dict:
     bars = []
     for i, k in enumerate(keys):
         lo, hi = gap[1 + 2 * i], gap[2 + 2 * i]
-        bars.append({"key": k, "label": KEY_INPUTS[k], "base_value": inp.value(k), "unit": inp.figures[k].unit,
-                     "gap_low_usd": _finite(lo), "gap_high_usd": _finite(hi)})
+        bars.append(
+            {
+                "key": k,
+                "label": KEY_INPUTS[k],
+                "base_value": inp.value(k),
+                "unit": inp.figures[k].unit,
+                "gap_low_usd": _finite(lo),
+                "gap_high_usd": _finite(hi),
+            }
+        )
     bars.sort(key=lambda b: -abs((b["gap_high_usd"] or 0) - (b["gap_low_usd"] or 0)))
-    return {"cheapest": a, "runner_up": b, "swing": SWING, "base_gap_usd": float(gap[0]), "bars": bars}
+    return {
+        "cheapest": a,
+        "runner_up": b,
+        "swing": SWING,
+        "base_gap_usd": float(gap[0]),
+        "bars": bars,
+    }
 
 
 def _finite(x: float) -> float | None:
@@ -155,7 +178,9 @@ def monte_carlo(inp: CostInputs, options: list[str], draws: int = 2000, seed: in
     for j, o in enumerate(options):
         col = npv[finite[:, j], j]
         per_option[o] = {
-            "p10_usd": _q(col, 10), "p50_usd": _q(col, 50), "p90_usd": _q(col, 90),
+            "p10_usd": _q(col, 10),
+            "p50_usd": _q(col, 50),
+            "p90_usd": _q(col, 90),
             "probability_cheapest": float(np.mean(cheapest == j)),
             "probability_completes": float(finite[:, j].mean()),
         }
@@ -174,7 +199,7 @@ def flip_points(inp: CostInputs, options: list[str]) -> list[dict]:
     n = len(keys) * g
     mult = {k: np.ones(n) for k in keys}
     for i, k in enumerate(keys):
-        mult[k][i * g:(i + 1) * g] = FLIP_GRID
+        mult[k][i * g : (i + 1) * g] = FLIP_GRID
     npv = npv_table(inp, _rows(inp, mult, n), options)
     base = npv_table(inp, base_params(inp), options)[0]
     if not np.isfinite(base).any():
@@ -182,7 +207,7 @@ def flip_points(inp: CostInputs, options: list[str]) -> list[dict]:
     today = int(np.argmin(base))
     out = []
     for i, k in enumerate(keys):
-        block = npv[i * g:(i + 1) * g]
+        block = npv[i * g : (i + 1) * g]
         winner = np.where(np.isfinite(block).any(axis=1), np.argmin(block, axis=1), -1)
         centre = int(np.searchsorted(FLIP_GRID, 1.0))
         for direction, idx in (("below", range(centre, 0, -1)), ("above", range(centre, g - 1))):
@@ -194,13 +219,22 @@ def flip_points(inp: CostInputs, options: list[str]) -> list[dict]:
                 if winner[j] == today and winner[nxt] != today and winner[nxt] >= 0:
                     other = int(winner[nxt])
                     x = _crossing(FLIP_GRID[j], FLIP_GRID[nxt], block[j], block[nxt], today, other)
-                    out.append({
-                        "key": k, "label": KEY_INPUTS[k], "unit": inp.figures[k].unit,
-                        "base_value": inp.value(k), "flip_value": inp.value(k) * x, "direction": direction,
-                        "cheapest_now": options[today], "cheapest_after": options[other],
-                        "text": (f"{LABELS[options[other]]} becomes cheapest when {KEY_INPUTS[k].lower()} is "
-                                 f"{direction} {_fmt(inp.value(k) * x, inp.figures[k].unit)}"),
-                    })
+                    out.append(
+                        {
+                            "key": k,
+                            "label": KEY_INPUTS[k],
+                            "unit": inp.figures[k].unit,
+                            "base_value": inp.value(k),
+                            "flip_value": inp.value(k) * x,
+                            "direction": direction,
+                            "cheapest_now": options[today],
+                            "cheapest_after": options[other],
+                            "text": (
+                                f"{LABELS[options[other]]} becomes cheapest when {KEY_INPUTS[k].lower()} is "
+                                f"{direction} {_fmt(inp.value(k) * x, inp.figures[k].unit)}"
+                            ),
+                        }
+                    )
                     break
     return out
 

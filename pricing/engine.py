@@ -18,9 +18,14 @@ from pricing.catalogue import Catalogue
 from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
 
 LABELS = {
-    "build": "Build", "rent": "Rent dedicated", "managed": "Managed", "managed:owned": "Managed (owned)",
-    "cloud:on_demand": "Cloud on-demand", "cloud:spot": "Cloud spot",
-    "cloud:committed_1y": "Cloud 1-yr commit", "cloud:committed_3y": "Cloud 3-yr commit",
+    "build": "Build",
+    "rent": "Rent dedicated",
+    "managed": "Managed",
+    "managed:owned": "Managed (owned)",
+    "cloud:on_demand": "Cloud on-demand",
+    "cloud:spot": "Cloud spot",
+    "cloud:committed_1y": "Cloud 1-yr commit",
+    "cloud:committed_3y": "Cloud 3-yr commit",
 }
 MANAGED = frozenset({"managed", "managed:owned"})
 
@@ -68,9 +73,15 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
     out = {}
     base = inp.plan
     for option in options:
-        ready = tl.ready_day(option, gpu_id=inp.gpu_id, gpus=inp.gpus, nodes=inp.nodes,
-                             it_power_kw=inp.it_power_kw, lead_time_multiplier=P["lead_time_multiplier"],
-                             own_facility=inp.own_facility)
+        ready = tl.ready_day(
+            option,
+            gpu_id=inp.gpu_id,
+            gpus=inp.gpus,
+            nodes=inp.nodes,
+            it_power_kw=inp.it_power_kw,
+            lead_time_multiplier=P["lead_time_multiplier"],
+            own_facility=inp.own_facility,
+        )
         ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
         ratio = inp.value("managed_restart_ratio") if option in MANAGED else 1.0
         days = base.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
@@ -118,7 +129,9 @@ def breakeven_month(cum_a: np.ndarray, cum_b: np.ndarray) -> int | None:
     return int(bad[-1] + 2) if bad.size else 1
 
 
-def _option_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P) -> OptionResult:
+def _option_result(
+    inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P
+) -> OptionResult:
     months = inp.months
     nominal, npv = totals(flows, P, months)
     monthly = sum(flows.values())[0]
@@ -127,32 +140,56 @@ def _option_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Contex
     completes = bool(_completes(inp, ctx, P)[0, 0])
     train_days = float(ctx.train_days[0, 0])
     ready = float(ctx.ready_day[0, 0])
-    timeline = tl.provisioning_timeline(option, gpu_id=inp.gpu_id, gpus=inp.gpus, nodes=inp.nodes,
-                                        it_power_kw=inp.it_power_kw, own_facility=inp.own_facility)
+    timeline = tl.provisioning_timeline(
+        option,
+        gpu_id=inp.gpu_id,
+        gpus=inp.gpus,
+        nodes=inp.nodes,
+        it_power_kw=inp.it_power_kw,
+        own_facility=inp.own_facility,
+    )
     note = inp.unavailable.get(option, "")
     if not completes and not note:
-        note = (f"only {runs:.2f} of {inp.scenario.usage.runs:g} runs fit in the term"
-                if inp.scenario.usage.mode == "runs" else "not ready within the term")
+        note = (
+            f"only {runs:.2f} of {inp.scenario.usage.runs:g} runs fit in the term"
+            if inp.scenario.usage.mode == "runs"
+            else "not ready within the term"
+        )
     return OptionResult(
-        option=option, label=LABELS[option], available=option not in inp.unavailable, note=note,
-        total_usd=float(nominal[0]), npv_usd=float(npv[0]),
-        monthly_usd=monthly.tolist(), cumulative_usd=np.cumsum(monthly).tolist(),
+        option=option,
+        label=LABELS[option],
+        available=option not in inp.unavailable,
+        note=note,
+        total_usd=float(nominal[0]),
+        npv_usd=float(npv[0]),
+        monthly_usd=monthly.tolist(),
+        cumulative_usd=np.cumsum(monthly).tolist(),
         breakdown_usd={k: float(v[0].sum()) for k, v in flows.items()},
         residual_value_usd=float(-flows.get("residual value", np.zeros((1, months)))[0].sum()),
         delivered_gpu_hours=busy_hours,
         usd_per_gpu_hour=float(nominal[0]) / busy_hours if busy_hours > 0 else None,
         runs_completed=runs,
         usd_per_training_run=float(nominal[0]) / runs if runs >= 1e-9 else None,
-        completes_workload=completes, train_days=train_days,
-        timeline=[{"phase": p.name, "start_day": p.start_day, "end_day": p.end_day, "note": p.note}
-                  for p in timeline.phases],
-        ready_day=ready, first_result_day=ready + train_days if runs >= 1 - 1e-9 else None,
+        completes_workload=completes,
+        train_days=train_days,
+        timeline=[
+            {"phase": p.name, "start_day": p.start_day, "end_day": p.end_day, "note": p.note}
+            for p in timeline.phases
+        ],
+        ready_day=ready,
+        first_result_day=ready + train_days if runs >= 1 - 1e-9 else None,
         breakeven_month={},
     )
 
 
-def compare(scenario: Scenario, catalogue: Catalogue | None = None, *, decision: bool = True,
-            draws: int = 2000, seed: int = 20261129) -> Comparison:
+def compare(
+    scenario: Scenario,
+    catalogue: Catalogue | None = None,
+    *,
+    decision: bool = True,
+    draws: int = 2000,
+    seed: int = 20261129,
+) -> Comparison:
     from pricing import decision as ds  # decision support evaluates the engine many times
 
     inp = build_inputs(scenario, catalogue)
@@ -167,7 +204,8 @@ def compare(scenario: Scenario, catalogue: Catalogue | None = None, *, decision:
         for b in options:
             if a != b:
                 rows[a].breakeven_month[b] = breakeven_month(
-                    np.array(rows[a].cumulative_usd), np.array(rows[b].cumulative_usd))
+                    np.array(rows[a].cumulative_usd), np.array(rows[b].cumulative_usd)
+                )
     ordered = [rows[o] for o in scenario.options.compare]
     recommendation = ds.recommend(inp, ordered)
     if decision and len(options) >= 2:
@@ -179,36 +217,80 @@ def compare(scenario: Scenario, catalogue: Catalogue | None = None, *, decision:
     return Comparison(
         scenario=scenario.model_dump(mode="json"),
         training=_training_summary(inp),
-        options=ordered, recommendation=recommendation, sensitivity=sensitivity,
-        uncertainty=uncertainty, flip_points=flips,
-        assumptions=[{"key": f.key, "value": f.value if np.isfinite(f.value) else None, "unit": f.unit,
-                      "source": f.source,
-                      "as_of": f.as_of, "overridden": f.overridden, "note": f.note}
-                     for f in inp.figures.values()],
+        options=ordered,
+        recommendation=recommendation,
+        sensitivity=sensitivity,
+        uncertainty=uncertainty,
+        flip_points=flips,
+        assumptions=[
+            {
+                "key": f.key,
+                "value": f.value if np.isfinite(f.value) else None,
+                "unit": f.unit,
+                "source": f.source,
+                "as_of": f.as_of,
+                "overridden": f.overridden,
+                "note": f.note,
+            }
+            for f in inp.figures.values()
+        ],
     )
 
 
 def _unavailable(inp: CostInputs, option: str) -> OptionResult:
     zeros = [0.0] * inp.months
     return OptionResult(
-        option=option, label=LABELS[option], available=False, note=inp.unavailable[option],
-        total_usd=0.0, npv_usd=0.0, monthly_usd=zeros, cumulative_usd=zeros, breakdown_usd={},
-        residual_value_usd=0.0, delivered_gpu_hours=0.0, usd_per_gpu_hour=None, runs_completed=0.0,
-        usd_per_training_run=None, completes_workload=False, train_days=0.0, timeline=[],
-        ready_day=0.0, first_result_day=None, breakeven_month={},
+        option=option,
+        label=LABELS[option],
+        available=False,
+        note=inp.unavailable[option],
+        total_usd=0.0,
+        npv_usd=0.0,
+        monthly_usd=zeros,
+        cumulative_usd=zeros,
+        breakdown_usd={},
+        residual_value_usd=0.0,
+        delivered_gpu_hours=0.0,
+        usd_per_gpu_hour=None,
+        runs_completed=0.0,
+        usd_per_training_run=None,
+        completes_workload=False,
+        train_days=0.0,
+        timeline=[],
+        ready_day=0.0,
+        first_result_day=None,
+        breakeven_month={},
     )
 
 
 def _training_summary(inp: CostInputs) -> dict:
     p = inp.plan
     return {
-        "model": p.model["name"], "gpu": p.gpu, "gpus": p.gpus, "nodes": inp.nodes, "layout": p.layout,
-        "step_time_s": p.step_time_s, "mfu": p.mfu, "ideal_days": p.ideal_days, "goodput": p.goodput,
-        "train_days": p.train_days, "train_days_low": p.train_days_low, "train_days_high": p.train_days_high,
-        "gpu_hours_per_run": p.gpu_hours, "it_power_kw": inp.it_power_kw,
-        "storage_tb": inp.storage_tb, "fabric_switches": inp.switches, "transceivers": inp.transceivers,
-        "memory_gib_per_gpu": p.memory_gib_per_gpu, "memory_capacity_gib": p.memory_capacity_gib,
-        "tokens_per_s": p.tokens_per_s, "sizing": p.sizing, "min_gpus": p.min_gpus,
-        "checkpoint": p.checkpoint, "fabric": p.fabric.model_dump(), "storage": p.storage,
-        "chosen_gpus": p.gpus, "curve": [pt.model_dump() for pt in p.curve or []],
+        "model": p.model["name"],
+        "gpu": p.gpu,
+        "gpus": p.gpus,
+        "nodes": inp.nodes,
+        "layout": p.layout,
+        "step_time_s": p.step_time_s,
+        "mfu": p.mfu,
+        "ideal_days": p.ideal_days,
+        "goodput": p.goodput,
+        "train_days": p.train_days,
+        "train_days_low": p.train_days_low,
+        "train_days_high": p.train_days_high,
+        "gpu_hours_per_run": p.gpu_hours,
+        "it_power_kw": inp.it_power_kw,
+        "storage_tb": inp.storage_tb,
+        "fabric_switches": inp.switches,
+        "transceivers": inp.transceivers,
+        "memory_gib_per_gpu": p.memory_gib_per_gpu,
+        "memory_capacity_gib": p.memory_capacity_gib,
+        "tokens_per_s": p.tokens_per_s,
+        "sizing": p.sizing,
+        "min_gpus": p.min_gpus,
+        "checkpoint": p.checkpoint,
+        "fabric": p.fabric.model_dump(),
+        "storage": p.storage,
+        "chosen_gpus": p.gpus,
+        "curve": [pt.model_dump() for pt in p.curve or []],
     }

@@ -27,17 +27,40 @@ DATASET_COPIES = 2
 
 #: Catalogue assumption keys read as they are.
 CATALOGUE_KEYS = (
-    "spares_pct_of_nodes", "ib_switch_64port_ndr_usd_per_switch", "optic_400g_usd_per_transceiver",
-    "nic_400g_usd_per_port", "storage_buy_usd_per_tb", "storage_system_uplift_ratio",
-    "installation_usd_per_node", "electricity_usd_per_kwh", "pue", "idle_power_pct",
-    "colocation_usd_per_kw_month", "ops_fte_per_1000_gpus", "ops_min_team_fte",
-    "ops_salary_usd_per_year", "support_pct_of_capex_per_year", "licence_usd_per_gpu_year",
-    "part_replacement_pct_per_year", "discount_rate_pct_per_year", "loan_rate_pct_per_year",
-    "lease_rate_pct_per_year", "rent_support_pct", "rent_setup_fee_usd_per_node",
-    "rent_min_term_months", "storage_rent_usd_per_gb_month", "egress_usd_per_gb",
-    "managed_premium_pct", "managed_owned_fee_pct_of_capex_per_year", "managed_restart_ratio",
-    "spot_interruption_overhead_pct", "committed_1y_discount_pct", "committed_3y_discount_pct",
-    "facility_capex_usd_per_kw", "facility_life_years", "facility_maintenance_pct_of_capex_per_year",
+    "spares_pct_of_nodes",
+    "ib_switch_64port_ndr_usd_per_switch",
+    "optic_400g_usd_per_transceiver",
+    "nic_400g_usd_per_port",
+    "storage_buy_usd_per_tb",
+    "storage_system_uplift_ratio",
+    "installation_usd_per_node",
+    "electricity_usd_per_kwh",
+    "pue",
+    "idle_power_pct",
+    "colocation_usd_per_kw_month",
+    "ops_fte_per_1000_gpus",
+    "ops_min_team_fte",
+    "ops_salary_usd_per_year",
+    "support_pct_of_capex_per_year",
+    "licence_usd_per_gpu_year",
+    "part_replacement_pct_per_year",
+    "discount_rate_pct_per_year",
+    "loan_rate_pct_per_year",
+    "lease_rate_pct_per_year",
+    "rent_support_pct",
+    "rent_setup_fee_usd_per_node",
+    "rent_min_term_months",
+    "storage_rent_usd_per_gb_month",
+    "egress_usd_per_gb",
+    "managed_premium_pct",
+    "managed_owned_fee_pct_of_capex_per_year",
+    "managed_restart_ratio",
+    "spot_interruption_overhead_pct",
+    "committed_1y_discount_pct",
+    "committed_3y_discount_pct",
+    "facility_capex_usd_per_kw",
+    "facility_life_years",
+    "facility_maintenance_pct_of_capex_per_year",
 )
 
 
@@ -52,10 +75,15 @@ class InputError(ValueError):
 #: Allowed range of an override, where it is narrower than 0 to 1e12; keys set by the scenario's own
 #: fields (runs, utilisation) are changed there, not here.
 OVERRIDE_RANGES: dict[str, tuple[float, float]] = {
-    "pue": (1.0, 3.0), "managed_premium_pct": (0.0, 500.0), "spot_interruption_overhead_pct": (0.0, 500.0),
-    "managed_restart_ratio": (0.0, 10.0), "storage_system_uplift_ratio": (0.1, 10.0),
-    "failure_rate_multiplier": (0.01, 100.0), "lead_time_multiplier": (0.01, 10.0),
-    "facility_life_years": (1.0, 100.0), "rent_min_term_months": (0.0, 120.0),
+    "pue": (1.0, 3.0),
+    "managed_premium_pct": (0.0, 500.0),
+    "spot_interruption_overhead_pct": (0.0, 500.0),
+    "managed_restart_ratio": (0.0, 10.0),
+    "storage_system_uplift_ratio": (0.1, 10.0),
+    "failure_rate_multiplier": (0.01, 100.0),
+    "lead_time_multiplier": (0.01, 10.0),
+    "facility_life_years": (1.0, 100.0),
+    "rent_min_term_months": (0.0, 120.0),
 }
 NOT_OVERRIDABLE = frozenset({"runs", "utilisation_pct"})
 
@@ -63,7 +91,11 @@ NOT_OVERRIDABLE = frozenset({"runs", "utilisation_pct"})
 def override_range(key: str) -> tuple[float, float]:
     if key in OVERRIDE_RANGES:
         return OVERRIDE_RANGES[key]
-    return (0.0, 100.0) if key.endswith(("_pct", "_pct_per_year", "_pct_of_capex_per_year", "_pct_of_nodes")) else (0.0, 1e12)
+    return (
+        (0.0, 100.0)
+        if key.endswith(("_pct", "_pct_per_year", "_pct_of_capex_per_year", "_pct_of_nodes"))
+        else (0.0, 1e12)
+    )
 
 
 @dataclass(frozen=True)
@@ -117,7 +149,9 @@ class CostInputs:
         for g in grid:
             mtbf = job_mtbf_s(self.gpus, rel.failures_per_gpu_day * g)
             tau = daly_interval_s(rel.checkpoint_write_s, mtbf)
-            curve.append(goodput_fraction(mtbf, rel.checkpoint_write_s, tau, rel.restart_s * restart_ratio))
+            curve.append(
+                goodput_fraction(mtbf, rel.checkpoint_write_s, tau, rel.restart_s * restart_ratio)
+            )
         mult = np.clip(np.asarray(failure_multiplier, dtype=float), grid[0], grid[-1])
         return np.interp(np.log(mult), np.log(grid), np.array(curve))
 
@@ -131,8 +165,9 @@ def _derived(key: str, value: float, unit: str, how: str, as_of: str = "") -> Fi
     return Figure(key, value, unit, f"derived: {how}", as_of)
 
 
-def _rental(cat: Catalogue, gpu_id: str, offer: str, provider: str | None,
-            kinds: tuple[str | None, ...]) -> tuple[float, str]:
+def _rental(
+    cat: Catalogue, gpu_id: str, offer: str, provider: str | None, kinds: tuple[str | None, ...]
+) -> tuple[float, str]:
     """The named provider's price when one is given, else the median over the first provider kind
     (hyperscaler, neocloud, ...; None = any) that has one; and where it came from."""
     choices = [(provider, None)] if provider else [(None, kind) for kind in kinds]
@@ -143,25 +178,40 @@ def _rental(cat: Catalogue, gpu_id: str, offer: str, provider: str | None,
             continue
         label = who or (f"{kind} median" if kind else "median of all providers")
         return price, f"rental_prices.csv: {gpu_id} {offer}, {label}"
-    raise MissingFigureError(f"no {offer} rental price for {gpu_id}" + (f" from {provider}" if provider else ""))
+    raise MissingFigureError(
+        f"no {offer} rental price for {gpu_id}" + (f" from {provider}" if provider else "")
+    )
 
 
-def _price_figures(cat: Catalogue, sc: Scenario, gpu_id: str, figures: dict[str, Figure],
-                   unavailable: dict[str, str]) -> None:
+def _price_figures(
+    cat: Catalogue,
+    sc: Scenario,
+    gpu_id: str,
+    figures: dict[str, Figure],
+    unavailable: dict[str, str],
+) -> None:
     d1 = figures["committed_1y_discount_pct"].value / 100
     d3 = figures["committed_3y_discount_pct"].value / 100
     unit = "USD/GPU-hour"
     server = cat.server_price_usd_per_gpu(gpu_id)
     figures["server_usd_per_gpu"] = Figure(
-        "server_usd_per_gpu", server, "USD/GPU", f"hardware_prices.csv: median of {gpu_id} server quotes",
-        max(str(r.as_of) for r in cat.server_prices(gpu_id)))
+        "server_usd_per_gpu",
+        server,
+        "USD/GPU",
+        f"hardware_prices.csv: median of {gpu_id} server quotes",
+        max(str(r.as_of) for r in cat.server_prices(gpu_id)),
+    )
 
     known = cat.providers(gpu_id)
-    for field_name, provider in (("rent_provider", sc.options.rent_provider),
-                                 ("cloud_provider", sc.options.cloud_provider)):
+    for field_name, provider in (
+        ("rent_provider", sc.options.rent_provider),
+        ("cloud_provider", sc.options.cloud_provider),
+    ):
         if provider is not None and provider not in known:
-            raise InputError(f"options.{field_name}",
-                             f"no prices from {provider!r} for {gpu_id}; known: {', '.join(known)}")
+            raise InputError(
+                f"options.{field_name}",
+                f"no prices from {provider!r} for {gpu_id}; known: {', '.join(known)}",
+            )
     neo = ("neocloud", "marketplace", None)
     hyper = ("hyperscaler", None)
     prov = sc.options.rent_provider
@@ -172,31 +222,41 @@ def _price_figures(cat: Catalogue, sc: Scenario, gpu_id: str, figures: dict[str,
         c1, src1 = on_demand_neo * (1 - d1), f"derived: {src} x (1 - committed_1y_discount_pct)"
     if sc.term.months >= 36:
         rent = c1 * (1 - d3) / (1 - d1)
-        rent_src = f"derived: 3-year rate = 1-year rate ({src1}) x (1 - 3y discount) / (1 - 1y discount)"
+        rent_src = (
+            f"derived: 3-year rate = 1-year rate ({src1}) x (1 - 3y discount) / (1 - 1y discount)"
+        )
     else:
         rent, rent_src = c1, src1
     figures["rent_usd_per_gpu_hour"] = Figure("rent_usd_per_gpu_hour", rent, unit, rent_src, "")
 
     cprov = sc.options.cloud_provider
     od, od_src = _rental(cat, gpu_id, "on_demand", cprov, hyper)
-    figures["cloud_on_demand_usd_per_gpu_hour"] = Figure("cloud_on_demand_usd_per_gpu_hour", od, unit, od_src, "")
+    figures["cloud_on_demand_usd_per_gpu_hour"] = Figure(
+        "cloud_on_demand_usd_per_gpu_hour", od, unit, od_src, ""
+    )
     try:
         spot, spot_src = _rental(cat, gpu_id, "spot", cprov, hyper)
     except MissingFigureError:
         spot, spot_src = math.nan, "no spot price in the catalogue"
         unavailable["cloud:spot"] = f"no spot offer for {gpu_id} in the catalogue"
-    figures["cloud_spot_usd_per_gpu_hour"] = Figure("cloud_spot_usd_per_gpu_hour", spot, unit, spot_src, "")
+    figures["cloud_spot_usd_per_gpu_hour"] = Figure(
+        "cloud_spot_usd_per_gpu_hour", spot, unit, spot_src, ""
+    )
     for years, disc in (("1y", d1), ("3y", d3)):
         key = f"cloud_committed_{years}_usd_per_gpu_hour"
         try:
             price, psrc = _rental(cat, gpu_id, f"committed_{years}", cprov, ("hyperscaler",))
         except MissingFigureError:
-            price, psrc = od * (1 - disc), f"derived: {od_src} x (1 - committed_{years}_discount_pct)"
+            price, psrc = (
+                od * (1 - disc),
+                f"derived: {od_src} x (1 - committed_{years}_discount_pct)",
+            )
         figures[key] = Figure(key, price, unit, psrc, "")
 
 
-def build_inputs(scenario: Scenario, catalogue: Catalogue | None = None,
-                 plan: TrainingPlan | None = None) -> CostInputs:
+def build_inputs(
+    scenario: Scenario, catalogue: Catalogue | None = None, plan: TrainingPlan | None = None
+) -> CostInputs:
     """Sizes the workload once with the core, then gathers every figure; overrides win."""
     cat = catalogue or load_catalogue()
     plan = plan or plan_training(scenario, curve=True)
@@ -204,37 +264,83 @@ def build_inputs(scenario: Scenario, catalogue: Catalogue | None = None,
     figures = {key: _catalogue_figure(cat, key) for key in CATALOGUE_KEYS}
     unavailable: dict[str, str] = {}
     _price_figures(cat, scenario, gpu.gpu_id, figures, unavailable)
-    figures["utilisation_pct"] = Figure("utilisation_pct", scenario.usage.utilisation_pct, "%", "scenario", "")
+    figures["utilisation_pct"] = Figure(
+        "utilisation_pct", scenario.usage.utilisation_pct, "%", "scenario", ""
+    )
     figures["runs"] = Figure("runs", scenario.usage.runs, "runs", "scenario", "")
     figures["failure_rate_multiplier"] = Figure(
-        "failure_rate_multiplier", 1.0, "ratio",
-        f"1 = {plan.reliability.failures_per_gpu_day:.2g} failures per GPU-day (models/data/gpus.csv)", "")
+        "failure_rate_multiplier",
+        1.0,
+        "ratio",
+        f"1 = {plan.reliability.failures_per_gpu_day:.2g} failures per GPU-day (models/data/gpus.csv)",
+        "",
+    )
     figures["lead_time_multiplier"] = Figure(
-        "lead_time_multiplier", 1.0, "ratio", "1 = catalogue lead times (pricing/data/lead_times.csv)", "")
+        "lead_time_multiplier",
+        1.0,
+        "ratio",
+        "1 = catalogue lead times (pricing/data/lead_times.csv)",
+        "",
+    )
     age_years = scenario.term.months / 12
     figures["residual_value_pct"] = Figure(
-        "residual_value_pct", cat.residual_value_pct(min(age_years, 6.0)), "%",
-        f"residual_values.csv at {age_years:.1f} years", "")
+        "residual_value_pct",
+        cat.residual_value_pct(min(age_years, 6.0)),
+        "%",
+        f"residual_values.csv at {age_years:.1f} years",
+        "",
+    )
     if scenario.term.discount_rate_pct is not None:
         figures["discount_rate_pct_per_year"] = Figure(
-            "discount_rate_pct_per_year", scenario.term.discount_rate_pct, "%/year", "scenario", "", True)
+            "discount_rate_pct_per_year",
+            scenario.term.discount_rate_pct,
+            "%/year",
+            "scenario",
+            "",
+            True,
+        )
     for key, value in scenario.overrides.items():
         if key not in figures or key in NOT_OVERRIDABLE:
             where = "usage" if key in NOT_OVERRIDABLE else None
-            raise InputError(f"overrides.{key}", f"set it in {where}, not in overrides" if where else
-                             "unknown input; overridable: " + ", ".join(sorted(set(figures) - NOT_OVERRIDABLE)))
+            raise InputError(
+                f"overrides.{key}",
+                f"set it in {where}, not in overrides"
+                if where
+                else "unknown input; overridable: "
+                + ", ".join(sorted(set(figures) - NOT_OVERRIDABLE)),
+            )
         lo, hi = override_range(key)
         if not lo <= value <= hi:
-            raise InputError(f"overrides.{key}", f"{value:g} is out of range (allowed: {lo:g} to {hi:g})")
+            raise InputError(
+                f"overrides.{key}", f"{value:g} is out of range (allowed: {lo:g} to {hi:g})"
+            )
         old = figures[key]
-        figures[key] = Figure(key, float(value), old.unit, "user override", "", True,
-                              note=f"catalogue: {old.value:g} {old.unit} ({old.source})")
+        figures[key] = Figure(
+            key,
+            float(value),
+            old.unit,
+            "user override",
+            "",
+            True,
+            note=f"catalogue: {old.value:g} {old.unit} ({old.source})",
+        )
     nodes = plan.fabric.nodes
-    storage_tb = (CHECKPOINTS_KEPT * plan.checkpoint["size_gib"] * 2**30 / 1e12
-                  + DATASET_COPIES * plan.storage["dataset_tb"])
+    storage_tb = (
+        CHECKPOINTS_KEPT * plan.checkpoint["size_gib"] * 2**30 / 1e12
+        + DATASET_COPIES * plan.storage["dataset_tb"]
+    )
     return CostInputs(
-        scenario=scenario, plan=plan, figures=figures, gpu_id=gpu.gpu_id, gpus=plan.gpus, nodes=nodes,
-        months=scenario.term.months, node_power_kw=gpu.node_power_kw, storage_tb=storage_tb,
-        weights_gb=2 * plan.model["params"] / 1e9, switches=plan.fabric.switches,
-        transceivers=plan.fabric.transceivers, unavailable=unavailable,
+        scenario=scenario,
+        plan=plan,
+        figures=figures,
+        gpu_id=gpu.gpu_id,
+        gpus=plan.gpus,
+        nodes=nodes,
+        months=scenario.term.months,
+        node_power_kw=gpu.node_power_kw,
+        storage_tb=storage_tb,
+        weights_gb=2 * plan.model["params"] / 1e9,
+        switches=plan.fabric.switches,
+        transceivers=plan.fabric.transceivers,
+        unavailable=unavailable,
     )

@@ -140,7 +140,12 @@ def _procurement(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[f
 
 
 def _build_parts(
-    cat: Catalogue, option: str, gpu_id: str, gpus: int, nodes: int, it_power_kw: float,
+    cat: Catalogue,
+    option: str,
+    gpu_id: str,
+    gpus: int,
+    nodes: int,
+    it_power_kw: float,
     own_facility: bool = False,
 ) -> _BuildParts:
     procurement, proc_note = _procurement(cat, option, gpu_id, gpus)
@@ -271,7 +276,9 @@ def ready_day(
     m = _multiplier(lead_time_multiplier)
     cat = catalogue if catalogue is not None else load_catalogue()
     if option in _BUILD_LIKE:
-        ready = _milestones(_build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility), m)[-1]
+        ready = _milestones(
+            _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility), m
+        )[-1]
     else:
         total = 0.0
         for _, days, _ in _chain(cat, option, gpus):

@@ -16,8 +16,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("BROWSER_PATH", "/usr/bin/chromium")
 #: Debian's Chromium as root, headless, and quiet on a machine whose only network is loopback
 CHROME_ARGS = [
-    "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 NGINX_TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
 
@@ -32,9 +37,19 @@ def start_portal(port: int, *extra: str, stderr=subprocess.DEVNULL) -> subproces
     """`streamlit run app/main.py` on 127.0.0.1:port, from the repository root (its config)."""
     streamlit = pathlib.Path(sys.executable).with_name("streamlit")
     return subprocess.Popen(
-        [str(streamlit), "run", "app/main.py", f"--server.port={port}", "--server.address=127.0.0.1",
-         "--server.headless=true", "--browser.gatherUsageStats=false", *extra],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr,
+        [
+            str(streamlit),
+            "run",
+            "app/main.py",
+            f"--server.port={port}",
+            "--server.address=127.0.0.1",
+            "--server.headless=true",
+            "--browser.gatherUsageStats=false",
+            *extra,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
     )
 
 
@@ -60,4 +75,8 @@ def render_nginx_conf(prefix: pathlib.Path, listen: str, replicas: list[str]) ->
     """deploy/nginx.conf.template filled in: a prefix folder, the listen address, the replicas."""
     servers = "\n".join(f"        server {r} max_fails=0;" for r in replicas)
     text = NGINX_TEMPLATE.read_text()
-    return text.replace("@PREFIX@", str(prefix)).replace("@LISTEN@", listen).replace("@SERVERS@", servers)
+    return (
+        text.replace("@PREFIX@", str(prefix))
+        .replace("@LISTEN@", listen)
+        .replace("@SERVERS@", servers)
+    )

@@ -17,5 +17,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 bash scripts/setup.sh dev
+# Lint and formatting are part of the suite: CI holds them.
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
 export BROWSER_PATH=${BROWSER_PATH:-/usr/bin/chromium}
 exec .venv/bin/python -m pytest "$@"

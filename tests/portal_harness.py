@@ -17,11 +17,18 @@ from app import sidebar, state  # noqa: E402
 from app.formatting import md_plain  # noqa: E402
 from app.views import assumptions, compare, guide, validation, workload  # noqa: E402
 
-PAGES = {"workload": workload, "compare": compare, "assumptions": assumptions, "guide": guide,
-         "validation": validation}
+PAGES = {
+    "workload": workload,
+    "compare": compare,
+    "assumptions": assumptions,
+    "guide": guide,
+    "validation": validation,
+}
 
 state.init()
 sidebar.render()
 if err := st.session_state.pop("link_error", None):
-    st.warning(f"This share link could not be opened: {md_plain(err)}. Showing the default scenario instead.")
+    st.warning(
+        f"This share link could not be opened: {md_plain(err)}. Showing the default scenario instead."
+    )
 PAGES[st.session_state.get("_page", "workload")].render()

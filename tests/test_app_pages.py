@@ -105,12 +105,16 @@ def test_share_button_gives_a_link_that_restores_the_scenario():
     assert again.number_input(key="w_gpus").value == 512
 
 
-@pytest.mark.parametrize("token", ["not-a-link", "eJwLycgsVgCi4pLKlFSFtPyiXIWS1OISAEa8B2k", "A" * 9000])
+@pytest.mark.parametrize(
+    "token", ["not-a-link", "eJwLycgsVgCi4pLKlFSFtPyiXIWS1OISAEa8B2k", "A" * 9000]
+)
 def test_a_bad_link_shows_a_message_and_the_defaults(token):
     at = app(token=token)
     assert any("could not be opened" in w.value for w in at.warning)
-    assert at.session_state["scenario"] == Scenario.model_validate(EXAMPLE).model_dump(mode="json") or \
-        at.session_state["scenario"] == EXAMPLE
+    assert (
+        at.session_state["scenario"] == Scenario.model_validate(EXAMPLE).model_dump(mode="json")
+        or at.session_state["scenario"] == EXAMPLE
+    )
 
 
 def test_a_bad_input_keeps_what_was_typed_and_names_the_field():
@@ -160,9 +164,14 @@ def test_execution_plan_inputs_change_the_scenario_and_the_plan():
     at.toggle(key="w_tp_overlap").set_value(True).run()
     at.selectbox(key="w_grads").set_value("bf16").run()
     assert not at.exception, at.exception
-    assert at.session_state["scenario"]["execution"] == {"tp_comm_overlap": True, "gradient_precision": "bf16"}
+    assert at.session_state["scenario"]["execution"] == {
+        "tp_comm_overlap": True,
+        "gradient_precision": "bf16",
+    }
     assert float(metric(at, "Wall-clock days").replace(",", "")) <= days
     at.selectbox(key="w_attention").set_value("none").run()
     assert not at.exception, at.exception
     assert at.session_state["scenario"]["execution"]["attention"] == "none"
-    assert "**Execution:** attention none | TP comm overlap on | gradients bf16" in markdown_text(at)
+    assert "**Execution:** attention none | TP comm overlap on | gradients bf16" in markdown_text(
+        at
+    )

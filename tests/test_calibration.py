@@ -49,7 +49,9 @@ def test_recompute_cost_matches_measured_ratio():
     predicted, measured = {}, {}
     for row in ROWS:
         job, lay = _job_and_layout(row)
-        predicted.setdefault(row["model_id"], {})[row["recompute"]] = float(step_breakdown(job, lay)["total"][0])
+        predicted.setdefault(row["model_id"], {})[row["recompute"]] = float(
+            step_breakdown(job, lay)["total"][0]
+        )
         measured.setdefault(row["model_id"], {})[row["recompute"]] = float(row["measured_step_s"])
     for model in predicted:
         p = predicted[model]["full"] / predicted[model]["selective"]
@@ -85,4 +87,3 @@ def test_gemm_share_is_the_minimax_value_on_the_calibration_rows(monkeypatch):
         monkeypatch.setattr(C, "GEMM_SHARE_OF_MAMF", float(share))
         worst[float(share)] = calibration_worst_error()
     assert min(worst, key=worst.get) == pytest.approx(chosen), worst
-

@@ -20,9 +20,15 @@ from pricing.engine import Comparison, OptionResult, compare
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 KEYS = ("cumulative", "breakdown", "gantt", "scaling", "tornado", "uncertainty")
 CURVE = [  # hand-made scaling curve, in the shape compare() puts under training["curve"]
-    {"gpus": g, "step_time_s": 30.0 * 256 / g, "mfu": 0.55 - 0.02 * i, "ideal_days": 80.0 * 256 / g,
-     "train_days": 82.0 * 256 / g * (1 + 0.06 * i), "gpu_hours": 4.9e5 * (1 + 0.06 * i),
-     "scaling_efficiency": 1 / (1 + 0.06 * i)}
+    {
+        "gpus": g,
+        "step_time_s": 30.0 * 256 / g,
+        "mfu": 0.55 - 0.02 * i,
+        "ideal_days": 80.0 * 256 / g,
+        "train_days": 82.0 * 256 / g * (1 + 0.06 * i),
+        "gpu_hours": 4.9e5 * (1 + 0.06 * i),
+        "scaling_efficiency": 1 / (1 + 0.06 * i),
+    }
     for i, g in enumerate((256, 512, 1024, 2048, 4096))
 ]
 
@@ -42,11 +48,27 @@ def with_unavailable(full) -> Comparison:
     """The full comparison plus an option the catalogue cannot offer, as compare() reports one."""
     months = len(full.options[0].monthly_usd)
     spot = OptionResult(
-        option="cloud:spot", label="Cloud spot", available=False, note="no spot offer in the catalogue",
-        total_usd=0.0, npv_usd=0.0, monthly_usd=[0.0] * months, cumulative_usd=[0.0] * months,
-        breakdown_usd={}, residual_value_usd=0.0, delivered_gpu_hours=0.0, usd_per_gpu_hour=None,
-        runs_completed=0.0, usd_per_training_run=None, completes_workload=False, train_days=0.0,
-        timeline=[], ready_day=0.0, first_result_day=None, breakeven_month={})
+        option="cloud:spot",
+        label="Cloud spot",
+        available=False,
+        note="no spot offer in the catalogue",
+        total_usd=0.0,
+        npv_usd=0.0,
+        monthly_usd=[0.0] * months,
+        cumulative_usd=[0.0] * months,
+        breakdown_usd={},
+        residual_value_usd=0.0,
+        delivered_gpu_hours=0.0,
+        usd_per_gpu_hour=None,
+        runs_completed=0.0,
+        usd_per_training_run=None,
+        completes_workload=False,
+        train_days=0.0,
+        timeline=[],
+        ready_day=0.0,
+        first_result_day=None,
+        breakeven_month={},
+    )
     return full.model_copy(update={"options": [*full.options, spot]})
 
 
@@ -55,8 +77,11 @@ def _available(c: Comparison) -> list[OptionResult]:
 
 
 def _traces(fig: go.Figure, kind: str, option: str | None = None) -> list:
-    return [t for t in fig.data if (t.meta or {}).get("kind") == kind
-            and (option is None or t.meta.get("option") == option)]
+    return [
+        t
+        for t in fig.data
+        if (t.meta or {}).get("kind") == kind and (option is None or t.meta.get("option") == option)
+    ]
 
 
 def _colour(trace) -> str:
@@ -110,10 +135,20 @@ def test_one_distinct_colour_per_option_id():
     assert charts.category_color("no such category") == charts.category_color("no such category")
 
 
-@pytest.mark.parametrize(("x", "text"), [
-    (1.2e6, "$1.2M"), (65.49e6, "$65.5M"), (-29.36e6, "\u2212$29.4M"), (1.25e9, "$1.25B"),
-    (350e3, "$350k"), (512.0, "$512"), (0.0, "$0"), (None, "n/a"), (4.1e6, "$4.1M"),
-])
+@pytest.mark.parametrize(
+    ("x", "text"),
+    [
+        (1.2e6, "$1.2M"),
+        (65.49e6, "$65.5M"),
+        (-29.36e6, "\u2212$29.4M"),
+        (1.25e9, "$1.25B"),
+        (350e3, "$350k"),
+        (512.0, "$512"),
+        (0.0, "$0"),
+        (None, "n/a"),
+        (4.1e6, "$4.1M"),
+    ],
+)
 def test_fmt_usd(x, text):
     assert charts.fmt_usd(x) == text
 
@@ -201,7 +236,10 @@ def test_tornado_has_one_bar_per_input(full):
     fig = charts.tornado(full)
     bars = full.sensitivity["bars"]
     segments = _traces(fig, "tornado")
-    assert {t.meta["option"] for t in segments} == {full.sensitivity["cheapest"], full.sensitivity["runner_up"]}
+    assert {t.meta["option"] for t in segments} == {
+        full.sensitivity["cheapest"],
+        full.sensitivity["runner_up"],
+    }
     for t in segments:
         assert len(t.y) == len(bars)
         assert list(t.y) == [b["label"] for b in bars]
@@ -237,8 +275,13 @@ def test_scaling_curve_from_a_hand_made_curve(bare):
     (chosen,) = _traces(fig, "chosen")
     assert list(days.x) == [p["gpus"] for p in CURVE]
     assert list(days.y) == pytest.approx([p["train_days"] for p in CURVE])
-    assert list(ideal.y) == pytest.approx([p["ideal_days"] for p in CURVE]) and ideal.line.dash == "dash"
-    assert eff.yaxis == "y2" and list(eff.y) == pytest.approx([100 * p["scaling_efficiency"] for p in CURVE])
+    assert (
+        list(ideal.y) == pytest.approx([p["ideal_days"] for p in CURVE])
+        and ideal.line.dash == "dash"
+    )
+    assert eff.yaxis == "y2" and list(eff.y) == pytest.approx(
+        [100 * p["scaling_efficiency"] for p in CURVE]
+    )
     assert chosen.x[0] == 1024 and chosen.y[0] == pytest.approx(CURVE[2]["train_days"])
     assert fig.layout.xaxis.type == "log"
     assert [s.y0 for s in fig.layout.shapes if s.name == "deadline"] == [30]
@@ -247,7 +290,9 @@ def test_scaling_curve_from_a_hand_made_curve(bare):
     data["scenario"]["cluster"]["deadline_days"] = None
     data["training"]["curve"] = CURVE[::-1]
     fig = charts.scaling_curve(data)
-    assert not fig.layout.shapes and list(_traces(fig, "train_days")[0].x) == [p["gpus"] for p in CURVE]
+    assert not fig.layout.shapes and list(_traces(fig, "train_days")[0].x) == [
+        p["gpus"] for p in CURVE
+    ]
 
 
 def test_scaling_curve_without_a_curve_says_so(bare):
@@ -268,8 +313,9 @@ def test_no_decision_support_gives_empty_states_not_errors(bare):
 
 
 def test_no_available_option_gives_empty_states(full):
-    none = full.model_copy(update={
-        "options": [o.model_copy(update={"available": False}) for o in full.options]})
+    none = full.model_copy(
+        update={"options": [o.model_copy(update={"available": False}) for o in full.options]}
+    )
     figs = charts.all_figures(none)
     for key in ("cumulative", "breakdown"):
         assert not figs[key].data and figs[key].layout.annotations[0].name == "empty"
@@ -297,8 +343,14 @@ def test_figures_serialise_without_mathjax(full, with_unavailable):
 
 def test_figures_have_titles_axis_titles_with_units_and_a_readable_height(full):
     figs = charts.all_figures(full)
-    value_axes = {"cumulative": ("yaxis", "(USD)"), "breakdown": ("yaxis", "(USD)"), "gantt": ("xaxis", "Days"),
-                  "scaling": ("xaxis", "GPUs"), "tornado": ("xaxis", "(USD)"), "uncertainty": ("xaxis", "(USD)")}
+    value_axes = {
+        "cumulative": ("yaxis", "(USD)"),
+        "breakdown": ("yaxis", "(USD)"),
+        "gantt": ("xaxis", "Days"),
+        "scaling": ("xaxis", "GPUs"),
+        "tornado": ("xaxis", "(USD)"),
+        "uncertainty": ("xaxis", "(USD)"),
+    }
     for key, fig in figs.items():
         assert fig.layout.title.text and fig.layout.title.subtitle.text, key
         assert 380 <= fig.layout.height <= 700, key
@@ -327,7 +379,9 @@ def test_a_dict_gives_the_same_figures_as_the_model(full):
 
 def test_charts_do_not_import_streamlit():
     code = "import sys, app.charts; print(sorted(m for m in sys.modules if m.split('.')[0] == 'streamlit'))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -337,7 +391,10 @@ def test_validation_scatter_uses_the_template_and_marks_unscored_rows(dark):
 
     rows = validate()["rows"]
     fig = charts.validation_scatter(rows, dark=dark)
-    assert fig.layout.template.layout.paper_bgcolor == pio.templates[charts.template_name(dark)].layout.paper_bgcolor
+    assert (
+        fig.layout.template.layout.paper_bgcolor
+        == pio.templates[charts.template_name(dark)].layout.paper_bgcolor
+    )
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
     points = [t for t in fig.data if t.mode == "markers"]
     assert sum(len(t.x) for t in points) == len(rows)  # every row drawn once

@@ -32,6 +32,7 @@ LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines 
 
 # --------------------------------------------------------------------------------------- helpers
 
+
 def train(capsys, *args: str) -> tuple[int, str, str]:
     rc = main(["train", *args])
     out, err = capsys.readouterr()
@@ -72,7 +73,9 @@ def ladder_days(sc: Scenario) -> dict[int, float]:
     """Wall-clock days at every candidate count the planner may choose from (fixed-count plans)."""
     days = {}
     for n in Planner(sc).ladder:
-        fixed = sc.model_copy(update={"cluster": sc.cluster.model_copy(update={"gpus": n, "deadline_days": None})})
+        fixed = sc.model_copy(
+            update={"cluster": sc.cluster.model_copy(update={"gpus": n, "deadline_days": None})}
+        )
         try:
             days[n] = plan_training(fixed).train_days
         except SizingError:
@@ -82,6 +85,7 @@ def ladder_days(sc: Scenario) -> dict[int, float]:
 
 # ------------------------------------------------------------------------------- JSON contents
 
+
 def test_json_has_every_documented_key_with_sane_values(capsys):
     p = train_json(capsys, *LLAMA8_1T, "--gpus", "64", "--curve")
 
@@ -90,7 +94,9 @@ def test_json_has_every_documented_key_with_sane_values(capsys):
     for key in LAYOUT_KEYS:
         assert key in lay, key
     assert lay["tp"] * lay["pp"] * lay["dp"] == p["gpus"]
-    assert min(lay["tp"], lay["pp"], lay["dp"], lay["ep"], lay["micro_batch"], lay["interleave"]) >= 1
+    assert (
+        min(lay["tp"], lay["pp"], lay["dp"], lay["ep"], lay["micro_batch"], lay["interleave"]) >= 1
+    )
     assert lay["zero"] in (0, 1, 2, 3)
 
     mem = p["memory_gib_per_gpu"]
@@ -104,7 +110,9 @@ def test_json_has_every_documented_key_with_sane_values(capsys):
     assert p["tokens_per_s"] > 0
     # ideal days: the tokens at the plan's throughput, rounded up to whole steps
     assert p["ideal_days"] * 86_400 >= 1e12 / p["tokens_per_s"] * (1 - 1e-9)
-    assert p["ideal_days"] * 86_400 <= (1e12 + p["global_batch_tokens"]) / p["tokens_per_s"] * (1 + 1e-9)
+    assert p["ideal_days"] * 86_400 <= (1e12 + p["global_batch_tokens"]) / p["tokens_per_s"] * (
+        1 + 1e-9
+    )
     assert 0 < p["goodput"] <= 1
     assert p["train_days"] >= p["ideal_days"]
     assert p["ideal_days"] / p["train_days"] == pytest.approx(p["goodput"], rel=1e-2)
@@ -140,15 +148,60 @@ def test_curve_only_with_the_curve_flag(capsys):
 @pytest.mark.parametrize(
     ("args", "workload", "cluster", "curve"),
     [
-        (LLAMA8_1T + ["--gpus", "64"], {"model": "llama3-8b", "tokens": 1e12}, {"gpu": "H100-SXM", "gpus": 64}, False),
-        (LLAMA8_1T + ["--deadline-days", "10", "--curve"], {"model": "llama3-8b", "tokens": 1e12},
-         {"gpu": "H100-SXM", "deadline_days": 10}, True),
-        (["--model", "mixtral-8x7b", "--tokens", "2e12", "--gpu", "H200", "--precision", "fp8",
-          "--seq-len", "4096", "--global-batch-tokens", "2M"],
-         {"model": "mixtral-8x7b", "tokens": 2e12, "precision": "fp8", "seq_len": 4096,
-          "global_batch_tokens": 2_000_000}, {"gpu": "H200"}, False),
-        (["--params", "100B", "--active-params", "10B", "--tokens", "1T", "--gpu", "H100-SXM", "--gpus", "64"],
-         {"params": 100e9, "active_params": 10e9, "tokens": 1e12}, {"gpu": "H100-SXM", "gpus": 64}, False),
+        (
+            LLAMA8_1T + ["--gpus", "64"],
+            {"model": "llama3-8b", "tokens": 1e12},
+            {"gpu": "H100-SXM", "gpus": 64},
+            False,
+        ),
+        (
+            LLAMA8_1T + ["--deadline-days", "10", "--curve"],
+            {"model": "llama3-8b", "tokens": 1e12},
+            {"gpu": "H100-SXM", "deadline_days": 10},
+            True,
+        ),
+        (
+            [
+                "--model",
+                "mixtral-8x7b",
+                "--tokens",
+                "2e12",
+                "--gpu",
+                "H200",
+                "--precision",
+                "fp8",
+                "--seq-len",
+                "4096",
+                "--global-batch-tokens",
+                "2M",
+            ],
+            {
+                "model": "mixtral-8x7b",
+                "tokens": 2e12,
+                "precision": "fp8",
+                "seq_len": 4096,
+                "global_batch_tokens": 2_000_000,
+            },
+            {"gpu": "H200"},
+            False,
+        ),
+        (
+            [
+                "--params",
+                "100B",
+                "--active-params",
+                "10B",
+                "--tokens",
+                "1T",
+                "--gpu",
+                "H100-SXM",
+                "--gpus",
+                "64",
+            ],
+            {"params": 100e9, "active_params": 10e9, "tokens": 1e12},
+            {"gpu": "H100-SXM", "gpus": 64},
+            False,
+        ),
     ],
     ids=["fixed", "deadline+curve", "smallest-fp8-mixtral", "custom-moe"],
 )
@@ -160,10 +213,13 @@ def test_json_equals_plan_training_on_the_same_scenario(capsys, args, workload, 
 
 # ------------------------------------------------------------------------------------ suffixes
 
+
 def test_token_suffix_equals_the_plain_number(capsys):
     args = ["--model", "llama3-8b", "--gpu", "H100-SXM", "--gpus", "128"]
-    plans = [without_timing(train_json(capsys, *args, "--tokens", t))
-             for t in ("15T", "15e12", "15t", "15_000_000_000_000")]
+    plans = [
+        without_timing(train_json(capsys, *args, "--tokens", t))
+        for t in ("15T", "15e12", "15t", "15_000_000_000_000")
+    ]
     assert all(p == plans[0] for p in plans)
     assert plans[0]["steps"] * plans[0]["global_batch_tokens"] >= 15e12
 
@@ -171,11 +227,14 @@ def test_token_suffix_equals_the_plain_number(capsys):
 def test_params_suffix_equals_the_plain_number(capsys):
     args = ["--tokens", "1T", "--gpu", "H100-SXM", "--gpus", "16"]
     with_suffix = train_json(capsys, "--params", "7B", *args)
-    assert without_timing(with_suffix) == without_timing(train_json(capsys, "--params", "7e9", *args))
+    assert without_timing(with_suffix) == without_timing(
+        train_json(capsys, "--params", "7e9", *args)
+    )
     assert with_suffix["model"]["params"] == pytest.approx(7e9, rel=0.05)
 
 
 # ---------------------------------------------------------------------------------- deadlines
+
 
 def test_deadline_is_met_and_tighter_deadlines_never_get_fewer_gpus(capsys):
     gpus = []
@@ -217,6 +276,7 @@ def test_impossible_deadline_names_the_option_and_what_would_work(capsys):
 
 # ------------------------------------------------------------------------------- custom models
 
+
 def test_custom_dense_model_from_params(capsys):
     p = train_json(capsys, "--params", "7B", "--tokens", "1T", "--gpu", "H100-SXM", "--gpus", "16")
     assert p["gpus"] == 16
@@ -227,8 +287,19 @@ def test_custom_dense_model_from_params(capsys):
 
 
 def test_custom_moe_model_from_params_and_active_params(capsys):
-    p = train_json(capsys, "--params", "100B", "--active-params", "10B", "--tokens", "1T",
-                   "--gpu", "H100-SXM", "--gpus", "64")
+    p = train_json(
+        capsys,
+        "--params",
+        "100B",
+        "--active-params",
+        "10B",
+        "--tokens",
+        "1T",
+        "--gpu",
+        "H100-SXM",
+        "--gpus",
+        "64",
+    )
     assert p["gpus"] == 64
     assert p["model"]["experts"] > 1
     assert p["model"]["params"] == pytest.approx(100e9, rel=0.1)
@@ -239,8 +310,19 @@ def test_custom_moe_model_from_params_and_active_params(capsys):
 
 
 def test_active_params_larger_than_params_is_a_usage_error(capsys):
-    line = usage_error(capsys, "--params", "7B", "--active-params", "8B", "--tokens", "1T",
-                       "--gpu", "H100-SXM", "--gpus", "8")
+    line = usage_error(
+        capsys,
+        "--params",
+        "7B",
+        "--active-params",
+        "8B",
+        "--tokens",
+        "1T",
+        "--gpu",
+        "H100-SXM",
+        "--gpus",
+        "8",
+    )
     assert "active" in line and "params" in line
 
 
@@ -248,7 +330,10 @@ def test_active_params_larger_than_params_is_a_usage_error(capsys):
     ("args", "option"),
     [
         (["--params", "7B", "--active-params", "8B"], "--active-params"),
-        (["--model", "llama3-8b", "--seq-len", "4096", "--global-batch-tokens", "1000"], "--global-batch-tokens"),
+        (
+            ["--model", "llama3-8b", "--seq-len", "4096", "--global-batch-tokens", "1000"],
+            "--global-batch-tokens",
+        ),
     ],
     ids=["active>params", "batch<seq"],
 )
@@ -263,6 +348,7 @@ def test_active_params_with_a_preset_is_a_usage_error(capsys):
 
 
 # ------------------------------------------------------------------------------- human output
+
 
 def test_human_output_is_a_table_with_count_layout_and_days(capsys):
     rc, out, err = train(capsys, *LLAMA8_1T, "--gpus", "64")
@@ -284,13 +370,26 @@ def test_human_output_with_curve_marks_the_chosen_count(capsys):
 
 # --------------------------------------------------------------------------------- bad input
 
+
 @pytest.mark.parametrize(
     ("args", "must_contain"),
     [
-        (["--model", "llama3-8b", "--tokens", "-5", "--gpu", "H100-SXM", "--gpus", "8"], ["--tokens", "allowed"]),
-        (["--model", "llama3-8b", "--tokens", "abc", "--gpu", "H100-SXM", "--gpus", "8"], ["--tokens", "abc"]),
-        (["--model", "llama3-8b", "--tokens", "1e16", "--gpu", "H100-SXM", "--gpus", "8"], ["--tokens"]),
-        (["--model", "llama3-8b", "--tokens", "1T", "--gpu", "H999", "--gpus", "8"], ["--gpu", "H999", "H100-SXM"]),
+        (
+            ["--model", "llama3-8b", "--tokens", "-5", "--gpu", "H100-SXM", "--gpus", "8"],
+            ["--tokens", "allowed"],
+        ),
+        (
+            ["--model", "llama3-8b", "--tokens", "abc", "--gpu", "H100-SXM", "--gpus", "8"],
+            ["--tokens", "abc"],
+        ),
+        (
+            ["--model", "llama3-8b", "--tokens", "1e16", "--gpu", "H100-SXM", "--gpus", "8"],
+            ["--tokens"],
+        ),
+        (
+            ["--model", "llama3-8b", "--tokens", "1T", "--gpu", "H999", "--gpus", "8"],
+            ["--gpu", "H999", "H100-SXM"],
+        ),
         (LLAMA8_1T + ["--gpus", "8.5"], ["--gpus", "8.5"]),
         (LLAMA8_1T + ["--gpus", "0"], ["--gpus", "at least 1"]),
         (LLAMA8_1T + ["--gpus", "-8"], ["--gpus"]),
@@ -299,10 +398,25 @@ def test_human_output_with_curve_marks_the_chosen_count(capsys):
         (LLAMA8_1T + ["--deadline-days", "-1"], ["--deadline-days"]),
         (LLAMA8_1T + ["--deadline-days", "x"], ["--deadline-days"]),
         (LLAMA8_1T + ["--gpus", "8", "--seq-len", "64"], ["--seq-len"]),
-        (["--model", "llama3-405b", "--tokens", "15T", "--gpu", "H100-SXM", "--gpus", "8"],
-         ["--gpus", "needs at least", "H100-SXM"]),
-        (["--model", "llama3-8b", "--tokens", "1T", "--gpu", "A100-80GB", "--gpus", "8", "--precision", "fp8"],
-         ["--precision", "bf16"]),
+        (
+            ["--model", "llama3-405b", "--tokens", "15T", "--gpu", "H100-SXM", "--gpus", "8"],
+            ["--gpus", "needs at least", "H100-SXM"],
+        ),
+        (
+            [
+                "--model",
+                "llama3-8b",
+                "--tokens",
+                "1T",
+                "--gpu",
+                "A100-80GB",
+                "--gpus",
+                "8",
+                "--precision",
+                "fp8",
+            ],
+            ["--precision", "bf16"],
+        ),
         (LLAMA8_1T + ["--gpus", "8", "--precision", "fp16"], ["--precision"]),
         (["--model", "llama3-8b", "--gpu", "H100-SXM", "--gpus", "8"], ["--tokens"]),
         (["--model", "llama3-8b", "--tokens", "1T", "--gpus", "8"], ["--gpu"]),
@@ -311,10 +425,29 @@ def test_human_output_with_curve_marks_the_chosen_count(capsys):
         (LLAMA8_1T + ["--gpus", "8", "--deadline-days", "3"], ["--gpus", "--deadline-days"]),
         (LLAMA8_1T + ["--model", "gpt-9"], ["--model", "gpt-9"]),
     ],
-    ids=["negative-tokens", "non-numeric-tokens", "too-many-tokens", "unknown-gpu", "fractional-gpus",
-         "zero-gpus", "negative-gpus", "too-many-gpus", "nan-gpus", "negative-deadline", "non-numeric-deadline",
-         "short-seq", "model-does-not-fit", "fp8-on-a100", "unknown-precision", "missing-tokens", "missing-gpu",
-         "missing-model", "model-and-params", "gpus-and-deadline", "unknown-preset"],
+    ids=[
+        "negative-tokens",
+        "non-numeric-tokens",
+        "too-many-tokens",
+        "unknown-gpu",
+        "fractional-gpus",
+        "zero-gpus",
+        "negative-gpus",
+        "too-many-gpus",
+        "nan-gpus",
+        "negative-deadline",
+        "non-numeric-deadline",
+        "short-seq",
+        "model-does-not-fit",
+        "fp8-on-a100",
+        "unknown-precision",
+        "missing-tokens",
+        "missing-gpu",
+        "missing-model",
+        "model-and-params",
+        "gpus-and-deadline",
+        "unknown-preset",
+    ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_option(capsys, args, must_contain):
     line = usage_error(capsys, *args)
@@ -335,7 +468,9 @@ def test_needs_at_least_names_the_true_smallest_count(capsys):
 
 
 def test_error_stays_on_one_line_when_the_input_has_a_line_break(capsys):
-    usage_error(capsys, "--model", "llama3-8b", "--tokens", "1\n2", "--gpu", "H100-SXM", "--gpus", "8")
+    usage_error(
+        capsys, "--model", "llama3-8b", "--tokens", "1\n2", "--gpu", "H100-SXM", "--gpus", "8"
+    )
 
 
 junk = st.one_of(
@@ -348,8 +483,18 @@ junk = st.one_of(
 @given(option=st.sampled_from(["--tokens", "--gpus"]), value=junk)
 def test_junk_numbers_exit_0_or_2_and_never_raise(option, value):
     values = {"--tokens": "1T", "--gpus": "64"} | {option: value}
-    argv = ["train", "--model", "llama3-8b", "--gpu", "H100-SXM", "--json",
-            "--tokens", values["--tokens"], "--gpus", values["--gpus"]]
+    argv = [
+        "train",
+        "--model",
+        "llama3-8b",
+        "--gpu",
+        "H100-SXM",
+        "--json",
+        "--tokens",
+        values["--tokens"],
+        "--gpus",
+        values["--gpus"],
+    ]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = main(argv)
@@ -368,16 +513,25 @@ def test_junk_numbers_exit_0_or_2_and_never_raise(option, value):
 
 # ------------------------------------------------------------------------- the console script
 
+
 def console_script() -> str:
-    for candidate in (pathlib.Path(sys.executable).with_name("clusterplan"), ROOT / ".venv" / "bin" / "clusterplan"):
+    for candidate in (
+        pathlib.Path(sys.executable).with_name("clusterplan"),
+        ROOT / ".venv" / "bin" / "clusterplan",
+    ):
         if candidate.exists():
             return str(candidate)
     pytest.fail("the clusterplan console script is not installed (pip install -e .)")
 
 
 def test_console_script_prints_a_json_plan():
-    r = subprocess.run([console_script(), "train", *LLAMA8_1T, "--gpus", "64", "--json"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [console_script(), "train", *LLAMA8_1T, "--gpus", "64", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
     plan = json.loads(r.stdout)
@@ -386,9 +540,24 @@ def test_console_script_prints_a_json_plan():
 
 
 def test_console_script_error_is_status_2_and_one_line_without_traceback():
-    r = subprocess.run([console_script(), "train", "--model", "llama3-405b", "--tokens", "15T",
-                        "--gpu", "H100-SXM", "--gpus", "8"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            console_script(),
+            "train",
+            "--model",
+            "llama3-405b",
+            "--tokens",
+            "15T",
+            "--gpu",
+            "H100-SXM",
+            "--gpus",
+            "8",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2
     assert r.stdout == ""
     assert "Traceback" not in r.stderr

@@ -28,13 +28,24 @@ from pricing.engine import compare
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CLUSTERPLAN = ROOT / ".venv" / "bin" / "clusterplan"
 KINDS = ("build", "rent", "managed", "cloud")
-OPTION_KEYS = ("option", "total_usd", "npv_usd", "monthly_usd", "breakdown_usd", "usd_per_gpu_hour",
-               "usd_per_training_run", "timeline", "ready_day", "first_result_day")
+OPTION_KEYS = (
+    "option",
+    "total_usd",
+    "npv_usd",
+    "monthly_usd",
+    "breakdown_usd",
+    "usd_per_gpu_hour",
+    "usd_per_training_run",
+    "timeline",
+    "ready_day",
+    "first_result_day",
+)
 TOP_KEYS = ("options", "recommendation", "sensitivity", "uncertainty", "flip_points")
 SECTIONS = ("workload", "cluster", "usage", "term", "options", "overrides")
 
 
 # --------------------------------------------------------------------------------------- helpers
+
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
     rc = main(list(args))
@@ -71,8 +82,10 @@ def write(path: pathlib.Path, content: str | bytes) -> str:
 
 def strict_json(text: str):
     """json.loads that refuses NaN and Infinity, as RFC 8259 parsers (JavaScript, Go, jq) do."""
+
     def refuse(name: str):
         raise ValueError(f"non-standard JSON constant {name}")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -81,6 +94,7 @@ def approx_usd(x: float):
 
 
 # -------------------------------------------------------------------------------------- fixtures
+
 
 @pytest.fixture(scope="module")
 def example_text() -> str:
@@ -109,6 +123,7 @@ def comparison(example_path) -> dict:
 
 # ------------------------------------------------------------------------------- example, schema
 
+
 def test_example_is_a_valid_scenario_comparing_all_four_kinds(capsys):
     rc, out, err = cli(capsys, "example")
     assert rc == 0
@@ -130,7 +145,9 @@ def test_example_round_trips_through_compare_from_a_file(capsys, example_text, t
     assert compared == Scenario.model_validate_json(example_text).options.compare
 
 
-def test_example_round_trips_through_compare_from_stdin(capsys, monkeypatch, example_text, example_path):
+def test_example_round_trips_through_compare_from_stdin(
+    capsys, monkeypatch, example_text, example_path
+):
     monkeypatch.setattr(sys, "stdin", io.StringIO(example_text))
     rc, out, err = cli(capsys, "compare", "-", "--json")
     assert rc == 0, err
@@ -163,6 +180,7 @@ def test_example_validates_against_the_printed_schema(capsys, example):
 
 
 # ----------------------------------------------------------------------------------- compare --json
+
 
 def test_compare_json_has_every_documented_key(comparison, example):
     for key in TOP_KEYS:
@@ -209,8 +227,10 @@ def test_compare_json_decision_support(comparison):
     assert rec["option"] in compared, rec
     assert isinstance(rec.get("why"), str) and rec["why"]
     available = {o["option"]: o for o in comparison["options"] if o.get("available", True)}
-    cheapest = min((o for o in available.values() if o.get("completes_workload", True)),
-                   key=lambda o: o["npv_usd"])
+    cheapest = min(
+        (o for o in available.values() if o.get("completes_workload", True)),
+        key=lambda o: o["npv_usd"],
+    )
     assert rec["option"] == cheapest["option"]
 
     u = comparison["uncertainty"]
@@ -235,6 +255,7 @@ def test_compare_json_is_the_engine_output(comparison, example):
 
 
 # ------------------------------------------------------------------------------------ csv, human
+
 
 def test_compare_csv_has_one_row_per_option_matching_the_json(capsys, example_path, comparison):
     rc, out, err = cli(capsys, "compare", example_path, "--csv")
@@ -271,8 +292,10 @@ def test_json_and_csv_are_exclusive(capsys, example_path):
 
 # ------------------------------------------------------------------------------------- bad files
 
+
 def edit(**changes):
     """A function that sets section__field=value (JSON paths, "__" between keys) in a scenario."""
+
     def apply(data: dict) -> dict:
         data = json.loads(json.dumps(data))
         for path, value in changes.items():
@@ -282,19 +305,30 @@ def edit(**changes):
                 node = node[p]
             node[last] = value
         return data
+
     return apply
+
 
 BAD_SCENARIOS = {
     "term.months too low": (edit(term__months=6), ["term.months", "12", "60"]),
     "term.months too high": (edit(term__months=61), ["term.months", "12", "60"]),
     "tokens too high": (edit(workload__tokens=1e16), ["workload.tokens", "at most"]),
     "unknown gpu": (edit(cluster__gpu="X100"), ["cluster.gpu", "unknown GPU", "H100-SXM"]),
-    "unknown rent provider": (edit(options__rent_provider="Nobody"), ["options.rent_provider", "Nobody"]),
-    "unknown cloud provider": (edit(options__cloud_provider="Nobody"), ["options.cloud_provider", "Nobody"]),
+    "unknown rent provider": (
+        edit(options__rent_provider="Nobody"),
+        ["options.rent_provider", "Nobody"],
+    ),
+    "unknown cloud provider": (
+        edit(options__cloud_provider="Nobody"),
+        ["options.cloud_provider", "Nobody"],
+    ),
     "unknown override": (edit(overrides__bogus=1.0), ["overrides.bogus", "unknown"]),
     "override out of range": (edit(overrides__pue=-1.0), ["overrides", "pue"]),
     "unknown option id": (edit(options__compare=["build", "cloud:free"]), ["options.compare"]),
-    "duplicate option": (edit(options__compare=["build", "rent", "build"]), ["options.compare", "once"]),
+    "duplicate option": (
+        edit(options__compare=["build", "rent", "build"]),
+        ["options.compare", "once"],
+    ),
     "no option": (edit(options__compare=[]), ["options.compare"]),
     "extra top-level key": (edit(colour="blue"), ["colour"]),
     "extra nested key": (edit(workload__colour="blue"), ["workload.colour"]),
@@ -324,7 +358,9 @@ def test_field_out_of_range_gives_the_allowed_range(capsys, tmp_path, example):
     assert re.search(r"term\.months: .*at least 12 and at most 60", line), line
 
 
-@pytest.mark.parametrize("text", ['{"version": 1,', "{'version': 1}", "", "{\n  \"term\": {\n    \"months\": 36,\n  }\n}"])
+@pytest.mark.parametrize(
+    "text", ['{"version": 1,', "{'version': 1}", "", '{\n  "term": {\n    "months": 36,\n  }\n}']
+)
 def test_malformed_json_says_where(capsys, tmp_path, text):
     path = write(tmp_path / "bad.json", text)
     line = one_error_line(*cli(capsys, "compare", path))
@@ -358,8 +394,10 @@ def test_directory_instead_of_file(capsys, tmp_path):
     assert str(tmp_path) in line, line
 
 
-@pytest.mark.parametrize("content", [b"\xff\xfe\x00\x01binary", b'{"term": {"months": 36}, "x": "\xe9"}',
-                                     bytes(range(256))])
+@pytest.mark.parametrize(
+    "content",
+    [b"\xff\xfe\x00\x01binary", b'{"term": {"months": 36}, "x": "\xe9"}', bytes(range(256))],
+)
 def test_binary_or_non_utf8_file(capsys, tmp_path, content):
     path = write(tmp_path / "bad.json", content)
     line = one_error_line(*cli(capsys, "compare", path))
@@ -414,8 +452,10 @@ def test_tiny_storage_bandwidth_is_not_a_crash(capsys, tmp_path):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_compare_json_is_strict_json_at_the_edges(capsys, tmp_path, example):
     """The slowest restarts allowed, and a GPU with no spot price, still give strict JSON."""
-    for name, change in (("slow", edit(overrides__managed_restart_ratio=10.0)),
-                         ("nospot", edit(cluster__gpu="MI300X", options__compare=["rent", "cloud:spot"]))):
+    for name, change in (
+        ("slow", edit(overrides__managed_restart_ratio=10.0)),
+        ("nospot", edit(cluster__gpu="MI300X", options__compare=["rent", "cloud:spot"])),
+    ):
         path = write(tmp_path / f"{name}.json", json.dumps(change(example)))
         rc, out, err = cli(capsys, "compare", path, "--json")
         assert rc == 0, err
@@ -423,12 +463,15 @@ def test_compare_json_is_strict_json_at_the_edges(capsys, tmp_path, example):
 
 
 def test_out_of_range_override_names_the_field(capsys, tmp_path, example):
-    path = write(tmp_path / "s.json", json.dumps(edit(overrides__managed_restart_ratio=1e6)(example)))
+    path = write(
+        tmp_path / "s.json", json.dumps(edit(overrides__managed_restart_ratio=1e6)(example))
+    )
     line = one_error_line(*cli(capsys, "compare", path))
     assert "overrides.managed_restart_ratio" in line and "allowed" in line
 
 
 # --------------------------------------------------------------------------- random mutations
+
 
 def _paths(node, prefix=()):
     yield prefix
@@ -441,12 +484,13 @@ def _paths(node, prefix=()):
 
 
 SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(10**20), max_value=10**20),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
     st.sampled_from(["build", "cloud:spot", "H100-SXM", "llama3-405b", "", "1e12", "Nobody"]),
 )
-
-
 
 
 @st.composite
@@ -498,12 +542,20 @@ def test_random_mutations_exit_0_or_2(capsys, tmp_path, example):
 
 # ----------------------------------------------------------------------- the installed script
 
+
 def test_console_script_example_piped_to_compare():
-    example = subprocess.run([str(CLUSTERPLAN), "example"], cwd=ROOT, capture_output=True, text=True,
-                             timeout=60)
+    example = subprocess.run(
+        [str(CLUSTERPLAN), "example"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert example.returncode == 0, example.stderr
-    done = subprocess.run([str(CLUSTERPLAN), "compare", "-", "--csv"], input=example.stdout, cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(CLUSTERPLAN), "compare", "-", "--csv"],
+        input=example.stdout,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     rows = list(csv.reader(io.StringIO(done.stdout)))
@@ -512,8 +564,9 @@ def test_console_script_example_piped_to_compare():
 
 def test_console_script_bad_file_exits_2_with_one_line(tmp_path):
     path = write(tmp_path / "bad.json", '{"cluster": {"gpu": "X100"}}')
-    done = subprocess.run([str(CLUSTERPLAN), "compare", path], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [str(CLUSTERPLAN), "compare", path], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2
     assert done.stdout == ""
     assert "Traceback" not in done.stderr
@@ -526,15 +579,34 @@ def test_hourly_prints_owned_cost_from_the_engine_next_to_rental_prices(capsys):
     from models.scenario import Scenario
     from pricing.engine import compare
 
-    rc, out, err = cli(capsys, "hourly", "--gpu", "H100-SXM", "--gpus", "256", "--months", "36",
-                       "--utilisation", "100", "60")
+    rc, out, err = cli(
+        capsys,
+        "hourly",
+        "--gpu",
+        "H100-SXM",
+        "--gpus",
+        "256",
+        "--months",
+        "36",
+        "--utilisation",
+        "100",
+        "60",
+    )
     assert rc == 0, err
     rates = [float(x) for x in re.findall(r"utilisation: \$([\d.]+) per GPU-hour", out)]
     assert len(rates) == 2 and rates[1] > rates[0]  # idle hours still cost money
-    engine = compare(Scenario.model_validate({
-        "workload": {"model": "llama3-70b", "tokens": 1e12}, "cluster": {"gpu": "H100-SXM", "gpus": 256},
-        "usage": {"mode": "utilisation", "utilisation_pct": 60}, "term": {"months": 36},
-        "options": {"compare": ["build"]}}), decision=False)
+    engine = compare(
+        Scenario.model_validate(
+            {
+                "workload": {"model": "llama3-70b", "tokens": 1e12},
+                "cluster": {"gpu": "H100-SXM", "gpus": 256},
+                "usage": {"mode": "utilisation", "utilisation_pct": 60},
+                "term": {"months": 36},
+                "options": {"compare": ["build"]},
+            }
+        ),
+        decision=False,
+    )
     assert rates[1] == pytest.approx(engine.options[0].usd_per_gpu_hour, abs=0.006)
     for label in ("Rent dedicated", "Cloud on-demand", "Cloud spot"):
         assert label in out

@@ -16,7 +16,9 @@ from models.step_time import model_flops_per_token, step_breakdown
 
 
 def gpt3_job(**kw):
-    return Job(get_preset("gpt3-175b"), get_gpu("A100-80GB"), 2048, 64, "bf16", flash_attention=0, **kw)
+    return Job(
+        get_preset("gpt3-175b"), get_gpu("A100-80GB"), 2048, 64, "bf16", flash_attention=0, **kw
+    )
 
 
 @pytest.mark.parametrize("model_id", list(load_presets()))
@@ -34,8 +36,18 @@ def test_gpt3_parameter_count_by_hand():
     assert get_preset("gpt3-175b").params_total == want
 
 
-@pytest.mark.parametrize("total,active", [(1e9, None), (7e9, None), (70e9, None), (405e9, None),
-                                          (47e9, 13e9), (671e9, 37e9), (2e12, None)])
+@pytest.mark.parametrize(
+    "total,active",
+    [
+        (1e9, None),
+        (7e9, None),
+        (70e9, None),
+        (405e9, None),
+        (47e9, 13e9),
+        (671e9, 37e9),
+        (2e12, None),
+    ],
+)
 def test_custom_shape_is_plausible(total, active):
     s = shape_from_params(total, active)
     assert s.params_total == pytest.approx(total, rel=0.06)
@@ -50,9 +62,15 @@ def test_activation_bytes_follow_korthikanti():
     job = gpt3_job()
     h, a, s, t = 12288, 96, 2048, 8
     lay = Layouts(
-        tp=np.array([8, 8, 8, 8]), pp=np.ones(4, int), dp=np.ones(4, int), ep=np.ones(4, int),
-        zero=np.zeros(4, int), recompute=np.array([1, 0, 2, 2]), micro_batch=np.ones(4, int),
-        interleave=np.ones(4, int), sequence_parallel=np.array([1, 0, 1, 0]),
+        tp=np.array([8, 8, 8, 8]),
+        pp=np.ones(4, int),
+        dp=np.ones(4, int),
+        ep=np.ones(4, int),
+        zero=np.zeros(4, int),
+        recompute=np.array([1, 0, 2, 2]),
+        micro_batch=np.ones(4, int),
+        interleave=np.ones(4, int),
+        sequence_parallel=np.array([1, 0, 1, 0]),
         microbatches=np.full(4, 64),
     )
     stored, _ = activation_bytes_per_token_layer(job, lay)
@@ -71,7 +89,9 @@ def test_model_state_bytes_per_parameter_and_zero_sharding():
     for z in range(4):
         m = memory_breakdown(job, Layouts.single(64, tp=1, pp=1, dp=4, micro_batch=1, zero=z))
         by_stage[z] = {k: float(v[0]) for k, v in m.items()}
-    assert by_stage[0]["weights"] + by_stage[0]["gradients"] + by_stage[0]["optimizer"] == pytest.approx(18 * params)
+    assert by_stage[0]["weights"] + by_stage[0]["gradients"] + by_stage[0][
+        "optimizer"
+    ] == pytest.approx(18 * params)
     assert by_stage[1]["optimizer"] == pytest.approx(12 * params / 4)
     assert by_stage[2]["gradients"] == pytest.approx(4 * params / 4)
     assert by_stage[3]["weights"] == pytest.approx(2 * params / 4)
@@ -81,7 +101,9 @@ def test_model_state_bytes_per_parameter_and_zero_sharding():
 
 def test_ring_and_tree_collective_formulas():
     assert float(coll.all_reduce_s(1e9, 8, 1e11, 0.0)) == pytest.approx(2 * 7 / 8 * 1e-2)
-    assert float(coll.reduce_scatter_s(1e9, 8, 1e11, 1e-5)) == pytest.approx(7 / 8 * 1e-2 + 1e-5 * 2 * 3)
+    assert float(coll.reduce_scatter_s(1e9, 8, 1e11, 1e-5)) == pytest.approx(
+        7 / 8 * 1e-2 + 1e-5 * 2 * 3
+    )
     assert float(coll.all_gather_s(1e9, 1, 1e11, 1e-5)) == 0.0
     assert float(coll.all_to_all_s(1e9, 4, 1e11, 1e-5)) == pytest.approx(3 / 4 * 1e-2 + 3e-5)
     assert float(coll.p2p_s(1e6, 1e9, 2e-6)) == pytest.approx(1e-3 + 2e-6)
@@ -121,7 +143,9 @@ def test_small_gemms_are_less_efficient():
 
 
 def test_fp8_is_faster_but_not_twice_as_fast():
-    base = dict(shape=get_preset("llama3-70b"), gpu=get_gpu("H100-SXM"), seq_len=8192, global_batch_seqs=128)
+    base = dict(
+        shape=get_preset("llama3-70b"), gpu=get_gpu("H100-SXM"), seq_len=8192, global_batch_seqs=128
+    )
     lay = Layouts.single(128, tp=8, pp=4, dp=2, micro_batch=1, interleave=5)
     t16 = float(step_breakdown(Job(**base, precision="bf16"), lay)["total"][0])
     t8 = float(step_breakdown(Job(**base, precision="fp8"), lay)["total"][0])
@@ -130,8 +154,14 @@ def test_fp8_is_faster_but_not_twice_as_fast():
 
 def test_layout_enumeration_obeys_its_rules():
     s = get_preset("mixtral-8x7b")
-    lay = enumerate_layouts(gpus=256, global_batch_seqs=512, layers=s.layers, heads=s.heads,
-                            experts=s.experts, scaleup_domain_gpus=8)
+    lay = enumerate_layouts(
+        gpus=256,
+        global_batch_seqs=512,
+        layers=s.layers,
+        heads=s.heads,
+        experts=s.experts,
+        scaleup_domain_gpus=8,
+    )
     assert len(lay) > 100
     assert np.all(lay.tp * lay.pp * lay.dp == 256)
     assert np.all((s.heads % lay.tp == 0) & (lay.tp <= 8))

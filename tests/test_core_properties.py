@@ -20,16 +20,24 @@ from models.training import SizingError, plan_training
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRESETS = [m for m in load_presets() if m not in ("megatron-1t", "mt-nlg-530b")]
 
-workloads = st.fixed_dictionaries({
-    "model": st.sampled_from(PRESETS),
-    "tokens": st.floats(1e9, 2e13),
-    "seq_len": st.sampled_from([1024, 2048, 4096, 8192, 16384]),
-    "precision": st.sampled_from(["bf16", "fp8"]),
-})
+workloads = st.fixed_dictionaries(
+    {
+        "model": st.sampled_from(PRESETS),
+        "tokens": st.floats(1e9, 2e13),
+        "seq_len": st.sampled_from([1024, 2048, 4096, 8192, 16384]),
+        "precision": st.sampled_from(["bf16", "fp8"]),
+    }
+)
 custom_workloads = st.builds(
-    lambda total, share, tokens: {"params": total, "active_params": total * share if share < 1 else None,
-                                  "tokens": tokens, "seq_len": 4096},
-    st.floats(3e8, 1e12), st.sampled_from([1.0, 0.5, 0.2, 0.06]), st.floats(1e9, 1e13),
+    lambda total, share, tokens: {
+        "params": total,
+        "active_params": total * share if share < 1 else None,
+        "tokens": tokens,
+        "seq_len": 4096,
+    },
+    st.floats(3e8, 1e12),
+    st.sampled_from([1.0, 0.5, 0.2, 0.06]),
+    st.floats(1e9, 1e13),
 )
 
 
@@ -47,7 +55,9 @@ def _walk_numbers(obj, path=""):
 def _plan(workload, gpu, gpus, curve=False):
     if workload.get("precision") == "fp8" and get_gpu(gpu).fp8_dense_tflops is None:
         workload = {**workload, "precision": "bf16"}
-    scenario = Scenario.model_validate({"workload": workload, "cluster": {"gpu": gpu, "gpus": gpus}})
+    scenario = Scenario.model_validate(
+        {"workload": workload, "cluster": {"gpu": gpu, "gpus": gpus}}
+    )
     try:
         return plan_training(scenario, curve=curve)
     except SizingError:
@@ -55,14 +65,25 @@ def _plan(workload, gpu, gpus, curve=False):
 
 
 @SETTINGS
-@given(st.one_of(workloads, custom_workloads), st.sampled_from(gpu_ids()),
-       st.sampled_from([8, 16, 64, 256, 1024, 4096]))
+@given(
+    st.one_of(workloads, custom_workloads),
+    st.sampled_from(gpu_ids()),
+    st.sampled_from([8, 16, 64, 256, 1024, 4096]),
+)
 def test_every_output_is_finite_and_positive(workload, gpu, gpus):
     plan = _plan(workload, gpu, gpus)
     for path, value in _walk_numbers(plan.model_dump(mode="json")):
         assert math.isfinite(value), path
         assert value >= 0, path
-    for key in ("step_time_s", "mfu", "tokens_per_s", "ideal_days", "goodput", "train_days", "gpu_hours"):
+    for key in (
+        "step_time_s",
+        "mfu",
+        "tokens_per_s",
+        "ideal_days",
+        "goodput",
+        "train_days",
+        "gpu_hours",
+    ):
         assert getattr(plan, key) > 0, key
     assert plan.mfu < 1 and plan.goodput <= 1 and plan.train_days >= plan.ideal_days
     assert plan.memory_gib_per_gpu["total"] <= plan.memory_capacity_gib
@@ -71,8 +92,12 @@ def test_every_output_is_finite_and_positive(workload, gpu, gpus):
 
 
 @SETTINGS
-@given(st.sampled_from(PRESETS), st.sampled_from(gpu_ids()), st.sampled_from([8, 64, 512]),
-       st.floats(1.05, 4.0))
+@given(
+    st.sampled_from(PRESETS),
+    st.sampled_from(gpu_ids()),
+    st.sampled_from([8, 64, 512]),
+    st.floats(1.05, 4.0),
+)
 def test_more_gpu_memory_never_removes_a_fitting_layout(model, gpu_id, gpus, factor):
     gpu = get_gpu(gpu_id)
     bigger = gpu.model_copy(update={"memory_gib": gpu.memory_gib * factor})
@@ -82,7 +107,10 @@ def test_more_gpu_memory_never_removes_a_fitting_layout(model, gpu_id, gpus, fac
     lay = all_layouts(job_small, gpus)
     assume(len(lay) > 0)
     total = memory_breakdown(job_small, lay)["total"]
-    small_fit, big_fit = fits(job_small, total), fits(job_big, memory_breakdown(job_big, lay)["total"])
+    small_fit, big_fit = (
+        fits(job_small, total),
+        fits(job_big, memory_breakdown(job_big, lay)["total"]),
+    )
     assert np.all(big_fit[small_fit])
     if small_fit.any():
         small_best = best_layout(job_small, gpus)
@@ -91,8 +119,11 @@ def test_more_gpu_memory_never_removes_a_fitting_layout(model, gpu_id, gpus, fac
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(["llama3-8b", "llama2-70b", "mixtral-8x7b", "gpt3-175b"]),
-       st.sampled_from(["H100-SXM", "A100-80GB", "B200", "MI300X"]), st.sampled_from([64, 512, 2048]))
+@given(
+    st.sampled_from(["llama3-8b", "llama2-70b", "mixtral-8x7b", "gpt3-175b"]),
+    st.sampled_from(["H100-SXM", "A100-80GB", "B200", "MI300X"]),
+    st.sampled_from([64, 512, 2048]),
+)
 def test_best_point_of_the_scaling_curve_is_never_slower_than_its_first(model, gpu, gpus):
     plan = _plan({"model": model, "tokens": 1e12}, gpu, gpus, curve=True)
     curve = plan.curve
@@ -109,7 +140,13 @@ def test_step_parts_are_non_negative_and_sum_to_the_total(model, gpu_id):
     lay = all_layouts(job, 256)
     assume(len(lay) > 0)
     b = step_breakdown(job, lay)
-    parts = b["compute"] + b["pipeline_bubble"] + b["pipeline_p2p"] + b["data_parallel"] + b["optimizer"]
+    parts = (
+        b["compute"]
+        + b["pipeline_bubble"]
+        + b["pipeline_p2p"]
+        + b["data_parallel"]
+        + b["optimizer"]
+    )
     assert np.allclose(parts, b["total"])
     for v in b.values():
         assert np.all(np.isfinite(v)) and np.all(v >= 0)
@@ -122,30 +159,53 @@ def test_ladder_is_node_multiples_and_increasing():
 
 
 def test_smallest_that_fits_and_needs_at_least():
-    plan = plan_training(Scenario.model_validate(
-        {"workload": {"model": "llama3-405b", "tokens": 1e12}, "cluster": {"gpu": "H100-SXM"}}))
+    plan = plan_training(
+        Scenario.model_validate(
+            {"workload": {"model": "llama3-405b", "tokens": 1e12}, "cluster": {"gpu": "H100-SXM"}}
+        )
+    )
     assert plan.sizing == "smallest that fits" and plan.gpus >= 48
     below = max(n for n in gpu_ladder(8, 65536) if n < plan.gpus)
     with pytest.raises(SizingError, match=f"needs at least {plan.gpus} H100-SXM"):
-        plan_training(Scenario.model_validate(
-            {"workload": {"model": "llama3-405b", "tokens": 1e12}, "cluster": {"gpu": "H100-SXM", "gpus": below}}))
+        plan_training(
+            Scenario.model_validate(
+                {
+                    "workload": {"model": "llama3-405b", "tokens": 1e12},
+                    "cluster": {"gpu": "H100-SXM", "gpus": below},
+                }
+            )
+        )
     with pytest.raises(NoFittingLayout):
         best_layout(Job(load_presets()["llama3-405b"], get_gpu("H100-SXM"), 8192, 2048), 8)
 
 
 def test_deadline_sizing_meets_the_deadline_with_fewer_gpus_for_looser_deadlines():
     def gpus_for(days):
-        plan = plan_training(Scenario.model_validate(
-            {"workload": {"model": "llama3-70b", "tokens": 15e12}, "cluster": {"gpu": "H100-SXM", "deadline_days": days}}))
+        plan = plan_training(
+            Scenario.model_validate(
+                {
+                    "workload": {"model": "llama3-70b", "tokens": 15e12},
+                    "cluster": {"gpu": "H100-SXM", "deadline_days": days},
+                }
+            )
+        )
         assert plan.train_days <= days and plan.sizing == "deadline"
         return plan.gpus
+
     assert gpus_for(30) >= gpus_for(90) >= gpus_for(365)
 
 
 @SETTINGS
-@given(st.sampled_from(PRESETS), st.sampled_from(gpu_ids()), st.sampled_from([8, 64, 512, 4096]),
-       st.sampled_from([2048, 8192]), st.floats(1.1, 8.0))
-def test_execution_plan_and_fabric_knobs_move_every_layout_the_right_way(model, gpu_id, gpus, seq, factor):
+@given(
+    st.sampled_from(PRESETS),
+    st.sampled_from(gpu_ids()),
+    st.sampled_from([8, 64, 512, 4096]),
+    st.sampled_from([2048, 8192]),
+    st.floats(1.1, 8.0),
+)
+def test_execution_plan_and_fabric_knobs_move_every_layout_the_right_way(
+    model, gpu_id, gpus, seq, factor
+):
     """Per layout: TP overlap, BF16 gradients and a faster inter-node fabric never slow a step;
     FlashAttention-1-class kernels never speed one up; BF16 gradients never need more memory."""
     gpu = get_gpu(gpu_id)
@@ -157,8 +217,14 @@ def test_execution_plan_and_fabric_knobs_move_every_layout_the_right_way(model, 
     variants = {
         "overlap": Job(shape, gpu, seq, 512, tp_comm_overlap=True),
         "bf16 grads": Job(shape, gpu, seq, 512, grad_bytes=2),
-        "faster fabric": Job(shape, gpu.model_copy(
-            update={"scaleout_bandwidth_gbit_per_s": gpu.scaleout_bandwidth_gbit_per_s * factor}), seq, 512),
+        "faster fabric": Job(
+            shape,
+            gpu.model_copy(
+                update={"scaleout_bandwidth_gbit_per_s": gpu.scaleout_bandwidth_gbit_per_s * factor}
+            ),
+            seq,
+            512,
+        ),
     }
     for name, job in variants.items():
         assert np.all(step_breakdown(job, lay)["total"] <= t0 * (1 + 1e-12)), name

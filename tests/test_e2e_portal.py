@@ -25,10 +25,22 @@ def watched(page, request):
     page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
     # A failed request is checked by its response below; the frontend's probe of a page path for
     # the server's base path (/compare/_stcore/health, then /_stcore/health) 404s by design.
-    page.on("console", lambda m: errors.append(f"console: {m.text}")
-            if m.type == "error" and not m.text.startswith("Failed to load resource") else None)
-    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}")
-            if r.status >= 400 and not PROBE.search(r.url) else None)
+    page.on(
+        "console",
+        lambda m: (
+            errors.append(f"console: {m.text}")
+            if m.type == "error" and not m.text.startswith("Failed to load resource")
+            else None
+        ),
+    )
+    page.on(
+        "response",
+        lambda r: (
+            errors.append(f"HTTP {r.status}: {r.url}")
+            if r.status >= 400 and not PROBE.search(r.url)
+            else None
+        ),
+    )
     page.set_default_timeout(TIMEOUT)
     yield page, errors
     ARTIFACTS.mkdir(exist_ok=True)
@@ -67,16 +79,22 @@ def test_gpu_type_and_tokens_change_the_numbers(portal_url, watched):
     page.get_by_role("heading", name="Workload").wait_for()
     days = metric_value(page, "Wall-clock days")
     choose(page, "GPU", "B200")
-    page.wait_for_function("d => ![...document.querySelectorAll('[data-testid=stMetricValue]')]"
-                           ".some(e => e.innerText === d)", arg=days)
+    page.wait_for_function(
+        "d => ![...document.querySelectorAll('[data-testid=stMetricValue]')]"
+        ".some(e => e.innerText === d)",
+        arg=days,
+    )
     b200 = float(metric_value(page, "Wall-clock days"))
     assert f"{b200:.1f}" != days
     tokens = page.get_by_role("spinbutton", name="Training tokens (billions)")
     tokens.fill("4000")
     tokens.press("Enter")
     wait_idle(page)
-    page.wait_for_function("d => ![...document.querySelectorAll('[data-testid=stMetricValue]')]"
-                           ".some(e => e.innerText === d)", arg=f"{b200:.1f}")
+    page.wait_for_function(
+        "d => ![...document.querySelectorAll('[data-testid=stMetricValue]')]"
+        ".some(e => e.innerText === d)",
+        arg=f"{b200:.1f}",
+    )
     assert float(metric_value(page, "Wall-clock days")) == pytest.approx(2 * b200, rel=0.06)
     assert errors == [], errors
 
@@ -138,7 +156,9 @@ def test_guide_and_assumptions_render(portal_url, watched):
     page, errors = watched
     page.goto(portal_url + "guide")
     page.get_by_role("heading", name="How many GPUs?").wait_for()
-    page.get_by_text("job interruptions a week").wait_for()  # the heading can arrive before the text
+    page.get_by_text(
+        "job interruptions a week"
+    ).wait_for()  # the heading can arrive before the text
     assert page.get_by_text("job interruptions a week").count() == 1
     page.goto(portal_url + "assumptions")
     page.get_by_role("heading", name="Public cloud").wait_for()

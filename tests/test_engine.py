@@ -33,8 +33,14 @@ def option(comparison, name):
 
 
 def test_rent_only_equals_gpus_times_hours_times_price():
-    zero = {"storage_rent_usd_per_gb_month": 0, "rent_setup_fee_usd_per_node": 0, "rent_support_pct": 0,
-            "egress_usd_per_gb": 0, "rent_min_term_months": 0, "rent_usd_per_gpu_hour": 2.0}
+    zero = {
+        "storage_rent_usd_per_gb_month": 0,
+        "rent_setup_fee_usd_per_node": 0,
+        "rent_support_pct": 0,
+        "egress_usd_per_gb": 0,
+        "rent_min_term_months": 0,
+        "rent_usd_per_gpu_hour": 2.0,
+    }
     sc = scenario(options__compare=["rent"]).model_copy(update={"overrides": zero})
     c = compare(sc, decision=False)
     rent = option(c, "rent")
@@ -45,8 +51,15 @@ def test_rent_only_equals_gpus_times_hours_times_price():
 
 def test_cloud_on_demand_pays_only_busy_hours():
     sc = scenario(options__compare=["cloud:on_demand"])
-    sc = sc.model_copy(update={"overrides": {"storage_rent_usd_per_gb_month": 0, "egress_usd_per_gb": 0,
-                                             "cloud_on_demand_usd_per_gpu_hour": 3.0}})
+    sc = sc.model_copy(
+        update={
+            "overrides": {
+                "storage_rent_usd_per_gb_month": 0,
+                "egress_usd_per_gb": 0,
+                "cloud_on_demand_usd_per_gpu_hour": 3.0,
+            }
+        }
+    )
     c = compare(sc, decision=False)
     o = option(c, "cloud:on_demand")
     held_hours = (36 * DAYS_PER_MONTH - o.ready_day) * 24
@@ -64,24 +77,44 @@ def test_build_rebuilt_line_by_line():
     months = 36
     held_months = (months * DAYS_PER_MONTH - b.ready_day) / DAYS_PER_MONTH
     servers = 256 * v("server_usd_per_gpu")
-    fabric = (inp.switches * v("ib_switch_64port_ndr_usd_per_switch")
-              + inp.transceivers * v("optic_400g_usd_per_transceiver") + 256 * v("nic_400g_usd_per_port"))
-    capex = (servers * (1 + v("spares_pct_of_nodes") / 100) + fabric
-             + inp.storage_tb * v("storage_buy_usd_per_tb") * v("storage_system_uplift_ratio")
-             + inp.nodes * v("installation_usd_per_node"))
+    fabric = (
+        inp.switches * v("ib_switch_64port_ndr_usd_per_switch")
+        + inp.transceivers * v("optic_400g_usd_per_transceiver")
+        + 256 * v("nic_400g_usd_per_port")
+    )
+    capex = (
+        servers * (1 + v("spares_pct_of_nodes") / 100)
+        + fabric
+        + inp.storage_tb * v("storage_buy_usd_per_tb") * v("storage_system_uplift_ratio")
+        + inp.nodes * v("installation_usd_per_node")
+    )
     assert b.breakdown_usd["hardware"] == pytest.approx(capex)
     kw = inp.nodes * inp.node_power_kw
     idle = v("idle_power_pct") / 100
     kwh = kw * (idle + (1 - idle) * 0.7) * held_months * HOURS_PER_MONTH * v("pue")
     assert b.breakdown_usd["power"] == pytest.approx(kwh * v("electricity_usd_per_kwh"))
-    assert b.breakdown_usd["colocation"] == pytest.approx(kw * v("colocation_usd_per_kw_month") * held_months)
+    assert b.breakdown_usd["colocation"] == pytest.approx(
+        kw * v("colocation_usd_per_kw_month") * held_months
+    )
     fte = max(v("ops_min_team_fte"), v("ops_fte_per_1000_gpus") * 256 / 1000)
-    assert b.breakdown_usd["staff"] == pytest.approx(fte * v("ops_salary_usd_per_year") / 12 * held_months)
-    support = (v("support_pct_of_capex_per_year") / 100 * (servers + fabric)
-               + v("licence_usd_per_gpu_year") * 256) / 12 * held_months
+    assert b.breakdown_usd["staff"] == pytest.approx(
+        fte * v("ops_salary_usd_per_year") / 12 * held_months
+    )
+    support = (
+        (
+            v("support_pct_of_capex_per_year") / 100 * (servers + fabric)
+            + v("licence_usd_per_gpu_year") * 256
+        )
+        / 12
+        * held_months
+    )
     assert b.breakdown_usd["support and licences"] == pytest.approx(support)
-    assert b.breakdown_usd["parts"] == pytest.approx(v("part_replacement_pct_per_year") / 100 / 12 * servers * held_months)
-    resale = v("residual_value_pct") / 100 * (servers * (1 + v("spares_pct_of_nodes") / 100) + fabric)
+    assert b.breakdown_usd["parts"] == pytest.approx(
+        v("part_replacement_pct_per_year") / 100 / 12 * servers * held_months
+    )
+    resale = (
+        v("residual_value_pct") / 100 * (servers * (1 + v("spares_pct_of_nodes") / 100) + fabric)
+    )
     assert b.breakdown_usd["residual value"] == pytest.approx(-resale)
     assert b.residual_value_usd == pytest.approx(resale)
     assert b.total_usd == pytest.approx(sum(b.breakdown_usd.values()))
@@ -106,7 +139,7 @@ def test_breakeven_is_consistent_with_the_cumulative_curves():
             if month is None:
                 assert ca[-1] > cb[-1] - 1e-6
             else:
-                assert np.all(ca[month - 1:] <= cb[month - 1:] + 1e-6)
+                assert np.all(ca[month - 1 :] <= cb[month - 1 :] + 1e-6)
                 if month > 1:
                     assert ca[month - 2] > cb[month - 2] - 1e-6
 
@@ -117,17 +150,31 @@ def test_breakeven_helper_by_hand():
     assert breakeven_month(np.array([1, 2, 3]), np.array([5, 6, 7])) == 1
 
 
-PRICE_KEYS = ["server_usd_per_gpu", "rent_usd_per_gpu_hour", "cloud_on_demand_usd_per_gpu_hour",
-              "electricity_usd_per_kwh", "colocation_usd_per_kw_month", "ops_salary_usd_per_year",
-              "storage_rent_usd_per_gb_month", "managed_premium_pct"]
+PRICE_KEYS = [
+    "server_usd_per_gpu",
+    "rent_usd_per_gpu_hour",
+    "cloud_on_demand_usd_per_gpu_hour",
+    "electricity_usd_per_kwh",
+    "colocation_usd_per_kw_month",
+    "ops_salary_usd_per_year",
+    "storage_rent_usd_per_gb_month",
+    "managed_premium_pct",
+]
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(PRICE_KEYS), st.floats(1.01, 3.0), st.sampled_from([12, 36, 60]),
-       st.sampled_from(["cash", "loan", "lease"]))
+@given(
+    st.sampled_from(PRICE_KEYS),
+    st.floats(1.01, 3.0),
+    st.sampled_from([12, 36, 60]),
+    st.sampled_from(["cash", "loan", "lease"]),
+)
 def test_costs_never_negative_and_never_fall_when_a_price_rises(key, factor, months, financing):
-    sc = scenario(term__months=months, term__financing=financing,
-                  options__compare=["build", "rent", "managed", "cloud:on_demand"])
+    sc = scenario(
+        term__months=months,
+        term__financing=financing,
+        options__compare=["build", "rent", "managed", "cloud:on_demand"],
+    )
     base = compare(sc, decision=False)
     value = build_inputs(sc).value(key)
     up = compare(sc.model_copy(update={"overrides": {key: value * factor}}), decision=False)
@@ -158,8 +205,9 @@ def test_timeline_ready_day_matches_the_result():
     c = compare(sc, decision=False)
     inp = build_inputs(sc)
     for o in c.options:
-        t = tl.provisioning_timeline(o.option, gpu_id="H100-SXM", gpus=inp.gpus, nodes=inp.nodes,
-                                     it_power_kw=inp.it_power_kw)
+        t = tl.provisioning_timeline(
+            o.option, gpu_id="H100-SXM", gpus=inp.gpus, nodes=inp.nodes, it_power_kw=inp.it_power_kw
+        )
         assert o.ready_day == pytest.approx(t.ready_day)
         assert o.timeline and o.timeline[-1]["end_day"] <= t.ready_day + 1e-9
 
@@ -172,7 +220,10 @@ def test_decision_support_shapes_and_probabilities():
         assert q["p10_usd"] <= q["p50_usd"] <= q["p90_usd"]
     assert c.sensitivity["bars"] and c.sensitivity["cheapest"] == c.recommendation["option"]
     for f in c.flip_points:
-        assert f["cheapest_now"] == c.recommendation["option"] and f["cheapest_after"] != f["cheapest_now"]
+        assert (
+            f["cheapest_now"] == c.recommendation["option"]
+            and f["cheapest_after"] != f["cheapest_now"]
+        )
         assert (f["flip_value"] < f["base_value"]) == (f["direction"] == "below")
 
 
@@ -182,8 +233,12 @@ def test_flip_point_is_where_the_cheapest_option_changes():
     for f in c.flip_points[:4]:
         beyond = f["flip_value"] * (0.97 if f["direction"] == "below" else 1.03)
         short = f["flip_value"] * (1.03 if f["direction"] == "below" else 0.97)
-        after = compare(scenario().model_copy(update={"overrides": {f["key"]: beyond}}), decision=False)
-        before = compare(scenario().model_copy(update={"overrides": {f["key"]: short}}), decision=False)
+        after = compare(
+            scenario().model_copy(update={"overrides": {f["key"]: beyond}}), decision=False
+        )
+        before = compare(
+            scenario().model_copy(update={"overrides": {f["key"]: short}}), decision=False
+        )
         assert after.recommendation["option"] == f["cheapest_after"], f
         assert before.recommendation["option"] == f["cheapest_now"], f
 

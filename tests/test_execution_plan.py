@@ -13,7 +13,10 @@ from app.cli import main
 from models.scenario import Execution, Scenario, explain_validation_error
 from models.training import plan_training
 
-BASE = {"workload": {"model": "llama3-70b", "tokens": 15e12}, "cluster": {"gpu": "H100-SXM", "gpus": 1024}}
+BASE = {
+    "workload": {"model": "llama3-70b", "tokens": 15e12},
+    "cluster": {"gpu": "H100-SXM", "gpus": 1024},
+}
 
 
 def plan(**execution):
@@ -21,10 +24,18 @@ def plan(**execution):
 
 
 def test_defaults_are_megatron_defaults_and_old_scenarios_still_load():
-    assert Execution().model_dump() == {"attention": "flash2", "tp_comm_overlap": False, "gradient_precision": "fp32"}
+    assert Execution().model_dump() == {
+        "attention": "flash2",
+        "tp_comm_overlap": False,
+        "gradient_precision": "fp32",
+    }
     old = Scenario.model_validate(BASE)  # a link or file made before the section existed
     assert old.execution == Execution()
-    assert Execution().job_options() == {"flash_attention": 2, "tp_comm_overlap": False, "grad_bytes": 4}
+    assert Execution().job_options() == {
+        "flash_attention": 2,
+        "tp_comm_overlap": False,
+        "grad_bytes": 4,
+    }
 
 
 def test_tp_overlap_and_bf16_gradients_speed_up_a_tensor_parallel_plan():
@@ -32,7 +43,11 @@ def test_tp_overlap_and_bf16_gradients_speed_up_a_tensor_parallel_plan():
     assert base.layout["tp"] > 1  # the overlap has something to hide
     assert faster.step_time_s < base.step_time_s
     assert faster.train_days < base.train_days
-    assert faster.execution == {"attention": "flash2", "tp_comm_overlap": True, "gradient_precision": "bf16"}
+    assert faster.execution == {
+        "attention": "flash2",
+        "tp_comm_overlap": True,
+        "gradient_precision": "bf16",
+    }
 
 
 def test_bf16_gradients_halve_gradient_memory_for_the_same_layout():
@@ -43,8 +58,12 @@ def test_bf16_gradients_halve_gradient_memory_for_the_same_layout():
     from models.shapes import get_preset
 
     lay = Layouts.single(64, tp=8, pp=1, dp=8, micro_batch=1)
-    mem = {b: memory_breakdown(Job(get_preset("llama3-8b"), get_gpu("H100-SXM"), 8192, 64, grad_bytes=b), lay)
-           for b in (4, 2)}
+    mem = {
+        b: memory_breakdown(
+            Job(get_preset("llama3-8b"), get_gpu("H100-SXM"), 8192, 64, grad_bytes=b), lay
+        )
+        for b in (4, 2)
+    }
     assert float(mem[2]["gradients"][0]) == pytest.approx(float(mem[4]["gradients"][0]) / 2)
 
 
@@ -53,12 +72,15 @@ def test_older_attention_kernels_are_slower_at_long_sequences():
     assert times["flash1"] > times["flash2"]
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"attention": "flash9"}, "execution.attention"),
-    ({"gradient_precision": "fp64"}, "execution.gradient_precision"),
-    ({"tp_comm_overlap": "sometimes"}, "execution.tp_comm_overlap"),
-    ({"pipeline": 3}, "execution.pipeline"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"attention": "flash9"}, "execution.attention"),
+        ({"gradient_precision": "fp64"}, "execution.gradient_precision"),
+        ({"tp_comm_overlap": "sometimes"}, "execution.tp_comm_overlap"),
+        ({"pipeline": 3}, "execution.pipeline"),
+    ],
+)
 def test_bad_values_name_the_field(bad, field):
     with pytest.raises(ValidationError) as exc:
         Scenario.model_validate({**BASE, "execution": bad})
@@ -68,20 +90,61 @@ def test_bad_values_name_the_field(bad, field):
 def test_cli_flags_reach_the_plan():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["train", "--model", "llama3-70b", "--tokens", "15T", "--gpu", "H100-SXM", "--gpus", "1024",
-                     "--tp-comm-overlap", "--grad-precision", "bf16", "--attention", "flash1", "--json"]) == 0
+        assert (
+            main(
+                [
+                    "train",
+                    "--model",
+                    "llama3-70b",
+                    "--tokens",
+                    "15T",
+                    "--gpu",
+                    "H100-SXM",
+                    "--gpus",
+                    "1024",
+                    "--tp-comm-overlap",
+                    "--grad-precision",
+                    "bf16",
+                    "--attention",
+                    "flash1",
+                    "--json",
+                ]
+            )
+            == 0
+        )
     data = json.loads(out.getvalue())
-    assert data["execution"] == {"attention": "flash1", "tp_comm_overlap": True, "gradient_precision": "bf16"}
+    assert data["execution"] == {
+        "attention": "flash1",
+        "tp_comm_overlap": True,
+        "gradient_precision": "bf16",
+    }
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["train", "--model", "llama3-70b", "--tokens", "15T", "--gpu", "H100-SXM", "--gpus", "1024"]) == 0
+        assert (
+            main(
+                [
+                    "train",
+                    "--model",
+                    "llama3-70b",
+                    "--tokens",
+                    "15T",
+                    "--gpu",
+                    "H100-SXM",
+                    "--gpus",
+                    "1024",
+                ]
+            )
+            == 0
+        )
     assert "attention flash2 | TP comm overlap off | gradients fp32" in out.getvalue()
 
 
 def test_a_share_link_carries_the_execution_plan():
     from app import share_link
 
-    scenario = Scenario.model_validate({**BASE, "execution": {"attention": "flash1", "tp_comm_overlap": True}})
+    scenario = Scenario.model_validate(
+        {**BASE, "execution": {"attention": "flash1", "tp_comm_overlap": True}}
+    )
     back = share_link.decode(share_link.encode(scenario))
     assert back.execution == scenario.execution
     assert back.execution.gradient_precision == "fp32"  # the default survives unchanged

@@ -37,13 +37,24 @@ from models.scenario import Scenario
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "40"))
-PROPS = settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 40,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                        HealthCheck.data_too_large])
+PROPS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=EXAMPLES <= 40,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.data_too_large,
+    ],
+)
 #: every answer, accepted or refused, within this many seconds
 BOUND_S = 1.0
-XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
-       "\"><svg onload=alert(1)>", "javascript:alert(1)"]
+XSS = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    '"><svg onload=alert(1)>',
+    "javascript:alert(1)",
+]
 
 
 def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
@@ -56,16 +67,53 @@ def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
     return out
 
 
-PATHS = _paths({**EXAMPLE, "overrides": {"pue": 1.3}, "reliability": {"restart_minutes": 10.0},
-               "execution": {"attention": "flash2", "tp_comm_overlap": False, "gradient_precision": "fp32"}})
+PATHS = _paths(
+    {
+        **EXAMPLE,
+        "overrides": {"pue": 1.3},
+        "reliability": {"restart_minutes": 10.0},
+        "execution": {
+            "attention": "flash2",
+            "tp_comm_overlap": False,
+            "gradient_precision": "fp32",
+        },
+    }
+)
 
-HOSTILE_NUMBERS = [math.nan, math.inf, -math.inf, 1e308, -1e308, 5e-324, -0.0, -1, -(10**30),
-                   10**400, -(10**400), 2**63, 2**64 + 1, 0, 1e15 + 1, 65_537]
-scalars = (st.none() | st.booleans() | st.integers() | st.floats() | st.sampled_from(HOSTILE_NUMBERS)
-           | st.text(max_size=40) | st.sampled_from(XSS))
+HOSTILE_NUMBERS = [
+    math.nan,
+    math.inf,
+    -math.inf,
+    1e308,
+    -1e308,
+    5e-324,
+    -0.0,
+    -1,
+    -(10**30),
+    10**400,
+    -(10**400),
+    2**63,
+    2**64 + 1,
+    0,
+    1e15 + 1,
+    65_537,
+]
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.sampled_from(HOSTILE_NUMBERS)
+    | st.text(max_size=40)
+    | st.sampled_from(XSS)
+)
 json_values = st.recursive(
-    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12)
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 def with_value(path: tuple, value: Any) -> dict:
@@ -124,10 +172,31 @@ def test_hostile_numbers_at_any_path(path, number):
     validated(Scenario.model_validate_json, json.dumps(data, allow_nan=True))
 
 
-@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999", "-1e999", "1" + "0" * 400,
-                                     "9" * 5000, "-0", "1e-400"])
-@pytest.mark.parametrize("path", [("workload", "tokens"), ("cluster", "gpus"), ("term", "months"),
-                                  ("usage", "runs"), ("overrides", "pue"), ("term", "discount_rate_pct")])
+@pytest.mark.parametrize(
+    "literal",
+    [
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "1e999",
+        "-1e999",
+        "1" + "0" * 400,
+        "9" * 5000,
+        "-0",
+        "1e-400",
+    ],
+)
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("workload", "tokens"),
+        ("cluster", "gpus"),
+        ("term", "months"),
+        ("usage", "runs"),
+        ("overrides", "pue"),
+        ("term", "discount_rate_pct"),
+    ],
+)
 def test_json_number_literals(literal, path):
     text = json.dumps(with_value(path, "@@")).replace('"@@"', literal)
     sc = validated(Scenario.model_validate_json, text)
@@ -143,8 +212,11 @@ def test_random_bytes_as_json(raw):
 @pytest.mark.parametrize("depth", [50, 1_000, 100_000])
 def test_deep_nesting(depth):
     inner = "[" * depth + "]" * depth
-    for text in ('{"overrides":' + inner + "}", '{"workload":' + '{"a":' * depth + "1" + "}" * (depth + 1),
-                 inner):
+    for text in (
+        '{"overrides":' + inner + "}",
+        '{"workload":' + '{"a":' * depth + "1" + "}" * (depth + 1),
+        inner,
+    ):
         assert validated(Scenario.model_validate_json, text) is None
     nested: Any = 1
     for _ in range(min(depth, 5_000)):
@@ -157,7 +229,9 @@ def test_oversized_payloads():
     assert validated(Scenario.model_validate, {"overrides": many}) is None
     assert validated(Scenario.model_validate, {"workload": {"model": "x" * 10_000_000}}) is None
     assert validated(Scenario.model_validate_json, json.dumps({"overrides": many})) is None
-    assert validated(Scenario.model_validate, {"options": {"compare": ["build"] * 1_000_000}}) is None
+    assert (
+        validated(Scenario.model_validate, {"options": {"compare": ["build"] * 1_000_000}}) is None
+    )
 
 
 # ---------------------------------------------------------------------------- scenario files (CLI)
@@ -211,15 +285,19 @@ def test_mutated_example_files(data):
     read_file(bytes(raw))
 
 
-@pytest.mark.parametrize("raw", [
-    b"[" * 200_000,
-    b'{"a":' * 50_000,
-    b" " * (MAX_SCENARIO_BYTES + 1),
-    b'{"overrides":{' + b",".join(b'"k%d":1' % i for i in range(30_000)) + b"}}",
-    b'{"workload":{"tokens":NaN}}',
-    b'{"overrides":{"pue":-Infinity}}',
-    b"\xef\xbb\xbf" + json.dumps(EXAMPLE).encode(),  # a byte-order mark is fine
-], ids=["deep-list", "deep-object", "oversized", "many-keys", "nan", "minus-inf", "bom"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"[" * 200_000,
+        b'{"a":' * 50_000,
+        b" " * (MAX_SCENARIO_BYTES + 1),
+        b'{"overrides":{' + b",".join(b'"k%d":1' % i for i in range(30_000)) + b"}}",
+        b'{"workload":{"tokens":NaN}}',
+        b'{"overrides":{"pue":-Infinity}}',
+        b"\xef\xbb\xbf" + json.dumps(EXAMPLE).encode(),  # a byte-order mark is fine
+    ],
+    ids=["deep-list", "deep-object", "oversized", "many-keys", "nan", "minus-inf", "bom"],
+)
 def test_hostile_files(raw):
     sc = read_file(raw)
     assert (sc is not None) == raw.startswith(b"\xef\xbb\xbf")
@@ -293,7 +371,12 @@ def test_markup_in_a_link_is_shown_as_text_and_never_runs(portal_url, page, wher
     page.wait_for_timeout(1000)  # time for an injected handler to fire, were there one
     page.locator("[data-testid='stStatusWidget']").wait_for(state="detached")
     assert dialogs == []
-    assert page.evaluate("[...document.scripts].filter(s => s.textContent.includes('alert(1)')).length") == 0
+    assert (
+        page.evaluate(
+            "[...document.scripts].filter(s => s.textContent.includes('alert(1)')).length"
+        )
+        == 0
+    )
     assert page.locator("img[src='x']").count() == 0
     assert page.locator("svg[onload]").count() == 0
     body = page.evaluate("document.body.innerText")
@@ -305,7 +388,9 @@ def test_markup_in_a_link_is_shown_as_text_and_never_runs(portal_url, page, wher
 
 def test_no_pickle_eval_or_exec_in_bench_and_scripts():
     """tests/test_share_link.py scans app/ models/ pricing/; the same check for bench/ and scripts/."""
-    pattern = re.compile(r"\bpickle\b|\bcPickle\b|\beval\s*\(|\bexec\s*\(|\bmarshal\b|\byaml\.load\(")
+    pattern = re.compile(
+        r"\bpickle\b|\bcPickle\b|\beval\s*\(|\bexec\s*\(|\bmarshal\b|\byaml\.load\("
+    )
     offenders = []
     for folder in ("bench", "scripts"):
         for path in (ROOT / folder).rglob("*"):

@@ -17,8 +17,11 @@ def test_a_short_load_run_has_no_errors(capsys):
 
     result = {}
     # its own thread: Playwright's sync API may hold this thread's event loop in the same session
-    worker = threading.Thread(target=lambda: result.update(
-        rc=load_ws.main(["--sessions", "3", "--seconds", "6", "--think", "0.3", "0.8"])))
+    worker = threading.Thread(
+        target=lambda: result.update(
+            rc=load_ws.main(["--sessions", "3", "--seconds", "6", "--think", "0.3", "0.8"])
+        )
+    )
     worker.start()
     worker.join(timeout=120)
     rc = result.get("rc")

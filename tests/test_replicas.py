@@ -28,7 +28,8 @@ TIMEOUT = 60_000
 
 def nginx_binary() -> str | None:
     return shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None)
+        (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None
+    )
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +47,16 @@ def cluster(tmp_path_factory):
     listen = f"127.0.0.1:{free_port()}"
     conf = prefix / "nginx.conf"
     conf.write_text(render_nginx_conf(prefix, listen, [f"127.0.0.1:{p}" for p in ports]))
-    lb = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix), "-g", "daemon off;"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    urls = {"a": f"http://127.0.0.1:{ports[0]}/", "b": f"http://127.0.0.1:{ports[1]}/",
-            "lb": f"http://{listen}/"}
+    lb = subprocess.Popen(
+        [nginx, "-c", str(conf), "-p", str(prefix), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    urls = {
+        "a": f"http://127.0.0.1:{ports[0]}/",
+        "b": f"http://127.0.0.1:{ports[1]}/",
+        "lb": f"http://{listen}/",
+    }
     try:
         for url in urls.values():
             wait_healthy(url, [*procs, lb])

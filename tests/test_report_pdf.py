@@ -35,15 +35,24 @@ from pricing.engine import compare
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 GENERATED = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 BASE_URL = "https://planner.example.com/compare"
-CHART_TITLES = ("Cumulative cost over the term", "Cost breakdown over the term", "Time to first result",
-                "Training time against cluster size", "Sensitivity of the recommendation",
-                "Uncertainty of the cost")
+CHART_TITLES = (
+    "Cumulative cost over the term",
+    "Cost breakdown over the term",
+    "Time to first result",
+    "Training time against cluster size",
+    "Sensitivity of the recommendation",
+    "Uncertainty of the cost",
+)
 IN_CI = bool(os.environ.get("CI"))
 
-needs_chromium = pytest.mark.skipif(report_pdf.chromium_path() is None and not IN_CI,
-                                    reason="Chromium is not installed (CI checks the charts)")
-needs_poppler = pytest.mark.skipif(shutil.which("pdftoppm") is None and not IN_CI,
-                                   reason="pdftoppm (poppler-utils) is not installed")
+needs_chromium = pytest.mark.skipif(
+    report_pdf.chromium_path() is None and not IN_CI,
+    reason="Chromium is not installed (CI checks the charts)",
+)
+needs_poppler = pytest.mark.skipif(
+    shutil.which("pdftoppm") is None and not IN_CI,
+    reason="pdftoppm (poppler-utils) is not installed",
+)
 
 
 def pdf_text(data: bytes) -> str:
@@ -141,8 +150,23 @@ def test_first_page_renders_and_is_not_blank(report, tmp_path):
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(report.data)
     last = 2 if report.charts else 1
-    subprocess.run(["pdftoppm", "-r", "40", "-f", "1", "-l", str(last), "-png", str(pdf),
-                    str(tmp_path / "page")], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "pdftoppm",
+            "-r",
+            "40",
+            "-f",
+            "1",
+            "-l",
+            str(last),
+            "-png",
+            str(pdf),
+            str(tmp_path / "page"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     pngs = sorted(tmp_path.glob("page*.png"))
     assert len(pngs) == last
     for png in pngs:  # the cover, and the first page of charts
@@ -201,8 +225,12 @@ def test_a_missing_browser_is_named(monkeypatch):
 
 def test_concurrent_exports_all_succeed_and_agree(comparison, report, link):
     with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda _: report_pdf.build_report(comparison, link=link, generated=GENERATED),
-                                range(4)))
+        results = list(
+            pool.map(
+                lambda _: report_pdf.build_report(comparison, link=link, generated=GENERATED),
+                range(4),
+            )
+        )
     assert all(r.data.startswith(b"%PDF-") for r in results)
     assert all(r.charts == report.charts for r in results)
     assert {r.data for r in results} == {report.data}  # same input, same bytes
@@ -229,7 +257,17 @@ def test_cli_report_errors_are_one_line(tmp_path, capsys):
     cases = [
         (["report", str(tmp_path / "missing.json"), "-o", str(tmp_path / "a.pdf")], "cannot read"),
         (["report", str(scenario), "-o", str(tmp_path / "no" / "dir" / "a.pdf")], "cannot write"),
-        (["report", str(scenario), "-o", str(tmp_path / "a.pdf"), "--link", "javascript:alert(1)"], "--link"),
+        (
+            [
+                "report",
+                str(scenario),
+                "-o",
+                str(tmp_path / "a.pdf"),
+                "--link",
+                "javascript:alert(1)",
+            ],
+            "--link",
+        ),
     ]
     for args, expected in cases:
         assert main(args) == 2
@@ -284,7 +322,9 @@ def test_monthly_csv_rows_sum_to_each_total(comparison):
         months = len(o.monthly_usd)
         assert {r["category"] for r in mine} == set(o.breakdown_usd)
         assert len(mine) == months * len(o.breakdown_usd)  # every category in every month
-        assert math.isclose(sum(float(r["usd"]) for r in mine), o.total_usd, rel_tol=1e-9, abs_tol=1e-3)
+        assert math.isclose(
+            sum(float(r["usd"]) for r in mine), o.total_usd, rel_tol=1e-9, abs_tol=1e-3
+        )
         for category, total in o.breakdown_usd.items():
             got = sum(float(r["usd"]) for r in mine if r["category"] == category)
             assert math.isclose(got, total, rel_tol=1e-9, abs_tol=1e-3), category
@@ -296,6 +336,7 @@ def test_monthly_csv_rows_sum_to_each_total(comparison):
 def _strict(text: str):
     def refuse(name):
         raise ValueError(f"not strict JSON: {name}")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -310,13 +351,15 @@ def test_comparison_json_is_strict_and_whole(comparison):
 
 
 def test_svg_is_tidied_for_fpdf():
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs><g class="clips">'
-           '<clipPath id="c1"><rect width="5" height="5"/></clipPath></g><g class="patterns">'
-           '<pattern id="p1"><path d="M0,0L1,1" stroke="rgb(1, 2, 3)"/></pattern></g></defs>'
-           '<path d="M0,0L5,5" style="opacity: 0.5; fill: rgb(0, 0, 0); fill-opacity: 0; '
-           'stroke-dasharray: 9px, 9px; stroke-width: 0px"/>'
-           '<path d="M0,0L5,5" style="fill: url(\'#p1\');"/>'
-           '<text style="font-size: 12px">\u25c6 net total</text></svg>')
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs><g class="clips">'
+        '<clipPath id="c1"><rect width="5" height="5"/></clipPath></g><g class="patterns">'
+        '<pattern id="p1"><path d="M0,0L1,1" stroke="rgb(1, 2, 3)"/></pattern></g></defs>'
+        '<path d="M0,0L5,5" style="opacity: 0.5; fill: rgb(0, 0, 0); fill-opacity: 0; '
+        'stroke-dasharray: 9px, 9px; stroke-width: 0px"/>'
+        '<path d="M0,0L5,5" style="fill: url(\'#p1\');"/>'
+        '<text style="font-size: 12px">\u25c6 net total</text></svg>'
+    )
     out = report_pdf.svg_for_pdf(svg.encode("utf-8")).decode()
     defs = out.split("</defs>")[0]
     assert '<clipPath id="c1">' in defs and "pattern" not in defs and "<g" not in defs

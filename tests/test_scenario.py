@@ -27,6 +27,7 @@ def problems(data: dict) -> list[tuple[str, str]]:
 
 # -------------------------------------------------------------------------- defaults and schema
 
+
 def test_defaults_validate():
     s = Scenario()
     assert s == Scenario.model_validate({})
@@ -53,11 +54,24 @@ def test_json_schema_is_serialisable_and_carries_the_version():
     "data",
     [
         {},
-        {"workload": {"model": "llama3-405b", "tokens": 15e12, "precision": "fp8"},
-         "cluster": {"gpu": "H200", "deadline_days": 90.5}},
-        {"workload": {"params": 123.4e9, "active_params": 12.5e9, "seq_len": 4096, "global_batch_tokens": 2**22},
-         "cluster": {"gpu": "MI300X", "gpus": 1024},
-         "reliability": {"failures_per_gpu_day": 0.001, "restart_minutes": 7.5, "storage_write_gbyte_per_s": 250}},
+        {
+            "workload": {"model": "llama3-405b", "tokens": 15e12, "precision": "fp8"},
+            "cluster": {"gpu": "H200", "deadline_days": 90.5},
+        },
+        {
+            "workload": {
+                "params": 123.4e9,
+                "active_params": 12.5e9,
+                "seq_len": 4096,
+                "global_batch_tokens": 2**22,
+            },
+            "cluster": {"gpu": "MI300X", "gpus": 1024},
+            "reliability": {
+                "failures_per_gpu_day": 0.001,
+                "restart_minutes": 7.5,
+                "storage_write_gbyte_per_s": 250,
+            },
+        },
     ],
     ids=["defaults", "preset-deadline", "custom-moe-fixed"],
 )
@@ -108,6 +122,7 @@ def test_any_valid_scenario_survives_a_json_round_trip(data):
 
 # ----------------------------------------------------------------------------------- ranges
 
+
 @pytest.mark.parametrize(
     ("data", "path", "range_text"),
     [
@@ -115,18 +130,39 @@ def test_any_valid_scenario_survives_a_json_round_trip(data):
         ({"workload": {"tokens": 1e16}}, "workload.tokens", "at most 1e+15"),
         ({"workload": {"params": 1e3}}, "workload.params", "at least 1e+08"),
         ({"workload": {"seq_len": 64}}, "workload.seq_len", "at least 128"),
-        ({"workload": {"global_batch_tokens": 2_000_000_000}}, "workload.global_batch_tokens", "at most 1,000,000,000"),
+        (
+            {"workload": {"global_batch_tokens": 2_000_000_000}},
+            "workload.global_batch_tokens",
+            "at most 1,000,000,000",
+        ),
         ({"cluster": {"gpus": 0}}, "cluster.gpus", "at least 1"),
         ({"cluster": {"gpus": MAX_GPUS + 1}}, "cluster.gpus", "at most 65,536"),
         ({"cluster": {"deadline_days": 0}}, "cluster.deadline_days", "more than 0"),
         ({"cluster": {"deadline_days": 4000}}, "cluster.deadline_days", "at most 3,650"),
         ({"reliability": {"restart_minutes": -1}}, "reliability.restart_minutes", "at least 0"),
-        ({"reliability": {"failures_per_gpu_day": 1}}, "reliability.failures_per_gpu_day", "at most 0.1"),
+        (
+            {"reliability": {"failures_per_gpu_day": 1}},
+            "reliability.failures_per_gpu_day",
+            "at most 0.1",
+        ),
         ({"workload": {"tokens": "abc"}}, "workload.tokens", "at least 1e+06"),
         ({"cluster": {"gpus": 8.5}}, "cluster.gpus", "at least 1"),
     ],
-    ids=["tokens-low", "tokens-high", "params-low", "seq-low", "batch-high", "gpus-zero", "gpus-high",
-         "deadline-zero", "deadline-high", "restart-negative", "failures-high", "tokens-text", "gpus-fraction"],
+    ids=[
+        "tokens-low",
+        "tokens-high",
+        "params-low",
+        "seq-low",
+        "batch-high",
+        "gpus-zero",
+        "gpus-high",
+        "deadline-zero",
+        "deadline-high",
+        "restart-negative",
+        "failures-high",
+        "tokens-text",
+        "gpus-fraction",
+    ],
 )
 def test_out_of_range_fields_explain_path_and_allowed_range(data, path, range_text):
     found = problems(data)
@@ -137,8 +173,12 @@ def test_out_of_range_fields_explain_path_and_allowed_range(data, path, range_te
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.one_of(st.floats(max_value=1e6, exclude_max=True, allow_nan=False),
-                 st.floats(min_value=1e15, exclude_min=True, allow_nan=False)))
+@given(
+    st.one_of(
+        st.floats(max_value=1e6, exclude_max=True, allow_nan=False),
+        st.floats(min_value=1e15, exclude_min=True, allow_nan=False),
+    )
+)
 def test_any_token_count_outside_the_range_is_rejected_with_the_range(tokens):
     [(path, message)] = problems({"workload": {"tokens": tokens}})
     assert path == "workload.tokens"
@@ -151,6 +191,7 @@ def test_every_problem_is_reported():
 
 
 # ------------------------------------------------------------------------------ rules between fields
+
 
 def test_unknown_preset_is_rejected_with_the_choices():
     [(path, message)] = problems({"workload": {"model": "gpt-9"}})

@@ -42,21 +42,41 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 #: every section set, and a dozen overrides
 FULL = {
     "version": 1,
-    "workload": {"params": 3.4e11, "active_params": 3.7e10, "tokens": 1.48e13, "seq_len": 4096,
-                 "global_batch_tokens": 62_914_560, "precision": "fp8"},
+    "workload": {
+        "params": 3.4e11,
+        "active_params": 3.7e10,
+        "tokens": 1.48e13,
+        "seq_len": 4096,
+        "global_batch_tokens": 62_914_560,
+        "precision": "fp8",
+    },
     "cluster": {"gpu": "H200", "deadline_days": 75.5},
-    "reliability": {"failures_per_gpu_day": 0.00012, "restart_minutes": 18.0,
-                    "storage_write_gbyte_per_s": 400.0},
+    "reliability": {
+        "failures_per_gpu_day": 0.00012,
+        "restart_minutes": 18.0,
+        "storage_write_gbyte_per_s": 400.0,
+    },
     "usage": {"mode": "utilisation", "runs": 2.5, "utilisation_pct": 72.5},
     "term": {"months": 48, "discount_rate_pct": 9.5, "financing": "loan", "loan_years": 4},
-    "options": {"compare": list(OPTION_IDS), "facility": "owned",
-                "rent_provider": "Example Dedicated GPU Cloud", "cloud_provider": "Example Hyperscaler"},
+    "options": {
+        "compare": list(OPTION_IDS),
+        "facility": "owned",
+        "rent_provider": "Example Dedicated GPU Cloud",
+        "cloud_provider": "Example Hyperscaler",
+    },
     "overrides": {
-        "server_usd_per_gpu": 31500.0, "electricity_usd_per_kwh": 0.083, "pue": 1.25,
-        "colocation_usd_per_kw_month": 165.0, "ops_salary_usd_per_year": 185000.0,
-        "storage_buy_usd_per_tb": 95.5, "installation_usd_per_node": 2500.0,
-        "managed_premium_pct": 22.5, "egress_usd_per_gb": 0.05, "idle_power_pct": 35.0,
-        "rent_usd_per_gpu_hour": 2.35, "cloud_on_demand_usd_per_gpu_hour": 6.88,
+        "server_usd_per_gpu": 31500.0,
+        "electricity_usd_per_kwh": 0.083,
+        "pue": 1.25,
+        "colocation_usd_per_kw_month": 165.0,
+        "ops_salary_usd_per_year": 185000.0,
+        "storage_buy_usd_per_tb": 95.5,
+        "installation_usd_per_node": 2500.0,
+        "managed_premium_pct": 22.5,
+        "egress_usd_per_gb": 0.05,
+        "idle_power_pct": 35.0,
+        "rent_usd_per_gpu_hour": 2.35,
+        "cloud_on_demand_usd_per_gpu_hour": 6.88,
     },
 }
 
@@ -138,7 +158,11 @@ def test_link_url_and_token_from_url():
     assert token_from_url(token) == token
     assert token_from_url("s=" + token) == token
     assert token_from_url(f"https://x.example/p?a=1&s={token}#frag") == token
-    for url in ("https://planner.example.com/app", "https://planner.example.com/app?lang=en", "?a=1"):
+    for url in (
+        "https://planner.example.com/app",
+        "https://planner.example.com/app?lang=en",
+        "?a=1",
+    ):
         with pytest.raises(LinkError, match="no s="):
             token_from_url(url)
 
@@ -165,17 +189,40 @@ def scenarios(draw) -> dict:
         cluster["gpus"] = draw(st.integers(1, 65_536))
     elif target == "deadline_days":
         cluster["deadline_days"] = draw(st.floats(0.01, 3650))
-    usage = {"mode": draw(st.sampled_from(["runs", "utilisation"])),
-             "runs": draw(st.floats(0.01, 1000)), "utilisation_pct": draw(st.floats(0.1, 100))}
-    term = {"months": draw(st.integers(12, 60)),
-            "financing": draw(st.sampled_from(["cash", "loan", "lease"]))}
+    usage = {
+        "mode": draw(st.sampled_from(["runs", "utilisation"])),
+        "runs": draw(st.floats(0.01, 1000)),
+        "utilisation_pct": draw(st.floats(0.1, 100)),
+    }
+    term = {
+        "months": draw(st.integers(12, 60)),
+        "financing": draw(st.sampled_from(["cash", "loan", "lease"])),
+    }
     options = {"compare": draw(st.lists(st.sampled_from(OPTION_IDS), min_size=1, unique=True))}
-    overrides = draw(st.dictionaries(
-        st.sampled_from(["server_usd_per_gpu", "electricity_usd_per_kwh", "pue",
-                         "colocation_usd_per_kw_month", "managed_premium_pct", "egress_usd_per_gb"]),
-        st.floats(0, 1e12, exclude_max=True), max_size=4))
-    data = {"workload": workload, "cluster": cluster, "usage": usage, "term": term,
-            "options": options, "overrides": overrides}
+    overrides = draw(
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "server_usd_per_gpu",
+                    "electricity_usd_per_kwh",
+                    "pue",
+                    "colocation_usd_per_kw_month",
+                    "managed_premium_pct",
+                    "egress_usd_per_gb",
+                ]
+            ),
+            st.floats(0, 1e12, exclude_max=True),
+            max_size=4,
+        )
+    )
+    data = {
+        "workload": workload,
+        "cluster": cluster,
+        "usage": usage,
+        "term": term,
+        "options": options,
+        "overrides": overrides,
+    }
     keep = draw(st.lists(st.sampled_from(list(data)), unique=True))
     return {key: data[key] for key in keep}
 
@@ -250,11 +297,15 @@ def test_too_long_token_is_refused_before_decoding():
     refused("A" * (MAX_LINK_CHARS - 1), "damaged")
 
 
-@pytest.mark.parametrize("payload", [
-    b"0" * 6_000_000,
-    b'{"a":' * 700_000,
-    b'{"version":1,"overrides":{"' + b"a" * 5_000_000 + b'":1.0}}',
-], ids=["zeros", "nesting", "long-key"])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"0" * 6_000_000,
+        b'{"a":' * 700_000,
+        b'{"version":1,"overrides":{"' + b"a" * 5_000_000 + b'":1.0}}',
+    ],
+    ids=["zeros", "nesting", "long-key"],
+)
 def test_zip_bombs_stop_at_the_decompression_cap(payload):
     token = token_of(payload)
     assert len(token) <= MAX_LINK_CHARS, len(token)  # so it is the inflate cap that refuses it
@@ -273,12 +324,15 @@ def test_json_that_is_not_an_object(obj):
     refused(token_of_json(obj), "not a JSON object")
 
 
-@pytest.mark.parametrize("text", [
-    '{"version":1,"overrides":{"pue":NaN}}',
-    '{"version":1,"overrides":{"pue":Infinity}}',
-    '{"version":1,"overrides":{"pue":-Infinity}}',
-    '{"version":1,"overrides":{"pue":1e999}}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"version":1,"overrides":{"pue":NaN}}',
+        '{"version":1,"overrides":{"pue":Infinity}}',
+        '{"version":1,"overrides":{"pue":-Infinity}}',
+        '{"version":1,"overrides":{"pue":1e999}}',
+    ],
+)
 def test_non_finite_numbers(text):
     refused(token_of(text.encode()), "not finite")
 
@@ -298,16 +352,19 @@ def test_huge_integer_is_refused():
     refused(token_of(b'{"version":' + b"9" * 5000 + b"}"))
 
 
-@pytest.mark.parametrize(("version", "pattern"), [
-    (99, "newer version of the planner"),
-    (2, "newer version of the planner"),
-    (0, "too old"),
-    (-3, "too old"),
-    ("1", "not a whole number"),
-    (1.0, "not a whole number"),
-    (True, "not a whole number"),
-    (None, "not a whole number"),
-])
+@pytest.mark.parametrize(
+    ("version", "pattern"),
+    [
+        (99, "newer version of the planner"),
+        (2, "newer version of the planner"),
+        (0, "too old"),
+        (-3, "too old"),
+        ("1", "not a whole number"),
+        (1.0, "not a whole number"),
+        (True, "not a whole number"),
+        (None, "not a whole number"),
+    ],
+)
 def test_bad_versions(version, pattern):
     refused(token_of_json({**EXAMPLE, "version": version}), pattern)
 
@@ -317,14 +374,17 @@ def test_missing_version():
     refused(token_of_json(data), "no schema version")
 
 
-@pytest.mark.parametrize(("change", "field"), [
-    ({"term": {"months": 6}}, "term.months"),
-    ({"cluster": {"gpu": "TPU-v9"}}, "cluster.gpu"),
-    ({"workload": {"model": "llama3-70b", "tokens": -1}}, "workload.tokens"),
-    ({"usage": {"mode": "sometimes"}}, "usage.mode"),
-    ({"overrides": {"pue": "1.2"}}, "overrides.pue"),
-    ({"surprise": 1}, "surprise"),
-])
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"term": {"months": 6}}, "term.months"),
+        ({"cluster": {"gpu": "TPU-v9"}}, "cluster.gpu"),
+        ({"workload": {"model": "llama3-70b", "tokens": -1}}, "workload.tokens"),
+        ({"usage": {"mode": "sometimes"}}, "usage.mode"),
+        ({"overrides": {"pue": "1.2"}}, "overrides.pue"),
+        ({"surprise": 1}, "surprise"),
+    ],
+)
 def test_invalid_fields_are_named(change, field):
     msg = refused(token_of_json({**EXAMPLE, **change}), "scenario is invalid")
     assert field in msg, msg
@@ -335,15 +395,21 @@ def test_range_is_explained():
     assert "allowed: at least 12 and at most 60" in msg, msg
 
 
-@pytest.mark.parametrize("text", [
-    "__import__('os').system('touch /tmp/pwned')",
-    "eval(compile('1','x','eval'))",
-    "{{7*7}}",
-    "!!python/object/apply:os.system ['id']",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os').system('touch /tmp/pwned')",
+        "eval(compile('1','x','eval'))",
+        "{{7*7}}",
+        "!!python/object/apply:os.system ['id']",
+    ],
+)
 def test_code_looking_strings_are_inert(text, tmp_path):
-    for data in ({**EXAMPLE, "workload": {"model": text}}, {**EXAMPLE, text: 1},
-                 {**EXAMPLE, "overrides": {text: 1.0}}):
+    for data in (
+        {**EXAMPLE, "workload": {"model": text}},
+        {**EXAMPLE, text: 1},
+        {**EXAMPLE, "overrides": {text: 1.0}},
+    ):
         try:
             scenario = decode(token_of_json(data))
         except LinkError as exc:
@@ -360,17 +426,26 @@ def test_long_and_control_characters_in_field_names_are_clipped():
 
 
 def test_encode_refuses_invalid_and_oversized_data():
-    for bad in ({"term": {"months": 6}}, {"version": 2}, {"version": "1"}, [1, 2],
-                {"overrides": {"pue": float("nan")}}):
+    for bad in (
+        {"term": {"months": 6}},
+        {"version": 2},
+        {"version": "1"},
+        [1, 2],
+        {"overrides": {"pue": float("nan")}},
+    ):
         with pytest.raises(LinkError) as info:
             encode_data(bad)
         assert_one_sentence(info.value)
     with pytest.raises(LinkError, match="too large"):
         encode_data({"overrides": {"k" * 70_000: 1.0}})
     rng = __import__("random").Random(7)
-    noisy = {"version": 1, "overrides": {
-        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(200)): 1.0
-        for _ in range(60)}}
+    noisy = {
+        "version": 1,
+        "overrides": {
+            "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(200)): 1.0
+            for _ in range(60)
+        },
+    }
     with pytest.raises(LinkError, match="too large"):
         encode_data(noisy)
 
@@ -414,7 +489,9 @@ def test_no_migrations_needed_today():
 
 
 def test_no_pickle_eval_or_exec_in_the_code():
-    pattern = re.compile(r"\bpickle\b|\bcPickle\b|\beval\s*\(|\bexec\s*\(|\bmarshal\b|\byaml\.load\(")
+    pattern = re.compile(
+        r"\bpickle\b|\bcPickle\b|\beval\s*\(|\bexec\s*\(|\bmarshal\b|\byaml\.load\("
+    )
     offenders = []
     for package in ("app", "models", "pricing"):
         for path in (ROOT / package).rglob("*.py"):
@@ -481,13 +558,16 @@ def test_cli_base_url(capsys, tmp_path):
     assert rc == 0 and json.loads(out) == EXAMPLE
 
 
-@pytest.mark.parametrize("tamper", [
-    lambda url: url[:-10],
-    lambda url: url.replace("?s=", "?s=x"),
-    lambda url: url[:40] + "!!" + url[42:],
-    lambda url: url.split("?")[0],
-    lambda url: url + "A" * 9000,
-])
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda url: url[:-10],
+        lambda url: url.replace("?s=", "?s=x"),
+        lambda url: url[:40] + "!!" + url[42:],
+        lambda url: url.split("?")[0],
+        lambda url: url + "A" * 9000,
+    ],
+)
 def test_cli_decode_of_tampered_link(capsys, tamper):
     url = link_url(EXAMPLE)
     rc, out, err = cli(capsys, "decode", tamper(url))
@@ -497,15 +577,22 @@ def test_cli_decode_of_tampered_link(capsys, tamper):
     assert "Traceback" not in err and token_from_url(url) not in err
 
 
-@pytest.mark.parametrize(("text", "pattern"), [
-    ('{"term": {"months": 6}}', "term.months"),
-    ("[1, 2]", "object"),
-    ("not json", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ('{"term": {"months": 6}}', "term.months"),
+        ("[1, 2]", "object"),
+        ("not json", "not valid JSON"),
+    ],
+)
 def test_cli_link_of_bad_file(capsys, tmp_path, text, pattern):
     path = tmp_path / "bad.json"
     path.write_text(text)
     rc, out, err = cli(capsys, "link", str(path))
     assert rc == 2 and not out
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("clusterplan link: ") and re.search(pattern, lines[0])
+    assert (
+        len(lines) == 1
+        and lines[0].startswith("clusterplan link: ")
+        and re.search(pattern, lines[0])
+    )

@@ -90,7 +90,10 @@ def test_worst_cases_meet_the_target_but_two_named_throughput_rows(result, scope
     held = result[scope]
     for kind in ("step_time", "gpu_hours"):
         if kind in held:
-            assert held[kind]["model"]["worst_abs_error"] <= TARGETS[kind][1], (kind, held[kind]["model"])
+            assert held[kind]["model"]["worst_abs_error"] <= TARGETS[kind][1], (
+                kind,
+                held[kind]["model"],
+            )
             assert held[kind]["model"]["beyond_worst_target"] == []
     assert set(held["throughput"]["model"]["beyond_worst_target"]) == THROUGHPUT_BEYOND
     assert held["throughput"]["model"]["rows"] >= 50
@@ -131,9 +134,13 @@ def test_errors_by_source_cover_every_row(result):
     assert sum(g["rows"] for g in groups) == len(result["rows"])
     assert sum(g["scored_rows"] for g in groups) == sum(r["scored"] for r in result["rows"])
     foundry_h100 = next(g for g in groups if g["source"].startswith("llm-foundry H100"))
-    assert foundry_h100["scored_rows"] == 0 and foundry_h100["bias"] > 0  # the not-scored rows, model fast
+    assert (
+        foundry_h100["scored_rows"] == 0 and foundry_h100["bias"] > 0
+    )  # the not-scored rows, model fast
     for g in groups:
-        assert -g["worst_abs_error"] <= g["bias"] <= g["worst_abs_error"] / (1 - g["worst_abs_error"])
+        assert (
+            -g["worst_abs_error"] <= g["bias"] <= g["worst_abs_error"] / (1 - g["worst_abs_error"])
+        )
         assert g["median_abs_error"] <= g["worst_abs_error"]
 
 
@@ -168,8 +175,14 @@ def test_rule_of_thumb_is_computed_with_one_mfu(result):
 def test_band_covers_todays_whole_run_errors(result):
     m = result["by_kind"]["gpu_hours"]["model"]
     assert m["min_error"] >= V.GPU_HOURS_ERROR_LOW and m["max_error"] <= V.GPU_HOURS_ERROR_HIGH
-    plan = plan_training(Scenario.model_validate(
-        {"workload": {"model": "llama2-7b", "tokens": 1e11, "seq_len": 4096}, "cluster": {"gpu": "H100-SXM", "gpus": 64}}))
+    plan = plan_training(
+        Scenario.model_validate(
+            {
+                "workload": {"model": "llama2-7b", "tokens": 1e11, "seq_len": 4096},
+                "cluster": {"gpu": "H100-SXM", "gpus": 64},
+            }
+        )
+    )
     low, high = V.training_days_band(plan)
     assert low < plan.train_days < high
     assert (plan.train_days_low, plan.train_days_high) == pytest.approx((low, high))
@@ -180,12 +193,36 @@ def test_cli_validate_json_keys():
     with contextlib.redirect_stdout(out):
         assert main(["validate", "--json"]) == 0
     data = json.loads(out.getvalue())
-    assert set(data) >= {"rows", "by_kind", "by_kind_all_rows", "by_kind_held_out", "rule_of_thumb_mfu",
-                         "rule_of_thumb_goodput", "skipped", "misses", "by_source"}
+    assert set(data) >= {
+        "rows",
+        "by_kind",
+        "by_kind_all_rows",
+        "by_kind_held_out",
+        "rule_of_thumb_mfu",
+        "rule_of_thumb_goodput",
+        "skipped",
+        "misses",
+        "by_source",
+    }
     assert set(data["by_kind"]) == set(V.KINDS)
     row = data["rows"][0]
-    assert set(row) >= {"id", "kind", "model", "gpu", "gpus", "layout", "unit", "published", "predicted",
-                        "error", "rule_of_thumb", "rule_error", "scored", "calibration", "source"}
+    assert set(row) >= {
+        "id",
+        "kind",
+        "model",
+        "gpu",
+        "gpus",
+        "layout",
+        "unit",
+        "published",
+        "predicted",
+        "error",
+        "rule_of_thumb",
+        "rule_error",
+        "scored",
+        "calibration",
+        "source",
+    }
     for kind in V.KINDS:
         assert set(data["by_kind"][kind]) == {"model", "rule_of_thumb"}
         assert {"median_abs_error", "worst_abs_error"} <= set(data["by_kind"][kind]["model"])
@@ -195,7 +232,22 @@ def test_cli_validate_table_and_train_band():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["validate"]) == 0
-        assert main(["train", "--model", "llama2-7b", "--tokens", "100B", "--gpu", "H100-SXM", "--gpus", "64"]) == 0
+        assert (
+            main(
+                [
+                    "train",
+                    "--model",
+                    "llama2-7b",
+                    "--tokens",
+                    "100B",
+                    "--gpu",
+                    "H100-SXM",
+                    "--gpus",
+                    "64",
+                ]
+            )
+            == 0
+        )
     text = out.getvalue()
     assert "gpu_hours" in text and "rule median" in text and "Uncertainty" in text
 
@@ -207,7 +259,9 @@ def test_validation_page_renders():
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Validation"
-    assert len(at.dataframe) >= 5  # errors per kind, by source, every row, figures not used, constants
+    assert (
+        len(at.dataframe) >= 5
+    )  # errors per kind, by source, every row, figures not used, constants
     misses = [md.value for md in at.markdown if "**Likely cause:**" in md.value]
     assert len(misses) == len(THROUGHPUT_BEYOND)
     assert all(any(md_plain(i) in t for t in misses) for i in THROUGHPUT_BEYOND), misses
@@ -222,7 +276,9 @@ def test_every_model_constant_has_a_source():
     rows = model_constants()
     names = {r["name"] for r in rows}
     assert names == {n for n in vars(C) if n.isupper()}
-    assert all(len(r["source"]) > 20 for r in rows), [r["name"] for r in rows if len(r["source"]) <= 20]
+    assert all(len(r["source"]) > 20 for r in rows), [
+        r["name"] for r in rows if len(r["source"]) <= 20
+    ]
 
 
 def test_assumed_gpu_counts_are_flagged(result):
@@ -239,7 +295,6 @@ def test_assumed_gpu_counts_are_flagged(result):
     from app.views.validation import table
 
     assert table(result).set_index("row").loc["run-llama2-70b", "GPUs"].endswith("(count assumed)")
-
 
 
 def test_published_layouts_the_memory_model_rejects_are_marked(result):

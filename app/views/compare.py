@@ -19,20 +19,36 @@ def render() -> None:
     dark = state.dark_theme()
 
     t = c.training
-    rate = next((a["value"] for a in c.assumptions if a["key"] == "discount_rate_pct_per_year"), 0.0)
-    st.caption(f"{t['model']} on {t['gpus']:,} × {t['gpu']}: one run takes {t['train_days']:.1f} days"
-               f"{band(t.get('train_days_low'), t.get('train_days_high'))} "
-               f"({t['ideal_days']:.1f} without failures, goodput {t['goodput']:.1%}); "
-               f"term {sc.term.months} months; NPV discounted at {rate:g} % a year.")
+    rate = next(
+        (a["value"] for a in c.assumptions if a["key"] == "discount_rate_pct_per_year"), 0.0
+    )
+    st.caption(
+        f"{t['model']} on {t['gpus']:,} × {t['gpu']}: one run takes {t['train_days']:.1f} days"
+        f"{band(t.get('train_days_low'), t.get('train_days_high'))} "
+        f"({t['ideal_days']:.1f} without failures, goodput {t['goodput']:.1%}); "
+        f"term {sc.term.months} months; NPV discounted at {rate:g} % a year."
+    )
 
     ok = [o for o in c.options if o.available and o.completes_workload]
     cheapest = min(ok, key=lambda o: o.npv_usd) if ok else None
-    fastest = min((o for o in ok if o.first_result_day is not None), key=lambda o: o.first_result_day, default=None)
+    fastest = min(
+        (o for o in ok if o.first_result_day is not None),
+        key=lambda o: o.first_result_day,
+        default=None,
+    )
     m1, m2, m3 = st.columns([1, 1, 2])
-    _card(m1, "Cheapest over the term", cheapest and cheapest.label,
-          cheapest and f"NPV {usd(cheapest.npv_usd)} · nominal {usd(cheapest.total_usd)}")
-    _card(m2, "Fastest to first result", fastest and fastest.label,
-          fastest and f"first run done on day {fastest.first_result_day:,.0f}")
+    _card(
+        m1,
+        "Cheapest over the term",
+        cheapest and cheapest.label,
+        cheapest and f"NPV {usd(cheapest.npv_usd)} · nominal {usd(cheapest.total_usd)}",
+    )
+    _card(
+        m2,
+        "Fastest to first result",
+        fastest and fastest.label,
+        fastest and f"first run done on day {fastest.first_result_day:,.0f}",
+    )
     with m3.container(border=True):
         st.caption("Recommendation")
         st.write(c.recommendation["why"] + ".")
@@ -42,35 +58,59 @@ def render() -> None:
 
     # Only the chosen view's charts are built: plotly figures take 10-20 ms each to construct.
     views = ["Cost over the term", "Time", "Sensitivity and uncertainty"]
-    view = st.segmented_control("View", views, default=views[0], key="compare_view",
-                                label_visibility="collapsed") or views[0]
+    view = (
+        st.segmented_control(
+            "View", views, default=views[0], key="compare_view", label_visibility="collapsed"
+        )
+        or views[0]
+    )
     if view == "Cost over the term":
-        st.plotly_chart(charts.cumulative_cost(c, dark=dark), theme=None, width="stretch", key="chart_cumulative")
-        st.plotly_chart(charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown")
+        st.plotly_chart(
+            charts.cumulative_cost(c, dark=dark),
+            theme=None,
+            width="stretch",
+            key="chart_cumulative",
+        )
+        st.plotly_chart(
+            charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
+        )
     elif view == "Time":
-        st.plotly_chart(charts.provisioning_gantt(c, dark=dark), theme=None, width="stretch", key="chart_gantt")
-        st.plotly_chart(charts.scaling_curve(c, dark=dark), theme=None, width="stretch", key="chart_scaling")
+        st.plotly_chart(
+            charts.provisioning_gantt(c, dark=dark), theme=None, width="stretch", key="chart_gantt"
+        )
+        st.plotly_chart(
+            charts.scaling_curve(c, dark=dark), theme=None, width="stretch", key="chart_scaling"
+        )
     elif view == "Sensitivity and uncertainty":
-        st.plotly_chart(charts.tornado(c, dark=dark), theme=None, width="stretch", key="chart_tornado")
-        st.plotly_chart(charts.uncertainty(c, dark=dark), theme=None, width="stretch", key="chart_uncertainty")
+        st.plotly_chart(
+            charts.tornado(c, dark=dark), theme=None, width="stretch", key="chart_tornado"
+        )
+        st.plotly_chart(
+            charts.uncertainty(c, dark=dark), theme=None, width="stretch", key="chart_uncertainty"
+        )
         if c.flip_points:
             st.markdown("**Flip points** (where the cheapest option changes)")
             for f in c.flip_points:
                 st.markdown(f"- {f['text']}")
     st.subheader("Totals")
-    rows = [{
-        "Option": o.label,
-        "Total (nominal)": usd(o.total_usd) if o.available else "n/a",
-        "NPV": usd(o.npv_usd) if o.available else "n/a",
-        "$ per delivered GPU-hour": usd_rate(o.usd_per_gpu_hour),
-        "$ per training run": usd(o.usd_per_training_run),
-        "Ready": days(o.ready_day) if o.available else "n/a",
-        "First result": days(o.first_result_day),
-        "Residual value": usd(o.residual_value_usd) if o.residual_value_usd else "-",
-    } for o in c.options]
+    rows = [
+        {
+            "Option": o.label,
+            "Total (nominal)": usd(o.total_usd) if o.available else "n/a",
+            "NPV": usd(o.npv_usd) if o.available else "n/a",
+            "$ per delivered GPU-hour": usd_rate(o.usd_per_gpu_hour),
+            "$ per training run": usd(o.usd_per_training_run),
+            "Ready": days(o.ready_day) if o.available else "n/a",
+            "First result": days(o.first_result_day),
+            "Residual value": usd(o.residual_value_usd) if o.residual_value_usd else "-",
+        }
+        for o in c.options
+    ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.caption("Totals are sums of monthly cash flows over the term; NPV discounts each month. "
-               "$ per delivered GPU-hour divides the total by the GPU-hours of work done.")
+    st.caption(
+        "Totals are sums of monthly cash flows over the term; NPV discounts each month. "
+        "$ per delivered GPU-hour divides the total by the GPU-hours of work done."
+    )
 
     st.subheader("Downloads")
     _downloads(sc, c)
@@ -107,16 +147,25 @@ def _downloads(sc: Scenario, c) -> None:
         link = ""
     key = json.dumps(sc.model_dump(mode="json"), sort_keys=True)
     t = c.training
-    stem = "clusterplan-" + re.sub(r"[^a-z0-9]+", "-", f"{t['model']} {t['gpus']}x {t['gpu']}".lower()).strip("-")
+    stem = "clusterplan-" + re.sub(
+        r"[^a-z0-9]+", "-", f"{t['model']} {t['gpus']}x {t['gpu']}".lower()
+    ).strip("-")
     if not report_pdf.charts_available(start=False):
-        st.info("The PDF report will hold tables only: its charts need Chromium, which this server "
-                "lacks. The tables hold every number.", icon=":material/info:")
+        st.info(
+            "The PDF report will hold tables only: its charts need Chromium, which this server "
+            "lacks. The tables hold every number.",
+            icon=":material/info:",
+        )
     pdf_col, csv_col, json_col = st.columns(3)
     with pdf_col:
         slot = st.empty()  # the button, then in its place the download
         ready = st.session_state.get("pdf_report_for") == [key, link]
-        if not ready and slot.button("Prepare PDF report", icon=":material/picture_as_pdf:",
-                                     width="stretch", key="pdf_prepare"):
+        if not ready and slot.button(
+            "Prepare PDF report",
+            icon=":material/picture_as_pdf:",
+            width="stretch",
+            key="pdf_prepare",
+        ):
             ready = True
         if ready:
             with slot.container():
@@ -124,16 +173,41 @@ def _downloads(sc: Scenario, c) -> None:
                     with st.spinner("Building the PDF report..."):
                         data, pages, note = _pdf_report(key, link)
                 except (report_pdf.ReportError, ValueError) as exc:
-                    st.error(f"The PDF report could not be built: {md_plain(exc)}", icon=":material/error:")
+                    st.error(
+                        f"The PDF report could not be built: {md_plain(exc)}",
+                        icon=":material/error:",
+                    )
                 else:
                     st.session_state["pdf_report_for"] = [key, link]
-                    st.download_button("Download PDF report", data, file_name=f"{stem}.pdf",
-                                       mime="application/pdf", on_click="ignore", type="primary",
-                                       icon=":material/download:", width="stretch", key="pdf_download")
+                    st.download_button(
+                        "Download PDF report",
+                        data,
+                        file_name=f"{stem}.pdf",
+                        mime="application/pdf",
+                        on_click="ignore",
+                        type="primary",
+                        icon=":material/download:",
+                        width="stretch",
+                        key="pdf_download",
+                    )
                     st.caption(f"{pages} pages" + (f". {note}" if note else ""))
-    csv_col.download_button("Monthly cash flows (CSV)", lambda: exports.monthly_csv(c),
-                            file_name=f"{stem}-monthly.csv", mime="text/csv", on_click="ignore",
-                            icon=":material/table_view:", width="stretch", key="csv_download")
-    json_col.download_button("Whole comparison (JSON)", lambda: exports.comparison_json(c),
-                             file_name=f"{stem}.json", mime="application/json", on_click="ignore",
-                             icon=":material/data_object:", width="stretch", key="json_download")
+    csv_col.download_button(
+        "Monthly cash flows (CSV)",
+        lambda: exports.monthly_csv(c),
+        file_name=f"{stem}-monthly.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/table_view:",
+        width="stretch",
+        key="csv_download",
+    )
+    json_col.download_button(
+        "Whole comparison (JSON)",
+        lambda: exports.comparison_json(c),
+        file_name=f"{stem}.json",
+        mime="application/json",
+        on_click="ignore",
+        icon=":material/data_object:",
+        width="stretch",
+        key="json_download",
+    )

@@ -24,23 +24,36 @@ def render() -> None:
     st.subheader("Do we need a server or a cluster?")
     smallest = t["min_gpus"]
     if smallest is not None and smallest <= node:
-        st.write(f"The model fits on one {node}-GPU {gpu.gpu_id} server ({smallest} GPU(s) at least). "
-                 f"On the {t['gpus']:,} GPUs planned, one run takes {days(t['train_days'])}.")
+        st.write(
+            f"The model fits on one {node}-GPU {gpu.gpu_id} server ({smallest} GPU(s) at least). "
+            f"On the {t['gpus']:,} GPUs planned, one run takes {days(t['train_days'])}."
+        )
     else:
-        st.write(f"A cluster: {t['gpus']:,} {gpu.gpu_id} GPUs in {t['nodes']:,} nodes of {node}, joined by a "
-                 f"{t['fabric']['tiers']}-tier fat tree of {t['fabric']['switches']:,} switches and "
-                 f"{t['fabric']['transceivers']:,} optical transceivers"
-                 + (f"; the model needs at least {smallest:,} GPUs to fit in memory." if smallest else "."))
+        st.write(
+            f"A cluster: {t['gpus']:,} {gpu.gpu_id} GPUs in {t['nodes']:,} nodes of {node}, joined by a "
+            f"{t['fabric']['tiers']}-tier fat tree of {t['fabric']['switches']:,} switches and "
+            f"{t['fabric']['transceivers']:,} optical transceivers"
+            + (
+                f"; the model needs at least {smallest:,} GPUs to fit in memory."
+                if smallest
+                else "."
+            )
+        )
 
     st.subheader("How many GPUs?")
     curve = t.get("curve") or []
     line = f"{t['gpus']:,} GPUs ({t['sizing']}): one run in {days(t['train_days'])} at {t['mfu']:.0%} MFU."
     if len(curve) >= 2:
         last = curve[-1]
-        line += (f" With {last['gpus']:,} GPUs a run would take {days(last['train_days'])} at "
-                 f"{last['scaling_efficiency']:.0%} scaling efficiency")
-        line += (": past a point, more GPUs buy little time." if last["scaling_efficiency"] < 0.7
-                 else "; the Compare page's scaling chart shows where returns diminish.")
+        line += (
+            f" With {last['gpus']:,} GPUs a run would take {days(last['train_days'])} at "
+            f"{last['scaling_efficiency']:.0%} scaling efficiency"
+        )
+        line += (
+            ": past a point, more GPUs buy little time."
+            if last["scaling_efficiency"] < 0.7
+            else "; the Compare page's scaling chart shows where returns diminish."
+        )
     st.write(line)
 
     st.subheader("What does renting cost?")
@@ -48,10 +61,16 @@ def render() -> None:
     rate = fig.get("rent_usd_per_gpu_hour")
     if rate is not None:
         monthly = rate * t["gpus"] * 730.5
-        st.write(f"A dedicated {gpu.gpu_id} cluster rents at about {usd_rate(rate)} per GPU-hour for this term, "
-                 f"{usd(monthly)} a month for {t['gpus']:,} GPUs"
-                 + (f", {usd(rent.total_usd)} over {sc.term.months} months with storage and support." if rent else ".")
-                 + f" Public cloud on-demand lists at {usd_rate(fig.get('cloud_on_demand_usd_per_gpu_hour'))}.")
+        st.write(
+            f"A dedicated {gpu.gpu_id} cluster rents at about {usd_rate(rate)} per GPU-hour for this term, "
+            f"{usd(monthly)} a month for {t['gpus']:,} GPUs"
+            + (
+                f", {usd(rent.total_usd)} over {sc.term.months} months with storage and support."
+                if rent
+                else "."
+            )
+            + f" Public cloud on-demand lists at {usd_rate(fig.get('cloud_on_demand_usd_per_gpu_hour'))}."
+        )
 
     st.subheader("Build or rent?")
     st.write(c.recommendation["why"] + ".")
@@ -63,15 +82,24 @@ def render() -> None:
         if not o.available:
             continue
         slowest = max(o.timeline, key=lambda p: p["end_day"] - p["start_day"], default=None)
-        why = f" (longest phase: {slowest['phase']}, {days(slowest['end_day'] - slowest['start_day'])})" if slowest else ""
-        st.markdown(f"- **{o.label}**: ready in {days(o.ready_day)}{why}; first run done on day "
-                    f"{o.first_result_day:,.0f}." if o.first_result_day is not None else
-                    f"- **{o.label}**: ready in {days(o.ready_day)}{why}.")
+        why = (
+            f" (longest phase: {slowest['phase']}, {days(slowest['end_day'] - slowest['start_day'])})"
+            if slowest
+            else ""
+        )
+        st.markdown(
+            f"- **{o.label}**: ready in {days(o.ready_day)}{why}; first run done on day "
+            f"{o.first_result_day:,.0f}."
+            if o.first_result_day is not None
+            else f"- **{o.label}**: ready in {days(o.ready_day)}{why}."
+        )
 
     st.subheader("What does maintenance need?")
     rel_rate = gpu.failures_per_gpu_day * fig.get("failure_rate_multiplier", 1.0)
     per_week = rel_rate * t["gpus"] * 7
-    fte = max(fig.get("ops_min_team_fte", 0), fig.get("ops_fte_per_1000_gpus", 0) * t["gpus"] / 1000)
+    fte = max(
+        fig.get("ops_min_team_fte", 0), fig.get("ops_fte_per_1000_gpus", 0) * t["gpus"] / 1000
+    )
     spares = math.ceil(t["nodes"] * fig.get("spares_pct_of_nodes", 0) / 100)
     st.write(
         f"Expect about {per_week:.1f} job interruptions a week on {t['gpus']:,} GPUs "
@@ -79,4 +107,5 @@ def render() -> None:
         f"checkpoint ({si(t['checkpoint']['size_gib'] * 2**30, 'B')} every {t['checkpoint']['interval_min']:.0f} min). "
         f"Owning means an operations team of about {fte:.0f} people, {spares} spare node(s), "
         f"{fig.get('part_replacement_pct_per_year', 0):g} % of servers replaced a year, and "
-        f"{t['it_power_kw']:,.0f} kW of IT power. A managed service takes the operations on and restarts faster.")
+        f"{t['it_power_kw']:,.0f} kW of IT power. A managed service takes the operations on and restarts faster."
+    )

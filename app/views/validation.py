@@ -10,93 +10,177 @@ from models.validation import UNITS, validate
 
 
 def table(result: dict) -> pd.DataFrame:
-    return pd.DataFrame([{
-        "row": r["id"], "kind": r["kind"], "model": r["model"],
-        "GPUs": f"{r['gpus']:,} x {r['gpu']}" + (" (count assumed)" if r["gpus_assumed"] else ""),
-        "seq": r["seq_len"], "batch (seqs)": r["global_batch_seqs"], "precision": r["precision"],
-        "layout": r["layout"], "fits (memory model)": r["layout_fits"],
-        "memory (model) % of HBM": None if r["memory_share"] is None else 100 * r["memory_share"],
-        "unit": UNITS[r["unit"]],
-        "published": r["published"],
-        "predicted": r["predicted"], "error %": 100 * r["error"],
-        "rule of thumb error %": 100 * r["rule_error"], "scored": r["scored"],
-        "used for calibration": r["calibration"], "source": r["source"],
-        "notes": r["notes"],
-    } for r in result["rows"]])
+    return pd.DataFrame(
+        [
+            {
+                "row": r["id"],
+                "kind": r["kind"],
+                "model": r["model"],
+                "GPUs": f"{r['gpus']:,} x {r['gpu']}"
+                + (" (count assumed)" if r["gpus_assumed"] else ""),
+                "seq": r["seq_len"],
+                "batch (seqs)": r["global_batch_seqs"],
+                "precision": r["precision"],
+                "layout": r["layout"],
+                "fits (memory model)": r["layout_fits"],
+                "memory (model) % of HBM": None
+                if r["memory_share"] is None
+                else 100 * r["memory_share"],
+                "unit": UNITS[r["unit"]],
+                "published": r["published"],
+                "predicted": r["predicted"],
+                "error %": 100 * r["error"],
+                "rule of thumb error %": 100 * r["rule_error"],
+                "scored": r["scored"],
+                "used for calibration": r["calibration"],
+                "source": r["source"],
+                "notes": r["notes"],
+            }
+            for r in result["rows"]
+        ]
+    )
 
 
 def miss_text(m: dict) -> str:
     """One miss as markdown: the row and its error, the rows beside it, what differs, the likely cause."""
-    beside = "; ".join(f"{md_plain(o['id'])} {100 * o['error']:+.1f} %" for o in m["compare_with"] if o["error"] is not None)
-    memory = "" if m["memory_share"] is None else f" · memory (model) {100 * m['memory_share']:.0f} % of HBM"
-    return (f"**{md_plain(m['id'])}**: model {100 * m['error']:+.1f} %{memory}  \n"
-            f"**Beside it:** {beside}  \n**What differs:** {md_plain(m['what_differs'])}  \n"
-            f"**Likely cause:** {md_plain(m['likely_cause'])}")
+    beside = "; ".join(
+        f"{md_plain(o['id'])} {100 * o['error']:+.1f} %"
+        for o in m["compare_with"]
+        if o["error"] is not None
+    )
+    memory = (
+        ""
+        if m["memory_share"] is None
+        else f" · memory (model) {100 * m['memory_share']:.0f} % of HBM"
+    )
+    return (
+        f"**{md_plain(m['id'])}**: model {100 * m['error']:+.1f} %{memory}  \n"
+        f"**Beside it:** {beside}  \n**What differs:** {md_plain(m['what_differs'])}  \n"
+        f"**Likely cause:** {md_plain(m['likely_cause'])}"
+    )
 
 
 def summary(result: dict) -> pd.DataFrame:
     out = []
-    for scope, key in (("scored rows", "by_kind"), ("held out", "by_kind_held_out"), ("all rows", "by_kind_all_rows")):
+    for scope, key in (
+        ("scored rows", "by_kind"),
+        ("held out", "by_kind_held_out"),
+        ("all rows", "by_kind_all_rows"),
+    ):
         for kind, s in result[key].items():
             m, t = s["model"], s["rule_of_thumb"]
-            out.append({"kind": kind, "rows": f"{m['rows']} ({scope})",
-                        "model median %": 100 * m["median_abs_error"], "model worst %": 100 * m["worst_abs_error"],
-                        "rows beyond worst target": len(m["beyond_worst_target"]),
-                        "rule of thumb median %": 100 * t["median_abs_error"],
-                        "rule of thumb worst %": 100 * t["worst_abs_error"]})
+            out.append(
+                {
+                    "kind": kind,
+                    "rows": f"{m['rows']} ({scope})",
+                    "model median %": 100 * m["median_abs_error"],
+                    "model worst %": 100 * m["worst_abs_error"],
+                    "rows beyond worst target": len(m["beyond_worst_target"]),
+                    "rule of thumb median %": 100 * t["median_abs_error"],
+                    "rule of thumb worst %": 100 * t["worst_abs_error"],
+                }
+            )
     return pd.DataFrame(out)
 
 
 def render() -> None:
     st.title("Validation")
-    st.caption("The model's predictions against published training runs and benchmarks "
-               "(validation/runs.csv, each row with its source), beside the rule of thumb.")
+    st.caption(
+        "The model's predictions against published training runs and benchmarks "
+        "(validation/runs.csv, each row with its source), beside the rule of thumb."
+    )
     result = validate()
     st.subheader("Error per kind")
-    st.dataframe(summary(result), hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.1f") for c in
-        ("model median %", "model worst %", "rule of thumb median %", "rule of thumb worst %")})
-    st.caption(f"Rule of thumb: 6·N·D at a constant {result['rule_of_thumb_mfu']:.1%} MFU (the value that "
-               f"minimises its own median error, picked after the fact), and "
-               f"{result['rule_of_thumb_goodput']:.0%} goodput for whole runs. Targets: step time and "
-               "throughput within 8 % median / 15 % worst; whole-run GPU-hours within 10 % / 30 %. "
-               "Met on the scored rows and on the held-out rows (those used to set no constant; the "
-               "step-time and Narayanan rows calibrate the GEMM efficiency, one NeMo FP8 row the FP8 "
-               "efficiency), except the throughput worst "
-               "case: the rows beyond it are counted in the table and explained below. "
-               "Rows marked not scored are predicted and shown; their notes say why they are left out.")
+    st.dataframe(
+        summary(result),
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format="%.1f")
+            for c in (
+                "model median %",
+                "model worst %",
+                "rule of thumb median %",
+                "rule of thumb worst %",
+            )
+        },
+    )
+    st.caption(
+        f"Rule of thumb: 6·N·D at a constant {result['rule_of_thumb_mfu']:.1%} MFU (the value that "
+        f"minimises its own median error, picked after the fact), and "
+        f"{result['rule_of_thumb_goodput']:.0%} goodput for whole runs. Targets: step time and "
+        "throughput within 8 % median / 15 % worst; whole-run GPU-hours within 10 % / 30 %. "
+        "Met on the scored rows and on the held-out rows (those used to set no constant; the "
+        "step-time and Narayanan rows calibrate the GEMM efficiency, one NeMo FP8 row the FP8 "
+        "efficiency), except the throughput worst "
+        "case: the rows beyond it are counted in the table and explained below. "
+        "Rows marked not scored are predicted and shown; their notes say why they are left out."
+    )
     with st.expander("Error by source (every row, not-scored ones included)"):
-        st.caption("Bias is the mean error in speed: + means the model predicts faster (or cheaper) than published, "
-                   "whatever the unit; median and worst are in the rows' own units.")
-        st.dataframe(pd.DataFrame([{
-            "source": g["source"], "rows": g["rows"], "scored": g["scored_rows"],
-            "median %": 100 * g["median_abs_error"], "worst %": 100 * g["worst_abs_error"],
-            "bias %": 100 * g["bias"]} for g in result["by_source"]]), hide_index=True, column_config={
-            c: st.column_config.NumberColumn(format="%+.1f" if c == "bias %" else "%.1f")
-            for c in ("median %", "worst %", "bias %")})
-    st.plotly_chart(charts.validation_scatter(result["rows"], dark=state.dark_theme()), theme=None,
-                    width="stretch", key="chart_validation")
+        st.caption(
+            "Bias is the mean error in speed: + means the model predicts faster (or cheaper) than published, "
+            "whatever the unit; median and worst are in the rows' own units."
+        )
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "source": g["source"],
+                        "rows": g["rows"],
+                        "scored": g["scored_rows"],
+                        "median %": 100 * g["median_abs_error"],
+                        "worst %": 100 * g["worst_abs_error"],
+                        "bias %": 100 * g["bias"],
+                    }
+                    for g in result["by_source"]
+                ]
+            ),
+            hide_index=True,
+            column_config={
+                c: st.column_config.NumberColumn(format="%+.1f" if c == "bias %" else "%.1f")
+                for c in ("median %", "worst %", "bias %")
+            },
+        )
+    st.plotly_chart(
+        charts.validation_scatter(result["rows"], dark=state.dark_theme()),
+        theme=None,
+        width="stretch",
+        key="chart_validation",
+    )
     st.subheader("Every row")
-    st.dataframe(table(result), hide_index=True, column_config={
-        "error %": st.column_config.NumberColumn(format="%+.1f"),
-        "rule of thumb error %": st.column_config.NumberColumn(format="%+.1f"),
-        "published": st.column_config.NumberColumn(format="%.4g"),
-        "predicted": st.column_config.NumberColumn(format="%.4g"),
-        "memory (model) % of HBM": st.column_config.NumberColumn(format="%.0f")})
+    st.dataframe(
+        table(result),
+        hide_index=True,
+        column_config={
+            "error %": st.column_config.NumberColumn(format="%+.1f"),
+            "rule of thumb error %": st.column_config.NumberColumn(format="%+.1f"),
+            "published": st.column_config.NumberColumn(format="%.4g"),
+            "predicted": st.column_config.NumberColumn(format="%.4g"),
+            "memory (model) % of HBM": st.column_config.NumberColumn(format="%.0f"),
+        },
+    )
     st.subheader("Where the model misses")
-    st.caption("Each scored row beyond its kind's worst-case target, with the rows beside it in the same "
-               "source and what the evidence says (validation/misses.csv; bench/misses.py prints the checks). "
-               "Nothing was fitted to these rows.")
+    st.caption(
+        "Each scored row beyond its kind's worst-case target, with the rows beside it in the same "
+        "source and what the evidence says (validation/misses.csv; bench/misses.py prints the checks). "
+        "Nothing was fitted to these rows."
+    )
     for m in result["misses"]["explained"]:
         with st.container(border=True):
             st.markdown(miss_text(m))
     if result["misses"]["unexplained"]:
-        st.warning("Beyond the target and not yet explained in validation/misses.csv: "
-                   + ", ".join(result["misses"]["unexplained"]))
+        st.warning(
+            "Beyond the target and not yet explained in validation/misses.csv: "
+            + ", ".join(result["misses"]["unexplained"])
+        )
     with st.expander("Published figures not used, and why"):
         st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
     with st.expander("The model's constants and their sources"):
-        st.caption("The same for every GPU, model and layout (models/constants.py); GPU differences come "
-                   "from the GPU catalogue (models/data/gpus.csv), execution choices from the scenario.")
-        st.dataframe(pd.DataFrame([{**c, "value": str(c["value"])} for c in model_constants()]),
-                     hide_index=True, column_config={"source": st.column_config.TextColumn(width="large")})
+        st.caption(
+            "The same for every GPU, model and layout (models/constants.py); GPU differences come "
+            "from the GPU catalogue (models/data/gpus.csv), execution choices from the scenario."
+        )
+        st.dataframe(
+            pd.DataFrame([{**c, "value": str(c["value"])} for c in model_constants()]),
+            hide_index=True,
+            column_config={"source": st.column_config.TextColumn(width="large")},
+        )

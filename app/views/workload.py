@@ -16,8 +16,11 @@ from pricing.engine import LABELS
 CUSTOM = "custom"
 
 
-ATTENTION_LABELS = {"flash2": "FlashAttention-2 or later", "flash1": "FlashAttention-1 / xformers / Triton",
-                    "none": "none (scores stored)"}
+ATTENTION_LABELS = {
+    "flash2": "FlashAttention-2 or later",
+    "flash1": "FlashAttention-1 / xformers / Triton",
+    "none": "none (scores stored)",
+}
 
 
 def execution_inputs() -> None:
@@ -25,26 +28,43 @@ def execution_inputs() -> None:
     with st.expander("Execution plan (training software)"):
         c1, c2, c3 = st.columns(3)
         attention = state.get("execution.attention", "flash2")
-        c1.selectbox("Attention kernel", list(ATTENTION_LABELS), index=list(ATTENTION_LABELS).index(attention),
-                     format_func=ATTENTION_LABELS.get, key="w_attention",
-                     on_change=state.bind("execution.attention", "w_attention"),
-                     help="FlashAttention-1-class kernels (2022–23) run attention at about half the speed of "
-                          "FlashAttention-2 (Dao 2023); without a fused kernel the s×s scores are stored.")
-        c2.toggle("Overlap TP communication", value=bool(state.get("execution.tp_comm_overlap", False)),
-                  key="w_tp_overlap", on_change=state.bind("execution.tp_comm_overlap", "w_tp_overlap"),
-                  help="Tensor-parallel collectives pipelined with their GEMMs (Transformer Engine userbuffers, "
-                       "NeMo ub_tp_comm_overlap). Off by default in Megatron-LM.")
+        c1.selectbox(
+            "Attention kernel",
+            list(ATTENTION_LABELS),
+            index=list(ATTENTION_LABELS).index(attention),
+            format_func=ATTENTION_LABELS.get,
+            key="w_attention",
+            on_change=state.bind("execution.attention", "w_attention"),
+            help="FlashAttention-1-class kernels (2022–23) run attention at about half the speed of "
+            "FlashAttention-2 (Dao 2023); without a fused kernel the s×s scores are stored.",
+        )
+        c2.toggle(
+            "Overlap TP communication",
+            value=bool(state.get("execution.tp_comm_overlap", False)),
+            key="w_tp_overlap",
+            on_change=state.bind("execution.tp_comm_overlap", "w_tp_overlap"),
+            help="Tensor-parallel collectives pipelined with their GEMMs (Transformer Engine userbuffers, "
+            "NeMo ub_tp_comm_overlap). Off by default in Megatron-LM.",
+        )
         grads = state.get("execution.gradient_precision", "fp32")
-        c3.selectbox("Gradients", ["fp32", "bf16"], index=["fp32", "bf16"].index(grads), key="w_grads",
-                     format_func=str.upper, on_change=state.bind("execution.gradient_precision", "w_grads"),
-                     help="Gradients kept and reduced in FP32 (Megatron's default for BF16 training: 4 bytes per "
-                          "parameter) or BF16 (2 bytes, half the data-parallel traffic).")
+        c3.selectbox(
+            "Gradients",
+            ["fp32", "bf16"],
+            index=["fp32", "bf16"].index(grads),
+            key="w_grads",
+            format_func=str.upper,
+            on_change=state.bind("execution.gradient_precision", "w_grads"),
+            help="Gradients kept and reduced in FP32 (Megatron's default for BF16 training: 4 bytes per "
+            "parameter) or BF16 (2 bytes, half the data-parallel traffic).",
+        )
 
 
 def render() -> None:
     st.title("Workload")
-    st.caption("Describe the training run and the contract term. Every page uses this scenario; "
-               "the Share button in the sidebar makes a link to it.")
+    st.caption(
+        "Describe the training run and the contract term. Every page uses this scenario; "
+        "the Share button in the sidebar makes a link to it."
+    )
 
     presets = load_presets()
     gpus = load_gpus()
@@ -54,9 +74,14 @@ def render() -> None:
         st.subheader("Model")
         model_choice = state.get("workload.model") or CUSTOM
         choice = st.selectbox(
-            "Model", [*presets, CUSTOM], index=[*presets, CUSTOM].index(model_choice if model_choice in presets else CUSTOM),
-            format_func=lambda m: presets[m].name if m in presets else "Custom (from parameter counts)",
-            key="w_model", help="Published shapes: model_presets.csv, each with its paper or model card. "
+            "Model",
+            [*presets, CUSTOM],
+            index=[*presets, CUSTOM].index(model_choice if model_choice in presets else CUSTOM),
+            format_func=lambda m: (
+                presets[m].name if m in presets else "Custom (from parameter counts)"
+            ),
+            key="w_model",
+            help="Published shapes: model_presets.csv, each with its paper or model card. "
             "A custom model gets a Llama-3-like shape from its parameter count.",
         )
         if choice != model_choice:
@@ -74,49 +99,90 @@ def render() -> None:
         if choice == CUSTOM:
             c1, c2 = st.columns(2)
             c1.number_input(
-                "Total parameters (billions)", min_value=0.1, max_value=100_000.0,
-                value=float(state.get("workload.params", 7e9)) / 1e9, step=1.0, format="%.2f", key="w_params",
+                "Total parameters (billions)",
+                min_value=0.1,
+                max_value=100_000.0,
+                value=float(state.get("workload.params", 7e9)) / 1e9,
+                step=1.0,
+                format="%.2f",
+                key="w_params",
                 on_change=state.bind("workload.params", "w_params", lambda b: b * 1e9),
                 help="All weights, experts included. Allowed: 0.1 to 100,000 billion.",
             )
             active = state.get("workload.active_params")
             c2.number_input(
-                "Active parameters per token (billions, 0 = dense)", min_value=0.0, max_value=100_000.0,
-                value=float(active or 0) / 1e9, step=1.0, format="%.2f", key="w_active",
-                on_change=state.bind("workload.active_params", "w_active", lambda b: b * 1e9 if b > 0 else None),
+                "Active parameters per token (billions, 0 = dense)",
+                min_value=0.0,
+                max_value=100_000.0,
+                value=float(active or 0) / 1e9,
+                step=1.0,
+                format="%.2f",
+                key="w_active",
+                on_change=state.bind(
+                    "workload.active_params", "w_active", lambda b: b * 1e9 if b > 0 else None
+                ),
                 help="For a mixture-of-experts model: the parameters one token passes through.",
             )
         c1, c2, c3 = st.columns(3)
         c1.number_input(
-            "Training tokens (billions)", min_value=0.001, max_value=1_000_000.0,
-            value=float(state.get("workload.tokens", 1e12)) / 1e9, step=100.0, format="%.3f", key="w_tokens",
+            "Training tokens (billions)",
+            min_value=0.001,
+            max_value=1_000_000.0,
+            value=float(state.get("workload.tokens", 1e12)) / 1e9,
+            step=100.0,
+            format="%.3f",
+            key="w_tokens",
             on_change=state.bind("workload.tokens", "w_tokens", lambda b: b * 1e9),
             help="Tokens seen in one training run (Llama 3: 15,600 billion). Allowed: 0.001 to 1,000,000 billion.",
         )
         seqs = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]
         seq = int(state.get("workload.seq_len", 8192))
-        c2.selectbox("Sequence length", sorted(set(seqs) | {seq}), index=sorted(set(seqs) | {seq}).index(seq),
-                     key="w_seq", on_change=state.bind("workload.seq_len", "w_seq"),
-                     help="Tokens per training sequence; longer sequences cost more attention compute and memory.")
+        c2.selectbox(
+            "Sequence length",
+            sorted(set(seqs) | {seq}),
+            index=sorted(set(seqs) | {seq}).index(seq),
+            key="w_seq",
+            on_change=state.bind("workload.seq_len", "w_seq"),
+            help="Tokens per training sequence; longer sequences cost more attention compute and memory.",
+        )
         precision = state.get("workload.precision", "bf16")
-        c3.selectbox("Precision", ["bf16", "fp8"], index=["bf16", "fp8"].index(precision), key="w_precision",
-                     on_change=state.bind("workload.precision", "w_precision"),
-                     format_func=str.upper, help="FP8 needs FP8 tensor cores (H100 and newer, MI300X, L40S).")
+        c3.selectbox(
+            "Precision",
+            ["bf16", "fp8"],
+            index=["bf16", "fp8"].index(precision),
+            key="w_precision",
+            on_change=state.bind("workload.precision", "w_precision"),
+            format_func=str.upper,
+            help="FP8 needs FP8 tensor cores (H100 and newer, MI300X, L40S).",
+        )
         execution_inputs()
 
         st.subheader("Cluster")
         c1, c2 = st.columns(2)
         gpu = state.get("cluster.gpu", "H100-SXM")
-        c1.selectbox("GPU", list(gpus), index=list(gpus).index(gpu), key="w_gpu",
-                     format_func=lambda g: f"{g} ({gpus[g].memory_gib:g} GiB, {gpus[g].bf16_dense_tflops:,.0f} TF)",
-                     on_change=state.bind("cluster.gpu", "w_gpu"),
-                     help="Specifications and sources: models/data/gpus.csv.")
+        c1.selectbox(
+            "GPU",
+            list(gpus),
+            index=list(gpus).index(gpu),
+            key="w_gpu",
+            format_func=lambda g: (
+                f"{g} ({gpus[g].memory_gib:g} GiB, {gpus[g].bf16_dense_tflops:,.0f} TF)"
+            ),
+            on_change=state.bind("cluster.gpu", "w_gpu"),
+            help="Specifications and sources: models/data/gpus.csv.",
+        )
         modes = ["fixed", "deadline"]
         mode = "deadline" if state.get("cluster.deadline_days") else "fixed"
-        new_mode = c2.radio("Size the cluster by", modes, index=modes.index(mode), horizontal=True, key="w_sizing",
-                            format_func={"fixed": "GPU count", "deadline": "deadline"}.get,
-                            help="A fixed GPU count, or the fewest GPUs that finish one run within a deadline "
-                                 "(failures and restarts included).")
+        new_mode = c2.radio(
+            "Size the cluster by",
+            modes,
+            index=modes.index(mode),
+            horizontal=True,
+            key="w_sizing",
+            format_func={"fixed": "GPU count", "deadline": "deadline"}.get,
+            help="A fixed GPU count, or the fewest GPUs that finish one run within a deadline "
+            "(failures and restarts included).",
+        )
         if new_mode != mode:
             if new_mode == "deadline":
                 state.put("cluster.gpus", None)
@@ -126,48 +192,105 @@ def render() -> None:
                 state.put("cluster.gpus", 1024)
             st.rerun()
         if new_mode == "fixed":
-            c2.number_input("GPUs", min_value=1, max_value=65_536, value=int(state.get("cluster.gpus") or 1024),
-                            step=64, key="w_gpus", on_change=state.bind("cluster.gpus", "w_gpus"),
-                            help="Allowed: 1 to 65,536 (a three-tier fat tree of 64-port switches).")
+            c2.number_input(
+                "GPUs",
+                min_value=1,
+                max_value=65_536,
+                value=int(state.get("cluster.gpus") or 1024),
+                step=64,
+                key="w_gpus",
+                on_change=state.bind("cluster.gpus", "w_gpus"),
+                help="Allowed: 1 to 65,536 (a three-tier fat tree of 64-port switches).",
+            )
         else:
-            c2.number_input("Deadline (wall-clock days for one run)", min_value=0.1, max_value=3650.0,
-                            value=float(state.get("cluster.deadline_days") or 30.0), step=5.0, key="w_deadline",
-                            on_change=state.bind("cluster.deadline_days", "w_deadline"),
-                            help="Allowed: 0.1 to 3,650 days.")
+            c2.number_input(
+                "Deadline (wall-clock days for one run)",
+                min_value=0.1,
+                max_value=3650.0,
+                value=float(state.get("cluster.deadline_days") or 30.0),
+                step=5.0,
+                key="w_deadline",
+                on_change=state.bind("cluster.deadline_days", "w_deadline"),
+                help="Allowed: 0.1 to 3,650 days.",
+            )
 
         st.subheader("Use over the term")
         c1, c2, c3 = st.columns(3)
         usage_modes = ["runs", "utilisation"]
         umode = state.get("usage.mode", "runs")
-        c1.radio("Workload over the term", usage_modes, index=usage_modes.index(umode), key="w_umode",
-                 format_func={"runs": "training runs", "utilisation": "steady use"}.get,
-                 on_change=state.bind("usage.mode", "w_umode"),
-                 help="A number of runs of this workload back to back, or steady use at a utilisation.")
+        c1.radio(
+            "Workload over the term",
+            usage_modes,
+            index=usage_modes.index(umode),
+            key="w_umode",
+            format_func={"runs": "training runs", "utilisation": "steady use"}.get,
+            on_change=state.bind("usage.mode", "w_umode"),
+            help="A number of runs of this workload back to back, or steady use at a utilisation.",
+        )
         if umode == "runs":
-            c2.number_input("Runs over the term", min_value=0.1, max_value=1000.0,
-                            value=float(state.get("usage.runs", 1.0)), step=1.0, key="w_runs",
-                            on_change=state.bind("usage.runs", "w_runs"), help="Allowed: 0.1 to 1,000.")
+            c2.number_input(
+                "Runs over the term",
+                min_value=0.1,
+                max_value=1000.0,
+                value=float(state.get("usage.runs", 1.0)),
+                step=1.0,
+                key="w_runs",
+                on_change=state.bind("usage.runs", "w_runs"),
+                help="Allowed: 0.1 to 1,000.",
+            )
         else:
-            c2.slider("Utilisation (%)", min_value=1, max_value=100, value=int(state.get("usage.utilisation_pct", 60)),
-                      key="w_util", on_change=state.bind("usage.utilisation_pct", "w_util", float),
-                      help="Share of hours the GPUs do useful work.")
-        c3.slider("Term (months)", min_value=12, max_value=60, value=int(state.get("term.months", 36)), step=6,
-                  key="w_term", on_change=state.bind("term.months", "w_term"),
-                  help="The contract term every option is compared over. Allowed: 12 to 60 months.")
+            c2.slider(
+                "Utilisation (%)",
+                min_value=1,
+                max_value=100,
+                value=int(state.get("usage.utilisation_pct", 60)),
+                key="w_util",
+                on_change=state.bind("usage.utilisation_pct", "w_util", float),
+                help="Share of hours the GPUs do useful work.",
+            )
+        c3.slider(
+            "Term (months)",
+            min_value=12,
+            max_value=60,
+            value=int(state.get("term.months", 36)),
+            step=6,
+            key="w_term",
+            on_change=state.bind("term.months", "w_term"),
+            help="The contract term every option is compared over. Allowed: 12 to 60 months.",
+        )
         c1, c2 = st.columns(2)
         fin = state.get("term.financing", "cash")
-        c1.selectbox("Owned hardware is paid", ["cash", "loan", "lease"], index=["cash", "loan", "lease"].index(fin),
-                     key="w_fin", on_change=state.bind("term.financing", "w_fin"),
-                     help="Cash on acceptance, an equipment loan (rate in Assumptions), or an operating lease.")
+        c1.selectbox(
+            "Owned hardware is paid",
+            ["cash", "loan", "lease"],
+            index=["cash", "loan", "lease"].index(fin),
+            key="w_fin",
+            on_change=state.bind("term.financing", "w_fin"),
+            help="Cash on acceptance, an equipment loan (rate in Assumptions), or an operating lease.",
+        )
         facility = state.get("options.facility", "colocation")
-        c2.selectbox("Owned hardware lives in", ["colocation", "owned"], index=["colocation", "owned"].index(facility),
-                     key="w_facility", on_change=state.bind("options.facility", "w_facility"),
-                     format_func={"colocation": "colocation (rented space)", "owned": "a new facility of our own"}.get,
-                     help="Colocation at $/kW-month, or building a data hall at $/kW (18–24 months).")
+        c2.selectbox(
+            "Owned hardware lives in",
+            ["colocation", "owned"],
+            index=["colocation", "owned"].index(facility),
+            key="w_facility",
+            on_change=state.bind("options.facility", "w_facility"),
+            format_func={
+                "colocation": "colocation (rented space)",
+                "owned": "a new facility of our own",
+            }.get,
+            help="Colocation at $/kW-month, or building a data hall at $/kW (18–24 months).",
+        )
         chosen = state.get("options.compare") or ["build", "rent", "managed", "cloud:on_demand"]
-        st.multiselect("Options to compare", list(OPTION_IDS), default=chosen, key="w_options",
-                       format_func=LABELS.get, on_change=state.bind("options.compare", "w_options"),
-                       help="Build, rent a dedicated cluster, a managed service, or public cloud.")
+        st.multiselect(
+            "Options to compare",
+            list(OPTION_IDS),
+            default=chosen,
+            key="w_options",
+            format_func=LABELS.get,
+            on_change=state.bind("options.compare", "w_options"),
+            help="Build, rent a dedicated cluster, a managed service, or public cloud.",
+        )
 
     with right:
         st.subheader("Sizing")
@@ -183,24 +306,38 @@ def render() -> None:
                 lay = plan.layout
                 m1, m2 = st.columns(2)
                 m1.metric("GPUs", f"{plan.gpus:,}", help=f"Sizing: {plan.sizing}")
-                m2.metric("Memory per GPU", f"{plan.memory_gib_per_gpu['total']:.0f} GiB",
-                          help=f"of {plan.memory_capacity_gib:g} GiB")
+                m2.metric(
+                    "Memory per GPU",
+                    f"{plan.memory_gib_per_gpu['total']:.0f} GiB",
+                    help=f"of {plan.memory_capacity_gib:g} GiB",
+                )
                 m1.metric("Ideal days", f"{plan.ideal_days:,.1f}", help="No failures, no restarts")
                 low, high = training_days_band(plan)
-                m2.metric("Wall-clock days", f"{plan.train_days:,.1f}",
-                          help=f"With failures and restarts; likely {low:,.1f} to {high:,.1f} days given the "
-                               "model's errors on published runs (Validation page)")
+                m2.metric(
+                    "Wall-clock days",
+                    f"{plan.train_days:,.1f}",
+                    help=f"With failures and restarts; likely {low:,.1f} to {high:,.1f} days given the "
+                    "model's errors on published runs (Validation page)",
+                )
                 m1.metric("Goodput", f"{plan.goodput:.1%}")
-                m2.metric("MFU", f"{plan.mfu:.1%}", help=f"{plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU")
+                m2.metric(
+                    "MFU",
+                    f"{plan.mfu:.1%}",
+                    help=f"{plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU",
+                )
                 st.markdown(
                     f"**Layout:** TP {lay['tp']} · PP {lay['pp']} · DP {lay['dp']} · EP {lay['ep']} · "
                     f"ZeRO-{lay['zero']} · recompute {lay['recompute']} · micro-batch {lay['micro_batch']} · "
-                    f"interleave {lay['interleave']}  \n**Execution:** {execution_text(plan.execution)}")
+                    f"interleave {lay['interleave']}  \n**Execution:** {execution_text(plan.execution)}"
+                )
                 st.caption(
                     f"Wall-clock days likely {low:,.1f} to {high:,.1f} (the model's error range on published "
                     f"whole runs). {plan.model['name']}: {si(plan.model['params'])} parameters; {plan.steps:,} steps of "
                     f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s; "
                     f"{plan.search['layouts_evaluated']:,.0f} layouts searched. "
-                    f"Checkpoint {plan.checkpoint['size_gib']:,.0f} GiB every {plan.checkpoint['interval_min']:.0f} min.")
-                mem = {k: v for k, v in plan.memory_gib_per_gpu.items() if k != "total" and v > 0.05}
+                    f"Checkpoint {plan.checkpoint['size_gib']:,.0f} GiB every {plan.checkpoint['interval_min']:.0f} min."
+                )
+                mem = {
+                    k: v for k, v in plan.memory_gib_per_gpu.items() if k != "total" and v > 0.05
+                }
                 st.bar_chart(pd.DataFrame({"GiB per GPU": mem}), horizontal=True, height=200)
