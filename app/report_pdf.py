@@ -16,7 +16,6 @@ No Streamlit here.
 from __future__ import annotations
 
 import io
-import logging
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -42,10 +41,7 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
 from app.formatting import band, days, si, usd, usd_rate
 from app.report_text import execution_text
 from models.scenario import Scenario
-from pricing.catalogue import load_catalogue
 from pricing.engine import Comparison
-
-log = logging.getLogger(__name__)
 
 MAX_TITLE_CHARS = 200
 MUTED, INK, ACCENT, RULE = (107, 114, 128), (38, 39, 48), (0, 114, 178), (229, 231, 235)
@@ -75,14 +71,8 @@ def default_title(c: Comparison) -> str:
 
 
 def catalogue_date(c: Comparison) -> str:
-    """The newest `as_of` among the comparison's assumptions and the catalogue's rows."""
-    dates = {str(a.get("as_of") or "") for a in c.assumptions}
-    try:
-        cat = load_catalogue()
-        for rows in (cat.rental_rows, cat.hardware_rows, cat.lead_time_rows, cat.assumption_rows):
-            dates.update(str(getattr(r, "as_of", "") or "") for r in rows)
-    except Exception:  # noqa: BLE001 - the assumptions' own dates still stand
-        log.debug("catalogue dates unavailable", exc_info=True)
+    """The newest `as_of` among the comparison's assumptions and the catalogue it was made with."""
+    dates = {str(a.get("as_of") or "") for a in c.assumptions} | {c.catalogue_as_of}
     return max(
         (d[:10] for d in dates if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", d)), default="unknown"
     )

@@ -13,6 +13,7 @@ import time
 
 from pydantic import BaseModel, ConfigDict
 
+from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu
 from models.infrastructure import FabricPlan, dataset_read_gbyte_per_s, size_fat_tree
 from models.job import Job
@@ -30,12 +31,8 @@ from models.sizing import (
 SECONDS_PER_DAY = 86_400.0
 
 
-class SizingError(ValueError):
-    """The scenario cannot be planned; `field` names the input to change, the message what works."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(message)
-        self.field = field
+#: Raised when the scenario cannot be planned: the one input error type (models/errors.py).
+SizingError = InputError
 
 
 class CurvePoint(BaseModel):

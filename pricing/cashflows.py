@@ -110,6 +110,22 @@ def hardware_capex(inp: CostInputs, P: dict) -> dict[str, np.ndarray]:
     }
 
 
+def compound_sum(i: np.ndarray, k) -> np.ndarray:
+    """((1 + i)^k − 1) / i, the value after k periods of 1 paid each period at rate i; its
+    zero-rate limit is k. Computed as expm1(k·log1p(i)) / i, exact for tiny rates too."""
+    i, k = np.broadcast_arrays(np.asarray(i, dtype=float), np.asarray(k, dtype=float))
+    safe = np.where(i == 0, 1.0, i)
+    return np.where(i == 0, k, np.expm1(k * np.log1p(i)) / safe)
+
+
+def annuity_factor(i: np.ndarray, n) -> np.ndarray:
+    """Level payment per unit borrowed over n periods at rate i: i / (1 − (1 + i)^−n); its
+    zero-rate limit is 1/n (a 0 % loan or lease repays in equal instalments)."""
+    return 1.0 / (
+        compound_sum(i, n) * (1 + np.asarray(i, dtype=float)) ** -np.asarray(n, dtype=float)
+    )
+
+
 def _financing(
     inp: CostInputs, P: dict, ctx: Context, capex: np.ndarray, resale: np.ndarray
 ) -> Flows:
@@ -125,14 +141,13 @@ def _financing(
     if how == "loan":
         i = P["loan_rate_pct_per_year"] / 100 / 12
         n = inp.scenario.term.loan_years * 12
-        growth = (1 + i) ** n
-        payment = capex * i * growth / (growth - 1)
-        balance_before = capex * (1 + i) ** (k - 1) - payment * ((1 + i) ** (k - 1) - 1) / i
+        payment = capex * annuity_factor(i, n)
+        balance_before = capex * (1 + i) ** (k - 1) - payment * compound_sum(i, k - 1)
         paying = (k >= 1) & (k <= n)
         interest = np.where(paying, balance_before * i, 0.0)
         principal = np.where(paying, payment - interest, 0.0)
         last_k = np.minimum(ctx.months - 1 - ctx.ready_month, n)
-        left = capex * (1 + i) ** last_k - payment * ((1 + i) ** last_k - 1) / i
+        left = capex * (1 + i) ** last_k - payment * compound_sum(i, last_k)
         return {
             "hardware": principal + ctx.at_end(np.maximum(left, 0.0)),
             "financing": interest,
@@ -140,8 +155,7 @@ def _financing(
         }
     i = P["lease_rate_pct_per_year"] / 100 / 12
     n = np.maximum(ctx.months - ctx.ready_month, 1)
-    v = (1 + i) ** -n
-    lease = (capex - resale * v) * i / (1 - v)
+    lease = (capex - resale * (1 + i) ** -n) * annuity_factor(i, n)
     return {"lease": np.where(k >= 0, lease, 0.0)}
 
 

@@ -257,6 +257,12 @@ class Catalogue:
                     return found[0]
         raise MissingFigureError(f"no timeline figure for {option} {phase} {quantity} at {size}")
 
+    def newest_as_of(self) -> str:
+        """The newest `as_of` date (YYYY-MM-DD) among the price, hardware, lead-time and
+        assumption rows: the date a report prints as its catalogue's."""
+        rows = (self.rental_rows, self.hardware_rows, self.lead_time_rows, self.assumption_rows)
+        return max(str(r.as_of)[:10] for table in rows for r in table)
+
     def missing(self) -> list[str]:
         """Figures the engine expects but the catalogue lacks, e.g. 'MI300X: rental spot'."""
         gaps = []

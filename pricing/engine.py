@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
+from models.errors import InputError
 from models.scenario import Scenario
 from pricing import cashflows as cf
 from pricing import timeline as tl
@@ -27,6 +28,9 @@ LABELS = {
     "cloud:committed_1y": "Cloud 1-yr commit",
     "cloud:committed_3y": "Cloud 3-yr commit",
 }
+#: Below one delivered GPU-hour a cost per GPU-hour means nothing (utilisation 1e-300 % would give
+#: $1e302 per GPU-hour), so none is given.
+MIN_GPU_HOURS = 1.0
 MANAGED = frozenset({"managed", "managed:owned"})
 
 
@@ -40,6 +44,7 @@ class OptionResult(BaseModel):
     monthly_usd: list[float]
     cumulative_usd: list[float]
     breakdown_usd: dict[str, float]
+    monthly_by_category_usd: dict[str, list[float]]
     residual_value_usd: float
     delivered_gpu_hours: float
     usd_per_gpu_hour: float | None
@@ -62,6 +67,7 @@ class Comparison(BaseModel):
     uncertainty: dict
     flip_points: list[dict]
     assumptions: list[dict]
+    catalogue_as_of: str
 
 
 def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
@@ -79,6 +85,7 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
             gpus=inp.gpus,
             nodes=inp.nodes,
             it_power_kw=inp.it_power_kw,
+            catalogue=inp.catalogue,
             lead_time_multiplier=P["lead_time_multiplier"],
             own_facility=inp.own_facility,
         )
@@ -104,14 +111,30 @@ def totals(flows: cf.Flows, P: dict[str, np.ndarray], months: int) -> tuple[np.n
 
 
 def npv_table(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> np.ndarray:
-    """NPV per parameter set and option, shape (n, len(options)); unavailable options are inf."""
+    """NPV per parameter set and option, shape (n, len(options)); an option that does not complete
+    the workload, or whose NPV is not finite in that parameter set, is inf (never ranked)."""
     results = evaluate(inp, P, options)
     cols = []
     for option in options:
         flows, ctx = results[option]
         npv = totals(flows, P, inp.months)[1]
-        cols.append(np.where(_completes(inp, ctx, P).ravel(), npv, np.inf))
+        ok = _completes(inp, ctx, P).ravel() & np.isfinite(npv)
+        cols.append(np.where(ok, npv, np.inf))
     return np.stack(cols, axis=1)
+
+
+def _check_finite(inp: CostInputs, option: str, flows: cf.Flows) -> None:
+    """Fails loudly, naming the input, rather than let NaN or infinity reach a total or a ranking."""
+    for category, values in flows.items():
+        if np.all(np.isfinite(values)):
+            continue
+        bad = [k for k, f in inp.figures.items() if f.overridden and not np.isfinite(f.value)]
+        field = f"overrides.{bad[0]}" if bad else "scenario"
+        raise InputError(
+            field,
+            f"the {category} cost of {LABELS[option]} is not a finite number for this scenario; "
+            "check the inputs it depends on",
+        )
 
 
 def _completes(inp: CostInputs, ctx: cf.Context, P: dict[str, np.ndarray]) -> np.ndarray:
@@ -146,6 +169,7 @@ def _option_result(
         gpus=inp.gpus,
         nodes=inp.nodes,
         it_power_kw=inp.it_power_kw,
+        catalogue=inp.catalogue,
         own_facility=inp.own_facility,
     )
     note = inp.unavailable.get(option, "")
@@ -165,9 +189,13 @@ def _option_result(
         monthly_usd=monthly.tolist(),
         cumulative_usd=np.cumsum(monthly).tolist(),
         breakdown_usd={k: float(v[0].sum()) for k, v in flows.items()},
+        monthly_by_category_usd={
+            k: np.broadcast_to(np.asarray(v, dtype=float), (1, months))[0].tolist()
+            for k, v in flows.items()
+        },
         residual_value_usd=float(-flows.get("residual value", np.zeros((1, months)))[0].sum()),
         delivered_gpu_hours=busy_hours,
-        usd_per_gpu_hour=float(nominal[0]) / busy_hours if busy_hours > 0 else None,
+        usd_per_gpu_hour=float(nominal[0]) / busy_hours if busy_hours >= MIN_GPU_HOURS else None,
         runs_completed=runs,
         usd_per_training_run=float(nominal[0]) / runs if runs >= 1e-9 else None,
         completes_workload=completes,
@@ -196,6 +224,8 @@ def compare(
     options = [o for o in scenario.options.compare if o not in inp.unavailable]
     P = base_params(inp)
     results = evaluate(inp, P, options)
+    for o in options:
+        _check_finite(inp, o, results[o][0])
     rows = {o: _option_result(inp, o, *results[o], P) for o in options}
     for o in scenario.options.compare:
         if o in inp.unavailable:
@@ -234,6 +264,7 @@ def compare(
             }
             for f in inp.figures.values()
         ],
+        catalogue_as_of=inp.catalogue.newest_as_of(),
     )
 
 
@@ -249,6 +280,7 @@ def _unavailable(inp: CostInputs, option: str) -> OptionResult:
         monthly_usd=zeros,
         cumulative_usd=zeros,
         breakdown_usd={},
+        monthly_by_category_usd={},
         residual_value_usd=0.0,
         delivered_gpu_hours=0.0,
         usd_per_gpu_hour=None,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from models.errors import InputError
 from models.hardware import get_gpu
 from models.reliability import daly_interval_s, goodput_fraction, job_mtbf_s
 from models.scenario import Scenario
@@ -64,14 +65,6 @@ CATALOGUE_KEYS = (
 )
 
 
-class InputError(ValueError):
-    """A scenario value the catalogue cannot serve; `field` names it (e.g. overrides.pue)."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(message)
-        self.field = field
-
-
 #: Allowed range of an override, where it is narrower than 0 to 1e12; keys set by the scenario's own
 #: fields (runs, utilisation) are changed there, not here.
 OVERRIDE_RANGES: dict[str, tuple[float, float]] = {
@@ -84,7 +77,11 @@ OVERRIDE_RANGES: dict[str, tuple[float, float]] = {
     "lead_time_multiplier": (0.01, 10.0),
     "facility_life_years": (1.0, 100.0),
     "rent_min_term_months": (0.0, 120.0),
+    # a 100 % discount would make the 3-year rent (1-year rate × (1 − d3) / (1 − d1)) divide by 0
+    "committed_1y_discount_pct": (0.0, 95.0),
+    "committed_3y_discount_pct": (0.0, 95.0),
 }
+DISCOUNT_KEYS = frozenset({"committed_1y_discount_pct", "committed_3y_discount_pct"})
 NOT_OVERRIDABLE = frozenset({"runs", "utilisation_pct"})
 
 
@@ -112,6 +109,7 @@ class Figure:
 @dataclass(frozen=True)
 class CostInputs:
     scenario: Scenario
+    catalogue: Catalogue
     plan: TrainingPlan
     figures: dict[str, Figure]
     gpu_id: str
@@ -189,7 +187,9 @@ def _price_figures(
     gpu_id: str,
     figures: dict[str, Figure],
     unavailable: dict[str, str],
+    used: set[str],
 ) -> None:
+    """The price figures of `gpu_id`; adds to `used` each discount a derived price was read from."""
     d1 = figures["committed_1y_discount_pct"].value / 100
     d3 = figures["committed_3y_discount_pct"].value / 100
     unit = "USD/GPU-hour"
@@ -220,7 +220,9 @@ def _price_figures(
         c1, src1 = _rental(cat, gpu_id, "committed_1y", prov, neo[:2])
     except MissingFigureError:
         c1, src1 = on_demand_neo * (1 - d1), f"derived: {src} x (1 - committed_1y_discount_pct)"
+        used.add("committed_1y_discount_pct")
     if sc.term.months >= 36:
+        used.update(("committed_1y_discount_pct", "committed_3y_discount_pct"))
         rent = c1 * (1 - d3) / (1 - d1)
         rent_src = (
             f"derived: 3-year rate = 1-year rate ({src1}) x (1 - 3y discount) / (1 - 1y discount)"
@@ -251,7 +253,37 @@ def _price_figures(
                 od * (1 - disc),
                 f"derived: {od_src} x (1 - committed_{years}_discount_pct)",
             )
+            used.add(f"committed_{years}_discount_pct")
         figures[key] = Figure(key, price, unit, psrc, "")
+
+
+def _apply_overrides(figures: dict[str, Figure], overrides: dict[str, float]) -> None:
+    """Replaces figures by the user's values, each checked against its allowed range."""
+    for key, value in overrides.items():
+        if key not in figures or key in NOT_OVERRIDABLE:
+            where = "usage" if key in NOT_OVERRIDABLE else None
+            raise InputError(
+                f"overrides.{key}",
+                f"set it in {where}, not in overrides"
+                if where
+                else "unknown input; overridable: "
+                + ", ".join(sorted(set(figures) - NOT_OVERRIDABLE)),
+            )
+        lo, hi = override_range(key)
+        if not lo <= value <= hi:
+            raise InputError(
+                f"overrides.{key}", f"{value:g} is out of range (allowed: {lo:g} to {hi:g})"
+            )
+        old = figures[key]
+        figures[key] = Figure(
+            key,
+            float(value),
+            old.unit,
+            "user override",
+            "",
+            True,
+            note=f"catalogue: {old.value:g} {old.unit} ({old.source})",
+        )
 
 
 def build_inputs(
@@ -262,8 +294,14 @@ def build_inputs(
     plan = plan or plan_training(scenario, curve=True)
     gpu = get_gpu(scenario.cluster.gpu)
     figures = {key: _catalogue_figure(cat, key) for key in CATALOGUE_KEYS}
+    # catalogue figures first: the prices derived from them (committed discounts) follow overrides
+    overrides_left = dict(scenario.overrides)
+    _apply_overrides(
+        figures, {k: overrides_left.pop(k) for k in CATALOGUE_KEYS if k in overrides_left}
+    )
     unavailable: dict[str, str] = {}
-    _price_figures(cat, scenario, gpu.gpu_id, figures, unavailable)
+    used: set[str] = set()
+    _price_figures(cat, scenario, gpu.gpu_id, figures, unavailable, used)
     figures["utilisation_pct"] = Figure(
         "utilisation_pct", scenario.usage.utilisation_pct, "%", "scenario", ""
     )
@@ -299,31 +337,15 @@ def build_inputs(
             "",
             True,
         )
-    for key, value in scenario.overrides.items():
-        if key not in figures or key in NOT_OVERRIDABLE:
-            where = "usage" if key in NOT_OVERRIDABLE else None
-            raise InputError(
-                f"overrides.{key}",
-                f"set it in {where}, not in overrides"
-                if where
-                else "unknown input; overridable: "
-                + ", ".join(sorted(set(figures) - NOT_OVERRIDABLE)),
-            )
-        lo, hi = override_range(key)
-        if not lo <= value <= hi:
-            raise InputError(
-                f"overrides.{key}", f"{value:g} is out of range (allowed: {lo:g} to {hi:g})"
-            )
-        old = figures[key]
-        figures[key] = Figure(
-            key,
-            float(value),
-            old.unit,
-            "user override",
-            "",
-            True,
-            note=f"catalogue: {old.value:g} {old.unit} ({old.source})",
+    _apply_overrides(figures, overrides_left)
+    for key in sorted(DISCOUNT_KEYS & scenario.overrides.keys() - used):
+        raise InputError(
+            f"overrides.{key}",
+            f"not used for {gpu.gpu_id}: the catalogue lists the prices it would discount; "
+            "override rent_usd_per_gpu_hour or cloud_committed_*_usd_per_gpu_hour instead",
         )
+    if figures["cloud_spot_usd_per_gpu_hour"].overridden:  # the user's price is the offer
+        unavailable.pop("cloud:spot", None)
     nodes = plan.fabric.nodes
     storage_tb = (
         CHECKPOINTS_KEPT * plan.checkpoint["size_gib"] * 2**30 / 1e12
@@ -331,6 +353,7 @@ def build_inputs(
     )
     return CostInputs(
         scenario=scenario,
+        catalogue=cat,
         plan=plan,
         figures=figures,
         gpu_id=gpu.gpu_id,

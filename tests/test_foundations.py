@@ -1,0 +1,282 @@
+"""Issue 12's engine findings, each pinned by a test that failed before its fix: the catalogue a
+comparison is given reaches every figure; zero rates, absurd-but-valid inputs and overrides give
+finite, meaningful numbers; the engine refuses to rank what is not finite."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import shutil
+
+import numpy as np
+import pytest
+
+from app import exports
+from models.errors import InputError
+from models.scenario import Scenario
+from pricing import cashflows as cf
+from pricing import engine
+from pricing import timeline as tl
+from pricing.catalogue import DATA_DIR, load_catalogue
+from pricing.inputs import CATALOGUE_KEYS, NOT_OVERRIDABLE, build_inputs, override_range
+
+
+def scenario(**sections) -> Scenario:
+    data = {
+        "workload": {"model": "llama3-8b", "tokens": 2e11},
+        "cluster": {"gpu": "H100-SXM", "gpus": 64},
+        "usage": {"mode": "runs", "runs": 2},
+        "term": {"months": 36},
+        "options": {"compare": ["build", "rent", "managed", "cloud:on_demand"]},
+    }
+    for name, values in sections.items():
+        data[name] = {**data.get(name, {}), **values}
+    return Scenario.model_validate(data)
+
+
+def by_option(c: engine.Comparison) -> dict[str, engine.OptionResult]:
+    return {o.option: o for o in c.options}
+
+
+# --- the catalogue passed in reaches the timelines, the flows and the exports -------------------
+
+
+@pytest.fixture(scope="module")
+def slow_delivery_catalogue(tmp_path_factory):
+    """A copy of the bundled catalogue whose GPU lead times are all 30 weeks longer."""
+    folder = tmp_path_factory.mktemp("catalogue")
+    for path in DATA_DIR.glob("*.csv"):
+        shutil.copy(path, folder / path.name)
+    with (DATA_DIR / "lead_times.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        for col in ("lead_time_weeks_low", "lead_time_weeks_high"):
+            row[col] = str(float(row[col]) + 30)
+    with (folder / "lead_times.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return load_catalogue(folder)
+
+
+def test_a_changed_catalogue_row_changes_every_figure_that_depends_on_it(slow_delivery_catalogue):
+    sc = scenario()
+    bundled = engine.compare(sc, decision=False)
+    slow = engine.compare(sc, slow_delivery_catalogue, decision=False)
+    inp = build_inputs(sc, slow_delivery_catalogue)
+    build_b, build_s = by_option(bundled)["build"], by_option(slow)["build"]
+
+    expected_ready = tl.ready_day(
+        "build",
+        gpu_id=inp.gpu_id,
+        gpus=inp.gpus,
+        nodes=inp.nodes,
+        it_power_kw=inp.it_power_kw,
+        catalogue=slow_delivery_catalogue,
+    )
+    # 30 more weeks of procurement: the ready day moves by up to 210 days (the facility may overlap)
+    assert build_s.ready_day == pytest.approx(expected_ready)
+    assert build_s.ready_day > build_b.ready_day + 30
+    procurement = {p["phase"]: p for p in build_s.timeline}["procurement"]
+    procurement_b = {p["phase"]: p for p in build_b.timeline}["procurement"]
+    assert procurement["end_day"] == pytest.approx(procurement_b["end_day"] + 210, abs=1e-6)
+    # the cash flows follow: the hardware is paid on acceptance, months later
+    paid_b = np.nonzero(build_b.monthly_by_category_usd["hardware"])[0][0]
+    paid_s = np.nonzero(build_s.monthly_by_category_usd["hardware"])[0][0]
+    assert paid_s > paid_b
+    # options that do not buy hardware keep their dates
+    assert by_option(slow)["rent"].ready_day == by_option(bundled)["rent"].ready_day
+    # and the CSV export carries the comparison's own flows, not a recomputation on the bundled one
+    rows = list(csv.DictReader(exports.monthly_csv(slow).splitlines()))
+    hardware = [float(r["usd"]) for r in rows if r["option"] == "build" and r["category"] == "hardware"]
+    assert np.nonzero(hardware)[0][0] == paid_s
+
+
+def test_csv_rows_are_the_engines_flows_and_add_up_to_each_total():
+    c = engine.compare(scenario(), decision=False)
+    rows = list(csv.DictReader(exports.monthly_csv(c).splitlines()))
+    for o in c.options:
+        mine = [float(r["usd"]) for r in rows if r["option"] == o.option]
+        assert sum(mine) == pytest.approx(o.total_usd, rel=1e-12)
+        assert {r["category"] for r in rows if r["option"] == o.option} == set(o.breakdown_usd)
+
+
+# --- zero rates: the formulas' limits, never 0/0 --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("financing", "key"), [("loan", "loan_rate_pct_per_year"), ("lease", "lease_rate_pct_per_year")]
+)
+def test_zero_rate_is_the_limit_of_small_rates_and_ranks_normally(financing, key):
+    def build_at(rate):
+        sc = scenario(term={"financing": financing}, overrides={key: rate})
+        c = engine.compare(sc, draws=50)
+        return c, by_option(c)["build"]
+
+    c0, zero = build_at(0.0)
+    _, tiny = build_at(1e-6)
+    assert math.isfinite(zero.total_usd) and math.isfinite(zero.npv_usd)
+    assert zero.total_usd == pytest.approx(tiny.total_usd, rel=1e-6)
+    assert zero.npv_usd == pytest.approx(tiny.npv_usd, rel=1e-6)
+    assert zero.breakdown_usd.get("financing", 0.0) == 0.0
+    best = min((o for o in c0.options if o.completes_workload), key=lambda o: o.npv_usd)
+    assert c0.recommendation["option"] == best.option
+    assert "$nan" not in c0.recommendation["why"].lower()
+    exported = json.loads(exports.comparison_json(c0))  # non-finite numbers would be null here
+    assert all(o["npv_usd"] is not None for o in exported["options"])
+
+
+def test_zero_rate_loan_repays_in_equal_instalments():
+    capex, n = 1_200.0, 12
+    assert cf.annuity_factor(np.array([[0.0]]), n)[0, 0] * capex == pytest.approx(capex / n)
+    # 1 % a month: the textbook annuity payment i / (1 - (1 + i)^-n)
+    assert cf.annuity_factor(np.array([[0.01]]), n)[0, 0] == pytest.approx(0.01 / (1 - 1.01**-n))
+    assert cf.compound_sum(np.array([[0.0]]), 5)[0, 0] == 5.0
+
+
+def test_the_engine_refuses_to_rank_what_is_not_finite(monkeypatch):
+    """A cost line that comes out NaN stops the comparison with an error that names the input."""
+    broken = dict(cf.OPTION_FLOWS)
+    rent = broken["rent"]
+
+    def nan_rent(inp, P, ctx):
+        flows = rent(inp, P, ctx)
+        flows["support"] = flows["support"] * np.nan
+        return flows
+
+    broken["rent"] = nan_rent
+    monkeypatch.setattr(cf, "OPTION_FLOWS", broken)
+    with pytest.raises(InputError) as err:
+        engine.compare(scenario(), decision=False)
+    assert "support" in str(err.value) and "Rent" in str(err.value)
+
+
+def test_npv_table_never_ranks_a_non_finite_option():
+    inp = build_inputs(scenario())
+    P = engine.base_params(inp, 3)
+    P["rent_usd_per_gpu_hour"] = np.array([[np.nan], [1.0], [np.inf]])
+    table = engine.npv_table(inp, P, ["build", "rent"])
+    assert np.isinf(table[0, 1]) and np.isinf(table[2, 1]) and np.isfinite(table[1, 1])
+
+
+# --- absurd but valid ---------------------------------------------------------------------------
+
+
+def test_tiny_utilisation_gives_no_absurd_rate():
+    c = engine.compare(scenario(usage={"mode": "utilisation", "utilisation_pct": 1e-300}), draws=50)
+    for o in c.options:
+        assert o.usd_per_gpu_hour is None  # under one GPU-hour of work: no cost per GPU-hour
+        assert math.isfinite(o.total_usd)
+    busy = engine.compare(scenario(usage={"mode": "utilisation", "utilisation_pct": 50}), draws=50)
+    assert all(o.usd_per_gpu_hour is not None for o in busy.options)
+
+
+# --- every accepted override changes what it names ------------------------------------------------
+
+#: scenario settings under which a figure is used at all (else it is priced but moves no total)
+CONTEXT = {
+    "loan_rate_pct_per_year": {"term": {"financing": "loan"}},
+    "lease_rate_pct_per_year": {"term": {"financing": "lease"}},
+    "facility_capex_usd_per_kw": {"options": {"facility": "owned"}},
+    "facility_life_years": {"options": {"facility": "owned"}},
+    "facility_maintenance_pct_of_capex_per_year": {"options": {"facility": "owned"}},
+    "managed_owned_fee_pct_of_capex_per_year": {"options": {"compare": ["managed:owned", "rent"]}},
+    "spot_interruption_overhead_pct": {"options": {"compare": ["cloud:spot", "rent"]}},
+    "cloud_spot_usd_per_gpu_hour": {"options": {"compare": ["cloud:spot", "rent"]}},
+    "cloud_committed_1y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_1y", "rent"]}},
+    "cloud_committed_3y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_3y", "rent"]}},
+    "utilisation_pct": None,
+    "runs": None,
+}
+
+
+#: values that take a figure past the point where it binds (a minimum team of 8 outweighs 4 FTE per
+#: 1,000 GPUs on 64 GPUs; a 12-month minimum rental binds only on terms shorter than itself)
+BINDING_VALUE = {"ops_fte_per_1000_gpus": 400.0, "rent_min_term_months": 60.0}
+
+
+def _overridable() -> list[str]:
+    inp = build_inputs(scenario())
+    return sorted(k for k in inp.figures if k not in NOT_OVERRIDABLE)
+
+
+def _other_value(key: str, value: float) -> float:
+    lo, hi = override_range(key)
+    new = value * 1.5 if value > 0 else (lo + hi) / 2 if hi < 1e6 else 10.0
+    return min(new, hi) if new != value else lo
+
+
+@pytest.mark.parametrize("key", _overridable())
+def test_every_accepted_override_changes_what_it_names(key):
+    extra = CONTEXT.get(key, {})
+    sc = scenario(**extra)
+    base = engine.compare(sc, decision=False)
+    value = build_inputs(sc).value(key)
+    new = BINDING_VALUE.get(key) or _other_value(key, value)
+    overridden = sc.model_copy(update={"overrides": {key: new}})
+    try:
+        changed = engine.compare(overridden, decision=False)
+    except InputError as exc:  # refused: it must say which override and why
+        assert exc.field == f"overrides.{key}"
+        return
+    figure = {a["key"]: a for a in changed.assumptions}[key]
+    assert figure["overridden"] and figure["value"] == pytest.approx(new)
+    before = {o.option: (o.npv_usd, o.ready_day, o.train_days) for o in base.options}
+    after = {o.option: (o.npv_usd, o.ready_day, o.train_days) for o in changed.options}
+    assert before != after, f"override {key} = {new:g} (was {value:g}) changed nothing"
+
+
+def test_committed_discount_overrides_move_the_prices_derived_from_them():
+    sc = scenario(term={"months": 36})
+    base = build_inputs(sc)
+    more = build_inputs(sc.model_copy(update={"overrides": {"committed_3y_discount_pct": 60.0}}))
+    # the 3-year rent is the 1-year rate x (1 - d3) / (1 - d1)
+    d1 = base.value("committed_1y_discount_pct") / 100
+    ratio = (1 - 0.60) / (1 - base.value("committed_3y_discount_pct") / 100)
+    assert more.value("rent_usd_per_gpu_hour") == pytest.approx(
+        base.value("rent_usd_per_gpu_hour") * ratio
+    )
+    assert d1 == more.value("committed_1y_discount_pct") / 100
+
+
+def test_a_discount_no_price_is_derived_from_is_refused():
+    """On a 12-month term the rent is the catalogue's 1-year price, and where the catalogue lists
+    committed cloud prices no discount is applied: the override would change nothing."""
+    sc = scenario(term={"months": 12})
+    cat = load_catalogue()
+    gpu = sc.cluster.gpu
+    if not (cat.rentals(gpu, "committed_3y") and cat.rentals(gpu, "committed_1y")):
+        pytest.skip("the catalogue derives a committed price for this GPU")
+    with pytest.raises(InputError) as err:
+        build_inputs(sc.model_copy(update={"overrides": {"committed_3y_discount_pct": 50.0}}))
+    assert err.value.field == "overrides.committed_3y_discount_pct"
+
+
+def test_a_spot_price_override_makes_spot_available_where_the_catalogue_has_none():
+    cat = load_catalogue()
+    without = [g for g in ("L40S", "MI300X", "GB200", "A100-40GB") if not cat.rentals(g, "spot")]
+    if not without:
+        pytest.skip("every GPU has a spot offer in the catalogue")
+    sc = scenario(
+        cluster={"gpu": without[0]}, options={"compare": ["cloud:spot", "cloud:on_demand"]}
+    )
+    assert not by_option(engine.compare(sc, decision=False))["cloud:spot"].available
+    priced = engine.compare(
+        sc.model_copy(update={"overrides": {"cloud_spot_usd_per_gpu_hour": 1.0}}), decision=False
+    )
+    spot = by_option(priced)["cloud:spot"]
+    assert spot.available and spot.breakdown_usd["compute"] > 0
+    # the compute line is exactly the user's price on every busy GPU-hour
+    assert spot.breakdown_usd["compute"] == pytest.approx(spot.delivered_gpu_hours * 1.0)
+
+
+def test_overrides_of_catalogue_keys_are_all_in_the_walk():
+    assert set(CATALOGUE_KEYS) <= set(_overridable())
+
+
+def test_comparison_json_has_no_nan_for_zero_rates():
+    sc = scenario(term={"financing": "lease"}, overrides={"lease_rate_pct_per_year": 0.0})
+    text = exports.comparison_json(engine.compare(sc, draws=50))
+    assert "NaN" not in text and "Infinity" not in text
+    assert json.loads(text)["options"][0]["total_usd"] is not None
