@@ -1,6 +1,7 @@
 """`clusterplan`: the planner's engine from a shell, for people and scripts.
 
-Bad input exits with status 2 and one line on stderr that names the option and what would work.
+Bad input exits with status 2 and one line on stderr that names the option and what would work;
+whatever the input held, that line is printable and bounded (`one_line`).
 """
 
 from __future__ import annotations
@@ -8,8 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import pathlib
 import re
 import sys
+import unicodedata
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -22,6 +27,13 @@ from models.validation import training_days_band
 from pricing.engine import compare
 from pricing.inputs import InputError
 
+#: longest field path (an override's key is part of it) quoted back in an error
+MAX_KEY_CHARS = 80
+#: longest unbroken run of characters printed whole: a long file path still fits, a 200 KB key not
+MAX_WORD_CHARS = 256
+#: longest line printed; the longest message of our own (an unknown override, followed by the list
+#: of overridable names) is about 1,200 characters
+MAX_LINE_CHARS = 2000
 SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
 #: scenario field path -> CLI option, so validation messages name what the user typed
 OPTION_FOR_FIELD = {
@@ -43,6 +55,24 @@ OPTION_FOR_FIELD = {
 
 class UsageError(Exception):
     """One-line input error; exit status 2."""
+
+
+def one_line(text: object, limit: int = MAX_LINE_CHARS) -> str:
+    """`text` made safe to print as one line of a terminal; nothing in it is interpreted.
+
+    Guarantees: no character of Unicode category C is left (C0 and C1 controls, DEL, format
+    characters such as bidi overrides and zero-width spaces, lone surrogates): each becomes a space;
+    every run of whitespace (line and paragraph separators too) becomes one space, and none is left
+    at either end; an unbroken run longer than MAX_WORD_CHARS is cut to that length, ending in "…";
+    the result is at most `limit` characters, ending in "…" when cut. Text with none of these
+    (ordinary messages, file names, field paths) comes back unchanged.
+    """
+    clean = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in str(text))
+    words = (
+        w if len(w) <= MAX_WORD_CHARS else w[: MAX_WORD_CHARS - 1] + "…" for w in clean.split()
+    )
+    line = " ".join(words)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 class Parser(argparse.ArgumentParser):
@@ -160,7 +190,8 @@ def build_parser() -> Parser:
         "--link",
         metavar="URL",
         help="the portal's address for the share link (default "
-        f"{share_link.DEFAULT_BASE_URL}); a whole share link (with s=) is printed as it is",
+        f"{share_link.DEFAULT_BASE_URL}); a whole share link (with s=) must open this same "
+        "scenario, and is printed as it is",
     )
     r.add_argument(
         "--title", metavar="TEXT", help="the cover's title (default: model on GPU count × GPU)"
@@ -282,10 +313,26 @@ def run_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def portal_address(url: str) -> str:
+    """A portal address from the command line, or a LinkError: it is printed or put in a link as it
+    is, so control and format characters are refused, and so is what no URL parser reads."""
+    if any(unicodedata.category(ch)[0] == "C" for ch in url):
+        raise share_link.LinkError("the address has control or invisible characters in it")
+    try:
+        urlsplit(url)
+    except ValueError:  # e.g. an unbalanced "[" in the host
+        raise share_link.LinkError("the address is not a valid URL") from None
+    return url
+
+
 def run_link(args: argparse.Namespace) -> int:
     try:
+        base_url = portal_address(args.base_url)
+    except share_link.LinkError as exc:
+        raise UsageError(f"clusterplan link: --base-url: {exc}") from None
+    try:
         data = scenario_files.read_scenario_data(args.scenario)
-        print(share_link.link_url(data, args.base_url))
+        print(share_link.link_url(data, base_url))
     except (scenario_files.ScenarioInputError, share_link.LinkError) as exc:
         raise UsageError(f"clusterplan link: {exc}") from None
     return 0
@@ -293,21 +340,51 @@ def run_link(args: argparse.Namespace) -> int:
 
 def report_link(scenario: Scenario, url: str | None) -> str:
     """The share link printed in a report: the scenario's own link at `url` (a portal address),
-    or `url` itself when it is already a share link (it must decode to a valid scenario)."""
+    or `url` itself when it is already a share link, which must open this same scenario."""
     if url is None:
         return share_link.link_url(scenario)
-    url = url.strip()
+    url = portal_address(url.strip())
     if not url.lower().startswith(("http://", "https://")):
         raise share_link.LinkError("use the portal's http:// or https:// address")
     if re.search(r"[?&]s=", url):
-        share_link.decode_data(share_link.token_from_url(url))
+        linked = share_link.decode(share_link.token_from_url(url))
+        if linked.model_dump(mode="json") != scenario.model_dump(mode="json"):
+            raise share_link.LinkError(
+                "the share link opens a different scenario from the report's; give the portal's "
+                "address without s=, or this scenario's own link (clusterplan link SCENARIO.json)"
+            )
         return url
     return share_link.link_url(scenario, url)
+
+
+def check_output(path: str) -> None:
+    """Refuses an -o/--output that the PDF could not be written to, before any work on the PDF."""
+    if path == "-":
+        return
+    target = pathlib.Path(path)
+    folder = target.parent
+    try:
+        if target.is_dir():
+            problem = "it is a directory"
+        elif target.exists():  # overwritten in place (a file, /dev/stdout): the file's permission
+            if os.access(target, os.W_OK):
+                return
+            problem = "permission denied"
+        elif not folder.is_dir():
+            problem = f"{'not a directory' if folder.exists() else 'no such directory'}: {folder}"
+        elif not os.access(folder, os.W_OK | os.X_OK):
+            problem = "permission denied"
+        else:
+            return
+    except OSError as exc:
+        problem = exc.strerror or exc.__class__.__name__
+    raise UsageError(f"clusterplan report: -o/--output: cannot write {path}: {problem}")
 
 
 def run_report(args: argparse.Namespace) -> int:
     from app import report_pdf  # fpdf2 and the browser only for this command
 
+    check_output(args.output)
     try:
         scenario = scenario_files.read_scenario(args.scenario)
         link = report_link(scenario, args.link)
@@ -318,7 +395,9 @@ def run_report(args: argparse.Namespace) -> int:
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan report: --link: {exc}") from None
     except (SizingError, InputError) as exc:
-        raise UsageError(f"clusterplan report: {args.scenario}: {exc.field}: {exc}") from None
+        raise UsageError(
+            f"clusterplan report: {args.scenario}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}"
+        ) from None
     except report_pdf.ReportError as exc:
         raise UsageError(f"clusterplan report: {exc}") from None
     try:
@@ -336,7 +415,10 @@ def run_report(args: argparse.Namespace) -> int:
     if not report.charts:
         print(f"clusterplan report: {report.charts_note}", file=sys.stderr)
     where = "standard output" if args.output == "-" else args.output
-    print(f"{where}: {report.pages} pages", file=sys.stderr if args.output == "-" else sys.stdout)
+    print(
+        one_line(f"{where}: {report.pages} pages"),
+        file=sys.stderr if args.output == "-" else sys.stdout,
+    )
     return 0
 
 
@@ -430,7 +512,9 @@ def run_compare(args: argparse.Namespace) -> int:
     except scenario_files.ScenarioInputError as exc:
         raise UsageError(f"clusterplan compare: {exc}") from None
     except (SizingError, InputError) as exc:
-        raise UsageError(f"clusterplan compare: {args.scenario}: {exc.field}: {exc}") from None
+        raise UsageError(
+            f"clusterplan compare: {args.scenario}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}"
+        ) from None
     if args.json:
         print(exports.comparison_json(comparison))
     elif args.csv:
@@ -462,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         return COMMANDS[args.command](args)
     except UsageError as exc:
-        print(str(exc), file=sys.stderr)
+        print(one_line(exc), file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
