@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from models.scenario import OPTION_IDS
+from models.options import OPTIONS
 from models.validation import UNITS
 from pricing.engine import Comparison, OptionResult
 
@@ -30,20 +30,8 @@ DARK_TEMPLATE_NAME = "clusterplan_dark"
 HEIGHT_PX = 420
 FONT = "Inter, 'Helvetica Neue', Helvetica, Arial, sans-serif"
 
-#: Okabe-Ito (colour-blind safe), grey in place of black so that every colour shows on both
-#: backgrounds; the pale yellow goes to the option least often compared
-OPTION_COLORS: dict[str, str] = {
-    "build": "#0072B2",
-    "rent": "#E69F00",
-    "managed": "#009E73",
-    "managed:owned": "#56B4E9",
-    "cloud:on_demand": "#D55E00",
-    "cloud:spot": "#CC79A7",
-    "cloud:committed_1y": "#999999",
-    "cloud:committed_3y": "#F0E442",
-}
-if set(OPTION_COLORS) != set(OPTION_IDS):  # pragma: no cover - guards a new option id
-    raise RuntimeError("app.charts.OPTION_COLORS needs one colour per models.scenario.OPTION_IDS")
+#: option id -> colour, from the option registry (Okabe-Ito, colour-blind safe; models/options.py)
+OPTION_COLORS: dict[str, str] = {s.id: s.colour for s in OPTIONS}
 
 #: cost categories of `breakdown_usd` (Paul Tol's muted and light palettes), in stacking order
 CATEGORY_COLORS: dict[str, str] = {

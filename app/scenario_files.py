@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -12,15 +13,8 @@ from models.scenario import Scenario, explain_validation_error
 #: a scenario is a few hundred bytes; refuse anything that could not be one
 MAX_SCENARIO_BYTES = 256 * 1024
 
-EXAMPLE = {
-    "version": 1,
-    "workload": {"model": "llama3-70b", "tokens": 2e12, "seq_len": 8192, "precision": "bf16"},
-    "cluster": {"gpu": "H100-SXM", "gpus": 1024},
-    "usage": {"mode": "runs", "runs": 6},
-    "term": {"months": 36, "financing": "cash"},
-    "options": {"compare": ["build", "rent", "managed", "cloud:on_demand", "cloud:committed_1y"]},
-    "overrides": {},
-}
+#: the sample scenario (`clusterplan example`, the portal's first page): a data file
+EXAMPLE = json.loads((Path(__file__).parent / "data" / "example_scenario.json").read_text())
 
 
 class ScenarioInputError(ValueError):

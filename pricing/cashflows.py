@@ -19,11 +19,13 @@ Cloud: on-demand and spot pay busy hours only; committed pays whole 1- or 3-year
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from models.options import OPTIONS, Billing, OptionSpec
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
 
 Flows = dict[str, np.ndarray]
@@ -196,12 +198,9 @@ def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
     return flows
 
 
-def build(inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    return _owned(inp, P, ctx, staffed=True)
-
-
-def managed_owned(inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    return _owned(inp, P, ctx, staffed=False)
+def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    """Build (staffed by the buyer) or managed on owned hardware (a provider's fee instead)."""
+    return _owned(inp, P, ctx, staffed=spec.staffed)
 
 
 # --- rented -------------------------------------------------------------------------------------
@@ -223,51 +222,45 @@ def _dedicated(inp: CostInputs, P: dict, ctx: Context, rate: np.ndarray, label: 
     return flows | _storage_and_egress(inp, P, ctx)
 
 
-def rent(inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    flows = _dedicated(inp, P, ctx, P["rent_usd_per_gpu_hour"], "rent")
+def rent(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    flows = _dedicated(inp, P, ctx, P[spec.price_key], "rent")
     flows["support"] = flows["rent"] * P["rent_support_pct"] / 100
     return flows
 
 
-def managed(inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    rate = P["rent_usd_per_gpu_hour"] * (1 + P["managed_premium_pct"] / 100)
+def managed_rent(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    rate = P[spec.price_key] * (1 + P["managed_premium_pct"] / 100)
     return _dedicated(inp, P, ctx, rate, "managed service")
 
 
-def _pay_as_you_go(key: str) -> Callable[[CostInputs, dict, Context], Flows]:
-    def flows(inp: CostInputs, P: dict, ctx: Context) -> Flows:
-        return {"compute": P[key] * inp.gpus * HOURS_PER_MONTH * ctx.busy} | _storage_and_egress(
-            inp, P, ctx
-        )
-
-    return flows
+def per_use(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    """Busy GPU-hours only, at the option's price."""
+    compute = P[spec.price_key] * inp.gpus * HOURS_PER_MONTH * ctx.busy
+    return {"compute": compute} | _storage_and_egress(inp, P, ctx)
 
 
-def _committed(years: int) -> Callable[[CostInputs, dict, Context], Flows]:
-    key = f"cloud_committed_{years}y_usd_per_gpu_hour"
-
-    def flows(inp: CostInputs, P: dict, ctx: Context) -> Flows:
-        block = 12 * years * DAYS_PER_MONTH
-        blocks = np.maximum(np.ceil((ctx.busy_end - ctx.ready_day) / block - 1e-9), 1.0)
-        end = ctx.ready_day + blocks * block
-        hours = inp.gpus * HOURS_PER_MONTH * P[key]
-        beyond = np.maximum(end - inp.term_days, 0.0) / DAYS_PER_MONTH
-        compute = hours * window(ctx.months, ctx.ready_day, end) + ctx.at_end(beyond * hours)
-        return {"compute": compute} | _storage_and_egress(inp, P, ctx)
-
-    return flows
+def committed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    """Whole blocks of `commit_years` from the ready day; blocks running past the term are paid
+    in its last month (take-or-pay)."""
+    block = 12 * spec.commit_years * DAYS_PER_MONTH
+    blocks = np.maximum(np.ceil((ctx.busy_end - ctx.ready_day) / block - 1e-9), 1.0)
+    end = ctx.ready_day + blocks * block
+    hours = inp.gpus * HOURS_PER_MONTH * P[spec.price_key]
+    beyond = np.maximum(end - inp.term_days, 0.0) / DAYS_PER_MONTH
+    compute = hours * window(ctx.months, ctx.ready_day, end) + ctx.at_end(beyond * hours)
+    return {"compute": compute} | _storage_and_egress(inp, P, ctx)
 
 
-#: option id -> cash-flow function
-OPTION_FLOWS: dict[str, Callable[[CostInputs, dict, Context], Flows]] = {
-    "build": build,
-    "managed:owned": managed_owned,
-    "rent": rent,
-    "managed": managed,
-    "cloud:on_demand": _pay_as_you_go("cloud_on_demand_usd_per_gpu_hour"),
-    "cloud:spot": _pay_as_you_go("cloud_spot_usd_per_gpu_hour"),
-    "cloud:committed_1y": _committed(1),
-    "cloud:committed_3y": _committed(3),
+FlowFunction = Callable[[CostInputs, dict, Context], Flows]
+#: one cash-flow function per way of billing (models/options.py says which option bills how)
+BILLING_FLOWS: dict[Billing, Callable[[OptionSpec, CostInputs, dict, Context], Flows]] = {
+    Billing.OWNED: owned,
+    Billing.RENT: rent,
+    Billing.MANAGED_RENT: managed_rent,
+    Billing.PER_USE: per_use,
+    Billing.COMMITTED: committed,
 }
-#: options that hold (and pay for) the cluster from the ready day to the end of the term
-DEDICATED = frozenset({"build", "managed:owned", "rent", "managed"})
+#: option id -> its cash-flow function, from the registry
+OPTION_FLOWS: dict[str, FlowFunction] = {
+    s.id: functools.partial(BILLING_FLOWS[s.billing], s) for s in OPTIONS
+}

@@ -26,6 +26,7 @@ from typing import TypeVar
 import pandas as pd
 from pydantic import ValidationError
 
+from models.options import spec
 from pricing.catalogue_rows import (  # noqa: F401  (re-exported: the catalogue's vocabulary)
     DAYS_PER_UNIT,
     EXPECTED_ASSUMPTIONS,
@@ -248,8 +249,9 @@ class Catalogue:
         size: float = 0.0,
     ) -> TimelineRow:
         """The figure for option/phase/quantity whose size band holds `size`; an 'air'/'liquid'
-        row beats an 'any' row, and 'managed:owned' falls back to the build rows."""
-        for opt in dict.fromkeys((option, "build" if option == "managed:owned" else option)):
+        row beats an 'any' row, and an option without rows of its own uses those of the option its
+        registry record names (managed on owned hardware uses the build rows)."""
+        for opt in dict.fromkeys((option, spec(option).timeline_rows_of or option)):
             for kind in dict.fromkeys((applies_to, "any")):
                 key = (opt, phase, quantity, kind)
                 found = [r for r in self.timeline_rows if r.key == key and r.covers(size)]

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from models.hardware import gpu_ids
+from models.options import OPTION_IDS, OptionId
 
 # The project's hardware ids, from the GPU catalogue (models/data/gpus.csv).
 GPU_IDS: tuple[str, ...] = tuple(gpu_ids())
@@ -49,12 +50,11 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
 )
 PLANNER_DEFAULT_SOURCE = "planner default (no public figure found)"
 # timeline.csv vocabulary; pricing/timeline.py says what each phase and quantity means
-TimelineOption = Literal["build", "managed:owned", "rent", "managed", "cloud:on_demand",
-                         "cloud:spot", "cloud:committed_1y", "cloud:committed_3y"]
+TimelineOption = OptionId  # the option registry's ids (models/options.py)
 TimelinePhase = Literal["procurement", "delivery", "facility", "rack_and_cable", "fabric_bring_up",
                         "burn_in_acceptance", "contract", "capacity", "validation", "onboarding",
                         "provisioning", "capacity_reservation"]
-TIMELINE_OPTIONS: tuple[str, ...] = get_args(TimelineOption)
+TIMELINE_OPTIONS: tuple[str, ...] = OPTION_IDS
 DAYS_PER_UNIT = {"days": 1.0, "weeks": 7.0, "months": 365.25 / 12}
 # fmt: on
 UNITS = frozenset(KEY_SUFFIX_UNITS.values())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from models.options import OPTIONS, Billing, ids_where
 from pricing.engine import LABELS, base_params, npv_table
 from pricing.inputs import CostInputs
 
@@ -36,23 +37,25 @@ KEY_INPUTS = {
     "failure_rate_multiplier": "Failure rate",
     "lead_time_multiplier": "Procurement lead time",
 }
-#: which options each price touches (others are always relevant)
-ONLY_FOR = {
-    "server_usd_per_gpu": {"build", "managed:owned"},
-    "rent_usd_per_gpu_hour": {"rent", "managed"},
-    "managed_premium_pct": {"managed"},
-    "cloud_on_demand_usd_per_gpu_hour": {"cloud:on_demand"},
-    "cloud_spot_usd_per_gpu_hour": {"cloud:spot"},
-    "cloud_committed_1y_usd_per_gpu_hour": {"cloud:committed_1y"},
-    "cloud_committed_3y_usd_per_gpu_hour": {"cloud:committed_3y"},
-    "electricity_usd_per_kwh": {"build", "managed:owned"},
-    "pue": {"build", "managed:owned"},
-    "colocation_usd_per_kw_month": {"build", "managed:owned"},
-    "ops_salary_usd_per_year": {"build"},
-    "support_pct_of_capex_per_year": {"build", "managed:owned"},
-    "residual_value_pct": {"build", "managed:owned"},
-    "lead_time_multiplier": {"build", "managed:owned"},
-}
+#: the options each input touches, by what the options are (models/options.py); the price an
+#: option pays touches that option; every other input touches every option
+_OWNED_INPUTS = (
+    "server_usd_per_gpu",
+    "electricity_usd_per_kwh",
+    "pue",
+    "colocation_usd_per_kw_month",
+    "support_pct_of_capex_per_year",
+    "residual_value_pct",
+    "lead_time_multiplier",
+)
+ONLY_FOR: dict[str, frozenset[str]] = {key: ids_where(owned=True) for key in _OWNED_INPUTS}
+ONLY_FOR["ops_salary_usd_per_year"] = frozenset(s.id for s in OPTIONS if s.staffed)
+ONLY_FOR["managed_premium_pct"] = frozenset(
+    s.id for s in OPTIONS if s.billing is Billing.MANAGED_RENT
+)
+for _option in OPTIONS:
+    if _option.price_key:
+        ONLY_FOR[_option.price_key] = ONLY_FOR.get(_option.price_key, frozenset()) | {_option.id}
 #: physical bounds of inputs whose values cannot go anywhere (flip points stay inside them)
 BOUNDS = {"residual_value_pct": (0.0, 100.0), "utilisation_pct": (0.0, 100.0), "pue": (1.0, 3.0)}
 SWING = 0.25

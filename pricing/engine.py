@@ -9,29 +9,22 @@ Breakeven of A against B: the first month from which A's cumulative cost stays a
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from models.errors import InputError
+from models.options import OPTIONS, spec
 from models.scenario import Scenario
 from pricing import cashflows as cf
 from pricing import timeline as tl
 from pricing.catalogue import Catalogue
 from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
 
-LABELS = {
-    "build": "Build",
-    "rent": "Rent dedicated",
-    "managed": "Managed",
-    "managed:owned": "Managed (owned)",
-    "cloud:on_demand": "Cloud on-demand",
-    "cloud:spot": "Cloud spot",
-    "cloud:committed_1y": "Cloud 1-yr commit",
-    "cloud:committed_3y": "Cloud 3-yr commit",
-}
+#: option id -> label shown everywhere (models/options.py)
+LABELS = {s.id: s.label for s in OPTIONS}
+
 #: Below one delivered GPU-hour a cost per GPU-hour means nothing (utilisation 1e-300 % would give
 #: $1e302 per GPU-hour), so none is given.
 MIN_GPU_HOURS = 1.0
-MANAGED = frozenset({"managed", "managed:owned"})
 
 
 class OptionResult(BaseModel):
@@ -44,7 +37,7 @@ class OptionResult(BaseModel):
     monthly_usd: list[float]
     cumulative_usd: list[float]
     breakdown_usd: dict[str, float]
-    monthly_by_category_usd: dict[str, list[float]]
+    monthly_by_category_usd: dict[str, list[float]] = Field(default_factory=dict)
     residual_value_usd: float
     delivered_gpu_hours: float
     usd_per_gpu_hour: float | None
@@ -90,11 +83,12 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
             own_facility=inp.own_facility,
         )
         ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
-        ratio = inp.value("managed_restart_ratio") if option in MANAGED else 1.0
+        opt = spec(option)
+        ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0
         days = base.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
-        if option == "cloud:spot":
+        if opt.interruptible:
             days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
-        ctx = cf.make_context(inp, P, ready, days, pay_for_idle_storage=option in cf.DEDICATED)
+        ctx = cf.make_context(inp, P, ready, days, pay_for_idle_storage=opt.dedicated)
         out[option] = (cf.OPTION_FLOWS[option](inp, P, ctx), ctx)
     return out
 

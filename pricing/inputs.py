@@ -14,6 +14,7 @@ import numpy as np
 
 from models.errors import InputError
 from models.hardware import get_gpu
+from models.options import OPTIONS
 from models.reliability import daly_interval_s, goodput_fraction, job_mtbf_s
 from models.scenario import Scenario
 from models.training import TrainingPlan, plan_training
@@ -186,7 +187,6 @@ def _price_figures(
     sc: Scenario,
     gpu_id: str,
     figures: dict[str, Figure],
-    unavailable: dict[str, str],
     used: set[str],
 ) -> None:
     """The price figures of `gpu_id`; adds to `used` each discount a derived price was read from."""
@@ -240,7 +240,6 @@ def _price_figures(
         spot, spot_src = _rental(cat, gpu_id, "spot", cprov, hyper)
     except MissingFigureError:
         spot, spot_src = math.nan, "no spot price in the catalogue"
-        unavailable["cloud:spot"] = f"no spot offer for {gpu_id} in the catalogue"
     figures["cloud_spot_usd_per_gpu_hour"] = Figure(
         "cloud_spot_usd_per_gpu_hour", spot, unit, spot_src, ""
     )
@@ -301,7 +300,7 @@ def build_inputs(
     )
     unavailable: dict[str, str] = {}
     used: set[str] = set()
-    _price_figures(cat, scenario, gpu.gpu_id, figures, unavailable, used)
+    _price_figures(cat, scenario, gpu.gpu_id, figures, used)
     figures["utilisation_pct"] = Figure(
         "utilisation_pct", scenario.usage.utilisation_pct, "%", "scenario", ""
     )
@@ -344,8 +343,9 @@ def build_inputs(
             f"not used for {gpu.gpu_id}: the catalogue lists the prices it would discount; "
             "override rent_usd_per_gpu_hour or cloud_committed_*_usd_per_gpu_hour instead",
         )
-    if figures["cloud_spot_usd_per_gpu_hour"].overridden:  # the user's price is the offer
-        unavailable.pop("cloud:spot", None)
+    for option in OPTIONS:  # an option without a price cannot be compared (an override gives one)
+        if option.price_key and not math.isfinite(figures[option.price_key].value):
+            unavailable[option.id] = f"no {option.label} offer for {gpu.gpu_id} in the catalogue"
     nodes = plan.fabric.nodes
     storage_tb = (
         CHECKPOINTS_KEPT * plan.checkpoint["size_gib"] * 2**30 / 1e12

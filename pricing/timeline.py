@@ -34,22 +34,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.infrastructure import fat_tree_max_endpoints
+from models.options import spec
 from pricing.catalogue import GPU_IDS, TIMELINE_OPTIONS, Catalogue, TimelineRow, load_catalogue
 
 SWITCH_RADIX = 64  # Quantum-2 NDR, as the core sizes the fabric
-_BUILD_LIKE = frozenset({"build", "managed:owned"})
-_CHAINS: dict[str, tuple[tuple[str, str, str], ...]] = {  # option: (phase, shown name, size metric)
-    "rent": (
-        ("contract", "contract", "gpus"),
-        ("capacity", "capacity", "gpus"),
-        ("validation", "validation", "none"),
-    ),
-    "managed": (
-        ("onboarding", "onboarding", "none"),
-        ("provisioning", "provisioning", "gpus"),
-        ("validation", "validation", "none"),
-    ),
-}
 _FACILITY_KINDS = ("existing colocation space", "colocation build-out", "new construction")
 
 
@@ -196,7 +184,7 @@ def _band(row: TimelineRow) -> str:
 
 
 def _chain(cat: Catalogue, option: str, gpus: int) -> list[tuple[str, float, str]]:
-    steps = _CHAINS.get(option, (("capacity_reservation", "capacity reservation", "gpus"),))
+    steps = spec(option).timeline_steps
     out = []
     for phase, name, metric in steps:
         row = cat.timeline_row(option, phase, size=gpus if metric == "gpus" else 0.0)
@@ -235,7 +223,7 @@ def provisioning_timeline(
         raise ValueError("provisioning_timeline takes one lead_time_multiplier; use ready_day")
     m = float(m)
     cat = catalogue if catalogue is not None else load_catalogue()
-    if option not in _BUILD_LIKE:
+    if not spec(option).builds:
         phases, day = [], 0.0
         for name, days, note in _chain(cat, option, gpus):
             phases.append(Phase(name, day, day + days, note))
@@ -275,7 +263,7 @@ def ready_day(
     _check(option, gpu_id, gpus, nodes, it_power_kw)
     m = _multiplier(lead_time_multiplier)
     cat = catalogue if catalogue is not None else load_catalogue()
-    if option in _BUILD_LIKE:
+    if spec(option).builds:
         ready = _milestones(
             _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility), m
         )[-1]

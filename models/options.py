@@ -1,0 +1,169 @@
+"""The registry of options: every way of getting the cluster that the planner compares.
+
+One record per option says what it is (owned, dedicated, managed, interruptible), how it is
+billed (`Billing`: the cash-flow function that prices it in pricing/cashflows.py), which price
+figure it pays, how its provisioning timeline runs, and how it is labelled and coloured. The
+scenario schema, the catalogue checks, the engine, the decision support, the timelines and the
+charts all read this table; adding an option is one record here (and, for a new way of billing,
+one cash-flow function registered under its `Billing`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+
+class Billing(StrEnum):
+    """How an option's cash flows are made (each has one function in pricing/cashflows.py)."""
+
+    OWNED = "owned"  # hardware bought (cash, loan or lease), run on site or in colocation
+    RENT = "rent"  # a dedicated cluster at $/GPU-hour for every held hour, take-or-pay
+    MANAGED_RENT = "managed_rent"  # the rent plus a managed-service premium
+    PER_USE = "per_use"  # busy GPU-hours only (on-demand, spot)
+    COMMITTED = "committed"  # whole 1- or 3-year blocks of reserved capacity
+
+
+#: A provisioning phase: (catalogue phase key, name shown, what sizes it: "gpus" or "none").
+Step = tuple[str, str, str]
+_RESERVATION: tuple[Step, ...] = (("capacity_reservation", "capacity reservation", "gpus"),)
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    id: str
+    label: str
+    billing: Billing
+    #: Okabe-Ito colour (colour-blind safe), the same on screen and in the PDF
+    colour: str
+    #: the buyer owns the hardware (pays servers, power, colocation; gets the residual value)
+    owned: bool = False
+    #: the cluster is held, and paid for, from the ready day to the end of the term
+    dedicated: bool = False
+    #: a provider operates it: no operations staff, faster restarts (managed_restart_ratio)
+    managed: bool = False
+    #: capacity can be taken back: training pays spot_interruption_overhead_pct more time
+    interruptible: bool = False
+    #: the $/GPU-hour figure it pays (None for owned hardware)
+    price_key: str | None = None
+    #: length of a commitment block, years (committed cloud)
+    commit_years: int = 0
+    #: timeline rows: "build" runs the build critical path; otherwise this chain of phases
+    timeline_steps: tuple[Step, ...] = _RESERVATION
+    #: the option whose catalogue timeline rows it uses, when it has none of its own
+    timeline_rows_of: str | None = None
+    #: compared by default in a new scenario
+    default: bool = False
+
+    @property
+    def staffed(self) -> bool:
+        """The buyer's own operations team runs it."""
+        return self.owned and not self.managed
+
+    @property
+    def builds(self) -> bool:
+        """Provisioned through the build critical path (procure, deliver, rack, burn in)."""
+        return self.owned
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "build", "Build", Billing.OWNED, "#0072B2", owned=True, dedicated=True, default=True
+    ),
+    OptionSpec(
+        "rent",
+        "Rent dedicated",
+        Billing.RENT,
+        "#E69F00",
+        dedicated=True,
+        price_key="rent_usd_per_gpu_hour",
+        timeline_steps=(
+            ("contract", "contract", "gpus"),
+            ("capacity", "capacity", "gpus"),
+            ("validation", "validation", "none"),
+        ),
+        default=True,
+    ),
+    OptionSpec(
+        "managed",
+        "Managed",
+        Billing.MANAGED_RENT,
+        "#009E73",
+        dedicated=True,
+        managed=True,
+        price_key="rent_usd_per_gpu_hour",
+        timeline_steps=(
+            ("onboarding", "onboarding", "none"),
+            ("provisioning", "provisioning", "gpus"),
+            ("validation", "validation", "none"),
+        ),
+        default=True,
+    ),
+    OptionSpec(
+        "managed:owned",
+        "Managed (owned)",
+        Billing.OWNED,
+        "#56B4E9",
+        owned=True,
+        dedicated=True,
+        managed=True,
+        timeline_rows_of="build",
+    ),
+    OptionSpec(
+        "cloud:on_demand",
+        "Cloud on-demand",
+        Billing.PER_USE,
+        "#D55E00",
+        price_key="cloud_on_demand_usd_per_gpu_hour",
+        default=True,
+    ),
+    OptionSpec(
+        "cloud:spot",
+        "Cloud spot",
+        Billing.PER_USE,
+        "#CC79A7",
+        interruptible=True,
+        price_key="cloud_spot_usd_per_gpu_hour",
+    ),
+    OptionSpec(
+        "cloud:committed_1y",
+        "Cloud 1-yr commit",
+        Billing.COMMITTED,
+        "#999999",
+        price_key="cloud_committed_1y_usd_per_gpu_hour",
+        commit_years=1,
+    ),
+    OptionSpec(
+        "cloud:committed_3y",
+        "Cloud 3-yr commit",
+        Billing.COMMITTED,
+        "#F0E442",  # the pale yellow goes to the option least often compared
+        price_key="cloud_committed_3y_usd_per_gpu_hour",
+        commit_years=3,
+    ),
+)
+
+REGISTRY: dict[str, OptionSpec] = {spec.id: spec for spec in OPTIONS}
+OPTION_IDS: tuple[str, ...] = tuple(REGISTRY)
+OptionId = Literal[OPTION_IDS]  # type: ignore[valid-type]
+DEFAULT_COMPARE: tuple[str, ...] = tuple(s.id for s in OPTIONS if s.default)
+#: the options whose provisioning rows the timeline catalogue holds
+TIMELINE_ROW_OPTIONS: tuple[str, ...] = tuple(s.id for s in OPTIONS if s.timeline_rows_of is None)
+
+
+def spec(option_id: str) -> OptionSpec:
+    """The record of an option id; a KeyError names the known ids."""
+    try:
+        return REGISTRY[option_id]
+    except KeyError:
+        raise KeyError(f"unknown option {option_id!r}; known: {', '.join(OPTION_IDS)}") from None
+
+
+def ids_where(**flags: bool) -> frozenset[str]:
+    """Option ids whose properties match, e.g. ids_where(owned=True)."""
+    return frozenset(s.id for s in OPTIONS if all(getattr(s, k) == v for k, v in flags.items()))
+
+
+def label(option_id: str) -> str:
+    return spec(option_id).label
