@@ -34,6 +34,14 @@ FP8_GEMM_RELATIVE_EFFICIENCY = 0.75
 #: residuals, optimizer) (STREAM-like kernels reach 0.8–0.9 on HBM).
 HBM_EFFICIENCY = 0.80
 
+# --- projection band ----------------------------------------------------------------------------
+#: Signed error range (predicted / published − 1) of the model on whole-run GPU-hours, from
+#: `validate()` (models/validation.py), rounded outward to a whole percent; `tests/test_validation.py`
+#: checks these still cover today's errors. A plan's wall-clock days are shown as
+#: days / (1 + high) … days / (1 + low).
+GPU_HOURS_ERROR_LOW = -0.15
+GPU_HOURS_ERROR_HIGH = 0.04
+
 # --- communication -------------------------------------------------------------------------------
 #: NVLink/NVSwitch bus efficiency of NCCL collectives: Calculon's A100 system file uses 0.6 of
 #: 300 GB/s (training.md 1.2); NCCL's measured bus bandwidth on DGX A100 is ~0.6–0.8 of it.

@@ -13,6 +13,7 @@ import time
 
 from pydantic import BaseModel, ConfigDict
 
+from models.constants import GPU_HOURS_ERROR_HIGH, GPU_HOURS_ERROR_LOW
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu
 from models.infrastructure import FabricPlan, dataset_read_gbyte_per_s, size_fat_tree
@@ -249,8 +250,6 @@ def _assemble(
         nic_gbit_per_s=gpu.scaleout_bandwidth_gbit_per_s,
     )
     memory = dict(choice.memory_gib)
-    from models.validation import GPU_HOURS_ERROR_HIGH as band_high  # noqa: PLC0415 (validation imports this module)
-    from models.validation import GPU_HOURS_ERROR_LOW as band_low  # noqa: PLC0415
 
     return TrainingPlan(
         model={
@@ -304,6 +303,6 @@ def _assemble(
             "seconds": time.perf_counter() - start,
         },
         curve=planner.curve(choice.gpus) if curve else None,
-        train_days_low=train_days / (1 + band_high),
-        train_days_high=train_days / (1 + band_low),
+        train_days_low=train_days / (1 + GPU_HOURS_ERROR_HIGH),
+        train_days_high=train_days / (1 + GPU_HOURS_ERROR_LOW),
     )

@@ -31,6 +31,7 @@ import statistics
 import numpy as np
 
 from models.calibration import TABLE5, job_and_layout, table5_rows
+from models.constants import GPU_HOURS_ERROR_HIGH, GPU_HOURS_ERROR_LOW  # noqa: F401
 from models.hardware import get_gpu
 from models.job import Job
 from models.layouts import RECOMPUTE_MODES, Layouts
@@ -81,18 +82,12 @@ UNITS = {
 #: Goodput the rule of thumb assumes for whole runs.
 RULE_GOODPUT = 0.90
 
-#: Signed error range (predicted / published − 1) of the model on whole-run GPU-hours, from
-#: `validate()`, rounded outward to a whole percent; `tests/test_validation.py` checks these still
-#: cover today's errors. A plan's wall-clock days are shown as days / (1 + high) … days / (1 + low).
-GPU_HOURS_ERROR_LOW = -0.15
-GPU_HOURS_ERROR_HIGH = 0.04
-
 
 def training_days_band(plan) -> tuple[float, float]:
     """(low, high) wall-clock days for a TrainingPlan: its days corrected by the model's worst
-    over- and under-estimates of published whole-run GPU-hours."""
-    return plan.train_days / (1 + GPU_HOURS_ERROR_HIGH), plan.train_days / (1 + GPU_HOURS_ERROR_LOW)
-    # (plan_training also stores these as TrainingPlan.train_days_low / train_days_high)
+    over- and under-estimates of published whole-run GPU-hours (GPU_HOURS_ERROR_LOW/HIGH in
+    models/constants.py), as plan_training stores them."""
+    return plan.train_days_low, plan.train_days_high
 
 
 @functools.cache

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.options import OPTIONS, Billing, ids_where
-from pricing.engine import LABELS, base_params, npv_table
+from models.options import OPTIONS, Billing, ids_where, label
 from pricing.inputs import CostInputs
+from pricing.valuation import base_params, npv_table
 
 #: inputs varied by the tornado, the Monte Carlo and the flip-point search: key -> label
 KEY_INPUTS = {
@@ -233,7 +233,7 @@ def flip_points(inp: CostInputs, options: list[str]) -> list[dict]:
                             "cheapest_now": options[today],
                             "cheapest_after": options[other],
                             "text": (
-                                f"{LABELS[options[other]]} becomes cheapest when {KEY_INPUTS[k].lower()} is "
+                                f"{label(options[other])} becomes cheapest when {KEY_INPUTS[k].lower()} is "
                                 f"{direction} {_fmt(inp.value(k) * x, inp.figures[k].unit)}"
                             ),
                         }

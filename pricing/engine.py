@@ -12,12 +12,22 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from models.errors import InputError
-from models.options import OPTIONS, spec
+from models.options import OPTIONS
 from models.scenario import Scenario
 from pricing import cashflows as cf
+from pricing import decision as ds
 from pricing import timeline as tl
 from pricing.catalogue import Catalogue
 from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
+from pricing.valuation import (  # noqa: F401  (base_params, evaluate, totals: the engine's API)
+    base_params,
+    breakeven_month,
+    completes,
+    discount_factors,
+    evaluate,
+    npv_table,
+    totals,
+)
 
 #: option id -> label shown everywhere (models/options.py)
 LABELS = {s.id: s.label for s in OPTIONS}
@@ -63,60 +73,6 @@ class Comparison(BaseModel):
     catalogue_as_of: str
 
 
-def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
-    return {k: np.full((n, 1), f.value, dtype=float) for k, f in inp.figures.items()}
-
-
-def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> dict[str, tuple]:
-    """{option: (flows, context)} for every parameter set in P (arrays of shape (n, 1))."""
-    out = {}
-    base = inp.plan
-    for option in options:
-        ready = tl.ready_day(
-            option,
-            gpu_id=inp.gpu_id,
-            gpus=inp.gpus,
-            nodes=inp.nodes,
-            it_power_kw=inp.it_power_kw,
-            catalogue=inp.catalogue,
-            lead_time_multiplier=P["lead_time_multiplier"],
-            own_facility=inp.own_facility,
-        )
-        ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
-        opt = spec(option)
-        ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0
-        days = base.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
-        if opt.interruptible:
-            days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
-        ctx = cf.make_context(inp, P, ready, days, pay_for_idle_storage=opt.dedicated)
-        out[option] = (cf.OPTION_FLOWS[option](inp, P, ctx), ctx)
-    return out
-
-
-def discount_factors(P: dict[str, np.ndarray], months: int) -> np.ndarray:
-    r = P["discount_rate_pct_per_year"] / 100
-    return (1 + r) ** (-(np.arange(months)[None, :] + 1) / 12)
-
-
-def totals(flows: cf.Flows, P: dict[str, np.ndarray], months: int) -> tuple[np.ndarray, np.ndarray]:
-    """(nominal, NPV) per parameter set, shape (n,)."""
-    monthly = sum(flows.values())
-    return monthly.sum(axis=1), (monthly * discount_factors(P, months)).sum(axis=1)
-
-
-def npv_table(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> np.ndarray:
-    """NPV per parameter set and option, shape (n, len(options)); an option that does not complete
-    the workload, or whose NPV is not finite in that parameter set, is inf (never ranked)."""
-    results = evaluate(inp, P, options)
-    cols = []
-    for option in options:
-        flows, ctx = results[option]
-        npv = totals(flows, P, inp.months)[1]
-        ok = _completes(inp, ctx, P).ravel() & np.isfinite(npv)
-        cols.append(np.where(ok, npv, np.inf))
-    return np.stack(cols, axis=1)
-
-
 def _check_finite(inp: CostInputs, option: str, flows: cf.Flows) -> None:
     """Fails loudly, naming the input, rather than let NaN or infinity reach a total or a ranking."""
     for category, values in flows.items():
@@ -131,21 +87,6 @@ def _check_finite(inp: CostInputs, option: str, flows: cf.Flows) -> None:
         )
 
 
-def _completes(inp: CostInputs, ctx: cf.Context, P: dict[str, np.ndarray]) -> np.ndarray:
-    if inp.scenario.usage.mode == "runs":
-        return ctx.runs_done >= P["runs"] * (1 - 1e-9)
-    return ctx.busy.sum(axis=1, keepdims=True) > 0
-
-
-def breakeven_month(cum_a: np.ndarray, cum_b: np.ndarray) -> int | None:
-    """1-based month from which cum_a ≤ cum_b holds to the end of the term; None if never."""
-    ok = cum_a <= cum_b + 1e-6
-    if not ok[-1]:
-        return None
-    bad = np.nonzero(~ok)[0]
-    return int(bad[-1] + 2) if bad.size else 1
-
-
 def _option_result(
     inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P
 ) -> OptionResult:
@@ -154,7 +95,7 @@ def _option_result(
     monthly = sum(flows.values())[0]
     busy_hours = float(ctx.busy.sum() * HOURS_PER_MONTH * inp.gpus)
     runs = float(ctx.runs_done[0, 0])
-    completes = bool(_completes(inp, ctx, P)[0, 0])
+    done = bool(completes(inp, ctx, P)[0, 0])
     train_days = float(ctx.train_days[0, 0])
     ready = float(ctx.ready_day[0, 0])
     timeline = tl.provisioning_timeline(
@@ -167,7 +108,7 @@ def _option_result(
         own_facility=inp.own_facility,
     )
     note = inp.unavailable.get(option, "")
-    if not completes and not note:
+    if not done and not note:
         note = (
             f"only {runs:.2f} of {inp.scenario.usage.runs:g} runs fit in the term"
             if inp.scenario.usage.mode == "runs"
@@ -192,7 +133,7 @@ def _option_result(
         usd_per_gpu_hour=float(nominal[0]) / busy_hours if busy_hours >= MIN_GPU_HOURS else None,
         runs_completed=runs,
         usd_per_training_run=float(nominal[0]) / runs if runs >= 1e-9 else None,
-        completes_workload=completes,
+        completes_workload=done,
         train_days=train_days,
         timeline=[
             {"phase": p.name, "start_day": p.start_day, "end_day": p.end_day, "note": p.note}
@@ -212,8 +153,6 @@ def compare(
     draws: int = 2000,
     seed: int = 20261129,
 ) -> Comparison:
-    from pricing import decision as ds  # decision support evaluates the engine many times
-
     inp = build_inputs(scenario, catalogue)
     options = [o for o in scenario.options.compare if o not in inp.unavailable]
     P = base_params(inp)

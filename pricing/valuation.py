@@ -1,0 +1,86 @@
+"""Valuing cash flows: the engine's vectorized arithmetic, shared by the comparison and the
+decision support (which evaluates it over thousands of parameter sets at once).
+
+Each parameter set is one row of `P` (figure key -> array (n, 1)). NPV discounts month m's flow
+(end of month, m = 0..M-1) by (1 + r)^-(m+1)/12 at the yearly rate r; nominal is the plain sum.
+An option that does not complete the workload, or whose NPV is not finite, is never ranked: its
+NPV in the table is inf.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.options import spec
+from pricing import cashflows as cf
+from pricing import timeline as tl
+from pricing.inputs import CostInputs
+
+
+def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
+    return {k: np.full((n, 1), f.value, dtype=float) for k, f in inp.figures.items()}
+
+
+def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> dict[str, tuple]:
+    """{option: (flows, context)} for every parameter set in P (arrays of shape (n, 1))."""
+    out = {}
+    base = inp.plan
+    for option in options:
+        ready = tl.ready_day(
+            option,
+            gpu_id=inp.gpu_id,
+            gpus=inp.gpus,
+            nodes=inp.nodes,
+            it_power_kw=inp.it_power_kw,
+            catalogue=inp.catalogue,
+            lead_time_multiplier=P["lead_time_multiplier"],
+            own_facility=inp.own_facility,
+        )
+        ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
+        opt = spec(option)
+        ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0
+        days = base.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
+        if opt.interruptible:
+            days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
+        ctx = cf.make_context(inp, P, ready, days, pay_for_idle_storage=opt.dedicated)
+        out[option] = (cf.OPTION_FLOWS[option](inp, P, ctx), ctx)
+    return out
+
+
+def discount_factors(P: dict[str, np.ndarray], months: int) -> np.ndarray:
+    r = P["discount_rate_pct_per_year"] / 100
+    return (1 + r) ** (-(np.arange(months)[None, :] + 1) / 12)
+
+
+def totals(flows: cf.Flows, P: dict[str, np.ndarray], months: int) -> tuple[np.ndarray, np.ndarray]:
+    """(nominal, NPV) per parameter set, shape (n,)."""
+    monthly = sum(flows.values())
+    return monthly.sum(axis=1), (monthly * discount_factors(P, months)).sum(axis=1)
+
+
+def npv_table(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> np.ndarray:
+    """NPV per parameter set and option, shape (n, len(options)); an option that does not complete
+    the workload, or whose NPV is not finite in that parameter set, is inf (never ranked)."""
+    results = evaluate(inp, P, options)
+    cols = []
+    for option in options:
+        flows, ctx = results[option]
+        npv = totals(flows, P, inp.months)[1]
+        ok = completes(inp, ctx, P).ravel() & np.isfinite(npv)
+        cols.append(np.where(ok, npv, np.inf))
+    return np.stack(cols, axis=1)
+
+
+def completes(inp: CostInputs, ctx: cf.Context, P: dict[str, np.ndarray]) -> np.ndarray:
+    if inp.scenario.usage.mode == "runs":
+        return ctx.runs_done >= P["runs"] * (1 - 1e-9)
+    return ctx.busy.sum(axis=1, keepdims=True) > 0
+
+
+def breakeven_month(cum_a: np.ndarray, cum_b: np.ndarray) -> int | None:
+    """1-based month from which cum_a ≤ cum_b holds to the end of the term; None if never."""
+    ok = cum_a <= cum_b + 1e-6
+    if not ok[-1]:
+        return None
+    bad = np.nonzero(~ok)[0]
+    return int(bad[-1] + 2) if bad.size else 1

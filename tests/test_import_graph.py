@@ -1,0 +1,77 @@
+"""No import cycles between the project's modules, and layers point down only: app -> pricing ->
+models (DESIGN.md). Read from the source (every import statement, those inside functions too), so
+a lazy import that hides a cycle from the interpreter is caught as well."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGES = ("models", "pricing", "app")
+LAYER = {"models": 0, "pricing": 1, "app": 2}
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            deps |= {t for t in targets if t in modules and t != name}
+        graph[name] = deps
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle as a list of modules, or None (depth-first search with colours)."""
+    colour = dict.fromkeys(graph, 0)  # 0 unseen, 1 on the path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        colour[node] = 1
+        path.append(node)
+        for dep in sorted(graph[node]):
+            if colour[dep] == 1:
+                return path[path.index(dep) :] + [dep]
+            if colour[dep] == 0 and (found := visit(dep)):
+                return found
+        colour[node] = 2
+        path.pop()
+        return None
+
+    for node in sorted(graph):
+        if colour[node] == 0 and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_cycles():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_layers_point_down_only():
+    upward = [
+        (m, d)
+        for m, deps in import_graph().items()
+        for d in deps
+        if LAYER[d.split(".")[0]] > LAYER[m.split(".")[0]]
+    ]
+    assert upward == []
