@@ -9,7 +9,7 @@ import numpy as np
 
 from models import constants as C
 from models.calibration import job_and_layout, table5_rows
-from models.memory import GIB, memory_breakdown
+from models.memory import GIB, memory_breakdown  # GIB: bytes per GiB (models/units.py)
 from models.step_time import step_breakdown
 from models.validation import calibration_worst_error
 

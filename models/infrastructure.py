@@ -13,13 +13,12 @@ import math
 from pydantic import BaseModel, ConfigDict
 
 from models.checks import count, positive
-
-BYTES_PER_GB = 1e9
+from models.units import BYTES_PER_GB, BYTES_PER_TOKEN
 
 # Tokenized training data stored as uint32 token ids: 4 bytes per token (vocabularies above
 # 65,536 entries do not fit uint16). Raw UTF-8 text is also about 4 bytes per token for English
 # with modern BPE tokenizers, so the default serves either storage format.
-DEFAULT_BYTES_PER_TOKEN = 4.0
+DEFAULT_BYTES_PER_TOKEN = BYTES_PER_TOKEN
 
 
 def dataset_read_gbyte_per_s(

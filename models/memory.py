@@ -18,8 +18,7 @@ import numpy as np
 from models import constants as C
 from models.job import Job, layers_per_stage, stage_params
 from models.layouts import Layouts
-
-GIB = 1024**3
+from models.units import BYTES_PER_GIB as GIB
 
 
 def activation_bytes_per_token_layer(job: Job, lay: Layouts) -> np.ndarray:

@@ -13,6 +13,7 @@ import sys
 from pydantic import BaseModel, ConfigDict
 
 from models.checks import count, non_negative, positive, positive_or_inf
+from models.units import BYTES_PER_GB, BYTES_PER_GIB, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 # Llama 3 report (Table 5): 419 unexpected interruptions on 16,384 H100 over a 54-day snapshot.
 # 419 / (16,384 GPUs * 54 days) = 4.7e-4 failures per GPU-day (an all-cause MTBF of ~5.8 years per GPU).
@@ -30,10 +31,6 @@ MIN_DEFAULT_WRITE_GBYTE_PER_S = 5.0
 
 # Target for `required_write_bandwidth_gbyte_per_s`: checkpoint writes take <= 1 % of time.
 CHECKPOINT_OVERHEAD_TARGET = 0.01
-
-SECONDS_PER_DAY = 86_400.0
-BYTES_PER_GB = 1e9  # decimal gigabyte, as storage vendors quote bandwidth
-BYTES_PER_GIB = 2.0**30
 
 
 class ReliabilityPlan(BaseModel):
@@ -198,7 +195,7 @@ def plan_reliability(
         gpus=gpu_count,
         failures_per_gpu_day=float(failures_per_gpu_day),
         expected_failures=wall_clock_s / mtbf_s,
-        mtbf_hours=mtbf_s / 3600.0,
+        mtbf_hours=mtbf_s / SECONDS_PER_HOUR,
         checkpoint_size_gib=size_bytes / BYTES_PER_GIB,
         write_bandwidth_gbyte_per_s=bandwidth,
         checkpoint_write_s=write_s,

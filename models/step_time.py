@@ -26,6 +26,7 @@ from models import collectives as coll
 from models import constants as C
 from models.job import Job, layers_per_stage, stage_params
 from models.layouts import Layouts
+from models.units import BITS_PER_BYTE, BYTES_PER_GB
 
 
 def model_flops_per_token(job: Job) -> float:
@@ -59,8 +60,8 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     ) * gemm_eff
     attn_peak = bf16 * gemm_eff * C.ATTENTION_RELATIVE_EFFICIENCY[int(job.flash_attention)]
     hbm = g.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
-    up_bw = g.scaleup_bandwidth_gbyte_per_s * 1e9 * C.SCALEUP_EFFICIENCY
-    out_bw = g.scaleout_bandwidth_gbit_per_s / 8 * 1e9 * C.SCALEOUT_EFFICIENCY
+    up_bw = g.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    out_bw = g.scaleout_bandwidth_gbit_per_s / BITS_PER_BYTE * BYTES_PER_GB * C.SCALEOUT_EFFICIENCY
 
     def link(span):
         """Bandwidth and latency for a group spanning `span` consecutive GPUs."""

@@ -28,9 +28,7 @@ from models.sizing import (
     min_gpus_lower_bound,
     smallest_fitting,
 )
-
-SECONDS_PER_DAY = 86_400.0
-
+from models.units import SECONDS_PER_DAY
 
 #: Raised when the scenario cannot be planned: the one input error type (models/errors.py).
 SizingError = InputError

@@ -41,7 +41,8 @@ from models.scenario import Cluster, Scenario, Workload
 from models.search import all_layouts, describe, evaluate
 from models.shapes import ModelShape, load_presets
 from models.step_time import model_flops_per_token, step_breakdown
-from models.training import SECONDS_PER_DAY, plan_training
+from models.training import plan_training
+from models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "validation"
 RUNS = ROOT / "runs.csv"
@@ -338,7 +339,9 @@ def _predict_run(row: dict) -> dict:
     no_failures = row["unit"] == "gpu_hours_no_failures"
     days = ideal_days if no_failures else wall_days
     peak = get_gpu(row["gpu"]).peak_tflops(row["precision"]) * 1e12
-    rule_hours = 6 * shape.params_active * float(row["tokens"]) / (gpus * peak) / 3600 * gpus
+    rule_hours = (
+        6 * shape.params_active * float(row["tokens"]) / (gpus * peak) / SECONDS_PER_HOUR * gpus
+    )
     goodput = 1.0 if no_failures else RULE_GOODPUT
     return {
         "predicted": days * 24 * gpus,

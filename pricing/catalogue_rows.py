@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from models.hardware import gpu_ids
 from models.options import OPTION_IDS, OptionId
+from models.units import DAYS_PER_MONTH
 
 # The project's hardware ids, from the GPU catalogue (models/data/gpus.csv).
 GPU_IDS: tuple[str, ...] = tuple(gpu_ids())
@@ -55,7 +56,7 @@ TimelinePhase = Literal["procurement", "delivery", "facility", "rack_and_cable",
                         "burn_in_acceptance", "contract", "capacity", "validation", "onboarding",
                         "provisioning", "capacity_reservation"]
 TIMELINE_OPTIONS: tuple[str, ...] = OPTION_IDS
-DAYS_PER_UNIT = {"days": 1.0, "weeks": 7.0, "months": 365.25 / 12}
+DAYS_PER_UNIT = {"days": 1.0, "weeks": 7.0, "months": DAYS_PER_MONTH}
 # fmt: on
 UNITS = frozenset(KEY_SUFFIX_UNITS.values())
 

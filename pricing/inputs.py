@@ -18,10 +18,16 @@ from models.options import OPTIONS
 from models.reliability import daly_interval_s, goodput_fraction, job_mtbf_s
 from models.scenario import Scenario
 from models.training import TrainingPlan, plan_training
+from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the engine's months)
+    BYTES_PER_GB,
+    BYTES_PER_GIB,
+    BYTES_PER_PARAM,
+    BYTES_PER_TB,
+    DAYS_PER_MONTH,
+    HOURS_PER_MONTH,
+)
 from pricing.catalogue import Catalogue, MissingFigureError, load_catalogue
 
-HOURS_PER_MONTH = 365.25 * 24 / 12
-DAYS_PER_MONTH = 365.25 / 12
 #: Checkpoints kept on the file system (the latest plus two to roll back to after a loss spike).
 CHECKPOINTS_KEPT = 3
 #: The tokenized dataset is stored twice (a working copy and a backup).
@@ -348,7 +354,7 @@ def build_inputs(
             unavailable[option.id] = f"no {option.label} offer for {gpu.gpu_id} in the catalogue"
     nodes = plan.fabric.nodes
     storage_tb = (
-        CHECKPOINTS_KEPT * plan.checkpoint["size_gib"] * 2**30 / 1e12
+        CHECKPOINTS_KEPT * plan.checkpoint["size_gib"] * BYTES_PER_GIB / BYTES_PER_TB
         + DATASET_COPIES * plan.storage["dataset_tb"]
     )
     return CostInputs(
@@ -362,7 +368,7 @@ def build_inputs(
         months=scenario.term.months,
         node_power_kw=gpu.node_power_kw,
         storage_tb=storage_tb,
-        weights_gb=2 * plan.model["params"] / 1e9,
+        weights_gb=BYTES_PER_PARAM["bf16"] * plan.model["params"] / BYTES_PER_GB,
         switches=plan.fabric.switches,
         transceivers=plan.fabric.transceivers,
         unavailable=unavailable,
