@@ -10,7 +10,7 @@ import csv
 import pathlib
 
 from models.hardware import get_gpu
-from models.job import Job
+from models.job import AttentionKernel, Job
 from models.layouts import Layouts
 from models.shapes import get_preset
 
@@ -31,7 +31,7 @@ def job_and_layout(row: dict, recompute: str | None = None, sequence_parallel: i
         int(row["seq_len"]),
         batch,
         "bf16",
-        flash_attention=0,
+        flash_attention=AttentionKernel.NONE,
     )
     lay = Layouts.single(
         batch,

@@ -6,6 +6,7 @@ parameters held per GPU.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
@@ -15,6 +16,14 @@ from models.layouts import Layouts
 from models.shapes import ModelShape
 
 
+class AttentionKernel(IntEnum):
+    """Attention kernel generation (the key of ATTENTION_RELATIVE_EFFICIENCY in constants.py)."""
+
+    NONE = 0  # s×s scores stored; the 2022 Megatron runs
+    FLASH1 = 1  # FlashAttention-1 class: FlashAttention-1, xformers, Triton (2022–mid 2023)
+    FLASH2 = 2  # FlashAttention-2 or later (the default)
+
+
 @dataclass(frozen=True)
 class Job:
     shape: ModelShape
@@ -22,16 +31,20 @@ class Job:
     seq_len: int
     global_batch_seqs: int  # asked for; each layout rounds it (Layouts.batch_seqs)
     precision: str = "bf16"
-    #: Attention kernel: 0 none (s×s scores stored; the 2022 Megatron runs), 1 FlashAttention-1 class
-    #: (FlashAttention-1, xformers, Triton; 2022–mid 2023), 2 FlashAttention-2 or later (the default).
-    #: Fused kernels never store the scores; generation 1 runs at half the speed of 2.
-    flash_attention: int = 2
+    #: Attention kernel; fused kernels never store the scores, generation 1 runs at half the speed
+    #: of 2.
+    flash_attention: AttentionKernel = AttentionKernel.FLASH2
     #: Bytes per gradient element held and reduced across data parallelism: 4 for Megatron's fp32
     #: main gradients, 2 when gradients are kept and synchronised in bf16 (NeMo grad_sync_dtype bf16).
     grad_bytes: int = C.GRAD_BYTES
     #: Tensor-parallel collectives split into chunks and overlapped with the neighbouring GEMMs
     #: (Transformer Engine userbuffers, NeMo ub_tp_comm_overlap); off in Megatron before 2023.
     tp_comm_overlap: bool = False
+
+    @property
+    def fused_attention(self) -> bool:
+        """A fused kernel: causal masking skips half the scores and none are stored."""
+        return self.flash_attention != AttentionKernel.NONE
 
     @property
     def mlp_tokens_width(self) -> float:

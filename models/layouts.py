@@ -16,10 +16,22 @@ tp·pp·dp = GPUs. Validity rules (Megatron-LM conventions):
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from enum import IntEnum
 
 import numpy as np
 
-RECOMPUTE_MODES = ("none", "selective", "full")
+
+class Recompute(IntEnum):
+    """Activation recomputation, as the code stored in Layouts.recompute: none keeps every
+    activation, selective recomputes the attention core, full repeats each layer's forward."""
+
+    NONE = 0
+    SELECTIVE = 1
+    FULL = 2
+
+
+#: the modes' names by code, as the scenario, the tables and the validation data write them
+RECOMPUTE_MODES = tuple(mode.name.lower() for mode in Recompute)
 MICRO_BATCHES = (1, 2, 4, 8, 16, 32)
 INTERLEAVES = (1, 2, 3, 4, 6, 8)
 ZERO_STAGES = (0, 1, 2, 3)
@@ -35,7 +47,7 @@ class Layouts:
     dp: np.ndarray
     ep: np.ndarray
     zero: np.ndarray
-    recompute: np.ndarray  # index into RECOMPUTE_MODES
+    recompute: np.ndarray  # Recompute codes
     micro_batch: np.ndarray  # sequences per micro-batch
     interleave: np.ndarray
     sequence_parallel: np.ndarray  # 0/1

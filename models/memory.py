@@ -17,7 +17,7 @@ import numpy as np
 
 from models import constants as C
 from models.job import Job, layers_per_stage, stage_params
-from models.layouts import Layouts
+from models.layouts import Layouts, Recompute
 from models.units import BYTES_PER_GIB as GIB
 
 
@@ -30,7 +30,7 @@ def activation_bytes_per_token_layer(job: Job, lay: Layouts) -> np.ndarray:
     routed = 2 * h * s.experts_per_token if s.is_moe else 0.0  # permuted tokens for the experts
     sharded = 2 * h + 4 * h * kv_ratio + 2 * h + 2 * f * gate + 2 * f + routed
     replicated = 8 * h + (2 * h if s.dropout else 0)  # LN1/QKV/LN2/fc1 inputs, dropout masks
-    scores = 0.0 if job.flash_attention else 5.0 * s.heads * job.seq_len
+    scores = 0.0 if job.fused_attention else 5.0 * s.heads * job.seq_len
     tp, sp = lay.tp, lay.sequence_parallel.astype(bool)
     per = np.where(sp, (sharded + replicated) / tp, replicated + sharded / tp)
     rec = lay.recompute
@@ -71,7 +71,7 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     last = stored * tokens * lps + logits
     acts = np.maximum(np.where(lay.pp == 1, first + logits, first), last)
     # Full recompute rebuilds one layer's activations at a time during backward.
-    acts = acts + np.where(lay.recompute == 2, working * tokens, 0.0)
+    acts = acts + np.where(lay.recompute == Recompute.FULL, working * tokens, 0.0)
 
     overhead = np.full(len(lay), C.FRAMEWORK_OVERHEAD_GIB * GIB)
     total = weights + grads + optimizer + gather + acts + overhead

@@ -25,7 +25,7 @@ import numpy as np
 from models import collectives as coll
 from models import constants as C
 from models.job import Job, layers_per_stage, stage_params
-from models.layouts import Layouts
+from models.layouts import Layouts, Recompute
 from models.units import BITS_PER_BYTE, BYTES_PER_GB
 
 
@@ -73,14 +73,14 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     # --- one layer, one micro-batch -----------------------------------------------------------
     kv_width = 2 * s.kv_heads * s.head_dim
     linear_flops = 2 * T * h * (h + kv_width + h + f * gate) / tp
-    causal = 0.5 if job.flash_attention else 1.0
+    causal = 0.5 if job.fused_attention else 1.0
     attn_flops = 4 * T * seq * h / tp * causal
     local_experts = s.experts / lay.ep if s.is_moe else 0
     moe_share = s.moe_layers / s.layers
     gemms = (
         4
         + moe_share * 2 * (local_experts + s.shared_experts - 1)
-        + (1 if job.flash_attention else 2)
+        + (1 if job.fused_attention else 2)
     )
     mm_f = linear_flops / linear_peak + gemms * C.GEMM_OVERHEAD_S
     attn_f = attn_flops / attn_peak
@@ -89,7 +89,7 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         8 * h * s.experts_per_token * moe_share if s.is_moe else 0
     )
     f_bytes = (2 * (gate - 1) + 2) * f
-    score_bytes = 0.0 if job.flash_attention else (4 + (5 if s.dropout else 0)) * s.heads * seq
+    score_bytes = 0.0 if job.fused_attention else (4 + (5 if s.dropout else 0)) * s.heads * seq
     el_f = T * (np.where(sp, h_bytes / tp, h_bytes) + f_bytes / tp) / hbm
     softmax_f = T * score_bytes / tp / hbm
 
@@ -105,7 +105,11 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         tp_f = tp_b = 2 * tp_coll
     fwd = mm_f + attn_f + el_f + softmax_f + tp_f + 2 * a2a
     bwd = 2 * (mm_f + attn_f + el_f + softmax_f) + tp_b + 2 * a2a
-    rec = np.select([lay.recompute == 2, lay.recompute == 1], [fwd, attn_f + softmax_f], 0.0)
+    rec = np.select(
+        [lay.recompute == Recompute.FULL, lay.recompute == Recompute.SELECTIVE],
+        [fwd, attn_f + softmax_f],
+        0.0,
+    )
 
     # --- stage, pipeline ----------------------------------------------------------------------
     lps = layers_per_stage(job, lay)
@@ -155,6 +159,8 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         "data_parallel": data_parallel,
         "optimizer": optimizer,
         "total": total,
-        "tp_comm": m * lps * (4 * tp_coll + np.where(lay.recompute == 2, 2 * tp_coll, 0.0)),
+        "tp_comm": m
+        * lps
+        * (4 * tp_coll + np.where(lay.recompute == Recompute.FULL, 2 * tp_coll, 0.0)),
         "recompute": m * lps * rec,
     }

@@ -33,7 +33,7 @@ import numpy as np
 from models.calibration import TABLE5, job_and_layout, table5_rows
 from models.constants import GPU_HOURS_ERROR_HIGH, GPU_HOURS_ERROR_LOW  # noqa: F401
 from models.hardware import get_gpu
-from models.job import Job
+from models.job import AttentionKernel, Job
 from models.layouts import RECOMPUTE_MODES, Layouts
 from models.memory import GIB, fits, memory_breakdown
 from models.reliability import plan_reliability
@@ -187,7 +187,7 @@ def _job(row: dict) -> Job:
         int(row["seq_len"]),
         int(row["global_batch_seqs"]),
         row["precision"],
-        flash_attention=int(row["flash_attention"] or 2),
+        flash_attention=AttentionKernel(int(row["flash_attention"] or AttentionKernel.FLASH2)),
         **plan,
     )
 
