@@ -19,13 +19,13 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from app import exports, report_text, scenario_files, share_link
+from models.errors import InputError
 from models.hardware import gpu_ids
+from models.options import OPTIONS
 from models.scenario import Scenario, explain_validation_error
 from models.shapes import load_presets
-from models.training import SizingError, plan_training
-from models.validation import training_days_band
+from models.training import plan_training
 from pricing.engine import compare
-from pricing.inputs import InputError
 
 #: longest field path (an override's key is part of it) quoted back in an error
 MAX_KEY_CHARS = 80
@@ -394,7 +394,7 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"clusterplan report: {exc}") from None
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan report: --link: {exc}") from None
-    except (SizingError, InputError) as exc:
+    except InputError as exc:
         raise UsageError(
             f"clusterplan report: {args.scenario}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}"
         ) from None
@@ -431,6 +431,10 @@ def run_decode(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the option `hourly` prices: owned hardware run by the buyer's own staff (the registry's build)
+OWNED_STAFFED = next(s.id for s in OPTIONS if s.staffed)
+
+
 def run_hourly(args: argparse.Namespace) -> int:
     rows = []
     for util in args.utilisation:
@@ -439,7 +443,7 @@ def run_hourly(args: argparse.Namespace) -> int:
             "cluster": {"gpu": args.gpu, "gpus": args.gpus},
             "usage": {"mode": "utilisation", "utilisation_pct": util},
             "term": {"months": args.months},
-            "options": {"compare": ["build"]},
+            "options": {"compare": [OWNED_STAFFED]},
         }
         try:
             scenario = Scenario.model_validate(data)
@@ -447,7 +451,7 @@ def run_hourly(args: argparse.Namespace) -> int:
         except ValidationError as exc:
             field, msg = explain_validation_error(exc)[0]
             raise UsageError(f"clusterplan hourly: {field}: {msg}") from None
-        except SizingError as exc:
+        except InputError as exc:
             raise UsageError(f"clusterplan hourly: --{exc.field}: {exc}") from None
         rows.append((util, comparison))
     print(report_text.hourly_report(args.gpu, args.gpus, args.months, rows))
@@ -489,11 +493,11 @@ def run_train(args: argparse.Namespace) -> int:
     scenario = scenario_from_args(args)
     try:
         plan = plan_training(scenario, curve=args.curve)
-    except SizingError as exc:
+    except InputError as exc:
         raise UsageError(
             f"clusterplan train: {OPTION_FOR_FIELD.get(exc.field, exc.field)}: {exc}"
         ) from None
-    low, high = training_days_band(plan)
+    low, high = plan.train_days_low, plan.train_days_high
     if args.json:
         print(json.dumps(plan.model_dump(mode="json"), indent=2))
     else:
@@ -511,7 +515,7 @@ def run_compare(args: argparse.Namespace) -> int:
         comparison = compare(scenario)
     except scenario_files.ScenarioInputError as exc:
         raise UsageError(f"clusterplan compare: {exc}") from None
-    except (SizingError, InputError) as exc:
+    except InputError as exc:
         raise UsageError(
             f"clusterplan compare: {args.scenario}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}"
         ) from None

@@ -14,3 +14,10 @@ class InputError(ValueError):
     def __init__(self, field: str, message: str):
         super().__init__(message)
         self.field = field
+
+
+def data_file_error(path, line: int | None, column: str, problem: str) -> InputError:
+    """A bad row in a data file (a catalogue CSV): `field` is 'file:line:column', the message
+    names the same and the file's full path."""
+    where = f"{path.name}, line {line}, field '{column}'" if line is not None else path.name
+    return InputError(f"{path.name}:{line or ''}:{column}", f"{where}: {problem} [{path}]")

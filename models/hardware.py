@@ -13,6 +13,8 @@ import pathlib
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from models.errors import InputError, data_file_error
+
 DATA_FILE = pathlib.Path(__file__).with_name("data") / "gpus.csv"
 
 
@@ -48,8 +50,8 @@ class GpuSpec(BaseModel):
         return self.bf16_dense_tflops
 
 
-class CatalogueError(ValueError):
-    """A bad row in a data file; the message names the file, the line and the field."""
+#: a bad row in the GPU catalogue: the one input error (models/errors.py)
+CatalogueError = InputError
 
 
 @functools.lru_cache(maxsize=4)
@@ -65,9 +67,9 @@ def load_gpus(path: pathlib.Path = DATA_FILE) -> dict[str, GpuSpec]:
             except ValidationError as exc:
                 err = exc.errors()[0]
                 field = ".".join(str(p) for p in err["loc"])
-                raise CatalogueError(f"{path.name} line {line_no}: {field}: {err['msg']}") from None
+                raise data_file_error(path, line_no, field, err["msg"]) from None
             if spec.gpu_id in gpus:
-                raise CatalogueError(f"{path.name} line {line_no}: gpu_id: duplicate {spec.gpu_id}")
+                raise data_file_error(path, line_no, "gpu_id", f"duplicate {spec.gpu_id}")
             gpus[spec.gpu_id] = spec
     return gpus
 

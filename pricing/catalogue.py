@@ -26,6 +26,7 @@ from typing import TypeVar
 import pandas as pd
 from pydantic import ValidationError
 
+from models.errors import InputError, data_file_error
 from models.options import spec
 from pricing.catalogue_rows import (  # noqa: F401  (re-exported: the catalogue's vocabulary)
     DAYS_PER_UNIT,
@@ -67,13 +68,13 @@ FILES: dict[str, tuple[type[_Row], tuple[str, ...]]] = {
 }
 
 
-def _error(path: Path, line: int, field: str, message: str) -> CatalogueError:
-    return CatalogueError(f"{path.name}, line {line}, field '{field}': {message} [{path}]")
+def _error(path: Path, line: int, field: str, message: str) -> InputError:
+    return data_file_error(path, line, field, message)
 
 
 def _read(path: Path, model: type[M], key_fields: tuple[str, ...]) -> tuple[M, ...]:
     if not path.is_file():
-        raise CatalogueError(f"{path.name}: file not found [{path}]")
+        raise data_file_error(path, None, "(file)", "file not found")
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         header = [name.strip() for name in reader.fieldnames or []]
@@ -104,7 +105,7 @@ def _read(path: Path, model: type[M], key_fields: tuple[str, ...]) -> tuple[M, .
             seen[key] = line
             rows.append(row)
     if not rows:
-        raise CatalogueError(f"{path.name}: no data rows [{path}]")
+        raise data_file_error(path, None, "(rows)", "no data rows")
     return tuple(rows)
 
 

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from models.errors import InputError
 from models.hardware import gpu_ids
 from models.options import OPTION_IDS, OptionId
 from models.units import DAYS_PER_MONTH
@@ -64,8 +65,9 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _KEY = re.compile(r"[a-z][a-z0-9_]*")
 
 
-class CatalogueError(ValueError):
-    """A catalogue file is missing or holds a bad row; the message names file, line and field."""
+#: a catalogue file is missing or holds a bad row: the one input error (models/errors.py), whose
+#: field and message name the file, line and column
+CatalogueError = InputError
 
 
 class MissingFigureError(LookupError):
