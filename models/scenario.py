@@ -33,7 +33,9 @@ class Workload(BaseModel):
     model: str | None = Field(
         default="llama3-70b", description="model preset id; leave empty to give params instead"
     )
-    params: float | None = Field(default=None, ge=1e8, le=1e14, description="total parameters")
+    params: float | None = Field(
+        default=None, ge=1e8, le=1e14, description="total parameters", examples=[7e9]
+    )
     active_params: float | None = Field(
         default=None, ge=1e7, le=1e14, description="parameters active per token (MoE)"
     )
@@ -108,9 +110,15 @@ class Cluster(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     gpu: str = Field(default="H100-SXM", description="GPU type id from the hardware catalogue")
-    gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS, description="GPU count")
+    gpus: int | None = Field(
+        default=None, ge=1, le=MAX_GPUS, description="GPU count", examples=[1024]
+    )
     deadline_days: float | None = Field(
-        default=None, gt=0, le=3650, description="train within this many wall-clock days"
+        default=None,
+        gt=0,
+        le=3650,
+        description="train within this many wall-clock days",
+        examples=[30.0],
     )
 
     @field_validator("gpu")
@@ -276,18 +284,28 @@ class Scenario(BaseModel):
         return v
 
 
-def _range_text(model: type[BaseModel], name: str) -> str:
-    """'allowed: 1e+06 to 1e+15' from a field's numeric bounds, or '' when it has none."""
+def field_bounds(model: type[BaseModel], name: str) -> dict[str, float]:
+    """A field's numeric bounds as written in its Field(): e.g. {"gt": 0, "le": 1000}."""
     info = model.model_fields.get(name)
     bounds: dict[str, float] = {}
     for meta in info.metadata if info else ():
         for key in ("ge", "gt", "le", "lt"):
             if getattr(meta, key, None) is not None:
                 bounds[key] = getattr(meta, key)
+    return bounds
+
+
+def range_text(model: type[BaseModel], name: str, scale: float = 1, unit: str = "") -> str:
+    """'allowed: at least 1e+06 and at most 1e+15' from a field's numeric bounds, or '' when it has
+    none. With `scale` the bounds are given in that unit: scale 1e9, unit 'billion' reads
+    'allowed: at least 0.001 and at most 1,000,000 billion'."""
+    bounds = field_bounds(model, name)
     if not bounds:
         return ""
 
     def fmt(x: float) -> str:
+        if scale != 1:
+            return f"{x / scale:,.12g}"
         return f"{x:,}" if isinstance(x, int) else f"{x:g}"
 
     low = (
@@ -300,7 +318,8 @@ def _range_text(model: type[BaseModel], name: str) -> str:
         if "le" in bounds
         else (f"less than {fmt(bounds['lt'])}" if "lt" in bounds else "")
     )
-    return "allowed: " + " and ".join(p for p in (low, high) if p)
+    text = "allowed: " + " and ".join(p for p in (low, high) if p)
+    return f"{text} {unit}" if unit else text
 
 
 SECTIONS: dict[str, type[BaseModel]] = {
@@ -322,6 +341,6 @@ def explain_validation_error(exc) -> list[tuple[str, str]]:
         path = ".".join(loc) or "scenario"
         msg = err["msg"].removeprefix("Value error, ")
         section = SECTIONS.get(loc[0]) if loc else None
-        rng = _range_text(section, loc[1]) if section and len(loc) > 1 else ""
+        rng = range_text(section, loc[1]) if section and len(loc) > 1 else ""
         out.append((path, f"{msg} ({rng})" if rng else msg))
     return out

@@ -4,6 +4,7 @@ sizing summary from the core."""
 import pandas as pd
 import streamlit as st
 
+from app import schema_widgets as sw
 from app import state
 from app.formatting import md_plain, si
 from app.report_text import execution_text
@@ -27,7 +28,7 @@ def execution_inputs() -> None:
     """The execution plan: how the training software runs the job (Scenario.execution)."""
     with st.expander("Execution plan (training software)"):
         c1, c2, c3 = st.columns(3)
-        attention = state.get("execution.attention", "flash2")
+        attention = sw.current("execution.attention")
         c1.selectbox(
             "Attention kernel",
             list(ATTENTION_LABELS),
@@ -40,13 +41,13 @@ def execution_inputs() -> None:
         )
         c2.toggle(
             "Overlap TP communication",
-            value=bool(state.get("execution.tp_comm_overlap", False)),
+            value=bool(sw.current("execution.tp_comm_overlap")),
             key="w_tp_overlap",
             on_change=state.bind("execution.tp_comm_overlap", "w_tp_overlap"),
             help="Tensor-parallel collectives pipelined with their GEMMs (Transformer Engine userbuffers, "
             "NeMo ub_tp_comm_overlap). Off by default in Megatron-LM.",
         )
-        grads = state.get("execution.gradient_precision", "fp32")
+        grads = sw.current("execution.gradient_precision")
         c3.selectbox(
             "Gradients",
             ["fp32", "bf16"],
@@ -72,7 +73,8 @@ def render() -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.subheader("Model")
-        model_choice = state.get("workload.model") or CUSTOM
+        custom = state.get("workload.params") is not None  # params win over a preset (schema)
+        model_choice = CUSTOM if custom else (sw.current("workload.model") or CUSTOM)
         choice = st.selectbox(
             "Model",
             [*presets, CUSTOM],
@@ -98,54 +100,55 @@ def render() -> None:
             st.rerun()
         if choice == CUSTOM:
             c1, c2 = st.columns(2)
-            c1.number_input(
+            sw.number(
+                c1,
                 "Total parameters (billions)",
-                min_value=0.1,
-                max_value=100_000.0,
-                value=float(state.get("workload.params", 7e9)) / 1e9,
+                "workload.params",
+                "w_params",
                 step=1.0,
-                format="%.2f",
-                key="w_params",
-                on_change=state.bind("workload.params", "w_params", lambda b: b * 1e9),
-                help="All weights, experts included. Allowed: 0.1 to 100,000 billion.",
+                scale=1e9,
+                unit="billion",
+                help="All weights, experts included.",
             )
             active = state.get("workload.active_params")
             c2.number_input(
                 "Active parameters per token (billions, 0 = dense)",
-                min_value=0.0,
-                max_value=100_000.0,
+                min_value=0.0,  # 0 stands for a dense model (no active_params)
+                max_value=sw.limits("workload.active_params", 1e9)[1],
                 value=float(active or 0) / 1e9,
                 step=1.0,
-                format="%.2f",
+                format="%g",
                 key="w_active",
                 on_change=state.bind(
                     "workload.active_params", "w_active", lambda b: b * 1e9 if b > 0 else None
                 ),
-                help="For a mixture-of-experts model: the parameters one token passes through.",
+                help="For a mixture-of-experts model: the parameters one token passes through. "
+                f"{sw.allowed('workload.active_params', 1e9, 'billion')}, or 0 for a dense model.",
             )
         c1, c2, c3 = st.columns(3)
-        c1.number_input(
+        sw.number(
+            c1,
             "Training tokens (billions)",
-            min_value=0.001,
-            max_value=1_000_000.0,
-            value=float(state.get("workload.tokens", 1e12)) / 1e9,
+            "workload.tokens",
+            "w_tokens",
             step=100.0,
-            format="%.3f",
-            key="w_tokens",
-            on_change=state.bind("workload.tokens", "w_tokens", lambda b: b * 1e9),
-            help="Tokens seen in one training run (Llama 3: 15,600 billion). Allowed: 0.001 to 1,000,000 billion.",
+            scale=1e9,
+            unit="billion",
+            help="Tokens seen in one training run (Llama 3: 15,600 billion).",
         )
-        seqs = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]
-        seq = int(state.get("workload.seq_len", 8192))
+        seq = int(sw.current("workload.seq_len"))
+        # the usual lengths, and the scenario's own (a link or file may give any allowed length)
+        seqs = sorted({1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, seq})
         c2.selectbox(
             "Sequence length",
-            sorted(set(seqs) | {seq}),
-            index=sorted(set(seqs) | {seq}).index(seq),
+            seqs,
+            index=seqs.index(seq),
             key="w_seq",
             on_change=state.bind("workload.seq_len", "w_seq"),
-            help="Tokens per training sequence; longer sequences cost more attention compute and memory.",
+            help="Tokens per training sequence; longer sequences cost more attention compute and "
+            f"memory. {sw.allowed('workload.seq_len')} in a share link or scenario file.",
         )
-        precision = state.get("workload.precision", "bf16")
+        precision = sw.current("workload.precision")
         c3.selectbox(
             "Precision",
             ["bf16", "fp8"],
@@ -159,7 +162,7 @@ def render() -> None:
 
         st.subheader("Cluster")
         c1, c2 = st.columns(2)
-        gpu = state.get("cluster.gpu", "H100-SXM")
+        gpu = sw.current("cluster.gpu")
         c1.selectbox(
             "GPU",
             list(gpus),
@@ -186,38 +189,36 @@ def render() -> None:
         if new_mode != mode:
             if new_mode == "deadline":
                 state.put("cluster.gpus", None)
-                state.put("cluster.deadline_days", 30.0)
+                state.put("cluster.deadline_days", sw.start("cluster.deadline_days"))
             else:
                 state.put("cluster.deadline_days", None)
-                state.put("cluster.gpus", 1024)
+                state.put("cluster.gpus", sw.start("cluster.gpus"))
             st.rerun()
         if new_mode == "fixed":
-            c2.number_input(
+            sw.count(
+                c2,
                 "GPUs",
-                min_value=1,
-                max_value=65_536,
-                value=int(state.get("cluster.gpus") or 1024),
-                step=64,
-                key="w_gpus",
-                on_change=state.bind("cluster.gpus", "w_gpus"),
-                help="Allowed: 1 to 65,536 (a three-tier fat tree of 64-port switches).",
+                "cluster.gpus",
+                "w_gpus",
+                placeholder="smallest that fits",
+                help="The most is what a three-tier fat tree of 64-port switches serves; "
+                "left empty, the smallest cluster that holds the model.",
             )
         else:
-            c2.number_input(
+            sw.number(
+                c2,
                 "Deadline (wall-clock days for one run)",
-                min_value=0.1,
-                max_value=3650.0,
-                value=float(state.get("cluster.deadline_days") or 30.0),
+                "cluster.deadline_days",
+                "w_deadline",
                 step=5.0,
-                key="w_deadline",
-                on_change=state.bind("cluster.deadline_days", "w_deadline"),
-                help="Allowed: 0.1 to 3,650 days.",
+                unit="days",
+                help="",
             )
 
         st.subheader("Use over the term")
         c1, c2, c3 = st.columns(3)
         usage_modes = ["runs", "utilisation"]
-        umode = state.get("usage.mode", "runs")
+        umode = sw.current("usage.mode")
         c1.radio(
             "Workload over the term",
             usage_modes,
@@ -228,38 +229,25 @@ def render() -> None:
             help="A number of runs of this workload back to back, or steady use at a utilisation.",
         )
         if umode == "runs":
-            c2.number_input(
-                "Runs over the term",
-                min_value=0.1,
-                max_value=1000.0,
-                value=float(state.get("usage.runs", 1.0)),
-                step=1.0,
-                key="w_runs",
-                on_change=state.bind("usage.runs", "w_runs"),
-                help="Allowed: 0.1 to 1,000.",
-            )
+            sw.number(c2, "Runs over the term", "usage.runs", "w_runs", step=1.0, help="")
         else:
-            c2.slider(
+            sw.slider(
+                c2,
                 "Utilisation (%)",
-                min_value=1,
-                max_value=100,
-                value=int(state.get("usage.utilisation_pct", 60)),
-                key="w_util",
-                on_change=state.bind("usage.utilisation_pct", "w_util", float),
+                "usage.utilisation_pct",
+                "w_util",
                 help="Share of hours the GPUs do useful work.",
             )
-        c3.slider(
+        sw.slider(
+            c3,
             "Term (months)",
-            min_value=12,
-            max_value=60,
-            value=int(state.get("term.months", 36)),
-            step=6,
-            key="w_term",
-            on_change=state.bind("term.months", "w_term"),
-            help="The contract term every option is compared over. Allowed: 12 to 60 months.",
+            "term.months",
+            "w_term",
+            unit="months",
+            help="The contract term every option is compared over.",
         )
         c1, c2 = st.columns(2)
-        fin = state.get("term.financing", "cash")
+        fin = sw.current("term.financing")
         c1.selectbox(
             "Owned hardware is paid",
             ["cash", "loan", "lease"],
@@ -268,7 +256,7 @@ def render() -> None:
             on_change=state.bind("term.financing", "w_fin"),
             help="Cash on acceptance, an equipment loan (rate in Assumptions), or an operating lease.",
         )
-        facility = state.get("options.facility", "colocation")
+        facility = sw.current("options.facility")
         c2.selectbox(
             "Owned hardware lives in",
             ["colocation", "owned"],
@@ -281,7 +269,7 @@ def render() -> None:
             }.get,
             help="Colocation at $/kW-month, or building a data hall at $/kW (18–24 months).",
         )
-        chosen = state.get("options.compare") or ["build", "rent", "managed", "cloud:on_demand"]
+        chosen = state.get("options.compare") or sw.start("options.compare")
         st.multiselect(
             "Options to compare",
             list(OPTION_IDS),
