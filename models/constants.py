@@ -7,7 +7,7 @@ Each was set once from the physical range or source named beside it. Two excepti
 GEMM_SHARE_OF_MAMF is fitted to the calibration rows named beside it (every other validation row
 is held out), and FP8_GEMM_RELATIVE_EFFICIENCY was read off one NeMo figure, which
 `validation/runs.csv` also scores, as a calibration row (models/validation.py CONSTANT_SOURCE_IDS).
-`tests/test_calibration.py` holds each Korthikanti et al. 2022 Table 5 step time (training.md 1.3)
+`tests/test_calibration.py` holds each Korthikanti et al. 2022 Table 5 step time (docs/reference/training.md 1.3)
 within 10 %.
 """
 
@@ -28,7 +28,7 @@ GEMM_OVERHEAD_S = 40e-6
 #: GEMMs on materialised scores, Megatron before 2023), kept at 0.70 as in the Korthikanti check.
 ATTENTION_RELATIVE_EFFICIENCY = {0: 0.70, 1: 0.35, 2: 0.70}
 #: FP8 GEMMs reach a lower fraction of their (2×) peak than BF16 ones: NeMo 24.12 Llama 3 70B FP8 at
-#: 734 model TF/GPU on H100 (training.md 3.2) is 37 % of 1,979 TF versus ~50 % BF16 MFU typical.
+#: 734 model TF/GPU on H100 (docs/reference/training.md 3.2) is 37 % of 1,979 TF versus ~50 % BF16 MFU typical.
 FP8_GEMM_RELATIVE_EFFICIENCY = 0.75
 #: Fraction of HBM bandwidth reached by element-wise kernels (layer norm, activations, dropout,
 #: residuals, optimizer) (STREAM-like kernels reach 0.8–0.9 on HBM).
@@ -44,9 +44,9 @@ GPU_HOURS_ERROR_HIGH = 0.04
 
 # --- communication -------------------------------------------------------------------------------
 #: NVLink/NVSwitch bus efficiency of NCCL collectives: Calculon's A100 system file uses 0.6 of
-#: 300 GB/s (training.md 1.2); NCCL's measured bus bandwidth on DGX A100 is ~0.6–0.8 of it.
+#: 300 GB/s (docs/reference/training.md 1.2); NCCL's measured bus bandwidth on DGX A100 is ~0.6–0.8 of it.
 SCALEUP_EFFICIENCY = 0.65
-#: InfiniBand/RoCE efficiency: 0.9 in Calculon's A100 file (training.md 1.2).
+#: InfiniBand/RoCE efficiency: 0.9 in Calculon's A100 file (docs/reference/training.md 1.2).
 SCALEOUT_EFFICIENCY = 0.90
 #: Per-hop latency of a ring step, seconds: Calculon uses 1 µs NVLink and 2 µs IB; NCCL's measured
 #: small-message latency is higher, so we use 5 µs and 15 µs.
@@ -70,7 +70,7 @@ OPTIMIZER_BYTES = 12
 #: FP8 training keeps an FP8 copy of each weight beside the bf16 one (Transformer Engine).
 FP8_EXTRA_WEIGHT_BYTES = 1
 #: CUDA context, NCCL buffers and allocator fragmentation per GPU, GiB (cookbook: ~5 GiB unexplained
-#: in Megatron-DeepSpeed; gpu_poor: CUDA context 0.5–1 GB) (training.md 1.2).
+#: in Megatron-DeepSpeed; gpu_poor: CUDA context 0.5–1 GB) (docs/reference/training.md 1.2).
 FRAMEWORK_OVERHEAD_GIB = 4.0
 #: A layout fits when its peak memory is at most this share of the GPU's memory.
 MEMORY_HEADROOM = 0.95

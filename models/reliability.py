@@ -2,7 +2,7 @@
 
 Chain: failure rate per GPU-day -> job MTBF -> checkpoint size and write time -> Young/Daly
 checkpoint interval -> goodput (useful fraction of wall-clock) -> wall-clock seconds.
-Sources and anchors: `reference/training.md` section 2 (Llama 3, Young 1974, Daly 2006).
+Sources and anchors: `docs/reference/training.md` section 2 (Llama 3, Young 1974, Daly 2006).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def goodput_fraction(mtbf_s: float, write_s: float, interval_s: float, restart_s
         E[T] = M · e^{R/M} · (e^{(τ+δ)/M} − 1),   goodput = τ / E[T].
 
     To first order in (τ+δ)/M and R/M this is E[T] ≈ (τ+δ) + (τ+δ)/M·(R + (τ+δ)/2), i.e. the
-    waste model δ/τ + (τ/2 + R)/M of training.md 2.3. Limits: goodput ∈ (0, 1]; it equals
+    waste model δ/τ + (τ/2 + R)/M of docs/reference/training.md 2.3. Limits: goodput ∈ (0, 1]; it equals
     τ/(τ+δ) when M = ∞ (pass math.inf), so it is 1 only with free checkpoints and no failures; it
     falls as δ, R or 1/M grow. Computed in log space so it never overflows; a result below the
     smallest normal float is floored there to keep it strictly positive.

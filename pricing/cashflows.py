@@ -10,7 +10,7 @@ straight-line over its life at term end, plus upkeep, instead of colocation) pai
 operating lease that leaves the residual value with the lessor; power = max node power × (idle +
 (1 − idle) × busy share) × PUE × $/kWh; colocation on provisioned kW; staff max(minimum team,
 FTE per 1,000 GPUs); support % of servers and fabric a year; licences per GPU-year; parts % of
-servers a year; residual value credited at term end (tco.md section 3).
+servers a year; residual value credited at term end (docs/reference/tco.md section 3).
 Rent: committed $/GPU-hour for every held hour, take-or-pay to the minimum term, support tier %,
 setup fee per node, storage $/GB-month, egress of the trained weights. Managed: the rent plus the
 managed premium, no staff; on owned hardware, build without staff plus a yearly fee.

@@ -1,7 +1,7 @@
 """Price catalogue: the CSV files in `pricing/data/`, validated once and read through typed lookups.
 
 Every row of every file carries `as_of` (ISO date), `grade` (A/B/C source quality, as in
-shared/reference/tco.md) and a non-empty `source`; rows whose notes start with "derived:" were
+docs/reference/tco.md) and a non-empty `source`; rows whose notes start with "derived:" were
 computed from other sourced figures and say how. A bad row raises `CatalogueError` naming the
 file, the line (the header is line 1) and the field. Figures the public sources lack are left
 out, and `Catalogue.missing()` lists them when asked.

@@ -1,6 +1,6 @@
 """Row schemas of the price catalogue's data files, and the vocabulary they use.
 
-Every row carries `as_of` (ISO date), `grade` (A/B/C source quality, as in shared/reference/tco.md)
+Every row carries `as_of` (ISO date), `grade` (A/B/C source quality, as in docs/reference/tco.md)
 and a non-empty `source`; assumption keys end in the unit of their value. `pricing/catalogue.py`
 reads the files through these models.
 """

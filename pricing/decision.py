@@ -3,8 +3,8 @@ a Monte Carlo of the NPVs, and flip points. Each is one vectorized call of the e
 parameter sets (rows), not a loop over scenarios.
 
 Monte Carlo spreads (planner assumptions, stated so they can be challenged): prices and rates
-lognormal with σ = 0.15 (2026 list prices moved 20–50 % within months, tco.md section 4), the
-failure rate lognormal with σ = 0.5 (OPT-era clusters ran ~4× Llama 3's rate, training.md 2.2),
+lognormal with σ = 0.15 (2026 list prices moved 20–50 % within months, docs/reference/tco.md section 4), the
+failure rate lognormal with σ = 0.5 (OPT-era clusters ran ~4× Llama 3's rate, docs/reference/training.md 2.2),
 lead times uniform from 0.75× to 1.5×, utilisation or run count normal with σ = 0.15 (relative).
 """
 

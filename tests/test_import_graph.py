@@ -1,5 +1,5 @@
 """No import cycles between the project's modules, and layers point down only: app -> pricing ->
-models (DESIGN.md). Read from the source (every import statement, those inside functions too), so
+models (docs/architecture.md). Read from the source (every import statement, those inside functions too), so
 a lazy import that hides a cycle from the interpreter is caught as well."""
 
 from __future__ import annotations
