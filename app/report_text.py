@@ -71,13 +71,13 @@ def training_report(p: TrainingPlan) -> str:
         ("Wall clock", f"{p.train_days:.1f} days, {_si(p.gpu_hours)} GPU-hours"),
         (
             "Checkpoint",
-            f"{p.checkpoint['size_gib']:,.0f} GiB, written in {p.checkpoint['write_s']:.0f} s at"
-            f" {p.checkpoint['write_bandwidth_gbyte_per_s']:,.0f} GB/s, every {p.checkpoint['interval_min']:.0f} min",
+            f"{p.checkpoint.size_gib:,.0f} GiB, written in {p.checkpoint.write_s:.0f} s at"
+            f" {p.checkpoint.write_bandwidth_gbyte_per_s:,.0f} GB/s, every {p.checkpoint.interval_min:.0f} min",
         ),
         (
             "Storage",
-            f"checkpoint writes need {p.storage['checkpoint_write_gbyte_per_s_needed']:,.1f} GB/s for <= 1 % overhead;"
-            f" dataset {p.storage['dataset_tb']:,.1f} TB read at {p.storage['dataset_read_mbyte_per_s']:,.1f} MB/s",
+            f"checkpoint writes need {p.storage.checkpoint_write_gbyte_per_s_needed:,.1f} GB/s for <= 1 % overhead;"
+            f" dataset {p.storage.dataset_tb:,.1f} TB read at {p.storage.dataset_read_mbyte_per_s:,.1f} MB/s",
         ),
         (
             "Fabric",
@@ -87,8 +87,8 @@ def training_report(p: TrainingPlan) -> str:
         ),
         (
             "Search",
-            f"{p.search['layouts_evaluated']:,.0f} layouts evaluated, {p.search['layouts_fitting']:,.0f} fit,"
-            f" {p.search['seconds']:.2f} s",
+            f"{p.search.layouts_evaluated:,.0f} layouts evaluated, {p.search.layouts_fitting:,.0f} fit,"
+            f" {p.search.seconds:.2f} s",
         ),
     ]
     out = [head, _rows(rows)]

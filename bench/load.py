@@ -157,7 +157,7 @@ async def session(
         tally.connected += 1
         ready.set()
         await all_ready.wait()
-        box = page.get_by_role("spinbutton", name="GPUs")
+        box = page.get_by_label("GPUs", exact=True).first
         i = 0
         while time.monotonic() < stop["at"]:
             gpus = counts[i % len(counts)]

@@ -42,11 +42,12 @@ STEP_TIMEOUT_S = 30.0
 
 
 def rerun_msg(widget_id: str | None = None, value: int | None = None) -> bytes:
+    """A rerun with the GPU count typed into its text box (the Workload page reads it as text)."""
     msg = BackMsg()
     msg.rerun_script.query_string = ""
     if widget_id is not None:
         w = msg.rerun_script.widget_states.widgets.add()
-        w.id, w.int_value = widget_id, value
+        w.id, w.string_value = widget_id, str(value)
     return msg.SerializeToString()
 
 
@@ -61,8 +62,8 @@ async def one_run(ws) -> tuple[str | None, str | None, int, bool]:
         if kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
             el = fm.delta.new_element
             which = el.WhichOneof("type")
-            if which == "number_input" and el.number_input.label == "GPUs":
-                widget_id = el.number_input.id
+            if which == "text_input" and el.text_input.label == "GPUs":
+                widget_id = el.text_input.id
             elif which == "metric" and el.metric.label == "GPUs":
                 metric = el.metric.body
             elif which == "exception":

@@ -19,7 +19,10 @@ from pydantic import (
 )
 
 from models.hardware import load_gpus
+from models.job import AttentionKernel
+from models.options import DEFAULT_COMPARE, OPTION_IDS, OptionId
 from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
+from models.units import BYTES_PER_PARAM
 
 SCHEMA_VERSION = 1
 MAX_GPUS = 65_536  # a three-tier fat tree of 64-port switches serves 64³/4 GPUs
@@ -136,9 +139,13 @@ class Cluster(BaseModel):
 
 
 #: Attention kernels and the Job.flash_attention generation each stands for (models/constants.py).
-ATTENTION_KERNELS = {"flash2": 2, "flash1": 1, "none": 0}
+ATTENTION_KERNELS = {
+    "flash2": AttentionKernel.FLASH2,
+    "flash1": AttentionKernel.FLASH1,
+    "none": AttentionKernel.NONE,
+}
 #: Bytes per gradient element held and reduced across data parallelism.
-GRADIENT_BYTES = {"fp32": 4, "bf16": 2}
+GRADIENT_BYTES = {p: BYTES_PER_PARAM[p] for p in ("fp32", "bf16")}
 
 
 class Execution(BaseModel):
@@ -181,29 +188,6 @@ class ReliabilityInputs(BaseModel):
     storage_write_gbyte_per_s: float | None = Field(default=None, gt=0, le=1e6)
 
 
-#: The ways of getting the cluster that the cost engine compares.
-OPTION_IDS = (
-    "build",
-    "rent",
-    "managed",
-    "managed:owned",
-    "cloud:on_demand",
-    "cloud:spot",
-    "cloud:committed_1y",
-    "cloud:committed_3y",
-)
-OptionId = Literal[
-    "build",
-    "rent",
-    "managed",
-    "managed:owned",
-    "cloud:on_demand",
-    "cloud:spot",
-    "cloud:committed_1y",
-    "cloud:committed_3y",
-]
-
-
 class Usage(BaseModel):
     """How the cluster is used over the term: a number of training runs of the workload back to
     back, or steady use at a utilisation."""
@@ -241,7 +225,7 @@ class Options(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     compare: list[OptionId] = Field(
-        default_factory=lambda: ["build", "rent", "managed", "cloud:on_demand"],
+        default_factory=lambda: list(DEFAULT_COMPARE),
         min_length=1,
         max_length=len(OPTION_IDS),
     )

@@ -11,13 +11,14 @@ import functools
 import math
 import time
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from models.constants import GPU_HOURS_ERROR_HIGH, GPU_HOURS_ERROR_LOW
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu
 from models.infrastructure import FabricPlan, dataset_read_gbyte_per_s, size_fat_tree
 from models.job import Job
+from models.record import Record
 from models.reliability import ReliabilityPlan, plan_reliability
 from models.scenario import MAX_GPUS, Scenario
 from models.search import LayoutChoice, NoFittingLayout, best_layout
@@ -28,13 +29,13 @@ from models.sizing import (
     min_gpus_lower_bound,
     smallest_fitting,
 )
-from models.units import SECONDS_PER_DAY
+from models.units import BYTES_PER_TB, BYTES_PER_TOKEN, SECONDS_PER_DAY
 
 #: Raised when the scenario cannot be planned: the one input error type (models/errors.py).
 SizingError = InputError
 
 
-class CurvePoint(BaseModel):
+class CurvePoint(Record):
     gpus: int
     step_time_s: float
     mfu: float
@@ -44,15 +45,68 @@ class CurvePoint(BaseModel):
     scaling_efficiency: float  # speed-up per GPU relative to the curve's first point
 
 
-class TrainingPlan(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class ModelSummary(Record):
+    """The model's shape as the plan used it."""
 
-    model: dict
+    name: str
+    params: int | float  # a preset's exact count, or a custom model's as given
+    active_params: int | float
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn_hidden: int
+    experts: int
+    experts_per_token: int
+    vocab: int
+
+
+class Layout(Record):
+    """The chosen parallel layout (Layouts.row): degrees, ZeRO stage, recompute mode, batch."""
+
+    tp: int
+    pp: int
+    dp: int
+    ep: int
+    zero: int
+    recompute: str
+    micro_batch: int
+    interleave: int
+    sequence_parallel: bool
+    microbatches: int
+    global_batch_seqs: int
+
+
+class Checkpoint(Record):
+    size_gib: float
+    interval_min: float
+    write_s: float
+    write_bandwidth_gbyte_per_s: float
+
+
+class StorageNeeds(Record):
+    """What the file system must hold and sustain for this run."""
+
+    checkpoint_write_gbyte_per_s_needed: float
+    dataset_read_mbyte_per_s: float
+    dataset_tb: float
+
+
+class SearchStats(Record):
+    layouts_evaluated: int
+    layouts_fitting: int
+    seconds: float
+
+
+class TrainingPlan(Record):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: ModelSummary
     gpu: str
     gpus: int
     sizing: str  # "fixed", "deadline" or "smallest that fits"
     min_gpus: int | None
-    layout: dict
+    layout: Layout
     #: the execution plan it was sized for (Scenario.execution)
     execution: dict = {}
     memory_gib_per_gpu: dict[str, float]
@@ -68,11 +122,11 @@ class TrainingPlan(BaseModel):
     goodput: float
     train_days: float
     gpu_hours: float
-    checkpoint: dict[str, float]
+    checkpoint: Checkpoint
     reliability: ReliabilityPlan
-    storage: dict[str, float]
+    storage: StorageNeeds
     fabric: FabricPlan
-    search: dict[str, float]
+    search: SearchStats
     curve: list[CurvePoint] | None = None
     #: wall-clock days band from the model's errors on published whole runs (models/validation.py)
     train_days_low: float | None = None
@@ -250,24 +304,24 @@ def _assemble(
     memory = dict(choice.memory_gib)
 
     return TrainingPlan(
-        model={
-            "name": shape.name,
-            "params": shape.params_total,
-            "active_params": shape.params_active,
-            "layers": shape.layers,
-            "hidden": shape.hidden,
-            "heads": shape.heads,
-            "kv_heads": shape.kv_heads,
-            "ffn_hidden": shape.ffn_hidden,
-            "experts": shape.experts,
-            "experts_per_token": shape.experts_per_token,
-            "vocab": shape.vocab,
-        },
+        model=ModelSummary(
+            name=shape.name,
+            params=shape.params_total,
+            active_params=shape.params_active,
+            layers=shape.layers,
+            hidden=shape.hidden,
+            heads=shape.heads,
+            kv_heads=shape.kv_heads,
+            ffn_hidden=shape.ffn_hidden,
+            experts=shape.experts,
+            experts_per_token=shape.experts_per_token,
+            vocab=shape.vocab,
+        ),
         gpu=gpu.gpu_id,
         gpus=choice.gpus,
         sizing=sizing,
         min_gpus=min_gpus,
-        layout=choice.layout,
+        layout=Layout(**choice.layout),
         execution=planner.scenario.execution.model_dump(),
         memory_gib_per_gpu=memory,
         memory_capacity_gib=gpu.memory_gib,
@@ -282,24 +336,24 @@ def _assemble(
         goodput=rel.goodput,
         train_days=train_days,
         gpu_hours=train_days * 24 * choice.gpus,
-        checkpoint={
-            "size_gib": rel.checkpoint_size_gib,
-            "interval_min": rel.checkpoint_interval_s / 60,
-            "write_s": rel.checkpoint_write_s,
-            "write_bandwidth_gbyte_per_s": rel.write_bandwidth_gbyte_per_s,
-        },
+        checkpoint=Checkpoint(
+            size_gib=rel.checkpoint_size_gib,
+            interval_min=rel.checkpoint_interval_s / 60,
+            write_s=rel.checkpoint_write_s,
+            write_bandwidth_gbyte_per_s=rel.write_bandwidth_gbyte_per_s,
+        ),
         reliability=rel,
-        storage={
-            "checkpoint_write_gbyte_per_s_needed": rel.required_write_bandwidth_gbyte_per_s,
-            "dataset_read_mbyte_per_s": dataset_read_gbyte_per_s(choice.tokens_per_s) * 1e3,
-            "dataset_tb": w.tokens * 4 / 1e12,
-        },
+        storage=StorageNeeds(
+            checkpoint_write_gbyte_per_s_needed=rel.required_write_bandwidth_gbyte_per_s,
+            dataset_read_mbyte_per_s=dataset_read_gbyte_per_s(choice.tokens_per_s) * 1e3,
+            dataset_tb=w.tokens * BYTES_PER_TOKEN / BYTES_PER_TB,
+        ),
         fabric=fabric,
-        search={
-            "layouts_evaluated": choice.layouts_evaluated,
-            "layouts_fitting": choice.layouts_fitting,
-            "seconds": time.perf_counter() - start,
-        },
+        search=SearchStats(
+            layouts_evaluated=choice.layouts_evaluated,
+            layouts_fitting=choice.layouts_fitting,
+            seconds=time.perf_counter() - start,
+        ),
         curve=planner.curve(choice.gpus) if curve else None,
         train_days_low=train_days / (1 + GPU_HOURS_ERROR_HIGH),
         train_days_high=train_days / (1 + GPU_HOURS_ERROR_LOW),

@@ -14,6 +14,15 @@ import numpy as np
 
 from models.options import OPTIONS, Billing, ids_where, label
 from pricing.inputs import CostInputs
+from pricing.results import (
+    FlipPoint,
+    OptionResult,
+    OptionUncertainty,
+    Recommendation,
+    Tornado,
+    TornadoBar,
+    Uncertainty,
+)
 from pricing.valuation import base_params, npv_table
 
 #: inputs varied by the tornado, the Monte Carlo and the flip-point search: key -> label
@@ -83,10 +92,10 @@ def _rows(inp: CostInputs, multipliers: dict[str, np.ndarray], n: int) -> dict[s
     return P
 
 
-def recommend(inp: CostInputs, results: list) -> dict:
+def recommend(inp: CostInputs, results: list[OptionResult]) -> Recommendation:
     ok = [r for r in results if r.available and r.completes_workload]
     if not ok:
-        return {"option": None, "why": "no option completes the workload within the term"}
+        return Recommendation(option=None, why="no option completes the workload within the term")
     best = min(ok, key=lambda r: r.npv_usd)
     fastest = min(
         ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf
@@ -103,12 +112,9 @@ def recommend(inp: CostInputs, results: list) -> dict:
             f". {fastest.label} gives the first result soonest (day {fastest.first_result_day:.0f}"
             f" vs {best.first_result_day or float('nan'):.0f})"
         )
-    return {
-        "option": best.option,
-        "label": best.label,
-        "fastest_option": fastest.option,
-        "why": why,
-    }
+    return Recommendation(
+        option=best.option, label=best.label, fastest_option=fastest.option, why=why
+    )
 
 
 def _two_cheapest(inp: CostInputs, options: list[str]) -> tuple[str, str] | None:
@@ -117,11 +123,11 @@ def _two_cheapest(inp: CostInputs, options: list[str]) -> tuple[str, str] | None
     return (order[0], order[1]) if len(order) >= 2 else None
 
 
-def tornado(inp: CostInputs, options: list[str], rows: dict) -> dict:
+def tornado(inp: CostInputs, options: list[str]) -> Tornado | None:
     """Each key input at −25 % and +25 %: the NPV gap between the two cheapest options."""
     pair = _two_cheapest(inp, options)
     if pair is None:
-        return {}
+        return None
     a, b = pair
     keys = relevant_inputs(inp, [a, b])
     n = 1 + 2 * len(keys)
@@ -135,30 +141,26 @@ def tornado(inp: CostInputs, options: list[str], rows: dict) -> dict:
     for i, k in enumerate(keys):
         lo, hi = gap[1 + 2 * i], gap[2 + 2 * i]
         bars.append(
-            {
-                "key": k,
-                "label": KEY_INPUTS[k],
-                "base_value": inp.value(k),
-                "unit": inp.figures[k].unit,
-                "gap_low_usd": _finite(lo),
-                "gap_high_usd": _finite(hi),
-            }
+            TornadoBar(
+                key=k,
+                label=KEY_INPUTS[k],
+                base_value=inp.value(k),
+                unit=inp.figures[k].unit,
+                gap_low_usd=_finite(lo),
+                gap_high_usd=_finite(hi),
+            )
         )
-    bars.sort(key=lambda b: -abs((b["gap_high_usd"] or 0) - (b["gap_low_usd"] or 0)))
-    return {
-        "cheapest": a,
-        "runner_up": b,
-        "swing": SWING,
-        "base_gap_usd": float(gap[0]),
-        "bars": bars,
-    }
+    bars.sort(key=lambda b: -abs((b.gap_high_usd or 0) - (b.gap_low_usd or 0)))
+    return Tornado(cheapest=a, runner_up=b, swing=SWING, base_gap_usd=float(gap[0]), bars=bars)
 
 
 def _finite(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
-def monte_carlo(inp: CostInputs, options: list[str], draws: int = 2000, seed: int = 0) -> dict:
+def monte_carlo(
+    inp: CostInputs, options: list[str], draws: int = 2000, seed: int = 0
+) -> Uncertainty:
     """P10/P50/P90 NPV per option and the probability each is cheapest, over `draws` draws."""
     rng = np.random.default_rng(seed)
     keys = relevant_inputs(inp, options)
@@ -180,21 +182,21 @@ def monte_carlo(inp: CostInputs, options: list[str], draws: int = 2000, seed: in
     per_option = {}
     for j, o in enumerate(options):
         col = npv[finite[:, j], j]
-        per_option[o] = {
-            "p10_usd": _q(col, 10),
-            "p50_usd": _q(col, 50),
-            "p90_usd": _q(col, 90),
-            "probability_cheapest": float(np.mean(cheapest == j)),
-            "probability_completes": float(finite[:, j].mean()),
-        }
-    return {"draws": draws, "seed": seed, "varied": keys, "options": per_option}
+        per_option[o] = OptionUncertainty(
+            p10_usd=_q(col, 10),
+            p50_usd=_q(col, 50),
+            p90_usd=_q(col, 90),
+            probability_cheapest=float(np.mean(cheapest == j)),
+            probability_completes=float(finite[:, j].mean()),
+        )
+    return Uncertainty(draws=draws, seed=seed, varied=keys, options=per_option)
 
 
 def _q(col: np.ndarray, q: float) -> float | None:
     return float(np.percentile(col, q)) if col.size else None
 
 
-def flip_points(inp: CostInputs, options: list[str]) -> list[dict]:
+def flip_points(inp: CostInputs, options: list[str]) -> list[FlipPoint]:
     """For each key input, the value (within 0.2× to 5× of today's) at which the cheapest option
     changes, searching down and up from today's value; linear interpolation between grid points."""
     keys = relevant_inputs(inp, options)
@@ -223,20 +225,21 @@ def flip_points(inp: CostInputs, options: list[str]) -> list[dict]:
                     other = int(winner[nxt])
                     x = _crossing(FLIP_GRID[j], FLIP_GRID[nxt], block[j], block[nxt], today, other)
                     out.append(
-                        {
-                            "key": k,
-                            "label": KEY_INPUTS[k],
-                            "unit": inp.figures[k].unit,
-                            "base_value": inp.value(k),
-                            "flip_value": inp.value(k) * x,
-                            "direction": direction,
-                            "cheapest_now": options[today],
-                            "cheapest_after": options[other],
-                            "text": (
-                                f"{label(options[other])} becomes cheapest when {KEY_INPUTS[k].lower()} is "
+                        FlipPoint(
+                            key=k,
+                            label=KEY_INPUTS[k],
+                            unit=inp.figures[k].unit,
+                            base_value=inp.value(k),
+                            flip_value=inp.value(k) * x,
+                            direction=direction,
+                            cheapest_now=options[today],
+                            cheapest_after=options[other],
+                            text=(
+                                f"{label(options[other])} becomes cheapest when "
+                                f"{KEY_INPUTS[k].lower()} is "
                                 f"{direction} {_fmt(inp.value(k) * x, inp.figures[k].unit)}"
                             ),
-                        }
+                        )
                     )
                     break
     return out

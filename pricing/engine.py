@@ -9,7 +9,6 @@ Breakeven of A against B: the first month from which A's cumulative cost stays a
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from models.errors import InputError
 from models.options import OPTIONS
@@ -19,6 +18,13 @@ from pricing import decision as ds
 from pricing import timeline as tl
 from pricing.catalogue import Catalogue
 from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
+from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engine's result types)
+    Assumption,
+    Comparison,
+    OptionResult,
+    Phase,
+    TrainingSummary,
+)
 from pricing.valuation import (  # noqa: F401  (base_params, evaluate, totals: the engine's API)
     base_params,
     breakeven_month,
@@ -35,42 +41,6 @@ LABELS = {s.id: s.label for s in OPTIONS}
 #: Below one delivered GPU-hour a cost per GPU-hour means nothing (utilisation 1e-300 % would give
 #: $1e302 per GPU-hour), so none is given.
 MIN_GPU_HOURS = 1.0
-
-
-class OptionResult(BaseModel):
-    option: str
-    label: str
-    available: bool
-    note: str = ""
-    total_usd: float
-    npv_usd: float
-    monthly_usd: list[float]
-    cumulative_usd: list[float]
-    breakdown_usd: dict[str, float]
-    monthly_by_category_usd: dict[str, list[float]] = Field(default_factory=dict)
-    residual_value_usd: float
-    delivered_gpu_hours: float
-    usd_per_gpu_hour: float | None
-    runs_completed: float
-    usd_per_training_run: float | None
-    completes_workload: bool
-    train_days: float
-    timeline: list[dict]
-    ready_day: float
-    first_result_day: float | None
-    breakeven_month: dict[str, int | None]
-
-
-class Comparison(BaseModel):
-    scenario: dict
-    training: dict
-    options: list[OptionResult]
-    recommendation: dict
-    sensitivity: dict
-    uncertainty: dict
-    flip_points: list[dict]
-    assumptions: list[dict]
-    catalogue_as_of: str
 
 
 def _check_finite(inp: CostInputs, option: str, flows: cf.Flows) -> None:
@@ -136,7 +106,7 @@ def _option_result(
         completes_workload=done,
         train_days=train_days,
         timeline=[
-            {"phase": p.name, "start_day": p.start_day, "end_day": p.end_day, "note": p.note}
+            Phase(phase=p.name, start_day=p.start_day, end_day=p.end_day, note=p.note)
             for p in timeline.phases
         ],
         ready_day=ready,
@@ -172,11 +142,11 @@ def compare(
     ordered = [rows[o] for o in scenario.options.compare]
     recommendation = ds.recommend(inp, ordered)
     if decision and len(options) >= 2:
-        sensitivity = ds.tornado(inp, options, rows)
+        sensitivity = ds.tornado(inp, options)
         uncertainty = ds.monte_carlo(inp, options, draws=draws, seed=seed)
         flips = ds.flip_points(inp, options)
     else:
-        sensitivity, uncertainty, flips = {}, {}, []
+        sensitivity, uncertainty, flips = None, None, []
     return Comparison(
         scenario=scenario.model_dump(mode="json"),
         training=_training_summary(inp),
@@ -186,15 +156,15 @@ def compare(
         uncertainty=uncertainty,
         flip_points=flips,
         assumptions=[
-            {
-                "key": f.key,
-                "value": f.value if np.isfinite(f.value) else None,
-                "unit": f.unit,
-                "source": f.source,
-                "as_of": f.as_of,
-                "overridden": f.overridden,
-                "note": f.note,
-            }
+            Assumption(
+                key=f.key,
+                value=f.value if np.isfinite(f.value) else None,
+                unit=f.unit,
+                source=f.source,
+                as_of=f.as_of,
+                overridden=f.overridden,
+                note=f.note,
+            )
             for f in inp.figures.values()
         ],
         catalogue_as_of=inp.catalogue.newest_as_of(),
@@ -228,34 +198,34 @@ def _unavailable(inp: CostInputs, option: str) -> OptionResult:
     )
 
 
-def _training_summary(inp: CostInputs) -> dict:
+def _training_summary(inp: CostInputs) -> TrainingSummary:
     p = inp.plan
-    return {
-        "model": p.model["name"],
-        "gpu": p.gpu,
-        "gpus": p.gpus,
-        "nodes": inp.nodes,
-        "layout": p.layout,
-        "step_time_s": p.step_time_s,
-        "mfu": p.mfu,
-        "ideal_days": p.ideal_days,
-        "goodput": p.goodput,
-        "train_days": p.train_days,
-        "train_days_low": p.train_days_low,
-        "train_days_high": p.train_days_high,
-        "gpu_hours_per_run": p.gpu_hours,
-        "it_power_kw": inp.it_power_kw,
-        "storage_tb": inp.storage_tb,
-        "fabric_switches": inp.switches,
-        "transceivers": inp.transceivers,
-        "memory_gib_per_gpu": p.memory_gib_per_gpu,
-        "memory_capacity_gib": p.memory_capacity_gib,
-        "tokens_per_s": p.tokens_per_s,
-        "sizing": p.sizing,
-        "min_gpus": p.min_gpus,
-        "checkpoint": p.checkpoint,
-        "fabric": p.fabric.model_dump(),
-        "storage": p.storage,
-        "chosen_gpus": p.gpus,
-        "curve": [pt.model_dump() for pt in p.curve or []],
-    }
+    return TrainingSummary(
+        model=p.model.name,
+        gpu=p.gpu,
+        gpus=p.gpus,
+        nodes=inp.nodes,
+        layout=p.layout,
+        step_time_s=p.step_time_s,
+        mfu=p.mfu,
+        ideal_days=p.ideal_days,
+        goodput=p.goodput,
+        train_days=p.train_days,
+        train_days_low=p.train_days_low,
+        train_days_high=p.train_days_high,
+        gpu_hours_per_run=p.gpu_hours,
+        it_power_kw=inp.it_power_kw,
+        storage_tb=inp.storage_tb,
+        fabric_switches=inp.switches,
+        transceivers=inp.transceivers,
+        memory_gib_per_gpu=p.memory_gib_per_gpu,
+        memory_capacity_gib=p.memory_capacity_gib,
+        tokens_per_s=p.tokens_per_s,
+        sizing=p.sizing,
+        min_gpus=p.min_gpus,
+        checkpoint=p.checkpoint,
+        fabric=p.fabric.model_dump(),
+        storage=p.storage,
+        chosen_gpus=p.gpus,
+        curve=list(p.curve or []),
+    )

@@ -354,8 +354,8 @@ def build_inputs(
             unavailable[option.id] = f"no {option.label} offer for {gpu.gpu_id} in the catalogue"
     nodes = plan.fabric.nodes
     storage_tb = (
-        CHECKPOINTS_KEPT * plan.checkpoint["size_gib"] * BYTES_PER_GIB / BYTES_PER_TB
-        + DATASET_COPIES * plan.storage["dataset_tb"]
+        CHECKPOINTS_KEPT * plan.checkpoint.size_gib * BYTES_PER_GIB / BYTES_PER_TB
+        + DATASET_COPIES * plan.storage.dataset_tb
     )
     return CostInputs(
         scenario=scenario,
@@ -368,7 +368,7 @@ def build_inputs(
         months=scenario.term.months,
         node_power_kw=gpu.node_power_kw,
         storage_tb=storage_tb,
-        weights_gb=BYTES_PER_PARAM["bf16"] * plan.model["params"] / BYTES_PER_GB,
+        weights_gb=BYTES_PER_PARAM["bf16"] * plan.model.params / BYTES_PER_GB,
         switches=plan.fabric.switches,
         transceivers=plan.fabric.transceivers,
         unavailable=unavailable,

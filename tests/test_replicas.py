@@ -102,7 +102,7 @@ def share(page) -> str:
 
 def test_a_link_made_on_one_replica_opens_on_the_other_and_through_nginx(cluster, browser):
     context, page, errors = open_page(browser, cluster["a"])
-    gpus = page.get_by_role("spinbutton", name="GPUs")
+    gpus = page.get_by_label("GPUs", exact=True).first
     gpus.fill("512")
     gpus.press("Enter")
     page.wait_for_timeout(300)

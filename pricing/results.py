@@ -1,0 +1,171 @@
+"""The typed result of `compare`: what the engine hands to the page, the PDF, the CSV/JSON and the
+CLI. Every field is named with its unit; presentation reads these fields and never recomputes
+what is here (cheapest, fastest, staff, spares, per-unit costs).
+
+`Comparison.model_dump(mode="json")` is `clusterplan compare --json`.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from models.record import Record
+from models.training import Checkpoint, CurvePoint, Layout, StorageNeeds
+
+
+class Phase(Record):
+    """One provisioning phase of an option, in days from the decision (day 0)."""
+
+    phase: str
+    start_day: float
+    end_day: float
+    note: str
+
+
+class OptionResult(Record):
+    option: str
+    label: str
+    available: bool
+    note: str = ""
+    total_usd: float
+    npv_usd: float
+    monthly_usd: list[float]
+    cumulative_usd: list[float]
+    breakdown_usd: dict[str, float]
+    #: the monthly cash flows by category (the CSV export's rows)
+    monthly_by_category_usd: dict[str, list[float]] = Field(default_factory=dict)
+    residual_value_usd: float
+    delivered_gpu_hours: float
+    usd_per_gpu_hour: float | None
+    runs_completed: float
+    usd_per_training_run: float | None
+    completes_workload: bool
+    train_days: float
+    timeline: list[Phase]
+    ready_day: float
+    first_result_day: float | None
+    #: other option id -> first month (1-based) from which this one stays cheaper, or None
+    breakeven_month: dict[str, int | None]
+
+
+class Recommendation(Record):
+    """The cheapest option by NPV among those that complete the workload, and why."""
+
+    option: str | None
+    label: str | None = None
+    #: the option whose first run finishes soonest
+    fastest_option: str | None = None
+    why: str
+
+
+class TornadoBar(Record):
+    key: str
+    label: str
+    base_value: float
+    unit: str
+    #: NPV gap runner-up − cheapest with the input at −swing and +swing (None: not finite)
+    gap_low_usd: float | None
+    gap_high_usd: float | None
+
+
+class Tornado(Record):
+    """Each key input moved by ±swing: how the NPV gap between the two cheapest options moves."""
+
+    cheapest: str
+    runner_up: str
+    swing: float
+    base_gap_usd: float
+    bars: list[TornadoBar]
+
+
+class OptionUncertainty(Record):
+    p10_usd: float | None
+    p50_usd: float | None
+    p90_usd: float | None
+    probability_cheapest: float
+    probability_completes: float
+
+
+class Uncertainty(Record):
+    """Monte Carlo over the key inputs: NPV percentiles and the chance each option is cheapest."""
+
+    draws: int
+    seed: int
+    varied: list[str]
+    options: dict[str, OptionUncertainty]
+
+
+class FlipPoint(Record):
+    """The value of one input at which the cheapest option changes."""
+
+    key: str
+    label: str
+    unit: str
+    base_value: float
+    flip_value: float
+    direction: str  # "below" or "above" today's value
+    cheapest_now: str
+    cheapest_after: str
+    text: str
+
+
+class Assumption(Record):
+    """One figure the engine used, with its unit, source and date."""
+
+    key: str
+    value: float | None
+    unit: str
+    source: str
+    as_of: str
+    overridden: bool
+    note: str
+
+
+class TrainingSummary(Record):
+    """The training plan the options run, with the infrastructure sized for it."""
+
+    model: str
+    gpu: str
+    gpus: int
+    nodes: int
+    layout: Layout
+    step_time_s: float
+    mfu: float
+    ideal_days: float
+    goodput: float
+    train_days: float
+    train_days_low: float | None = None
+    train_days_high: float | None = None
+    gpu_hours_per_run: float
+    it_power_kw: float
+    storage_tb: float
+    fabric_switches: int
+    transceivers: int
+    memory_gib_per_gpu: dict[str, float]
+    memory_capacity_gib: float
+    tokens_per_s: float
+    sizing: str
+    min_gpus: int | None
+    checkpoint: Checkpoint
+    fabric: dict
+    storage: StorageNeeds
+    chosen_gpus: int
+    #: training time against GPU count (empty when the plan was made without it)
+    curve: list[CurvePoint] = Field(default_factory=list)
+
+
+class Comparison(Record):
+    scenario: dict
+    training: TrainingSummary
+    options: list[OptionResult]
+    recommendation: Recommendation
+    #: None when fewer than two options can be compared
+    sensitivity: Tornado | None
+    uncertainty: Uncertainty | None
+    flip_points: list[FlipPoint]
+    assumptions: list[Assumption]
+    catalogue_as_of: str
+
+    def option(self, option_id: str) -> OptionResult | None:
+        """The result of one option, or None when it was not compared."""
+        return next((o for o in self.options if o.option == option_id), None)
