@@ -9,10 +9,8 @@ from app import state
 from app.formatting import md_plain, si
 from app.report_text import execution_text
 from models.hardware import load_gpus
-from models.scenario import OPTION_IDS
+from models.options import OPTION_IDS, label
 from models.shapes import load_presets
-from models.validation import training_days_band
-from pricing.engine import LABELS
 
 CUSTOM = "custom"
 
@@ -275,7 +273,7 @@ def render() -> None:
             list(OPTION_IDS),
             default=chosen,
             key="w_options",
-            format_func=LABELS.get,
+            format_func=label,
             on_change=state.bind("options.compare", "w_options"),
             help="Build, rent a dedicated cluster, a managed service, or public cloud.",
         )
@@ -300,7 +298,7 @@ def render() -> None:
                     help=f"of {plan.memory_capacity_gib:g} GiB",
                 )
                 m1.metric("Ideal days", f"{plan.ideal_days:,.1f}", help="No failures, no restarts")
-                low, high = training_days_band(plan)
+                low, high = plan.train_days_low, plan.train_days_high
                 m2.metric(
                     "Wall-clock days",
                     f"{plan.train_days:,.1f}",
@@ -314,16 +312,16 @@ def render() -> None:
                     help=f"{plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU",
                 )
                 st.markdown(
-                    f"**Layout:** TP {lay['tp']} · PP {lay['pp']} · DP {lay['dp']} · EP {lay['ep']} · "
-                    f"ZeRO-{lay['zero']} · recompute {lay['recompute']} · micro-batch {lay['micro_batch']} · "
-                    f"interleave {lay['interleave']}  \n**Execution:** {execution_text(plan.execution)}"
+                    f"**Layout:** TP {lay.tp} · PP {lay.pp} · DP {lay.dp} · EP {lay.ep} · "
+                    f"ZeRO-{lay.zero} · recompute {lay.recompute} · micro-batch {lay.micro_batch} · "
+                    f"interleave {lay.interleave}  \n**Execution:** {execution_text(plan.execution)}"
                 )
                 st.caption(
                     f"Wall-clock days likely {low:,.1f} to {high:,.1f} (the model's error range on published "
-                    f"whole runs). {plan.model['name']}: {si(plan.model['params'])} parameters; {plan.steps:,} steps of "
+                    f"whole runs). {plan.model.name}: {si(plan.model.params)} parameters; {plan.steps:,} steps of "
                     f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s; "
-                    f"{plan.search['layouts_evaluated']:,.0f} layouts searched. "
-                    f"Checkpoint {plan.checkpoint['size_gib']:,.0f} GiB every {plan.checkpoint['interval_min']:.0f} min."
+                    f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
+                    f"Checkpoint {plan.checkpoint.size_gib:,.0f} GiB every {plan.checkpoint.interval_min:.0f} min."
                 )
                 mem = {
                     k: v for k, v in plan.memory_gib_per_gpu.items() if k != "total" and v > 0.05
