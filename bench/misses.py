@@ -1,4 +1,4 @@
-"""Prints the evidence behind validation/misses.csv: each scored row beyond its worst-case target, the
+"""Prints the evidence behind models/data/validation/misses.csv: each scored row beyond its worst-case target, the
 rows it is read against, and two checks of candidate causes.
 
 1. Sequence length: the published throughput drop from 4,096 to 8,192 tokens per model size in the
@@ -14,7 +14,7 @@ from models import validation as V
 result = V.validate()
 rows = {r["id"]: r for r in result["rows"]}
 
-print("misses (validation/misses.csv) and the rows they are read against")
+print("misses (models/data/validation/misses.csv) and the rows they are read against")
 for m in result["misses"]["explained"]:
     print(f"  {m['id']:28} error {m['error']:+.1%}  memory (model) {m['memory_share']:.0%} of HBM")
     for o in m["compare_with"]:

@@ -6,7 +6,7 @@ HBM and link bandwidths); execution choices (gradient precision, TP overlap) are
 Each was set once from the physical range or source named beside it. Two exceptions:
 GEMM_SHARE_OF_MAMF is fitted to the calibration rows named beside it (every other validation row
 is held out), and FP8_GEMM_RELATIVE_EFFICIENCY was read off one NeMo figure, which
-`validation/runs.csv` also scores, as a calibration row (models/validation.py CONSTANT_SOURCE_IDS).
+`models/data/validation/runs.csv` also scores, as a calibration row (models/validation.py CONSTANT_SOURCE_IDS).
 `tests/test_calibration.py` holds each Korthikanti et al. 2022 Table 5 step time (docs/reference/training.md 1.3)
 within 10 %.
 """

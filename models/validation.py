@@ -1,4 +1,4 @@
-"""The model against published runs and benchmarks (`validation/runs.csv`, each row with its source).
+"""The model against published runs and benchmarks (`models/data/validation/runs.csv`, each row with its source).
 
 Kinds of row:
 - `step_time`: seconds per step with the published layout (Korthikanti et al. 2022 Table 5, read from
@@ -44,7 +44,8 @@ from models.step_time import model_flops_per_token, step_breakdown
 from models.training import plan_training
 from models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 
-ROOT = pathlib.Path(__file__).resolve().parents[1] / "validation"
+#: the validation data ship inside the package (package data), wherever it is installed
+ROOT = pathlib.Path(__file__).resolve().parent / "data" / "validation"
 RUNS = ROOT / "runs.csv"
 SHAPES = ROOT / "shapes.csv"
 SKIPPED = ROOT / "skipped.csv"
@@ -121,7 +122,7 @@ def shape_of(model_id: str) -> ModelShape:
 
 
 def load_runs() -> list[dict]:
-    """Every validation row: Korthikanti Table 5 (from its data file) then `validation/runs.csv`."""
+    """Every validation row: Korthikanti Table 5 (from its data file) then `models/data/validation/runs.csv`."""
     rows = []
     for r in table5_rows():
         rows.append(
@@ -473,7 +474,7 @@ def by_source(rows: list[dict]) -> list[dict]:
 
 
 def load_misses() -> list[dict]:
-    """`validation/misses.csv`: each scored row beyond its kind's worst-case target, the rows to read it
+    """`models/data/validation/misses.csv`: each scored row beyond its kind's worst-case target, the rows to read it
     against (`compare_with`, space-separated ids), what differs from them and the likely cause."""
     with MISSES.open(newline="") as f:
         return list(csv.DictReader(f))
