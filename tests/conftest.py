@@ -1,4 +1,5 @@
-"""Shared fixtures: a real portal server and a real Chromium for the end-to-end tests."""
+"""Shared test set-up: the Hypothesis profile, the made-up fixture catalogue, and a real portal
+server and a real Chromium for the end-to-end tests."""
 
 from __future__ import annotations
 
@@ -9,8 +10,18 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: A catalogue of round made-up figures in the shape of pricing/data/ (tests/fixtures/catalogue/).
+FIXTURE_CATALOGUE_DIR = pathlib.Path(__file__).resolve().with_name("fixtures") / "catalogue"
+
+# One Hypothesis profile for the suite: no per-example deadline (the 200 ms default fails at random
+# on a busy two-core machine) and no too-slow health check, for the same reason. Tests set only
+# what differs from it (max_examples, derandomize).
+settings.register_profile("planner", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("planner")
+
 sys.path.insert(0, str(ROOT / "scripts"))
 from portal_process import CHROME_ARGS, CHROMIUM, free_port, start_portal, wait_healthy  # noqa: E402
 
@@ -20,6 +31,15 @@ def _require_chromium() -> None:
         if os.environ.get("CI"):
             pytest.fail(f"Chromium not found at {CHROMIUM}; scripts/test.sh installs it")
         pytest.skip("Chromium is not installed (run scripts/test.sh to install it)")
+
+
+@pytest.fixture(scope="session")
+def fixture_catalogue():
+    """The made-up test catalogue: tests that assert numbers read from a catalogue use this one, so a
+    price refresh in pricing/data/ never breaks them."""
+    from pricing.catalogue import load_catalogue
+
+    return load_catalogue(FIXTURE_CATALOGUE_DIR)
 
 
 @pytest.fixture(scope="session")

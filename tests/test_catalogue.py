@@ -1,11 +1,12 @@
-"""Price catalogue: integrity of the shipped data files, lookups, and loud failures on bad rows."""
+"""Price catalogue: integrity of the shipped data files (pricing/data/), lookups and loud failures
+on bad rows (against the made-up catalogue in tests/fixtures/catalogue/, so a price refresh never
+breaks them)."""
 
 from __future__ import annotations
 
 import csv
 import re
 import shutil
-import statistics
 from datetime import date
 from pathlib import Path
 
@@ -18,13 +19,12 @@ from pricing.catalogue import (
     GPU_IDS,
     PLANNER_DEFAULT_SOURCE,
     TIMELINE_OPTIONS,
-    UNITS,
     CatalogueError,
     MissingFigureError,
     load_catalogue,
-    unit_for_key,
 )
 
+FIXTURE_CATALOGUE_DIR = Path(__file__).resolve().with_name("fixtures") / "catalogue"
 LATEST_AS_OF = date(2026, 11, 29)  # the reference research was read up to this day
 # shared/reference lists a single on-demand provider for these GPUs.
 SINGLE_ON_DEMAND_SOURCE = {"A100-40GB", "GB200"}
@@ -61,25 +61,6 @@ def test_every_row_has_a_source_a_date_and_a_grade(cat):
         assert row.grade in {"A", "B", "C"}, row
 
 
-def test_dates_are_written_as_iso_in_the_files():
-    for name in FILES:
-        with (DATA_DIR / name).open(newline="", encoding="utf-8") as handle:
-            for record in csv.DictReader(handle):
-                assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", record["as_of"]), (name, record)
-
-
-def test_every_assumption_has_a_known_unit_matching_its_key(cat):
-    for row in cat.assumption_rows:
-        assert row.unit in UNITS, row.key
-        assert unit_for_key(row.key) == row.unit, row.key
-
-
-def test_prices_are_positive(cat):
-    assert all(row.price_usd_per_gpu_hour > 0 for row in cat.rental_rows)
-    assert all(row.price_usd > 0 for row in cat.hardware_rows)
-    assert all(row.value >= 0 for row in cat.assumption_rows)
-
-
 def test_derived_rows_say_how_and_cite_their_inputs(cat):
     derived = [row for row in _all_rows(cat) if row.derived]
     assert derived, "the catalogue marks its derived figures"
@@ -106,15 +87,24 @@ def test_on_demand_prices_come_from_several_providers(cat):
     assert offers == {"on_demand", "committed_1y", "committed_3y", "spot"}
 
 
-def test_gaps_are_reported_only_when_asked(cat):
+def test_the_shipped_catalogue_lacks_no_server_price_lead_time_or_assumption(cat):
     missing = cat.missing()
-    assert not [gap for gap in missing if "server price" in gap or "lead time" in gap]
-    assert "GB200: rental spot" in missing
+    assert [gap for gap in missing if "server price" in gap or "lead time" in gap] == []
+    assert [gap for gap in missing if gap.startswith("assumption:")] == []
+    assert {row.option for row in cat.timeline_rows} == set(TIMELINE_OPTIONS) - {"managed:owned"}
+
+
+def test_gaps_are_reported_only_when_asked(fixture_catalogue):
+    missing = fixture_catalogue.missing()
+    # GB200 has on-demand prices but no spot offer; H100-SXM has both
+    assert "GB200: rental spot" in missing and "GB200: rental on_demand" not in missing
+    assert not [gap for gap in missing if gap.startswith("H100-SXM: rental spot")]
+    assert "B200: rental on_demand" in missing  # no B200 rental rows at all
     assert not [gap for gap in missing if gap.startswith("assumption:")]
     for key in EXPECTED_ASSUMPTIONS:
-        assert cat.assumption(key).key == key
+        assert fixture_catalogue.assumption(key).key == key
     with pytest.raises(MissingFigureError, match="not in the catalogue"):
-        cat.assumption("cooling_water_usd_per_year")
+        fixture_catalogue.assumption("cooling_water_usd_per_year")
 
 
 def test_an_expected_figure_left_out_is_reported(data_copy):
@@ -150,9 +140,6 @@ def test_engine_figures_are_present_with_their_units(cat):
         assert key in EXPECTED_ASSUMPTIONS, key
         row = cat.assumption(key)
         assert row.unit == unit and row.source and row.as_of, key
-    assert cat.assumption("optic_400g_usd_per_transceiver").value == pytest.approx(
-        2_621_440 / (2 * (1024 + 1024))  # Freakonomics cables / link ends at 1,024 GPUs
-    )
     assert 0 < cat.assumption("idle_power_pct").value < 100
     assert cat.assumption("managed_restart_ratio").value <= 1
     assert (
@@ -177,33 +164,45 @@ def test_planner_defaults_are_labelled_and_explained(cat):
     assert set(frame.loc[frame.planner_default, "key"]) == {row.key for row in defaults}
 
 
+def test_the_fixture_catalogue_is_marked_as_made_up_in_every_row(fixture_catalogue):
+    for row in _all_rows(fixture_catalogue):
+        assert row.source == "test fixture (made-up figure)", row
+        assert row.notes.startswith("TEST DATA"), row
+
+
 # --- lookups ------------------------------------------------------------------------------------
 
 
-def test_rental_price_is_a_median_over_provider_medians(cat):
-    assert cat.rental_price("H100-SXM", "on_demand", provider="AWS") == pytest.approx(6.88)
-    assert cat.rental_price("H100-SXM", "on_demand", provider="GCP") == pytest.approx(11.34)
-    frame = cat.rental_prices
-    h100 = frame[(frame.gpu_id == "H100-SXM") & (frame.offer == "on_demand")]
-    per_provider = h100.groupby("provider")["price_usd_per_gpu_hour"].median()
-    assert cat.rental_price("H100-SXM", "on_demand") == pytest.approx(per_provider.median())
+def test_rental_price_is_a_median_over_provider_medians(fixture_catalogue):
+    cat = fixture_catalogue
+    # HyperA lists 8 and 10 USD in two regions: its price is their median
+    assert cat.rental_price("H100-SXM", "on_demand", provider="HyperA") == pytest.approx(9.0)
+    assert cat.rental_price("H100-SXM", "on_demand", provider="HyperB") == pytest.approx(6.0)
+    # providers HyperA 9, HyperB 6, NeoA 4, NeoB 2 (grade A/B); the grade C marketplace row (1.5)
+    # is set aside while better rows exist: median(9, 6, 4, 2) = 5
+    assert cat.rental_price("H100-SXM", "on_demand") == pytest.approx(5.0)
     hyperscalers = cat.rental_price("H100-SXM", "on_demand", provider_kind="hyperscaler")
-    assert hyperscalers == pytest.approx(statistics.median([6.88, 11.34, 12.29]))
+    assert hyperscalers == pytest.approx((9.0 + 6.0) / 2)
+    # the marketplace on its own is all there is, so its grade C row is used
+    market = cat.rental_price("H100-SXM", "on_demand", provider_kind="marketplace")
+    assert market == pytest.approx(1.5)
 
 
-def test_server_price_prefers_grade_a_and_b_quotes(cat):
-    assert cat.server_price_usd_per_gpu("GB200") == pytest.approx(3_000_000 / 72)
-    # H100: the grade C reseller quote (300k) is set aside while grade B quotes exist.
-    assert cat.server_price_usd_per_gpu("H100-SXM") == pytest.approx((317_000 + 270_000) / 2 / 8)
-    # H200 has only a grade C (derived) figure, which is then used.
-    assert cat.server_price_usd_per_gpu("H200") == pytest.approx(363_077 / 8)
+def test_server_price_prefers_grade_a_and_b_quotes(fixture_catalogue):
+    cat = fixture_catalogue
+    assert cat.server_price_usd_per_gpu("GB200") == pytest.approx(3_600_000 / 72)
+    # H100: the grade C quote (400k) is set aside while grade B quotes (240k, 320k) exist
+    assert cat.server_price_usd_per_gpu("H100-SXM") == pytest.approx((240_000 + 320_000) / 2 / 8)
+    # H200 has only a grade C figure, which is then used
+    assert cat.server_price_usd_per_gpu("H200") == pytest.approx(400_000 / 8)
 
 
-def test_lookups_return_typed_rows_and_fail_clearly(cat):
+def test_lookups_return_typed_rows_and_fail_clearly(fixture_catalogue):
+    cat = fixture_catalogue
     pue = cat.assumption("pue")
-    assert (pue.value, pue.unit) == (1.56, "ratio") and pue.source and pue.as_of
-    assert cat.lead_time_weeks("H100-SXM") == (8, 12)  # the newest figure wins
-    assert "Lambda" in cat.providers("H100-SXM")
+    assert (pue.value, pue.unit, str(pue.as_of)) == (1.5, "ratio", "2025-01-01")
+    assert cat.lead_time_weeks("H100-SXM") == (10, 20)  # the 2024 row, not the older 40-50 weeks
+    assert cat.providers("H100-SXM") == ["HyperA", "HyperB", "MarketA", "NeoA", "NeoB"]
     with pytest.raises(MissingFigureError):
         cat.rental_price("GB200", "spot")
     with pytest.raises(ValueError, match="unknown gpu_id"):
@@ -212,24 +211,34 @@ def test_lookups_return_typed_rows_and_fail_clearly(cat):
         cat.rental_price("H100-SXM", "reserved")
 
 
-def test_residual_value_falls_with_age(cat):
+def test_residual_value_is_interpolated_between_the_yearly_rows(fixture_catalogue):
+    cat = fixture_catalogue  # 80, 60, 50, 40, 30, 20 % at 1-6 years; 100 % when new
+    assert cat.residual_value_pct(0) == 100
+    assert cat.residual_value_pct(0.5) == pytest.approx(90)  # halfway from 100 to 80
+    assert cat.residual_value_pct(2.5) == pytest.approx(55)  # halfway from 60 to 50
+    assert cat.residual_value_pct(6) == pytest.approx(20)
+    for age in (-0.1, 6.01, 10):
+        with pytest.raises(MissingFigureError):
+            cat.residual_value_pct(age)
+
+
+def test_shipped_residual_values_fall_with_age_and_faster_after_the_second_year(cat):
     values = [cat.residual_value_pct(age) for age in (0, 1, 2.5, 3, 6)]
     assert values[0] == 100 and values == sorted(values, reverse=True)
-    with pytest.raises(MissingFigureError):
-        cat.residual_value_pct(10)
     # Value falls faster after the second year (Silicon Data via computeforecast).
     yearly = [cat.residual_value_pct(a + 1) / cat.residual_value_pct(a) for a in range(1, 6)]
     assert yearly[0] > max(yearly[1:])
 
 
-def test_timeline_lookups(cat):
-    assert {row.option for row in cat.timeline_rows} == set(TIMELINE_OPTIONS) - {"managed:owned"}
-    facility = cat.timeline_row("build", "facility", size=1305.6)
+def test_timeline_lookups(fixture_catalogue):
+    cat = fixture_catalogue
+    facility = cat.timeline_row("build", "facility", size=1305.6)  # the 500-10,000 kW band
     assert (facility.low, facility.high, facility.unit) == (4, 6, "months")
     assert facility.days == pytest.approx((4 * 365.25 / 12, 6 * 365.25 / 12))
+    assert cat.timeline_row("build", "facility", size=500).high == 8  # the band's upper edge
     assert cat.timeline_row("managed:owned", "facility", size=1305.6) == facility
     liquid = cat.timeline_row("build", "rack_and_cable", "rate", applies_to="liquid")
-    assert liquid.applies_to == "liquid" and liquid.mid == pytest.approx(0.625)
+    assert liquid.applies_to == "liquid" and liquid.mid == pytest.approx(0.5)
     crews = cat.timeline_row("build", "rack_and_cable", "max_crews", applies_to="liquid")
     assert crews.applies_to == "any"  # no liquid-specific row: the 'any' row serves
     with pytest.raises(MissingFigureError):
@@ -290,7 +299,8 @@ GOOD = {
 
 @pytest.fixture
 def data_copy(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(DATA_DIR, tmp_path / "data"))
+    """A writable copy of the fixture catalogue."""
+    return Path(shutil.copytree(FIXTURE_CATALOGUE_DIR, tmp_path / "data"))
 
 
 def _append(path: Path, cells: dict[str, str]) -> int:
@@ -316,6 +326,7 @@ def test_good_rows_load(data_copy):
         _append(data_copy / name, cells)
     cat = load_catalogue(data_copy)
     assert "TestCloud" in cat.providers("H100-SXM")
+    assert cat.rental_price("H100-SXM", "on_demand", provider="TestCloud") == 2.5
     assert cat.assumption("test_usd_per_node").value == 1
 
 

@@ -5,10 +5,10 @@ numbers are all finite, or in the documented error (pydantic's `ValidationError`
 `Scenario.model_validate[_json]`, `ScenarioInputError` for `read_scenario`), each within a second.
 
 Share links are covered in tests/test_share_link.py (random text and bytes, mutated tokens, zip
-bombs, NaN/Infinity, deep nesting, oversized tokens, code-looking strings, the pickle/eval/exec scan
-of app/ models/ pricing/); this file adds what is not there: values of every type at every path of a
-scenario through the link, bench/ and scripts/ in the source scan, and XSS in a real browser. Markup
-in the PDF title is tests/test_report_pdf.py::test_markup_in_the_title_is_printed_not_read.
+bombs, NaN/Infinity, deep nesting, oversized tokens, code-looking strings); this file adds what is
+not there: values of every type at every path of a scenario through the link, the suite's one scan
+of the source for pickle/eval/exec, and XSS in a real browser. Markup in the PDF title is
+tests/test_report_pdf.py::test_markup_in_the_title_is_printed_not_read.
 
 `HOSTILE_EXAMPLES=5000 .venv/bin/python -m pytest tests/test_hostile_input.py` is the longer run
 (default: 40 examples per property).
@@ -39,13 +39,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "40"))
 PROPS = settings(
     max_examples=EXAMPLES,
-    deadline=None,
     derandomize=EXAMPLES <= 40,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.data_too_large,
-    ],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 #: every answer, accepted or refused, within this many seconds
 BOUND_S = 1.0
@@ -147,7 +142,6 @@ def validated(call, *args) -> Scenario | None:
         result = None
     assert time.perf_counter() - start < BOUND_S
     if result is not None:
-        assert isinstance(result, Scenario)
         assert all_finite(result.model_dump(mode="python"))
     return result
 
@@ -198,9 +192,15 @@ def test_hostile_numbers_at_any_path(path, number):
     ],
 )
 def test_json_number_literals(literal, path):
+    """Only a zero, written as -0 or as 1e-400 (which underflows to 0), is accepted, and only where
+    0 is allowed (an override, the discount rate); NaN, infinities and huge numbers never are."""
     text = json.dumps(with_value(path, "@@")).replace('"@@"', literal)
     sc = validated(Scenario.model_validate_json, text)
-    assert sc is None or literal in ("-0", "1e-400") or path == ("term", "discount_rate_pct")
+    zero_allowed = path in (("overrides", "pue"), ("term", "discount_rate_pct"))
+    if literal in ("-0", "1e-400") and zero_allowed:
+        assert sc is not None and sc.model_dump()[path[0]][path[1]] == 0.0
+    else:
+        assert sc is None
 
 
 @PROPS
@@ -339,16 +339,17 @@ def test_any_value_at_any_path_through_a_link(path, value):
 
 @pytest.mark.parametrize("payload", XSS)
 def test_free_text_fields_refuse_markup(payload):
-    """The only free text in the schema is a provider name, checked against the catalogue."""
-    for field in ("rent_provider", "cloud_provider"):
-        data = with_value(("options", field), payload)
-        sc = validated(Scenario.model_validate, data)
-        if sc is not None:  # accepted by the schema: the cost engine must then refuse the name
-            from pricing.engine import compare
-            from pricing.inputs import InputError
+    """The only free text in the schema is a provider name: the schema takes any short text, and the
+    cost engine refuses a name the catalogue does not know, naming the field."""
+    from pricing.engine import compare
+    from pricing.inputs import InputError
 
-            with pytest.raises(InputError):
-                compare(sc)
+    for field in ("rent_provider", "cloud_provider"):
+        sc = validated(Scenario.model_validate, with_value(("options", field), payload))
+        assert sc is not None and getattr(sc.options, field) == payload
+        with pytest.raises(InputError) as info:
+            compare(sc, decision=False)
+        assert info.value.field == f"options.{field}"
     for key in ("model", "gpu"):
         section = "workload" if key == "model" else "cluster"
         assert validated(Scenario.model_validate, with_value((section, key), payload)) is None
@@ -380,19 +381,22 @@ def test_markup_in_a_link_is_shown_as_text_and_never_runs(portal_url, page, wher
     assert page.locator("img[src='x']").count() == 0
     assert page.locator("svg[onload]").count() == 0
     body = page.evaluate("document.body.innerText")
-    assert XSS[0] in body or XSS[1] in body  # the key the message names, shown as plain text
+    # the error names one unknown key (the first the engine meets), as plain text
+    named = [key for key in XSS[:2] if f"overrides.{key}: unknown input" in body]
+    assert len(named) == 1, body[:500]
 
 
 # ------------------------------------------------------------------------------- no eval anywhere
 
 
-def test_no_pickle_eval_or_exec_in_bench_and_scripts():
-    """tests/test_share_link.py scans app/ models/ pricing/; the same check for bench/ and scripts/."""
+def test_no_pickle_eval_or_exec_in_the_code():
+    """Nothing the planner ships or runs deserialises with pickle, marshal or yaml.load, or runs
+    text as code (the one such scan in the suite; tests/ are left out)."""
     pattern = re.compile(
         r"\bpickle\b|\bcPickle\b|\beval\s*\(|\bexec\s*\(|\bmarshal\b|\byaml\.load\("
     )
     offenders = []
-    for folder in ("bench", "scripts"):
+    for folder in ("app", "models", "pricing", "bench", "scripts"):
         for path in (ROOT / folder).rglob("*"):
             if path.suffix not in (".py", ".sh") or not path.is_file():
                 continue

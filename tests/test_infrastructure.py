@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from models.infrastructure import (
-    FabricPlan,
     dataset_read_gbyte_per_s,
     fat_tree_max_endpoints,
     size_fat_tree,
@@ -33,7 +32,6 @@ def test_16384_gpus_three_tiers():
     # links: leaf-spine 512·32 = 16,384, spine-core 512·32 = 16,384 → 32,768; node links 16,384;
     # transceivers = 2·(32,768 + 16,384) = 98,304; bisection = 8,192 · 400 Gb/s = 3,276.8 Tb/s.
     plan = size_fat_tree(16_384, 8)
-    assert isinstance(plan, FabricPlan)
     assert (plan.nodes, plan.endpoints, plan.tiers, plan.pods) == (2048, 16_384, 3, 16)
     assert (plan.leaf_switches, plan.spine_switches, plan.core_switches) == (512, 512, 256)
     assert plan.switches == 1280
@@ -129,9 +127,7 @@ per_node = st.sampled_from([1, 2, 4, 8, 16])
 
 @given(gpus=st.integers(1, 60_000), extra=st.integers(0, 5_000), per=per_node, radix=radixes)
 def test_switch_counts_grow_with_gpus(gpus, extra, per, radix):
-    limit = fat_tree_max_endpoints(3, radix)
-    if math.ceil((gpus + extra) / per) * per > limit:
-        return
+    assume(math.ceil((gpus + extra) / per) * per <= fat_tree_max_endpoints(3, radix))
     small, large = (
         size_fat_tree(gpus, per, switch_radix=radix),
         size_fat_tree(gpus + extra, per, switch_radix=radix),
@@ -151,7 +147,7 @@ def test_fabric_is_consistent_and_non_blocking(gpus, per, radix):
     plan = size_fat_tree(gpus, per, switch_radix=radix)
     half = radix // 2
     assert plan.endpoints >= gpus and plan.node_links == plan.endpoints
-    assert plan.transceivers > 0 and plan.node_links > 0 and plan.switches >= 1
+    assert plan.switches >= 1
     assert plan.switches == plan.leaf_switches + plan.spine_switches + plan.core_switches
     assert plan.transceivers == 2 * (plan.node_links + plan.switch_links)
     if plan.tiers == 1:

@@ -1,29 +1,65 @@
-"""The core stays free of UI libraries (DESIGN.md: imports point down only)."""
+"""The layers (docs/architecture.md): models/ ← pricing/ ← app/, imports pointing down only, and
+the core and the command line free of UI libraries. The one import-hygiene test of the suite."""
 
+from __future__ import annotations
+
+import ast
 import pathlib
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: each layer and the layers it may import
+LAYERS = {"models": set(), "pricing": {"models"}, "app": {"models", "pricing"}}
+UI_LIBRARIES = ("streamlit", "plotly")
+#: modules that must load without a UI library: the core, and what the CLI and share links use
+HEADLESS = ("models", "pricing", "app.cli", "app.share_link", "app.exports", "app.report_text")
 
 
-def test_core_imports_no_ui_libraries():
+def imported_packages(path: pathlib.Path) -> set[str]:
+    """Top-level packages a source file imports anywhere, inside functions too (relative imports
+    stay within the package, so they are left out)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    wrong = []
+    for layer, allowed in LAYERS.items():
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            for package in imported_packages(path) & set(LAYERS) - {layer} - allowed:
+                wrong.append(f"{path.relative_to(ROOT)} imports {package}")
+    assert wrong == []
+
+
+def test_the_core_never_imports_a_ui_library_not_even_inside_a_function():
+    sources = [*(ROOT / "models").rglob("*.py"), *(ROOT / "pricing").rglob("*.py")]
+    sources.append(ROOT / "app" / "share_link.py")  # the CLI's link commands use it
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {lib}"
+        for path in sources
+        for lib in imported_packages(path) & set(UI_LIBRARIES)
+    ]
+    assert wrong == []
+
+
+def test_the_core_and_the_cli_load_without_a_ui_library():
+    """Importing every core module, the CLI and what it uses pulls in no UI library, however
+    indirectly."""
     code = (
-        "import sys, pkgutil, importlib, models, pricing\n"
-        "for pkg in (models, pricing):\n"
-        "    for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+        "import sys, pkgutil, importlib\n"
+        f"for name in {HEADLESS!r}:\n"
+        "    module = importlib.import_module(name)\n"
+        "    for m in pkgutil.walk_packages(getattr(module, '__path__', []), name + '.'):\n"
         "        importlib.import_module(m.name)\n"
-        "bad = sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'plotly'))\n"
-        "print(','.join(bad))\n"
+        f"print(sorted({{n.split('.')[0] for n in sys.modules}} & set({UI_LIBRARIES!r})))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == ""
-
-
-def test_no_core_source_mentions_ui_imports():
-    for path in list((ROOT / "models").rglob("*.py")) + list((ROOT / "pricing").rglob("*.py")):
-        text = path.read_text()
-        for lib in ("streamlit", "plotly"):
-            assert f"import {lib}" not in text and f"from {lib}" not in text, path
+    assert out.stdout.strip() == "[]"

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from models.reliability import (
     DEFAULT_FAILURES_PER_GPU_DAY,
-    ReliabilityPlan,
     checkpoint_size_bytes,
     checkpoint_write_s,
     daly_interval_s,
@@ -33,7 +32,7 @@ def test_default_failure_rate_matches_llama3_snapshot():
 
 
 def test_worked_example_young_and_daly():
-    # training.md 2.3: M = 2.78 h, δ = 60 s.
+    # docs/reference/training.md 2.3: M = 2.78 h, δ = 60 s.
     # Young: sqrt(2·60·10008) = sqrt(1,200,960) = 1095.9 s = 18.3 min.
     # Daly: r = 60/20016 = 0.0029976; bracket = 1 + 0.05475/3 + r/9 = 1.01858;
     #       1095.9·1.01858 − 60 = 1056.3 s = 17.6 min.
@@ -48,7 +47,7 @@ def test_daly_falls_back_to_mtbf_when_write_exceeds_twice_mtbf():
 
 
 def test_worked_example_waste_matches_reference():
-    # training.md 2.3: waste ~11 % before restart; R = 10 min adds ~6 % (first order).
+    # docs/reference/training.md 2.3: waste ~11 % before restart; R = 10 min adds ~6 % (first order).
     mtbf_s = 2.78 * HOUR_S
     tau = daly_interval_s(60.0, mtbf_s)
     no_restart = goodput_fraction(mtbf_s, 60.0, tau, 0.0)
@@ -88,13 +87,12 @@ def test_plan_llama3_scale():
     # 16,384 GPUs: M = 86400/(16384·4.7e-4) = 11,220 s = 3.12 h; bandwidth 0.125·16384 = 2048 GB/s;
     # δ = 5.67e12/2.048e12 = 2.77 s; required bandwidth = 5.67e12/(0.0002·11220)/1e9 = 2527 GB/s.
     plan = plan_reliability(16_384, 405e9, 54 * DAY_S)
-    assert isinstance(plan, ReliabilityPlan)
     assert plan.mtbf_hours == pytest.approx(3.117, abs=0.001)
     assert plan.write_bandwidth_gbyte_per_s == pytest.approx(2048.0)
     assert plan.checkpoint_write_s == pytest.approx(2.7686, abs=1e-3)
     assert plan.checkpoint_size_gib == pytest.approx(5.67e12 / 2**30)
     assert plan.required_write_bandwidth_gbyte_per_s == pytest.approx(2526.7, abs=0.1)
-    assert 0.85 <= plan.goodput <= 0.97  # the realistic band of training.md 2.3
+    assert 0.85 <= plan.goodput <= 0.97  # the realistic band of docs/reference/training.md 2.3
     assert plan.wall_clock_s == pytest.approx(54 * DAY_S / plan.goodput)
     assert plan.expected_failures == pytest.approx(plan.wall_clock_s / (plan.mtbf_hours * HOUR_S))
     with pytest.raises(ValueError):  # frozen model: pydantic's ValidationError is a ValueError

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import base64
 import json
-import pathlib
+import math
 import re
+import sys
 import time
 import zlib
 from typing import Literal
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app import share_link
@@ -36,8 +37,7 @@ from models.hardware import gpu_ids
 from models.scenario import OPTION_IDS, SCHEMA_VERSION, Scenario
 from models.shapes import load_presets
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=60)
 
 #: every section set, and a dozen overrides
 FULL = {
@@ -280,8 +280,20 @@ def test_mutated_tokens_never_escape_as_other_errors(data):
         scenario = decode(mutated)
     except LinkError as exc:
         assert_one_sentence(exc, mutated)
-    else:  # a mutation that still decodes must still be a valid scenario
-        assert isinstance(scenario, Scenario)
+    else:  # a mutation that still decodes is a whole scenario: finite, and it links back to itself
+        assert all(math.isfinite(v) for v in _floats(scenario.model_dump()))
+        assert decode(encode(scenario)) == scenario
+
+
+def _floats(value):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _floats(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _floats(v)
+    elif isinstance(value, float):
+        yield value
 
 
 def test_truncated_tokens_are_refused():
@@ -404,19 +416,47 @@ def test_range_is_explained():
         "!!python/object/apply:os.system ['id']",
     ],
 )
-def test_code_looking_strings_are_inert(text, tmp_path):
-    for data in (
-        {**EXAMPLE, "workload": {"model": text}},
-        {**EXAMPLE, text: 1},
-        {**EXAMPLE, "overrides": {text: 1.0}},
-    ):
+def test_code_looking_strings_stay_data_and_run_nothing(text, code_events):
+    with code_events() as events:
+        refused(token_of_json({**EXAMPLE, "workload": {"model": text}}), "workload.model")
+        refused(token_of_json({**EXAMPLE, text: 1}), "Extra inputs are not permitted")
+        scenario = decode(token_of_json({**EXAMPLE, "overrides": {text: 1.0}}))
+    assert events == []
+    assert scenario.overrides == {text: 1.0}  # a key like any other, which the engine will refuse
+
+
+#: audit events (PEP 578) of running code, a shell or an unpickler
+CODE_EVENTS = frozenset(
+    {"exec", "compile", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+     "subprocess.Popen", "pickle.find_class", "marshal.loads", "ctypes.dlopen"}
+)  # fmt: skip
+_recording: list[list[str]] = []
+
+
+def _audit(event: str, args) -> None:
+    if _recording and event in CODE_EVENTS:
+        _recording[-1].append(event)
+
+
+@pytest.fixture(scope="session")
+def code_events():
+    """A context manager that records code-running audit events while it is open."""
+    import contextlib
+
+    sys.addaudithook(_audit)  # hooks cannot be removed: it records only inside the block
+
+    @contextlib.contextmanager
+    def recording():
+        _recording.append([])
         try:
-            scenario = decode(token_of_json(data))
-        except LinkError as exc:
-            assert_one_sentence(exc)
-        else:  # an override key is just a string that the cost engine will not know
-            assert text in scenario.overrides
-    assert not pathlib.Path("/tmp/pwned").exists()
+            yield _recording[-1]
+        finally:
+            _recording.pop()
+
+    with recording() as control:  # the hook sees what it must: compile() is reported
+        compile("1", "<control>", "eval")
+    assert control == ["compile"]
+    return recording
 
 
 def test_long_and_control_characters_in_field_names_are_clipped():
@@ -483,27 +523,6 @@ def test_migrations_upgrade_older_links(monkeypatch):
 
 def test_no_migrations_needed_today():
     assert all(v < SCHEMA_VERSION for v in share_link.MIGRATIONS)
-
-
-# ---------------------------------------------------------------------------------- source checks
-
-
-def test_no_pickle_eval_or_exec_in_the_code():
-    pattern = re.compile(
-        r"\bpickle\b|\bcPickle\b|\beval\s*\(|\bexec\s*\(|\bmarshal\b|\byaml\.load\("
-    )
-    offenders = []
-    for package in ("app", "models", "pricing"):
-        for path in (ROOT / package).rglob("*.py"):
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if pattern.search(line):
-                    offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
-    assert not offenders, offenders
-
-
-def test_share_link_needs_no_ui_libraries():
-    source = (ROOT / "app" / "share_link.py").read_text(encoding="utf-8")
-    assert not re.search(r"^\s*(import|from)\s+(streamlit|plotly)", source, re.M)
 
 
 # ------------------------------------------------------------------------------------------- CLI

@@ -1,4 +1,5 @@
-"""Provisioning timelines: hand-computed ready days, phase layout, vectorization and properties."""
+"""Provisioning timelines: hand-computed ready days (on the made-up fixture catalogue), phase layout,
+vectorization and properties (on the shipped catalogue, whose size bands are checked here too)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.hardware import get_gpu
-from pricing.catalogue import DAYS_PER_UNIT, GPU_IDS, TIMELINE_OPTIONS, load_catalogue
+from pricing.catalogue import DATA_DIR, DAYS_PER_UNIT, GPU_IDS, TIMELINE_OPTIONS, load_catalogue
 from pricing.timeline import Phase, Timeline, provisioning_timeline, ready_day
 
 MONTH = DAYS_PER_UNIT["months"]
 CHAINED = [o for o in TIMELINE_OPTIONS if o not in ("build", "managed:owned")]
-FAST = settings(max_examples=60, deadline=None)
+FAST = settings(max_examples=60)
 
 
 def cluster(gpu_id: str, gpus: int) -> dict:
@@ -39,81 +40,121 @@ def phase(t: Timeline, name: str) -> Phase:
     return next(p for p in t.phases if p.name == name)
 
 
-# --- hand-computed cases ------------------------------------------------------------------------
+# --- hand-computed cases (tests/fixtures/catalogue: made-up round figures) --------------------
 
 
-def test_h100_build_of_1024_gpus_by_hand():
-    t = timeline("build")
+@pytest.fixture
+def fx(fixture_catalogue):
+    """timeline(...) on the fixture catalogue."""
+    return lambda option, gpu_id="H100-SXM", gpus=1024, **kw: timeline(
+        option, gpu_id, gpus, catalogue=fixture_catalogue, **kw
+    )
+
+
+def test_h100_build_of_1024_gpus_by_hand(fx):
+    t = fx("build")
     # 128 nodes x 10.2 kW = 1,305.6 kW: a colocation build-out, 4-6 months -> 5 months.
-    procurement = 7 * (8 + 12) / 2  # H100 lead time 8-12 weeks (2024-04); 1,024 GPUs -> midpoint
+    procurement = 7 * (10 + 20) / 2  # lead time 10-20 weeks (2024-01); 1,024 GPUs -> midpoint
     delivery = 7 * 2  # 1-3 weeks
-    facility = 5 * MONTH
+    facility = 5 * MONTH  # longer than procurement + delivery (119 days): it sets the start
     racking = 32 / 2  # 1,024 / 32 GPUs per rack = 32 racks at 2 racks/day, one team
-    fabric = 7.5  # 2-tier fat tree: 5-10 days
-    burn_in = 5  # 3-7 days
+    fabric = 6  # 2-tier fat tree: 4-8 days
+    burn_in = 5  # 4-6 days
     ready = max(procurement + delivery, facility) + racking + fabric + burn_in
-    assert ready == pytest.approx(180.6875)
+    assert ready == pytest.approx(179.1875)
     assert t.ready_day == pytest.approx(ready)
     expected = {
-        "procurement": (0, 70),
-        "delivery": (70, 84),
+        "procurement": (0, 105),
+        "delivery": (105, 119),
         "facility": (0, facility),
         "rack and cable": (facility, facility + 16),
-        "fabric bring-up": (facility + 16, facility + 23.5),
-        "burn-in and acceptance": (facility + 23.5, ready),
+        "fabric bring-up": (facility + 16, facility + 22),
+        "burn-in and acceptance": (facility + 22, ready),
     }
     assert [p.name for p in t.phases] == list(expected)
     for p in t.phases:
         assert (p.start_day, p.end_day) == pytest.approx(expected[p.name]), p.name
-    assert "H100-SXM lead time 8–12 weeks (2024-04)" in phase(t, "procurement").note
+    assert "H100-SXM lead time 10–20 weeks (2024-01)" in phase(t, "procurement").note
     assert "colocation build-out" in phase(t, "facility").note
 
 
-def test_rent_and_cloud_by_hand():
-    rent = timeline("rent")  # 1,024 GPUs: self-serve size
+def test_small_build_waits_for_delivery_not_the_facility(fx):
+    # 64 GPUs: 8 nodes x 10.2 kW = 81.6 kW, existing colocation space, 4-8 weeks = 42 days, ready
+    # before delivery (105 + 14 = 119 days); 2 racks at 2 racks/day; one switch: 2-4 days; burn-in 5.
+    t = fx("build", gpus=64)
+    assert phase(t, "rack and cable").start_day == pytest.approx(119)
+    assert t.ready_day == pytest.approx(119 + 2 / 2 + 3 + 5)
+
+
+def test_rent_and_cloud_by_hand(fx):
+    rent = fx("rent")  # 1,024 GPUs: the self-serve band (up to 1,536)
     assert [(p.name, p.start_day, p.end_day) for p in rent.phases] == [
-        ("contract", 0, 3.5),  # 0-1 weeks
-        ("capacity", 3.5, 7),  # 0-1 weeks
-        ("validation", 7, 10.5),  # 2-5 days
+        ("contract", 0, 7),  # 0-2 weeks
+        ("capacity", 7, 14),  # 0-2 weeks
+        ("validation", 14, 17),  # 2-4 days
     ]
-    assert rent.ready_day == 10.5
-    assert timeline("rent", gpus=4096).ready_day == pytest.approx(28 + 42 + 3.5)
-    assert timeline("managed").ready_day == pytest.approx(14 + 3.5 + 2)
-    assert timeline("cloud:on_demand").ready_day == 7.5  # capacity block, 1-14 days
-    assert timeline("cloud:committed_1y", gpus=4096).ready_day == 56  # 4-12 weeks
-    assert timeline("cloud:on_demand", gpus=8).ready_day == 0
-    assert timeline("cloud:spot", gpus=65536).ready_day == 0
+    assert rent.ready_day == 17
+    assert fx("rent", gpus=4096).ready_day == pytest.approx(21 + 42 + 3)  # 2-4 wk, 4-8 wk, 2-4 d
+    assert fx("managed").ready_day == pytest.approx(14 + 7 + 2)  # 1-3 wk, 0-2 wk, 1-3 d
+    assert fx("cloud:on_demand").ready_day == 3  # 2-4 days
+    assert fx("cloud:committed_1y", gpus=4096).ready_day == 42  # 4-8 weeks
+    assert fx("cloud:on_demand", gpus=8).ready_day == 0
+    assert fx("cloud:spot", gpus=65536).ready_day == 0
 
 
-def test_large_orders_wait_longer_and_the_multiplier_scales_procurement():
-    weeks = {g: phase(timeline("build", gpus=g), "procurement").end_day / 7 for g in (512, 4096)}
-    assert weeks == pytest.approx({512: 10, 4096: 11})  # midpoint, then halfway to the high end
-    assert phase(timeline("build", gpus=16384), "procurement").end_day == 7 * 12
-    slow = timeline("build", gpus=16384, lead_time_multiplier=3)
-    assert phase(slow, "procurement").end_day == pytest.approx(3 * 84)
+def test_large_orders_wait_longer_and_the_multiplier_scales_procurement(fx):
+    # order-size ramp 1,024 -> 16,384 GPUs: the midpoint (15 weeks) up to 1,024, the high end (20)
+    # from 16,384, log-linear between: 4,096 is halfway (log 4 / log 16) -> 17.5 weeks
+    weeks = {g: phase(fx("build", gpus=g), "procurement").end_day / 7 for g in (512, 4096)}
+    assert weeks == pytest.approx({512: 15, 4096: 17.5})
+    assert phase(fx("build", gpus=16384), "procurement").end_day == 7 * 20
+    slow = fx("build", gpus=16384, lead_time_multiplier=3)
+    assert phase(slow, "procurement").end_day == pytest.approx(3 * 140)
     assert "× 3 lead-time multiplier" in phase(slow, "procurement").note
 
 
-def test_facility_follows_it_load_and_new_construction_matches_the_assumptions():
+def test_facility_follows_it_load(fx):
+    assert phase(fx("build", gpus=64), "facility").end_day == pytest.approx(42)  # 4-8 weeks
+    big = fx("build", gpus=16384)  # 2,048 nodes x 10.2 kW = 20.9 MW: new construction
+    assert phase(big, "facility").end_day == pytest.approx((12 + 24) / 2 * MONTH)
+    assert "new construction" in phase(big, "facility").note
+    owned = fx("build", gpus=64, own_facility=True)  # one's own site is always built new
+    assert phase(owned, "facility").end_day == pytest.approx(18 * MONTH)
+
+
+def test_shipped_new_construction_matches_the_construction_assumptions():
     cat = load_catalogue()
-    assert phase(timeline("build", gpus=64), "facility").end_day == pytest.approx(42)
     low = cat.assumption("dc_construction_low_months").value
     high = cat.assumption("dc_construction_high_months").value
-    big = timeline("build", gpus=16384)  # 2,048 nodes x 10.2 kW = 20.9 MW
-    assert phase(big, "facility").end_day == pytest.approx((low + high) / 2 * MONTH)
-    assert "new construction" in phase(big, "facility").note
+    row = cat.timeline_row("build", "facility", size=1e9)
+    assert (row.low, row.high, row.unit) == (low, high, "months")
 
 
-def test_gb200_racks_slower_than_h100_for_the_same_gpus():
+def test_gb200_racks_slower_than_h100_for_the_same_gpus(fx):
+    # 1,024 GPUs: GB200 15 liquid-cooled racks of 72 at 0.5 racks/day = 30 days; H100 16 days
+    gb200 = phase(fx("build", "GB200", 1024), "rack and cable")
+    assert gb200.end_day - gb200.start_day == pytest.approx(30)
     for gpus in (72, 1024, 16384, 100_000):
-        gb200 = phase(timeline("build", "GB200", gpus), "rack and cable")
-        h100 = phase(timeline("build", "H100-SXM", gpus), "rack and cable")
+        gb200 = phase(fx("build", "GB200", gpus), "rack and cable")
+        h100 = phase(fx("build", "H100-SXM", gpus), "rack and cable")
         assert gb200.end_day - gb200.start_day > h100.end_day - h100.start_day, gpus
         assert "liquid-cooled" in gb200.note and "air-cooled" in h100.note
 
 
-def test_managed_owned_reuses_the_build_phases():
-    assert timeline("managed:owned").phases == timeline("build").phases
+def test_racking_teams_grow_with_the_racks_up_to_the_cap(fx):
+    # one team per 32 racks (at least one, at most 16), each racking 2 air-cooled racks a day
+    def racking_days(gpus):
+        p = phase(fx("build", gpus=gpus), "rack and cable")
+        return p.end_day - p.start_day
+
+    assert racking_days(512) == pytest.approx(16 / 2)  # 16 racks, one team
+    assert racking_days(2048) == pytest.approx(64 / (2 * 2))  # 64 racks, 2 teams
+    assert racking_days(16384) == pytest.approx(512 / (2 * 16))  # 512 racks, 16 teams
+    assert racking_days(100_000) == pytest.approx(3125 / (2 * 16))  # 3,125 racks, capped at 16
+
+
+def test_managed_owned_reuses_the_build_phases(fx):
+    assert fx("managed:owned").phases == fx("build").phases
 
 
 # --- layout -------------------------------------------------------------------------------------
@@ -211,9 +252,14 @@ def test_unknown_option_gpu_or_bad_inputs_fail_clearly():
         provisioning_timeline("build", **args, lead_time_multiplier=np.array([1.0, 2.0]))
 
 
-def test_default_catalogue_is_the_shipped_one():
-    cat = load_catalogue()
-    assert timeline("build", catalogue=cat) == timeline("build")
+def test_the_default_catalogue_is_the_shipped_one(fixture_catalogue):
+    shipped = load_catalogue(DATA_DIR)
+    assert timeline("build") == timeline("build", catalogue=shipped)
+    assert ready_day("build", **cluster("H100-SXM", 1024)) == timeline("build").ready_day
+    # and a catalogue that is passed is the one read (its lead times differ from the shipped ones)
+    assert timeline("build", catalogue=fixture_catalogue) != timeline("build")
+    got = ready_day("build", **cluster("H100-SXM", 1024), catalogue=fixture_catalogue)
+    assert got == pytest.approx(179.1875)
 
 
 def test_size_bands_cover_every_size_once():

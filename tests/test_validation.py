@@ -1,10 +1,10 @@
-"""The model against published runs (validation/runs.csv): data integrity, the error levels it must
+"""The model against published runs (models/data/validation/runs.csv): data integrity, the error levels it must
 hold, the rule of thumb beside it, `clusterplan validate --json`, the band and the Validation page.
 
 The issue's targets (models/validation.py TARGETS): step time and throughput within 8 % median / 15 %
 worst, whole-run GPU-hours within 10 % / 30 %. All hold on the scored rows and on the held-out rows
 (those that set no constant) except the throughput worst case: two of 68 llm-foundry A100 rows are
-beyond 15 %, and the test names them, so a third fails it. validation/runs.csv says why the
+beyond 15 %, and the test names them, so a third fails it. models/data/validation/runs.csv says why the
 llm-foundry H100 rows are not scored. `TODAY` holds today's level so no change can quietly make
 the model worse.
 """
@@ -40,6 +40,19 @@ HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 @pytest.fixture(scope="module")
 def result():
     return V.validate()
+
+
+def cli_text(*args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(list(args)) == 0
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def table() -> str:
+    """`clusterplan validate`'s table, printed once for the tests that read it."""
+    return cli_text("validate")
 
 
 def test_every_row_has_a_source_and_known_inputs():
@@ -100,7 +113,7 @@ def test_worst_cases_meet_the_target_but_two_named_throughput_rows(result, scope
 
 
 def test_every_miss_is_explained_and_read_against_rows_that_match(result):
-    """validation/misses.csv explains exactly the scored rows beyond their worst-case target: a new
+    """models/data/validation/misses.csv explains exactly the scored rows beyond their worst-case target: a new
     outlier, or an old one the model now predicts, fails here until the file says so; and the rows
     each miss is read against are themselves within the target (the evidence it points to holds)."""
     m = result["misses"]
@@ -118,13 +131,22 @@ def test_every_miss_is_explained_and_read_against_rows_that_match(result):
     assert rows["lf-a100-80-30b-8g-s8192"]["memory_share"] > C_HEADROOM
 
 
-def test_misses_bench_prints_its_checks():
+def test_misses_bench_reproduces_the_validation_errors(result):
+    """bench/misses.py reads the misses against the model: each miss with its error as validate()
+    gives it, and its link-rate sweep at 200 Gb/s (the catalogue's A100 link) is the model itself."""
     script = pathlib.Path(__file__).parents[1] / "bench" / "misses.py"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(script.read_text(), str(script), "exec"), {"__name__": "__main__"})
-    text = out.getvalue()
-    assert "unexplained: none" in text and "-> " in text and "Gb/s" in text
+    lines = out.getvalue().splitlines()
+    error = {r["id"]: r["error"] for r in result["rows"]}
+    for e in result["misses"]["explained"]:
+        assert any(x.split()[:3] == [e["id"], "error", f"{error[e['id']]:+.1%}"] for x in lines)
+    columns = next(x for x in lines if x.split()[:1] == ["Gb/s"]).split()[1:]
+    at_200 = next(x for x in lines if x.split()[:1] == ["200"]).split()[1:]
+    assert len(columns) == len(at_200) >= 8
+    for short, printed in zip(columns, at_200, strict=True):
+        assert printed == f"{error[f'lf-a100-40-{short}-s2048']:+.1%}", short
 
 
 def test_errors_by_source_cover_every_row(result):
@@ -189,10 +211,7 @@ def test_band_covers_todays_whole_run_errors(result):
 
 
 def test_cli_validate_json_keys():
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["validate", "--json"]) == 0
-    data = json.loads(out.getvalue())
+    data = json.loads(cli_text("validate", "--json"))
     assert set(data) >= {
         "rows",
         "by_kind",
@@ -228,28 +247,40 @@ def test_cli_validate_json_keys():
         assert {"median_abs_error", "worst_abs_error"} <= set(data["by_kind"][kind]["model"])
 
 
-def test_cli_validate_table_and_train_band():
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["validate"]) == 0
-        assert (
-            main(
-                [
-                    "train",
-                    "--model",
-                    "llama2-7b",
-                    "--tokens",
-                    "100B",
-                    "--gpu",
-                    "H100-SXM",
-                    "--gpus",
-                    "64",
-                ]
-            )
-            == 0
+def test_cli_validate_table_summarises_what_validate_computes(result, table):
+    """The scored-rows summary: per kind, the row count, the model's median and worst error, the rows
+    beyond the worst-case target and the rule of thumb's median and worst, as validate() has them."""
+    lines = table.splitlines()
+    start = lines.index("scored rows:") + 2  # after the column header
+    printed = {x.split()[0]: x.split()[1:] for x in lines[start : start + len(V.KINDS)]}
+    assert set(printed) == set(V.KINDS)
+    for kind, cells in printed.items():
+        m, r = result["by_kind"][kind]["model"], result["by_kind"][kind]["rule_of_thumb"]
+        assert cells == [
+            str(m["rows"]),
+            f"{m['median_abs_error']:.1%}",
+            f"{m['worst_abs_error']:.1%}",
+            str(len(m["beyond_worst_target"])),
+            f"{r['median_abs_error']:.1%}",
+            f"{r['worst_abs_error']:.1%}",
+        ], kind
+
+
+def test_cli_train_prints_the_plans_band():
+    text = cli_text(
+        "train", "--model", "llama2-7b", "--tokens", "100B", "--gpu", "H100-SXM", "--gpus", "64"
+    )
+    plan = plan_training(
+        Scenario.model_validate(
+            {
+                "workload": {"model": "llama2-7b", "tokens": 1e11},
+                "cluster": {"gpu": "H100-SXM", "gpus": 64},
+            }
         )
-    text = out.getvalue()
-    assert "gpu_hours" in text and "rule median" in text and "Uncertainty" in text
+    )
+    low, high = V.training_days_band(plan)
+    assert low < plan.train_days < high
+    assert f"Uncertainty     {low:.1f} to {high:.1f} wall-clock days" in text
 
 
 def test_validation_page_renders():
@@ -281,31 +312,28 @@ def test_every_model_constant_has_a_source():
     ]
 
 
-def test_assumed_gpu_counts_are_flagged(result):
+def test_assumed_gpu_counts_are_flagged(result, table):
     """Whole runs that publish GPU-hours but no GPU count say the count is assumed, in the data,
     the CLI table and the page."""
     assumed = [r for r in result["rows"] if r["gpus_assumed"]]
     assert [r["id"] for r in assumed] == ["run-llama2-70b"]
     assert "NOT published" in assumed[0]["notes"]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["validate"]) == 0
-    line = next(x for x in out.getvalue().splitlines() if x.startswith("run-llama2-70b"))
-    assert "2,048*x" in line and "*: GPU count not published" in out.getvalue()
+    line = next(x for x in table.splitlines() if x.startswith("run-llama2-70b"))
+    assert "2,048*x" in line and "*: GPU count not published" in table
+    assert sum("*x" in x for x in table.splitlines()) == len(assumed)  # no other row marked
     from app.views.validation import table
 
     assert table(result).set_index("row").loc["run-llama2-70b", "GPUs"].endswith("(count assumed)")
 
 
-def test_published_layouts_the_memory_model_rejects_are_marked(result):
+def test_published_layouts_the_memory_model_rejects_are_marked(result, table):
     """Meta ran Llama 3 405B without recompute in 80 GiB; the memory model disagrees, and says so."""
     row = next(r for r in result["rows"] if r["id"] == "run-llama31-405b")
     assert not row["layout_fits"] and "none" in row["layout"]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["validate"]) == 0
-    line = next(x for x in out.getvalue().splitlines() if x.startswith("run-llama31-405b"))
-    assert " #" in line and "#: the source ran this layout" in out.getvalue()
+    line = next(x for x in table.splitlines() if x.startswith("run-llama31-405b"))
+    assert " #" in line and "#: the source ran this layout" in table
+    marked = {x.split()[0] for x in table.splitlines() if " # " in f"{x} "}
+    assert marked == {r["id"] for r in result["rows"] if not r["layout_fits"]}
     from app.views.validation import table
 
     assert not table(result).set_index("row").loc["run-llama31-405b", "fits (memory model)"]
