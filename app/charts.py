@@ -23,7 +23,7 @@ from plotly.subplots import make_subplots
 
 from models.options import OPTIONS
 from models.validation import UNITS
-from pricing.engine import Comparison, OptionResult
+from pricing.results import Comparison, OptionResult
 
 TEMPLATE_NAME = "clusterplan"
 DARK_TEMPLATE_NAME = "clusterplan_dark"
@@ -394,12 +394,7 @@ def provisioning_gantt(c: Comparison | Mapping, dark: bool = False) -> go.Figure
     for o in c.options:
         color = option_color(o.option)
         items = [
-            (
-                _plain(p["phase"]),
-                float(p["start_day"]),
-                float(p["end_day"]),
-                _plain(p.get("note", "")),
-            )
+            (_plain(p.phase), float(p.start_day), float(p.end_day), _plain(p.note))
             for p in o.timeline
         ]
         done = o.available and o.first_result_day is not None
@@ -409,7 +404,7 @@ def provisioning_gantt(c: Comparison | Mapping, dark: bool = False) -> go.Figure
                     "training",
                     o.ready_day,
                     o.first_result_day,
-                    f"one run: {o.first_result_day - o.ready_day:,.1f} days",
+                    f"one run: {o.train_days:,.1f} days",
                 )
             )
         lanes = _lanes([(s, e) for _, s, e, _ in items])
@@ -513,23 +508,20 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
         dark,
         make_subplots(specs=[[{"secondary_y": True}]]),
     )
-    curve = sorted(
-        (p for p in c.training.get("curve") or [] if p.get("gpus") and p.get("train_days")),
-        key=lambda p: p["gpus"],
-    )
+    curve = sorted((p for p in c.training.curve if p.gpus and p.train_days), key=lambda p: p.gpus)
     if not curve:
         return _empty(fig, "no scaling curve for this scenario")
-    gpus = [p["gpus"] for p in curve]
+    gpus = [p.gpus for p in curve]
     hover = [
-        f"{p['gpus']:,} GPUs: {p['train_days']:,.1f} days for one run (ideal {p.get('ideal_days') or 0:,.1f})"
-        f"<br>scaling efficiency {_pct(p.get('scaling_efficiency'))}, MFU {_pct(p.get('mfu'))}, "
-        f"{(p.get('gpu_hours') or 0) / 1e3:,.0f}k GPU-hours"
+        f"{p.gpus:,} GPUs: {p.train_days:,.1f} days for one run (ideal {p.ideal_days:,.1f})"
+        f"<br>scaling efficiency {_pct(p.scaling_efficiency)}, MFU {_pct(p.mfu)}, "
+        f"{p.gpu_hours / 1e3:,.0f}k GPU-hours"
         for p in curve
     ]
     fig.add_trace(
         go.Scatter(
             x=gpus,
-            y=[p["train_days"] for p in curve],
+            y=[p.train_days for p in curve],
             mode="lines+markers",
             name="Days for one run",
             line={"color": t["fg"], "width": 2.5},
@@ -541,7 +533,7 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     fig.add_trace(
         go.Scatter(
             x=gpus,
-            y=[p.get("ideal_days") for p in curve],
+            y=[p.ideal_days for p in curve],
             mode="lines",
             name="Ideal days",
             line={"color": t["fg"], "width": 1.5, "dash": "dash"},
@@ -549,7 +541,7 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
             hoverinfo="skip",
         )
     )
-    eff = [p.get("scaling_efficiency") for p in curve]
+    eff = [p.scaling_efficiency for p in curve]
     fig.add_trace(
         go.Scatter(
             x=gpus,
@@ -562,13 +554,13 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
         ),
         secondary_y=True,
     )
-    chosen = c.training.get("chosen_gpus") or c.training.get("gpus")
+    chosen = c.training.chosen_gpus or c.training.gpus
     if chosen in gpus:
         i = gpus.index(chosen)
         fig.add_trace(
             go.Scatter(
                 x=[chosen],
-                y=[curve[i]["train_days"]],
+                y=[curve[i].train_days],
                 mode="markers+text",
                 name="Chosen",
                 marker={
@@ -583,7 +575,7 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
                 hovertemplate=_HOVER,
             )
         )
-    deadline = (c.scenario.get("cluster") or {}).get("deadline_days")
+    deadline = c.scenario.cluster.deadline_days
     if deadline:
         fig.add_shape(
             type="line",
@@ -631,9 +623,8 @@ def tornado(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     """The NPV gap between the two cheapest options with each key input moved down and up; the
     part of a bar past zero (where the runner-up becomes cheapest) takes the runner-up's colour."""
     c = _as_comparison(c)
-    s = c.sensitivity or {}
-    bars = s.get("bars") or []
-    if not bars:
+    s = c.sensitivity
+    if s is None or not s.bars:
         fig = _figure(
             "Sensitivity of the recommendation",
             "Needs decision support and two available options.",
@@ -641,21 +632,21 @@ def tornado(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
         )
         return _empty(fig, "No sensitivity analysis for this comparison")
     labels = {o.option: o.label for o in c.options}
-    a, b = s["cheapest"], s["runner_up"]
+    bars, a, b = s.bars, s.cheapest, s.runner_up
     la, lb = labels.get(a, a), labels.get(b, b)
-    base, pct = s.get("base_gap_usd") or 0.0, round(100 * s.get("swing", 0.25))
+    base, pct = s.base_gap_usd, round(100 * s.swing)
     fig = _figure(
         "Sensitivity of the recommendation",
         f"NPV gap between {lb} and {la} with each input "
         f"{pct}% lower (\u25cb) or higher (\u25cf); past zero, {lb} becomes the cheaper.",
         dark,
     )
-    names = [_plain(bar["label"]) for bar in bars]
-    ends = [(bar.get("gap_low_usd"), bar.get("gap_high_usd")) for bar in bars]
+    names = [_plain(bar.label) for bar in bars]
+    ends = [(bar.gap_low_usd, bar.gap_high_usd) for bar in bars]
     lo = [min(base if v is None else v for v in e) for e in ends]
     hi = [max(base if v is None else v for v in e) for e in ends]
     hover = [
-        f"{n} (now {bar['base_value']:,.4g} {_plain(bar.get('unit', ''))})<br>gap at \u2212{pct}%: "
+        f"{n} (now {bar.base_value:,.4g} {_plain(bar.unit)})<br>gap at \u2212{pct}%: "
         f"{fmt_usd(e[0], False)}, at +{pct}%: {fmt_usd(e[1], False)} USD"
         for n, bar, e in zip(names, bars, ends, strict=True)
     ]
@@ -719,17 +710,17 @@ def tornado(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
 def uncertainty(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     """Per option the P10-P90 range of NPV with the median, and how often it is the cheapest."""
     c = _as_comparison(c)
-    u = c.uncertainty or {}
-    stats = u.get("options") or {}
+    u = c.uncertainty
+    stats = u.options if u is not None else {}
     rows = [
-        (o, stats[o.option])
+        (o, st)
         for o in c.options
-        if o.option in stats
-        and None not in (stats[o.option].get(k) for k in ("p10_usd", "p50_usd", "p90_usd"))
+        if (st := stats.get(o.option)) is not None
+        and None not in (st.p10_usd, st.p50_usd, st.p90_usd)
     ]
     fig = _figure(
         "Uncertainty of the cost",
-        f"NPV over the term across {u.get('draws') or 0:,} random draws "
+        f"NPV over the term across {u.draws if u is not None else 0:,} random draws "
         "of the uncertain inputs: bar P10 to P90, \u25c6 median; right, how often each option "
         "is the cheapest.",
         dark,
@@ -740,10 +731,10 @@ def uncertainty(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     if not rows:
         return _empty(fig, "No uncertainty analysis for this comparison")
     for o, st in rows:
-        color, p10, p50, p90 = option_color(o.option), st["p10_usd"], st["p50_usd"], st["p90_usd"]
+        color, p10, p50, p90 = option_color(o.option), st.p10_usd, st.p50_usd, st.p90_usd
         text = (
             f"{o.label}: P10 {fmt_usd(p10, False)}, median {fmt_usd(p50, False)}, P90 {fmt_usd(p90, False)} USD"
-            f"<br>completes the workload in {_pct(st.get('probability_completes'))} of draws"
+            f"<br>completes the workload in {_pct(st.probability_completes)} of draws"
         )
         meta = {"option": o.option}
         fig.add_trace(
@@ -783,7 +774,7 @@ def uncertainty(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
             row=1,
             col=1,
         )
-        prob = 100 * (st.get("probability_cheapest") or 0.0)
+        prob = 100 * st.probability_cheapest
         fig.add_trace(
             go.Bar(
                 orientation="h",

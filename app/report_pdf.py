@@ -40,8 +40,7 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
 )
 from app.formatting import band, days, si, usd, usd_rate
 from app.report_text import execution_text
-from models.scenario import Scenario
-from pricing.engine import Comparison
+from pricing.results import Comparison, OptionResult
 
 MAX_TITLE_CHARS = 200
 MUTED, INK, ACCENT, RULE = (107, 114, 128), (38, 39, 48), (0, 114, 178), (229, 231, 235)
@@ -67,12 +66,12 @@ def plain(text: object, limit: int = MAX_TITLE_CHARS) -> str:
 
 def default_title(c: Comparison) -> str:
     t = c.training
-    return f"{t['model']} on {t['gpus']:,} × {t['gpu']}"
+    return f"{t.model} on {t.gpus:,} × {t.gpu}"
 
 
 def catalogue_date(c: Comparison) -> str:
     """The newest `as_of` among the comparison's assumptions and the catalogue it was made with."""
-    dates = {str(a.get("as_of") or "") for a in c.assumptions} | {c.catalogue_as_of}
+    dates = {a.as_of for a in c.assumptions} | {c.catalogue_as_of}
     return max(
         (d[:10] for d in dates if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", d)), default="unknown"
     )
@@ -81,7 +80,7 @@ def catalogue_date(c: Comparison) -> str:
 def default_link(c: Comparison, base_url: str = share_link.DEFAULT_BASE_URL) -> str | None:
     """The share link that reopens the comparison's scenario (None if none can be made)."""
     try:
-        return share_link.link_url(Scenario.model_validate(c.scenario), base_url)
+        return share_link.link_url(c.scenario, base_url)
     except (share_link.LinkError, ValueError):
         return None
 
@@ -132,6 +131,11 @@ def build_report(
 
 
 # -------------------------------------------------------------------------------------- layout
+
+
+def _result(c: Comparison, option_id: str | None) -> OptionResult | None:
+    """The engine's result for an option the recommendation names (None when it names none)."""
+    return c.option(option_id) if option_id is not None else None
 
 
 def _num(v: float | None) -> str:
@@ -283,10 +287,8 @@ class _Document(FPDF):
         self.text_block("GPU CLUSTER COMPARISON", 8, MUTED, "B")
         self.ln(1)
         self.text_block(self.report_title, 18, INK, "B")
-        rate = next(
-            (a["value"] for a in c.assumptions if a["key"] == "discount_rate_pct_per_year"), None
-        )
-        months = c.scenario["term"]["months"]
+        rate = next((a.value for a in c.assumptions if a.key == "discount_rate_pct_per_year"), None)
+        months = c.scenario.term.months
         self.text_block(
             f"Generated {self.stamp} · prices and figures as of {self.catalogue} · term "
             f"{months} months" + (f", NPV at {rate:g} % a year" if rate is not None else ""),
@@ -331,8 +333,8 @@ class _Document(FPDF):
         self.caption(
             "Totals are sums of monthly cash flows over the term; NPV discounts each month. "
             f"$ per GPU-hour divides the total by the GPU-hours of work done. One run: "
-            f"{t['train_days']:.1f} days{band(t.get('train_days_low'), t.get('train_days_high'))} "
-            f"on {t['gpus']:,} × {t['gpu']}; the band comes from the model's errors against "
+            f"{t.train_days:.1f} days{band(t.train_days_low, t.train_days_high)} "
+            f"on {t.gpus:,} × {t.gpu}; the band comes from the model's errors against "
             f"published runs."
         )
         self.heading("Reopen this scenario", 11)
@@ -350,17 +352,12 @@ class _Document(FPDF):
 
     def recommendation(self) -> None:
         c, rec = self.c, self.c.recommendation
-        ok = [o for o in c.options if o.available and o.completes_workload]
-        best = next((o for o in ok if o.option == rec.get("option")), None)
-        fastest = min(
-            (o for o in ok if o.first_result_day is not None),
-            key=lambda o: o.first_result_day,
-            default=None,
-        )
+        best = _result(c, rec.option)
+        fastest = _result(c, rec.fastest_option)
         y0 = self.get_y()
         self.set_fill_color(239, 246, 251)
         self.text_block(
-            f"Recommendation: {best.label if best else 'none'}",
+            f"Recommendation: {rec.label or 'none'}",
             12.5,
             INK,
             "B",
@@ -368,7 +365,7 @@ class _Document(FPDF):
             padding=(3, 4, 1, 5),
         )
         self.text_block(
-            rec["why"][:1].upper() + rec["why"][1:] + ".",
+            rec.why[:1].upper() + rec.why[1:] + ".",
             9.5,
             INK,
             fill=True,
@@ -380,7 +377,7 @@ class _Document(FPDF):
                 f"Cheapest over the term: {best.label}, NPV {usd(best.npv_usd)}, "
                 f"nominal {usd(best.total_usd)}."
             )
-        if fastest:
+        if fastest and fastest.first_result_day is not None:
             lines.append(
                 f"Fastest to first result: {fastest.label}, first run done on day "
                 f"{fastest.first_result_day:,.0f}."
@@ -392,47 +389,41 @@ class _Document(FPDF):
 
     def scenario_rows(self) -> list[list[str]]:
         s, t = self.c.scenario, self.c.training
-        w, cl, u, term, opts = s["workload"], s["cluster"], s["usage"], s["term"], s["options"]
-        lay = t.get("layout") or {}
+        w, cl, u, term, opts = s.workload, s.cluster, s.usage, s.term, s.options
+        lay = t.layout
         labels = {o.option: o.label for o in self.c.options}
-        work = [
-            t["model"],
-            f"{si(w['tokens'])} tokens",
-            f"sequence {w['seq_len']:,}",
-            str(w["precision"]).upper(),
-        ]
-        cluster = f"{t['gpus']:,} × {t['gpu']} ({t['nodes']:,} nodes)"
-        if cl.get("deadline_days"):
-            cluster += f", deadline {cl['deadline_days']:g} days"
+        work = [t.model, f"{si(w.tokens)} tokens", f"sequence {w.seq_len:,}", w.precision.upper()]
+        cluster = f"{t.gpus:,} × {t.gpu} ({t.nodes:,} nodes)"
+        if cl.deadline_days:
+            cluster += f", deadline {cl.deadline_days:g} days"
         usage = (
-            f"{u['runs']:g} training runs over the term"
-            if u["mode"] == "runs"
-            else f"{u['utilisation_pct']:g} % utilisation"
+            f"{u.runs:g} training runs over the term"
+            if u.mode == "runs"
+            else f"{u.utilisation_pct:g} % utilisation"
         )
-        fin = term["financing"] + (
-            f" over {term['loan_years']} years" if term["financing"] != "cash" else ""
+        fin = term.financing + (
+            f" over {term.loan_years} years" if term.financing != "cash" else ""
         )
-        overrides = s.get("overrides") or {}
         rows = [
             ["Workload", " · ".join(work)],
             ["Cluster", cluster],
-            ["Execution plan", execution_text(s.get("execution") or {})],
+            ["Execution plan", execution_text(s.execution)],
             [
                 "Training",
-                f"one run {t['train_days']:.1f} days"
-                f"{band(t.get('train_days_low'), t.get('train_days_high'))} ({t['ideal_days']:.1f} without failures, "
-                f"goodput {t['goodput']:.1%}); layout TP {lay.get('tp', '?')} · PP "
-                f"{lay.get('pp', '?')} · DP {lay.get('dp', '?')}; MFU {t['mfu']:.1%}",
+                f"one run {t.train_days:.1f} days"
+                f"{band(t.train_days_low, t.train_days_high)} ({t.ideal_days:.1f} without failures, "
+                f"goodput {t.goodput:.1%}); layout TP {lay.tp} · PP {lay.pp} · DP {lay.dp}; "
+                f"MFU {t.mfu:.1%}",
             ],
             ["Usage", usage],
-            ["Term", f"{term['months']} months, financing: {fin}"],
-            ["Facility (build)", str(opts.get("facility", ""))],
-            ["Options compared", ", ".join(labels.get(o, o) for o in opts["compare"])],
+            ["Term", f"{term.months} months, financing: {fin}"],
+            ["Facility (build)", opts.facility],
+            ["Options compared", ", ".join(labels.get(o, o) for o in opts.compare)],
             [
                 "Your overrides",
                 ", ".join(
                     f"{k} = {_num(v) if isinstance(v, int | float) else v}"
-                    for k, v in sorted(overrides.items())
+                    for k, v in sorted(s.overrides.items())
                 )
                 or "none",
             ],
@@ -485,7 +476,7 @@ class _Document(FPDF):
             rows = [["Option", "Ready", "One run", "First result", "Phases (start and end day)"]]
             for o in live:
                 phases = "; ".join(
-                    f"{p['phase']} {p['start_day']:,.0f}–{p['end_day']:,.0f}" for p in o.timeline
+                    f"{p.phase} {p.start_day:,.0f}–{p.end_day:,.0f}" for p in o.timeline
                 )
                 rows.append(
                     [
@@ -497,7 +488,7 @@ class _Document(FPDF):
                     ]
                 )
             self.grid(rows, (28, 18, 18, 22, 94), ("LEFT", "RIGHT", "RIGHT", "RIGHT", "LEFT"))
-        curve = c.training.get("curve") or []
+        curve = c.training.curve
         if curve:
             self.heading("Training time against GPU count", 10)
             rows = [
@@ -512,18 +503,16 @@ class _Document(FPDF):
                 ]
             ]
             for p in curve:
-                mark = " (chosen)" if p.get("gpus") == c.training.get("gpus") else ""
+                mark = " (chosen)" if p.gpus == c.training.gpus else ""
                 rows.append(
                     [
-                        f"{p['gpus']:,}{mark}",
-                        f"{p['step_time_s']:.2f}",
-                        f"{p['mfu']:.1%}",
-                        f"{p['ideal_days']:.1f}",
-                        f"{p['train_days']:.1f}",
-                        si(p["gpu_hours"]),
-                        f"{p['scaling_efficiency']:.0%}"
-                        if p.get("scaling_efficiency") is not None
-                        else "-",
+                        f"{p.gpus:,}{mark}",
+                        f"{p.step_time_s:.2f}",
+                        f"{p.mfu:.1%}",
+                        f"{p.ideal_days:.1f}",
+                        f"{p.train_days:.1f}",
+                        si(p.gpu_hours),
+                        f"{p.scaling_efficiency:.0%}",
                     ]
                 )
             self.grid(rows, (30, 20, 20, 24, 30, 26, 30), ("LEFT",) + ("RIGHT",) * 6)
@@ -532,52 +521,49 @@ class _Document(FPDF):
     def decision(self) -> None:
         c = self.c
         labels = {o.option: o.label for o in c.options}
-        s = c.sensitivity or {}
-        if s.get("bars"):
-            a, b = (
-                labels.get(s["cheapest"], s["cheapest"]),
-                labels.get(s["runner_up"], s["runner_up"]),
-            )
-            pct = round(100 * s.get("swing", 0.25))
+        s = c.sensitivity
+        if s is not None and s.bars:
+            a, b = labels.get(s.cheapest, s.cheapest), labels.get(s.runner_up, s.runner_up)
+            pct = round(100 * s.swing)
             self.heading("Sensitivity of the recommendation", 10)
             self.caption(
-                f"NPV of {b} minus NPV of {a} (today {usd(s['base_gap_usd'])}) with each input "
+                f"NPV of {b} minus NPV of {a} (today {usd(s.base_gap_usd)}) with each input "
                 f"{pct} % lower or higher; below zero, {b} becomes the cheaper."
             )
             rows = [["Input", "Value now", f"Gap at −{pct} %", f"Gap at +{pct} %"]]
             rows += [
                 [
-                    bar["label"],
-                    f"{_num(bar['base_value'])} {bar.get('unit', '')}",
-                    usd(bar["gap_low_usd"]),
-                    usd(bar["gap_high_usd"]),
+                    bar.label,
+                    f"{_num(bar.base_value)} {bar.unit}",
+                    usd(bar.gap_low_usd),
+                    usd(bar.gap_high_usd),
                 ]
-                for bar in s["bars"]
+                for bar in s.bars
             ]
             self.grid(rows, (70, 40, 35, 35), ("LEFT", "RIGHT", "RIGHT", "RIGHT"))
-        u = c.uncertainty or {}
-        if u.get("options"):
+        u = c.uncertainty
+        if u is not None and u.options:
             self.heading("Uncertainty of the cost", 10)
             self.caption(
-                f"NPV over the term across {u.get('draws', 0):,} random draws of the uncertain inputs."
+                f"NPV over the term across {u.draws:,} random draws of the uncertain inputs."
             )
             rows = [["Option", "P10", "Median", "P90", "Cheapest in", "Completes in"]]
-            for key, q in u["options"].items():
+            for key, q in u.options.items():
                 rows.append(
                     [
                         labels.get(key, key),
-                        usd(q.get("p10_usd")),
-                        usd(q.get("p50_usd")),
-                        usd(q.get("p90_usd")),
-                        f"{q.get('probability_cheapest') or 0:.0%}",
-                        f"{q.get('probability_completes') or 0:.0%}",
+                        usd(q.p10_usd),
+                        usd(q.p50_usd),
+                        usd(q.p90_usd),
+                        f"{q.probability_cheapest:.0%}",
+                        f"{q.probability_completes:.0%}",
                     ]
                 )
             self.grid(rows, (40, 28, 28, 28, 28, 28), ("LEFT",) + ("RIGHT",) * 5)
         if c.flip_points:
             self.heading("Flip points (where the cheapest option changes)", 10)
             for f in c.flip_points:
-                self.text_block(f"• {f['text']}", 8.5)
+                self.text_block(f"• {f.text}", 8.5)
 
     def assumptions(self) -> None:
         self.heading("Assumptions and their sources")
@@ -587,10 +573,8 @@ class _Document(FPDF):
         )
         rows = [["Figure", "Value", "Unit", "Source", "As of"]]
         for a in self.c.assumptions:
-            value = _num(a["value"]) + (" (yours)" if a.get("overridden") else "")
-            rows.append(
-                [a["key"], value, a.get("unit") or "", a.get("source") or "", a.get("as_of") or ""]
-            )
+            value = _num(a.value) + (" (yours)" if a.overridden else "")
+            rows.append([a.key, value, a.unit, a.source, a.as_of])
         self.grid(
             rows, (44, 17, 25, 76, 18), ("LEFT", "RIGHT", "LEFT", "LEFT", "LEFT"), 7, header=True
         )

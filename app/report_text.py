@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from app.formatting import si as _si
 from app.formatting import usd as _usd
+from models.scenario import Execution
 from models.training import TrainingPlan
+from pricing.results import Comparison
 
 
 def _rows(rows: list[tuple[str, str]]) -> str:
@@ -12,13 +16,17 @@ def _rows(rows: list[tuple[str, str]]) -> str:
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
 
 
-def execution_text(execution: dict) -> str:
-    """'attention flash2 | TP comm overlap off | gradients fp32'; 'defaults' when the plan has none."""
-    if not execution:
+def execution_text(execution: Execution | Mapping | None) -> str:
+    """'attention flash2 | TP comm overlap off | gradients fp32'; 'defaults' when the plan has none.
+
+    Takes the scenario's `Execution`, or the plan's `TrainingPlan.execution` (its dump)."""
+    if execution is None or (isinstance(execution, Mapping) and not execution):
         return "defaults"
+    if isinstance(execution, Mapping):
+        execution = Execution.model_validate(execution)
     return (
-        f"attention {execution['attention']} | TP comm overlap {'on' if execution['tp_comm_overlap'] else 'off'}"
-        f" | gradients {execution['gradient_precision']}"
+        f"attention {execution.attention} | TP comm overlap {'on' if execution.tp_comm_overlap else 'off'}"
+        f" | gradients {execution.gradient_precision}"
     )
 
 
@@ -31,8 +39,8 @@ def training_report(p: TrainingPlan) -> str:
         p.fabric,
     )
     head = (
-        f"{p.model['name']} ({_si(p.model['params'])} params"
-        + (f", {_si(p.model['active_params'])} active" if p.model["experts"] > 1 else "")
+        f"{p.model.name} ({_si(p.model.params)} params"
+        + (f", {_si(p.model.active_params)} active" if p.model.experts > 1 else "")
         + f") on {p.gpus:,} x {p.gpu}  [sizing: {p.sizing}"
         + (
             f"; smallest that fits: {p.min_gpus:,}"
@@ -49,9 +57,9 @@ def training_report(p: TrainingPlan) -> str:
     rows = [
         (
             "Layout",
-            f"TP {lay['tp']} | PP {lay['pp']} | DP {lay['dp']} | EP {lay['ep']} | ZeRO-{lay['zero']}"
-            f" | recompute {lay['recompute']} | micro-batch {lay['micro_batch']}"
-            f" | interleave {lay['interleave']} | sequence parallel {'on' if lay['sequence_parallel'] else 'off'}",
+            f"TP {lay.tp} | PP {lay.pp} | DP {lay.dp} | EP {lay.ep} | ZeRO-{lay.zero}"
+            f" | recompute {lay.recompute} | micro-batch {lay.micro_batch}"
+            f" | interleave {lay.interleave} | sequence parallel {'on' if lay.sequence_parallel else 'off'}",
         ),
         ("Execution", execution_text(p.execution)),
         (
@@ -108,11 +116,11 @@ def training_report(p: TrainingPlan) -> str:
     return "\n".join(out)
 
 
-def comparison_report(c) -> str:
+def comparison_report(c: Comparison) -> str:
     t = c.training
     head = (
-        f"{t['model']} on {t['gpus']:,} x {t['gpu']}: one run takes {t['train_days']:.1f} days"
-        f" ({t['ideal_days']:.1f} ideal, goodput {t['goodput']:.1%}); term {c.scenario['term']['months']} months"
+        f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {t.train_days:.1f} days"
+        f" ({t.ideal_days:.1f} ideal, goodput {t.goodput:.1%}); term {c.scenario.term.months} months"
     )
     cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready day':>9} {'first result':>12}"
     lines = [head, "", cols]
@@ -127,35 +135,35 @@ def comparison_report(c) -> str:
             f" {_usd(o.usd_per_training_run):>11} {o.ready_day:>9.0f} {first:>12}"
             + ("" if o.completes_workload else f"   ({o.note})")
         )
-    lines += ["", "Recommendation: " + c.recommendation["why"]]
-    if c.sensitivity:
-        s = c.sensitivity
+    lines += ["", "Recommendation: " + c.recommendation.why]
+    s = c.sensitivity
+    if s is not None:
         lines += [
             "",
-            f"What moves the gap between {s['cheapest']} and {s['runner_up']} "
-            f"(base {_usd(s['base_gap_usd'])}), each input -25 % / +25 %:",
+            f"What moves the gap between {s.cheapest} and {s.runner_up} "
+            f"(base {_usd(s.base_gap_usd)}), each input -25 % / +25 %:",
         ]
-        for bar in s["bars"][:8]:
+        for bar in s.bars[:8]:
             lines.append(
-                f"  {bar['label']:28} {_usd(bar['gap_low_usd']):>11} {_usd(bar['gap_high_usd']):>11}"
+                f"  {bar.label:28} {_usd(bar.gap_low_usd):>11} {_usd(bar.gap_high_usd):>11}"
             )
-    if c.uncertainty:
-        u = c.uncertainty
+    u = c.uncertainty
+    if u is not None:
         lines += [
             "",
-            f"Uncertainty ({u['draws']:,} draws): NPV P10 / P50 / P90, chance of being cheapest",
+            f"Uncertainty ({u.draws:,} draws): NPV P10 / P50 / P90, chance of being cheapest",
         ]
-        for o, q in u["options"].items():
+        for o, q in u.options.items():
             lines.append(
-                f"  {o:20} {_usd(q['p10_usd']):>11} {_usd(q['p50_usd']):>11} {_usd(q['p90_usd']):>11}"
-                f"  {q['probability_cheapest']:>5.0%}"
+                f"  {o:20} {_usd(q.p10_usd):>11} {_usd(q.p50_usd):>11} {_usd(q.p90_usd):>11}"
+                f"  {q.probability_cheapest:>5.0%}"
             )
     if c.flip_points:
-        lines += ["", "Flip points:"] + [f"  {f['text']}" for f in c.flip_points]
+        lines += ["", "Flip points:"] + [f"  {f.text}" for f in c.flip_points]
     return "\n".join(lines)
 
 
-def comparison_csv(c) -> str:
+def comparison_csv(c: Comparison) -> str:
     import csv
     import io
 
@@ -203,7 +211,7 @@ RENTAL_FIGURES = (
 )
 
 
-def hourly_report(gpu: str, gpus: int, months: int, rows) -> str:
+def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comparison]]) -> str:
     """Owned cost per delivered GPU-hour at each utilisation, then the catalogue's rental prices."""
     lines = [
         f"All-in cost of owning {gpus:,} x {gpu} for {months} months, per delivered GPU-hour",
@@ -220,13 +228,14 @@ def hourly_report(gpu: str, gpus: int, months: int, rows) -> str:
         lines.append(
             f"  at {util:g} % utilisation: ${build.usd_per_gpu_hour:.2f} per GPU-hour ({top})"
         )
-    figures = {a["key"]: a for a in rows[0][1].assumptions}
+    figures = {a.key: a for a in rows[0][1].assumptions}
     lines += [
         "",
         "Catalogue rental prices for the same GPU (USD per GPU-hour, pay only for hours bought):",
     ]
     for key, label in RENTAL_FIGURES:
         f = figures[key]
-        value = "-" if f["value"] != f["value"] else f"${f['value']:.2f}"
-        lines.append(f"  {label:28} {value:>7}   {f['source']}")
+        missing = f.value is None or f.value != f.value  # none in the catalogue (None or NaN)
+        value = "-" if missing else f"${f.value:.2f}"
+        lines.append(f"  {label:28} {value:>7}   {f.source}")
     return "\n".join(lines)

@@ -234,40 +234,41 @@ def test_gantt_gives_parallel_phases_their_own_lane(full):
 
 def test_tornado_has_one_bar_per_input(full):
     fig = charts.tornado(full)
-    bars = full.sensitivity["bars"]
+    bars = full.sensitivity.bars
     segments = _traces(fig, "tornado")
     assert {t.meta["option"] for t in segments} == {
-        full.sensitivity["cheapest"],
-        full.sensitivity["runner_up"],
+        full.sensitivity.cheapest,
+        full.sensitivity.runner_up,
     }
     for t in segments:
         assert len(t.y) == len(bars)
-        assert list(t.y) == [b["label"] for b in bars]
+        assert list(t.y) == [b.label for b in bars]
         assert min(t.x) >= 0
     for i, b in enumerate(bars):
-        lo, hi = sorted((b["gap_low_usd"], b["gap_high_usd"]))
+        lo, hi = sorted((b.gap_low_usd, b.gap_high_usd))
         covered = sum(t.x[i] for t in segments)
         assert covered == pytest.approx(hi - lo)
         assert min(t.base[i] for t in segments if t.x[i] > 0) == pytest.approx(lo)
-    assert list(fig.layout.yaxis.categoryarray) == [b["label"] for b in bars][::-1]
+    assert list(fig.layout.yaxis.categoryarray) == [b.label for b in bars][::-1]
 
 
 def test_uncertainty_shows_p10_to_p90_and_the_median(full):
     fig = charts.uncertainty(full)
-    for option, s in full.uncertainty["options"].items():
+    for option, s in full.uncertainty.options.items():
         (rng,) = _traces(fig, "range", option)
-        assert rng.base[0] == pytest.approx(s["p10_usd"])
-        assert rng.base[0] + rng.x[0] == pytest.approx(s["p90_usd"])
+        assert rng.base[0] == pytest.approx(s.p10_usd)
+        assert rng.base[0] + rng.x[0] == pytest.approx(s.p90_usd)
         (p50,) = _traces(fig, "p50", option)
-        assert p50.x[0] == pytest.approx(s["p50_usd"])
+        assert p50.x[0] == pytest.approx(s.p50_usd)
         (prob,) = _traces(fig, "probability", option)
-        assert prob.x[0] == pytest.approx(100 * s["probability_cheapest"])
+        assert prob.x[0] == pytest.approx(100 * s.probability_cheapest)
 
 
 def test_scaling_curve_from_a_hand_made_curve(bare):
     data = bare.model_dump(mode="json")
     data["training"] |= {"curve": CURVE, "chosen_gpus": 1024}
-    data["scenario"]["cluster"]["deadline_days"] = 30
+    # a deadline sizes the cluster: the scenario then gives no GPU count (it may not give both)
+    data["scenario"]["cluster"] |= {"gpus": None, "deadline_days": 30}
     fig = charts.scaling_curve(data)
     (days,) = _traces(fig, "train_days")
     (ideal,) = _traces(fig, "ideal_days")
@@ -287,7 +288,7 @@ def test_scaling_curve_from_a_hand_made_curve(bare):
     assert [s.y0 for s in fig.layout.shapes if s.name == "deadline"] == [30]
     assert "no scaling curve" not in " ".join(_annotations(fig))
     # no deadline: no line; unsorted input is drawn in GPU order
-    data["scenario"]["cluster"]["deadline_days"] = None
+    data["scenario"]["cluster"] |= {"gpus": 1024, "deadline_days": None}
     data["training"]["curve"] = CURVE[::-1]
     fig = charts.scaling_curve(data)
     assert not fig.layout.shapes and list(_traces(fig, "train_days")[0].x) == [

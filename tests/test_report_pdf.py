@@ -101,9 +101,9 @@ def test_every_total_the_recommendation_and_the_link(comparison, report, text, l
         assert o.label in text
         assert usd(o.total_usd) in text, (o.label, usd(o.total_usd))
         assert usd(o.npv_usd) in text
-    why = comparison.recommendation["why"]
+    why = comparison.recommendation.why
     assert flat(why[:1].upper() + why[1:]) in flat(text)
-    assert f"Recommendation: {comparison.recommendation['label']}" in text
+    assert f"Recommendation: {comparison.recommendation.label}" in text
     assert flat(link) in flat(text)
     assert share_link.decode(share_link.token_from_url(link)) == Scenario.model_validate(EXAMPLE)
 
@@ -111,17 +111,17 @@ def test_every_total_the_recommendation_and_the_link(comparison, report, text, l
 def test_every_assumption_with_its_source_and_date(comparison, text):
     body = flat(text)
     for a in comparison.assumptions:
-        assert flat(a["key"]) in body, a["key"]
-        assert flat(a["source"]) in body, a["source"]
-        if a["as_of"]:
-            assert a["as_of"] in text
-    assert len({a["source"] for a in comparison.assumptions}) >= 10
+        assert flat(a.key) in body, a.key
+        assert flat(a.source) in body, a.source
+        if a.as_of:
+            assert a.as_of in text
+    assert len({a.source for a in comparison.assumptions}) >= 10
 
 
 def test_pages_are_numbered_and_dated(report, comparison):
     pages = PdfReader(io.BytesIO(report.data)).pages
     assert 3 <= len(pages) <= 20 and report.pages == len(pages)
-    newest = max(a["as_of"] for a in comparison.assumptions if a["as_of"])
+    newest = max(a.as_of for a in comparison.assumptions if a.as_of)
     for n, page in enumerate(pages, start=1):
         words = page.extract_text()
         assert f"page {n} of {len(pages)}" in words
@@ -375,12 +375,12 @@ def test_training_days_come_with_their_band(comparison, text):
     from app.formatting import band
 
     t = comparison.training
-    assert t["train_days_low"] < t["train_days"] < t["train_days_high"]
+    assert t.train_days_low < t.train_days < t.train_days_high
     flat = " ".join(text.split())
-    assert band(t["train_days_low"], t["train_days_high"]).strip() in flat
+    assert band(t.train_days_low, t.train_days_high).strip() in flat
 
 
 def test_the_execution_plan_is_on_the_cover(comparison, text):
-    ex = comparison.scenario["execution"]
+    ex = comparison.scenario.execution
     flat = " ".join(text.split())
-    assert "Execution plan" in flat and f"attention {ex['attention']}" in flat
+    assert "Execution plan" in flat and f"attention {ex.attention}" in flat
