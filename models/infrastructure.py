@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from models.checks import count, positive
+from models.record import Record
 from models.units import BYTES_PER_GB, BYTES_PER_TOKEN
 
 # Tokenized training data stored as uint32 token ids: 4 bytes per token (vocabularies above
@@ -30,7 +31,7 @@ def dataset_read_gbyte_per_s(
     return tokens * per_token / BYTES_PER_GB
 
 
-class FabricPlan(BaseModel):
+class FabricPlan(Record):
     """Switch, link and optics counts for a non-blocking fat tree."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

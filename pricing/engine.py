@@ -148,7 +148,7 @@ def compare(
     else:
         sensitivity, uncertainty, flips = None, None, []
     return Comparison(
-        scenario=scenario.model_dump(mode="json"),
+        scenario=scenario,
         training=_training_summary(inp),
         options=ordered,
         recommendation=recommendation,
@@ -224,7 +224,7 @@ def _training_summary(inp: CostInputs) -> TrainingSummary:
         sizing=p.sizing,
         min_gpus=p.min_gpus,
         checkpoint=p.checkpoint,
-        fabric=p.fabric.model_dump(),
+        fabric=p.fabric,
         storage=p.storage,
         chosen_gpus=p.gpus,
         curve=list(p.curve or []),

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from models.infrastructure import FabricPlan
 from models.record import Record
+from models.scenario import Scenario
 from models.training import Checkpoint, CurvePoint, Layout, StorageNeeds
 
 
@@ -147,7 +149,7 @@ class TrainingSummary(Record):
     sizing: str
     min_gpus: int | None
     checkpoint: Checkpoint
-    fabric: dict
+    fabric: FabricPlan
     storage: StorageNeeds
     chosen_gpus: int
     #: training time against GPU count (empty when the plan was made without it)
@@ -155,7 +157,7 @@ class TrainingSummary(Record):
 
 
 class Comparison(Record):
-    scenario: dict
+    scenario: Scenario
     training: TrainingSummary
     options: list[OptionResult]
     recommendation: Recommendation
