@@ -210,7 +210,7 @@ def test_runs_mode_counts_runs_and_first_result(cat):
     for o in short.options:  # 1,000 runs of ~4 days do not fit in 36 months
         assert not o.completes_workload and o.runs_completed < 1000
         assert "runs fit in the term" in o.note
-    assert short.recommendation["option"] is None
+    assert short.recommendation.option is None
 
 
 def test_timeline_ready_day_and_phases_come_from_the_catalogue_given(cat):
@@ -227,40 +227,37 @@ def test_timeline_ready_day_and_phases_come_from_the_catalogue_given(cat):
             catalogue=cat,
         )
         assert o.ready_day == pytest.approx(t.ready_day), o.option
-        assert [(p["phase"], p["start_day"], p["end_day"]) for p in o.timeline] == [
+        assert [(p.phase, p.start_day, p.end_day) for p in o.timeline] == [
             (p.name, p.start_day, p.end_day) for p in t.phases
         ], o.option
 
 
 def test_decision_support_shapes_and_probabilities(cat):
     c = compare(scenario(), cat, draws=2000)
-    probs = [q["probability_cheapest"] for q in c.uncertainty["options"].values()]
+    probs = [q.probability_cheapest for q in c.uncertainty.options.values()]
     assert sum(probs) == pytest.approx(1.0)
-    for q in c.uncertainty["options"].values():
-        assert q["p10_usd"] <= q["p50_usd"] <= q["p90_usd"]
-    assert c.sensitivity["bars"] and c.sensitivity["cheapest"] == c.recommendation["option"]
+    for q in c.uncertainty.options.values():
+        assert q.p10_usd <= q.p50_usd <= q.p90_usd
+    assert c.sensitivity.bars and c.sensitivity.cheapest == c.recommendation.option
     for f in c.flip_points:
-        assert (
-            f["cheapest_now"] == c.recommendation["option"]
-            and f["cheapest_after"] != f["cheapest_now"]
-        )
-        assert (f["flip_value"] < f["base_value"]) == (f["direction"] == "below")
+        assert f.cheapest_now == c.recommendation.option and f.cheapest_after != f.cheapest_now
+        assert (f.flip_value < f.base_value) == (f.direction == "below")
 
 
 def test_flip_point_is_where_the_cheapest_option_changes(cat):
     c = compare(scenario(), cat)
     assert c.flip_points
     for f in c.flip_points[:4]:
-        beyond = f["flip_value"] * (0.97 if f["direction"] == "below" else 1.03)
-        short = f["flip_value"] * (1.03 if f["direction"] == "below" else 0.97)
+        beyond = f.flip_value * (0.97 if f.direction == "below" else 1.03)
+        short = f.flip_value * (1.03 if f.direction == "below" else 0.97)
         after = compare(
-            scenario().model_copy(update={"overrides": {f["key"]: beyond}}), cat, decision=False
+            scenario().model_copy(update={"overrides": {f.key: beyond}}), cat, decision=False
         )
         before = compare(
-            scenario().model_copy(update={"overrides": {f["key"]: short}}), cat, decision=False
+            scenario().model_copy(update={"overrides": {f.key: short}}), cat, decision=False
         )
-        assert after.recommendation["option"] == f["cheapest_after"], f
-        assert before.recommendation["option"] == f["cheapest_now"], f
+        assert after.recommendation.option == f.cheapest_after, f
+        assert before.recommendation.option == f.cheapest_now, f
 
 
 def test_unknown_override_and_provider_name_the_field(cat):
@@ -281,10 +278,10 @@ def test_owned_facility_replaces_colocation_and_waits_for_construction(cat):
     b0, b1 = option(colo, "build"), option(own, "build")
     assert "colocation" in b0.breakdown_usd and "colocation" not in b1.breakdown_usd
     assert b1.breakdown_usd["facility upkeep"] > 0
-    facility = {p["phase"]: p for p in b1.timeline}["facility"]
-    assert "new construction" in facility["note"]
-    assert "new construction" not in {p["phase"]: p for p in b0.timeline}["facility"]["note"]
-    assert b1.ready_day > facility["end_day"] > b0.ready_day  # racking waits for the building
+    facility = {p.phase: p for p in b1.timeline}["facility"]
+    assert "new construction" in facility.note
+    assert "new construction" not in {p.phase: p for p in b0.timeline}["facility"].note
+    assert b1.ready_day > facility.end_day > b0.ready_day  # racking waits for the building
     inp = build_inputs(scenario(options__facility="owned"), cat)
     site = inp.it_power_kw * inp.value("facility_capex_usd_per_kw")
     assert b1.breakdown_usd["hardware"] == pytest.approx(b0.breakdown_usd["hardware"] + site)

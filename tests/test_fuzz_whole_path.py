@@ -161,7 +161,7 @@ def check_whole_path(data: dict) -> None:
         for value in (o.usd_per_gpu_hour, o.usd_per_training_run):
             assert value is None or math.isfinite(value), o.option
     by_id = {o.option: o for o in c.options}
-    chosen = c.recommendation["option"]
+    chosen = c.recommendation.option
     ranked = [o for o in c.options if o.available and o.completes_workload]
     if chosen is None:
         assert ranked == []
@@ -169,7 +169,7 @@ def check_whole_path(data: dict) -> None:
         best = by_id[chosen]
         assert best.available and best.completes_workload and math.isfinite(best.npv_usd)
         assert best.npv_usd == min(o.npv_usd for o in ranked)
-    assert "nan" not in c.recommendation["why"].lower()
+    assert "nan" not in c.recommendation.why.lower()
 
     exported = _strict_json(comparison_json(c))
     assert exported == json.loads(json.dumps(c.model_dump(mode="json"))), "a number became null"
