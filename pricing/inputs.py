@@ -208,7 +208,9 @@ def _price_figures(
         max(str(r.as_of) for r in cat.server_prices(gpu_id)),
     )
 
-    known = cat.providers(gpu_id)
+    # a named provider is priced from its on-demand rate (the rent and cloud figures derive from
+    # it when the provider lists no commitment), so it must list one for this GPU
+    known = sorted({row.provider for row in cat.rentals(gpu_id, "on_demand")})
     for field_name, provider in (
         ("rent_provider", sc.options.rent_provider),
         ("cloud_provider", sc.options.cloud_provider),
@@ -216,7 +218,7 @@ def _price_figures(
         if provider is not None and provider not in known:
             raise InputError(
                 f"options.{field_name}",
-                f"no prices from {provider!r} for {gpu_id}; known: {', '.join(known)}",
+                f"no on-demand price from {provider!r} for {gpu_id}; known: {', '.join(known)}",
             )
     neo = ("neocloud", "marketplace", None)
     hyper = ("hyperscaler", None)

@@ -208,14 +208,6 @@ def test_every_valid_scenario_gives_finite_results_or_a_documented_refusal(data)
     check_whole_path(data)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=LookupError,
-    reason="source bug found by this fuzz: a provider the catalogue lists for the GPU but with no "
-    "on-demand price passes the provider check in pricing/inputs.py, then MissingFigureError (a "
-    "LookupError, not an InputError naming the field) escapes compare; in the shipped catalogue: "
-    "H100-SXM 'Market index (SemiAnalysis)', H200 and B200 'Qubrid AI' (committed_1y rows only)",
-)
 @pytest.mark.parametrize("field", ["rent_provider", "cloud_provider"])
 def test_a_provider_without_an_on_demand_price_gives_a_result_or_an_input_error(
     field, tmp_path, fixture_catalogue
