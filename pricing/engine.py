@@ -16,7 +16,7 @@ from models.scenario import Scenario
 from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl
-from pricing.catalogue import Catalogue
+from pricing.catalogue import Catalogue, load_catalogue
 from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
 from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engine's result types)
     Assumption,
@@ -123,7 +123,7 @@ def compare(
     draws: int = 2000,
     seed: int = 20261129,
 ) -> Comparison:
-    inp = build_inputs(scenario, catalogue)
+    inp = build_inputs(scenario, catalogue if catalogue is not None else load_catalogue())
     options = [o for o in scenario.options.compare if o not in inp.unavailable]
     P = base_params(inp)
     results = evaluate(inp, P, options)

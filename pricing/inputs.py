@@ -26,7 +26,7 @@ from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the 
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
 )
-from pricing.catalogue import Catalogue, MissingFigureError, load_catalogue
+from pricing.catalogue import Catalogue, MissingFigureError
 
 #: Checkpoints kept on the file system (the latest plus two to roll back to after a loss spike).
 CHECKPOINTS_KEPT = 3
@@ -294,10 +294,11 @@ def _apply_overrides(figures: dict[str, Figure], overrides: dict[str, float]) ->
 
 
 def build_inputs(
-    scenario: Scenario, catalogue: Catalogue | None = None, plan: TrainingPlan | None = None
+    scenario: Scenario, catalogue: Catalogue, plan: TrainingPlan | None = None
 ) -> CostInputs:
-    """Sizes the workload once with the core, then gathers every figure; overrides win."""
-    cat = catalogue or load_catalogue()
+    """Sizes the workload once with the core, then gathers every figure from `catalogue` (always
+    given: only the entry point, `compare`, picks the bundled one); overrides win."""
+    cat = catalogue
     plan = plan or plan_training(scenario, curve=True)
     gpu = get_gpu(scenario.cluster.gpu)
     figures = {key: _catalogue_figure(cat, key) for key in CATALOGUE_KEYS}

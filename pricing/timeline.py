@@ -35,7 +35,7 @@ import numpy as np
 
 from models.infrastructure import fat_tree_max_endpoints
 from models.options import spec
-from pricing.catalogue import GPU_IDS, TIMELINE_OPTIONS, Catalogue, TimelineRow, load_catalogue
+from pricing.catalogue import GPU_IDS, TIMELINE_OPTIONS, Catalogue, TimelineRow
 
 SWITCH_RADIX = 64  # Quantum-2 NDR, as the core sizes the fabric
 _FACILITY_KINDS = ("existing colocation space", "colocation build-out", "new construction")
@@ -212,7 +212,7 @@ def provisioning_timeline(
     gpus: int,
     nodes: int,
     it_power_kw: float,
-    catalogue: Catalogue | None = None,
+    catalogue: Catalogue,
     lead_time_multiplier: float = 1.0,
     own_facility: bool = False,
 ) -> Timeline:
@@ -222,7 +222,7 @@ def provisioning_timeline(
     if m.ndim:
         raise ValueError("provisioning_timeline takes one lead_time_multiplier; use ready_day")
     m = float(m)
-    cat = catalogue if catalogue is not None else load_catalogue()
+    cat = catalogue
     if not spec(option).builds:
         phases, day = [], 0.0
         for name, days, note in _chain(cat, option, gpus):
@@ -254,7 +254,7 @@ def ready_day(
     gpus: int,
     nodes: int,
     it_power_kw: float,
-    catalogue: Catalogue | None = None,
+    catalogue: Catalogue,
     lead_time_multiplier=1.0,
     own_facility: bool = False,
 ):
@@ -262,7 +262,7 @@ def ready_day(
     result is then an array of the same shape; it must equal provisioning_timeline(...).ready_day elementwise."""
     _check(option, gpu_id, gpus, nodes, it_power_kw)
     m = _multiplier(lead_time_multiplier)
-    cat = catalogue if catalogue is not None else load_catalogue()
+    cat = catalogue
     if spec(option).builds:
         ready = _milestones(
             _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility), m

@@ -89,7 +89,9 @@ def test_a_changed_catalogue_row_changes_every_figure_that_depends_on_it(slow_de
     assert by_option(slow)["rent"].ready_day == by_option(bundled)["rent"].ready_day
     # and the CSV export carries the comparison's own flows, not a recomputation on the bundled one
     rows = list(csv.DictReader(exports.monthly_csv(slow).splitlines()))
-    hardware = [float(r["usd"]) for r in rows if r["option"] == "build" and r["category"] == "hardware"]
+    hardware = [
+        float(r["usd"]) for r in rows if r["option"] == "build" and r["category"] == "hardware"
+    ]
     assert np.nonzero(hardware)[0][0] == paid_s
 
 
@@ -153,7 +155,7 @@ def test_the_engine_refuses_to_rank_what_is_not_finite(monkeypatch):
 
 
 def test_npv_table_never_ranks_a_non_finite_option():
-    inp = build_inputs(scenario())
+    inp = build_inputs(scenario(), load_catalogue())
     P = engine.base_params(inp, 3)
     P["rent_usd_per_gpu_hour"] = np.array([[np.nan], [1.0], [np.inf]])
     table = engine.npv_table(inp, P, ["build", "rent"])
@@ -197,7 +199,7 @@ BINDING_VALUE = {"ops_fte_per_1000_gpus": 400.0, "rent_min_term_months": 60.0}
 
 
 def _overridable() -> list[str]:
-    inp = build_inputs(scenario())
+    inp = build_inputs(scenario(), load_catalogue())
     return sorted(k for k in inp.figures if k not in NOT_OVERRIDABLE)
 
 
@@ -212,7 +214,7 @@ def test_every_accepted_override_changes_what_it_names(key):
     extra = CONTEXT.get(key, {})
     sc = scenario(**extra)
     base = engine.compare(sc, decision=False)
-    value = build_inputs(sc).value(key)
+    value = build_inputs(sc, load_catalogue()).value(key)
     new = BINDING_VALUE.get(key) or _other_value(key, value)
     overridden = sc.model_copy(update={"overrides": {key: new}})
     try:
@@ -229,8 +231,10 @@ def test_every_accepted_override_changes_what_it_names(key):
 
 def test_committed_discount_overrides_move_the_prices_derived_from_them():
     sc = scenario(term={"months": 36})
-    base = build_inputs(sc)
-    more = build_inputs(sc.model_copy(update={"overrides": {"committed_3y_discount_pct": 60.0}}))
+    base = build_inputs(sc, load_catalogue())
+    more = build_inputs(
+        sc.model_copy(update={"overrides": {"committed_3y_discount_pct": 60.0}}), load_catalogue()
+    )
     # the 3-year rent is the 1-year rate x (1 - d3) / (1 - d1)
     d1 = base.value("committed_1y_discount_pct") / 100
     ratio = (1 - 0.60) / (1 - base.value("committed_3y_discount_pct") / 100)
@@ -249,7 +253,7 @@ def test_a_discount_no_price_is_derived_from_is_refused():
     if not (cat.rentals(gpu, "committed_3y") and cat.rentals(gpu, "committed_1y")):
         pytest.skip("the catalogue derives a committed price for this GPU")
     with pytest.raises(InputError) as err:
-        build_inputs(sc.model_copy(update={"overrides": {"committed_3y_discount_pct": 50.0}}))
+        build_inputs(sc.model_copy(update={"overrides": {"committed_3y_discount_pct": 50.0}}), cat)
     assert err.value.field == "overrides.committed_3y_discount_pct"
 
 

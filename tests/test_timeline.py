@@ -18,10 +18,12 @@ from pricing.timeline import Phase, Timeline, provisioning_timeline, ready_day
 MONTH = DAYS_PER_UNIT["months"]
 CHAINED = [o for o in TIMELINE_OPTIONS if o not in ("build", "managed:owned")]
 FAST = settings(max_examples=60)
+SHIPPED = load_catalogue(DATA_DIR)
 
 
-def cluster(gpu_id: str, gpus: int) -> dict:
-    """The arguments the engine passes: whole nodes and their nameplate power."""
+def cluster(gpu_id: str, gpus: int, catalogue=None) -> dict:
+    """The arguments the engine passes: whole nodes and their nameplate power, and the catalogue
+    (the shipped one unless another is given)."""
     gpu = get_gpu(gpu_id)
     nodes = math.ceil(gpus / gpu.gpus_per_node)
     return {
@@ -29,11 +31,14 @@ def cluster(gpu_id: str, gpus: int) -> dict:
         "gpus": gpus,
         "nodes": nodes,
         "it_power_kw": nodes * gpu.node_power_kw,
+        "catalogue": catalogue or load_catalogue(DATA_DIR),
     }
 
 
-def timeline(option: str, gpu_id: str = "H100-SXM", gpus: int = 1024, **kw) -> Timeline:
-    return provisioning_timeline(option, **cluster(gpu_id, gpus), **kw)
+def timeline(
+    option: str, gpu_id: str = "H100-SXM", gpus: int = 1024, catalogue=None, **kw
+) -> Timeline:
+    return provisioning_timeline(option, **cluster(gpu_id, gpus, catalogue), **kw)
 
 
 def phase(t: Timeline, name: str) -> Phase:
@@ -241,7 +246,7 @@ def test_unknown_option_gpu_or_bad_inputs_fail_clearly():
     with pytest.raises(ValueError, match="'lease'"):
         provisioning_timeline("lease", **cluster("H100-SXM", 8))
     with pytest.raises(ValueError, match="'H300'"):
-        ready_day("build", gpu_id="H300", gpus=8, nodes=1, it_power_kw=10)
+        ready_day("build", gpu_id="H300", gpus=8, nodes=1, it_power_kw=10, catalogue=SHIPPED)
     args = cluster("H100-SXM", 8)
     for bad in ({"gpus": 0}, {"nodes": 1.5}, {"it_power_kw": -1.0}, {"it_power_kw": math.nan}):
         with pytest.raises(ValueError):
@@ -252,13 +257,16 @@ def test_unknown_option_gpu_or_bad_inputs_fail_clearly():
         provisioning_timeline("build", **args, lead_time_multiplier=np.array([1.0, 2.0]))
 
 
-def test_the_default_catalogue_is_the_shipped_one(fixture_catalogue):
-    shipped = load_catalogue(DATA_DIR)
-    assert timeline("build") == timeline("build", catalogue=shipped)
-    assert ready_day("build", **cluster("H100-SXM", 1024)) == timeline("build").ready_day
-    # and a catalogue that is passed is the one read (its lead times differ from the shipped ones)
+def test_the_catalogue_is_always_passed_and_is_the_one_read(fixture_catalogue):
+    args = cluster("H100-SXM", 1024)
+    del args["catalogue"]
+    with pytest.raises(TypeError, match="catalogue"):  # no silent fallback to the bundled one
+        provisioning_timeline("build", **args)
+    with pytest.raises(TypeError, match="catalogue"):
+        ready_day("build", **args)
+    # a catalogue that is passed is the one read (its lead times differ from the shipped ones)
     assert timeline("build", catalogue=fixture_catalogue) != timeline("build")
-    got = ready_day("build", **cluster("H100-SXM", 1024), catalogue=fixture_catalogue)
+    got = ready_day("build", **cluster("H100-SXM", 1024, fixture_catalogue))
     assert got == pytest.approx(179.1875)
 
 
