@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from models.options import TIMELINE_ROW_OPTIONS
 from pricing.catalogue import (
     DATA_DIR,
     EXPECTED_ASSUMPTIONS,
     FILES,
     GPU_IDS,
     PLANNER_DEFAULT_SOURCE,
-    TIMELINE_OPTIONS,
     CatalogueError,
     MissingFigureError,
     load_catalogue,
@@ -91,7 +91,7 @@ def test_the_shipped_catalogue_lacks_no_server_price_lead_time_or_assumption(cat
     missing = cat.missing()
     assert [gap for gap in missing if "server price" in gap or "lead time" in gap] == []
     assert [gap for gap in missing if gap.startswith("assumption:")] == []
-    assert {row.option for row in cat.timeline_rows} == set(TIMELINE_OPTIONS) - {"managed:owned"}
+    assert {row.option for row in cat.timeline_rows} == set(TIMELINE_ROW_OPTIONS)
 
 
 def test_gaps_are_reported_only_when_asked(fixture_catalogue):
