@@ -14,6 +14,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import statistics  # noqa: E402
 import time  # noqa: E402
 
+from models.options import DEFAULT_COMPARE  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
 from models.training import plan_training  # noqa: E402
 from pricing.catalogue import load_catalogue  # noqa: E402
@@ -25,7 +26,7 @@ SCENARIO = Scenario.model_validate(
         "cluster": {"gpu": "H100-SXM", "gpus": 1024},
         "usage": {"mode": "utilisation", "utilisation_pct": 70},
         "term": {"months": 60},
-        "options": {"compare": ["build", "rent", "managed", "cloud:on_demand"]},
+        "options": {"compare": list(DEFAULT_COMPARE)},
     }
 )
 

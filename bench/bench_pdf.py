@@ -14,6 +14,7 @@ import time
 from datetime import UTC, datetime
 
 from app import report_pdf
+from models.options import DEFAULT_COMPARE
 from models.scenario import Scenario
 from pricing.engine import compare
 
@@ -23,7 +24,7 @@ SCENARIO = Scenario.model_validate(
         "cluster": {"gpu": "H100-SXM", "gpus": 1024},
         "usage": {"mode": "runs", "runs": 6},
         "term": {"months": 36},
-        "options": {"compare": ["build", "rent", "managed", "cloud:on_demand"]},
+        "options": {"compare": list(DEFAULT_COMPARE)},
     }
 )
 RUNS = 5

@@ -51,7 +51,7 @@ class Phase:
 
 @dataclass(frozen=True)
 class Timeline:
-    option: str  # "build", "rent", "managed", "cloud:on_demand", ..., "managed:owned"
+    option: str  # an option id of the registry (models/options.py)
     phases: tuple[Phase, ...]
     ready_day: float
 
