@@ -1,4 +1,5 @@
-"""Number formatting shared by the terminal tables, the portal and the PDF."""
+"""Number formatting shared by the terminal tables, the portal and the PDF; and text made safe to
+show inside the portal's markdown (md_plain, md_code)."""
 
 from __future__ import annotations
 
@@ -40,12 +41,40 @@ def band(low: float | None, high: float | None) -> str:
     )
 
 
-_MD_SPECIAL = re.compile(r"([\\`*\[\]|~])")  # "_" stays: intraword, it formats nothing
+#: every ASCII punctuation character (CommonMark lets each be backslash-escaped), so none can start
+#: emphasis, a link, code, a heading, a list, a table, HTML, KaTeX ($) or a directive (:red[...]);
+#: except "_" between two letters or digits, which cannot (deadline_days stays as it is)
+_MD_PUNCT = re.compile(r"[!-/:-@\[-^`{-~]|(?<![^\W_])_|_(?![^\W_])")
+#: where a zero-width space goes so that text Streamlit rewrites after parsing stays text: the
+#: autolinks (https://..., www.x, a@b.c) and the :emoji: / :material/icon: shortcodes. A backslash
+#: is no help there: those rewrites read the text after its escapes are resolved.
+_LINKISH = re.compile(r"(?<=:)|(?=@)|(?<=www)(?=\.)", re.IGNORECASE)
+ZWSP = "\u200b"
+#: longest user-controlled name (an override key, a field path) quoted back on a page
+MAX_NAME_CHARS = 80
 
 
-def md_plain(text: object) -> str:
-    """Text shown literally inside Streamlit markdown: HTML angle brackets become entities and
-    emphasis, code, link and table punctuation is backslash-escaped, so user-controlled text (a key from a share link,
-    a provider name) can neither format nor inject anything."""
-    escaped = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", escaped)
+def _one_line(text: object, limit: int | None) -> str:
+    """Printable on one line (newlines, tabs, control and format characters become spaces), and
+    clipped to `limit` characters with an ellipsis."""
+    line = "".join(ch if ch.isprintable() else " " for ch in str(text))
+    if limit is not None and len(line) > limit:
+        line = line[: limit - 1] + "…"
+    return line
+
+
+def md_plain(text: object, limit: int | None = None) -> str:
+    """Text shown literally, on one line, inside Streamlit markdown (st.error, st.markdown ...):
+    every ASCII punctuation character is backslash-escaped and a zero-width space breaks up URLs,
+    e-mail addresses and :shortcodes:, so user-controlled text in a message (a provider name, a
+    link's error) can neither format nor link nor inject anything."""
+    line = _LINKISH.sub(ZWSP, _one_line(text, limit))
+    return _MD_PUNCT.sub(lambda m: "\\" + m.group(), line)
+
+
+def md_code(text: object, limit: int = MAX_NAME_CHARS) -> str:
+    """A user-controlled name (an override key, a field path) as an inline code span: one line,
+    clipped to `limit` characters, its backticks replaced by quotes so the span cannot be closed
+    early. Inside a code span markdown, links, KaTeX and shortcodes are all plain text."""
+    line = _one_line(text, limit).replace("`", "'")
+    return f"` {line} `"  # CommonMark strips one space each side: the name is shown as it is

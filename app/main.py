@@ -6,6 +6,10 @@ page. The folder is not called pages/: Streamlit 1.67 treats a pages/ folder bes
 script as a legacy multipage app and, for a fresh browser opening a deep link such as
 /compare?s=..., runs that page file on its own, without this script (no shared state, no
 navigation), so share links to a page would break.
+
+The Workload page is the default, served at /; /workload (a hand-written or older link) is a hidden
+page that switches to it with the same query, so it opens without Streamlit's "Page not found".
+Before any page runs, state.sync_link() puts the current scenario in the address (`s`).
 """
 
 import pathlib
@@ -18,7 +22,6 @@ if str(ROOT) not in sys.path:  # `streamlit run app/main.py` puts app/, not the 
 import streamlit as st  # noqa: E402
 
 from app import sidebar, state  # noqa: E402
-from app.formatting import md_plain  # noqa: E402
 from app.views import assumptions, compare, guide, validation, workload  # noqa: E402
 
 st.set_page_config(
@@ -28,15 +31,23 @@ st.set_page_config(
 )
 state.init()
 
+workload_page = st.Page(
+    workload.render,
+    title="Workload",
+    icon=":material/tune:",
+    url_path="home",  # never shown: the default page is served at the root, /
+    default=True,
+)
+
+
+def _to_workload() -> None:
+    """/workload (a link someone wrote by hand, or an old one): the Workload page at /, same query."""
+    st.switch_page(workload_page, query_params=st.query_params.to_dict())
+
+
 page = st.navigation(
     [
-        st.Page(
-            workload.render,
-            title="Workload",
-            icon=":material/tune:",
-            url_path="workload",
-            default=True,
-        ),
+        workload_page,
         st.Page(
             compare.render, title="Compare", icon=":material/compare_arrows:", url_path="compare"
         ),
@@ -50,12 +61,10 @@ page = st.navigation(
         st.Page(
             validation.render, title="Validation", icon=":material/verified:", url_path="validation"
         ),
+        st.Page(_to_workload, title="Workload", url_path="workload", visibility="hidden"),
     ]
 )
+state.sync_link()
 sidebar.render()
-if err := st.session_state.pop("link_error", None):
-    st.warning(
-        f"This share link could not be opened: {md_plain(err)}. Showing the default scenario instead.",
-        icon=":material/link_off:",
-    )
+state.show_link_error()
 page.run()

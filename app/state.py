@@ -4,6 +4,12 @@ The scenario lives in `st.session_state["scenario"]` as a plain dict (the share 
 page owns it and nothing resets when the user changes page. Widgets read their value from it and
 write back through `on_change`; an input that fails validation is shown with the message and the
 last valid scenario stays in force, so what the user typed is never thrown away.
+
+The address bar carries the scenario too: `sync_link()`, run before every page, puts the share
+token of the current scenario in the `s` query parameter whenever the scenario has changed, so a
+reload or a copied address reopens it. A scenario that fails validation has no token (the codec
+refuses it), so the address keeps the last valid one until the input is fixed. A page switch in
+the navigation drops the query, so the token is put back on every run.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from app import share_link
-from app.formatting import md_plain
+from app.formatting import md_code, md_plain
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario, explain_validation_error
 from models.training import SizingError, TrainingPlan, plan_training
@@ -23,6 +29,10 @@ from pricing.engine import Comparison, compare
 from pricing.inputs import InputError
 
 KEY = "scenario"
+#: session keys: the JSON of the scenario the address last matched, and that address's token
+_SYNCED, _TOKEN = "_link_synced", "_link_token"
+#: longest message (ours, quoting user text) shown with a field
+MAX_MESSAGE_CHARS = 1500
 
 
 def init() -> None:
@@ -36,7 +46,30 @@ def init() -> None:
             data = share_link.decode_data(token)
         except share_link.LinkError as exc:
             st.session_state["link_error"] = str(exc)
+        else:
+            st.session_state[_TOKEN] = token
     st.session_state[KEY] = data
+    st.session_state[_SYNCED] = _json(data)
+
+
+def _json(data: dict) -> str:
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def sync_link() -> None:
+    """The `s` query parameter set to the current scenario's token (see the module docstring)."""
+    now = _json(data())
+    if now != st.session_state.get(_SYNCED):
+        sc, problems = scenario()
+        if not problems:
+            try:
+                st.session_state[_TOKEN] = share_link.encode(sc)
+                st.session_state[_SYNCED] = now
+            except share_link.LinkError:  # too large for a link: the address keeps the last one
+                pass
+    token = st.session_state.get(_TOKEN)
+    if token and st.query_params.get("s") != token:
+        st.query_params["s"] = token
 
 
 def data() -> dict:
@@ -125,14 +158,29 @@ def require_comparison(spinner: str) -> tuple[Scenario, Comparison]:
     with st.spinner(spinner):
         c, err = comparison(sc)
     if err:
-        st.error(f"**{md_plain(err[0])}**: {md_plain(err[1])}", icon=":material/error:")
+        show_error(*err)
         st.stop()
     return sc, c
 
 
+def show_link_error() -> None:
+    """Once, after init(): why the link in the address could not be opened."""
+    if err := st.session_state.pop("link_error", None):
+        st.warning(
+            f"This share link could not be opened: {md_plain(err, MAX_MESSAGE_CHARS)}. "
+            "Showing the default scenario instead.",
+            icon=":material/link_off:",
+        )
+
+
+def show_error(field: str, message: str) -> None:
+    """One problem: the field as code (it may be a key from a link) and the message as plain text."""
+    st.error(f"{md_code(field)}: {md_plain(message, MAX_MESSAGE_CHARS)}", icon=":material/error:")
+
+
 def show_problems(problems: list[tuple[str, str]]) -> None:
     for field, message in problems:
-        st.error(f"**{md_plain(field)}**: {md_plain(message)}", icon=":material/error:")
+        show_error(field, message)
 
 
 def dark_theme() -> bool:

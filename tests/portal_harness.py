@@ -14,7 +14,6 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 
 from app import sidebar, state  # noqa: E402
-from app.formatting import md_plain  # noqa: E402
 from app.views import assumptions, compare, guide, validation, workload  # noqa: E402
 
 PAGES = {
@@ -26,9 +25,7 @@ PAGES = {
 }
 
 state.init()
+state.sync_link()
 sidebar.render()
-if err := st.session_state.pop("link_error", None):
-    st.warning(
-        f"This share link could not be opened: {md_plain(err)}. Showing the default scenario instead."
-    )
+state.show_link_error()
 PAGES[st.session_state.get("_page", "workload")].render()

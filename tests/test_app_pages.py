@@ -32,6 +32,16 @@ def app(page: str | None = None, token: str | None = None) -> AppTest:
     return at
 
 
+def gpus_box(at: AppTest):
+    """The GPU count input (a text box that reads 1e3 and 1,024, or a number input)."""
+    return next(w for w in [*at.text_input, *at.number_input] if w.key == "w_gpus")
+
+
+def set_gpus(at: AppTest, n: int) -> AppTest:
+    box = gpus_box(at)
+    return box.set_value(str(n) if box.type == "text_input" else n).run()
+
+
 def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
@@ -93,7 +103,7 @@ def test_compare_changes_with_gpu_type():
 
 def test_share_button_gives_a_link_that_restores_the_scenario():
     at = app()
-    at.number_input(key="w_gpus").set_value(512).run()
+    set_gpus(at, 512)
     at.sidebar.button(key="share").click().run()
     url = at.session_state["shared_url"]
     assert "?s=" in url and len(url) < 2000
@@ -102,7 +112,7 @@ def test_share_button_gives_a_link_that_restores_the_scenario():
     again = app("compare", token=share_link.token_from_url(url))
     assert again.session_state["scenario"]["cluster"]["gpus"] == 512
     switch(again, "workload").run()
-    assert again.number_input(key="w_gpus").value == 512
+    assert int(gpus_box(again).value) == 512
 
 
 @pytest.mark.parametrize(
@@ -175,3 +185,99 @@ def test_execution_plan_inputs_change_the_scenario_and_the_plan():
     assert "**Execution:** attention none | TP comm overlap on | gradients bf16" in markdown_text(
         at
     )
+
+
+def test_the_address_follows_every_change_and_survives_page_changes():
+    at = app()
+    assert "s" not in at.query_params  # the untouched defaults: a clean address
+    set_gpus(at, 512)
+    first = at.query_params["s"]
+    assert share_link.decode_data(first)["cluster"]["gpus"] == 512
+    switch(at, "compare").run()
+    assert at.query_params["s"] == first  # a page change keeps it (nothing changed)
+    switch(at, "workload").run()
+    set_gpus(at, 256)
+    assert share_link.decode_data(at.query_params["s"])["cluster"]["gpus"] == 256
+    at.query_params.clear()  # what the navigation does on a page switch in the browser
+    switch(at, "guide").run()
+    assert share_link.decode_data(at.query_params["s"])["cluster"]["gpus"] == 256
+
+
+def test_an_invalid_input_leaves_the_last_valid_scenario_in_the_address():
+    at = app()
+    set_gpus(at, 512)
+    valid = at.query_params["s"]
+    at.session_state["scenario"]["cluster"]["gpus"] = -1  # what a text box could hold
+    at.run()
+    assert any("cluster.gpus" in e.value for e in at.error)
+    assert at.query_params["s"] == valid
+    at.query_params.clear()
+    switch(at, "compare").run()
+    assert at.query_params["s"] == valid
+    switch(at, "workload").run()
+    set_gpus(at, 128)
+    assert share_link.decode_data(at.query_params["s"])["cluster"]["gpus"] == 128
+
+
+def test_an_opened_link_stays_in_the_address():
+    token = share_link.encode_data({**EXAMPLE, "cluster": {**EXAMPLE["cluster"], "gpus": 2048}})
+    at = app("compare", token=token)
+    assert at.query_params["s"] == token
+    at.query_params.clear()
+    switch(at, "workload").run()
+    assert at.query_params["s"] == token
+    assert int(gpus_box(at).value) == 2048
+
+
+OWNED = "Owned hardware (build, managed on owned hardware)"
+
+
+def edit_cell(at: AppTest, table: int, key: str, value) -> AppTest:
+    """Type `value` (None: clear the cell) into the Value column of an Assumptions table."""
+    editor = at.data_editor[table]
+    row = list(editor.value["key"]).index(key)
+    at.session_state[editor.key] = {
+        "edited_rows": {row: {"Value": value}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    return at.run()
+
+
+def table_row(at: AppTest, table: int, key: str) -> dict:
+    frame = at.data_editor[table].value
+    return frame[frame["key"] == key].iloc[0].to_dict()
+
+
+def test_clearing_an_overridden_cell_goes_back_to_the_catalogue():
+    at = app("assumptions")
+    edit_cell(at, 0, "electricity_usd_per_kwh", 0.2)
+    assert at.session_state["scenario"]["overrides"] == {"electricity_usd_per_kwh": 0.2}
+    row = table_row(at, 0, "electricity_usd_per_kwh")
+    assert row["Value"] == 0.2 and row["Changed"] == "✎"
+    edit_cell(at, 0, "electricity_usd_per_kwh", None)
+    assert not at.exception, at.exception
+    assert at.session_state["scenario"]["overrides"] == {}
+    row = table_row(at, 0, "electricity_usd_per_kwh")
+    assert row["Value"] == row["Default"] and row["Changed"] == ""
+    assert at.session_state[at.data_editor[0].key]["edited_rows"] == {}
+
+
+def test_an_out_of_range_value_is_shown_as_rejected_not_in_force():
+    at = app("assumptions")
+    edit_cell(at, 0, "spares_pct_of_nodes", 150.0)
+    assert not at.exception, at.exception
+    assert at.session_state["scenario"].get("overrides", {}) == {}
+    errors = [e.value for e in at.error]
+    assert any(
+        "spares_pct_of_nodes" in e and "150 is out of range" in e and "not applied" in e
+        for e in errors
+    ), errors
+    row = table_row(at, 0, "spares_pct_of_nodes")
+    assert row["Value"] == row["Default"]  # the table shows what is in force
+    assert row["Changed"] == "✗ 150 rejected"
+    assert at.session_state[at.data_editor[0].key]["edited_rows"] == {}
+    edit_cell(at, 0, "spares_pct_of_nodes", 8.0)  # a valid value replaces the rejected one
+    assert at.session_state["scenario"]["overrides"] == {"spares_pct_of_nodes": 8.0}
+    assert not [e.value for e in at.error]
+    assert table_row(at, 0, "spares_pct_of_nodes")["Changed"] == "✎"

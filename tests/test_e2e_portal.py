@@ -9,6 +9,8 @@ import pathlib
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 from app import share_link
 
@@ -56,6 +58,19 @@ def wait_idle(page) -> None:
     """Until Streamlit has finished the current run (its status widget goes away)."""
     page.wait_for_timeout(300)
     page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=TIMEOUT)
+
+
+def set_gpus(page, n: int) -> None:
+    """Types the GPU count (a text box or a number box) and waits for the run it starts."""
+    box = page.get_by_label("GPUs", exact=True).first
+    box.fill(str(n))
+    box.press("Enter")
+    wait_idle(page)
+
+
+def scenario_in_address(page) -> dict:
+    """The scenario in the page's address (its `s` parameter), decoded."""
+    return share_link.decode_data(share_link.token_from_url(page.url))
 
 
 def choose(page, label: str, option: str) -> None:
@@ -123,10 +138,7 @@ def test_share_link_opens_the_same_scenario_elsewhere(portal_url, watched, brows
     page, errors = watched
     page.goto(portal_url)
     page.get_by_role("heading", name="Workload").wait_for()
-    gpus = page.get_by_role("spinbutton", name="GPUs")
-    gpus.fill("512")
-    gpus.press("Enter")
-    wait_idle(page)
+    set_gpus(page, 512)
     page.get_by_role("button", name="Share link").click()
     code = page.locator("[data-testid='stSidebar'] [data-testid='stCode']")
     code.wait_for()
@@ -206,4 +218,177 @@ def test_pdf_and_csv_download_from_the_compare_page(portal_url, watched, tmp_pat
         page.get_by_role("button", name="Monthly cash flows (CSV)").click()
     head = pathlib.Path(csv_file.value.path()).read_text().splitlines()[0]
     assert head.startswith("option,")
+    assert errors == [], errors
+
+
+def test_the_address_carries_the_scenario_through_reloads_and_pages(portal_url, watched):
+    page, errors = watched
+    page.goto(portal_url)
+    page.get_by_role("heading", name="Workload").wait_for()
+    assert "s=" not in page.url  # the untouched defaults: a clean address
+    set_gpus(page, 512)
+    page.wait_for_url(re.compile(r"[?&]s="))
+    assert scenario_in_address(page)["cluster"]["gpus"] == 512
+    page.reload()
+    page.get_by_role("heading", name="Workload").wait_for()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
+        ".some(e => e.innerText === '512')"
+    )
+    assert page.get_by_label("GPUs", exact=True).first.input_value() in ("512", "512.0")
+    page.locator("[data-testid='stSidebarNav']").get_by_role("link", name="Compare").click()
+    page.get_by_role("heading", name="Compare").wait_for()
+    wait_idle(page)
+    page.wait_for_url(re.compile(r"/compare\?s="))
+    assert scenario_in_address(page)["cluster"]["gpus"] == 512
+    page.reload()
+    page.get_by_role("heading", name="Compare").wait_for()
+    page.locator("[data-testid='stSidebar']").get_by_text("512 GPUs").wait_for()
+    assert scenario_in_address(page)["cluster"]["gpus"] == 512
+    assert errors == [], errors
+
+
+@pytest.mark.parametrize("path", ["", "workload", "compare", "assumptions"])
+@pytest.mark.parametrize("with_link", [False, True])
+def test_every_page_address_opens_without_page_not_found(portal_url, watched, path, with_link):
+    page, errors = watched
+    data = {"cluster": {"gpu": "H100-SXM", "gpus": 256}}
+    page.goto(portal_url + path + (f"?s={share_link.encode_data(data)}" if with_link else ""))
+    heading = {"": "Workload", "workload": "Workload"}.get(path, path.title())
+    page.get_by_role("heading", name=heading, exact=True).wait_for()
+    wait_idle(page)
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.locator("[role='dialog']").count() == 0
+    if with_link:
+        page.locator("[data-testid='stSidebar']").get_by_text("256 GPUs").wait_for()
+        assert scenario_in_address(page)["cluster"]["gpus"] == 256
+    assert errors == [], errors
+
+
+HOSTILE_KEY = (
+    "x\n# Heading\n[click](https://evil.example) $x^2$ :material/warning: :red[red] "
+    "https://evil.example"
+)
+
+
+def assert_inert(page) -> None:
+    """Nothing from HOSTILE_KEY became a link, a heading, KaTeX, a colour or an icon."""
+    assert page.locator("a[href*='evil.example']").count() == 0
+    for level in range(1, 7):
+        assert page.locator(f"h{level}", has_text="Heading").count() == 0
+    assert page.locator(".katex").count() == 0
+    assert page.locator(".stMarkdownColoredText").count() == 0
+    alerts = page.locator("[data-testid='stAlert']")
+    assert alerts.locator("[data-testid='stIconMaterial']", has_text="warning").count() == 0
+
+
+@pytest.mark.parametrize("where", ["compare", "assumptions"])
+def test_a_markdown_key_in_a_link_is_shown_as_code(portal_url, watched, where):
+    page, errors = watched
+    token = share_link.encode_data({"overrides": {HOSTILE_KEY: 1.0}})
+    page.goto(f"{portal_url}{where}?s={token}")
+    page.get_by_text("unknown input").first.wait_for()
+    wait_idle(page)
+    assert_inert(page)
+    code = page.locator("[data-testid='stAlert'] code").first
+    assert code.inner_text().startswith("overrides.x # Heading [click](https://evil.example)")
+    assert errors == [], errors
+
+
+def test_a_link_error_quoting_a_markdown_key_stays_text(portal_url, watched):
+    import base64
+    import json
+    import zlib
+
+    page, errors = watched
+    raw = json.dumps({"version": 1, "overrides": {HOSTILE_KEY: "not a number"}}).encode()
+    token = base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")
+    page.goto(f"{portal_url}?s={token}")
+    page.get_by_text("could not be opened").wait_for()
+    wait_idle(page)
+    assert_inert(page)
+    assert "evil.example" in page.locator("[data-testid='stAlert']").first.inner_text()
+    assert errors == [], errors
+
+
+def grid_rows(grid) -> list[list[str]]:
+    """The data editor's rows as cell texts, from the accessible table it keeps beside its canvas
+    (the header first; only the rows scrolled into view)."""
+    return grid.evaluate(
+        "g => [...g.querySelectorAll('[role=row]')]"
+        ".map(r => [...r.querySelectorAll('[role=gridcell]')].map(c => c.textContent))"
+    )
+
+
+def grid_cells(grid, label: str) -> list[str] | None:
+    """The cells of the row whose first cell is `label`."""
+    return next((row for row in grid_rows(grid) if row and row[0] == label), None)
+
+
+def expect_row(grid, label: str, cells: list[str]) -> None:
+    """Waits until the row `label` shows `cells` after its first (a rerun replaces the table)."""
+    try:
+        grid.page.wait_for_function(
+            """([label, want]) => {
+                const g = document.querySelector("[data-testid='stDataFrame']");
+                const rows = g ? [...g.querySelectorAll("[role=row]")] : [];
+                const row = rows.map(r => [...r.querySelectorAll("[role=gridcell]")]
+                    .map(c => c.textContent)).find(r => r[0] === label);
+                return !!row && JSON.stringify(row.slice(1, 1 + want.length)) === JSON.stringify(want);
+            }""",
+            arg=[label, cells],
+            timeout=20_000,
+        )
+    except PlaywrightTimeout:
+        row = grid_cells(grid, label)
+        assert row and row[1 : 1 + len(cells)] == cells, row
+
+
+def edit_value(page, grid, label: str, text: str | None) -> None:
+    """Types `text` into the Value cell of the row `label` (None: clears the cell). A table drawn a
+    moment ago can lose the first click or key, so each step is checked and the whole retried."""
+    index = [row[0] if row else None for row in grid_rows(grid)].index(label) - 1  # the header
+    value_cell = grid.locator(f"[id='glide-cell-1-{index}']")
+    for attempt in range(4):
+        try:
+            grid.scroll_into_view_if_needed()
+            box = grid.bounding_box()
+            page.mouse.click(box["x"] + 60, box["y"] + 35 * (index + 1) + 17)  # the Input cell
+            page.keyboard.press("ArrowRight")
+            expect(value_cell).to_have_attribute("aria-selected", "true", timeout=3000)
+            if text is None:
+                page.keyboard.press("Delete")
+                break
+            page.keyboard.press("Enter")  # opens the cell's editor, an input with the focus
+            page.wait_for_function(
+                "() => document.activeElement?.tagName === 'INPUT'", timeout=3000
+            )
+            page.keyboard.press("Control+A")
+            page.keyboard.type(text)
+            page.wait_for_function("t => document.activeElement?.value === t", arg=text)
+            page.wait_for_timeout(200)  # the editor reads its value after the input event
+            page.keyboard.press("Enter")
+            break
+        except (AssertionError, PlaywrightTimeout):
+            page.keyboard.press("Escape")
+            if attempt == 3:
+                raise
+    wait_idle(page)
+
+
+def test_assumptions_clearing_and_rejecting_a_value(portal_url, watched):
+    page, errors = watched
+    token = share_link.encode_data({"overrides": {"electricity_usd_per_kwh": 0.2}})
+    page.goto(f"{portal_url}assumptions?s={token}")
+    grid = page.locator("[data-testid='stDataFrame']").first
+    grid.locator("[role='gridcell']").first.wait_for(state="attached")
+    wait_idle(page)
+    expect_row(grid, "electricity usd per kwh", ["0.2", "USD/kWh", "0.0806", "✎"])
+    edit_value(page, grid, "electricity usd per kwh", None)
+    expect_row(grid, "electricity usd per kwh", ["0.0806", "USD/kWh", "0.0806", ""])
+    assert scenario_in_address(page).get("overrides", {}) == {}
+    edit_value(page, grid, "spares pct of nodes", "150")
+    page.get_by_text("150 is out of range").wait_for()
+    expect_row(grid, "spares pct of nodes", ["5", "%", "5", "✗ 150 rejected"])
+    assert scenario_in_address(page).get("overrides", {}) == {}
     assert errors == [], errors

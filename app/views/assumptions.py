@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from app import state
-from app.formatting import md_plain
+from app.formatting import md_code
 from pricing.inputs import NOT_OVERRIDABLE, override_range
 
 GROUPS = {
@@ -63,12 +63,19 @@ GROUPS = {
 }
 
 
+#: session keys: {input: value typed out of its range} (shown as rejected, never in the scenario),
+#: and a counter in the editors' keys: a new key gives an editor without the user's pending edits,
+#: so after an edit is applied or refused each table shows what is in force.
+REJECTED, GENERATION = "assumptions_rejected", "assumptions_editor_generation"
+
+
 def render() -> None:
     st.title("Assumptions")
     st.caption(
         "Every figure behind the comparison, with where it comes from. Change a value to override "
-        "it for this scenario only; overrides travel in the share link. Planner defaults are figures "
-        "no public source gives; their notes say why the value was chosen."
+        "it for this scenario only, clear it to go back to the catalogue; overrides travel in the "
+        "share link. Planner defaults are figures no public source gives; their notes say why the "
+        "value was chosen."
     )
 
     sc, c = state.require_comparison("Reading the catalogue...")
@@ -76,20 +83,20 @@ def render() -> None:
     default_of = {a["key"]: a for a in defaults.assumptions} if defaults else {}
     current = {a["key"]: a for a in c.assumptions}
     overrides = dict(sc.overrides)
+    rejected: dict[str, float] = st.session_state.setdefault(REJECTED, {})
+    generation = st.session_state.get(GENERATION, 0)
 
     if overrides:
         st.info(
             f"{len(overrides)} value(s) changed from the catalogue: "
-            + ", ".join(sorted(overrides)),
+            + ", ".join(md_code(key) for key in sorted(overrides)),
             icon=":material/edit:",
         )
         if st.button(
             "Reset all to catalogue defaults", icon=":material/restart_alt:", key="reset_overrides"
         ):
-            state.put("overrides", {})
-            for title in GROUPS:
-                st.session_state.pop(f"editor_{title}", None)
-            st.rerun()
+            rejected.clear()
+            _apply_and_rerun({})
 
     for title, keys in GROUPS.items():
         st.subheader(title)
@@ -105,7 +112,9 @@ def render() -> None:
                     "Value": a["value"],
                     "Unit": a["unit"],
                     "Default": d["value"],
-                    "Changed": "✎" if key in overrides else "",
+                    "Changed": f"✗ {rejected[key]:g} rejected"
+                    if key in rejected
+                    else ("✎" if key in overrides else ""),
                     "Source": d["source"],
                     "As of": d["as_of"] or "-",
                 }
@@ -113,34 +122,64 @@ def render() -> None:
         frame = pd.DataFrame(rows)
         edited = st.data_editor(
             frame,
-            key=f"editor_{title}",
+            key=f"editor_{title}_{generation}",
             hide_index=True,
             width="stretch",
             disabled=[col for col in frame.columns if col != "Value"],
             column_config={
                 "key": None,
-                "Value": st.column_config.NumberColumn("Value", help="Edit to override"),
+                "Value": st.column_config.NumberColumn(
+                    "Value", help="Edit to override; clear to use the catalogue value"
+                ),
                 "Source": st.column_config.TextColumn("Source", width="large"),
             },
         )
-        changed = False
-        for _, row in edited.iterrows():
-            key, value = row["key"], row["Value"]
-            if pd.isna(value):
-                continue
-            lo, hi = override_range(key)
-            if not lo <= value <= hi:
+        for key in frame["key"]:
+            if key in rejected:
+                lo, hi = override_range(key)
                 st.error(
-                    f"**overrides.{md_plain(key)}**: {value:g} is out of range (allowed: {lo:g} to {hi:g})",
+                    f"{md_code('overrides.' + key)}: {rejected[key]:g} is out of range (allowed: "
+                    f"{lo:g} to {hi:g}), so it was not applied; the value in force is "
+                    f"{current[key]['value']:g}.",
                     icon=":material/error:",
                 )
-                continue
-            default = default_of.get(key, {}).get("value")
-            if default is not None and abs(value - default) <= 1e-12 * max(1.0, abs(default)):
-                changed |= overrides.pop(key, None) is not None
-            elif overrides.get(key) != value:
-                overrides[key] = float(value)
-                changed = True
-        if changed:
-            state.put("overrides", overrides)
-            st.rerun()
+        if edits := _edits(frame, edited):
+            new = dict(overrides)
+            for key, value in edits.items():
+                rejected.pop(key, None)
+                default = default_of.get(key, {}).get("value")
+                if value is None or (
+                    default is not None and abs(value - default) <= 1e-12 * max(1.0, abs(default))
+                ):
+                    new.pop(key, None)  # cleared, or back to the catalogue's figure
+                elif not _in_range(key, value):
+                    rejected[key] = value
+                else:
+                    new[key] = value
+            _apply_and_rerun(new)
+
+
+def _edits(frame: pd.DataFrame, edited: pd.DataFrame) -> dict[str, float | None]:
+    """{input: the value typed, or None where the cell was cleared} for each edited row."""
+    out = {}
+    for (_, before), (_, after) in zip(frame.iterrows(), edited.iterrows(), strict=True):
+        value = after["Value"]
+        if pd.isna(value):
+            if not pd.isna(before["Value"]):
+                out[before["key"]] = None
+        elif value != before["Value"]:
+            out[before["key"]] = float(value)
+    return out
+
+
+def _in_range(key: str, value: float) -> bool:
+    lo, hi = override_range(key)
+    return lo <= value <= hi
+
+
+def _apply_and_rerun(overrides: dict[str, float]) -> None:
+    """The scenario's overrides set (when they changed), fresh editors, and a rerun."""
+    if overrides != dict(state.get("overrides") or {}):
+        state.put("overrides", overrides)
+    st.session_state[GENERATION] = st.session_state.get(GENERATION, 0) + 1
+    st.rerun()
