@@ -87,7 +87,7 @@ def render() -> None:
     st.title("Validation")
     st.caption(
         "The model's predictions against published training runs and benchmarks "
-        "(validation/runs.csv, each row with its source), beside the rule of thumb."
+        "(models/data/validation/runs.csv, each row with its source), beside the rule of thumb."
     )
     result = validate()
     st.subheader("Error per kind")
@@ -161,7 +161,7 @@ def render() -> None:
     st.subheader("Where the model misses")
     st.caption(
         "Each scored row beyond its kind's worst-case target, with the rows beside it in the same "
-        "source and what the evidence says (validation/misses.csv; bench/misses.py prints the checks). "
+        "source and what the evidence says (models/data/validation/misses.csv; bench/misses.py prints the checks). "
         "Nothing was fitted to these rows."
     )
     for m in result["misses"]["explained"]:
@@ -169,7 +169,7 @@ def render() -> None:
             st.markdown(miss_text(m))
     if result["misses"]["unexplained"]:
         st.warning(
-            "Beyond the target and not yet explained in validation/misses.csv: "
+            "Beyond the target and not yet explained in models/data/validation/misses.csv: "
             + ", ".join(result["misses"]["unexplained"])
         )
     with st.expander("Published figures not used, and why"):
