@@ -229,7 +229,8 @@ def build_parser() -> Parser:
     d = sub.add_parser("decode", help="print the scenario JSON inside a share link")
     d.add_argument("url", metavar="URL", help="a share link, or just its s= token")
     v = sub.add_parser(
-        "validate", help="the model against published runs and benchmarks (models/data/validation/runs.csv)"
+        "validate",
+        help="the model against published runs and benchmarks (models/data/validation/runs.csv)",
     )
     v.add_argument(
         "--json", action="store_true", help="print every row and the error summary as JSON"
@@ -295,7 +296,9 @@ def run_validate(args: argparse.Namespace) -> int:
         "the count shown is assumed (the row's notes say why); #: the source ran this layout, the "
         "memory model says it does not fit"
     )
-    print(f"{len(result['skipped'])} published figures not used (models/data/validation/skipped.csv says why)")
+    print(
+        f"{len(result['skipped'])} published figures not used (models/data/validation/skipped.csv says why)"
+    )
     m = result["misses"]
     print(
         "\nscored rows beyond the worst-case target, read against the rows beside them (models/data/validation/misses.csv):"
@@ -309,7 +312,9 @@ def run_validate(args: argparse.Namespace) -> int:
             f"  differs: {e['what_differs']}\n  likely cause: {e['likely_cause']}"
         )
     if m["unexplained"]:
-        print(f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}")
+        print(
+            f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}"
+        )
     return 0
 
 

@@ -23,10 +23,10 @@ from pydantic import ValidationError
 from app import share_link
 from app.formatting import md_code, md_plain
 from app.scenario_files import EXAMPLE
+from models.errors import InputError
 from models.scenario import Scenario, explain_validation_error
-from models.training import SizingError, TrainingPlan, plan_training
+from models.training import TrainingPlan, plan_training
 from pricing.engine import Comparison, compare
-from pricing.inputs import InputError
 
 KEY = "scenario"
 #: session keys: the JSON of the scenario the address last matched, and that address's token
@@ -121,7 +121,7 @@ def _plan(scenario_json: str) -> tuple[dict | None, tuple[str, str] | None]:
     try:
         plan = plan_training(Scenario.model_validate_json(scenario_json), curve=False)
         return plan.model_dump(mode="json"), None
-    except SizingError as exc:
+    except InputError as exc:
         return None, (exc.field, str(exc))
 
 
@@ -129,7 +129,7 @@ def _plan(scenario_json: str) -> tuple[dict | None, tuple[str, str] | None]:
 def _compare(scenario_json: str) -> tuple[dict | None, tuple[str, str] | None]:
     try:
         return compare(Scenario.model_validate_json(scenario_json)).model_dump(mode="json"), None
-    except (SizingError, InputError) as exc:
+    except InputError as exc:
         return None, (exc.field, str(exc))
 
 

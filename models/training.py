@@ -31,9 +31,6 @@ from models.sizing import (
 )
 from models.units import BYTES_PER_TB, BYTES_PER_TOKEN, SECONDS_PER_DAY
 
-#: Raised when the scenario cannot be planned: the one input error type (models/errors.py).
-SizingError = InputError
-
 
 class CurvePoint(Record):
     gpus: int
@@ -142,7 +139,7 @@ class Planner:
         self.shape = self.workload.shape()
         self.gpu: GpuSpec = get_gpu(scenario.cluster.gpu)
         if self.workload.precision == "fp8" and self.gpu.fp8_dense_tflops is None:
-            raise SizingError("precision", f"{self.gpu.gpu_id} has no FP8 tensor cores; use bf16")
+            raise InputError("precision", f"{self.gpu.gpu_id} has no FP8 tensor cores; use bf16")
         self.batch_seqs = self.workload.global_batch_seqs()
         self.ladder = gpu_ladder(self.gpu.gpus_per_node, MAX_GPUS)
         self.lower_bound = min_gpus_lower_bound(self.shape.params_total, self.gpu.memory_gib)
@@ -185,7 +182,7 @@ class Planner:
                 if r.storage_write_gbyte_per_s
                 else "reliability"
             )
-            raise SizingError(
+            raise InputError(
                 field, f"training could never finish on {choice.gpus:,} GPUs: {exc}"
             ) from None
 
@@ -197,7 +194,7 @@ class Planner:
         try:
             return smallest_fitting(self.choose, self.ladder, self.lower_bound)
         except NoFittingLayout:
-            raise SizingError(
+            raise InputError(
                 "gpus", f"{self.shape.name} does not fit on up to {MAX_GPUS:,} {self.gpu.gpu_id}"
             ) from None
 
@@ -208,19 +205,19 @@ class Planner:
             pass
         smallest = self.smallest()
         if gpus < smallest.gpus:
-            raise SizingError("gpus", f"needs at least {smallest.gpus} {self.gpu.gpu_id}")
+            raise InputError("gpus", f"needs at least {smallest.gpus} {self.gpu.gpu_id}")
         near = [n for n in self.ladder if n >= gpus]
         for n in near[:8]:
             try:
                 self.choose(n)
             except NoFittingLayout:
                 continue
-            raise SizingError(
+            raise InputError(
                 "gpus",
                 f"{gpus} GPUs cannot split a batch of {self.batch_seqs} sequences "
                 f"into a layout that fits; try {n}",
             )
-        raise SizingError("gpus", f"no layout fits on {gpus} {self.gpu.gpu_id}")
+        raise InputError("gpus", f"no layout fits on {gpus} {self.gpu.gpu_id}")
 
     def curve(self, chosen: int) -> list[CurvePoint]:
         """Training time against GPU count, from 1/16 of the chosen count (or the smallest that
@@ -276,7 +273,7 @@ def plan_training(scenario: Scenario, *, curve: bool = False) -> TrainingPlan:
                 planner.wall_days, planner.ladder, smallest.gpus, cluster.deadline_days
             )
         except DeadlineError as exc:
-            raise SizingError(
+            raise InputError(
                 "deadline_days",
                 f"{cluster.deadline_days:g} days cannot be met on {planner.gpu.gpu_id}: the fastest is "
                 f"{exc.days:.1f} days on {exc.gpus:,} GPUs",

@@ -161,6 +161,16 @@ def _financing(
     return {"lease": np.where(k >= 0, lease, 0.0)}
 
 
+def staff_fte(inp: CostInputs, P: dict) -> np.ndarray:
+    """Operations team for owned hardware: max(minimum team, FTE per 1,000 GPUs × GPUs / 1,000)."""
+    return np.maximum(P["ops_min_team_fte"], P["ops_fte_per_1000_gpus"] * inp.gpus / 1000)
+
+
+def spare_nodes(inp: CostInputs, P: dict) -> np.ndarray:
+    """Spare servers bought with the cluster: nodes × spares % (the `spares` line's share)."""
+    return inp.nodes * P["spares_pct_of_nodes"] / 100
+
+
 def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
     capex = hardware_capex(inp, P)
     total = sum(capex.values())
@@ -184,7 +194,7 @@ def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
     if not own_site:
         flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * held
     if staffed:
-        fte = np.maximum(P["ops_min_team_fte"], P["ops_fte_per_1000_gpus"] * inp.gpus / 1000)
+        fte = staff_fte(inp, P)
         flows["staff"] = fte * P["ops_salary_usd_per_year"] / 12 * held
     else:
         flows["managed service"] = (

@@ -21,6 +21,7 @@ from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
 from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engine's result types)
     Assumption,
     Comparison,
+    Operations,
     OptionResult,
     Phase,
     TrainingSummary,
@@ -168,6 +169,17 @@ def compare(
             for f in inp.figures.values()
         ],
         catalogue_as_of=inp.catalogue.newest_as_of(),
+        operations=_operations(inp, P),
+    )
+
+
+def _operations(inp: CostInputs, P: dict[str, np.ndarray]) -> Operations:
+    rate = inp.plan.reliability.failures_per_gpu_day * inp.value("failure_rate_multiplier")
+    return Operations(
+        staff_fte=float(cf.staff_fte(inp, P)[0, 0]),
+        spare_nodes=float(cf.spare_nodes(inp, P)[0, 0]),
+        failures_per_gpu_day=rate,
+        interruptions_per_week=rate * inp.gpus * 7,
     )
 
 

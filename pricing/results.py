@@ -156,6 +156,19 @@ class TrainingSummary(Record):
     curve: list[CurvePoint] = Field(default_factory=list)
 
 
+class Operations(Record):
+    """What running the cluster takes, as the engine costs it (owned options)."""
+
+    #: operations team the build option pays for (pricing/cashflows.py staff_fte)
+    staff_fte: float
+    #: spare servers bought with the cluster (nodes × spares_pct_of_nodes)
+    spare_nodes: float
+    #: failures per GPU-day the reliability model uses (the GPU's rate × failure_rate_multiplier)
+    failures_per_gpu_day: float
+    #: job interruptions a week on the planned GPUs (failures per GPU-day × GPUs × 7)
+    interruptions_per_week: float
+
+
 class Comparison(Record):
     scenario: Scenario
     training: TrainingSummary
@@ -167,6 +180,7 @@ class Comparison(Record):
     flip_points: list[FlipPoint]
     assumptions: list[Assumption]
     catalogue_as_of: str
+    operations: Operations
 
     def option(self, option_id: str) -> OptionResult | None:
         """The result of one option, or None when it was not compared."""

@@ -20,9 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cli import main
+from models.errors import InputError
 from models.hardware import get_gpu
 from models.scenario import Scenario
-from models.training import Planner, SizingError, plan_training
+from models.training import Planner, plan_training
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LLAMA8_1T = ["--model", "llama3-8b", "--tokens", "1T", "--gpu", "H100-SXM"]
@@ -78,7 +79,7 @@ def ladder_days(sc: Scenario) -> dict[int, float]:
         )
         try:
             days[n] = plan_training(fixed).train_days
-        except SizingError:
+        except InputError:
             continue
     return days
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from models.errors import InputError
 from models.hardware import get_gpu, gpu_ids
 from models.job import Job
 from models.memory import fits, memory_breakdown
@@ -15,7 +16,7 @@ from models.search import NoFittingLayout, all_layouts, best_layout
 from models.shapes import load_presets
 from models.sizing import gpu_ladder
 from models.step_time import step_breakdown
-from models.training import SizingError, plan_training
+from models.training import plan_training
 
 SETTINGS = settings(max_examples=25)
 PRESETS = [m for m in load_presets() if m not in ("megatron-1t", "mt-nlg-530b")]
@@ -60,7 +61,7 @@ def _plan(workload, gpu, gpus, curve=False):
     )
     try:
         return plan_training(scenario, curve=curve)
-    except SizingError:
+    except InputError:
         assume(False)
 
 
@@ -88,7 +89,7 @@ def test_every_output_is_finite_and_positive(workload, gpu, gpus):
     assert plan.mfu < 1 and plan.goodput <= 1 and plan.train_days >= plan.ideal_days
     assert plan.memory_gib_per_gpu["total"] <= plan.memory_capacity_gib
     lay = plan.layout
-    assert lay["tp"] * lay["pp"] * lay["dp"] == plan.gpus
+    assert lay.tp * lay.pp * lay.dp == plan.gpus
 
 
 @SETTINGS
@@ -178,7 +179,7 @@ def test_smallest_that_fits_and_needs_at_least():
     )
     assert plan.sizing == "smallest that fits" and plan.gpus >= 48
     below = max(n for n in gpu_ladder(8, 65536) if n < plan.gpus)
-    with pytest.raises(SizingError, match=f"needs at least {plan.gpus} H100-SXM"):
+    with pytest.raises(InputError, match=f"needs at least {plan.gpus} H100-SXM"):
         plan_training(
             Scenario.model_validate(
                 {

@@ -40,7 +40,7 @@ def test_defaults_are_megatron_defaults_and_old_scenarios_still_load():
 
 def test_tp_overlap_and_bf16_gradients_speed_up_a_tensor_parallel_plan():
     base, faster = plan(), plan(tp_comm_overlap=True, gradient_precision="bf16")
-    assert base.layout["tp"] > 1  # the overlap has something to hide
+    assert base.layout.tp > 1  # the overlap has something to hide
     assert faster.step_time_s < base.step_time_s
     assert faster.train_days < base.train_days
     assert faster.execution == {

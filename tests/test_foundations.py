@@ -78,9 +78,9 @@ def test_a_changed_catalogue_row_changes_every_figure_that_depends_on_it(slow_de
     # 30 more weeks of procurement: the ready day moves by up to 210 days (the facility may overlap)
     assert build_s.ready_day == pytest.approx(expected_ready)
     assert build_s.ready_day > build_b.ready_day + 30
-    procurement = {p["phase"]: p for p in build_s.timeline}["procurement"]
-    procurement_b = {p["phase"]: p for p in build_b.timeline}["procurement"]
-    assert procurement["end_day"] == pytest.approx(procurement_b["end_day"] + 210, abs=1e-6)
+    procurement = {p.phase: p for p in build_s.timeline}["procurement"]
+    procurement_b = {p.phase: p for p in build_b.timeline}["procurement"]
+    assert procurement.end_day == pytest.approx(procurement_b.end_day + 210, abs=1e-6)
     # the cash flows follow: the hardware is paid on acceptance, months later
     paid_b = np.nonzero(build_b.monthly_by_category_usd["hardware"])[0][0]
     paid_s = np.nonzero(build_s.monthly_by_category_usd["hardware"])[0][0]
@@ -123,8 +123,8 @@ def test_zero_rate_is_the_limit_of_small_rates_and_ranks_normally(financing, key
     assert zero.npv_usd == pytest.approx(tiny.npv_usd, rel=1e-6)
     assert zero.breakdown_usd.get("financing", 0.0) == 0.0
     best = min((o for o in c0.options if o.completes_workload), key=lambda o: o.npv_usd)
-    assert c0.recommendation["option"] == best.option
-    assert "$nan" not in c0.recommendation["why"].lower()
+    assert c0.recommendation.option == best.option
+    assert "$nan" not in c0.recommendation.why.lower()
     exported = json.loads(exports.comparison_json(c0))  # non-finite numbers would be null here
     assert all(o["npv_usd"] is not None for o in exported["options"])
 
@@ -222,8 +222,8 @@ def test_every_accepted_override_changes_what_it_names(key):
     except InputError as exc:  # refused: it must say which override and why
         assert exc.field == f"overrides.{key}"
         return
-    figure = {a["key"]: a for a in changed.assumptions}[key]
-    assert figure["overridden"] and figure["value"] == pytest.approx(new)
+    figure = {a.key: a for a in changed.assumptions}[key]
+    assert figure.overridden and figure.value == pytest.approx(new)
     before = {o.option: (o.npv_usd, o.ready_day, o.train_days) for o in base.options}
     after = {o.option: (o.npv_usd, o.ready_day, o.train_days) for o in changed.options}
     assert before != after, f"override {key} = {new:g} (was {value:g}) changed nothing"
@@ -284,3 +284,23 @@ def test_comparison_json_has_no_nan_for_zero_rates():
     text = exports.comparison_json(engine.compare(sc, draws=50))
     assert "NaN" not in text and "Infinity" not in text
     assert json.loads(text)["options"][0]["total_usd"] is not None
+
+
+def test_operations_are_the_figures_the_build_option_pays_for():
+    """The Guide reads staff and spares from the engine; they must be what the cost lines use."""
+    sc = scenario(cluster={"gpus": 4096})
+    c = engine.compare(sc, decision=False)
+    figures = {a.key: a.value for a in c.assumptions}
+    build = c.option("build")
+    # a full month of the staff line is the team times a month of salary
+    monthly_staff = build.monthly_by_category_usd["staff"][-1]
+    assert monthly_staff == pytest.approx(
+        c.operations.staff_fte * figures["ops_salary_usd_per_year"] / 12
+    )
+    # the spares bought are the spare nodes at the price of a node
+    inp = build_inputs(sc, load_catalogue())
+    spares_usd = cf.hardware_capex(inp, engine.base_params(inp))["spares"][0, 0]
+    per_node = figures["server_usd_per_gpu"] * c.training.gpus / c.training.nodes
+    assert c.operations.spare_nodes * per_node == pytest.approx(spares_usd)
+    ops = c.operations
+    assert ops.interruptions_per_week == pytest.approx(ops.failures_per_gpu_day * 4096 * 7)

@@ -4,7 +4,7 @@ exports and the terminal report.
 For any scenario the schema accepts, the engine either gives a comparison whose every number is
 finite (None only where the result documents it: no cost per GPU-hour or per run when almost
 nothing was delivered, no first result when no run finishes), or refuses it with the documented
-input error (`InputError`, which `SizingError` is) naming a field to change. The recommendation
+input error (`InputError`) naming a field to change. The recommendation
 names an option with a finite NPV, the JSON export is strict JSON with no number turned to null,
 and the CSV holds finite numbers that add up to each option's total.
 
@@ -33,7 +33,6 @@ from app.report_text import comparison_report
 from models.hardware import gpu_ids
 from models.scenario import MAX_GPUS, OPTION_IDS, Scenario
 from models.shapes import load_presets
-from models.training import SizingError
 from pricing.catalogue import Catalogue, load_catalogue
 from pricing.engine import compare
 from pricing.inputs import CATALOGUE_KEYS, InputError, override_range
@@ -146,7 +145,7 @@ def check_whole_path(data: dict, catalogue: Catalogue | None = None) -> None:
     scenario = Scenario.model_validate(data)  # the generator only makes valid scenarios
     try:
         c = compare(scenario, catalogue, draws=DRAWS)
-    except (InputError, SizingError) as exc:
+    except InputError as exc:
         # a documented refusal names something the user can change; the engine's own guard
         # against non-finite flows ("... is not a finite number for this scenario") is not one:
         # for a valid scenario, whose overrides are all finite, it means a formula broke

@@ -80,8 +80,8 @@ def render() -> None:
 
     sc, c = state.require_comparison("Reading the catalogue...")
     defaults, _ = state.comparison(sc.model_copy(update={"overrides": {}}))
-    default_of = {a["key"]: a for a in defaults.assumptions} if defaults else {}
-    current = {a["key"]: a for a in c.assumptions}
+    default_of = {a.key: a for a in defaults.assumptions} if defaults else {}
+    current = {a.key: a for a in c.assumptions}
     overrides = dict(sc.overrides)
     rejected: dict[str, float] = st.session_state.setdefault(REJECTED, {})
     generation = st.session_state.get(GENERATION, 0)
@@ -109,14 +109,14 @@ def render() -> None:
                 {
                     "key": key,
                     "Input": key.replace("_", " "),
-                    "Value": a["value"],
-                    "Unit": a["unit"],
-                    "Default": d["value"],
+                    "Value": a.value,
+                    "Unit": a.unit,
+                    "Default": d.value,
                     "Changed": f"✗ {rejected[key]:g} rejected"
                     if key in rejected
                     else ("✎" if key in overrides else ""),
-                    "Source": d["source"],
-                    "As of": d["as_of"] or "-",
+                    "Source": d.source,
+                    "As of": d.as_of or "-",
                 }
             )
         frame = pd.DataFrame(rows)
@@ -140,14 +140,14 @@ def render() -> None:
                 st.error(
                     f"{md_code('overrides.' + key)}: {rejected[key]:g} is out of range (allowed: "
                     f"{lo:g} to {hi:g}), so it was not applied; the value in force is "
-                    f"{current[key]['value']:g}.",
+                    f"{current[key].value:g}.",
                     icon=":material/error:",
                 )
         if edits := _edits(frame, edited):
             new = dict(overrides)
             for key, value in edits.items():
                 rejected.pop(key, None)
-                default = default_of.get(key, {}).get("value")
+                default = default_of[key].value if key in default_of else None
                 if value is None or (
                     default is not None and abs(value - default) <= 1e-12 * max(1.0, abs(default))
                 ):

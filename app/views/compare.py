@@ -19,23 +19,19 @@ def render() -> None:
     dark = state.dark_theme()
 
     t = c.training
-    rate = next(
-        (a["value"] for a in c.assumptions if a["key"] == "discount_rate_pct_per_year"), 0.0
-    )
+    rate = next((a.value for a in c.assumptions if a.key == "discount_rate_pct_per_year"), 0.0)
     st.caption(
-        f"{t['model']} on {t['gpus']:,} × {t['gpu']}: one run takes {t['train_days']:.1f} days"
-        f"{band(t.get('train_days_low'), t.get('train_days_high'))} "
-        f"({t['ideal_days']:.1f} without failures, goodput {t['goodput']:.1%}); "
+        f"{t.model} on {t.gpus:,} × {t.gpu}: one run takes {t.train_days:.1f} days"
+        f"{band(t.train_days_low, t.train_days_high)} "
+        f"({t.ideal_days:.1f} without failures, goodput {t.goodput:.1%}); "
         f"term {sc.term.months} months; NPV discounted at {rate:g} % a year."
     )
 
-    ok = [o for o in c.options if o.available and o.completes_workload]
-    cheapest = min(ok, key=lambda o: o.npv_usd) if ok else None
-    fastest = min(
-        (o for o in ok if o.first_result_day is not None),
-        key=lambda o: o.first_result_day,
-        default=None,
-    )
+    rec = c.recommendation  # the engine's choice: presentation does not rank again
+    cheapest = c.option(rec.option) if rec.option else None
+    fastest = c.option(rec.fastest_option) if rec.fastest_option else None
+    if fastest is not None and fastest.first_result_day is None:
+        fastest = None
     m1, m2, m3 = st.columns([1, 1, 2])
     _card(
         m1,
@@ -51,7 +47,7 @@ def render() -> None:
     )
     with m3.container(border=True):
         st.caption("Recommendation")
-        st.write(c.recommendation["why"] + ".")
+        st.write(c.recommendation.why + ".")
     for o in c.options:
         if not o.completes_workload:
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
@@ -91,7 +87,7 @@ def render() -> None:
         if c.flip_points:
             st.markdown("**Flip points** (where the cheapest option changes)")
             for f in c.flip_points:
-                st.markdown(f"- {f['text']}")
+                st.markdown(f"- {f.text}")
     st.subheader("Totals")
     rows = [
         {
@@ -148,7 +144,7 @@ def _downloads(sc: Scenario, c) -> None:
     key = json.dumps(sc.model_dump(mode="json"), sort_keys=True)
     t = c.training
     stem = "clusterplan-" + re.sub(
-        r"[^a-z0-9]+", "-", f"{t['model']} {t['gpus']}x {t['gpu']}".lower()
+        r"[^a-z0-9]+", "-", f"{t.model} {t.gpus}x {t.gpu}".lower()
     ).strip("-")
     if not report_pdf.charts_available(start=False):
         st.info(

@@ -1,12 +1,12 @@
 """Guide: the questions a buyer brings, each answered with this scenario's numbers."""
 
-import math
-
 import streamlit as st
 
 from app import state
-from app.formatting import days, si, usd, usd_rate
+from app.formatting import days, md_plain, si, usd, usd_rate
 from models.hardware import get_gpu
+from models.options import Billing, spec
+from models.units import BYTES_PER_GIB, HOURS_PER_MONTH
 
 
 def render() -> None:
@@ -16,23 +16,22 @@ def render() -> None:
     sc, c = state.require_comparison("Working out the answers...")
 
     t = c.training
-    gpu = get_gpu(t["gpu"])
-    fig = {a["key"]: a["value"] for a in c.assumptions}
-    by_option = {o.option: o for o in c.options}
+    gpu = get_gpu(t.gpu)
+    fig = {a.key: a.value for a in c.assumptions}
     node = gpu.gpus_per_node
 
     st.subheader("Do we need a server or a cluster?")
-    smallest = t["min_gpus"]
+    smallest = t.min_gpus
     if smallest is not None and smallest <= node:
         st.write(
             f"The model fits on one {node}-GPU {gpu.gpu_id} server ({smallest} GPU(s) at least). "
-            f"On the {t['gpus']:,} GPUs planned, one run takes {days(t['train_days'])}."
+            f"On the {t.gpus:,} GPUs planned, one run takes {days(t.train_days)}."
         )
     else:
         st.write(
-            f"A cluster: {t['gpus']:,} {gpu.gpu_id} GPUs in {t['nodes']:,} nodes of {node}, joined by a "
-            f"{t['fabric']['tiers']}-tier fat tree of {t['fabric']['switches']:,} switches and "
-            f"{t['fabric']['transceivers']:,} optical transceivers"
+            f"A cluster: {t.gpus:,} {gpu.gpu_id} GPUs in {t.nodes:,} nodes of {node}, joined by a "
+            f"{t.fabric.tiers}-tier fat tree of {t.fabric.switches:,} switches and "
+            f"{t.fabric.transceivers:,} optical transceivers"
             + (
                 f"; the model needs at least {smallest:,} GPUs to fit in memory."
                 if smallest
@@ -41,29 +40,29 @@ def render() -> None:
         )
 
     st.subheader("How many GPUs?")
-    curve = t.get("curve") or []
-    line = f"{t['gpus']:,} GPUs ({t['sizing']}): one run in {days(t['train_days'])} at {t['mfu']:.0%} MFU."
+    curve = t.curve
+    line = f"{t.gpus:,} GPUs ({t.sizing}): one run in {days(t.train_days)} at {t.mfu:.0%} MFU."
     if len(curve) >= 2:
         last = curve[-1]
         line += (
-            f" With {last['gpus']:,} GPUs a run would take {days(last['train_days'])} at "
-            f"{last['scaling_efficiency']:.0%} scaling efficiency"
+            f" With {last.gpus:,} GPUs a run would take {days(last.train_days)} at "
+            f"{last.scaling_efficiency:.0%} scaling efficiency"
         )
         line += (
             ": past a point, more GPUs buy little time."
-            if last["scaling_efficiency"] < 0.7
+            if last.scaling_efficiency < 0.7
             else "; the Compare page's scaling chart shows where returns diminish."
         )
     st.write(line)
 
     st.subheader("What does renting cost?")
-    rent = by_option.get("rent")
+    rent = next((o for o in c.options if spec(o.option).billing is Billing.RENT), None)
     rate = fig.get("rent_usd_per_gpu_hour")
     if rate is not None:
-        monthly = rate * t["gpus"] * 730.5
+        monthly = rate * t.gpus * HOURS_PER_MONTH
         st.write(
             f"A dedicated {gpu.gpu_id} cluster rents at about {usd_rate(rate)} per GPU-hour for this term, "
-            f"{usd(monthly)} a month for {t['gpus']:,} GPUs"
+            f"{usd(monthly)} a month for {t.gpus:,} GPUs"
             + (
                 f", {usd(rent.total_usd)} over {sc.term.months} months with storage and support."
                 if rent
@@ -73,17 +72,17 @@ def render() -> None:
         )
 
     st.subheader("Build or rent?")
-    st.write(c.recommendation["why"] + ".")
+    st.write(c.recommendation.why + ".")
     for f in c.flip_points[:4]:
-        st.markdown(f"- {f['text']}")
+        st.markdown(f"- {md_plain(f.text)}")
 
     st.subheader("How long does deployment take?")
     for o in c.options:
         if not o.available:
             continue
-        slowest = max(o.timeline, key=lambda p: p["end_day"] - p["start_day"], default=None)
+        slowest = max(o.timeline, key=lambda p: p.end_day - p.start_day, default=None)
         why = (
-            f" (longest phase: {slowest['phase']}, {days(slowest['end_day'] - slowest['start_day'])})"
+            f" (longest phase: {slowest.phase}, {days(slowest.end_day - slowest.start_day)})"
             if slowest
             else ""
         )
@@ -95,17 +94,12 @@ def render() -> None:
         )
 
     st.subheader("What does maintenance need?")
-    rel_rate = gpu.failures_per_gpu_day * fig.get("failure_rate_multiplier", 1.0)
-    per_week = rel_rate * t["gpus"] * 7
-    fte = max(
-        fig.get("ops_min_team_fte", 0), fig.get("ops_fte_per_1000_gpus", 0) * t["gpus"] / 1000
-    )
-    spares = math.ceil(t["nodes"] * fig.get("spares_pct_of_nodes", 0) / 100)
+    ops = c.operations
     st.write(
-        f"Expect about {per_week:.1f} job interruptions a week on {t['gpus']:,} GPUs "
-        f"({rel_rate:.1e} per GPU-day, Llama 3's rate for H100), each costing a restart from the last "
-        f"checkpoint ({si(t['checkpoint']['size_gib'] * 2**30, 'B')} every {t['checkpoint']['interval_min']:.0f} min). "
-        f"Owning means an operations team of about {fte:.0f} people, {spares} spare node(s), "
+        f"Expect about {ops.interruptions_per_week:.1f} job interruptions a week on {t.gpus:,} GPUs "
+        f"({ops.failures_per_gpu_day:.1e} per GPU-day, Llama 3's rate for H100), each costing a restart from the last "
+        f"checkpoint ({si(t.checkpoint.size_gib * BYTES_PER_GIB, 'B')} every {t.checkpoint.interval_min:.0f} min). "
+        f"Owning means an operations team of about {ops.staff_fte:.0f} people, {ops.spare_nodes:.1f} spare node(s), "
         f"{fig.get('part_replacement_pct_per_year', 0):g} % of servers replaced a year, and "
-        f"{t['it_power_kw']:,.0f} kW of IT power. A managed service takes the operations on and restarts faster."
+        f"{t.it_power_kw:,.0f} kW of IT power. A managed service takes the operations on and restarts faster."
     )

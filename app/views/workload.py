@@ -6,7 +6,7 @@ import streamlit as st
 
 from app import schema_widgets as sw
 from app import state
-from app.formatting import md_plain, si
+from app.formatting import si
 from app.report_text import execution_text
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, label
@@ -287,7 +287,7 @@ def render() -> None:
             with st.spinner("Sizing the cluster..."):
                 plan, err = state.training_plan(sc)
             if err:
-                st.error(f"**{md_plain(err[0])}**: {md_plain(err[1])}", icon=":material/error:")
+                state.show_error(*err)
             else:
                 lay = plan.layout
                 m1, m2 = st.columns(2)
