@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.cli import main
@@ -523,7 +523,7 @@ def mutated_text(draw, example: dict) -> str:
 def test_random_mutations_exit_0_or_2(capsys, tmp_path, example):
     path = tmp_path / "mutated.json"
 
-    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=60)
     @given(text=mutated_text(example))
     def check(text):
         write(path, text)

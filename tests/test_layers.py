@@ -52,3 +52,15 @@ def test_the_core_and_the_cli_load_without_a_ui_library():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_charts_and_the_pdf_use_plotly_but_never_streamlit():
+    """The PDF and the CLI draw the portal's charts without loading the portal's framework."""
+    code = (
+        "import sys, app.charts, app.chart_export, app.report_pdf\n"
+        "print(sorted({n.split('.')[0] for n in sys.modules} & {'streamlit', 'plotly'}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "['plotly']"

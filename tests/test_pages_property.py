@@ -7,7 +7,7 @@ import pathlib
 import re
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
@@ -257,7 +257,7 @@ def shows_the_scenario(at: AppTest, data: dict) -> None:
     assert at.session_state["scenario"] == data  # rendering changed nothing
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40)
 @example(with_(usage={"mode": "runs", "runs": 0.05}))
 @example(with_(usage={"mode": "utilisation", "utilisation_pct": 33.3}, term={"months": 13}))
 @given(scenarios())
@@ -265,7 +265,7 @@ def test_any_valid_scenario_shows_its_values_on_the_workload_page(data):
     shows_the_scenario(render(data), data)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25)
 @given(scenarios())
 def test_any_valid_scenario_renders_on_every_page(data):
     at = render(data, "workload")
