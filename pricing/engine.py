@@ -69,15 +69,7 @@ def _option_result(
     done = bool(completes(inp, ctx, P)[0, 0])
     train_days = float(ctx.train_days[0, 0])
     ready = float(ctx.ready_day[0, 0])
-    timeline = tl.provisioning_timeline(
-        option,
-        gpu_id=inp.gpu_id,
-        gpus=inp.gpus,
-        nodes=inp.nodes,
-        it_power_kw=inp.it_power_kw,
-        catalogue=inp.catalogue,
-        own_facility=inp.own_facility,
-    )
+    timeline = tl.provisioning_timeline(option, **inp.site)
     note = inp.unavailable.get(option, "")
     if not done and not note:
         note = (
@@ -184,30 +176,7 @@ def _operations(inp: CostInputs, P: dict[str, np.ndarray]) -> Operations:
 
 
 def _unavailable(inp: CostInputs, option: str) -> OptionResult:
-    zeros = [0.0] * inp.months
-    return OptionResult(
-        option=option,
-        label=LABELS[option],
-        available=False,
-        note=inp.unavailable[option],
-        total_usd=0.0,
-        npv_usd=0.0,
-        monthly_usd=zeros,
-        cumulative_usd=zeros,
-        breakdown_usd={},
-        monthly_by_category_usd={},
-        residual_value_usd=0.0,
-        delivered_gpu_hours=0.0,
-        usd_per_gpu_hour=None,
-        runs_completed=0.0,
-        usd_per_training_run=None,
-        completes_workload=False,
-        train_days=0.0,
-        timeline=[],
-        ready_day=0.0,
-        first_result_day=None,
-        breakeven_month={},
-    )
+    return OptionResult.unavailable(option, LABELS[option], inp.unavailable[option], inp.months)
 
 
 def _training_summary(inp: CostInputs) -> TrainingSummary:

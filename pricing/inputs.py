@@ -145,6 +145,18 @@ class CostInputs:
     def it_power_kw(self) -> float:
         return self.nodes * self.node_power_kw
 
+    @property
+    def site(self) -> dict:
+        """The cluster as the provisioning timelines take it (pricing/timeline.py keywords)."""
+        return {
+            "gpu_id": self.gpu_id,
+            "gpus": self.gpus,
+            "nodes": self.nodes,
+            "it_power_kw": self.it_power_kw,
+            "catalogue": self.catalogue,
+            "own_facility": self.own_facility,
+        }
+
     def goodput(self, failure_multiplier: np.ndarray, restart_ratio: float = 1.0) -> np.ndarray:
         """Goodput for failure-rate multipliers (vectorized): the core's Daly interval and exact
         goodput at 49 log-spaced multipliers from 1/20 to 20, interpolated in log space."""

@@ -49,6 +49,33 @@ class OptionResult(Record):
     #: other option id -> first month (1-based) from which this one stays cheaper, or None
     breakeven_month: dict[str, int | None]
 
+    @classmethod
+    def unavailable(cls, option: str, label: str, note: str, months: int) -> OptionResult:
+        """An option the catalogue cannot offer for this scenario: no flows, never ranked."""
+        zeros = [0.0] * months
+        return cls(
+            option=option,
+            label=label,
+            available=False,
+            note=note,
+            total_usd=0.0,
+            npv_usd=0.0,
+            monthly_usd=zeros,
+            cumulative_usd=zeros,
+            breakdown_usd={},
+            residual_value_usd=0.0,
+            delivered_gpu_hours=0.0,
+            usd_per_gpu_hour=None,
+            runs_completed=0.0,
+            usd_per_training_run=None,
+            completes_workload=False,
+            train_days=0.0,
+            timeline=[],
+            ready_day=0.0,
+            first_result_day=None,
+            breakeven_month={},
+        )
+
 
 class Recommendation(Record):
     """The cheapest option by NPV among those that complete the workload, and why."""

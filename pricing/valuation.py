@@ -26,16 +26,7 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
     out = {}
     base = inp.plan
     for option in options:
-        ready = tl.ready_day(
-            option,
-            gpu_id=inp.gpu_id,
-            gpus=inp.gpus,
-            nodes=inp.nodes,
-            it_power_kw=inp.it_power_kw,
-            catalogue=inp.catalogue,
-            lead_time_multiplier=P["lead_time_multiplier"],
-            own_facility=inp.own_facility,
-        )
+        ready = tl.ready_day(option, **inp.site, lead_time_multiplier=P["lead_time_multiplier"])
         ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
         opt = spec(option)
         ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0

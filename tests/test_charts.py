@@ -45,27 +45,8 @@ def bare() -> Comparison:
 def with_unavailable(full) -> Comparison:
     """The full comparison plus an option the catalogue cannot offer, as compare() reports one."""
     months = len(full.options[0].monthly_usd)
-    spot = OptionResult(
-        option="cloud:spot",
-        label="Cloud spot",
-        available=False,
-        note="no spot offer in the catalogue",
-        total_usd=0.0,
-        npv_usd=0.0,
-        monthly_usd=[0.0] * months,
-        cumulative_usd=[0.0] * months,
-        breakdown_usd={},
-        residual_value_usd=0.0,
-        delivered_gpu_hours=0.0,
-        usd_per_gpu_hour=None,
-        runs_completed=0.0,
-        usd_per_training_run=None,
-        completes_workload=False,
-        train_days=0.0,
-        timeline=[],
-        ready_day=0.0,
-        first_result_day=None,
-        breakeven_month={},
+    spot = OptionResult.unavailable(
+        "cloud:spot", "Cloud spot", "no spot offer in the catalogue", months
     )
     return full.model_copy(update={"options": [*full.options, spot]})
 
