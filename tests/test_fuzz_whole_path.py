@@ -17,6 +17,7 @@ tests/test_fuzz_whole_path.py` is the longer run (default: 30 examples, derandom
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -225,3 +226,29 @@ def test_a_provider_without_an_on_demand_price_gives_a_result_or_an_input_error(
         },
         load_catalogue(data_dir),
     )
+
+
+@settings(max_examples=6, derandomize=True)
+@given(scenarios())
+@example(ZERO_RATE_LOAN)
+@example(ZERO_RATE_LEASE_ALMOST_IDLE)
+def test_the_pdf_of_any_valid_scenario_reads_back_with_finite_numbers(data):
+    """The last stage of the path: the PDF (tables only, so no browser per example), opened and
+    its text read back: every page there, no NaN or infinity printed anywhere."""
+    from unittest import mock
+
+    import pypdf
+
+    from app import report_pdf
+
+    try:
+        c = compare(Scenario.model_validate(data), draws=DRAWS)
+    except InputError:
+        return  # a documented refusal; check_whole_path holds its form
+    with mock.patch.object(report_pdf, "charts_available", return_value=False):
+        report = report_pdf.build_report(c, link="")
+    pages = pypdf.PdfReader(io.BytesIO(report.data)).pages
+    assert len(pages) == report.pages
+    text = "\n".join(page.extract_text() for page in pages)
+    assert c.recommendation.why[:40] in " ".join(text.split())
+    assert not re.search(r"\b(nan|inf|infinity)\b", text, re.I)
