@@ -159,8 +159,19 @@ def require_comparison(spinner: str) -> tuple[Scenario, Comparison]:
         c, err = comparison(sc)
     if err:
         show_error(*err)
+        _offer_to_drop_override(err[0], sc)
         st.stop()
     return sc, c
+
+
+def _offer_to_drop_override(field: str, sc: Scenario) -> None:
+    """When an override stops the comparison (a key a link brought, a discount no price uses),
+    a button removes just that override, so the page is never a dead end."""
+    key = field.removeprefix("overrides.")
+    offer = field.startswith("overrides.") and key in sc.overrides
+    if offer and st.button("Remove this override", icon=":material/undo:", key="drop_bad"):
+        put("overrides", {k: v for k, v in sc.overrides.items() if k != key})
+        st.rerun()
 
 
 def show_link_error() -> None:

@@ -281,3 +281,17 @@ def test_an_out_of_range_value_is_shown_as_rejected_not_in_force():
     assert at.session_state["scenario"]["overrides"] == {"spares_pct_of_nodes": 8.0}
     assert not [e.value for e in at.error]
     assert table_row(at, 0, "spares_pct_of_nodes")["Changed"] == "✎"
+
+
+@pytest.mark.parametrize("page", ["compare", "assumptions", "guide"])
+def test_an_override_that_stops_the_comparison_can_be_removed_where_it_is_shown(page):
+    """A link's unknown key (or a discount no price uses) stops the comparison; the page offers to
+    drop just that override, and the comparison comes back with the other overrides kept."""
+    data = {**EXAMPLE, "overrides": {"no_such_input": 1.0, "pue": 1.2}}
+    at = app(page, share_link.encode(Scenario.model_validate(data)))
+    assert any("overrides.no_such_input" in e.value for e in at.error)
+    drop = next(b for b in at.button if b.key == "drop_bad")
+    drop.click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["scenario"]["overrides"] == {"pue": 1.2}
