@@ -45,8 +45,8 @@ def main() -> None:
         f"max {max(times) * 1e3:.0f} ms over {len(times)} runs"
     )
     print(
-        f"  tornado bars {len(c.sensitivity.get('bars', []))}, flip points {len(c.flip_points)}, "
-        f"recommendation: {c.recommendation['label']}"
+        f"  tornado bars {len(c.sensitivity.bars) if c.sensitivity else 0}, flip points {len(c.flip_points)}, "
+        f"recommendation: {c.recommendation.label}"
     )
     t = time.perf_counter()
     compare(SCENARIO, decision=False)
