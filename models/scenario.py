@@ -233,6 +233,11 @@ class Options(BaseModel):
         default="colocation",
         description="where owned hardware lives: rented colocation or a new facility",
     )
+    software_licence: bool = Field(
+        default=False,
+        description="pay a per-GPU software licence (NVIDIA AI Enterprise, licence_usd_per_gpu_year) "
+        "on every option alike; off for training on an open-source stack",
+    )
     rent_provider: str | None = Field(default=None, max_length=60)
     cloud_provider: str | None = Field(default=None, max_length=60)
 

@@ -98,10 +98,11 @@ def make_context(
 
 def hardware_capex(inp: CostInputs, P: dict) -> dict[str, np.ndarray]:
     servers = inp.gpus * P["server_usd_per_gpu"]
+    # the servers' own price includes their 400G NICs (hardware_prices.csv: the quotes are for
+    # complete HGX/DGX systems), so the fabric is the switches and the optics between them
     fabric = (
         inp.switches * P["ib_switch_64port_ndr_usd_per_switch"]
         + inp.transceivers * P["optic_400g_usd_per_transceiver"]
-        + inp.gpus * P["nic_400g_usd_per_port"]
     )
     return {
         "servers": servers,
@@ -200,12 +201,17 @@ def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
         flows["managed service"] = (
             P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held
         )
-    flows["support and licences"] = (
-        P["support_pct_of_capex_per_year"] / 100 / 12 * (servers + fabric)
-        + P["licence_usd_per_gpu_year"] / 12 * inp.gpus
-    ) * held
-    flows["parts"] = P["part_replacement_pct_per_year"] / 100 / 12 * servers * held
+    # the vendor support contract replaces failed parts, so no separate parts line; the spare pool
+    # bought with the cluster is what support does not give: servers on site to swap at once
+    flows["support"] = P["support_pct_of_capex_per_year"] / 100 / 12 * (servers + fabric) * held
     return flows
+
+
+def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -> np.ndarray:
+    """The per-GPU software licence (NVIDIA AI Enterprise) when the scenario takes one, on every
+    option alike: per GPU-year on the GPUs held (dedicated options) or in use (per-use cloud)."""
+    share = ctx.held if dedicated else ctx.busy
+    return P["licence_usd_per_gpu_year"] / 12 * inp.gpus * share
 
 
 def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:

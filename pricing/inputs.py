@@ -24,9 +24,14 @@ from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the 
     BYTES_PER_PARAM,
     BYTES_PER_TB,
     DAYS_PER_MONTH,
+    DAYS_PER_YEAR,
     HOURS_PER_MONTH,
 )
 from pricing.catalogue import Catalogue, MissingFigureError
+from pricing.timeline import ready_day
+
+#: the owned option whose provisioning sets when owned hardware starts to age
+OWNED_TIMELINE_OPTION = next(o.id for o in OPTIONS if o.builds and o.timeline_rows_of is None)
 
 #: Checkpoints kept on the file system (the latest plus two to roll back to after a loss spike).
 CHECKPOINTS_KEPT = 3
@@ -38,7 +43,6 @@ CATALOGUE_KEYS = (
     "spares_pct_of_nodes",
     "ib_switch_64port_ndr_usd_per_switch",
     "optic_400g_usd_per_transceiver",
-    "nic_400g_usd_per_port",
     "storage_buy_usd_per_tb",
     "storage_system_uplift_ratio",
     "installation_usd_per_node",
@@ -51,7 +55,6 @@ CATALOGUE_KEYS = (
     "ops_salary_usd_per_year",
     "support_pct_of_capex_per_year",
     "licence_usd_per_gpu_year",
-    "part_replacement_pct_per_year",
     "discount_rate_pct_per_year",
     "loan_rate_pct_per_year",
     "lease_rate_pct_per_year",
@@ -340,14 +343,35 @@ def build_inputs(
         "1 = catalogue lead times (pricing/data/lead_times.csv)",
         "",
     )
-    age_years = scenario.term.months / 12
+    # resale depends on the hardware's age when the term ends: the term less the months before the
+    # owned cluster is accepted (its provisioning), not the term's length
+    nodes = plan.fabric.nodes
+    accepted_day = ready_day(
+        OWNED_TIMELINE_OPTION,
+        gpu_id=gpu.gpu_id,
+        gpus=plan.gpus,
+        nodes=nodes,
+        it_power_kw=nodes * gpu.node_power_kw,
+        catalogue=cat,
+        own_facility=scenario.options.facility == "owned",
+    )
+    age_years = max(scenario.term.months * DAYS_PER_MONTH - accepted_day, 0.0) / DAYS_PER_YEAR
     figures["residual_value_pct"] = Figure(
         "residual_value_pct",
         cat.residual_value_pct(min(age_years, 6.0)),
         "%",
-        f"residual_values.csv at {age_years:.1f} years",
+        f"residual_values.csv at {age_years:.1f} years (the hardware's age at term end: "
+        f"accepted on day {accepted_day:,.0f})",
         "",
     )
+    if (
+        scenario.term.discount_rate_pct is not None
+        and "discount_rate_pct_per_year" in scenario.overrides
+    ):
+        raise InputError(
+            "overrides.discount_rate_pct_per_year",
+            "the discount rate is also set in term.discount_rate_pct; set it in one place",
+        )
     if scenario.term.discount_rate_pct is not None:
         figures["discount_rate_pct_per_year"] = Figure(
             "discount_rate_pct_per_year",
@@ -367,7 +391,6 @@ def build_inputs(
     for option in OPTIONS:  # an option without a price cannot be compared (an override gives one)
         if option.price_key and not math.isfinite(figures[option.price_key].value):
             unavailable[option.id] = f"no {option.label} offer for {gpu.gpu_id} in the catalogue"
-    nodes = plan.fabric.nodes
     storage_tb = (
         CHECKPOINTS_KEPT * plan.checkpoint.size_gib * BYTES_PER_GIB / BYTES_PER_TB
         + DATASET_COPIES * plan.storage.dataset_tb

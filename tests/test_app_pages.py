@@ -295,3 +295,15 @@ def test_an_override_that_stops_the_comparison_can_be_removed_where_it_is_shown(
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert at.session_state["scenario"]["overrides"] == {"pue": 1.2}
+
+
+def test_the_software_licence_toggle_adds_the_line_to_every_option():
+    at = app("workload")
+    toggle = next(t for t in at.toggle if t.key == "w_licence")
+    assert toggle.value is False
+    toggle.set_value(True).run()
+    assert at.session_state["scenario"]["options"]["software_licence"] is True
+    from pricing.engine import compare
+
+    c = compare(Scenario.model_validate(at.session_state["scenario"]), decision=False)
+    assert all(o.breakdown_usd["software licences"] > 0 for o in c.options if o.available)

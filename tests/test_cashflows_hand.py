@@ -29,7 +29,6 @@ ROUND_CAPEX = {
     "spares_pct_of_nodes": 0.0,
     "ib_switch_64port_ndr_usd_per_switch": 0.0,
     "optic_400g_usd_per_transceiver": 0.0,
-    "nic_400g_usd_per_port": 0.0,
     "storage_buy_usd_per_tb": 0.0,
     "installation_usd_per_node": 0.0,
 }

@@ -122,7 +122,6 @@ ENGINE_KEYS = {  # key: unit, for the figures the cost engine reads (pricing/inp
     "installation_usd_per_node": "USD/node",
     "storage_system_uplift_ratio": "ratio",
     "optic_400g_usd_per_transceiver": "USD/transceiver",
-    "nic_400g_usd_per_port": "USD/port",
     "egress_usd_per_gb": "USD/GB",
     "rent_setup_fee_usd_per_node": "USD/node",
     "rent_support_pct": "%",

@@ -172,6 +172,7 @@ CONTEXT = {
     "cloud_spot_usd_per_gpu_hour": {"options": {"compare": ["cloud:spot", "rent"]}},
     "cloud_committed_1y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_1y", "rent"]}},
     "cloud_committed_3y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_3y", "rent"]}},
+    "licence_usd_per_gpu_year": {"options": {"software_licence": True}},
     "utilisation_pct": None,
     "runs": None,
 }

@@ -10,6 +10,7 @@ from app.formatting import si
 from app.report_text import execution_text
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, label
+from models.scenario import Options
 from models.shapes import load_presets
 
 CUSTOM = "custom"
@@ -266,6 +267,14 @@ def render() -> None:
                 "owned": "a new facility of our own",
             }.get,
             help="Colocation at $/kW-month, or building a data hall at $/kW (18–24 months).",
+        )
+        st.toggle(
+            "Pay a per-GPU software licence (NVIDIA AI Enterprise)",
+            value=bool(state.get("options.software_licence", False)),
+            key="w_licence",
+            on_change=state.bind("options.software_licence", "w_licence"),
+            help=Options.model_fields["software_licence"].description.capitalize()
+            + "; the price is licence_usd_per_gpu_year on the Assumptions page.",
         )
         chosen = state.get("options.compare") or sw.start("options.compare")
         st.multiselect(

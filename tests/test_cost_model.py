@@ -1,0 +1,144 @@
+"""Issue 13's cost-model fixes: owned hardware ages from its acceptance, licences are a choice
+charged alike to every option, one discount rate, and no option gets cheaper when one of its own
+cost lines rises."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from models.errors import InputError
+from models.options import OPTION_IDS, spec
+from models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_MONTH
+from pricing import engine
+from pricing.catalogue import load_catalogue
+from pricing.inputs import build_inputs
+from tests.test_foundations import scenario, slow_delivery_catalogue  # noqa: F401 (fixture)
+
+
+def test_residual_value_follows_the_hardwares_age_at_term_end(slow_delivery_catalogue):  # noqa: F811
+    """30 more weeks of lead time leave the hardware 30 weeks younger when the term ends, so it
+    resells for more; the figure is the catalogue's curve at that age, not at the term's length."""
+    sc = scenario(term={"months": 36})
+    for cat in (load_catalogue(), slow_delivery_catalogue):
+        c = engine.compare(sc, cat, decision=False)
+        build = c.option("build")
+        age = (36 * DAYS_PER_MONTH - build.ready_day) / DAYS_PER_YEAR
+        figure = {a.key: a for a in c.assumptions}["residual_value_pct"]
+        assert figure.value == pytest.approx(cat.residual_value_pct(age))
+        assert age < 3.0
+    bundled = build_inputs(sc, load_catalogue()).value("residual_value_pct")
+    slow = build_inputs(sc, slow_delivery_catalogue).value("residual_value_pct")
+    assert slow > bundled
+
+
+def test_software_licences_are_charged_alike_to_every_option_or_to_none():
+    options = list(OPTION_IDS)
+    off = engine.compare(scenario(options={"compare": options}), decision=False)
+    assert all("software licences" not in o.breakdown_usd for o in off.options)
+    on = engine.compare(
+        scenario(options={"compare": options, "software_licence": True}), decision=False
+    )
+    per_gpu_year = {a.key: a.value for a in on.assumptions}["licence_usd_per_gpu_year"]
+    for o in on.options:
+        line = o.breakdown_usd["software licences"]
+        if spec(o.option).dedicated:  # every GPU held from the ready day to the term's end
+            held_months = (36 * DAYS_PER_MONTH - o.ready_day) / DAYS_PER_MONTH
+            assert line == pytest.approx(per_gpu_year / 12 * 64 * held_months), o.option
+        else:  # the GPU-hours used
+            hours_per_year = 12 * HOURS_PER_MONTH
+            assert line == pytest.approx(per_gpu_year * o.delivered_gpu_hours / hours_per_year), (
+                o.option
+            )
+        # and nothing else moved
+        before = off.option(o.option)
+        assert o.total_usd == pytest.approx(before.total_usd + line), o.option
+
+
+def test_one_discount_rate():
+    sc = scenario(term={"discount_rate_pct": 8.0}, overrides={"discount_rate_pct_per_year": 12.0})
+    with pytest.raises(InputError) as err:
+        engine.compare(sc, decision=False)
+    assert err.value.field == "overrides.discount_rate_pct_per_year"
+    assert "term.discount_rate_pct" in str(err.value)
+    # either one alone is used
+    for sc in (
+        scenario(term={"discount_rate_pct": 8.0}),
+        scenario(overrides={"discount_rate_pct_per_year": 8.0}),
+    ):
+        figures = {a.key: a.value for a in engine.compare(sc, decision=False).assumptions}
+        assert figures["discount_rate_pct_per_year"] == 8.0
+
+
+#: figures that are a price or a cost an option pays (raising one can only add cost); the
+#: residual value, rates and usage are not costs
+COST_KEYS = (
+    "server_usd_per_gpu",
+    "spares_pct_of_nodes",
+    "ib_switch_64port_ndr_usd_per_switch",
+    "optic_400g_usd_per_transceiver",
+    "storage_buy_usd_per_tb",
+    "storage_system_uplift_ratio",
+    "installation_usd_per_node",
+    "electricity_usd_per_kwh",
+    "pue",
+    "colocation_usd_per_kw_month",
+    "ops_fte_per_1000_gpus",
+    "ops_min_team_fte",
+    "ops_salary_usd_per_year",
+    "support_pct_of_capex_per_year",
+    "licence_usd_per_gpu_year",
+    "rent_support_pct",
+    "rent_setup_fee_usd_per_node",
+    "rent_min_term_months",
+    "storage_rent_usd_per_gb_month",
+    "egress_usd_per_gb",
+    "managed_premium_pct",
+    "managed_owned_fee_pct_of_capex_per_year",
+    "rent_usd_per_gpu_hour",
+    "cloud_on_demand_usd_per_gpu_hour",
+    "cloud_spot_usd_per_gpu_hour",
+    "cloud_committed_1y_usd_per_gpu_hour",
+    "cloud_committed_3y_usd_per_gpu_hour",
+    "facility_capex_usd_per_kw",
+    "facility_maintenance_pct_of_capex_per_year",
+    "loan_rate_pct_per_year",
+    "lease_rate_pct_per_year",
+)
+INPUTS = {
+    (financing, facility, licence): build_inputs(
+        scenario(
+            options={
+                "compare": list(OPTION_IDS),
+                "facility": facility,
+                "software_licence": licence,
+            },
+            term={"financing": financing, "months": 36},
+            usage={"mode": "utilisation", "utilisation_pct": 60},
+        ),
+        load_catalogue(),
+    )
+    for financing in ("cash", "loan", "lease")
+    for facility in ("colocation", "owned")
+    for licence in (False, True)
+}
+
+
+@given(
+    setting=st.sampled_from(sorted(INPUTS)),
+    key=st.sampled_from(COST_KEYS),
+    rise=st.floats(1.01, 3.0),
+)
+def test_no_option_gets_cheaper_when_one_of_its_cost_lines_rises(setting, key, rise):
+    inp = INPUTS[setting]
+    P = engine.base_params(inp, 2)
+    P[key] = P[key] * np.array([[1.0], [rise]])
+    totals = {
+        option: engine.totals(flows, P, inp.months)
+        for option, (flows, _ctx) in engine.evaluate(inp, P, list(OPTION_IDS)).items()
+    }
+    for option, (nominal, npv) in totals.items():
+        assert nominal[1] >= nominal[0] - 1e-6 * abs(nominal[0]), (option, key)
+        assert npv[1] >= npv[0] - 1e-6 * abs(npv[0]), (option, key)
