@@ -7,6 +7,7 @@ whatever the input held, that line is printable and bounded (`one_line`).
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import math
 import os
@@ -25,6 +26,7 @@ from models.options import OPTIONS
 from models.scenario import Scenario, explain_validation_error
 from models.shapes import load_presets
 from models.training import plan_training
+from pricing.catalogue import load_catalogue
 from pricing.engine import compare
 
 #: longest field path (an override's key is part of it) quoted back in an error
@@ -75,6 +77,12 @@ def one_line(text: object, limit: int = MAX_LINE_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def printable(text: str) -> str:
+    """One line of a table: like `one_line`, but runs of spaces (the columns) are kept."""
+    clean = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text).rstrip()
+    return clean if len(clean) <= MAX_LINE_CHARS else clean[: MAX_LINE_CHARS - 1] + "…"
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse's default prints the whole usage first
         raise UsageError(f"{self.prog}: {message}")
@@ -100,6 +108,16 @@ def whole(text: str) -> int:
     if value != int(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
     return int(value)
+
+
+def iso_date(text: str) -> dt.date:
+    """A calendar date written YYYY-MM-DD."""
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text.strip()):
+            return dt.date.fromisoformat(text.strip())
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date written YYYY-MM-DD")
 
 
 def build_parser() -> Parser:
@@ -213,6 +231,48 @@ def build_parser() -> Parser:
         default=[100.0, 60.0],
         metavar="PCT",
         help="utilisations to price, percent (default 100 60)",
+    )
+    h.add_argument(
+        "--json",
+        action="store_true",
+        help="print the owned cost and its lines per utilisation, and every rental price the "
+        "catalogue has for the GPU, as JSON",
+    )
+    cat = sub.add_parser("catalogue", help="maintain the price catalogue (pricing/data/)")
+    cat_sub = cat.add_subparsers(
+        dest="catalogue_command", metavar="ACTION", parser_class=Parser, required=True
+    )
+    imp = cat_sub.add_parser(
+        "import-skypilot",
+        help="rental prices from SkyPilot's catalog (<cloud>/vms.csv) into rental_prices.csv",
+        description="Read SkyPilot's published catalog (one vms.csv, or a folder of "
+        "<cloud>/vms.csv as in skypilot-org/skypilot-catalog catalogs/v8), take for each GPU the "
+        "catalogue carries the price per GPU-hour (Price / AcceleratorCount, and SpotPrice for "
+        "spot), its median over instance types per provider and region, and show what would "
+        "change in rental_prices.csv. --write merges them in, after checking that the merged "
+        "catalogue loads.",
+    )
+    imp.add_argument("path", metavar="PATH", help="a vms.csv, or a folder of <cloud>/vms.csv")
+    imp.add_argument(
+        "--write",
+        action="store_true",
+        help="write the merged rental_prices.csv (default: only report what would change)",
+    )
+    imp.add_argument(
+        "--as-of",
+        type=iso_date,
+        metavar="YYYY-MM-DD",
+        help="the date of the prices (default: today)",
+    )
+    imp.add_argument(
+        "--cloud",
+        metavar="NAME",
+        help="the cloud of a single vms.csv (default: the name of its folder), e.g. aws",
+    )
+    imp.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="the catalogue folder to compare with and write to (default pricing/data)",
     )
     k = sub.add_parser(
         "link", help="print a share link (URL) that opens a scenario file in the portal"
@@ -459,7 +519,40 @@ def run_hourly(args: argparse.Namespace) -> int:
         except InputError as exc:
             raise UsageError(f"clusterplan hourly: --{exc.field}: {exc}") from None
         rows.append((util, comparison))
-    print(report_text.hourly_report(args.gpu, args.gpus, args.months, rows))
+    if args.json:
+        rentals = load_catalogue().rentals(args.gpu)  # the catalogue compare() priced with
+        data = report_text.hourly_data(args.gpu, args.gpus, args.months, rows, rentals)
+        print(json.dumps(data, indent=2, allow_nan=False))
+    else:
+        print(report_text.hourly_report(args.gpu, args.gpus, args.months, rows))
+    return 0
+
+
+def run_catalogue(args: argparse.Namespace) -> int:
+    # imported here: only this command reads SkyPilot files
+    from pricing import skypilot_import as sky
+
+    prog = f"clusterplan catalogue {args.catalogue_command}"
+    data_dir = pathlib.Path(args.data_dir) if args.data_dir else None
+    try:
+        parsed = sky.parse(args.path, args.cloud)
+        rows = sky.to_rows(parsed, as_of=args.as_of)
+        _, current = sky.read_rentals(data_dir)
+        changes = sky.diff(rows, current)
+        written = sky.write(rows, data_dir) if args.write else None
+    except InputError as exc:
+        raise UsageError(f"{prog}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{prog}: {exc.strerror or exc.__class__.__name__}") from None
+    for line in sky.report_lines(changes, parsed):  # columns kept; the file's text made safe
+        print(printable(line))
+    tail = (
+        f"wrote {written.path}: {written.rows} rows ({written.replaced} replaced, "
+        f"{written.added} added; it loads)"
+        if written
+        else "nothing written (--write merges them in)"
+    )
+    print(one_line(f"{sky.summary(changes, parsed)}; {tail}"))
     return 0
 
 
@@ -538,6 +631,7 @@ COMMANDS = {
     "compare": run_compare,
     "report": run_report,
     "hourly": run_hourly,
+    "catalogue": run_catalogue,
     "link": run_link,
     "decode": run_decode,
     "validate": run_validate,

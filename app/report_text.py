@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 
 from app.formatting import si as _si
 from app.formatting import usd as _usd
 from models.scenario import Execution
 from models.training import TrainingPlan
+from pricing.catalogue_rows import RentalRow
 from pricing.results import Comparison
 
 
@@ -211,6 +213,18 @@ RENTAL_FIGURES = (
 )
 
 
+def _per_gpu_hour(c: Comparison) -> tuple[float, dict[str, float]]:
+    """The owned option's all-in USD per delivered GPU-hour and each cost line's share of it."""
+    build = c.options[0]
+    return build.usd_per_gpu_hour, {
+        k: v / build.delivered_gpu_hours for k, v in build.breakdown_usd.items()
+    }
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
+
+
 def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comparison]]) -> str:
     """Owned cost per delivered GPU-hour at each utilisation, then the catalogue's rental prices."""
     lines = [
@@ -220,14 +234,11 @@ def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comp
         "",
     ]
     for util, c in rows:
-        build = c.options[0]
-        parts = {k: v / build.delivered_gpu_hours for k, v in build.breakdown_usd.items()}
+        rate, parts = _per_gpu_hour(c)
         top = ", ".join(
             f"{k} {v:.2f}" for k, v in sorted(parts.items(), key=lambda kv: -abs(kv[1]))
         )
-        lines.append(
-            f"  at {util:g} % utilisation: ${build.usd_per_gpu_hour:.2f} per GPU-hour ({top})"
-        )
+        lines.append(f"  at {util:g} % utilisation: ${rate:.2f} per GPU-hour ({top})")
     figures = {a.key: a for a in rows[0][1].assumptions}
     lines += [
         "",
@@ -239,3 +250,63 @@ def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comp
         value = "-" if missing else f"${f.value:.2f}"
         lines.append(f"  {label:28} {value:>7}   {f.source}")
     return "\n".join(lines)
+
+
+def hourly_data(
+    gpu: str,
+    gpus: int,
+    months: int,
+    rows: list[tuple[float, Comparison]],
+    rentals: Iterable[RentalRow],
+) -> dict:
+    """`hourly_report`'s figures as data (`clusterplan hourly --json`): per utilisation the owned
+    all-in USD per delivered GPU-hour and its lines (the numbers the text prints, unrounded; the
+    lines sum to it), the engine's rental figures, and every catalogue rental row for the GPU.
+    JSON-safe: a figure the catalogue lacks is null, never NaN."""
+    owned = []
+    for util, c in rows:
+        build = c.options[0]
+        rate, parts = _per_gpu_hour(c)
+        owned.append(
+            {
+                "utilisation_pct": util,
+                "option": build.option,
+                "usd_per_gpu_hour": rate,
+                "lines_usd_per_gpu_hour": parts,
+                "total_usd": build.total_usd,
+                "lines_usd": dict(build.breakdown_usd),
+                "delivered_gpu_hours": build.delivered_gpu_hours,
+            }
+        )
+    figures = {a.key: a for a in rows[0][1].assumptions}
+    return {
+        "gpu": gpu,
+        "gpus": gpus,
+        "months": months,
+        "catalogue_as_of": rows[0][1].catalogue_as_of,
+        "owned": owned,
+        "rental_figures": [
+            {
+                "key": key,
+                "label": label,
+                "usd_per_gpu_hour": _finite(figures[key].value),
+                "source": figures[key].source,
+                "as_of": figures[key].as_of,
+            }
+            for key, label in RENTAL_FIGURES
+        ],
+        "rentals": [
+            {
+                "provider": r.provider,
+                "provider_kind": r.provider_kind,
+                "offer": r.offer,
+                "region": r.region,
+                "usd_per_gpu_hour": r.price_usd_per_gpu_hour,
+                "source": r.source,
+                "as_of": r.as_of.isoformat(),
+                "grade": r.grade,
+                "notes": r.notes,
+            }
+            for r in rentals
+        ],
+    }
