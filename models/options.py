@@ -62,6 +62,14 @@ class OptionSpec:
         return self.owned and not self.managed
 
     @property
+    def holds(self) -> str:
+        """How long the option is paid for (pricing/cashflows.py make_context): owned hardware to
+        the term's end, a rented cluster for its rental commitment, per-use capacity while busy."""
+        if self.owned:
+            return "term"
+        return "rental" if self.billing in (Billing.RENT, Billing.MANAGED_RENT) else "busy"
+
+    @property
     def builds(self) -> bool:
         """Provisioned through the build critical path (procure, deliver, rack, burn in)."""
         return self.owned

@@ -233,6 +233,13 @@ class Options(BaseModel):
         default="colocation",
         description="where owned hardware lives: rented colocation or a new facility",
     )
+    rent_commitment: Literal["1y", "3y", "monthly", "whole_term"] = Field(
+        default="1y",
+        description="how a dedicated cluster is rented: in 1-year commitments (the usual 12-18 "
+        "month reservation of a training cluster), 3-year ones, month to month at the on-demand "
+        "rate, or held for the whole comparison term; it is held for as long as the work needs, "
+        "rounded up to whole commitments",
+    )
     software_licence: bool = Field(
         default=False,
         description="pay a per-GPU software licence (NVIDIA AI Enterprise, licence_usd_per_gpu_year) "

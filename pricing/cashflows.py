@@ -42,6 +42,8 @@ class Context:
     busy: np.ndarray  # (n, M) share of each month the GPUs work
     busy_end: np.ndarray  # (n, 1) day the last run ends (term end for steady use)
     held: np.ndarray  # (n, M) share of each month the cluster (or its storage) is held
+    #: (n, 1) months of a commitment that run past the term, paid in its last month (take-or-pay)
+    beyond_months: np.ndarray | None = None
 
     @property
     def ready_month(self) -> np.ndarray:
@@ -63,13 +65,36 @@ def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     return np.clip(overlap, 0.0, DAYS_PER_MONTH) / DAYS_PER_MONTH
 
 
+#: length of one rental commitment, days (`Options.rent_commitment`); "whole_term" holds to the end
+RENTAL_BLOCK_DAYS = {"monthly": DAYS_PER_MONTH, "1y": 12 * DAYS_PER_MONTH, "3y": 36 * DAYS_PER_MONTH}
+
+
+def rental_end(inp: CostInputs, P: dict, ready_day: np.ndarray, busy_end: np.ndarray):
+    """Day a rented cluster is given back: the work's end rounded up to whole commitment blocks
+    (at least one) and never before the provider's minimum term (rent_min_term_months) for a
+    1- or 3-year commitment; "whole_term" holds to the term's end, or to the minimum term if that
+    is later."""
+    commitment = inp.scenario.options.rent_commitment
+    minimum = ready_day + P["rent_min_term_months"] * DAYS_PER_MONTH
+    if commitment == "whole_term":
+        return np.maximum(inp.term_days, minimum)
+    block = RENTAL_BLOCK_DAYS[commitment]
+    blocks = np.maximum(np.ceil((busy_end - ready_day) / block - 1e-9), 1.0)
+    end = ready_day + blocks * block
+    return end if commitment == "monthly" else np.maximum(end, minimum)
+
+
 def make_context(
     inp: CostInputs,
     P: dict,
     ready_day: np.ndarray,
     train_days: np.ndarray,
     pay_for_idle_storage: bool = True,
+    hold: str | None = None,
 ) -> Context:
+    """`hold`: "term" (owned: from the ready day to the term's end), "busy" (per use: while the
+    work runs) or "rental" (rented: `rental_end`); without it, `pay_for_idle_storage` picks
+    "term" or "busy"."""
     months, term = inp.months, inp.term_days
     usage = inp.scenario.usage
     if usage.mode == "runs":
@@ -81,7 +106,14 @@ def make_context(
         busy = window(months, ready_day, np.full_like(ready_day, term)) * util
         runs_done = busy.sum(axis=1, keepdims=True) * DAYS_PER_MONTH / train_days
         busy_end = np.full_like(ready_day, term)
-    held_end = np.full_like(ready_day, term) if pay_for_idle_storage else busy_end
+    hold = hold or ("term" if pay_for_idle_storage else "busy")
+    held_end = {
+        "term": lambda: np.full_like(ready_day, term),
+        "busy": lambda: busy_end,
+        "rental": lambda: rental_end(inp, P, ready_day, busy_end),
+    }[hold]()
+    beyond = np.maximum(held_end - term, 0.0) / DAYS_PER_MONTH
+    held_end = np.minimum(held_end, term)
     return Context(
         months,
         ready_day,
@@ -90,6 +122,7 @@ def make_context(
         busy,
         busy_end,
         window(months, ready_day, held_end),
+        beyond,
     )
 
 
@@ -230,10 +263,11 @@ def _storage_and_egress(inp: CostInputs, P: dict, ctx: Context) -> Flows:
 
 
 def _dedicated(inp: CostInputs, P: dict, ctx: Context, rate: np.ndarray, label: str) -> Flows:
+    """Every GPU-hour of the rental window (ctx.held, from `rental_end`) at the rate; months
+    committed past the term are paid in its last month (take-or-pay)."""
     hours = inp.gpus * HOURS_PER_MONTH
-    held_months = (inp.term_days - ctx.ready_day) / DAYS_PER_MONTH
-    unpaid_minimum = np.maximum(P["rent_min_term_months"] - np.maximum(held_months, 0), 0.0)
-    flows = {label: rate * hours * ctx.held + ctx.at_end(unpaid_minimum * rate * hours)}
+    beyond = ctx.beyond_months if ctx.beyond_months is not None else 0.0
+    flows = {label: rate * hours * ctx.held + ctx.at_end(beyond * rate * hours)}
     flows["setup"] = ctx.at_month(ctx.ready_month, inp.nodes * P["rent_setup_fee_usd_per_node"])
     return flows | _storage_and_egress(inp, P, ctx)
 

@@ -239,19 +239,25 @@ def _price_figures(
     hyper = ("hyperscaler", None)
     prov = sc.options.rent_provider
     on_demand_neo, src = _rental(cat, gpu_id, "on_demand", prov, neo)
-    try:
-        c1, src1 = _rental(cat, gpu_id, "committed_1y", prov, neo[:2])
-    except MissingFigureError:
-        c1, src1 = on_demand_neo * (1 - d1), f"derived: {src} x (1 - committed_1y_discount_pct)"
-        used.add("committed_1y_discount_pct")
-    if sc.term.months >= 36:
-        used.update(("committed_1y_discount_pct", "committed_3y_discount_pct"))
-        rent = c1 * (1 - d3) / (1 - d1)
-        rent_src = (
-            f"derived: 3-year rate = 1-year rate ({src1}) x (1 - 3y discount) / (1 - 1y discount)"
-        )
+    commitment = sc.options.rent_commitment
+    if commitment == "monthly":  # month to month: the dedicated providers' on-demand rate
+        rent, rent_src = on_demand_neo, src
     else:
-        rent, rent_src = c1, src1
+        try:
+            c1, src1 = _rental(cat, gpu_id, "committed_1y", prov, neo[:2])
+        except MissingFigureError:
+            c1 = on_demand_neo * (1 - d1)
+            src1 = f"derived: {src} x (1 - committed_1y_discount_pct)"
+            used.add("committed_1y_discount_pct")
+        if commitment == "3y" or (commitment == "whole_term" and sc.term.months >= 36):
+            used.update(("committed_1y_discount_pct", "committed_3y_discount_pct"))
+            rent = c1 * (1 - d3) / (1 - d1)
+            rent_src = (
+                f"derived: 3-year rate = 1-year rate ({src1}) x (1 - 3y discount) / "
+                "(1 - 1y discount)"
+            )
+        else:
+            rent, rent_src = c1, src1
     figures["rent_usd_per_gpu_hour"] = Figure("rent_usd_per_gpu_hour", rent, unit, rent_src, "")
 
     cprov = sc.options.cloud_provider

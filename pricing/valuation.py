@@ -33,7 +33,7 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
         days = base.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
         if opt.interruptible:
             days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
-        ctx = cf.make_context(inp, P, ready, days, pay_for_idle_storage=opt.dedicated)
+        ctx = cf.make_context(inp, P, ready, days, hold=opt.holds)
         flows = cf.OPTION_FLOWS[option](inp, P, ctx)
         if inp.scenario.options.software_licence:  # charged alike to every option
             flows["software licences"] = cf.software_licences(inp, P, ctx, opt.dedicated)

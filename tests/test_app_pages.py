@@ -307,3 +307,11 @@ def test_the_software_licence_toggle_adds_the_line_to_every_option():
 
     c = compare(Scenario.model_validate(at.session_state["scenario"]), decision=False)
     assert all(o.breakdown_usd["software licences"] > 0 for o in c.options if o.available)
+
+
+def test_the_rental_commitment_changes_what_renting_costs():
+    at = app("workload")
+    box = next(s for s in at.selectbox if s.key == "w_commitment")
+    assert box.value == "1y"
+    box.set_value("whole_term").run()
+    assert at.session_state["scenario"]["options"]["rent_commitment"] == "whole_term"

@@ -34,7 +34,16 @@ ROUND_CAPEX = {
 }
 
 
-def setup(cat, *, months=24, financing="cash", loan_years=3, usage=None, overrides=None):
+def setup(
+    cat,
+    *,
+    months=24,
+    financing="cash",
+    loan_years=3,
+    usage=None,
+    overrides=None,
+    commitment="whole_term",
+):
     """(inputs, base parameters) for 8 H100 on the fixture catalogue."""
     sc = Scenario.model_validate(
         {
@@ -42,6 +51,7 @@ def setup(cat, *, months=24, financing="cash", loan_years=3, usage=None, overrid
             "cluster": {"gpu": "H100-SXM", "gpus": GPUS},
             "usage": usage or {"mode": "runs", "runs": 1},
             "term": {"months": months, "financing": financing, "loan_years": loan_years},
+            "options": {"rent_commitment": commitment},
             "overrides": {**ROUND_CAPEX, **(overrides or {})},
         }
     )
@@ -50,9 +60,14 @@ def setup(cat, *, months=24, financing="cash", loan_years=3, usage=None, overrid
     return inp, engine.base_params(inp)
 
 
-def context(inp, P, *, ready_day=0.0, train_days=10.0, dedicated=True):
+def context(inp, P, *, ready_day=0.0, train_days=10.0, dedicated=True, hold=None):
     return cf.make_context(
-        inp, P, np.array([[ready_day]]), np.array([[train_days]]), pay_for_idle_storage=dedicated
+        inp,
+        P,
+        np.array([[ready_day]]),
+        np.array([[train_days]]),
+        pay_for_idle_storage=dedicated,
+        hold=hold,
     )
 
 
@@ -206,7 +221,7 @@ def test_a_short_rental_pays_up_to_the_minimum_term(fixture_catalogue):
     # 12-month term, ready after 3 months (day 91.3125): 9 months held, 18-month minimum, 2 USD/h
     overrides = {"rent_usd_per_gpu_hour": 2.0, "rent_min_term_months": 18}
     inp, P = setup(fixture_catalogue, months=12, overrides=overrides)
-    flows = flows_of("rent", inp, P, context(inp, P, ready_day=3 * MONTH_DAYS))
+    flows = flows_of("rent", inp, P, context(inp, P, ready_day=3 * MONTH_DAYS, hold="rental"))
     rent = row(flows, "rent")
     month = GPUS * MONTH_HOURS * 2.0  # 11,688 a month
     assert rent[:3] == pytest.approx(np.zeros(3))
@@ -218,7 +233,9 @@ def test_a_short_rental_pays_up_to_the_minimum_term(fixture_catalogue):
     inp0, P0 = setup(
         fixture_catalogue, months=12, overrides={**overrides, "rent_min_term_months": 0}
     )
-    held_only = flows_of("rent", inp0, P0, context(inp0, P0, ready_day=3 * MONTH_DAYS))
+    held_only = flows_of(
+        "rent", inp0, P0, context(inp0, P0, ready_day=3 * MONTH_DAYS, hold="rental")
+    )
     assert row(held_only, "rent").sum() == pytest.approx(9 * month)
 
 
@@ -284,3 +301,43 @@ def test_discount_factor_is_end_of_month_at_the_yearly_rate():
     assert npv[0] == pytest.approx(1_000 / 1.12 + 1_000 / 1.12**2)
     zero = engine.discount_factors({"discount_rate_pct_per_year": np.array([[0.0]])}, 24)
     assert zero == pytest.approx(np.ones((1, 24)))
+
+
+# --- rental commitments: held for as long as the work needs -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("commitment", "months_paid"),
+    [("monthly", 2), ("1y", 12), ("3y", 36)],
+)
+def test_a_rental_is_paid_for_the_work_rounded_up_to_whole_commitments(
+    fixture_catalogue, commitment, months_paid
+):
+    # 48-month term, ready on day 0, one run of 40 days: monthly rounds up to 2 months, a 1-year
+    # commitment holds 12 months, a 3-year one 36; nothing beyond; 2 USD/h, no minimum term
+    overrides = {"rent_usd_per_gpu_hour": 2.0, "rent_min_term_months": 0}
+    inp, P = setup(fixture_catalogue, months=48, overrides=overrides, commitment=commitment)
+    flows = flows_of("rent", inp, P, context(inp, P, train_days=40.0, hold="rental"))
+    rent = row(flows, "rent")
+    month = GPUS * MONTH_HOURS * 2.0
+    assert rent[:months_paid] == pytest.approx(np.full(months_paid, month))
+    assert rent[months_paid:] == pytest.approx(np.zeros(48 - months_paid))
+
+
+def test_a_commitment_running_past_the_term_is_paid_at_its_end(fixture_catalogue):
+    # 24-month term, a 3-year commitment from day 0 for a 40-day run: 24 months held, the other
+    # 12 paid in the last month (take-or-pay)
+    overrides = {"rent_usd_per_gpu_hour": 2.0, "rent_min_term_months": 0}
+    inp, P = setup(fixture_catalogue, months=24, overrides=overrides, commitment="3y")
+    rent = row(flows_of("rent", inp, P, context(inp, P, train_days=40.0, hold="rental")), "rent")
+    month = GPUS * MONTH_HOURS * 2.0
+    assert rent[:23] == pytest.approx(np.full(23, month))
+    assert rent[23] == pytest.approx(month + 12 * month)
+
+
+def test_a_yearly_commitment_never_ends_before_the_minimum_term(fixture_catalogue):
+    # an 18-month minimum makes a 1-year commitment for a 40-day run hold 18 months
+    overrides = {"rent_usd_per_gpu_hour": 2.0, "rent_min_term_months": 18}
+    inp, P = setup(fixture_catalogue, months=36, overrides=overrides, commitment="1y")
+    rent = row(flows_of("rent", inp, P, context(inp, P, train_days=40.0, hold="rental")), "rent")
+    assert rent.sum() == pytest.approx(18 * GPUS * MONTH_HOURS * 2.0)

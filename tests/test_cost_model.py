@@ -44,9 +44,13 @@ def test_software_licences_are_charged_alike_to_every_option_or_to_none():
     per_gpu_year = {a.key: a.value for a in on.assumptions}["licence_usd_per_gpu_year"]
     for o in on.options:
         line = o.breakdown_usd["software licences"]
-        if spec(o.option).dedicated:  # every GPU held from the ready day to the term's end
+        holds = spec(o.option).holds
+        if holds == "term":  # owned: every GPU from the ready day to the term's end
             held_months = (36 * DAYS_PER_MONTH - o.ready_day) / DAYS_PER_MONTH
             assert line == pytest.approx(per_gpu_year / 12 * 64 * held_months), o.option
+        elif holds == "rental":  # rented for one 1-year commitment (two short runs fit in it)
+            assert o.ready_day + 2 * o.train_days < 365
+            assert line == pytest.approx(per_gpu_year * 64), o.option
         else:  # the GPU-hours used
             hours_per_year = 12 * HOURS_PER_MONTH
             assert line == pytest.approx(per_gpu_year * o.delivered_gpu_hours / hours_per_year), (

@@ -47,8 +47,8 @@ def test_rent_only_equals_gpus_times_hours_times_price(cat):
         "rent_min_term_months": 0,
         "rent_usd_per_gpu_hour": 2.0,
     }
-    sc = scenario(options__compare=["rent"]).model_copy(update={"overrides": zero})
-    c = compare(sc, cat, decision=False)
+    sc = scenario(options__compare=["rent"], options__rent_commitment="whole_term")
+    c = compare(sc.model_copy(update={"overrides": zero}), cat, decision=False)
     rent = option(c, "rent")
     held_hours = (36 * DAYS_PER_MONTH - rent.ready_day) * 24
     assert rent.total_usd == pytest.approx(256 * held_hours * 2.0, rel=1e-9)

@@ -215,7 +215,7 @@ def test_every_accepted_override_changes_what_it_names(key):
 
 
 def test_committed_discount_overrides_move_the_prices_derived_from_them():
-    sc = scenario(term={"months": 36})
+    sc = scenario(term={"months": 36}, options={"rent_commitment": "3y"})
     base = build_inputs(sc, load_catalogue())
     more = build_inputs(
         sc.model_copy(update={"overrides": {"committed_3y_discount_pct": 60.0}}), load_catalogue()

@@ -268,6 +268,22 @@ def render() -> None:
             }.get,
             help="Colocation at $/kW-month, or building a data hall at $/kW (18–24 months).",
         )
+        commitments = {
+            "1y": "1-year commitments",
+            "3y": "3-year commitments",
+            "monthly": "month to month",
+            "whole_term": "for the whole term",
+        }
+        held = state.get("options.rent_commitment") or sw.start("options.rent_commitment")
+        st.selectbox(
+            "A rented or managed cluster is held",
+            list(commitments),
+            index=list(commitments).index(held),
+            format_func=commitments.get,
+            key="w_commitment",
+            on_change=state.bind("options.rent_commitment", "w_commitment"),
+            help=Options.model_fields["rent_commitment"].description.capitalize() + ".",
+        )
         st.toggle(
             "Pay a per-GPU software licence (NVIDIA AI Enterprise)",
             value=bool(state.get("options.software_licence", False)),
