@@ -205,7 +205,7 @@ def comparison_csv(c: Comparison) -> str:
 
 
 RENTAL_FIGURES = (
-    ("rent_usd_per_gpu_hour", "Rent dedicated (term rate)"),
+    ("rent_usd_per_gpu_hour", "Rent dedicated (1-yr commit)"),
     ("cloud_committed_3y_usd_per_gpu_hour", "Cloud 3-year commit"),
     ("cloud_committed_1y_usd_per_gpu_hour", "Cloud 1-year commit"),
     ("cloud_spot_usd_per_gpu_hour", "Cloud spot"),
@@ -229,8 +229,9 @@ def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comp
     """Owned cost per delivered GPU-hour at each utilisation, then the catalogue's rental prices."""
     lines = [
         f"All-in cost of owning {gpus:,} x {gpu} for {months} months, per delivered GPU-hour",
-        "(servers, fabric, storage, installation, power, colocation, staff, support, licences, parts,",
-        " less the residual value; cash purchase; from `pricing/engine.py` with the bundled catalogue)",
+        "(servers, fabric, storage, installation, power, colocation, staff, support, less the resale",
+        " value at the hardware's age when the term ends; cash purchase; no software licence;",
+        " from `pricing/engine.py` with the bundled catalogue)",
         "",
     ]
     for util, c in rows:
