@@ -1,11 +1,38 @@
-"""Decision support: the recommendation, a tornado of the gap between the two cheapest options,
-a Monte Carlo of the NPVs, and flip points. Each is one vectorized call of the engine over many
-parameter sets (rows), not a loop over scenarios.
+"""Decision support: the recommendation and how sure it is, a tornado of the gap between the two
+cheapest options, a Monte Carlo of the NPVs, and flip points. Each is one vectorized call of the
+engine over many parameter sets (rows), not a loop over scenarios.
 
-Monte Carlo spreads (planner assumptions, stated so they can be challenged): prices and rates
-lognormal with σ = 0.15 (2026 list prices moved 20–50 % within months, docs/reference/tco.md section 4), the
-failure rate lognormal with σ = 0.5 (OPT-era clusters ran ~4× Llama 3's rate, docs/reference/training.md 2.2),
-lead times uniform from 0.75× to 1.5×, utilisation or run count normal with σ = 0.15 (relative).
+Monte Carlo draws (planner assumptions, stated so they can be challenged; `draw_multipliers`):
+
+- Spreads. Prices and rates lognormal with σ = 0.15 (2026 list prices moved 20–50 % within months,
+  docs/reference/tco.md section 4); the failure rate lognormal with σ = 0.5 (OPT-era clusters ran
+  ~4× Llama 3's rate, docs/reference/training.md 2.2); the run count lognormal with σ = 0.15; lead
+  times from 0.75× to 1.5×, half the draws uniform below the catalogue's and half above (slips run
+  longer than gains). The discount rate is the planner's choice, not drawn. The median of every
+  draw is its base value: nothing is clipped on one side, which would move the centre.
+- Bounded inputs (`BOUNDS`: utilisation, residual value, PUE) are drawn on the logit of where the
+  value sits in its range: x = lo + (hi − lo)·expit(logit(p) + s·z) with p = (x₀ − lo)/(hi − lo).
+  The spread is symmetric in logit space, so the median is x₀ and no draw leaves the range; s gives
+  the lognormal's spread near x₀ (s·(hi − lo)·p·(1 − p) = σ·x₀), at most 0.5 so that a value near
+  a bound is not spread over much of its range and its skew moves the NPVs' centre little
+  (utilisation 90 % draws P10–P90 83–94 %). A value at a bound (utilisation 100 %) has no room on
+  one side and stays where it is.
+- Correlations. Prices one market sets move together: an input of a group is drawn from
+  z = sqrt(ρ)·z_group + sqrt(1 − ρ)·z_own (z_group shared by the group, z_own the input's own,
+  both standard normal), so each keeps its spread and any two inputs of a group correlate at ρ
+  (in log; each correlates with the common factor at sqrt(ρ)). No public source gives a
+  correlation; these are the planner's reading of the moves docs/reference/tco.md records.
+  - Rental and cloud prices (every option's $/GPU-hour price figure, `MARKET_PRICES`): ρ = 0.8.
+    In 2024–26 H100 rental and cloud list prices fell and rose together: the ~30 % on-demand cut
+    of Oct 2024 and AWS's ~44 % cut of June 2025, then 1-year contracts up ~40 % from their Oct
+    2025 low by Mar 2026 with on-demand "sold out across all GPU types", and Nebius H100 from
+    $2.95 to $3.85–4.50 in 2026 (tco.md 2.3, 2.5, 4). Not 1: a provider also moves alone (a
+    Vast.ai median swung 2.5× within a week, section 4).
+  - Owned hardware (the server with the InfiniBand switches, optics and storage it is bought with,
+    `HARDWARE_PRICES`): ρ = 0.5. GPUs are 60–70 % of an HGX server's price and the fabric is
+    bought from the same vendors in the same quote (tco.md 2.7), but quotes for one item conflict
+    widely (an NDR switch at $21k vs $36–50k, section 4), so the tie is weaker than the market's.
+  Every other input is drawn on its own.
 """
 
 from __future__ import annotations
@@ -46,6 +73,14 @@ KEY_INPUTS = {
     "failure_rate_multiplier": "Failure rate",
     "lead_time_multiplier": "Procurement lead time",
 }
+#: inputs only the Monte Carlo varies (owned hardware bought with the servers): key -> label
+MONTE_CARLO_INPUTS = {
+    "ib_switch_64port_ndr_usd_per_switch": "InfiniBand switch price",
+    "optic_400g_usd_per_transceiver": "400G optic price",
+    "storage_buy_usd_per_tb": "Storage purchase price",
+}
+#: inputs the Monte Carlo never draws (a choice of the planner's, not an uncertainty)
+NOT_DRAWN = frozenset({"discount_rate_pct_per_year"})
 #: the options each input touches, by what the options are (models/options.py); the price an
 #: option pays touches that option; every other input touches every option
 _OWNED_INPUTS = (
@@ -56,6 +91,7 @@ _OWNED_INPUTS = (
     "support_pct_of_capex_per_year",
     "residual_value_pct",
     "lead_time_multiplier",
+    *MONTE_CARLO_INPUTS,
 )
 ONLY_FOR: dict[str, frozenset[str]] = {key: ids_where(owned=True) for key in _OWNED_INPUTS}
 ONLY_FOR["ops_salary_usd_per_year"] = frozenset(s.id for s in OPTIONS if s.staffed)
@@ -70,18 +106,43 @@ BOUNDS = {"residual_value_pct": (0.0, 100.0), "utilisation_pct": (0.0, 100.0), "
 SWING = 0.25
 FLIP_GRID = np.geomspace(0.2, 5.0, 65)
 
+#: Monte Carlo spreads (module docstring): lognormal σ of prices and rates, of the failure rate;
+#: the most a bounded input spreads in logit space; the lead-time range
+SIGMA = 0.15
+SIGMA_FAILURE = 0.5
+SIGMA_LOGIT_MAX = 0.5
+LEAD_TIME_RANGE = (0.75, 1.5)
+#: correlated groups (module docstring): the price every rental and cloud option pays, one market;
+#: the owned hardware bought together
+MARKET_PRICES = frozenset(s.price_key for s in OPTIONS if s.price_key)
+HARDWARE_PRICES = frozenset({"server_usd_per_gpu", *MONTE_CARLO_INPUTS})
+RHO_MARKET = 0.8
+RHO_HARDWARE = 0.5
+GROUPS: dict[str, tuple[float, frozenset[str]]] = {
+    "market": (RHO_MARKET, MARKET_PRICES),
+    "hardware": (RHO_HARDWARE, HARDWARE_PRICES),
+}
+#: every input the Monte Carlo can draw, in a fixed order: an input's draws do not depend on which
+#: others are drawn with it
+_DRAWABLE = (*KEY_INPUTS, *MONTE_CARLO_INPUTS)
+#: a close call (`recommend`): the recommended option is cheapest in fewer draws than this
+CLOSE_CALL_PROBABILITY = 0.7
 
-def relevant_inputs(inp: CostInputs, options: list[str]) -> list[str]:
-    keys = []
-    for key in KEY_INPUTS:
+
+def relevant_inputs(
+    inp: CostInputs, options: list[str], keys: dict[str, str] | tuple[str, ...] = tuple(KEY_INPUTS)
+) -> list[str]:
+    """The inputs among `keys` (default: the key inputs) that touch one of `options`."""
+    out = []
+    for key in keys:
         if key in ONLY_FOR and not ONLY_FOR[key] & set(options):
             continue
         if key == "runs" and inp.scenario.usage.mode != "runs":
             continue
         if key == "utilisation_pct" and inp.scenario.usage.mode != "utilisation":
             continue
-        keys.append(key)
-    return keys
+        out.append(key)
+    return out
 
 
 def _rows(inp: CostInputs, multipliers: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
@@ -92,7 +153,23 @@ def _rows(inp: CostInputs, multipliers: dict[str, np.ndarray], n: int) -> dict[s
     return P
 
 
-def recommend(inp: CostInputs, results: list[OptionResult]) -> Recommendation:
+def recommend(
+    inp: CostInputs, results: list[OptionResult], uncertainty: Uncertainty | None = None
+) -> Recommendation:
+    """The cheapest option by base NPV among those that complete the workload, and how sure that
+    is when `uncertainty` (the Monte Carlo over the same options) is given.
+
+    The contender is the other completing option that is cheapest in the most draws (ties: the
+    lower base NPV). It is a close call when either
+      - the recommended option is cheapest in fewer than 70 % of the draws
+        (`CLOSE_CALL_PROBABILITY`), or
+      - its base NPV gap to the contender is smaller than half the P10–P90 width of that gap over
+        the draws: NPV(contender) − NPV(recommended) < (gap P90 − gap P10) / 2.
+    The gap's own spread is used, not each option's P10–P90: inputs that both options feel (the
+    run count, the failure rate, the shared market factor) move both NPVs together without
+    changing which one is cheaper. With no other option that completes the workload there is no
+    close call (the chance is still given). Without a Monte Carlo the answer says nothing of how
+    sure it is (probability None, no close call)."""
     ok = [r for r in results if r.available and r.completes_workload]
     if not ok:
         return Recommendation(option=None, why="no option completes the workload within the term")
@@ -101,20 +178,76 @@ def recommend(inp: CostInputs, results: list[OptionResult]) -> Recommendation:
         ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf
     )
     others = sorted((r for r in ok if r is not best), key=lambda r: r.npv_usd)
-    why = f"{best.label} has the lowest cost over {inp.months} months (NPV ${best.npv_usd / 1e6:,.1f}M"
-    if others:
-        nxt = others[0]
-        if nxt.npv_usd > 0:
-            why += f", {1 - best.npv_usd / nxt.npv_usd:.0%} below {nxt.label}"
-    why += f"); it is ready on day {best.ready_day:.0f}"
+    q = uncertainty.options.get(best.option) if uncertainty is not None else None
+    runner_up = others[0] if others else None  # by base NPV
+    contender = runner_up
+    if q is not None and others:
+        contender = max(others, key=lambda r: _probability(uncertainty, r.option))
+    ready = f"it is ready on day {best.ready_day:.0f}"
     if fastest is not best and fastest.first_result_day is not None:
-        why += (
+        ready += (
             f". {fastest.label} gives the first result soonest (day {fastest.first_result_day:.0f}"
             f" vs {best.first_result_day or float('nan'):.0f})"
         )
-    return Recommendation(
-        option=best.option, label=best.label, fastest_option=fastest.option, why=why
+
+    def below(other: OptionResult | None) -> str:
+        if other is None or other.npv_usd <= 0:
+            return ""
+        return f", {1 - best.npv_usd / other.npv_usd:.0%} below {other.label}"
+
+    npv = f"NPV ${best.npv_usd / 1e6:,.1f}M"
+    lowest = f"{best.label} has the lowest cost over {inp.months} months ({npv}{below(runner_up)}"
+    rec = dict(option=best.option, label=best.label, fastest_option=fastest.option)
+    if q is None:
+        return Recommendation(**rec, why=f"{lowest}); {ready}")
+    p = q.probability_cheapest
+    n = f"{uncertainty.draws:,} draws"
+    spread = _gap_spread(uncertainty, best.option, contender)
+    within = spread is not None and contender.npv_usd - best.npv_usd < spread
+    if contender is None or not (p < CLOSE_CALL_PROBABILITY or within):
+        why = f"{lowest}; cheapest in {p:.0%} of {n}); {ready}"
+        return Recommendation(**rec, why=why, probability_cheapest=p)
+    why = (
+        f"Too close to call between {best.label} and {contender.label}: {best.label} is cheapest "
+        f"in {p:.0%} of {n}, {contender.label} in {_probability(uncertainty, contender.option):.0%}"
     )
+    if within:
+        gap = "the NPV gap"
+        if contender.npv_usd > 0:
+            gap += f" ({1 - best.npv_usd / contender.npv_usd:.0%})"
+            spread_text = f" (±{spread / contender.npv_usd:.0%})"
+        else:
+            spread_text = ""
+        why += f", and {gap} is within the spread of that gap over the draws{spread_text}"
+    why += (
+        f". On the base figures {best.label} costs least over {inp.months} months "
+        f"({npv}{below(contender)}); " + ready
+    )
+    return Recommendation(
+        **rec,
+        why=why,
+        probability_cheapest=p,
+        close_call=True,
+        contenders=[best.option, contender.option],
+    )
+
+
+def _probability(uncertainty: Uncertainty, option: str) -> float:
+    q = uncertainty.options.get(option)
+    return q.probability_cheapest if q is not None else 0.0
+
+
+def _gap_spread(
+    uncertainty: Uncertainty, cheapest: str, contender: OptionResult | None
+) -> float | None:
+    """Half the P10–P90 width of the contender's NPV gap to `cheapest` over the draws; None when
+    the Monte Carlo measured gaps from another option or no draw had both."""
+    if contender is None or uncertainty.cheapest != cheapest:
+        return None
+    q = uncertainty.options.get(contender.option)
+    if q is None or q.gap_p10_usd is None or q.gap_p90_usd is None:
+        return None
+    return (q.gap_p90_usd - q.gap_p10_usd) / 2
 
 
 def _two_cheapest(inp: CostInputs, options: list[str]) -> tuple[str, str] | None:
@@ -158,38 +291,89 @@ def _finite(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
+def draw_multipliers(
+    inp: CostInputs, keys: list[str], draws: int, seed: int
+) -> dict[str, np.ndarray]:
+    """Multipliers of the base values of `keys`, shape (draws,) each, drawn as the module docstring
+    states: their spreads, bounded inputs on the logit of their range, and the market and hardware
+    groups correlated. Seeded: the same (inputs, keys, draws, seed) give the same draws, and an
+    input's draws do not depend on which other keys are drawn with it."""
+    unknown = [k for k in keys if k not in _DRAWABLE]
+    if unknown:
+        raise ValueError(f"not a Monte Carlo input: {', '.join(unknown)}")
+    rng = np.random.default_rng(seed)
+    own = rng.standard_normal((len(_DRAWABLE), draws))
+    common = {group: rng.standard_normal(draws) for group in GROUPS}
+    lead = rng.random(draws)
+    out = {}
+    for key in keys:
+        z = own[_DRAWABLE.index(key)]
+        for group, (rho, members) in GROUPS.items():
+            if key in members:
+                z = np.sqrt(rho) * common[group] + np.sqrt(1 - rho) * z
+        if key == "failure_rate_multiplier":
+            out[key] = np.exp(SIGMA_FAILURE * z)
+        elif key == "lead_time_multiplier":
+            lo, hi = LEAD_TIME_RANGE
+            out[key] = np.where(lead < 0.5, lo + (1 - lo) * 2 * lead, 1 + (hi - 1) * (2 * lead - 1))
+        elif key in BOUNDS:
+            out[key] = _bounded(inp.value(key), *BOUNDS[key], z)
+        else:
+            out[key] = np.exp(SIGMA * z)
+    return out
+
+
+def _bounded(x: float, lo: float, hi: float, z: np.ndarray) -> np.ndarray:
+    """Multipliers of x drawn on the logit of its place in [lo, hi] (module docstring)."""
+    p = (x - lo) / (hi - lo)
+    if not 0 < p < 1 or x == 0:
+        return np.ones_like(z)
+    s = min(SIGMA * abs(x) / ((hi - lo) * p * (1 - p)), SIGMA_LOGIT_MAX)
+    t = np.log(p) - np.log1p(-p) + s * z
+    # (lo + (hi − lo)·expit(t)) / x, with expit in log form so that a tiny x (utilisation 1e-300 %)
+    # neither overflows nor rounds to 0; the clip only absorbs rounding at a bound
+    mult = lo / x + np.exp(np.log(hi - lo) - np.logaddexp(0.0, -t) - np.log(x))
+    with np.errstate(over="ignore"):
+        return np.clip(mult, lo / x, hi / x)
+
+
 def monte_carlo(
     inp: CostInputs, options: list[str], draws: int = 2000, seed: int = 0
 ) -> Uncertainty:
-    """P10/P50/P90 NPV per option and the probability each is cheapest, over `draws` draws."""
-    rng = np.random.default_rng(seed)
-    keys = relevant_inputs(inp, options)
-    mult = {}
-    for k in keys:
-        if k == "failure_rate_multiplier":
-            mult[k] = rng.lognormal(0.0, 0.5, draws)
-        elif k == "lead_time_multiplier":
-            mult[k] = rng.uniform(0.75, 1.5, draws)
-        elif k in ("utilisation_pct", "runs"):
-            mult[k] = np.clip(rng.normal(1.0, 0.15, draws), 0.1, None)
-        elif k == "discount_rate_pct_per_year":
-            continue
-        else:
-            mult[k] = rng.lognormal(0.0, 0.15, draws)
-    npv = npv_table(inp, _rows(inp, mult, draws), options)
+    """P10/P50/P90 NPV per option, the probability each is cheapest, and each one's NPV gap to the
+    base case's cheapest, over `draws` draws (`draw_multipliers`)."""
+    keys = [k for k in relevant_inputs(inp, options, _DRAWABLE) if k not in NOT_DRAWN]
+    mult = draw_multipliers(inp, keys, draws, seed)
+    # row 0 is the base case (every multiplier 1): the gaps are measured from its cheapest option
+    mult = {k: np.concatenate(([1.0], m)) for k, m in mult.items()}
+    table = npv_table(inp, _rows(inp, mult, draws + 1), options)
+    base, npv = table[0], table[1:]
     finite = np.isfinite(npv)
     cheapest = np.where(finite.any(axis=1), np.argmin(npv, axis=1), -1)
+    best = int(np.argmin(base)) if np.isfinite(base).any() else None
     per_option = {}
     for j, o in enumerate(options):
         col = npv[finite[:, j], j]
+        gap = np.array([])
+        if best is not None and j != best:
+            both = finite[:, j] & finite[:, best]
+            gap = npv[both, j] - npv[both, best]
         per_option[o] = OptionUncertainty(
             p10_usd=_q(col, 10),
             p50_usd=_q(col, 50),
             p90_usd=_q(col, 90),
             probability_cheapest=float(np.mean(cheapest == j)),
             probability_completes=float(finite[:, j].mean()),
+            gap_p10_usd=_q(gap, 10),
+            gap_p90_usd=_q(gap, 90),
         )
-    return Uncertainty(draws=draws, seed=seed, varied=keys, options=per_option)
+    return Uncertainty(
+        draws=draws,
+        seed=seed,
+        varied=keys,
+        options=per_option,
+        cheapest=options[best] if best is not None else None,
+    )
 
 
 def _q(col: np.ndarray, q: float) -> float | None:

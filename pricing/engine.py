@@ -133,13 +133,14 @@ def compare(
                     np.array(rows[a].cumulative_usd), np.array(rows[b].cumulative_usd)
                 )
     ordered = [rows[o] for o in scenario.options.compare]
-    recommendation = ds.recommend(inp, ordered)
     if decision and len(options) >= 2:
         sensitivity = ds.tornado(inp, options)
         uncertainty = ds.monte_carlo(inp, options, draws=draws, seed=seed)
         flips = ds.flip_points(inp, options)
     else:
         sensitivity, uncertainty, flips = None, None, []
+    # the Monte Carlo says how sure the recommendation is (None: it does not say)
+    recommendation = ds.recommend(inp, ordered, uncertainty)
     return Comparison(
         scenario=scenario,
         training=_training_summary(inp),

@@ -78,13 +78,21 @@ class OptionResult(Record):
 
 
 class Recommendation(Record):
-    """The cheapest option by NPV among those that complete the workload, and why."""
+    """The cheapest option by NPV among those that complete the workload, why, and how sure that
+    answer is (pricing/decision.py `recommend` states the close-call rule)."""
 
     option: str | None
     label: str | None = None
     #: the option whose first run finishes soonest
     fastest_option: str | None = None
     why: str
+    #: the recommended option's chance of being cheapest over the Monte Carlo draws (None: no
+    #: Monte Carlo ran, e.g. decision support off or fewer than two options)
+    probability_cheapest: float | None = None
+    #: True when the Monte Carlo cannot tell the recommended option from its closest contender
+    close_call: bool = False
+    #: when a close call: the recommended option and its closest contender (option ids)
+    contenders: list[str] = Field(default_factory=list)
 
 
 class TornadoBar(Record):
@@ -113,6 +121,10 @@ class OptionUncertainty(Record):
     p90_usd: float | None
     probability_cheapest: float
     probability_completes: float
+    #: this option's NPV minus the base case's cheapest option's (`Uncertainty.cheapest`), P10 and
+    #: P90 over the draws where both complete; None for the cheapest itself or when no draw has both
+    gap_p10_usd: float | None = None
+    gap_p90_usd: float | None = None
 
 
 class Uncertainty(Record):
@@ -120,8 +132,11 @@ class Uncertainty(Record):
 
     draws: int
     seed: int
+    #: the inputs drawn (pricing/decision.py states their spreads and correlations)
     varied: list[str]
     options: dict[str, OptionUncertainty]
+    #: the option cheapest with every input at its base value (None: no option completes)
+    cheapest: str | None = None
 
 
 class FlipPoint(Record):

@@ -1,0 +1,262 @@
+"""Decision support, issue 13: the Monte Carlo's draws (medians at the base values, bounds kept,
+the rental market and the owned hardware correlated) and the recommendation saying how sure it is.
+On the made-up fixture catalogue (tests/fixtures/catalogue), so a price refresh moves nothing."""
+
+import numpy as np
+import pytest
+
+from pricing import decision as ds
+from pricing.engine import compare
+from pricing.inputs import build_inputs
+from tests.test_engine import scenario
+
+ALL = [
+    "build",
+    "managed:owned",
+    "rent",
+    "managed",
+    "cloud:on_demand",
+    "cloud:spot",
+    "cloud:committed_1y",
+]
+
+
+@pytest.fixture(scope="module")
+def cat(fixture_catalogue):
+    return fixture_catalogue
+
+
+# ------------------------------------------------------------------------------------ the draws
+
+
+@pytest.mark.parametrize("utilisation", [100, 99.5, 50])
+def test_monte_carlo_p50_of_on_demand_is_its_base_npv(cat, utilisation):
+    # before issue 13 utilisation was drawn normal(1, 0.15) and capped at 100 %: at full use every
+    # draw was at or below the base, and the P50 of on-demand was ~5 % under its base NPV
+    c = compare(
+        scenario(usage__utilisation_pct=utilisation, options__compare=["cloud:on_demand", "rent"]),
+        cat,
+    )
+    base = c.option("cloud:on_demand").npv_usd
+    assert c.uncertainty.options["cloud:on_demand"].p50_usd == pytest.approx(base, rel=0.015)
+
+
+@pytest.mark.parametrize(
+    "overrides, utilisation",
+    [
+        ({}, 99.5),
+        ({"residual_value_pct": 99.0, "pue": 1.01}, 0.5),
+        ({"residual_value_pct": 1.0, "pue": 2.99}, 70),
+    ],
+)
+def test_draws_keep_their_median_and_never_leave_their_range(cat, overrides, utilisation):
+    sc = scenario(usage__utilisation_pct=utilisation, options__compare=ALL)
+    inp = build_inputs(sc.model_copy(update={"overrides": overrides}), cat)
+    keys = ds.relevant_inputs(inp, ALL, ds._DRAWABLE)
+    mult = ds.draw_multipliers(inp, keys, 20_000, seed=7)
+    assert set(mult) == set(keys)
+    for key, m in mult.items():
+        assert m.shape == (20_000,) and np.all(np.isfinite(m)) and np.all(m > 0), key
+        assert np.median(m) == pytest.approx(1.0, abs=0.01), key
+        if key in ds.BOUNDS:
+            lo, hi = ds.BOUNDS[key]
+            drawn = inp.value(key) * m
+            assert drawn.min() >= lo and drawn.max() <= hi, (key, drawn.min(), drawn.max())
+    assert mult["lead_time_multiplier"].min() >= 0.75 and mult["lead_time_multiplier"].max() <= 1.5
+    # a bounded input still spreads (it is not pinned where it has room)
+    assert np.percentile(mult["utilisation_pct"], 90) > np.percentile(mult["utilisation_pct"], 10)
+
+
+def test_utilisation_at_its_bound_stays_there(cat):
+    inp = build_inputs(scenario(usage__utilisation_pct=100), cat)
+    m = ds.draw_multipliers(inp, ["utilisation_pct"], 1000, seed=1)["utilisation_pct"]
+    assert np.all(m == 1.0)
+
+
+def _corr(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.corrcoef(np.log(a), np.log(b))[0, 1])
+
+
+def test_market_prices_and_hardware_prices_are_correlated_and_the_rest_is_not(cat):
+    inp = build_inputs(scenario(options__compare=ALL), cat)
+    keys = ds.relevant_inputs(inp, ALL, ds._DRAWABLE)
+    m = ds.draw_multipliers(inp, keys, 20_000, seed=3)
+    rent, od = m["rent_usd_per_gpu_hour"], m["cloud_on_demand_usd_per_gpu_hour"]
+    assert _corr(rent, od) == pytest.approx(ds.RHO_MARKET, abs=0.03)
+    assert _corr(od, m["cloud_spot_usd_per_gpu_hour"]) == pytest.approx(ds.RHO_MARKET, abs=0.03)
+    server, switch = m["server_usd_per_gpu"], m["ib_switch_64port_ndr_usd_per_switch"]
+    assert _corr(server, switch) == pytest.approx(ds.RHO_HARDWARE, abs=0.03)
+    assert _corr(server, m["storage_buy_usd_per_tb"]) == pytest.approx(ds.RHO_HARDWARE, abs=0.03)
+    for a, b in [
+        ("rent_usd_per_gpu_hour", "server_usd_per_gpu"),
+        ("cloud_on_demand_usd_per_gpu_hour", "ib_switch_64port_ndr_usd_per_switch"),
+        ("rent_usd_per_gpu_hour", "electricity_usd_per_kwh"),
+        ("server_usd_per_gpu", "colocation_usd_per_kw_month"),
+        ("cloud_on_demand_usd_per_gpu_hour", "utilisation_pct"),
+    ]:
+        assert abs(_corr(m[a], m[b])) < 0.03, (a, b)
+    # each keeps its own spread: the common factor does not widen or narrow a price
+    assert np.std(np.log(rent)) == pytest.approx(ds.SIGMA, rel=0.05)
+
+
+def test_draws_are_seeded_and_do_not_depend_on_the_other_keys(cat):
+    inp = build_inputs(scenario(options__compare=ALL), cat)
+    keys = ds.relevant_inputs(inp, ALL, ds._DRAWABLE)
+    a = ds.draw_multipliers(inp, keys, 500, seed=11)
+    b = ds.draw_multipliers(inp, ["cloud_on_demand_usd_per_gpu_hour", "pue"], 500, seed=11)
+    assert np.array_equal(
+        a["cloud_on_demand_usd_per_gpu_hour"], b["cloud_on_demand_usd_per_gpu_hour"]
+    )
+    assert np.array_equal(a["pue"], b["pue"])
+    c = ds.draw_multipliers(inp, keys, 500, seed=12)
+    assert not np.array_equal(a["pue"], c["pue"])
+    with pytest.raises(ValueError, match="bogus"):
+        ds.draw_multipliers(inp, ["bogus"], 10, seed=0)
+
+
+def test_monte_carlo_varies_owned_hardware_and_not_the_discount_rate(cat):
+    c = compare(scenario(options__compare=["build", "rent"]), cat)
+    varied = c.uncertainty.varied
+    assert "discount_rate_pct_per_year" not in varied
+    assert {"server_usd_per_gpu", "ib_switch_64port_ndr_usd_per_switch"} <= set(varied)
+    assert c.uncertainty.cheapest == c.recommendation.option
+    again = compare(scenario(options__compare=["build", "rent"]), cat)
+    assert again.uncertainty == c.uncertainty  # seeded: the same comparison, the same draws
+
+
+# ----------------------------------------------------------------------- the recommendation
+
+
+def _close_scenario(cat, gap: float = 0.01):
+    """Rent dedicated priced so its NPV is `gap` above cloud on-demand's (NPV is linear in it)."""
+    sc = scenario(usage__utilisation_pct=70, options__compare=["rent", "cloud:on_demand"])
+
+    def at(price):
+        c = compare(
+            sc.model_copy(update={"overrides": {"rent_usd_per_gpu_hour": price}}),
+            cat,
+            decision=False,
+        )
+        return c.option("rent").npv_usd, c.option("cloud:on_demand").npv_usd
+
+    (r1, cloud), (r2, _) = at(1.0), at(2.0)
+    price = 1.0 + ((1 + gap) * cloud - r1) / (r2 - r1)
+    return sc.model_copy(update={"overrides": {"rent_usd_per_gpu_hour": price}})
+
+
+@pytest.fixture(scope="module")
+def close(cat):
+    return compare(_close_scenario(cat), cat)
+
+
+def test_a_one_percent_gap_is_too_close_to_call_and_names_both(close):
+    rec = close.recommendation
+    assert rec.option == "cloud:on_demand"
+    assert close.option("rent").npv_usd / close.option("cloud:on_demand").npv_usd == pytest.approx(
+        1.01
+    )
+    assert rec.close_call is True
+    assert rec.contenders == ["cloud:on_demand", "rent"]
+    assert (
+        rec.probability_cheapest
+        == close.uncertainty.options["cloud:on_demand"].probability_cheapest
+    )
+    assert 0.3 < rec.probability_cheapest < 0.7
+    assert rec.why.startswith("Too close to call between Cloud on-demand and Rent dedicated: ")
+    assert (
+        f"Cloud on-demand is cheapest in {rec.probability_cheapest:.0%} of 2,000 draws" in rec.why
+    )
+    assert "the NPV gap (1%) is within the spread of that gap over the draws" in rec.why
+    assert rec.why.count("$") <= 1  # two would make a KaTeX span on the portal's markdown
+
+
+def test_a_clear_case_is_firm(cat):
+    # at 10 % use cloud on-demand pays for a tenth of the hours every other option pays for
+    c = compare(scenario(usage__utilisation_pct=10), cat)
+    rec = c.recommendation
+    assert rec.option == "cloud:on_demand"
+    assert rec.close_call is False and rec.contenders == []
+    assert rec.probability_cheapest >= 0.7
+    assert "too close" not in rec.why.lower()
+    assert rec.why.startswith("Cloud on-demand has the lowest cost over 36 months (NPV $")
+    assert f"cheapest in {rec.probability_cheapest:.0%} of 2,000 draws)" in rec.why
+    assert rec.why.count("$") <= 1
+
+
+def test_without_decision_support_the_answer_is_todays(cat):
+    sc = _close_scenario(cat)
+    c = compare(sc, cat, decision=False)
+    rec = c.recommendation
+    assert rec.probability_cheapest is None and rec.close_call is False and rec.contenders == []
+    od, rent = c.option("cloud:on_demand"), c.option("rent")
+    assert rec.why == (
+        f"Cloud on-demand has the lowest cost over 36 months (NPV ${od.npv_usd / 1e6:,.1f}M, "
+        f"{1 - od.npv_usd / rent.npv_usd:.0%} below Rent dedicated); it is ready on day "
+        f"{od.ready_day:.0f}"
+    )
+
+
+def _with(close, *, p: float, spread_over_gap: float):
+    """The close comparison's Monte Carlo with the winner's chance set, and the P10–P90 of the
+    gap to rent set to the base gap ± spread_over_gap × the base gap."""
+    gap = close.option("rent").npv_usd - close.option("cloud:on_demand").npv_usd
+    u = close.uncertainty
+    opts = dict(u.options)
+    opts["cloud:on_demand"] = opts["cloud:on_demand"].model_copy(update={"probability_cheapest": p})
+    opts["rent"] = opts["rent"].model_copy(
+        update={
+            "probability_cheapest": 1 - p,
+            "gap_p10_usd": gap * (1 - spread_over_gap),
+            "gap_p90_usd": gap * (1 + spread_over_gap),
+        }
+    )
+    return u.model_copy(update={"options": opts})
+
+
+@pytest.mark.parametrize(
+    "p, spread_over_gap, close_call",
+    [
+        (0.95, 1.01, True),  # the gap is within the spread of the gap: close, however sure p looks
+        (0.95, 0.99, False),  # the gap is beyond it and p ≥ 70 %: firm
+        (0.69, 0.5, True),  # under 70 %: close, however narrow the spread
+        (0.70, 0.5, False),  # 70 % is not under 70 %
+    ],
+)
+def test_the_close_call_rule(cat, close, p, spread_over_gap, close_call):
+    inp = build_inputs(_close_scenario(cat), cat)
+    u = _with(close, p=p, spread_over_gap=spread_over_gap)
+    rec = ds.recommend(inp, close.options, u)
+    assert rec.close_call is close_call
+    assert rec.probability_cheapest == p
+    assert rec.why.lower().startswith("too close to call") is close_call
+    assert ("within the spread" in rec.why) is (close_call and spread_over_gap > 1)
+    assert rec.contenders == (["cloud:on_demand", "rent"] if close_call else [])
+
+
+def test_the_contender_is_the_option_cheapest_most_often(cat):
+    c = compare(scenario(usage__utilisation_pct=70), cat)
+    inp = build_inputs(scenario(usage__utilisation_pct=70), cat)
+    best = c.recommendation.option
+    by_npv = sorted((o for o in c.options if o.option != best), key=lambda o: o.npv_usd)
+    far = by_npv[-1].option  # the dearest option, made the one that wins the other draws
+    opts = {
+        k: q.model_copy(update={"probability_cheapest": 0.0})
+        for k, q in c.uncertainty.options.items()
+    }
+    opts[best] = opts[best].model_copy(update={"probability_cheapest": 0.6})
+    opts[far] = opts[far].model_copy(update={"probability_cheapest": 0.4})
+    rec = ds.recommend(inp, c.options, c.uncertainty.model_copy(update={"options": opts}))
+    assert rec.close_call and rec.contenders == [best, far]
+
+
+def test_no_close_call_without_a_second_option_that_completes(cat, close):
+    # found by tests/test_fuzz_whole_path.py: a winner cheapest in few draws, and no other option
+    # completing the workload to be close to
+    inp = build_inputs(_close_scenario(cat), cat)
+    results = [
+        o.model_copy(update={"completes_workload": False}) if o.option == "rent" else o
+        for o in close.options
+    ]
+    rec = ds.recommend(inp, results, _with(close, p=0.5, spread_over_gap=2.0))
+    assert rec.option == "cloud:on_demand" and rec.close_call is False and rec.contenders == []
+    assert rec.probability_cheapest == 0.5 and "cheapest in 50% of 2,000 draws" in rec.why
