@@ -229,7 +229,8 @@ def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
         flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * held
     if staffed:
         fte = staff_fte(inp, P)
-        flows["staff"] = fte * P["ops_salary_usd_per_year"] / 12 * held
+        yearly = P["ops_salary_usd_per_year"] * P["ops_loaded_cost_ratio"]  # salary + benefits
+        flows["staff"] = fte * yearly / 12 * held
     else:
         flows["managed service"] = (
             P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held

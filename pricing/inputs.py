@@ -53,6 +53,7 @@ CATALOGUE_KEYS = (
     "ops_fte_per_1000_gpus",
     "ops_min_team_fte",
     "ops_salary_usd_per_year",
+    "ops_loaded_cost_ratio",
     "support_pct_of_capex_per_year",
     "licence_usd_per_gpu_year",
     "discount_rate_pct_per_year",

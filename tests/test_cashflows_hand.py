@@ -253,8 +253,9 @@ def test_managed_owned_is_the_build_without_staff_plus_the_yearly_fee(fixture_ca
         assert row(managed, category) == pytest.approx(row(build, category)), category
     # fee 6 % of the whole capex a year = 120,000 × 0.06 / 12 = 600 a month, for 24 held months
     assert row(managed, "managed service") == pytest.approx(np.full(24, 600.0))
-    # the build's staff: max(4-FTE minimum team, 5 FTE per 1,000 GPUs × 8) × 120,000 / 12
-    assert row(build, "staff") == pytest.approx(np.full(24, 4 * 120_000 / 12))
+    # the build's staff: max(4-FTE minimum team, 5 FTE per 1,000 GPUs × 8) × 120,000 salary × 1.5
+    # (salary plus benefits) / 12
+    assert row(build, "staff") == pytest.approx(np.full(24, 4 * 120_000 * 1.5 / 12))
 
 
 # --- spot: interruptions stretch each run ---------------------------------------------------------

@@ -102,7 +102,7 @@ def test_build_rebuilt_line_by_line(cat):
     )
     fte = max(v("ops_min_team_fte"), v("ops_fte_per_1000_gpus") * 256 / 1000)
     assert b.breakdown_usd["staff"] == pytest.approx(
-        fte * v("ops_salary_usd_per_year") / 12 * held_months
+        fte * v("ops_salary_usd_per_year") * v("ops_loaded_cost_ratio") / 12 * held_months
     )
     support = v("support_pct_of_capex_per_year") / 100 * (servers + fabric) / 12 * held_months
     assert b.breakdown_usd["support"] == pytest.approx(support)

@@ -180,7 +180,11 @@ CONTEXT = {
 
 #: values that take a figure past the point where it binds (a minimum team of 8 outweighs 4 FTE per
 #: 1,000 GPUs on 64 GPUs; a 12-month minimum rental binds only on terms shorter than itself)
-BINDING_VALUE = {"ops_fte_per_1000_gpus": 400.0, "rent_min_term_months": 60.0}
+BINDING_VALUE = {
+    "ops_fte_per_1000_gpus": 400.0,
+    "ops_min_team_fte": 50.0,
+    "rent_min_term_months": 60.0,
+}
 
 
 def _overridable() -> list[str]:
@@ -273,7 +277,10 @@ def test_operations_are_the_figures_the_build_option_pays_for():
     # a full month of the staff line is the team times a month of salary
     monthly_staff = build.monthly_by_category_usd["staff"][-1]
     assert monthly_staff == pytest.approx(
-        c.operations.staff_fte * figures["ops_salary_usd_per_year"] / 12
+        c.operations.staff_fte
+        * figures["ops_salary_usd_per_year"]
+        * figures["ops_loaded_cost_ratio"]
+        / 12
     )
     # the spares bought are the spare nodes at the price of a node
     inp = build_inputs(sc, load_catalogue())
