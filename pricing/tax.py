@@ -1,0 +1,45 @@
+"""After-tax cash flows: what finance reports beside the pre-tax NPV.
+
+Every cost line is a deductible business expense in the month it is paid (rent, cloud, power,
+colocation, staff, support, interest, lease payments) except buying hardware: the purchase
+(`hardware`: paid on acceptance, or as loan principal) is recovered through straight-line
+depreciation over `depreciation_years` from the month of acceptance, and selling it at the end of
+the term (`residual value`, a negative flow) is taxed on the gain over its remaining book value
+(a loss is a deduction). So, per month m, with tax rate t:
+
+    after-tax flow = pre-tax flow − t × deductible costs − t × depreciation + t × gain on sale
+
+A lease leaves the hardware with the lessor: the payments are deductible, nothing is depreciated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: flows that buy or sell an asset rather than pay an expense
+CAPITAL = frozenset({"hardware", "residual value"})
+
+
+def after_tax_flows(
+    flows: dict[str, np.ndarray],
+    ready_month: np.ndarray,
+    months: int,
+    tax_rate_pct: np.ndarray,
+    depreciation_years: np.ndarray,
+) -> np.ndarray:
+    """Monthly after-tax cash flows, shape (n, months), for one option's pre-tax `flows`
+    ({category: (n, months)}); `ready_month` (n, 1) is the month the hardware is accepted."""
+    t = np.asarray(tax_rate_pct, dtype=float) / 100
+    shape = np.broadcast_shapes(*(np.shape(v) for v in flows.values()), (1, months))
+    zero = np.zeros(shape)
+    total = zero + sum(flows.values())
+    deductible = zero + sum((v for k, v in flows.items() if k not in CAPITAL), zero)
+    basis = (zero + flows.get("hardware", zero)).sum(axis=1, keepdims=True)
+    m = np.arange(months)[None, :]
+    life = np.maximum(np.asarray(depreciation_years, dtype=float) * 12, 1.0)
+    k = m - ready_month  # months since acceptance
+    depreciation = np.where((k >= 0) & (k < life), basis / life, 0.0)
+    book_at_end = basis - depreciation.sum(axis=1, keepdims=True)
+    resale = -(zero + flows.get("residual value", zero)).sum(axis=1, keepdims=True)
+    gain = np.where(m == months - 1, resale - book_at_end, 0.0) * (basis > 0)
+    return total - t * deductible - t * depreciation + t * gain
