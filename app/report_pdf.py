@@ -40,10 +40,12 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
 )
 from app.formatting import band, days, si, usd, usd_rate
 from app.report_text import execution_text
+from pricing import freshness
 from pricing.results import Comparison, OptionResult
 
 MAX_TITLE_CHARS = 200
 MUTED, INK, ACCENT, RULE = (107, 114, 128), (38, 39, 48), (0, 114, 178), (229, 231, 235)
+WARN = (180, 83, 9)
 
 
 @dataclass(frozen=True)
@@ -277,7 +279,7 @@ class _Document(FPDF):
         if svgs:
             self.draw_charts(svgs)
         else:
-            self.text_block(note, 10, (180, 83, 9), "B")
+            self.text_block(note, 10, WARN, "B")
         self.numbers()
         self.assumptions()
         self.furniture()
@@ -297,6 +299,7 @@ class _Document(FPDF):
         )
         self.ln(4)
         self.recommendation()
+        self.stale_prices()
         self.heading("Scenario", 11)
         self.grid(self.scenario_rows(), (34, 146), ("LEFT", "LEFT"), 8, header=False)
         self.heading("Totals over the term", 11)
@@ -386,6 +389,24 @@ class _Document(FPDF):
         self.set_fill_color(*ACCENT)
         self.rect(self.l_margin, y0, 1.4, self.get_y() - y0, style="F")
         self.set_fill_color(255, 255, 255)
+
+    def stale_prices(self) -> None:
+        """Under the recommendation: the prices it depends on that are over a year older than the
+        catalogue, and the planner defaults it leans on (pricing/freshness.py)."""
+        c = self.c
+        if c.stale_prices:
+            self.ln(2)
+            self.text_block(
+                f"Prices older than 12 months (catalogue as of {plain(c.catalogue_as_of)}):",
+                9,
+                WARN,
+                "B",
+            )
+            for p in c.stale_prices:
+                self.text_block(f"• {plain(freshness.stale_line(p), 600)}", 8.5)
+        if c.planner_defaults:
+            self.ln(1)
+            self.caption(plain(freshness.planner_defaults_line(c), 600))
 
     def scenario_rows(self) -> list[list[str]]:
         s, t = self.c.scenario, self.c.training

@@ -9,6 +9,7 @@ from app.formatting import si as _si
 from app.formatting import usd as _usd
 from models.scenario import Execution
 from models.training import TrainingPlan
+from pricing import freshness
 from pricing.catalogue_rows import RentalRow
 from pricing.results import Comparison
 
@@ -138,6 +139,11 @@ def comparison_report(c: Comparison) -> str:
             + ("" if o.completes_workload else f"   ({o.note})")
         )
     lines += ["", "Recommendation: " + c.recommendation.why]
+    if c.stale_prices:
+        lines += ["", f"Prices older than 12 months (catalogue as of {c.catalogue_as_of}):"]
+        lines += [f"  {freshness.stale_line(p)}" for p in c.stale_prices]
+    if c.planner_defaults:
+        lines.append(freshness.planner_defaults_line(c))
     s = c.sensitivity
     if s is not None:
         lines += [

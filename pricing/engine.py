@@ -17,6 +17,7 @@ from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl
 from pricing.catalogue import Catalogue, load_catalogue
+from pricing.freshness import with_freshness
 from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
 from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engine's result types)
     Assumption,
@@ -141,7 +142,7 @@ def compare(
         sensitivity, uncertainty, flips = None, None, []
     # the Monte Carlo says how sure the recommendation is (None: it does not say)
     recommendation = ds.recommend(inp, ordered, uncertainty)
-    return Comparison(
+    comparison = Comparison(
         scenario=scenario,
         training=_training_summary(inp),
         options=ordered,
@@ -164,6 +165,7 @@ def compare(
         catalogue_as_of=inp.catalogue.newest_as_of(),
         operations=_operations(inp, P),
     )
+    return with_freshness(comparison, inp.catalogue)  # the prices it leans on that are old
 
 
 def _operations(inp: CostInputs, P: dict[str, np.ndarray]) -> Operations:

@@ -165,6 +165,21 @@ class Assumption(Record):
     note: str
 
 
+class StalePrice(Record):
+    """A figure the answer depends on whose date is more than 12 months before the catalogue's
+    newest (pricing/freshness.py says which figures count and how a derived one is dated)."""
+
+    key: str
+    #: the figure as a reader knows it, e.g. "H100-SXM server price"
+    label: str | None = None
+    #: the figure's date (YYYY-MM-DD): its own, or for a figure computed from catalogue rows the
+    #: date of the rows it came from
+    as_of: str
+    #: whole months from `as_of` to `Comparison.catalogue_as_of`
+    age_months: int
+    source: str
+
+
 class TrainingSummary(Record):
     """The training plan the options run, with the infrastructure sized for it."""
 
@@ -223,6 +238,11 @@ class Comparison(Record):
     assumptions: list[Assumption]
     catalogue_as_of: str
     operations: Operations
+    #: figures the answer depends on dated more than 12 months before `catalogue_as_of`
+    #: (pricing/freshness.py); overrides are never stale
+    stale_prices: list[StalePrice] = Field(default_factory=list)
+    #: keys of the figures the answer depends on that no public source gives (planner defaults)
+    planner_defaults: list[str] = Field(default_factory=list)
 
     def option(self, option_id: str) -> OptionResult | None:
         """The result of one option, or None when it was not compared."""

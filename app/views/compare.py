@@ -9,6 +9,7 @@ import streamlit as st
 from app import charts, exports, report_pdf, share_link, state
 from app.formatting import band, days, md_plain, usd, usd_rate
 from models.scenario import Scenario
+from pricing import freshness
 
 
 def render() -> None:
@@ -48,6 +49,7 @@ def render() -> None:
     with m3.container(border=True):
         st.caption("Recommendation")
         st.write(c.recommendation.why + ".")
+    _freshness(c)
     for o in c.options:
         if not o.completes_workload:
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
@@ -110,6 +112,20 @@ def render() -> None:
 
     st.subheader("Downloads")
     _downloads(sc, c)
+
+
+def _freshness(c) -> None:
+    """The prices the answer depends on that are over a year older than the catalogue, and the
+    planner defaults it leans on (pricing/freshness.py)."""
+    if c.stale_prices:
+        lines = "\n".join(f"- {md_plain(freshness.stale_line(p))}" for p in c.stale_prices)
+        st.warning(
+            f"Prices older than 12 months (catalogue as of {md_plain(c.catalogue_as_of)}); "
+            f"check or override them on the Assumptions page:\n\n{lines}",
+            icon=":material/history:",
+        )
+    if c.planner_defaults:
+        st.caption(md_plain(freshness.planner_defaults_line(c)))
 
 
 def _card(column, caption: str, title: str | None, detail: str | None) -> None:
