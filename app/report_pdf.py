@@ -39,7 +39,7 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     svg_for_pdf,
 )
 from app.formatting import band, days, si, usd, usd_rate
-from app.report_text import execution_text
+from app.report_text import after_tax_line, execution_text
 from pricing import freshness
 from pricing.results import Comparison, OptionResult
 
@@ -330,6 +330,7 @@ class _Document(FPDF):
                 ]
             )
         self.grid(rows, (30, 23, 21, 20, 23, 20, 21, 22), ("LEFT",) + ("RIGHT",) * 7)
+        self.caption(after_tax_line(c))
         for o in c.options:
             if not o.completes_workload or not o.available:
                 self.caption(f"{o.label}: {o.note}")

@@ -138,6 +138,7 @@ def comparison_report(c: Comparison) -> str:
             f" {_usd(o.usd_per_training_run):>11} {o.ready_day:>9.0f} {first:>12}"
             + ("" if o.completes_workload else f"   ({o.note})")
         )
+    lines += ["", after_tax_line(c)]
     lines += ["", "Recommendation: " + c.recommendation.why]
     if c.stale_prices:
         lines += ["", f"Prices older than 12 months (catalogue as of {c.catalogue_as_of}):"]
@@ -229,6 +230,16 @@ def _per_gpu_hour(c: Comparison) -> tuple[float, dict[str, float]]:
 
 def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else value
+
+
+def after_tax_line(c: Comparison) -> str:
+    """The after-tax NPVs in one line, with the tax rate and depreciation period they use."""
+    figures = {a.key: a.value for a in c.assumptions}
+    parts = ", ".join(f"{o.label} {_usd(o.npv_after_tax_usd)}" for o in c.options if o.available)
+    return (
+        f"NPV after tax ({figures.get('tax_rate_pct', 0):g} % tax, hardware depreciated over "
+        f"{figures.get('depreciation_years', 0):g} years): {parts}"
+    )
 
 
 def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comparison]]) -> str:

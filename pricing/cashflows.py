@@ -66,7 +66,11 @@ def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 
 #: length of one rental commitment, days (`Options.rent_commitment`); "whole_term" holds to the end
-RENTAL_BLOCK_DAYS = {"monthly": DAYS_PER_MONTH, "1y": 12 * DAYS_PER_MONTH, "3y": 36 * DAYS_PER_MONTH}
+RENTAL_BLOCK_DAYS = {
+    "monthly": DAYS_PER_MONTH,
+    "1y": 12 * DAYS_PER_MONTH,
+    "3y": 36 * DAYS_PER_MONTH,
+}
 
 
 def rental_end(inp: CostInputs, P: dict, ready_day: np.ndarray, busy_end: np.ndarray):

@@ -28,6 +28,7 @@ from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engi
     TrainingSummary,
 )
 from pricing.valuation import (  # noqa: F401  (base_params, evaluate, totals: the engine's API)
+    after_tax_totals,
     base_params,
     breakeven_month,
     completes,
@@ -64,6 +65,7 @@ def _option_result(
 ) -> OptionResult:
     months = inp.months
     nominal, npv = totals(flows, P, months)
+    nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P)
     monthly = sum(flows.values())[0]
     busy_hours = float(ctx.busy.sum() * HOURS_PER_MONTH * inp.gpus)
     runs = float(ctx.runs_done[0, 0])
@@ -85,6 +87,8 @@ def _option_result(
         note=note,
         total_usd=float(nominal[0]),
         npv_usd=float(npv[0]),
+        total_after_tax_usd=float(nominal_after_tax[0]),
+        npv_after_tax_usd=float(npv_after_tax[0]),
         monthly_usd=monthly.tolist(),
         cumulative_usd=np.cumsum(monthly).tolist(),
         breakdown_usd={k: float(v[0].sum()) for k, v in flows.items()},

@@ -54,6 +54,8 @@ CATALOGUE_KEYS = (
     "ops_min_team_fte",
     "ops_salary_usd_per_year",
     "ops_loaded_cost_ratio",
+    "tax_rate_pct",
+    "depreciation_years",
     "support_pct_of_capex_per_year",
     "licence_usd_per_gpu_year",
     "discount_rate_pct_per_year",

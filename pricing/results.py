@@ -31,6 +31,9 @@ class OptionResult(Record):
     note: str = ""
     total_usd: float
     npv_usd: float
+    #: after tax (pricing/tax.py): expenses deducted as paid, hardware depreciated, sale taxed
+    total_after_tax_usd: float = 0.0
+    npv_after_tax_usd: float = 0.0
     monthly_usd: list[float]
     cumulative_usd: list[float]
     breakdown_usd: dict[str, float]

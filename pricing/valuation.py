@@ -15,6 +15,7 @@ from models.options import spec
 from pricing import cashflows as cf
 from pricing import timeline as tl
 from pricing.inputs import CostInputs
+from pricing.tax import after_tax_flows
 
 
 def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
@@ -50,6 +51,16 @@ def totals(flows: cf.Flows, P: dict[str, np.ndarray], months: int) -> tuple[np.n
     """(nominal, NPV) per parameter set, shape (n,)."""
     monthly = sum(flows.values())
     return monthly.sum(axis=1), (monthly * discount_factors(P, months)).sum(axis=1)
+
+
+def after_tax_totals(
+    inp: CostInputs, flows: cf.Flows, ctx: cf.Context, P: dict[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(nominal, NPV) after tax per parameter set (pricing/tax.py), shape (n,)."""
+    monthly = after_tax_flows(
+        flows, ctx.ready_month, inp.months, P["tax_rate_pct"], P["depreciation_years"]
+    )
+    return monthly.sum(axis=1), (monthly * discount_factors(P, inp.months)).sum(axis=1)
 
 
 def npv_table(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> np.ndarray:

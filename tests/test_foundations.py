@@ -213,8 +213,13 @@ def test_every_accepted_override_changes_what_it_names(key):
         return
     figure = {a.key: a for a in changed.assumptions}[key]
     assert figure.overridden and figure.value == pytest.approx(new)
-    before = {o.option: (o.npv_usd, o.ready_day, o.train_days) for o in base.options}
-    after = {o.option: (o.npv_usd, o.ready_day, o.train_days) for o in changed.options}
+
+    def seen(c):
+        return {
+            o.option: (o.npv_usd, o.npv_after_tax_usd, o.ready_day, o.train_days) for o in c.options
+        }
+
+    before, after = seen(base), seen(changed)
     assert before != after, f"override {key} = {new:g} (was {value:g}) changed nothing"
 
 

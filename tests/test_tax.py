@@ -59,3 +59,41 @@ def test_zero_tax_changes_nothing():
     }
     got = after_tax_flows(flows, np.array([[1]]), 10, np.array([[0.0]]), np.array([[3.0]]))
     assert got == pytest.approx(sum(flows.values()))
+
+
+def test_the_engines_after_tax_npv_is_the_tax_model_on_its_own_flows():
+    """compare() applies pricing/tax.py to each option's monthly flows by category, discounted
+    like the pre-tax NPV; a loan's interest is deducted, its principal is not."""
+    from models.scenario import Scenario
+    from models.units import DAYS_PER_MONTH
+    from pricing.engine import compare
+
+    sc = Scenario.model_validate(
+        {
+            "workload": {"model": "llama3-8b", "tokens": 2e11},
+            "cluster": {"gpu": "H100-SXM", "gpus": 64},
+            "term": {"months": 36, "financing": "loan"},
+            "options": {"compare": ["build", "rent", "cloud:on_demand"]},
+        }
+    )
+    c = compare(sc, decision=False)
+    figures = {a.key: a.value for a in c.assumptions}
+    r = figures["discount_rate_pct_per_year"] / 100
+    discount = (1 + r) ** (-(np.arange(36) + 1) / 12)
+    for o in c.options:
+        flows = {k: np.array([v]) for k, v in o.monthly_by_category_usd.items()}
+        ready_month = np.array([[int(o.ready_day // DAYS_PER_MONTH)]])
+        monthly = after_tax_flows(
+            flows,
+            ready_month,
+            36,
+            np.array([[figures["tax_rate_pct"]]]),
+            np.array([[figures["depreciation_years"]]]),
+        )[0]
+        assert o.npv_after_tax_usd == pytest.approx((monthly * discount).sum()), o.option
+        assert o.total_after_tax_usd == pytest.approx(monthly.sum()), o.option
+    # an option that buys nothing saves exactly the tax rate on every dollar
+    rent = c.option("rent")
+    assert rent.total_after_tax_usd == pytest.approx(
+        rent.total_usd * (1 - figures["tax_rate_pct"] / 100)
+    )

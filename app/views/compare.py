@@ -96,6 +96,7 @@ def render() -> None:
             "Option": o.label,
             "Total (nominal)": usd(o.total_usd) if o.available else "n/a",
             "NPV": usd(o.npv_usd) if o.available else "n/a",
+            "NPV after tax": usd(o.npv_after_tax_usd) if o.available else "n/a",
             "$ per delivered GPU-hour": usd_rate(o.usd_per_gpu_hour),
             "$ per training run": usd(o.usd_per_training_run),
             "Ready": days(o.ready_day) if o.available else "n/a",
@@ -106,7 +107,9 @@ def render() -> None:
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption(
-        "Totals are sums of monthly cash flows over the term; NPV discounts each month. "
+        "Totals are sums of monthly cash flows over the term; NPV discounts each month. NPV after "
+        "tax deducts expenses as paid, depreciates hardware straight-line and taxes its sale "
+        "on the gain over book value (tax rate and depreciation period on the Assumptions page). "
         "$ per delivered GPU-hour divides the total by the GPU-hours of work done."
     )
 
