@@ -27,7 +27,7 @@ from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the 
     DAYS_PER_YEAR,
     HOURS_PER_MONTH,
 )
-from pricing.catalogue import Catalogue, MissingFigureError
+from pricing.catalogue import PLANNER_DEFAULT_SOURCE, Catalogue, MissingFigureError
 from pricing.timeline import ready_day
 
 #: the owned option whose provisioning sets when owned hardware starts to age
@@ -179,9 +179,15 @@ class CostInputs:
         return np.interp(np.log(mult), np.log(grid), np.array(curve))
 
 
+#: what a planner default shows where a sourced figure shows its date: the row's `as_of` is only
+#: the day the default was set, not the date of any public figure
+PLANNER_DEFAULT_AS_OF = "planner default"
+
+
 def _catalogue_figure(cat: Catalogue, key: str) -> Figure:
     row = cat.assumption(key)
-    return Figure(key, row.value, row.unit, row.source, str(row.as_of), note=row.notes)
+    as_of = PLANNER_DEFAULT_AS_OF if row.source == PLANNER_DEFAULT_SOURCE else str(row.as_of)
+    return Figure(key, row.value, row.unit, row.source, as_of, note=row.notes)
 
 
 def _derived(key: str, value: float, unit: str, how: str, as_of: str = "") -> Figure:

@@ -146,3 +146,18 @@ def test_no_option_gets_cheaper_when_one_of_its_cost_lines_rises(setting, key, r
     for option, (nominal, npv) in totals.items():
         assert nominal[1] >= nominal[0] - 1e-6 * abs(nominal[0]), (option, key)
         assert npv[1] >= npv[0] - 1e-6 * abs(npv[0]), (option, key)
+
+
+def test_planner_defaults_say_so_instead_of_a_date():
+    """A figure no public source gives shows "planner default" where a sourced one shows its
+    date; the catalogue row's as_of is only the day the default was set."""
+    import re
+
+    from pricing.catalogue_rows import PLANNER_DEFAULT_SOURCE
+
+    c = engine.compare(scenario(), decision=False)
+    defaults = [a for a in c.assumptions if a.source == PLANNER_DEFAULT_SOURCE]
+    assert defaults, "the catalogue has planner defaults"
+    assert all(a.as_of == "planner default" for a in defaults)
+    sourced = [a for a in c.assumptions if a.source.startswith("http")]
+    assert sourced and all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", a.as_of) for a in sourced)
