@@ -93,12 +93,10 @@ def make_context(
     P: dict,
     ready_day: np.ndarray,
     train_days: np.ndarray,
-    pay_for_idle_storage: bool = True,
-    hold: str | None = None,
+    hold: str = "term",
 ) -> Context:
-    """`hold`: "term" (owned: from the ready day to the term's end), "busy" (per use: while the
-    work runs) or "rental" (rented: `rental_end`); without it, `pay_for_idle_storage` picks
-    "term" or "busy"."""
+    """`hold` (OptionSpec.holds): "term" (owned: from the ready day to the term's end), "busy"
+    (per use: while the work runs) or "rental" (rented: `rental_end`)."""
     months, term = inp.months, inp.term_days
     usage = inp.scenario.usage
     if usage.mode == "runs":
@@ -110,7 +108,6 @@ def make_context(
         busy = window(months, ready_day, np.full_like(ready_day, term)) * util
         runs_done = busy.sum(axis=1, keepdims=True) * DAYS_PER_MONTH / train_days
         busy_end = np.full_like(ready_day, term)
-    hold = hold or ("term" if pay_for_idle_storage else "busy")
     held_end = {
         "term": lambda: np.full_like(ready_day, term),
         "busy": lambda: busy_end,

@@ -60,15 +60,8 @@ def setup(
     return inp, engine.base_params(inp)
 
 
-def context(inp, P, *, ready_day=0.0, train_days=10.0, dedicated=True, hold=None):
-    return cf.make_context(
-        inp,
-        P,
-        np.array([[ready_day]]),
-        np.array([[train_days]]),
-        pay_for_idle_storage=dedicated,
-        hold=hold,
-    )
+def context(inp, P, *, ready_day=0.0, train_days=10.0, hold="term"):
+    return cf.make_context(inp, P, np.array([[ready_day]]), np.array([[train_days]]), hold=hold)
 
 
 def flows_of(option, inp, P, ctx):
@@ -184,7 +177,7 @@ COMMITTED = {
 
 def committed(cat, years, train_days, ready_day=0.0):
     inp, P = setup(cat, overrides=COMMITTED)  # one run, 24-month term (730.5 days)
-    ctx = context(inp, P, ready_day=ready_day, train_days=train_days, dedicated=False)
+    ctx = context(inp, P, ready_day=ready_day, train_days=train_days, hold="busy")
     return row(flows_of(f"cloud:committed_{years}y", inp, P, ctx), "compute")
 
 

@@ -274,7 +274,7 @@ def render() -> None:
             "monthly": "month to month",
             "whole_term": "for the whole term",
         }
-        held = state.get("options.rent_commitment") or sw.start("options.rent_commitment")
+        held = sw.current("options.rent_commitment")
         st.selectbox(
             "A rented or managed cluster is held",
             list(commitments),
@@ -286,7 +286,7 @@ def render() -> None:
         )
         st.toggle(
             "Pay a per-GPU software licence (NVIDIA AI Enterprise)",
-            value=bool(state.get("options.software_licence", False)),
+            value=bool(sw.current("options.software_licence")),
             key="w_licence",
             on_change=state.bind("options.software_licence", "w_licence"),
             help=Options.model_fields["software_licence"].description.capitalize()
