@@ -26,6 +26,8 @@ class GpuSpec(BaseModel):
     memory_gib: float = Field(gt=0)
     bf16_dense_tflops: float = Field(gt=0)
     fp8_dense_tflops: float | None = Field(default=None, gt=0)
+    #: FP4 tensor cores (Blackwell); None where the GPU has none (models/serving.py reads it)
+    fp4_dense_tflops: float | None = Field(default=None, gt=0)
     #: Best large-GEMM rate measured on the chip as a share of its BF16 peak (Stas Bekman's
     #: "maximum achievable matmul FLOPS", MAMF): clocks, power and the vendor's GEMM library.
     matmul_fraction_of_peak: float = Field(gt=0, le=1)
@@ -42,7 +44,11 @@ class GpuSpec(BaseModel):
     notes: str = ""
 
     def peak_tflops(self, precision: str) -> float:
-        """Dense tensor-core peak for the precision; FP8 needs FP8 tensor cores."""
+        """Dense tensor-core peak for the precision; FP8 and FP4 need their tensor cores."""
+        if precision == "fp4":
+            if self.fp4_dense_tflops is None:
+                raise ValueError(f"{self.gpu_id} has no FP4 tensor cores; use precision fp8 or bf16")
+            return self.fp4_dense_tflops
         if precision == "fp8":
             if self.fp8_dense_tflops is None:
                 raise ValueError(f"{self.gpu_id} has no FP8 tensor cores; use precision bf16")

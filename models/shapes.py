@@ -49,6 +49,11 @@ class ModelShape(BaseModel):
     published_params_b: float | None = None
     published_active_params_b: float | None = None
     source: str = ""
+    #: width of one attention head when it is not hidden / heads (Qwen3); 0 = hidden / heads
+    attn_head_dim: int = Field(default=0, ge=0)
+    #: values cached per token per layer when attention caches a latent (DeepSeek MLA: kv_lora_rank
+    #: + rope dim); 0 = K and V of every KV head (2 · kv_heads · head_dim). Read by models/serving.py.
+    kv_cache_dim: int = Field(default=0, ge=0)
 
     @property
     def is_moe(self) -> bool:
@@ -60,13 +65,13 @@ class ModelShape(BaseModel):
 
     @property
     def head_dim(self) -> int:
-        return self.hidden // self.heads
+        return self.attn_head_dim or self.hidden // self.heads
 
     @property
     def attention_params(self) -> float:
-        """Per layer: Q and O are h×h, K and V are h×(kv·d)."""
+        """Per layer: Q and O are h×(heads·d) (h×h when d = h/heads), K and V are h×(kv·d)."""
         h = self.hidden
-        return 2 * h * h + 2 * h * self.kv_heads * self.head_dim
+        return 2 * h * self.heads * self.head_dim + 2 * h * self.kv_heads * self.head_dim
 
     def mlp_params(self, width: int) -> float:
         return (3 if self.gated_mlp else 2) * self.hidden * width
@@ -112,7 +117,8 @@ def load_presets(path: pathlib.Path = DATA_FILE) -> dict[str, ModelShape]:
     with path.open(newline="") as f:
         for line_no, row in enumerate(csv.DictReader(f), start=2):
             try:
-                shape = ModelShape.model_validate(row)
+                # an empty cell (the optional columns at the end) takes the field's default
+                shape = ModelShape.model_validate({k: v for k, v in row.items() if v not in ("", None)})
             except ValueError as exc:
                 raise ValueError(f"{path.name} line {line_no}: {exc}") from None
             presets[shape.model_id] = shape
