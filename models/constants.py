@@ -77,3 +77,30 @@ MEMORY_HEADROOM = 0.95
 #: Optimizer step traffic per locally updated parameter: read master, m, v, grad (16 B), write master,
 #: m, v (12 B) and the bf16 weight (2 B).
 OPTIMIZER_STEP_BYTES = 30
+
+# --- serving (models/serving.py) -----------------------------------------------------------------
+#: Fixed time per layer per forward step of a serving engine, seconds (kernel launches and tails,
+#: norms, sampling, scheduling). Declared before scoring as the one constant to fit, on the four
+#: TensorRT-LLM 0.6.1 H100 Llama 2 70B rows (inference.csv trt061-h100-llama2-70b-*), by the smallest
+#: worst error on a 1 µs grid. That search (bench/serve_calibration.py) runs to the grid's edge
+#: (200 µs per layer, 16 ms a step for 80 layers, far above a launch cost) because those rows' misses
+#: are long-output rows 2–3× slower than the model (-5 % at 128/128, +125 % and +201 % at 2,048
+#: output tokens): an attention/KV-read cost of that release, not a fixed per-step one. Not adopted:
+#: 0, no constant is fitted, and every inference row is held out.
+SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
+#: Latency steps of a tensor-parallel all-reduce in a serving engine: NVIDIA's "3x Faster AllReduce
+#: with NVSwitch and TensorRT-LLM MultiShot" (Nov 2024) does it in two steps (reduce-scatter, then an
+#: all-gather by NVSwitch multicast) whatever the GPU count, as the one-shot/two-shot custom
+#: all-reduces of TensorRT-LLM and vLLM do on NVLink; each step costs SCALEUP_LATENCY_S.
+SERVE_ALLREDUCE_STEPS = 2
+#: Share of the memory left after weights and workspace that the engine gives the KV cache:
+#: TensorRT-LLM's kv_cache_free_gpu_mem_fraction default 0.90 (its perf-overview page: "the default
+#: setting of 0.90"); vLLM's gpu_memory_utilization default is also 0.9.
+KV_CACHE_MEMORY_FRACTION = 0.90
+#: FP4 GEMMs against their (4×) peak: no public FP4 MAMF measurement was found, so FP8's relative
+#: efficiency is assumed (the same NeMo-derived figure).
+FP4_GEMM_RELATIVE_EFFICIENCY = FP8_GEMM_RELATIVE_EFFICIENCY
+#: Share of a replica's measured capacity the sizing fills, by default (the rest is headroom for
+#: bursts): planner default (no public figure found): with random arrivals (M/M/1) the mean wait is
+#: ρ/(1−ρ) service times, 4 at 80 %, the usual ceiling in capacity planning; a user input.
+SERVE_TARGET_UTILISATION = 0.80

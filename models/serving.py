@@ -1,0 +1,394 @@
+"""Inference serving: the layout, memory, latency and throughput of a model served on one GPU type,
+and the replicas a traffic level and its latency objectives need.
+
+The model (each figure per GPU of a replica of `tp` GPUs; constants in models/constants.py):
+- Weights: every parameter once, at the weight precision, split over the replica. KV cache per token
+  = layers × (2 · kv_heads · head_dim, or the MLA latent width) × bytes; K and V split over
+  min(tp, kv_heads) GPUs (heads beyond that are copies). A sequence holds input + output tokens
+  (TensorRT-LLM's default scheduler reserves a request's whole length). The KV cache gets
+  KV_CACHE_MEMORY_FRACTION of what weights and FRAMEWORK_OVERHEAD_GIB leave.
+- Prefill of one request (compute-bound): 2 · active parameters · input tokens plus causal attention
+  2 · 2 · layers · heads · head_dim · input² / 2 FLOPs, at the training core's achievable GEMM rate
+  (peak × MAMF × GEMM_SHARE_OF_MAMF, × FP8/FP4 relative efficiency); at least one read of the
+  weights it touches at HBM_EFFICIENCY of HBM bandwidth.
+- Decode step of a batch of B sequences: the larger of the memory time (weights the batch touches +
+  B · mean context · KV bytes, at HBM_EFFICIENCY of HBM bandwidth) and the compute time (2 · active
+  parameters · B plus attention over the context), so memory-bound at small batch and compute-bound
+  at large. An MoE layer reads only the experts the batch touches: E · (1 − (1 − k/E)^B) expected
+  distinct experts for B·k uniform routings.
+- Tensor parallelism: two all-reduces of the step's activations per layer on the scale-up link
+  (bandwidth as in models/collectives.py; SERVE_ALLREDUCE_STEPS latency steps, as engines' one-shot
+  kernels), plus SERVE_STEP_OVERHEAD_S_PER_LAYER per layer per step (the fitted constant).
+- Continuous batching without a separate prefill pool: over one request's life the replica runs O
+  decode steps and B prefills, so output tokens/s = B · O / (B · t_prefill + O · t_step), TPOT =
+  t_step + B · t_prefill / O (others' prefills stall decoding), TTFT = t_prefill + t_step.
+The software generation assumed is 2024–25 TensorRT-LLM with in-flight batching, CUDA graphs and FP8/FP4
+kernels (models/data/validation/inference.csv scores it against both older and newer releases).
+
+Sizing searches TP ∈ {1, 2, 4, 8} (within the scale-up domain), EP ∈ {1, TP} for MoE, and the batch,
+for the fewest GPUs that carry the traffic at SERVE_TARGET_UTILISATION of capacity within the SLOs.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from models import collectives as coll
+from models import constants as C
+from models.errors import InputError
+from models.hardware import GpuSpec, get_gpu, load_gpus
+from models.record import Record
+from models.shapes import ModelShape, get_preset, load_presets
+from models.units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_PARAM, SECONDS_PER_HOUR
+
+Precision = Literal["bf16", "fp8", "fp4"]
+TP_CHOICES = (1, 2, 4, 8)
+#: batch sizes the search tries (engines' CUDA-graph batch list runs 1 … 8192 in similar steps)
+BATCHES = np.array(
+    [1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048]
+    + [3072, 4096, 6144, 8192],
+    dtype=float,
+)
+ACTIVATION_BYTES = 2  # activations cross the all-reduce in BF16
+SOFTWARE_GENERATION = (
+    "TensorRT-LLM-class engine of 2024–25: in-flight batching, CUDA graphs, FP8/FP4 GEMMs, "
+    "one-shot NVLink all-reduce"
+)
+
+
+class ServeInputs(Record):
+    """What to serve, on what, for how much traffic, within which latency objectives."""
+
+    model: str = Field(description="model preset id (models/data/model_presets.csv)")
+    gpu: str = Field(description="GPU id (models/data/gpus.csv)")
+    precision: Precision = Field("bf16", description="weights and GEMMs")
+    kv_precision: Literal["bf16", "fp8"] | None = Field(
+        None, description="KV cache; default FP8 when the weights are FP8 or FP4, else BF16"
+    )
+    input_tokens: int = Field(ge=1, le=1_000_000, description="mean prompt tokens per request")
+    output_tokens: int = Field(ge=1, le=1_000_000, description="mean output tokens per request")
+    rps: float | None = Field(None, gt=0, le=1e6, description="requests per second")
+    users: int | None = Field(None, ge=1, le=10_000_000, description="requests in flight")
+    gpus: int | None = Field(
+        None, ge=1, le=72, description="fix one replica of this many GPUs (a benchmark's setup)"
+    )
+    batch: int | None = Field(
+        None, ge=1, le=65_536, description="fix the batch (sequences in flight per replica)"
+    )
+    ttft_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-to-first-token SLO")
+    tpot_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-per-output-token SLO")
+    target_utilisation: float = Field(
+        C.SERVE_TARGET_UTILISATION, gt=0, le=1, description="share of capacity the sizing fills"
+    )
+
+    @model_validator(mode="after")
+    def _one_traffic(self):
+        if self.rps is not None and self.users is not None:
+            raise ValueError("give either rps or users, not both")
+        return self
+
+
+class ServePlan(Record):
+    """A serving layout and what it does; per GPU unless the name says replica or total."""
+
+    model: str
+    gpu: str
+    precision: str
+    kv_precision: str
+    software_generation: str
+    tp: int
+    ep: int
+    gpus_per_replica: int
+    batch: int = Field(description="sequences in flight per replica")
+    max_sequences_per_replica: int = Field(description="sequences whose KV cache fits")
+    weights_gib_per_gpu: float
+    kv_cache_gib_per_gpu: float = Field(description="KV cache at this batch")
+    kv_bytes_per_token: float = Field(description="whole model, all layers")
+    prefill_tokens_per_s_per_gpu: float
+    output_tokens_per_s_per_gpu: float
+    decode_bound: Literal["memory", "compute"]
+    ttft_ms: float
+    tpot_ms: float
+    requests_per_s_per_replica: float
+    replicas: int
+    gpus: int
+    output_tokens_per_gpu_hour: float
+    rule_of_thumb_tokens_per_s_per_gpu: float = Field(
+        description="HBM bandwidth ÷ weight bytes × batch, the estimate a buyer would otherwise use"
+    )
+    layouts_evaluated: int
+
+
+def kv_bytes_per_token(shape: ModelShape, kv_bytes: float) -> float:
+    """layers × (2 · kv_heads · head_dim, or the MLA latent) × bytes per value."""
+    width = shape.kv_cache_dim or 2 * shape.kv_heads * shape.head_dim
+    return shape.layers * width * kv_bytes
+
+
+def _param_split(shape: ModelShape) -> tuple[float, float]:
+    """(parameters read every step whatever the batch, parameters of one routed expert in one layer);
+    the input embedding is a lookup and is not read whole."""
+    lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
+    routed = shape.moe_layers * shape.experts * shape.expert_params if shape.is_moe else 0.0
+    return shape.params_total - routed - lookup, shape.expert_params if shape.is_moe else 0.0
+
+
+def _distinct_experts(shape: ModelShape, tokens) -> np.ndarray:
+    """Expected distinct routed experts a layer touches for `tokens` tokens of top-k uniform routing."""
+    e, k = shape.experts, shape.experts_per_token
+    return e * (1 - (1 - k / e) ** np.asarray(tokens, dtype=float))
+
+
+def _rates(gpu: GpuSpec, precision: str) -> tuple[float, float, float]:
+    """(GEMM FLOP/s, attention FLOP/s, HBM bytes/s) achievable on one GPU."""
+    share = gpu.matmul_fraction_of_peak * C.GEMM_SHARE_OF_MAMF
+    rel = {"bf16": 1.0, "fp8": C.FP8_GEMM_RELATIVE_EFFICIENCY, "fp4": C.FP4_GEMM_RELATIVE_EFFICIENCY}
+    gemm = gpu.peak_tflops(precision) * 1e12 * share * rel[precision]
+    attn = gpu.bf16_dense_tflops * 1e12 * share * C.ATTENTION_RELATIVE_EFFICIENCY[2]
+    hbm = gpu.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
+    return gemm, attn, hbm
+
+
+def _allreduce_s(size_bytes, n, gpu: GpuSpec) -> np.ndarray:
+    """Bandwidth term of a ring all-reduce (models/collectives.py) + SERVE_ALLREDUCE_STEPS latencies."""
+    bw = gpu.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    band = coll.all_reduce_s(size_bytes, n, bw, 0.0)
+    return np.where(np.asarray(n) > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S, 0.0)
+
+
+def evaluate(inp: ServeInputs, tp, ep, batch) -> dict[str, np.ndarray]:
+    """Every figure of the serving model for arrays of layouts (tp, ep, batch), vectorized."""
+    shape, gpu = get_preset(inp.model), get_gpu(inp.gpu)
+    tp, ep, b = (np.asarray(x, dtype=float) for x in (tp, ep, batch))
+    w_bytes = BYTES_PER_PARAM[inp.precision]
+    kv_b = BYTES_PER_PARAM[kv_precision_of(inp)]
+    gemm, attn_rate, hbm = _rates(gpu, inp.precision)
+    i_tok, o_tok = float(inp.input_tokens), float(inp.output_tokens)
+    layers, attn_width = shape.layers, shape.heads * shape.head_dim
+    lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
+    active = shape.params_active - lookup
+
+    # memory
+    weights_gpu = shape.params_total * w_bytes / tp
+    kv_token = kv_bytes_per_token(shape, kv_b)
+    kv_shards = 1.0 if shape.kv_cache_dim else np.minimum(tp, shape.kv_heads)
+    kv_seq_gpu = kv_token * (i_tok + o_tok) / kv_shards
+    free = gpu.memory_gib * BYTES_PER_GIB - weights_gpu - C.FRAMEWORK_OVERHEAD_GIB * BYTES_PER_GIB
+    kv_budget = np.maximum(free, 0.0) * C.KV_CACHE_MEMORY_FRACTION
+    max_seqs = np.floor(kv_budget / kv_seq_gpu)
+
+    # decode step
+    fixed, expert = _param_split(shape)
+    routed = shape.moe_layers * _distinct_experts(shape, b) * expert
+    weights_read = (fixed + routed) * w_bytes / tp
+    ctx = i_tok + o_tok / 2
+    kv_read = b * ctx * kv_token / kv_shards
+    t_mem = (weights_read + kv_read) / hbm
+    t_cmp = 2 * active * b / tp / gemm + 4 * layers * attn_width * b * ctx / tp / attn_rate
+    comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu)
+    overhead = layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER
+    t_step = np.maximum(t_mem, t_cmp) + comm + overhead
+
+    # prefill of one request
+    all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
+    pf_read = (fixed + all_experts) * w_bytes / tp / hbm
+    pf_cmp = 2 * active * i_tok / tp / gemm + 2 * layers * attn_width * i_tok**2 / tp / attn_rate
+    pf_comm = 2 * layers * _allreduce_s(i_tok * shape.hidden * ACTIVATION_BYTES, tp, gpu)
+    t_prefill = np.maximum(pf_read, pf_cmp) + pf_comm + overhead
+
+    cycle = b * t_prefill + o_tok * t_step
+    out_rate = b * o_tok / cycle  # per replica
+    rule = gpu.hbm_bandwidth_tbyte_per_s * 1e12 / (shape.params_total * w_bytes) * b
+    return {
+        "tp": tp,
+        "ep": ep,
+        "batch": b,
+        "fits": (b <= max_seqs) & (free > 0),
+        "max_seqs": max_seqs,
+        "weights_gpu": weights_gpu * np.ones_like(b),
+        "kv_gpu": b * kv_seq_gpu,
+        "kv_token": np.full_like(b, kv_token),
+        "t_step": t_step,
+        "memory_bound": t_mem >= t_cmp,
+        "t_prefill": t_prefill,
+        "prefill_tps_gpu": i_tok / t_prefill / tp,
+        "ttft": t_prefill + t_step,
+        "tpot": t_step + b * t_prefill / o_tok,
+        "out_tps_gpu": out_rate / tp,
+        "rps_replica": b / cycle,
+        "rule_tps_gpu": rule,
+    }
+
+
+def kv_precision_of(inp: ServeInputs) -> str:
+    if inp.kv_precision:
+        return inp.kv_precision
+    return "fp8" if inp.precision in ("fp8", "fp4") else "bf16"
+
+
+def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:
+    if inp.model not in load_presets():
+        raise InputError("model", f"unknown model '{inp.model}'; choose one of: {', '.join(load_presets())}")
+    if inp.gpu not in load_gpus():
+        raise InputError("gpu", f"unknown GPU '{inp.gpu}'; choose one of: {', '.join(load_gpus())}")
+    gpu = get_gpu(inp.gpu)
+    for field, prec in (("precision", inp.precision), ("kv_precision", kv_precision_of(inp))):
+        if prec != "bf16":
+            try:
+                gpu.peak_tflops(prec)
+            except ValueError as exc:
+                raise InputError(field, str(exc)) from None
+    if inp.gpus is not None and inp.gpus > gpu.scaleup_domain_gpus:
+        raise InputError(
+            "gpus",
+            f"one replica spans at most the scale-up domain of {inp.gpu} "
+            f"({gpu.scaleup_domain_gpus} GPUs); give 1 to {gpu.scaleup_domain_gpus}",
+        )
+    return get_preset(inp.model), gpu
+
+
+def _layouts(inp: ServeInputs, shape: ModelShape, gpu: GpuSpec):
+    tps = [inp.gpus] if inp.gpus else [t for t in TP_CHOICES if t <= gpu.scaleup_domain_gpus]
+    lay = []
+    for t in tps:
+        eps = sorted({1, t}) if shape.is_moe and shape.experts % t == 0 else [1]
+        for e in eps:
+            lay.append((t, e))
+    batches = np.array([inp.batch], dtype=float) if inp.batch else BATCHES
+    tp = np.repeat([x[0] for x in lay], len(batches))
+    ep = np.repeat([x[1] for x in lay], len(batches))
+    return tp, ep, np.tile(batches, len(lay))
+
+
+def _with_max_fit(inp: ServeInputs, tp, ep, b):
+    """Adds, per layout, the largest batch whose KV cache fits (the offline operating point)."""
+    if inp.batch:
+        return tp, ep, b
+    probe = evaluate(inp, tp, ep, np.ones_like(b))
+    extra = np.maximum(probe["max_seqs"], 1)
+    return np.concatenate([tp, tp]), np.concatenate([ep, ep]), np.concatenate([b, extra])
+
+
+def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan:
+    tp = int(r["tp"][i])
+    return ServePlan(
+        model=inp.model,
+        gpu=inp.gpu,
+        precision=inp.precision,
+        kv_precision=kv_precision_of(inp),
+        software_generation=SOFTWARE_GENERATION,
+        tp=tp,
+        ep=int(r["ep"][i]),
+        gpus_per_replica=tp,
+        batch=int(r["batch"][i]),
+        max_sequences_per_replica=int(r["max_seqs"][i]),
+        weights_gib_per_gpu=float(r["weights_gpu"][i]) / BYTES_PER_GIB,
+        kv_cache_gib_per_gpu=float(r["kv_gpu"][i]) / BYTES_PER_GIB,
+        kv_bytes_per_token=float(r["kv_token"][i]),
+        prefill_tokens_per_s_per_gpu=float(r["prefill_tps_gpu"][i]),
+        output_tokens_per_s_per_gpu=float(r["out_tps_gpu"][i]),
+        decode_bound="memory" if bool(r["memory_bound"][i]) else "compute",
+        ttft_ms=float(r["ttft"][i]) * 1e3,
+        tpot_ms=float(r["tpot"][i]) * 1e3,
+        requests_per_s_per_replica=float(r["rps_replica"][i]),
+        replicas=replicas,
+        gpus=replicas * tp,
+        output_tokens_per_gpu_hour=float(r["out_tps_gpu"][i]) * SECONDS_PER_HOUR,
+        rule_of_thumb_tokens_per_s_per_gpu=float(r["rule_tps_gpu"][i]),
+        layouts_evaluated=n,
+    )
+
+
+def plan_serving(inp: ServeInputs) -> ServePlan:
+    """The cheapest layout (fewest GPUs, then the most output tokens per GPU) that fits and meets
+    the SLOs for the traffic; with `gpus` fixed, that one replica at `users` in flight (or the
+    batch that gives it the most throughput within the SLOs)."""
+    shape, gpu = _check(inp)
+    tp, ep, b = _with_max_fit(inp, *_layouts(inp, shape, gpu))
+    if inp.users is not None and inp.gpus:
+        b = np.full_like(b, float(inp.users))
+    r = evaluate(inp, tp, ep, b)
+    n = len(b)
+    fits = r["fits"]
+    if not fits.any() and inp.batch and (r["max_seqs"] >= 1).any():
+        raise InputError(
+            "batch",
+            f"a batch of {inp.batch} {inp.input_tokens + inp.output_tokens}-token sequences does "
+            f"not fit the KV cache of {inp.model} on {inp.gpu}: at most "
+            f"{int(r['max_seqs'].max())} fit; give a smaller batch or more GPUs",
+        )
+    if not fits.any():
+        need = float(np.min(r["weights_gpu"])) / BYTES_PER_GIB
+        where = f"{inp.gpus} GPUs" if inp.gpus else f"up to {max(tp):.0f} GPUs of {inp.gpu}"
+        raise InputError(
+            "gpus" if inp.gpus else "model",
+            f"{inp.model} at {inp.precision} does not fit {where} with room for one "
+            f"{inp.input_tokens + inp.output_tokens}-token sequence (weights alone "
+            f"{need:.0f} GiB per GPU of {gpu.memory_gib:g}); use more GPUs, a lower precision or "
+            "a GPU with more memory",
+        )
+    ok = fits.copy()
+    if inp.ttft_ms is not None:
+        ok &= r["ttft"] * 1e3 <= inp.ttft_ms
+    if inp.tpot_ms is not None:
+        ok &= r["tpot"] * 1e3 <= inp.tpot_ms
+    if not ok.any():
+        j = np.nonzero(fits)[0]
+        best_tpot = j[np.argmin(r["tpot"][j])]
+        best_ttft = j[np.argmin(r["ttft"][j])]
+        field = "tpot_ms" if inp.tpot_ms is not None else "ttft_ms"
+        raise InputError(
+            field,
+            f"no layout of {inp.model} on {inp.gpu} meets TTFT ≤ {inp.ttft_ms or '∞'} ms and "
+            f"TPOT ≤ {inp.tpot_ms or '∞'} ms; best achievable: TPOT "
+            f"{r['tpot'][best_tpot] * 1e3:.1f} ms (TP{r['tp'][best_tpot]:.0f}, batch "
+            f"{r['batch'][best_tpot]:.0f}), TTFT {r['ttft'][best_ttft] * 1e3:.0f} ms "
+            f"(TP{r['tp'][best_ttft]:.0f}); relax the SLOs, use a faster GPU or a lower precision",
+        )
+    idx = np.nonzero(ok)[0]
+    u = inp.target_utilisation
+    if inp.rps is not None:
+        replicas = np.ceil(inp.rps / (r["rps_replica"][idx] * u))
+    elif inp.users is not None and not inp.gpus:
+        replicas = np.ceil(inp.users / (r["batch"][idx] * u))
+    else:
+        replicas = np.ones(len(idx))
+    if inp.gpus:
+        replicas = np.ones(len(idx))
+    gpus = replicas * r["tp"][idx]
+    # fewest GPUs, then the most output tokens per GPU, then the lowest TPOT
+    order = np.lexsort((r["tpot"][idx], -r["out_tps_gpu"][idx], gpus))
+    k = int(order[0])
+    return _plan(inp, r, int(idx[k]), int(replicas[k]), n)
+
+
+def sweep(inp: ServeInputs, tp: int, ep: int = 1) -> dict[str, list[float]]:
+    """Throughput and latency against batch for one layout (for charts): batches that fit only."""
+    r = evaluate(inp, np.full(len(BATCHES), tp), np.full(len(BATCHES), ep), BATCHES)
+    keep = r["fits"]
+    return {
+        "batch": r["batch"][keep].tolist(),
+        "output_tokens_per_s_per_gpu": r["out_tps_gpu"][keep].tolist(),
+        "ttft_ms": (r["ttft"][keep] * 1e3).tolist(),
+        "tpot_ms": (r["tpot"][keep] * 1e3).tolist(),
+    }
+
+
+def expected_distinct_experts(model: str, tokens: int) -> float:
+    """E · (1 − (1 − k/E)^tokens) for a preset (1 for a dense model)."""
+    shape = get_preset(model)
+    return float(_distinct_experts(shape, tokens)) if shape.is_moe else 1.0
+
+
+__all__ = [
+    "ServeInputs",
+    "ServePlan",
+    "plan_serving",
+    "evaluate",
+    "sweep",
+    "kv_bytes_per_token",
+    "expected_distinct_experts",
+]
