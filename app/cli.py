@@ -295,7 +295,101 @@ def build_parser() -> Parser:
     v.add_argument(
         "--json", action="store_true", help="print every row and the error summary as JSON"
     )
+    add_serve_parser(sub)
     return parser
+
+
+def add_serve_parser(sub) -> None:
+    """`clusterplan serve`: size an inference deployment (models/serving.py)."""
+    s = sub.add_parser(
+        "serve",
+        help="size inference serving: layout, KV cache, TTFT/TPOT, throughput, GPUs for a traffic",
+    )
+    s.add_argument("--model", required=True, help=f"model preset: {', '.join(load_presets())}")
+    s.add_argument("--gpu", required=True, help=f"GPU: {', '.join(gpu_ids())}")
+    s.add_argument("--input-tokens", type=int, required=True, help="mean prompt tokens per request")
+    s.add_argument("--output-tokens", type=int, required=True, help="mean output tokens")
+    traffic = s.add_mutually_exclusive_group()
+    traffic.add_argument("--rps", type=float, help="requests per second to carry")
+    traffic.add_argument("--users", type=int, help="requests in flight (concurrency)")
+    s.add_argument(
+        "--gpus", type=int, help="one replica of this many GPUs at --users in flight (a benchmark)"
+    )
+    s.add_argument("--ttft-ms", type=float, help="time-to-first-token objective, ms")
+    s.add_argument("--tpot-ms", type=float, help="time-per-output-token objective, ms")
+    s.add_argument(
+        "--precision", default="bf16", help="weights: bf16, fp8 or fp4 (if the GPU has it)"
+    )
+    s.add_argument(
+        "--kv-precision", help="KV cache: bf16 or fp8 (default fp8 with fp8/fp4 weights)"
+    )
+    s.add_argument("--json", action="store_true", help="print the plan as JSON")
+
+
+SERVE_OPTION = {
+    "model": "--model",
+    "gpu": "--gpu",
+    "input_tokens": "--input-tokens",
+    "output_tokens": "--output-tokens",
+    "rps": "--rps",
+    "users": "--users",
+    "gpus": "--gpus",
+    "batch": "--users",
+    "ttft_ms": "--ttft-ms",
+    "tpot_ms": "--tpot-ms",
+    "precision": "--precision",
+    "kv_precision": "--kv-precision",
+}
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from models.serving import ServeInputs, plan_serving  # only this command needs it
+
+    fields = {
+        "model": args.model,
+        "gpu": args.gpu,
+        "input_tokens": args.input_tokens,
+        "output_tokens": args.output_tokens,
+        "rps": args.rps,
+        "users": args.users,
+        "gpus": args.gpus,
+        "ttft_ms": args.ttft_ms,
+        "tpot_ms": args.tpot_ms,
+        "precision": args.precision,
+        "kv_precision": args.kv_precision,
+    }
+    try:
+        inp = ServeInputs(**{k: v for k, v in fields.items() if v is not None})
+        plan = plan_serving(inp)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0]) if err["loc"] else ""
+        raise UsageError(
+            f"clusterplan serve: {SERVE_OPTION.get(name, name or 'input')}: {one_line(err['msg'])}"
+        ) from None
+    except InputError as exc:
+        raise UsageError(
+            f"clusterplan serve: {SERVE_OPTION.get(exc.field, exc.field)}: {one_line(exc)}"
+        ) from None
+    if args.json:
+        print(json.dumps(plan.model_dump(mode="json"), indent=2))
+        return 0
+    p = plan
+    print(
+        f"{p.model} on {p.gpu}, weights {p.precision}, KV cache {p.kv_precision}\n"
+        f"Layout          TP{p.tp}"
+        + (f" EP{p.ep}" if p.ep > 1 else "")
+        + f" ({p.gpus_per_replica} GPUs per replica), {p.batch} sequences in flight per replica\n"
+        f"Memory per GPU  weights {p.weights_gib_per_gpu:.1f} GiB, KV cache {p.kv_cache_gib_per_gpu:.1f} GiB "
+        f"({p.kv_bytes_per_token / 1024:.0f} KiB per token); {p.max_sequences_per_replica:,} sequences fit\n"
+        f"Latency         TTFT {p.ttft_ms:,.0f} ms, TPOT {p.tpot_ms:.1f} ms (decode {p.decode_bound}-bound)\n"
+        f"Throughput/GPU  {p.output_tokens_per_s_per_gpu:,.0f} output tokens/s, prefill "
+        f"{p.prefill_tokens_per_s_per_gpu:,.0f} tokens/s; {p.output_tokens_per_gpu_hour / 1e6:.2f} M output tokens per GPU-hour\n"
+        f"Deployment      {p.replicas} replica(s), {p.gpus} GPUs ({p.requests_per_s_per_replica:.2f} requests/s per replica at full load)\n"
+        f"Rule of thumb   {p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU (HBM bandwidth / weight bytes x batch)\n"
+        f"Software        {p.software_generation}"
+    )
+    return 0
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -635,6 +729,7 @@ COMMANDS = {
     "link": run_link,
     "decode": run_decode,
     "validate": run_validate,
+    "serve": run_serve,
     "example": lambda args: print(scenario_files.example_json()) or 0,
     "schema": lambda args: print(json.dumps(Scenario.model_json_schema(), indent=2)) or 0,
 }

@@ -34,5 +34,7 @@ def search(grid_us=range(0, 201)) -> float:
 if __name__ == "__main__":
     for us in (0, 5, 10, 20, 40, 60, 80, 100, 150, 200):
         cal, med, worst = errors_at(us * 1e-6)
-        print(f"{us:>4} µs/layer: calibration worst {cal:6.1%}   held-out throughput median {med:6.1%} worst {worst:6.1%}")
+        print(
+            f"{us:>4} µs/layer: calibration worst {cal:6.1%}   held-out throughput median {med:6.1%} worst {worst:6.1%}"
+        )
     print(f"best on the calibration rows: {search() * 1e6:.0f} µs per layer per step")

@@ -47,7 +47,9 @@ class GpuSpec(BaseModel):
         """Dense tensor-core peak for the precision; FP8 and FP4 need their tensor cores."""
         if precision == "fp4":
             if self.fp4_dense_tflops is None:
-                raise ValueError(f"{self.gpu_id} has no FP4 tensor cores; use precision fp8 or bf16")
+                raise ValueError(
+                    f"{self.gpu_id} has no FP4 tensor cores; use precision fp8 or bf16"
+                )
             return self.fp4_dense_tflops
         if precision == "fp8":
             if self.fp8_dense_tflops is None:

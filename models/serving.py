@@ -145,7 +145,11 @@ def _distinct_experts(shape: ModelShape, tokens) -> np.ndarray:
 def _rates(gpu: GpuSpec, precision: str) -> tuple[float, float, float]:
     """(GEMM FLOP/s, attention FLOP/s, HBM bytes/s) achievable on one GPU."""
     share = gpu.matmul_fraction_of_peak * C.GEMM_SHARE_OF_MAMF
-    rel = {"bf16": 1.0, "fp8": C.FP8_GEMM_RELATIVE_EFFICIENCY, "fp4": C.FP4_GEMM_RELATIVE_EFFICIENCY}
+    rel = {
+        "bf16": 1.0,
+        "fp8": C.FP8_GEMM_RELATIVE_EFFICIENCY,
+        "fp4": C.FP4_GEMM_RELATIVE_EFFICIENCY,
+    }
     gemm = gpu.peak_tflops(precision) * 1e12 * share * rel[precision]
     attn = gpu.bf16_dense_tflops * 1e12 * share * C.ATTENTION_RELATIVE_EFFICIENCY[2]
     hbm = gpu.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
@@ -231,7 +235,9 @@ def kv_precision_of(inp: ServeInputs) -> str:
 
 def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:
     if inp.model not in load_presets():
-        raise InputError("model", f"unknown model '{inp.model}'; choose one of: {', '.join(load_presets())}")
+        raise InputError(
+            "model", f"unknown model '{inp.model}'; choose one of: {', '.join(load_presets())}"
+        )
     if inp.gpu not in load_gpus():
         raise InputError("gpu", f"unknown GPU '{inp.gpu}'; choose one of: {', '.join(load_gpus())}")
     gpu = get_gpu(inp.gpu)

@@ -18,9 +18,9 @@ import functools
 import pathlib
 import statistics
 
+from models.hardware import get_gpu
 from models.serving import ServeInputs, evaluate, plan_serving
 from models.shapes import get_preset
-from models.hardware import get_gpu
 
 ROOT = pathlib.Path(__file__).resolve().parent / "data" / "validation"
 ROWS = ROOT / "inference.csv"
@@ -64,11 +64,18 @@ def predict(row: dict) -> dict:
         r = evaluate(inp, [inp.gpus], [1], [inp.batch])
         shape, gpu = get_preset(inp.model), get_gpu(inp.gpu)
         rule_s = (
-            2 * shape.params_active * inp.input_tokens
+            2
+            * shape.params_active
+            * inp.input_tokens
             / (inp.gpus * gpu.peak_tflops(inp.precision) * 1e12)
         )
         if row["kind"] == "ttft":
-            return {"predicted": float(r["t_prefill"][0]) * 1e3, "rule": rule_s * 1e3, "batch": 1, "fits": bool(r["fits"][0])}
+            return {
+                "predicted": float(r["t_prefill"][0]) * 1e3,
+                "rule": rule_s * 1e3,
+                "batch": 1,
+                "fits": bool(r["fits"][0]),
+            }
         return {
             "predicted": float(r["out_tps_gpu"][0]),
             "rule": float(r["rule_tps_gpu"][0]),
@@ -107,7 +114,22 @@ def _validate() -> dict:
         pub = float(row["published"])
         out.append(
             {
-                **{k: row[k] for k in ("id", "kind", "model", "gpu", "precision", "unit", "engine", "engine_version", "date", "source", "notes")},
+                **{
+                    k: row[k]
+                    for k in (
+                        "id",
+                        "kind",
+                        "model",
+                        "gpu",
+                        "precision",
+                        "unit",
+                        "engine",
+                        "engine_version",
+                        "date",
+                        "source",
+                        "notes",
+                    )
+                },
                 "tp": int(row["tp"]),
                 "input_tokens": int(row["input_tokens"]),
                 "output_tokens": int(row["output_tokens"]),
@@ -132,7 +154,9 @@ def _validate() -> dict:
                 res[kind] = {
                     "model": summarise([r["error"] for r in sel]),
                     "rule_of_thumb": summarise([r["rule_error"] for r in sel]),
-                    "beyond_worst_target": [r["id"] for r in sel if abs(r["error"]) > TARGETS[kind][1]],
+                    "beyond_worst_target": [
+                        r["id"] for r in sel if abs(r["error"]) > TARGETS[kind][1]
+                    ],
                 }
         return res
 

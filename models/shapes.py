@@ -118,7 +118,9 @@ def load_presets(path: pathlib.Path = DATA_FILE) -> dict[str, ModelShape]:
         for line_no, row in enumerate(csv.DictReader(f), start=2):
             try:
                 # an empty cell (the optional columns at the end) takes the field's default
-                shape = ModelShape.model_validate({k: v for k, v in row.items() if v not in ("", None)})
+                shape = ModelShape.model_validate(
+                    {k: v for k, v in row.items() if v not in ("", None)}
+                )
             except ValueError as exc:
                 raise ValueError(f"{path.name} line {line_no}: {exc}") from None
             presets[shape.model_id] = shape

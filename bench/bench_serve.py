@@ -1,0 +1,60 @@
+"""Times serving sizing (models/serving.py plan_serving: the TP/EP × batch search for the SLOs);
+the target is under 50 ms. Run: python -m bench.bench_serve"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from models.serving import ServeInputs, plan_serving
+
+CASES = [
+    ServeInputs(
+        model="llama3-70b",
+        gpu="H100-SXM",
+        precision="fp8",
+        input_tokens=1000,
+        output_tokens=500,
+        rps=20,
+        ttft_ms=2000,
+        tpot_ms=50,
+    ),
+    ServeInputs(
+        model="deepseek-v3-like",
+        gpu="B200",
+        precision="fp4",
+        input_tokens=2000,
+        output_tokens=1000,
+        users=2000,
+        tpot_ms=60,
+    ),
+    ServeInputs(
+        model="mixtral-8x7b",
+        gpu="H200",
+        precision="fp8",
+        input_tokens=500,
+        output_tokens=200,
+        rps=50,
+        ttft_ms=1000,
+        tpot_ms=40,
+    ),
+]
+
+
+def main(repeats: int = 20) -> float:
+    plan_serving(CASES[0])  # warm the catalogue caches
+    worst = 0.0
+    for case in CASES:
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            plan_serving(case)
+            times.append(time.perf_counter() - t0)
+        med = statistics.median(times) * 1e3
+        worst = max(worst, med)
+        print(f"{case.model:18} {case.gpu:9} median {med:6.2f} ms  (target < 50 ms)")
+    return worst
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,279 @@
+"""Inference serving (models/serving.py): hand-checked formulas, properties that can fail, bad input,
+the published rows (models/data/validation/inference.csv) and `clusterplan serve`."""
+
+import contextlib
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.cli import main
+from models import serving_validation as SV
+from models.errors import InputError
+from models.hardware import load_gpus
+from models.serving import (
+    ServeInputs,
+    evaluate,
+    expected_distinct_experts,
+    kv_bytes_per_token,
+    plan_serving,
+)
+from models.shapes import get_preset, load_presets
+
+#: today's held-out errors (median, worst) with a little slack: the model must not quietly get worse.
+#: They are far from the issue's targets (15 % / 35 %) on throughput; see the report and the README.
+TODAY = {"throughput": (0.22, 2.05), "ttft": (0.28, 0.66)}
+
+
+def inp(**kw) -> ServeInputs:
+    base = dict(
+        model="llama3-70b", gpu="H100-SXM", precision="fp8", input_tokens=1000, output_tokens=500
+    )
+    return ServeInputs(**{**base, **kw})
+
+
+def test_kv_cache_per_token_by_hand():
+    # Llama 3 70B: 2 (K, V) × 80 layers × 8 KV heads × 128 × 2 bytes = 327,680 B
+    assert kv_bytes_per_token(get_preset("llama3-70b"), 2) == 2 * 80 * 8 * 128 * 2
+    # DeepSeek-V3 caches MLA's 576-wide latent per layer, not K and V per head
+    assert kv_bytes_per_token(get_preset("deepseek-v3-like"), 1) == 61 * 576
+    # Qwen3 heads are 128 wide although hidden / heads = 64
+    assert kv_bytes_per_token(get_preset("qwen3-30b-a3b"), 1) == 2 * 48 * 4 * 128
+
+
+def test_distinct_experts_between_k_and_e():
+    assert expected_distinct_experts("mixtral-8x7b", 1) == pytest.approx(2)
+    assert expected_distinct_experts("mixtral-8x7b", 1000) == pytest.approx(8, rel=1e-6)
+    # 256 experts, top-8, 4 tokens: 256 · (1 − (1 − 8/256)^4) ≈ 30.53, not 32 (collisions)
+    assert expected_distinct_experts("deepseek-v3-like", 4) == pytest.approx(30.53, abs=0.01)
+
+
+def test_decode_step_reads_weights_at_batch_one():
+    """At batch 1 a decode step of a dense model is a read of its weights at achievable HBM
+    bandwidth, plus the small KV read; the step is memory-bound."""
+    r = evaluate(inp(input_tokens=1, output_tokens=2), [1], [1], [1])
+    gpu = load_gpus()["H100-SXM"]
+    shape = get_preset("llama3-70b")
+    read = (
+        (shape.params_total - shape.vocab * shape.hidden)
+        * 1
+        / (gpu.hbm_bandwidth_tbyte_per_s * 1e12 * 0.8)
+    )
+    assert bool(r["memory_bound"][0])
+    assert r["t_step"][0] == pytest.approx(read, rel=0.01)
+
+
+def test_decode_turns_compute_bound_at_large_batch():
+    r = evaluate(inp(input_tokens=100, output_tokens=100), [8], [1], [1, 4096])
+    assert bool(r["memory_bound"][0]) and not bool(r["memory_bound"][1])
+
+
+def test_moe_reads_only_touched_experts():
+    """Mixtral at batch 1 reads 2 of 8 experts: its step is far shorter than at a batch that
+    touches all 8, per token of weights read."""
+    one = evaluate(inp(model="mixtral-8x7b", input_tokens=10, output_tokens=10), [1], [1], [1])
+    shape = get_preset("mixtral-8x7b")
+    gpu = load_gpus()["H100-SXM"]
+    all_weights = shape.params_total / (gpu.hbm_bandwidth_tbyte_per_s * 1e12 * 0.8)
+    assert one["t_step"][0] < 0.4 * all_weights
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    model=st.sampled_from(["llama3-8b", "llama3-70b", "mixtral-8x7b", "qwen3-30b-a3b"]),
+    tp=st.sampled_from([1, 2, 4, 8]),
+    i=st.integers(1, 32_000),
+    o=st.integers(1, 8_000),
+)
+def test_output_throughput_never_falls_with_batch(model, tp, i, o):
+    b = np.array([1, 2, 8, 32, 128, 512, 2048], dtype=float)
+    r = evaluate(inp(model=model, input_tokens=i, output_tokens=o), np.full(7, tp), np.ones(7), b)
+    assert np.all(np.diff(r["out_tps_gpu"]) >= -1e-9 * r["out_tps_gpu"][:-1])
+    assert np.all(np.diff(r["t_step"]) >= 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(i=st.integers(1, 30_000), extra=st.integers(1, 30_000), b=st.integers(1, 256))
+def test_longer_prompts_never_shorten_ttft(i, extra, b):
+    short = evaluate(inp(input_tokens=i), [4], [1], [b])["ttft"][0]
+    long = evaluate(inp(input_tokens=i + extra), [4], [1], [b])["ttft"][0]
+    assert long >= short
+
+
+@settings(max_examples=30, deadline=None)
+@given(rps=st.floats(0.1, 500), factor=st.floats(1.0, 10.0))
+def test_more_traffic_never_needs_fewer_gpus(rps, factor):
+    low = plan_serving(inp(rps=rps, tpot_ms=60, ttft_ms=3000))
+    high = plan_serving(inp(rps=rps * factor, tpot_ms=60, ttft_ms=3000))
+    assert high.gpus >= low.gpus
+
+
+@settings(max_examples=30, deadline=None)
+@given(tpot=st.floats(12, 200), tighter=st.floats(0.3, 1.0))
+def test_tighter_slo_never_needs_fewer_gpus_and_is_met(tpot, tighter):
+    loose = plan_serving(inp(rps=10, tpot_ms=tpot))
+    try:
+        tight = plan_serving(inp(rps=10, tpot_ms=tpot * tighter))
+    except InputError as exc:
+        assert exc.field == "tpot_ms"
+        return
+    assert tight.tpot_ms <= tpot * tighter + 1e-9
+    assert tight.gpus >= loose.gpus
+
+
+def test_users_sizing_uses_headroom():
+    p = plan_serving(inp(users=1000))
+    assert p.replicas == int(np.ceil(1000 / (p.batch * 0.8)))
+
+
+def test_fixed_replica_reports_that_replica():
+    p = plan_serving(inp(gpu="H200", gpus=2, users=64, output_tokens=1000))
+    assert (p.tp, p.gpus, p.batch, p.replicas) == (2, 2, 64, 1)
+
+
+def test_impossible_slo_says_best_achievable():
+    with pytest.raises(InputError) as e:
+        plan_serving(inp(tpot_ms=1))
+    assert e.value.field == "tpot_ms" and "best achievable: TPOT" in str(e.value)
+
+
+def test_model_that_does_not_fit_is_refused():
+    with pytest.raises(InputError) as e:
+        plan_serving(inp(model="llama3.1-405b", precision="bf16"))
+    assert e.value.field == "model" and "does not fit" in str(e.value)
+
+
+def test_fp4_only_where_the_gpu_has_it():
+    with pytest.raises(InputError) as e:
+        plan_serving(inp(precision="fp4"))
+    assert e.value.field == "precision"
+    assert plan_serving(inp(gpu="B200", precision="fp4")).precision == "fp4"
+
+
+def test_replica_larger_than_scaleup_domain_refused():
+    with pytest.raises(InputError) as e:
+        plan_serving(inp(gpus=16))
+    assert e.value.field == "gpus" and "1 to 8" in str(e.value)
+
+
+# --- published rows ----------------------------------------------------------------------------
+
+
+def test_inference_rows_have_sources_and_known_inputs():
+    rows = SV.load_rows()
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert len(rows) >= 25
+    assert len({r["gpu"] for r in rows}) >= 3
+    for r in rows:
+        assert r["model"] in load_presets() and r["gpu"] in load_gpus(), r["id"]
+        assert r["source"].strip() and r["engine"].strip() and r["engine_version"].strip(), r["id"]
+        assert r["date"].strip() and r["unit"] in SV.UNITS and float(r["published"]) > 0
+    kinds = {r["kind"] for r in rows}
+    assert kinds == {"throughput", "ttft"}  # throughput-bound and latency-bound points
+    for s in SV.load_skipped():
+        assert s["reason"].strip() and s["source"].strip()
+
+
+@pytest.fixture(scope="module")
+def result():
+    return SV.validate()
+
+
+def test_errors_no_worse_than_today(result):
+    for kind, (med, worst) in TODAY.items():
+        m = result["by_kind_held_out"][kind]["model"]
+        assert m["median_abs_error"] <= med, kind
+        assert m["worst_abs_error"] <= worst, kind
+
+
+def test_model_beats_the_rule_of_thumb(result):
+    for kind, s in result["by_kind_held_out"].items():
+        assert s["model"]["median_abs_error"] < s["rule_of_thumb"]["median_abs_error"], kind
+
+
+def test_every_row_is_held_out(result):
+    """The declared fit was not adopted (models/constants.py), so no row may be marked as setting one."""
+    assert not any(r["calibration"] for r in result["rows"])
+
+
+# --- CLI -----------------------------------------------------------------------------------------
+
+
+def run_cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["serve", *args])
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_cli_serve_json_matches_the_engine():
+    args = [
+        "--model",
+        "llama3-70b",
+        "--gpu",
+        "H100-SXM",
+        "--input-tokens",
+        "1000",
+        "--output-tokens",
+        "500",
+        "--rps",
+        "20",
+        "--tpot-ms",
+        "50",
+        "--precision",
+        "fp8",
+    ]
+    rc, out, _ = run_cli(*args, "--json")
+    assert rc == 0
+    got = json.loads(out)
+    want = plan_serving(inp(rps=20, tpot_ms=50)).model_dump(mode="json")
+    assert got == want
+    rc, text, _ = run_cli(*args)
+    assert rc == 0 and f"{want['gpus']} GPUs" in text and f"TP{want['tp']}" in text
+
+
+def test_cli_serve_bad_input_names_the_option():
+    rc, _, err = run_cli(
+        "--model",
+        "llama3-70b",
+        "--gpu",
+        "H100-SXM",
+        "--input-tokens",
+        "1000",
+        "--output-tokens",
+        "500",
+        "--tpot-ms",
+        "1",
+    )
+    assert rc == 2 and err.startswith("clusterplan serve: --tpot-ms:") and "best achievable" in err
+    rc, _, err = run_cli(
+        "--model", "nope", "--gpu", "H100-SXM", "--input-tokens", "1", "--output-tokens", "1"
+    )
+    assert rc == 2 and "--model" in err
+    rc, _, err = run_cli(
+        "--model", "llama3-70b", "--gpu", "H100-SXM", "--input-tokens", "0", "--output-tokens", "1"
+    )
+    assert rc == 2 and "--input-tokens" in err
+
+
+def test_inference_csv_columns():
+    with SV.ROWS.open(newline="") as f:
+        header = next(csv.reader(f))
+    assert {"engine", "engine_version", "date", "source", "batch", "tp"} <= set(header)
+
+
+def test_prefill_and_ttft_by_hand():
+    """An 8,192-token prompt of Llama 3 8B on one H100 in BF16 is compute-bound: 2·N·I FLOPs at the
+    training core's GEMM rate (peak × MAMF × 0.88) plus causal attention 2·L·(heads·d)·I² at 0.70 of
+    it; TTFT is that prefill plus one decode step."""
+    r = evaluate(inp(model="llama3-8b", precision="bf16", input_tokens=8192), [1], [1], [1])
+    s, g = get_preset("llama3-8b"), load_gpus()["H100-SXM"]
+    gemm = 989e12 * g.matmul_fraction_of_peak * 0.88
+    n = s.params_active - s.vocab * s.hidden
+    want = 2 * n * 8192 / gemm + 2 * 32 * 4096 * 8192**2 / (gemm * 0.70)
+    assert r["t_prefill"][0] == pytest.approx(want, rel=1e-6)
+    assert r["ttft"][0] == pytest.approx(r["t_prefill"][0] + r["t_step"][0])
