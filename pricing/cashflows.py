@@ -300,7 +300,8 @@ def rent(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
 
 def managed_rent(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     rate = P[spec.price_key] * (1 + P["managed_premium_pct"] / 100)
-    return _dedicated(inp, P, ctx, rate, "managed service")
+    # the registry says who runs it (a managed option: the provider, so no staff of the buyer's)
+    return _dedicated(inp, P, ctx, rate, "managed service") | staff_cost(spec, inp, P, ctx)
 
 
 def per_use(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
