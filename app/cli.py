@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from app import exports, report_text, scenario_files, share_link
 from models.errors import InputError
 from models.hardware import gpu_ids
-from models.options import OPTIONS
+from models.options import OPTIONS, Staffing
 from models.scenario import Scenario, explain_validation_error
 from models.shapes import load_presets
 from models.training import plan_training
@@ -591,7 +591,7 @@ def run_decode(args: argparse.Namespace) -> int:
 
 
 #: the option `hourly` prices: owned hardware run by the buyer's own staff (the registry's build)
-OWNED_STAFFED = next(s.id for s in OPTIONS if s.staffed)
+OWNED_STAFFED = next(s.id for s in OPTIONS if s.staffing is Staffing.OWNED)
 
 
 def run_hourly(args: argparse.Namespace) -> int:

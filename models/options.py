@@ -25,6 +25,15 @@ class Billing(StrEnum):
     COMMITTED = "committed"  # whole 1- or 3-year blocks of reserved capacity
 
 
+class Staffing(StrEnum):
+    """Whose engineers run the cluster, and so which staff ratio the buyer pays
+    (pricing/cashflows.py STAFF_KEYS)."""
+
+    OWNED = "owned"  # the buyer's operations team for owned hardware (ops_fte_per_1000_gpus)
+    RENTED = "rented"  # the buyer's platform engineers on rented capacity (rented_ops_*)
+    NONE = "none"  # a provider operates it (managed)
+
+
 #: A provisioning phase: (catalogue phase key, name shown, what sizes it: "gpus" or "none").
 Step = tuple[str, str, str]
 _RESERVATION: tuple[Step, ...] = (("capacity_reservation", "capacity reservation", "gpus"),)
@@ -57,9 +66,18 @@ class OptionSpec:
     default: bool = False
 
     @property
+    def staffing(self) -> Staffing:
+        """Who runs it: a managed option's provider; otherwise the buyer's own engineers, a full
+        operations team for owned hardware and a smaller platform team (scheduler, storage,
+        software stack, job debugging) on rented or cloud capacity."""
+        if self.managed:
+            return Staffing.NONE
+        return Staffing.OWNED if self.owned else Staffing.RENTED
+
+    @property
     def staffed(self) -> bool:
-        """The buyer's own operations team runs it."""
-        return self.owned and not self.managed
+        """The buyer pays engineers of its own to run it."""
+        return self.staffing is not Staffing.NONE
 
     @property
     def holds(self) -> str:

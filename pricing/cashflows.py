@@ -12,9 +12,11 @@ operating lease that leaves the residual value with the lessor; power = max node
 FTE per 1,000 GPUs); support % of servers and fabric a year; licences per GPU-year; parts % of
 servers a year; residual value credited at term end (docs/reference/tco.md section 3).
 Rent: committed $/GPU-hour for every held hour, take-or-pay to the minimum term, support tier %,
-setup fee per node, storage $/GB-month, egress of the trained weights. Managed: the rent plus the
-managed premium, no staff; on owned hardware, build without staff plus a yearly fee.
-Cloud: on-demand and spot pay busy hours only; committed pays whole 1- or 3-year blocks.
+setup fee per node, storage $/GB-month, egress of the trained weights, and the buyer's own platform
+team (rented_ops_* FTE at the same loaded salary) while the cluster is held. Managed: the rent plus
+the managed premium, no staff; on owned hardware, build without staff plus a yearly fee.
+Cloud: on-demand and spot pay busy hours only; committed pays whole 1- or 3-year blocks; both pay
+the platform team while the work runs.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.options import OPTIONS, Billing, OptionSpec
+from models.options import OPTIONS, Billing, OptionSpec, Staffing
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
 
 Flows = dict[str, np.ndarray]
@@ -196,9 +198,27 @@ def _financing(
     return {"lease": np.where(k >= 0, lease, 0.0)}
 
 
-def staff_fte(inp: CostInputs, P: dict) -> np.ndarray:
-    """Operations team for owned hardware: max(minimum team, FTE per 1,000 GPUs × GPUs / 1,000)."""
-    return np.maximum(P["ops_min_team_fte"], P["ops_fte_per_1000_gpus"] * inp.gpus / 1000)
+#: the (FTE per 1,000 GPUs, minimum team) figures of each kind of staffing (OptionSpec.staffing)
+STAFF_KEYS: dict[Staffing, tuple[str, str]] = {
+    Staffing.OWNED: ("ops_fte_per_1000_gpus", "ops_min_team_fte"),
+    Staffing.RENTED: ("rented_ops_fte_per_1000_gpus", "rented_ops_min_team_fte"),
+}
+
+
+def staff_fte(inp: CostInputs, P: dict, staffing: Staffing = Staffing.OWNED) -> np.ndarray:
+    """The buyer's team: max(minimum team, FTE per 1,000 GPUs × GPUs / 1,000), with the figures
+    of its kind of staffing (owned hardware's operations team, or rented capacity's platform team)."""
+    per_1000, minimum = STAFF_KEYS[staffing]
+    return np.maximum(P[minimum], P[per_1000] * inp.gpus / 1000)
+
+
+def staff_cost(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    """The buyer's own engineers while the cluster is held: team × salary × loaded-cost ratio
+    (salary + benefits) a year; nothing where a provider operates it (Staffing.NONE)."""
+    if spec.staffing not in STAFF_KEYS:
+        return {}
+    yearly = P["ops_salary_usd_per_year"] * P["ops_loaded_cost_ratio"]
+    return {"staff": staff_fte(inp, P, spec.staffing) * yearly / 12 * ctx.held}
 
 
 def spare_nodes(inp: CostInputs, P: dict) -> np.ndarray:
@@ -206,7 +226,7 @@ def spare_nodes(inp: CostInputs, P: dict) -> np.ndarray:
     return inp.nodes * P["spares_pct_of_nodes"] / 100
 
 
-def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
+def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     capex = hardware_capex(inp, P)
     total = sum(capex.values())
     servers, fabric = capex["servers"], capex["fabric"]
@@ -228,10 +248,8 @@ def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
     flows["power"] = draw_kw * HOURS_PER_MONTH * P["pue"] * P["electricity_usd_per_kwh"]
     if not own_site:
         flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * held
-    if staffed:
-        fte = staff_fte(inp, P)
-        yearly = P["ops_salary_usd_per_year"] * P["ops_loaded_cost_ratio"]  # salary + benefits
-        flows["staff"] = fte * yearly / 12 * held
+    if spec.staffed:
+        flows |= staff_cost(spec, inp, P, ctx)
     else:
         flows["managed service"] = (
             P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held
@@ -251,7 +269,7 @@ def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -
 
 def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     """Build (staffed by the buyer) or managed on owned hardware (a provider's fee instead)."""
-    return _owned(inp, P, ctx, staffed=spec.staffed)
+    return _owned(spec, inp, P, ctx)
 
 
 # --- rented -------------------------------------------------------------------------------------
@@ -277,18 +295,19 @@ def _dedicated(inp: CostInputs, P: dict, ctx: Context, rate: np.ndarray, label: 
 def rent(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     flows = _dedicated(inp, P, ctx, P[spec.price_key], "rent")
     flows["support"] = flows["rent"] * P["rent_support_pct"] / 100
-    return flows
+    return flows | staff_cost(spec, inp, P, ctx)
 
 
 def managed_rent(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     rate = P[spec.price_key] * (1 + P["managed_premium_pct"] / 100)
-    return _dedicated(inp, P, ctx, rate, "managed service")
+    # the registry says who runs it (a managed option: the provider, so no staff of the buyer's)
+    return _dedicated(inp, P, ctx, rate, "managed service") | staff_cost(spec, inp, P, ctx)
 
 
 def per_use(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     """Busy GPU-hours only, at the option's price."""
     compute = P[spec.price_key] * inp.gpus * HOURS_PER_MONTH * ctx.busy
-    return {"compute": compute} | _storage_and_egress(inp, P, ctx)
+    return {"compute": compute} | _storage_and_egress(inp, P, ctx) | staff_cost(spec, inp, P, ctx)
 
 
 def committed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
@@ -300,7 +319,7 @@ def committed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows
     hours = inp.gpus * HOURS_PER_MONTH * P[spec.price_key]
     beyond = np.maximum(end - inp.term_days, 0.0) / DAYS_PER_MONTH
     compute = hours * window(ctx.months, ctx.ready_day, end) + ctx.at_end(beyond * hours)
-    return {"compute": compute} | _storage_and_egress(inp, P, ctx)
+    return {"compute": compute} | _storage_and_egress(inp, P, ctx) | staff_cost(spec, inp, P, ctx)
 
 
 FlowFunction = Callable[[CostInputs, dict, Context], Flows]

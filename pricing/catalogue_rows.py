@@ -41,7 +41,7 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
     "electricity_usd_per_kwh", "pue", "colocation_usd_per_kw_month", "fabric_usd_per_node",
     "storage_buy_usd_per_tb", "storage_rent_usd_per_gb_month", "ops_fte_per_1000_gpus",
     "ops_salary_usd_per_year", "ops_loaded_cost_ratio", "support_pct_of_capex_per_year", "licence_usd_per_gpu_year",
-    "spares_pct_of_nodes", "depreciation_years", "tax_rate_pct",
+    "rented_ops_fte_per_1000_gpus", "rented_ops_min_team_fte", "spares_pct_of_nodes", "depreciation_years", "tax_rate_pct",
     "managed_premium_pct", "committed_1y_discount_pct", "committed_3y_discount_pct",
     "spot_interruption_overhead_pct", "installation_usd_per_node", "idle_power_pct",
     "storage_system_uplift_ratio", "optic_400g_usd_per_transceiver",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.errors import InputError
-from models.options import OPTIONS
+from models.options import OPTIONS, Staffing
 from models.scenario import Scenario
 from pricing import cashflows as cf
 from pricing import decision as ds
@@ -175,7 +175,8 @@ def compare(
 def _operations(inp: CostInputs, P: dict[str, np.ndarray]) -> Operations:
     rate = inp.plan.reliability.failures_per_gpu_day * inp.value("failure_rate_multiplier")
     return Operations(
-        staff_fte=float(cf.staff_fte(inp, P)[0, 0]),
+        staff_fte=float(cf.staff_fte(inp, P, Staffing.OWNED)[0, 0]),
+        rented_staff_fte=float(cf.staff_fte(inp, P, Staffing.RENTED)[0, 0]),
         spare_nodes=float(cf.spare_nodes(inp, P)[0, 0]),
         failures_per_gpu_day=rate,
         interruptions_per_week=rate * inp.gpus * 7,

@@ -54,6 +54,8 @@ CATALOGUE_KEYS = (
     "ops_min_team_fte",
     "ops_salary_usd_per_year",
     "ops_loaded_cost_ratio",
+    "rented_ops_fte_per_1000_gpus",
+    "rented_ops_min_team_fte",
     "tax_rate_pct",
     "depreciation_years",
     "support_pct_of_capex_per_year",
@@ -258,15 +260,21 @@ def _price_figures(
             c1 = on_demand_neo * (1 - d1)
             src1 = f"derived: {src} x (1 - committed_1y_discount_pct)"
             used.add("committed_1y_discount_pct")
+        rent, rent_src = c1, src1
         if commitment == "3y" or (commitment == "whole_term" and sc.term.months >= 36):
-            used.update(("committed_1y_discount_pct", "committed_3y_discount_pct"))
-            rent = c1 * (1 - d3) / (1 - d1)
-            rent_src = (
-                f"derived: 3-year rate = 1-year rate ({src1}) x (1 - 3y discount) / "
-                "(1 - 1y discount)"
-            )
-        else:
-            rent, rent_src = c1, src1
+            # the dedicated providers' own 3-year rate; derived from the 1-year one only where
+            # the catalogue lists none for this GPU (or the named provider)
+            try:
+                rent, rent_src = _rental(cat, gpu_id, "committed_3y", prov, neo[:2])
+            except MissingFigureError:
+                used.update(("committed_1y_discount_pct", "committed_3y_discount_pct"))
+                rent = c1 * (1 - d3) / (1 - d1)
+                rent_src = (
+                    f"derived (no committed_3y row for {gpu_id}"
+                    + (f" from {prov}" if prov else "")
+                    + f"): 3-year rate = 1-year rate ({src1}) x (1 - 3y discount) / "
+                    "(1 - 1y discount)"
+                )
     figures["rent_usd_per_gpu_hour"] = Figure("rent_usd_per_gpu_hour", rent, unit, rent_src, "")
 
     cprov = sc.options.cloud_provider

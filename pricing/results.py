@@ -221,6 +221,9 @@ class Operations(Record):
 
     #: operations team the build option pays for (pricing/cashflows.py staff_fte)
     staff_fte: float
+    #: platform team the buyer still pays on rented or cloud capacity (scheduler, storage,
+    #: software stack, job debugging); managed options pay none (models/options.py Staffing)
+    rented_staff_fte: float
     #: spare servers bought with the cluster (nodes × spares_pct_of_nodes)
     spare_nodes: float
     #: failures per GPU-day the reliability model uses (the GPU's rate × failure_rate_multiplier)

@@ -92,6 +92,8 @@ COST_KEYS = (
     "ops_fte_per_1000_gpus",
     "ops_min_team_fte",
     "ops_salary_usd_per_year",
+    "rented_ops_fte_per_1000_gpus",
+    "rented_ops_min_team_fte",
     "support_pct_of_capex_per_year",
     "licence_usd_per_gpu_year",
     "rent_support_pct",

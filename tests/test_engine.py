@@ -46,6 +46,8 @@ def test_rent_only_equals_gpus_times_hours_times_price(cat):
         "egress_usd_per_gb": 0,
         "rent_min_term_months": 0,
         "rent_usd_per_gpu_hour": 2.0,
+        "rented_ops_fte_per_1000_gpus": 0,
+        "rented_ops_min_team_fte": 0,
     }
     sc = scenario(options__compare=["rent"], options__rent_commitment="whole_term")
     c = compare(sc.model_copy(update={"overrides": zero}), cat, decision=False)
@@ -63,6 +65,8 @@ def test_cloud_on_demand_pays_only_busy_hours(cat):
                 "storage_rent_usd_per_gb_month": 0,
                 "egress_usd_per_gb": 0,
                 "cloud_on_demand_usd_per_gpu_hour": 3.0,
+                "rented_ops_fte_per_1000_gpus": 0,
+                "rented_ops_min_team_fte": 0,
             }
         }
     )

@@ -183,6 +183,7 @@ CONTEXT = {
 BINDING_VALUE = {
     "ops_fte_per_1000_gpus": 400.0,
     "ops_min_team_fte": 50.0,
+    "rented_ops_min_team_fte": 50.0,
     "rent_min_term_months": 60.0,
 }
 
@@ -224,10 +225,14 @@ def test_every_accepted_override_changes_what_it_names(key):
 
 
 def test_committed_discount_overrides_move_the_prices_derived_from_them():
-    sc = scenario(term={"months": 36}, options={"rent_commitment": "3y"})
-    base = build_inputs(sc, load_catalogue())
+    """Where the catalogue lists no 3-year dedicated rate for the GPU (B200), the 3-year rent is
+    derived from the 1-year one and the discounts move it."""
+    cat = load_catalogue()
+    assert not cat.rentals("B200", "committed_3y"), "pick a GPU without a committed_3y row"
+    sc = scenario(cluster={"gpu": "B200"}, term={"months": 36}, options={"rent_commitment": "3y"})
+    base = build_inputs(sc, cat)
     more = build_inputs(
-        sc.model_copy(update={"overrides": {"committed_3y_discount_pct": 60.0}}), load_catalogue()
+        sc.model_copy(update={"overrides": {"committed_3y_discount_pct": 60.0}}), cat
     )
     # the 3-year rent is the 1-year rate x (1 - d3) / (1 - d1)
     d1 = base.value("committed_1y_discount_pct") / 100

@@ -42,6 +42,8 @@ GROUPS = {
         "managed_restart_ratio",
         "storage_rent_usd_per_gb_month",
         "egress_usd_per_gb",
+        "rented_ops_fte_per_1000_gpus",
+        "rented_ops_min_team_fte",
     ),
     "Public cloud": (
         "cloud_on_demand_usd_per_gpu_hour",

@@ -101,5 +101,7 @@ def render() -> None:
         f"checkpoint ({si(t.checkpoint.size_gib * BYTES_PER_GIB, 'B')} every {t.checkpoint.interval_min:.0f} min). "
         f"Owning means an operations team of about {ops.staff_fte:.0f} people, {ops.spare_nodes:.1f} spare node(s), "
         f"{fig.get('part_replacement_pct_per_year', 0):g} % of servers replaced a year, and "
-        f"{t.it_power_kw:,.0f} kW of IT power. A managed service takes the operations on and restarts faster."
+        f"{t.it_power_kw:,.0f} kW of IT power. Renting bare metal or cloud still needs about "
+        f"{ops.rented_staff_fte:.1f} engineer(s) of the buyer's own for the scheduler, storage, software "
+        "stack and job debugging. A managed service takes the operations on and restarts faster."
     )
