@@ -270,9 +270,10 @@ def _delivers(r: OptionResult, deadline: float) -> str:
     """'delivers on day 240, 60 days after the 180-day deadline' (the first run's end)."""
     if r.first_result_day is None:
         return "finishes no run within the term"
+    late = f"{r.days_past_deadline or 0:,.0f}"
     return (
-        f"delivers on day {r.first_result_day:,.0f}, {r.days_past_deadline or 0:,.0f} days after "
-        f"the {deadline:g}-day deadline"
+        f"delivers on day {r.first_result_day:,.0f}, {late} day{'' if late == '1' else 's'} "
+        f"after the {deadline:g}-day deadline"
     )
 
 
