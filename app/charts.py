@@ -576,7 +576,13 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
             )
         )
     deadline = c.scenario.cluster.deadline_days
+    # the training days the deadline leaves after provisioning (the engine sized for these)
+    budget = c.training.train_days_budget if deadline else None
     if deadline:
+        label = f"deadline: {deadline:,.0f} days"
+        if budget is not None:
+            label = f"{label}, {budget:,.0f} to train after provisioning"
+            deadline = budget
         fig.add_shape(
             type="line",
             xref="x domain",
@@ -593,7 +599,7 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
             x=1,
             yref="y",
             y=deadline,
-            text=f"deadline: {deadline:,.0f} days",
+            text=label,
             showarrow=False,
             xanchor="right",
             yanchor="bottom",

@@ -54,6 +54,41 @@ ZWSP = "\u200b"
 MAX_NAME_CHARS = 80
 
 
+def deadline_status(met: bool | None, days_past: float | None) -> str:
+    """An option against the deadline (OptionResult.meets_deadline, days_past_deadline): 'met',
+    '60 days late', 'no run in the term', or '-' without a deadline."""
+    if met is None:
+        return "-"
+    if met:
+        return "met"
+    return "no run in the term" if days_past is None else f"{day_count(days_past)} late"
+
+
+def deadline_miss(label: str, deadline: float, first_day: float | None, days_past) -> str:
+    """'Build misses the 180-day deadline: its first run ends on day 240, 60 days late
+    (provisioning included)' for an option whose meets_deadline is False."""
+    if first_day is None or days_past is None:
+        return f"{label} misses the {deadline:g}-day deadline: no run ends within the term"
+    return (
+        f"{label} misses the {deadline:g}-day deadline: its first run ends on day "
+        f"{first_day:,.0f}, {day_count(days_past)} late (provisioning included)"
+    )
+
+
+def day_count(x: float) -> str:
+    """'1 day', '60 days' (whole days)."""
+    n = f"{x:,.0f}"
+    return f"{n} day" if n == "1" else f"{n} days"
+
+
+def deadline_sizing(deadline: float, budget: float, label: str, ready_day: float) -> str:
+    """How a deadline sized the cluster (TrainingSummary.train_days_budget, deadline_sized_for)."""
+    return (
+        f"Sized for the {deadline:g}-day deadline from the decision: {label}, the option that can "
+        f"deliver first, is ready on day {ready_day:,.0f}, leaving {budget:,.1f} days to train"
+    )
+
+
 def _one_line(text: object, limit: int | None) -> str:
     """Printable on one line (newlines, tabs, control and format characters become spaces), and
     clipped to `limit` characters with an ellipsis."""

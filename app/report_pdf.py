@@ -38,8 +38,8 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     print_figure,
     svg_for_pdf,
 )
-from app.formatting import band, days, si, usd, usd_rate
-from app.report_text import after_tax_line, execution_text
+from app.formatting import band, days, deadline_miss, si, usd, usd_rate
+from app.report_text import after_tax_line, deadline_sizing_line, execution_text
 from pricing import freshness
 from pricing.results import Comparison, OptionResult
 
@@ -334,6 +334,14 @@ class _Document(FPDF):
         for o in c.options:
             if not o.completes_workload or not o.available:
                 self.caption(f"{o.label}: {o.note}")
+        for o in c.options:
+            if o.meets_deadline is False:
+                deadline = c.scenario.cluster.deadline_days
+                self.caption(
+                    deadline_miss(o.label, deadline, o.first_result_day, o.days_past_deadline) + "."
+                )
+        for line in deadline_sizing_line(c):
+            self.caption(line + ".")
         self.caption(
             "Totals are sums of monthly cash flows over the term; NPV discounts each month. "
             f"$ per GPU-hour divides the total by the GPU-hours of work done. One run: "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+from app.formatting import deadline_miss, deadline_sizing
 from app.formatting import si as _si
 from app.formatting import usd as _usd
 from models.scenario import Execution
@@ -126,7 +127,9 @@ def comparison_report(c: Comparison) -> str:
         f" ({t.ideal_days:.1f} ideal, goodput {t.goodput:.1%}); term {c.scenario.term.months} months"
     )
     cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready day':>9} {'first result':>12}"
-    lines = [head, "", cols]
+    lines = [head]
+    lines += deadline_sizing_line(c)
+    lines += ["", cols]
     for o in c.options:
         if not o.available:
             lines.append(f"{o.label:20} not available: {o.note}")
@@ -138,6 +141,14 @@ def comparison_report(c: Comparison) -> str:
             f" {_usd(o.usd_per_training_run):>11} {o.ready_day:>9.0f} {first:>12}"
             + ("" if o.completes_workload else f"   ({o.note})")
         )
+    deadline = c.scenario.cluster.deadline_days
+    misses = [o for o in c.options if o.meets_deadline is False]
+    if misses:
+        lines.append("")
+        lines += [
+            deadline_miss(o.label, deadline, o.first_result_day, o.days_past_deadline)
+            for o in misses
+        ]
     lines += ["", after_tax_line(c)]
     lines += ["", "Recommendation: " + c.recommendation.why]
     if c.stale_prices:
@@ -170,6 +181,15 @@ def comparison_report(c: Comparison) -> str:
     if c.flip_points:
         lines += ["", "Flip points:"] + [f"  {f.text}" for f in c.flip_points]
     return "\n".join(lines)
+
+
+def deadline_sizing_line(c: Comparison) -> list[str]:
+    """How a deadline sized the cluster, as one line (none without a deadline)."""
+    t, deadline = c.training, c.scenario.cluster.deadline_days
+    sized_for = c.option(t.deadline_sized_for) if t.deadline_sized_for else None
+    if deadline is None or sized_for is None or t.train_days_budget is None:
+        return []
+    return [deadline_sizing(deadline, t.train_days_budget, sized_for.label, sized_for.ready_day)]
 
 
 def comparison_csv(c: Comparison) -> str:

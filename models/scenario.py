@@ -120,7 +120,9 @@ class Cluster(BaseModel):
         default=None,
         gt=0,
         le=3650,
-        description="train within this many wall-clock days",
+        description=(
+            "days from the decision (day 0) to the end of the first run, provisioning included"
+        ),
         examples=[30.0],
     )
 

@@ -128,6 +128,9 @@ class TrainingPlan(Record):
     #: wall-clock days band from the model's errors on published whole runs (models/validation.py)
     train_days_low: float | None = None
     train_days_high: float | None = None
+    #: deadline sizing: the wall-clock training days the GPU count was sized to fit (the deadline,
+    #: or what the caller left of it, e.g. the engine after provisioning); None otherwise
+    train_days_budget: float | None = None
 
 
 class Planner:
@@ -258,31 +261,41 @@ class Planner:
         ]
 
 
-def plan_training(scenario: Scenario, *, curve: bool = False) -> TrainingPlan:
+def plan_training(
+    scenario: Scenario, *, curve: bool = False, train_days_budget: float | None = None
+) -> TrainingPlan:
+    """Sizes and plans one run. With a deadline (cluster.deadline_days) the GPU count is the fewest
+    whose wall-clock training days fit `train_days_budget`: the deadline itself unless the caller
+    passes less (pricing/engine.py passes the deadline less provisioning)."""
     start = time.perf_counter()
     planner = Planner(scenario)
     cluster = scenario.cluster
-    min_gpus = None
+    min_gpus = budget = None
     if cluster.gpus is not None:
         choice, sizing = planner.fixed(cluster.gpus), "fixed"
     elif cluster.deadline_days is not None:
         smallest = planner.smallest()
         min_gpus = smallest.gpus
+        budget = cluster.deadline_days if train_days_budget is None else train_days_budget
         try:
-            _, _, choice = meet_deadline(
-                planner.wall_days, planner.ladder, smallest.gpus, cluster.deadline_days
-            )
+            _, _, choice = meet_deadline(planner.wall_days, planner.ladder, smallest.gpus, budget)
         except DeadlineError as exc:
+            target = (
+                f"{cluster.deadline_days:g} days"
+                if budget == cluster.deadline_days
+                else f"{budget:.1f} days of training (of a {cluster.deadline_days:g}-day deadline)"
+            )
             raise InputError(
                 "deadline_days",
-                f"{cluster.deadline_days:g} days cannot be met on {planner.gpu.gpu_id}: the fastest is "
+                f"{target} cannot be met on {planner.gpu.gpu_id}: the fastest is "
                 f"{exc.days:.1f} days on {exc.gpus:,} GPUs",
             ) from None
         sizing = "deadline"
     else:
         choice = planner.smallest()
         min_gpus, sizing = choice.gpus, "smallest that fits"
-    return _assemble(planner, choice, sizing, min_gpus, curve, start)
+    plan = _assemble(planner, choice, sizing, min_gpus, curve, start)
+    return plan if budget is None else plan.model_copy(update={"train_days_budget": budget})
 
 
 def _assemble(

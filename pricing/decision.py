@@ -169,15 +169,26 @@ def recommend(
     run count, the failure rate, the shared market factor) move both NPVs together without
     changing which one is cheaper. With no other option that completes the workload there is no
     close call (the chance is still given). Without a Monte Carlo the answer says nothing of how
-    sure it is (probability None, no close call)."""
+    sure it is (probability None, no close call).
+
+    With a deadline (cluster.deadline_days, provisioning included: OptionResult.meets_deadline)
+    only options that meet it are recommended when any does (the engine runs the Monte Carlo over
+    those), and the answer names each cheaper option that misses it and by how many days. When
+    none meets it, the cheapest is recommended as above and the answer says first that no option
+    delivers by the deadline and which comes closest: a deadline the user cannot have is a
+    reason to move it, not to pay the most for the least-late option."""
     ok = [r for r in results if r.available and r.completes_workload]
     if not ok:
         return Recommendation(option=None, why="no option completes the workload within the term")
-    best = min(ok, key=lambda r: r.npv_usd)
+    deadline = inp.scenario.cluster.deadline_days
+    on_time = [r for r in ok if r.meets_deadline]
+    late = [r for r in ok if r.meets_deadline is False]
+    pool = on_time or ok
+    best = min(pool, key=lambda r: r.npv_usd)
     fastest = min(
         ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf
     )
-    others = sorted((r for r in ok if r is not best), key=lambda r: r.npv_usd)
+    others = sorted((r for r in pool if r is not best), key=lambda r: r.npv_usd)
     q = uncertainty.options.get(best.option) if uncertainty is not None else None
     runner_up = others[0] if others else None  # by base NPV
     contender = runner_up
@@ -196,8 +207,31 @@ def recommend(
         return f", {1 - best.npv_usd / other.npv_usd:.0%} below {other.label}"
 
     npv = f"NPV ${best.npv_usd / 1e6:,.1f}M"
-    lowest = f"{best.label} has the lowest cost over {inp.months} months ({npv}{below(runner_up)}"
-    rec = dict(option=best.option, label=best.label, fastest_option=fastest.option)
+    among = ""
+    if late and on_time:
+        among = f" of the options that deliver by the {deadline:g}-day deadline"
+        cheaper = [r for r in sorted(late, key=lambda r: r.npv_usd) if r.npv_usd < best.npv_usd]
+        if cheaper:
+            ready += ". " + "; ".join(
+                f"{r.label} is cheaper but {_delivers(r, deadline)}" for r in cheaper
+            )
+    elif late:  # no option meets the deadline: the caveat comes first
+        closest = min(late, key=lambda r: r.first_result_day or np.inf)
+        prefix = (
+            f"No option delivers by the {deadline:g}-day deadline ({closest.label} comes closest: "
+            f"it {_delivers(closest, deadline)}). "
+        )
+    lowest = (
+        f"{best.label} has the lowest cost over {inp.months} months{among} ({npv}{below(runner_up)}"
+    )
+    if late and not on_time:
+        lowest = prefix + lowest
+    rec = dict(
+        option=best.option,
+        label=best.label,
+        fastest_option=fastest.option,
+        meets_deadline=best.meets_deadline,
+    )
     if q is None:
         return Recommendation(**rec, why=f"{lowest}); {ready}")
     p = q.probability_cheapest
@@ -220,7 +254,7 @@ def recommend(
             spread_text = ""
         why += f", and {gap} is within the spread of that gap over the draws{spread_text}"
     why += (
-        f". On the base figures {best.label} costs least over {inp.months} months "
+        f". On the base figures {best.label} costs least over {inp.months} months{among} "
         f"({npv}{below(contender)}); " + ready
     )
     return Recommendation(
@@ -229,6 +263,17 @@ def recommend(
         probability_cheapest=p,
         close_call=True,
         contenders=[best.option, contender.option],
+    )
+
+
+def _delivers(r: OptionResult, deadline: float) -> str:
+    """'delivers on day 240, 60 days after the 180-day deadline' (the first run's end)."""
+    if r.first_result_day is None:
+        return "finishes no run within the term"
+    late = f"{r.days_past_deadline or 0:,.0f}"
+    return (
+        f"delivers on day {r.first_result_day:,.0f}, {late} day{'' if late == '1' else 's'} "
+        f"after the {deadline:g}-day deadline"
     )
 
 

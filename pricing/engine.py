@@ -4,6 +4,11 @@ run finishes, and which is cheapest. The CLI, the portal, the PDF and the tests 
 Totals are nominal and NPV (monthly flows discounted at (1 + r)^-(m+1)/12, end of month m);
 cost per delivered GPU-hour = total / GPU-hours of work done; cost per run = total / runs done.
 Breakeven of A against B: the first month from which A's cumulative cost stays at or below B's.
+
+A deadline (cluster.deadline_days) counts in days from the decision (day 0) to the end of the first
+run, provisioning included: an option meets it when its first result day (ready day + its own
+wall-clock days of one run) is on or before it. `size_for_deadline` states how the GPU count is
+chosen; pricing/decision.py `recommend` recommends only options that meet it when any does.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import numpy as np
 from models.errors import InputError
 from models.options import OPTIONS, Staffing
 from models.scenario import Scenario
+from models.training import TrainingPlan, plan_training
 from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl
@@ -35,6 +41,7 @@ from pricing.valuation import (  # noqa: F401  (base_params, evaluate, totals: t
     discount_factors,
     evaluate,
     npv_table,
+    ready_and_train_days,
     totals,
 )
 
@@ -44,6 +51,89 @@ LABELS = {s.id: s.label for s in OPTIONS}
 #: Below one delivered GPU-hour a cost per GPU-hour means nothing (utilisation 1e-300 % would give
 #: $1e302 per GPU-hour), so none is given.
 MIN_GPU_HOURS = 1.0
+
+
+#: most fixed-point steps of the deadline sizing: each step re-sizes for the provisioning of the
+#: cluster sized by the step before; the GPU count only grows and settles within two or three
+DEADLINE_SIZING_STEPS = 12
+
+
+def _training_budgets(inp: CostInputs, deadline: float) -> dict[str, tuple[float, float]]:
+    """option -> (training budget, ready day) on this plan's cluster. The budget is the core's
+    training days (`TrainingPlan.train_days`) that let the option's first run end by the deadline:
+    (deadline − ready day) × core days / the option's own days (a managed service's faster
+    restarts and spot interruptions change them). Options the catalogue cannot offer are left
+    out."""
+    P = base_params(inp)
+    out = {}
+    for option in inp.scenario.options.compare:
+        if option in inp.unavailable:
+            continue
+        ready, days = (float(x[0, 0]) for x in ready_and_train_days(inp, P, option))
+        out[option] = ((deadline - ready) * inp.plan.train_days / days, ready)
+    return out
+
+
+def size_for_deadline(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs, str | None]:
+    """The engine's inputs, with a deadline's GPU count leaving room for provisioning, and the
+    option it left room for (None without a deadline).
+
+    Rule: the fewest GPUs on which at least one compared option's first run ends by the deadline,
+    i.e. training fits the deadline less the provisioning of the option that can deliver first
+    (the largest budget of `_training_budgets`). Ready days grow with the cluster (procurement
+    ramps with order size, racking with rack count, capacity bands with GPU count), so it is a
+    fixed point: size for the whole deadline, take the budget the resulting cluster leaves, re-size
+    for it, and repeat until the cluster fits its own budget. Options that provision more slowly
+    may then miss the deadline; `compare` marks them. Refused (InputError naming
+    cluster.deadline_days) when no option can deliver by the deadline."""
+    deadline = scenario.cluster.deadline_days
+    if deadline is None:
+        return build_inputs(scenario, catalogue), None
+    plan = _deadline_plan(scenario, deadline, None)
+    for _ in range(DEADLINE_SIZING_STEPS):
+        inp = build_inputs(scenario, catalogue, plan)
+        budgets = _training_budgets(inp, deadline)
+        if not budgets:  # nothing can be offered: the comparison says why
+            return inp, None
+        option = max(budgets, key=lambda o: budgets[o][0])
+        budget, ready = budgets[option]
+        if budget <= 0:
+            raise InputError(
+                "cluster.deadline_days",
+                f"a {deadline:g}-day deadline cannot be met: the option that can deliver first, "
+                f"{LABELS[option]}, is ready on day {ready:,.0f} for {plan.gpus:,} {plan.gpu}, "
+                "before any training; allowed: a deadline after that day",
+            )
+        if plan.train_days <= budget * (1 + 1e-12):  # the cluster fits its own budget
+            plan = plan.model_copy(update={"train_days_budget": budget})
+            return build_inputs(scenario, catalogue, plan), option
+        plan = _deadline_plan(scenario, deadline, (budget, ready, option))
+    raise InputError(
+        "cluster.deadline_days",
+        f"the GPU count for a {deadline:g}-day deadline did not settle in "
+        f"{DEADLINE_SIZING_STEPS} steps; try a looser deadline",
+    )
+
+
+def _deadline_plan(
+    scenario: Scenario, deadline: float, target: tuple[float, float, str] | None
+) -> TrainingPlan:
+    """The core's plan (with its scaling curve) for the whole deadline, or for `target`'s training
+    budget (budget, ready day, option); its refusal restated with the provisioning."""
+    try:
+        budget = None if target is None else target[0]
+        return plan_training(scenario, curve=True, train_days_budget=budget)
+    except InputError as exc:
+        if exc.field != "deadline_days":
+            raise
+        if target is None:
+            raise InputError("cluster.deadline_days", str(exc)) from None
+        _, ready, option = target
+        raise InputError(
+            "cluster.deadline_days",
+            f"a {deadline:g}-day deadline cannot be met: {LABELS[option]}, the option that can "
+            f"deliver first, is ready around day {ready:,.0f}, and {exc}",
+        ) from None
 
 
 def _check_finite(inp: CostInputs, option: str, flows: cf.Flows) -> None:
@@ -72,6 +162,8 @@ def _option_result(
     done = bool(completes(inp, ctx, P)[0, 0])
     train_days = float(ctx.train_days[0, 0])
     ready = float(ctx.ready_day[0, 0])
+    first = ready + train_days if runs >= 1 - 1e-9 else None
+    deadline = inp.scenario.cluster.deadline_days
     timeline = tl.provisioning_timeline(option, **inp.site)
     note = inp.unavailable.get(option, "")
     if not done and not note:
@@ -108,7 +200,13 @@ def _option_result(
             for p in timeline.phases
         ],
         ready_day=ready,
-        first_result_day=ready + train_days if runs >= 1 - 1e-9 else None,
+        first_result_day=first,
+        meets_deadline=None
+        if deadline is None
+        else first is not None and first <= deadline * (1 + 1e-9),
+        days_past_deadline=(
+            None if deadline is None or first is None else max(first - deadline, 0.0)
+        ),
         breakeven_month={},
     )
 
@@ -121,7 +219,9 @@ def compare(
     draws: int = 2000,
     seed: int = 20261129,
 ) -> Comparison:
-    inp = build_inputs(scenario, catalogue if catalogue is not None else load_catalogue())
+    inp, sized_for = size_for_deadline(
+        scenario, catalogue if catalogue is not None else load_catalogue()
+    )
     options = [o for o in scenario.options.compare if o not in inp.unavailable]
     P = base_params(inp)
     results = evaluate(inp, P, options)
@@ -138,17 +238,21 @@ def compare(
                     np.array(rows[a].cumulative_usd), np.array(rows[b].cumulative_usd)
                 )
     ordered = [rows[o] for o in scenario.options.compare]
-    if decision and len(options) >= 2:
-        sensitivity = ds.tornado(inp, options)
-        uncertainty = ds.monte_carlo(inp, options, draws=draws, seed=seed)
-        flips = ds.flip_points(inp, options)
+    # with a deadline the decision support compares the options that meet it (if any does):
+    # they are the ones `recommend` chooses from
+    on_time = [o for o in options if rows[o].meets_deadline]
+    ranked = on_time or options
+    if decision and len(ranked) >= 2:
+        sensitivity = ds.tornado(inp, ranked)
+        uncertainty = ds.monte_carlo(inp, ranked, draws=draws, seed=seed)
+        flips = ds.flip_points(inp, ranked)
     else:
         sensitivity, uncertainty, flips = None, None, []
     # the Monte Carlo says how sure the recommendation is (None: it does not say)
     recommendation = ds.recommend(inp, ordered, uncertainty)
     comparison = Comparison(
         scenario=scenario,
-        training=_training_summary(inp),
+        training=_training_summary(inp, sized_for),
         options=ordered,
         recommendation=recommendation,
         sensitivity=sensitivity,
@@ -187,7 +291,7 @@ def _unavailable(inp: CostInputs, option: str) -> OptionResult:
     return OptionResult.unavailable(option, LABELS[option], inp.unavailable[option], inp.months)
 
 
-def _training_summary(inp: CostInputs) -> TrainingSummary:
+def _training_summary(inp: CostInputs, sized_for: str | None = None) -> TrainingSummary:
     p = inp.plan
     return TrainingSummary(
         model=p.model.name,
@@ -212,6 +316,8 @@ def _training_summary(inp: CostInputs) -> TrainingSummary:
         tokens_per_s=p.tokens_per_s,
         sizing=p.sizing,
         min_gpus=p.min_gpus,
+        train_days_budget=p.train_days_budget if sized_for is not None else None,
+        deadline_sized_for=sized_for,
         checkpoint=p.checkpoint,
         fabric=p.fabric,
         storage=p.storage,

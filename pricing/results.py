@@ -49,6 +49,13 @@ class OptionResult(Record):
     timeline: list[Phase]
     ready_day: float
     first_result_day: float | None
+    #: with a deadline (cluster.deadline_days, days from the decision on day 0, provisioning
+    #: included): whether the first run ends by then (False when no run ends in the term); None
+    #: without a deadline or for an option that is not available
+    meets_deadline: bool | None = None
+    #: days from the deadline to the first run's end when that is later, else 0; None without a
+    #: deadline, when no run ends in the term, or for an option that is not available
+    days_past_deadline: float | None = None
     #: other option id -> first month (1-based) from which this one stays cheaper, or None
     breakeven_month: dict[str, int | None]
 
@@ -96,6 +103,9 @@ class Recommendation(Record):
     close_call: bool = False
     #: when a close call: the recommended option and its closest contender (option ids)
     contenders: list[str] = Field(default_factory=list)
+    #: with a deadline: whether the recommended option's first run ends by it (False: no option
+    #: does, and the answer says so); None without a deadline or without a recommendation
+    meets_deadline: bool | None = None
 
 
 class TornadoBar(Record):
@@ -208,6 +218,12 @@ class TrainingSummary(Record):
     tokens_per_s: float
     sizing: str
     min_gpus: int | None
+    #: deadline sizing: the wall-clock training days the GPU count was sized to fit, the deadline
+    #: less the provisioning of `deadline_sized_for` (pricing/engine.py `size_for_deadline`)
+    train_days_budget: float | None = None
+    #: deadline sizing: the option the budget leaves provisioning time for (the one that can
+    #: deliver first); None without a deadline
+    deadline_sized_for: str | None = None
     checkpoint: Checkpoint
     fabric: FabricPlan
     storage: StorageNeeds

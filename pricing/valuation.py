@@ -25,21 +25,32 @@ def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
 def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> dict[str, tuple]:
     """{option: (flows, context)} for every parameter set in P (arrays of shape (n, 1))."""
     out = {}
-    base = inp.plan
     for option in options:
-        ready = tl.ready_day(option, **inp.site, lead_time_multiplier=P["lead_time_multiplier"])
-        ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
         opt = spec(option)
-        ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0
-        days = base.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
-        if opt.interruptible:
-            days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
+        ready, days = ready_and_train_days(inp, P, option)
         ctx = cf.make_context(inp, P, ready, days, hold=opt.holds)
         flows = cf.OPTION_FLOWS[option](inp, P, ctx)
         if inp.scenario.options.software_licence:  # charged alike to every option
             flows["software licences"] = cf.software_licences(inp, P, ctx, opt.dedicated)
         out[option] = (flows, ctx)
     return out
+
+
+def ready_and_train_days(
+    inp: CostInputs, P: dict[str, np.ndarray], option: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ready day, wall-clock days of one run) of `option` per parameter set, shape (n, 1): the
+    provisioning timeline's ready day (pricing/timeline.py), and the ideal days stretched by the
+    option's goodput (a managed service restarts faster) and, when interruptible, the spot
+    interruption overhead."""
+    ready = tl.ready_day(option, **inp.site, lead_time_multiplier=P["lead_time_multiplier"])
+    ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
+    opt = spec(option)
+    ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0
+    days = inp.plan.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
+    if opt.interruptible:
+        days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
+    return ready, days
 
 
 def discount_factors(P: dict[str, np.ndarray], months: int) -> np.ndarray:

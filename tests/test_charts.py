@@ -267,6 +267,11 @@ def test_scaling_curve_from_a_hand_made_curve(bare):
     assert fig.layout.xaxis.type == "log"
     assert [s.y0 for s in fig.layout.shapes if s.name == "deadline"] == [30]
     assert "no scaling curve" not in " ".join(_annotations(fig))
+    # sized by the engine: the line is at the training time the deadline leaves after provisioning
+    data["training"]["train_days_budget"] = 24.5
+    fig = charts.scaling_curve(data)
+    assert [s.y0 for s in fig.layout.shapes if s.name == "deadline"] == [24.5]
+    assert "deadline: 30 days, 24 to train after provisioning" in _annotations(fig)
     # no deadline: no line; unsorted input is drawn in GPU order
     data["scenario"]["cluster"] |= {"gpus": 1024, "deadline_days": None}
     data["training"]["curve"] = CURVE[::-1]

@@ -7,7 +7,16 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, exports, report_pdf, share_link, state
-from app.formatting import band, days, md_plain, usd, usd_rate
+from app.formatting import (
+    band,
+    days,
+    deadline_miss,
+    deadline_sizing,
+    deadline_status,
+    md_plain,
+    usd,
+    usd_rate,
+)
 from models.scenario import Scenario
 from pricing import freshness
 
@@ -27,6 +36,15 @@ def render() -> None:
         f"({t.ideal_days:.1f} without failures, goodput {t.goodput:.1%}); "
         f"term {sc.term.months} months; NPV discounted at {rate:g} % a year."
     )
+    deadline = sc.cluster.deadline_days
+    sized_for = c.option(t.deadline_sized_for) if t.deadline_sized_for else None
+    if deadline is not None and sized_for is not None and t.train_days_budget is not None:
+        st.caption(
+            md_plain(
+                deadline_sizing(deadline, t.train_days_budget, sized_for.label, sized_for.ready_day)
+            )
+            + "."
+        )
 
     rec = c.recommendation  # the engine's choice: presentation does not rank again
     cheapest = c.option(rec.option) if rec.option else None
@@ -53,6 +71,9 @@ def render() -> None:
     for o in c.options:
         if not o.completes_workload:
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
+        if o.meets_deadline is False:
+            text = deadline_miss(o.label, deadline, o.first_result_day, o.days_past_deadline)
+            st.warning(md_plain(text) + ".", icon=":material/event_busy:")
 
     # Only the chosen view's charts are built: plotly figures take 10-20 ms each to construct.
     views = ["Cost over the term", "Time", "Sensitivity and uncertainty"]
@@ -101,6 +122,11 @@ def render() -> None:
             "$ per training run": usd(o.usd_per_training_run),
             "Ready": days(o.ready_day) if o.available else "n/a",
             "First result": days(o.first_result_day),
+            **(
+                {"Deadline": deadline_status(o.meets_deadline, o.days_past_deadline)}
+                if deadline is not None
+                else {}
+            ),
             "Residual value": usd(o.residual_value_usd) if o.residual_value_usd else "-",
         }
         for o in c.options

@@ -182,8 +182,9 @@ def render() -> None:
             horizontal=True,
             key="w_sizing",
             format_func={"fixed": "GPU count", "deadline": "deadline"}.get,
-            help="A fixed GPU count, or the fewest GPUs that finish one run within a deadline "
-            "(failures and restarts included).",
+            help="A fixed GPU count, or the fewest GPUs with which the first run ends by a "
+            "deadline counted from the decision, provisioning included (failures and restarts "
+            "too).",
         )
         if new_mode != mode:
             if new_mode == "deadline":
@@ -206,12 +207,14 @@ def render() -> None:
         else:
             sw.number(
                 c2,
-                "Deadline (wall-clock days for one run)",
+                "Deadline (days from the decision to the first result)",
                 "cluster.deadline_days",
                 "w_deadline",
                 step=5.0,
                 unit="days",
-                help="",
+                help="Provisioning included: the Compare page sizes the cluster so that the option "
+                "that can deliver first finishes its first run by then, and marks the options "
+                "that cannot. This page shows the GPUs for the training alone.",
             )
 
         st.subheader("Use over the term")
