@@ -27,6 +27,7 @@ import numpy as np
 
 from models.options import OPTIONS, Billing, OptionSpec
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
+from pricing.timeline import build_milestones
 
 Flows = dict[str, np.ndarray]
 
@@ -164,15 +165,25 @@ def annuity_factor(i: np.ndarray, n) -> np.ndarray:
 
 
 def _financing(
-    inp: CostInputs, P: dict, ctx: Context, capex: np.ndarray, resale: np.ndarray
+    inp: CostInputs,
+    P: dict,
+    ctx: Context,
+    capex: np.ndarray,
+    resale: np.ndarray,
+    deposit: np.ndarray | float = 0.0,
 ) -> Flows:
-    """Hardware payments by the scenario's financing, with the residual value at term end."""
+    """Hardware payments by the scenario's financing, with the residual value at term end. A
+    bought cluster pays `deposit` (part of `capex`) with the order, in month 0, and the rest on
+    acceptance or by the loan; a lessor buys the hardware, so a lease pays no deposit."""
     how = inp.scenario.term.financing
     m = np.arange(ctx.months)[None, :]
     k = m - ctx.ready_month  # months since acceptance
+    if how != "lease":
+        upfront = ctx.at_month(np.zeros_like(ctx.ready_month), deposit)
+        capex = capex - deposit
     if how == "cash":
         return {
-            "hardware": ctx.at_month(ctx.ready_month, capex),
+            "hardware": upfront + ctx.at_month(ctx.ready_month, capex),
             "residual value": ctx.at_end(-resale),
         }
     if how == "loan":
@@ -186,7 +197,7 @@ def _financing(
         last_k = np.minimum(ctx.months - 1 - ctx.ready_month, n)
         left = capex * (1 + i) ** last_k - payment * compound_sum(i, last_k)
         return {
-            "hardware": principal + ctx.at_end(np.maximum(left, 0.0)),
+            "hardware": upfront + principal + ctx.at_end(np.maximum(left, 0.0)),
             "financing": interest,
             "residual value": ctx.at_end(-resale),
         }
@@ -206,32 +217,81 @@ def spare_nodes(inp: CostInputs, P: dict) -> np.ndarray:
     return inp.nodes * P["spares_pct_of_nodes"] / 100
 
 
-def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
+def equipment_value(capex: dict[str, np.ndarray]) -> np.ndarray:
+    """The owned equipment (every `hardware_capex` line but the installation labour): what sales
+    tax, insurance and property tax are levied on."""
+    return sum(v for k, v in capex.items() if k != "installation")
+
+
+def resale_value(inp: CostInputs, P: dict, capex: dict[str, np.ndarray]) -> np.ndarray:
+    """What the hardware fetches at term end, at its age then (`inp.resale_age_years`): the GPU
+    share of the servers (and spares) at the GPU resale curve (residual_values.csv), the host
+    share and the fabric each at their own yearly decline, all less the haircut of selling a
+    whole cluster at once."""
+    servers = capex["servers"] + capex["spares"]
+    share = P["gpu_share_of_server_cost_pct"] / 100
+    age = inp.resale_age_years
+    host = (1 - P["host_value_decline_pct_per_year"] / 100) ** age
+    fabric = (1 - P["fabric_value_decline_pct_per_year"] / 100) ** age
+    value = (
+        P["residual_value_pct"] / 100 * share * servers
+        + host * (1 - share) * servers
+        + fabric * capex["fabric"]
+    )
+    return value * (1 - P["resale_bulk_haircut_pct"] / 100)
+
+
+def book_value_share(P: dict, ctx: Context) -> np.ndarray:
+    """Share of the equipment's cost still on the books in each month (n, M): 1 before acceptance,
+    then straight-line to 0 over depreciation_years (the basis of personal-property tax)."""
+    k = np.arange(ctx.months)[None, :] - ctx.ready_month
+    life = np.maximum(P["depreciation_years"] * 12, 1.0)
+    return np.clip(1 - np.maximum(k, 0) / life, 0.0, 1.0)
+
+
+def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool, option: str) -> Flows:
     capex = hardware_capex(inp, P)
     total = sum(capex.values())
     servers, fabric = capex["servers"], capex["fabric"]
-    resale = P["residual_value_pct"] / 100 * (servers + capex["spares"] + fabric)
+    equipment = equipment_value(capex)
+    resale = resale_value(inp, P, capex)
     held = ctx.held
     kw = inp.it_power_kw
     own_site = inp.scenario.options.facility == "owned"
+    # before acceptance: the space is paid from its hand-over, the team from its hiring lead, the
+    # hardware deposit with the order (pricing/timeline.py build_milestones)
+    days = build_milestones(
+        option, **inp.site, lead_time_multiplier=np.asarray(P["lead_time_multiplier"])
+    )
+    term = np.full_like(ctx.ready_day, inp.term_days)
+    site_from = np.minimum(np.broadcast_to(days["facility"], ctx.ready_day.shape), ctx.ready_day)
+    site_held = window(ctx.months, site_from, term)
+    deposit = equipment * P["hardware_deposit_pct"] / 100
     if own_site:  # built with the hardware, financed the same way, valued straight-line at term end
         site = kw * P["facility_capex_usd_per_kw"]
         total = total + site
         resale = resale + site * np.maximum(1 - inp.months / 12 / P["facility_life_years"], 0.0)
-    flows = _financing(inp, P, ctx, total, resale)
+    flows = _financing(inp, P, ctx, total, resale, deposit)
+    # sales tax is paid with the hardware and financed the same way (a second, proportional
+    # schedule of the same financing); it is part of the asset's cost (pricing/tax.py CAPITAL)
+    taxed = _financing(inp, P, ctx, equipment * P["sales_tax_pct"] / 100, 0.0 * resale)
+    for key, value in taxed.items():
+        name = "sales tax" if key == "hardware" else key
+        flows[name] = flows.get(name, 0.0) + value
     if own_site:
         flows["facility upkeep"] = (
-            site * P["facility_maintenance_pct_of_capex_per_year"] / 100 / 12 * held
+            site * P["facility_maintenance_pct_of_capex_per_year"] / 100 / 12 * site_held
         )
     idle = P["idle_power_pct"] / 100
     draw_kw = kw * (idle * held + (1 - idle) * ctx.busy)
     flows["power"] = draw_kw * HOURS_PER_MONTH * P["pue"] * P["electricity_usd_per_kwh"]
     if not own_site:
-        flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * held
+        flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * site_held
     if staffed:
         fte = staff_fte(inp, P)
         yearly = P["ops_salary_usd_per_year"] * P["ops_loaded_cost_ratio"]  # salary + benefits
-        flows["staff"] = fte * yearly / 12 * held
+        hired = np.maximum(ctx.ready_day - P["ops_hiring_lead_months"] * DAYS_PER_MONTH, 0.0)
+        flows["staff"] = fte * yearly / 12 * window(ctx.months, hired, term)
     else:
         flows["managed service"] = (
             P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held
@@ -239,6 +299,12 @@ def _owned(inp: CostInputs, P: dict, ctx: Context, staffed: bool) -> Flows:
     # the vendor support contract replaces failed parts, so no separate parts line; the spare pool
     # bought with the cluster is what support does not give: servers on site to swap at once
     flows["support"] = P["support_pct_of_capex_per_year"] / 100 / 12 * (servers + fabric) * held
+    # insured at replacement cost from delivery; personal-property tax on the book value
+    on_site = window(ctx.months, np.minimum(days["delivered"], ctx.ready_day), term)
+    flows["insurance"] = P["insurance_pct_per_year"] / 100 / 12 * equipment * on_site
+    flows["property tax"] = (
+        P["property_tax_pct_per_year"] / 100 / 12 * equipment * book_value_share(P, ctx) * held
+    )
     return flows
 
 
@@ -251,7 +317,7 @@ def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -
 
 def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     """Build (staffed by the buyer) or managed on owned hardware (a provider's fee instead)."""
-    return _owned(inp, P, ctx, staffed=spec.staffed)
+    return _owned(inp, P, ctx, staffed=spec.staffed, option=spec.id)
 
 
 # --- rented -------------------------------------------------------------------------------------
