@@ -7,10 +7,15 @@ a month's share of a window [start, end) is the overlap in days over the month's
 
 Build: hardware (and, with an owned facility, its construction at $/kW of IT load, valued
 straight-line over its life at term end, plus upkeep, instead of colocation) paid on acceptance (cash), by an annuity loan (balance settled at term end) or an
-operating lease that leaves the residual value with the lessor; power = max node power × (idle +
-(1 − idle) × busy share) × PUE × $/kWh; colocation on provisioned kW; staff max(minimum team,
-FTE per 1,000 GPUs); support % of servers and fabric a year; licences per GPU-year; parts % of
-servers a year; residual value credited at term end (docs/reference/tco.md section 3).
+operating lease that leaves the residual value with the lessor; a bought cluster pays a deposit
+with the order (day 0); sales tax on the equipment is paid and financed with it; power = max node
+power × (idle + (1 − idle) × busy share) × PUE × $/kWh; colocation on provisioned kW from the
+space's hand-over (the facility phase's end); staff max(minimum team, FTE per 1,000 GPUs) from a
+hiring lead before acceptance; support % of servers and fabric a year (it replaces failed parts);
+insurance % of the equipment a year from delivery; property tax % of its straight-line book value
+a year; licences per GPU-year; resale at term end: the GPU share of the servers at the GPU curve,
+host and fabric at their own yearly decline, less a whole-cluster haircut (docs/reference/tco.md
+section 3).
 Rent: committed $/GPU-hour for every held hour, take-or-pay to the minimum term, support tier %,
 setup fee per node, storage $/GB-month, egress of the trained weights. Managed: the rent plus the
 managed premium, no staff; on owned hardware, build without staff plus a yearly fee.
@@ -231,14 +236,14 @@ def resale_value(inp: CostInputs, P: dict, capex: dict[str, np.ndarray]) -> np.n
     servers = capex["servers"] + capex["spares"]
     share = P["gpu_share_of_server_cost_pct"] / 100
     age = inp.resale_age_years
-    host = (1 - P["host_value_decline_pct_per_year"] / 100) ** age
-    fabric = (1 - P["fabric_value_decline_pct_per_year"] / 100) ** age
+    host = np.clip(1 - P["host_value_decline_pct_per_year"] / 100, 0.0, 1.0) ** age
+    fabric = np.clip(1 - P["fabric_value_decline_pct_per_year"] / 100, 0.0, 1.0) ** age
     value = (
         P["residual_value_pct"] / 100 * share * servers
         + host * (1 - share) * servers
         + fabric * capex["fabric"]
     )
-    return value * (1 - P["resale_bulk_haircut_pct"] / 100)
+    return value * np.clip(1 - P["resale_bulk_haircut_pct"] / 100, 0.0, 1.0)
 
 
 def book_value_share(P: dict, ctx: Context) -> np.ndarray:
