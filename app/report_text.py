@@ -266,8 +266,9 @@ def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comp
     """Owned cost per delivered GPU-hour at each utilisation, then the catalogue's rental prices."""
     lines = [
         f"All-in cost of owning {gpus:,} x {gpu} for {months} months, per delivered GPU-hour",
-        "(servers, fabric, storage, installation, power, colocation, staff, support, less the resale",
-        " value at the hardware's age when the term ends; cash purchase; no software licence;",
+        "(servers, fabric, storage, installation, sales tax, power, colocation, staff, support,",
+        " insurance, property tax, the months before the cluster is ready, less the resale value",
+        " at the hardware's age when the term ends; cash purchase; no software licence;",
         " from `pricing/engine.py` with the bundled catalogue)",
         "",
     ]

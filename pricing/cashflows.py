@@ -7,10 +7,15 @@ a month's share of a window [start, end) is the overlap in days over the month's
 
 Build: hardware (and, with an owned facility, its construction at $/kW of IT load, valued
 straight-line over its life at term end, plus upkeep, instead of colocation) paid on acceptance (cash), by an annuity loan (balance settled at term end) or an
-operating lease that leaves the residual value with the lessor; power = max node power × (idle +
-(1 − idle) × busy share) × PUE × $/kWh; colocation on provisioned kW; staff max(minimum team,
-FTE per 1,000 GPUs); support % of servers and fabric a year; licences per GPU-year; parts % of
-servers a year; residual value credited at term end (docs/reference/tco.md section 3).
+operating lease that leaves the residual value with the lessor; a bought cluster pays a deposit
+with the order (day 0); sales tax on the equipment is paid and financed with it; power = max node
+power × (idle + (1 − idle) × busy share) × PUE × $/kWh; colocation on provisioned kW from the
+space's hand-over (the facility phase's end); staff max(minimum team, FTE per 1,000 GPUs) from a
+hiring lead before acceptance; support % of servers and fabric a year (it replaces failed parts);
+insurance % of the equipment a year from delivery; property tax % of its straight-line book value
+a year; licences per GPU-year; resale at term end: the GPU share of the servers at the GPU curve,
+host and fabric at their own yearly decline, less a whole-cluster haircut (docs/reference/tco.md
+section 3).
 Rent: committed $/GPU-hour for every held hour, take-or-pay to the minimum term, support tier %,
 setup fee per node, storage $/GB-month, egress of the trained weights, and the buyer's own platform
 team (rented_ops_* FTE at the same loaded salary) while the cluster is held. Managed: the rent plus
@@ -29,6 +34,7 @@ import numpy as np
 
 from models.options import OPTIONS, Billing, OptionSpec, Staffing
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
+from pricing.timeline import build_milestones
 
 Flows = dict[str, np.ndarray]
 
@@ -166,15 +172,25 @@ def annuity_factor(i: np.ndarray, n) -> np.ndarray:
 
 
 def _financing(
-    inp: CostInputs, P: dict, ctx: Context, capex: np.ndarray, resale: np.ndarray
+    inp: CostInputs,
+    P: dict,
+    ctx: Context,
+    capex: np.ndarray,
+    resale: np.ndarray,
+    deposit: np.ndarray | float = 0.0,
 ) -> Flows:
-    """Hardware payments by the scenario's financing, with the residual value at term end."""
+    """Hardware payments by the scenario's financing, with the residual value at term end. A
+    bought cluster pays `deposit` (part of `capex`) with the order, in month 0, and the rest on
+    acceptance or by the loan; a lessor buys the hardware, so a lease pays no deposit."""
     how = inp.scenario.term.financing
     m = np.arange(ctx.months)[None, :]
     k = m - ctx.ready_month  # months since acceptance
+    if how != "lease":
+        upfront = ctx.at_month(np.zeros_like(ctx.ready_month), deposit)
+        capex = capex - deposit
     if how == "cash":
         return {
-            "hardware": ctx.at_month(ctx.ready_month, capex),
+            "hardware": upfront + ctx.at_month(ctx.ready_month, capex),
             "residual value": ctx.at_end(-resale),
         }
     if how == "loan":
@@ -188,7 +204,7 @@ def _financing(
         last_k = np.minimum(ctx.months - 1 - ctx.ready_month, n)
         left = capex * (1 + i) ** last_k - payment * compound_sum(i, last_k)
         return {
-            "hardware": principal + ctx.at_end(np.maximum(left, 0.0)),
+            "hardware": upfront + principal + ctx.at_end(np.maximum(left, 0.0)),
             "financing": interest,
             "residual value": ctx.at_end(-resale),
         }
@@ -212,13 +228,17 @@ def staff_fte(inp: CostInputs, P: dict, staffing: Staffing = Staffing.OWNED) -> 
     return np.maximum(P[minimum], P[per_1000] * inp.gpus / 1000)
 
 
-def staff_cost(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    """The buyer's own engineers while the cluster is held: team × salary × loaded-cost ratio
-    (salary + benefits) a year; nothing where a provider operates it (Staffing.NONE)."""
+def staff_cost(
+    spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context, employed: np.ndarray | None = None
+) -> Flows:
+    """The buyer's own engineers: team × salary × loaded-cost ratio (salary + benefits) a year,
+    for the share of each month they are employed (default: while the cluster is held); nothing
+    where a provider operates it (Staffing.NONE)."""
     if spec.staffing not in STAFF_KEYS:
         return {}
     yearly = P["ops_salary_usd_per_year"] * P["ops_loaded_cost_ratio"]
-    return {"staff": staff_fte(inp, P, spec.staffing) * yearly / 12 * ctx.held}
+    share = ctx.held if employed is None else employed
+    return {"staff": staff_fte(inp, P, spec.staffing) * yearly / 12 * share}
 
 
 def spare_nodes(inp: CostInputs, P: dict) -> np.ndarray:
@@ -226,30 +246,79 @@ def spare_nodes(inp: CostInputs, P: dict) -> np.ndarray:
     return inp.nodes * P["spares_pct_of_nodes"] / 100
 
 
+def equipment_value(capex: dict[str, np.ndarray]) -> np.ndarray:
+    """The owned equipment (every `hardware_capex` line but the installation labour): what sales
+    tax, insurance and property tax are levied on."""
+    return sum(v for k, v in capex.items() if k != "installation")
+
+
+def resale_value(inp: CostInputs, P: dict, capex: dict[str, np.ndarray]) -> np.ndarray:
+    """What the hardware fetches at term end, at its age then (`inp.resale_age_years`): the GPU
+    share of the servers (and spares) at the GPU resale curve (residual_values.csv), the host
+    share and the fabric each at their own yearly decline, all less the haircut of selling a
+    whole cluster at once."""
+    servers = capex["servers"] + capex["spares"]
+    share = P["gpu_share_of_server_cost_pct"] / 100
+    age = inp.resale_age_years
+    host = np.clip(1 - P["host_value_decline_pct_per_year"] / 100, 0.0, 1.0) ** age
+    fabric = np.clip(1 - P["fabric_value_decline_pct_per_year"] / 100, 0.0, 1.0) ** age
+    value = (
+        P["residual_value_pct"] / 100 * share * servers
+        + host * (1 - share) * servers
+        + fabric * capex["fabric"]
+    )
+    return value * np.clip(1 - P["resale_bulk_haircut_pct"] / 100, 0.0, 1.0)
+
+
+def book_value_share(P: dict, ctx: Context) -> np.ndarray:
+    """Share of the equipment's cost still on the books in each month (n, M): 1 before acceptance,
+    then straight-line to 0 over depreciation_years (the basis of personal-property tax)."""
+    k = np.arange(ctx.months)[None, :] - ctx.ready_month
+    life = np.maximum(P["depreciation_years"] * 12, 1.0)
+    return np.clip(1 - np.maximum(k, 0) / life, 0.0, 1.0)
+
+
 def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     capex = hardware_capex(inp, P)
     total = sum(capex.values())
     servers, fabric = capex["servers"], capex["fabric"]
-    resale = P["residual_value_pct"] / 100 * (servers + capex["spares"] + fabric)
+    equipment = equipment_value(capex)
+    resale = resale_value(inp, P, capex)
     held = ctx.held
     kw = inp.it_power_kw
     own_site = inp.scenario.options.facility == "owned"
+    # before acceptance: the space is paid from its hand-over, the team from its hiring lead, the
+    # hardware deposit with the order (pricing/timeline.py build_milestones)
+    days = build_milestones(
+        spec.id, **inp.site, lead_time_multiplier=np.asarray(P["lead_time_multiplier"])
+    )
+    term = np.full_like(ctx.ready_day, inp.term_days)
+    site_from = np.minimum(np.broadcast_to(days["facility"], ctx.ready_day.shape), ctx.ready_day)
+    site_held = window(ctx.months, site_from, term)
+    deposit = equipment * P["hardware_deposit_pct"] / 100
     if own_site:  # built with the hardware, financed the same way, valued straight-line at term end
         site = kw * P["facility_capex_usd_per_kw"]
         total = total + site
         resale = resale + site * np.maximum(1 - inp.months / 12 / P["facility_life_years"], 0.0)
-    flows = _financing(inp, P, ctx, total, resale)
+    flows = _financing(inp, P, ctx, total, resale, deposit)
+    # sales tax is paid with the hardware and financed the same way (a second, proportional
+    # schedule of the same financing); it is part of the asset's cost (pricing/tax.py CAPITAL)
+    taxed = _financing(inp, P, ctx, equipment * P["sales_tax_pct"] / 100, 0.0 * resale)
+    for key, value in taxed.items():
+        name = "sales tax" if key == "hardware" else key
+        flows[name] = flows.get(name, 0.0) + value
     if own_site:
         flows["facility upkeep"] = (
-            site * P["facility_maintenance_pct_of_capex_per_year"] / 100 / 12 * held
+            site * P["facility_maintenance_pct_of_capex_per_year"] / 100 / 12 * site_held
         )
     idle = P["idle_power_pct"] / 100
     draw_kw = kw * (idle * held + (1 - idle) * ctx.busy)
     flows["power"] = draw_kw * HOURS_PER_MONTH * P["pue"] * P["electricity_usd_per_kwh"]
     if not own_site:
-        flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * held
-    if spec.staffed:
-        flows |= staff_cost(spec, inp, P, ctx)
+        flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * site_held
+    if spec.staffed:  # hired ops_hiring_lead_months before acceptance
+        hired = np.maximum(ctx.ready_day - P["ops_hiring_lead_months"] * DAYS_PER_MONTH, 0.0)
+        flows |= staff_cost(spec, inp, P, ctx, window(ctx.months, hired, term))
     else:
         flows["managed service"] = (
             P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held
@@ -257,6 +326,12 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     # the vendor support contract replaces failed parts, so no separate parts line; the spare pool
     # bought with the cluster is what support does not give: servers on site to swap at once
     flows["support"] = P["support_pct_of_capex_per_year"] / 100 / 12 * (servers + fabric) * held
+    # insured at replacement cost from delivery; personal-property tax on the book value
+    on_site = window(ctx.months, np.minimum(days["delivered"], ctx.ready_day), term)
+    flows["insurance"] = P["insurance_pct_per_year"] / 100 / 12 * equipment * on_site
+    flows["property tax"] = (
+        P["property_tax_pct_per_year"] / 100 / 12 * equipment * book_value_share(P, ctx) * held
+    )
     return flows
 
 

@@ -49,6 +49,9 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
     "managed_restart_ratio", "managed_owned_fee_pct_of_capex_per_year",
     "discount_rate_pct_per_year", "loan_rate_pct_per_year", "lease_rate_pct_per_year",
     "facility_capex_usd_per_kw", "facility_life_years", "facility_maintenance_pct_of_capex_per_year",
+    "insurance_pct_per_year", "sales_tax_pct", "property_tax_pct_per_year", "hardware_deposit_pct",
+    "ops_hiring_lead_months", "resale_bulk_haircut_pct", "gpu_share_of_server_cost_pct",
+    "host_value_decline_pct_per_year", "fabric_value_decline_pct_per_year",
 )
 PLANNER_DEFAULT_SOURCE = "planner default (no public figure found)"
 # timeline.csv vocabulary; pricing/timeline.py says what each phase and quantity means

@@ -77,6 +77,15 @@ CATALOGUE_KEYS = (
     "facility_capex_usd_per_kw",
     "facility_life_years",
     "facility_maintenance_pct_of_capex_per_year",
+    "insurance_pct_per_year",
+    "sales_tax_pct",
+    "property_tax_pct_per_year",
+    "hardware_deposit_pct",
+    "ops_hiring_lead_months",
+    "resale_bulk_haircut_pct",
+    "gpu_share_of_server_cost_pct",
+    "host_value_decline_pct_per_year",
+    "fabric_value_decline_pct_per_year",
 )
 
 
@@ -92,6 +101,7 @@ OVERRIDE_RANGES: dict[str, tuple[float, float]] = {
     "lead_time_multiplier": (0.01, 10.0),
     "facility_life_years": (1.0, 100.0),
     "rent_min_term_months": (0.0, 120.0),
+    "ops_hiring_lead_months": (0.0, 36.0),
     # a 100 % discount would make the 3-year rent (1-year rate × (1 − d3) / (1 − d1)) divide by 0
     "committed_1y_discount_pct": (0.0, 95.0),
     "committed_3y_discount_pct": (0.0, 95.0),
@@ -137,6 +147,8 @@ class CostInputs:
     switches: int
     transceivers: int
     unavailable: dict[str, str] = field(default_factory=dict)
+    #: the owned hardware's age when the term ends, years (resale is priced at it)
+    resale_age_years: float = 0.0
 
     def value(self, key: str) -> float:
         return self.figures[key].value
@@ -433,4 +445,5 @@ def build_inputs(
         switches=plan.fabric.switches,
         transceivers=plan.fabric.transceivers,
         unavailable=unavailable,
+        resale_age_years=min(age_years, 6.0),
     )

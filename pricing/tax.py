@@ -1,8 +1,10 @@
 """After-tax cash flows: what finance reports beside the pre-tax NPV.
 
 Every cost line is a deductible business expense in the month it is paid (rent, cloud, power,
-colocation, staff, support, interest, lease payments) except buying hardware: the purchase
-(`hardware`: paid on acceptance, or as loan principal) is recovered through straight-line
+colocation, staff, support, insurance, property tax, interest, lease payments) except buying
+hardware: the purchase (`hardware`: the deposit with the order, the rest on acceptance or as loan
+principal) and the sales tax paid on it (`sales tax`, part of the asset's cost basis under
+26 U.S.C. § 1012 and § 164(a)) are recovered through straight-line
 depreciation over `depreciation_years` from the month of acceptance, and selling it at the end of
 the term (`residual value`, a negative flow) is taxed on the gain over its remaining book value
 (a loss is a deduction). So, per month m, with tax rate t:
@@ -17,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 #: flows that buy or sell an asset rather than pay an expense
-CAPITAL = frozenset({"hardware", "residual value"})
+CAPITAL = frozenset({"hardware", "sales tax", "residual value"})
+#: the capital flows that make up the hardware's cost basis
+BASIS = ("hardware", "sales tax")
 
 
 def after_tax_flows(
@@ -34,7 +38,7 @@ def after_tax_flows(
     zero = np.zeros(shape)
     total = zero + sum(flows.values())
     deductible = zero + sum((v for k, v in flows.items() if k not in CAPITAL), zero)
-    basis = (zero + flows.get("hardware", zero)).sum(axis=1, keepdims=True)
+    basis = (zero + sum((flows.get(k, zero) for k in BASIS), zero)).sum(axis=1, keepdims=True)
     m = np.arange(months)[None, :]
     life = np.maximum(np.asarray(depreciation_years, dtype=float) * 12, 1.0)
     k = m - ready_month  # months since acceptance

@@ -273,3 +273,30 @@ def ready_day(
             total += days
         ready = np.full(m.shape, total)
     return ready if isinstance(lead_time_multiplier, np.ndarray) or m.ndim else float(ready)
+
+
+def build_milestones(
+    option: str,
+    *,
+    gpu_id: str,
+    gpus: int,
+    nodes: int,
+    it_power_kw: float,
+    catalogue: Catalogue,
+    lead_time_multiplier=1.0,
+    own_facility: bool = False,
+) -> dict[str, np.ndarray]:
+    """Days on which an owned option's build phases end (vectorized like `ready_day`):
+    "delivered" (hardware on site), "facility" (space handed over), "ready" (accepted). The cost
+    engine starts the lines that run before acceptance on them (pricing/cashflows.py)."""
+    _check(option, gpu_id, gpus, nodes, it_power_kw)
+    if not spec(option).builds:
+        raise ValueError(f"{option!r} does not build; it has no build milestones")
+    m = _multiplier(lead_time_multiplier)
+    parts = _build_parts(catalogue, option, gpu_id, gpus, nodes, it_power_kw, own_facility)
+    _, delivered, _, _, _, ready = _milestones(parts, m)
+    return {
+        "delivered": np.asarray(delivered, dtype=float),
+        "facility": np.full(np.shape(ready), parts.facility),
+        "ready": np.asarray(ready, dtype=float),
+    }

@@ -32,6 +32,15 @@ ROUND_CAPEX = {
     "storage_buy_usd_per_tb": 0.0,
     "installation_usd_per_node": 0.0,
 }
+#: the financing formulas alone: no deposit with the order, no sales tax financed beside the
+#: hardware, and the whole server resold at the GPU resale curve with no whole-cluster haircut
+#: (tests/test_owned_money.py checks those lines)
+PLAIN_FINANCING = {
+    "hardware_deposit_pct": 0.0,
+    "sales_tax_pct": 0.0,
+    "gpu_share_of_server_cost_pct": 100.0,
+    "resale_bulk_haircut_pct": 0.0,
+}
 
 
 def setup(
@@ -52,7 +61,7 @@ def setup(
             "usage": usage or {"mode": "runs", "runs": 1},
             "term": {"months": months, "financing": financing, "loan_years": loan_years},
             "options": {"rent_commitment": commitment},
-            "overrides": {**ROUND_CAPEX, **(overrides or {})},
+            "overrides": {**ROUND_CAPEX, **PLAIN_FINANCING, **(overrides or {})},
         }
     )
     inp = build_inputs(sc, cat)

@@ -112,6 +112,14 @@ COST_KEYS = (
     "facility_maintenance_pct_of_capex_per_year",
     "loan_rate_pct_per_year",
     "lease_rate_pct_per_year",
+    "insurance_pct_per_year",
+    "sales_tax_pct",
+    "property_tax_pct_per_year",
+    "ops_hiring_lead_months",
+    # a lower resale is a higher cost
+    "resale_bulk_haircut_pct",
+    "host_value_decline_pct_per_year",
+    "fabric_value_decline_pct_per_year",
 )
 INPUTS = {
     (financing, facility, licence): build_inputs(

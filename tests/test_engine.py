@@ -78,6 +78,18 @@ def test_cloud_on_demand_pays_only_busy_hours(cat):
     assert o.usd_per_gpu_hour == pytest.approx(3.0)
 
 
+def expected_resale(inp, servers, fabric):
+    """Resale at term end by hand: the GPU share of the servers at the GPU curve, the host share and
+    the fabric at their yearly decline over the hardware's age, less the whole-cluster haircut."""
+    v = inp.value
+    share = v("gpu_share_of_server_cost_pct") / 100
+    age = inp.resale_age_years
+    host = (1 - v("host_value_decline_pct_per_year") / 100) ** age
+    net = (1 - v("fabric_value_decline_pct_per_year") / 100) ** age
+    value = v("residual_value_pct") / 100 * share * servers + host * (1 - share) * servers
+    return (value + net * fabric) * (1 - v("resale_bulk_haircut_pct") / 100)
+
+
 def test_build_rebuilt_line_by_line(cat):
     sc = scenario(options__compare=["build"])
     c = compare(sc, cat, decision=False)
@@ -85,36 +97,60 @@ def test_build_rebuilt_line_by_line(cat):
     v = inp.value
     b = option(c, "build")
     months = 36
-    held_months = (months * DAYS_PER_MONTH - b.ready_day) / DAYS_PER_MONTH
+    term_days = months * DAYS_PER_MONTH
+    held_months = (term_days - b.ready_day) / DAYS_PER_MONTH
+    phases = {p.phase: p for p in b.timeline}
     servers = 256 * v("server_usd_per_gpu")
     fabric = inp.switches * v("ib_switch_64port_ndr_usd_per_switch") + inp.transceivers * v(
         "optic_400g_usd_per_transceiver"
     )  # the server quotes include their NICs
-    capex = (
+    installation = inp.nodes * v("installation_usd_per_node")
+    equipment = (
         servers * (1 + v("spares_pct_of_nodes") / 100)
         + fabric
         + inp.storage_tb * v("storage_buy_usd_per_tb") * v("storage_system_uplift_ratio")
-        + inp.nodes * v("installation_usd_per_node")
     )
-    assert b.breakdown_usd["hardware"] == pytest.approx(capex)
+    assert b.breakdown_usd["hardware"] == pytest.approx(equipment + installation)
+    # the deposit with the order in month 0, the balance on acceptance
+    paid = b.monthly_by_category_usd["hardware"]
+    assert paid[0] == pytest.approx(equipment * v("hardware_deposit_pct") / 100)
+    # sales tax on the equipment, not on the installation labour
+    assert b.breakdown_usd["sales tax"] == pytest.approx(equipment * v("sales_tax_pct") / 100)
     kw = inp.nodes * inp.node_power_kw
     idle = v("idle_power_pct") / 100
     kwh = kw * (idle + (1 - idle) * 0.7) * held_months * HOURS_PER_MONTH * v("pue")
     assert b.breakdown_usd["power"] == pytest.approx(kwh * v("electricity_usd_per_kwh"))
+    # the space is paid from its hand-over, before the hardware is racked
+    space_months = (term_days - phases["facility"].end_day) / DAYS_PER_MONTH
+    assert phases["facility"].end_day < b.ready_day
     assert b.breakdown_usd["colocation"] == pytest.approx(
-        kw * v("colocation_usd_per_kw_month") * held_months
+        kw * v("colocation_usd_per_kw_month") * space_months
     )
+    # the team from its hiring lead before acceptance
     fte = max(v("ops_min_team_fte"), v("ops_fte_per_1000_gpus") * 256 / 1000)
+    staff_months = held_months + min(v("ops_hiring_lead_months"), b.ready_day / DAYS_PER_MONTH)
     assert b.breakdown_usd["staff"] == pytest.approx(
-        fte * v("ops_salary_usd_per_year") * v("ops_loaded_cost_ratio") / 12 * held_months
+        fte * v("ops_salary_usd_per_year") * v("ops_loaded_cost_ratio") / 12 * staff_months
     )
     support = v("support_pct_of_capex_per_year") / 100 * (servers + fabric) / 12 * held_months
     assert b.breakdown_usd["support"] == pytest.approx(support)
+    # insured from delivery
+    insured_months = (term_days - phases["delivery"].end_day) / DAYS_PER_MONTH
+    assert b.breakdown_usd["insurance"] == pytest.approx(
+        v("insurance_pct_per_year") / 100 / 12 * equipment * insured_months
+    )
+    # property tax on the book value: straight-line over the depreciation years from acceptance
+    ready_month = int(b.ready_day // DAYS_PER_MONTH)
+    m = np.arange(months)
+    held = np.clip((np.minimum(term_days, (m + 1) * DAYS_PER_MONTH) - np.maximum(b.ready_day, m * DAYS_PER_MONTH)) / DAYS_PER_MONTH, 0, 1)  # fmt: skip
+    book = np.clip(1 - np.maximum(m - ready_month, 0) / (12 * v("depreciation_years")), 0, 1)
+    assert b.breakdown_usd["property tax"] == pytest.approx(
+        v("property_tax_pct_per_year") / 100 / 12 * equipment * (held * book).sum()
+    )
     # support replaces failed parts; licences are a scenario choice, off here
     assert "parts" not in b.breakdown_usd and "software licences" not in b.breakdown_usd
-    resale = (
-        v("residual_value_pct") / 100 * (servers * (1 + v("spares_pct_of_nodes") / 100) + fabric)
-    )
+    resale = expected_resale(inp, servers * (1 + v("spares_pct_of_nodes") / 100), fabric)
+    assert inp.resale_age_years == pytest.approx((term_days - b.ready_day) / 365.25)
     assert b.breakdown_usd["residual value"] == pytest.approx(-resale)
     assert b.residual_value_usd == pytest.approx(resale)
     assert b.total_usd == pytest.approx(sum(b.breakdown_usd.values()))
@@ -282,8 +318,13 @@ def test_owned_facility_replaces_colocation_and_waits_for_construction(cat):
     assert b1.breakdown_usd["hardware"] == pytest.approx(b0.breakdown_usd["hardware"] + site)
     left = site * (1 - 3 / inp.value("facility_life_years"))
     # the hardware is accepted later in a new building, so it is younger at term end
-    hardware_resale = (
-        b0.residual_value_usd * inp.value("residual_value_pct") / inp0.value("residual_value_pct")
+    v = inp.value
+    servers = 256 * v("server_usd_per_gpu") * (1 + v("spares_pct_of_nodes") / 100)
+    fabric = inp.switches * v("ib_switch_64port_ndr_usd_per_switch") + inp.transceivers * v(
+        "optic_400g_usd_per_transceiver"
     )
+    assert inp.resale_age_years < inp0.resale_age_years
     assert inp.value("residual_value_pct") >= inp0.value("residual_value_pct")
+    hardware_resale = expected_resale(inp, servers, fabric)
+    assert hardware_resale > expected_resale(inp0, servers, fabric)
     assert b1.residual_value_usd == pytest.approx(hardware_resale + left)

@@ -81,9 +81,10 @@ def test_a_changed_catalogue_row_changes_every_figure_that_depends_on_it(slow_de
     procurement = {p.phase: p for p in build_s.timeline}["procurement"]
     procurement_b = {p.phase: p for p in build_b.timeline}["procurement"]
     assert procurement.end_day == pytest.approx(procurement_b.end_day + 210, abs=1e-6)
-    # the cash flows follow: the hardware is paid on acceptance, months later
-    paid_b = np.nonzero(build_b.monthly_by_category_usd["hardware"])[0][0]
-    paid_s = np.nonzero(build_s.monthly_by_category_usd["hardware"])[0][0]
+    # the cash flows follow: the hardware's balance is paid on acceptance, months later (the
+    # deposit goes with the order, in month 0, in both)
+    paid_b = np.nonzero(build_b.monthly_by_category_usd["hardware"])[0][-1]
+    paid_s = np.nonzero(build_s.monthly_by_category_usd["hardware"])[0][-1]
     assert paid_s > paid_b
     # options that do not buy hardware keep their dates
     assert by_option(slow)["rent"].ready_day == by_option(bundled)["rent"].ready_day
@@ -92,7 +93,7 @@ def test_a_changed_catalogue_row_changes_every_figure_that_depends_on_it(slow_de
     hardware = [
         float(r["usd"]) for r in rows if r["option"] == "build" and r["category"] == "hardware"
     ]
-    assert np.nonzero(hardware)[0][0] == paid_s
+    assert np.nonzero(hardware)[0][-1] == paid_s
 
 
 # --- zero rates: the formulas' limits, never 0/0 --------------------------------------------------
