@@ -266,12 +266,24 @@ def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comp
     """Owned cost per delivered GPU-hour at each utilisation, then the catalogue's rental prices."""
     lines = [
         f"All-in cost of owning {gpus:,} x {gpu} for {months} months, per delivered GPU-hour",
-        "(servers, fabric, storage, installation, sales tax, power, colocation, staff, support,",
-        " insurance, property tax, the months before the cluster is ready, less the resale value",
-        " at the hardware's age when the term ends; cash purchase; no software licence;",
-        " from `pricing/engine.py` with the bundled catalogue)",
+        "(servers, fabric, storage, networks, management servers, racks, cooling, installation,",
+        " sales tax, power, colocation, staff, support, insurance, property tax, the months before",
+        " the cluster is ready, less the resale value at the hardware's age when the term ends;",
+        " cash purchase; no software licence; from `pricing/engine.py` with the bundled catalogue)",
         "",
     ]
+    c0 = rows[0][1]
+    ops, t = c0.operations, c0.training
+    if ops is not None and ops.hardware_capex_usd:
+        lines += [
+            "  hardware bought: "
+            + ", ".join(f"{k} {_usd(v)}" for k, v in ops.hardware_capex_usd.items() if v),
+            f"  file system {t.storage_system_tb:,.0f} TB usable, sized by {t.storage_sized_by}"
+            f" ({t.storage_tb:,.1f} TB of checkpoints and data, "
+            f"{t.checkpoint.write_bandwidth_gbyte_per_s:,.0f} GB/s of checkpoint writes); "
+            f"{ops.racks:,} {ops.cooling}-cooled racks, {ops.mgmt_servers:.1f} management servers",
+            "",
+        ]
     for util, c in rows:
         rate, parts = _per_gpu_hour(c)
         top = ", ".join(

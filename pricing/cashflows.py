@@ -138,7 +138,44 @@ def make_context(
 # --- owned hardware ----------------------------------------------------------------------------
 
 
+#: what sizes the parallel file system, in the order `storage_system` compares them
+STORAGE_SIZED_BY = ("capacity", "bandwidth", "minimum system")
+#: the rack's cabinet comes with a rack-scale system (the GB200 NVL72 quote is a whole rack with
+#: its power shelves) and is bought separately for air-cooled servers
+CABINET_BOUGHT = {"air": 1.0, "liquid": 0.0}
+#: cooling loop in the white space (CDUs, manifolds, secondary loop) per kW of IT load
+LIQUID_LOOP = {"air": 0.0, "liquid": 1.0}
+
+
+def storage_system(inp: CostInputs, P: dict) -> tuple[np.ndarray, list[str]]:
+    """Usable TB of the parallel file system bought and what sized it: the largest of the
+    capacity it holds (kept checkpoints + dataset copies, `storage_tb`), the TB whose write
+    bandwidth the plan assumes (bandwidth / storage_write_gbyte_per_s_per_tb, all-flash
+    Lustre: NERSC Perlmutter) and the smallest system sold (storage_min_system_tb)."""
+    cap = np.broadcast_to(np.asarray(inp.storage_tb, dtype=float), P["storage_min_system_tb"].shape)
+    need = np.stack(
+        [
+            cap,
+            inp.storage_write_gbyte_per_s / P["storage_write_gbyte_per_s_per_tb"],
+            P["storage_min_system_tb"],
+        ]
+    )
+    which = np.argmax(need, axis=0)[:, 0]
+    return need.max(axis=0), [STORAGE_SIZED_BY[i] for i in which]
+
+
+def mgmt_servers(inp: CostInputs, P: dict) -> np.ndarray:
+    """Head, login and management servers: max(minimum, servers per 1,000 GPUs × GPUs / 1,000)
+    (NVIDIA DGX SuperPOD H100 reference: 5 management servers for 127 DGX nodes)."""
+    return np.maximum(P["mgmt_min_servers"], P["mgmt_servers_per_1000_gpus"] * inp.gpus / 1000)
+
+
 def hardware_capex(inp: CostInputs, P: dict) -> dict[str, np.ndarray]:
+    """Owned hardware by line (USD): servers and spares; the compute fabric; the parallel file
+    system (`storage_system` TB × raw $/TB × system uplift); the front-end/storage and
+    out-of-band networks per node; the management servers; cabinets and PDUs per rack (racks
+    from timeline.csv GPUs per rack); the liquid-cooling loop per kW where the GPU needs one;
+    installation per node."""
     servers = inp.gpus * P["server_usd_per_gpu"]
     # the servers' own price includes their 400G NICs (hardware_prices.csv: the quotes are for
     # complete HGX/DGX systems), so the fabric is the switches and the optics between them
@@ -146,11 +183,23 @@ def hardware_capex(inp: CostInputs, P: dict) -> dict[str, np.ndarray]:
         inp.switches * P["ib_switch_64port_ndr_usd_per_switch"]
         + inp.transceivers * P["optic_400g_usd_per_transceiver"]
     )
+    storage_tb, _ = storage_system(inp, P)
     return {
         "servers": servers,
         "spares": servers * P["spares_pct_of_nodes"] / 100,
         "fabric": fabric,
-        "storage": inp.storage_tb * P["storage_buy_usd_per_tb"] * P["storage_system_uplift_ratio"],
+        "storage": storage_tb * P["storage_buy_usd_per_tb"] * P["storage_system_uplift_ratio"],
+        "networks": inp.nodes
+        * (P["frontend_network_usd_per_node"] + P["oob_network_usd_per_node"]),
+        "management servers": mgmt_servers(inp, P) * P["cpu_server_usd_per_server"],
+        "racks and PDUs": inp.racks
+        * (
+            CABINET_BOUGHT[inp.cooling] * P["rack_cabinet_usd_per_rack"]
+            + P["rack_pdu_usd_per_rack"]
+        ),
+        "liquid cooling": LIQUID_LOOP[inp.cooling]
+        * inp.it_power_kw
+        * P["liquid_cooling_usd_per_kw"],
         "installation": inp.nodes * P["installation_usd_per_node"],
     }
 

@@ -35,6 +35,9 @@ KEY_SUFFIX_UNITS: dict[str, str] = {
     "_usd_per_switch": "USD/switch", "_usd_per_year": "USD/year", "_years": "years",
     "_months": "months", "_weeks": "weeks", "_days": "days", "_usd_per_gb": "USD/GB",
     "_usd_per_transceiver": "USD/transceiver", "_usd_per_port": "USD/port", "_usd_per_kw": "USD/kW",
+    "_usd_per_rack": "USD/rack", "_usd_per_server": "USD/server", "_tb": "TB",
+    "_gbyte_per_s_per_tb": "GB/s per TB", "_servers_per_1000_gpus": "servers/1000 GPUs",
+    "_servers": "servers",
 }
 # Scalars the cost engine expects; absent ones are reported by Catalogue.missing().
 EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
@@ -52,6 +55,10 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
     "insurance_pct_per_year", "sales_tax_pct", "property_tax_pct_per_year", "hardware_deposit_pct",
     "ops_hiring_lead_months", "resale_bulk_haircut_pct", "gpu_share_of_server_cost_pct",
     "host_value_decline_pct_per_year", "fabric_value_decline_pct_per_year",
+    "storage_write_gbyte_per_s_per_tb", "storage_min_system_tb", "frontend_network_usd_per_node",
+    "oob_network_usd_per_node", "mgmt_servers_per_1000_gpus", "mgmt_min_servers",
+    "cpu_server_usd_per_server", "rack_cabinet_usd_per_rack", "rack_pdu_usd_per_rack",
+    "liquid_cooling_usd_per_kw",
 )
 PLANNER_DEFAULT_SOURCE = "planner default (no public figure found)"
 # timeline.csv vocabulary; pricing/timeline.py says what each phase and quantity means

@@ -252,7 +252,7 @@ def compare(
     recommendation = ds.recommend(inp, ordered, uncertainty)
     comparison = Comparison(
         scenario=scenario,
-        training=_training_summary(inp, sized_for),
+        training=_training_summary(inp, P, sized_for),
         options=ordered,
         recommendation=recommendation,
         sensitivity=sensitivity,
@@ -284,6 +284,10 @@ def _operations(inp: CostInputs, P: dict[str, np.ndarray]) -> Operations:
         spare_nodes=float(cf.spare_nodes(inp, P)[0, 0]),
         failures_per_gpu_day=rate,
         interruptions_per_week=rate * inp.gpus * 7,
+        hardware_capex_usd={k: float(v[0, 0]) for k, v in cf.hardware_capex(inp, P).items()},
+        mgmt_servers=float(cf.mgmt_servers(inp, P)[0, 0]),
+        racks=inp.racks,
+        cooling=inp.cooling,
     )
 
 
@@ -291,8 +295,11 @@ def _unavailable(inp: CostInputs, option: str) -> OptionResult:
     return OptionResult.unavailable(option, LABELS[option], inp.unavailable[option], inp.months)
 
 
-def _training_summary(inp: CostInputs, sized_for: str | None = None) -> TrainingSummary:
+def _training_summary(
+    inp: CostInputs, P: dict[str, np.ndarray], sized_for: str | None = None
+) -> TrainingSummary:
     p = inp.plan
+    system_tb, sized_by = cf.storage_system(inp, P)
     return TrainingSummary(
         model=p.model.name,
         gpu=p.gpu,
@@ -309,6 +316,8 @@ def _training_summary(inp: CostInputs, sized_for: str | None = None) -> Training
         gpu_hours_per_run=p.gpu_hours,
         it_power_kw=inp.it_power_kw,
         storage_tb=inp.storage_tb,
+        storage_system_tb=float(system_tb[0, 0]),
+        storage_sized_by=sized_by[0],
         fabric_switches=inp.switches,
         transceivers=inp.transceivers,
         memory_gib_per_gpu=p.memory_gib_per_gpu,

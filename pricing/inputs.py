@@ -28,6 +28,7 @@ from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the 
     HOURS_PER_MONTH,
 )
 from pricing.catalogue import PLANNER_DEFAULT_SOURCE, Catalogue, MissingFigureError
+from pricing.timeline import racks as rack_count
 from pricing.timeline import ready_day
 
 #: the owned option whose provisioning sets when owned hardware starts to age
@@ -86,6 +87,16 @@ CATALOGUE_KEYS = (
     "gpu_share_of_server_cost_pct",
     "host_value_decline_pct_per_year",
     "fabric_value_decline_pct_per_year",
+    "storage_write_gbyte_per_s_per_tb",
+    "storage_min_system_tb",
+    "frontend_network_usd_per_node",
+    "oob_network_usd_per_node",
+    "mgmt_servers_per_1000_gpus",
+    "mgmt_min_servers",
+    "cpu_server_usd_per_server",
+    "rack_cabinet_usd_per_rack",
+    "rack_pdu_usd_per_rack",
+    "liquid_cooling_usd_per_kw",
 )
 
 
@@ -105,6 +116,8 @@ OVERRIDE_RANGES: dict[str, tuple[float, float]] = {
     # a 100 % discount would make the 3-year rent (1-year rate × (1 − d3) / (1 − d1)) divide by 0
     "committed_1y_discount_pct": (0.0, 95.0),
     "committed_3y_discount_pct": (0.0, 95.0),
+    # the file system's TB for a bandwidth is bandwidth / this: 0 would ask for infinite storage
+    "storage_write_gbyte_per_s_per_tb": (0.001, 100.0),
 }
 DISCOUNT_KEYS = frozenset({"committed_1y_discount_pct", "committed_3y_discount_pct"})
 NOT_OVERRIDABLE = frozenset({"runs", "utilisation_pct"})
@@ -149,6 +162,12 @@ class CostInputs:
     unavailable: dict[str, str] = field(default_factory=dict)
     #: the owned hardware's age when the term ends, years (resale is priced at it)
     resale_age_years: float = 0.0
+    #: "air" or "liquid" (pricing/timeline.py racks), and the racks the GPUs fill
+    cooling: str = "air"
+    racks: int = 0
+    #: write bandwidth the file system must sustain: the one the plan's goodput assumes
+    #: (models/reliability.py: the scenario's, else max(5, 0.125 x GPUs) GB/s)
+    storage_write_gbyte_per_s: float = 0.0
 
     def value(self, key: str) -> float:
         return self.figures[key].value
@@ -430,6 +449,7 @@ def build_inputs(
         CHECKPOINTS_KEPT * plan.checkpoint.size_gib * BYTES_PER_GIB / BYTES_PER_TB
         + DATASET_COPIES * plan.storage.dataset_tb
     )
+    cooling, racks = rack_count(cat, OWNED_TIMELINE_OPTION, gpu.gpu_id, plan.gpus)
     return CostInputs(
         scenario=scenario,
         catalogue=cat,
@@ -446,4 +466,7 @@ def build_inputs(
         transceivers=plan.fabric.transceivers,
         unavailable=unavailable,
         resale_age_years=min(age_years, 6.0),
+        cooling=cooling,
+        racks=racks,
+        storage_write_gbyte_per_s=plan.checkpoint.write_bandwidth_gbyte_per_s,
     )

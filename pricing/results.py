@@ -211,6 +211,10 @@ class TrainingSummary(Record):
     gpu_hours_per_run: float
     it_power_kw: float
     storage_tb: float
+    #: usable TB of the parallel file system an owned cluster buys (pricing/cashflows.py
+    #: storage_system) and what sized it: "capacity", "bandwidth" or "minimum system"
+    storage_system_tb: float = 0.0
+    storage_sized_by: str = ""
     fabric_switches: int
     transceivers: int
     memory_gib_per_gpu: dict[str, float]
@@ -246,6 +250,14 @@ class Operations(Record):
     failures_per_gpu_day: float
     #: job interruptions a week on the planned GPUs (failures per GPU-day × GPUs × 7)
     interruptions_per_week: float
+    #: the owned hardware bought, line by line, USD (pricing/cashflows.py hardware_capex; the
+    #: lines sum to what the build option pays for hardware)
+    hardware_capex_usd: dict[str, float] = Field(default_factory=dict)
+    #: head, login and management servers bought (pricing/cashflows.py mgmt_servers)
+    mgmt_servers: float = 0.0
+    #: racks the GPUs fill and how they are cooled ("air" or "liquid")
+    racks: int = 0
+    cooling: str = ""
 
 
 class Comparison(Record):

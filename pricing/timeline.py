@@ -111,6 +111,14 @@ def _cooling(cat: Catalogue, gpu_id: str) -> str:
     return "liquid" if any(r.item == "rack_nvl72" for r in cat.server_prices(gpu_id)) else "air"
 
 
+def racks(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[str, int]:
+    """(cooling, racks) of a build: 'air' or 'liquid' (`_cooling`) and ceil(GPUs / GPUs per rack)
+    from the rack_and_cable gpus_per_rack row for that cooling, the figure the timeline uses."""
+    cooling = _cooling(cat, gpu_id)
+    per_rack = cat.timeline_row(option, "rack_and_cable", "gpus_per_rack", applies_to=cooling).mid
+    return cooling, math.ceil(gpus / per_rack)
+
+
 def _procurement(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[float, str]:
     lead = cat.lead_time(gpu_id)
     ramp = cat.timeline_row(option, "procurement", "order_size_ramp")

@@ -4,7 +4,7 @@ Each expected value is computed here from first principles (the formula is in th
 it), never by calling the code under test. The flows are driven through `pricing.cashflows` with a
 hand-set ready day and run length, on the made-up fixture catalogue (tests/fixtures/catalogue) with
 overrides that make the capital cost a round number: 8 H100 at 12,500 USD each = 100,000 USD, with
-spares, fabric, storage and installation set to 0.
+spares, fabric, storage, networks, management servers, racks, cooling and installation set to 0.
 
 Units: a month is 365.25 / 12 = 30.4375 days and 730.5 hours.
 """
@@ -23,7 +23,7 @@ MONTH_DAYS = 365.25 / 12  # 30.4375
 MONTH_HOURS = 365.25 * 24 / 12  # 730.5
 GPUS = 8
 CAPEX = GPUS * 12_500.0  # 100,000 USD
-#: capital cost = servers only: spares, fabric, storage and installation priced at 0
+#: capital cost = servers only: every other hardware line priced at 0
 ROUND_CAPEX = {
     "server_usd_per_gpu": 12_500.0,
     "spares_pct_of_nodes": 0.0,
@@ -31,6 +31,12 @@ ROUND_CAPEX = {
     "optic_400g_usd_per_transceiver": 0.0,
     "storage_buy_usd_per_tb": 0.0,
     "installation_usd_per_node": 0.0,
+    "frontend_network_usd_per_node": 0.0,
+    "oob_network_usd_per_node": 0.0,
+    "cpu_server_usd_per_server": 0.0,
+    "rack_cabinet_usd_per_rack": 0.0,
+    "rack_pdu_usd_per_rack": 0.0,
+    "liquid_cooling_usd_per_kw": 0.0,
 }
 #: the financing formulas alone: no deposit with the order, no sales tax financed beside the
 #: hardware, and the whole server resold at the GPU resale curve with no whole-cluster haircut

@@ -104,12 +104,23 @@ def test_build_rebuilt_line_by_line(cat):
     fabric = inp.switches * v("ib_switch_64port_ndr_usd_per_switch") + inp.transceivers * v(
         "optic_400g_usd_per_transceiver"
     )  # the server quotes include their NICs
+    # the file system: the most of capacity, write bandwidth / GB/s per TB and the smallest system
+    system_tb = max(
+        inp.storage_tb,
+        inp.plan.checkpoint.write_bandwidth_gbyte_per_s / v("storage_write_gbyte_per_s_per_tb"),
+        v("storage_min_system_tb"),
+    )
+    racks = 256 // 32  # air-cooled H100: 32 GPUs a rack (timeline.csv), 8 racks
     installation = inp.nodes * v("installation_usd_per_node")
     equipment = (
         servers * (1 + v("spares_pct_of_nodes") / 100)
         + fabric
-        + inp.storage_tb * v("storage_buy_usd_per_tb") * v("storage_system_uplift_ratio")
-    )
+        + system_tb * v("storage_buy_usd_per_tb") * v("storage_system_uplift_ratio")
+        + inp.nodes * (v("frontend_network_usd_per_node") + v("oob_network_usd_per_node"))
+        + max(v("mgmt_min_servers"), v("mgmt_servers_per_1000_gpus") * 256 / 1000)
+        * v("cpu_server_usd_per_server")
+        + racks * (v("rack_cabinet_usd_per_rack") + v("rack_pdu_usd_per_rack"))
+    )  # no liquid-cooling loop for air-cooled GPUs
     assert b.breakdown_usd["hardware"] == pytest.approx(equipment + installation)
     # the deposit with the order in month 0, the balance on acceptance
     paid = b.monthly_by_category_usd["hardware"]

@@ -174,6 +174,8 @@ CONTEXT = {
     "cloud_committed_1y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_1y", "rent"]}},
     "cloud_committed_3y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_3y", "rent"]}},
     "licence_usd_per_gpu_year": {"options": {"software_licence": True}},
+    # the liquid-cooling loop is bought only for liquid-cooled GPUs (a GB200 NVL72 rack)
+    "liquid_cooling_usd_per_kw": {"cluster": {"gpu": "GB200", "gpus": 72}},
     "utilisation_pct": None,
     "runs": None,
 }
@@ -186,6 +188,9 @@ BINDING_VALUE = {
     "ops_min_team_fte": 50.0,
     "rented_ops_min_team_fte": 50.0,
     "rent_min_term_months": 60.0,
+    # on 64 GPUs the smallest file system and the minimum of 3 management servers bind
+    "mgmt_servers_per_1000_gpus": 500.0,
+    "storage_write_gbyte_per_s_per_tb": 0.001,
 }
 
 
