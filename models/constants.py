@@ -104,3 +104,16 @@ FP4_GEMM_RELATIVE_EFFICIENCY = FP8_GEMM_RELATIVE_EFFICIENCY
 #: bursts): planner default (no public figure found): with random arrivals (M/M/1) the mean wait is
 #: ρ/(1−ρ) service times, 4 at 80 %, the usual ceiling in capacity planning; a user input.
 SERVE_TARGET_UTILISATION = 0.80
+
+# --- fine-tuning (models/finetune.py) -------------------------------------------------------------
+#: Bytes per frozen weight of a QLoRA base in 4-bit NormalFloat with double quantisation: 4 bits plus
+#: 8/64 + 32/(64·256) = 0.127 bits of quantisation constants per parameter (Dettmers et al. 2023,
+#: "QLoRA: Efficient Finetuning of Quantized LLMs", arXiv 2305.14314, Sec. 3 Double Quantization).
+#: Linear layers only: embeddings, the output layer and norms stay BF16 (bitsandbytes replaces nn.Linear).
+NF4_BYTES_PER_PARAM = (4 + 0.127) / 8
+#: HBM bytes moved per frozen NF4 weight each time a GEMM uses it (forward, backward, recompute):
+#: QLoRA "dequantize[s] the storage data type to the computation data type to perform the forward
+#: and backward pass" (same paper, Sec. 3): read the NF4 bytes, write a BF16 copy (2 B) that the BF16
+#: GEMM then reads, at HBM_EFFICIENCY. No measured overhead figure with stated settings was found to
+#: set it instead (Google's Vertex AI LoRA/QLoRA page says only "LoRA is about 66% faster").
+QLORA_DEQUANT_BYTES_PER_PARAM = NF4_BYTES_PER_PARAM + 2

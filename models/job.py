@@ -40,6 +40,9 @@ class Job:
     #: Tensor-parallel collectives split into chunks and overlapped with the neighbouring GEMMs
     #: (Transformer Engine userbuffers, NeMo ub_tp_comm_overlap); off in Megatron before 2023.
     tp_comm_overlap: bool = False
+    #: Weight-gradient GEMMs run in backward (False for a frozen base under LoRA/QLoRA: backward then
+    #: computes only activation gradients, one GEMM per linear layer instead of two; models/finetune.py).
+    weight_gradients: bool = True
 
     @property
     def fused_attention(self) -> bool:

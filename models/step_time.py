@@ -3,7 +3,8 @@
 Per layer and micro-batch on one GPU:
 - GEMMs: FLOPs / (peak · MAMF share · GEMM_SHARE_OF_MAMF) + GEMM_OVERHEAD_S per GEMM (small GEMMs lose efficiency);
   forward QKV 2Th(h+2·kv·d)/tp, output 2Th²/tp, MLP 2Th·f·(2 or 3)/tp; attention core 4Tsh/tp
-  (half of it with causal FlashAttention) at the kernel's ATTENTION_RELATIVE_EFFICIENCY; backward twice forward.
+  (half of it with causal FlashAttention) at the kernel's ATTENTION_RELATIVE_EFFICIENCY; backward twice forward
+  (once for the GEMMs of frozen weights, Job.weight_gradients: activation gradients only).
 - Element-wise kernels (norms, residuals, activations, dropout, softmax without FlashAttention) move
   bytes at HBM_EFFICIENCY of HBM bandwidth; h-wide ones split over tp only with sequence parallelism.
 - TP: two all-reduces (or reduce-scatter + all-gather) of T·h bf16 values forward, two backward, two
@@ -99,12 +100,14 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     routed = np.where(sp, T / tp, T) * s.experts_per_token * h * 2.0
     a2a = moe_share * coll.all_to_all_s(routed, lay.ep, a2a_bw, a2a_lat) if s.is_moe else 0.0
 
+    # backward GEMMs: activation gradients, plus weight gradients unless the weights are frozen
+    mm_b = (2.0 if job.weight_gradients else 1.0) * mm_f
     if job.tp_comm_overlap:  # each collective pipelined with its neighbouring GEMM
-        tp_f, tp_b = exposed(2 * tp_coll, mm_f), exposed(2 * tp_coll, 2 * mm_f)
+        tp_f, tp_b = exposed(2 * tp_coll, mm_f), exposed(2 * tp_coll, mm_b)
     else:
         tp_f = tp_b = 2 * tp_coll
     fwd = mm_f + attn_f + el_f + softmax_f + tp_f + 2 * a2a
-    bwd = 2 * (mm_f + attn_f + el_f + softmax_f) + tp_b + 2 * a2a
+    bwd = mm_b + 2 * (attn_f + el_f + softmax_f) + tp_b + 2 * a2a
     rec = np.select(
         [lay.recompute == Recompute.FULL, lay.recompute == Recompute.SELECTIVE],
         [fwd, attn_f + softmax_f],
@@ -114,7 +117,11 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     # --- stage, pipeline ----------------------------------------------------------------------
     lps = layers_per_stage(job, lay)
     logits_flops = 2 * T * h * s.vocab / tp
-    logits = 3 * (logits_flops / linear_peak + C.GEMM_OVERHEAD_S) + 3 * T * s.vocab * 4 / tp / hbm
+    logit_gemms = 3 if job.weight_gradients else 2
+    logits = (
+        logit_gemms * (logits_flops / linear_peak + C.GEMM_OVERHEAD_S)
+        + 3 * T * s.vocab * 4 / tp / hbm
+    )
     stage = lps * (fwd + bwd + rec) + logits
     m = lay.microbatches
     compute = m * stage

@@ -1,0 +1,497 @@
+"""Fine-tuning: full-parameter SFT, LoRA and QLoRA of a preset model on one GPU type: trainable
+parameters, memory per GPU by part, step time, tokens/s, wall-clock and GPU-hours for a dataset, and
+the smallest GPU count that fits.
+
+The training core does the physics (models/search.py, memory.py, step_time.py), layout by layout:
+- Full SFT is the core unchanged: bf16 weights, fp32 gradients, Adam states (2 + 4 + 12 B/param)
+  sharded by ZeRO 1–3 / FSDP, activations with none, selective or full recompute.
+- LoRA (Hu et al. 2021): adapters B·A of rank r beside each adapted matrix W (d_in × d_out) add
+  r·(d_in + d_out) trainable parameters; PEFT's count for Llama 2 7B, rank 8 on q and v, is 4.19 M.
+  The frozen base is held at 2 B/param (1 with FP8 weights), split over tp·pp and not over dp (no
+  ZeRO/FSDP of the base is modelled); adapters carry 2 + 4 + 12 B/param. Backward computes
+  activation gradients through every frozen GEMM but no weight gradients (Job.weight_gradients),
+  so linear layers cost 1× forward in backward instead of 2×; attention and element-wise kernels as in
+  training. Adapter GEMMs: 2·T·r·(d_in + d_out) FLOPs and two GEMM launches per matrix forward,
+  twice that backward, at the core's GEMM rate and GEMM_OVERHEAD_S. Data parallelism all-reduces
+  adapter gradients only (exposed beyond DP_OVERLAP of compute); the optimizer updates adapters only.
+- QLoRA (Dettmers et al. 2023): LoRA over a base whose linear layers are NF4 (NF4_BYTES_PER_PARAM,
+  constants included); each GEMM of a frozen weight first dequantises it to BF16
+  (QLORA_DEQUANT_BYTES_PER_PARAM of HBM traffic per weight per use: forward, backward, recompute).
+Wall-clock = steps × step time, steps = ⌈dataset tokens × epochs / (global batch × sequence length)⌉
+(no failure or restart time: fine-tunes are hours, not months). Activations are the core's: every
+adapted projection still needs its input saved, so LoRA saves about what training does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from models import collectives as coll
+from models import constants as C
+from models.errors import InputError
+from models.hardware import GpuSpec, get_gpu, load_gpus
+from models.job import Job, layers_per_stage, stage_params
+from models.layouts import RECOMPUTE_MODES, Layouts, Recompute
+from models.memory import GIB, fits
+from models.record import Record
+from models.search import all_layouts, evaluate
+from models.shapes import ModelShape, get_preset, load_presets
+from models.sizing import gpu_ladder
+from models.units import BITS_PER_BYTE, BYTES_PER_GB, SECONDS_PER_HOUR
+
+Method = Literal["full", "lora", "qlora"]
+Target = Literal["q", "k", "v", "o", "gate", "up", "down"]
+#: PEFT's target_modules="all-linear" for a Llama-style block: attention and MLP projections
+ALL_TARGETS: tuple[Target, ...] = ("q", "k", "v", "o", "gate", "up", "down")
+#: fine-tunes the planner sizes: up to 512 nodes of 8
+MAX_FINETUNE_GPUS = 4096
+#: the buyer's rule of thumb printed beside the model: tokens/s = MFU × peak × GPUs / (6 × params)
+RULE_OF_THUMB_MFU = 0.40
+#: and memory: bytes per parameter of the whole model, by method (mixed-precision Adam 16, a BF16
+#: base 2, a 4-bit base 0.5), spread over the GPUs
+RULE_OF_THUMB_BYTES_PER_PARAM = {"full": 16.0, "lora": 2.0, "qlora": 0.5}
+
+
+class FinetuneInputs(Record):
+    """What to fine-tune, how, on how much data, on what."""
+
+    model: str = Field(description="model preset id (models/data/model_presets.csv)")
+    method: Method = Field(description="full (all parameters), lora, or qlora (4-bit NF4 base)")
+    gpu: str = Field(description="GPU id (models/data/gpus.csv)")
+    gpus: int | None = Field(
+        None, ge=1, le=MAX_FINETUNE_GPUS, description="fix the GPU count; default the fewest"
+    )
+    lora_rank: int = Field(16, ge=1, le=4096, description="LoRA rank r")
+    lora_targets: tuple[Target, ...] = Field(
+        ALL_TARGETS, min_length=1, description="matrices adapted: q k v o gate up down"
+    )
+    tokens: float | None = Field(None, gt=0, le=1e13, description="dataset tokens (one epoch)")
+    examples: int | None = Field(None, ge=1, le=10**10, description="dataset examples")
+    tokens_per_example: int | None = Field(None, ge=1, le=10**7, description="mean tokens each")
+    epochs: float = Field(1.0, gt=0, le=1000)
+    seq_len: int = Field(4096, ge=128, le=131_072, description="tokens per training sequence")
+    global_batch_seqs: int = Field(32, ge=1, le=65_536, description="sequences per optimizer step")
+    precision: Literal["bf16", "fp8"] = Field(
+        "bf16", description="GEMMs (and a LoRA base held in FP8)"
+    )
+
+    @model_validator(mode="after")
+    def _one_dataset_size(self):
+        by_examples = self.examples is not None or self.tokens_per_example is not None
+        if self.tokens is not None and by_examples:
+            raise ValueError("give either tokens or examples × tokens_per_example, not both")
+        if self.tokens is None and (self.examples is None or self.tokens_per_example is None):
+            raise ValueError("give tokens, or both examples and tokens_per_example")
+        if len(set(self.lora_targets)) != len(self.lora_targets):
+            raise ValueError("lora_targets names a matrix twice")
+        return self
+
+    @property
+    def dataset_tokens(self) -> float:
+        """One epoch's tokens."""
+        if self.tokens is not None:
+            return float(self.tokens)
+        return float(self.examples) * float(self.tokens_per_example)
+
+
+class FinetuneLayout(Record):
+    tp: int
+    pp: int
+    dp: int
+    zero: int
+    recompute: str
+    micro_batch: int
+    microbatches: int
+    global_batch_seqs: int
+
+
+class FinetunePlan(Record):
+    """A fine-tuning run sized on one GPU type; memory per GPU, time for the whole dataset."""
+
+    model: str
+    method: str
+    gpu: str
+    precision: str
+    gpus: int
+    nodes: int
+    sizing: str = Field(description='"fixed" or "smallest that fits"')
+    min_gpus: int = Field(description="the fewest GPUs on the node ladder with a fitting layout")
+    lora_rank: int | None
+    lora_targets: list[str] | None
+    params_total: float
+    trainable_params: float
+    layout: FinetuneLayout
+    memory_gib_per_gpu: dict[str, float]
+    memory_capacity_gib: float
+    activations_gib_no_recompute: float = Field(description="same layout, nothing recomputed")
+    activations_gib_full_recompute: float = Field(description="same layout, full recompute")
+    step_time_s: float
+    step_breakdown_s: dict[str, float]
+    tokens_per_s: float
+    tokens_per_s_per_gpu: float
+    dataset_tokens: float
+    epochs: float
+    steps: int
+    train_hours: float
+    gpu_hours: float
+    rule_of_thumb_tokens_per_s: float = Field(
+        description="MFU 40 % × dense peak × GPUs ÷ (6 × parameters)"
+    )
+    rule_of_thumb_memory_gib_per_gpu: float = Field(
+        description="16 / 2 / 0.5 bytes per parameter (full / LoRA / QLoRA) ÷ GPUs"
+    )
+    layouts_evaluated: int
+
+
+# --- parameters -----------------------------------------------------------------------------------
+
+
+def _matrices(shape: ModelShape) -> dict[str, tuple[float, float, float]]:
+    """(d_in, d_out, copies over the whole model) of each adaptable matrix; an MoE layer has one
+    MLP per routed and shared expert, a dense layer one (MLP widths averaged over the copies)."""
+    h, d, L = shape.hidden, shape.head_dim, shape.layers
+    q_width, kv_width = shape.heads * d, shape.kv_heads * d
+    if shape.is_moe:
+        mlps = [
+            (shape.dense_ffn_hidden or shape.ffn_hidden, shape.layers - shape.moe_layers),
+            (shape.ffn_hidden, shape.moe_layers * (shape.experts + shape.shared_experts)),
+        ]
+    else:
+        mlps = [(shape.ffn_hidden, L)]
+    copies = sum(n for _, n in mlps)
+    f = sum(w * n for w, n in mlps) / copies
+    out = {"q": (h, q_width, L), "k": (h, kv_width, L), "v": (h, kv_width, L), "o": (q_width, h, L)}
+    if shape.gated_mlp:
+        out["gate"] = (h, f, copies)
+    out["up"] = (h, f, copies)
+    out["down"] = (f, h, copies)
+    return out
+
+
+def lora_params(shape: ModelShape, rank: int, targets=ALL_TARGETS) -> float:
+    """Σ over adapted matrices and their copies of r·(d_in + d_out) (B is d_out×r, A is r×d_in)."""
+    mats = _matrices(shape)
+    return float(sum(rank * (mats[t][0] + mats[t][1]) * mats[t][2] for t in targets if t in mats))
+
+
+def adapted_matrices_per_layer(shape: ModelShape, targets) -> float:
+    """Adapted matrices one layer runs per token (an MoE layer runs k routed + shared experts)."""
+    mats = _matrices(shape)
+    mlp_per_token = (
+        (shape.experts_per_token + shape.shared_experts) * shape.moe_layers
+        + (shape.layers - shape.moe_layers)
+    ) / shape.layers
+    return float(
+        sum((mlp_per_token if t in ("gate", "up", "down") else 1.0) for t in targets if t in mats)
+    )
+
+
+def adapter_flops_per_token(shape: ModelShape, rank: int, targets) -> float:
+    """Forward FLOPs of the adapters one token passes through: 2·r·(d_in + d_out) per matrix."""
+    mats = _matrices(shape)
+    per_token_mlp = (shape.experts_per_token + shape.shared_experts) if shape.is_moe else 1
+    total = 0.0
+    for t in targets:
+        if t not in mats:
+            continue
+        din, dout, copies = mats[t]
+        if t in ("gate", "up", "down") and shape.is_moe:
+            copies = shape.moe_layers * per_token_mlp + (shape.layers - shape.moe_layers)
+        total += 2 * rank * (din + dout) * copies
+    return total
+
+
+def linear_params(shape: ModelShape) -> float:
+    """Parameters in linear layers (what NF4 quantises): all but embeddings, norms and routers."""
+    routers = shape.moe_layers * shape.hidden * shape.experts
+    norms = 2 * shape.hidden * shape.layers + shape.hidden
+    return shape.params_total - shape.embedding_params - norms - routers
+
+
+def trainable_params(inp: FinetuneInputs, shape: ModelShape) -> float:
+    if inp.method == "full":
+        return float(shape.params_total)
+    return lora_params(shape, inp.lora_rank, inp.lora_targets)
+
+
+def base_bytes_per_param(inp: FinetuneInputs, shape: ModelShape) -> float:
+    """Mean bytes per frozen base parameter: BF16 2 (FP8 1); QLoRA NF4 on linear layers, BF16 on
+    the rest."""
+    if inp.method == "qlora":
+        lin = linear_params(shape)
+        rest = shape.params_total - lin
+        return (lin * C.NF4_BYTES_PER_PARAM + rest * C.WEIGHT_BYTES) / shape.params_total
+    return 1.0 if inp.precision == "fp8" else float(C.WEIGHT_BYTES)
+
+
+# --- one GPU count, every layout ------------------------------------------------------------------
+
+
+def job_for(inp: FinetuneInputs, shape: ModelShape, gpu: GpuSpec) -> Job:
+    return Job(
+        shape,
+        gpu,
+        inp.seq_len,
+        inp.global_batch_seqs,
+        inp.precision,
+        weight_gradients=inp.method == "full",
+    )
+
+
+def breakdowns(inp: FinetuneInputs, job: Job, lay: Layouts) -> tuple[dict, dict]:
+    """(memory bytes, step seconds) by part for every layout: the core's for full SFT; for LoRA and
+    QLoRA the core's activations and frozen-base step, with base, adapter, optimizer, data-parallel
+    and dequantisation terms replaced as in the module docstring."""
+    mem, step = evaluate(job, lay)
+    if inp.method == "full":
+        return mem, step
+    shape, g = job.shape, job.gpu
+    ne, ex = stage_params(job, lay)
+    held = ne + ex
+    share = held / shape.params_total
+    adapters = lora_params(shape, inp.lora_rank, inp.lora_targets) * share
+    base = held * base_bytes_per_param(inp, shape)
+    weights = base + adapters * C.WEIGHT_BYTES
+    grads = adapters * C.GRAD_BYTES
+    optimizer = adapters * C.OPTIMIZER_BYTES
+    total = weights + grads + optimizer + mem["activations"] + mem["overhead"]
+    memory = {
+        "base_weights": base,
+        "adapter_weights": adapters * C.WEIGHT_BYTES,
+        "gradients": grads,
+        "optimizer": optimizer,
+        "activations": mem["activations"],
+        "overhead": mem["overhead"],
+        "total": total,
+    }
+
+    rel = C.FP8_GEMM_RELATIVE_EFFICIENCY if inp.precision == "fp8" else 1.0
+    linear_peak = (
+        g.peak_tflops(inp.precision) * 1e12 * rel * g.matmul_fraction_of_peak * C.GEMM_SHARE_OF_MAMF
+    )
+    hbm = g.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
+    tp, pp, v = lay.tp.astype(float), lay.pp.astype(float), lay.interleave.astype(float)
+    slots = lay.microbatches + (pp - 1) / v  # stage slots per step, bubble included (1F1B)
+    lps = layers_per_stage(job, lay)
+    T = lay.micro_batch * job.seq_len
+    full_rec = lay.recompute == Recompute.FULL
+    passes = 2.0 + full_rec  # forward, backward, and the recomputed forward
+    per_layer_flops = adapter_flops_per_token(shape, inp.lora_rank, inp.lora_targets) / shape.layers
+    mats = adapted_matrices_per_layer(shape, inp.lora_targets)
+    # forward 1×, backward 2× (activation and weight gradients), recompute 1× more
+    adapter_s = (
+        slots
+        * lps
+        * (
+            (3.0 + full_rec) * T * per_layer_flops / tp / linear_peak
+            + (6.0 + 2 * full_rec) * mats * C.GEMM_OVERHEAD_S
+        )
+    )
+    dequant = np.zeros(len(lay))
+    if inp.method == "qlora":
+        lin_share = linear_params(shape) / shape.params_total
+        dequant = slots * passes * held * lin_share * C.QLORA_DEQUANT_BYTES_PER_PARAM / hbm
+    up_bw = g.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    out_bw = g.scaleout_bandwidth_gbit_per_s / BITS_PER_BYTE * BYTES_PER_GB * C.SCALEOUT_EFFICIENCY
+    inside = tp * lay.dp <= g.scaleup_domain_gpus
+    bw = np.where(inside, up_bw, out_bw)
+    lat = np.where(inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
+    reduce = coll.all_reduce_s(C.GRAD_BYTES * adapters, lay.dp, bw, lat)
+    hide = C.DP_OVERLAP * step["compute"] / np.maximum(lay.microbatches, 1)
+    data_parallel = np.maximum(0.0, reduce - hide) + C.OVERLAP_INTERFERENCE * np.minimum(
+        reduce, hide
+    )
+    opt_step = adapters * C.OPTIMIZER_STEP_BYTES / hbm
+    base_part = step["compute"] + step["pipeline_bubble"] + step["pipeline_p2p"]
+    total_s = base_part + adapter_s + dequant + data_parallel + opt_step
+    steps = {
+        "compute": step["compute"],
+        "pipeline_bubble": step["pipeline_bubble"],
+        "pipeline_p2p": step["pipeline_p2p"],
+        "adapters": adapter_s,
+        "dequantisation": dequant,
+        "data_parallel": data_parallel,
+        "optimizer": opt_step,
+        "total": total_s,
+    }
+    return memory, steps
+
+
+def _layouts(inp: FinetuneInputs, job: Job, gpus: int) -> Layouts:
+    lay = all_layouts(job, gpus)
+    if inp.method != "full":  # the frozen base is not sharded over data parallelism
+        lay = lay.take(np.nonzero(lay.zero == 0)[0])
+    return lay
+
+
+def _best(inp: FinetuneInputs, job: Job, gpus: int):
+    """(layouts, memory, step, index of the fastest fitting layout) or None when none fits."""
+    lay = _layouts(inp, job, gpus)
+    if len(lay) == 0:
+        return None
+    mem, step = breakdowns(inp, job, lay)
+    ok = fits(job, mem["total"])
+    if not ok.any():
+        return None
+    cand = np.nonzero(ok)[0]
+    per_seq = step["total"][cand] / lay.batch_seqs[cand]
+    return lay, mem, step, int(cand[np.argmin(per_seq)])
+
+
+def _check(inp: FinetuneInputs) -> tuple[ModelShape, GpuSpec]:
+    if inp.model not in load_presets():
+        raise InputError(
+            "model", f"unknown model '{inp.model}'; choose one of: {', '.join(load_presets())}"
+        )
+    if inp.gpu not in load_gpus():
+        raise InputError("gpu", f"unknown GPU '{inp.gpu}'; choose one of: {', '.join(load_gpus())}")
+    gpu = get_gpu(inp.gpu)
+    if inp.precision == "fp8" and gpu.fp8_dense_tflops is None:
+        raise InputError("precision", f"{inp.gpu} has no FP8 tensor cores; use bf16")
+    if inp.precision == "fp8" and inp.method == "qlora":
+        raise InputError("precision", "QLoRA computes in BF16 over its 4-bit base; use bf16")
+    return get_preset(inp.model), gpu
+
+
+def plan_finetune(inp: FinetuneInputs) -> FinetunePlan:
+    """The fastest fitting layout on `gpus` GPUs, or on the fewest GPUs of the node ladder
+    (1, 2, 4, then whole nodes) that fit; always reports that fewest count."""
+    shape, gpu = _check(inp)
+    job = job_for(inp, shape, gpu)
+    ladder = gpu_ladder(gpu.gpus_per_node, MAX_FINETUNE_GPUS)
+    evaluated = 0
+    smallest = None
+    for n in ladder:
+        found = _best(inp, job, n)
+        if found is not None:
+            smallest = (n, found)
+            break
+    if smallest is None:
+        raise InputError(
+            "gpus",
+            f"{inp.model} ({inp.method}) does not fit on up to {MAX_FINETUNE_GPUS:,} {inp.gpu} "
+            f"with a batch of {inp.global_batch_seqs} × {inp.seq_len} tokens",
+        )
+    if inp.gpus is None:
+        n, (lay, mem, step, i) = smallest
+        sizing = "smallest that fits"
+    else:
+        n = inp.gpus
+        if n < smallest[0]:
+            raise InputError(
+                "gpus",
+                f"{inp.model} ({inp.method}) needs at least {smallest[0]} {inp.gpu}; "
+                f"give {smallest[0]} or more",
+            )
+        found = _best(inp, job, n)
+        if found is None:
+            raise InputError(
+                "gpus",
+                f"{n} GPUs cannot split a batch of {inp.global_batch_seqs} sequences into a "
+                f"layout that fits; try {smallest[0]} or a multiple of the batch",
+            )
+        lay, mem, step, i = found
+        sizing = "fixed"
+    evaluated += len(lay)
+    return _assemble(inp, shape, gpu, job, lay, mem, step, i, n, sizing, smallest[0], evaluated)
+
+
+def _assemble(inp, shape, gpu, job, lay, mem, step, i, n, sizing, min_gpus, evaluated):
+    row = lay.row(i)
+    step_s = float(step["total"][i])
+    batch_tokens = row["global_batch_seqs"] * inp.seq_len
+    steps = math.ceil(inp.dataset_tokens * inp.epochs / batch_tokens)
+    hours = steps * step_s / SECONDS_PER_HOUR
+    alt = {}
+    for mode in (Recompute.NONE, Recompute.FULL):
+        one = lay.take([i])
+        one = Layouts(**{**one.__dict__, "recompute": np.array([int(mode)], dtype=np.int64)})
+        alt[mode] = float(breakdowns(inp, job, one)[0]["activations"][0]) / GIB
+    trainable = trainable_params(inp, shape)
+    rule_tps = (
+        RULE_OF_THUMB_MFU * gpu.peak_tflops(inp.precision) * 1e12 * n / (6 * shape.params_total)
+    )
+    return FinetunePlan(
+        model=inp.model,
+        method=inp.method,
+        gpu=inp.gpu,
+        precision=inp.precision,
+        gpus=n,
+        nodes=math.ceil(n / gpu.gpus_per_node),
+        sizing=sizing,
+        min_gpus=min_gpus,
+        lora_rank=None if inp.method == "full" else inp.lora_rank,
+        lora_targets=None if inp.method == "full" else list(inp.lora_targets),
+        params_total=float(shape.params_total),
+        trainable_params=trainable,
+        layout=FinetuneLayout(
+            tp=row["tp"],
+            pp=row["pp"],
+            dp=row["dp"],
+            zero=row["zero"],
+            recompute=RECOMPUTE_MODES[int(lay.recompute[i])],
+            micro_batch=row["micro_batch"],
+            microbatches=row["microbatches"],
+            global_batch_seqs=row["global_batch_seqs"],
+        ),
+        memory_gib_per_gpu={k: float(v[i]) / GIB for k, v in mem.items()},
+        memory_capacity_gib=gpu.memory_gib,
+        activations_gib_no_recompute=alt[Recompute.NONE],
+        activations_gib_full_recompute=alt[Recompute.FULL],
+        step_time_s=step_s,
+        step_breakdown_s={
+            k: float(v[i]) for k, v in step.items() if k not in ("tp_comm", "recompute")
+        },
+        tokens_per_s=batch_tokens / step_s,
+        tokens_per_s_per_gpu=batch_tokens / step_s / n,
+        dataset_tokens=inp.dataset_tokens,
+        epochs=inp.epochs,
+        steps=steps,
+        train_hours=hours,
+        gpu_hours=hours * n,
+        rule_of_thumb_tokens_per_s=rule_tps,
+        rule_of_thumb_memory_gib_per_gpu=RULE_OF_THUMB_BYTES_PER_PARAM[inp.method]
+        * shape.params_total
+        / n
+        / GIB,
+        layouts_evaluated=evaluated,
+    )
+
+
+def evaluate_layout(inp: FinetuneInputs, **layout) -> dict:
+    """Memory (GiB) and step time (s) of one explicit layout (a published configuration), with
+    the recompute mode given or, when omitted, the fastest that fits."""
+    shape, gpu = _check(inp)
+    job = job_for(inp, shape, gpu)
+    modes = [layout.pop("recompute")] if "recompute" in layout else list(RECOMPUTE_MODES)
+    best = None
+    for mode in modes:
+        lay = Layouts.single(inp.global_batch_seqs, recompute=mode, **layout)
+        mem, step = breakdowns(inp, job, lay)
+        ok = bool(fits(job, mem["total"])[0])
+        cand = (not ok, float(step["total"][0]), mode, mem, step)
+        if best is None or cand[:2] < best[:2]:
+            best = cand
+    _, t, mode, mem, step = best
+    return {
+        "recompute": mode,
+        "fits": not best[0],
+        "memory_gib": float(mem["total"][0]) / GIB,
+        "step_time_s": t,
+        "tokens_per_s": inp.global_batch_seqs * inp.seq_len / t,
+    }
+
+
+__all__ = [
+    "ALL_TARGETS",
+    "FinetuneInputs",
+    "FinetunePlan",
+    "plan_finetune",
+    "lora_params",
+    "linear_params",
+    "evaluate_layout",
+]

@@ -1,0 +1,142 @@
+"""The fine-tuning model against published measurements (`models/data/validation/finetune.csv`).
+
+Each row is predicted with its published settings (model, method, GPU, GPUs, TP, PP, micro-batch,
+global batch, sequence length, precision, LoRA rank and targets); the recompute mode is the fastest
+that fits. Kinds: `throughput` (tokens/s per GPU), `time_to_train_min` (samples × length ÷ tokens/s),
+`memory` (peak GiB per GPU; a row with bound `upper` passes when the model is at or under it),
+`memory_total` (all GPUs, bound `lower`) and `trainable_params`. No row sets a constant: all are held
+out. Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
+memory = 16 / 2 / 0.5 bytes per parameter (full / LoRA / QLoRA) ÷ GPUs.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import pathlib
+import statistics
+
+from models.finetune import (
+    RULE_OF_THUMB_BYTES_PER_PARAM,
+    RULE_OF_THUMB_MFU,
+    FinetuneInputs,
+    evaluate_layout,
+    lora_params,
+)
+from models.hardware import get_gpu
+from models.shapes import get_preset
+from models.units import BYTES_PER_GB, BYTES_PER_GIB
+
+ROWS = pathlib.Path(__file__).resolve().parent / "data" / "validation" / "finetune.csv"
+#: samples of 8,192 tokens an MLPerf Llama 2 70B LoRA run trains on to the target (median of the
+#: runs in the rows' logs)
+MLPERF_SAMPLES = 3072
+
+
+def load_rows() -> list[dict]:
+    with ROWS.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def inputs_of(row: dict) -> FinetuneInputs:
+    return FinetuneInputs(
+        model=row["model"],
+        method=row["method"],
+        gpu=row["gpu"],
+        gpus=int(row["gpus"]),
+        lora_rank=int(row["lora_rank"] or 16),
+        lora_targets=tuple(row["lora_targets"].split()) or ("q", "v"),
+        tokens=1e9,
+        seq_len=int(row["seq_len"]),
+        global_batch_seqs=int(row["global_batch_seqs"]),
+        precision=row["precision"],
+    )
+
+
+def predict(row: dict) -> dict:
+    inp = inputs_of(row)
+    shape, gpu = get_preset(inp.model), get_gpu(inp.gpu)
+    n, tp, pp = int(row["gpus"]), int(row["tp"]), int(row["pp"])
+    kind = row["kind"]
+    if kind == "trainable_params":
+        return {"predicted": lora_params(shape, inp.lora_rank, inp.lora_targets), "rule": None}
+    r = evaluate_layout(inp, tp=tp, pp=pp, dp=n // (tp * pp), micro_batch=int(row["micro_batch"]))
+    tps_gpu = r["tokens_per_s"] / n
+    rule_tps = RULE_OF_THUMB_MFU * gpu.peak_tflops(inp.precision) * 1e12 / (6 * shape.params_total)
+    rule_mem = RULE_OF_THUMB_BYTES_PER_PARAM[inp.method] * shape.params_total / n
+    if kind == "throughput":
+        return {"predicted": tps_gpu, "rule": rule_tps, "recompute": r["recompute"]}
+    if kind == "time_to_train_min":
+        tokens = MLPERF_SAMPLES * inp.seq_len
+        return {"predicted": tokens / (tps_gpu * n) / 60, "rule": tokens / (rule_tps * n) / 60}
+    gib = row["unit"].startswith("GiB")
+    unit = BYTES_PER_GIB if gib else BYTES_PER_GB
+    mem = r["memory_gib"] * BYTES_PER_GIB / unit
+    if kind == "memory_total":
+        return {"predicted": mem * n, "rule": rule_mem * n / unit}
+    return {"predicted": mem, "rule": rule_mem / unit, "recompute": r["recompute"]}
+
+
+@functools.cache
+def validate() -> dict:
+    out = []
+    for row in load_rows():
+        p = predict(row)
+        pub = float(row["published"])
+        err = p["predicted"] / pub - 1
+        bound = row["bound"]
+        ok = (err <= 0) if bound == "upper" else (err >= 0) if bound == "lower" else None
+        out.append(
+            {
+                "id": row["id"],
+                "kind": row["kind"],
+                "unit": row["unit"],
+                "bound": bound,
+                "published": pub,
+                "predicted": p["predicted"],
+                "error": err,
+                "rule_of_thumb": p["rule"],
+                "rule_error": None if p["rule"] is None else p["rule"] / pub - 1,
+                "within_bound": ok,
+                "recompute": p.get("recompute"),
+                "source": row["source"],
+            }
+        )
+    by_kind = {}
+    for kind in ("throughput", "time_to_train_min", "memory"):
+        sel = [r for r in out if r["kind"] == kind and not r["bound"]]
+        if sel:
+            by_kind[kind] = {
+                "rows": len(sel),
+                "median_abs_error": statistics.median(abs(r["error"]) for r in sel),
+                "worst_abs_error": max(abs(r["error"]) for r in sel),
+                "rule_median_abs_error": statistics.median(abs(r["rule_error"]) for r in sel),
+                "rule_worst_abs_error": max(abs(r["rule_error"]) for r in sel),
+            }
+    return {"rows": out, "by_kind": by_kind}
+
+
+def report(result: dict) -> str:
+    lines = [f"{'row':44} {'published':>11} {'model':>11} {'error':>7} {'rule':>7}  unit"]
+    for r in result["rows"]:
+        rule = "" if r["rule_error"] is None else f"{r['rule_error']:+7.0%}"
+        bound = (
+            f" ({r['bound']} bound: {'met' if r['within_bound'] else 'MISSED'})"
+            if r["bound"]
+            else ""
+        )
+        lines.append(
+            f"{r['id']:44} {r['published']:>11.4g} {r['predicted']:>11.4g} {r['error']:>+7.1%} "
+            f"{rule:>7}  {r['unit']}{bound}"
+        )
+    lines.append("scored rows (no bound): kind, rows, model median / worst, rule median / worst")
+    for kind, s in result["by_kind"].items():
+        lines.append(
+            f"  {kind:18} {s['rows']:>2}  {s['median_abs_error']:.1%} / {s['worst_abs_error']:.1%}"
+            f"   rule {s['rule_median_abs_error']:.0%} / {s['rule_worst_abs_error']:.0%}"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(report(validate()))

@@ -1,0 +1,220 @@
+"""Fine-tuning (models/finetune.py): hand checks, properties that can fail, the smallest GPU count,
+the published rows (models/data/validation/finetune.csv) and `clusterplan finetune`."""
+
+import contextlib
+import io
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.cli import main
+from models import finetune_validation as FV
+from models.errors import InputError
+from models.finetune import FinetuneInputs, evaluate_layout, lora_params, plan_finetune
+from models.hardware import get_gpu
+from models.shapes import get_preset
+from models.sizing import gpu_ladder
+
+#: today's errors on the scored rows (median, worst) with a little slack: must not quietly worsen
+TODAY = {"throughput": (0.16, 0.29), "time_to_train_min": (0.09, 0.23)}
+
+
+def inp(**kw) -> FinetuneInputs:
+    base = dict(model="llama3-8b", method="lora", gpu="H100-SXM", tokens=1e8)
+    return FinetuneInputs(**{**base, **kw})
+
+
+def test_lora_params_match_peft_llama2_7b():
+    # PEFT: Llama 2 7B, r=8 on q_proj and v_proj -> "trainable params: 4,194,304"
+    assert lora_params(get_preset("llama2-7b"), 8, ("q", "v")) == 4_194_304
+    # by hand: 32 layers x 8 x (4096 + 4096) x 2 matrices; GQA k is 4096 -> 1024 wide in Llama 3 8B
+    assert lora_params(get_preset("llama3-8b"), 1, ("k",)) == 32 * (4096 + 1024)
+    # gate, up, down: 3 x (4096 + 14336) per layer and rank
+    assert lora_params(get_preset("llama3-8b"), 1, ("gate", "up", "down")) == 32 * 3 * (
+        4096 + 14336
+    )
+
+
+def test_full_trains_every_parameter_and_lora_a_small_share():
+    full = plan_finetune(inp(method="full"))
+    lora = plan_finetune(inp())
+    assert full.trainable_params == get_preset("llama3-8b").params_total
+    assert lora.trainable_params == lora_params(get_preset("llama3-8b"), 16)
+    assert lora.trainable_params < 0.01 * full.trainable_params
+
+
+def test_qlora_base_is_nf4_with_constants():
+    """The QLoRA base holds linear weights at (4 + 0.127)/8 bytes and the rest at 2 bytes."""
+    from models.finetune import linear_params
+
+    shape = get_preset("llama2-7b")
+    p = plan_finetune(inp(model="llama2-7b", method="qlora", gpus=1))
+    lin = linear_params(shape)
+    expected = (lin * 4.127 / 8 + (shape.params_total - lin) * 2) / 2**30
+    # (the GPU holds all but the final norm: 4,096 parameters)
+    assert p.memory_gib_per_gpu["base_weights"] == pytest.approx(expected, rel=1e-5)
+
+
+def test_lora_backward_skips_weight_gradients():
+    """Same layout: a frozen base's step is shorter than full training's compute."""
+    full = plan_finetune(inp(method="full", gpus=8))
+    lora = plan_finetune(inp(gpus=8))
+    assert lora.step_breakdown_s["compute"] < 0.8 * full.step_breakdown_s["compute"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    model=st.sampled_from(["llama2-7b", "llama3-8b", "llama2-70b"]),
+    seq=st.sampled_from([1024, 4096]),
+    tp=st.sampled_from([1, 2, 8]),
+)
+def test_memory_order_qlora_lora_full(model, seq, tp):
+    """On one layout the QLoRA run needs less memory per GPU than LoRA, and LoRA less than full SFT."""
+    mem = {
+        m: evaluate_layout(
+            inp(model=model, method=m, gpus=8, seq_len=seq),
+            tp=tp,
+            pp=1,
+            dp=8 // tp,
+            micro_batch=1,
+            recompute="full",
+        )["memory_gib"]
+        for m in ("full", "lora", "qlora")
+    }
+    assert mem["qlora"] < mem["lora"] < mem["full"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    tokens=st.floats(1e6, 1e10),
+    more=st.floats(1.0, 100.0),
+    method=st.sampled_from(["full", "lora", "qlora"]),
+)
+def test_more_tokens_never_shorten_wall_clock(tokens, more, method):
+    a = plan_finetune(inp(method=method, tokens=tokens))
+    b = plan_finetune(inp(method=method, tokens=tokens * more))
+    assert b.train_hours >= a.train_hours
+    assert b.gpu_hours >= a.gpu_hours
+
+
+@settings(max_examples=25, deadline=None)
+@given(rank=st.integers(1, 512), up=st.integers(1, 512))
+def test_rank_up_trainable_up(rank, up):
+    shape = get_preset("llama3-70b")
+    assert lora_params(shape, rank + up) > lora_params(shape, rank)
+
+
+@pytest.mark.parametrize(
+    "model,method,gpu",
+    [
+        ("llama2-70b", "lora", "H100-SXM"),
+        ("llama3-70b", "full", "H100-SXM"),
+        ("llama3-8b", "full", "A100-40GB"),
+    ],
+)
+def test_smallest_fits_and_the_rung_below_does_not(model, method, gpu):
+    p = plan_finetune(inp(model=model, method=method, gpu=gpu))
+    assert p.sizing == "smallest that fits" and p.gpus == p.min_gpus
+    assert p.memory_gib_per_gpu["total"] <= 0.95 * p.memory_capacity_gib
+    ladder = gpu_ladder(get_gpu(gpu).gpus_per_node, 4096)
+    below = ladder[ladder.index(p.gpus) - 1]
+    with pytest.raises(InputError) as exc:
+        plan_finetune(inp(model=model, method=method, gpu=gpu, gpus=below))
+    assert exc.value.field == "gpus"
+
+
+def test_seventy_b_lora_needs_two_h100_and_qlora_one():
+    assert plan_finetune(inp(model="llama2-70b")).gpus == 2
+    assert plan_finetune(inp(model="llama2-70b", method="qlora")).gpus == 1
+
+
+def test_bad_input_names_the_field():
+    with pytest.raises(InputError) as exc:
+        plan_finetune(inp(gpu="A100-80GB", precision="fp8"))
+    assert exc.value.field == "precision"
+    with pytest.raises(ValueError, match="tokens"):
+        FinetuneInputs(model="llama3-8b", method="lora", gpu="H100-SXM")
+
+
+def test_published_rows_score_as_today():
+    res = FV.validate()
+    rows = {r["id"]: r for r in res["rows"]}
+    assert rows["peft-llama2-7b-r8-qv"]["error"] == 0
+    assert rows["qlora-65b-full-16bit"]["within_bound"]
+    for kind, (med, worst) in TODAY.items():
+        s = res["by_kind"][kind]
+        assert s["median_abs_error"] <= med and s["worst_abs_error"] <= worst, (kind, s)
+
+
+def run_cli(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_cli_finetune_json_and_text():
+    rc, out, _ = run_cli(
+        "finetune",
+        "--model",
+        "llama2-70b",
+        "--method",
+        "qlora",
+        "--tokens",
+        "1e7",
+        "--gpu",
+        "H100-SXM",
+        "--epochs",
+        "2",
+        "--json",
+    )
+    assert rc == 0
+    plan = json.loads(out)
+    assert plan["gpus"] == 1 and plan["method"] == "qlora"
+    assert plan["dataset_tokens"] == 1e7 and plan["epochs"] == 2
+    assert plan["steps"] == -(-2 * 10**7 // (32 * 4096))
+    rc, out, _ = run_cli(
+        "finetune",
+        "--model",
+        "llama3-8b",
+        "--method",
+        "full",
+        "--tokens",
+        "1e8",
+        "--gpu",
+        "H100-SXM",
+        "--gpus",
+        "8",
+    )
+    assert rc == 0 and "GPUs            8 " in out
+
+
+def test_cli_finetune_bad_method_and_too_few_gpus():
+    rc, _, err = run_cli(
+        "finetune",
+        "--model",
+        "llama3-8b",
+        "--method",
+        "prefix",
+        "--tokens",
+        "1e8",
+        "--gpu",
+        "H100-SXM",
+    )
+    assert rc == 2 and "--method" in err
+    rc, _, err = run_cli(
+        "finetune",
+        "--model",
+        "llama2-70b",
+        "--method",
+        "full",
+        "--tokens",
+        "1e8",
+        "--gpu",
+        "H100-SXM",
+        "--gpus",
+        "8",
+    )
+    assert rc == 2 and "--gpus" in err and "at least" in err
