@@ -20,7 +20,8 @@ from models.units import DAYS_PER_MONTH
 
 # The project's hardware ids, from the GPU catalogue (models/data/gpus.csv).
 GPU_IDS: tuple[str, ...] = tuple(gpu_ids())
-OFFERS: tuple[str, ...] = ("on_demand", "committed_1y", "committed_3y", "spot")
+#: capacity_block: a cluster reserved for days to weeks at its own rate (AWS EC2 Capacity Blocks)
+OFFERS: tuple[str, ...] = ("on_demand", "committed_1y", "committed_3y", "spot", "capacity_block")
 ITEM_GPUS: dict[str, int] = {"server_8gpu": 8, "rack_nvl72": 72, "gpu_only": 1}
 SERVER_ITEMS = frozenset({"server_8gpu", "rack_nvl72"})
 
@@ -35,6 +36,7 @@ KEY_SUFFIX_UNITS: dict[str, str] = {
     "_usd_per_switch": "USD/switch", "_usd_per_year": "USD/year", "_years": "years",
     "_months": "months", "_weeks": "weeks", "_days": "days", "_usd_per_gb": "USD/GB",
     "_usd_per_transceiver": "USD/transceiver", "_usd_per_port": "USD/port", "_usd_per_kw": "USD/kW",
+    "_gpus": "GPUs",
 }
 # Scalars the cost engine expects; absent ones are reported by Catalogue.missing().
 EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
@@ -49,6 +51,7 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
     "managed_restart_ratio", "managed_owned_fee_pct_of_capex_per_year",
     "discount_rate_pct_per_year", "loan_rate_pct_per_year", "lease_rate_pct_per_year",
     "facility_capex_usd_per_kw", "facility_life_years", "facility_maintenance_pct_of_capex_per_year",
+    "cloud_spot_max_gpus",
 )
 PLANNER_DEFAULT_SOURCE = "planner default (no public figure found)"
 # timeline.csv vocabulary; pricing/timeline.py says what each phase and quantity means
@@ -120,7 +123,7 @@ class _GpuRow(_Row):
 class RentalRow(_GpuRow):
     provider: str = Field(min_length=1)
     provider_kind: Literal["hyperscaler", "neocloud", "marketplace"]
-    offer: Literal["on_demand", "committed_1y", "committed_3y", "spot"]
+    offer: Literal["on_demand", "committed_1y", "committed_3y", "spot", "capacity_block"]
     price_usd_per_gpu_hour: float = Field(gt=0, allow_inf_nan=False)
     region: str = ""
 

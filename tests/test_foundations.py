@@ -170,6 +170,10 @@ CONTEXT = {
     "managed_owned_fee_pct_of_capex_per_year": {"options": {"compare": ["managed:owned", "rent"]}},
     "spot_interruption_overhead_pct": {"options": {"compare": ["cloud:spot", "rent"]}},
     "cloud_spot_usd_per_gpu_hour": {"options": {"compare": ["cloud:spot", "rent"]}},
+    "cloud_spot_max_gpus": {
+        "options": {"compare": ["cloud:spot", "rent"]},
+        "cluster": {"gpus": 128},
+    },
     "cloud_committed_1y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_1y", "rent"]}},
     "cloud_committed_3y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_3y", "rent"]}},
     "licence_usd_per_gpu_year": {"options": {"software_licence": True}},
@@ -184,6 +188,7 @@ BINDING_VALUE = {
     "ops_fte_per_1000_gpus": 400.0,
     "ops_min_team_fte": 50.0,
     "rent_min_term_months": 60.0,
+    "cloud_spot_max_gpus": 128.0,  # spot on 128 GPUs becomes available
 }
 
 
