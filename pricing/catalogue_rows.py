@@ -20,7 +20,8 @@ from models.units import DAYS_PER_MONTH
 
 # The project's hardware ids, from the GPU catalogue (models/data/gpus.csv).
 GPU_IDS: tuple[str, ...] = tuple(gpu_ids())
-OFFERS: tuple[str, ...] = ("on_demand", "committed_1y", "committed_3y", "spot")
+#: capacity_block: a cluster reserved for days to weeks at its own rate (AWS EC2 Capacity Blocks)
+OFFERS: tuple[str, ...] = ("on_demand", "committed_1y", "committed_3y", "spot", "capacity_block")
 ITEM_GPUS: dict[str, int] = {"server_8gpu": 8, "rack_nvl72": 72, "gpu_only": 1}
 SERVER_ITEMS = frozenset({"server_8gpu", "rack_nvl72"})
 
@@ -38,6 +39,7 @@ KEY_SUFFIX_UNITS: dict[str, str] = {
     "_usd_per_rack": "USD/rack", "_usd_per_server": "USD/server", "_tb": "TB",
     "_gbyte_per_s_per_tb": "GB/s per TB", "_servers_per_1000_gpus": "servers/1000 GPUs",
     "_servers": "servers",
+    "_gpus": "GPUs",
 }
 # Scalars the cost engine expects; absent ones are reported by Catalogue.missing().
 EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
@@ -59,6 +61,7 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
     "oob_network_usd_per_node", "mgmt_servers_per_1000_gpus", "mgmt_min_servers",
     "cpu_server_usd_per_server", "rack_cabinet_usd_per_rack", "rack_pdu_usd_per_rack",
     "liquid_cooling_usd_per_kw",
+    "cloud_spot_max_gpus",
 )
 PLANNER_DEFAULT_SOURCE = "planner default (no public figure found)"
 # timeline.csv vocabulary; pricing/timeline.py says what each phase and quantity means
@@ -130,7 +133,7 @@ class _GpuRow(_Row):
 class RentalRow(_GpuRow):
     provider: str = Field(min_length=1)
     provider_kind: Literal["hyperscaler", "neocloud", "marketplace"]
-    offer: Literal["on_demand", "committed_1y", "committed_3y", "spot"]
+    offer: Literal["on_demand", "committed_1y", "committed_3y", "spot", "capacity_block"]
     price_usd_per_gpu_hour: float = Field(gt=0, allow_inf_nan=False)
     region: str = ""
 

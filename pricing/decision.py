@@ -179,7 +179,7 @@ def recommend(
     reason to move it, not to pay the most for the least-late option."""
     ok = [r for r in results if r.available and r.completes_workload]
     if not ok:
-        return Recommendation(option=None, why="no option completes the workload within the term")
+        return Recommendation(option=None, why="No option completes the workload within the term")
     deadline = inp.scenario.cluster.deadline_days
     on_time = [r for r in ok if r.meets_deadline]
     late = [r for r in ok if r.meets_deadline is False]

@@ -27,7 +27,7 @@ from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the 
     DAYS_PER_YEAR,
     HOURS_PER_MONTH,
 )
-from pricing.catalogue import PLANNER_DEFAULT_SOURCE, Catalogue, MissingFigureError
+from pricing.catalogue import PLANNER_DEFAULT_SOURCE, Catalogue, MissingFigureError, TimelineRow
 from pricing.timeline import racks as rack_count
 from pricing.timeline import ready_day
 
@@ -97,6 +97,7 @@ CATALOGUE_KEYS = (
     "rack_cabinet_usd_per_rack",
     "rack_pdu_usd_per_rack",
     "liquid_cooling_usd_per_kw",
+    "cloud_spot_max_gpus",
 )
 
 
@@ -278,7 +279,6 @@ def _price_figures(
                 f"no on-demand price from {provider!r} for {gpu_id}; known: {', '.join(known)}",
             )
     neo = ("neocloud", "marketplace", None)
-    hyper = ("hyperscaler", None)
     prov = sc.options.rent_provider
     on_demand_neo, src = _rental(cat, gpu_id, "on_demand", prov, neo)
     commitment = sc.options.rent_commitment
@@ -308,29 +308,111 @@ def _price_figures(
                 )
     figures["rent_usd_per_gpu_hour"] = Figure("rent_usd_per_gpu_hour", rent, unit, rent_src, "")
 
-    cprov = sc.options.cloud_provider
-    od, od_src = _rental(cat, gpu_id, "on_demand", cprov, hyper)
-    figures["cloud_on_demand_usd_per_gpu_hour"] = Figure(
-        "cloud_on_demand_usd_per_gpu_hour", od, unit, od_src, ""
+
+#: What cloud:on_demand can buy in each of its capacity_reservation bands (timeline.csv, by GPU
+#: count, in size order): one instance at the on-demand rate; a cluster as capacity blocks at their
+#: own rate; beyond the capacity-block quota only a negotiated reservation, which the committed
+#: options price, so nothing on demand (None).
+ON_DEMAND_TIERS: tuple[str | None, ...] = ("on_demand", "capacity_block", None)
+#: cloud options are priced from hyperscaler rows only (neocloud and marketplace rows price Rent)
+CLOUD_KINDS: tuple[str, ...] = ("hyperscaler",)
+#: the options whose availability follows the cluster's size
+ON_DEMAND = next(o for o in OPTIONS if o.price_key == "cloud_on_demand_usd_per_gpu_hour")
+SPOT = next(o for o in OPTIONS if o.interruptible)
+
+
+def on_demand_tier(cat: Catalogue, gpus: int) -> tuple[str | None, TimelineRow]:
+    """What cloud:on_demand buys for `gpus` (ON_DEMAND_TIERS) and the timeline band that says so:
+    price and provisioning time follow the same sizes."""
+    row = cat.timeline_row(ON_DEMAND.id, "capacity_reservation", size=gpus)
+    bands = sorted(
+        (r for r in cat.timeline_rows if r.key == row.key), key=lambda r: r.size_min or 0.0
     )
+    return ON_DEMAND_TIERS[min(bands.index(row), len(ON_DEMAND_TIERS) - 1)], row
+
+
+def _cloud_price_figures(
+    cat: Catalogue,
+    sc: Scenario,
+    gpu_id: str,
+    gpus: int,
+    figures: dict[str, Figure],
+    used: set[str],
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The cloud price figures of `gpus` x `gpu_id`, from hyperscaler rows only (or the named cloud
+    provider's). On-demand follows on_demand_tier: the on-demand rate for one instance, the
+    capacity-block rate for a cluster (the on-demand rate, so labelled, where none is listed),
+    unavailable beyond the capacity-block quota. Returns (notes for options without a price,
+    notes for options unavailable whatever their price: spot above cloud_spot_max_gpus)."""
+    d1 = figures["committed_1y_discount_pct"].value / 100
+    d3 = figures["committed_3y_discount_pct"].value / 100
+    unit = "USD/GPU-hour"
+    cprov = sc.options.cloud_provider
+    no_price: dict[str, str] = {}
     try:
-        spot, spot_src = _rental(cat, gpu_id, "spot", cprov, hyper)
+        od, od_src = _rental(cat, gpu_id, "on_demand", cprov, CLOUD_KINDS)
     except MissingFigureError:
-        spot, spot_src = math.nan, "no spot price in the catalogue"
+        od = math.nan
+        od_src = (
+            f"no hyperscaler price for {gpu_id} in the catalogue; neocloud prices are not used "
+            "for cloud options (they price Rent)"
+        )
+        for option in OPTIONS:
+            if option.price_key and option.price_key.startswith("cloud_"):
+                no_price[option.id] = od_src
+
+    tier, band = on_demand_tier(cat, gpus)
+    size = f"{gpus:,} GPUs"
+    if tier == "on_demand":
+        price, src = od, f"{od_src} (on-demand: {size} launch without a reservation)"
+    elif tier == "capacity_block":
+        try:
+            price, cb_src = _rental(cat, gpu_id, "capacity_block", cprov, CLOUD_KINDS)
+            src = f"{cb_src} (capacity blocks: {size} is above the on-demand size)"
+        except MissingFigureError:
+            price = od
+            src = (
+                f"{od_src} (on-demand rate: {size} is bought as capacity blocks, and the catalogue "
+                f"lists no capacity-block price for {gpu_id})"
+            )
+    else:
+        price = math.nan
+        src = (
+            f"none on demand: above {band.size_min:,.0f} GPUs (the capacity-block quota) a "
+            "hyperscaler cluster is a negotiated reservation; see the committed cloud options"
+        )
+        no_price.setdefault(ON_DEMAND.id, src)
+    figures["cloud_on_demand_usd_per_gpu_hour"] = Figure(
+        "cloud_on_demand_usd_per_gpu_hour", price, unit, src, ""
+    )
+
+    try:
+        spot, spot_src = _rental(cat, gpu_id, "spot", cprov, CLOUD_KINDS)
+    except MissingFigureError:
+        spot, spot_src = math.nan, f"no hyperscaler spot price for {gpu_id} in the catalogue"
     figures["cloud_spot_usd_per_gpu_hour"] = Figure(
         "cloud_spot_usd_per_gpu_hour", spot, unit, spot_src, ""
     )
+    by_size: dict[str, str] = {}
+    spot_max = figures["cloud_spot_max_gpus"].value
+    if gpus > spot_max:
+        by_size[SPOT.id] = (
+            f"spot is not offered for {size}: a multi-node job needs every node at once and spot "
+            f"capacity is not guaranteed; above cloud_spot_max_gpus ({spot_max:,.0f} GPUs)"
+        )
     for years, disc in (("1y", d1), ("3y", d3)):
         key = f"cloud_committed_{years}_usd_per_gpu_hour"
         try:
-            price, psrc = _rental(cat, gpu_id, f"committed_{years}", cprov, ("hyperscaler",))
+            price, psrc = _rental(cat, gpu_id, f"committed_{years}", cprov, CLOUD_KINDS)
         except MissingFigureError:
             price, psrc = (
                 od * (1 - disc),
                 f"derived: {od_src} x (1 - committed_{years}_discount_pct)",
             )
-            used.add(f"committed_{years}_discount_pct")
+            if math.isfinite(od):
+                used.add(f"committed_{years}_discount_pct")
         figures[key] = Figure(key, price, unit, psrc, "")
+    return no_price, by_size
 
 
 def _apply_overrides(figures: dict[str, Figure], overrides: dict[str, float]) -> None:
@@ -379,6 +461,7 @@ def build_inputs(
     unavailable: dict[str, str] = {}
     used: set[str] = set()
     _price_figures(cat, scenario, gpu.gpu_id, figures, used)
+    no_price, by_size = _cloud_price_figures(cat, scenario, gpu.gpu_id, plan.gpus, figures, used)
     figures["utilisation_pct"] = Figure(
         "utilisation_pct", scenario.usage.utilisation_pct, "%", "scenario", ""
     )
@@ -444,7 +527,10 @@ def build_inputs(
         )
     for option in OPTIONS:  # an option without a price cannot be compared (an override gives one)
         if option.price_key and not math.isfinite(figures[option.price_key].value):
-            unavailable[option.id] = f"no {option.label} offer for {gpu.gpu_id} in the catalogue"
+            unavailable[option.id] = no_price.get(
+                option.id, f"no {option.label} offer for {gpu.gpu_id} in the catalogue"
+            )
+    unavailable.update(by_size)
     storage_tb = (
         CHECKPOINTS_KEPT * plan.checkpoint.size_gib * BYTES_PER_GIB / BYTES_PER_TB
         + DATASET_COPIES * plan.storage.dataset_tb

@@ -84,7 +84,7 @@ def test_on_demand_prices_come_from_several_providers(cat):
     kinds = {row.provider_kind for row in cat.rental_rows}
     assert kinds == {"hyperscaler", "neocloud", "marketplace"}
     offers = {row.offer for row in cat.rentals("H100-SXM")}
-    assert offers == {"on_demand", "committed_1y", "committed_3y", "spot"}
+    assert offers == {"on_demand", "committed_1y", "committed_3y", "spot", "capacity_block"}
 
 
 def test_the_shipped_catalogue_lacks_no_server_price_lead_time_or_assumption(cat):

@@ -171,6 +171,10 @@ CONTEXT = {
     "managed_owned_fee_pct_of_capex_per_year": {"options": {"compare": ["managed:owned", "rent"]}},
     "spot_interruption_overhead_pct": {"options": {"compare": ["cloud:spot", "rent"]}},
     "cloud_spot_usd_per_gpu_hour": {"options": {"compare": ["cloud:spot", "rent"]}},
+    "cloud_spot_max_gpus": {
+        "options": {"compare": ["cloud:spot", "rent"]},
+        "cluster": {"gpus": 128},
+    },
     "cloud_committed_1y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_1y", "rent"]}},
     "cloud_committed_3y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_3y", "rent"]}},
     "licence_usd_per_gpu_year": {"options": {"software_licence": True}},
@@ -191,6 +195,7 @@ BINDING_VALUE = {
     # on 64 GPUs the smallest file system and the minimum of 3 management servers bind
     "mgmt_servers_per_1000_gpus": 500.0,
     "storage_write_gbyte_per_s_per_tb": 0.001,
+    "cloud_spot_max_gpus": 128.0,  # spot on 128 GPUs becomes available
 }
 
 

@@ -223,8 +223,9 @@ def test_a_derived_price_carries_the_oldest_date_it_came_from(tmp_path):
 
 
 def test_a_rental_median_carries_the_date_of_its_rows(tmp_path):
-    """The rent is the neocloud median of 1-year commitments (one row, NeoA); the cloud on-demand
-    price the hyperscaler median over HyperA and HyperB, dated by the newer of them."""
+    """The rent is the neocloud median of 1-year commitments (one row, NeoA); the hyperscaler
+    on-demand median over HyperA and HyperB (which the 1-year commit derives from) is dated by the
+    newer of them; on 1,024 GPUs the cloud on-demand price is HyperA's capacity-block row alone."""
     old = "2023-01-01"
 
     def edit(row: dict) -> None:
@@ -237,7 +238,8 @@ def test_a_rental_median_carries_the_date_of_its_rows(tmp_path):
     c = compare(scenario(), catalogue_copy(tmp_path, {"rental_prices.csv": edit}), draws=DRAWS)
     rent = stale(c)["rent_usd_per_gpu_hour"]
     assert (rent.as_of, rent.age_months, rent.label) == (old, 24, "H100-SXM dedicated rental price")
-    assert "cloud_on_demand_usd_per_gpu_hour" not in stale(c)  # HyperB is dated 2025-01-01
+    assert "cloud_committed_1y_usd_per_gpu_hour" not in stale(c)  # HyperB is dated 2025-01-01
+    assert stale(c)["cloud_on_demand_usd_per_gpu_hour"].as_of == old
 
 
 def test_the_figures_the_answer_depends_on(stale_comparison):
