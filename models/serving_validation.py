@@ -41,7 +41,10 @@ UNITS = {"output_tokens_per_s_per_gpu": "output tokens/s/GPU", "ttft_ms": "ms to
 SOFTWARE_GENERATIONS = {
     ("TensorRT-LLM", "0.5"): "2023 static batching",
     ("TensorRT-LLM", "0.6.1"): "2023 static batching",
-    ("TensorRT-LLM (PyTorch backend)", "perf-overview at commit 03e27c7d"): "2025 in-flight batching",
+    (
+        "TensorRT-LLM (PyTorch backend)",
+        "perf-overview at commit 03e27c7d",
+    ): "2025 in-flight batching",
 }
 #: the generation models/serving.py assumes
 ASSUMED_GENERATION = "2025 in-flight batching"
@@ -193,7 +196,9 @@ def by_generation(rows: list[dict]) -> list[dict]:
     out = []
     for gen in sorted({r["software_generation"] for r in rows}):
         for kind in TARGETS:
-            errs = [r["error"] for r in rows if r["software_generation"] == gen and r["kind"] == kind]
+            errs = [
+                r["error"] for r in rows if r["software_generation"] == gen and r["kind"] == kind
+            ]
             if errs:
                 out.append(
                     {
@@ -247,7 +252,9 @@ def report(result: dict) -> str:
                 f"{len(s['beyond_worst_target']):>7} {t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}"
             )
     targets = ", ".join(f"{k} {m:.0%}/{w:.0%}" for k, (m, w) in TARGETS.items())
-    lines.append(f"targets on held-out rows (median/worst): {targets}; beyond: rows over the worst-case target")
+    lines.append(
+        f"targets on held-out rows (median/worst): {targets}; beyond: rows over the worst-case target"
+    )
     lines.append(
         f"by software generation (the model assumes {result['assumed_generation']}; bias = mean error):\n"
         f"{'generation':26} {'kind':10} {'rows':>4} {'median':>7} {'worst':>7} {'bias':>7}"
