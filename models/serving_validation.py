@@ -229,8 +229,8 @@ def report(result: dict) -> str:
             + ("  [calibration]" if r["calibration"] else "")
         )
     lines.append(
-        "* batch not published: the one with the most output tokens/s per GPU that fits (max load); "
-        "# the memory model finds the published batch does not fit"
+        "*: batch not published, the one with the most output tokens/s per GPU that fits (max load); "
+        "#: the memory model finds the published batch does not fit"
     )
     lines.append(
         "errors per kind (|predicted / published - 1|); rule of thumb = HBM bandwidth / weight bytes x batch "
