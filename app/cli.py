@@ -481,14 +481,21 @@ def run_finetune(args: argparse.Namespace) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
+    from models import finetune_validation as FV
+    from models import serving_validation as SV
     from models.validation import TARGETS, UNITS, validate
 
     try:
         result = validate()
+        serving, finetune = SV.validate(), FV.validate()
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"clusterplan validate: validation data: {exc}") from None
     if args.json:
-        print(json.dumps(result, indent=2, default=str))
+        print(
+            json.dumps(
+                {**result, "inference": serving, "finetune": finetune}, indent=2, default=str
+            )
+        )
         return 0
     mfu = result["rule_of_thumb_mfu"]
     print(
@@ -556,6 +563,10 @@ def run_validate(args: argparse.Namespace) -> int:
         print(
             f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}"
         )
+    print("\n== Inference serving (models/data/validation/inference.csv) ==")
+    print(SV.report(serving))
+    print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
+    print(FV.report(finetune))
     return 0
 
 

@@ -5,6 +5,8 @@ import streamlit as st
 
 from app import charts, state
 from app.formatting import md_plain
+from models import finetune_validation as FV
+from models import serving_validation as SV
 from models.constant_docs import model_constants
 from models.validation import UNITS, validate
 
@@ -81,6 +83,188 @@ def summary(result: dict) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(out)
+
+
+def serving_summary(result: dict) -> pd.DataFrame:
+    """Inference errors per kind for scored, held-out and all rows, beside the rule of thumb's."""
+    out = []
+    for scope, key in (
+        ("scored rows", "by_kind"),
+        ("held out", "by_kind_held_out"),
+        ("all rows", "by_kind_all_rows"),
+    ):
+        for kind, s in result[key].items():
+            m, t = s["model"], s["rule_of_thumb"]
+            out.append(
+                {
+                    "kind": kind,
+                    "rows": f"{m['rows']} ({scope})",
+                    "model median %": 100 * m["median_abs_error"],
+                    "model worst %": 100 * m["worst_abs_error"],
+                    "rows beyond worst target": len(s["beyond_worst_target"]),
+                    "rule of thumb median %": 100 * t["median_abs_error"],
+                    "rule of thumb worst %": 100 * t["worst_abs_error"],
+                }
+            )
+    return pd.DataFrame(out)
+
+
+def serving_table(result: dict) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "row": r["id"],
+                "kind": r["kind"],
+                "model": r["model"],
+                "GPUs": f"{r['tp']} x {r['gpu']}",
+                "precision": r["precision"],
+                "in / out tokens": f"{r['input_tokens']} / {r['output_tokens']}",
+                "batch": r["batch"],
+                "batch published": r["batch_published"],
+                "fits (memory model)": r["fits"],
+                "unit": SV.UNITS[r["unit"]],
+                "published": r["published"],
+                "predicted": r["predicted"],
+                "error %": 100 * r["error"],
+                "rule of thumb error %": 100 * r["rule_error"],
+                "engine": f"{r['engine']} {r['engine_version']} ({r['date']})",
+                "software generation": r["software_generation"],
+                "scored": r["scored"],
+                "source": r["source"],
+                "notes": r["notes"],
+            }
+            for r in result["rows"]
+        ]
+    )
+
+
+def finetune_summary(result: dict) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "kind": kind,
+                "rows (all held out)": s["rows"],
+                "model median %": 100 * s["median_abs_error"],
+                "model worst %": 100 * s["worst_abs_error"],
+                "rule of thumb median %": 100 * s["rule_median_abs_error"],
+                "rule of thumb worst %": 100 * s["rule_worst_abs_error"],
+            }
+            for kind, s in result["by_kind"].items()
+        ]
+    )
+
+
+def finetune_table(result: dict) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "row": r["id"],
+                "kind": r["kind"],
+                "unit": r["unit"],
+                "published": r["published"],
+                "predicted": r["predicted"],
+                "error %": 100 * r["error"],
+                "rule of thumb error %": None if r["rule_error"] is None else 100 * r["rule_error"],
+                "bound": r["bound"] or "",
+                "within bound": r["within_bound"],
+                "source": r["source"],
+            }
+            for r in result["rows"]
+        ]
+    )
+
+
+PERCENT_COLUMNS = {
+    c: st.column_config.NumberColumn(format="%.1f")
+    for c in ("model median %", "model worst %", "rule of thumb median %", "rule of thumb worst %")
+}
+ROW_COLUMNS = {
+    "error %": st.column_config.NumberColumn(format="%+.1f"),
+    "rule of thumb error %": st.column_config.NumberColumn(format="%+.1f"),
+    "published": st.column_config.NumberColumn(format="%.4g"),
+    "predicted": st.column_config.NumberColumn(format="%.4g"),
+}
+
+
+def render_serving() -> None:
+    result = SV.validate()
+    st.header("Inference serving")
+    st.caption(
+        "The serving model (models/serving.py) against published throughput and time-to-first-token "
+        "measurements (models/data/validation/inference.csv, each row with its source, engine and "
+        "version). Targets on held-out rows: output tokens/s per GPU within 15 % median and 35 % worst. "
+        "No row sets a constant, so every row is held out. Rule of thumb: decode tokens/s = HBM "
+        "bandwidth ÷ weight bytes × batch (TTFT: 2 × parameters × prompt tokens at the dense peak)."
+    )
+    st.dataframe(serving_summary(result), hide_index=True, column_config=PERCENT_COLUMNS)
+    st.caption(
+        f"Errors by software generation. The model assumes {result['assumed_generation']} "
+        "(TensorRT-LLM-class engine with in-flight batching, CUDA graphs, FP8/FP4 GEMMs). Older rows "
+        "stay scored; bias is the mean error (+ = the model faster than published for throughput)."
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "software generation": g["software_generation"],
+                    "assumed by the model": g["assumed_by_model"],
+                    "kind": g["kind"],
+                    "rows": g["rows"],
+                    "median %": 100 * g["median_abs_error"],
+                    "worst %": 100 * g["worst_abs_error"],
+                    "bias %": 100 * g["bias"],
+                }
+                for g in result["by_generation"]
+            ]
+        ),
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format="%+.1f" if c == "bias %" else "%.1f")
+            for c in ("median %", "worst %", "bias %")
+        },
+    )
+    rows = [{**r, "unit": SV.UNITS[r["unit"]]} for r in result["rows"]]
+    st.plotly_chart(
+        charts.benchmark_scatter(
+            rows,
+            SV.TARGETS["throughput"],
+            "Inference: predicted against published",
+            dark=state.dark_theme(),
+        ),
+        theme=None,
+        width="stretch",
+        key="chart_validation_serving",
+    )
+    with st.expander("Every inference row"):
+        st.dataframe(serving_table(result), hide_index=True, column_config=ROW_COLUMNS)
+    with st.expander("Published inference figures not used, and why"):
+        st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
+
+
+def render_finetune() -> None:
+    result = FV.validate()
+    st.header("Fine-tuning")
+    st.caption(
+        "The fine-tuning model (models/finetune.py) against MLPerf Training Llama 2 70B LoRA "
+        "throughput, time-to-train and memory, the PEFT trainable count and the QLoRA paper's memory "
+        "bounds (models/data/validation/finetune.csv). No row sets a constant. Rule of thumb: "
+        "tokens/s = 40 % MFU × dense peak ÷ 6N; memory 16 / 2 / 0.5 bytes per parameter "
+        "(full / LoRA / QLoRA). Rows with a bound are met or missed, not scored by error."
+    )
+    st.dataframe(finetune_summary(result), hide_index=True, column_config=PERCENT_COLUMNS)
+    st.plotly_chart(
+        charts.benchmark_scatter(
+            result["rows"],
+            (0.15, 0.35),
+            "Fine-tuning: predicted against published",
+            dark=state.dark_theme(),
+        ),
+        theme=None,
+        width="stretch",
+        key="chart_validation_finetune",
+    )
+    with st.expander("Every fine-tuning row"):
+        st.dataframe(finetune_table(result), hide_index=True, column_config=ROW_COLUMNS)
 
 
 def render() -> None:
@@ -174,6 +358,8 @@ def render() -> None:
         )
     with st.expander("Published figures not used, and why"):
         st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
+    render_serving()
+    render_finetune()
     with st.expander("The model's constants and their sources"):
         st.caption(
             "The same for every GPU, model and layout (models/constants.py); GPU differences come "
