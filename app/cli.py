@@ -690,6 +690,7 @@ def run_decode(args: argparse.Namespace) -> int:
 
 #: the option `hourly` prices: owned hardware run by the buyer's own staff (the registry's build)
 OWNED_STAFFED = next(s.id for s in OPTIONS if s.staffing is Staffing.OWNED)
+RENTAL_OPTIONS = [s.id for s in OPTIONS if s.price_key and not s.managed]
 
 
 def run_hourly(args: argparse.Namespace) -> int:
@@ -700,7 +701,9 @@ def run_hourly(args: argparse.Namespace) -> int:
             "cluster": {"gpu": args.gpu, "gpus": args.gpus},
             "usage": {"mode": "utilisation", "utilisation_pct": util},
             "term": {"months": args.months},
-            "options": {"compare": [OWNED_STAFFED]},
+            # the owned option first (the report reads it), then the options the rental
+            # figures price, so an offer the cluster's size rules out is shown as not offered
+            "options": {"compare": [OWNED_STAFFED, *RENTAL_OPTIONS]},
         }
         try:
             scenario = Scenario.model_validate(data)

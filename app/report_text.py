@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from app.formatting import deadline_miss, deadline_sizing
 from app.formatting import si as _si
 from app.formatting import usd as _usd
+from models.options import spec
 from models.scenario import Execution
 from models.training import TrainingPlan
 from pricing import freshness
@@ -298,9 +299,20 @@ def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comp
     for key, label in RENTAL_FIGURES:
         f = figures[key]
         missing = f.value is None or f.value != f.value  # none in the catalogue (None or NaN)
-        value = "-" if missing else f"${f.value:.2f}"
-        lines.append(f"  {label:28} {value:>7}   {f.source}")
+        offered = _offered(rows[0][1], key)
+        value = "-" if missing or offered is not None else f"${f.value:.2f}"
+        source = f.source if offered is None else offered
+        lines.append(f"  {label:28} {value:>7}   {source}")
     return "\n".join(lines)
+
+
+def _offered(c: Comparison, price_key: str) -> str | None:
+    """None when the option priced by `price_key` is offered for this cluster (or was not
+    compared), else the engine's note saying why not (e.g. spot above its size limit)."""
+    for o in c.options:
+        if spec(o.option).price_key == price_key and not o.available:
+            return o.note
+    return None
 
 
 def hourly_data(
@@ -343,6 +355,8 @@ def hourly_data(
                 "usd_per_gpu_hour": _finite(figures[key].value),
                 "source": figures[key].source,
                 "as_of": figures[key].as_of,
+                #: None when offered for this cluster, else why not (the engine's note)
+                "not_offered": _offered(rows[0][1], key),
             }
             for key, label in RENTAL_FIGURES
         ],

@@ -96,7 +96,7 @@ def test_rentals_are_the_catalogues_rows_for_the_gpu(both):
     # the engine's rental figures, as the text's second table prints them
     for figure in data["rental_figures"]:
         value = figure["usd_per_gpu_hour"]
-        shown = "-" if value is None else f"${value:.2f}"
+        shown = "-" if value is None or figure["not_offered"] else f"${value:.2f}"
         assert re.search(rf"^  {re.escape(figure['label'])} +{re.escape(shown)}   ", text, re.M)
 
 
@@ -128,3 +128,19 @@ def test_a_figure_the_catalogue_lacks_is_null_not_nan(capsys):
     spot = next(f for f in data["rental_figures"] if f["key"] == "cloud_spot_usd_per_gpu_hour")
     assert spot["usd_per_gpu_hour"] is None
     json.dumps(data, allow_nan=False)
+
+
+def test_an_offer_the_cluster_size_rules_out_is_shown_as_not_offered(capsys):
+    """Spot above cloud_spot_max_gpus: the text shows no price and the engine's reason, the JSON
+    says why; on a cluster small enough spot is priced and `not_offered` is null."""
+    limit = int(load_catalogue().assumption("cloud_spot_max_gpus").value)
+    big = ["--gpu", "H100-SXM", "--gpus", str(limit * 2), "--months", "36"]
+    line = next(x for x in hourly(capsys, *big).splitlines() if x.startswith("  Cloud spot"))
+    assert line.split()[2] == "-" and f"above cloud_spot_max_gpus ({limit:,} GPUs)" in line
+    spot = {f["key"]: f for f in strict(hourly(capsys, *big, "--json"))["rental_figures"]}
+    assert "spot is not offered" in spot["cloud_spot_usd_per_gpu_hour"]["not_offered"]
+    small = ["--gpu", "H100-SXM", "--gpus", str(limit), "--months", "36"]
+    line = next(x for x in hourly(capsys, *small).splitlines() if x.startswith("  Cloud spot"))
+    assert line.split()[2].startswith("$")
+    spot = {f["key"]: f for f in strict(hourly(capsys, *small, "--json"))["rental_figures"]}
+    assert spot["cloud_spot_usd_per_gpu_hour"]["not_offered"] is None
