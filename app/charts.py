@@ -888,3 +888,153 @@ def validation_scatter(rows: list[dict], dark: bool = False) -> go.Figure:
     fig.update_yaxes(type="log", title="predicted")
     fig.update_layout(height=560)
     return fig
+
+
+#: serving and fine-tuning charts: one colour per series (Okabe-Ito, as the options)
+SERVE_COLORS = {"throughput": "#0072B2", "ttft": "#D55E00", "tpot": "#009E73"}
+
+
+def _hline(fig: go.Figure, y: float, text: str, color: str, row: int) -> None:
+    """A dashed horizontal objective line across a subplot, labelled at its right end."""
+    fig.add_hline(
+        y=y,
+        line={"color": color, "width": 1.5, "dash": "dash"},
+        row=row,
+        col=1,
+        annotation={"text": text, "xanchor": "right", "yanchor": "bottom", "font": {"size": 11}},
+        annotation_position="top right",
+        name="slo",
+    )
+
+
+def serve_curve(
+    sweep: Mapping, plan: Mapping, ttft_slo: float | None, tpot_slo: float | None, dark=False
+) -> go.Figure:
+    """Output tokens/s per GPU (top) and TTFT and TPOT (bottom, log scale) against the sequences in
+    flight per replica for the plan's layout (models.serving.sweep), the objectives dashed and the
+    plan's own batch dotted."""
+    t = _THEMES[dark]
+    layout = f"TP{plan['tp']}" + (f" EP{plan['ep']}" if plan["ep"] > 1 else "")
+    fig = _figure(
+        "Throughput and latency against concurrency",
+        f"{_plain(plan['model'])} on {_plain(plan['gpu'])}, {layout}, {plan['precision'].upper()}; "
+        "objectives dashed, this plan's batch dotted",
+        dark,
+        make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08),
+    )
+    b = sweep["batch"]
+    if not b:
+        return _empty(fig, "no batch fits this layout")
+    fig.add_trace(
+        go.Scatter(
+            x=b,
+            y=sweep["output_tokens_per_s_per_gpu"],
+            mode="lines+markers",
+            name="Output tokens/s per GPU",
+            line={"color": SERVE_COLORS["throughput"], "width": 2.5},
+            meta={"kind": "throughput"},
+            customdata=[
+                f"{x:,.0f} in flight: {y:,.0f} output tokens/s per GPU"
+                for x, y in zip(b, sweep["output_tokens_per_s_per_gpu"], strict=True)
+            ],
+            hovertemplate=_HOVER,
+        ),
+        row=1,
+        col=1,
+    )
+    for kind, name in (
+        ("ttft", "Time to first token (ms)"),
+        ("tpot", "Time per output token (ms)"),
+    ):
+        ys = sweep[f"{kind}_ms"]
+        fig.add_trace(
+            go.Scatter(
+                x=b,
+                y=ys,
+                mode="lines+markers",
+                name=name,
+                line={"color": SERVE_COLORS[kind], "width": 2},
+                meta={"kind": kind},
+                customdata=[
+                    f"{x:,.0f} in flight: {kind.upper()} {y:,.1f} ms"
+                    for x, y in zip(b, ys, strict=True)
+                ],
+                hovertemplate=_HOVER,
+            ),
+            row=2,
+            col=1,
+        )
+    if ttft_slo:
+        _hline(fig, ttft_slo, f"TTFT objective {ttft_slo:,.0f} ms", SERVE_COLORS["ttft"], 2)
+    if tpot_slo:
+        _hline(fig, tpot_slo, f"TPOT objective {tpot_slo:,.0f} ms", SERVE_COLORS["tpot"], 2)
+    fig.add_vline(
+        x=plan["batch"],
+        line={"color": t["fg"], "width": 1.5, "dash": "dot"},
+        annotation={"text": f"this plan: {plan['batch']:,} in flight", "font": {"size": 11}},
+        annotation_position="top left",
+        name="chosen",
+    )
+    fig.update_xaxes(type="log", row=1, col=1)
+    fig.update_xaxes(type="log", title_text="Sequences in flight per replica (log scale)", row=2)
+    fig.update_yaxes(title_text="Tokens/s per GPU", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(type="log", title_text="ms (log scale)", row=2, col=1)
+    fig.update_layout(height=560)
+    return fig
+
+
+#: fine-tuning memory parts, in the order a bar chart lists them
+MEMORY_PARTS = {
+    "weights": "Weights",
+    "base_weights": "Frozen base weights",
+    "adapter_weights": "Adapter weights",
+    "gradients": "Gradients",
+    "optimizer": "Optimizer states",
+    "activations": "Activations",
+    "overhead": "Framework and buffers",
+}
+
+
+def finetune_memory(plan: Mapping, dark: bool = False) -> go.Figure:
+    """Memory per GPU by part (models.finetune.FinetunePlan.memory_gib_per_gpu), horizontal bars in
+    GiB, with the GPU's capacity as a dashed line."""
+    t = _THEMES[dark]
+    mem = plan["memory_gib_per_gpu"]
+    cap = plan["memory_capacity_gib"]
+    fig = _figure(
+        "Memory per GPU by part",
+        f"{_plain(plan['model'])}, {plan['method']} on {plan['gpus']:,} × {_plain(plan['gpu'])}: "
+        f"{mem['total']:,.1f} of {cap:g} GiB",
+        dark,
+    )
+    parts = [(k, v) for k, v in mem.items() if k != "total"]
+    order = [k for k in MEMORY_PARTS if k in dict(parts)] + [
+        k for k, _ in parts if k not in MEMORY_PARTS
+    ]
+    values = [mem[k] for k in order]
+    labels = [MEMORY_PARTS.get(k, k.replace("_", " ")) for k in order]
+    fig.add_trace(
+        go.Bar(
+            x=values,
+            y=labels,
+            orientation="h",
+            marker={"color": SERVE_COLORS["throughput"]},
+            text=[f"{v:,.1f} GiB" for v in values],
+            textposition="outside",
+            name="GiB per GPU",
+            meta={"kind": "memory"},
+            customdata=[f"{n}: {v:,.2f} GiB per GPU" for n, v in zip(labels, values, strict=True)],
+            hovertemplate=_HOVER,
+        )
+    )
+    fig.add_vline(
+        x=cap,
+        line={"color": t["fg"], "width": 1.5, "dash": "dash"},
+        annotation={"text": f"GPU memory {cap:g} GiB", "font": {"size": 11}},
+        annotation_position="top left",
+        name="capacity",
+    )
+    fig.update_xaxes(title_text="GiB per GPU", rangemode="tozero", range=[0, cap * 1.1])
+    fig.update_yaxes(autorange="reversed", showgrid=False)
+    fig.update_layout(showlegend=False, height=360)
+    return fig
