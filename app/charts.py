@@ -894,95 +894,100 @@ def validation_scatter(rows: list[dict], dark: bool = False) -> go.Figure:
 SERVE_COLORS = {"throughput": "#0072B2", "ttft": "#D55E00", "tpot": "#009E73"}
 
 
-def _hline(fig: go.Figure, y: float, text: str, color: str, row: int) -> None:
-    """A dashed horizontal objective line across a subplot, labelled at its right end."""
-    fig.add_hline(
-        y=y,
-        line={"color": color, "width": 1.5, "dash": "dash"},
-        row=row,
-        col=1,
-        annotation={"text": text, "xanchor": "right", "yanchor": "bottom", "font": {"size": 11}},
-        annotation_position="top right",
-        name="slo",
-    )
-
-
 def serve_curve(
     sweep: Mapping, plan: Mapping, ttft_slo: float | None, tpot_slo: float | None, dark=False
 ) -> go.Figure:
     """Output tokens/s per GPU (top) and TTFT and TPOT (bottom, log scale) against the sequences in
-    flight per replica for the plan's layout (models.serving.sweep), the objectives dashed and the
-    plan's own batch dotted."""
+    flight per replica for the plan's layout (models.serving.sweep), the objectives as dashed lines
+    and the plan's own point ringed. Everything is a trace: on log axes plotly places annotations
+    in log units, so labelled shapes would land elsewhere."""
     t = _THEMES[dark]
     layout = f"TP{plan['tp']}" + (f" EP{plan['ep']}" if plan["ep"] > 1 else "")
     fig = _figure(
         "Throughput and latency against concurrency",
-        f"{_plain(plan['model'])} on {_plain(plan['gpu'])}, {layout}, {plan['precision'].upper()}; "
-        "objectives dashed, this plan's batch dotted",
+        f"{_plain(plan['model'])} on {_plain(plan['gpu'])}, {layout}, {plan['precision'].upper()}: "
+        "output tokens/s per GPU (top), latency (bottom); objectives dashed, this plan ringed",
         dark,
         make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08),
     )
-    b = sweep["batch"]
+    b = list(sweep["batch"])
     if not b:
         return _empty(fig, "no batch fits this layout")
-    fig.add_trace(
-        go.Scatter(
-            x=b,
-            y=sweep["output_tokens_per_s_per_gpu"],
-            mode="lines+markers",
-            name="Output tokens/s per GPU",
-            line={"color": SERVE_COLORS["throughput"], "width": 2.5},
-            meta={"kind": "throughput"},
-            customdata=[
-                f"{x:,.0f} in flight: {y:,.0f} output tokens/s per GPU"
-                for x, y in zip(b, sweep["output_tokens_per_s_per_gpu"], strict=True)
-            ],
-            hovertemplate=_HOVER,
-        ),
-        row=1,
-        col=1,
+    series = (
+        ("throughput", "Output tokens/s per GPU", "output_tokens_per_s_per_gpu", 1, "tokens/s"),
+        ("ttft", "Time to first token (ms)", "ttft_ms", 2, "ms TTFT"),
+        ("tpot", "Time per output token (ms)", "tpot_ms", 2, "ms TPOT"),
     )
-    for kind, name in (
-        ("ttft", "Time to first token (ms)"),
-        ("tpot", "Time per output token (ms)"),
-    ):
-        ys = sweep[f"{kind}_ms"]
+    for kind, name, field, row, unit in series:
+        ys = sweep[field]
         fig.add_trace(
             go.Scatter(
                 x=b,
                 y=ys,
                 mode="lines+markers",
                 name=name,
-                line={"color": SERVE_COLORS[kind], "width": 2},
+                line={"color": SERVE_COLORS[kind], "width": 2.5 if row == 1 else 2},
                 meta={"kind": kind},
                 customdata=[
-                    f"{x:,.0f} in flight: {kind.upper()} {y:,.1f} ms"
-                    for x, y in zip(b, ys, strict=True)
+                    f"{x:,.0f} in flight: {y:,.1f} {unit}" for x, y in zip(b, ys, strict=True)
                 ],
                 hovertemplate=_HOVER,
             ),
-            row=2,
+            row=row,
             col=1,
         )
-    if ttft_slo:
-        _hline(fig, ttft_slo, f"TTFT objective {ttft_slo:,.0f} ms", SERVE_COLORS["ttft"], 2)
-    if tpot_slo:
-        _hline(fig, tpot_slo, f"TPOT objective {tpot_slo:,.0f} ms", SERVE_COLORS["tpot"], 2)
-    fig.add_vline(
-        x=plan["batch"],
-        line={"color": t["fg"], "width": 1.5, "dash": "dot"},
-        annotation={"text": f"this plan: {plan['batch']:,} in flight", "font": {"size": 11}},
-        annotation_position="top left",
-        name="chosen",
+    lo, hi = min(b + [plan["batch"]]), max(b + [plan["batch"]])
+    for kind, slo in (("ttft", ttft_slo), ("tpot", tpot_slo)):
+        if slo:
+            fig.add_trace(
+                go.Scatter(
+                    x=[lo, hi],
+                    y=[slo, slo],
+                    mode="lines",
+                    name=f"{kind.upper()} objective {slo:,.6g} ms",
+                    line={"color": SERVE_COLORS[kind], "width": 1.5, "dash": "dash"},
+                    meta={"kind": f"{kind}_slo"},
+                    hoverinfo="skip",
+                ),
+                row=2,
+                col=1,
+            )
+    points = (
+        (1, plan["output_tokens_per_s_per_gpu"], "tokens/s per GPU"),
+        (2, plan["ttft_ms"], "ms TTFT"),
+        (2, plan["tpot_ms"], "ms TPOT"),
     )
+    for i, (row, y, unit) in enumerate(points):
+        fig.add_trace(
+            go.Scatter(
+                x=[plan["batch"]],
+                y=[y],
+                mode="markers",
+                name=f"This plan: {plan['batch']:,} in flight",
+                showlegend=i == 0,
+                legendgroup="chosen",
+                marker={
+                    "size": 14,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"color": t["fg"], "width": 2.5},
+                },
+                meta={"kind": "chosen"},
+                customdata=[f"this plan, {plan['batch']:,} in flight: {y:,.1f} {unit}"],
+                hovertemplate=_HOVER,
+            ),
+            row=row,
+            col=1,
+        )
     fig.update_xaxes(type="log", row=1, col=1)
     fig.update_xaxes(type="log", title_text="Sequences in flight per replica (log scale)", row=2)
     fig.update_yaxes(title_text="Tokens/s per GPU", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(type="log", title_text="ms (log scale)", row=2, col=1)
-    fig.update_layout(height=560)
+    # six legend entries wrap to two lines: below the plot, clear of the title
+    fig.update_layout(height=640, legend={"y": -0.12, "yanchor": "top"}, margin={"b": 120})
     return fig
 
 
+METHOD_NAMES = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
 #: fine-tuning memory parts, in the order a bar chart lists them
 MEMORY_PARTS = {
     "weights": "Weights",
@@ -1003,7 +1008,7 @@ def finetune_memory(plan: Mapping, dark: bool = False) -> go.Figure:
     cap = plan["memory_capacity_gib"]
     fig = _figure(
         "Memory per GPU by part",
-        f"{_plain(plan['model'])}, {plan['method']} on {plan['gpus']:,} × {_plain(plan['gpu'])}: "
+        f"{_plain(plan['model'])}, {METHOD_NAMES.get(plan['method'], plan['method'])} on {plan['gpus']:,} × {_plain(plan['gpu'])}: "
         f"{mem['total']:,.1f} of {cap:g} GiB",
         dark,
     )

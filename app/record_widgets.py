@@ -118,6 +118,8 @@ class Form:
             self.put(name, None if not text.strip() else (text if number is None else number))
 
         value = self.get(name)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # 2000, not 2000.0
         return where.text_input(
             label,
             value="" if value is None else str(value),

@@ -102,7 +102,7 @@ def inputs() -> None:
     )
 
     st.subheader("Hardware")
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2 = st.columns(2)
     FORM.choice(
         c1,
         "GPU",
@@ -121,6 +121,7 @@ def inputs() -> None:
         help="Matrix multiplies (and a LoRA base held in FP8); FP8 needs H100 or newer, "
         "QLoRA computes in BF16.",
     )
+    c3, c4 = st.columns(2)
     FORM.number(
         c3,
         "Batch (sequences)",
@@ -143,7 +144,7 @@ def results(p: FinetunePlan) -> None:
     lay = p.layout
     c1, c2 = st.columns(2)
     c1.metric(
-        "Trainable parameters",
+        "Trainable params",
         si(p.trainable_params),
         help=f"Weights the fine-tune changes, of {si(p.params_total)} in the model; only these "
         "carry gradients and optimizer states.",

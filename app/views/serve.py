@@ -32,8 +32,8 @@ STARTING = {
     "output_tokens": 256,
     "rps": 10.0,
     "users": 64,
-    "ttft_ms": 2000.0,
-    "tpot_ms": 50.0,
+    "ttft_ms": 2000,
+    "tpot_ms": 50,
 }
 FORM = Form(ServeInputs, KEY, STARTING)
 PRECISIONS = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4 (B200, GB200)"}
@@ -99,8 +99,7 @@ def inputs() -> None:
     )
 
     st.subheader("Traffic")
-    c1, c2, c3 = st.columns(3)
-    mode = c1.radio(
+    mode = st.radio(
         "Traffic given as",
         list(TRAFFIC),
         index=list(TRAFFIC).index(traffic()),
@@ -111,6 +110,7 @@ def inputs() -> None:
         help="Requests arriving per second, or the number of requests in flight at once "
         "(users waiting on an answer).",
     )
+    c1, c2, c3 = st.columns(3)
     if mode == "rps":
         FORM.number(
             c1,
@@ -193,8 +193,9 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     )
     c2.metric(
         "Replicas",
-        f"{p.replicas:,} × {p.gpus_per_replica} GPUs",
-        help="Independent copies of the model; traffic is spread over them.",
+        f"{p.replicas:,}",
+        help=f"Independent copies of the model, {p.gpus_per_replica} GPUs each; traffic is spread "
+        "over them.",
     )
     c1.metric(
         "Layout per replica",
@@ -203,8 +204,8 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
         "link (NVLink); EP: experts spread over that many GPUs.",
     )
     c2.metric(
-        "Batch per replica",
-        f"{p.batch:,} sequences",
+        "Batch (sequences)",
+        f"{p.batch:,}",
         help="Requests a replica decodes together at this load (continuous batching).",
     )
     c1.metric(
@@ -215,41 +216,41 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     )
     c2.metric(
         "Sequences that fit",
-        f"{p.max_sequences_per_replica:,} per replica",
-        help=f"Requests of {inp.input_tokens + inp.output_tokens:,} tokens whose KV cache fits in the "
+        f"{p.max_sequences_per_replica:,}",
+        help=f"Per replica: requests of {inp.input_tokens + inp.output_tokens:,} tokens whose KV cache fits in the "
         "memory the weights leave: the most a replica can hold in flight.",
     )
     c1.metric(
-        "Prefill per GPU",
-        f"{p.prefill_tokens_per_s_per_gpu:,.0f} tokens/s",
+        "Prefill (tok/s/GPU)",
+        f"{p.prefill_tokens_per_s_per_gpu:,.0f}",
         help="Prompt tokens a GPU reads per second while processing a prompt (compute-bound).",
     )
     c2.metric(
-        "Output per GPU",
-        f"{p.output_tokens_per_s_per_gpu:,.0f} tokens/s",
+        "Output (tok/s/GPU)",
+        f"{p.output_tokens_per_s_per_gpu:,.0f}",
         help=f"Generated tokens per second per GPU at this batch, prompts included; decoding is "
         f"{p.decode_bound}-bound here.",
     )
     c1.metric(
-        "Time to first token",
+        "TTFT",
         f"{p.ttft_ms:,.0f} ms",
-        help="How long a user waits before the answer starts, at this load.",
+        help="Time to first token: how long a user waits before the answer starts, at this load.",
     )
     c2.metric(
-        "Time per output token",
+        "TPOT",
         f"{p.tpot_ms:,.1f} ms",
-        help=f"The gap between streamed tokens, at this load: {1e3 / p.tpot_ms:,.0f} tokens/s per user.",
+        help=f"Time per output token: the gap between streamed tokens, at this load: {1e3 / p.tpot_ms:,.0f} tokens/s per user.",
     )
     c1.metric(
-        "Output tokens per GPU-hour",
+        "Tokens per GPU-hour",
         f"{p.output_tokens_per_gpu_hour / 1e6:,.2f} M",
         help="Millions of tokens one GPU generates in an hour at this load; a GPU-hour price divided by "
         "it is the cost per million tokens.",
     )
     c2.metric(
-        "Requests/s per replica",
+        "Capacity (req/s)",
         f"{p.requests_per_s_per_replica:,.2f}",
-        help="Requests a replica completes per second at this batch (its capacity).",
+        help="Per replica: requests a replica completes per second at this batch (its capacity).",
     )
     st.caption(
         f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "
