@@ -95,7 +95,19 @@ def inputs() -> None:
         "s_precision",
         format_func=lambda p: PRECISIONS.get(p, p),
         help="Weights and matrix multiplies. FP8 needs H100 or newer; FP4 a Blackwell GPU. "
-        "The KV cache is FP8 with FP8 or FP4 weights, else BF16.",
+        "The KV cache's precision is chosen below.",
+    )
+
+    _, _, c3 = st.columns(3)  # under the precision of the weights
+    FORM.choice(
+        c3,
+        "KV cache",
+        "kv_precision",
+        "s_kv",
+        choices=[None, "bf16", "fp8"],
+        format_func=lambda p: "as the weights" if p is None else p.upper(),
+        help="Precision of the attention keys and values kept for every request in flight; "
+        "'as the weights' is FP8 with FP8 or FP4 weights, else BF16. FP8 halves the memory.",
     )
 
     st.subheader("Traffic")
