@@ -10,6 +10,8 @@ navigation), so share links to a page would break.
 The Workload page is the default, served at /; /workload (a hand-written or older link) is a hidden
 page that switches to it with the same query, so it opens without Streamlit's "Page not found".
 Before any page runs, state.sync_link() puts the current scenario in the address (`s`).
+Serve (/serve) and Fine-tune (/finetune) keep their own inputs in session state, apart from the
+scenario: their links open the page with its starting inputs.
 """
 
 import pathlib
