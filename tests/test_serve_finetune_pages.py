@@ -75,7 +75,7 @@ def test_serve_shows_the_cores_plan():
     )
     assert number(at, "TTFT") == pytest.approx(plan.ttft_ms, abs=0.5)
     assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
-    assert number(at, "Tokens per GPU-hour") == pytest.approx(
+    assert number(at, "Tokens/GPU-hour") == pytest.approx(
         plan.output_tokens_per_gpu_hour / 1e6, abs=0.005
     )
     assert all(m.help for m in at.metric)  # every number says what it means

@@ -254,7 +254,7 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
         help=f"Time per output token: the gap between streamed tokens, at this load: {1e3 / p.tpot_ms:,.0f} tokens/s per user.",
     )
     c1.metric(
-        "Tokens per GPU-hour",
+        "Tokens/GPU-hour",
         f"{p.output_tokens_per_gpu_hour / 1e6:,.2f} M",
         help="Millions of tokens one GPU generates in an hour at this load; a GPU-hour price divided by "
         "it is the cost per million tokens.",
