@@ -954,3 +954,158 @@ def benchmark_scatter(
     fig.update_yaxes(type="log", title="predicted")
     fig.update_layout(height=520)
     return fig
+
+
+#: serving and fine-tuning charts: one colour per series (Okabe-Ito, as the options)
+SERVE_COLORS = {"throughput": "#0072B2", "ttft": "#D55E00", "tpot": "#009E73"}
+
+
+def serve_curve(
+    sweep: Mapping, plan: Mapping, ttft_slo: float | None, tpot_slo: float | None, dark=False
+) -> go.Figure:
+    """Output tokens/s per GPU (top) and TTFT and TPOT (bottom, log scale) against the sequences in
+    flight per replica for the plan's layout (models.serving.sweep), the objectives as dashed lines
+    and the plan's own point ringed. Everything is a trace: on log axes plotly places annotations
+    in log units, so labelled shapes would land elsewhere."""
+    t = _THEMES[dark]
+    layout = f"TP{plan['tp']}" + (f" EP{plan['ep']}" if plan["ep"] > 1 else "")
+    fig = _figure(
+        "Throughput and latency against concurrency",
+        f"{_plain(plan['model'])} on {_plain(plan['gpu'])}, {layout}, {plan['precision'].upper()}: "
+        "output tokens/s per GPU (top), latency (bottom); objectives dashed, this plan ringed",
+        dark,
+        make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08),
+    )
+    b = list(sweep["batch"])
+    if not b:
+        return _empty(fig, "no batch fits this layout")
+    series = (
+        ("throughput", "Output tokens/s per GPU", "output_tokens_per_s_per_gpu", 1, "tokens/s"),
+        ("ttft", "Time to first token (ms)", "ttft_ms", 2, "ms TTFT"),
+        ("tpot", "Time per output token (ms)", "tpot_ms", 2, "ms TPOT"),
+    )
+    for kind, name, field, row, unit in series:
+        ys = sweep[field]
+        fig.add_trace(
+            go.Scatter(
+                x=b,
+                y=ys,
+                mode="lines+markers",
+                name=name,
+                line={"color": SERVE_COLORS[kind], "width": 2.5 if row == 1 else 2},
+                meta={"kind": kind},
+                customdata=[
+                    f"{x:,.0f} in flight: {y:,.1f} {unit}" for x, y in zip(b, ys, strict=True)
+                ],
+                hovertemplate=_HOVER,
+            ),
+            row=row,
+            col=1,
+        )
+    lo, hi = min(b + [plan["batch"]]), max(b + [plan["batch"]])
+    for kind, slo in (("ttft", ttft_slo), ("tpot", tpot_slo)):
+        if slo:
+            fig.add_trace(
+                go.Scatter(
+                    x=[lo, hi],
+                    y=[slo, slo],
+                    mode="lines",
+                    name=f"{kind.upper()} objective {slo:,.6g} ms",
+                    line={"color": SERVE_COLORS[kind], "width": 1.5, "dash": "dash"},
+                    meta={"kind": f"{kind}_slo"},
+                    hoverinfo="skip",
+                ),
+                row=2,
+                col=1,
+            )
+    points = (
+        (1, plan["output_tokens_per_s_per_gpu"], "tokens/s per GPU"),
+        (2, plan["ttft_ms"], "ms TTFT"),
+        (2, plan["tpot_ms"], "ms TPOT"),
+    )
+    for i, (row, y, unit) in enumerate(points):
+        fig.add_trace(
+            go.Scatter(
+                x=[plan["batch"]],
+                y=[y],
+                mode="markers",
+                name=f"This plan: {plan['batch']:,} in flight",
+                showlegend=i == 0,
+                legendgroup="chosen",
+                marker={
+                    "size": 14,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"color": t["fg"], "width": 2.5},
+                },
+                meta={"kind": "chosen"},
+                customdata=[f"this plan, {plan['batch']:,} in flight: {y:,.1f} {unit}"],
+                hovertemplate=_HOVER,
+            ),
+            row=row,
+            col=1,
+        )
+    fig.update_xaxes(type="log", row=1, col=1)
+    fig.update_xaxes(type="log", title_text="Sequences in flight per replica (log scale)", row=2)
+    fig.update_yaxes(title_text="Tokens/s per GPU", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(type="log", title_text="ms (log scale)", row=2, col=1)
+    # six legend entries wrap to two lines: below the plot, clear of the title
+    fig.update_layout(height=640, legend={"y": -0.12, "yanchor": "top"}, margin={"b": 120})
+    return fig
+
+
+METHOD_NAMES = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+#: fine-tuning memory parts, in the order a bar chart lists them
+MEMORY_PARTS = {
+    "weights": "Weights",
+    "base_weights": "Frozen base weights",
+    "adapter_weights": "Adapter weights",
+    "gradients": "Gradients",
+    "optimizer": "Optimizer states",
+    "activations": "Activations",
+    "overhead": "Framework and buffers",
+}
+
+
+def finetune_memory(plan: Mapping, dark: bool = False) -> go.Figure:
+    """Memory per GPU by part (models.finetune.FinetunePlan.memory_gib_per_gpu), horizontal bars in
+    GiB, with the GPU's capacity as a dashed line."""
+    t = _THEMES[dark]
+    mem = plan["memory_gib_per_gpu"]
+    cap = plan["memory_capacity_gib"]
+    fig = _figure(
+        "Memory per GPU by part",
+        f"{_plain(plan['model'])}, {METHOD_NAMES.get(plan['method'], plan['method'])} on {plan['gpus']:,} × {_plain(plan['gpu'])}: "
+        f"{mem['total']:,.1f} of {cap:g} GiB",
+        dark,
+    )
+    parts = [(k, v) for k, v in mem.items() if k != "total"]
+    order = [k for k in MEMORY_PARTS if k in dict(parts)] + [
+        k for k, _ in parts if k not in MEMORY_PARTS
+    ]
+    values = [mem[k] for k in order]
+    labels = [MEMORY_PARTS.get(k, k.replace("_", " ")) for k in order]
+    fig.add_trace(
+        go.Bar(
+            x=values,
+            y=labels,
+            orientation="h",
+            marker={"color": SERVE_COLORS["throughput"]},
+            text=[f"{v:,.1f} GiB" for v in values],
+            textposition="outside",
+            name="GiB per GPU",
+            meta={"kind": "memory"},
+            customdata=[f"{n}: {v:,.2f} GiB per GPU" for n, v in zip(labels, values, strict=True)],
+            hovertemplate=_HOVER,
+        )
+    )
+    fig.add_vline(
+        x=cap,
+        line={"color": t["fg"], "width": 1.5, "dash": "dash"},
+        annotation={"text": f"GPU memory {cap:g} GiB", "font": {"size": 11}},
+        annotation_position="top left",
+        name="capacity",
+    )
+    fig.update_xaxes(title_text="GiB per GPU", rangemode="tozero", range=[0, cap * 1.1])
+    fig.update_yaxes(autorange="reversed", showgrid=False)
+    fig.update_layout(showlegend=False, height=360)
+    return fig

@@ -10,6 +10,8 @@ navigation), so share links to a page would break.
 The Workload page is the default, served at /; /workload (a hand-written or older link) is a hidden
 page that switches to it with the same query, so it opens without Streamlit's "Page not found".
 Before any page runs, state.sync_link() puts the current scenario in the address (`s`).
+Serve (/serve) and Fine-tune (/finetune) keep their own inputs in session state, apart from the
+scenario: their links open the page with its starting inputs.
 """
 
 import pathlib
@@ -22,7 +24,15 @@ if str(ROOT) not in sys.path:  # `streamlit run app/main.py` puts app/, not the 
 import streamlit as st  # noqa: E402
 
 from app import sidebar, state  # noqa: E402
-from app.views import assumptions, compare, guide, validation, workload  # noqa: E402
+from app.views import (  # noqa: E402
+    assumptions,
+    compare,
+    finetune,
+    guide,
+    serve,
+    validation,
+    workload,
+)
 
 st.set_page_config(
     page_title="GPU Cluster Planner",
@@ -50,6 +60,13 @@ page = st.navigation(
         workload_page,
         st.Page(
             compare.render, title="Compare", icon=":material/compare_arrows:", url_path="compare"
+        ),
+        st.Page(serve.render, title="Serve", icon=":material/bolt:", url_path="serve"),
+        st.Page(
+            finetune.render,
+            title="Fine-tune",
+            icon=":material/model_training:",
+            url_path="finetune",
         ),
         st.Page(
             assumptions.render,

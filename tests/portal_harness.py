@@ -14,7 +14,15 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 
 from app import sidebar, state  # noqa: E402
-from app.views import assumptions, compare, guide, validation, workload  # noqa: E402
+from app.views import (  # noqa: E402
+    assumptions,
+    compare,
+    finetune,
+    guide,
+    serve,
+    validation,
+    workload,
+)
 
 PAGES = {
     "workload": workload,
@@ -22,6 +30,8 @@ PAGES = {
     "assumptions": assumptions,
     "guide": guide,
     "validation": validation,
+    "serve": serve,
+    "finetune": finetune,
 }
 
 state.init()

@@ -392,3 +392,27 @@ def test_assumptions_clearing_and_rejecting_a_value(portal_url, watched):
     expect_row(grid, "spares pct of nodes", ["5", "%", "5", "✗ 150 rejected"])
     assert scenario_in_address(page).get("overrides", {}) == {}
     assert errors == [], errors
+
+
+def test_serve_page_shows_the_cores_plan_and_names_an_unmeetable_slo(portal_url, watched):
+    from app.views.serve import STARTING
+    from models.serving import ServeInputs, plan_serving
+
+    page, errors = watched
+    page.goto(portal_url + "serve")
+    page.get_by_role("heading", name="Serve", exact=True).wait_for()
+    wait_idle(page)
+    inp = {k: v for k, v in STARTING.items() if k != "users"}  # the page starts with requests/s
+    plan = plan_serving(ServeInputs(**inp))
+    assert metric_value(page, "GPUs") == f"{plan.gpus:,}"
+    shown = float(metric_value(page, "Output (tok/s/GPU)").replace(",", ""))
+    assert shown == pytest.approx(plan.output_tokens_per_s_per_gpu, abs=0.5)
+    page.locator(".js-plotly-plot").first.wait_for()
+    box = page.get_by_label("Time per output token (ms)", exact=True)
+    box.fill("1")
+    box.press("Enter")
+    wait_idle(page)
+    page.get_by_text("best achievable").first.wait_for()
+    assert "tpot_ms" in page.locator("[data-testid='stAlert']").first.inner_text()
+    assert box.input_value() == "1"  # what was typed stays
+    assert errors == [], errors

@@ -1,0 +1,228 @@
+"""Fine-tune: size a full, LoRA or QLoRA fine-tune (models/finetune.py): the method, the dataset and
+the GPU in; trainable parameters, memory per GPU by part, step time, throughput, wall-clock,
+GPU-hours and the fewest GPUs that fit out.
+
+The inputs are a FinetuneInputs kept as a dict in st.session_state["finetune_inputs"]
+(app/record_widgets.py); the training scenario and its share link are not touched."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from app import charts, state
+from app.formatting import si
+from app.record_widgets import Form
+from models.errors import InputError
+from models.finetune import FinetuneInputs, FinetunePlan, plan_finetune
+from models.hardware import load_gpus
+from models.shapes import load_presets
+
+KEY = "finetune_inputs"
+#: a new session's inputs where FinetuneInputs has no default: LoRA of an 8B model on 100 M tokens
+STARTING = {"model": "llama3-8b", "method": "lora", "gpu": "H100-SXM", "tokens": 1e8}
+FORM = Form(FinetuneInputs, KEY, STARTING)
+METHODS = {
+    "full": "full (all parameters)",
+    "lora": "LoRA (adapters, BF16 base)",
+    "qlora": "QLoRA (adapters, 4-bit base)",
+}
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _plan(inputs_json: str) -> tuple[dict | None, tuple[str, str] | None]:
+    try:
+        plan = plan_finetune(FinetuneInputs.model_validate_json(inputs_json))
+    except InputError as exc:
+        return None, (exc.field, str(exc))
+    return plan.model_dump(mode="json"), None
+
+
+def plan_for(inp: FinetuneInputs) -> tuple[FinetunePlan | None, tuple[str, str] | None]:
+    plan, err = _plan(json.dumps(inp.model_dump(mode="json"), sort_keys=True))
+    return (FinetunePlan.model_validate(plan) if plan else None), err
+
+
+def inputs() -> None:
+    presets, gpus = load_presets(), load_gpus()
+    st.subheader("Model and method")
+    c1, c2, c3 = st.columns(3)
+    FORM.choice(
+        c1,
+        "Model",
+        "model",
+        "f_model",
+        choices=list(presets),
+        format_func=lambda m: presets[m].name if m in presets else m,
+        help="Published shapes (model_presets.csv, each with its paper or model card).",
+    )
+    FORM.choice(
+        c2,
+        "Method",
+        "method",
+        "f_method",
+        format_func=lambda m: METHODS.get(m, m),
+        help="Full: every weight trained (Adam states for all). LoRA: small adapters beside a "
+        "frozen base (Hu et al. 2021). QLoRA: the same over a 4-bit NF4 base (Dettmers et al. 2023).",
+    )
+    if FORM.current("method") == "full":
+        c3.caption("Full fine-tuning trains every weight: no adapter rank.")
+    else:
+        FORM.number(
+            c3,
+            "LoRA rank",
+            "lora_rank",
+            "f_rank",
+            step=8,
+            help="Width r of each adapter (it adds r × (inputs + outputs) parameters per matrix); "
+            "8 to 64 is usual.",
+        )
+
+    st.subheader("Data")
+    c1, c2, c3 = st.columns(3)
+    FORM.number(
+        c1,
+        "Dataset tokens (millions)",
+        "tokens",
+        "f_tokens",
+        step=10.0,
+        scale=1e6,
+        unit="million",
+        help="Tokens in one pass over the dataset: examples × tokens per example.",
+    )
+    FORM.number(c2, "Epochs", "epochs", "f_epochs", step=1.0, help="Passes over the dataset.")
+    FORM.number(
+        c3,
+        "Sequence length",
+        "seq_len",
+        "f_seq",
+        step=1024,
+        help="Tokens per training sequence (examples packed to it).",
+    )
+
+    st.subheader("Hardware")
+    c1, c2 = st.columns(2)
+    FORM.choice(
+        c1,
+        "GPU",
+        "gpu",
+        "f_gpu",
+        choices=list(gpus),
+        format_func=lambda g: f"{g} ({gpus[g].memory_gib:g} GiB)" if g in gpus else g,
+        help="Specifications and sources: models/data/gpus.csv.",
+    )
+    FORM.choice(
+        c2,
+        "Precision",
+        "precision",
+        "f_precision",
+        format_func=str.upper,
+        help="Matrix multiplies (and a LoRA base held in FP8); FP8 needs H100 or newer, "
+        "QLoRA computes in BF16.",
+    )
+    c3, c4 = st.columns(2)
+    FORM.number(
+        c3,
+        "Batch (sequences)",
+        "global_batch_seqs",
+        "f_batch",
+        step=8,
+        help="Sequences per optimizer step.",
+    )
+    FORM.optional(
+        c4,
+        "GPUs",
+        "gpus",
+        "f_gpus",
+        placeholder="the fewest that fit",
+        help="Fix the GPU count.",
+    )
+
+
+def results(p: FinetunePlan) -> None:
+    lay = p.layout
+    c1, c2 = st.columns(2)
+    c1.metric(
+        "Trainable params",
+        si(p.trainable_params),
+        help=f"Weights the fine-tune changes, of {si(p.params_total)} in the model; only these "
+        "carry gradients and optimizer states.",
+    )
+    c2.metric(
+        "Fewest GPUs that fit",
+        f"{p.min_gpus:,}",
+        help="The smallest count (1, 2, 4, then whole nodes) with a layout whose memory fits.",
+    )
+    c1.metric(
+        "GPUs",
+        f"{p.gpus:,}",
+        help=f"GPUs this plan uses ({p.sizing}), on {p.nodes:,} node(s).",
+    )
+    c2.metric(
+        "Memory per GPU",
+        f"{p.memory_gib_per_gpu['total']:,.1f} GiB",
+        help=f"Everything one GPU holds, of its {p.memory_capacity_gib:g} GiB; parts in the chart.",
+    )
+    c1.metric(
+        "Step time",
+        f"{p.step_time_s:,.2f} s",
+        help=f"One optimizer step over {lay.global_batch_seqs:,} sequences.",
+    )
+    c2.metric(
+        "Tokens/s",
+        f"{p.tokens_per_s:,.0f}",
+        help=f"Training tokens processed per second by all GPUs ({p.tokens_per_s_per_gpu:,.0f} "
+        "per GPU).",
+    )
+    c1.metric(
+        "Wall-clock",
+        f"{p.train_hours:,.2f} h",
+        help=f"Hours from start to end for {si(p.dataset_tokens * p.epochs)} tokens in "
+        f"{p.steps:,} steps, without failures or restarts.",
+    )
+    c2.metric(
+        "GPU-hours",
+        f"{p.gpu_hours:,.1f}",
+        help="Wall-clock hours × GPUs: what a cloud bills.",
+    )
+    st.markdown(
+        f"**Layout:** TP {lay.tp} · PP {lay.pp} · DP {lay.dp} · ZeRO-{lay.zero} · recompute "
+        f"{lay.recompute} · micro-batch {lay.micro_batch} × {lay.microbatches}"
+    )
+    st.caption(
+        f"Rule of thumb: {p.rule_of_thumb_tokens_per_s:,.0f} tokens/s (40 % MFU, 6 × parameters) "
+        f"and {p.rule_of_thumb_memory_gib_per_gpu:,.1f} GiB per GPU (16 / 2 / 0.5 bytes per "
+        f"parameter). Activations {p.activations_gib_no_recompute:,.1f} GiB without recompute, "
+        f"{p.activations_gib_full_recompute:,.1f} GiB with full; {p.layouts_evaluated:,} layouts "
+        "searched."
+    )
+
+
+def render() -> None:
+    st.title("Fine-tune")
+    st.caption(
+        "Size a fine-tune (full, LoRA or QLoRA): the memory it needs, how long it takes and the "
+        "fewest GPUs that hold it. These inputs are kept separately from the training scenario."
+    )
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        inputs()
+    inp, problems = FORM.record()
+    with right:
+        st.subheader("Sizing")
+        if problems:
+            state.show_problems(problems)
+            return
+        with st.spinner("Sizing the fine-tune..."):
+            plan, err = plan_for(inp)
+        if err:
+            state.show_error(*err)
+            return
+        results(plan)
+    st.plotly_chart(
+        charts.finetune_memory(plan.model_dump(mode="json"), state.dark_theme()),
+        theme=None,
+        width="stretch",
+        key="chart_finetune_memory",
+    )

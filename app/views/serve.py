@@ -1,0 +1,305 @@
+"""Serve: size an inference deployment (models/serving.py): the traffic, the request sizes and the
+latency objectives in; the layout, memory, latency, throughput and GPUs out, with a chart of
+throughput and latency against concurrency.
+
+The inputs are a ServeInputs kept as a dict in st.session_state["serve_inputs"] (app/record_widgets.py);
+the training scenario and its share link are not touched."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from app import charts, state
+from app.record_widgets import Form
+from models.errors import InputError
+from models.hardware import load_gpus
+from models.serving import ServeInputs, ServePlan, plan_serving, sweep
+from models.shapes import load_presets
+
+KEY = "serve_inputs"
+#: which traffic field the page uses (the other is kept, for switching back, but left out); kept
+#: apart from the radio's own key, which Streamlit drops while another page is shown
+TRAFFIC_KEY = "serve_traffic"
+TRAFFIC = {"rps": "requests per second", "users": "concurrent users"}
+#: a new session's inputs where ServeInputs has no default: a 70B chat service on H100s
+STARTING = {
+    "model": "llama3-70b",
+    "gpu": "H100-SXM",
+    "precision": "fp8",
+    "input_tokens": 2048,
+    "output_tokens": 256,
+    "rps": 10.0,
+    "users": 64,
+    "ttft_ms": 2000,
+    "tpot_ms": 50,
+}
+FORM = Form(ServeInputs, KEY, STARTING)
+PRECISIONS = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4 (B200, GB200)"}
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _plan(inputs_json: str) -> tuple[dict | None, dict | None, tuple[str, str] | None]:
+    """(plan, throughput and latency against batch for its layout, None) or (None, None, (field,
+    message)); cached by the inputs' JSON."""
+    inp = ServeInputs.model_validate_json(inputs_json)
+    try:
+        plan = plan_serving(inp)
+    except InputError as exc:
+        return None, None, (exc.field, str(exc))
+    return plan.model_dump(mode="json"), sweep(inp, plan.tp, plan.ep), None
+
+
+def plan_for(inp: ServeInputs) -> tuple[ServePlan | None, dict | None, tuple[str, str] | None]:
+    plan, curve, err = _plan(json.dumps(inp.model_dump(mode="json"), sort_keys=True))
+    return (ServePlan.model_validate(plan) if plan else None), curve, err
+
+
+def traffic() -> str:
+    """'rps' or 'users': the traffic field the page uses."""
+    return st.session_state.get(TRAFFIC_KEY, "rps")
+
+
+def _store_traffic() -> None:
+    st.session_state[TRAFFIC_KEY] = st.session_state["s_traffic"]
+
+
+def inputs() -> None:
+    presets, gpus = load_presets(), load_gpus()
+    st.subheader("Model and GPU")
+    c1, c2, c3 = st.columns(3)
+    FORM.choice(
+        c1,
+        "Model",
+        "model",
+        "s_model",
+        choices=list(presets),
+        format_func=lambda m: presets[m].name if m in presets else m,
+        help="Published shapes (model_presets.csv, each with its paper or model card); "
+        "mixture-of-experts models read only the experts a batch touches.",
+    )
+    FORM.choice(
+        c2,
+        "GPU",
+        "gpu",
+        "s_gpu",
+        choices=list(gpus),
+        format_func=lambda g: f"{g} ({gpus[g].memory_gib:g} GiB)" if g in gpus else g,
+        help="Specifications and sources: models/data/gpus.csv.",
+    )
+    FORM.choice(
+        c3,
+        "Precision",
+        "precision",
+        "s_precision",
+        format_func=lambda p: PRECISIONS.get(p, p),
+        help="Weights and matrix multiplies. FP8 needs H100 or newer; FP4 a Blackwell GPU. "
+        "The KV cache's precision is chosen below.",
+    )
+
+    _, _, c3 = st.columns(3)  # under the precision of the weights
+    FORM.choice(
+        c3,
+        "KV cache",
+        "kv_precision",
+        "s_kv",
+        choices=[None, "bf16", "fp8"],
+        format_func=lambda p: "as the weights" if p is None else p.upper(),
+        help="Precision of the attention keys and values kept for every request in flight; "
+        "'as the weights' is FP8 with FP8 or FP4 weights, else BF16. FP8 halves the memory.",
+    )
+
+    st.subheader("Traffic")
+    mode = st.radio(
+        "Traffic given as",
+        list(TRAFFIC),
+        index=list(TRAFFIC).index(traffic()),
+        format_func=TRAFFIC.get,
+        key="s_traffic",
+        on_change=_store_traffic,
+        horizontal=True,
+        help="Requests arriving per second, or the number of requests in flight at once "
+        "(users waiting on an answer).",
+    )
+    c1, c2, c3 = st.columns(3)
+    if mode == "rps":
+        FORM.number(
+            c1,
+            "Requests per second",
+            "rps",
+            "s_rps",
+            step=1.0,
+            unit="requests/s",
+            help="Mean arrivals the deployment carries, at peak.",
+        )
+    else:
+        FORM.number(
+            c1,
+            "Concurrent users",
+            "users",
+            "s_users",
+            step=8,
+            help="Requests in flight at once; with a fixed GPU count, the batch of that one replica.",
+        )
+    FORM.number(
+        c2,
+        "Input tokens per request",
+        "input_tokens",
+        "s_input",
+        step=256,
+        help="Mean prompt length: system prompt, context and question (RAG adds the retrieved text).",
+    )
+    FORM.number(
+        c3,
+        "Output tokens per request",
+        "output_tokens",
+        "s_output",
+        step=64,
+        help="Mean answer length.",
+    )
+
+    st.subheader("Service-level objectives")
+    c1, c2, c3 = st.columns(3)
+    FORM.optional(
+        c1,
+        "Time to first token (ms)",
+        "ttft_ms",
+        "s_ttft",
+        unit="ms",
+        placeholder="no objective",
+        help="Longest acceptable wait before the answer starts (a p50 target).",
+    )
+    FORM.optional(
+        c2,
+        "Time per output token (ms)",
+        "tpot_ms",
+        "s_tpot",
+        unit="ms",
+        placeholder="no objective",
+        help="Longest acceptable gap between streamed tokens (50 ms is 20 tokens/s, faster "
+        "than people read).",
+    )
+    FORM.optional(
+        c3,
+        "GPUs (one replica)",
+        "gpus",
+        "s_gpus",
+        placeholder="sized for the traffic",
+        help="Fix one replica of this many GPUs, as a published benchmark runs, and see its "
+        "throughput and latency.",
+    )
+
+
+def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
+    p = plan
+    layout = f"TP{p.tp}" + (f" · EP{p.ep}" if p.ep > 1 else "")
+    c1, c2 = st.columns(2)
+    c1.metric(
+        "GPUs",
+        f"{p.gpus:,}",
+        help=f"Replicas × GPUs per replica. Sized to run at {inp.target_utilisation:.0%} of capacity, "
+        "the rest is headroom for bursts."
+        if not inp.gpus
+        else "The replica you fixed.",
+    )
+    c2.metric(
+        "Replicas",
+        f"{p.replicas:,}",
+        help=f"Independent copies of the model, {p.gpus_per_replica} GPUs each; traffic is spread "
+        "over them.",
+    )
+    c1.metric(
+        "Layout per replica",
+        layout,
+        help="Tensor parallelism (TP): every layer split over this many GPUs joined by the scale-up "
+        "link (NVLink); EP: experts spread over that many GPUs.",
+    )
+    c2.metric(
+        "Batch (sequences)",
+        f"{p.batch:,}",
+        help="Requests a replica decodes together at this load (continuous batching).",
+    )
+    c1.metric(
+        "KV cache per GPU",
+        f"{p.kv_cache_gib_per_gpu:,.1f} GiB",
+        help=f"Memory holding the attention keys and values of the requests in flight; "
+        f"weights take {p.weights_gib_per_gpu:,.1f} GiB per GPU.",
+    )
+    c2.metric(
+        "Sequences that fit",
+        f"{p.max_sequences_per_replica:,}",
+        help=f"Per replica: requests of {inp.input_tokens + inp.output_tokens:,} tokens whose KV cache fits in the "
+        "memory the weights leave: the most a replica can hold in flight.",
+    )
+    c1.metric(
+        "Prefill (tok/s/GPU)",
+        f"{p.prefill_tokens_per_s_per_gpu:,.0f}",
+        help="Prompt tokens a GPU reads per second while processing a prompt (compute-bound).",
+    )
+    c2.metric(
+        "Output (tok/s/GPU)",
+        f"{p.output_tokens_per_s_per_gpu:,.0f}",
+        help=f"Generated tokens per second per GPU at this batch, prompts included; decoding is "
+        f"{p.decode_bound}-bound here.",
+    )
+    c1.metric(
+        "TTFT",
+        f"{p.ttft_ms:,.0f} ms",
+        help="Time to first token: how long a user waits before the answer starts, at this load.",
+    )
+    c2.metric(
+        "TPOT",
+        f"{p.tpot_ms:,.1f} ms",
+        help=f"Time per output token: the gap between streamed tokens, at this load: {1e3 / p.tpot_ms:,.0f} tokens/s per user.",
+    )
+    c1.metric(
+        "Tokens/GPU-hour",
+        f"{p.output_tokens_per_gpu_hour / 1e6:,.2f} M",
+        help="Millions of tokens one GPU generates in an hour at this load; a GPU-hour price divided by "
+        "it is the cost per million tokens.",
+    )
+    c2.metric(
+        "Capacity (req/s)",
+        f"{p.requests_per_s_per_replica:,.2f}",
+        help="Per replica: requests a replica completes per second at this batch (its capacity).",
+    )
+    st.caption(
+        f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "
+        f"{p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU. KV cache "
+        f"{p.kv_precision.upper()}, {p.kv_bytes_per_token / 1024:,.0f} KiB per token; "
+        f"{p.layouts_evaluated:,} layouts searched. Software assumed: {p.software_generation}."
+    )
+
+
+def render() -> None:
+    st.title("Serve")
+    st.caption(
+        "Size an inference deployment: describe the traffic and the latency users accept, see the "
+        "layout, memory, latency, throughput and GPUs. The cost comparison comes in a later step; "
+        "these inputs are kept separately from the training scenario."
+    )
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        inputs()
+    mode = traffic()
+    inp, problems = FORM.record(leave_out=[t for t in TRAFFIC if t != mode])
+    with right:
+        st.subheader("Deployment")
+        if problems:
+            state.show_problems(problems)
+            return
+        with st.spinner("Sizing the deployment..."):
+            plan, curve, err = plan_for(inp)
+        if err:
+            state.show_error(*err)
+            return
+        results(plan, curve, inp)
+    st.plotly_chart(
+        charts.serve_curve(
+            curve, plan.model_dump(mode="json"), inp.ttft_ms, inp.tpot_ms, state.dark_theme()
+        ),
+        theme=None,
+        width="stretch",
+        key="chart_serve",
+    )

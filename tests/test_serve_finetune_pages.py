@@ -1,0 +1,241 @@
+"""The Serve and Fine-tune pages (app/views/serve.py, finetune.py) through Streamlit's AppTest: the
+numbers shown are the cores' (models/serving.py, models/finetune.py) for the inputs on the page,
+bad input is named with its field and kept as typed, and the inputs live in their own session keys;
+and their charts (app/charts.py serve_curve, finetune_memory) draw the cores' figures."""
+
+from __future__ import annotations
+
+import copy
+import pathlib
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app import charts
+from app.views import finetune as finetune_page
+from app.views import serve as serve_page
+from models.finetune import FinetuneInputs, plan_finetune
+from models.serving import ServeInputs, plan_serving, sweep
+
+HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
+
+
+def render(page: str, serve: dict | None = None, finetune: dict | None = None) -> AppTest:
+    at = AppTest.from_file(HARNESS, default_timeout=60)
+    at.session_state["_page"] = page
+    if serve is not None:
+        at.session_state[serve_page.KEY] = copy.deepcopy(serve)
+    if finetune is not None:
+        at.session_state[finetune_page.KEY] = copy.deepcopy(finetune)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def number(at: AppTest, label: str) -> float:
+    """A metric's number, its unit and thousands separators dropped ('6,335' -> 6335.0)."""
+    return float(metric(at, label).split()[0].replace(",", ""))
+
+
+def errors(at: AppTest) -> str:
+    """The error messages as read on the page: the field's code span and markdown escapes dropped."""
+    text = " ".join(re.sub(r"^` (.*?) `", r"\1", e.value) for e in at.error)
+    return re.sub(r"\\(.)", r"\1", text).replace("\u200b", "")
+
+
+def serve_inputs(**changes) -> ServeInputs:
+    """The page's starting inputs (requests per second) with `changes`."""
+    data = {k: v for k, v in serve_page.STARTING.items() if k != "users"} | changes
+    return ServeInputs(**{k: v for k, v in data.items() if v is not None})
+
+
+# ----------------------------------------------------------------------------------------- Serve
+
+
+def test_serve_shows_the_cores_plan():
+    at = render("serve")
+    assert at.title[0].value == "Serve" and not at.error
+    plan = plan_serving(serve_inputs())
+    assert number(at, "GPUs") == plan.gpus
+    assert number(at, "Replicas") == plan.replicas
+    assert metric(at, "Layout per replica") == f"TP{plan.tp}"
+    assert number(at, "Batch (sequences)") == plan.batch
+    assert number(at, "KV cache per GPU") == pytest.approx(plan.kv_cache_gib_per_gpu, abs=0.05)
+    assert number(at, "Sequences that fit") == plan.max_sequences_per_replica
+    assert number(at, "Prefill (tok/s/GPU)") == pytest.approx(
+        plan.prefill_tokens_per_s_per_gpu, abs=0.5
+    )
+    assert number(at, "Output (tok/s/GPU)") == pytest.approx(
+        plan.output_tokens_per_s_per_gpu, abs=0.5
+    )
+    assert number(at, "TTFT") == pytest.approx(plan.ttft_ms, abs=0.5)
+    assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
+    assert number(at, "Tokens/GPU-hour") == pytest.approx(
+        plan.output_tokens_per_gpu_hour / 1e6, abs=0.005
+    )
+    assert all(m.help for m in at.metric)  # every number says what it means
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_serve_numbers_follow_the_inputs_as_the_core_computes_them():
+    at = render("serve")
+    before = number(at, "Output (tok/s/GPU)")
+    at.number_input(key="s_input").set_value(8192).run()
+    assert not at.exception and not at.error
+    plan = plan_serving(serve_inputs(input_tokens=8192))
+    assert number(at, "Output (tok/s/GPU)") != before
+    assert number(at, "Output (tok/s/GPU)") == pytest.approx(
+        plan.output_tokens_per_s_per_gpu, abs=0.5
+    )
+    assert number(at, "GPUs") == plan.gpus
+    at.number_input(key="s_rps").set_value(100.0).run()
+    assert number(at, "GPUs") == plan_serving(serve_inputs(input_tokens=8192, rps=100.0)).gpus
+
+
+def test_serve_concurrent_users_and_a_fixed_replica():
+    at = render("serve")
+    at.radio(key="s_traffic").set_value("users").run()
+    at.number_input(key="s_users").set_value(32).run()
+    at.text_input(key="s_gpus").input("8").run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_serving(serve_inputs(rps=None, users=32, gpus=8))
+    assert number(at, "Batch (sequences)") == 32 == plan.batch
+    assert metric(at, "Layout per replica") == "TP8"
+    assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
+    assert at.session_state[serve_page.KEY]["rps"] == 10.0  # kept for switching back
+
+
+@pytest.mark.parametrize("typed", ["1", "0.5"])
+def test_an_unmeetable_slo_is_named_with_the_best_achievable_and_kept(typed):
+    at = render("serve")
+    at.text_input(key="s_tpot").input(typed).run()
+    assert not at.exception
+    message = errors(at)
+    assert message.startswith("tpot_ms:") and "best achievable" in message, message
+    assert not at.metric
+    assert at.text_input(key="s_tpot").value == typed  # what was typed stays
+    at.text_input(key="s_tpot").input("").run()  # cleared: no objective, sized again
+    assert not at.error and number(at, "GPUs") == plan_serving(serve_inputs(tpot_ms=None)).gpus
+
+
+def test_a_model_that_fits_no_layout_says_so_under_model():
+    at = render("serve")
+    at.selectbox(key="s_model").set_value("llama3-405b").run()
+    at.selectbox(key="s_precision").set_value("bf16").run()
+    at.selectbox(key="s_gpu").set_value("L40S").run()
+    assert not at.exception
+    message = errors(at)
+    assert message.startswith("model:") and "does not fit" in message, message
+    assert at.selectbox(key="s_model").value == "llama3-405b"
+
+
+def test_text_that_is_not_a_number_is_named_with_the_range_and_kept():
+    at = render("serve")
+    at.text_input(key="s_ttft").input("soon").run()
+    assert not at.exception
+    assert at.text_input(key="s_ttft").value == "soon"
+    message = errors(at)
+    assert message.startswith("ttft_ms:") and "3.6e+06" in message, message
+
+
+def test_serve_inputs_take_their_range_from_the_record_and_survive_a_page_change():
+    at = render("serve")
+    assert "Allowed: at least 1 and at most 1,000,000." in at.number_input(key="s_input").help
+    assert at.number_input(key="s_input").max == 1_000_000
+    assert "at most 72" in at.text_input(key="s_gpus").help
+    at.number_input(key="s_output").set_value(1000).run()
+    at.session_state["_page"] = "workload"
+    at.run()
+    at.session_state["_page"] = "serve"
+    at.run()
+    assert at.number_input(key="s_output").value == 1000
+    assert "serve_inputs" not in str(at.session_state["scenario"])  # the scenario is untouched
+
+
+# ------------------------------------------------------------------------------------- Fine-tune
+
+
+def finetune_inputs(**changes) -> FinetuneInputs:
+    return FinetuneInputs(**(finetune_page.STARTING | changes))
+
+
+def test_finetune_shows_the_cores_plan():
+    at = render("finetune")
+    assert at.title[0].value == "Fine-tune" and not at.error
+    plan = plan_finetune(finetune_inputs())
+    assert metric(at, "Trainable params").endswith(" M")  # three significant figures
+    assert number(at, "Trainable params") * 1e6 == pytest.approx(plan.trainable_params, rel=2e-3)
+    assert number(at, "Fewest GPUs that fit") == plan.min_gpus
+    assert number(at, "Memory per GPU") == pytest.approx(plan.memory_gib_per_gpu["total"], abs=0.05)
+    assert number(at, "Step time") == pytest.approx(plan.step_time_s, abs=0.005)
+    assert number(at, "Tokens/s") == pytest.approx(plan.tokens_per_s, abs=0.5)
+    assert number(at, "Wall-clock") == pytest.approx(plan.train_hours, abs=0.005)
+    assert number(at, "GPU-hours") == pytest.approx(plan.gpu_hours, abs=0.05)
+    assert all(m.help for m in at.metric)
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_finetune_numbers_follow_method_and_data():
+    at = render("finetune")
+    at.selectbox(key="f_method").set_value("full").run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_finetune(finetune_inputs(method="full"))
+    assert number(at, "Fewest GPUs that fit") == plan.min_gpus > 1
+    assert number(at, "GPU-hours") == pytest.approx(plan.gpu_hours, abs=0.05)
+    at.number_input(key="f_tokens").set_value(200.0).run()
+    doubled = plan_finetune(finetune_inputs(method="full", tokens=2e8))
+    assert number(at, "GPU-hours") == pytest.approx(doubled.gpu_hours, abs=0.05)
+    assert doubled.gpu_hours == pytest.approx(2 * plan.gpu_hours, rel=0.01)
+
+
+def test_finetune_too_few_gpus_and_qlora_in_fp8_are_named():
+    at = render("finetune")
+    at.selectbox(key="f_model").set_value("llama3-70b").run()
+    at.selectbox(key="f_method").set_value("full").run()
+    at.text_input(key="f_gpus").input("1").run()
+    assert not at.exception
+    assert errors(at).startswith("gpus:") and "needs at least" in errors(at), errors(at)
+    assert at.text_input(key="f_gpus").value == "1"
+    at.text_input(key="f_gpus").input("").run()
+    at.selectbox(key="f_method").set_value("qlora").run()
+    at.selectbox(key="f_precision").set_value("fp8").run()
+    assert errors(at).startswith("precision:"), errors(at)
+
+
+# ---------------------------------------------------------------------------------------- charts
+
+
+def test_serve_curve_draws_the_sweep_the_objectives_and_the_plan():
+    inp = serve_inputs()
+    plan = plan_serving(inp)
+    curve = sweep(inp, plan.tp, plan.ep)
+    fig = charts.serve_curve(curve, plan.model_dump(mode="json"), inp.ttft_ms, inp.tpot_ms)
+    by_kind = {}
+    for t in fig.data:
+        by_kind.setdefault(t.meta["kind"], []).append(t)
+    assert list(by_kind["throughput"][0].y) == curve["output_tokens_per_s_per_gpu"]
+    assert set(by_kind["tpot_slo"][0].y) == {inp.tpot_ms}
+    assert set(by_kind["ttft_slo"][0].y) == {inp.ttft_ms}
+    chosen = by_kind["chosen"]
+    assert {t.x[0] for t in chosen} == {plan.batch}
+    assert sorted(t.y[0] for t in chosen) == sorted(
+        [plan.output_tokens_per_s_per_gpu, plan.ttft_ms, plan.tpot_ms]
+    )
+    assert fig.layout.template.layout.font.family == charts.FONT  # the shared template
+    no_slo = charts.serve_curve(curve, plan.model_dump(mode="json"), None, None)
+    assert not [t for t in no_slo.data if t.meta["kind"].endswith("_slo")]
+
+
+def test_finetune_memory_bars_are_the_cores_parts():
+    plan = plan_finetune(finetune_inputs(method="qlora"))
+    fig = charts.finetune_memory(plan.model_dump(mode="json"))
+    bars = fig.data[0]
+    parts = {k: v for k, v in plan.memory_gib_per_gpu.items() if k != "total"}
+    assert sorted(bars.x) == sorted(parts.values())
+    assert "Frozen base weights" in bars.y and fig.layout.xaxis.title.text == "GiB per GPU"
+    assert fig.layout.title.text == "Memory per GPU by part"
