@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.options import OPTIONS, Billing, ids_where, label
+from models.options import OPTIONS, Billing, Staffing, ids_where, label
 from pricing.inputs import CostInputs
 from pricing.results import (
     FlipPoint,
@@ -72,6 +72,9 @@ KEY_INPUTS = {
     "runs": "Training runs",
     "failure_rate_multiplier": "Failure rate",
     "lead_time_multiplier": "Procurement lead time",
+    "host_value_decline_pct_per_year": "Server host resale decline",
+    "fabric_value_decline_pct_per_year": "Fabric resale decline",
+    "rented_ops_fte_per_1000_gpus": "Platform team on rented capacity",
 }
 #: inputs only the Monte Carlo varies (owned hardware bought with the servers): key -> label
 MONTE_CARLO_INPUTS = {
@@ -91,10 +94,13 @@ _OWNED_INPUTS = (
     "support_pct_of_capex_per_year",
     "residual_value_pct",
     "lead_time_multiplier",
+    "host_value_decline_pct_per_year",
+    "fabric_value_decline_pct_per_year",
     *MONTE_CARLO_INPUTS,
 )
 ONLY_FOR: dict[str, frozenset[str]] = {key: ids_where(owned=True) for key in _OWNED_INPUTS}
 ONLY_FOR["ops_salary_usd_per_year"] = frozenset(s.id for s in OPTIONS if s.staffed)
+ONLY_FOR["rented_ops_fte_per_1000_gpus"] = ids_where(staffing=Staffing.RENTED)
 ONLY_FOR["managed_premium_pct"] = frozenset(
     s.id for s in OPTIONS if s.billing is Billing.MANAGED_RENT
 )
@@ -102,7 +108,13 @@ for _option in OPTIONS:
     if _option.price_key:
         ONLY_FOR[_option.price_key] = ONLY_FOR.get(_option.price_key, frozenset()) | {_option.id}
 #: physical bounds of inputs whose values cannot go anywhere (flip points stay inside them)
-BOUNDS = {"residual_value_pct": (0.0, 100.0), "utilisation_pct": (0.0, 100.0), "pue": (1.0, 3.0)}
+BOUNDS = {
+    "residual_value_pct": (0.0, 100.0),
+    "utilisation_pct": (0.0, 100.0),
+    "pue": (1.0, 3.0),
+    "host_value_decline_pct_per_year": (0.0, 100.0),
+    "fabric_value_decline_pct_per_year": (0.0, 100.0),
+}
 SWING = 0.25
 FLIP_GRID = np.geomspace(0.2, 5.0, 65)
 
