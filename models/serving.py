@@ -15,7 +15,9 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   al. 2024, arXiv 2402.16363): the weight GEMMs take the larger of reading the weights the batch
   touches (at HBM_EFFICIENCY of HBM bandwidth) and 2 · active parameters · B FLOPs; attention takes
   the larger of reading B · mean context · KV bytes and its FLOPs over the context. So the GEMMs are
-  memory-bound at small batch and compute-bound at large, while attention stays memory-bound. An MoE layer reads only the experts the batch touches: E · (1 − (1 − k/E)^B) expected
+  memory-bound at small batch and compute-bound at large, while attention stays memory-bound. The
+  engine's host work (B · SERVE_HOST_S_PER_SEQUENCE_STEP) overlaps the GPU's, so a step takes the
+  larger of the two: a small model at a large batch is host-bound. An MoE layer reads only the experts the batch touches: E · (1 − (1 − k/E)^B) expected
   distinct experts for B·k uniform routings.
 - Tensor parallelism: two all-reduces of the step's activations per layer on the scale-up link
   (bandwidth as in models/collectives.py; SERVE_ALLREDUCE_STEPS latency steps, as engines' one-shot
@@ -198,9 +200,11 @@ def evaluate(inp: ServeInputs, tp, ep, batch) -> dict[str, np.ndarray]:
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
     comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu)
     overhead = layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER
-    t_step = (
+    t_gpu = (
         np.maximum(t_gemm_mem, t_gemm_cmp) + np.maximum(t_attn_mem, t_attn_cmp) + comm + overhead
     )
+    # the host's per-sequence work overlaps the GPU's forward (overlap scheduler)
+    t_step = np.maximum(t_gpu, b * C.SERVE_HOST_S_PER_SEQUENCE_STEP)
 
     # prefill of one request
     all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
