@@ -88,6 +88,24 @@ OPTIMIZER_STEP_BYTES = 30
 #: output tokens): an attention/KV-read cost of that release, not a fixed per-step one. Not adopted:
 #: 0, no constant is fitted, and every inference row is held out.
 SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
+# (Not a number: a structure, declared here with its source before the rows were re-scored.) A serving
+# step is a sequence of kernels, each bound by its own roofline, so the step time is the SUM over
+# operators of max(bytes / bandwidth, FLOPs / rate), not one max over the step's totals: Yuan et al.
+# 2024, "LLM Inference Unveiled: Survey and Roofline Model Insights" (arXiv 2402.16363, LLM-Viewer),
+# which rooflines each operator of a layer separately. models/serving.py applies it to two operator
+# groups: the weight GEMMs (weights read vs 2 · active params · tokens) and attention (KV read vs its
+# FLOPs). Both TTFT and throughput rows had been seen before (issue 14 helper, branch i14-servefid).
+
+#: Host (CPU) time per sequence in flight per engine iteration, seconds: scheduling, sampling and
+#: request bookkeeping of TensorRT-LLM's PyTorch executor. TensorRT-LLM PR #10273 (NVIDIA, Dec 2025)
+#: measures "the average per iteration host_step_time is 45.11 ms" with the C++ scheduler for
+#: GPT-OSS-120B on GB200 at max_batch_size 1536 per rank (ADP2, concurrency 3072, ISL/OSL 1k/1k), a
+#: scenario it calls one "where the host overhead is the bottleneck": 45.11 ms / 1,536 = 29.4 µs. The
+#: executor overlaps one iteration's host work with the GPU's forward (its overlap scheduler), so a
+#: step takes the larger of the GPU time and B × this. One measurement, assumed linear in B and the
+#: same for every GPU's host; set from the source before the inference rows were re-scored.
+SERVE_HOST_S_PER_SEQUENCE_STEP = 45.11e-3 / 1536
+
 #: Latency steps of a tensor-parallel all-reduce in a serving engine: NVIDIA's "3x Faster AllReduce
 #: with NVSwitch and TensorRT-LLM MultiShot" (Nov 2024) does it in two steps (reduce-scatter, then an
 #: all-gather by NVSwitch multicast) whatever the GPU count, as the one-shot/two-shot custom

@@ -9,12 +9,15 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   KV_CACHE_MEMORY_FRACTION of what weights and FRAMEWORK_OVERHEAD_GIB leave.
 - Prefill of one request (compute-bound): 2 · active parameters · input tokens plus causal attention
   2 · 2 · layers · heads · head_dim · input² / 2 FLOPs, at the training core's achievable GEMM rate
-  (peak × MAMF × GEMM_SHARE_OF_MAMF, × FP8/FP4 relative efficiency); at least one read of the
-  weights it touches at HBM_EFFICIENCY of HBM bandwidth.
-- Decode step of a batch of B sequences: the larger of the memory time (weights the batch touches +
-  B · mean context · KV bytes, at HBM_EFFICIENCY of HBM bandwidth) and the compute time (2 · active
-  parameters · B plus attention over the context), so memory-bound at small batch and compute-bound
-  at large. An MoE layer reads only the experts the batch touches: E · (1 − (1 − k/E)^B) expected
+  (peak × MAMF × GEMM_SHARE_OF_MAMF, × FP8/FP4 relative efficiency), the GEMMs taking at least
+  one read of the weights they touch at HBM_EFFICIENCY of HBM bandwidth, the attention after them.
+- Decode step of a batch of B sequences: each operator group on its own roofline, summed (Yuan et
+  al. 2024, arXiv 2402.16363): the weight GEMMs take the larger of reading the weights the batch
+  touches (at HBM_EFFICIENCY of HBM bandwidth) and 2 · active parameters · B FLOPs; attention takes
+  the larger of reading B · mean context · KV bytes and its FLOPs over the context. So the GEMMs are
+  memory-bound at small batch and compute-bound at large, while attention stays memory-bound. The
+  engine's host work (B · SERVE_HOST_S_PER_SEQUENCE_STEP) overlaps the GPU's, so a step takes the
+  larger of the two: a small model at a large batch is host-bound. An MoE layer reads only the experts the batch touches: E · (1 − (1 − k/E)^B) expected
   distinct experts for B·k uniform routings.
 - Tensor parallelism: two all-reduces of the step's activations per layer on the scale-up link
   (bandwidth as in models/collectives.py; SERVE_ALLREDUCE_STEPS latency steps, as engines' one-shot
@@ -190,18 +193,26 @@ def evaluate(inp: ServeInputs, tp, ep, batch) -> dict[str, np.ndarray]:
     weights_read = (fixed + routed) * w_bytes / tp
     ctx = i_tok + o_tok / 2
     kv_read = b * ctx * kv_token / kv_shards
-    t_mem = (weights_read + kv_read) / hbm
-    t_cmp = 2 * active * b / tp / gemm + 4 * layers * attn_width * b * ctx / tp / attn_rate
+    # each operator group on its own roofline, summed (Yuan et al. 2024, models/constants.py)
+    t_gemm_mem, t_gemm_cmp = weights_read / hbm, 2 * active * b / tp / gemm
+    t_attn_mem = kv_read / hbm
+    t_attn_cmp = 4 * layers * attn_width * b * ctx / tp / attn_rate
+    t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
     comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu)
     overhead = layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER
-    t_step = np.maximum(t_mem, t_cmp) + comm + overhead
+    t_gpu = (
+        np.maximum(t_gemm_mem, t_gemm_cmp) + np.maximum(t_attn_mem, t_attn_cmp) + comm + overhead
+    )
+    # the host's per-sequence work overlaps the GPU's forward (overlap scheduler)
+    t_step = np.maximum(t_gpu, b * C.SERVE_HOST_S_PER_SEQUENCE_STEP)
 
     # prefill of one request
     all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
     pf_read = (fixed + all_experts) * w_bytes / tp / hbm
-    pf_cmp = 2 * active * i_tok / tp / gemm + 2 * layers * attn_width * i_tok**2 / tp / attn_rate
+    pf_gemm = 2 * active * i_tok / tp / gemm
+    pf_attn = 2 * layers * attn_width * i_tok**2 / tp / attn_rate
     pf_comm = 2 * layers * _allreduce_s(i_tok * shape.hidden * ACTIVATION_BYTES, tp, gpu)
-    t_prefill = np.maximum(pf_read, pf_cmp) + pf_comm + overhead
+    t_prefill = np.maximum(pf_read, pf_gemm) + pf_attn + pf_comm + overhead
 
     cycle = b * t_prefill + o_tok * t_step
     out_rate = b * o_tok / cycle  # per replica
