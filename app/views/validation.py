@@ -63,30 +63,18 @@ def miss_text(m: dict) -> str:
 
 
 def summary(result: dict) -> pd.DataFrame:
-    out = []
-    for scope, key in (
-        ("scored rows", "by_kind"),
-        ("held out", "by_kind_held_out"),
-        ("all rows", "by_kind_all_rows"),
-    ):
-        for kind, s in result[key].items():
-            m, t = s["model"], s["rule_of_thumb"]
-            out.append(
-                {
-                    "kind": kind,
-                    "rows": f"{m['rows']} ({scope})",
-                    "model median %": 100 * m["median_abs_error"],
-                    "model worst %": 100 * m["worst_abs_error"],
-                    "rows beyond worst target": len(m["beyond_worst_target"]),
-                    "rule of thumb median %": 100 * t["median_abs_error"],
-                    "rule of thumb worst %": 100 * t["worst_abs_error"],
-                }
-            )
-    return pd.DataFrame(out)
+    """Training errors per kind for scored, held-out and all rows, beside the rule of thumb's."""
+    return _by_scope(result, lambda s: s["model"]["beyond_worst_target"])
 
 
 def serving_summary(result: dict) -> pd.DataFrame:
     """Inference errors per kind for scored, held-out and all rows, beside the rule of thumb's."""
+    return _by_scope(result, lambda s: s["beyond_worst_target"])
+
+
+def _by_scope(result: dict, beyond) -> pd.DataFrame:
+    """One row per kind and scope; `beyond(summary)` lists the rows past the worst-case target
+    (the training and inference results keep that list in different places)."""
     out = []
     for scope, key in (
         ("scored rows", "by_kind"),
@@ -101,7 +89,7 @@ def serving_summary(result: dict) -> pd.DataFrame:
                     "rows": f"{m['rows']} ({scope})",
                     "model median %": 100 * m["median_abs_error"],
                     "model worst %": 100 * m["worst_abs_error"],
-                    "rows beyond worst target": len(s["beyond_worst_target"]),
+                    "rows beyond worst target": len(beyond(s)),
                     "rule of thumb median %": 100 * t["median_abs_error"],
                     "rule of thumb worst %": 100 * t["worst_abs_error"],
                 }
