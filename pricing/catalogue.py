@@ -7,6 +7,8 @@ file, the line (the header is line 1) and the field. Figures the public sources 
 out, and `Catalogue.missing()` lists them when asked.
 
 Aggregates prefer grade A/B rows and fall back to grade C only when nothing better exists.
+A rental price may be listed again with a later `as_of`; then the provider's newest rows are its
+price and the older ones stay as the record.
 Figures no public source gives are labelled planner defaults: source "planner default (no public
 figure found)", grade C, and notes that give the reasoning and a plausible range.
 
@@ -20,6 +22,7 @@ import functools
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TypeVar
 
@@ -56,7 +59,7 @@ M = TypeVar("M", bound=_Row)
 
 # file name -> (row model, the fields that make a row unique)
 FILES: dict[str, tuple[type[_Row], tuple[str, ...]]] = {
-    "rental_prices.csv": (RentalRow, ("gpu_id", "provider", "offer", "region")),
+    "rental_prices.csv": (RentalRow, ("gpu_id", "provider", "offer", "region", "as_of")),
     "hardware_prices.csv": (HardwareRow, ("gpu_id", "item", "as_of", "source")),
     "lead_times.csv": (LeadTimeRow, ("gpu_id", "as_of", "source")),
     "assumptions.csv": (AssumptionRow, ("key",)),
@@ -113,6 +116,16 @@ def _best_graded(rows: Iterable[M]) -> list[M]:
     """Grade A/B rows when there are any, else all rows (grade C is a fallback, not a default)."""
     rows = list(rows)
     return [row for row in rows if row.grade in ("A", "B")] or rows
+
+
+def _newest_per_provider(rows: Iterable[RentalRow]) -> list[RentalRow]:
+    """Each provider's rows of its latest `as_of`: a newer reading of a provider's price supersedes
+    its older ones, which stay in the file as the record of what it charged then."""
+    rows = list(rows)
+    latest: dict[str, date] = {}
+    for row in rows:
+        latest[row.provider] = max(latest.get(row.provider, row.as_of), row.as_of)
+    return [row for row in rows if row.as_of == latest[row.provider]]
 
 
 def _frame(rows: Iterable[_Row]) -> pd.DataFrame:
@@ -190,14 +203,15 @@ class Catalogue:
     def rental_price(
         self, gpu_id: str, offer: str, provider: str | None = None, provider_kind: str | None = None
     ) -> float:
-        """USD per GPU-hour: one provider's price (median over its regions), or when provider is
-        None the median over providers of each provider's median (grade A/B rows preferred)."""
+        """USD per GPU-hour: one provider's price (median over its regions of its newest reading),
+        or when provider is None the median over providers of each provider's median (grade A/B
+        rows preferred; of a provider's rows only those of its latest as_of count)."""
         rows = self.rentals(gpu_id, offer, provider, provider_kind)
         if not rows:
             who = provider or provider_kind or "any provider"
             raise MissingFigureError(f"no {offer} rental price for {gpu_id} from {who}")
         by_provider: dict[str, list[float]] = {}
-        for row in _best_graded(rows):
+        for row in _newest_per_provider(_best_graded(rows)):
             by_provider.setdefault(row.provider, []).append(row.price_usd_per_gpu_hour)
         return float(statistics.median(statistics.median(p) for p in by_provider.values()))
 

@@ -21,6 +21,7 @@ from pricing.catalogue import (
     PLANNER_DEFAULT_SOURCE,
     CatalogueError,
     MissingFigureError,
+    clear_cache,
     load_catalogue,
 )
 
@@ -373,6 +374,26 @@ def test_duplicate_key_names_both_lines(data_copy):
     message = _load_error(data_copy)
     assert f"assumptions.csv, line {line}, field 'key'" in message
     assert "duplicate of line 2" in message
+
+
+def test_a_providers_newest_rental_rows_supersede_its_older_ones(data_copy):
+    path = data_copy / "rental_prices.csv"
+    old = {**GOOD["rental_prices.csv"], "offer": "capacity_block", "as_of": "2024-10-01"}
+    _append(path, {**old, "price_usd_per_gpu_hour": "4.0", "region": "r1"})
+    _append(path, {**old, "price_usd_per_gpu_hour": "2.0", "region": "r2"})
+    # a later reading of the same offer and region is not a duplicate: it is the newer price
+    newer = {**old, "as_of": "2026-07-22", "region": "r1", "price_usd_per_gpu_hour": "5.0"}
+    _append(path, newer)
+    _append(path, {**newer, "region": "r2", "price_usd_per_gpu_hour": "7.0"})
+    cat = load_catalogue(data_copy)
+    # TestCloud's 2026 rows (5, 7) are its price; its 2024 rows (4, 2) would make it 4.5
+    assert cat.rental_price("H100-SXM", "capacity_block", provider="TestCloud") == 6.0
+    # across providers: HyperA's 5.0 (fixture) and TestCloud's 6.0
+    assert cat.rental_price("H100-SXM", "capacity_block") == pytest.approx(5.5)
+    assert len(cat.rentals("H100-SXM", "capacity_block", provider="TestCloud")) == 4  # all kept
+    _append(path, newer)  # the same reading twice is still a duplicate
+    clear_cache()
+    assert "duplicate of line" in _load_error(data_copy)
 
 
 def test_ragged_row_missing_column_and_missing_file_fail_loudly(data_copy):
