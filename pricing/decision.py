@@ -74,7 +74,7 @@ KEY_INPUTS = {
     "lead_time_multiplier": "Procurement lead time",
     "host_value_decline_pct_per_year": "Server host resale decline",
     "fabric_value_decline_pct_per_year": "Fabric resale decline",
-    "rented_ops_fte_per_1000_gpus": "Platform team on rented capacity",
+    "rented_ops_fte_per_1000_gpus": "Rented platform team",
 }
 #: inputs only the Monte Carlo varies (owned hardware bought with the servers): key -> label
 MONTE_CARLO_INPUTS = {
