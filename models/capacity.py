@@ -1,0 +1,315 @@
+"""Capacity against demand: month by month, what a capacity plan serves of a portfolio's demand
+(models/demand.py), what waits, what runs past the term, what sits idle, and each workload's delay.
+
+The capacity is a vector of GPUs, one figure a month (an owned cluster, a committed base plus burst,
+...). Time runs on a grid of SLOTS_PER_MONTH slots a month (≈ 1 day). The queue discipline:
+
+1. Serving and steady work first, because it cannot wait: each slot they get
+   min(capacity, their work + their backlog); what the capacity cannot carry is carried forward as a
+   backlog, served first-in first-out before new work (a fluid: any free GPU-hour does it).
+2. Gang runs (pre-training runs, fine-tuning jobs) on what that leaves, strictly first-in first-out
+   by release (then by workload order): a run starts at the first slot, no earlier than its release
+   nor than the start of the run before it, where its whole GPU count is free for its whole length
+   (inside the term; the capacity plan is known ahead, so a run is never preempted). A run that
+   waits two months finishes two months later. There is no backfilling: a small job never
+   overtakes a big one, which makes more capacity never start any run later (for the same runs
+   admitted; see below).
+3. A run whose GPU count is never free from its release to the term end, even with no other gang
+   runs, can never be served: it is reported with the reason and does not hold up the queue.
+   (More capacity can admit such a run, which then holds up the runs behind it.)
+
+Totals: demanded = served (in the term) + queued (released, not started by the term end) +
+beyond the term (started, finishing after it); nothing is dropped. Idle = capacity GPU-hours −
+served GPU-hours. A run's delay is its start less its release; a flat workload's is how long its
+GPU-hours waited in the backlog (first-in first-out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+from models.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH, Demand
+from models.errors import InputError
+from models.record import Record
+from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
+
+#: the largest capacity a month may have, GPUs
+MAX_CAPACITY_GPUS = 10_000_000
+_EPS = 1e-9
+
+RunStatus = Literal["finished", "running at term end", "queued at term end", "never fits"]
+
+
+class RunOutcome(Record):
+    """One gang run under the capacity plan; days count from the start of the term."""
+
+    release_day: float
+    start_day: float | None
+    finish_day: float | None
+    delay_days: float | None
+    status: RunStatus
+    gpus: int
+    gpu_hours: float
+    served_gpu_hours: float
+    queued_gpu_hours: float
+    beyond_term_gpu_hours: float
+
+
+class WorkloadOutcome(Record):
+    name: str
+    team: str
+    kind: str
+    demanded_gpu_hours: float
+    served_gpu_hours: float
+    queued_gpu_hours: float
+    beyond_term_gpu_hours: float
+    served_gpu_hours_by_month: list[float]
+    #: the longest and the GPU-hour-weighted mean wait of what started (gang runs) or was served
+    #: (flat work); None when nothing did
+    delay_days_max: float | None
+    delay_days_mean: float | None
+    runs: int
+    runs_started: int
+    runs_finished: int
+    #: why some of its runs can never be served (None when all can)
+    never_served: str | None
+    run_outcomes: list[RunOutcome]
+
+
+class CapacityResult(Record):
+    months: int
+    capacity_gpus: list[float]
+    demand_gpu_hours: list[float]
+    served_gpu_hours_by_month: list[float]
+    #: work released and waiting for capacity at each month end
+    queued_gpu_hours_by_month: list[float]
+    idle_gpu_hours_by_month: list[float]
+    capacity_gpu_hours: float
+    demanded_gpu_hours: float
+    served_gpu_hours: float
+    #: released in the term and still waiting at its end
+    queued_gpu_hours: float
+    #: started in the term, finishing after it
+    beyond_term_gpu_hours: float
+    idle_gpu_hours: float
+    #: served in the term, but later than it was needed
+    delayed_gpu_hours: float
+    workloads: list[WorkloadOutcome]
+
+
+def check_capacity(capacity_gpus: Sequence[float], months: int) -> np.ndarray:
+    cap = np.asarray(capacity_gpus, dtype=float)
+    if cap.ndim != 1 or len(cap) != months:
+        raise InputError(
+            "capacity", f"capacity needs one GPU count a month of the {months}-month term"
+        )
+    if not np.all(np.isfinite(cap)) or cap.min() < 0 or cap.max() > MAX_CAPACITY_GPUS:
+        raise InputError(
+            "capacity", f"capacity must be 0 to {MAX_CAPACITY_GPUS:,} GPUs in every month"
+        )
+    return cap
+
+
+def _earliest(free: np.ndarray, gpus: float, t0: int, n: int) -> int | None:
+    """The first slot t ≥ t0 where free[t : t + n] (cut at the term end) holds `gpus` in every slot."""
+    end = len(free)
+    if t0 >= end:
+        return None
+    if free[t0 : min(t0 + n, end)].min() >= gpus - _EPS:
+        return t0
+    bad = np.flatnonzero(free[t0:] < gpus - _EPS) + t0
+    t = t0
+    while t < end:
+        k = np.searchsorted(bad, t)
+        if k == len(bad) or bad[k] >= min(t + n, end):
+            return t
+        t = int(bad[k]) + 1
+    return None
+
+
+def _flat(demand: Demand, cap_slot: np.ndarray):
+    """Serving and steady work first, FIFO backlog (Lindley's recursion, vectorised:
+    backlog_t = X_t − min(0, min_{s≤t} X_s) with X the cumulative work less capacity)."""
+    months = demand.months
+    flat = [i for i, w in enumerate(demand.workloads) if not w.gang]
+    busy = np.array([demand.workloads[i].busy_gpus_by_month for i in flat]).reshape(-1, months)
+    dw = np.repeat(busy, SLOTS_PER_MONTH, axis=1) * SLOT_HOURS  # (flat workloads, slots)
+    d = dw.sum(axis=0)
+    x = np.cumsum(d - cap_slot * SLOT_HOURS)
+    backlog = x - np.minimum(0.0, np.minimum.accumulate(x))
+    scale = max(float(d.sum()), 1.0)
+    backlog[backlog < _EPS * scale] = 0.0
+    prev = np.concatenate([[0.0], backlog[:-1]])
+    served = d + prev - backlog
+    return flat, dw, d, served, backlog, prev, scale
+
+
+def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
+    """Serves `demand` on `capacity_gpus` (one figure a month) under the discipline above."""
+    months = demand.months
+    cap = check_capacity(capacity_gpus, months)
+    slots = months * SLOTS_PER_MONTH
+    term_days = months * DAYS_PER_MONTH
+    cap_slot = np.repeat(cap, SLOTS_PER_MONTH)
+    edges = np.arange(months + 1) * DAYS_PER_MONTH
+    month_end_slots = np.arange(1, months + 1) * SLOTS_PER_MONTH - 1
+    n_w = len(demand.workloads)
+    served_by_month = np.zeros((n_w, months))
+    queued_w = np.zeros(n_w)
+    beyond_w = np.zeros(n_w)
+    delay_max: list[float | None] = [None] * n_w
+    delay_mean: list[float | None] = [None] * n_w
+
+    # 1. flat work
+    flat, dw, d, flat_served, backlog, prev, scale = _flat(demand, cap_slot)
+    avail = cap_slot - flat_served / SLOT_HOURS
+    delayed = float(np.minimum(prev, flat_served).sum())
+    if flat:
+        a_ext = np.concatenate([[0.0], np.cumsum(d)])
+        s_cum = np.cumsum(flat_served)
+        grid = np.arange(slots + 1, dtype=float)
+        # demand position τ (in slots) that the served work has reached at each month end
+        tau = np.interp(s_cum[month_end_slots], a_ext, grid)
+        # the slot in which each slot's last GPU-hour of work is served
+        done = np.searchsorted(s_cum, a_ext[1:] - _EPS * scale, side="left")
+        delay_slots = done - np.arange(slots)
+        for j, i in enumerate(flat):
+            aw = np.concatenate([[0.0], np.cumsum(dw[j])])
+            cum = np.interp(tau, grid, aw)
+            served_by_month[i] = np.diff(np.concatenate([[0.0], cum]))
+            queued_w[i] = aw[-1] - cum[-1]
+            mask = (dw[j] > 0) & (done < slots)
+            if mask.any():
+                delay_max[i] = float(delay_slots[mask].max() * SLOT_DAYS)
+                delay_mean[i] = float(
+                    np.average(delay_slots[mask], weights=dw[j][mask]) * SLOT_DAYS
+                )
+
+    # 2. gang runs, strictly FIFO on what flat work leaves
+    runs = demand.runs
+    order = sorted(range(len(runs)), key=lambda k: (runs[k].release_slot, runs[k].workload))
+    free = avail.copy()
+    start: list[int | None] = [None] * len(runs)
+    reason: list[str | None] = [None] * len(runs)
+    prev_start = 0
+    for k in order:
+        r = runs[k]
+        n = max(1, int(np.ceil(r.run_days / SLOT_DAYS - 1e-9)))
+        if _earliest(avail, r.gpus, r.release_slot, n) is None:
+            most = float(avail[r.release_slot :].max())
+            reason[k] = (
+                f"needs {r.gpus:,} GPUs at once for {r.run_days:.1f} days; at most {most:,.0f} "
+                f"are free of serving and steady work from month {r.release_slot // SLOTS_PER_MONTH}"
+                " to the term end"
+            )
+            continue
+        t = _earliest(free, r.gpus, max(r.release_slot, prev_start), n)
+        if t is None:
+            prev_start = slots  # strict FIFO: nothing behind it starts in the term either
+            continue
+        free[t : t + n] -= r.gpus
+        start[k] = prev_start = t
+
+    outcomes: list[list[RunOutcome]] = [[] for _ in range(n_w)]
+    gang_queued_by_month = np.zeros(months)
+    for k, r in enumerate(runs):
+        whole = r.gpu_hours
+        rel_day = r.release_slot * SLOT_DAYS
+        if start[k] is None:
+            status = "never fits" if reason[k] else "queued at term end"
+            out = RunOutcome(
+                release_day=rel_day,
+                start_day=None,
+                finish_day=None,
+                delay_days=None,
+                status=status,
+                gpus=r.gpus,
+                gpu_hours=whole,
+                served_gpu_hours=0.0,
+                queued_gpu_hours=whole,
+                beyond_term_gpu_hours=0.0,
+            )
+            queued_w[r.workload] += whole
+            gang_queued_by_month[r.release_slot // SLOTS_PER_MONTH :] += whole
+        else:
+            s = start[k]
+            s_day, f_day = s * SLOT_DAYS, s * SLOT_DAYS + r.run_days
+            inside = np.clip(np.minimum(f_day, edges[1:]) - np.maximum(s_day, edges[:-1]), 0, None)
+            in_term = r.gpus * 24 * min(r.run_days, term_days - s_day)
+            served_by_month[r.workload] += inside * r.gpus * 24
+            beyond_w[r.workload] += whole - in_term
+            waited = slice(r.release_slot // SLOTS_PER_MONTH, s // SLOTS_PER_MONTH)
+            gang_queued_by_month[waited] += whole
+            if s > r.release_slot:
+                delayed += in_term
+            out = RunOutcome(
+                release_day=rel_day,
+                start_day=s_day,
+                finish_day=f_day,
+                delay_days=(s - r.release_slot) * SLOT_DAYS,
+                status="finished" if f_day <= term_days + _EPS else "running at term end",
+                gpus=r.gpus,
+                gpu_hours=whole,
+                served_gpu_hours=in_term,
+                queued_gpu_hours=0.0,
+                beyond_term_gpu_hours=whole - in_term,
+            )
+        outcomes[r.workload].append(out)
+
+    workloads = []
+    for i, w in enumerate(demand.workloads):
+        outs = outcomes[i]
+        if w.gang:
+            started = [o for o in outs if o.start_day is not None]
+            if started:
+                delays = np.array([o.delay_days for o in started])
+                delay_max[i] = float(delays.max())
+                delay_mean[i] = float(delays.mean())
+        never = next((reason[k] for k, r in enumerate(runs) if r.workload == i and reason[k]), None)
+        served = float(served_by_month[i].sum())
+        workloads.append(
+            WorkloadOutcome(
+                name=w.name,
+                team=w.team,
+                kind=w.kind,
+                demanded_gpu_hours=w.demanded_gpu_hours,
+                served_gpu_hours=served,
+                queued_gpu_hours=float(queued_w[i]),
+                beyond_term_gpu_hours=float(beyond_w[i]),
+                served_gpu_hours_by_month=served_by_month[i].tolist(),
+                delay_days_max=delay_max[i],
+                delay_days_mean=delay_mean[i],
+                runs=len(outs),
+                runs_started=sum(o.start_day is not None for o in outs),
+                runs_finished=sum(o.status == "finished" for o in outs),
+                never_served=never,
+                run_outcomes=outs,
+            )
+        )
+
+    served_month = served_by_month.sum(axis=0)
+    cap_hours = cap * HOURS_PER_MONTH
+    idle_month = np.maximum(cap_hours - served_month, 0.0)
+    queued_month = backlog[month_end_slots] + gang_queued_by_month
+    return CapacityResult(
+        months=months,
+        capacity_gpus=cap.tolist(),
+        demand_gpu_hours=demand.gpu_hours,
+        served_gpu_hours_by_month=served_month.tolist(),
+        queued_gpu_hours_by_month=queued_month.tolist(),
+        idle_gpu_hours_by_month=idle_month.tolist(),
+        capacity_gpu_hours=float(cap_hours.sum()),
+        demanded_gpu_hours=demand.demanded_gpu_hours,
+        served_gpu_hours=float(served_month.sum()),
+        queued_gpu_hours=float(queued_w.sum()),
+        beyond_term_gpu_hours=float(beyond_w.sum()),
+        idle_gpu_hours=float(idle_month.sum()),
+        delayed_gpu_hours=delayed,
+        workloads=workloads,
+    )
+
+
+__all__ = ["CapacityResult", "RunOutcome", "WorkloadOutcome", "check_capacity", "simulate"]
