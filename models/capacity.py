@@ -49,7 +49,8 @@ class RunOutcome(Record):
     release_day: float
     start_day: float | None
     finish_day: float | None
-    delay_days: float | None
+    #: start less release; for a run not started, the wait until the term end (a lower bound)
+    delay_days: float
     status: RunStatus
     gpus: int
     gpu_hours: float
@@ -67,8 +68,8 @@ class WorkloadOutcome(Record):
     queued_gpu_hours: float
     beyond_term_gpu_hours: float
     served_gpu_hours_by_month: list[float]
-    #: the longest and the GPU-hour-weighted mean wait of what started (gang runs) or was served
-    #: (flat work); None when nothing did
+    #: the longest and the mean wait (gang runs: per run; flat work: GPU-hour-weighted); work still
+    #: waiting at the term end counts the wait until then (a lower bound); None when it has no work
     delay_days_max: float | None
     delay_days_mean: float | None
     runs: int
@@ -120,14 +121,11 @@ def _earliest(free: np.ndarray, gpus: float, t0: int, n: int) -> int | None:
         return None
     if free[t0 : min(t0 + n, end)].min() >= gpus - _EPS:
         return t0
-    bad = np.flatnonzero(free[t0:] < gpus - _EPS) + t0
-    t = t0
-    while t < end:
-        k = np.searchsorted(bad, t)
-        if k == len(bad) or bad[k] >= min(t + n, end):
-            return t
-        t = int(bad[k]) + 1
-    return None
+    ok = np.concatenate([[0], np.cumsum(free[t0:] >= gpus - _EPS)])
+    t = np.arange(end - t0)
+    stop = np.minimum(t + n, end - t0)
+    found = np.flatnonzero(ok[stop] - ok[t] == stop - t)
+    return int(found[0]) + t0 if len(found) else None
 
 
 def _flat(demand: Demand, cap_slot: np.ndarray):
@@ -175,13 +173,14 @@ def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
         tau = np.interp(s_cum[month_end_slots], a_ext, grid)
         # the slot in which each slot's last GPU-hour of work is served
         done = np.searchsorted(s_cum, a_ext[1:] - _EPS * scale, side="left")
-        delay_slots = done - np.arange(slots)
+        # work still waiting at the term end has waited until then (a lower bound)
+        delay_slots = np.minimum(done, slots) - np.arange(slots)
         for j, i in enumerate(flat):
             aw = np.concatenate([[0.0], np.cumsum(dw[j])])
             cum = np.interp(tau, grid, aw)
             served_by_month[i] = np.diff(np.concatenate([[0.0], cum]))
             queued_w[i] = aw[-1] - cum[-1]
-            mask = (dw[j] > 0) & (done < slots)
+            mask = dw[j] > 0
             if mask.any():
                 delay_max[i] = float(delay_slots[mask].max() * SLOT_DAYS)
                 delay_mean[i] = float(
@@ -224,7 +223,7 @@ def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
                 release_day=rel_day,
                 start_day=None,
                 finish_day=None,
-                delay_days=None,
+                delay_days=term_days - rel_day,
                 status=status,
                 gpus=r.gpus,
                 gpu_hours=whole,
@@ -262,12 +261,10 @@ def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
     workloads = []
     for i, w in enumerate(demand.workloads):
         outs = outcomes[i]
-        if w.gang:
-            started = [o for o in outs if o.start_day is not None]
-            if started:
-                delays = np.array([o.delay_days for o in started])
-                delay_max[i] = float(delays.max())
-                delay_mean[i] = float(delays.mean())
+        if w.gang and outs:
+            delays = np.array([o.delay_days for o in outs])
+            delay_max[i] = float(delays.max())
+            delay_mean[i] = float(delays.mean())
         never = next((reason[k] for k, r in enumerate(runs) if r.workload == i and reason[k]), None)
         served = float(served_by_month[i].sum())
         workloads.append(

@@ -318,7 +318,7 @@ def demand_of(
             w_hours = inside.sum(axis=0) * s.gpus_per_run * 24
             total = len(rel) * s.gpus_per_run * s.run_days * 24
             hours[g] += w_hours
-            beyond += total - w_hours.sum()
+            beyond += s.gpus_per_run * 24 * np.clip(end_day - edges[-1], 0, None).sum()
             n_slots = max(1, math.ceil(s.run_days / SLOT_DAYS - 1e-9))
             for key in g:
                 np.add.at(gang_diff[key], slot0, s.gpus_per_run)
@@ -335,6 +335,10 @@ def demand_of(
             ]
         else:
             lo, hi = w.start_month, min(w.end_month, months)
+            if len(s.gpus_by_month) < hi - lo:
+                raise InputError(
+                    f"{field}[{i}]", f"{w.name}: its sizing gives fewer months than it runs"
+                )
             held[lo:hi] = s.gpus_by_month[: hi - lo]
             busy = held * s.busy_fraction
             total = float(busy.sum() * HOURS_PER_MONTH)
