@@ -43,20 +43,18 @@ _EPS = 1e-9
 RunStatus = Literal["finished", "running at term end", "queued at term end", "never fits"]
 
 
-class RunOutcome(Record):
-    """One gang run under the capacity plan; days count from the start of the term."""
+class RunTable(Record):
+    """A workload's gang runs under the capacity plan, one column each; days count from the start
+    of the term. `delay_days` is start less release, or for a run not started the wait until the
+    term end (a lower bound)."""
 
-    release_day: float
-    start_day: float | None
-    finish_day: float | None
-    #: start less release; for a run not started, the wait until the term end (a lower bound)
-    delay_days: float
-    status: RunStatus
-    gpus: int
-    gpu_hours: float
-    served_gpu_hours: float
-    queued_gpu_hours: float
-    beyond_term_gpu_hours: float
+    release_day: list[float] = []
+    start_day: list[float | None] = []
+    finish_day: list[float | None] = []
+    delay_days: list[float] = []
+    status: list[RunStatus] = []
+    served_gpu_hours: list[float] = []
+    beyond_term_gpu_hours: list[float] = []
 
 
 class WorkloadOutcome(Record):
@@ -77,7 +75,7 @@ class WorkloadOutcome(Record):
     runs_finished: int
     #: why some of its runs can never be served (None when all can)
     never_served: str | None
-    run_outcomes: list[RunOutcome]
+    runs_table: RunTable
 
 
 class CapacityResult(Record):
@@ -189,101 +187,111 @@ def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
 
     # 2. gang runs, strictly FIFO on what flat work leaves
     runs = demand.runs
-    order = sorted(range(len(runs)), key=lambda k: (runs[k].release_slot, runs[k].workload))
-    free = avail.copy()
-    start: list[int | None] = [None] * len(runs)
-    reason: list[str | None] = [None] * len(runs)
-    prev_start = 0
-    for k in order:
-        r = runs[k]
-        n = max(1, int(np.ceil(r.run_days / SLOT_DAYS - 1e-9)))
-        if _earliest(avail, r.gpus, r.release_slot, n) is None:
-            most = float(avail[r.release_slot :].max())
-            reason[k] = (
-                f"needs {r.gpus:,} GPUs at once for {r.run_days:.1f} days; at most {most:,.0f} "
-                f"are free of serving and steady work from month {r.release_slot // SLOTS_PER_MONTH}"
-                " to the term end"
-            )
-            continue
-        t = _earliest(free, r.gpus, max(r.release_slot, prev_start), n)
-        if t is None:
-            prev_start = slots  # strict FIFO: nothing behind it starts in the term either
-            continue
-        free[t : t + n] -= r.gpus
-        start[k] = prev_start = t
+    n_runs = len(runs)
+    wl = np.array(runs.workload, dtype=int)
+    rel = np.array(runs.release_slot, dtype=int)
+    gpus = np.array(runs.gpus, dtype=float)
+    days = np.array(runs.run_days, dtype=float)
+    length = np.maximum(1, np.ceil(days / SLOT_DAYS - 1e-9)).astype(int)
+    order = np.lexsort((wl, rel))
+    start = np.full(n_runs, -1)
+    reason: dict[int, str] = {}
+    # fast path: every run fits on release
+    profile = np.zeros(slots + 1)
+    np.add.at(profile, rel, gpus)
+    np.add.at(profile, np.minimum(rel + length, slots), -gpus)
+    if n_runs and np.all(np.cumsum(profile)[:slots] <= avail + _EPS):
+        start[:] = rel
+    else:
+        free = avail.copy()
+        prev_start = 0
+        for k in order.tolist():
+            g, n, r = gpus[k], int(length[k]), int(rel[k])
+            t = _earliest(free, g, max(r, prev_start), n) if prev_start < slots else None
+            if t is None:
+                if _earliest(avail, g, r, n) is None:
+                    most = float(avail[r:].max())
+                    reason[k] = (
+                        f"needs {g:,.0f} GPUs at once for {days[k]:.1f} days; at most {most:,.0f}"
+                        f" are free of serving and steady work from month {r // SLOTS_PER_MONTH}"
+                        " to the term end"
+                    )
+                else:
+                    prev_start = slots  # strict FIFO: nothing behind it starts in the term
+                continue
+            free[t : t + n] -= g
+            start[k] = prev_start = t
 
-    outcomes: list[list[RunOutcome]] = [[] for _ in range(n_w)]
-    gang_queued_by_month = np.zeros(months)
-    for k, r in enumerate(runs):
-        whole = r.gpu_hours
-        rel_day = r.release_slot * SLOT_DAYS
-        if start[k] is None:
-            status = "never fits" if reason[k] else "queued at term end"
-            out = RunOutcome(
-                release_day=rel_day,
-                start_day=None,
-                finish_day=None,
-                delay_days=term_days - rel_day,
-                status=status,
-                gpus=r.gpus,
-                gpu_hours=whole,
-                served_gpu_hours=0.0,
-                queued_gpu_hours=whole,
-                beyond_term_gpu_hours=0.0,
-            )
-            queued_w[r.workload] += whole
-            gang_queued_by_month[r.release_slot // SLOTS_PER_MONTH :] += whole
-        else:
-            s = start[k]
-            s_day, f_day = s * SLOT_DAYS, s * SLOT_DAYS + r.run_days
-            inside = np.clip(np.minimum(f_day, edges[1:]) - np.maximum(s_day, edges[:-1]), 0, None)
-            in_term = r.gpus * 24 * min(r.run_days, term_days - s_day)
-            served_by_month[r.workload] += inside * r.gpus * 24
-            beyond_w[r.workload] += whole - in_term
-            waited = slice(r.release_slot // SLOTS_PER_MONTH, s // SLOTS_PER_MONTH)
-            gang_queued_by_month[waited] += whole
-            if s > r.release_slot:
-                delayed += in_term
-            out = RunOutcome(
-                release_day=rel_day,
-                start_day=s_day,
-                finish_day=f_day,
-                delay_days=(s - r.release_slot) * SLOT_DAYS,
-                status="finished" if f_day <= term_days + _EPS else "running at term end",
-                gpus=r.gpus,
-                gpu_hours=whole,
-                served_gpu_hours=in_term,
-                queued_gpu_hours=0.0,
-                beyond_term_gpu_hours=whole - in_term,
-            )
-        outcomes[r.workload].append(out)
+    started = start >= 0
+    whole = gpus * days * 24
+    rel_day = rel * SLOT_DAYS
+    s_day = np.where(started, start * SLOT_DAYS, np.nan)
+    f_day = s_day + days
+    in_term = np.where(started, gpus * 24 * np.minimum(days, term_days - s_day), 0.0)
+    beyond_run = np.where(started, whole - in_term, 0.0)
+    queued_run = np.where(started, 0.0, whole)
+    delay = np.where(started, s_day - rel_day, term_days - rel_day)
+    inside = np.clip(
+        np.minimum(f_day[:, None], edges[None, 1:]) - np.maximum(s_day[:, None], edges[None, :-1]),
+        0,
+        None,
+    )
+    inside = np.nan_to_num(inside) * (gpus * 24)[:, None]
+    of = (wl[None, :] == np.arange(n_w)[:, None]).astype(float)  # workload × run
+    served_by_month += of @ inside
+    beyond_w += of @ beyond_run
+    queued_w += of @ queued_run
+    delayed += float(in_term[started & (start > rel)].sum())
+    # waiting at each month end: released by then, not started by then
+    first_month = rel // SLOTS_PER_MONTH
+    until = np.where(started, start // SLOTS_PER_MONTH, months)
+    waiting = np.zeros(months + 1)
+    np.add.at(waiting, first_month, whole)
+    np.add.at(waiting, until, -whole)
+    gang_queued_by_month = np.cumsum(waiting)[:months]
+    status = np.where(
+        started,
+        np.where(f_day <= term_days + _EPS, "finished", "running at term end"),
+        "queued at term end",
+    )
+    for k in reason:
+        status[k] = "never fits"
 
     workloads = []
+    bounds = np.searchsorted(wl, np.arange(n_w + 1))  # runs are in workload order
     for i, w in enumerate(demand.workloads):
-        outs = outcomes[i]
-        if w.gang and outs:
-            delays = np.array([o.delay_days for o in outs])
-            delay_max[i] = float(delays.max())
-            delay_mean[i] = float(delays.mean())
-        never = next((reason[k] for k, r in enumerate(runs) if r.workload == i and reason[k]), None)
-        served = float(served_by_month[i].sum())
+        sl = slice(bounds[i], bounds[i + 1])
+        if w.gang and sl.stop > sl.start:
+            delay_max[i] = float(delay[sl].max())
+            delay_mean[i] = float(delay[sl].mean())
+        never = next((reason[k] for k in sorted(reason) if sl.start <= k < sl.stop), None)
+        st = s_day[sl]
+        table = RunTable(
+            release_day=rel_day[sl].tolist(),
+            start_day=[None if x != x else x for x in st.tolist()],  # NaN: not started
+            finish_day=[None if x != x else x for x in f_day[sl].tolist()],
+            delay_days=delay[sl].tolist(),
+            status=status[sl].tolist(),
+            served_gpu_hours=in_term[sl].tolist(),
+            beyond_term_gpu_hours=beyond_run[sl].tolist(),
+        )
         workloads.append(
             WorkloadOutcome(
                 name=w.name,
                 team=w.team,
                 kind=w.kind,
                 demanded_gpu_hours=w.demanded_gpu_hours,
-                served_gpu_hours=served,
+                served_gpu_hours=float(served_by_month[i].sum()),
                 queued_gpu_hours=float(queued_w[i]),
                 beyond_term_gpu_hours=float(beyond_w[i]),
                 served_gpu_hours_by_month=served_by_month[i].tolist(),
                 delay_days_max=delay_max[i],
                 delay_days_mean=delay_mean[i],
-                runs=len(outs),
-                runs_started=sum(o.start_day is not None for o in outs),
-                runs_finished=sum(o.status == "finished" for o in outs),
+                runs=sl.stop - sl.start,
+                runs_started=int(started[sl].sum()),
+                runs_finished=int((status[sl] == "finished").sum()),
                 never_served=never,
-                run_outcomes=outs,
+                runs_table=table,
             )
         )
 
@@ -309,4 +317,4 @@ def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
     )
 
 
-__all__ = ["CapacityResult", "RunOutcome", "WorkloadOutcome", "check_capacity", "simulate"]
+__all__ = ["CapacityResult", "RunTable", "WorkloadOutcome", "check_capacity", "simulate"]

@@ -201,18 +201,18 @@ def size_workload(w: WorkloadBase, gpu: str, *, field: str = "workloads[0]") -> 
         raise InputError(f"{field}.{where}", f"{field} ({w.name}): {where}: {err['msg']}") from None
 
 
-class GangRun(Record):
-    """One run or job that needs `gpus` GPUs at once for `run_days`."""
+class GangRuns(Record):
+    """The gang runs of the term, one column each (a run or job needs `gpus` GPUs at once for
+    `run_days`), in workload order then release order."""
 
-    workload: int  # index into Demand.workloads
-    release_month: float
-    release_slot: int
-    gpus: int
-    run_days: float
+    workload: list[int] = []  # index into Demand.workloads
+    release_month: list[float] = []
+    release_slot: list[int] = []
+    gpus: list[int] = []
+    run_days: list[float] = []
 
-    @property
-    def gpu_hours(self) -> float:
-        return self.gpus * self.run_days * 24
+    def __len__(self) -> int:
+        return len(self.workload)
 
 
 class WorkloadDemand(Record):
@@ -248,7 +248,7 @@ class Demand(Record):
     #: of which, runs that even started on release would finish after the term end
     beyond_term_gpu_hours: float
     workloads: list[WorkloadDemand]
-    runs: list[GangRun]
+    runs: GangRuns
 
 
 def check_term(months: int) -> int:
@@ -296,7 +296,7 @@ def demand_of(
     hours = np.zeros((n_groups, months))
     flat_held = np.zeros((n_groups, months))
     gang_diff = np.zeros((n_groups, slots + 1))
-    runs: list[GangRun] = []
+    cols: dict[str, list] = {k: [] for k in GangRuns.model_fields}
     out: list[WorkloadDemand] = []
     beyond = 0.0
     demanded = 0.0
@@ -323,16 +323,11 @@ def demand_of(
             for key in g:
                 np.add.at(gang_diff[key], slot0, s.gpus_per_run)
                 np.add.at(gang_diff[key], np.minimum(slot0 + n_slots, slots), -s.gpus_per_run)
-            runs += [
-                GangRun(
-                    workload=i,
-                    release_month=float(m),
-                    release_slot=int(r),
-                    gpus=s.gpus_per_run,
-                    run_days=s.run_days,
-                )
-                for m, r in zip(rel, slot0, strict=True)
-            ]
+            cols["workload"] += [i] * len(rel)
+            cols["release_month"] += rel.tolist()
+            cols["release_slot"] += slot0.tolist()
+            cols["gpus"] += [s.gpus_per_run] * len(rel)
+            cols["run_days"] += [s.run_days] * len(rel)
         else:
             lo, hi = w.start_month, min(w.end_month, months)
             if len(s.gpus_by_month) < hi - lo:
@@ -378,7 +373,7 @@ def demand_of(
         demanded_gpu_hours=float(demanded),
         beyond_term_gpu_hours=float(beyond),
         workloads=out,
-        runs=runs,
+        runs=GangRuns.model_construct(**cols),
     )
 
 
@@ -389,7 +384,7 @@ __all__ = [
     "SLOT_DAYS",
     "SLOT_HOURS",
     "Demand",
-    "GangRun",
+    "GangRuns",
     "Sizing",
     "WorkloadDemand",
     "demand_of",

@@ -79,11 +79,11 @@ def test_nothing_is_lost_served_plus_queued_plus_beyond_term_is_demanded(case):
 
 
 def _starts(r):
-    return [o.start_day for w in r.workloads for o in w.run_outcomes]
+    return [x for w in r.workloads for x in w.runs_table.start_day]
 
 
 def _never(r):
-    return [o.status == "never fits" for w in r.workloads for o in w.run_outcomes]
+    return [x == "never fits" for w in r.workloads for x in w.runs_table.status]
 
 
 @settings(max_examples=150, derandomize=True)
@@ -148,7 +148,7 @@ def test_a_gang_run_larger_than_the_capacity_is_never_served_and_says_why():
     d = demand_of([big, small], [_gang(512, 10.0), _gang(8, 1.0)], 12)
     r = simulate(d, [256.0] * 12)
     out = r.workloads[0]
-    assert out.run_outcomes[0].status == "never fits" and out.runs_started == 0
+    assert out.runs_table.status[0] == "never fits" and out.runs_started == 0
     assert out.queued_gpu_hours == pytest.approx(512 * 10 * 24)
     assert "512 GPUs at once" in out.never_served and "at most 256" in out.never_served
     # it does not hold up the queue: the job behind it runs on release
@@ -168,9 +168,9 @@ def test_a_run_that_waits_two_months_finishes_two_months_later():
     w = Pretrain(name="p", start_month=0, duration_months=1)
     d = demand_of([w], [_gang(64, 20.0)], 12)
     r = simulate(d, [0.0, 0.0] + [64.0] * 10)
-    run = r.workloads[0].run_outcomes[0]
-    assert run.delay_days == pytest.approx(2 * DAYS_PER_MONTH)
-    assert run.finish_day == pytest.approx(2 * DAYS_PER_MONTH + 20.0)
+    run = r.workloads[0].runs_table
+    assert run.delay_days[0] == pytest.approx(2 * DAYS_PER_MONTH)
+    assert run.finish_day[0] == pytest.approx(2 * DAYS_PER_MONTH + 20.0)
     assert r.queued_gpu_hours_by_month[:3] == pytest.approx([64 * 20 * 24] * 2 + [0])
     assert r.delayed_gpu_hours == pytest.approx(64 * 20 * 24)
 
@@ -181,21 +181,21 @@ def test_runs_queue_first_in_first_out_and_a_small_job_never_overtakes():
     small = Finetune(name="small", start_month=2, duration_months=1, jobs_per_month=1)
     d = demand_of([first, big, small], [_gang(64, 60.0), _gang(128, 10.0), _gang(8, 1.0)], 12)
     r = simulate(d, [128.0] * 12)
-    first_end = r.workloads[0].run_outcomes[0].finish_day
-    big_start = r.workloads[1].run_outcomes[0].start_day
+    first_end = r.workloads[0].runs_table.finish_day[0]
+    big_start = r.workloads[1].runs_table.start_day[0]
     assert big_start == pytest.approx(round(first_end / SLOT_DAYS + 0.5) * SLOT_DAYS)
     # 64 GPUs sat free while the big run waited, but the small job queued behind it
-    assert r.workloads[2].run_outcomes[0].start_day >= big_start
+    assert r.workloads[2].runs_table.start_day[0] >= big_start
 
 
 def test_work_past_the_term_is_reported_not_dropped():
     w = Pretrain(name="p", start_month=11, duration_months=1)
     d = demand_of([w], [_gang(10, 45.0)], 12)
     r = simulate(d, [10.0] * 12)
-    run = r.workloads[0].run_outcomes[0]
-    assert run.status == "running at term end"
+    run = r.workloads[0].runs_table
+    assert run.status[0] == "running at term end"
     term_days = 12 * DAYS_PER_MONTH
-    assert r.beyond_term_gpu_hours == pytest.approx(10 * 24 * (run.finish_day - term_days))
+    assert r.beyond_term_gpu_hours == pytest.approx(10 * 24 * (run.finish_day[0] - term_days))
     assert r.served_gpu_hours + r.beyond_term_gpu_hours == pytest.approx(10 * 45 * 24)
 
 
@@ -206,8 +206,8 @@ def test_a_single_run_portfolio_takes_the_training_core_run_length():
     )
     d = derive_demand([w], "H100-SXM", 12)
     r = simulate(d, [64.0] * 12)
-    run = r.workloads[0].run_outcomes[0]
-    assert run.finish_day - run.start_day == pytest.approx(plan.train_days)
+    run = r.workloads[0].runs_table
+    assert run.finish_day[0] - run.start_day[0] == pytest.approx(plan.train_days)
     assert r.served_gpu_hours == pytest.approx(plan.gpu_hours)
     assert r.idle_gpu_hours == pytest.approx(64 * 12 * HOURS_PER_MONTH - plan.gpu_hours)
 
