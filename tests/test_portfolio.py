@@ -41,6 +41,10 @@ def test_runs_are_released_evenly_over_the_duration():
     assert release_months(w) == [3, 7, 11]
     f = Finetune(name="f", duration_months=2, jobs_per_month=2)
     assert release_months(f) == [0, 0.5, 1, 1.5]
+    # a run every 2.5 months over 12: at 0, 2.5, 5, 7.5 and 10
+    assert release_months(Pretrain(name="q", runs_per_month=0.4)) == pytest.approx(
+        [0, 2.5, 5, 7.5, 10]
+    )
 
 
 @pytest.mark.parametrize(
