@@ -1,0 +1,320 @@
+"""Capacity against demand: month by month, what a capacity plan serves of a portfolio's demand
+(models/demand.py), what waits, what runs past the term, what sits idle, and each workload's delay.
+
+The capacity is a vector of GPUs, one figure a month (an owned cluster, a committed base plus burst,
+...). Time runs on a grid of SLOTS_PER_MONTH slots a month (≈ 1 day). The queue discipline:
+
+1. Serving and steady work first, because it cannot wait: each slot they get
+   min(capacity, their work + their backlog); what the capacity cannot carry is carried forward as a
+   backlog, served first-in first-out before new work (a fluid: any free GPU-hour does it).
+2. Gang runs (pre-training runs, fine-tuning jobs) on what that leaves, strictly first-in first-out
+   by release (then by workload order): a run starts at the first slot, no earlier than its release
+   nor than the start of the run before it, where its whole GPU count is free for its whole length
+   (inside the term; the capacity plan is known ahead, so a run is never preempted). A run that
+   waits two months finishes two months later. There is no backfilling: a small job never
+   overtakes a big one, which makes more capacity never start any run later (for the same runs
+   admitted; see below).
+3. A run whose GPU count is never free from its release to the term end, even with no other gang
+   runs, can never be served: it is reported with the reason and does not hold up the queue.
+   (More capacity can admit such a run, which then holds up the runs behind it.)
+
+Totals: demanded = served (in the term) + queued (released, not started by the term end) +
+beyond the term (started, finishing after it); nothing is dropped. Idle = capacity GPU-hours −
+served GPU-hours. A run's delay is its start less its release; a flat workload's is how long its
+GPU-hours waited in the backlog (first-in first-out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+from models.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH, Demand
+from models.errors import InputError
+from models.record import Record
+from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
+
+#: the largest capacity a month may have, GPUs
+MAX_CAPACITY_GPUS = 10_000_000
+_EPS = 1e-9
+
+RunStatus = Literal["finished", "running at term end", "queued at term end", "never fits"]
+
+
+class RunTable(Record):
+    """A workload's gang runs under the capacity plan, one column each; days count from the start
+    of the term. `delay_days` is start less release, or for a run not started the wait until the
+    term end (a lower bound)."""
+
+    release_day: list[float] = []
+    start_day: list[float | None] = []
+    finish_day: list[float | None] = []
+    delay_days: list[float] = []
+    status: list[RunStatus] = []
+    served_gpu_hours: list[float] = []
+    beyond_term_gpu_hours: list[float] = []
+
+
+class WorkloadOutcome(Record):
+    name: str
+    team: str
+    kind: str
+    demanded_gpu_hours: float
+    served_gpu_hours: float
+    queued_gpu_hours: float
+    beyond_term_gpu_hours: float
+    served_gpu_hours_by_month: list[float]
+    #: the longest and the mean wait (gang runs: per run; flat work: GPU-hour-weighted); work still
+    #: waiting at the term end counts the wait until then (a lower bound); None when it has no work
+    delay_days_max: float | None
+    delay_days_mean: float | None
+    runs: int
+    runs_started: int
+    runs_finished: int
+    #: why some of its runs can never be served (None when all can)
+    never_served: str | None
+    runs_table: RunTable
+
+
+class CapacityResult(Record):
+    months: int
+    capacity_gpus: list[float]
+    demand_gpu_hours: list[float]
+    served_gpu_hours_by_month: list[float]
+    #: work released and waiting for capacity at each month end
+    queued_gpu_hours_by_month: list[float]
+    idle_gpu_hours_by_month: list[float]
+    capacity_gpu_hours: float
+    demanded_gpu_hours: float
+    served_gpu_hours: float
+    #: released in the term and still waiting at its end
+    queued_gpu_hours: float
+    #: started in the term, finishing after it
+    beyond_term_gpu_hours: float
+    idle_gpu_hours: float
+    #: served in the term, but later than it was needed
+    delayed_gpu_hours: float
+    workloads: list[WorkloadOutcome]
+
+
+def check_capacity(capacity_gpus: Sequence[float], months: int) -> np.ndarray:
+    cap = np.asarray(capacity_gpus, dtype=float)
+    if cap.ndim != 1 or len(cap) != months:
+        raise InputError(
+            "capacity", f"capacity needs one GPU count a month of the {months}-month term"
+        )
+    if not np.all(np.isfinite(cap)) or cap.min() < 0 or cap.max() > MAX_CAPACITY_GPUS:
+        raise InputError(
+            "capacity", f"capacity must be 0 to {MAX_CAPACITY_GPUS:,} GPUs in every month"
+        )
+    return cap
+
+
+def _earliest(free: np.ndarray, gpus: float, t0: int, n: int) -> int | None:
+    """The first slot t ≥ t0 where free[t : t + n] (cut at the term end) holds `gpus` in every slot."""
+    end = len(free)
+    if t0 >= end:
+        return None
+    if free[t0 : min(t0 + n, end)].min() >= gpus - _EPS:
+        return t0
+    ok = np.concatenate([[0], np.cumsum(free[t0:] >= gpus - _EPS)])
+    t = np.arange(end - t0)
+    stop = np.minimum(t + n, end - t0)
+    found = np.flatnonzero(ok[stop] - ok[t] == stop - t)
+    return int(found[0]) + t0 if len(found) else None
+
+
+def _flat(demand: Demand, cap_slot: np.ndarray):
+    """Serving and steady work first, FIFO backlog (Lindley's recursion, vectorised:
+    backlog_t = X_t − min(0, min_{s≤t} X_s) with X the cumulative work less capacity)."""
+    months = demand.months
+    flat = [i for i, w in enumerate(demand.workloads) if not w.gang]
+    busy = np.array([demand.workloads[i].busy_gpus_by_month for i in flat]).reshape(-1, months)
+    dw = np.repeat(busy, SLOTS_PER_MONTH, axis=1) * SLOT_HOURS  # (flat workloads, slots)
+    d = dw.sum(axis=0)
+    x = np.cumsum(d - cap_slot * SLOT_HOURS)
+    backlog = x - np.minimum(0.0, np.minimum.accumulate(x))
+    scale = max(float(d.sum()), 1.0)
+    backlog[backlog < _EPS * scale] = 0.0
+    prev = np.concatenate([[0.0], backlog[:-1]])
+    served = d + prev - backlog
+    return flat, dw, d, served, backlog, prev, scale
+
+
+def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
+    """Serves `demand` on `capacity_gpus` (one figure a month) under the discipline above."""
+    months = demand.months
+    cap = check_capacity(capacity_gpus, months)
+    slots = months * SLOTS_PER_MONTH
+    term_days = months * DAYS_PER_MONTH
+    cap_slot = np.repeat(cap, SLOTS_PER_MONTH)
+    edges = np.arange(months + 1) * DAYS_PER_MONTH
+    month_end_slots = np.arange(1, months + 1) * SLOTS_PER_MONTH - 1
+    n_w = len(demand.workloads)
+    served_by_month = np.zeros((n_w, months))
+    queued_w = np.zeros(n_w)
+    beyond_w = np.zeros(n_w)
+    delay_max: list[float | None] = [None] * n_w
+    delay_mean: list[float | None] = [None] * n_w
+
+    # 1. flat work
+    flat, dw, d, flat_served, backlog, prev, scale = _flat(demand, cap_slot)
+    avail = cap_slot - flat_served / SLOT_HOURS
+    delayed = float(np.minimum(prev, flat_served).sum())
+    if flat:
+        a_ext = np.concatenate([[0.0], np.cumsum(d)])
+        s_cum = np.cumsum(flat_served)
+        grid = np.arange(slots + 1, dtype=float)
+        # demand position τ (in slots) that the served work has reached at each month end
+        tau = np.interp(s_cum[month_end_slots], a_ext, grid)
+        # the slot in which each slot's last GPU-hour of work is served
+        done = np.searchsorted(s_cum, a_ext[1:] - _EPS * scale, side="left")
+        # work still waiting at the term end has waited until then (a lower bound)
+        delay_slots = np.minimum(done, slots) - np.arange(slots)
+        for j, i in enumerate(flat):
+            aw = np.concatenate([[0.0], np.cumsum(dw[j])])
+            cum = np.interp(tau, grid, aw)
+            served_by_month[i] = np.diff(np.concatenate([[0.0], cum]))
+            queued_w[i] = aw[-1] - cum[-1]
+            mask = dw[j] > 0
+            if mask.any():
+                delay_max[i] = float(delay_slots[mask].max() * SLOT_DAYS)
+                delay_mean[i] = float(
+                    np.average(delay_slots[mask], weights=dw[j][mask]) * SLOT_DAYS
+                )
+
+    # 2. gang runs, strictly FIFO on what flat work leaves
+    runs = demand.runs
+    n_runs = len(runs)
+    wl = np.array(runs.workload, dtype=int)
+    rel = np.array(runs.release_slot, dtype=int)
+    gpus = np.array(runs.gpus, dtype=float)
+    days = np.array(runs.run_days, dtype=float)
+    length = np.maximum(1, np.ceil(days / SLOT_DAYS - 1e-9)).astype(int)
+    order = np.lexsort((wl, rel))
+    start = np.full(n_runs, -1)
+    reason: dict[int, str] = {}
+    # fast path: every run fits on release
+    profile = np.zeros(slots + 1)
+    np.add.at(profile, rel, gpus)
+    np.add.at(profile, np.minimum(rel + length, slots), -gpus)
+    if n_runs and np.all(np.cumsum(profile)[:slots] <= avail + _EPS):
+        start[:] = rel
+    else:
+        free = avail.copy()
+        prev_start = 0
+        for k in order.tolist():
+            g, n, r = gpus[k], int(length[k]), int(rel[k])
+            t = _earliest(free, g, max(r, prev_start), n) if prev_start < slots else None
+            if t is None:
+                if _earliest(avail, g, r, n) is None:
+                    most = float(avail[r:].max())
+                    reason[k] = (
+                        f"needs {g:,.0f} GPUs at once for {days[k]:.1f} days; at most {most:,.0f}"
+                        f" are free of serving and steady work from month {r // SLOTS_PER_MONTH}"
+                        " to the term end"
+                    )
+                else:
+                    prev_start = slots  # strict FIFO: nothing behind it starts in the term
+                continue
+            free[t : t + n] -= g
+            start[k] = prev_start = t
+
+    started = start >= 0
+    whole = gpus * days * 24
+    rel_day = rel * SLOT_DAYS
+    s_day = np.where(started, start * SLOT_DAYS, np.nan)
+    f_day = s_day + days
+    in_term = np.where(started, gpus * 24 * np.minimum(days, term_days - s_day), 0.0)
+    beyond_run = np.where(started, whole - in_term, 0.0)
+    queued_run = np.where(started, 0.0, whole)
+    delay = np.where(started, s_day - rel_day, term_days - rel_day)
+    inside = np.clip(
+        np.minimum(f_day[:, None], edges[None, 1:]) - np.maximum(s_day[:, None], edges[None, :-1]),
+        0,
+        None,
+    )
+    inside = np.nan_to_num(inside) * (gpus * 24)[:, None]
+    of = (wl[None, :] == np.arange(n_w)[:, None]).astype(float)  # workload × run
+    served_by_month += of @ inside
+    beyond_w += of @ beyond_run
+    queued_w += of @ queued_run
+    delayed += float(in_term[started & (start > rel)].sum())
+    # waiting at each month end: released by then, not started by then
+    first_month = rel // SLOTS_PER_MONTH
+    until = np.where(started, start // SLOTS_PER_MONTH, months)
+    waiting = np.zeros(months + 1)
+    np.add.at(waiting, first_month, whole)
+    np.add.at(waiting, until, -whole)
+    gang_queued_by_month = np.cumsum(waiting)[:months]
+    status = np.where(
+        started,
+        np.where(f_day <= term_days + _EPS, "finished", "running at term end"),
+        "queued at term end",
+    )
+    for k in reason:
+        status[k] = "never fits"
+
+    workloads = []
+    bounds = np.searchsorted(wl, np.arange(n_w + 1))  # runs are in workload order
+    for i, w in enumerate(demand.workloads):
+        sl = slice(bounds[i], bounds[i + 1])
+        if w.gang and sl.stop > sl.start:
+            delay_max[i] = float(delay[sl].max())
+            delay_mean[i] = float(delay[sl].mean())
+        never = next((reason[k] for k in sorted(reason) if sl.start <= k < sl.stop), None)
+        st = s_day[sl]
+        table = RunTable(
+            release_day=rel_day[sl].tolist(),
+            start_day=[None if x != x else x for x in st.tolist()],  # NaN: not started
+            finish_day=[None if x != x else x for x in f_day[sl].tolist()],
+            delay_days=delay[sl].tolist(),
+            status=status[sl].tolist(),
+            served_gpu_hours=in_term[sl].tolist(),
+            beyond_term_gpu_hours=beyond_run[sl].tolist(),
+        )
+        workloads.append(
+            WorkloadOutcome(
+                name=w.name,
+                team=w.team,
+                kind=w.kind,
+                demanded_gpu_hours=w.demanded_gpu_hours,
+                served_gpu_hours=float(served_by_month[i].sum()),
+                queued_gpu_hours=float(queued_w[i]),
+                beyond_term_gpu_hours=float(beyond_w[i]),
+                served_gpu_hours_by_month=served_by_month[i].tolist(),
+                delay_days_max=delay_max[i],
+                delay_days_mean=delay_mean[i],
+                runs=sl.stop - sl.start,
+                runs_started=int(started[sl].sum()),
+                runs_finished=int((status[sl] == "finished").sum()),
+                never_served=never,
+                runs_table=table,
+            )
+        )
+
+    served_month = served_by_month.sum(axis=0)
+    cap_hours = cap * HOURS_PER_MONTH
+    idle_month = np.maximum(cap_hours - served_month, 0.0)
+    queued_month = backlog[month_end_slots] + gang_queued_by_month
+    return CapacityResult(
+        months=months,
+        capacity_gpus=cap.tolist(),
+        demand_gpu_hours=demand.gpu_hours,
+        served_gpu_hours_by_month=served_month.tolist(),
+        queued_gpu_hours_by_month=queued_month.tolist(),
+        idle_gpu_hours_by_month=idle_month.tolist(),
+        capacity_gpu_hours=float(cap_hours.sum()),
+        demanded_gpu_hours=demand.demanded_gpu_hours,
+        served_gpu_hours=float(served_month.sum()),
+        queued_gpu_hours=float(queued_w.sum()),
+        beyond_term_gpu_hours=float(beyond_w.sum()),
+        idle_gpu_hours=float(idle_month.sum()),
+        delayed_gpu_hours=delayed,
+        workloads=workloads,
+    )
+
+
+__all__ = ["CapacityResult", "RunTable", "WorkloadOutcome", "check_capacity", "simulate"]

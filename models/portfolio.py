@@ -1,0 +1,207 @@
+"""A portfolio of workloads: who needs GPUs, for what, from when, on what schedule.
+
+One record per kind, registered in `WORKLOAD_KINDS` (adding a kind is a record here and its sizing
+function in models/demand.py `SIZERS`):
+
+- `pretrain`: pre-training runs of a preset model, `runs_per_month` of them, each sized by the
+  training core (models/training.py plan_training) and needing its whole GPU count at once;
+- `finetune`: fine-tuning jobs, `jobs_per_month`, each sized by models/finetune.py plan_finetune,
+  also all GPUs at once;
+- `serve`: an inference service whose traffic starts at `rps` and grows by
+  `growth_pct_per_month` (compounded), sized month by month by models/serving.py plan_serving;
+- `steady`: a team's research use, `gpus` busy `utilisation_pct` of the hours.
+
+Each runs from `start_month` (0 = the first month of the term) for `duration_months`. Runs and
+jobs are released evenly: the k-th at start_month + k / rate, for every k with k / rate < duration.
+
+The records import nothing that imports the scenario schema, so a scenario can hold them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+from models.errors import InputError
+from models.hardware import load_gpus
+from models.record import Record
+from models.shapes import load_presets
+
+#: the furthest month a workload may reach (start + duration): ten years
+MAX_MONTHS = 120
+#: the largest cluster the planner sizes (models/scenario.py MAX_GPUS: a three-tier fat tree)
+MAX_GPUS = 65_536
+
+
+def _known_model(v: str) -> str:
+    if v not in load_presets():
+        raise ValueError(f"unknown model preset; choose one of: {', '.join(load_presets())}")
+    return v
+
+
+class WorkloadBase(Record):
+    """What every workload has: a name, the team it is charged to, when it runs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=60, description="unique within the portfolio")
+    team: str = Field("default", min_length=1, max_length=40, description="who is charged")
+    start_month: int = Field(0, ge=0, le=MAX_MONTHS - 1, description="first month, 0 = term start")
+    duration_months: int = Field(12, ge=1, le=MAX_MONTHS, description="months it runs")
+
+    @property
+    def end_month(self) -> int:
+        """The month after its last one."""
+        return self.start_month + self.duration_months
+
+
+class Pretrain(WorkloadBase):
+    """Pre-training runs of a preset model, each all its GPUs at once (a gang)."""
+
+    kind: Literal["pretrain"] = "pretrain"
+    model: str = Field("llama3-8b", description="model preset id (models/data/model_presets.csv)")
+    tokens: float = Field(1e12, ge=1e6, le=1e15, description="training tokens per run")
+    seq_len: int = Field(8192, ge=128, le=1_048_576, description="sequence length")
+    precision: Literal["bf16", "fp8"] = "bf16"
+    gpus: int | None = Field(
+        None, ge=1, le=MAX_GPUS, description="GPUs per run; empty: the fewest that fit"
+    )
+    runs_per_month: float = Field(
+        1.0, gt=0, le=30, description="runs started per month (0.25: one every four months)"
+    )
+
+    _model = field_validator("model")(_known_model)
+
+
+class Finetune(WorkloadBase):
+    """Fine-tuning jobs (full, LoRA, QLoRA), each all its GPUs at once (a gang)."""
+
+    kind: Literal["finetune"] = "finetune"
+    model: str = Field("llama3-8b", description="model preset id")
+    method: Literal["full", "lora", "qlora"] = "lora"
+    tokens: float = Field(1e8, gt=0, le=1e13, description="dataset tokens per epoch")
+    epochs: float = Field(1.0, gt=0, le=1000)
+    seq_len: int = Field(4096, ge=128, le=131_072)
+    global_batch_seqs: int = Field(32, ge=1, le=65_536)
+    lora_rank: int = Field(16, ge=1, le=4096)
+    precision: Literal["bf16", "fp8"] = "bf16"
+    gpus: int | None = Field(None, ge=1, le=4096, description="GPUs per job; empty: the fewest")
+    jobs_per_month: float = Field(4.0, gt=0, le=100, description="jobs started per month")
+
+    _model = field_validator("model")(_known_model)
+
+
+class Serve(WorkloadBase):
+    """An inference service: GPUs held every hour of every month it runs, as many as the month's
+    traffic needs within the latency objectives."""
+
+    kind: Literal["serve"] = "serve"
+    model: str = Field("llama3-70b", description="model preset id")
+    precision: Literal["bf16", "fp8", "fp4"] = "fp8"
+    input_tokens: int = Field(1000, ge=1, le=1_000_000, description="mean prompt tokens")
+    output_tokens: int = Field(300, ge=1, le=1_000_000, description="mean output tokens")
+    rps: float = Field(10.0, gt=0, le=1e6, description="requests per second in the first month")
+    growth_pct_per_month: float = Field(
+        0.0, ge=-50, le=100, description="traffic growth per month, compounded"
+    )
+    ttft_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-to-first-token SLO")
+    tpot_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-per-output-token SLO")
+
+    _model = field_validator("model")(_known_model)
+
+    def rps_by_month(self) -> list[float]:
+        """Traffic in each month of its duration: rps × (1 + growth)^k for k = 0 … duration − 1."""
+        g = 1 + self.growth_pct_per_month / 100
+        return [self.rps * g**k for k in range(self.duration_months)]
+
+
+class Steady(WorkloadBase):
+    """A team's steady research use: `gpus` GPUs busy `utilisation_pct` of the hours. Its
+    GPU-hours are work that any free GPU can do (it needs no gang)."""
+
+    kind: Literal["steady"] = "steady"
+    gpus: int = Field(64, ge=1, le=MAX_GPUS, description="GPUs the team uses at its peak")
+    utilisation_pct: float = Field(60.0, gt=0, le=100, description="share of hours they are busy")
+
+
+#: The registry of workload kinds: one record each, keyed by `kind`.
+WORKLOAD_KINDS: dict[str, type[WorkloadBase]] = {
+    "pretrain": Pretrain,
+    "finetune": Finetune,
+    "serve": Serve,
+    "steady": Steady,
+}
+#: kinds whose runs need their whole GPU count at once, and the field giving their rate
+GANG_RATE_FIELD = {"pretrain": "runs_per_month", "finetune": "jobs_per_month"}
+
+PortfolioWorkload = Annotated[Pretrain | Finetune | Serve | Steady, Field(discriminator="kind")]
+_WORKLOADS = TypeAdapter(list[PortfolioWorkload])
+
+
+def release_months(w: WorkloadBase) -> list[float]:
+    """When each run or job of a gang workload is released: start + k / rate for every k ≥ 0 with
+    k / rate < duration (so 1 a month for 12 months is 12 runs, at months 0 … 11)."""
+    rate = getattr(w, GANG_RATE_FIELD[w.kind])
+    count = math.ceil(w.duration_months * rate - 1e-9)
+    return [w.start_month + k / rate for k in range(count)]
+
+
+def _range(model: type[WorkloadBase], name: str) -> str:
+    """'allowed: more than 0 and at most 30' from a field's bounds, or ''."""
+    info = model.model_fields.get(name)
+    words = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
+    parts = [
+        f"{words[key]} {getattr(meta, key):g}"
+        for meta in (info.metadata if info else ())
+        for key in words
+        if getattr(meta, key, None) is not None
+    ]
+    return "allowed: " + " and ".join(parts) if parts else ""
+
+
+def parse_workloads(items: list[dict], *, field: str = "workloads") -> list[WorkloadBase]:
+    """Validated workload records from plain dicts (a scenario file, the portal's table). The
+    first problem raises InputError naming the field as `workloads[2].rps` and its allowed range;
+    names must be unique."""
+    try:
+        workloads = _WORKLOADS.validate_python(items)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = [p for p in err["loc"] if p not in WORKLOAD_KINDS]
+        path = field + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+        msg = err["msg"].removeprefix("Value error, ")
+        kind = items[loc[0]].get("kind") if loc and isinstance(items[loc[0]], dict) else None
+        rng = (
+            _range(WORKLOAD_KINDS[kind], str(loc[1]))
+            if kind in WORKLOAD_KINDS and len(loc) > 1
+            else ""
+        )
+        raise InputError(path, f"{path}: {msg}" + (f" ({rng})" if rng else "")) from None
+    seen: set[str] = set()
+    for i, w in enumerate(workloads):
+        if w.name in seen:
+            raise InputError(f"{field}[{i}].name", f"{field}[{i}].name: '{w.name}' is used twice")
+        seen.add(w.name)
+    return workloads
+
+
+def check_gpu(gpu: str) -> str:
+    if gpu not in load_gpus():
+        raise InputError("gpu", f"unknown GPU '{gpu}'; choose one of: {', '.join(load_gpus())}")
+    return gpu
+
+
+__all__ = [
+    "WORKLOAD_KINDS",
+    "GANG_RATE_FIELD",
+    "PortfolioWorkload",
+    "Pretrain",
+    "Finetune",
+    "Serve",
+    "Steady",
+    "WorkloadBase",
+    "parse_workloads",
+    "release_months",
+]
