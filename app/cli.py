@@ -332,6 +332,12 @@ def add_serve_parser(sub) -> None:
     traffic = s.add_mutually_exclusive_group()
     traffic.add_argument("--rps", type=float, help="requests per second to carry")
     traffic.add_argument("--users", type=int, help="requests in flight (concurrency)")
+    traffic.add_argument(
+        "--tokens-per-day",
+        type=float,
+        help="input + output tokens a day, averaged over 24 h (carried as this / 86400 / "
+        "tokens per request requests/s)",
+    )
     s.add_argument(
         "--gpus", type=int, help="one replica of this many GPUs at --users in flight (a benchmark)"
     )
@@ -353,6 +359,7 @@ SERVE_OPTION = {
     "output_tokens": "--output-tokens",
     "rps": "--rps",
     "users": "--users",
+    "tokens_per_day": "--tokens-per-day",
     "gpus": "--gpus",
     "batch": "--users",
     "ttft_ms": "--ttft-ms",
@@ -372,6 +379,7 @@ def run_serve(args: argparse.Namespace) -> int:
         "output_tokens": args.output_tokens,
         "rps": args.rps,
         "users": args.users,
+        "tokens_per_day": args.tokens_per_day,
         "gpus": args.gpus,
         "ttft_ms": args.ttft_ms,
         "tpot_ms": args.tpot_ms,

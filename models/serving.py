@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from models import collectives as coll
 from models import constants as C
@@ -55,6 +55,10 @@ BATCHES = np.array(
     + [3072, 4096, 6144, 8192],
     dtype=float,
 )
+#: the ways to give traffic (at most one): arrivals per second, requests in flight, tokens a day
+TRAFFIC_FIELDS = ("rps", "users", "tokens_per_day")
+MAX_RPS = 1e6
+SECONDS_PER_DAY = 86_400
 ACTIVATION_BYTES = 2  # activations cross the all-reduce in BF16
 SOFTWARE_GENERATION = (
     "TensorRT-LLM-class engine of 2024–25: in-flight batching, CUDA graphs, FP8/FP4 GEMMs, "
@@ -73,8 +77,15 @@ class ServeInputs(Record):
     )
     input_tokens: int = Field(ge=1, le=1_000_000, description="mean prompt tokens per request")
     output_tokens: int = Field(ge=1, le=1_000_000, description="mean output tokens per request")
-    rps: float | None = Field(None, gt=0, le=1e6, description="requests per second")
+    rps: float | None = Field(None, gt=0, le=MAX_RPS, description="requests per second")
     users: int | None = Field(None, ge=1, le=10_000_000, description="requests in flight")
+    tokens_per_day: float | None = Field(
+        None,
+        gt=0,
+        le=1e16,
+        description="input + output tokens a day, averaged over 24 hours (requests/s = this ÷ "
+        "86,400 ÷ tokens per request; a daily mean, so peaks above it need headroom or rps)",
+    )
     gpus: int | None = Field(
         None, ge=1, le=72, description="fix one replica of this many GPUs (a benchmark's setup)"
     )
@@ -89,9 +100,29 @@ class ServeInputs(Record):
 
     @model_validator(mode="after")
     def _one_traffic(self):
-        if self.rps is not None and self.users is not None:
-            raise ValueError("give either rps or users, not both")
+        given = [n for n in TRAFFIC_FIELDS if getattr(self, n) is not None]
+        if len(given) > 1:
+            raise ValueError(f"give one of rps, users or tokens_per_day, not {' and '.join(given)}")
         return self
+
+    @field_validator("tokens_per_day")
+    @classmethod
+    def _within_rps(cls, value, info):
+        per_request = info.data.get("input_tokens", 0) + info.data.get("output_tokens", 0)
+        if value is not None and per_request and value / SECONDS_PER_DAY / per_request > MAX_RPS:
+            raise ValueError(
+                f"{value:g} tokens a day is over {MAX_RPS:,.0f} requests/s at {per_request:,} "
+                "tokens per request"
+            )
+        return value
+
+
+def requests_per_s(inp: ServeInputs) -> float | None:
+    """The arrival rate the sizing carries: `rps`, or tokens_per_day ÷ 86,400 s ÷ (input + output
+    tokens per request), the day's mean rate; None when the traffic is given as users (or not)."""
+    if inp.tokens_per_day is not None:
+        return inp.tokens_per_day / SECONDS_PER_DAY / (inp.input_tokens + inp.output_tokens)
+    return inp.rps
 
 
 class ServePlan(Record):
@@ -367,8 +398,9 @@ def plan_serving(inp: ServeInputs) -> ServePlan:
         )
     idx = np.nonzero(ok)[0]
     u = inp.target_utilisation
-    if inp.rps is not None:
-        replicas = np.ceil(inp.rps / (r["rps_replica"][idx] * u))
+    rps = requests_per_s(inp)
+    if rps is not None:
+        replicas = np.ceil(rps / (r["rps_replica"][idx] * u))
     elif inp.users is not None and not inp.gpus:
         replicas = np.ceil(inp.users / (r["batch"][idx] * u))
     else:
@@ -404,6 +436,7 @@ __all__ = [
     "ServeInputs",
     "ServePlan",
     "plan_serving",
+    "requests_per_s",
     "evaluate",
     "sweep",
     "kv_bytes_per_token",

@@ -50,7 +50,9 @@ def errors(at: AppTest) -> str:
 
 def serve_inputs(**changes) -> ServeInputs:
     """The page's starting inputs (requests per second) with `changes`."""
-    data = {k: v for k, v in serve_page.STARTING.items() if k != "users"} | changes
+    data = {
+        k: v for k, v in serve_page.STARTING.items() if k not in ("users", "tokens_per_day")
+    } | changes
     return ServeInputs(**{k: v for k, v in data.items() if v is not None})
 
 
@@ -108,6 +110,17 @@ def test_serve_concurrent_users_and_a_fixed_replica():
     assert metric(at, "Layout per replica") == "TP8"
     assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
     assert at.session_state[serve_page.KEY]["rps"] == 10.0  # kept for switching back
+
+
+def test_serve_traffic_as_tokens_per_day():
+    at = render("serve")
+    at.radio(key="s_traffic").set_value("tokens_per_day").run()
+    at.number_input(key="s_tokens_day").set_value(20_000.0).run()  # millions a day
+    assert not at.exception and not at.error, errors(at)
+    assert at.session_state[serve_page.KEY]["tokens_per_day"] == 2e10
+    plan = plan_serving(serve_inputs(rps=None, tokens_per_day=2e10))
+    assert number(at, "GPUs") == plan.gpus
+    assert plan.gpus > plan_serving(serve_inputs()).gpus  # 100 requests/s, more than the 10 it had
 
 
 @pytest.mark.parametrize("typed", ["1", "0.5"])

@@ -22,6 +22,7 @@ from models.serving import (
     expected_distinct_experts,
     kv_bytes_per_token,
     plan_serving,
+    requests_per_s,
 )
 from models.shapes import get_preset, load_presets
 
@@ -302,3 +303,43 @@ def test_small_model_at_large_batch_is_host_bound():
     r = evaluate(inp(model="qwen3-30b-a3b", gpu="B200", precision="fp4"), [1], [1], [b])
     assert r["t_step"][0] == pytest.approx(b * C.SERVE_HOST_S_PER_SEQUENCE_STEP)
     assert r["out_tps_gpu"][0] < 1 / C.SERVE_HOST_S_PER_SEQUENCE_STEP
+
+
+# --- traffic as tokens per day ---------------------------------------------------------------------
+
+
+def test_tokens_per_day_is_the_days_mean_request_rate():
+    """1.5 k tokens per request, 20 requests/s for 24 h = 20 × 1500 × 86 400 tokens a day: the same
+    traffic, the same plan as rps=20."""
+    day = 20 * 1500 * 86_400
+    assert requests_per_s(inp(tokens_per_day=day)) == pytest.approx(20.0)
+    assert requests_per_s(inp(rps=7.0)) == 7.0 and requests_per_s(inp(users=8)) is None
+    by_tokens = plan_serving(inp(tokens_per_day=day, tpot_ms=50))
+    by_rps = plan_serving(inp(rps=20, tpot_ms=50))
+    assert by_tokens == by_rps
+    assert plan_serving(inp(tokens_per_day=10 * day)).gpus > by_tokens.gpus
+
+
+@pytest.mark.parametrize(
+    "traffic", [{"rps": 1.0, "tokens_per_day": 1e9}, {"users": 8, "tokens_per_day": 1e9}]
+)
+def test_only_one_way_to_give_traffic(traffic):
+    with pytest.raises(ValueError, match="give one of rps, users or tokens_per_day"):
+        inp(**traffic)
+
+
+def test_tokens_per_day_over_the_request_rate_cap_is_named():
+    with pytest.raises(ValueError) as exc:
+        inp(tokens_per_day=1e6 * 1500 * 86_400 * 1.01)
+    assert exc.value.errors()[0]["loc"] == ("tokens_per_day",)
+    inp(tokens_per_day=1e6 * 1500 * 86_400 * 0.99)  # just under: accepted
+
+
+def test_cli_serve_tokens_per_day():
+    base = ["--model", "llama3-70b", "--gpu", "H100-SXM", "--input-tokens", "1000"]
+    base += ["--output-tokens", "500", "--precision", "fp8", "--json"]
+    rc, out, _ = run_cli(*base, "--tokens-per-day", str(40 * 1500 * 86_400))
+    assert rc == 0
+    assert json.loads(out) == plan_serving(inp(rps=40)).model_dump(mode="json")
+    rc, _, err = run_cli(*base, "--tokens-per-day", "1e16")
+    assert rc == 2 and err.startswith("clusterplan serve: --tokens-per-day:")

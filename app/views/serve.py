@@ -22,7 +22,11 @@ KEY = "serve_inputs"
 #: which traffic field the page uses (the other is kept, for switching back, but left out); kept
 #: apart from the radio's own key, which Streamlit drops while another page is shown
 TRAFFIC_KEY = "serve_traffic"
-TRAFFIC = {"rps": "requests per second", "users": "concurrent users"}
+TRAFFIC = {
+    "rps": "requests per second",
+    "users": "concurrent users",
+    "tokens_per_day": "tokens per day",
+}
 #: a new session's inputs where ServeInputs has no default: a 70B chat service on H100s
 STARTING = {
     "model": "llama3-70b",
@@ -32,6 +36,7 @@ STARTING = {
     "output_tokens": 256,
     "rps": 10.0,
     "users": 64,
+    "tokens_per_day": 2e9,
     "ttft_ms": 2000,
     "tpot_ms": 50,
 }
@@ -57,7 +62,7 @@ def plan_for(inp: ServeInputs) -> tuple[ServePlan | None, dict | None, tuple[str
 
 
 def traffic() -> str:
-    """'rps' or 'users': the traffic field the page uses."""
+    """'rps', 'users' or 'tokens_per_day': the traffic field the page uses."""
     return st.session_state.get(TRAFFIC_KEY, "rps")
 
 
@@ -119,8 +124,9 @@ def inputs() -> None:
         key="s_traffic",
         on_change=_store_traffic,
         horizontal=True,
-        help="Requests arriving per second, or the number of requests in flight at once "
-        "(users waiting on an answer).",
+        help="Requests arriving per second, the number of requests in flight at once "
+        "(users waiting on an answer), or the input + output tokens served in a day (averaged "
+        "over 24 hours).",
     )
     c1, c2, c3 = st.columns(3)
     if mode == "rps":
@@ -132,6 +138,19 @@ def inputs() -> None:
             step=1.0,
             unit="requests/s",
             help="Mean arrivals the deployment carries, at peak.",
+        )
+    elif mode == "tokens_per_day":
+        FORM.number(
+            c1,
+            "Tokens per day (millions)",
+            "tokens_per_day",
+            "s_tokens_day",
+            step=100.0,
+            scale=1e6,
+            unit="million",
+            help="Input + output tokens served in a day, averaged over 24 hours: carried as "
+            "tokens per day ÷ 86,400 s ÷ tokens per request requests/s. A daily mean: traffic "
+            "peaks above it, so give requests per second at peak where you know it.",
         )
     else:
         FORM.number(
