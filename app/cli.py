@@ -286,7 +286,10 @@ def build_parser() -> Parser:
         metavar="URL",
         help=f"the portal's address (default {share_link.DEFAULT_BASE_URL})",
     )
-    d = sub.add_parser("decode", help="print the scenario JSON inside a share link")
+    d = sub.add_parser(
+        "decode",
+        help="print the scenario JSON (and any Serve / Fine-tune inputs) inside a share link",
+    )
     d.add_argument("url", metavar="URL", help="a share link, or just its s= token")
     v = sub.add_parser(
         "validate",
@@ -688,12 +691,17 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_decode(args: argparse.Namespace) -> int:
+    """The scenario JSON, with the Serve / Fine-tune sections the link carries (as in the link, with
+    their `version`); a section that fails its checks is left out, named on stderr, status 1."""
     try:
-        data = share_link.decode_data(share_link.token_from_url(args.url))
+        link = share_link.decode_link(share_link.token_from_url(args.url))
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan decode: {exc}") from None
-    print(json.dumps(data, indent=2))
-    return 0
+    sections = {k: share_link.section_data(k, v) for k, v in link.sections.items()}
+    print(json.dumps({**link.scenario, **sections}, indent=2))
+    for problem in link.problems.values():
+        print(one_line(f"clusterplan decode: {problem}"), file=sys.stderr)
+    return 1 if link.problems else 0
 
 
 #: the option `hourly` prices: owned hardware run by the buyer's own staff (the registry's build)

@@ -2,8 +2,9 @@
 latency objectives in; the layout, memory, latency, throughput and GPUs out, with a chart of
 throughput and latency against concurrency.
 
-The inputs are a ServeInputs kept as a dict in st.session_state["serve_inputs"] (app/record_widgets.py);
-the training scenario and its share link are not touched."""
+The inputs are a ServeInputs kept as a dict in st.session_state["serve_inputs"] (app/record_widgets.py),
+apart from the training scenario; the share link carries them as its `serve` section (app/state.py
+register_section), so a link made here opens this page with the same inputs."""
 
 from __future__ import annotations
 
@@ -68,6 +69,26 @@ def traffic() -> str:
 
 def _store_traffic() -> None:
     st.session_state[TRAFFIC_KEY] = st.session_state["s_traffic"]
+
+
+def link_section() -> ServeInputs | None:
+    """The inputs as the share link carries them: None if this session never opened the page or
+    they are invalid now."""
+    if KEY not in st.session_state:
+        return None
+    return FORM.record(leave_out=[t for t in TRAFFIC if t != traffic()])[0]
+
+
+def open_link_section(fields: dict) -> None:
+    """A link's serve section as this page's inputs: its traffic field chosen (the page's starting
+    values of the other two kept for switching), the record's defaults for what it leaves out."""
+    given = [t for t in TRAFFIC if t in fields]
+    others = {t: STARTING[t] for t in TRAFFIC if t not in fields} if given else {}
+    st.session_state[KEY] = others | fields
+    st.session_state[TRAFFIC_KEY] = given[0] if given else "rps"
+
+
+state.register_section("serve", link_section, open_link_section)
 
 
 def inputs() -> None:
@@ -301,6 +322,7 @@ def render() -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         inputs()
+    state.sync_link()  # the address carries these inputs from the first visit
     mode = traffic()
     inp, problems = FORM.record(leave_out=[t for t in TRAFFIC if t != mode])
     with right:
