@@ -347,6 +347,11 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--ttft-ms", type=float, help="time-to-first-token objective, ms")
     s.add_argument("--tpot-ms", type=float, help="time-per-output-token objective, ms")
     s.add_argument(
+        "--slo-percentile",
+        type=int,
+        help="50 (default), 90 or 99: the TTFT percentile, with the wait for a free slot (M/M/c)",
+    )
+    s.add_argument(
         "--precision", default="bf16", help="weights: bf16, fp8 or fp4 (if the GPU has it)"
     )
     s.add_argument(
@@ -367,6 +372,7 @@ SERVE_OPTION = {
     "batch": "--users",
     "ttft_ms": "--ttft-ms",
     "tpot_ms": "--tpot-ms",
+    "slo_percentile": "--slo-percentile",
     "precision": "--precision",
     "kv_precision": "--kv-precision",
 }
@@ -386,6 +392,7 @@ def run_serve(args: argparse.Namespace) -> int:
         "gpus": args.gpus,
         "ttft_ms": args.ttft_ms,
         "tpot_ms": args.tpot_ms,
+        "slo_percentile": args.slo_percentile,
         "precision": args.precision,
         "kv_precision": args.kv_precision,
     }
@@ -413,7 +420,7 @@ def run_serve(args: argparse.Namespace) -> int:
         + f" ({p.gpus_per_replica} GPUs per replica), {p.batch} sequences in flight per replica\n"
         f"Memory per GPU  weights {p.weights_gib_per_gpu:.1f} GiB, KV cache {p.kv_cache_gib_per_gpu:.1f} GiB "
         f"({p.kv_bytes_per_token / 1024:.0f} KiB per token); {p.max_sequences_per_replica:,} sequences fit\n"
-        f"Latency         TTFT {p.ttft_ms:,.0f} ms, TPOT {p.tpot_ms:.1f} ms (decode {p.decode_bound}-bound)\n"
+        f"Latency         TTFT {p.ttft_ms:,.0f} ms at p{p.slo_percentile} ({p.ttft_queue_ms:,.0f} ms queued), TPOT {p.tpot_ms:.1f} ms (decode {p.decode_bound}-bound)\n"
         f"Throughput/GPU  {p.output_tokens_per_s_per_gpu:,.0f} output tokens/s, prefill "
         f"{p.prefill_tokens_per_s_per_gpu:,.0f} tokens/s; {p.output_tokens_per_gpu_hour / 1e6:.2f} M output tokens per GPU-hour\n"
         f"Deployment      {p.replicas} replica(s), {p.gpus} GPUs ({p.requests_per_s_per_replica:.2f} requests/s per replica at full load)\n"

@@ -128,6 +128,17 @@ def test_serve_traffic_as_tokens_per_day():
     assert plan.gpus > plan_serving(serve_inputs()).gpus  # 100 requests/s, more than the 10 it had
 
 
+def test_serve_ttft_percentile_choice_sizes_for_the_tail():
+    at = render("serve")
+    at.text_input(key="s_ttft").input("400").run()
+    p50 = number(at, "GPUs")
+    at.selectbox(key="s_percentile").set_value(99).run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_serving(serve_inputs(ttft_ms=400, slo_percentile=99))
+    assert number(at, "GPUs") == plan.gpus > p50 == plan_serving(serve_inputs(ttft_ms=400)).gpus
+    assert number(at, "TTFT") == pytest.approx(plan.ttft_ms, abs=0.5)
+
+
 @pytest.mark.parametrize("typed", ["1", "0.5"])
 def test_an_unmeetable_slo_is_named_with_the_best_achievable_and_kept(typed):
     at = render("serve")

@@ -420,3 +420,19 @@ def test_users_have_no_queue_so_every_percentile_is_the_mean():
     a, b = (plan_serving(inp(users=200, ttft_ms=2000, slo_percentile=p)) for p in (50, 99))
     assert a.model_dump(exclude={"slo_percentile"}) == b.model_dump(exclude={"slo_percentile"})
     assert b.ttft_queue_ms == 0 and b.utilisation is None and b.slo_percentile == 99
+
+
+def test_cli_serve_slo_percentile():
+    base = ["--model", "llama3-70b", "--gpu", "H100-SXM", "--input-tokens", "2048"]
+    base += ["--output-tokens", "256", "--precision", "fp8", "--rps", "10"]
+    base += ["--ttft-ms", "400", "--tpot-ms", "50", "--json"]
+    rc, out, _ = run_cli(*base, "--slo-percentile", "99")
+    assert rc == 0
+    want = inp(input_tokens=2048, output_tokens=256, rps=10, ttft_ms=400, tpot_ms=50)
+    got = json.loads(out)
+    assert got == plan_serving(want.model_copy(update={"slo_percentile": 99})).model_dump(
+        mode="json"
+    )
+    assert got["gpus"] > plan_serving(want).gpus
+    rc, _, err = run_cli(*base, "--slo-percentile", "95")
+    assert rc == 2 and err.startswith("clusterplan serve: --slo-percentile:")

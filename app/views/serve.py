@@ -208,7 +208,7 @@ def inputs() -> None:
         "s_ttft",
         unit="ms",
         placeholder="no objective",
-        help="Longest acceptable wait before the answer starts (a p50 target).",
+        help="Longest acceptable wait before the answer starts, at the percentile below.",
     )
     FORM.optional(
         c2,
@@ -219,6 +219,17 @@ def inputs() -> None:
         placeholder="no objective",
         help="Longest acceptable gap between streamed tokens (50 ms is 20 tokens/s, faster "
         "than people read).",
+    )
+    FORM.choice(
+        c1,
+        "TTFT percentile",
+        "slo_percentile",
+        "s_percentile",
+        format_func=lambda p: f"p{p}",
+        help="The share of requests the TTFT objective holds for. Above p50 the wait for a free "
+        "batch slot counts (an M/M/c queue at the replica's load: Sakasegawa 1977, Kleinrock "
+        "1975), so a tighter percentile can need more GPUs. TPOT is taken with the batch full, the "
+        "slowest it runs. With concurrent users there is no queue: every percentile is the mean.",
     )
     FORM.optional(
         c3,
@@ -286,7 +297,8 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     c1.metric(
         "TTFT",
         f"{p.ttft_ms:,.0f} ms",
-        help="Time to first token: how long a user waits before the answer starts, at this load.",
+        help=f"Time to first token at p{p.slo_percentile}: how long a user waits before the "
+        f"answer starts, at this load ({p.ttft_queue_ms:,.0f} ms of it waiting for a free slot).",
     )
     c2.metric(
         "TPOT",
