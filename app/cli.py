@@ -286,7 +286,10 @@ def build_parser() -> Parser:
         metavar="URL",
         help=f"the portal's address (default {share_link.DEFAULT_BASE_URL})",
     )
-    d = sub.add_parser("decode", help="print the scenario JSON inside a share link")
+    d = sub.add_parser(
+        "decode",
+        help="print the scenario JSON (and any Serve / Fine-tune inputs) inside a share link",
+    )
     d.add_argument("url", metavar="URL", help="a share link, or just its s= token")
     v = sub.add_parser(
         "validate",
@@ -332,11 +335,22 @@ def add_serve_parser(sub) -> None:
     traffic = s.add_mutually_exclusive_group()
     traffic.add_argument("--rps", type=float, help="requests per second to carry")
     traffic.add_argument("--users", type=int, help="requests in flight (concurrency)")
+    traffic.add_argument(
+        "--tokens-per-day",
+        type=float,
+        help="input + output tokens a day, averaged over 24 h (carried as this / 86400 / "
+        "tokens per request requests/s)",
+    )
     s.add_argument(
         "--gpus", type=int, help="one replica of this many GPUs at --users in flight (a benchmark)"
     )
     s.add_argument("--ttft-ms", type=float, help="time-to-first-token objective, ms")
     s.add_argument("--tpot-ms", type=float, help="time-per-output-token objective, ms")
+    s.add_argument(
+        "--slo-percentile",
+        type=int,
+        help="50 (default), 90 or 99: the TTFT percentile, with the wait for a free slot (M/M/c)",
+    )
     s.add_argument(
         "--precision", default="bf16", help="weights: bf16, fp8 or fp4 (if the GPU has it)"
     )
@@ -353,10 +367,12 @@ SERVE_OPTION = {
     "output_tokens": "--output-tokens",
     "rps": "--rps",
     "users": "--users",
+    "tokens_per_day": "--tokens-per-day",
     "gpus": "--gpus",
     "batch": "--users",
     "ttft_ms": "--ttft-ms",
     "tpot_ms": "--tpot-ms",
+    "slo_percentile": "--slo-percentile",
     "precision": "--precision",
     "kv_precision": "--kv-precision",
 }
@@ -372,9 +388,11 @@ def run_serve(args: argparse.Namespace) -> int:
         "output_tokens": args.output_tokens,
         "rps": args.rps,
         "users": args.users,
+        "tokens_per_day": args.tokens_per_day,
         "gpus": args.gpus,
         "ttft_ms": args.ttft_ms,
         "tpot_ms": args.tpot_ms,
+        "slo_percentile": args.slo_percentile,
         "precision": args.precision,
         "kv_precision": args.kv_precision,
     }
@@ -402,7 +420,7 @@ def run_serve(args: argparse.Namespace) -> int:
         + f" ({p.gpus_per_replica} GPUs per replica), {p.batch} sequences in flight per replica\n"
         f"Memory per GPU  weights {p.weights_gib_per_gpu:.1f} GiB, KV cache {p.kv_cache_gib_per_gpu:.1f} GiB "
         f"({p.kv_bytes_per_token / 1024:.0f} KiB per token); {p.max_sequences_per_replica:,} sequences fit\n"
-        f"Latency         TTFT {p.ttft_ms:,.0f} ms, TPOT {p.tpot_ms:.1f} ms (decode {p.decode_bound}-bound)\n"
+        f"Latency         TTFT {p.ttft_ms:,.0f} ms at p{p.slo_percentile} ({p.ttft_queue_ms:,.0f} ms queued), TPOT {p.tpot_ms:.1f} ms (decode {p.decode_bound}-bound)\n"
         f"Throughput/GPU  {p.output_tokens_per_s_per_gpu:,.0f} output tokens/s, prefill "
         f"{p.prefill_tokens_per_s_per_gpu:,.0f} tokens/s; {p.output_tokens_per_gpu_hour / 1e6:.2f} M output tokens per GPU-hour\n"
         f"Deployment      {p.replicas} replica(s), {p.gpus} GPUs ({p.requests_per_s_per_replica:.2f} requests/s per replica at full load)\n"
@@ -680,12 +698,17 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_decode(args: argparse.Namespace) -> int:
+    """The scenario JSON, with the Serve / Fine-tune sections the link carries (as in the link, with
+    their `version`); a section that fails its checks is left out, named on stderr, status 1."""
     try:
-        data = share_link.decode_data(share_link.token_from_url(args.url))
+        link = share_link.decode_link(share_link.token_from_url(args.url))
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan decode: {exc}") from None
-    print(json.dumps(data, indent=2))
-    return 0
+    sections = {k: share_link.section_data(k, v) for k, v in link.sections.items()}
+    print(json.dumps({**link.scenario, **sections}, indent=2))
+    for problem in link.problems.values():
+        print(one_line(f"clusterplan decode: {problem}"), file=sys.stderr)
+    return 1 if link.problems else 0
 
 
 #: the option `hourly` prices: owned hardware run by the buyer's own staff (the registry's build)

@@ -11,7 +11,7 @@ The Workload page is the default, served at /; /workload (a hand-written or olde
 page that switches to it with the same query, so it opens without Streamlit's "Page not found".
 Before any page runs, state.sync_link() puts the current scenario in the address (`s`).
 Serve (/serve) and Fine-tune (/finetune) keep their own inputs in session state, apart from the
-scenario: their links open the page with its starting inputs.
+scenario; the share link carries them as optional sections, so their links open with those inputs.
 """
 
 import pathlib

@@ -6,6 +6,13 @@ before anything else, the decompressed size while inflating, JSON constants and 
 parsing, then the version (older ones are migrated) and the pydantic schema. Every problem becomes
 a `LinkError` whose message is one short sentence for the user; the token itself is never echoed.
 
+Optional sections beside the scenario's fields carry the Serve and Fine-tune pages' inputs:
+`"serve": {"version": 1, ...ServeInputs}` and `"finetune": {"version": 1, ...FinetuneInputs}`, each
+with its own version (SECTION_MIGRATIONS upgrade older ones) and at most MAX_SECTION_JSON_BYTES of
+JSON, inside the same token and its caps. A link without them reads exactly as before. A section
+that fails its checks is left out with a message naming it and its field (`decode_link`); the
+scenario and the other section still open. A bad scenario refuses the whole link, as before.
+
 No Streamlit or plotly here: the CLI imports this module.
 """
 
@@ -18,12 +25,15 @@ import math
 import re
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from models.finetune import FinetuneInputs
 from models.scenario import SCHEMA_VERSION, Scenario, explain_validation_error
+from models.serving import ServeInputs
 
 #: longest encoded token accepted (checked before any decoding)
 MAX_LINK_CHARS = 8192
@@ -39,6 +49,17 @@ DEFAULT_BASE_URL = "http://localhost:8501/"
 #: schema migrations: MIGRATIONS[v] turns a version-v scenario dict into a version-(v+1) one.
 #: Empty while the schema is at version 1; add an entry whenever SCHEMA_VERSION goes up.
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
+
+#: the optional sections (top-level keys beside the scenario's) and the record each must validate as
+SECTIONS: dict[str, type[BaseModel]] = {"serve": ServeInputs, "finetune": FinetuneInputs}
+#: what each section is called in a message
+SECTION_NAMES = {"serve": "Serve inputs", "finetune": "Fine-tune inputs"}
+#: the sections' schema version, apart from the scenario's
+SECTION_VERSION = 1
+#: SECTION_MIGRATIONS[name][v] turns a version-v section into a version-(v+1) one (none yet)
+SECTION_MIGRATIONS: dict[str, dict[int, Callable[[dict], dict]]] = {name: {} for name in SECTIONS}
+#: largest JSON one section may take (a Serve section is about 250 bytes)
+MAX_SECTION_JSON_BYTES = 4096
 
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]*")
 
@@ -73,6 +94,68 @@ def _validate(data: dict) -> Scenario:
         raise LinkError("the link's scenario is invalid") from None
 
 
+def _split(data: dict) -> tuple[dict, dict]:
+    """(the scenario's own keys, the optional sections present)."""
+    return (
+        {k: v for k, v in data.items() if k not in SECTIONS},
+        {k: v for k, v in data.items() if k in SECTIONS},
+    )
+
+
+def _section_problem(name: str, problem: str) -> LinkError:
+    return LinkError(f"the link's {SECTION_NAMES[name]} were not opened: {problem}")
+
+
+def _check_section(name: str, section: Any) -> dict:
+    """The section's record fields (version dropped, migrated), once they validate; otherwise a
+    LinkError naming the section and, for a bad value, its field."""
+    if not isinstance(section, dict):
+        raise _section_problem(name, "not a JSON object")
+    try:
+        size = len(json.dumps(section, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):
+        raise _section_problem(name, "not JSON") from None
+    if size > MAX_SECTION_JSON_BYTES:
+        raise _section_problem(
+            name, f"too large ({size:,} bytes of JSON; at most {MAX_SECTION_JSON_BYTES:,})"
+        )
+    version = section.get("version")
+    if type(version) is not int:
+        raise _section_problem(name, "version: missing or not a whole number")
+    if version > SECTION_VERSION:
+        raise _section_problem(
+            name, f"version: made by a newer planner; this one reads up to {SECTION_VERSION}"
+        )
+    fields = {k: v for k, v in section.items() if k != "version"}
+    while version < SECTION_VERSION:
+        step = SECTION_MIGRATIONS[name].get(version)
+        if step is None:
+            raise _section_problem(name, "version: too old for this planner to read")
+        try:
+            fields = step(dict(fields))
+        except Exception:  # a migration meeting data it cannot handle: still the user's bad link
+            raise _section_problem(name, f"version {version} could not be upgraded") from None
+        version += 1
+    try:
+        SECTIONS[name].model_validate(fields)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "input"
+        msg = err["msg"].removeprefix("Value error, ")
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise _section_problem(name, f"{_quote(where, 80)}: {_quote(msg)}{more}") from None
+    except (TypeError, ValueError, RecursionError):
+        raise _section_problem(name, "invalid") from None
+    return fields
+
+
+def section_data(name: str, record: BaseModel | dict) -> dict:
+    """A section as a link holds it: `version`, then the fields that differ from the defaults."""
+    if isinstance(record, BaseModel):
+        record = record.model_dump(mode="json", exclude_defaults=True)
+    return {"version": SECTION_VERSION, **{k: v for k, v in record.items() if k != "version"}}
+
+
 # ---------------------------------------------------------------------------------------- encode
 
 
@@ -85,7 +168,10 @@ def encode_data(data: dict) -> str:
     version = data["version"]
     if type(version) is not int or version != SCHEMA_VERSION:
         raise LinkError(f"the scenario's version must be {SCHEMA_VERSION}")
-    _validate(data)
+    scenario_part, sections = _split(data)
+    _validate(scenario_part)
+    for name, section in sections.items():
+        _check_section(name, section)
     try:
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         raw = text.encode("utf-8")
@@ -105,11 +191,13 @@ def encode_data(data: dict) -> str:
     return token
 
 
-def encode(scenario: Scenario) -> str:
-    """A short token: only the values that differ from the defaults, plus `version`."""
+def encode(scenario: Scenario, sections: dict[str, BaseModel | dict] | None = None) -> str:
+    """A short token: only the values that differ from the defaults, plus `version`; with
+    `sections` ({"serve": ServeInputs, ...}), those too (section_data)."""
     data = scenario.model_dump(mode="json", exclude_defaults=True)
     data.pop("version", None)
-    return encode_data({"version": SCHEMA_VERSION, **data})
+    extra = {name: section_data(name, rec) for name, rec in (sections or {}).items()}
+    return encode_data({"version": SCHEMA_VERSION, **data, **extra})
 
 
 # ---------------------------------------------------------------------------------------- decode
@@ -224,11 +312,35 @@ def _migrate(data: dict) -> dict:
     return data
 
 
-def decode_data(token: str) -> dict:
-    """The scenario dict inside a token (migrated to the current version), once it validates."""
-    data = _migrate(_parse(_inflate(_bytes_from_token(token))))
+@dataclass(frozen=True)
+class Link:
+    """What a token holds: the scenario dict (migrated, valid), the sections that passed their checks
+    (name -> record fields, without `version`) and, per section refused, the sentence saying why."""
+
+    scenario: dict
+    sections: dict[str, dict] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+
+
+def decode_link(token: str) -> Link:
+    """The scenario and the optional sections of a token; a bad scenario raises LinkError, a bad
+    section is only left out (Link.problems says why, naming its field)."""
+    scenario_part, raw_sections = _split(_parse(_inflate(_bytes_from_token(token))))
+    data = _migrate(scenario_part)
     _validate(data)
-    return data
+    sections, problems = {}, {}
+    for name, section in raw_sections.items():
+        try:
+            sections[name] = _check_section(name, section)
+        except LinkError as exc:
+            problems[name] = str(exc)
+    return Link(data, sections, problems)
+
+
+def decode_data(token: str) -> dict:
+    """The scenario dict inside a token (migrated to the current version), once it validates;
+    any sections are left out (decode_link reads them)."""
+    return decode_link(token).scenario
 
 
 def decode(token: str) -> Scenario:

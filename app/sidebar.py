@@ -34,11 +34,14 @@ def render() -> None:
         st.caption(f"{model} · {si(w.tokens)} tokens · {c.gpu} · {size} · {sc.term.months} months")
         if st.button("Share link", icon=":material/share:", width="stretch", key="share"):
             try:
-                token = share_link.encode(sc)
+                token = state.link_token(sc)
                 st.session_state["shared_url"] = f"{_page_url()}?s={token}"
                 st.query_params["s"] = token
             except share_link.LinkError as exc:
                 st.error(str(exc))
         if url := st.session_state.get("shared_url"):
-            st.caption("Anyone with this link sees this scenario on every page:")
+            st.caption(
+                "Anyone with this link sees this scenario on every page, and the Serve and "
+                "Fine-tune inputs opened in this session:"
+            )
             st.code(url, language=None, wrap_lines=True)

@@ -10,15 +10,21 @@ token of the current scenario in the `s` query parameter whenever the scenario h
 reload or a copied address reopens it. A scenario that fails validation has no token (the codec
 refuses it), so the address keeps the last valid one until the input is fixed. A page switch in
 the navigation drops the query, so the token is put back on every run.
+
+The Serve and Fine-tune pages keep their inputs apart from the scenario, and register them here
+(`register_section`): the token carries each one the session has opened (its last valid inputs) as
+an optional section of the link (app/share_link.py), and a link's sections are put back into those
+pages' inputs when the session opens. A bad section is named in a warning; the rest opens.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 
 import streamlit as st
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from app import share_link
 from app.formatting import md_code, md_plain
@@ -33,6 +39,20 @@ KEY = "scenario"
 _SYNCED, _TOKEN = "_link_synced", "_link_token"
 #: longest message (ours, quoting user text) shown with a field
 MAX_MESSAGE_CHARS = 1500
+#: session key: share-link section name -> the last valid inputs it carried
+_LAST_SECTIONS = "_link_sections"
+#: share-link sections the pages register: name -> (the page's valid inputs now, or None when the
+#: session never opened the page or its inputs are invalid; put a link's fields into the page)
+SECTIONS: dict[str, tuple[Callable[[], BaseModel | None], Callable[[dict], None]]] = {}
+
+
+def register_section(
+    name: str, current: Callable[[], BaseModel | None], restore: Callable[[dict], None]
+) -> None:
+    """A page whose inputs travel in the share link as section `name` (share_link.SECTIONS)."""
+    if name not in share_link.SECTIONS:
+        raise ValueError(f"no share-link section {name!r}")
+    SECTIONS[name] = (current, restore)
 
 
 def init() -> None:
@@ -43,30 +63,62 @@ def init() -> None:
     token = st.query_params.get("s")
     if token:
         try:
-            data = share_link.decode_data(token)
+            link = share_link.decode_link(token)
         except share_link.LinkError as exc:
             st.session_state["link_error"] = str(exc)
         else:
+            data = link.scenario
             st.session_state[_TOKEN] = token
+            for name, fields in link.sections.items():
+                if name in SECTIONS:
+                    SECTIONS[name][1](copy.deepcopy(fields))
+            if link.problems:
+                st.session_state["link_section_errors"] = list(link.problems.values())
     st.session_state[KEY] = data
-    st.session_state[_SYNCED] = _json(data)
+    st.session_state[_SYNCED] = _now()
 
 
-def _json(data: dict) -> str:
+def _json(data) -> str:
     return json.dumps(data, sort_keys=True, default=str)
+
+
+def _sections_now() -> dict[str, BaseModel | None]:
+    return {name: current() for name, (current, _) in SECTIONS.items()}
+
+
+def _now() -> str:
+    """What the address must match: the scenario as it stands and the pages' valid inputs."""
+    sections = {
+        k: None if v is None else v.model_dump(mode="json") for k, v in _sections_now().items()
+    }
+    return _json({"scenario": data(), "sections": sections})
+
+
+def link_token(sc: Scenario) -> str:
+    """The share token of `sc` and of each registered page's inputs: the valid ones now, else the
+    last valid ones the link carried (so a value being fixed does not drop them)."""
+    last = st.session_state.setdefault(_LAST_SECTIONS, {})
+    for name, record in _sections_now().items():
+        if record is not None:
+            last[name] = record
+    return share_link.encode(sc, dict(last))
 
 
 def sync_link() -> None:
     """The `s` query parameter set to the current scenario's token (see the module docstring)."""
-    now = _json(data())
+    now = _now()
     if now != st.session_state.get(_SYNCED):
         sc, problems = scenario()
         if not problems:
             try:
-                st.session_state[_TOKEN] = share_link.encode(sc)
-                st.session_state[_SYNCED] = now
+                token = link_token(sc)
             except share_link.LinkError:  # too large for a link: the address keeps the last one
                 pass
+            else:
+                if token != st.session_state.get(_TOKEN):
+                    st.session_state.pop("shared_url", None)  # an old link no longer matches
+                st.session_state[_TOKEN] = token
+                st.session_state[_SYNCED] = now
     token = st.session_state.get(_TOKEN)
     if token and st.query_params.get("s") != token:
         st.query_params["s"] = token
@@ -180,6 +232,12 @@ def show_link_error() -> None:
         st.warning(
             f"This share link could not be opened: {md_plain(err, MAX_MESSAGE_CHARS)}. "
             "Showing the default scenario instead.",
+            icon=":material/link_off:",
+        )
+    for err in st.session_state.pop("link_section_errors", []):
+        st.warning(
+            f"Part of this share link could not be opened: {md_plain(err, MAX_MESSAGE_CHARS)}. "
+            "That page shows its starting inputs; the rest of the link is open.",
             icon=":material/link_off:",
         )
 

@@ -25,6 +25,16 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
 - Continuous batching without a separate prefill pool: over one request's life the replica runs O
   decode steps and B prefills, so output tokens/s = B · O / (B · t_prefill + O · t_step), TPOT =
   t_step + B · t_prefill / O (others' prefills stall decoding), TTFT = t_prefill + t_step.
+- Latency percentile (slo_percentile, p50 default): with an arrival rate (rps or tokens_per_day) a
+  replica is an M/M/c queue whose c = batch slots each hold a request for its life (B · t_prefill +
+  O · t_step); a request that finds every slot busy waits. The chance of waiting is Sakasegawa's
+  approximation ρ^(√(2(c+1))−1) of Erlang C (Sakasegawa 1977, Ann. Inst. Stat. Math. 29:67–75; exact
+  at c = 1) and the wait's tail the M/M/c one, P(W > t) = C · e^(−c(1−ρ)t/lifetime) (Kleinrock 1975,
+  Queueing Systems I, §3.5), so the p-th percentile adds max(0, ln(C/(1−p))) · lifetime / (c(1−ρ)) to
+  TTFT. Exponential request lifetimes overstate the wait of fixed-length requests (about 2×, M/D/c)
+  and suit varied lengths. TPOT is not given a tail: it is already taken with all B slots full, the
+  largest batch the replica runs; with users (or a fixed replica) there is no queue, so every
+  percentile is the mean.
 The software generation assumed is 2024–25 TensorRT-LLM with in-flight batching, CUDA graphs and FP8/FP4
 kernels (models/data/validation/inference.csv scores it against both older and newer releases).
 
@@ -37,7 +47,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from models import collectives as coll
 from models import constants as C
@@ -55,6 +65,10 @@ BATCHES = np.array(
     + [3072, 4096, 6144, 8192],
     dtype=float,
 )
+#: the ways to give traffic (at most one): arrivals per second, requests in flight, tokens a day
+TRAFFIC_FIELDS = ("rps", "users", "tokens_per_day")
+MAX_RPS = 1e6
+SECONDS_PER_DAY = 86_400
 ACTIVATION_BYTES = 2  # activations cross the all-reduce in BF16
 SOFTWARE_GENERATION = (
     "TensorRT-LLM-class engine of 2024–25: in-flight batching, CUDA graphs, FP8/FP4 GEMMs, "
@@ -73,8 +87,15 @@ class ServeInputs(Record):
     )
     input_tokens: int = Field(ge=1, le=1_000_000, description="mean prompt tokens per request")
     output_tokens: int = Field(ge=1, le=1_000_000, description="mean output tokens per request")
-    rps: float | None = Field(None, gt=0, le=1e6, description="requests per second")
+    rps: float | None = Field(None, gt=0, le=MAX_RPS, description="requests per second")
     users: int | None = Field(None, ge=1, le=10_000_000, description="requests in flight")
+    tokens_per_day: float | None = Field(
+        None,
+        gt=0,
+        le=1e16,
+        description="input + output tokens a day, averaged over 24 hours (requests/s = this ÷ "
+        "86,400 ÷ tokens per request; a daily mean, so peaks above it need headroom or rps)",
+    )
     gpus: int | None = Field(
         None, ge=1, le=72, description="fix one replica of this many GPUs (a benchmark's setup)"
     )
@@ -86,12 +107,35 @@ class ServeInputs(Record):
     target_utilisation: float = Field(
         C.SERVE_TARGET_UTILISATION, gt=0, le=1, description="share of capacity the sizing fills"
     )
+    slo_percentile: Literal[50, 90, 99] = Field(
+        50, description="percentile of TTFT the SLO and the plan are stated at (queueing tail)"
+    )
 
     @model_validator(mode="after")
     def _one_traffic(self):
-        if self.rps is not None and self.users is not None:
-            raise ValueError("give either rps or users, not both")
+        given = [n for n in TRAFFIC_FIELDS if getattr(self, n) is not None]
+        if len(given) > 1:
+            raise ValueError(f"give one of rps, users or tokens_per_day, not {' and '.join(given)}")
         return self
+
+    @field_validator("tokens_per_day")
+    @classmethod
+    def _within_rps(cls, value, info):
+        per_request = info.data.get("input_tokens", 0) + info.data.get("output_tokens", 0)
+        if value is not None and per_request and value / SECONDS_PER_DAY / per_request > MAX_RPS:
+            raise ValueError(
+                f"{value:g} tokens a day is over {MAX_RPS:,.0f} requests/s at {per_request:,} "
+                "tokens per request"
+            )
+        return value
+
+
+def requests_per_s(inp: ServeInputs) -> float | None:
+    """The arrival rate the sizing carries: `rps`, or tokens_per_day ÷ 86,400 s ÷ (input + output
+    tokens per request), the day's mean rate; None when the traffic is given as users (or not)."""
+    if inp.tokens_per_day is not None:
+        return inp.tokens_per_day / SECONDS_PER_DAY / (inp.input_tokens + inp.output_tokens)
+    return inp.rps
 
 
 class ServePlan(Record):
@@ -113,8 +157,13 @@ class ServePlan(Record):
     prefill_tokens_per_s_per_gpu: float
     output_tokens_per_s_per_gpu: float
     decode_bound: Literal["memory", "compute"]
-    ttft_ms: float
+    ttft_ms: float = Field(description="at slo_percentile, the wait for a free slot included")
     tpot_ms: float
+    slo_percentile: int = 50
+    ttft_queue_ms: float = Field(0.0, description="the wait for a free slot at slo_percentile")
+    utilisation: float | None = Field(
+        None, description="arrivals ÷ capacity per replica; None without an arrival rate"
+    )
     requests_per_s_per_replica: float
     replicas: int
     gpus: int
@@ -236,6 +285,31 @@ def evaluate(inp: ServeInputs, tp, ep, batch) -> dict[str, np.ndarray]:
         "rps_replica": b / cycle,
         "rule_tps_gpu": rule,
     }
+
+
+def queue_wait_s(rho, slots, lifetime_s, percentile: float) -> np.ndarray:
+    """The p-th percentile of the wait for a free slot in an M/M/c queue of c = `slots` servers each
+    busy `lifetime_s` per request at utilisation ρ: C = ρ^(√(2(c+1))−1) (Sakasegawa 1977), and
+    P(W > t) = C · e^(−c(1−ρ)t/lifetime) (Kleinrock 1975 §3.5), so max(0, ln(C/(1−p))) · lifetime /
+    (c(1−ρ))."""
+    rho = np.clip(np.asarray(rho, dtype=float), 0.0, 1.0 - 1e-12)
+    c = np.asarray(slots, dtype=float)
+    with np.errstate(divide="ignore"):
+        log_c = (np.sqrt(2 * (c + 1)) - 1) * np.log(rho)  # -inf at ρ = 0: no wait
+    excess = np.maximum(0.0, log_c - np.log(1 - percentile / 100))
+    return excess * np.asarray(lifetime_s, dtype=float) / (c * (1 - rho))
+
+
+def _max_utilisation(ttft_s, slots, lifetime_s, slo_s, percentile, ceiling) -> np.ndarray:
+    """The highest utilisation ≤ `ceiling` at which TTFT plus the p-th percentile wait meets the SLO
+    (bisection; the wait rises with ρ)."""
+    lo, hi = np.zeros_like(ttft_s), np.full_like(ttft_s, ceiling)
+    fine = ttft_s + queue_wait_s(hi, slots, lifetime_s, percentile) <= slo_s
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        ok = ttft_s + queue_wait_s(mid, slots, lifetime_s, percentile) <= slo_s
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+    return np.where(fine, ceiling, lo)
 
 
 def kv_precision_of(inp: ServeInputs) -> str:
@@ -367,19 +441,46 @@ def plan_serving(inp: ServeInputs) -> ServePlan:
         )
     idx = np.nonzero(ok)[0]
     u = inp.target_utilisation
-    if inp.rps is not None:
-        replicas = np.ceil(inp.rps / (r["rps_replica"][idx] * u))
+    rps = requests_per_s(inp)
+    queued = rps is not None and not inp.gpus  # an arrival rate, and replicas sized for it
+    cap, slots = r["rps_replica"][idx], r["batch"][idx]
+    if queued:
+        ceiling = np.full(len(idx), u)
+        if inp.ttft_ms is not None:  # the TTFT SLO at its percentile may need a lower utilisation
+            ceiling = _max_utilisation(
+                r["ttft"][idx], slots, slots / cap, inp.ttft_ms / 1e3, inp.slo_percentile, u
+            )
+        keep = ceiling >= 1e-3
+        if not keep.any():
+            raise InputError(
+                "ttft_ms",
+                f"TTFT ≤ {inp.ttft_ms:g} ms at p{inp.slo_percentile} leaves no room to queue at "
+                f"any load: the fastest layout's TTFT is {r['ttft'][idx].min() * 1e3:.0f} ms "
+                "before any wait; relax the TTFT objective or its percentile",
+            )
+        idx, cap, slots, ceiling = idx[keep], cap[keep], slots[keep], ceiling[keep]
+        replicas = np.ceil(rps / (cap * ceiling))
     elif inp.users is not None and not inp.gpus:
         replicas = np.ceil(inp.users / (r["batch"][idx] * u))
     else:
-        replicas = np.ones(len(idx))
-    if inp.gpus:
         replicas = np.ones(len(idx))
     gpus = replicas * r["tp"][idx]
     # fewest GPUs, then the most output tokens per GPU, then the lowest TPOT
     order = np.lexsort((r["tpot"][idx], -r["out_tps_gpu"][idx], gpus))
     k = int(order[0])
-    return _plan(inp, r, int(idx[k]), int(replicas[k]), n)
+    plan = _plan(inp, r, int(idx[k]), int(replicas[k]), n)
+    if not queued:
+        return plan.model_copy(update={"slo_percentile": inp.slo_percentile})
+    rho = rps / (replicas[k] * cap[k])
+    wait = float(queue_wait_s(rho, slots[k], slots[k] / cap[k], inp.slo_percentile))
+    return plan.model_copy(
+        update={
+            "slo_percentile": inp.slo_percentile,
+            "ttft_queue_ms": wait * 1e3,
+            "ttft_ms": plan.ttft_ms + wait * 1e3,
+            "utilisation": float(rho),
+        }
+    )
 
 
 def sweep(inp: ServeInputs, tp: int, ep: int = 1) -> dict[str, list[float]]:
@@ -404,6 +505,8 @@ __all__ = [
     "ServeInputs",
     "ServePlan",
     "plan_serving",
+    "requests_per_s",
+    "queue_wait_s",
     "evaluate",
     "sweep",
     "kv_bytes_per_token",

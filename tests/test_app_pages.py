@@ -12,7 +12,7 @@ from models.scenario import Scenario
 
 MAIN = str(pathlib.Path(__file__).resolve().parents[1] / "app" / "main.py")
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
-PAGES = ["workload", "compare", "assumptions", "guide"]
+PAGES = ["workload", "compare", "assumptions", "guide", "serve", "finetune"]
 
 
 def switch(at: AppTest, page: str) -> AppTest:

@@ -248,13 +248,17 @@ def test_the_address_carries_the_scenario_through_reloads_and_pages(portal_url, 
     assert errors == [], errors
 
 
-@pytest.mark.parametrize("path", ["", "workload", "compare", "assumptions"])
+#: the heading each address shows (the title Streamlit gives the page)
+HEADINGS = {"": "Workload", "workload": "Workload", "finetune": "Fine-tune"}
+
+
+@pytest.mark.parametrize("path", ["", "workload", "compare", "assumptions", "serve", "finetune"])
 @pytest.mark.parametrize("with_link", [False, True])
 def test_every_page_address_opens_without_page_not_found(portal_url, watched, path, with_link):
     page, errors = watched
     data = {"cluster": {"gpu": "H100-SXM", "gpus": 256}}
     page.goto(portal_url + path + (f"?s={share_link.encode_data(data)}" if with_link else ""))
-    heading = {"": "Workload", "workload": "Workload"}.get(path, path.title())
+    heading = HEADINGS.get(path, path.title())
     page.get_by_role("heading", name=heading, exact=True).wait_for()
     wait_idle(page)
     assert page.get_by_text("Page not found").count() == 0
@@ -402,7 +406,7 @@ def test_serve_page_shows_the_cores_plan_and_names_an_unmeetable_slo(portal_url,
     page.goto(portal_url + "serve")
     page.get_by_role("heading", name="Serve", exact=True).wait_for()
     wait_idle(page)
-    inp = {k: v for k, v in STARTING.items() if k != "users"}  # the page starts with requests/s
+    inp = {k: v for k, v in STARTING.items() if k not in ("users", "tokens_per_day")}  # rps
     plan = plan_serving(ServeInputs(**inp))
     assert metric_value(page, "GPUs") == f"{plan.gpus:,}"
     shown = float(metric_value(page, "Output (tok/s/GPU)").replace(",", ""))

@@ -26,7 +26,7 @@ from models.scenario import (
 from models.shapes import load_presets
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
-PAGES = ["workload", "compare", "assumptions", "guide", "validation"]
+PAGES = ["workload", "compare", "assumptions", "guide", "validation", "serve", "finetune"]
 
 
 def render(data: dict, page: str = "workload") -> AppTest:

@@ -5,17 +5,22 @@ and their charts (app/charts.py serve_curve, finetune_memory) draw the cores' fi
 
 from __future__ import annotations
 
+import base64
 import copy
+import json
 import pathlib
 import re
+import zlib
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import charts
+from app import charts, share_link
+from app.scenario_files import EXAMPLE
 from app.views import finetune as finetune_page
 from app.views import serve as serve_page
 from models.finetune import FinetuneInputs, plan_finetune
+from models.scenario import Scenario
 from models.serving import ServeInputs, plan_serving, sweep
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
@@ -50,7 +55,9 @@ def errors(at: AppTest) -> str:
 
 def serve_inputs(**changes) -> ServeInputs:
     """The page's starting inputs (requests per second) with `changes`."""
-    data = {k: v for k, v in serve_page.STARTING.items() if k != "users"} | changes
+    data = {
+        k: v for k, v in serve_page.STARTING.items() if k not in ("users", "tokens_per_day")
+    } | changes
     return ServeInputs(**{k: v for k, v in data.items() if v is not None})
 
 
@@ -108,6 +115,28 @@ def test_serve_concurrent_users_and_a_fixed_replica():
     assert metric(at, "Layout per replica") == "TP8"
     assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
     assert at.session_state[serve_page.KEY]["rps"] == 10.0  # kept for switching back
+
+
+def test_serve_traffic_as_tokens_per_day():
+    at = render("serve")
+    at.radio(key="s_traffic").set_value("tokens_per_day").run()
+    at.number_input(key="s_tokens_day").set_value(20_000.0).run()  # millions a day
+    assert not at.exception and not at.error, errors(at)
+    assert at.session_state[serve_page.KEY]["tokens_per_day"] == 2e10
+    plan = plan_serving(serve_inputs(rps=None, tokens_per_day=2e10))
+    assert number(at, "GPUs") == plan.gpus
+    assert plan.gpus > plan_serving(serve_inputs()).gpus  # 100 requests/s, more than the 10 it had
+
+
+def test_serve_ttft_percentile_choice_sizes_for_the_tail():
+    at = render("serve")
+    at.text_input(key="s_ttft").input("400").run()
+    p50 = number(at, "GPUs")
+    at.selectbox(key="s_percentile").set_value(99).run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_serving(serve_inputs(ttft_ms=400, slo_percentile=99))
+    assert number(at, "GPUs") == plan.gpus > p50 == plan_serving(serve_inputs(ttft_ms=400)).gpus
+    assert number(at, "TTFT") == pytest.approx(plan.ttft_ms, abs=0.5)
 
 
 @pytest.mark.parametrize("typed", ["1", "0.5"])
@@ -239,3 +268,90 @@ def test_finetune_memory_bars_are_the_cores_parts():
     assert sorted(bars.x) == sorted(parts.values())
     assert "Frozen base weights" in bars.y and fig.layout.xaxis.title.text == "GiB per GPU"
     assert fig.layout.title.text == "Memory per GPU by part"
+
+
+# ----------------------------------------------------------------------------------- share links
+
+LINKED_SERVE = ServeInputs(
+    model="llama3-8b",
+    gpu="H200",
+    precision="fp8",
+    input_tokens=1000,
+    output_tokens=300,
+    users=48,
+    tpot_ms=40,
+)
+LINKED_FINETUNE = FinetuneInputs(
+    model="llama3-8b", method="qlora", gpu="L40S", tokens=5e7, lora_rank=64
+)
+LINKED_SCENARIO = Scenario.model_validate(
+    {**EXAMPLE, "cluster": {**EXAMPLE["cluster"], "gpus": 512}}
+)
+
+
+def opened(page: str, token: str) -> AppTest:
+    """A new session opening `token` on `page`, as a browser opening /page?s=token."""
+    at = AppTest.from_file(HARNESS, default_timeout=60)
+    at.query_params["s"] = token
+    at.session_state["_page"] = page
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_link_opens_serve_with_its_inputs_and_their_numbers():
+    token = share_link.encode(LINKED_SCENARIO, {"serve": LINKED_SERVE})
+    at = opened("serve", token)
+    assert not at.warning and not at.error, [w.value for w in at.warning]
+    assert at.selectbox(key="s_model").value == "llama3-8b"
+    assert at.selectbox(key="s_gpu").value == "H200"
+    assert at.radio(key="s_traffic").value == "users"
+    assert at.number_input(key="s_users").value == 48
+    assert at.number_input(key="s_input").value == 1000
+    assert at.text_input(key="s_tpot").value == "40" and at.text_input(key="s_ttft").value == ""
+    plan = plan_serving(LINKED_SERVE)
+    assert number(at, "GPUs") == plan.gpus and number(at, "Batch (sequences)") == plan.batch
+    assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
+    assert number(at, "Output (tok/s/GPU)") == pytest.approx(
+        plan.output_tokens_per_s_per_gpu, abs=0.5
+    )
+    assert at.session_state["scenario"]["cluster"]["gpus"] == 512  # the scenario came too
+    assert at.query_params["s"] == token  # the address keeps the link it opened
+
+
+def test_a_link_opens_finetune_with_its_inputs_and_their_numbers():
+    token = share_link.encode(LINKED_SCENARIO, {"finetune": LINKED_FINETUNE})
+    at = opened("finetune", token)
+    assert not at.warning and not at.error
+    assert at.selectbox(key="f_method").value == "qlora"
+    assert at.selectbox(key="f_gpu").value == "L40S"
+    assert at.number_input(key="f_rank").value == 64
+    plan = plan_finetune(LINKED_FINETUNE)
+    assert number(at, "GPUs") == plan.gpus
+    assert number(at, "Step time") == pytest.approx(plan.step_time_s, abs=0.005)
+
+
+def test_a_link_with_a_bad_serve_section_names_the_field_and_opens_the_rest():
+    bad = {"version": 1, **LINKED_SERVE.model_dump(mode="json", exclude_none=True), "tpot_ms": -5}
+    data = {**share_link.decode_data(share_link.encode(LINKED_SCENARIO)), "serve": bad}
+    token = base64.urlsafe_b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
+    at = opened("serve", token.rstrip("="))
+    warning = re.sub(r"\\(.)", r"\1", " ".join(w.value for w in at.warning)).replace("\u200b", "")
+    assert "the link's Serve inputs were not opened: tpot_ms: " in warning, warning
+    assert at.session_state["scenario"]["cluster"]["gpus"] == 512  # the scenario opened
+    assert at.selectbox(key="s_model").value == serve_page.STARTING["model"]  # starting inputs
+    assert number(at, "GPUs") == plan_serving(serve_inputs()).gpus
+
+
+def test_the_address_carries_the_serve_inputs_into_a_new_session():
+    at = render("serve")
+    first = share_link.decode_link(at.query_params["s"]).sections  # from the first visit on
+    assert ServeInputs.model_validate(first["serve"]) == serve_inputs()
+    at.number_input(key="s_rps").set_value(25.0).run()
+    link = share_link.decode_link(at.query_params["s"])
+    assert link.sections["serve"]["rps"] == 25.0 and "users" not in link.sections["serve"]
+    again = opened("serve", at.query_params["s"])
+    assert again.number_input(key="s_rps").value == 25.0
+    assert number(again, "GPUs") == plan_serving(serve_inputs(rps=25.0)).gpus
+    at.text_input(key="s_tpot").input("0").run()  # invalid: the address keeps the last valid inputs
+    assert share_link.decode_link(at.query_params["s"]).sections["serve"]["rps"] == 25.0

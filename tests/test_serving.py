@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.cli import main
@@ -22,6 +22,8 @@ from models.serving import (
     expected_distinct_experts,
     kv_bytes_per_token,
     plan_serving,
+    queue_wait_s,
+    requests_per_s,
 )
 from models.shapes import get_preset, load_presets
 
@@ -302,3 +304,135 @@ def test_small_model_at_large_batch_is_host_bound():
     r = evaluate(inp(model="qwen3-30b-a3b", gpu="B200", precision="fp4"), [1], [1], [b])
     assert r["t_step"][0] == pytest.approx(b * C.SERVE_HOST_S_PER_SEQUENCE_STEP)
     assert r["out_tps_gpu"][0] < 1 / C.SERVE_HOST_S_PER_SEQUENCE_STEP
+
+
+# --- traffic as tokens per day ---------------------------------------------------------------------
+
+
+def test_tokens_per_day_is_the_days_mean_request_rate():
+    """1.5 k tokens per request, 20 requests/s for 24 h = 20 × 1500 × 86 400 tokens a day: the same
+    traffic, the same plan as rps=20."""
+    day = 20 * 1500 * 86_400
+    assert requests_per_s(inp(tokens_per_day=day)) == pytest.approx(20.0)
+    assert requests_per_s(inp(rps=7.0)) == 7.0 and requests_per_s(inp(users=8)) is None
+    by_tokens = plan_serving(inp(tokens_per_day=day, tpot_ms=50))
+    by_rps = plan_serving(inp(rps=20, tpot_ms=50))
+    assert by_tokens == by_rps
+    assert plan_serving(inp(tokens_per_day=10 * day)).gpus > by_tokens.gpus
+
+
+@pytest.mark.parametrize(
+    "traffic", [{"rps": 1.0, "tokens_per_day": 1e9}, {"users": 8, "tokens_per_day": 1e9}]
+)
+def test_only_one_way_to_give_traffic(traffic):
+    with pytest.raises(ValueError, match="give one of rps, users or tokens_per_day"):
+        inp(**traffic)
+
+
+def test_tokens_per_day_over_the_request_rate_cap_is_named():
+    with pytest.raises(ValueError) as exc:
+        inp(tokens_per_day=1e6 * 1500 * 86_400 * 1.01)
+    assert exc.value.errors()[0]["loc"] == ("tokens_per_day",)
+    inp(tokens_per_day=1e6 * 1500 * 86_400 * 0.99)  # just under: accepted
+
+
+def test_cli_serve_tokens_per_day():
+    base = ["--model", "llama3-70b", "--gpu", "H100-SXM", "--input-tokens", "1000"]
+    base += ["--output-tokens", "500", "--precision", "fp8", "--json"]
+    rc, out, _ = run_cli(*base, "--tokens-per-day", str(40 * 1500 * 86_400))
+    assert rc == 0
+    assert json.loads(out) == plan_serving(inp(rps=40)).model_dump(mode="json")
+    rc, _, err = run_cli(*base, "--tokens-per-day", "1e16")
+    assert rc == 2 and err.startswith("clusterplan serve: --tokens-per-day:")
+
+
+# --- latency percentile (queueing for a free slot) -------------------------------------------------
+
+
+def test_queue_wait_is_the_mm1_tail_with_one_slot():
+    """One slot (c = 1): Sakasegawa's C = ρ exactly, and the M/M/1 wait has P(W > t) = ρ·e^(−(1−ρ)t/T),
+    so the p-th percentile is ln(ρ/(1−p)) · T/(1−ρ); none below p = 1 − ρ."""
+    rho, life = 0.8, 2.0
+    assert queue_wait_s(rho, 1, life, 99) == pytest.approx(np.log(0.8 / 0.01) * 2.0 / 0.2)
+    assert queue_wait_s(rho, 1, life, 50) == pytest.approx(np.log(0.8 / 0.5) * 2.0 / 0.2)
+    assert queue_wait_s(0.4, 1, life, 50) == 0.0  # 40 % wait at all: the median request does not
+    # more slots at the same utilisation: a smaller chance of waiting, a shorter wait
+    assert queue_wait_s(rho, 16, life, 99) < queue_wait_s(rho, 1, life, 99) / 16
+
+
+def test_percentiles_converge_at_low_load():
+    low = [plan_serving(inp(rps=0.01, ttft_ms=2000, slo_percentile=p)) for p in (50, 90, 99)]
+    assert low[0].utilisation < 0.05
+    assert {(p.gpus, p.tp, p.batch, round(p.ttft_ms, 6)) for p in low} == {
+        (low[0].gpus, low[0].tp, low[0].batch, round(low[0].ttft_ms, 6))
+    }
+    assert all(p.ttft_queue_ms == 0 for p in low)
+
+
+def test_the_p99_tail_costs_gpus_where_the_queue_is_long():
+    """2048-token prompts, 10 requests/s within TTFT 400 ms and TPOT 50 ms: at p99 the wait for one of
+    48 slots at 65 % load breaks the TTFT objective, so the sizing lowers the load (more GPUs)."""
+    base = dict(input_tokens=2048, output_tokens=256, rps=10, ttft_ms=400, tpot_ms=50)
+    p50, p99 = (plan_serving(inp(**base, slo_percentile=p)) for p in (50, 99))
+    assert p99.gpus > p50.gpus
+    assert p99.ttft_ms <= 400 and p99.utilisation < p50.utilisation
+    # without the objective the layout stays and the p99 TTFT reports the wait
+    free = {k: v for k, v in base.items() if k != "ttft_ms"}
+    a, b = (plan_serving(inp(**free, slo_percentile=p)) for p in (50, 99))
+    assert (a.gpus, a.tp, a.batch) == (b.gpus, b.tp, b.batch)
+    assert b.ttft_ms == pytest.approx(a.ttft_ms + b.ttft_queue_ms) and b.ttft_queue_ms > 100
+
+
+@settings(max_examples=40, deadline=None)
+@example(rps=10.0, ttft=400.0, tpot=50.0, prompt=2048, model="llama3-70b")
+@given(
+    rps=st.floats(0.05, 200),
+    ttft=st.sampled_from([None, 250.0, 400.0, 2000.0]),
+    tpot=st.sampled_from([None, 50.0]),
+    prompt=st.sampled_from([1000, 2048, 8000]),
+    model=st.sampled_from(["llama3-8b", "llama3-70b", "mixtral-8x7b"]),
+)
+def test_a_higher_percentile_never_needs_fewer_gpus(rps, ttft, tpot, prompt, model):
+    plans = []
+    for p in (50, 90, 99):
+        try:
+            kw = dict(model=model, rps=rps, ttft_ms=ttft, tpot_ms=tpot, input_tokens=prompt)
+            plans.append(plan_serving(inp(**kw, output_tokens=256, slo_percentile=p)))
+        except InputError:
+            plans.append(None)
+    if plans[0] is None:
+        return
+    for lower, higher in zip(plans, plans[1:], strict=False):
+        if lower is None:
+            assert higher is None  # an objective no layout meets at p50 is not met at p99
+            continue
+        if higher is not None:
+            assert higher.gpus >= lower.gpus
+            if (higher.tp, higher.batch, higher.replicas) == (
+                lower.tp,
+                lower.batch,
+                lower.replicas,
+            ):
+                assert higher.ttft_ms >= lower.ttft_ms - 1e-9
+
+
+def test_users_have_no_queue_so_every_percentile_is_the_mean():
+    a, b = (plan_serving(inp(users=200, ttft_ms=2000, slo_percentile=p)) for p in (50, 99))
+    assert a.model_dump(exclude={"slo_percentile"}) == b.model_dump(exclude={"slo_percentile"})
+    assert b.ttft_queue_ms == 0 and b.utilisation is None and b.slo_percentile == 99
+
+
+def test_cli_serve_slo_percentile():
+    base = ["--model", "llama3-70b", "--gpu", "H100-SXM", "--input-tokens", "2048"]
+    base += ["--output-tokens", "256", "--precision", "fp8", "--rps", "10"]
+    base += ["--ttft-ms", "400", "--tpot-ms", "50", "--json"]
+    rc, out, _ = run_cli(*base, "--slo-percentile", "99")
+    assert rc == 0
+    want = inp(input_tokens=2048, output_tokens=256, rps=10, ttft_ms=400, tpot_ms=50)
+    got = json.loads(out)
+    assert got == plan_serving(want.model_copy(update={"slo_percentile": 99})).model_dump(
+        mode="json"
+    )
+    assert got["gpus"] > plan_serving(want).gpus
+    rc, _, err = run_cli(*base, "--slo-percentile", "95")
+    assert rc == 2 and err.startswith("clusterplan serve: --slo-percentile:")

@@ -28,13 +28,16 @@ from app.share_link import (
     LinkError,
     decode,
     decode_data,
+    decode_link,
     encode,
     encode_data,
     link_url,
     token_from_url,
 )
+from models.finetune import FinetuneInputs
 from models.hardware import gpu_ids
 from models.scenario import OPTION_IDS, SCHEMA_VERSION, Scenario
+from models.serving import ServeInputs
 from models.shapes import load_presets
 
 FAST = settings(max_examples=60)
@@ -615,3 +618,137 @@ def test_cli_link_of_bad_file(capsys, tmp_path, text, pattern):
         and lines[0].startswith("clusterplan link: ")
         and re.search(pattern, lines[0])
     )
+
+
+# ------------------------------------------------------------- Serve and Fine-tune sections
+
+SERVE = ServeInputs(
+    model="llama3-8b",
+    gpu="H200",
+    precision="fp8",
+    input_tokens=1000,
+    output_tokens=300,
+    users=48,
+    tpot_ms=40,
+)
+FINETUNE = FinetuneInputs(model="llama3-8b", method="qlora", gpu="L40S", tokens=5e7, lora_rank=64)
+
+
+def with_sections(**sections) -> str:
+    """A token: the example scenario's dict and these raw sections (as a hostile link may hold)."""
+    return token_of(json.dumps({**EXAMPLE, **sections}).encode())
+
+
+def test_sections_round_trip_beside_the_scenario():
+    sc = Scenario.model_validate(FULL)
+    token = encode(sc, {"serve": SERVE, "finetune": FINETUNE})
+    link = decode_link(token)
+    assert link.problems == {}
+    assert ServeInputs.model_validate(link.sections["serve"]) == SERVE
+    assert FinetuneInputs.model_validate(link.sections["finetune"]) == FINETUNE
+    assert link.scenario == decode_data(token) == decode_data(encode(sc))
+    assert decode(token) == sc
+    raw = json.loads(zlib.decompress(base64.urlsafe_b64decode(token + "==")))
+    assert raw["serve"]["version"] == share_link.SECTION_VERSION == 1
+    # encode_data takes the sections as written, too
+    again = encode_data({**FULL, "serve": share_link.section_data("serve", SERVE)})
+    assert decode_link(again).sections == {"serve": link.sections["serve"]}
+
+
+def test_links_without_sections_are_as_before():
+    """An old link (the scenario's JSON alone) opens with no sections and no problem, and a session
+    with no Serve or Fine-tune inputs makes exactly the old token."""
+    old = token_of(
+        json.dumps(
+            {
+                "version": 1,
+                **Scenario.model_validate(FULL).model_dump(
+                    mode="json", exclude_defaults=True, exclude={"version"}
+                ),
+            },
+            separators=(",", ":"),
+        ).encode()
+    )
+    link = decode_link(old)
+    assert link.sections == {} and link.problems == {}
+    assert link.scenario == decode_data(old)
+    sc = Scenario.model_validate(FULL)
+    assert encode(sc) == encode(sc, {}) == old
+
+
+@pytest.mark.parametrize(
+    "section, field",
+    [
+        ({"version": 1, **SERVE.model_dump(mode="json"), "tpot_ms": -1}, "tpot_ms"),
+        ({"version": 1, **SERVE.model_dump(mode="json"), "input_tokens": "many"}, "input_tokens"),
+        ({"version": 1, **SERVE.model_dump(mode="json"), "users": [1, 2]}, "users"),
+        ({"version": 1, **SERVE.model_dump(mode="json"), "rps": 3.0}, "give one of rps, users"),
+        ({"version": 1, **SERVE.model_dump(mode="json"), "__class__": "os"}, "__class__"),
+        ({"version": 1, "gpu": "H200"}, "model"),
+        ({"version": 1, **SERVE.model_dump(mode="json"), "model": "x" * 5000}, "too large"),
+        ({**SERVE.model_dump(mode="json")}, "version"),
+        ({"version": "1", **SERVE.model_dump(mode="json")}, "version"),
+        ({"version": 7, **SERVE.model_dump(mode="json")}, "version: made by a newer planner"),
+        ([1, 2, 3], "not a JSON object"),
+        ("llama3-8b", "not a JSON object"),
+    ],
+    ids=[
+        "range",
+        "str-for-int",
+        "list-for-int",
+        "two-traffics",
+        "unknown-key",
+        "missing",
+        "oversize",
+        "no-version",
+        "str-version",
+        "newer",
+        "list",
+        "string",
+    ],
+)
+def test_a_bad_serve_section_is_named_and_the_rest_opens(section, field):
+    token = with_sections(serve=section, finetune=share_link.section_data("finetune", FINETUNE))
+    link = decode_link(token)
+    assert set(link.problems) == {"serve"} and "serve" not in link.sections
+    message = link.problems["serve"]
+    assert message.startswith("the link's Serve inputs were not opened: ") and field in message
+    assert len(message) < 400 and "x" * 200 not in message
+    assert link.scenario == decode_data(token) == EXAMPLE  # the scenario still opens
+    assert FinetuneInputs.model_validate(link.sections["finetune"]) == FINETUNE  # so does the other
+    with pytest.raises(LinkError, match="Serve inputs"):  # and nothing writes such a link
+        encode_data({**EXAMPLE, "serve": section})
+
+
+def test_a_bad_finetune_section_is_named():
+    bad = {"version": 1, **FINETUNE.model_dump(mode="json"), "lora_rank": 0}
+    link = decode_link(with_sections(finetune=bad))
+    assert (
+        "lora_rank" in link.problems["finetune"] and "Fine-tune inputs" in link.problems["finetune"]
+    )
+
+
+def test_a_section_past_the_links_caps_refuses_the_link():
+    """The sections are inside the token: the length and decompression caps hold for them too."""
+    huge = {"version": 1, **SERVE.model_dump(mode="json"), "model": "a" * (MAX_JSON_BYTES + 10)}
+    token = with_sections(serve=huge)
+    assert len(token) <= MAX_LINK_CHARS  # so it is the inflate cap that refuses it
+    refused(token, "too large")
+    with pytest.raises(LinkError, match="too large"):
+        decode_link(token)
+
+
+def test_cli_decode_prints_the_sections(capsys):
+    token = encode(Scenario.model_validate(EXAMPLE), {"serve": SERVE, "finetune": FINETUNE})
+    rc, out, err = cli(capsys, "decode", token)
+    assert rc == 0 and not err
+    printed = json.loads(out)
+    assert printed["serve"] == share_link.section_data("serve", SERVE)
+    assert printed["finetune"] == share_link.section_data("finetune", FINETUNE)
+    assert {k: v for k, v in printed.items() if k not in ("serve", "finetune")} == decode_data(
+        token
+    )
+    bad = with_sections(serve={"version": 1, **SERVE.model_dump(mode="json"), "tpot_ms": 0})
+    rc, out, err = cli(capsys, "decode", bad)
+    assert rc == 1 and "serve" not in json.loads(out) and json.loads(out) == EXAMPLE
+    assert err.startswith("clusterplan decode: the link's Serve inputs") and "tpot_ms" in err

@@ -3,7 +3,9 @@ the GPU in; trainable parameters, memory per GPU by part, step time, throughput,
 GPU-hours and the fewest GPUs that fit out.
 
 The inputs are a FinetuneInputs kept as a dict in st.session_state["finetune_inputs"]
-(app/record_widgets.py); the training scenario and its share link are not touched."""
+(app/record_widgets.py), apart from the training scenario; the share link carries them as its
+`finetune` section (app/state.py register_section), so a link made here opens this page with the
+same inputs."""
 
 from __future__ import annotations
 
@@ -42,6 +44,22 @@ def _plan(inputs_json: str) -> tuple[dict | None, tuple[str, str] | None]:
 def plan_for(inp: FinetuneInputs) -> tuple[FinetunePlan | None, tuple[str, str] | None]:
     plan, err = _plan(json.dumps(inp.model_dump(mode="json"), sort_keys=True))
     return (FinetunePlan.model_validate(plan) if plan else None), err
+
+
+def link_section() -> FinetuneInputs | None:
+    """The inputs as the share link carries them: None if this session never opened the page or
+    they are invalid now."""
+    if KEY not in st.session_state:
+        return None
+    return FORM.record()[0]
+
+
+def open_link_section(fields: dict) -> None:
+    """A link's finetune section as this page's inputs; the record's defaults for what it leaves out."""
+    st.session_state[KEY] = dict(fields)
+
+
+state.register_section("finetune", link_section, open_link_section)
 
 
 def inputs() -> None:
@@ -208,6 +226,7 @@ def render() -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         inputs()
+    state.sync_link()  # the address carries these inputs from the first visit
     inp, problems = FORM.record()
     with right:
         st.subheader("Sizing")

@@ -2,8 +2,9 @@
 latency objectives in; the layout, memory, latency, throughput and GPUs out, with a chart of
 throughput and latency against concurrency.
 
-The inputs are a ServeInputs kept as a dict in st.session_state["serve_inputs"] (app/record_widgets.py);
-the training scenario and its share link are not touched."""
+The inputs are a ServeInputs kept as a dict in st.session_state["serve_inputs"] (app/record_widgets.py),
+apart from the training scenario; the share link carries them as its `serve` section (app/state.py
+register_section), so a link made here opens this page with the same inputs."""
 
 from __future__ import annotations
 
@@ -22,7 +23,11 @@ KEY = "serve_inputs"
 #: which traffic field the page uses (the other is kept, for switching back, but left out); kept
 #: apart from the radio's own key, which Streamlit drops while another page is shown
 TRAFFIC_KEY = "serve_traffic"
-TRAFFIC = {"rps": "requests per second", "users": "concurrent users"}
+TRAFFIC = {
+    "rps": "requests per second",
+    "users": "concurrent users",
+    "tokens_per_day": "tokens per day",
+}
 #: a new session's inputs where ServeInputs has no default: a 70B chat service on H100s
 STARTING = {
     "model": "llama3-70b",
@@ -32,6 +37,7 @@ STARTING = {
     "output_tokens": 256,
     "rps": 10.0,
     "users": 64,
+    "tokens_per_day": 2e9,
     "ttft_ms": 2000,
     "tpot_ms": 50,
 }
@@ -57,12 +63,32 @@ def plan_for(inp: ServeInputs) -> tuple[ServePlan | None, dict | None, tuple[str
 
 
 def traffic() -> str:
-    """'rps' or 'users': the traffic field the page uses."""
+    """'rps', 'users' or 'tokens_per_day': the traffic field the page uses."""
     return st.session_state.get(TRAFFIC_KEY, "rps")
 
 
 def _store_traffic() -> None:
     st.session_state[TRAFFIC_KEY] = st.session_state["s_traffic"]
+
+
+def link_section() -> ServeInputs | None:
+    """The inputs as the share link carries them: None if this session never opened the page or
+    they are invalid now."""
+    if KEY not in st.session_state:
+        return None
+    return FORM.record(leave_out=[t for t in TRAFFIC if t != traffic()])[0]
+
+
+def open_link_section(fields: dict) -> None:
+    """A link's serve section as this page's inputs: its traffic field chosen (the page's starting
+    values of the other two kept for switching), the record's defaults for what it leaves out."""
+    given = [t for t in TRAFFIC if t in fields]
+    others = {t: STARTING[t] for t in TRAFFIC if t not in fields} if given else {}
+    st.session_state[KEY] = others | fields
+    st.session_state[TRAFFIC_KEY] = given[0] if given else "rps"
+
+
+state.register_section("serve", link_section, open_link_section)
 
 
 def inputs() -> None:
@@ -119,8 +145,9 @@ def inputs() -> None:
         key="s_traffic",
         on_change=_store_traffic,
         horizontal=True,
-        help="Requests arriving per second, or the number of requests in flight at once "
-        "(users waiting on an answer).",
+        help="Requests arriving per second, the number of requests in flight at once "
+        "(users waiting on an answer), or the input + output tokens served in a day (averaged "
+        "over 24 hours).",
     )
     c1, c2, c3 = st.columns(3)
     if mode == "rps":
@@ -132,6 +159,19 @@ def inputs() -> None:
             step=1.0,
             unit="requests/s",
             help="Mean arrivals the deployment carries, at peak.",
+        )
+    elif mode == "tokens_per_day":
+        FORM.number(
+            c1,
+            "Tokens per day (millions)",
+            "tokens_per_day",
+            "s_tokens_day",
+            step=100.0,
+            scale=1e6,
+            unit="million",
+            help="Input + output tokens served in a day, averaged over 24 hours: carried as "
+            "tokens per day ÷ 86,400 s ÷ tokens per request requests/s. A daily mean: traffic "
+            "peaks above it, so give requests per second at peak where you know it.",
         )
     else:
         FORM.number(
@@ -168,7 +208,7 @@ def inputs() -> None:
         "s_ttft",
         unit="ms",
         placeholder="no objective",
-        help="Longest acceptable wait before the answer starts (a p50 target).",
+        help="Longest acceptable wait before the answer starts, at the percentile below.",
     )
     FORM.optional(
         c2,
@@ -179,6 +219,17 @@ def inputs() -> None:
         placeholder="no objective",
         help="Longest acceptable gap between streamed tokens (50 ms is 20 tokens/s, faster "
         "than people read).",
+    )
+    FORM.choice(
+        c1,
+        "TTFT percentile",
+        "slo_percentile",
+        "s_percentile",
+        format_func=lambda p: f"p{p}",
+        help="The share of requests the TTFT objective holds for. Above p50 the wait for a free "
+        "batch slot counts (an M/M/c queue at the replica's load: Sakasegawa 1977, Kleinrock "
+        "1975), so a tighter percentile can need more GPUs. TPOT is taken with the batch full, the "
+        "slowest it runs. With concurrent users there is no queue: every percentile is the mean.",
     )
     FORM.optional(
         c3,
@@ -246,7 +297,8 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     c1.metric(
         "TTFT",
         f"{p.ttft_ms:,.0f} ms",
-        help="Time to first token: how long a user waits before the answer starts, at this load.",
+        help=f"Time to first token at p{p.slo_percentile}: how long a user waits before the "
+        f"answer starts, at this load ({p.ttft_queue_ms:,.0f} ms of it waiting for a free slot).",
     )
     c2.metric(
         "TPOT",
@@ -282,6 +334,7 @@ def render() -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         inputs()
+    state.sync_link()  # the address carries these inputs from the first visit
     mode = traffic()
     inp, problems = FORM.record(leave_out=[t for t in TRAFFIC if t != mode])
     with right:
