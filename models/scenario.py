@@ -14,6 +14,7 @@ from pydantic import (
     Field,
     Strict,
     ValidationInfo,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -302,6 +303,15 @@ class Scenario(BaseModel):
             return v  # already records
         return parse_workloads([w if isinstance(w, dict) else w.model_dump() for w in v])
 
+    @field_serializer("workloads", mode="wrap")
+    def _keep_kind(self, v, handler):
+        """Each workload's `kind` is written even where it is the default (exclude_defaults, as
+        share links write), so the list reads back as the same records."""
+        out = handler(v)
+        if v is None or out is None:
+            return out
+        return [{"kind": w.kind, **d} for w, d in zip(v, out, strict=True)]
+
     @model_validator(mode="after")
     def _portfolio_by_version(self) -> Scenario:
         if self.version == 1:
@@ -394,7 +404,7 @@ def explain_validation_error(exc) -> list[tuple[str, str]]:
         path = ".".join(loc) or "scenario"
         cause = (err.get("ctx") or {}).get("error")
         if isinstance(cause, InputError):  # a validator that names the field itself
-            out.append((cause.field, str(cause)))
+            out.append((cause.field, str(cause).removeprefix(f"{cause.field}: ")))
             continue
         msg = err["msg"].removeprefix("Value error, ")
         section = SECTIONS.get(loc[0]) if loc else None

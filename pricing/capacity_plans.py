@@ -13,8 +13,8 @@ and a share of the ready month):
   and the option does not complete. Owned hardware is held to the term end, a rented or managed
   cluster for its commitment (pricing/cashflows.py `rental_end` from the end of the last served
   work), a committed cloud block for whole blocks.
-- Per use (cloud on-demand, spot): the demand's peak GPUs each month, billed on the GPU-hours
-  served (spot: its training runs' GPU-hours plus the interruption overhead, as a version 1 run).
+- Per use (cloud on-demand, spot): elastic up to the demand's peak GPUs (its largest month, which
+  sets the price tier) from the ready day, holding and billed on the GPU-hours served (spot: its training runs' GPU-hours plus the interruption overhead, as a version 1 run).
 - Not built yet: hybrid (own a base, burst to cloud) and expansion phases of an owned cluster.
 
 Context per option (pricing/cashflows.py): busy = served GPU-hours / (size × hours of the month);
@@ -219,12 +219,15 @@ class _Planner:
         return hi, rule, *run(hi)
 
     def per_use(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
-        peak = np.ceil(np.array(self.demand.peak_gpus) - 1e-9)
-        size = int(max(peak.max(), 1))
+        size = max(math.ceil(max(self.demand.peak_gpus) - 1e-9), 1)
         ready = self.ready(option, size)
-        cap = peak * self.share(ready)
-        rule = "the demand's peak GPUs each month, billed on the GPU-hours served"
-        return size, rule, ready, cap, self.simulate(cap)
+        r = self.simulate(size * self.share(ready))
+        held = np.array(r.served_gpu_hours_by_month) / HOURS_PER_MONTH  # what is in use
+        rule = (
+            "per use: up to the demand's peak GPUs from the ready day, holding (and paying) "
+            "only the GPU-hours served"
+        )
+        return size, rule, ready, held, r
 
     def plan(self, option: str) -> OptionPlan:
         per_use = spec(option).billing is Billing.PER_USE
@@ -317,7 +320,7 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     beyond = np.maximum(held_end - term, 0.0) / DAYS_PER_MONTH
     held = window(months, ready, np.minimum(held_end, term))
     if opt.holds == "busy":
-        held = held * (plan.capacity_gpus > 0)[None, :]
+        held = held * (plan.capacity_gpus > TOLERANCE)[None, :]
     return Context(
         months,
         ready,
