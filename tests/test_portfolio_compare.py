@@ -61,6 +61,12 @@ def test_flat_portfolio_reproduces_v1_steady_use(fixture_catalogue, financing):
         if not x.available:
             continue
         assert y.capacity_size_gpus == 64
+        # the work from before the ready day never catches up on a cluster busy at 100 %
+        assert (y.queued_gpu_hours > 0) == (y.ready_day > 0), x.option
+        assert y.served_gpu_hours + y.queued_gpu_hours + y.beyond_term_gpu_hours == pytest.approx(
+            y.demanded_gpu_hours, rel=1e-9
+        )
+        assert sum(y.chargeback_usd.values()) == pytest.approx(y.total_usd, rel=1e-9)
         assert y.breakdown_usd.get("egress", 0.0) == 0.0
         egress = x.monthly_by_category_usd.get("egress", [0.0] * 36)
         egress_npv = sum(v * (1 + rate) ** (-(m + 1) / 12) for m, v in enumerate(egress))
