@@ -261,7 +261,9 @@ def plan_portfolio(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs
     plans = {o: planner.plan(o) for o in scenario.options.compare}
     size = max(p.size_gpus for p in plans.values())
     base = planner.inputs(size)
-    unavailable = {o: p.inputs.unavailable[o] for o, p in plans.items() if o in p.inputs.unavailable}
+    unavailable = {
+        o: p.inputs.unavailable[o] for o, p in plans.items() if o in p.inputs.unavailable
+    }
     portfolio = Portfolio(demand=planner.demand, representative=planner.rep, plans=plans)
     return base.with_portfolio(portfolio, unavailable), portfolio
 

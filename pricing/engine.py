@@ -251,7 +251,7 @@ def _portfolio_result(
         else {}
     )
     finish = [
-        f for w in r.workloads for f, st in zip(w.runs_table.finish_day, w.runs_table.status)
+        f for w in r.workloads for f, st in zip(w.runs_table.finish_day, w.runs_table.status, strict=True)
         if st == "finished" and f is not None
     ]  # fmt: skip
     timeline = tl.provisioning_timeline(option, **own.site)
