@@ -178,7 +178,12 @@ def build_parser() -> Parser:
     t.add_argument("--curve", action="store_true", help="also show training time against GPU count")
     t.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
-    sub.add_parser("example", help="print a sample scenario (JSON) comparing all four options")
+    e = sub.add_parser("example", help="print a sample scenario (JSON) comparing all four options")
+    e.add_argument(
+        "--portfolio",
+        choices=sorted(scenario_files.PORTFOLIOS),
+        help="print a sample portfolio (scenario version 2) instead",
+    )
     sub.add_parser("schema", help="print the scenario's JSON Schema")
     c = sub.add_parser("compare", help="cost and time of each option for a scenario file")
     c.add_argument(
@@ -855,7 +860,7 @@ COMMANDS = {
     "validate": run_validate,
     "serve": run_serve,
     "finetune": run_finetune,
-    "example": lambda args: print(scenario_files.example_json()) or 0,
+    "example": lambda args: print(scenario_files.example_json(args.portfolio)) or 0,
     "schema": lambda args: print(json.dumps(Scenario.model_json_schema(), indent=2)) or 0,
 }
 

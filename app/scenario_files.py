@@ -21,7 +21,18 @@ class ScenarioInputError(ValueError):
     """A scenario that cannot be read; the message names the field or the place in the file."""
 
 
-def example_json() -> str:
+#: sample portfolios (scenario version 2) from the seed's users: data files
+PORTFOLIOS = {
+    name: Path(__file__).parent / "data" / f"portfolio_{name}.json"
+    for name in ("enterprise", "university", "lab")
+}
+
+
+def example_json(portfolio: str | None = None) -> str:
+    """The example scenario, or the sample portfolio `portfolio` (PORTFOLIOS), validated."""
+    if portfolio is not None:
+        data = json.loads(PORTFOLIOS[portfolio].read_text())
+        return Scenario.model_validate(data).model_dump_json(indent=2, exclude_defaults=True)
     return Scenario.model_validate(EXAMPLE).model_dump_json(indent=2)
 
 

@@ -14,17 +14,24 @@ from pydantic import (
     Field,
     Strict,
     ValidationInfo,
+    field_serializer,
     field_validator,
     model_validator,
 )
 
+from models.errors import InputError
 from models.hardware import load_gpus
 from models.job import AttentionKernel
 from models.options import DEFAULT_COMPARE, OPTION_IDS, OptionId
+from models.portfolio import PortfolioWorkload, parse_workloads
 from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
 from models.units import BYTES_PER_PARAM
 
 SCHEMA_VERSION = 1
+#: version 2: a portfolio of workloads (models/portfolio.py) instead of one workload and its usage
+PORTFOLIO_VERSION = 2
+#: the most workloads a v2 scenario holds
+MAX_WORKLOADS = 50
 MAX_GPUS = 65_536  # a three-tier fat tree of 64-port switches serves 64³/4 GPUs
 
 
@@ -259,10 +266,22 @@ class Options(BaseModel):
 
 
 class Scenario(BaseModel):
+    """Version 1: one training workload (`workload`) used as `usage` says. Version 2: a portfolio
+    of `workloads` (models/portfolio.py; `workload` and `usage` are not used and must stay at their
+    defaults), each option serving its monthly demand on its own capacity plan
+    (pricing/capacity_plans.py); `cluster.gpus`, when given, fixes the size of the fixed-size
+    options."""
+
     model_config = ConfigDict(extra="forbid")
 
-    version: Literal[1] = SCHEMA_VERSION
+    version: Literal[1, 2] = SCHEMA_VERSION
     workload: Workload = Field(default_factory=Workload)
+    workloads: list[PortfolioWorkload] | None = Field(
+        default=None,
+        max_length=MAX_WORKLOADS,
+        exclude_if=lambda v: v is None,  # a v1 scenario's JSON stays as it was
+        description="version 2 only: the portfolio of workloads (pretrain, finetune, serve, steady)",
+    )
     cluster: Cluster = Field(default_factory=Cluster)
     execution: Execution = Field(default_factory=Execution)
     reliability: ReliabilityInputs = Field(default_factory=ReliabilityInputs)
@@ -272,6 +291,52 @@ class Scenario(BaseModel):
     #: User values that replace catalogue figures for this scenario only (the files never change),
     #: keyed by the cost engine's input names, e.g. {"server_usd_per_gpu": 30000}.
     overrides: dict[str, Annotated[float, Strict()]] = Field(default_factory=dict, max_length=64)
+
+    @field_validator("workloads", mode="before")
+    @classmethod
+    def _parse_workloads(cls, v):
+        """The portfolio's own parser (models/portfolio.py parse_workloads), so every entry point
+        refuses the same values, naming `workloads[i].field`."""
+        if v is None or not isinstance(v, list) or len(v) > MAX_WORKLOADS:
+            return v  # the type and length checks say what is wrong
+        if all(not isinstance(w, dict) for w in v):
+            return v  # already records
+        return parse_workloads([w if isinstance(w, dict) else w.model_dump() for w in v])
+
+    @field_serializer("workloads", mode="wrap")
+    def _keep_kind(self, v, handler):
+        """Each workload's `kind` is written even where it is the default (exclude_defaults, as
+        share links write), so the list reads back as the same records."""
+        out = handler(v)
+        if v is None or out is None:
+            return out
+        return [{"kind": w.kind, **d} for w, d in zip(v, out, strict=True)]
+
+    @model_validator(mode="after")
+    def _portfolio_by_version(self) -> Scenario:
+        if self.version == 1:
+            if self.workloads is not None:
+                raise InputError(
+                    "workloads", "workloads needs version 2 (a v1 scenario has one workload)"
+                )
+            return self
+        if not self.workloads:
+            raise InputError("workloads", "a version 2 scenario needs at least one workload")
+        for name, default in (("workload", Workload()), ("usage", Usage())):
+            if getattr(self, name) != default:
+                raise InputError(
+                    name, f"{name} is not used by a version 2 scenario; describe it in workloads"
+                )
+        if self.cluster.deadline_days is not None:
+            raise InputError(
+                "cluster.deadline_days",
+                "a version 2 scenario has no deadline; each workload's delay is reported",
+            )
+        return self
+
+    @property
+    def is_portfolio(self) -> bool:
+        return self.version == PORTFOLIO_VERSION
 
     @field_validator("overrides")
     @classmethod
@@ -337,6 +402,10 @@ def explain_validation_error(exc) -> list[tuple[str, str]]:
     for err in exc.errors():
         loc = [str(p) for p in err["loc"]]
         path = ".".join(loc) or "scenario"
+        cause = (err.get("ctx") or {}).get("error")
+        if isinstance(cause, InputError):  # a validator that names the field itself
+            out.append((cause.field, str(cause).removeprefix(f"{cause.field}: ")))
+            continue
         msg = err["msg"].removeprefix("Value error, ")
         section = SECTIONS.get(loc[0]) if loc else None
         rng = range_text(section, loc[1]) if section and len(loc) > 1 else ""

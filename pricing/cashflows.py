@@ -52,6 +52,8 @@ class Context:
     held: np.ndarray  # (n, M) share of each month the cluster (or its storage) is held
     #: (n, 1) months of a commitment that run past the term, paid in its last month (take-or-pay)
     beyond_months: np.ndarray | None = None
+    #: (n, 1) whether the option completes the work (a portfolio's capacity plan); None: by usage
+    completes: np.ndarray | None = None
 
     @property
     def ready_month(self) -> np.ndarray:

@@ -137,6 +137,11 @@ GROUPS: dict[str, tuple[float, frozenset[str]]] = {
 #: every input the Monte Carlo can draw, in a fixed order: an input's draws do not depend on which
 #: others are drawn with it
 _DRAWABLE = (*KEY_INPUTS, *MONTE_CARLO_INPUTS)
+#: inputs a portfolio's capacity plans fix at their base values (pricing/capacity_plans.py: one
+#: simulation per option, not per draw), so they move no portfolio NPV and are not varied
+PORTFOLIO_FIXED = frozenset(
+    {"runs", "utilisation_pct", "lead_time_multiplier", "failure_rate_multiplier"}
+)
 #: a close call (`recommend`): the recommended option is cheapest in fewer draws than this
 CLOSE_CALL_PROBABILITY = 0.7
 
@@ -148,6 +153,8 @@ def relevant_inputs(
     out = []
     for key in keys:
         if key in ONLY_FOR and not ONLY_FOR[key] & set(options):
+            continue
+        if inp.portfolio is not None and key in PORTFOLIO_FIXED:
             continue
         if key == "runs" and inp.scenario.usage.mode != "runs":
             continue

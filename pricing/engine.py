@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from models.errors import InputError
-from models.options import OPTIONS, Staffing
+from models.options import OPTIONS, Staffing, spec
 from models.scenario import Scenario
 from models.training import TrainingPlan, plan_training
+from pricing import capacity_plans as cp
 from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl
@@ -31,7 +32,9 @@ from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engi
     Operations,
     OptionResult,
     Phase,
+    PortfolioDemand,
     TrainingSummary,
+    WorkloadDelay,
 )
 from pricing.valuation import (  # noqa: F401  (base_params, evaluate, totals: the engine's API)
     after_tax_totals,
@@ -153,6 +156,8 @@ def _check_finite(inp: CostInputs, option: str, flows: cf.Flows) -> None:
 def _option_result(
     inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P
 ) -> OptionResult:
+    if inp.portfolio is not None:
+        return _portfolio_result(inp, option, flows, ctx, P)
     months = inp.months
     nominal, npv = totals(flows, P, months)
     nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P)
@@ -211,6 +216,125 @@ def _option_result(
     )
 
 
+def _portfolio_result(
+    inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P
+) -> OptionResult:
+    """An option's result for a portfolio: its costs as for one workload, with its capacity plan,
+    what it serves and delays, and the chargeback by team (the rule on OptionResult)."""
+    plan: cp.OptionPlan = inp.portfolio.plans[option]
+    own, r = plan.inputs, plan.result
+    months = inp.months
+    nominal, npv = totals(flows, P, months)
+    nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P)
+    monthly = sum(flows.values())[0]
+    served = np.array(r.served_gpu_hours_by_month)
+    # what is paid for: the simulated capacity, cut where a rental is given back
+    capacity = np.minimum(plan.capacity_gpus, plan.size_gpus * ctx.held[0])
+    if spec(option).holds == "busy":
+        capacity = plan.capacity_gpus
+    idle = np.maximum(capacity * HOURS_PER_MONTH - served, 0.0)
+    done = bool(plan.completes)
+    late = r.queued_gpu_hours + r.beyond_term_gpu_hours - inp.portfolio.demand.beyond_term_gpu_hours
+    note = inp.unavailable.get(option, "")
+    if not done and not note:
+        note = (
+            f"{late:,.0f} GPU-hours the demand would finish in the term are queued or run past "
+            f"it on {plan.size_gpus:,} GPUs ready on day {plan.ready_day:,.0f}"
+        )
+    by_team: dict[str, float] = {}
+    for w in r.workloads:
+        by_team[w.team] = by_team.get(w.team, 0.0) + w.served_gpu_hours
+    total = float(nominal[0])
+    chargeback = (
+        {t: total * h / r.served_gpu_hours for t, h in sorted(by_team.items())}
+        if r.served_gpu_hours >= MIN_GPU_HOURS
+        else {}
+    )
+    finish = [
+        f for w in r.workloads for f, st in zip(w.runs_table.finish_day, w.runs_table.status, strict=True)
+        if st == "finished" and f is not None
+    ]  # fmt: skip
+    timeline = tl.provisioning_timeline(option, **own.site)
+    return OptionResult(
+        option=option,
+        label=LABELS[option],
+        available=option not in inp.unavailable,
+        note=note,
+        total_usd=total,
+        npv_usd=float(npv[0]),
+        total_after_tax_usd=float(nominal_after_tax[0]),
+        npv_after_tax_usd=float(npv_after_tax[0]),
+        monthly_usd=monthly.tolist(),
+        cumulative_usd=np.cumsum(monthly).tolist(),
+        breakdown_usd={k: float(v[0].sum()) for k, v in flows.items()},
+        monthly_by_category_usd={
+            k: np.broadcast_to(np.asarray(v, dtype=float), (1, months))[0].tolist()
+            for k, v in flows.items()
+        },
+        residual_value_usd=float(-flows.get("residual value", np.zeros((1, months)))[0].sum()),
+        delivered_gpu_hours=r.served_gpu_hours,
+        usd_per_gpu_hour=total / r.served_gpu_hours
+        if r.served_gpu_hours >= MIN_GPU_HOURS
+        else None,
+        runs_completed=float(plan.runs_finished),
+        usd_per_training_run=None,  # runs of different sizes: the chargeback splits the cost
+        completes_workload=done,
+        train_days=plan.longest_run_days,
+        timeline=[
+            Phase(phase=p.name, start_day=p.start_day, end_day=p.end_day, note=p.note)
+            for p in timeline.phases
+        ],
+        ready_day=plan.ready_day,
+        first_result_day=min(finish) if finish else None,
+        breakeven_month={},
+        capacity_size_gpus=plan.size_gpus,
+        capacity_rule=plan.rule,
+        capacity_gpus=capacity.tolist(),
+        demand_gpu_hours=list(r.demand_gpu_hours),
+        served_gpu_hours_by_month=served.tolist(),
+        idle_gpu_hours_by_month=idle.tolist(),
+        demanded_gpu_hours=r.demanded_gpu_hours,
+        served_gpu_hours=r.served_gpu_hours,
+        queued_gpu_hours=r.queued_gpu_hours,
+        beyond_term_gpu_hours=r.beyond_term_gpu_hours,
+        idle_gpu_hours=float(idle.sum()),
+        workload_delays=[
+            WorkloadDelay(
+                name=w.name,
+                team=w.team,
+                kind=w.kind,
+                demanded_gpu_hours=w.demanded_gpu_hours,
+                served_gpu_hours=w.served_gpu_hours,
+                queued_gpu_hours=w.queued_gpu_hours,
+                beyond_term_gpu_hours=w.beyond_term_gpu_hours,
+                delay_days_max=w.delay_days_max,
+                delay_days_mean=w.delay_days_mean,
+                runs=w.runs,
+                runs_finished=w.runs_finished,
+                never_served=w.never_served,
+            )
+            for w in r.workloads
+        ],
+        chargeback_usd=chargeback,
+    )
+
+
+def _portfolio_demand(portfolio: cp.Portfolio) -> PortfolioDemand:
+    d = portfolio.demand
+    return PortfolioDemand(
+        months=d.months,
+        gpu_hours=d.gpu_hours,
+        peak_gpus=d.peak_gpus,
+        gpu_hours_by_team=d.gpu_hours_by_team,
+        gpu_hours_by_kind=d.gpu_hours_by_kind,
+        peak_gpus_by_team=d.peak_gpus_by_team,
+        peak_gpus_by_kind=d.peak_gpus_by_kind,
+        demanded_gpu_hours=d.demanded_gpu_hours,
+        beyond_term_gpu_hours=d.beyond_term_gpu_hours,
+        representative_model=portfolio.representative.model.name,
+    )
+
+
 def compare(
     scenario: Scenario,
     catalogue: Catalogue | None = None,
@@ -219,9 +343,11 @@ def compare(
     draws: int = 2000,
     seed: int = 20261129,
 ) -> Comparison:
-    inp, sized_for = size_for_deadline(
-        scenario, catalogue if catalogue is not None else load_catalogue()
-    )
+    cat = catalogue if catalogue is not None else load_catalogue()
+    if scenario.is_portfolio:  # a capacity plan per option (pricing/capacity_plans.py)
+        (inp, portfolio), sized_for = cp.plan_portfolio(scenario, cat), None
+    else:
+        (inp, sized_for), portfolio = size_for_deadline(scenario, cat), None
     options = [o for o in scenario.options.compare if o not in inp.unavailable]
     P = base_params(inp)
     results = evaluate(inp, P, options)
@@ -272,6 +398,7 @@ def compare(
         ],
         catalogue_as_of=inp.catalogue.newest_as_of(),
         operations=_operations(inp, P),
+        portfolio=_portfolio_demand(portfolio) if portfolio is not None else None,
     )
     return with_freshness(comparison, inp.catalogue)  # the prices it leans on that are old
 

@@ -7,8 +7,10 @@ sizing core: GPU count, nodes, fabric, storage, training days and how failures s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -169,6 +171,13 @@ class CostInputs:
     #: write bandwidth the file system must sustain: the one the plan's goodput assumes
     #: (models/reliability.py: the scenario's, else max(5, 0.125 x GPUs) GB/s)
     storage_write_gbyte_per_s: float = 0.0
+    #: a version 2 scenario: its demand and every compared option's capacity plan
+    #: (pricing/capacity_plans.py Portfolio); None for version 1
+    portfolio: Any = None
+
+    def with_portfolio(self, portfolio: Any, unavailable: dict[str, str]) -> CostInputs:
+        """These inputs with a portfolio's plans and the options its plans cannot offer."""
+        return dataclasses.replace(self, portfolio=portfolio, unavailable=unavailable)
 
     def value(self, key: str) -> float:
         return self.figures[key].value

@@ -15,6 +15,11 @@ from models.scenario import Scenario
 from models.training import Checkpoint, CurvePoint, Layout, StorageNeeds
 
 
+def _empty(v) -> bool:
+    """Portfolio fields are left out of a version 1 result's JSON, which stays as it was."""
+    return v is None or v == "" or v == [] or v == {}
+
+
 class Phase(Record):
     """One provisioning phase of an option, in days from the decision (day 0)."""
 
@@ -22,6 +27,26 @@ class Phase(Record):
     start_day: float
     end_day: float
     note: str
+
+
+class WorkloadDelay(Record):
+    """One workload of a portfolio under an option's capacity plan (models/capacity.py): its
+    GPU-hours and how long its work waited. Delays: a run's start less its release; flat work's
+    GPU-hour-weighted wait; work still waiting at the term end counts its wait until then."""
+
+    name: str
+    team: str
+    kind: str
+    demanded_gpu_hours: float
+    served_gpu_hours: float
+    queued_gpu_hours: float
+    beyond_term_gpu_hours: float
+    delay_days_max: float | None
+    delay_days_mean: float | None
+    runs: int
+    runs_finished: int
+    #: why some of its runs can never be served on this plan (None when all can)
+    never_served: str | None = None
 
 
 class OptionResult(Record):
@@ -58,6 +83,29 @@ class OptionResult(Record):
     days_past_deadline: float | None = None
     #: other option id -> first month (1-based) from which this one stays cheaper, or None
     breakeven_month: dict[str, int | None]
+    # --- a portfolio (scenario version 2; empty or None for version 1): the option's capacity
+    # plan (pricing/capacity_plans.py) and what it serves (models/capacity.py)
+    #: the plan's size (fixed-size options) or its largest month (per use), GPUs; and its rule
+    capacity_size_gpus: int | None = Field(None, exclude_if=_empty)
+    capacity_rule: str = Field("", exclude_if=_empty)
+    #: GPUs held each month (0 before the ready day; a share of the ready month)
+    capacity_gpus: list[float] = Field(default_factory=list, exclude_if=_empty)
+    #: GPU-hours the demand asks for each month, unconstrained (the same for every option)
+    demand_gpu_hours: list[float] = Field(default_factory=list, exclude_if=_empty)
+    served_gpu_hours_by_month: list[float] = Field(default_factory=list, exclude_if=_empty)
+    idle_gpu_hours_by_month: list[float] = Field(default_factory=list, exclude_if=_empty)
+    #: demanded = served + queued (released, not started by the term end) + beyond the term
+    #: (started, finishing after it)
+    demanded_gpu_hours: float | None = Field(None, exclude_if=_empty)
+    served_gpu_hours: float | None = Field(None, exclude_if=_empty)
+    queued_gpu_hours: float | None = Field(None, exclude_if=_empty)
+    beyond_term_gpu_hours: float | None = Field(None, exclude_if=_empty)
+    #: GPU-hours held and not working: capacity × hours − served
+    idle_gpu_hours: float | None = Field(None, exclude_if=_empty)
+    workload_delays: list[WorkloadDelay] = Field(default_factory=list, exclude_if=_empty)
+    #: team -> its share of the option's total cost (nominal, USD): total × the team's share of
+    #: the served GPU-hours (idle capacity is shared in the same proportion)
+    chargeback_usd: dict[str, float] = Field(default_factory=dict, exclude_if=_empty)
 
     @classmethod
     def unavailable(cls, option: str, label: str, note: str, months: int) -> OptionResult:
@@ -260,6 +308,23 @@ class Operations(Record):
     cooling: str = ""
 
 
+class PortfolioDemand(Record):
+    """A portfolio's monthly demand, unconstrained (models/demand.py), and the workload the costs
+    size storage and checkpoints for (pricing/capacity_plans.py representative_workload)."""
+
+    months: int
+    gpu_hours: list[float]
+    peak_gpus: list[float]
+    gpu_hours_by_team: dict[str, list[float]]
+    gpu_hours_by_kind: dict[str, list[float]]
+    peak_gpus_by_team: dict[str, list[float]]
+    peak_gpus_by_kind: dict[str, list[float]]
+    demanded_gpu_hours: float
+    #: work that even started on release would finish after the term end
+    beyond_term_gpu_hours: float
+    representative_model: str
+
+
 class Comparison(Record):
     scenario: Scenario
     training: TrainingSummary
@@ -277,6 +342,8 @@ class Comparison(Record):
     stale_prices: list[StalePrice] = Field(default_factory=list)
     #: keys of the figures the answer depends on that no public source gives (planner defaults)
     planner_defaults: list[str] = Field(default_factory=list)
+    #: a portfolio's demand (scenario version 2); None for version 1
+    portfolio: PortfolioDemand | None = Field(None, exclude_if=_empty)
 
     def option(self, option_id: str) -> OptionResult | None:
         """The result of one option, or None when it was not compared."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.options import spec
+from pricing import capacity_plans as cp
 from pricing import cashflows as cf
 from pricing import timeline as tl
 from pricing.inputs import CostInputs
@@ -27,11 +28,16 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
     out = {}
     for option in options:
         opt = spec(option)
-        ready, days = ready_and_train_days(inp, P, option)
-        ctx = cf.make_context(inp, P, ready, days, hold=opt.holds)
-        flows = cf.OPTION_FLOWS[option](inp, P, ctx)
+        if inp.portfolio is not None:  # a portfolio: the option's own plan, inputs and figures
+            own, Po = cp.option_inputs(inp, option), cp.option_params(inp, P, option)
+            ctx = cp.context(inp, Po, option)
+        else:
+            own, Po = inp, P
+            ready, days = ready_and_train_days(inp, P, option)
+            ctx = cf.make_context(inp, P, ready, days, hold=opt.holds)
+        flows = cf.OPTION_FLOWS[option](own, Po, ctx)
         if inp.scenario.options.software_licence:  # charged alike to every option
-            flows["software licences"] = cf.software_licences(inp, P, ctx, opt.dedicated)
+            flows["software licences"] = cf.software_licences(own, Po, ctx, opt.dedicated)
         out[option] = (flows, ctx)
     return out
 
@@ -88,6 +94,8 @@ def npv_table(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> 
 
 
 def completes(inp: CostInputs, ctx: cf.Context, P: dict[str, np.ndarray]) -> np.ndarray:
+    if ctx.completes is not None:  # a portfolio: its capacity plan says (capacity_plans.py)
+        return ctx.completes
     if inp.scenario.usage.mode == "runs":
         return ctx.runs_done >= P["runs"] * (1 - 1e-9)
     return ctx.busy.sum(axis=1, keepdims=True) > 0

@@ -42,7 +42,10 @@ def test_defaults_validate():
 def test_json_schema_is_serialisable_and_carries_the_version():
     schema = Scenario.model_json_schema()
     assert json.loads(json.dumps(schema)) == schema
-    assert schema["properties"]["version"]["const"] == SCHEMA_VERSION
+    # version 1: one workload; version 2: a portfolio of workloads (both shown)
+    assert schema["properties"]["version"]["enum"] == [SCHEMA_VERSION, 2]
+    assert schema["properties"]["version"]["default"] == SCHEMA_VERSION
+    assert "workloads" in schema["properties"]
     assert schema["additionalProperties"] is False
     assert set(schema["properties"]) == set(Scenario.model_fields)
     # the ranges a form or another tool needs are in it
@@ -223,8 +226,10 @@ def test_unknown_keys_are_rejected(data, path):
 
 
 def test_other_schema_versions_are_rejected():
-    [(path, _)] = problems({"version": 2})
+    [(path, _)] = problems({"version": 3})
     assert path == "version"
+    [(path, _)] = problems({"version": 2})  # a portfolio needs its workloads
+    assert path == "workloads"
 
 
 def test_unknown_precision_is_rejected():

@@ -1,0 +1,57 @@
+"""Times the whole comparison of a 20-workload portfolio over 60 months (bench/bench_portfolio.py's
+portfolio), all options, 2,000 Monte Carlo draws: pricing/engine.py compare on a version 2
+scenario (a capacity plan and one simulation per option, pricing/capacity_plans.py). The issue's
+target is 200 ms. The first call sizes every workload by the core; later calls reuse the sizings
+(models/demand.py caches them: the records are frozen). Run: python -m bench.bench_portfolio_compare"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from bench.bench_portfolio import portfolio
+from models.options import OPTION_IDS
+from models.scenario import Scenario
+from pricing.catalogue import load_catalogue
+from pricing.engine import compare
+
+TARGET_MS = 200.0
+
+
+def scenario() -> Scenario:
+    return Scenario(
+        version=2,
+        workloads=portfolio(),
+        term={"months": 60},
+        options={"compare": list(OPTION_IDS)},
+    )
+
+
+def main() -> None:
+    cat = load_catalogue()
+    s = scenario()
+    t = time.perf_counter()
+    c = compare(s, cat, draws=2000)
+    cold = (time.perf_counter() - t) * 1e3
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        compare(s, cat, draws=2000)
+        times.append((time.perf_counter() - t) * 1e3)
+    warm = statistics.median(times)
+    print(
+        f"portfolio: {len(s.workloads)} workloads, 60 months, {len(OPTION_IDS)} options, 2,000 draws"
+    )
+    for o in c.options:
+        size = f"{o.capacity_size_gpus:,}" if o.capacity_size_gpus else "-"
+        print(
+            f"  {o.label:20s} {size:>7s} GPUs  NPV ${o.npv_usd / 1e6:8.1f}M  completes {o.completes_workload}"
+        )
+    print(f"compare, first call (sizing by the core included): {cold:7.1f} ms")
+    print(
+        f"compare, warm (median of 5):                        {warm:7.1f} ms  (target {TARGET_MS:.0f} ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,347 @@
+"""A capacity plan per option for a portfolio (scenario version 2): the demand is derived once
+(models/demand.py), each option gets one capacity vector, and models/capacity.py `simulate` serves
+the demand on it once (not per Monte Carlo draw). The option's cash-flow function then prices it
+through a CostInputs whose GPU count is the plan's size and a Context from the simulation.
+
+Plans (months are the term's; capacity is 0 before the option's ready day, pricing/timeline.py,
+and a share of the ready month):
+
+- Fixed size (owned, rented, managed, committed cloud): `cluster.gpus` when given, else the
+  smallest size in whole nodes, found by bisection, whose work left queued or running past the
+  term is no more than the unconstrained demand's (`Demand.beyond_term_gpu_hours`); where no size
+  achieves that (the option is ready too late), no more than the largest size searched achieves,
+  and the option does not complete. Owned hardware is held to the term end, a rented or managed
+  cluster for its commitment (pricing/cashflows.py `rental_end` from the end of the last served
+  work), a committed cloud block for whole blocks.
+- Per use (cloud on-demand, spot): elastic up to the demand's peak GPUs (its largest month, which
+  sets the price tier) from the ready day, holding and billed on the GPU-hours served (spot: its training runs' GPU-hours plus the interruption overhead, as a version 1 run).
+- Not built yet: hybrid (own a base, burst to cloud) and expansion phases of an owned cluster.
+
+Context per option (pricing/cashflows.py): busy = served GPU-hours / (size × hours of the month);
+held as above; runs_done = finished gang runs, each counted by its model's weights over the
+representative model's (so the egress line ships each run's own weights); completes = nothing is
+queued or beyond the term that the unconstrained demand would have finished.
+
+The training plan the costs read for storage, checkpoints and the summary is the representative
+workload's (`representative_workload`), on the option's size and fabric.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.capacity import CapacityResult, simulate
+from models.demand import Demand, derive_demand
+from models.errors import InputError
+from models.hardware import get_gpu
+from models.infrastructure import size_fat_tree
+from models.options import Billing, spec
+from models.portfolio import Finetune, Pretrain, Serve
+from models.scenario import MAX_GPUS, Cluster, Scenario, Workload
+from models.shapes import get_preset
+from models.training import TrainingPlan, plan_training
+from models.units import BYTES_PER_GB, BYTES_PER_PARAM, DAYS_PER_MONTH, HOURS_PER_MONTH
+from pricing import timeline as tl
+from pricing.cashflows import Context, rental_end, window
+from pricing.catalogue import Catalogue
+from pricing.inputs import CostInputs, build_inputs
+
+#: work left undone that still counts as none: this share of the demanded GPU-hours
+TOLERANCE = 1e-4
+#: doublings of the size above the peak while they still serve more (fixed-size search)
+MAX_DOUBLINGS = 4
+#: the dataset tokens of a representative workload that is not a training one (serve, steady)
+SERVE_DATASET_TOKENS = 1e9
+#: the model a steady-only portfolio's storage and fabric are sized for
+STEADY_MODEL = "llama3-8b"
+
+
+@dataclass(frozen=True)
+class OptionPlan:
+    """One option's capacity plan and what it serves."""
+
+    option: str
+    inputs: CostInputs  # the option's own inputs: gpus = size_gpus
+    size_gpus: int
+    rule: str  # how the size was chosen, in words
+    ready_day: float
+    capacity_gpus: np.ndarray  # (M,) GPUs held each month (a share of the ready month)
+    result: CapacityResult
+    completes: bool
+    runs_finished: int
+    #: finished runs × their model's weights / the representative model's (the egress line)
+    weighted_runs: float
+    longest_run_days: float
+
+
+@dataclass(frozen=True)
+class Portfolio:
+    demand: Demand
+    representative: TrainingPlan
+    plans: dict[str, OptionPlan]
+
+
+def representative_workload(scenario: Scenario, demand: Demand) -> Workload:
+    """The training workload the costs size storage, checkpoints and the summary for: the gang
+    workload (pre-training, fine-tuning) with the most demanded GPU-hours; else the largest
+    serving model with SERVE_DATASET_TOKENS; else STEADY_MODEL."""
+    pairs = list(zip(scenario.workloads, demand.workloads, strict=True))
+    gang = [(d.demanded_gpu_hours, w) for w, d in pairs if isinstance(w, Pretrain | Finetune)]
+    if gang:
+        w = max(gang, key=lambda x: x[0])[1]
+        tokens = w.tokens if isinstance(w, Pretrain) else w.tokens * w.epochs
+        return Workload(
+            model=w.model,
+            tokens=min(max(tokens, 1e6), 1e15),
+            seq_len=w.seq_len,
+            precision=w.precision,
+        )
+    serves = [w for w in scenario.workloads if isinstance(w, Serve)]
+    if serves:
+        w = max(serves, key=lambda s: get_preset(s.model).params_total)
+        return Workload(model=w.model, tokens=SERVE_DATASET_TOKENS)
+    return Workload(model=STEADY_MODEL, tokens=SERVE_DATASET_TOKENS)
+
+
+def _weights_gb(model: str) -> float:
+    return BYTES_PER_PARAM["bf16"] * get_preset(model).params_total / BYTES_PER_GB
+
+
+class _Planner:
+    """Builds the plans of one scenario; caches inputs by size and simulations by capacity."""
+
+    def __init__(self, scenario: Scenario, catalogue: Catalogue):
+        self.scenario, self.cat = scenario, catalogue
+        self.months = scenario.term.months
+        self.gpu = get_gpu(scenario.cluster.gpu)
+        self.demand = derive_demand(scenario.workloads, self.gpu.gpu_id, self.months)
+        rep = representative_workload(scenario, self.demand)
+        try:
+            self.rep = plan_training(
+                Scenario(workload=rep, cluster=Cluster(gpu=self.gpu.gpu_id)), curve=False
+            )
+        except InputError as exc:
+            raise InputError("workloads", f"the representative workload: {exc}") from None
+        self._inputs: dict[int, CostInputs] = {}
+        self._sims: dict[tuple, CapacityResult] = {}
+        d = self.demand
+        self.tol = TOLERANCE * max(d.demanded_gpu_hours, 1.0)
+        self.baseline = d.beyond_term_gpu_hours  # unconstrained work past the term
+        self.node = self.gpu.gpus_per_node
+
+    def inputs(self, gpus: int) -> CostInputs:
+        """The engine's inputs for `gpus`: the representative plan on this size and its fabric."""
+        if gpus not in self._inputs:
+            fabric = size_fat_tree(
+                gpus,
+                min(self.gpu.gpus_per_node, gpus),
+                nic_gbit_per_s=self.gpu.scaleout_bandwidth_gbit_per_s,
+            )
+            plan = self.rep.model_copy(
+                update={"gpus": gpus, "fabric": fabric, "sizing": "capacity plan"}
+            )
+            self._inputs[gpus] = build_inputs(self.scenario, self.cat, plan)
+        return self._inputs[gpus]
+
+    def ready(self, option: str, gpus: int) -> float:
+        nodes = math.ceil(gpus / self.gpu.gpus_per_node)
+        return float(
+            tl.ready_day(
+                option,
+                gpu_id=self.gpu.gpu_id,
+                gpus=gpus,
+                nodes=nodes,
+                it_power_kw=nodes * self.gpu.node_power_kw,
+                catalogue=self.cat,
+                own_facility=self.scenario.options.facility == "owned",
+            )
+        )
+
+    def share(self, ready: float) -> np.ndarray:
+        """Share of each month from the ready day to the term end."""
+        term = self.months * DAYS_PER_MONTH
+        return window(self.months, np.array([[ready]]), np.array([[term]]))[0]
+
+    def simulate(self, capacity: np.ndarray) -> CapacityResult:
+        key = tuple(np.round(capacity, 9).tolist())
+        if key not in self._sims:
+            self._sims[key] = simulate(self.demand, capacity)
+        return self._sims[key]
+
+    def unmet(self, r: CapacityResult) -> float:
+        return r.queued_gpu_hours + r.beyond_term_gpu_hours
+
+    def fixed(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
+        """(size, rule, ready day, capacity, result) of a fixed-size option."""
+
+        def run(gpus: int):
+            ready = self.ready(option, gpus)
+            cap = gpus * self.share(ready)
+            return ready, cap, self.simulate(cap)
+
+        given = self.scenario.cluster.gpus
+        if given is not None:
+            return given, f"{given:,} GPUs (cluster.gpus)", *run(given)
+        node = self.node
+        runs = self.demand.runs
+        lo = max([*runs.gpus, 1])
+        lo = math.ceil(lo / node) * node
+        hi = max(lo, math.ceil(max(self.demand.peak_gpus) / node) * node)
+        hi = min(hi, MAX_GPUS)
+        best = self.unmet(run(hi)[2])
+        for _ in range(MAX_DOUBLINGS):  # the ready day can keep work past the term at the peak
+            if best <= self.baseline + self.tol or hi >= MAX_GPUS:
+                break
+            bigger = min(2 * hi, MAX_GPUS)
+            u = self.unmet(run(bigger)[2])
+            if u >= best - self.tol:
+                break
+            hi, best = bigger, u
+        target = max(self.baseline, best) + self.tol
+        if self.unmet(run(lo)[2]) <= target:
+            hi = lo
+        while hi - lo > node:  # invariant: hi meets the target, lo does not
+            mid = (lo + hi) // 2 // node * node
+            if self.unmet(run(mid)[2]) <= target:
+                hi = mid
+            else:
+                lo = mid
+        rule = (
+            f"smallest size in whole {node}-GPU nodes that leaves no more work queued or past "
+            "the term than the unconstrained demand"
+            if best <= self.baseline + self.tol
+            else "no size serves the demand in time (it is ready too late); the smallest that "
+            "serves as much as the largest searched"
+        )
+        return hi, rule, *run(hi)
+
+    def per_use(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
+        size = max(math.ceil(max(self.demand.peak_gpus) - 1e-9), 1)
+        ready = self.ready(option, size)
+        r = self.simulate(size * self.share(ready))
+        held = np.array(r.served_gpu_hours_by_month) / HOURS_PER_MONTH  # what is in use
+        rule = (
+            "per use: up to the demand's peak GPUs from the ready day, holding (and paying) "
+            "only the GPU-hours served"
+        )
+        return size, rule, ready, held, r
+
+    def plan(self, option: str) -> OptionPlan:
+        per_use = spec(option).billing is Billing.PER_USE
+        size, rule, ready, cap, r = (self.per_use if per_use else self.fixed)(option)
+        finished = {w.name: w.runs_finished for w in r.workloads}
+        inp = self.inputs(size)
+        weighted = sum(
+            finished[w.name] * _weights_gb(w.model) / inp.weights_gb
+            for w in self.scenario.workloads
+            if isinstance(w, Pretrain | Finetune)
+        )
+        return OptionPlan(
+            option=option,
+            inputs=inp,
+            size_gpus=size,
+            rule=rule,
+            ready_day=ready,
+            capacity_gpus=cap,
+            result=r,
+            completes=self.unmet(r) <= self.baseline + self.tol,
+            runs_finished=sum(finished.values()),
+            weighted_runs=weighted,
+            longest_run_days=max(self.demand.runs.run_days, default=0.0),
+        )
+
+
+def plan_portfolio(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs, Portfolio]:
+    """The base inputs (the representative plan on the largest option's size, for the summary
+    and the decision support's figures) with every compared option's plan attached."""
+    planner = _Planner(scenario, catalogue)
+    plans = {o: planner.plan(o) for o in scenario.options.compare}
+    size = max(p.size_gpus for p in plans.values())
+    base = planner.inputs(size)
+    unavailable = {
+        o: p.inputs.unavailable[o] for o, p in plans.items() if o in p.inputs.unavailable
+    }
+    portfolio = Portfolio(demand=planner.demand, representative=planner.rep, plans=plans)
+    return base.with_portfolio(portfolio, unavailable), portfolio
+
+
+def option_inputs(inp: CostInputs, option: str) -> CostInputs:
+    """The option's own inputs: its plan's for a portfolio, the scenario's otherwise."""
+    return inp.portfolio.plans[option].inputs if inp.portfolio is not None else inp
+
+
+def option_params(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> dict:
+    """P for the option's own figures: each figure the option's inputs give differently (its
+    size's cloud price tier, its hardware's resale age) scaled by the option's over the base
+    value, so a draw's or a tornado's multiplier applies to the option's own figure."""
+    own = option_inputs(inp, option)
+    if own is inp:
+        return P
+    out = dict(P)
+    for key, f in own.figures.items():
+        base = inp.figures[key].value
+        if f.value == base or key not in P:
+            continue
+        ratio = f.value / base if base and math.isfinite(base) else None
+        out[key] = P[key] * ratio if ratio is not None else np.full_like(P[key], f.value)
+    return out
+
+
+def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
+    """The option's Context from its simulation, one row per parameter set (the simulation is the
+    base case's: draws move prices, not the capacity plan)."""
+    plan = inp.portfolio.plans[option]
+    own = plan.inputs
+    months = own.months
+    n = next(iter(P.values())).shape[0]
+    r = plan.result
+    served = np.array(r.served_gpu_hours_by_month)
+    busy = np.broadcast_to(served / (plan.size_gpus * HOURS_PER_MONTH), (n, months))
+    opt = spec(option)
+    if opt.interruptible:  # a training run interrupted runs that much longer, and pays for it
+        gang = np.zeros(months)
+        for w, d in zip(r.workloads, inp.portfolio.demand.workloads, strict=True):
+            if d.gang:
+                gang += w.served_gpu_hours_by_month
+        extra = gang / (plan.size_gpus * HOURS_PER_MONTH)
+        busy = busy + extra[None, :] * P["spot_interruption_overhead_pct"] / 100
+    ready = np.full((n, 1), plan.ready_day)
+    term = own.term_days
+    worked = np.flatnonzero(served > TOLERANCE * max(served.sum(), 1.0))
+    last = (worked[-1] + 1) * DAYS_PER_MONTH if len(worked) else plan.ready_day
+    busy_end = np.full((n, 1), min(max(last, plan.ready_day), term))
+    if opt.holds == "term":
+        held_end = np.full((n, 1), term)
+    elif opt.holds == "rental":
+        held_end = rental_end(own, P, ready, busy_end)
+    else:  # per use: the months it holds capacity
+        held_end = np.full((n, 1), term)
+    beyond = np.maximum(held_end - term, 0.0) / DAYS_PER_MONTH
+    held = window(months, ready, np.minimum(held_end, term))
+    if opt.holds == "busy":
+        held = held * (plan.capacity_gpus > TOLERANCE)[None, :]
+    return Context(
+        months,
+        ready,
+        np.full((n, 1), plan.longest_run_days),
+        np.full((n, 1), plan.weighted_runs),
+        busy,
+        busy_end,
+        held,
+        beyond,
+        completes=np.full((n, 1), plan.completes),
+    )
+
+
+__all__ = [
+    "OptionPlan",
+    "Portfolio",
+    "context",
+    "option_inputs",
+    "option_params",
+    "plan_portfolio",
+    "representative_workload",
+]

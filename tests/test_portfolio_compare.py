@@ -1,0 +1,214 @@
+"""A portfolio (scenario version 2) compared end to end (pricing/capacity_plans.py): a flat
+one-workload portfolio prices as the version 1 steady-use scenario it equals, demand is conserved
+under every option's plan, a peaky portfolio favours paying per use for the reasons the numbers
+give, the sample portfolios compare, and bad workloads are refused by name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from app import scenario_files
+from models.options import OPTION_IDS
+from models.scenario import Scenario, explain_validation_error
+from pricing.engine import compare
+
+ALL = list(OPTION_IDS)
+
+
+def _pair(financing: str, months: int = 36) -> tuple[Scenario, Scenario]:
+    """A v1 steady use of 64 GPUs at 100 % and the one-workload v2 portfolio that equals it (the
+    representative model of a steady-only portfolio: llama3-8b with 1e9 tokens)."""
+    common = {
+        "cluster": {"gpus": 64},
+        "term": {"months": months, "financing": financing},
+        "options": {"compare": ALL},
+    }
+    v1 = Scenario.model_validate(
+        {
+            "workload": {"model": "llama3-8b", "tokens": 1e9},
+            "usage": {"mode": "utilisation", "utilisation_pct": 100.0},
+            **common,
+        }
+    )
+    v2 = Scenario.model_validate(
+        {
+            "version": 2,
+            "workloads": [
+                {"kind": "steady", "name": "research", "gpus": 64, "utilisation_pct": 100.0,
+                 "duration_months": months}
+            ],
+            **common,
+        }
+    )  # fmt: skip
+    return v1, v2
+
+
+@pytest.mark.parametrize("financing", ["cash", "loan", "lease"])
+def test_flat_portfolio_reproduces_v1_steady_use(fixture_catalogue, financing):
+    """Every option's NPV, less the egress line, within 1e-9 of the v1 path's. Egress differs by
+    design: v1 steady use counts busy days / run days as runs that each ship their weights, a
+    steady workload has no runs. At 100 % the v1 cluster is busy from its ready day; the portfolio's
+    work from before it waits and keeps the capacity busy to the term end: the same GPU-hours."""
+    v1, v2 = _pair(financing)
+    a = compare(v1, fixture_catalogue, decision=False)
+    b = compare(v2, fixture_catalogue, decision=False)
+    rate = next(f.value for f in a.assumptions if f.key == "discount_rate_pct_per_year") / 100
+    for x, y in zip(a.options, b.options, strict=True):
+        assert (x.option, x.available) == (y.option, y.available)
+        if not x.available:
+            continue
+        assert y.capacity_size_gpus == 64
+        # the work from before the ready day never catches up on a cluster busy at 100 %
+        assert (y.queued_gpu_hours > 0) == (y.ready_day > 0), x.option
+        assert y.served_gpu_hours + y.queued_gpu_hours + y.beyond_term_gpu_hours == pytest.approx(
+            y.demanded_gpu_hours, rel=1e-9
+        )
+        assert sum(y.chargeback_usd.values()) == pytest.approx(y.total_usd, rel=1e-9)
+        assert y.breakdown_usd.get("egress", 0.0) == 0.0
+        egress = x.monthly_by_category_usd.get("egress", [0.0] * 36)
+        egress_npv = sum(v * (1 + rate) ** (-(m + 1) / 12) for m, v in enumerate(egress))
+        lines = set(x.breakdown_usd) - {"egress"}
+        assert lines == set(y.breakdown_usd) - {"egress"}, x.option
+        for k in lines:
+            assert y.breakdown_usd[k] == pytest.approx(x.breakdown_usd[k], rel=1e-9, abs=1e-6), (
+                x.option,
+                k,
+            )
+        assert y.total_usd == pytest.approx(x.total_usd - sum(egress), rel=1e-9), x.option
+        assert y.npv_usd == pytest.approx(x.npv_usd - egress_npv, rel=1e-9), x.option
+
+
+def test_v1_result_json_is_unchanged_by_the_portfolio_fields(fixture_catalogue):
+    """A v1 comparison carries no portfolio keys (its JSON is what it was)."""
+    v1, _ = _pair("cash")
+    data = compare(v1, fixture_catalogue, decision=False).model_dump(mode="json")
+    assert "portfolio" not in data and "workloads" not in data["scenario"]
+    assert not {"capacity_gpus", "served_gpu_hours", "chargeback_usd"} & set(data["options"][0])
+
+
+def _sample(name: str) -> Scenario:
+    return Scenario.model_validate(json.loads(scenario_files.PORTFOLIOS[name].read_text()))
+
+
+@pytest.mark.parametrize("name", sorted(scenario_files.PORTFOLIOS))
+def test_samples_compare_and_conserve_demand(fixture_catalogue, name):
+    """Each sample compares (decision support included), and under every option's plan served +
+    queued + beyond the term = demanded, per workload and in total; the chargeback adds up to the
+    total."""
+    c = compare(_sample(name), fixture_catalogue, draws=200)
+    assert c.portfolio is not None and c.recommendation.option is not None
+    for o in c.options:
+        if not o.available:
+            continue
+        total = o.served_gpu_hours + o.queued_gpu_hours + o.beyond_term_gpu_hours
+        assert total == pytest.approx(o.demanded_gpu_hours, rel=1e-9)
+        assert o.demanded_gpu_hours == pytest.approx(c.portfolio.demanded_gpu_hours, rel=1e-12)
+        for w in o.workload_delays:
+            parts = w.served_gpu_hours + w.queued_gpu_hours + w.beyond_term_gpu_hours
+            assert parts == pytest.approx(w.demanded_gpu_hours, rel=1e-9, abs=1e-6)
+        assert sum(o.chargeback_usd.values()) == pytest.approx(o.total_usd, rel=1e-9)
+        assert o.served_gpu_hours == pytest.approx(sum(o.served_gpu_hours_by_month), rel=1e-9)
+
+
+def test_example_portfolio_cli_prints_a_valid_v2_scenario():
+    for name in scenario_files.PORTFOLIOS:
+        s = Scenario.model_validate_json(scenario_files.example_json(name))
+        assert s.version == 2 and s == _sample(name)
+
+
+def test_peaky_portfolio_favours_paying_per_use(fixture_catalogue):
+    """An inference service growing 10 % a month from 2 requests/s: its peak (month 36) is ~28×
+    its first month, so a cluster sized for the peak sits mostly idle; cloud on-demand holds only
+    what it serves. The numbers that decide it: build pays for its idle GPU-hours (more than it
+    serves), cloud none, and so cloud's NPV is lower despite a higher price per GPU-hour."""
+    s = Scenario.model_validate(
+        {
+            "version": 2,
+            "workloads": [
+                {"kind": "serve", "name": "api", "model": "llama3-70b", "rps": 2,
+                 "growth_pct_per_month": 10, "duration_months": 36, "tpot_ms": 50}
+            ],
+            "options": {"compare": ["build", "rent", "cloud:on_demand"]},
+        }
+    )  # fmt: skip
+    c = compare(s, fixture_catalogue, decision=False)
+    build, rent, cloud = (c.option(o) for o in ("build", "rent", "cloud:on_demand"))
+    peak = max(c.portfolio.peak_gpus)
+    assert peak >= 10 * min(g for g in c.portfolio.peak_gpus if g > 0)
+    assert build.idle_gpu_hours > build.served_gpu_hours  # most of what build pays for is idle
+    assert rent.idle_gpu_hours > rent.served_gpu_hours
+    assert cloud.idle_gpu_hours == pytest.approx(0.0, abs=1e-6)
+    assert cloud.served_gpu_hours == pytest.approx(build.served_gpu_hours, rel=1e-9)
+    assert cloud.usd_per_gpu_hour is not None
+    assert cloud.npv_usd < build.npv_usd and cloud.npv_usd < rent.npv_usd
+    assert c.recommendation.option == "cloud:on_demand"
+
+
+def test_an_option_ready_too_late_does_not_complete(fixture_catalogue):
+    """A run released at month 0 that runs most of the term: build's lead time
+    pushes it past the term (work the unconstrained demand finishes), so build does not complete
+    and is not recommended; rent, ready in days, completes."""
+    s = Scenario.model_validate(
+        {
+            "version": 2,
+            "term": {"months": 12},
+            "workloads": [
+                {"kind": "pretrain", "name": "long", "model": "llama3-8b", "gpus": 64,
+                 "tokens": 1.8e13, "runs_per_month": 1, "duration_months": 1}
+            ],
+            "options": {"compare": ["build", "rent"]},
+        }
+    )  # fmt: skip
+    c = compare(s, fixture_catalogue, decision=False)
+    build, rent = c.option("build"), c.option("rent")
+    assert c.portfolio.beyond_term_gpu_hours == 0.0
+    assert build.beyond_term_gpu_hours + build.queued_gpu_hours > 0
+    assert not build.completes_workload and "queued or run past" in build.note
+    assert rent.completes_workload
+    assert c.recommendation.option == "rent"
+
+
+@pytest.mark.parametrize(
+    ("workloads", "field"),
+    [
+        ([{"kind": "steady", "name": "a"}, {"kind": "serve", "name": "b", "rps": -1}],
+         "workloads[1].rps"),
+        ([{"kind": "steady", "name": "a", "utilisation_pct": 120}], "workloads[0].utilisation_pct"),
+        ([{"kind": "pretrain", "name": "a", "model": "nope"}], "workloads[0].model"),
+        ([{"kind": "steady", "name": "a"}, {"kind": "steady", "name": "a"}], "workloads[1].name"),
+        ([], "workloads"),
+    ],
+)  # fmt: skip
+def test_bad_workloads_are_refused_by_name(workloads, field):
+    with pytest.raises(ValidationError) as exc:
+        Scenario.model_validate({"version": 2, "workloads": workloads})
+    assert explain_validation_error(exc.value)[0][0] == field
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"version": 2}, "workloads"),
+        ({"version": 1, "workloads": [{"kind": "steady", "name": "a"}]}, "workloads"),
+        ({"version": 2, "workloads": [{"kind": "steady", "name": "a"}], "usage": {"runs": 3}},
+         "usage"),
+        ({"version": 2, "workloads": [{"kind": "steady", "name": "a"}],
+          "cluster": {"deadline_days": 30}}, "cluster.deadline_days"),
+    ],
+)  # fmt: skip
+def test_version_and_workloads_go_together(data, field):
+    with pytest.raises(ValidationError) as exc:
+        Scenario.model_validate(data)
+    assert explain_validation_error(exc.value)[0][0] == field
+
+
+def test_v2_json_round_trips_without_defaults():
+    """What a share link writes (model_dump exclude_defaults) reads back as the same scenario:
+    each workload keeps its `kind` even at its default."""
+    s = _sample("lab")
+    data = s.model_dump(mode="json", exclude_defaults=True)
+    assert all("kind" in w for w in data["workloads"])
+    assert Scenario.model_validate(data) == s
