@@ -2,7 +2,11 @@
 portfolio), all options, 2,000 Monte Carlo draws: pricing/engine.py compare on a version 2
 scenario (a capacity plan and one simulation per option, pricing/capacity_plans.py). The issue's
 target is 200 ms. The first call sizes every workload by the core; later calls reuse the sizings
-(models/demand.py caches them: the records are frozen). Run: python -m bench.bench_portfolio_compare"""
+(models/demand.py caches them: the records are frozen).
+
+"before" runs the same comparison with the size search as it was: every probe a whole simulation
+(models/capacity.py simulate) instead of `unmet_gpu_hours` on the demand's prepared arrays; the
+bench asserts that both give the same per-option results. Run: python -m bench.bench_portfolio_compare"""
 
 from __future__ import annotations
 
@@ -10,8 +14,10 @@ import statistics
 import time
 
 from bench.bench_portfolio import portfolio
+from models.capacity import simulate
 from models.options import OPTION_IDS
 from models.scenario import Scenario
+from pricing import capacity_plans as cp
 from pricing.catalogue import load_catalogue
 from pricing.engine import compare
 
@@ -27,18 +33,37 @@ def scenario() -> Scenario:
     )
 
 
+def _whole_simulation_probe(self, option: str, gpus: int) -> float:
+    """The search's step as it was: a whole simulation, without the prepared arrays."""
+    return self.unmet(simulate(self.demand, gpus * self.share(self.ready(option, gpus))))
+
+
+def _warm(s: Scenario, cat) -> float:
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        compare(s, cat, draws=2000)
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
 def main() -> None:
     cat = load_catalogue()
     s = scenario()
     t = time.perf_counter()
     c = compare(s, cat, draws=2000)
     cold = (time.perf_counter() - t) * 1e3
-    times = []
-    for _ in range(5):
-        t = time.perf_counter()
-        compare(s, cat, draws=2000)
-        times.append((time.perf_counter() - t) * 1e3)
-    warm = statistics.median(times)
+    warm = _warm(s, cat)
+    probe = cp._Planner.probe
+    cp._Planner.probe = _whole_simulation_probe
+    try:
+        before = _warm(s, cat)
+        old = compare(s, cat, draws=2000)
+    finally:
+        cp._Planner.probe = probe
+    assert [o.model_dump() for o in old.options] == [o.model_dump() for o in c.options], (
+        "the probes changed a result"
+    )
     print(
         f"portfolio: {len(s.workloads)} workloads, 60 months, {len(OPTION_IDS)} options, 2,000 draws"
     )
@@ -48,9 +73,11 @@ def main() -> None:
             f"  {o.label:20s} {size:>7s} GPUs  NPV ${o.npv_usd / 1e6:8.1f}M  completes {o.completes_workload}"
         )
     print(f"compare, first call (sizing by the core included): {cold:7.1f} ms")
+    print(f"compare, before (every probe a whole simulation):    {before:7.1f} ms")
     print(
         f"compare, warm (median of 5):                        {warm:7.1f} ms  (target {TARGET_MS:.0f} ms)"
     )
+    print("per-option results before and after: identical")
 
 
 if __name__ == "__main__":

@@ -126,25 +126,166 @@ def _earliest(free: np.ndarray, gpus: float, t0: int, n: int) -> int | None:
     return int(found[0]) + t0 if len(found) else None
 
 
-def _flat(demand: Demand, cap_slot: np.ndarray):
+class Prepared:
+    """The arrays `simulate` derives from a demand alone (flat work per slot, the gang runs'
+    columns and FIFO order), computed once per demand and shared by every capacity it is
+    served on (a capacity plan's search simulates one demand many times)."""
+
+    def __init__(self, demand: Demand):
+        months = demand.months
+        self.demand = demand
+        self.flat = [i for i, w in enumerate(demand.workloads) if not w.gang]
+        busy = np.array([demand.workloads[i].busy_gpus_by_month for i in self.flat])
+        busy = busy.reshape(-1, months)
+        self.dw = np.repeat(busy, SLOTS_PER_MONTH, axis=1) * SLOT_HOURS  # (flat workloads, slots)
+        self.d = self.dw.sum(axis=0)
+        self.aw = [np.concatenate([[0.0], np.cumsum(row)]) for row in self.dw]
+        runs = demand.runs
+        n_w = len(demand.workloads)
+        self.wl = np.array(runs.workload, dtype=int)
+        self.rel = np.array(runs.release_slot, dtype=int)
+        self.gpus = np.array(runs.gpus, dtype=float)
+        self.days = np.array(runs.run_days, dtype=float)
+        self.length = np.maximum(1, np.ceil(self.days / SLOT_DAYS - 1e-9)).astype(int)
+        self.order = np.lexsort((self.wl, self.rel))
+        self.whole = self.gpus * self.days * 24
+        self.of = (self.wl[None, :] == np.arange(n_w)[:, None]).astype(float)  # workload × run
+        slots = months * SLOTS_PER_MONTH
+        profile = np.zeros(slots + 1)
+        np.add.at(profile, self.rel, self.gpus)
+        np.add.at(profile, np.minimum(self.rel + self.length, slots), -self.gpus)
+        #: GPUs the gang runs hold in each slot if every run starts on release
+        self.at_release = np.cumsum(profile)[:slots]
+        # the FIFO loop's columns as Python lists (one float operation each, as numpy's)
+        order = self.order.tolist()
+        self.loop = list(
+            zip(
+                order,
+                self.gpus[order].tolist(),
+                self.length[order].tolist(),
+                self.rel[order].tolist(),
+                strict=True,
+            )
+        )
+
+
+def prepare(demand: Demand) -> Prepared:
+    return Prepared(demand)
+
+
+def _earliest_list(free: list[float], threshold: float, t: int, n: int, end: int) -> int | None:
+    """`_earliest` on a list: the first slot ≥ t whose window free[t : t + n] (cut at `end`) is
+    ≥ threshold in every slot; a slot below it moves the next try past it (one pass)."""
+    j = t
+    while t < end:
+        stop = t + n if t + n < end else end
+        while j < stop and free[j] >= threshold:
+            j += 1
+        if j >= stop:
+            return t
+        t = j = j + 1
+    return None
+
+
+def _flat(p: Prepared, cap_slot: np.ndarray):
     """Serving and steady work first, FIFO backlog (Lindley's recursion, vectorised:
     backlog_t = X_t − min(0, min_{s≤t} X_s) with X the cumulative work less capacity)."""
-    months = demand.months
-    flat = [i for i, w in enumerate(demand.workloads) if not w.gang]
-    busy = np.array([demand.workloads[i].busy_gpus_by_month for i in flat]).reshape(-1, months)
-    dw = np.repeat(busy, SLOTS_PER_MONTH, axis=1) * SLOT_HOURS  # (flat workloads, slots)
-    d = dw.sum(axis=0)
+    d = p.d
     x = np.cumsum(d - cap_slot * SLOT_HOURS)
     backlog = x - np.minimum(0.0, np.minimum.accumulate(x))
     scale = max(float(d.sum()), 1.0)
     backlog[backlog < _EPS * scale] = 0.0
     prev = np.concatenate([[0.0], backlog[:-1]])
     served = d + prev - backlog
-    return flat, dw, d, served, backlog, prev, scale
+    return p.flat, p.dw, d, served, backlog, prev, scale
 
 
-def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
-    """Serves `demand` on `capacity_gpus` (one figure a month) under the discipline above."""
+def _flat_months(p: Prepared, flat_served: np.ndarray, slots: int, month_end_slots):
+    """(τ, cumulative served work at each month end per flat workload): the demand position (in
+    slots) the served flat work has reached at each month end, and each workload's share."""
+    s_cum = np.cumsum(flat_served)
+    a_ext = np.concatenate([[0.0], np.cumsum(p.d)])
+    grid = np.arange(slots + 1, dtype=float)
+    tau = np.interp(s_cum[month_end_slots], a_ext, grid)
+    return s_cum, a_ext, grid, tau, [np.interp(tau, grid, aw) for aw in p.aw]
+
+
+def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = True):
+    """Start slot of each gang run (−1: not started in the term) under strict FIFO on `avail`,
+    and why runs that can never be served cannot. Runs that fit on release all start then (one
+    vectorised check); otherwise one run at a time on Python floats (the same float operations
+    as numpy's, so the same starts). `reasons=False` stops at the first run that blocks the
+    queue: nothing behind it starts, whatever the reason."""
+    n_runs = len(p.wl)
+    start = np.full(n_runs, -1)
+    reason: dict[int, str] = {}
+    if n_runs and np.all(p.at_release <= avail + _EPS):  # fast path: every run fits on release
+        start[:] = p.rel
+        return start, reason
+    free = avail.tolist()
+    starts = start.tolist()
+    prev_start = 0
+    for k, g, n, r in p.loop:
+        t = None
+        if prev_start < slots:
+            t = r if r > prev_start else prev_start
+            e = t + n if t + n < slots else slots
+            if min(free[t:e]) < g - _EPS:
+                t = _earliest_list(free, g - _EPS, t, n, slots)
+        if t is None:
+            if not reasons and prev_start >= slots:
+                break
+            if _earliest(avail, g, r, n) is None:
+                most = float(avail[r:].max())
+                reason[k] = (
+                    f"needs {g:,.0f} GPUs at once for {p.days[k]:.1f} days; at most {most:,.0f}"
+                    f" are free of serving and steady work from month {r // SLOTS_PER_MONTH}"
+                    " to the term end"
+                )
+            else:
+                prev_start = slots  # strict FIFO: nothing behind it starts in the term
+            continue
+        e = t + n if t + n < slots else slots
+        free[t:e] = [x - g for x in free[t:e]]
+        starts[k] = prev_start = t
+    return np.array(starts, dtype=int), reason
+
+
+def unmet_gpu_hours(
+    demand: Demand, capacity_gpus: Sequence[float], prepared: Prepared | None = None
+) -> float:
+    """`simulate(demand, capacity_gpus)`'s queued + beyond-term GPU-hours (the same float
+    operations, so the same number), without the rest of its result: a capacity search's probe."""
+    p = prepared if prepared is not None else prepare(demand)
+    months = demand.months
+    cap = check_capacity(capacity_gpus, months)
+    slots = months * SLOTS_PER_MONTH
+    cap_slot = np.repeat(cap, SLOTS_PER_MONTH)
+    month_end_slots = np.arange(1, months + 1) * SLOTS_PER_MONTH - 1
+    queued_w = np.zeros(len(demand.workloads))
+    beyond_w = np.zeros(len(demand.workloads))
+    _, _, _, flat_served, _, _, _ = _flat(p, cap_slot)
+    avail = cap_slot - flat_served / SLOT_HOURS
+    if p.flat:
+        *_, cums = _flat_months(p, flat_served, slots, month_end_slots)
+        for j, i in enumerate(p.flat):
+            queued_w[i] = p.aw[j][-1] - cums[j][-1]
+    start, _ = _gang_starts(p, avail, slots, reasons=False)
+    started = start >= 0
+    s_day = np.where(started, start * SLOT_DAYS, np.nan)
+    term_days = months * DAYS_PER_MONTH
+    in_term = np.where(started, p.gpus * 24 * np.minimum(p.days, term_days - s_day), 0.0)
+    beyond_w += p.of @ np.where(started, p.whole - in_term, 0.0)
+    queued_w += p.of @ np.where(started, 0.0, p.whole)
+    return float(queued_w.sum()) + float(beyond_w.sum())
+
+
+def simulate(
+    demand: Demand, capacity_gpus: Sequence[float], prepared: Prepared | None = None
+) -> CapacityResult:
+    """Serves `demand` on `capacity_gpus` (one figure a month) under the discipline above.
+    `prepared`: `prepare(demand)`, to share across many capacities of one demand."""
+    p = prepared if prepared is not None else prepare(demand)
     months = demand.months
     cap = check_capacity(capacity_gpus, months)
     slots = months * SLOTS_PER_MONTH
@@ -160,22 +301,17 @@ def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
     delay_mean: list[float | None] = [None] * n_w
 
     # 1. flat work
-    flat, dw, d, flat_served, backlog, prev, scale = _flat(demand, cap_slot)
+    flat, dw, d, flat_served, backlog, prev, scale = _flat(p, cap_slot)
     avail = cap_slot - flat_served / SLOT_HOURS
     delayed = float(np.minimum(prev, flat_served).sum())
     if flat:
-        a_ext = np.concatenate([[0.0], np.cumsum(d)])
-        s_cum = np.cumsum(flat_served)
-        grid = np.arange(slots + 1, dtype=float)
-        # demand position τ (in slots) that the served work has reached at each month end
-        tau = np.interp(s_cum[month_end_slots], a_ext, grid)
+        s_cum, a_ext, grid, tau, cums = _flat_months(p, flat_served, slots, month_end_slots)
         # the slot in which each slot's last GPU-hour of work is served
         done = np.searchsorted(s_cum, a_ext[1:] - _EPS * scale, side="left")
         # work still waiting at the term end has waited until then (a lower bound)
         delay_slots = np.minimum(done, slots) - np.arange(slots)
         for j, i in enumerate(flat):
-            aw = np.concatenate([[0.0], np.cumsum(dw[j])])
-            cum = np.interp(tau, grid, aw)
+            aw, cum = p.aw[j], cums[j]
             served_by_month[i] = np.diff(np.concatenate([[0.0], cum]))
             queued_w[i] = aw[-1] - cum[-1]
             mask = dw[j] > 0
@@ -186,44 +322,11 @@ def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
                 )
 
     # 2. gang runs, strictly FIFO on what flat work leaves
-    runs = demand.runs
-    n_runs = len(runs)
-    wl = np.array(runs.workload, dtype=int)
-    rel = np.array(runs.release_slot, dtype=int)
-    gpus = np.array(runs.gpus, dtype=float)
-    days = np.array(runs.run_days, dtype=float)
-    length = np.maximum(1, np.ceil(days / SLOT_DAYS - 1e-9)).astype(int)
-    order = np.lexsort((wl, rel))
-    start = np.full(n_runs, -1)
-    reason: dict[int, str] = {}
-    # fast path: every run fits on release
-    profile = np.zeros(slots + 1)
-    np.add.at(profile, rel, gpus)
-    np.add.at(profile, np.minimum(rel + length, slots), -gpus)
-    if n_runs and np.all(np.cumsum(profile)[:slots] <= avail + _EPS):
-        start[:] = rel
-    else:
-        free = avail.copy()
-        prev_start = 0
-        for k in order.tolist():
-            g, n, r = gpus[k], int(length[k]), int(rel[k])
-            t = _earliest(free, g, max(r, prev_start), n) if prev_start < slots else None
-            if t is None:
-                if _earliest(avail, g, r, n) is None:
-                    most = float(avail[r:].max())
-                    reason[k] = (
-                        f"needs {g:,.0f} GPUs at once for {days[k]:.1f} days; at most {most:,.0f}"
-                        f" are free of serving and steady work from month {r // SLOTS_PER_MONTH}"
-                        " to the term end"
-                    )
-                else:
-                    prev_start = slots  # strict FIFO: nothing behind it starts in the term
-                continue
-            free[t : t + n] -= g
-            start[k] = prev_start = t
+    wl, rel, gpus, days = p.wl, p.rel, p.gpus, p.days
+    start, reason = _gang_starts(p, avail, slots)
 
     started = start >= 0
-    whole = gpus * days * 24
+    whole = p.whole
     rel_day = rel * SLOT_DAYS
     s_day = np.where(started, start * SLOT_DAYS, np.nan)
     f_day = s_day + days
@@ -237,7 +340,7 @@ def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
         None,
     )
     inside = np.nan_to_num(inside) * (gpus * 24)[:, None]
-    of = (wl[None, :] == np.arange(n_w)[:, None]).astype(float)  # workload × run
+    of = p.of
     served_by_month += of @ inside
     beyond_w += of @ beyond_run
     queued_w += of @ queued_run
@@ -317,4 +420,13 @@ def simulate(demand: Demand, capacity_gpus: Sequence[float]) -> CapacityResult:
     )
 
 
-__all__ = ["CapacityResult", "RunTable", "WorkloadOutcome", "check_capacity", "simulate"]
+__all__ = [
+    "CapacityResult",
+    "Prepared",
+    "RunTable",
+    "WorkloadOutcome",
+    "check_capacity",
+    "prepare",
+    "simulate",
+    "unmet_gpu_hours",
+]

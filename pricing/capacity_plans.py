@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.capacity import CapacityResult, simulate
+from models.capacity import CapacityResult, prepare, simulate, unmet_gpu_hours
 from models.demand import Demand, derive_demand
 from models.errors import InputError
 from models.hardware import get_gpu
@@ -127,6 +127,9 @@ class _Planner:
             raise InputError("workloads", f"the representative workload: {exc}") from None
         self._inputs: dict[int, CostInputs] = {}
         self._sims: dict[tuple, CapacityResult] = {}
+        self._unmet: dict[tuple, float] = {}
+        self._ready: dict[tuple[str, int], float] = {}
+        self.prepared = prepare(self.demand)  # the demand's arrays, shared by every simulation
         d = self.demand
         self.tol = TOLERANCE * max(d.demanded_gpu_hours, 1.0)
         self.baseline = d.beyond_term_gpu_hours  # unconstrained work past the term
@@ -147,8 +150,10 @@ class _Planner:
         return self._inputs[gpus]
 
     def ready(self, option: str, gpus: int) -> float:
+        if (option, gpus) in self._ready:
+            return self._ready[option, gpus]
         nodes = math.ceil(gpus / self.gpu.gpus_per_node)
-        return float(
+        self._ready[option, gpus] = day = float(
             tl.ready_day(
                 option,
                 gpu_id=self.gpu.gpu_id,
@@ -159,6 +164,7 @@ class _Planner:
                 own_facility=self.scenario.options.facility == "owned",
             )
         )
+        return day
 
     def share(self, ready: float) -> np.ndarray:
         """Share of each month from the ready day to the term end."""
@@ -168,11 +174,22 @@ class _Planner:
     def simulate(self, capacity: np.ndarray) -> CapacityResult:
         key = tuple(np.round(capacity, 9).tolist())
         if key not in self._sims:
-            self._sims[key] = simulate(self.demand, capacity)
+            self._sims[key] = simulate(self.demand, capacity, self.prepared)
         return self._sims[key]
 
     def unmet(self, r: CapacityResult) -> float:
         return r.queued_gpu_hours + r.beyond_term_gpu_hours
+
+    def probe(self, option: str, gpus: int) -> float:
+        """`unmet` of the option at `gpus` (models/capacity.py unmet_gpu_hours: the same number
+        as the whole simulation's, without building its result): the size search's step."""
+        cap = gpus * self.share(self.ready(option, gpus))
+        key = tuple(np.round(cap, 9).tolist())
+        if key in self._sims:
+            return self.unmet(self._sims[key])
+        if key not in self._unmet:
+            self._unmet[key] = unmet_gpu_hours(self.demand, cap, self.prepared)
+        return self._unmet[key]
 
     def fixed(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
         """(size, rule, ready day, capacity, result) of a fixed-size option."""
@@ -191,21 +208,21 @@ class _Planner:
         lo = math.ceil(lo / node) * node
         hi = max(lo, math.ceil(max(self.demand.peak_gpus) / node) * node)
         hi = min(hi, MAX_GPUS)
-        best = self.unmet(run(hi)[2])
+        best = self.probe(option, hi)
         for _ in range(MAX_DOUBLINGS):  # the ready day can keep work past the term at the peak
             if best <= self.baseline + self.tol or hi >= MAX_GPUS:
                 break
             bigger = min(2 * hi, MAX_GPUS)
-            u = self.unmet(run(bigger)[2])
+            u = self.probe(option, bigger)
             if u >= best - self.tol:
                 break
             hi, best = bigger, u
         target = max(self.baseline, best) + self.tol
-        if self.unmet(run(lo)[2]) <= target:
+        if self.probe(option, lo) <= target:
             hi = lo
         while hi - lo > node:  # invariant: hi meets the target, lo does not
             mid = (lo + hi) // 2 // node * node
-            if self.unmet(run(mid)[2]) <= target:
+            if self.probe(option, mid) <= target:
                 hi = mid
             else:
                 lo = mid

@@ -62,6 +62,15 @@ class Context:
     def at_month(self, month_index: np.ndarray, amount: np.ndarray) -> np.ndarray:
         """(n, M) array with `amount` in month `month_index` of each row."""
         m = np.arange(self.months)[None, :]
+        idx, amt = np.asarray(month_index), np.asarray(amount, dtype=float)
+        if idx.ndim == 2 and idx.shape[1] == 1 and amt.ndim <= 2 and amt.shape[1:] in ((), (1,)):
+            # the same numbers as np.where, placed instead of selected (thousands of rows)
+            n = np.broadcast_shapes(idx.shape, amt.shape if amt.ndim == 2 else (1, 1))[0]
+            out = np.zeros((n, self.months))
+            i = np.broadcast_to(idx, (n, 1))[:, 0]
+            ok = (i >= 0) & (i < self.months)
+            out[np.flatnonzero(ok), i[ok]] = np.broadcast_to(amt.reshape(-1, 1), (n, 1))[ok, 0]
+            return out
         return np.where(m == month_index, amount, 0.0)
 
     def at_end(self, amount: np.ndarray) -> np.ndarray:
@@ -70,6 +79,15 @@ class Context:
 
 def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Share of each month inside [start, end) days, shape (n, M)."""
+    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+    if (
+        start.ndim == end.ndim == 2
+        and start.shape[1] == end.shape[1] == 1
+        and max(len(start), len(end)) > 1
+        and (start == start.flat[0]).all()
+        and (end == end.flat[0]).all()
+    ):  # every row alike (a portfolio's ready day): one row, repeated
+        return np.repeat(window(months, start[:1], end[:1]), max(len(start), len(end)), axis=0)
     lo = np.arange(months)[None, :] * DAYS_PER_MONTH
     overlap = np.minimum(end, lo + DAYS_PER_MONTH) - np.maximum(start, lo)
     return np.clip(overlap, 0.0, DAYS_PER_MONTH) / DAYS_PER_MONTH
