@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.options import OPTIONS, Billing, Staffing, ids_where, label
-from pricing.inputs import CostInputs
+from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
+from pricing.inputs import HOURS_PER_MONTH, CostInputs
 from pricing.results import (
     FlipPoint,
     OptionResult,
@@ -251,6 +251,10 @@ def recommend(
         fastest_option=fastest.option,
         meets_deadline=best.meets_deadline,
     )
+    shape = demand_shape(inp, best, ok)
+    if shape is not None:
+        ready += f". {shape[0]}"
+        rec["peak_to_median_demand"], rec["idle_share"] = shape[1], shape[2]
     if q is None:
         return Recommendation(**rec, why=f"{lowest}); {ready}")
     p = q.probability_cheapest
@@ -283,6 +287,52 @@ def recommend(
         close_call=True,
         contenders=[best.option, contender.option],
     )
+
+
+#: how each way of billing meets a peaky demand, in the recommendation's words
+SHAPE_REASON = {
+    "per_use": "paying only for the GPU-hours used is cheapest",
+    "hybrid": "owning the base and bursting the peaks is cheapest",
+    "fixed": "holding a cluster sized for the demand is cheapest",
+}
+
+
+def demand_shape(
+    inp: CostInputs, best: OptionResult, completing: list[OptionResult]
+) -> tuple[str, float, float] | None:
+    """For a portfolio (scenario version 2): (sentence, peak / median, idle share of the best).
+    peak / median = the busiest month's GPUs at work (its demanded GPU-hours / hours of a month,
+    models/demand.py gpu_hours) over the median of the months with demand; idle share = idle / (served + idle) GPU-hours of what the
+    option holds (OptionResult). The sentence names the most idle other completing option too.
+    None for a version 1 scenario."""
+    if inp.portfolio is None or best.idle_gpu_hours is None:
+        return None
+    gpus = np.asarray(inp.portfolio.demand.gpu_hours, dtype=float) / HOURS_PER_MONTH
+    busy = gpus[gpus > 0]
+    if not len(busy):
+        return None
+    ratio = float(busy.max() / np.median(busy))
+
+    def idle(r: OptionResult) -> float:
+        held = (r.served_gpu_hours or 0.0) + (r.idle_gpu_hours or 0.0)
+        return (r.idle_gpu_hours or 0.0) / held if held > 0 else 0.0
+
+    kind = spec(best.option).billing.value
+    reason = SHAPE_REASON.get(kind, SHAPE_REASON["fixed"])
+
+    def gpus_text(x: float) -> str:
+        return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+
+    text = (
+        f"Demand peaks at {ratio:,.1f}× the median month ({gpus_text(busy.max())} vs "
+        f"{gpus_text(float(np.median(busy)))} GPUs at work): {best.label} leaves {idle(best):.0%} of the GPU-hours it "
+        "holds idle"
+    )
+    others = [r for r in completing if r is not best and r.idle_gpu_hours is not None]
+    if others:
+        worst = max(others, key=idle)
+        text += f", {worst.label} {idle(worst):.0%}"
+    return f"{text}; {reason}", ratio, idle(best)
 
 
 def _delivers(r: OptionResult, deadline: float) -> str:

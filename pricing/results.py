@@ -154,6 +154,11 @@ class Recommendation(Record):
     #: with a deadline: whether the recommended option's first run ends by it (False: no option
     #: does, and the answer says so); None without a deadline or without a recommendation
     meets_deadline: bool | None = None
+    #: a portfolio's demand shape (pricing/decision.py demand_shape): the largest month's peak
+    #: GPUs over the median month's, and the share of the recommended option's held GPU-hours
+    #: left idle; None for a version 1 scenario
+    peak_to_median_demand: float | None = Field(None, exclude_if=_empty)
+    idle_share: float | None = Field(None, exclude_if=_empty)
 
 
 class TornadoBar(Record):
