@@ -254,7 +254,7 @@ def recommend(
     shape = demand_shape(inp, best, ok)
     if shape is not None:
         ready += f". {shape[0]}"
-        rec["peak_to_median_demand"], rec["idle_share"] = shape[1], shape[2]
+        rec["peak_to_mean_demand"], rec["idle_share"] = shape[1], shape[2]
     if q is None:
         return Recommendation(**rec, why=f"{lowest}); {ready}")
     p = q.probability_cheapest
@@ -300,10 +300,11 @@ SHAPE_REASON = {
 def demand_shape(
     inp: CostInputs, best: OptionResult, completing: list[OptionResult]
 ) -> tuple[str, float, float] | None:
-    """For a portfolio (scenario version 2): (sentence, peak / median, idle share of the best).
-    peak / median = the busiest month's GPUs at work (its demanded GPU-hours / hours of a month,
-    models/demand.py gpu_hours) over the median of the months with demand; idle share = idle / (served + idle) GPU-hours of what the
-    option holds (OptionResult). The sentence names the most idle other completing option too.
+    """For a portfolio (scenario version 2): (sentence, peak / mean, idle share of the best).
+    peak / mean = the busiest month's GPUs at work (its demanded GPU-hours / hours of a month,
+    models/demand.py gpu_hours) over the mean of the months with demand (a median would read a
+    lab's near-idle months between two runs as its base); idle share = idle / (served + idle)
+    GPU-hours of what the option holds (OptionResult). The sentence names the most idle other completing option too.
     None for a version 1 scenario."""
     if inp.portfolio is None or best.idle_gpu_hours is None:
         return None
@@ -311,7 +312,7 @@ def demand_shape(
     busy = gpus[gpus > 0]
     if not len(busy):
         return None
-    ratio = float(busy.max() / np.median(busy))
+    ratio = float(busy.max() / np.mean(busy))
 
     def idle(r: OptionResult) -> float:
         held = (r.served_gpu_hours or 0.0) + (r.idle_gpu_hours or 0.0)
@@ -324,8 +325,8 @@ def demand_shape(
         return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
 
     text = (
-        f"Demand peaks at {ratio:,.1f}× the median month ({gpus_text(busy.max())} vs "
-        f"{gpus_text(float(np.median(busy)))} GPUs at work): {best.label} leaves {idle(best):.0%} of the GPU-hours it "
+        f"Demand peaks at {ratio:,.1f}× the average month with work ({gpus_text(busy.max())} vs "
+        f"{gpus_text(float(np.mean(busy)))} GPUs at work): {best.label} leaves {idle(best):.0%} of the GPU-hours it "
         "holds idle"
     )
     others = [r for r in completing if r is not best and r.idle_gpu_hours is not None]

@@ -155,9 +155,10 @@ class Recommendation(Record):
     #: does, and the answer says so); None without a deadline or without a recommendation
     meets_deadline: bool | None = None
     #: a portfolio's demand shape (pricing/decision.py demand_shape): the largest month's peak
-    #: GPUs over the median month's, and the share of the recommended option's held GPU-hours
+    #: GPUs over the mean of the months with work, and the share of the recommended option's held
+    #: GPU-hours
     #: left idle; None for a version 1 scenario
-    peak_to_median_demand: float | None = Field(None, exclude_if=_empty)
+    peak_to_mean_demand: float | None = Field(None, exclude_if=_empty)
     idle_share: float | None = Field(None, exclude_if=_empty)
 
 

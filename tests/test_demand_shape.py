@@ -1,5 +1,5 @@
 """The recommendation explains a portfolio's demand shape (pricing/decision.py demand_shape): the
-peak-to-median ratio and the winner's idle share in its text are the demand's and the result's
+peak-to-mean ratio and the winner's idle share in its text are the demand's and the result's
 own numbers; a version 1 recommendation says nothing of it."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pricing.engine import compare
 
 
 def test_a_peaky_portfolios_recommendation_gives_its_peak_to_median_ratio(fixture_catalogue):
-    """A service growing 10 % a month: the busiest month's GPUs at work over the median month's,
+    """A service growing 10 % a month: the busiest month's GPUs at work over the average month with work's,
     from the demand; the winner (cloud on-demand, per use) idles 0 % and build most of what it
     holds."""
     s = Scenario.model_validate(
@@ -31,11 +31,11 @@ def test_a_peaky_portfolios_recommendation_gives_its_peak_to_median_ratio(fixtur
     c = compare(s, fixture_catalogue, decision=False)
     gpus = np.array(c.portfolio.gpu_hours) / HOURS_PER_MONTH
     busy = gpus[gpus > 0]
-    ratio = busy.max() / np.median(busy)
+    ratio = busy.max() / np.mean(busy)
     rec = c.recommendation
     assert rec.option == "cloud:on_demand"
-    assert rec.peak_to_median_demand == pytest.approx(ratio, rel=1e-12)
-    shown = re.search(r"Demand peaks at ([\d.,]+)× the median month", rec.why)
+    assert rec.peak_to_mean_demand == pytest.approx(ratio, rel=1e-12)
+    shown = re.search(r"Demand peaks at ([\d.,]+)× the average month with work", rec.why)
     assert shown and float(shown.group(1).replace(",", "")) == round(ratio, 1)
     assert ratio > 2  # the shape that makes paying per use win
     idle = {o.option: o.idle_gpu_hours / (o.idle_gpu_hours + o.served_gpu_hours) for o in c.options}
@@ -50,5 +50,5 @@ def test_a_version_1_recommendation_has_no_demand_shape(fixture_catalogue):
         {"workload": {"model": "llama3-8b", "tokens": 1e9}, "cluster": {"gpus": 64}}
     )
     rec = compare(s, fixture_catalogue, decision=False).recommendation
-    assert rec.peak_to_median_demand is None and "Demand peaks" not in rec.why
-    assert "peak_to_median_demand" not in rec.model_dump(mode="json")
+    assert rec.peak_to_mean_demand is None and "Demand peaks" not in rec.why
+    assert "peak_to_mean_demand" not in rec.model_dump(mode="json")
