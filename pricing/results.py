@@ -156,8 +156,7 @@ class Recommendation(Record):
     meets_deadline: bool | None = None
     #: a portfolio's demand shape (pricing/decision.py demand_shape): the largest month's peak
     #: GPUs over the mean of the months with work, and the share of the recommended option's held
-    #: GPU-hours
-    #: left idle; None for a version 1 scenario
+    #: GPU-hours left idle; None for a version 1 scenario
     peak_to_mean_demand: float | None = Field(None, exclude_if=_empty)
     idle_share: float | None = Field(None, exclude_if=_empty)
 
