@@ -506,17 +506,25 @@ def run_validate(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
     from models import finetune_validation as FV
     from models import serving_validation as SV
-    from models.validation import TARGETS, UNITS, validate
+    from models.validation import TARGETS, UNITS, heldout_report, validate, validate_heldout
 
     try:
         result = validate()
+        result_heldout = validate_heldout()
         serving, finetune = SV.validate(), FV.validate()
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"clusterplan validate: validation data: {exc}") from None
     if args.json:
         print(
             json.dumps(
-                {**result, "inference": serving, "finetune": finetune}, indent=2, default=str
+                {
+                    **result,
+                    "heldout_whole_runs": result_heldout,
+                    "inference": serving,
+                    "finetune": finetune,
+                },
+                indent=2,
+                default=str,
             )
         )
         return 0
@@ -586,6 +594,7 @@ def run_validate(args: argparse.Namespace) -> int:
         print(
             f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}"
         )
+    print(heldout_report(result_heldout))
     print("\n== Inference serving (models/data/validation/inference.csv) ==")
     print(SV.report(serving))
     print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
