@@ -61,6 +61,64 @@ OVERLAP_INTERFERENCE = 0.6
 #: one micro-batch (Megatron overlap_grad_reduce / overlap_param_gather).
 DP_OVERLAP = 0.90
 
+# --- software stacks ------------------------------------------------------------------------------
+#: What each software stack class does differently (docs/reference/software-stacks.md; classes in
+#: models/data/validation/stack_classes.csv), as mechanisms the step-time model and the layout search
+#: already represent, never a per-run factor:
+#: `attention`: its attention kernel unless Execution.attention is given (FlashAttention-2 or cuDNN
+#: attention through Transformer Engine in Megatron-Core / NeMo and in lit-gpt; FlashAttention-1 in the
+#: 2022-23 Megatron forks: GPT-NeoX for Pythia, the BigCode fork for StarCoder; software-stacks.md 1-3);
+#: `dp_overlap`: share of the data-parallel gradient and parameter traffic hidden behind one
+#: micro-batch's backward / forward: DP_OVERLAP where the stack overlaps it (Megatron-Core
+#: `--overlap-grad-reduce` / `--overlap-param-gather` in NeMo's recipes; FSDP backward and forward
+#: prefetch, Zhao et al. 2023 arXiv 2304.11277), 0 where gradients are reduced after backward (Megatron-LM's
+#: DistributedDataParallelConfig.overlap_grad_reduce defaults to False, "If true, overlap grad
+#: all-reduce / reduce-scatter with backward compute"; the classic forks predate it);
+#: `zero`: the ZeRO stages it runs (Megatron's distributed optimizer = stage 1; FSDP FULL_SHARD =
+#: stage 3, DeepSpeed ZeRO 1-3; Rajbhandari et al. 2020); `tp_pp`: whether it runs tensor and pipeline
+#: parallelism (pure FSDP/ZeRO: data parallel only); `sequence_parallel` and `selective_recompute`:
+#: Megatron-LM 3.0 and later (Korthikanti et al. 2022), so not in the classic forks, which use full
+#: recompute (`--checkpoint-activations`; BLOOM's tr11 script). `in-house` (a team's own tuned
+#: framework, software-stacks.md 5) has no one mechanism: the tuned Megatron-Core class's.
+SOFTWARE_STACKS = {
+    "megatron-core-tuned": {
+        "attention": "flash2",
+        "dp_overlap": 0.90,
+        "zero": (0, 1),
+        "tp_pp": True,
+        "sequence_parallel": True,
+        "selective_recompute": True,
+    },
+    "megatron-3d-classic": {
+        "attention": "flash1",
+        "dp_overlap": 0.0,
+        "zero": (0, 1),
+        "tp_pp": True,
+        "sequence_parallel": False,
+        "selective_recompute": False,
+    },
+    "fsdp-zero": {
+        "attention": "flash2",
+        "dp_overlap": 0.90,
+        "zero": (1, 2, 3),
+        "tp_pp": False,
+        "sequence_parallel": False,
+        "selective_recompute": False,
+    },
+    "in-house": {
+        "attention": "flash2",
+        "dp_overlap": 0.90,
+        "zero": (0, 1),
+        "tp_pp": True,
+        "sequence_parallel": True,
+        "selective_recompute": True,
+    },
+}
+#: The stack a competent team gets today without record tuning: Megatron-Core / NeMo run from NVIDIA's
+#: published recipes (software-stacks.md 1, "the default the issue asks for"), with Megatron-Core's
+#: own defaults for the knobs that are separate inputs (TP overlap off, FP32 gradient reduction).
+DEFAULT_SOFTWARE_STACK = "megatron-core-tuned"
+
 # --- memory --------------------------------------------------------------------------------------
 #: Bytes per parameter with mixed-precision Adam: bf16 weights 2, fp32 gradients 4, fp32 master
 #: weights + Adam m + v 12 = 18 (Korthikanti Fig. 1 shows 45.56 GiB for 2.72 B params/GPU = 18.0 B).

@@ -31,7 +31,12 @@ import statistics
 import numpy as np
 
 from models.calibration import TABLE5, job_and_layout, table5_rows
-from models.constants import GPU_HOURS_ERROR_HIGH, GPU_HOURS_ERROR_LOW  # noqa: F401
+from models.constants import (  # noqa: F401
+    DEFAULT_SOFTWARE_STACK,
+    GPU_HOURS_ERROR_HIGH,
+    GPU_HOURS_ERROR_LOW,
+    SOFTWARE_STACKS,
+)
 from models.hardware import get_gpu
 from models.job import AttentionKernel, Job
 from models.layouts import RECOMPUTE_MODES, Layouts
@@ -587,15 +592,21 @@ def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
     }
 
 
+def row_stack(row: dict) -> str:
+    """The software stack class a row's source names; `not-stated` runs with the default."""
+    cls = row["stack_class"]
+    return cls if cls in SOFTWARE_STACKS else DEFAULT_SOFTWARE_STACK
+
+
 @functools.cache
 def validate_heldout(stack: str | None = None) -> dict:
-    """Every held-out whole run planned as a buyer would plan it (plan_heldout_run), its GPU-hours
-    error beside the rule of thumb (6·N·D at one MFU picked after the fact on these rows, / 0.9
-    goodput), with the errors summarised overall and per stack class."""
-    execution = None if stack is None else {"software_stack": stack}
+    """Every held-out whole run planned as a buyer would plan it (plan_heldout_run) with the stack
+    class its source names (row_stack; `stack` forces one for every row), its GPU-hours error beside
+    the rule of thumb (6·N·D at one MFU picked after the fact on these rows, / 0.9 goodput), with
+    the errors summarised overall and per stack class."""
     out = []
     for row in load_heldout_runs():
-        plan = plan_heldout_run(row, execution)
+        plan = plan_heldout_run(row, {"software_stack": stack or row_stack(row)})
         shape = shape_of(row["model"])
         peak = get_gpu(row["gpu"]).peak_tflops(row["precision"].replace("fp16", "bf16")) * 1e12
         rule_hours = 6 * shape.params_active * float(row["tokens"]) / peak / SECONDS_PER_HOUR
