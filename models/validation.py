@@ -32,6 +32,7 @@ import numpy as np
 
 from models.calibration import TABLE5, job_and_layout, table5_rows
 from models.constants import (  # noqa: F401
+    BAND_PERCENTILES,
     DEFAULT_SOFTWARE_STACK,
     GPU_HOURS_ERROR_HIGH,
     GPU_HOURS_ERROR_LOW,
@@ -91,9 +92,9 @@ RULE_GOODPUT = 0.90
 
 
 def training_days_band(plan) -> tuple[float, float]:
-    """(low, high) wall-clock days for a TrainingPlan: its days corrected by the model's worst
-    over- and under-estimates of published whole-run GPU-hours (GPU_HOURS_ERROR_LOW/HIGH in
-    models/constants.py), as plan_training stores them."""
+    """(low, high) wall-clock days for a TrainingPlan: its days corrected by the spread of the
+    planner's errors on held-out whole runs (GPU_HOURS_ERROR_LOW/HIGH in models/constants.py,
+    band_summary), as plan_training stores them."""
     return plan.train_days_low, plan.train_days_high
 
 
@@ -666,5 +667,38 @@ def heldout_report(res: dict) -> str:
             f"  {c:20} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
             f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
         )
+    b = band_summary()
+    lines.append(
+        f"band (train_days_low-high): errors {b['low']:+.0%} to {b['high']:+.0%} "
+        f"(percentiles {BAND_PERCENTILES[0]}-{BAND_PERCENTILES[1]} of these runs' errors: "
+        f"{b['derived'][0]:+.0%} to {b['derived'][1]:+.0%}), planned days x{b['days_factor_low']:.2f} "
+        f"to x{b['days_factor_high']:.2f}; contains {b['coverage']:.0%} of the {b['runs']} held-out runs"
+    )
     lines.append("+: GPU count not published, the planner's smallest count that fits")
     return "\n".join(lines)
+
+
+def band_from_errors(errors: list[float]) -> tuple[float, float]:
+    """(low, high): the BAND_PERCENTILES of signed errors, rounded outward to a whole percent."""
+    lo, hi = np.percentile(errors, BAND_PERCENTILES)
+    return math.floor(round(lo * 100, 6)) / 100, math.ceil(round(hi * 100, 6)) / 100
+
+
+def band_coverage(errors: list[float], low: float, high: float) -> float:
+    """Share of runs whose error lies within [low, high]: their published GPU-hours within the band."""
+    return sum(low <= e <= high for e in errors) / len(errors)
+
+
+def band_summary() -> dict:
+    """The band plans use (GPU_HOURS_ERROR_LOW/HIGH), the band today's held-out errors give, and
+    the share of held-out whole runs inside it."""
+    errors = [r["error"] for r in validate_heldout()["rows"]]
+    return {
+        "low": GPU_HOURS_ERROR_LOW,
+        "high": GPU_HOURS_ERROR_HIGH,
+        "derived": band_from_errors(errors),
+        "coverage": band_coverage(errors, GPU_HOURS_ERROR_LOW, GPU_HOURS_ERROR_HIGH),
+        "runs": len(errors),
+        "days_factor_low": 1 / (1 + GPU_HOURS_ERROR_HIGH),
+        "days_factor_high": 1 / (1 + GPU_HOURS_ERROR_LOW),
+    }
