@@ -171,8 +171,10 @@ def test_software_stack_changes_step_time_in_the_documented_direction():
     classic = step_breakdown(Job(*args, stack="megatron-3d-classic"), lay)
     assert classic["data_parallel"][0] > tuned["data_parallel"][0]
     assert classic["total"][0] > tuned["total"][0]
-    plan = best_layout(Job(*args, stack="fsdp-zero"), 64)
-    assert (plan.layout["tp"], plan.layout["pp"]) == (1, 1)
+    big = (get_preset("llama3-70b"), get_gpu("H100-SXM"), 8192, 512)
+    assert best_layout(Job(*big, stack="megatron-core-tuned"), 64).layout["tp"] > 1
+    fsdp = best_layout(Job(*big, stack="fsdp-zero"), 64).layout
+    assert (fsdp["tp"], fsdp["pp"], fsdp["zero"]) == (1, 1, 3)
     assert Execution(software_stack="megatron-3d-classic").attention == "flash1"
     assert Execution(software_stack="megatron-3d-classic").job_options()["flash_attention"] == (
         AttentionKernel.FLASH1
