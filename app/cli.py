@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from app import exports, report_text, scenario_files, share_link
+from models.constants import DEFAULT_SOFTWARE_STACK, SOFTWARE_STACKS
 from models.errors import InputError
 from models.hardware import gpu_ids
 from models.options import OPTIONS, Staffing
@@ -40,6 +41,7 @@ SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
 #: scenario field path -> CLI option, so validation messages name what the user typed
 OPTION_FOR_FIELD = {
     "workload.model": "--model",
+    "execution.software_stack": "--stack",
     "workload.params": "--params",
     "workload.active_params": "--active-params",
     "workload.tokens": "--tokens",
@@ -159,10 +161,17 @@ def build_parser() -> Parser:
     )
     t.add_argument("--precision", choices=["bf16", "fp8"], default="bf16")
     t.add_argument(
+        "--stack",
+        choices=list(SOFTWARE_STACKS),
+        default=DEFAULT_SOFTWARE_STACK,
+        help="software stack class (docs/reference/software-stacks.md; default "
+        f"{DEFAULT_SOFTWARE_STACK}: what a competent team gets today)",
+    )
+    t.add_argument(
         "--attention",
         choices=["flash2", "flash1", "none"],
-        default="flash2",
-        help="attention kernel (default flash2: FlashAttention-2 or later)",
+        default=None,
+        help="attention kernel (default: the stack's; flash2 = FlashAttention-2 or later)",
     )
     t.add_argument(
         "--tp-comm-overlap",
@@ -506,17 +515,33 @@ def run_validate(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
     from models import finetune_validation as FV
     from models import serving_validation as SV
-    from models.validation import TARGETS, UNITS, validate
+    from models.validation import (
+        TARGETS,
+        UNITS,
+        band_summary,
+        heldout_report,
+        validate,
+        validate_heldout,
+    )
 
     try:
         result = validate()
+        result_heldout = validate_heldout()
         serving, finetune = SV.validate(), FV.validate()
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"clusterplan validate: validation data: {exc}") from None
     if args.json:
         print(
             json.dumps(
-                {**result, "inference": serving, "finetune": finetune}, indent=2, default=str
+                {
+                    **result,
+                    "heldout_whole_runs": result_heldout,
+                    "band": band_summary(),
+                    "inference": serving,
+                    "finetune": finetune,
+                },
+                indent=2,
+                default=str,
             )
         )
         return 0
@@ -586,6 +611,7 @@ def run_validate(args: argparse.Namespace) -> int:
         print(
             f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}"
         )
+    print(heldout_report(result_heldout))
     print("\n== Inference serving (models/data/validation/inference.csv) ==")
     print(SV.report(serving))
     print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
@@ -795,7 +821,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         workload["global_batch_tokens"] = args.global_batch_tokens
     cluster = {"gpu": args.gpu, "gpus": args.gpus, "deadline_days": args.deadline_days}
     execution = {
-        "attention": args.attention,
+        "software_stack": args.stack,
+        **({"attention": args.attention} if args.attention else {}),
         "tp_comm_overlap": args.tp_comm_overlap,
         "gradient_precision": args.grad_precision,
     }

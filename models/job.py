@@ -43,6 +43,9 @@ class Job:
     #: Weight-gradient GEMMs run in backward (False for a frozen base under LoRA/QLoRA: backward then
     #: computes only activation gradients, one GEMM per linear layer instead of two; models/finetune.py).
     weight_gradients: bool = True
+    #: Software stack class (constants.SOFTWARE_STACKS): its data-parallel overlap and the layouts
+    #: the planner may choose (search.best_layout).
+    stack: str = C.DEFAULT_SOFTWARE_STACK
 
     @property
     def fused_attention(self) -> bool:

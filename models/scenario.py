@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from models.constants import DEFAULT_SOFTWARE_STACK, SOFTWARE_STACKS
 from models.errors import InputError
 from models.hardware import load_gpus
 from models.job import AttentionKernel
@@ -159,9 +160,22 @@ GRADIENT_BYTES = {p: BYTES_PER_PARAM[p] for p in ("fp32", "bf16")}
 
 class Execution(BaseModel):
     """How the training software runs the job: the execution plan, kept apart from the workload and
-    the hardware (as Calculon splits its configs). The defaults are Megatron-LM's for BF16 training."""
+    the hardware (as Calculon splits its configs). The defaults are Megatron-LM's for BF16 training;
+    `software_stack` sets what its class does differently (constants.SOFTWARE_STACKS), and its
+    attention kernel unless `attention` is given."""
 
     model_config = ConfigDict(extra="forbid")
+
+    software_stack: Literal[
+        "megatron-core-tuned", "megatron-3d-classic", "fsdp-zero", "in-house"
+    ] = Field(
+        default=DEFAULT_SOFTWARE_STACK,
+        description="software stack class (docs/reference/software-stacks.md): tuned "
+        "Megatron-Core / NeMo (default: what a competent team gets today); classic Megatron-LM / "
+        "Megatron-DeepSpeed / GPT-NeoX 3D (FlashAttention-1, no data-parallel overlap, no sequence "
+        "parallelism); PyTorch FSDP / DeepSpeed ZeRO (data parallel only, sharded); a team's own "
+        "tuned framework (as tuned Megatron-Core)",
+    )
 
     attention: Literal["flash2", "flash1", "none"] = Field(
         default="flash2",
@@ -178,9 +192,17 @@ class Execution(BaseModel):
         description="gradients kept and reduced in fp32 (Megatron's default for BF16) or bf16",
     )
 
+    @model_validator(mode="after")
+    def _stack_kernel(self) -> Execution:
+        """The stack's attention kernel when none is given."""
+        if "attention" not in self.model_fields_set:
+            self.attention = SOFTWARE_STACKS[self.software_stack]["attention"]
+        return self
+
     def job_options(self) -> dict:
         """The Job fields this plan sets (models/job.py)."""
         return {
+            "stack": self.software_stack,
             "flash_attention": ATTENTION_KERNELS[self.attention],
             "tp_comm_overlap": self.tp_comm_overlap,
             "grad_bytes": GRADIENT_BYTES[self.gradient_precision],

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models import constants as C
 from models.job import Job
-from models.layouts import Layouts, enumerate_layouts
+from models.layouts import Layouts, Recompute, enumerate_layouts
 from models.memory import GIB, fits, memory_breakdown
 from models.step_time import model_flops_per_token, step_breakdown
 
@@ -44,6 +45,20 @@ def all_layouts(job: Job, gpus: int) -> Layouts:
     )
 
 
+def stack_allows(job: Job, lay: Layouts) -> np.ndarray:
+    """The layouts the job's software stack runs (constants.SOFTWARE_STACKS): its ZeRO stages,
+    tensor/pipeline parallelism, sequence parallelism and selective recompute."""
+    st = C.SOFTWARE_STACKS[job.stack]
+    ok = np.isin(lay.zero, st["zero"])
+    if not st["tp_pp"]:
+        ok &= (lay.tp == 1) & (lay.pp == 1)
+    if not st["sequence_parallel"]:
+        ok &= ~lay.sequence_parallel.astype(bool)
+    if not st["selective_recompute"]:
+        ok &= lay.recompute != Recompute.SELECTIVE
+    return ok
+
+
 def evaluate(job: Job, lay: Layouts) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """(memory bytes, step seconds) breakdowns for every layout."""
     return memory_breakdown(job, lay), step_breakdown(job, lay)
@@ -54,6 +69,7 @@ def best_layout(job: Job, gpus: int) -> LayoutChoice:
     raises NoFittingLayout when none fits."""
     start = time.perf_counter()
     lay = all_layouts(job, gpus)
+    lay = lay.take(np.nonzero(stack_allows(job, lay))[0])
     if len(lay) == 0:
         raise NoFittingLayout(
             f"no valid layout of {gpus} GPUs for a batch of {job.global_batch_seqs} sequences"

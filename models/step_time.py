@@ -14,7 +14,8 @@ Per layer and micro-batch on one GPU:
 - TP with comm overlap (Transformer Engine userbuffers): each collective hides behind its GEMM.
 A step is (m + (pp−1)/v) stage slots (1F1B with interleaving, Narayanan 2021) plus pipeline p2p in
 warm-up and drain, the exposed part of the data-parallel gradient and parameter collectives
-(ZeRO-3 repeats its gathers every micro-batch), and the memory-bound optimizer update. Hidden
+(ZeRO-3 repeats its gathers every micro-batch; the share hidden is the software stack's
+`dp_overlap`, constants.SOFTWARE_STACKS), and the memory-bound optimizer update. Hidden
 communication still slows the compute it overlaps by OVERLAP_INTERFERENCE of its time. A DP group
 with k ranks per scale-up domain uses k NICs at once (NCCL's one channel per NIC).
 """
@@ -145,7 +146,8 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         coll.all_gather_s(C.WEIGHT_BYTES * ex, dpe, dp_bw, dp_lat)
     )
     fwd_mb, bwd_mb = lps * fwd, lps * (bwd + rec)
-    hide_f, hide_b = C.DP_OVERLAP * fwd_mb, C.DP_OVERLAP * bwd_mb
+    dp_overlap = C.SOFTWARE_STACKS[job.stack]["dp_overlap"]
+    hide_f, hide_b = dp_overlap * fwd_mb, dp_overlap * bwd_mb
     z = lay.zero
     data_parallel = np.select(
         [z == 0, z <= 2],

@@ -31,7 +31,13 @@ import statistics
 import numpy as np
 
 from models.calibration import TABLE5, job_and_layout, table5_rows
-from models.constants import GPU_HOURS_ERROR_HIGH, GPU_HOURS_ERROR_LOW  # noqa: F401
+from models.constants import (  # noqa: F401
+    BAND_PERCENTILES,
+    DEFAULT_SOFTWARE_STACK,
+    GPU_HOURS_ERROR_HIGH,
+    GPU_HOURS_ERROR_LOW,
+    SOFTWARE_STACKS,
+)
 from models.hardware import get_gpu
 from models.job import AttentionKernel, Job
 from models.layouts import RECOMPUTE_MODES, Layouts
@@ -86,9 +92,9 @@ RULE_GOODPUT = 0.90
 
 
 def training_days_band(plan) -> tuple[float, float]:
-    """(low, high) wall-clock days for a TrainingPlan: its days corrected by the model's worst
-    over- and under-estimates of published whole-run GPU-hours (GPU_HOURS_ERROR_LOW/HIGH in
-    models/constants.py), as plan_training stores them."""
+    """(low, high) wall-clock days for a TrainingPlan: its days corrected by the spread of the
+    planner's errors on held-out whole runs (GPU_HOURS_ERROR_LOW/HIGH in models/constants.py,
+    band_summary), as plan_training stores them."""
     return plan.train_days_low, plan.train_days_high
 
 
@@ -522,3 +528,177 @@ def calibration_worst_error() -> float:
         for r in validate.__wrapped__()["rows"]
         if r["id"].startswith(CALIBRATION_PREFIXES)
     )
+
+
+# --- held-out whole runs, the planner choosing the layout (issue 16) ----------------------------
+HELDOUT_RUNS = ROOT / "whole_runs_heldout.csv"
+
+
+def load_heldout_runs() -> list[dict]:
+    """`models/data/validation/whole_runs_heldout.csv`: published whole runs entered before any
+    prediction was made on them, each with its software stack class."""
+    with HELDOUT_RUNS.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def heldout_scenario(row: dict, execution: dict | None = None) -> Scenario:
+    """What a buyer knows of the run: model, tokens, GPU, GPU count (empty: the planner's smallest
+    that fits), sequence length, batch (empty: the planner's default) and precision (fp16 runs as
+    bf16: the same tensor-core rate)."""
+    seq = int(row["seq_len"])
+    batch = _int(row, "global_batch_seqs")
+    workload = Workload(
+        model=row["model"],
+        tokens=float(row["tokens"]),
+        seq_len=seq,
+        precision="fp8" if row["precision"] == "fp8" else "bf16",
+        global_batch_tokens=batch * seq if batch else None,
+    )
+    return Scenario(
+        workload=workload,
+        cluster=Cluster(gpu=row["gpu"], gpus=_int(row, "gpus")),
+        **({"execution": execution} if execution is not None else {}),
+    )
+
+
+def _gpu_of(row: dict):
+    """The catalogue GPU with the row's published links where they differ (H800 NVLink, P4d EFA)."""
+    gpu = get_gpu(row["gpu"])
+    update = {}
+    if row.get("scaleup_gbyte_per_s_per_gpu"):
+        update["scaleup_bandwidth_gbyte_per_s"] = float(row["scaleup_gbyte_per_s_per_gpu"])
+    if row.get("scaleout_gbit_per_s_per_gpu"):
+        update["scaleout_bandwidth_gbit_per_s"] = float(row["scaleout_gbit_per_s_per_gpu"])
+    return gpu.model_copy(update=update) if update else gpu
+
+
+def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
+    """GPU-hours of one held-out run as plan_training plans it: the planner sizes the cluster (or
+    takes the published count), chooses the layout and stretches the days by goodput."""
+    from models.training import Planner  # models.training imports this module's constants
+
+    planner = Planner(heldout_scenario(row, execution))
+    planner.gpu = _gpu_of(row)
+    gpus = _int(row, "gpus")
+    choice = planner.fixed(gpus) if gpus else planner.smallest()
+    days, _ = planner.wall_days(choice.gpus)
+    return {
+        "gpus": choice.gpus,
+        "gpus_chosen": gpus is None,
+        "layout": layout_text(choice.layout),
+        "mfu": choice.mfu,
+        "global_batch_seqs": choice.layout["global_batch_seqs"],
+        "train_days": days,
+        "predicted": days * 24 * choice.gpus,
+    }
+
+
+def row_stack(row: dict) -> str:
+    """The software stack class a row's source names; `not-stated` runs with the default."""
+    cls = row["stack_class"]
+    return cls if cls in SOFTWARE_STACKS else DEFAULT_SOFTWARE_STACK
+
+
+@functools.cache
+def validate_heldout(stack: str | None = None) -> dict:
+    """Every held-out whole run planned as a buyer would plan it (plan_heldout_run) with the stack
+    class its source names (row_stack; `stack` forces one for every row), its GPU-hours error beside
+    the rule of thumb (6·N·D at one MFU picked after the fact on these rows, / 0.9 goodput), with
+    the errors summarised overall and per stack class."""
+    out = []
+    for row in load_heldout_runs():
+        plan = plan_heldout_run(row, {"software_stack": stack or row_stack(row)})
+        shape = shape_of(row["model"])
+        peak = get_gpu(row["gpu"]).peak_tflops(row["precision"].replace("fp16", "bf16")) * 1e12
+        rule_hours = 6 * shape.params_active * float(row["tokens"]) / peak / SECONDS_PER_HOUR
+        out.append(
+            {
+                "id": row["id"],
+                "model": row["model"],
+                "gpu": row["gpu"],
+                "stack_class": row["stack_class"],
+                "year": int(row["year"]),
+                "published": float(row["published_gpu_hours"]),
+                **plan,
+                "_rule": lambda mfu, h=rule_hours: h / mfu / RULE_GOODPUT,
+            }
+        )
+    for r in out:
+        r["error"] = _err(r["predicted"], r["published"])
+    mfu = best_rule_mfu(out)
+    for r in out:
+        r["rule_of_thumb"] = r.pop("_rule")(mfu)
+        r["rule_error"] = _err(r["rule_of_thumb"], r["published"])
+    classes = sorted({r["stack_class"] for r in out})
+    return {
+        "rows": out,
+        "model": summarise([r["error"] for r in out]),
+        "rule_of_thumb": summarise([r["rule_error"] for r in out]),
+        "rule_of_thumb_mfu": mfu,
+        "by_stack_class": {
+            c: summarise([r["error"] for r in out if r["stack_class"] == c]) for c in classes
+        },
+    }
+
+
+def heldout_report(res: dict) -> str:
+    """`clusterplan validate`'s table of the held-out whole runs (validate_heldout)."""
+    lines = [
+        "\n== Held-out whole runs, the planner choosing the layout "
+        "(models/data/validation/whole_runs_heldout.csv) ==",
+        f"{'row':22} {'stack class':20} {'GPUs':>7} {'layout (planner)':34} {'MFU':>5} "
+        f"{'published':>10} {'model':>10} {'error':>7} {'rule':>7}",
+    ]
+    for r in res["rows"]:
+        gpus = f"{r['gpus']:,}{'+' if r['gpus_chosen'] else ''}"
+        lines.append(
+            f"{r['id']:22} {r['stack_class']:20} {gpus:>7} {r['layout']:34} {r['mfu']:>5.0%} "
+            f"{r['published']:>10.4g} {r['predicted']:>10.4g} {r['error']:>+7.1%} {r['rule_error']:>+7.1%}"
+        )
+    m, t = res["model"], res["rule_of_thumb"]
+    lines.append(
+        f"GPU-hours, {m['rows']} runs: model median {m['median_abs_error']:.1%}, worst "
+        f"{m['worst_abs_error']:.1%} (signed {m['min_error']:+.1%} to {m['max_error']:+.1%}); rule of "
+        f"thumb (6ND at {res['rule_of_thumb_mfu']:.1%} MFU picked after the fact on these rows, "
+        f"/{RULE_GOODPUT:g} goodput) median {t['median_abs_error']:.1%}, worst {t['worst_abs_error']:.1%}"
+    )
+    for c, s in res["by_stack_class"].items():
+        lines.append(
+            f"  {c:20} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
+            f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
+        )
+    b = band_summary()
+    lines.append(
+        f"band (train_days_low-high): errors {b['low']:+.0%} to {b['high']:+.0%} "
+        f"(percentiles {BAND_PERCENTILES[0]}-{BAND_PERCENTILES[1]} of these runs' errors: "
+        f"{b['derived'][0]:+.0%} to {b['derived'][1]:+.0%}), planned days x{b['days_factor_low']:.2f} "
+        f"to x{b['days_factor_high']:.2f}; contains {b['coverage']:.0%} of the {b['runs']} held-out runs"
+    )
+    lines.append("+: GPU count not published, the planner's smallest count that fits")
+    return "\n".join(lines)
+
+
+def band_from_errors(errors: list[float]) -> tuple[float, float]:
+    """(low, high): the BAND_PERCENTILES of signed errors, rounded outward to a whole percent."""
+    lo, hi = np.percentile(errors, BAND_PERCENTILES)
+    return math.floor(round(lo * 100, 6)) / 100, math.ceil(round(hi * 100, 6)) / 100
+
+
+def band_coverage(errors: list[float], low: float, high: float) -> float:
+    """Share of runs whose error lies within [low, high]: their published GPU-hours within the band."""
+    return sum(low <= e <= high for e in errors) / len(errors)
+
+
+def band_summary() -> dict:
+    """The band plans use (GPU_HOURS_ERROR_LOW/HIGH), the band today's held-out errors give, and
+    the share of held-out whole runs inside it."""
+    errors = [r["error"] for r in validate_heldout()["rows"]]
+    return {
+        "low": GPU_HOURS_ERROR_LOW,
+        "high": GPU_HOURS_ERROR_HIGH,
+        "derived": band_from_errors(errors),
+        "coverage": band_coverage(errors, GPU_HOURS_ERROR_LOW, GPU_HOURS_ERROR_HIGH),
+        "runs": len(errors),
+        "days_factor_low": 1 / (1 + GPU_HOURS_ERROR_HIGH),
+        "days_factor_high": 1 / (1 + GPU_HOURS_ERROR_LOW),
+    }

@@ -25,6 +25,7 @@ def plan(**execution):
 
 def test_defaults_are_megatron_defaults_and_old_scenarios_still_load():
     assert Execution().model_dump() == {
+        "software_stack": "megatron-core-tuned",
         "attention": "flash2",
         "tp_comm_overlap": False,
         "gradient_precision": "fp32",
@@ -32,6 +33,7 @@ def test_defaults_are_megatron_defaults_and_old_scenarios_still_load():
     old = Scenario.model_validate(BASE)  # a link or file made before the section existed
     assert old.execution == Execution()
     assert Execution().job_options() == {
+        "stack": "megatron-core-tuned",
         "flash_attention": 2,
         "tp_comm_overlap": False,
         "grad_bytes": 4,
@@ -44,6 +46,7 @@ def test_tp_overlap_and_bf16_gradients_speed_up_a_tensor_parallel_plan():
     assert faster.step_time_s < base.step_time_s
     assert faster.train_days < base.train_days
     assert faster.execution == {
+        "software_stack": "megatron-core-tuned",
         "attention": "flash2",
         "tp_comm_overlap": True,
         "gradient_precision": "bf16",
@@ -114,6 +117,7 @@ def test_cli_flags_reach_the_plan():
         )
     data = json.loads(out.getvalue())
     assert data["execution"] == {
+        "software_stack": "megatron-core-tuned",
         "attention": "flash1",
         "tp_comm_overlap": True,
         "gradient_precision": "bf16",
@@ -148,3 +152,32 @@ def test_a_share_link_carries_the_execution_plan():
     back = share_link.decode(share_link.encode(scenario))
     assert back.execution == scenario.execution
     assert back.execution.gradient_precision == "fp32"  # the default survives unchanged
+
+
+def test_software_stack_changes_step_time_in_the_documented_direction():
+    """For the same job and layout, the classic stack (no data-parallel overlap, FlashAttention-1)
+    is slower than tuned Megatron-Core, by the data-parallel and attention time it no longer hides;
+    the planner's layouts keep to what each stack runs (FSDP: data parallel only)."""
+    from models.hardware import get_gpu
+    from models.job import AttentionKernel, Job
+    from models.layouts import Layouts
+    from models.search import best_layout
+    from models.shapes import get_preset
+    from models.step_time import step_breakdown
+
+    lay = Layouts.single(256, tp=1, pp=1, dp=64, micro_batch=1, zero=1)
+    args = (get_preset("llama2-7b"), get_gpu("H100-SXM"), 4096, 256)
+    tuned = step_breakdown(Job(*args, stack="megatron-core-tuned"), lay)
+    classic = step_breakdown(Job(*args, stack="megatron-3d-classic"), lay)
+    assert classic["data_parallel"][0] > tuned["data_parallel"][0]
+    assert classic["total"][0] > tuned["total"][0]
+    big = (get_preset("llama3-70b"), get_gpu("H100-SXM"), 8192, 512)
+    assert best_layout(Job(*big, stack="megatron-core-tuned"), 64).layout["tp"] > 1
+    fsdp = best_layout(Job(*big, stack="fsdp-zero"), 64).layout
+    assert (fsdp["tp"], fsdp["pp"], fsdp["zero"]) == (1, 1, 3)
+    assert Execution(software_stack="megatron-3d-classic").attention == "flash1"
+    assert Execution(software_stack="megatron-3d-classic").job_options()["flash_attention"] == (
+        AttentionKernel.FLASH1
+    )
+    # an explicit kernel wins over the stack's
+    assert Execution(software_stack="megatron-3d-classic", attention="flash2").attention == "flash2"

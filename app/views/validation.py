@@ -8,7 +8,62 @@ from app.formatting import md_plain
 from models import finetune_validation as FV
 from models import serving_validation as SV
 from models.constant_docs import model_constants
-from models.validation import UNITS, validate
+from models.validation import UNITS, band_summary, validate, validate_heldout
+
+
+def heldout_table(result: dict) -> pd.DataFrame:
+    """The held-out whole runs with the planner's layout and error (validate_heldout)."""
+    return pd.DataFrame(
+        [
+            {
+                "run": r["id"],
+                "stack class": r["stack_class"],
+                "GPUs": f"{r['gpus']:,}{' (planner)' if r['gpus_chosen'] else ''}",
+                "layout (planner)": r["layout"],
+                "MFU %": 100 * r["mfu"],
+                "published GPU-hours": r["published"],
+                "predicted GPU-hours": r["predicted"],
+                "error %": 100 * r["error"],
+                "rule of thumb error %": 100 * r["rule_error"],
+            }
+            for r in result["rows"]
+        ]
+    )
+
+
+def render_heldout() -> None:
+    """Held-out whole runs planned as a buyer would plan them, and the band they give."""
+    res, b = validate_heldout(), band_summary()
+    m, t = res["model"], res["rule_of_thumb"]
+    st.subheader("Held-out whole runs, the planner choosing the layout")
+    st.caption(
+        f"{m['rows']} published whole runs (models/data/validation/whole_runs_heldout.csv) entered "
+        "before any prediction, given only what a buyer knows (model, tokens, GPU, count or the "
+        "planner's smallest that fits, sequence, batch, precision) and the software stack class "
+        f"the source names. GPU-hours: model median {100 * m['median_abs_error']:.1f} %, worst "
+        f"{100 * m['worst_abs_error']:.1f} %; rule of thumb (6·N·D at "
+        f"{res['rule_of_thumb_mfu']:.1%} MFU, picked after the fact on these rows) median "
+        f"{100 * t['median_abs_error']:.1f} %, worst {100 * t['worst_abs_error']:.1f} %."
+    )
+    st.markdown(
+        f"**Band** on every plan's training days (train_days_low–high): errors "
+        f"{b['low']:+.0%} to {b['high']:+.0%} (the {b['derived'][0]:+.0%} to "
+        f"{b['derived'][1]:+.0%} of the 10th–90th percentiles, rounded outward), so planned days "
+        f"×{b['days_factor_low']:.2f} to ×{b['days_factor_high']:.2f}; it contains "
+        f"**{b['coverage']:.0%} of the {b['runs']} held-out runs**. The model is optimistic on "
+        "almost every one, so the band lies above the point estimate."
+    )
+    st.dataframe(
+        heldout_table(res),
+        hide_index=True,
+        column_config={
+            "error %": st.column_config.NumberColumn(format="%+.1f"),
+            "rule of thumb error %": st.column_config.NumberColumn(format="%+.1f"),
+            "MFU %": st.column_config.NumberColumn(format="%.0f"),
+            "published GPU-hours": st.column_config.NumberColumn(format="%.4g"),
+            "predicted GPU-hours": st.column_config.NumberColumn(format="%.4g"),
+        },
+    )
 
 
 def table(result: dict) -> pd.DataFrame:
@@ -318,6 +373,7 @@ def render() -> None:
         width="stretch",
         key="chart_validation",
     )
+    render_heldout()
     st.subheader("Every row")
     st.dataframe(
         table(result),
