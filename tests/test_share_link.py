@@ -906,9 +906,13 @@ def test_oversized_portfolio_links_are_refused():
     def noise(n: int) -> str:  # text zlib cannot shrink: random CJK, three bytes a character
         return "".join(chr(rng.randrange(0x4E00, 0x9FFF)) for _ in range(n))
 
-    fifty = _v2(workloads=[{"kind": "steady", "name": noise(60), "team": noise(40)} for _ in range(50)])
+    fifty = _v2(
+        workloads=[{"kind": "steady", "name": noise(60), "team": noise(40)} for _ in range(50)]
+    )
     Scenario.model_validate(fifty)  # valid, but its link would be too long to paste
-    with pytest.raises(LinkError, match=r"too large for a link \([\d,]+ characters; at most 8,192\)"):
+    with pytest.raises(
+        LinkError, match=r"too large for a link \([\d,]+ characters; at most 8,192\)"
+    ):
         encode_data(fifty)
     refused(token_of_json(fifty), r"too long \([\d,]+ characters; at most 8,192\)")
     # past the JSON cap: a valid-looking portfolio that inflates beyond 64 KB
