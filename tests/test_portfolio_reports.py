@@ -147,8 +147,10 @@ def test_pdf_draws_a_capacity_chart_per_option(v2):
     report = report_pdf.build_report(v2, link="", generated=GENERATED)
     assert report.charts
     text = pdf_text(report.data)
+    # in the Demand and capacity section, under its heading, before the numbers behind the charts
+    start, end = text.index("Monthly capacity against demand"), text.index("The numbers behind")
     for o in live(v2):
-        assert f"Capacity against demand: {o.label}" in text, o.label
+        assert start < text.index(f"Capacity against demand: {o.label}") < end, o.label
 
 
 def test_v1_pdf_has_no_portfolio_section(v1, monkeypatch):
