@@ -281,8 +281,14 @@ def print_figure(fig):
 
 
 def chart_svgs(c: Comparison) -> dict[str, bytes]:
-    """{name: SVG} of every chart in `app.charts.all_figures` order; ChartsUnavailable if none."""
+    """{name: SVG} of every chart in `app.charts.all_figures` order, then for a portfolio
+    (version 2) `capacity:<option>` for each available option (`charts.capacity_demand`);
+    ChartsUnavailable if none."""
     figures = {k: print_figure(f) for k, f in charts.all_figures(c).items()}
+    if c.portfolio is not None:
+        for o in c.options:
+            if o.available and o.capacity_gpus:
+                figures[f"capacity:{o.option}"] = print_figure(charts.capacity_demand(c, o.option))
     return dict(zip(figures, _SERVER.svgs(list(figures.values())), strict=True))
 
 

@@ -1081,3 +1081,85 @@ def finetune_memory(plan: Mapping, dark: bool = False) -> go.Figure:
     fig.update_yaxes(autorange="reversed", showgrid=False)
     fig.update_layout(showlegend=False, height=360)
     return fig
+
+
+def _gpu_hours(x: float) -> str:
+    """GPU-hours as 1.2M, 350k, 912 (no currency sign)."""
+    for div, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"{x / div:,.3g}{suffix}"
+    return f"{x:,.0f}"
+
+
+def capacity_demand(c: Comparison | Mapping, option: str, dark: bool = False) -> go.Figure:
+    """A portfolio's monthly capacity against its demand under one option's capacity plan: the
+    GPU-hours served and held idle each month stacked (together the capacity held,
+    `served_gpu_hours_by_month` + `idle_gpu_hours_by_month`), the unconstrained demand
+    (`demand_gpu_hours`) as a line; the term's queued and beyond-term GPU-hours in the subtitle.
+    A version-1 scenario, an option not compared or not available gives the empty state."""
+    c = _as_comparison(c)
+    o = c.option(option)
+    label = o.label if o is not None else _plain(str(option))[:60]
+    fig = _figure(f"Capacity against demand: {label}", "", dark)
+    if c.portfolio is None or not c.scenario.is_portfolio:
+        return _empty(fig, "Capacity plans are made for a portfolio of workloads (version 2)")
+    if o is None or not o.available or not o.capacity_gpus:
+        why = "was not compared" if o is None else "is not available for this scenario"
+        return _empty(fig, f"{label} {why}")
+    months = list(range(1, len(o.demand_gpu_hours) + 1))
+    color = option_color(o.option)
+    size = f"{o.capacity_size_gpus:,} GPUs" if o.capacity_size_gpus is not None else "per use"
+    fig.update_layout(
+        title_subtitle_text=(
+            f"{size}; GPU-hours each month: served and idle stack to the capacity held, the line "
+            f"is the demand. Over the term: {_gpu_hours(o.demanded_gpu_hours or 0)} demanded, "
+            f"{_gpu_hours(o.served_gpu_hours or 0)} served, "
+            f"{_gpu_hours(o.queued_gpu_hours or 0)} queued, "
+            f"{_gpu_hours(o.beyond_term_gpu_hours or 0)} beyond the term, "
+            f"{_gpu_hours(o.idle_gpu_hours or 0)} idle."
+        )
+    )
+    for name, values, opacity in (
+        ("Served", o.served_gpu_hours_by_month, 1.0),
+        ("Idle", o.idle_gpu_hours_by_month, 0.3),
+    ):
+        fig.add_trace(
+            go.Bar(
+                x=months,
+                y=values,
+                name=name,
+                marker={"color": color, "opacity": opacity, "line": {"width": 0}},
+                meta={"option": o.option, "kind": name.lower()},
+                customdata=[
+                    f"Month {m}: {name.lower()} {_gpu_hours(v)} GPU-hours; {gpus:,.1f} GPUs held"
+                    for m, v, gpus in zip(months, values, o.capacity_gpus, strict=True)
+                ],
+                hovertemplate=_HOVER,
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=months,
+            y=o.demand_gpu_hours,
+            mode="lines",
+            name="Demand",
+            line={"color": _THEMES[dark]["fg"], "width": 2, "shape": "hvh"},
+            meta={"option": o.option, "kind": "demand"},
+            customdata=[
+                f"Month {m}: demand {_gpu_hours(v)} GPU-hours"
+                for m, v in zip(months, o.demand_gpu_hours, strict=True)
+            ],
+            hovertemplate=_HOVER,
+        )
+    )
+    term = len(months)
+    fig.update_layout(
+        barmode="stack", bargap=0.15, hovermode="x unified", legend_traceorder="normal"
+    )
+    fig.update_xaxes(
+        title_text="Month of the term",
+        range=[0.5, term + 0.5],
+        dtick=6 if term > 24 else 3 if term > 12 else 1,
+    )
+    fig.update_yaxes(title_text="GPU-hours per month", rangemode="tozero")
+    return fig

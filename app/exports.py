@@ -9,6 +9,15 @@ to its `total_usd`. The rows are the engine's own monthly flows by category
 another catalogue exports that catalogue's flows. Options that are not available have no cash
 flows, hence no rows.
 
+For a portfolio (scenario version 2) the same long format gains a `team` and a `unit` column
+(`option, label, category, team, month, value, unit`; PORTFOLIO_CSV_HEADER): the cash flows as
+above (unit `usd`), then per option and month `capacity` (GPUs held, unit `gpus`), `demand`,
+`served` and `idle` (unit `gpu_hours`), then per team its `chargeback` over the term (unit `usd`,
+no month; the chargeback of an option sums to its total, so leave it out when summing cash
+flows). Each value is the engine's own (`OptionResult.capacity_gpus`, `demand_gpu_hours`,
+`served_gpu_hours_by_month`, `idle_gpu_hours_by_month`, `chargeback_usd`). A version-1
+comparison's CSV is as it always was.
+
 `comparison_json` is strict JSON: any number that is not finite is written as null.
 """
 
@@ -23,10 +32,27 @@ from typing import Any
 from pricing.engine import Comparison
 
 CSV_HEADER = ("option", "label", "category", "month", "usd")
+PORTFOLIO_CSV_HEADER = ("option", "label", "category", "team", "month", "value", "unit")
+#: a portfolio's monthly rows: category -> (OptionResult field, unit)
+PORTFOLIO_MONTHLY = {
+    "capacity": ("capacity_gpus", "gpus"),
+    "demand": ("demand_gpu_hours", "gpu_hours"),
+    "served": ("served_gpu_hours_by_month", "gpu_hours"),
+    "idle": ("idle_gpu_hours_by_month", "gpu_hours"),
+}
+
+
+def _cell(text: str) -> str:
+    """User text (a team name) as a spreadsheet shows it, never as a formula (OWASP CSV
+    injection: a leading = + - @ tab or carriage return is escaped with a ')."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def monthly_csv(c: Comparison) -> str:
-    """Long-format CSV of every option's monthly cash flows by category (USD, nominal)."""
+    """Long-format CSV of every option's monthly cash flows by category (USD, nominal); for a
+    portfolio also its monthly capacity, demand, served and idle, and the chargeback by team."""
+    if c.portfolio is not None:
+        return _portfolio_csv(c)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_HEADER)
@@ -34,6 +60,26 @@ def monthly_csv(c: Comparison) -> str:
         for category, values in o.monthly_by_category_usd.items():
             for month, value in enumerate(values, start=1):
                 w.writerow([o.option, o.label, category, month, repr(float(value))])
+    return buf.getvalue()
+
+
+def _portfolio_csv(c: Comparison) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(PORTFOLIO_CSV_HEADER)
+    for o in c.options:
+        for category, values in o.monthly_by_category_usd.items():
+            for month, value in enumerate(values, start=1):
+                w.writerow([o.option, o.label, category, "", month, repr(float(value)), "usd"])
+    for o in c.options:
+        for category, (name, unit) in PORTFOLIO_MONTHLY.items():
+            for month, value in enumerate(getattr(o, name), start=1):
+                w.writerow([o.option, o.label, category, "", month, repr(float(value)), unit])
+    for o in c.options:
+        for team, value in o.chargeback_usd.items():
+            w.writerow(
+                [o.option, o.label, "chargeback", _cell(team), "", repr(float(value)), "usd"]
+            )
     return buf.getvalue()
 
 

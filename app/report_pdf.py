@@ -2,8 +2,11 @@
 
 `build_pdf(c)` lays out, on A4 with fpdf2: a cover (title, scenario, the recommendation and why,
 the totals table, the share link that reopens the scenario), the six charts of `app.charts` as
-vector graphics, tables that hold every charted number, and every assumption with its source
-and date. Every page carries the generation date, the catalogue date and "page N of M". Text
+vector graphics, for a portfolio (scenario version 2) a "Demand and capacity" section (each
+option's size and GPU-hours served, queued, beyond the term and idle, the delay of each workload,
+the chargeback by team, a chart of monthly capacity against demand per option and its table;
+the tables are `app.report_text`'s, as `clusterplan compare` prints them), tables that hold
+every charted number, and every assumption with its source and date. Every page carries the generation date, the catalogue date and "page N of M". Text
 from the user (the title, names) goes into plain cells: it is never read as markup.
 
 Charts come from `app.chart_export` (kaleido with Debian's Chromium, one browser per process behind
@@ -39,7 +42,17 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     svg_for_pdf,
 )
 from app.formatting import band, days, deadline_miss, si, usd, usd_rate
-from app.report_text import after_tax_line, deadline_sizing_line, execution_text
+from app.report_text import (
+    after_tax_line,
+    capacity_rows,
+    chargeback_rows,
+    deadline_sizing_line,
+    delay_notes,
+    delay_rows,
+    execution_text,
+    gpu_hours,
+    monthly_capacity_rows,
+)
 from pricing import freshness
 from pricing.results import Comparison, OptionResult
 
@@ -68,6 +81,8 @@ def plain(text: object, limit: int = MAX_TITLE_CHARS) -> str:
 
 def default_title(c: Comparison) -> str:
     t = c.training
+    if c.portfolio is not None:
+        return f"Portfolio of {len(c.scenario.workloads)} workloads on {c.scenario.cluster.gpu}"
     return f"{t.model} on {t.gpus:,} × {t.gpu}"
 
 
@@ -272,6 +287,8 @@ class _Document(FPDF):
 
     # ---- the report
     def write_all(self, svgs: dict[str, bytes], note: str) -> None:
+        capacity = {k: v for k, v in svgs.items() if k.startswith("capacity:")}
+        svgs = {k: v for k, v in svgs.items() if k not in capacity}
         self.add_page()
         self.cover()
         self.add_page()
@@ -280,6 +297,8 @@ class _Document(FPDF):
             self.draw_charts(svgs)
         else:
             self.text_block(note, 10, WARN, "B")
+        if self.c.portfolio is not None:
+            self.demand_capacity(capacity, note)
         self.numbers()
         self.assumptions()
         self.furniture()
@@ -434,8 +453,23 @@ class _Document(FPDF):
         fin = term.financing + (
             f" over {term.loan_years} years" if term.financing != "cash" else ""
         )
+        if s.is_portfolio:
+            teams = len({x.team for x in s.workloads})
+            work = [
+                f"{len(s.workloads)} workloads, {teams} team{'s' if teams != 1 else ''}",
+                *(f"{x.name} ({x.kind}, {x.team})" for x in s.workloads[:12]),
+            ] + ([f"{len(s.workloads) - 12} more"] if len(s.workloads) > 12 else [])
+            cluster = f"{t.gpu}; " + (
+                f"{cl.gpus:,} GPUs on the fixed-size options"
+                if cl.gpus
+                else "each option's size from its capacity plan (Demand and capacity)"
+            )
+            usage = (
+                f"{gpu_hours(self.c.portfolio.demanded_gpu_hours)} GPU-hours over the term, "
+                f"peak {max(self.c.portfolio.peak_gpus, default=0):,.0f} GPUs"
+            )
         rows = [
-            ["Workload", " · ".join(work)],
+            ["Workloads" if s.is_portfolio else "Workload", " · ".join(work)],
             ["Cluster", cluster],
             ["Execution plan", execution_text(s.execution)],
             [
@@ -445,7 +479,7 @@ class _Document(FPDF):
                 f"goodput {t.goodput:.1%}); layout TP {lay.tp} · PP {lay.pp} · DP {lay.dp}; "
                 f"MFU {t.mfu:.1%}",
             ],
-            ["Usage", usage],
+            ["Demand" if s.is_portfolio else "Usage", usage],
             ["Term", f"{term.months} months, financing: {fin}"],
             ["Facility (build)", opts.facility],
             ["Options compared", ", ".join(labels.get(o, o) for o in opts.compare)],
@@ -473,6 +507,66 @@ class _Document(FPDF):
             self.image(io.BytesIO(svg), x=self.l_margin, y=self.get_y(), w=w, h=h)
             self.current_font_is_set_on_page = False  # the chart's text changed fonts
             self.set_y(self.get_y() + h + 3)
+
+    def demand_capacity(self, svgs: dict[str, bytes], note: str) -> None:
+        """A portfolio's demand against each option's capacity plan: the tables `clusterplan
+        compare` prints (app/report_text.py) and a chart per option (charts.capacity_demand)."""
+        c = self.c
+        self.heading("Demand and capacity")
+        p = c.portfolio
+        self.caption(
+            f"The portfolio asks for {gpu_hours(p.demanded_gpu_hours)} GPU-hours over the term, "
+            f"at most {max(p.peak_gpus, default=0):,.0f} GPUs at once. Each option serves it on "
+            "its own capacity plan; work not started by the term end is queued, work started "
+            "and finishing after it is beyond the term, capacity held and not working is idle."
+        )
+        rows = capacity_rows(c)
+        self.heading("GPU-hours over the term", 10, 2)
+        self.grid(rows, (30, 18, 22, 22, 20, 20, 22), ("LEFT",) + ("RIGHT",) * 6)
+        for o in c.options:
+            if o.available and o.capacity_rule:
+                self.caption(f"{o.label}: {plain(o.capacity_rule, 400)}.")
+        rows = delay_rows(c)
+        n = len(rows[0]) - 3
+        self.heading("Delay per workload", 10)
+        self.caption(
+            "Days each workload's work waited for capacity: the longest and the mean (a run's "
+            "start less its release; steady work weighted by its GPU-hours)."
+        )
+        self.grid(
+            [[plain(x, 60) for x in r] for r in rows],
+            (30, 20, 16, *(114 / max(n, 1),) * n),
+            ("LEFT", "LEFT", "LEFT") + ("RIGHT",) * n,
+            7.4,
+        )
+        for line in delay_notes(c):
+            self.caption(plain(line, 400) + ".")
+        rows = chargeback_rows(c)
+        n = len(rows[0]) - 1
+        self.heading("Chargeback by team", 10)
+        self.caption(
+            "Each team's share of an option's total cost (nominal): the total times the team's "
+            "share of the GPU-hours served; idle capacity is shared in the same proportion."
+        )
+        self.grid(
+            [[plain(x, 60) for x in r] for r in rows],
+            (34, *(146 / max(n, 1),) * n),
+            ("LEFT",) + ("RIGHT",) * n,
+        )
+        self.heading("Monthly capacity against demand", 10)
+        if svgs:
+            self.draw_charts(svgs)
+        elif note:
+            self.caption(note)
+        rows = monthly_capacity_rows(c)
+        n = len(rows[0]) - 2
+        self.caption("GPU-hours demanded each month and the GPUs each option holds.")
+        self.grid(
+            rows,
+            (14, 28, *(138 / max(n, 1),) * n),
+            ("RIGHT",) * (n + 2),
+            7.2,
+        )
 
     def numbers(self) -> None:
         c = self.c

@@ -127,6 +127,8 @@ def comparison_report(c: Comparison) -> str:
         f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {t.train_days:.1f} days"
         f" ({t.ideal_days:.1f} ideal, goodput {t.goodput:.1%}); term {c.scenario.term.months} months"
     )
+    if c.portfolio is not None:
+        head = portfolio_head(c)
     cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready day':>9} {'first result':>12}"
     lines = [head]
     lines += deadline_sizing_line(c)
@@ -181,6 +183,138 @@ def comparison_report(c: Comparison) -> str:
             )
     if c.flip_points:
         lines += ["", "Flip points:"] + [f"  {f.text}" for f in c.flip_points]
+    if c.portfolio is not None:
+        lines += ["", portfolio_report(c)]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------ a portfolio's demand and capacity (version 2)
+# The tables below are the PDF's "Demand and capacity" section and `compare`'s, cell for cell:
+# each is a header row and rows of text, every number read from the engine's fields
+# (pricing/results.py OptionResult, Comparison.portfolio).
+
+
+def gpu_hours(x: float | None) -> str:
+    """GPU-hours as a whole number with thousands separators; '-' for none."""
+    return "-" if x is None else f"{x:,.0f}"
+
+
+def portfolio_head(c: Comparison) -> str:
+    """'3 workloads (2 teams) on H100-SXM: 1.2 M GPU-hours demanded ...; term 36 months'."""
+    s, p = c.scenario, c.portfolio
+    teams = len({w.team for w in s.workloads})
+    return (
+        f"Portfolio of {len(s.workloads)} workloads ({teams} team{'s' if teams != 1 else ''}) on "
+        f"{s.cluster.gpu}: {gpu_hours(p.demanded_gpu_hours)} GPU-hours demanded, peak "
+        f"{max(p.peak_gpus, default=0):,.0f} GPUs; term {s.term.months} months"
+    )
+
+
+def _portfolio_options(c: Comparison) -> list:
+    return [o for o in c.options if o.available and o.capacity_gpus]
+
+
+def capacity_rows(c: Comparison) -> list[list[str]]:
+    """Per option: its capacity plan's size and the term's GPU-hours demanded, served, queued
+    (released, not started by the term end), beyond the term (started, finishing after) and idle."""
+    rows = [["Option", "Size (GPUs)", "Demanded", "Served", "Queued", "Beyond term", "Idle"]]
+    for o in _portfolio_options(c):
+        size = "per use" if o.capacity_size_gpus is None else f"{o.capacity_size_gpus:,}"
+        rows.append(
+            [
+                o.label,
+                size,
+                *map(
+                    gpu_hours,
+                    (
+                        o.demanded_gpu_hours,
+                        o.served_gpu_hours,
+                        o.queued_gpu_hours,
+                        o.beyond_term_gpu_hours,
+                        o.idle_gpu_hours,
+                    ),
+                ),
+            ]
+        )
+    return rows
+
+
+def _delay(d) -> str:
+    if d is None or d.delay_days_max is None:
+        return "-"
+    return f"{d.delay_days_max:,.1f} / {d.delay_days_mean or 0:,.1f}"
+
+
+def delay_rows(c: Comparison) -> list[list[str]]:
+    """Per workload and option: the longest and the mean wait in days (`WorkloadDelay`)."""
+    options = _portfolio_options(c)
+    rows = [["Workload", "Team", "Kind", *(o.label for o in options)]]
+    by_option = [{d.name: d for d in o.workload_delays} for o in options]
+    for w in c.scenario.workloads:
+        rows.append([w.name, w.team, w.kind, *(_delay(d.get(w.name)) for d in by_option)])
+    return rows
+
+
+def delay_notes(c: Comparison) -> list[str]:
+    """Why some workloads' runs are never served on an option's plan, one line each."""
+    return [
+        f"{o.label}, {d.name}: {d.never_served}"
+        for o in _portfolio_options(c)
+        for d in o.workload_delays
+        if d.never_served
+    ]
+
+
+def chargeback_rows(c: Comparison) -> list[list[str]]:
+    """Per team and option: its share of the option's total cost (`chargeback_usd`), then the
+    option's total."""
+    options = _portfolio_options(c)
+    teams = list(dict.fromkeys(t for o in options for t in o.chargeback_usd))
+    rows = [["Team", *(o.label for o in options)]]
+    rows += [[t, *(_usd(o.chargeback_usd.get(t)) for o in options)] for t in teams]
+    rows.append(["Total", *(_usd(o.total_usd) for o in options)])
+    return rows
+
+
+def monthly_capacity_rows(c: Comparison) -> list[list[str]]:
+    """Per month: the GPU-hours demanded, then the GPUs each option holds (`capacity_gpus`; the
+    CSV has the GPU-hours served and idle too)."""
+    options = _portfolio_options(c)
+    rows = [["Month", "Demand (GPU-hours)", *(f"{o.label} (GPUs)" for o in options)]]
+    if not options:
+        return rows
+    for m, demand in enumerate(options[0].demand_gpu_hours):
+        rows.append(
+            [str(m + 1), gpu_hours(demand), *(f"{o.capacity_gpus[m]:,.1f}" for o in options)]
+        )
+    return rows
+
+
+def text_table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    """Rows as aligned text: the first column left, the others right."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        indent
+        + "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+
+
+def portfolio_report(c: Comparison) -> str:
+    """The demand and capacity tables of a portfolio (the PDF's section of the same name)."""
+    lines = ["Demand and capacity (GPU-hours over the term):"]
+    lines += text_table(capacity_rows(c))
+    lines += [f"  {o.label}: {o.capacity_rule}" for o in _portfolio_options(c) if o.capacity_rule]
+    lines += ["", "Delay per workload (days: longest / mean):"]
+    lines += text_table(delay_rows(c))
+    lines += [f"  {n}" for n in delay_notes(c)]
+    lines += ["", "Chargeback by team (nominal USD over the term):"]
+    lines += text_table(chargeback_rows(c))
+    lines += ["", "Monthly capacity (GPUs held) against demand:"]
+    lines += text_table(monthly_capacity_rows(c))
     return "\n".join(lines)
 
 

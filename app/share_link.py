@@ -3,7 +3,13 @@
 Format: compact JSON (with the schema `version` inside) -> zlib (level 9) -> base64url without
 `=` padding. A link is untrusted input, so decoding is bounded at every step: the token's length
 before anything else, the decompressed size while inflating, JSON constants and nesting depth while
-parsing, then the version (older ones are migrated) and the pydantic schema. Every problem becomes
+parsing, then the version (older ones are migrated) and the pydantic schema.
+
+Two schema versions are read and written as they are (`VERSIONS`): 1, one training workload, and
+2, a portfolio of `workloads` (at most 50; models/portfolio.py), each written with its `kind` and
+only the fields that differ from that kind's defaults, so a ten-workload portfolio with every
+field set is about 1,000 characters. A version-1 link is not migrated: it opens, and is written,
+as before, byte for byte. Every problem becomes
 a `LinkError` whose message is one short sentence for the user; the token itself is never echoed.
 
 Optional sections beside the scenario's fields carry the Serve and Fine-tune pages' inputs:
@@ -32,7 +38,12 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 from pydantic import BaseModel, ValidationError
 
 from models.finetune import FinetuneInputs
-from models.scenario import SCHEMA_VERSION, Scenario, explain_validation_error
+from models.scenario import (
+    PORTFOLIO_VERSION,
+    SCHEMA_VERSION,
+    Scenario,
+    explain_validation_error,
+)
 from models.serving import ServeInputs
 
 #: longest encoded token accepted (checked before any decoding)
@@ -46,8 +57,10 @@ MAX_QUOTE_CHARS = 160
 
 DEFAULT_BASE_URL = "http://localhost:8501/"
 
-#: schema migrations: MIGRATIONS[v] turns a version-v scenario dict into a version-(v+1) one.
-#: Empty while the schema is at version 1; add an entry whenever SCHEMA_VERSION goes up.
+#: the schema versions a link holds and opens as they are: 1 (one workload), 2 (a portfolio)
+VERSIONS: tuple[int, ...] = (SCHEMA_VERSION, PORTFOLIO_VERSION)
+#: schema migrations: MIGRATIONS[v] turns a version-v scenario dict into a version-(v+1) one, for
+#: versions older than any in VERSIONS. Empty: every version ever written is still read as it is.
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
 
 #: the optional sections (top-level keys beside the scenario's) and the record each must validate as
@@ -166,8 +179,8 @@ def encode_data(data: dict) -> str:
     if "version" not in data:
         data = {"version": SCHEMA_VERSION, **data}
     version = data["version"]
-    if type(version) is not int or version != SCHEMA_VERSION:
-        raise LinkError(f"the scenario's version must be {SCHEMA_VERSION}")
+    if type(version) is not int or version not in VERSIONS:
+        raise LinkError(f"the scenario's version must be one of {', '.join(map(str, VERSIONS))}")
     scenario_part, sections = _split(data)
     _validate(scenario_part)
     for name, section in sections.items():
@@ -192,12 +205,13 @@ def encode_data(data: dict) -> str:
 
 
 def encode(scenario: Scenario, sections: dict[str, BaseModel | dict] | None = None) -> str:
-    """A short token: only the values that differ from the defaults, plus `version`; with
-    `sections` ({"serve": ServeInputs, ...}), those too (section_data)."""
+    """A short token: only the values that differ from the defaults, plus `version` (a
+    portfolio's workloads each keep their `kind`); with `sections` ({"serve": ServeInputs, ...}),
+    those too (section_data)."""
     data = scenario.model_dump(mode="json", exclude_defaults=True)
     data.pop("version", None)
     extra = {name: section_data(name, rec) for name, rec in (sections or {}).items()}
-    return encode_data({"version": SCHEMA_VERSION, **data, **extra})
+    return encode_data({"version": scenario.version, **data, **extra})
 
 
 # ---------------------------------------------------------------------------------------- decode
@@ -289,13 +303,14 @@ def _migrate(data: dict) -> dict:
     version = data["version"]
     if type(version) is not int:
         raise LinkError("the link's schema version is not a whole number")
-    if version > SCHEMA_VERSION:
+    newest = max(VERSIONS)
+    if version > newest:
         shown = f" (version {version})" if version < 10**6 else ""
         raise LinkError(
             f"the link was made by a newer version of the planner{shown}; "
-            f"this one reads up to version {SCHEMA_VERSION}"
+            f"this one reads up to version {newest}"
         )
-    while version < SCHEMA_VERSION:
+    while version not in VERSIONS:
         step = MIGRATIONS.get(version)
         if step is None:
             raise LinkError("the link's schema version is too old for this planner to read")

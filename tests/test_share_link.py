@@ -372,7 +372,7 @@ def test_huge_integer_is_refused():
     ("version", "pattern"),
     [
         (99, "newer version of the planner"),
-        (2, "newer version of the planner"),
+        (3, "newer version of the planner"),
         (0, "too old"),
         (-3, "too old"),
         ("1", "not a whole number"),
@@ -513,7 +513,7 @@ def test_migrations_upgrade_older_links(monkeypatch):
         data["term"] = term
         return data
 
-    monkeypatch.setattr(share_link, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(share_link, "VERSIONS", (2,))
     monkeypatch.setattr(share_link, "Scenario", ScenarioV2)
     monkeypatch.setattr(share_link, "MIGRATIONS", {1: one_to_two})
     old = token_of_json({"version": 1, "term": {"years": 4}})
@@ -530,7 +530,7 @@ def test_migrations_upgrade_older_links(monkeypatch):
 
 
 def test_no_migrations_needed_today():
-    assert all(v < SCHEMA_VERSION for v in share_link.MIGRATIONS)
+    assert all(v < min(share_link.VERSIONS) for v in share_link.MIGRATIONS)
 
 
 # ------------------------------------------------------------------------------------------- CLI
@@ -757,3 +757,185 @@ def test_cli_decode_prints_the_sections(capsys):
     rc, out, err = cli(capsys, "decode", bad)
     assert rc == 1 and "serve" not in json.loads(out) and json.loads(out) == EXAMPLE
     assert err.startswith("clusterplan decode: the link's Serve inputs") and "tpot_ms" in err
+
+
+# ------------------------------------------------------------------ version 2: portfolio links
+
+#: tokens the planner wrote for version-1 scenarios before links could hold a portfolio
+V1_TOKENS = {
+    "defaults": "eNqrVipLLSrOzM9TsjKsBQAiNgSu",
+    "example": "eNpNjM0KAyEMBt8lZym6lB58lVIWq2GRVSP-tCyL797YS5vLB8NMTnhhqZ4SaCXgTWUPZBzoExrtmCroRf7dRQ4BNvTasExpy50VJZcr817NhpOWPsPbV6bc-Hud2FLMprBxh2f3wYGAgqnxRJM4ncAG6k5TWh0y_BFuo28N3aoOeIzxAR59PEk",
+    "full": "eNptUk2v2jAQ_CvI5wglgfBCrq9V37GXnqrKcuwlWDh26g9o9MR_724g5CHBAbA9Ozu7M5_sDD5oZ1lTZOzi_Mk4oVjzyXqnwLDGJmMyNggv-sCazTZ_fNZ5xoSM-gz88fz29BrdCSxeF9s6f64L8JcbwKbbfL_LWGdcKwxvRZRHPlftyn2xrXaIHjxIfRPJDkPNrhmTJoUInoR2Q8L7jzLPWcYUCGW0Ba7EiBxv1bpCtAejRauNjiNVHIQ2yUPgA3iO5QRmDQrL86IkdIjCR95rmyKQ_nrSHJ0XHfCL1xF41474TQSBpsBi7JMCAubloagUsWcQkaQjb6KxynWVfX3gg4wotJyE4kj9rd7GIxHXOJIO0iUbuRfUkdB74jhoK6zUtsNGaBp1oB8-gvBUinRuoA6BGKXr0SUU9Zu1SRtFesBG_OmFRdVq-de4i53O0riEJ8sV4NNyEwYXHwck7nWMoHgxvrjcjOwPahXyvn02k1N3Pnh31op8ZN__iX4wsPoGSkucVK1-_Py1eie6mfYV_GNED4IUBm9pYoyzR8g0cwCPR56Cmp3GiBbVLYJgQEavJap6IE6X45SDeoOhS7isYl3ipqUzTt7MWpB88gghu4ro3BB4EEb4hY2MoPBUc-jvAWrTgoktulmRndpi6ox5bmOnHJV3yXd_cA3Q69TfslBOgYIOUxuWUdtpDqJVBkPjLng5wTeT2mn5X_bCjy55yuammnf9sP0Fbreu6-v1P8VMbLE",
+}
+V1_SCENARIOS = {"defaults": {}, "example": EXAMPLE, "full": FULL}
+
+#: one workload of each kind with every field away from its default
+EVERY_FIELD = {
+    "pretrain": {"model": "llama3-70b", "tokens": 2.5e12, "seq_len": 4096, "precision": "fp8",
+                 "gpus": 2048, "runs_per_month": 0.25},
+    "finetune": {"model": "llama3-70b", "method": "qlora", "tokens": 3.2e8, "epochs": 2.5,
+                 "seq_len": 8192, "global_batch_seqs": 64, "lora_rank": 64, "precision": "fp8",
+                 "gpus": 16, "jobs_per_month": 6.5},
+    "serve": {"model": "llama3-8b", "precision": "bf16", "input_tokens": 2400,
+              "output_tokens": 450, "rps": 37.5, "growth_pct_per_month": 10.0, "ttft_ms": 800.0,
+              "tpot_ms": 45.0},
+    "steady": {"gpus": 192, "utilisation_pct": 55.5},
+}  # fmt: skip
+TEN_NAMES = (
+    "support-assistant-70b", "search-ranking-finetune", "base-model-pretrain-q3",
+    "code-completion-serving", "vision-research-group", "speech-team-finetunes",
+    "evaluation-harness-nightly", "robotics-lab-steady-use", "multilingual-pretrain-v2",
+    "agent-platform-inference",
+)  # fmt: skip
+
+
+def ten_workloads() -> dict:
+    """A ten-workload portfolio, every workload field and most scenario fields set, long names."""
+    kinds = list(EVERY_FIELD)
+    workloads = [
+        {
+            "kind": kinds[i % 4],
+            "name": name,
+            "team": f"{('applied-ml', 'research', 'platform', 'data-science')[i % 4]}-{i}",
+            "start_month": 3 + i,
+            "duration_months": 30 - i,
+            **EVERY_FIELD[kinds[i % 4]],
+        }
+        for i, name in enumerate(TEN_NAMES)
+    ]
+    return {
+        "version": 2,
+        "cluster": {"gpu": "H200"},
+        "term": {"months": 60, "discount_rate_pct": 9.5, "financing": "loan", "loan_years": 4},
+        "options": {
+            "compare": ["build", "rent", "managed", "cloud:on_demand", "cloud:committed_1y"],
+            "facility": "owned",
+            "rent_commitment": "monthly",
+        },
+        "overrides": {"server_usd_per_gpu": 31500.0, "electricity_usd_per_kwh": 0.083},
+        "workloads": workloads,
+    }
+
+
+@pytest.mark.parametrize("name", list(V1_TOKENS))
+def test_v1_links_are_byte_identical_and_open_as_version_1(name):
+    scenario = Scenario.model_validate(V1_SCENARIOS[name])
+    assert encode(scenario) == V1_TOKENS[name]
+    opened = decode(V1_TOKENS[name])
+    assert opened == scenario and opened.version == 1 and opened.workloads is None
+    assert "workloads" not in decode_data(V1_TOKENS[name])
+
+
+def test_ten_workload_portfolio_link_is_short_and_round_trips():
+    data = ten_workloads()
+    scenario = Scenario.model_validate(data)
+    url = link_url(scenario)
+    # measured: 1,027 characters (2,673 bytes of JSON before compression)
+    assert len(url) < 2000, len(url)
+    back = decode(token_from_url(url))
+    assert back == scenario and back.version == 2 and len(back.workloads) == 10
+    assert [w.kind for w in back.workloads] == [w["kind"] for w in data["workloads"]]
+    # the file as given (keys kept, nothing dropped) reads back as the same dict
+    assert decode_data(token_from_url(link_url(data))) == data
+
+
+def test_portfolio_links_hold_only_what_differs_from_each_kinds_defaults():
+    data = {"version": 2, "workloads": [{"kind": k, "name": k} for k in EVERY_FIELD]}
+    raw = json.loads(zlib.decompress(base64.urlsafe_b64decode(encode_data(data) + "==")))
+    assert raw["workloads"] == data["workloads"]
+    token = encode(Scenario.model_validate(data))
+    assert decode_data(token) == data  # encode wrote `kind` and `name`, and no default
+
+
+@pytest.mark.parametrize("sample", ["enterprise", "university", "lab"])
+def test_sample_portfolios_round_trip(sample):
+    data = json.loads(example_json(sample))
+    scenario = Scenario.model_validate(data)
+    assert decode(encode(scenario)) == scenario
+    assert decode_data(encode_data(data)) == data
+
+
+def _v2(**change) -> dict:
+    return {**ten_workloads(), **change}
+
+
+def _with_workload(i: int, **fields) -> dict:
+    data = ten_workloads()
+    data["workloads"][i] = {**data["workloads"][i], **fields}
+    return data
+
+
+@pytest.mark.parametrize(
+    ("data", "pattern"),
+    [
+        (
+            _v2(workloads=[{"kind": "steady", "name": f"team-{i}"} for i in range(51)]),
+            r"workloads: .*at most 50",
+        ),
+        (_with_workload(2, kind="gpu-miner"), r"workloads\[2\]: .*'gpu-miner'.*'pretrain'"),
+        (_v2(workloads=[{"name": "no kind"}]), r"workloads\[0\]: .*discriminator 'kind'"),
+        (_with_workload(2, rps=-1), r"workloads\[2\]\.rps: .*allowed: more than 0"),
+        (_with_workload(1, jobs_per_month=0), r"workloads\[1\]\.jobs_per_month: .*more than 0"),
+        (_with_workload(0, model="gpt-9"), r"workloads\[0\]\.model: unknown model preset"),
+        (_with_workload(4, method="lora"), r"workloads\[4\]\.method: Extra inputs"),
+        (_with_workload(5, __class__="os"), r"workloads\[5\]\.__class__: Extra inputs"),
+        (_with_workload(6, start_month=200), r"workloads\[6\]\.start_month: .*at most 119"),
+        (_with_workload(7, name=TEN_NAMES[0]), r"workloads\[7\]\.name: .*used twice"),
+        (_v2(workloads={"a": 1}), r"workloads: .*valid list"),
+        (_v2(workloads=[]), r"workloads: .*at least one workload"),
+        (_v2(version=1), r"workloads: workloads needs version 2"),
+        (_v2(workload={"model": "llama3-8b"}), r"workload: .*not used by a version 2"),
+        (_v2(usage={"mode": "utilisation"}), r"usage: .*not used by a version 2"),
+    ],
+    ids=[
+        "51-workloads", "bad-kind", "no-kind", "bad-rps", "zero-rate", "bad-model",
+        "other-kinds-field", "dunder-field", "past-ten-years", "duplicate-name", "not-a-list",
+        "empty", "v1-with-workloads", "v2-with-workload", "v2-with-usage",
+    ],
+)  # fmt: skip
+def test_hostile_portfolio_links_are_refused_naming_the_field(data, pattern):
+    msg = refused(token_of_json(data), "scenario is invalid")
+    assert re.search(pattern, msg), msg
+    with pytest.raises(LinkError, match=pattern):
+        encode_data(data)
+
+
+def test_oversized_portfolio_links_are_refused():
+    rng = __import__("random").Random(11)
+
+    def noise(n: int) -> str:  # text zlib cannot shrink: random CJK, three bytes a character
+        return "".join(chr(rng.randrange(0x4E00, 0x9FFF)) for _ in range(n))
+
+    fifty = _v2(
+        workloads=[{"kind": "steady", "name": noise(60), "team": noise(40)} for _ in range(50)]
+    )
+    Scenario.model_validate(fifty)  # valid, but its link would be too long to paste
+    with pytest.raises(
+        LinkError, match=r"too large for a link \([\d,]+ characters; at most 8,192\)"
+    ):
+        encode_data(fifty)
+    refused(token_of_json(fifty), r"too long \([\d,]+ characters; at most 8,192\)")
+    # past the JSON cap: a valid-looking portfolio that inflates beyond 64 KB
+    bomb = _v2(workloads=[{"kind": "steady", "name": "x" * 60, "team": "y" * 40}] * 700)
+    refused(token_of_json(bomb), r"too large \(over 65,536 bytes\)")
+
+
+def test_cli_link_and_decode_portfolio_files(capsys, tmp_path):
+    for sample in ("enterprise", "university", "lab"):
+        rc, out, _ = cli(capsys, "example", "--portfolio", sample)
+        path = tmp_path / f"{sample}.json"
+        path.write_text(out)
+        rc, url, err = cli(capsys, "link", str(path))
+        assert rc == 0 and not err and len(url.strip()) < 2000
+        rc, out, err = cli(capsys, "decode", url.strip())
+        assert rc == 0 and not err
+        assert json.loads(out) == json.loads(path.read_text())
+        assert json.loads(out)["version"] == 2
+    path = tmp_path / "ten.json"
+    path.write_text(json.dumps(ten_workloads()))
+    rc, url, _ = cli(capsys, "link", str(path))
+    rc, out, _ = cli(capsys, "decode", url.strip())
+    assert rc == 0 and json.loads(out) == ten_workloads()
+    path.write_text(json.dumps(_with_workload(6, rps=-1)))
+    rc, out, err = cli(capsys, "link", str(path))
+    assert rc == 2 and not out and "workloads[6].rps" in err and "allowed: more than 0" in err
