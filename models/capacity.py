@@ -131,6 +131,14 @@ class Prepared:
     columns and FIFO order), computed once per demand and shared by every capacity it is
     served on (a capacity plan's search simulates one demand many times)."""
 
+    def per_workload(self, per_run: np.ndarray) -> np.ndarray:
+        """Sums over the runs of each workload (rows of `per_run` are runs): (workloads, ...).
+        An indexed add, not a one-hot matrix product, so no BLAS threads (which contend on a
+        busy machine: 75-130 ms for this product instead of 0.2 ms)."""
+        out = np.zeros((self.n_w, *per_run.shape[1:]))
+        np.add.at(out, self.wl, per_run)
+        return out
+
     def __init__(self, demand: Demand):
         months = demand.months
         self.demand = demand
@@ -149,7 +157,7 @@ class Prepared:
         self.length = np.maximum(1, np.ceil(self.days / SLOT_DAYS - 1e-9)).astype(int)
         self.order = np.lexsort((self.wl, self.rel))
         self.whole = self.gpus * self.days * 24
-        self.of = (self.wl[None, :] == np.arange(n_w)[:, None]).astype(float)  # workload × run
+        self.n_w = n_w
         slots = months * SLOTS_PER_MONTH
         profile = np.zeros(slots + 1)
         np.add.at(profile, self.rel, self.gpus)
@@ -275,8 +283,8 @@ def unmet_gpu_hours(
     s_day = np.where(started, start * SLOT_DAYS, np.nan)
     term_days = months * DAYS_PER_MONTH
     in_term = np.where(started, p.gpus * 24 * np.minimum(p.days, term_days - s_day), 0.0)
-    beyond_w += p.of @ np.where(started, p.whole - in_term, 0.0)
-    queued_w += p.of @ np.where(started, 0.0, p.whole)
+    beyond_w += p.per_workload(np.where(started, p.whole - in_term, 0.0))
+    queued_w += p.per_workload(np.where(started, 0.0, p.whole))
     return float(queued_w.sum()) + float(beyond_w.sum())
 
 
@@ -340,10 +348,9 @@ def simulate(
         None,
     )
     inside = np.nan_to_num(inside) * (gpus * 24)[:, None]
-    of = p.of
-    served_by_month += of @ inside
-    beyond_w += of @ beyond_run
-    queued_w += of @ queued_run
+    served_by_month += p.per_workload(inside)
+    beyond_w += p.per_workload(beyond_run)
+    queued_w += p.per_workload(queued_run)
     delayed += float(in_term[started & (start > rel)].sum())
     # waiting at each month end: released by then, not started by then
     first_month = rel // SLOTS_PER_MONTH
