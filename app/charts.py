@@ -1081,3 +1081,135 @@ def finetune_memory(plan: Mapping, dark: bool = False) -> go.Figure:
     fig.update_yaxes(autorange="reversed", showgrid=False)
     fig.update_layout(showlegend=False, height=360)
     return fig
+
+
+# ----------------------------------------------------------------- portfolios (scenario version 2)
+
+#: workload kinds of a portfolio (models/portfolio.py WORKLOAD_KINDS), Okabe-Ito
+WORKLOAD_KIND_COLORS = {
+    "pretrain": "#0072B2",
+    "finetune": "#E69F00",
+    "serve": "#009E73",
+    "steady": "#CC79A7",
+}
+#: served, idle and demanded GPU-hours in the capacity chart
+CAPACITY_COLORS = {"served": "#0072B2", "idle": "#BBBBBB", "demand": "#D55E00"}
+
+
+def _field(record, name: str):
+    return record[name] if isinstance(record, Mapping) else getattr(record, name)
+
+
+def portfolio_demand(demand, dark: bool = False) -> go.Figure:
+    """A portfolio's monthly demand, unconstrained, in GPU-hours: stacked by team (top) and by
+    workload kind (bottom). `demand` is a models.demand.Demand, the comparison's PortfolioDemand,
+    or the dict of either; the figure draws their `gpu_hours_by_team` and `gpu_hours_by_kind`."""
+    by_team = _field(demand, "gpu_hours_by_team")
+    by_kind = _field(demand, "gpu_hours_by_kind")
+    months = int(_field(demand, "months"))
+    total = float(_field(demand, "demanded_gpu_hours"))
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.12,
+        subplot_titles=("By team", "By kind of work"),
+    )
+    fig = _figure(
+        "Monthly demand of the portfolio",
+        f"GPU-hours each month if every run started when released; {total:,.0f} GPU-hours "
+        f"over {months} months",
+        dark,
+        fig,
+    )
+    x = list(range(1, months + 1))
+    for row, groups, colour in (
+        (1, by_team, lambda i, _: _PALETTE[i % len(_PALETTE)]),
+        (2, by_kind, lambda _, k: WORKLOAD_KIND_COLORS.get(k, "#7F7F7F")),
+    ):
+        for i, (name, hours) in enumerate(groups.items()):
+            fig.add_trace(
+                go.Bar(
+                    x=x,
+                    y=hours,
+                    name=_plain(name),
+                    legendgroup=f"row{row}",
+                    legendgrouptitle={"text": "Team" if row == 1 else "Kind"} if i == 0 else None,
+                    marker={"color": colour(i, name)},
+                    meta={"group": "team" if row == 1 else "kind", "name": name},
+                    customdata=[
+                        f"{_plain(name)}, month {m}: {h:,.0f} GPU-hours"
+                        for m, h in zip(x, hours, strict=True)
+                    ],
+                    hovertemplate=_HOVER,
+                ),
+                row=row,
+                col=1,
+            )
+    fig.update_layout(barmode="stack", height=HEIGHT_PX + 140, legend={"groupclick": "toggleitem"})
+    fig.update_yaxes(title_text="GPU-hours", rangemode="tozero")
+    fig.update_xaxes(title_text="Month of the term", row=2, col=1)
+    return fig
+
+
+def capacity_vs_demand(c: Comparison | Mapping, option: str, dark: bool = False) -> go.Figure:
+    """One option's capacity plan against the portfolio's demand, by month: GPU-hours served and
+    held idle (stacked, together the capacity's hours) and the demand asked for (line); the
+    subtitle gives the term's served, queued, beyond-term and idle totals as the engine reports
+    them (OptionResult, models/capacity.py)."""
+    c = _as_comparison(c)
+    o = c.option(option)
+    fig = _figure(
+        f"Capacity against demand: {_plain(o.label) if o else _plain(option)}",
+        "",
+        dark,
+    )
+    if o is None or not o.available or not o.capacity_gpus:
+        return _empty(fig, "No capacity plan for this option")
+    fig.update_layout(
+        title={
+            "subtitle": {
+                "text": f"{o.served_gpu_hours or 0:,.0f} GPU-hours served, "
+                f"{o.queued_gpu_hours or 0:,.0f} queued at the term end, "
+                f"{o.beyond_term_gpu_hours or 0:,.0f} finishing after it, "
+                f"{o.idle_gpu_hours or 0:,.0f} idle; {_plain(o.capacity_rule)}"
+            }
+        }
+    )
+    x = list(range(1, len(o.served_gpu_hours_by_month) + 1))
+    for key, name, values in (
+        ("served", "served", o.served_gpu_hours_by_month),
+        ("idle", "idle capacity", o.idle_gpu_hours_by_month),
+    ):
+        fig.add_trace(
+            go.Bar(
+                x=x,
+                y=values,
+                name=name,
+                marker={"color": CAPACITY_COLORS[key]},
+                meta={"kind": key},
+                customdata=[
+                    f"month {m}: {v:,.0f} GPU-hours {name}" for m, v in zip(x, values, strict=True)
+                ],
+                hovertemplate=_HOVER,
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=o.demand_gpu_hours,
+            name="demand",
+            mode="lines+markers",
+            line={"color": CAPACITY_COLORS["demand"], "width": 2},
+            meta={"kind": "demand"},
+            customdata=[
+                f"month {m}: {v:,.0f} GPU-hours asked for"
+                for m, v in zip(x, o.demand_gpu_hours, strict=True)
+            ],
+            hovertemplate=_HOVER,
+        )
+    )
+    fig.update_layout(barmode="stack")
+    fig.update_yaxes(title_text="GPU-hours", rangemode="tozero")
+    fig.update_xaxes(title_text="Month of the term")
+    return fig
