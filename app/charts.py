@@ -1083,6 +1083,73 @@ def finetune_memory(plan: Mapping, dark: bool = False) -> go.Figure:
     return fig
 
 
+# ----------------------------------------------------------------- portfolios (scenario version 2)
+
+#: workload kinds of a portfolio (models/portfolio.py WORKLOAD_KINDS), Okabe-Ito
+WORKLOAD_KIND_COLORS = {
+    "pretrain": "#0072B2",
+    "finetune": "#E69F00",
+    "serve": "#009E73",
+    "steady": "#CC79A7",
+}
+
+
+def _field(record, name: str):
+    return record[name] if isinstance(record, Mapping) else getattr(record, name)
+
+
+def portfolio_demand(demand, dark: bool = False) -> go.Figure:
+    """A portfolio's monthly demand, unconstrained, in GPU-hours: stacked by team (top) and by
+    workload kind (bottom). `demand` is a models.demand.Demand, the comparison's PortfolioDemand,
+    or the dict of either; the figure draws their `gpu_hours_by_team` and `gpu_hours_by_kind`."""
+    by_team = _field(demand, "gpu_hours_by_team")
+    by_kind = _field(demand, "gpu_hours_by_kind")
+    months = int(_field(demand, "months"))
+    total = float(_field(demand, "demanded_gpu_hours"))
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.12,
+        subplot_titles=("By team", "By kind of work"),
+    )
+    fig = _figure(
+        "Monthly demand of the portfolio",
+        f"GPU-hours each month if every run started when released; {total:,.0f} GPU-hours "
+        f"over {months} months",
+        dark,
+        fig,
+    )
+    x = list(range(1, months + 1))
+    for row, groups, colour in (
+        (1, by_team, lambda i, _: _PALETTE[i % len(_PALETTE)]),
+        (2, by_kind, lambda _, k: WORKLOAD_KIND_COLORS.get(k, "#7F7F7F")),
+    ):
+        for i, (name, hours) in enumerate(groups.items()):
+            fig.add_trace(
+                go.Bar(
+                    x=x,
+                    y=hours,
+                    name=_plain(name),
+                    legendgroup=f"row{row}",
+                    legendgrouptitle={"text": "Team" if row == 1 else "Kind"} if i == 0 else None,
+                    marker={"color": colour(i, name)},
+                    meta={"group": "team" if row == 1 else "kind", "name": name},
+                    customdata=[
+                        f"{_plain(name)}, month {m}: {h:,.0f} GPU-hours"
+                        for m, h in zip(x, hours, strict=True)
+                    ],
+                    hovertemplate=_HOVER,
+                ),
+                row=row,
+                col=1,
+            )
+    fig.update_layout(barmode="stack", height=HEIGHT_PX + 140, legend={"groupclick": "toggleitem"})
+    fig.update_yaxes(title_text="GPU-hours", rangemode="tozero")
+    fig.update_xaxes(title_text="Month of the term", row=2, col=1)
+    return fig
+
+
 def _gpu_hours(x: float) -> str:
     """GPU-hours as 1.2M, 350k, 912 (no currency sign)."""
     for div, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):

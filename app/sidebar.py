@@ -25,13 +25,27 @@ def render() -> None:
             st.caption("The scenario has an input to fix; see the Workload page.")
             return
         w, c = sc.workload, sc.cluster
-        model = w.model or f"custom {si(w.params or 0)} params"
-        size = (
-            f"{c.gpus:,} GPUs"
-            if c.gpus
-            else (f"deadline {c.deadline_days:g} days" if c.deadline_days else "smallest that fits")
-        )
-        st.caption(f"{model} · {si(w.tokens)} tokens · {c.gpu} · {size} · {sc.term.months} months")
+        if sc.is_portfolio:
+            teams = len({x.team for x in sc.workloads})
+            size = f"{c.gpus:,} GPUs" if c.gpus else "sized to the demand"
+            st.caption(
+                f"Portfolio: {len(sc.workloads)} workloads of {teams} team(s) · {c.gpu} · {size} · "
+                f"{sc.term.months} months"
+            )
+        else:
+            model = w.model or f"custom {si(w.params or 0)} params"
+            size = (
+                f"{c.gpus:,} GPUs"
+                if c.gpus
+                else (
+                    f"deadline {c.deadline_days:g} days"
+                    if c.deadline_days
+                    else "smallest that fits"
+                )
+            )
+            st.caption(
+                f"{model} · {si(w.tokens)} tokens · {c.gpu} · {size} · {sc.term.months} months"
+            )
         if st.button("Share link", icon=":material/share:", width="stretch", key="share"):
             try:
                 token = state.link_token(sc)

@@ -11,6 +11,11 @@ reload or a copied address reopens it. A scenario that fails validation has no t
 refuses it), so the address keeps the last valid one until the input is fixed. A page switch in
 the navigation drops the query, so the token is put back on every run.
 
+A portfolio (scenario version 2) has no share token until the link codec reads version 2: the
+address then drops `s` (it must not reopen another scenario) and `link_problem()` says why. The
+Workload page switches between one training run (version 1) and a portfolio; the one not in force
+is kept in the session (`switch_mode`), so switching back finds it as it was left.
+
 The Serve and Fine-tune pages keep their inputs apart from the scenario, and register them here
 (`register_section`): the token carries each one the session has opened (its last valid inputs) as
 an optional section of the link (app/share_link.py), and a link's sections are put back into those
@@ -28,9 +33,10 @@ from pydantic import BaseModel, ValidationError
 
 from app import share_link
 from app.formatting import md_code, md_plain
-from app.scenario_files import EXAMPLE
+from app.scenario_files import EXAMPLE, PORTFOLIOS
+from models.demand import Demand, Sizing, derive_demand, size_workload
 from models.errors import InputError
-from models.scenario import Scenario, explain_validation_error
+from models.scenario import PORTFOLIO_VERSION, Scenario, Workload, explain_validation_error
 from models.training import TrainingPlan, plan_training
 from pricing.engine import Comparison, compare
 
@@ -44,6 +50,15 @@ _LAST_SECTIONS = "_link_sections"
 #: share-link sections the pages register: name -> (the page's valid inputs now, or None when the
 #: session never opened the page or its inputs are invalid; put a link's fields into the page)
 SECTIONS: dict[str, tuple[Callable[[], BaseModel | None], Callable[[dict], None]]] = {}
+#: session keys: the scenario of the mode not in force (1: one training run, 2: a portfolio)
+_STASH = {1: "_scenario_run", PORTFOLIO_VERSION: "_scenario_portfolio"}
+#: session key: why the portfolio in force has no share link (the codec's message)
+_LINK_PROBLEM = "_link_problem"
+#: session key: set when the address's token is another scenario's (a mode switch, a sample
+#: loaded, a portfolio the codec refuses), so it is removed until the one in force has a token
+_STALE = "_link_stale"
+#: scenario sections a portfolio and a training run share when one is made from the other
+SHARED_SECTIONS = ("term", "options", "overrides")
 
 
 def register_section(
@@ -112,16 +127,108 @@ def sync_link() -> None:
         if not problems:
             try:
                 token = link_token(sc)
-            except share_link.LinkError:  # too large for a link: the address keeps the last one
-                pass
+            except share_link.LinkError as exc:  # too large: the address keeps the last one
+                if sc.is_portfolio:  # the codec does not read portfolios yet: no link at all
+                    st.session_state[_LINK_PROBLEM] = str(exc)
+                    _forget_token()
+                    st.session_state[_SYNCED] = now
             else:
                 if token != st.session_state.get(_TOKEN):
                     st.session_state.pop("shared_url", None)  # an old link no longer matches
                 st.session_state[_TOKEN] = token
                 st.session_state[_SYNCED] = now
+                st.session_state.pop(_LINK_PROBLEM, None)
+                st.session_state.pop(_STALE, None)
     token = st.session_state.get(_TOKEN)
     if token and st.query_params.get("s") != token:
         st.query_params["s"] = token
+    elif not token and st.session_state.get(_STALE) and "s" in st.query_params:
+        del st.query_params["s"]  # another scenario's token must not stay in the address
+
+
+def _forget_token() -> None:
+    """The address's token no longer matches the scenario in force (see _STALE)."""
+    st.session_state.pop(_TOKEN, None)
+    st.session_state.pop(_SYNCED, None)
+    st.session_state[_STALE] = True
+
+
+def link_problem() -> str | None:
+    """Why the portfolio in force has no share link (None: it has one, or it is not valid yet)."""
+    return st.session_state.get(_LINK_PROBLEM) if is_portfolio() else None
+
+
+def is_portfolio() -> bool:
+    """Whether the scenario in force is a portfolio (version 2), valid or not."""
+    return data().get("version") == PORTFOLIO_VERSION
+
+
+def portfolio_from_run(run: dict) -> dict:
+    """A first portfolio made from a training-run scenario: its GPU, term, options and overrides,
+    and its training run as one pretraining workload over the term (runs / months a month) when the
+    model is a preset; otherwise the enterprise sample's workloads."""
+    months = int(run.get("term", {}).get("months", 36))
+    out = {
+        "version": PORTFOLIO_VERSION,
+        "cluster": {"gpu": run.get("cluster", {}).get("gpu", "H100-SXM")},
+        **{k: copy.deepcopy(run[k]) for k in SHARED_SECTIONS if k in run},
+    }
+    w, usage = run.get("workload", {}), run.get("usage", {})
+    runs = float(usage.get("runs", 1.0)) if usage.get("mode", "runs") == "runs" else 1.0
+    first = {
+        "kind": "pretrain",
+        "name": "training run",
+        "team": "default",
+        "model": w.get("model", Workload.model_fields["model"].default),
+        **{k: w[k] for k in ("tokens", "seq_len", "precision") if k in w},
+        **({"gpus": run["cluster"]["gpus"]} if run.get("cluster", {}).get("gpus") else {}),
+        "runs_per_month": min(runs / months, 30.0),
+        "duration_months": months,
+    }
+    if w.get("params") is None and first["model"]:
+        made = {**out, "workloads": [first]}
+        try:
+            Scenario.model_validate(made)
+        except (ValidationError, InputError):
+            pass
+        else:
+            return made
+    sample = json.loads(PORTFOLIOS["enterprise"].read_text())
+    return {**out, "workloads": sample["workloads"]}
+
+
+def run_from_portfolio(portfolio: dict) -> dict:
+    """A training-run scenario made from a portfolio: the example run with the portfolio's GPU,
+    term, options and overrides."""
+    out = copy.deepcopy(EXAMPLE)
+    out["cluster"]["gpu"] = portfolio.get("cluster", {}).get("gpu", out["cluster"]["gpu"])
+    out.update({k: copy.deepcopy(portfolio[k]) for k in SHARED_SECTIONS if k in portfolio})
+    return out
+
+
+def switch_mode(portfolio: bool) -> None:
+    """Puts a portfolio (True) or one training run (False) in force. The scenario being left is
+    kept in the session; the one switched to is the one kept before, else made from the other."""
+    if is_portfolio() == portfolio:
+        return
+    now = data()
+    st.session_state[_STASH[PORTFOLIO_VERSION if not portfolio else 1]] = now
+    stashed = st.session_state.pop(_STASH[PORTFOLIO_VERSION if portfolio else 1], None)
+    if stashed is None:
+        stashed = portfolio_from_run(now) if portfolio else run_from_portfolio(now)
+    st.session_state[KEY] = stashed
+    st.session_state.pop("shared_url", None)
+    _forget_token()
+
+
+def load_portfolio(name: str) -> None:
+    """Puts the sample portfolio `name` (app/data/portfolio_<name>.json) in force; a training-run
+    scenario in force is kept in the session."""
+    if not is_portfolio():
+        st.session_state[_STASH[1]] = data()
+    st.session_state[KEY] = json.loads(PORTFOLIOS[name].read_text())
+    st.session_state.pop("shared_url", None)
+    _forget_token()
 
 
 def data() -> dict:
@@ -187,6 +294,34 @@ def _compare(scenario_json: str) -> tuple[dict | None, tuple[str, str] | None]:
 
 def _key(sc: Scenario) -> str:
     return json.dumps(sc.model_dump(mode="json"), sort_keys=True)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _demand(
+    workloads_json: str, gpu: str, months: int
+) -> tuple[dict | None, tuple[str, str] | None]:
+    sc = Scenario.model_validate_json(workloads_json)
+    try:
+        return derive_demand(sc.workloads, gpu, months).model_dump(mode="json"), None
+    except InputError as exc:
+        return None, (exc.field, str(exc))
+
+
+def portfolio_demand(sc: Scenario) -> tuple[Demand | None, tuple[str, str] | None]:
+    """The portfolio's monthly demand as models/demand.py derives it, or the problem."""
+    key = json.dumps(
+        {"version": PORTFOLIO_VERSION, "workloads": sc.model_dump(mode="json")["workloads"]}
+    )
+    d, err = _demand(key, sc.cluster.gpu, sc.term.months)
+    return (Demand.model_validate(d) if d else None), err
+
+
+def workload_sizing(sc: Scenario, i: int) -> tuple[Sizing | None, tuple[str, str] | None]:
+    """The core's sizing of the portfolio's workload i (models/demand.py size_workload, cached)."""
+    try:
+        return size_workload(sc.workloads[i], sc.cluster.gpu, field=f"workloads[{i}]"), None
+    except InputError as exc:
+        return None, (exc.field, str(exc))
 
 
 def training_plan(sc: Scenario) -> tuple[TrainingPlan | None, tuple[str, str] | None]:

@@ -1,4 +1,7 @@
-"""Compare: what each option costs over the term, when it is ready, and how sure we are."""
+"""Compare: what each option costs over the term, when it is ready, and how sure we are. For a
+portfolio (scenario version 2) it shows too, per option, its capacity against the demand (served,
+queued, idle), the delay each workload suffers and the chargeback by team, as the engine gives
+them (pricing/results.py OptionResult)."""
 
 import json
 import re
@@ -30,6 +33,9 @@ def render() -> None:
 
     t = c.training
     rate = next((a.value for a in c.assumptions if a.key == "discount_rate_pct_per_year"), 0.0)
+    if sc.is_portfolio:
+        _portfolio_page(sc, c, rate, dark)
+        return
     st.caption(
         f"{t.model} on {t.gpus:,} × {t.gpu}: one run takes {t.train_days:.1f} days"
         f"{band(t.train_days_low, t.train_days_high)} "
@@ -137,6 +143,170 @@ def render() -> None:
         "tax deducts expenses as paid, depreciates hardware straight-line and taxes its sale "
         "on the gain over book value (tax rate and depreciation period on the Assumptions page). "
         "$ per delivered GPU-hour divides the total by the GPU-hours of work done."
+    )
+
+    st.subheader("Downloads")
+    _downloads(sc, c)
+
+
+CAPACITY_VIEW = "Capacity and demand"
+
+
+def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
+    """Compare for a portfolio: the same cards, views and totals, with the capacity each option
+    plans against the demand, each workload's delay and the chargeback by team."""
+    p = c.portfolio
+    teams = sorted({w.team for w in sc.workloads})
+    st.caption(
+        f"A portfolio of {len(sc.workloads)} workloads from {len(teams)} team(s) on "
+        f"{md_plain(sc.cluster.gpu)}: {p.demanded_gpu_hours:,.0f} GPU-hours demanded over "
+        f"{p.months} months ({p.beyond_term_gpu_hours:,.0f} of them finishing after the term); "
+        f"NPV discounted at {rate:g} % a year."
+    )
+    rec = c.recommendation
+    cheapest = c.option(rec.option) if rec.option else None
+    m1, m2 = st.columns([1, 2])
+    _card(
+        m1,
+        "Cheapest over the term",
+        cheapest and cheapest.label,
+        cheapest and f"NPV {usd(cheapest.npv_usd)} · nominal {usd(cheapest.total_usd)}",
+    )
+    with m2.container(border=True):
+        st.caption("Recommendation")
+        st.write(md_plain(rec.why) + ".")
+    _freshness(c)
+    for o in c.options:
+        if not o.completes_workload:
+            st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
+
+    views = [CAPACITY_VIEW, "Cost over the term", "Sensitivity and uncertainty"]
+    view = (
+        st.segmented_control(
+            "View", views, default=views[0], key="compare_view_v2", label_visibility="collapsed"
+        )
+        or views[0]
+    )
+    if view == CAPACITY_VIEW:
+        available = [o for o in c.options if o.available]
+        ids = [o.option for o in available]
+        if ids:
+            first = rec.option if rec.option in ids else ids[0]
+            option = st.radio(
+                "Option",
+                ids,
+                index=ids.index(first),
+                format_func=lambda i: c.option(i).label,
+                horizontal=True,
+                key="compare_capacity_option",
+            )
+            st.plotly_chart(
+                charts.capacity_demand(c, option, dark=dark),
+                theme=None,
+                width="stretch",
+                key="chart_capacity",
+            )
+    elif view == "Cost over the term":
+        st.plotly_chart(
+            charts.cumulative_cost(c, dark=dark),
+            theme=None,
+            width="stretch",
+            key="chart_cumulative",
+        )
+        st.plotly_chart(
+            charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
+        )
+    else:
+        st.plotly_chart(
+            charts.tornado(c, dark=dark), theme=None, width="stretch", key="chart_tornado"
+        )
+        st.plotly_chart(
+            charts.uncertainty(c, dark=dark), theme=None, width="stretch", key="chart_uncertainty"
+        )
+        if c.flip_points:
+            st.markdown("**Flip points** (where the cheapest option changes)")
+            for f in c.flip_points:
+                st.markdown(f"- {f.text}")
+
+    st.subheader("Totals")
+    rows = [
+        {
+            "Option": o.label,
+            "Total (nominal)": usd(o.total_usd) if o.available else "n/a",
+            "NPV": usd(o.npv_usd) if o.available else "n/a",
+            "NPV after tax": usd(o.npv_after_tax_usd) if o.available else "n/a",
+            "$ per delivered GPU-hour": usd_rate(o.usd_per_gpu_hour),
+            "Ready": days(o.ready_day) if o.available else "n/a",
+            "Residual value": usd(o.residual_value_usd) if o.residual_value_usd else "-",
+        }
+        for o in c.options
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="totals_v2")
+    available = [o for o in c.options if o.available]
+
+    st.subheader("Capacity and demand served")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "Option": o.label,
+                    "GPUs": f"{o.capacity_size_gpus:,}" if o.capacity_size_gpus else "-",
+                    "Capacity plan": o.capacity_rule,
+                    "Served GPU-hours": f"{o.served_gpu_hours or 0:,.0f}",
+                    "Queued at the term end": f"{o.queued_gpu_hours or 0:,.0f}",
+                    "Finishing after the term": f"{o.beyond_term_gpu_hours or 0:,.0f}",
+                    "Idle GPU-hours": f"{o.idle_gpu_hours or 0:,.0f}",
+                }
+                for o in available
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+        key="capacity_v2",
+    )
+    st.caption(
+        "Demanded = served + queued (released, not started by the term end) + finishing after "
+        "the term. Idle: GPU-hours held and not working. GPUs: the plan's size, or for a per-use "
+        "option its largest month."
+    )
+
+    st.subheader("Delay each workload suffers")
+    first = available[0].workload_delays if available else []
+    delay_rows = []
+    for w in first:
+        row = {"Workload": w.name, "Team": w.team}
+        for o in available:
+            d = next(x for x in o.workload_delays if x.name == w.name)
+            row[o.label] = (
+                "never served"
+                if d.never_served
+                else "-"
+                if d.delay_days_max is None
+                else f"{d.delay_days_max:,.1f} (mean {d.delay_days_mean:,.1f})"
+            )
+        delay_rows.append(row)
+    st.dataframe(pd.DataFrame(delay_rows), hide_index=True, width="stretch", key="delays_v2")
+    st.caption(
+        "Days a workload's work waited for capacity: the longest wait (and the mean) on each "
+        "option; work still waiting at the term end counts its wait until then."
+    )
+    for o in available:
+        for d in o.workload_delays:
+            if d.never_served:
+                st.warning(
+                    f"{md_plain(o.label)}, {md_plain(d.name)}: {md_plain(d.never_served)}",
+                    icon=":material/hourglass_disabled:",
+                )
+
+    st.subheader("Chargeback by team")
+    charge_rows = [
+        {"Team": team, **{o.label: usd(o.chargeback_usd.get(team)) for o in available}}
+        for team in teams
+    ]
+    st.dataframe(pd.DataFrame(charge_rows), hide_index=True, width="stretch", key="chargeback_v2")
+    st.caption(
+        "Each team's share of an option's total cost (nominal): the total times the team's share "
+        "of the served GPU-hours, idle capacity shared in the same proportion."
     )
 
     st.subheader("Downloads")

@@ -1,5 +1,6 @@
 """Workload: what to train, on which GPUs, how the cluster is used and for how long; with a live
-sizing summary from the core."""
+sizing summary from the core. A switch at the top puts a portfolio of workloads in force instead
+(app/views/portfolio.py); the single training run stays the first, one-click mode."""
 
 import pandas as pd
 import streamlit as st
@@ -8,6 +9,7 @@ from app import schema_widgets as sw
 from app import state
 from app.formatting import si
 from app.report_text import execution_text
+from app.views import portfolio as portfolio_view
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, label
 from models.scenario import Options
@@ -59,8 +61,32 @@ def execution_inputs() -> None:
         )
 
 
+MODES = {"run": "One training run", "portfolio": "Portfolio"}
+
+
 def render() -> None:
     st.title("Workload")
+    mode = "portfolio" if state.is_portfolio() else "run"
+    st.session_state["w_mode"] = mode  # the scenario in force says which (a link, a sample)
+    st.radio(
+        "Plan for",
+        list(MODES),
+        format_func=MODES.get,
+        horizontal=True,
+        key="w_mode",
+        on_change=portfolio_view.switch_mode,
+        help="One training run used over the term, or a portfolio of workloads (pre-training, "
+        "fine-tuning, serving, steady research use) from several teams. Switching keeps the "
+        "other one in this session as you left it.",
+    )
+    if mode == "portfolio":
+        portfolio_view.render()
+        return
+    _run_page()
+
+
+def _run_page() -> None:
+    """One training run (scenario version 1)."""
     st.caption(
         "Describe the training run and the contract term. Every page uses this scenario; "
         "the Share button in the sidebar makes a link to it."

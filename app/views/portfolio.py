@@ -1,0 +1,349 @@
+"""The Workload page in portfolio mode (scenario version 2): a table of workloads validated by the
+schema (models/portfolio.py parse_workloads, through Scenario), the core's sizing of the selected
+row beside it, and the portfolio's monthly demand by team and by kind (models/demand.py).
+
+The table shows `scenario["workloads"]` as typed: an edit is written there as it was typed (a cell
+cleared goes back to the schema default), so a bad value stays in its cell while the message names
+`workloads[i].field` and its range, and the other pages use the last valid scenario meanwhile.
+Cells a kind does not have are left empty and ignored. After each edit the table is drawn afresh
+(a new key), so it always shows the scenario.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from app import charts, state
+from app import schema_widgets as sw
+from app.formatting import md_plain
+from models.hardware import load_gpus
+from models.options import OPTION_IDS, label
+from models.portfolio import WORKLOAD_KINDS
+from models.shapes import load_presets
+
+#: session keys: the table's generation (in its key) and the selected row
+GENERATION, SELECTED = "p_table_generation", "p_selected"
+#: widget keys of this view start with this, so they are dropped when the scenario is replaced
+PREFIX = "p_"
+
+#: sample portfolios (app/data/portfolio_<name>.json) and their buttons
+SAMPLES = {
+    "enterprise": "Enterprise team",
+    "university": "University, shared",
+    "lab": "Foundation-model lab",
+}
+
+#: the table's columns: field -> (header, help). A row shows the fields its kind has.
+COLUMNS: dict[str, tuple[str, str]] = {
+    "kind": ("Kind", "pretrain, finetune, serve or steady research use"),
+    "name": ("Name", "unique within the portfolio"),
+    "team": ("Team", "who is charged for it (chargeback on Compare)"),
+    "start_month": ("Start month", "first month, 0 = the start of the term"),
+    "duration_months": ("Months", "how many months it runs"),
+    "model": ("Model", "model preset (pretrain, finetune, serve)"),
+    "tokens": ("Tokens", "pretrain: training tokens per run; finetune: dataset tokens per epoch"),
+    "gpus": (
+        "GPUs",
+        "pretrain, finetune: GPUs per run, empty for the fewest that fit; steady: GPUs at its peak",
+    ),
+    "runs_per_month": ("Runs / month", "pretrain: runs started a month (0.25: one every 4 months)"),
+    "jobs_per_month": ("Jobs / month", "finetune: jobs started a month"),
+    "method": ("Method", "finetune: full, LoRA or QLoRA"),
+    "rps": ("Requests/s", "serve: requests per second in its first month"),
+    "growth_pct_per_month": ("Growth %/month", "serve: traffic growth a month, compounded"),
+    "utilisation_pct": ("Busy %", "steady: share of hours its GPUs are busy"),
+}
+INTEGER_FIELDS = {"start_month", "duration_months", "gpus"}
+
+
+def _drop_widgets() -> None:
+    """A new scenario in force: this view's inputs are drawn from it, not from their last state."""
+    for key in [k for k in st.session_state if str(k).startswith(PREFIX)]:
+        if key not in (GENERATION, SELECTED):
+            del st.session_state[key]
+    st.session_state[GENERATION] = st.session_state.get(GENERATION, 0) + 1
+    st.session_state[SELECTED] = 0
+
+
+def switch_mode() -> None:
+    """The mode switch's callback (app/views/workload.py)."""
+    state.switch_mode(st.session_state["w_mode"] == "portfolio")
+    _drop_widgets()
+
+
+def _load(name: str) -> None:
+    state.load_portfolio(name)
+    _drop_widgets()
+
+
+def _fields(kind) -> dict:
+    record = WORKLOAD_KINDS.get(kind) if isinstance(kind, str) else None
+    return record.model_fields if record else {}
+
+
+def _cell(w: dict, col: str):
+    """What the table shows: the value as typed, else the kind's default, blank where the kind has
+    no such field."""
+    fields = _fields(w.get("kind"))
+    if col in w:
+        return w[col]
+    if col in fields:
+        return fields[col].get_default(call_default_factory=True)
+    return None
+
+
+def _frame(workloads: list) -> pd.DataFrame:
+    rows = [
+        {col: _cell(w, col) if isinstance(w, dict) else None for col in COLUMNS} for w in workloads
+    ]
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(object)
+
+
+def _blank(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v)
+
+
+def _put_cell(row: dict, col: str, value) -> None:
+    if _blank(value):
+        row.pop(col, None)  # the schema default applies
+    else:
+        row[col] = value
+
+
+def _unique_name(base: str, taken: set[str]) -> str:
+    name, n = base[:60], 2
+    while name in taken:
+        suffix = f" {n}"
+        name, n = base[: 60 - len(suffix)] + suffix, n + 1
+    return name
+
+
+def apply_edits(workloads: list[dict], delta: dict) -> list[dict]:
+    """The workloads after a data_editor's edits (edited_rows, added_rows, deleted_rows): typed
+    values kept as typed, cleared cells dropped, fields the row's kind lacks dropped, and a name
+    given to a new row that has none."""
+    out = [dict(w) for w in workloads]
+    for i, change in (delta.get("edited_rows") or {}).items():
+        for col, value in change.items():
+            _put_cell(out[int(i)], col, value)
+    added = []
+    for new in delta.get("added_rows") or []:
+        row = {"kind": "steady"}
+        for col, value in new.items():
+            _put_cell(row, col, value)
+        added.append(row)
+    deleted = {int(i) for i in delta.get("deleted_rows") or []}
+    out = [w for j, w in enumerate(out) if j not in deleted] + added
+    for w in out:
+        fields = _fields(w.get("kind"))
+        for col in [c for c in w if fields and c not in fields]:
+            del w[col]
+    taken = {w.get("name") for w in out}
+    for w in out:
+        if _blank(w.get("name")):
+            w["name"] = _unique_name(f"{w['kind']} workload", taken)
+            taken.add(w["name"])
+    return out
+
+
+def _column_config() -> dict:
+    presets = list(load_presets())
+    config = {}
+    for col, (header, help_) in COLUMNS.items():
+        if col == "kind":
+            config[col] = st.column_config.SelectboxColumn(
+                header, help=help_, options=list(WORKLOAD_KINDS), required=True, default="steady"
+            )
+        elif col == "model":
+            config[col] = st.column_config.SelectboxColumn(header, help=help_, options=presets)
+        elif col == "method":
+            config[col] = st.column_config.SelectboxColumn(
+                header, help=help_, options=["full", "lora", "qlora"]
+            )
+        elif col in ("name", "team"):
+            config[col] = st.column_config.TextColumn(header, help=help_)
+        else:
+            config[col] = st.column_config.NumberColumn(
+                header, help=help_, format="%d" if col in INTEGER_FIELDS else "%g"
+            )
+    return config
+
+
+def _rows() -> list:
+    rows = state.get("workloads")
+    return rows if isinstance(rows, list) else []
+
+
+def _table() -> int:
+    """The table of workloads and its buttons; returns the selected row."""
+    workloads = _rows()
+    generation = st.session_state.get(GENERATION, 0)
+    key = f"p_table_{generation}"
+    st.data_editor(
+        _frame(workloads),
+        key=key,
+        num_rows="dynamic",
+        hide_index=True,
+        width="stretch",
+        column_config=_column_config(),
+    )
+    delta = st.session_state.get(key) or {}
+    if any(delta.get(k) for k in ("edited_rows", "added_rows", "deleted_rows")):
+        state.put("workloads", apply_edits(workloads, delta))
+        st.session_state[GENERATION] = generation + 1
+        st.rerun()
+    st.caption(
+        "Add a row with + below the table, remove one with its checkbox and the bin. Cells a kind "
+        "does not use stay empty; fields not in the table (sequence length, epochs, prompt and "
+        "output tokens, latency targets) keep their values from the sample or the schema default."
+    )
+    if not workloads:
+        return 0
+    selected = min(st.session_state.get(SELECTED, 0), len(workloads) - 1)
+    names = [w.get("name", "?") if isinstance(w, dict) else "?" for w in workloads]
+    choice = st.selectbox(
+        "Selected workload",
+        range(len(workloads)),
+        index=selected,
+        format_func=lambda i: f"{i}: {names[i]}",
+        key=f"p_row_{generation}",
+    )
+    st.session_state[SELECTED] = choice
+    c1, c2 = st.columns(2)
+    if c1.button("Duplicate", icon=":material/content_copy:", key="p_duplicate", width="stretch"):
+        copy_ = dict(workloads[choice])
+        copy_["name"] = _unique_name(f"{names[choice]} copy", set(names))
+        state.put("workloads", [*workloads[: choice + 1], copy_, *workloads[choice + 1 :]])
+        _drop_widgets()
+        st.session_state[SELECTED] = choice + 1
+        st.rerun()
+    if c2.button(
+        "Remove",
+        icon=":material/delete:",
+        key="p_remove",
+        width="stretch",
+        disabled=len(workloads) < 2,
+        help="A portfolio keeps at least one workload.",
+    ):
+        state.put("workloads", [w for j, w in enumerate(workloads) if j != choice])
+        _drop_widgets()
+        st.session_state[SELECTED] = max(0, choice - 1)
+        st.rerun()
+    return choice
+
+
+def _sizing(sc, i: int, demand) -> None:
+    """The core's sizing of workload i."""
+    s, err = state.workload_sizing(sc, i)
+    if err:
+        state.show_error(*err)
+        return
+    m1, m2 = st.columns(2)
+    if s.gang:
+        m1.metric("GPUs per run", f"{s.gpus_per_run:,}")
+        length = f"{s.run_days:,.1f} days" if s.run_days >= 2 else f"{s.run_days * 24:,.1f} hours"
+        m2.metric("Run length", length, help="Wall-clock, failures and restarts included")
+    else:
+        m1.metric("GPUs, first month", f"{s.gpus_by_month[0]:,.0f}")
+        m2.metric("GPUs, last month", f"{s.gpus_by_month[-1]:,.0f}")
+    if demand is not None:
+        wd = demand.workloads[i]
+        if wd.gang:
+            m1.metric("Runs in the term", f"{wd.runs:,}")
+        else:
+            m1.metric("Busy share", f"{s.busy_fraction:.0%}")
+        m2.metric("GPU-hours demanded", f"{wd.demanded_gpu_hours:,.0f}")
+    st.caption(md_plain(s.basis))
+
+
+def _settings() -> None:
+    """GPU, term and options: the parts a portfolio shares with a training-run scenario."""
+    gpus = load_gpus()
+    c1, c2, c3 = st.columns(3)
+    gpu = sw.current("cluster.gpu")
+    c1.selectbox(
+        "GPU",
+        list(gpus),
+        index=list(gpus).index(gpu) if gpu in gpus else 0,
+        key="p_gpu",
+        on_change=state.bind("cluster.gpu", "p_gpu"),
+        help="Every workload is sized on this GPU. Specifications: models/data/gpus.csv.",
+    )
+    sw.count(
+        c2,
+        "GPUs of the fixed-size options",
+        "cluster.gpus",
+        "p_gpus",
+        placeholder="sized to the demand",
+        help="Empty: each fixed-size option (build, rent, managed, committed cloud) is sized to "
+        "the demand by its capacity plan; a count fixes their size.",
+    )
+    sw.slider(
+        c3,
+        "Term (months)",
+        "term.months",
+        "p_term",
+        unit="months",
+        help="The contract term every option is compared over.",
+    )
+    chosen = state.get("options.compare") or sw.start("options.compare")
+    st.multiselect(
+        "Options to compare",
+        list(OPTION_IDS),
+        default=chosen,
+        key="p_options",
+        format_func=label,
+        on_change=state.bind("options.compare", "p_options"),
+        help="Build, rent a dedicated cluster, a managed service, or public cloud.",
+    )
+
+
+def render() -> None:
+    st.caption(
+        "A portfolio of workloads: who needs GPUs, for what, from when. Every option on Compare "
+        "serves this demand on its own capacity plan."
+    )
+    cols = st.columns(len(SAMPLES))
+    for col, (name, title) in zip(cols, SAMPLES.items(), strict=True):
+        col.button(
+            title,
+            key=f"p_sample_{name}",
+            on_click=_load,
+            args=(name,),
+            icon=":material/dataset:",
+            width="stretch",
+            help=f"Load the sample portfolio app/data/portfolio_{name}.json",
+        )
+    _settings()
+    if problem := state.link_problem():
+        st.caption(
+            f"No share link for this portfolio ({md_plain(problem)}): the address holds no "
+            "scenario until it can be linked."
+        )
+
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.subheader("Workloads")
+        selected = _table()
+    sc, problems = state.scenario()
+    demand = None
+    with right:
+        st.subheader("Sizing")
+        if problems:
+            state.show_problems(problems)
+        else:
+            demand, err = state.portfolio_demand(sc)
+            if err:
+                state.show_error(*err)
+            with st.spinner("Sizing the workload..."):
+                _sizing(sc, selected, demand)
+    if demand is not None:
+        st.plotly_chart(
+            charts.portfolio_demand(demand, dark=state.dark_theme()),
+            theme=None,
+            width="stretch",
+            key="chart_portfolio_demand",
+        )

@@ -1,0 +1,361 @@
+"""The portal with a portfolio (scenario version 2): the Workload page's portfolio mode (a table
+validated by the schema, the core's sizing of the selected row, samples one click away, both modes
+kept in the session) and Compare's capacity, delay and chargeback panels, which show the engine's
+numbers (Streamlit's AppTest through tests/portal_harness.py)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pathlib
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
+
+from app import charts, share_link
+from app.formatting import usd, usd_rate
+from app.scenario_files import PORTFOLIOS
+from app.views.portfolio import apply_edits
+from models.demand import derive_demand, size_workload
+from models.hardware import load_gpus
+from models.scenario import Scenario
+from pricing.engine import compare
+
+HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
+
+
+def sample(name: str) -> dict:
+    return json.loads(PORTFOLIOS[name].read_text())
+
+
+def app(data: dict | None = None, page: str = "workload") -> AppTest:
+    at = AppTest.from_file(HARNESS, default_timeout=120)
+    if data is not None:
+        at.session_state["scenario"] = copy.deepcopy(data)
+    at.session_state["_page"] = page
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def to_portfolio(at: AppTest) -> AppTest:
+    at.radio(key="w_mode").set_value("portfolio").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def errors(at: AppTest) -> str:
+    text = " ".join(e.value for e in at.error)
+    return re.sub(r"\\(.)", r"\1", text).replace("\u200b", "").replace("`", "").replace("  ", " ")
+
+
+def edit(at: AppTest, *, edited=None, added=None, deleted=None) -> AppTest:
+    """What the table's editor sends after the user's edits."""
+    editor = at.data_editor[0]
+    at.session_state[editor.key] = {
+        "edited_rows": edited or {},
+        "added_rows": added or [],
+        "deleted_rows": deleted or [],
+    }
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def select(at: AppTest, row: int) -> AppTest:
+    """Selects a row of the table for its sizing, Duplicate and Remove."""
+    box = next(s for s in at.selectbox if s.key.startswith("p_row_"))
+    return box.set_value(row).run()
+
+
+def table(at: AppTest) -> list[dict]:
+    return at.data_editor[0].value.to_dict("records")
+
+
+def workloads(at: AppTest) -> list[dict]:
+    return at.session_state["scenario"]["workloads"]
+
+
+# ------------------------------------------------------------------------- Workload, portfolio
+
+
+def test_a_sample_loads_in_one_click_and_a_cell_edit_shows_the_cores_sizing():
+    at = to_portfolio(app())
+    at.button(key="p_sample_lab").click().run()
+    data = sample("lab")
+    assert workloads(at) == data["workloads"]
+    assert [r["name"] for r in table(at)] == [w["name"] for w in data["workloads"]]
+    sc = Scenario.model_validate(data)
+    s = size_workload(sc.workloads[0], "H100-SXM")
+    assert metric(at, "GPUs per run") == f"{s.gpus_per_run:,}" == "512"
+    assert metric(at, "Run length") == f"{s.run_days:,.1f} days"
+    edit(at, edited={0: {"gpus": 256}})
+    assert workloads(at)[0]["gpus"] == 256 and table(at)[0]["gpus"] == 256
+    s256 = size_workload(
+        Scenario.model_validate(at.session_state["scenario"]).workloads[0], "H100-SXM"
+    )
+    assert metric(at, "GPUs per run") == "256"
+    assert metric(at, "Run length") == f"{s256.run_days:,.1f} days" != f"{s.run_days:,.1f} days"
+    demand = derive_demand(
+        Scenario.model_validate(at.session_state["scenario"]).workloads, "H100-SXM", 36
+    )
+    assert metric(at, "GPU-hours demanded") == f"{demand.workloads[0].demanded_gpu_hours:,.0f}"
+
+
+def test_the_selected_row_is_the_one_sized():
+    at = app(sample("enterprise"))
+    select(at, 1)
+    sc = Scenario.model_validate(sample("enterprise"))
+    s = size_workload(sc.workloads[1], "H100-SXM")  # the serving workload: GPUs month by month
+    assert metric(at, "GPUs, first month") == f"{s.gpus_by_month[0]:,.0f}"
+    assert metric(at, "GPUs, last month") == f"{s.gpus_by_month[-1]:,.0f}"
+    assert s.gpus_by_month[-1] > s.gpus_by_month[0]  # traffic grows 10 % a month
+
+
+def test_a_bad_cell_names_the_field_and_its_range_and_keeps_what_was_typed():
+    at = app(sample("lab"))
+    edit(at, edited={2: {"jobs_per_month": 500.0}})
+    message = errors(at)
+    assert "workloads[2].jobs_per_month" in message and "at most 100" in message, message
+    assert table(at)[2]["jobs_per_month"] == 500.0
+    assert workloads(at)[2]["jobs_per_month"] == 500.0
+    assert not any(m.label == "GPUs per run" for m in at.metric)  # nothing sized from a bad table
+    edit(at, edited={2: {"jobs_per_month": 4.0}})
+    assert not at.error and workloads(at)[2]["jobs_per_month"] == 4.0
+
+
+def test_a_duplicate_name_is_named():
+    at = app(sample("lab"))
+    edit(at, edited={1: {"name": "base-8b"}})
+    assert "workloads[1].name" in errors(at) and "used twice" in errors(at)
+    assert table(at)[1]["name"] == "base-8b"
+
+
+def test_rows_are_added_duplicated_and_removed():
+    at = app(sample("lab"))
+    edit(at, added=[{"kind": "serve", "name": "chat", "team": "product", "rps": 5.0}])
+    assert workloads(at)[-1] == {"kind": "serve", "name": "chat", "team": "product", "rps": 5.0}
+    assert not at.error and len(table(at)) == 4
+    at.button(key="p_duplicate").click().run()  # the selected row: the first
+    names = [w["name"] for w in workloads(at)]
+    assert names == ["base-8b", "base-8b copy", "base-70b", "evaluations", "chat"]
+    assert {**workloads(at)[1], "name": "base-8b"} == workloads(at)[0]
+    edit(at, deleted=[0, 2])
+    assert [w["name"] for w in workloads(at)] == ["base-8b copy", "evaluations", "chat"]
+    select(at, 0).button(key="p_remove").click().run()
+    assert [w["name"] for w in workloads(at)] == ["evaluations", "chat"]
+    assert not at.error and not at.exception
+
+
+def test_changing_a_rows_kind_keeps_only_the_fields_the_kind_has():
+    rows = sample("lab")["workloads"]
+    out = apply_edits(rows, {"edited_rows": {0: {"kind": "steady"}}})
+    assert out[0] == {
+        "kind": "steady",
+        "name": "base-8b",
+        "team": "pretraining",
+        "gpus": 512,
+        "start_month": 0,
+        "duration_months": 1,
+    }
+    assert out[1:] == rows[1:]
+    cleared = apply_edits(rows, {"edited_rows": {0: {"gpus": None}}})
+    assert "gpus" not in cleared[0]  # a cleared cell: the schema default (the fewest that fit)
+    named = apply_edits(rows, {"added_rows": [{}, {}]})
+    assert [w["name"] for w in named[-2:]] == ["steady workload", "steady workload 2"]
+
+
+def test_switching_mode_keeps_the_run_and_the_portfolio():
+    at = app()
+    at.text_input(key="w_gpus").input("512").run()
+    run = copy.deepcopy(at.session_state["scenario"])
+    to_portfolio(at)
+    assert at.session_state["scenario"]["version"] == 2
+    first = workloads(at)[0]  # the training run as the portfolio's first workload
+    assert (first["kind"], first["model"], first["gpus"]) == ("pretrain", "llama3-70b", 512)
+    at.button(key="p_sample_university").click().run()
+    edit(at, edited={0: {"gpus": 40}})
+    portfolio = copy.deepcopy(at.session_state["scenario"])
+    at.radio(key="w_mode").set_value("run").run()
+    assert at.session_state["scenario"] == run
+    assert at.text_input(key="w_gpus").value == "512" and metric(at, "GPUs") == "512"
+    to_portfolio(at)
+    assert at.session_state["scenario"] == portfolio
+    assert table(at)[0]["gpus"] == 40
+
+
+def test_the_address_never_holds_another_scenario_than_the_one_in_force():
+    at = app()
+    at.text_input(key="w_gpus").input("512").run()
+    assert share_link.decode_data(at.query_params["s"])["cluster"]["gpus"] == 512
+    to_portfolio(at)
+    linked = share_link.decode(at.query_params["s"])  # the portfolio in force, not the run
+    assert linked == Scenario.model_validate(at.session_state["scenario"]) and linked.version == 2
+    at.radio(key="w_mode").set_value("run").run()
+    assert share_link.decode_data(at.query_params["s"])["cluster"]["gpus"] == 512
+
+
+def test_the_demand_chart_draws_the_demand_by_team_and_kind():
+    at = app(sample("university"))
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    demand = derive_demand(Scenario.model_validate(sample("university")).workloads, "H100-SXM", 36)
+    teams = {t["meta"]["name"]: t["y"] for t in spec["data"] if t["meta"]["group"] == "team"}
+    kinds = {t["meta"]["name"]: t["y"] for t in spec["data"] if t["meta"]["group"] == "kind"}
+    assert teams.keys() == demand.gpu_hours_by_team.keys() and kinds.keys() == {"steady"}
+    for name, hours in demand.gpu_hours_by_team.items():
+        assert teams[name] == pytest.approx(hours)
+    assert kinds["steady"] == pytest.approx(demand.gpu_hours_by_kind["steady"])
+
+
+# ------------------------------------------------------------------------------ Compare, v2
+
+
+def compare_tables(at: AppTest) -> dict:
+    """Compare's v2 tables, told apart by their columns."""
+    out = {}
+    for df in at.dataframe:
+        cols = list(df.value.columns)
+        name = (
+            "totals_v2"
+            if "NPV" in cols
+            else "capacity_v2"
+            if "Capacity plan" in cols
+            else "delays_v2"
+            if cols[0] == "Workload"
+            else "chargeback_v2"
+            if cols[0] == "Team"
+            else None
+        )
+        out[name] = df.value
+    return out
+
+
+@pytest.mark.parametrize("name", list(PORTFOLIOS))
+def test_compare_shows_the_engines_totals_capacity_delays_and_chargeback(name):
+    at = app(sample(name))
+    at.session_state["_page"] = "compare"
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    c = compare(Scenario.model_validate(sample(name)))
+    frames = compare_tables(at)
+    totals = frames["totals_v2"].to_dict("records")
+    assert [
+        (r["Option"], r["NPV"], r["Total (nominal)"], r["$ per delivered GPU-hour"]) for r in totals
+    ] == [
+        (o.label, usd(o.npv_usd), usd(o.total_usd), usd_rate(o.usd_per_gpu_hour)) for o in c.options
+    ]
+    charge = frames["chargeback_v2"].set_index("Team").to_dict()
+    for o in c.options:
+        assert charge[o.label] == {team: usd(v) for team, v in o.chargeback_usd.items()}
+    capacity = frames["capacity_v2"].set_index("Option").to_dict("index")
+    for o in c.options:
+        row = capacity[o.label]
+        assert row["Served GPU-hours"] == f"{o.served_gpu_hours:,.0f}"
+        assert row["Queued at the term end"] == f"{o.queued_gpu_hours or 0:,.0f}"
+        assert row["Idle GPU-hours"] == f"{o.idle_gpu_hours or 0:,.0f}"
+    delays = frames["delays_v2"].set_index("Workload").to_dict()
+    for o in c.options:
+        for d in o.workload_delays:
+            assert (
+                delays[o.label][d.name]
+                == f"{d.delay_days_max:,.1f} (mean {d.delay_days_mean:,.1f})"
+            )
+    shown = " ".join(m.value for m in at.markdown)
+    assert re.sub(r"\\(.)", r"\1", shown).replace("\u200b", "").count(c.recommendation.why) == 1
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)  # the recommended option's capacity
+    rec = c.option(c.recommendation.option)
+    by_kind = {t["meta"]["kind"]: t["y"] for t in spec["data"]}
+    assert by_kind["served"] == pytest.approx(rec.served_gpu_hours_by_month)
+    assert by_kind["idle"] == pytest.approx(rec.idle_gpu_hours_by_month)
+    assert by_kind["demand"] == pytest.approx(rec.demand_gpu_hours)
+
+
+def test_compare_capacity_chart_follows_the_chosen_option():
+    at = app(sample("enterprise"), page="compare")
+    at.radio(key="compare_capacity_option").set_value("build").run()
+    c = compare(Scenario.model_validate(sample("enterprise")))
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    served = next(t["y"] for t in spec["data"] if t["meta"]["kind"] == "served")
+    assert served == pytest.approx(c.option("build").served_gpu_hours_by_month)
+    assert "Build" in spec["layout"]["title"]["text"]
+
+
+def test_capacity_chart_of_an_unplanned_option_is_empty():
+    c = compare(Scenario.model_validate(sample("lab")))
+    fig = charts.capacity_demand(c, "no-such-option")
+    assert not fig.data and fig.layout.annotations[0].text.endswith("was not compared")
+
+
+# ------------------------------------------------------------------------- any valid portfolio
+
+NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,10}", fullmatch=True)
+
+
+@st.composite
+def portfolios(draw) -> dict:
+    months = draw(st.integers(12, 60))
+    n = draw(st.integers(1, 4))
+    out = []
+    for i in range(n):
+        kind = draw(st.sampled_from(["pretrain", "finetune", "serve", "steady"]))
+        start = draw(st.integers(0, months - 1))
+        w = {
+            "kind": kind,
+            "name": f"w{i}-{draw(NAMES)}",
+            "team": draw(st.sampled_from(["a", "b", "research"])),
+            "start_month": start,
+            "duration_months": draw(st.integers(1, 120 - start)),
+        }
+        if kind == "pretrain":
+            w |= {
+                "model": draw(st.sampled_from(["llama3-8b", "llama3-70b"])),
+                "tokens": draw(st.sampled_from([1e9, 1e11, 1e12])),
+                "gpus": draw(st.sampled_from([None, 64, 512])),
+                "runs_per_month": draw(st.sampled_from([0.1, 0.5, 1.0])),
+            }
+        elif kind == "finetune":
+            w |= {
+                "model": "llama3-8b",
+                "method": draw(st.sampled_from(["full", "lora", "qlora"])),
+                "jobs_per_month": draw(st.floats(0.5, 20)),
+            }
+        elif kind == "serve":
+            w |= {
+                "model": draw(st.sampled_from(["llama3-8b", "llama3-70b"])),
+                "rps": draw(st.floats(0.5, 50)),
+                "growth_pct_per_month": draw(st.floats(-10, 10)),
+            }
+        else:
+            w |= {"gpus": draw(st.integers(1, 512)), "utilisation_pct": draw(st.floats(1, 100))}
+        out.append({k: v for k, v in w.items() if v is not None})
+    data = {
+        "version": 2,
+        "cluster": {"gpu": draw(st.sampled_from(["H100-SXM", "H200", "B200"]))},
+        "term": {"months": months},
+        "workloads": out,
+    }
+    Scenario.model_validate(data)
+    return data
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(portfolios())
+def test_any_valid_portfolio_renders_on_workload_and_compare(data):
+    assert data["cluster"]["gpu"] in load_gpus()
+    at = app(data)
+    assert [r["name"] for r in table(at)] == [w["name"] for w in data["workloads"]]
+    assert at.session_state["scenario"] == data  # rendering changed nothing
+    sized = any(m.label in ("GPUs per run", "GPUs, first month") for m in at.metric)
+    assert sized or at.error  # sized, or a message saying why not; never a blank panel
+    at.session_state["_page"] = "compare"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Compare"
+    assert "chargeback_v2" in compare_tables(at) or at.error
