@@ -438,7 +438,9 @@ def test_a_sample_portfolio_opens_from_workload_and_compare_shows_its_totals(por
     wait_idle(page)
     page.get_by_text("GPUs per run").first.wait_for()
     assert metric_value(page, "GPUs per run") == "512"  # base-8b, as the sample gives it
-    assert "s=" not in page.url  # no share link for a portfolio until the codec reads version 2
+    # the address carries the portfolio in force (links read version 2)
+    token = re.search(r"[?&]s=([^&]+)", page.url).group(1)
+    assert share_link.decode(token) == Scenario.model_validate(c.scenario.model_dump())
     page.locator("[data-testid='stSidebarNav']").get_by_role("link", name="Compare").click()
     page.get_by_role("heading", name="Compare").wait_for()
     page.get_by_role("heading", name="Chargeback by team").wait_for()
