@@ -21,7 +21,10 @@ HEAVY = ("pandas", "plotly", "pricing.engine")
 PROBE = (
     "import sys, io, contextlib; from app.cli import main\n"
     "with contextlib.redirect_stdout(io.StringIO()):\n"
-    "    rc = main(sys.argv[1:])\n"
+    "    try:\n"
+    "        main(sys.argv[1:])\n"
+    "    except SystemExit:\n"
+    "        pass\n"
     f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
 )
 
