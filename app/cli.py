@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib
 import json
 import math
 import os
@@ -15,23 +16,62 @@ import pathlib
 import re
 import sys
 import unicodedata
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from app import exports, report_text, scenario_files, share_link
+from app import settings
 from models.constants import DEFAULT_SOFTWARE_STACK, SOFTWARE_STACKS
 from models.errors import InputError
 from models.hardware import gpu_ids
 from models.options import OPTIONS, Staffing
-from models.scenario import Scenario, explain_validation_error
 from models.shapes import load_presets
-from models.training import plan_training
-from pricing.catalogue import load_catalogue
-from pricing.engine import compare
+
+if TYPE_CHECKING:
+    from models.scenario import Scenario
+
+
+class _Lazy:
+    """A module imported on first use: `--help`, `decode` and `link` never load the engine, pandas
+    or plotly (tests/test_cli.py checks; bench/bench_cli_start.py times them)."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+
+exports = _Lazy("app.exports")
+report_text = _Lazy("app.report_text")
+scenario_files = _Lazy("app.scenario_files")
+share_link = _Lazy("app.share_link")
+_scenario = _Lazy("models.scenario")
+
+
+def compare(*args, **kwargs):
+    """pricing.engine.compare, imported when a command first compares."""
+    return importlib.import_module("pricing.engine").compare(*args, **kwargs)
+
+
+def load_catalogue(*args, **kwargs):
+    return importlib.import_module("pricing.catalogue").load_catalogue(*args, **kwargs)
+
+
+def plan_training(*args, **kwargs):
+    return importlib.import_module("models.training").plan_training(*args, **kwargs)
+
+
+def explain_validation_error(exc: ValidationError):
+    return _scenario.explain_validation_error(exc)
+
 
 #: longest field path (an override's key is part of it) quoted back in an error
 MAX_KEY_CHARS = 80
+#: the sample portfolios `clusterplan example --portfolio` prints (app/scenario_files.py PORTFOLIOS;
+#: named here so that building the parser reads no scenario code)
+PORTFOLIO_NAMES = ("enterprise", "university", "lab")
 #: longest unbroken run of characters printed whole: a long file path still fits, a 200 KB key not
 MAX_WORD_CHARS = 256
 #: longest line printed; the longest message of our own (an unknown override, followed by the list
@@ -190,7 +230,7 @@ def build_parser() -> Parser:
     e = sub.add_parser("example", help="print a sample scenario (JSON) comparing all four options")
     e.add_argument(
         "--portfolio",
-        choices=sorted(scenario_files.PORTFOLIOS),
+        choices=sorted(PORTFOLIO_NAMES),
         help="print a sample portfolio (scenario version 2) instead",
     )
     sub.add_parser("schema", help="print the scenario's JSON Schema")
@@ -221,8 +261,9 @@ def build_parser() -> Parser:
     r.add_argument(
         "--link",
         metavar="URL",
-        help="the portal's address for the share link (default "
-        f"{share_link.DEFAULT_BASE_URL}); a whole share link (with s=) must open this same "
+        help="the portal's address for the share link (default: $"
+        f"{settings.ENV_BASE_URL}, else base_url in .streamlit/secrets.toml, else "
+        f"{settings.LOCAL_BASE_URL}); a whole share link (with s=) must open this same "
         "scenario, and is printed as it is",
     )
     r.add_argument(
@@ -296,9 +337,9 @@ def build_parser() -> Parser:
     )
     k.add_argument(
         "--base-url",
-        default=share_link.DEFAULT_BASE_URL,
         metavar="URL",
-        help=f"the portal's address (default {share_link.DEFAULT_BASE_URL})",
+        help=f"the portal's address (default: ${settings.ENV_BASE_URL}, else base_url in "
+        f".streamlit/secrets.toml, else {settings.LOCAL_BASE_URL})",
     )
     d = sub.add_parser(
         "decode",
@@ -633,7 +674,7 @@ def portal_address(url: str) -> str:
 
 def run_link(args: argparse.Namespace) -> int:
     try:
-        base_url = portal_address(args.base_url)
+        base_url = portal_address(settings.base_url() if args.base_url is None else args.base_url)
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan link: --base-url: {exc}") from None
     try:
@@ -648,7 +689,7 @@ def report_link(scenario: Scenario, url: str | None) -> str:
     """The share link printed in a report: the scenario's own link at `url` (a portal address),
     or `url` itself when it is already a share link, which must open this same scenario."""
     if url is None:
-        return share_link.link_url(scenario)
+        return share_link.link_url(scenario, settings.base_url())
     url = portal_address(url.strip())
     if not url.lower().startswith(("http://", "https://")):
         raise share_link.LinkError("use the portal's http:// or https:// address")
@@ -760,7 +801,7 @@ def run_hourly(args: argparse.Namespace) -> int:
             "options": {"compare": [OWNED_STAFFED, *RENTAL_OPTIONS]},
         }
         try:
-            scenario = Scenario.model_validate(data)
+            scenario = _scenario.Scenario.model_validate(data)
             comparison = compare(scenario, decision=False)
         except ValidationError as exc:
             field, msg = explain_validation_error(exc)[0]
@@ -827,7 +868,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         "gradient_precision": args.grad_precision,
     }
     try:
-        return Scenario.model_validate(
+        return _scenario.Scenario.model_validate(
             {"workload": workload, "cluster": cluster, "execution": execution}
         )
     except ValidationError as exc:
@@ -888,7 +929,7 @@ COMMANDS = {
     "serve": run_serve,
     "finetune": run_finetune,
     "example": lambda args: print(scenario_files.example_json(args.portfolio)) or 0,
-    "schema": lambda args: print(json.dumps(Scenario.model_json_schema(), indent=2)) or 0,
+    "schema": lambda args: print(json.dumps(_scenario.Scenario.model_json_schema(), indent=2)) or 0,
 }
 
 

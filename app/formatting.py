@@ -3,31 +3,119 @@ show inside the portal's markdown (md_plain, md_code)."""
 
 from __future__ import annotations
 
+import math
 import re
+
+#: the one rule for money (`usd`): from this many dollars (after rounding to the cent) amounts are
+#: shown in millions with two decimals ("$0.87M", "$1.69M"), below it in whole dollars ("$36,688"),
+#: so a table of cluster totals reads in one unit and small lines stay exact
+MILLIONS_FROM_USD = 100_000
+#: what a figure that does not exist (NaN, infinity) prints as
+NA = "n/a"
+#: prefixes of a unit (988 GB) and suffixes of a bare count (405 B parameters, 15 T tokens)
+_UNIT_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+_COUNT_SUFFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+#: plurals that are not the word plus "s"
+_PLURALS = {"switch": "switches", "GPU-hour": "GPU-hours", "person": "people", "box": "boxes"}
+
+
+def _bad(x: float | None) -> bool:
+    return x is not None and not math.isfinite(x)
 
 
 def si(x: float, unit: str = "") -> str:
-    """1.2 M, 405 B, 15 T ..."""
-    for div, suffix in ((1e15, " P"), (1e12, " T"), (1e9, " B"), (1e6, " M"), (1e3, " k")):
+    """A count with a suffix ('405 B', '15 T', '1.2 M'), or a quantity with an SI prefix on its unit
+    ('988 GB', '1.5 kW'): three significant digits; NaN -> 'n/a'."""
+    if _bad(x):
+        return NA
+    for div, suffix in _UNIT_PREFIXES if unit else _COUNT_SUFFIXES:
         if abs(x) >= div:
-            return f"{x / div:.3g}{suffix}{unit}"
+            return f"{x / div:.3g} {suffix}{unit}"
     return f"{x:.3g} {unit}".rstrip()
 
 
+def gib(x: float | None) -> str:
+    """A size in GiB: '920 GiB', '1.5 TiB' from 1,024 GiB up (binary units, as memory is sold)."""
+    if x is None or _bad(x):
+        return NA
+    return f"{x / 1024:,.1f} TiB" if abs(x) >= 1024 else f"{x:,.0f} GiB"
+
+
 def usd(x: float | None) -> str:
-    """$12.34M above a million, $123,456 below; '-' for none."""
+    """Money, one rule everywhere: '$0.87M' (millions, two decimals) from MILLIONS_FROM_USD up,
+    '$36,688' (whole dollars) below; '-$1.20M' when negative; '-' for none, 'n/a' for NaN."""
     if x is None:
         return "-"
-    sign = "-" if x < 0 else ""
-    return f"{sign}${abs(x) / 1e6:,.2f}M" if abs(x) >= 1e6 else f"{sign}${abs(x):,.0f}"
+    if _bad(x):
+        return NA
+    whole = round(abs(x))
+    sign = "-" if x < 0 and whole else ""
+    if whole >= MILLIONS_FROM_USD:
+        return f"{sign}${abs(x) / 1e6:,.2f}M"
+    return f"{sign}${whole:,}"
 
 
-def usd_rate(x: float | None) -> str:
-    return "-" if x is None else f"${x:,.2f}"
+def usd_rate(x: float | None, per: str = "") -> str:
+    """A price per unit, to the cent: '$11.34', or '$11.34 per GPU-hour' with `per`."""
+    if x is None:
+        return "-"
+    if _bad(x):
+        return NA
+    sign = "-" if x < 0 and round(abs(x), 2) else ""
+    return f"{sign}${abs(x):,.2f}" + (f" per {per}" if per else "")
 
 
 def days(x: float | None) -> str:
-    return "-" if x is None else f"{x:,.0f} days" if x >= 10 else f"{x:,.1f} days"
+    """A duration: '7.5 days' below ten days (one decimal), '75 days' from ten up; 'n/a' for NaN.
+    A point in time is `on_day` ('day 8'), never this."""
+    if x is None:
+        return "-"
+    if _bad(x):
+        return NA
+    return f"{x:,.0f} days" if abs(x) >= 10 else f"{x:,.1f} days"
+
+
+def on_day(x: float | None) -> str:
+    """A point in time counted from the start of the term: 'day 8' is the day in which day 7.5
+    falls (rounded up; day 0 is the start)."""
+    if x is None:
+        return "-"
+    if _bad(x):
+        return NA
+    return f"day {math.ceil(x - 1e-9):,}"
+
+
+def plural(n: float, word: str) -> str:
+    """'1 node', '2 nodes', '1 switch', '3 switches', '1,024 GPUs' (n shown whole, with commas)."""
+    if _bad(n):
+        return f"{NA} {_PLURALS.get(word, word + 's')}"
+    text = f"{n:,.0f}"
+    return f"{text} {word}" if text in ("1", "-1") else f"{text} {_PLURALS.get(word, word + 's')}"
+
+
+def gpus(n: float) -> str:
+    """'1 GPU', '8 GPUs', '16,384 GPUs'."""
+    return plural(n, "GPU")
+
+
+def pct(x: float | None, decimals: int = 0) -> str:
+    """A fraction as a percentage with a space before the sign, as the README writes it: 0.83 ->
+    '83 %', pct(0.147, 1) -> '14.7 %'; '-' for none, 'n/a' for NaN."""
+    if x is None:
+        return "-"
+    if _bad(x):
+        return NA
+    text = f"{100 * x:,.{decimals}f}"
+    return ("0" if float(text.replace(",", "")) == 0 else text) + " %"
+
+
+def ratio(x: float | None) -> str:
+    """A ratio of two like quantities: '2.84×'; '-' for none, 'n/a' for NaN."""
+    if x is None:
+        return "-"
+    if _bad(x):
+        return NA
+    return f"{x:,.2f}×"
 
 
 def band(low: float | None, high: float | None) -> str:

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
-from app import charts, share_link
+from app import charts, settings, share_link
 from app.chart_export import (  # noqa: F401  (re-exported for callers of the report)
     CHART_WIDTH_PX,
     ChartsUnavailable,
@@ -94,10 +94,19 @@ def catalogue_date(c: Comparison) -> str:
     )
 
 
-def default_link(c: Comparison, base_url: str = share_link.DEFAULT_BASE_URL) -> str | None:
-    """The share link that reopens the comparison's scenario (None if none can be made)."""
+#: printed under a share link that only opens on the computer that made the PDF
+LOCAL_LINK_NOTE = (
+    "This is a local address: it opens only where the portal runs on this computer. Set "
+    f"{settings.ENV_BASE_URL} (or base_url in .streamlit/secrets.toml) to the portal's public "
+    "address to share the PDF."
+)
+
+
+def default_link(c: Comparison, base_url: str | None = None) -> str | None:
+    """The share link that reopens the comparison's scenario at `base_url`, by default the portal's
+    configured address (app/settings.py base_url); None if none can be made."""
     try:
-        return share_link.link_url(c.scenario, base_url)
+        return share_link.link_url(c.scenario, base_url or settings.base_url())
     except (share_link.LinkError, ValueError):
         return None
 
@@ -371,6 +380,8 @@ class _Document(FPDF):
         self.heading("Reopen this scenario", 11)
         if self.share_url:
             self.caption("This link opens the same scenario in the planner's portal:")
+            if settings.is_local(self.share_url):
+                self.caption(LOCAL_LINK_NOTE)
             self.text_block(
                 self.share_url,
                 7.5,

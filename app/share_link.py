@@ -37,6 +37,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ValidationError
 
+from app.settings import LOCAL_BASE_URL
 from models.finetune import FinetuneInputs
 from models.scenario import (
     PORTFOLIO_VERSION,
@@ -55,7 +56,9 @@ MAX_DEPTH = 16
 #: longest field path or message quoted back to the user
 MAX_QUOTE_CHARS = 160
 
-DEFAULT_BASE_URL = "http://localhost:8501/"
+DEFAULT_BASE_URL = (
+    LOCAL_BASE_URL  # the local default; app/settings.py base_url() is the configured one
+)
 
 #: the schema versions a link holds and opens as they are: 1 (one workload), 2 (a portfolio)
 VERSIONS: tuple[int, ...] = (SCHEMA_VERSION, PORTFOLIO_VERSION)

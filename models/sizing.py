@@ -99,3 +99,38 @@ class DeadlineError(ValueError):
             f"the deadline cannot be met: the fastest found is {days:.1f} days on {gpus} GPUs"
         )
         self.gpus, self.days = gpus, days
+
+
+#: the efficient size on the time-vs-GPUs curve: the largest count whose scaling efficiency is at
+#: least this, i.e. whose run costs at most 1/0.8 = 1.25x the GPU-hours of the curve's cheapest
+#: count (a planner default: where buyers usually stop adding GPUs; no public figure found)
+EFFICIENT_SCALING = 0.8
+
+
+def scaling_efficiencies(gpu_hours: list[float]) -> list[float]:
+    """Scaling efficiency of each point of a curve: the fewest GPU-hours any point needs for the
+    run, divided by this point's GPU-hours. At most 1 by construction (1 at the cheapest count);
+    measured against the first point instead it rose above 1 (103-105 %) wherever a small count's
+    layout (deeper pipeline, recomputation) did less work per GPU than a larger one's."""
+    best = min(gpu_hours, default=0.0)
+    return [best / h if h > 0 else 0.0 for h in gpu_hours]
+
+
+def marginal_days_per_1000_gpus(
+    points: list[tuple[int, float]],
+) -> list[float | None]:
+    """For each (gpus, train_days) point of a curve sorted by GPUs, the days of training saved per
+    extra 1,000 GPUs by moving to it from the previous point: (d_prev - d) / (n - n_prev) * 1000.
+    None for the first point."""
+    out: list[float | None] = [None]
+    for (n0, d0), (n1, d1) in zip(points, points[1:], strict=False):
+        out.append((d0 - d1) / (n1 - n0) * 1000 if n1 > n0 else None)
+    return out[: len(points)]
+
+
+def efficient_size(points: list[tuple[int, float]], efficiencies: list[float]) -> int | None:
+    """The largest GPU count on a curve whose scaling efficiency is at least EFFICIENT_SCALING (the
+    point past which more GPUs cost much more GPU-hours for the time they save); None without a
+    curve."""
+    fit = [n for (n, _), e in zip(points, efficiencies, strict=True) if e >= EFFICIENT_SCALING]
+    return max(fit) if fit else None

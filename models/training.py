@@ -27,6 +27,7 @@ from models.sizing import (
     gpu_ladder,
     meet_deadline,
     min_gpus_lower_bound,
+    scaling_efficiencies,
     smallest_fitting,
 )
 from models.units import BYTES_PER_TB, BYTES_PER_TOKEN, SECONDS_PER_DAY
@@ -39,7 +40,7 @@ class CurvePoint(Record):
     ideal_days: float
     train_days: float
     gpu_hours: float
-    scaling_efficiency: float  # speed-up per GPU relative to the curve's first point
+    scaling_efficiency: float  # fewest GPU-hours on the curve / this point's (at most 1)
 
 
 class ModelSummary(Record):
@@ -250,14 +251,10 @@ class Planner:
                     scaling_efficiency=0.0,
                 )
             )
-        base = points[0]
+        effs = scaling_efficiencies([p.gpu_hours for p in points])
         return [
-            p.model_copy(
-                update={
-                    "scaling_efficiency": (base.train_days * base.gpus) / (p.train_days * p.gpus)
-                }
-            )
-            for p in points
+            p.model_copy(update={"scaling_efficiency": e})
+            for p, e in zip(points, effs, strict=True)
         ]
 
 
@@ -273,6 +270,7 @@ def plan_training(
     min_gpus = budget = None
     if cluster.gpus is not None:
         choice, sizing = planner.fixed(cluster.gpus), "fixed"
+        min_gpus = planner.smallest().gpus  # what the Guide and reports compare the typed count to
     elif cluster.deadline_days is not None:
         smallest = planner.smallest()
         min_gpus = smallest.gpus

@@ -138,12 +138,12 @@ def test_the_scaling_curve_passes_through_the_plan_and_spans_its_range(model, gp
         plan.step_time_s,
         plan.mfu,
     )
-    base = curve[0]
+    cheapest = min(p.gpu_hours for p in curve)
     for p in curve:
         assert p.gpu_hours == pytest.approx(p.train_days * 24 * p.gpus)
-        assert p.scaling_efficiency == pytest.approx(
-            base.train_days * base.gpus / (p.train_days * p.gpus)
-        )
+        # against the curve's cheapest point, so never above 100 % (issue 17)
+        assert p.scaling_efficiency == pytest.approx(cheapest / p.gpu_hours)
+        assert p.scaling_efficiency <= 1.0
 
 
 @settings(max_examples=20)
