@@ -50,7 +50,7 @@ from models.scenario import Cluster, Scenario, Workload
 from models.search import all_layouts, describe, evaluate
 from models.shapes import ModelShape, load_presets
 from models.step_time import model_flops_per_token, step_breakdown
-from models.training import band_for, plan_training, size_class
+from models.training import plan_training, size_class
 from models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 #: the validation data ship inside the package (package data), wherever it is installed
@@ -744,6 +744,7 @@ def band_summary() -> dict:
         **overall,
         "classes": classes,
         "overall": overall,
-        "coverage": sum(lo <= r["error"] <= hi for r, (lo, hi) in zip(rows, inside)) / len(rows),
+        "coverage": sum(lo <= r["error"] <= hi for r, (lo, hi) in zip(rows, inside, strict=True))
+        / len(rows),
         "min_runs_per_class": BAND_MIN_RUNS,
     }

@@ -29,8 +29,8 @@ from app import exports, report_pdf, share_link
 from app.cli import main
 from app.formatting import usd
 from app.scenario_files import EXAMPLE
-from models.training import band_for
 from models.scenario import Scenario
+from models.training import band_for
 from pricing.engine import compare
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
