@@ -13,7 +13,7 @@ import time
 
 from pydantic import ConfigDict
 
-from models.constants import GPU_HOURS_ERROR_HIGH, GPU_HOURS_ERROR_LOW
+from models.constants import BAND_SIZE_CLASSES, GPU_HOURS_ERROR_BY_SIZE
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu
 from models.infrastructure import FabricPlan, dataset_read_gbyte_per_s, size_fat_tree
@@ -132,6 +132,18 @@ class TrainingPlan(Record):
     #: deadline sizing: the wall-clock training days the GPU count was sized to fit (the deadline,
     #: or what the caller left of it, e.g. the engine after provisioning); None otherwise
     train_days_budget: float | None = None
+
+
+def size_class(params_total: float) -> str:
+    """The band's size class of a model (constants.BAND_SIZE_CLASSES): the first whose upper bound
+    exceeds its total parameters."""
+    return next(name for name, upper in BAND_SIZE_CLASSES if params_total < upper)
+
+
+def band_for(params_total: float) -> tuple[float, float]:
+    """(low, high) signed GPU-hours error band of the model's size class (GPU_HOURS_ERROR_BY_SIZE),
+    derived from the held-out whole runs of that class (models/validation.py band_summary)."""
+    return GPU_HOURS_ERROR_BY_SIZE[size_class(params_total)]
 
 
 class Planner:
@@ -363,6 +375,6 @@ def _assemble(
             seconds=time.perf_counter() - start,
         ),
         curve=planner.curve(choice.gpus) if curve else None,
-        train_days_low=train_days / (1 + GPU_HOURS_ERROR_HIGH),
-        train_days_high=train_days / (1 + GPU_HOURS_ERROR_LOW),
+        train_days_low=train_days / (1 + band_for(planner.shape.params_total)[1]),
+        train_days_high=train_days / (1 + band_for(planner.shape.params_total)[0]),
     )

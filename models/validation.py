@@ -32,8 +32,11 @@ import numpy as np
 
 from models.calibration import TABLE5, job_and_layout, table5_rows
 from models.constants import (  # noqa: F401
-    BAND_PERCENTILES,
+    BAND_COVERAGE,
+    BAND_MIN_RUNS,
+    BAND_SIZE_CLASSES,
     DEFAULT_SOFTWARE_STACK,
+    GPU_HOURS_ERROR_BY_SIZE,
     GPU_HOURS_ERROR_HIGH,
     GPU_HOURS_ERROR_LOW,
     SOFTWARE_STACKS,
@@ -47,7 +50,7 @@ from models.scenario import Cluster, Scenario, Workload
 from models.search import all_layouts, describe, evaluate
 from models.shapes import ModelShape, load_presets
 from models.step_time import model_flops_per_token, step_breakdown
-from models.training import plan_training
+from models.training import plan_training, size_class
 from models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 #: the validation data ship inside the package (package data), wherever it is installed
@@ -93,8 +96,8 @@ RULE_GOODPUT = 0.90
 
 def training_days_band(plan) -> tuple[float, float]:
     """(low, high) wall-clock days for a TrainingPlan: its days corrected by the spread of the
-    planner's errors on held-out whole runs (GPU_HOURS_ERROR_LOW/HIGH in models/constants.py,
-    band_summary), as plan_training stores them."""
+    planner's errors on held-out whole runs of its model's size class (GPU_HOURS_ERROR_BY_SIZE in
+    models/constants.py, band_summary), as plan_training stores them."""
     return plan.train_days_low, plan.train_days_high
 
 
@@ -617,6 +620,7 @@ def validate_heldout(stack: str | None = None) -> dict:
                 "model": row["model"],
                 "gpu": row["gpu"],
                 "stack_class": row["stack_class"],
+                "size_class": size_class(shape.params_total),
                 "year": int(row["year"]),
                 "published": float(row["published_gpu_hours"]),
                 **plan,
@@ -637,6 +641,10 @@ def validate_heldout(stack: str | None = None) -> dict:
         "rule_of_thumb_mfu": mfu,
         "by_stack_class": {
             c: summarise([r["error"] for r in out if r["stack_class"] == c]) for c in classes
+        },
+        "by_size_class": {
+            c: summarise([r["error"] for r in out if r["size_class"] == c])
+            for c, _ in BAND_SIZE_CLASSES
         },
     }
 
@@ -667,20 +675,37 @@ def heldout_report(res: dict) -> str:
             f"  {c:20} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
             f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
         )
+    for c, s in res["by_size_class"].items():
+        lines.append(
+            f"  size {c:15} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
+            f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
+        )
     b = band_summary()
     lines.append(
-        f"band (train_days_low-high): errors {b['low']:+.0%} to {b['high']:+.0%} "
-        f"(percentiles {BAND_PERCENTILES[0]}-{BAND_PERCENTILES[1]} of these runs' errors: "
-        f"{b['derived'][0]:+.0%} to {b['derived'][1]:+.0%}), planned days x{b['days_factor_low']:.2f} "
-        f"to x{b['days_factor_high']:.2f}; contains {b['coverage']:.0%} of the {b['runs']} held-out runs"
+        f"band (train_days_low-high), the shortest interval of signed errors holding at least "
+        f"{BAND_COVERAGE:.0%} of the runs; plans use their model's size class:"
+    )
+    for c in [*b["classes"], b["overall"]]:
+        lines.append(
+            f"  {c['size_class']:20} {c['runs']:>3} runs: errors {c['low']:+.0%} to {c['high']:+.0%} "
+            f"(derived {c['derived'][0]:+.0%} to {c['derived'][1]:+.0%}), planned days "
+            f"x{c['days_factor_low']:.2f} to x{c['days_factor_high']:.2f}; contains "
+            f"{c['coverage']:.0%} of them"
+        )
+    lines.append(
+        f"  coverage of the {b['runs']} held-out runs by their own class's band: {b['coverage']:.0%}"
     )
     lines.append("+: GPU count not published, the planner's smallest count that fits")
     return "\n".join(lines)
 
 
-def band_from_errors(errors: list[float]) -> tuple[float, float]:
-    """(low, high): the BAND_PERCENTILES of signed errors, rounded outward to a whole percent."""
-    lo, hi = np.percentile(errors, BAND_PERCENTILES)
+def band_from_errors(errors: list[float], coverage: float = BAND_COVERAGE) -> tuple[float, float]:
+    """(low, high): the shortest interval of signed errors that holds ceil(coverage · n) of them,
+    rounded outward to a whole percent (the earliest such interval on ties)."""
+    e = sorted(errors)
+    k = math.ceil(round(coverage * len(e), 9))
+    i = min(range(len(e) - k + 1), key=lambda j: (e[j + k - 1] - e[j], j))
+    lo, hi = e[i], e[i + k - 1]
     return math.floor(round(lo * 100, 6)) / 100, math.ceil(round(hi * 100, 6)) / 100
 
 
@@ -689,16 +714,37 @@ def band_coverage(errors: list[float], low: float, high: float) -> float:
     return sum(low <= e <= high for e in errors) / len(errors)
 
 
-def band_summary() -> dict:
-    """The band plans use (GPU_HOURS_ERROR_LOW/HIGH), the band today's held-out errors give, and
-    the share of held-out whole runs inside it."""
-    errors = [r["error"] for r in validate_heldout()["rows"]]
+def _band(name: str, errors: list[float], low: float, high: float) -> dict:
     return {
-        "low": GPU_HOURS_ERROR_LOW,
-        "high": GPU_HOURS_ERROR_HIGH,
-        "derived": band_from_errors(errors),
-        "coverage": band_coverage(errors, GPU_HOURS_ERROR_LOW, GPU_HOURS_ERROR_HIGH),
+        "size_class": name,
         "runs": len(errors),
-        "days_factor_low": 1 / (1 + GPU_HOURS_ERROR_HIGH),
-        "days_factor_high": 1 / (1 + GPU_HOURS_ERROR_LOW),
+        "low": low,
+        "high": high,
+        "derived": band_from_errors(errors),
+        "coverage": band_coverage(errors, low, high),
+        "days_factor_low": 1 / (1 + high),
+        "days_factor_high": 1 / (1 + low),
+    }
+
+
+def band_summary() -> dict:
+    """The bands plans use, per size class (GPU_HOURS_ERROR_BY_SIZE) and over all runs
+    (GPU_HOURS_ERROR_LOW/HIGH): each with the band today's held-out errors give and the share of
+    that class's held-out whole runs inside it; `coverage` is the share of all runs inside their own
+    class's band (what a plan shows)."""
+    rows = validate_heldout()["rows"]
+    errors = [r["error"] for r in rows]
+    classes = [
+        _band(c, [r["error"] for r in rows if r["size_class"] == c], *GPU_HOURS_ERROR_BY_SIZE[c])
+        for c, _ in BAND_SIZE_CLASSES
+    ]
+    overall = _band("all sizes", errors, GPU_HOURS_ERROR_LOW, GPU_HOURS_ERROR_HIGH)
+    inside = [GPU_HOURS_ERROR_BY_SIZE[r["size_class"]] for r in rows]
+    return {
+        **overall,
+        "classes": classes,
+        "overall": overall,
+        "coverage": sum(lo <= r["error"] <= hi for r, (lo, hi) in zip(rows, inside, strict=True))
+        / len(rows),
+        "min_runs_per_class": BAND_MIN_RUNS,
     }

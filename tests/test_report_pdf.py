@@ -29,8 +29,8 @@ from app import exports, report_pdf, share_link
 from app.cli import main
 from app.formatting import usd
 from app.scenario_files import EXAMPLE
-from models.constants import GPU_HOURS_ERROR_HIGH, GPU_HOURS_ERROR_LOW
 from models.scenario import Scenario
+from models.training import band_for
 from pricing.engine import compare
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
@@ -377,8 +377,10 @@ def test_training_days_come_with_their_band(comparison, text):
 
     t = comparison.training
     # the band from the held-out whole runs (models/validation.py band_summary), read from the result
+    # the model's size class
+    low, high = band_for(comparison.scenario.workload.shape().params_total)
     assert (t.train_days_low, t.train_days_high) == pytest.approx(
-        (t.train_days / (1 + GPU_HOURS_ERROR_HIGH), t.train_days / (1 + GPU_HOURS_ERROR_LOW))
+        (t.train_days / (1 + high), t.train_days / (1 + low))
     )
     flat = " ".join(text.split())
     assert band(t.train_days_low, t.train_days_high).strip() in flat

@@ -195,19 +195,42 @@ def test_rule_of_thumb_is_computed_with_one_mfu(result):
 
 
 def test_band_is_derived_from_held_out_errors_and_contains_80_pct():
-    errors = [r["error"] for r in V.validate_heldout()["rows"]]
-    # the band plans use is the one today's held-out errors give (not set by hand) ...
+    rows = V.validate_heldout()["rows"]
+    errors = [r["error"] for r in rows]
+    # the bands plans use are the ones today's held-out errors give (not set by hand): overall ...
     assert V.band_from_errors(errors) == (V.GPU_HOURS_ERROR_LOW, V.GPU_HOURS_ERROR_HIGH)
-    # ... and the share of held-out runs inside it is computed, not asserted by hand
-    assert V.band_coverage(errors, V.GPU_HOURS_ERROR_LOW, V.GPU_HOURS_ERROR_HIGH) >= 0.80
-    assert V.band_summary()["coverage"] == V.band_coverage(
-        errors, V.GPU_HOURS_ERROR_LOW, V.GPU_HOURS_ERROR_HIGH
+    # ... and per size class, each from its own class's runs only
+    for name, _ in V.BAND_SIZE_CLASSES:
+        sel = [r["error"] for r in rows if r["size_class"] == name]
+        assert len(sel) >= V.BAND_MIN_RUNS, name  # a smaller class is merged (constants.py)
+        assert V.band_from_errors(sel) == V.GPU_HOURS_ERROR_BY_SIZE[name], name
+        assert V.band_coverage(sel, *V.GPU_HOURS_ERROR_BY_SIZE[name]) >= V.BAND_COVERAGE
+    # the share of held-out runs inside their own class's band is computed, not asserted by hand
+    b = V.band_summary()
+    inside = sum(
+        V.GPU_HOURS_ERROR_BY_SIZE[r["size_class"]][0]
+        <= r["error"]
+        <= V.GPU_HOURS_ERROR_BY_SIZE[r["size_class"]][1]
+        for r in rows
     )
+    assert b["coverage"] == inside / len(rows) >= 0.80
+    assert [c["runs"] for c in b["classes"]] == [18, 9]
 
 
-def test_band_coverage_counts_runs_inside():
+def test_band_is_the_shortest_interval_holding_the_share():
     assert V.band_coverage([-0.5, -0.1, 0.2, 0.4], -0.2, 0.3) == 0.5
-    assert V.band_from_errors([-0.5] + [0.0] * 8 + [0.5]) == (-0.05, 0.05)
+    # 8 of 10 needed: the two outliers are left out, whichever side they are on
+    assert V.band_from_errors([-0.5] + [0.0] * 8 + [0.5]) == (0.0, 0.0)
+    assert V.band_from_errors([-0.9, -0.8] + [0.1] * 7 + [0.2]) == (0.1, 0.2)
+    assert V.band_from_errors([-0.4, -0.3, -0.2, 0.0, 0.3], coverage=0.6) == (-0.4, -0.2)
+
+
+def test_size_class_follows_total_parameters():
+    from models.training import size_class
+
+    assert size_class(19.9e9) == "under 20B"
+    assert size_class(20e9) == "20B and over"
+    assert size_class(671e9) == "20B and over"
 
 
 #: Held-out whole runs (planner's layout, each row's stack class): pinned error levels. The model
@@ -266,13 +289,21 @@ def test_plans_carry_the_held_out_band():
         )
     )
     low, high = V.training_days_band(plan)
-    assert (low, high) == pytest.approx(
-        (
-            plan.train_days / (1 + V.GPU_HOURS_ERROR_HIGH),
-            plan.train_days / (1 + V.GPU_HOURS_ERROR_LOW),
+    lo, hi = V.GPU_HOURS_ERROR_BY_SIZE["under 20B"]  # a 7B model: the under-20B class's band
+    assert (low, high) == pytest.approx((plan.train_days / (1 + hi), plan.train_days / (1 + lo)))
+    assert low < high
+    big = plan_training(
+        Scenario.model_validate(
+            {
+                "workload": {"model": "llama3-405b", "tokens": 1e11, "seq_len": 4096},
+                "cluster": {"gpu": "H100-SXM", "gpus": 1024},
+            }
         )
     )
-    assert low < high
+    lo, hi = V.GPU_HOURS_ERROR_BY_SIZE["20B and over"]
+    assert (big.train_days_low, big.train_days_high) == pytest.approx(
+        (big.train_days / (1 + hi), big.train_days / (1 + lo))
+    )
 
 
 def test_cli_validate_json_keys():

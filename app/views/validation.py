@@ -8,7 +8,13 @@ from app.formatting import md_plain
 from models import finetune_validation as FV
 from models import serving_validation as SV
 from models.constant_docs import model_constants
-from models.validation import UNITS, band_summary, validate, validate_heldout
+from models.validation import (
+    BAND_COVERAGE,
+    UNITS,
+    band_summary,
+    validate,
+    validate_heldout,
+)
 
 
 def heldout_table(result: dict) -> pd.DataFrame:
@@ -31,6 +37,23 @@ def heldout_table(result: dict) -> pd.DataFrame:
     )
 
 
+def band_table(b: dict) -> pd.DataFrame:
+    """The band per size class and over all runs, with its coverage (band_summary)."""
+    return pd.DataFrame(
+        [
+            {
+                "size class": c["size_class"],
+                "held-out runs": c["runs"],
+                "error low %": 100 * c["low"],
+                "error high %": 100 * c["high"],
+                "planned days ×": f"{c['days_factor_low']:.2f}–{c['days_factor_high']:.2f}",
+                "coverage %": round(100 * c["coverage"]),
+            }
+            for c in [*b["classes"], b["overall"]]
+        ]
+    )
+
+
 def render_heldout() -> None:
     """Held-out whole runs planned as a buyer would plan them, and the band they give."""
     res, b = validate_heldout(), band_summary()
@@ -46,13 +69,13 @@ def render_heldout() -> None:
         f"{100 * t['median_abs_error']:.1f} %, worst {100 * t['worst_abs_error']:.1f} %."
     )
     st.markdown(
-        f"**Band** on every plan's training days (train_days_low–high): errors "
-        f"{b['low']:+.0%} to {b['high']:+.0%} (the {b['derived'][0]:+.0%} to "
-        f"{b['derived'][1]:+.0%} of the 10th–90th percentiles, rounded outward), so planned days "
-        f"×{b['days_factor_low']:.2f} to ×{b['days_factor_high']:.2f}; it contains "
-        f"**{b['coverage']:.0%} of the {b['runs']} held-out runs**. The model is optimistic on "
-        "almost every one, so the band lies above the point estimate."
+        f"**Band** on every plan's training days (train_days_low–high), by the model's size class: "
+        f"the shortest interval of that class's held-out errors holding at least {100 * BAND_COVERAGE:.0f} % "
+        f"of its runs, rounded outward. Plans use their class's band; it contains "
+        f"**{b['coverage']:.0%} of the {b['runs']} held-out runs**. Under 20B the model is "
+        "optimistic on every run, so that band lies above the point estimate."
     )
+    st.dataframe(band_table(b), hide_index=True)
     st.dataframe(
         heldout_table(res),
         hide_index=True,
