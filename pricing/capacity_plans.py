@@ -20,9 +20,9 @@ and a share of the ready month):
   demand's peak GPUs, rounded up to whole nodes, at least one node), ready on the build timeline
   for B; and a per-use cloud burst elastic up to S = the largest month's peak GPUs less the base
   available that month (before the base is ready, the whole peak), from the cloud's ready day,
-  priced at the on-demand / capacity-block figure of S GPUs. One simulation on base + burst; each
-  month the base serves first, min(served, base GPU-hours), and the burst the rest (a gang run
-  may span both: a simplification). Its flows are the base option's on the base's GPUs and
+  priced at the on-demand / capacity-block figure of S GPUs. One simulation on base + burst; in
+  each slot (≈ a day) the base serves first, min(GPUs in use, base), and the burst the rest
+  (models/capacity.py `served_within`; a gang run may span both: a simplification). Its flows are the base option's on the base's GPUs and
   served hours plus the burst option's on the burst's (pricing/cashflows.py `composed`): the
   owned team for the base, the rented platform team only in months the burst serves work.
   A version 1 scenario has no demand over time: hybrid is unavailable there (inputs.py).
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.capacity import CapacityResult, prepare, simulate, unmet_gpu_hours
+from models.capacity import CapacityResult, prepare, served_within, simulate, unmet_gpu_hours
 from models.demand import Demand, derive_demand
 from models.errors import InputError
 from models.hardware import get_gpu
@@ -306,8 +306,10 @@ class _Planner:
             burst_ready, burst_cap = months * DAYS_PER_MONTH, np.zeros(months)
         r = self.simulate(base_cap + burst_cap)
         served = np.array(r.served_gpu_hours_by_month)
-        base_served = np.minimum(served, base_cap * HOURS_PER_MONTH)
-        burst_served = served - base_served
+        on_base = served_within(self.demand, base_cap + burst_cap, base_cap, self.prepared)
+        burst_served = served - on_base
+        burst_served[burst_served <= 1e-9 * served] = 0.0  # rounding, not work
+        base_served = served - burst_served
         split = Split(
             base_option=base_opt,
             burst_option=burst_opt,
