@@ -23,6 +23,7 @@ class Billing(StrEnum):
     MANAGED_RENT = "managed_rent"  # the rent plus a managed-service premium
     PER_USE = "per_use"  # busy GPU-hours only (on-demand, spot)
     COMMITTED = "committed"  # whole 1- or 3-year blocks of reserved capacity
+    HYBRID = "hybrid"  # the sum of its parts' flows (`OptionSpec.composed_of`): a base and a burst
 
 
 class Staffing(StrEnum):
@@ -64,6 +65,11 @@ class OptionSpec:
     timeline_rows_of: str | None = None
     #: compared by default in a new scenario
     default: bool = False
+    #: a composite option: (the option that holds the base, the one that serves the burst); its
+    #: cash flows are each part's own flows on its share of the capacity (pricing/capacity_plans.py)
+    composed_of: tuple[str, ...] = ()
+    #: it needs a portfolio's demand over time (scenario version 2) to be planned
+    needs_demand: bool = False
 
     @property
     def staffing(self) -> Staffing:
@@ -167,6 +173,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "#F0E442",  # the pale yellow goes to the option least often compared
         price_key="cloud_committed_3y_usd_per_gpu_hour",
         commit_years=3,
+    ),
+    OptionSpec(
+        "hybrid",
+        "Own base + cloud burst",
+        Billing.HYBRID,
+        "#000000",  # the last Okabe-Ito colour
+        owned=True,
+        dedicated=True,
+        price_key="cloud_on_demand_usd_per_gpu_hour",
+        timeline_rows_of="build",
+        composed_of=("build", "cloud:on_demand"),
+        needs_demand=True,
     ),
 )
 

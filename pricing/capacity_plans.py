@@ -15,7 +15,18 @@ and a share of the ready month):
   work), a committed cloud block for whole blocks.
 - Per use (cloud on-demand, spot): elastic up to the demand's peak GPUs (its largest month, which
   sets the price tier) from the ready day, holding and billed on the GPU-hours served (spot: its training runs' GPU-hours plus the interruption overhead, as a version 1 run).
-- Not built yet: hybrid (own a base, burst to cloud) and expansion phases of an owned cluster.
+- Hybrid (a composite option, OptionSpec.composed_of = (base option, burst option)): an owned
+  base of B GPUs (`cluster.gpus` when given, else the median over the term's months of the
+  demand's peak GPUs, rounded up to whole nodes, at least one node), ready on the build timeline
+  for B; and a per-use cloud burst elastic up to S = the largest month's peak GPUs less the base
+  available that month (before the base is ready, the whole peak), from the cloud's ready day,
+  priced at the on-demand / capacity-block figure of S GPUs. One simulation on base + burst; in
+  each slot (≈ a day) the base serves first, min(GPUs in use, base), and the burst the rest
+  (models/capacity.py `served_within`; a gang run may span both: a simplification). Its flows are the base option's on the base's GPUs and
+  served hours plus the burst option's on the burst's (pricing/cashflows.py `composed`): the
+  owned team for the base, the rented platform team only in months the burst serves work.
+  A version 1 scenario has no demand over time: hybrid is unavailable there (inputs.py).
+- Not built yet: expansion phases of an owned cluster.
 
 Context per option (pricing/cashflows.py): busy = served GPU-hours / (size × hours of the month);
 held as above; runs_done = finished gang runs, each counted by its model's weights over the
@@ -28,12 +39,13 @@ workload's (`representative_workload`), on the option's size and fabric.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from models.capacity import CapacityResult, prepare, simulate, unmet_gpu_hours
+from models.capacity import CapacityResult, prepare, served_within, simulate, unmet_gpu_hours
 from models.demand import Demand, derive_demand
 from models.errors import InputError
 from models.hardware import get_gpu
@@ -60,6 +72,23 @@ STEADY_MODEL = "llama3-8b"
 
 
 @dataclass(frozen=True)
+class Split:
+    """A composite option's capacity (module docstring, hybrid): its base and burst parts."""
+
+    base_option: str
+    burst_option: str
+    base_gpus: int
+    burst_gpus: int  # S: 0 when the base covers every month's peak
+    base_inputs: CostInputs
+    burst_inputs: CostInputs | None
+    base_ready_day: float
+    burst_ready_day: float
+    base_capacity_gpus: np.ndarray  # (M,) B × the share of each month from its ready day
+    base_served_gpu_hours: np.ndarray  # (M,)
+    burst_served_gpu_hours: np.ndarray  # (M,)
+
+
+@dataclass(frozen=True)
 class OptionPlan:
     """One option's capacity plan and what it serves."""
 
@@ -75,6 +104,10 @@ class OptionPlan:
     #: finished runs × their model's weights / the representative model's (the egress line)
     weighted_runs: float
     longest_run_days: float
+    #: a composite option's parts (None for any other)
+    split: Split | None = None
+    #: why the option cannot be offered on this plan ("" when it can)
+    unavailable: str = ""
 
 
 @dataclass(frozen=True)
@@ -246,11 +279,74 @@ class _Planner:
         )
         return size, rule, ready, held, r
 
+    def hybrid(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult, Split]:
+        """(base size, rule, base ready day, capacity, result, split) of a composite option: the
+        base and burst of the module docstring."""
+        base_opt, burst_opt = spec(option).composed_of
+        node = self.node
+        given = self.scenario.cluster.gpus
+        if given is not None:
+            base, why = given, f"{given:,} GPUs (cluster.gpus)"
+        else:
+            median = float(np.median(self.demand.peak_gpus))
+            base = min(max(math.ceil(median / node - 1e-9) * node, node), MAX_GPUS)
+            why = (
+                f"the median month's peak GPUs ({median:,.0f}) in whole {node}-GPU nodes "
+                "(at least one)"
+            )
+        base_ready = self.ready(option, base)
+        base_cap = base * self.share(base_ready)
+        excess = np.asarray(self.demand.peak_gpus, dtype=float) - base_cap
+        burst = max(math.ceil(float(excess.max()) - 1e-9), 0)
+        months = self.months
+        if burst:
+            burst_ready = self.ready(burst_opt, burst)
+            burst_cap = burst * self.share(burst_ready)
+        else:
+            burst_ready, burst_cap = months * DAYS_PER_MONTH, np.zeros(months)
+        r = self.simulate(base_cap + burst_cap)
+        served = np.array(r.served_gpu_hours_by_month)
+        on_base = served_within(self.demand, base_cap + burst_cap, base_cap, self.prepared)
+        burst_served = served - on_base
+        burst_served[burst_served <= 1e-9 * served] = 0.0  # rounding, not work
+        base_served = served - burst_served
+        split = Split(
+            base_option=base_opt,
+            burst_option=burst_opt,
+            base_gpus=base,
+            burst_gpus=burst,
+            base_inputs=self.inputs(base),
+            burst_inputs=self.inputs(burst) if burst else None,
+            base_ready_day=base_ready,
+            burst_ready_day=burst_ready,
+            base_capacity_gpus=base_cap,
+            base_served_gpu_hours=base_served,
+            burst_served_gpu_hours=burst_served,
+        )
+        rule = (
+            f"owned base: {why}; cloud burst up to {burst:,} GPUs (the largest month's peak less "
+            "the base ready by then), paying only the GPU-hours the base cannot serve"
+        )
+        return base, rule, base_ready, base_cap + burst_served / HOURS_PER_MONTH, r, split
+
     def plan(self, option: str) -> OptionPlan:
         per_use = spec(option).billing is Billing.PER_USE
-        size, rule, ready, cap, r = (self.per_use if per_use else self.fixed)(option)
+        split = None
+        if spec(option).composed_of:
+            size, rule, ready, cap, r, split = self.hybrid(option)
+        else:
+            size, rule, ready, cap, r = (self.per_use if per_use else self.fixed)(option)
         finished = {w.name: w.runs_finished for w in r.workloads}
         inp = self.inputs(size)
+        note = inp.unavailable.get(option, "")
+        if split is not None:
+            burst = split.burst_inputs
+            note = (
+                f"the cloud burst of {split.burst_gpus:,} GPUs: "
+                f"{burst.unavailable[split.burst_option]}"
+                if burst is not None and split.burst_option in burst.unavailable
+                else ""
+            )
         weighted = sum(
             finished[w.name] * _weights_gb(w.model) / inp.weights_gb
             for w in self.scenario.workloads
@@ -268,6 +364,8 @@ class _Planner:
             runs_finished=sum(finished.values()),
             weighted_runs=weighted,
             longest_run_days=max(self.demand.runs.run_days, default=0.0),
+            split=split,
+            unavailable=note,
         )
 
 
@@ -278,9 +376,7 @@ def plan_portfolio(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs
     plans = {o: planner.plan(o) for o in scenario.options.compare}
     size = max(p.size_gpus for p in plans.values())
     base = planner.inputs(size)
-    unavailable = {
-        o: p.inputs.unavailable[o] for o, p in plans.items() if o in p.inputs.unavailable
-    }
+    unavailable = {o: p.unavailable for o, p in plans.items() if p.unavailable}
     portfolio = Portfolio(demand=planner.demand, representative=planner.rep, plans=plans)
     return base.with_portfolio(portfolio, unavailable), portfolio
 
@@ -294,7 +390,10 @@ def option_params(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> dic
     """P for the option's own figures: each figure the option's inputs give differently (its
     size's cloud price tier, its hardware's resale age) scaled by the option's over the base
     value, so a draw's or a tornado's multiplier applies to the option's own figure."""
-    own = option_inputs(inp, option)
+    return _own_params(inp, P, option_inputs(inp, option))
+
+
+def _own_params(inp: CostInputs, P: dict[str, np.ndarray], own: CostInputs) -> dict:
     if own is inp:
         return P
     out = dict(P)
@@ -309,27 +408,62 @@ def option_params(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> dic
 
 def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     """The option's Context from its simulation, one row per parameter set (the simulation is the
-    base case's: draws move prices, not the capacity plan)."""
+    base case's: draws move prices, not the capacity plan). A composite option's Context is its
+    base's, with each part's own (inputs, P, Context) in `parts`."""
     plan = inp.portfolio.plans[option]
-    own = plan.inputs
+    r = plan.result
+    served = np.array(r.served_gpu_hours_by_month)
+    opt = spec(option)
+    if plan.split is None:
+        return _context(inp, P, opt, plan.inputs, plan, served, plan.size_gpus, plan.ready_day,
+                        plan.capacity_gpus, plan.weighted_runs)  # fmt: skip
+    sp = plan.split
+    base_spec = spec(sp.base_option)
+    base = _context(inp, P, base_spec, sp.base_inputs, plan, sp.base_served_gpu_hours,
+                    sp.base_gpus, sp.base_ready_day, sp.base_capacity_gpus, 0.0)  # fmt: skip
+    parts = [(base_spec, sp.base_inputs, P, base)]
+    if sp.burst_inputs is not None:
+        burst_spec = spec(sp.burst_option)
+        Pb = _own_params(inp, P, sp.burst_inputs)
+        share = sp.burst_served_gpu_hours.sum() / max(served.sum(), 1.0)
+        burst = _context(inp, Pb, burst_spec, sp.burst_inputs, plan, sp.burst_served_gpu_hours,
+                         sp.burst_gpus, sp.burst_ready_day,
+                         sp.burst_served_gpu_hours / HOURS_PER_MONTH,
+                         plan.weighted_runs * share)  # fmt: skip
+        parts.append((burst_spec, sp.burst_inputs, Pb, burst))
+    return dataclasses.replace(base, parts=tuple(parts))
+
+
+def _context(
+    inp: CostInputs,
+    P: dict[str, np.ndarray],
+    opt,
+    own: CostInputs,
+    plan: OptionPlan,
+    served: np.ndarray,
+    size: int,
+    ready_day: float,
+    capacity: np.ndarray,
+    weighted_runs: float,
+) -> Context:
+    """The Context of `size` GPUs of option `opt` serving `served` GPU-hours a month from
+    `ready_day`, holding `capacity` GPUs a month (per use: what it serves)."""
     months = own.months
     n = next(iter(P.values())).shape[0]
     r = plan.result
-    served = np.array(r.served_gpu_hours_by_month)
-    busy = np.broadcast_to(served / (plan.size_gpus * HOURS_PER_MONTH), (n, months))
-    opt = spec(option)
+    busy = np.broadcast_to(served / (size * HOURS_PER_MONTH), (n, months))
     if opt.interruptible:  # a training run interrupted runs that much longer, and pays for it
         gang = np.zeros(months)
         for w, d in zip(r.workloads, inp.portfolio.demand.workloads, strict=True):
             if d.gang:
                 gang += w.served_gpu_hours_by_month
-        extra = gang / (plan.size_gpus * HOURS_PER_MONTH)
+        extra = gang / (size * HOURS_PER_MONTH)
         busy = busy + extra[None, :] * P["spot_interruption_overhead_pct"] / 100
-    ready = np.full((n, 1), plan.ready_day)
+    ready = np.full((n, 1), ready_day)
     term = own.term_days
     worked = np.flatnonzero(served > TOLERANCE * max(served.sum(), 1.0))
-    last = (worked[-1] + 1) * DAYS_PER_MONTH if len(worked) else plan.ready_day
-    busy_end = np.full((n, 1), min(max(last, plan.ready_day), term))
+    last = (worked[-1] + 1) * DAYS_PER_MONTH if len(worked) else ready_day
+    busy_end = np.full((n, 1), min(max(last, ready_day), term))
     if opt.holds == "term":
         held_end = np.full((n, 1), term)
     elif opt.holds == "rental":
@@ -339,12 +473,12 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     beyond = np.maximum(held_end - term, 0.0) / DAYS_PER_MONTH
     held = window(months, ready, np.minimum(held_end, term))
     if opt.holds == "busy":
-        held = held * (plan.capacity_gpus > TOLERANCE)[None, :]
+        held = held * (capacity > TOLERANCE)[None, :]
     return Context(
         months,
         ready,
         np.full((n, 1), plan.longest_run_days),
-        np.full((n, 1), plan.weighted_runs),
+        np.full((n, 1), weighted_runs),
         busy,
         busy_end,
         held,

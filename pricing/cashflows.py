@@ -54,6 +54,9 @@ class Context:
     beyond_months: np.ndarray | None = None
     #: (n, 1) whether the option completes the work (a portfolio's capacity plan); None: by usage
     completes: np.ndarray | None = None
+    #: a composite option's parts (OptionSpec.composed_of): (spec, inputs, P, Context) of each,
+    #: from its capacity plan (pricing/capacity_plans.py); empty for any other option
+    parts: tuple = ()
 
     @property
     def ready_month(self) -> np.ndarray:
@@ -466,6 +469,17 @@ def committed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows
     return {"compute": compute} | _storage_and_egress(inp, P, ctx) | staff_cost(spec, inp, P, ctx)
 
 
+def composed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+    """A composite option (hybrid): every line of each part's own flows (ctx.parts: the owned base
+    on its GPUs, the per-use burst on the GPU-hours it serves), summed line by line. Each part
+    bills only its own capacity, so nothing is counted twice."""
+    flows: Flows = {}
+    for part, part_inp, part_P, part_ctx in ctx.parts:
+        for key, value in BILLING_FLOWS[part.billing](part, part_inp, part_P, part_ctx).items():
+            flows[key] = flows[key] + value if key in flows else value
+    return flows
+
+
 FlowFunction = Callable[[CostInputs, dict, Context], Flows]
 #: one cash-flow function per way of billing (models/options.py says which option bills how)
 BILLING_FLOWS: dict[Billing, Callable[[OptionSpec, CostInputs, dict, Context], Flows]] = {
@@ -474,6 +488,7 @@ BILLING_FLOWS: dict[Billing, Callable[[OptionSpec, CostInputs, dict, Context], F
     Billing.MANAGED_RENT: managed_rent,
     Billing.PER_USE: per_use,
     Billing.COMMITTED: committed,
+    Billing.HYBRID: composed,
 }
 #: option id -> its cash-flow function, from the registry
 OPTION_FLOWS: dict[str, FlowFunction] = {

@@ -107,6 +107,10 @@ ONLY_FOR["managed_premium_pct"] = frozenset(
 for _option in OPTIONS:
     if _option.price_key:
         ONLY_FOR[_option.price_key] = ONLY_FOR.get(_option.price_key, frozenset()) | {_option.id}
+for _option in OPTIONS:  # a composite option feels every input one of its parts feels
+    for _key, _ids in ONLY_FOR.items():
+        if _ids & set(_option.composed_of):
+            ONLY_FOR[_key] = _ids | {_option.id}
 #: physical bounds of inputs whose values cannot go anywhere (flip points stay inside them)
 BOUNDS = {
     "residual_value_pct": (0.0, 100.0),

@@ -540,6 +540,14 @@ def build_inputs(
                 option.id, f"no {option.label} offer for {gpu.gpu_id} in the catalogue"
             )
     unavailable.update(by_size)
+    if not scenario.is_portfolio:  # planned on a demand over time (pricing/capacity_plans.py)
+        for option in OPTIONS:
+            if option.needs_demand:
+                unavailable[option.id] = (
+                    "needs a demand shape: a version 2 scenario's workloads give the demand "
+                    "month by month that sizes its base and its burst; a version 1 scenario "
+                    "has one workload on a fixed GPU count"
+                )
     storage_tb = (
         CHECKPOINTS_KEPT * plan.checkpoint.size_gib * BYTES_PER_GIB / BYTES_PER_TB
         + DATASET_COPIES * plan.storage.dataset_tb

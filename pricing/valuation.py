@@ -36,7 +36,11 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
             ready, days = ready_and_train_days(inp, P, option)
             ctx = cf.make_context(inp, P, ready, days, hold=opt.holds)
         flows = cf.OPTION_FLOWS[option](own, Po, ctx)
-        if inp.scenario.options.software_licence:  # charged alike to every option
+        if inp.scenario.options.software_licence and ctx.parts:  # each part's own GPUs
+            flows["software licences"] = sum(
+                cf.software_licences(i, p, c, s.dedicated) for s, i, p, c in ctx.parts
+            )
+        elif inp.scenario.options.software_licence:  # charged alike to every option
             flows["software licences"] = cf.software_licences(own, Po, ctx, opt.dedicated)
         out[option] = (flows, ctx)
     return out

@@ -93,6 +93,7 @@ def test_each_option_says_who_runs_it():
         "managed:owned": Staffing.NONE,
         "cloud:on_demand": Staffing.RENTED,
         "cloud:spot": Staffing.RENTED,
+        "hybrid": Staffing.OWNED,  # its base; the burst's platform team comes with the burst
         "cloud:committed_1y": Staffing.RENTED,
         "cloud:committed_3y": Staffing.RENTED,
     }

@@ -37,6 +37,7 @@ from app.share_link import (
 )
 from models.finetune import FinetuneInputs
 from models.hardware import gpu_ids
+from models.options import spec
 from models.scenario import OPTION_IDS, SCHEMA_VERSION, Scenario
 from models.serving import ServeInputs
 from models.shapes import load_presets
@@ -63,7 +64,9 @@ FULL = {
     "usage": {"mode": "utilisation", "runs": 2.5, "utilisation_pct": 72.5},
     "term": {"months": 48, "discount_rate_pct": 9.5, "financing": "loan", "loan_years": 4},
     "options": {
-        "compare": list(OPTION_IDS),
+        # every option a version 1 link could name when the token below was pinned (the
+        # options that need a demand over time, hybrid, came later and only with version 2)
+        "compare": [o for o in OPTION_IDS if not spec(o).needs_demand],
         "facility": "owned",
         "rent_provider": "Example Dedicated GPU Cloud",
         "cloud_provider": "Example Hyperscaler",

@@ -12,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.hardware import get_gpu
+from models.options import spec
 from pricing.catalogue import DATA_DIR, DAYS_PER_UNIT, GPU_IDS, TIMELINE_OPTIONS, load_catalogue
 from pricing.timeline import Phase, Timeline, provisioning_timeline, ready_day
 
 MONTH = DAYS_PER_UNIT["months"]
-CHAINED = [o for o in TIMELINE_OPTIONS if o not in ("build", "managed:owned")]
+CHAINED = [o for o in TIMELINE_OPTIONS if not spec(o).builds]
 FAST = settings(max_examples=60)
 SHIPPED = load_catalogue(DATA_DIR)
 
@@ -170,7 +171,7 @@ def check_layout(t: Timeline) -> None:
         assert 0 <= p.start_day <= p.end_day, p
         assert p.note, p
     ends = [p.end_day for p in t.phases]
-    if t.option in ("build", "managed:owned"):
+    if spec(t.option).builds:  # build, managed on owned hardware, a hybrid's owned base
         names = ["procurement", "delivery", "facility", "rack and cable", "fabric bring-up",
                  "burn-in and acceptance"]  # fmt: skip
         assert [p.name for p in t.phases] == names
