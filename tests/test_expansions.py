@@ -72,8 +72,12 @@ def test_a_phase_pays_its_hardware_in_its_acceptance_month(grown, fixture_catalo
     equipment = cf.equipment_value(capex)
     deposit = float((equipment * t_P["hardware_deposit_pct"] / 100)[0, 0])
     total = float(sum(np.asarray(v, dtype=float).reshape(-1)[0] for v in capex.values()))
-    h0 = np.array(next(o for o in c0.options if o.option == "build").monthly_by_category_usd["hardware"])
-    h1 = np.array(next(o for o in c1.options if o.option == "build").monthly_by_category_usd["hardware"])
+    h0 = np.array(
+        next(o for o in c0.options if o.option == "build").monthly_by_category_usd["hardware"]
+    )
+    h1 = np.array(
+        next(o for o in c1.options if o.option == "build").monthly_by_category_usd["hardware"]
+    )
     diff = h1 - h0
     accepted = int(t_ctx.ready_month[0, 0])
     assert diff[accepted] == pytest.approx(total - deposit, rel=1e-9)
@@ -87,8 +91,12 @@ def test_one_operations_team_on_the_gpus_installed(grown):
     what the larger cluster needs above the minimum team, not a second minimum team."""
     (inp0, _), (inp1, _), c0, c1 = grown
     P = base_params(inp1)
-    s0 = np.array(next(o for o in c0.options if o.option == "build").monthly_by_category_usd["staff"])
-    s1 = np.array(next(o for o in c1.options if o.option == "build").monthly_by_category_usd["staff"])
+    s0 = np.array(
+        next(o for o in c0.options if o.option == "build").monthly_by_category_usd["staff"]
+    )
+    s1 = np.array(
+        next(o for o in c1.options if o.option == "build").monthly_by_category_usd["staff"]
+    )
     yearly = float((P["ops_salary_usd_per_year"] * P["ops_loaded_cost_ratio"])[0, 0])
     fte = max(float(P["ops_min_team_fte"][0, 0]), float(P["ops_fte_per_1000_gpus"][0, 0]) * 0.512)
     assert s1[-1] == pytest.approx(fte * yearly / 12)
