@@ -250,6 +250,21 @@ class Term(BaseModel):
     loan_years: int = Field(default=3, ge=1, le=10, description="loan length, years")
 
 
+#: expansion phases an owned cluster may have (Options.build_expansions)
+MAX_EXPANSIONS = 8
+
+
+class Expansion(BaseModel):
+    """One expansion phase of an owned cluster: `gpus` more GPUs ordered at the start of `month`
+    (0 = the decision), ready on the build timeline of an order of that size
+    (pricing/capacity_plans.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpus: int = Field(ge=1, le=MAX_GPUS, description="GPUs the phase adds")
+    month: int = Field(ge=0, le=59, description="month the phase is ordered (0 = the decision)")
+
+
 class Options(BaseModel):
     """Which options to compare, and which rental providers to price (empty: catalogue median)."""
 
@@ -278,6 +293,13 @@ class Options(BaseModel):
     )
     rent_provider: str | None = Field(default=None, max_length=60)
     cloud_provider: str | None = Field(default=None, max_length=60)
+    build_expansions: list[Expansion] = Field(
+        default_factory=list,
+        max_length=MAX_EXPANSIONS,
+        exclude_if=lambda v: not v,  # a scenario without expansions writes the JSON it did
+        description="version 2 only: expansion phases of the owned cluster (build, managed on "
+        "owned hardware), each `gpus` more GPUs ordered in `month`",
+    )
 
     @field_validator("compare")
     @classmethod
@@ -341,7 +363,19 @@ class Scenario(BaseModel):
                 raise InputError(
                     "workloads", "workloads needs version 2 (a v1 scenario has one workload)"
                 )
+            if self.options.build_expansions:
+                raise InputError(
+                    "options.build_expansions",
+                    "expansion phases need version 2 (a demand over time); a v1 scenario has "
+                    "one cluster of fixed size",
+                )
             return self
+        for i, phase in enumerate(self.options.build_expansions):
+            if phase.month >= self.term.months:
+                raise InputError(
+                    f"options.build_expansions[{i}].month",
+                    f"must be within the term: from 0 to {self.term.months - 1}",
+                )
         if not self.workloads:
             raise InputError("workloads", "a version 2 scenario needs at least one workload")
         for name, default in (("workload", Workload()), ("usage", Usage())):

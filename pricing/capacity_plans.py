@@ -26,7 +26,17 @@ and a share of the ready month):
   served hours plus the burst option's on the burst's (pricing/cashflows.py `composed`): the
   owned team for the base, the rented platform team only in months the burst serves work.
   A version 1 scenario has no demand over time: hybrid is unavailable there (inputs.py).
-- Not built yet: expansion phases of an owned cluster.
+- Expansion phases (owned options, build and managed on owned hardware; version 2 only):
+  `options.build_expansions`, each g GPUs ordered at the start of month M, is ready on day
+  M × DAYS_PER_MONTH + the option's ready day for an order of g GPUs (pricing/timeline.py on g
+  GPUs and their nodes: the whole build timeline, facility included, for each phase), and adds g
+  GPUs from then to the term end. A fixed size is searched with the phases' capacity added.
+  Each phase is priced as its own owned cluster of g GPUs (its own inputs, Context shifted to its
+  order day: deposit with its order, hardware on its acceptance with the scenario's financing,
+  power, space, support, insurance, property tax from its own milestones, resale at its own age
+  at term end), except that it buys no file system (the base's serves it) and only the
+  management servers the larger cluster adds; one operations team is sized on the GPUs
+  installed (pricing/cashflows.py `owned`). A hybrid's base has no phases.
 
 Context per option (pricing/cashflows.py): busy = served GPU-hours / (size × hours of the month);
 held as above; runs_done = finished gang runs, each counted by its model's weights over the
@@ -55,7 +65,13 @@ from models.portfolio import Finetune, Pretrain, Serve
 from models.scenario import MAX_GPUS, Cluster, Scenario, Workload
 from models.shapes import get_preset
 from models.training import TrainingPlan, plan_training
-from models.units import BYTES_PER_GB, BYTES_PER_PARAM, DAYS_PER_MONTH, HOURS_PER_MONTH
+from models.units import (
+    BYTES_PER_GB,
+    BYTES_PER_PARAM,
+    DAYS_PER_MONTH,
+    DAYS_PER_YEAR,
+    HOURS_PER_MONTH,
+)
 from pricing import timeline as tl
 from pricing.cashflows import Context, rental_end, window
 from pricing.catalogue import Catalogue
@@ -89,6 +105,18 @@ class Split:
 
 
 @dataclass(frozen=True)
+class Tranche:
+    """One expansion phase of an owned option (module docstring): its own inputs on its GPUs."""
+
+    gpus: int
+    month: int
+    order_day: float
+    ready_day: float
+    inputs: CostInputs  # its size's, resale at its own age at term end
+    capacity_gpus: np.ndarray  # (M,) gpus × the share of each month from its ready day
+
+
+@dataclass(frozen=True)
 class OptionPlan:
     """One option's capacity plan and what it serves."""
 
@@ -108,6 +136,8 @@ class OptionPlan:
     split: Split | None = None
     #: why the option cannot be offered on this plan ("" when it can)
     unavailable: str = ""
+    #: an owned option's expansion phases (options.build_expansions), in the scenario's order
+    tranches: tuple[Tranche, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -199,6 +229,31 @@ class _Planner:
         )
         return day
 
+    def tranches(self, option: str) -> tuple[Tranche, ...]:
+        """The option's expansion phases: owned, not composite (module docstring)."""
+        opt = spec(option)
+        if opt.billing is not Billing.OWNED or opt.composed_of:
+            return ()
+        out = []
+        for phase in self.scenario.options.build_expansions:
+            order = phase.month * DAYS_PER_MONTH
+            ready = order + self.ready(option, phase.gpus)
+            out.append(
+                Tranche(
+                    gpus=phase.gpus,
+                    month=phase.month,
+                    order_day=order,
+                    ready_day=ready,
+                    inputs=_aged(self.inputs(phase.gpus), ready, self.cat),
+                    capacity_gpus=phase.gpus * self.share(ready),
+                )
+            )
+        return tuple(out)
+
+    def extra(self, option: str) -> np.ndarray:
+        """Capacity the option's expansion phases add each month (0 without any)."""
+        return sum((t.capacity_gpus for t in self.tranches(option)), np.zeros(self.months))
+
     def share(self, ready: float) -> np.ndarray:
         """Share of each month from the ready day to the term end."""
         term = self.months * DAYS_PER_MONTH
@@ -216,7 +271,7 @@ class _Planner:
     def probe(self, option: str, gpus: int) -> float:
         """`unmet` of the option at `gpus` (models/capacity.py unmet_gpu_hours: the same number
         as the whole simulation's, without building its result): the size search's step."""
-        cap = gpus * self.share(self.ready(option, gpus))
+        cap = gpus * self.share(self.ready(option, gpus)) + self.extra(option)
         key = tuple(np.round(cap, 9).tolist())
         if key in self._sims:
             return self.unmet(self._sims[key])
@@ -229,7 +284,7 @@ class _Planner:
 
         def run(gpus: int):
             ready = self.ready(option, gpus)
-            cap = gpus * self.share(ready)
+            cap = gpus * self.share(ready) + self.extra(option)
             return ready, cap, self.simulate(cap)
 
         given = self.scenario.cluster.gpus
@@ -352,6 +407,10 @@ class _Planner:
             for w in self.scenario.workloads
             if isinstance(w, Pretrain | Finetune)
         )
+        tranches = self.tranches(option)
+        if tranches:
+            added = ", ".join(f"{t.gpus:,} GPUs ordered in month {t.month}" for t in tranches)
+            rule = f"{rule}; expansion phases: {added} (each ready on its own build timeline)"
         return OptionPlan(
             option=option,
             inputs=inp,
@@ -366,7 +425,24 @@ class _Planner:
             longest_run_days=max(self.demand.runs.run_days, default=0.0),
             split=split,
             unavailable=note,
+            tranches=tranches,
         )
+
+
+def _aged(inp: CostInputs, ready_day: float, cat: Catalogue) -> CostInputs:
+    """`inp` with its resale at the age of hardware accepted on `ready_day` at term end
+    (residual_values.csv, as pricing/inputs.py prices the base), unless the figure is overridden."""
+    age = min(max(inp.term_days - ready_day, 0.0) / DAYS_PER_YEAR, 6.0)
+    figures = dict(inp.figures)
+    old = figures["residual_value_pct"]
+    if not old.overridden:
+        figures["residual_value_pct"] = dataclasses.replace(
+            old,
+            value=cat.residual_value_pct(age),
+            source=f"residual_values.csv at {age:.1f} years (an expansion phase accepted on "
+            f"day {ready_day:,.0f})",
+        )
+    return dataclasses.replace(inp, figures=figures, resale_age_years=age)
 
 
 def plan_portfolio(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs, Portfolio]:
@@ -414,6 +490,8 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     r = plan.result
     served = np.array(r.served_gpu_hours_by_month)
     opt = spec(option)
+    if plan.tranches:
+        return _expanded_context(inp, P, opt, plan, served)
     if plan.split is None:
         return _context(inp, P, opt, plan.inputs, plan, served, plan.size_gpus, plan.ready_day,
                         plan.capacity_gpus, plan.weighted_runs)  # fmt: skip
@@ -431,6 +509,26 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
                          sp.burst_served_gpu_hours / HOURS_PER_MONTH,
                          plan.weighted_runs * share)  # fmt: skip
         parts.append((burst_spec, sp.burst_inputs, Pb, burst))
+    return dataclasses.replace(base, parts=tuple(parts))
+
+
+def _expanded_context(inp, P, opt, plan: OptionPlan, served: np.ndarray) -> Context:
+    """An owned option with expansion phases: the base's Context with each part's (spec, inputs,
+    P, Context) in `parts`; each part busy in proportion to its share of the installed GPUs."""
+    total = np.asarray(plan.capacity_gpus, dtype=float)
+    safe = np.where(total > 0, total, 1.0)
+    base_cap = total - sum(t.capacity_gpus for t in plan.tranches)
+    base = _context(inp, P, opt, plan.inputs, plan, served * base_cap / safe, plan.size_gpus,
+                    plan.ready_day, base_cap, plan.weighted_runs)  # fmt: skip
+    parts = [(opt, plan.inputs, P, base)]
+    before = plan.size_gpus
+    for t in plan.tranches:
+        Pt = _own_params(inp, P, t.inputs)
+        c = _context(inp, Pt, opt, t.inputs, plan, served * t.capacity_gpus / safe, t.gpus,
+                     t.ready_day, t.capacity_gpus, 0.0)  # fmt: skip
+        parts.append((opt, t.inputs, Pt, dataclasses.replace(c, order_day=t.order_day,
+                                                             expansion_of_gpus=before)))  # fmt: skip
+        before += t.gpus
     return dataclasses.replace(base, parts=tuple(parts))
 
 

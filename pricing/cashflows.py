@@ -57,10 +57,21 @@ class Context:
     #: a composite option's parts (OptionSpec.composed_of): (spec, inputs, P, Context) of each,
     #: from its capacity plan (pricing/capacity_plans.py); empty for any other option
     parts: tuple = ()
+    #: day an owned expansion phase is ordered (its timeline starts there); 0 for any other
+    order_day: float = 0.0
+    #: an expansion phase: the GPUs installed before it (it buys no file system of its own and
+    #: only the management servers the larger cluster adds); 0 for a cluster of its own
+    expansion_of_gpus: int = 0
 
     @property
     def ready_month(self) -> np.ndarray:
         return np.minimum(np.floor(self.ready_day / DAYS_PER_MONTH), self.months - 1).astype(int)
+
+    @property
+    def order_month(self) -> np.ndarray:
+        return np.full_like(
+            self.ready_month, min(int(self.order_day // DAYS_PER_MONTH), self.months - 1)
+        )
 
     def at_month(self, month_index: np.ndarray, amount: np.ndarray) -> np.ndarray:
         """(n, M) array with `amount` in month `month_index` of each row."""
@@ -258,7 +269,7 @@ def _financing(
     m = np.arange(ctx.months)[None, :]
     k = m - ctx.ready_month  # months since acceptance
     if how != "lease":
-        upfront = ctx.at_month(np.zeros_like(ctx.ready_month), deposit)
+        upfront = ctx.at_month(ctx.order_month, deposit)
         capex = capex - deposit
     if how == "cash":
         return {
@@ -352,6 +363,14 @@ def book_value_share(P: dict, ctx: Context) -> np.ndarray:
 
 def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     capex = hardware_capex(inp, P)
+    if ctx.expansion_of_gpus:  # the base's file system serves it; the management servers it adds
+        before = ctx.expansion_of_gpus
+        per_1000, least = P["mgmt_servers_per_1000_gpus"] / 1000, P["mgmt_min_servers"]
+        added = np.maximum(least, per_1000 * (before + inp.gpus)) - np.maximum(
+            least, per_1000 * before
+        )
+        capex["storage"] = 0.0 * capex["storage"]
+        capex["management servers"] = added * P["cpu_server_usd_per_server"]
     total = sum(capex.values())
     servers, fabric = capex["servers"], capex["fabric"]
     equipment = equipment_value(capex)
@@ -364,6 +383,7 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     days = build_milestones(
         spec.id, **inp.site, lead_time_multiplier=np.asarray(P["lead_time_multiplier"])
     )
+    days = {k: v + ctx.order_day for k, v in days.items()}  # an expansion's, from its order
     term = np.full_like(ctx.ready_day, inp.term_days)
     site_from = np.minimum(np.broadcast_to(days["facility"], ctx.ready_day.shape), ctx.ready_day)
     site_held = window(ctx.months, site_from, term)
@@ -371,7 +391,8 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     if own_site:  # built with the hardware, financed the same way, valued straight-line at term end
         site = kw * P["facility_capex_usd_per_kw"]
         total = total + site
-        resale = resale + site * np.maximum(1 - inp.months / 12 / P["facility_life_years"], 0.0)
+        age_months = inp.months - ctx.order_day / DAYS_PER_MONTH
+        resale = resale + site * np.maximum(1 - age_months / 12 / P["facility_life_years"], 0.0)
     flows = _financing(inp, P, ctx, total, resale, deposit)
     # sales tax is paid with the hardware and financed the same way (a second, proportional
     # schedule of the same financing); it is part of the asset's cost (pricing/tax.py CAPITAL)
@@ -415,8 +436,29 @@ def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -
 
 
 def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    """Build (staffed by the buyer) or managed on owned hardware (a provider's fee instead)."""
-    return _owned(spec, inp, P, ctx)
+    """Build (staffed by the buyer) or managed on owned hardware (a provider's fee instead). With
+    expansion phases (ctx.parts: the base, then each phase as its own owned cluster ordered in its
+    month, pricing/capacity_plans.py), every line is each part's own, summed, except the staff:
+    one operations team, max(minimum team × employed, FTE per 1,000 GPUs × GPUs installed / 1,000),
+    each part's GPUs counted from its hiring lead before its acceptance."""
+    if not ctx.parts:
+        return _owned(spec, inp, P, ctx)
+    flows: Flows = {}
+    for part, part_inp, part_P, part_ctx in ctx.parts:
+        for key, value in _owned(part, part_inp, part_P, part_ctx).items():
+            flows[key] = flows[key] + value if key in flows else value
+    if spec.staffed:
+        per_1000, minimum = STAFF_KEYS[spec.staffing]
+        employed, installed = 0.0, 0.0
+        for _, part_inp, part_P, part_ctx in ctx.parts:
+            lead = part_P["ops_hiring_lead_months"] * DAYS_PER_MONTH
+            hired = np.maximum(part_ctx.ready_day - lead, 0.0)
+            share = window(ctx.months, hired, np.full_like(hired, inp.term_days))
+            employed = np.maximum(employed, share)
+            installed = installed + part_inp.gpus * share
+        fte = np.maximum(P[minimum] * employed, P[per_1000] * installed / 1000)
+        flows["staff"] = fte * P["ops_salary_usd_per_year"] * P["ops_loaded_cost_ratio"] / 12
+    return flows
 
 
 # --- rented -------------------------------------------------------------------------------------

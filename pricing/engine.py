@@ -230,7 +230,9 @@ def _portfolio_result(
     served = np.array(r.served_gpu_hours_by_month)
     # what is paid for: the simulated capacity, cut where a rental is given back
     capacity = np.minimum(plan.capacity_gpus, plan.size_gpus * ctx.held[0])
-    if spec(option).holds == "busy" or plan.split is not None:  # per use, or base + burst used
+    if (
+        spec(option).holds == "busy" or plan.split is not None or plan.tranches
+    ):  # per use, or base + burst used
         capacity = plan.capacity_gpus
     idle = np.maximum(capacity * HOURS_PER_MONTH - served, 0.0)
     done = bool(plan.completes)
