@@ -22,6 +22,7 @@ from app.formatting import (
 )
 from models.scenario import Scenario
 from pricing import freshness
+from pricing.results import Comparison
 
 
 def render() -> None:
@@ -107,16 +108,7 @@ def render() -> None:
             charts.scaling_curve(c, dark=dark), theme=None, width="stretch", key="chart_scaling"
         )
     elif view == "Sensitivity and uncertainty":
-        st.plotly_chart(
-            charts.tornado(c, dark=dark), theme=None, width="stretch", key="chart_tornado"
-        )
-        st.plotly_chart(
-            charts.uncertainty(c, dark=dark), theme=None, width="stretch", key="chart_uncertainty"
-        )
-        if c.flip_points:
-            st.markdown("**Flip points** (where the cheapest option changes)")
-            for f in c.flip_points:
-                st.markdown(f"- {f.text}")
+        _sensitivity(c, dark)
     st.subheader("Totals")
     rows = [
         {
@@ -217,16 +209,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
             charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
         )
     else:
-        st.plotly_chart(
-            charts.tornado(c, dark=dark), theme=None, width="stretch", key="chart_tornado"
-        )
-        st.plotly_chart(
-            charts.uncertainty(c, dark=dark), theme=None, width="stretch", key="chart_uncertainty"
-        )
-        if c.flip_points:
-            st.markdown("**Flip points** (where the cheapest option changes)")
-            for f in c.flip_points:
-                st.markdown(f"- {f.text}")
+        _sensitivity(c, dark)
 
     st.subheader("Totals")
     rows = [
@@ -422,3 +405,15 @@ def _downloads(sc: Scenario, c) -> None:
         width="stretch",
         key="json_download",
     )
+
+
+def _sensitivity(c: Comparison, dark: bool) -> None:
+    """The tornado, the uncertainty bands and the flip points (both kinds of scenario)."""
+    st.plotly_chart(charts.tornado(c, dark=dark), theme=None, width="stretch", key="chart_tornado")
+    st.plotly_chart(
+        charts.uncertainty(c, dark=dark), theme=None, width="stretch", key="chart_uncertainty"
+    )
+    if c.flip_points:
+        st.markdown("**Flip points** (where the cheapest option changes)")
+        for f in c.flip_points:
+            st.markdown(f"- {f.text}")
