@@ -388,7 +388,8 @@ def tornado(inp: CostInputs, options: list[str]) -> Tornado | None:
         mult[k][1 + 2 * i] = 1 - SWING
         mult[k][2 + 2 * i] = 1 + SWING
     npv = npv_table(inp, _rows(inp, mult, n), [a, b])
-    gap = npv[:, 1] - npv[:, 0]
+    with np.errstate(invalid="ignore"):  # neither completes at a swing: inf - inf, shown as None
+        gap = npv[:, 1] - npv[:, 0]
     bars = []
     for i, k in enumerate(keys):
         lo, hi = gap[1 + 2 * i], gap[2 + 2 * i]
