@@ -218,11 +218,11 @@ def recommend(
     if q is not None and others:
         contender = max(others, key=lambda r: _probability(uncertainty, r.option))
     ready = f"it is ready on day {best.ready_day:.0f}"
-    if fastest is not best and fastest.first_result_day is not None:
-        ready += (
-            f". {fastest.label} gives the first result soonest (day {fastest.first_result_day:.0f}"
-            f" vs {best.first_result_day or float('nan'):.0f})"
-        )
+    f_day, b_day = fastest.first_result_day, best.first_result_day
+    # only when it is sooner as shown (whole days): "day 1 vs 1" says nothing
+    if fastest is not best and f_day is not None and (b_day is None or round(f_day) < round(b_day)):
+        vs = f" vs {b_day:.0f}" if b_day is not None else f"; {best.label} finishes no run"
+        ready += f". {fastest.label} gives the first result soonest (day {f_day:.0f}{vs})"
 
     def below(other: OptionResult | None) -> str:
         if other is None or other.npv_usd <= 0:

@@ -5,6 +5,7 @@ On the made-up fixture catalogue (tests/fixtures/catalogue), so a price refresh 
 import numpy as np
 import pytest
 
+from models.scenario import Scenario
 from pricing import decision as ds
 from pricing.engine import compare
 from pricing.inputs import build_inputs
@@ -260,3 +261,31 @@ def test_no_close_call_without_a_second_option_that_completes(cat, close):
     rec = ds.recommend(inp, results, _with(close, p=0.5, spread_over_gap=2.0))
     assert rec.option == "cloud:on_demand" and rec.close_call is False and rec.contenders == []
     assert rec.probability_cheapest == 0.5 and "cheapest in 50% of 2,000 draws" in rec.why
+
+
+def test_the_fastest_option_is_named_only_when_it_is_sooner_in_whole_days(fixture_catalogue):
+    """ "X gives the first result soonest (day 29 vs 32)" only when X's day, as shown, is
+    earlier than the recommended option's: two options both finishing on day 1 say nothing."""
+    sc = Scenario.model_validate(
+        {
+            "workload": {"model": "llama3-8b", "tokens": 1e11},
+            "cluster": {"gpu": "H100-SXM", "gpus": 64},
+            "usage": {"mode": "runs", "runs": 2},
+            "term": {"months": 12},
+            "options": {"compare": ["rent", "cloud:on_demand"]},
+        }
+    )
+    c = compare(sc, fixture_catalogue, decision=False)
+    inp = build_inputs(sc, fixture_catalogue)
+    cheap, dear = sorted(c.options, key=lambda o: o.npv_usd)
+
+    def why(cheap_day: float, dear_day: float) -> str:
+        results = [
+            cheap.model_copy(update={"first_result_day": cheap_day}),
+            dear.model_copy(update={"first_result_day": dear_day}),
+        ]
+        return ds.recommend(inp, results).why
+
+    assert "soonest" not in why(1.2, 0.9)  # both "day 1"
+    assert why(32.0, 29.0).endswith(f"{dear.label} gives the first result soonest (day 29 vs 32)")
+    assert "soonest" not in why(29.0, 32.0)  # the recommended option is also the fastest
