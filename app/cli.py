@@ -433,6 +433,28 @@ SERVE_OPTION = {
 }
 
 
+def _given(fields: dict) -> dict:
+    """The flags the user gave (argparse leaves the others None; the record's defaults apply)."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _sized(command: str, flags: dict[str, str], size):
+    """`size()` (build a core's input record and plan it), its refusal restated as one line
+    naming the flag (`flags`: record field -> command-line option)."""
+    try:
+        return size()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0]) if err["loc"] else ""
+        raise UsageError(
+            f"clusterplan {command}: {flags.get(name, name or 'input')}: {one_line(err['msg'])}"
+        ) from None
+    except InputError as exc:
+        raise UsageError(
+            f"clusterplan {command}: {flags.get(exc.field, exc.field)}: {one_line(exc)}"
+        ) from None
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from models.serving import ServeInputs, plan_serving  # only this command needs it
 
@@ -451,19 +473,7 @@ def run_serve(args: argparse.Namespace) -> int:
         "precision": args.precision,
         "kv_precision": args.kv_precision,
     }
-    try:
-        inp = ServeInputs(**{k: v for k, v in fields.items() if v is not None})
-        plan = plan_serving(inp)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        name = str(err["loc"][0]) if err["loc"] else ""
-        raise UsageError(
-            f"clusterplan serve: {SERVE_OPTION.get(name, name or 'input')}: {one_line(err['msg'])}"
-        ) from None
-    except InputError as exc:
-        raise UsageError(
-            f"clusterplan serve: {SERVE_OPTION.get(exc.field, exc.field)}: {one_line(exc)}"
-        ) from None
+    plan = _sized("serve", SERVE_OPTION, lambda: plan_serving(ServeInputs(**_given(fields))))
     if args.json:
         print(json.dumps(plan.model_dump(mode="json"), indent=2))
         return 0
@@ -514,19 +524,9 @@ def run_finetune(args: argparse.Namespace) -> int:
         "lora_rank": args.rank,
         "precision": args.precision,
     }
-    try:
-        plan = plan_finetune(FinetuneInputs(**{k: v for k, v in fields.items() if v is not None}))
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        name = str(err["loc"][0]) if err["loc"] else ""
-        raise UsageError(
-            f"clusterplan finetune: {FINETUNE_OPTION.get(name, name or 'input')}: "
-            f"{one_line(err['msg'])}"
-        ) from None
-    except InputError as exc:
-        raise UsageError(
-            f"clusterplan finetune: {FINETUNE_OPTION.get(exc.field, exc.field)}: {one_line(exc)}"
-        ) from None
+    plan = _sized(
+        "finetune", FINETUNE_OPTION, lambda: plan_finetune(FinetuneInputs(**_given(fields)))
+    )
     if args.json:
         print(json.dumps(plan.model_dump(mode="json"), indent=2))
         return 0
