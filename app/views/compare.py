@@ -112,11 +112,7 @@ def render() -> None:
     st.subheader("Totals")
     rows = [
         {
-            "Option": o.label,
-            "Total (nominal)": usd(o.total_usd) if o.available else "n/a",
-            "NPV": usd(o.npv_usd) if o.available else "n/a",
-            "NPV after tax": usd(o.npv_after_tax_usd) if o.available else "n/a",
-            "$ per delivered GPU-hour": usd_rate(o.usd_per_gpu_hour),
+            **_money_columns(o),
             "$ per training run": usd(o.usd_per_training_run),
             "Ready": days(o.ready_day) if o.available else "n/a",
             "First result": days(o.first_result_day),
@@ -214,11 +210,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     st.subheader("Totals")
     rows = [
         {
-            "Option": o.label,
-            "Total (nominal)": usd(o.total_usd) if o.available else "n/a",
-            "NPV": usd(o.npv_usd) if o.available else "n/a",
-            "NPV after tax": usd(o.npv_after_tax_usd) if o.available else "n/a",
-            "$ per delivered GPU-hour": usd_rate(o.usd_per_gpu_hour),
+            **_money_columns(o),
             "Ready": days(o.ready_day) if o.available else "n/a",
             "Residual value": usd(o.residual_value_usd) if o.residual_value_usd else "-",
         }
@@ -417,3 +409,14 @@ def _sensitivity(c: Comparison, dark: bool) -> None:
         st.markdown("**Flip points** (where the cheapest option changes)")
         for f in c.flip_points:
             st.markdown(f"- {f.text}")
+
+
+def _money_columns(o) -> dict[str, str]:
+    """The totals table's first columns, the same for a single run and a portfolio."""
+    return {
+        "Option": o.label,
+        "Total (nominal)": usd(o.total_usd) if o.available else "n/a",
+        "NPV": usd(o.npv_usd) if o.available else "n/a",
+        "NPV after tax": usd(o.npv_after_tax_usd) if o.available else "n/a",
+        "$ per delivered GPU-hour": usd_rate(o.usd_per_gpu_hour),
+    }
