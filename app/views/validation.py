@@ -284,10 +284,7 @@ def render_serving() -> None:
             ]
         ),
         hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(format="%+.1f" if c == "bias %" else "%.1f")
-            for c in ("median %", "worst %", "bias %")
-        },
+        column_config=_error_columns(),
     )
     rows = [{**r, "unit": SV.UNITS[r["unit"]]} for r in result["rows"]]
     st.plotly_chart(
@@ -385,10 +382,7 @@ def render() -> None:
                 ]
             ),
             hide_index=True,
-            column_config={
-                c: st.column_config.NumberColumn(format="%+.1f" if c == "bias %" else "%.1f")
-                for c in ("median %", "worst %", "bias %")
-            },
+            column_config=_error_columns(),
         )
     st.plotly_chart(
         charts.validation_scatter(result["rows"], dark=state.dark_theme()),
@@ -437,3 +431,11 @@ def render() -> None:
             hide_index=True,
             column_config={"source": st.column_config.TextColumn(width="large")},
         )
+
+
+def _error_columns() -> dict:
+    """Median, worst and bias columns of an error table, in percent (bias signed)."""
+    return {
+        c: st.column_config.NumberColumn(format="%+.1f" if c == "bias %" else "%.1f")
+        for c in ("median %", "worst %", "bias %")
+    }
