@@ -172,6 +172,19 @@ SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
 # groups: the weight GEMMs (weights read vs 2 · active params · tokens) and attention (KV read vs its
 # FLOPs). Both TTFT and throughput rows had been seen before (issue 14 helper, branch i14-servefid).
 
+# (Not a number: a structure, added 2026-11-30 AFTER the errors were seen.) Pre-XQA decode attention:
+# an engine without a grouped-query decode kernel reads each K/V head once per query head of its
+# group, heads ÷ kv_heads times per step (8 for Llama 2 70B: 64 query, 8 K/V heads; 1 for an MHA model
+# such as Llama 2 7B), where a grouped kernel reads it once. Source: NVIDIA, "New XQA-kernel provides
+# 2.4x more Llama-70B throughput within the same latency budget" (TensorRT-LLM docs/source/blogs/
+# XQA-kernel.md): XQA "provides optimization for MQA and GQA during generation phase ... reducing data
+# loading", to ship in v0.8; so TensorRT-LLM 0.5–0.6.1 rows and that page's 'w/o XQA' row are
+# predicted with it (models/serving_validation.py UNGROUPED_KV_DECODE) and the planner (2025
+# engines) never uses it. The full heads ÷ kv_heads is an upper bound: query heads of one group that
+# run at the same time can share K/V through L2. Added after the four TensorRT-LLM 0.6.1 H100
+# Llama 2 70B rows were seen at -8 %, +134 %, +11 %, +125 % (long outputs, where the KV read
+# dominates a step; the MHA Llama 2 7B rows of the same table were within 8 %).
+
 #: Host (CPU) time per sequence in flight per engine iteration, seconds: scheduling, sampling and
 #: request bookkeeping of TensorRT-LLM's PyTorch executor. TensorRT-LLM PR #10273 (NVIDIA, Dec 2025)
 #: measures "the average per iteration host_step_time is 45.11 ms" with the C++ scheduler for

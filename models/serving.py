@@ -37,6 +37,9 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   percentile is the mean.
 The software generation assumed is 2024–25 TensorRT-LLM with in-flight batching, CUDA graphs and FP8/FP4
 kernels (models/data/validation/inference.csv scores it against both older and newer releases).
+An older engine without a grouped-query decode kernel (TensorRT-LLM before XQA) reads each K/V head once
+per query head of its group: `grouped_kv_decode=False` multiplies the KV read by heads ÷ kv_heads
+(models/constants.py, "Pre-XQA decode attention"); only the validation of such rows uses it.
 
 Sizing searches TP ∈ {1, 2, 4, 8} (within the scale-up domain), EP ∈ {1, TP} for MoE, and the batch,
 for the fewest GPUs that carry the traffic at SERVE_TARGET_UTILISATION of capacity within the SLOs.
@@ -215,8 +218,14 @@ def _allreduce_s(size_bytes, n, gpu: GpuSpec) -> np.ndarray:
     return np.where(np.asarray(n) > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S, 0.0)
 
 
-def evaluate(inp: ServeInputs, tp, ep, batch) -> dict[str, np.ndarray]:
-    """Every figure of the serving model for arrays of layouts (tp, ep, batch), vectorized."""
+def evaluate(
+    inp: ServeInputs, tp, ep, batch, grouped_kv_decode: bool = True
+) -> dict[str, np.ndarray]:
+    """Every figure of the serving model for arrays of layouts (tp, ep, batch), vectorized.
+    `grouped_kv_decode` False: an engine whose decode attention reads each K/V head once per query
+    head of its group (heads ÷ kv_heads times; source in models/constants.py, "pre-XQA decode
+    attention"), as TensorRT-LLM before its XQA kernel (≤ 0.7) did; True (the generation the
+    planner assumes): once per group."""
     shape, gpu = get_preset(inp.model), get_gpu(inp.gpu)
     tp, ep, b = (np.asarray(x, dtype=float) for x in (tp, ep, batch))
     w_bytes = BYTES_PER_PARAM[inp.precision]
@@ -241,7 +250,11 @@ def evaluate(inp: ServeInputs, tp, ep, batch) -> dict[str, np.ndarray]:
     routed = shape.moe_layers * _distinct_experts(shape, b) * expert
     weights_read = (fixed + routed) * w_bytes / tp
     ctx = i_tok + o_tok / 2
-    kv_read = b * ctx * kv_token / kv_shards
+    # a pre-XQA engine reads each K/V head once per query head of its group (models/constants.py)
+    # (query heads per GPU ÷ K/V heads per GPU: heads ÷ kv_heads while TP ≤ kv_heads)
+    per_q = shape.heads * np.minimum(tp, shape.kv_heads) / (tp * shape.kv_heads)
+    regroup = 1.0 if grouped_kv_decode or shape.kv_cache_dim else per_q
+    kv_read = b * ctx * kv_token / kv_shards * regroup
     # each operator group on its own roofline, summed (Yuan et al. 2024, models/constants.py)
     t_gemm_mem, t_gemm_cmp = weights_read / hbm, 2 * active * b / tp / gemm
     t_attn_mem = kv_read / hbm
@@ -358,7 +371,7 @@ def _with_max_fit(inp: ServeInputs, tp, ep, b):
     """Adds, per layout, the largest batch whose KV cache fits (the offline operating point)."""
     if inp.batch:
         return tp, ep, b
-    probe = evaluate(inp, tp, ep, np.ones_like(b))
+    probe = evaluate(inp, tp, ep, np.ones_like(b))  # memory only: the decode kernel does not matter
     extra = np.maximum(probe["max_seqs"], 1)
     return np.concatenate([tp, tp]), np.concatenate([ep, ep]), np.concatenate([b, extra])
 
@@ -393,15 +406,16 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
     )
 
 
-def plan_serving(inp: ServeInputs) -> ServePlan:
+def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     """The cheapest layout (fewest GPUs, then the most output tokens per GPU) that fits and meets
     the SLOs for the traffic; with `gpus` fixed, that one replica at `users` in flight (or the
-    batch that gives it the most throughput within the SLOs)."""
+    batch that gives it the most throughput within the SLOs). `grouped_kv_decode` as in evaluate
+    (False only to score an older engine's published rows)."""
     shape, gpu = _check(inp)
     tp, ep, b = _with_max_fit(inp, *_layouts(inp, shape, gpu))
     if inp.users is not None and inp.gpus:
         b = np.full_like(b, float(inp.users))
-    r = evaluate(inp, tp, ep, b)
+    r = evaluate(inp, tp, ep, b, grouped_kv_decode)
     n = len(b)
     fits = r["fits"]
     if not fits.any() and inp.batch and (r["max_seqs"] >= 1).any():

@@ -41,11 +41,18 @@ UNITS = {"output_tokens_per_s_per_gpu": "output tokens/s/GPU", "ttft_ms": "ms to
 SOFTWARE_GENERATIONS = {
     ("TensorRT-LLM", "0.5"): "2023 static batching",
     ("TensorRT-LLM", "0.6.1"): "2023 static batching",
+    ("TensorRT-LLM", "0.8a, XQA off"): "2024 static, no XQA",
+    ("TensorRT-LLM", "0.8a, XQA on"): "2024 static, XQA",
     (
         "TensorRT-LLM (PyTorch backend)",
         "perf-overview at commit 03e27c7d",
     ): "2025 in-flight batching",
 }
+#: generations whose decode attention reads each K/V head once per query head of its group (no
+#: grouped-query kernel: TensorRT-LLM before XQA, which NVIDIA's XQA-kernel blog dates to v0.8);
+#: their rows are predicted with serving.evaluate(grouped_kv_decode=False). Added 2026-11-30 after
+#: the 2023 Llama 2 70B long-output rows were seen 2.2–2.3× too fast (models/constants.py).
+UNGROUPED_KV_DECODE = {"2023 static batching", "2024 static, no XQA"}
 #: the generation models/serving.py assumes
 ASSUMED_GENERATION = "2025 in-flight batching"
 
@@ -73,10 +80,17 @@ def inputs_of(row: dict) -> ServeInputs:
     )
 
 
+def grouped_kv_decode(row: dict) -> bool:
+    """Whether the row's engine reads each K/V head once per query group (UNGROUPED_KV_DECODE)."""
+    gen = SOFTWARE_GENERATIONS.get((row["engine"], row["engine_version"]), "unlisted")
+    return gen not in UNGROUPED_KV_DECODE
+
+
 def predict(row: dict) -> dict:
     inp = inputs_of(row)
+    grouped = grouped_kv_decode(row)
     if inp.batch:  # the published batch, whether or not the memory model agrees that it fits
-        r = evaluate(inp, [inp.gpus], [1], [inp.batch])
+        r = evaluate(inp, [inp.gpus], [1], [inp.batch], grouped)
         shape, gpu = get_preset(inp.model), get_gpu(inp.gpu)
         rule_s = (
             2
@@ -97,7 +111,7 @@ def predict(row: dict) -> dict:
             "batch": inp.batch,
             "fits": bool(r["fits"][0]),
         }
-    plan = plan_serving(inp)
+    plan = plan_serving(inp, grouped)
     return {
         "predicted": plan.output_tokens_per_s_per_gpu,
         "rule": plan.rule_of_thumb_tokens_per_s_per_gpu,
