@@ -28,6 +28,7 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from app import charts, settings, share_link
+from app.assumption_labels import overrides_line
 from app.chart_export import (  # noqa: F401  (re-exported for callers of the report)
     CHART_WIDTH_PX,
     ChartsUnavailable,
@@ -325,6 +326,8 @@ class _Document(FPDF):
             8.5,
             MUTED,
         )
+        if line := overrides_line(c.scenario.overrides, {a.key: a.unit for a in c.assumptions}):
+            self.text_block(plain(line, 600), 8.5, WARN)  # the line every portal page shows
         self.ln(4)
         self.recommendation()
         self.stale_prices()

@@ -32,6 +32,7 @@ import streamlit as st
 from pydantic import BaseModel, ValidationError
 
 from app import share_link
+from app.assumption_labels import overrides_line
 from app.formatting import md_code, md_plain
 from app.scenario_files import EXAMPLE, PORTFOLIOS
 from models.demand import Demand, Sizing, derive_demand, size_workload
@@ -348,7 +349,16 @@ def require_comparison(spinner: str) -> tuple[Scenario, Comparison]:
         show_error(*err)
         _offer_to_drop_override(err[0], sc)
         st.stop()
+    show_overrides(c)
     return sc, c
+
+
+def show_overrides(c: Comparison) -> None:
+    """The one line every page that shows a comparison carries while overrides are in force
+    (app/assumption_labels.py overrides_line; the PDF prints the same line)."""
+    units = {a.key: a.unit for a in c.assumptions}
+    if line := overrides_line(c.scenario.overrides, units):
+        st.info(md_plain(line, MAX_MESSAGE_CHARS), icon=":material/edit_note:")
 
 
 def _offer_to_drop_override(field: str, sc: Scenario) -> None:

@@ -137,15 +137,6 @@ def test_a_bad_input_keeps_what_was_typed_and_names_the_field():
     assert at.number_input(key="w_deadline").value == 0.1
 
 
-def test_assumption_override_and_reset():
-    at = app("assumptions")
-    at.session_state["scenario"]["overrides"] = {"electricity_usd_per_kwh": 0.2}
-    at.run()
-    assert any("1 value(s) changed" in i.value for i in at.info)
-    at.button(key="reset_overrides").click().run()
-    assert at.session_state["scenario"]["overrides"] == {}
-
-
 def test_guide_answers_with_numbers():
     at = app("guide")
     headers = [h.value for h in at.subheader]
@@ -227,60 +218,6 @@ def test_an_opened_link_stays_in_the_address():
     switch(at, "workload").run()
     assert at.query_params["s"] == token
     assert int(gpus_box(at).value) == 2048
-
-
-OWNED = "Owned hardware (build, managed on owned hardware)"
-
-
-def edit_cell(at: AppTest, table: int, key: str, value) -> AppTest:
-    """Type `value` (None: clear the cell) into the Value column of an Assumptions table."""
-    editor = at.data_editor[table]
-    row = list(editor.value["key"]).index(key)
-    at.session_state[editor.key] = {
-        "edited_rows": {row: {"Value": value}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
-    return at.run()
-
-
-def table_row(at: AppTest, table: int, key: str) -> dict:
-    frame = at.data_editor[table].value
-    return frame[frame["key"] == key].iloc[0].to_dict()
-
-
-def test_clearing_an_overridden_cell_goes_back_to_the_catalogue():
-    at = app("assumptions")
-    edit_cell(at, 0, "electricity_usd_per_kwh", 0.2)
-    assert at.session_state["scenario"]["overrides"] == {"electricity_usd_per_kwh": 0.2}
-    row = table_row(at, 0, "electricity_usd_per_kwh")
-    assert row["Value"] == 0.2 and row["Changed"] == "✎"
-    edit_cell(at, 0, "electricity_usd_per_kwh", None)
-    assert not at.exception, at.exception
-    assert at.session_state["scenario"]["overrides"] == {}
-    row = table_row(at, 0, "electricity_usd_per_kwh")
-    assert row["Value"] == row["Default"] and row["Changed"] == ""
-    assert at.session_state[at.data_editor[0].key]["edited_rows"] == {}
-
-
-def test_an_out_of_range_value_is_shown_as_rejected_not_in_force():
-    at = app("assumptions")
-    edit_cell(at, 0, "spares_pct_of_nodes", 150.0)
-    assert not at.exception, at.exception
-    assert at.session_state["scenario"].get("overrides", {}) == {}
-    errors = [e.value for e in at.error]
-    assert any(
-        "spares_pct_of_nodes" in e and "150 is out of range" in e and "not applied" in e
-        for e in errors
-    ), errors
-    row = table_row(at, 0, "spares_pct_of_nodes")
-    assert row["Value"] == row["Default"]  # the table shows what is in force
-    assert row["Changed"] == "✗ 150 rejected"
-    assert at.session_state[at.data_editor[0].key]["edited_rows"] == {}
-    edit_cell(at, 0, "spares_pct_of_nodes", 8.0)  # a valid value replaces the rejected one
-    assert at.session_state["scenario"]["overrides"] == {"spares_pct_of_nodes": 8.0}
-    assert not [e.value for e in at.error]
-    assert table_row(at, 0, "spares_pct_of_nodes")["Changed"] == "✎"
 
 
 @pytest.mark.parametrize("page", ["compare", "assumptions", "guide"])

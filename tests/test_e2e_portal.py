@@ -178,10 +178,10 @@ def test_guide_and_assumptions_render(portal_url, watched):
     ).wait_for()  # the heading can arrive before the text
     assert page.get_by_text("job interruptions a week").count() == 1
     page.goto(portal_url + "assumptions")
-    page.get_by_role("heading", name="Public cloud").wait_for()
+    page.get_by_role("heading", name="Assumptions").wait_for()
     tables = page.locator("[data-testid='stDataFrame']")
-    tables.nth(3).wait_for()
-    assert tables.count() == 4
+    tables.first.wait_for()
+    assert tables.count() == 1
     assert errors == [], errors
 
 
@@ -354,16 +354,20 @@ def expect_row(grid, label: str, cells: list[str]) -> None:
 
 
 def edit_value(page, grid, label: str, text: str | None) -> None:
-    """Types `text` into the Value cell of the row `label` (None: clears the cell). A table drawn a
-    moment ago can lose the first click or key, so each step is checked and the whole retried."""
+    """Types `text` into the Override cell of the row `label` (None: clears the cell). A table
+    drawn a moment ago can lose the first click or key, so each step is checked and the whole
+    retried."""
+    from app.views.assumptions import COLUMNS, ROW_HEIGHT_PX, YOURS
+
     index = [row[0] if row else None for row in grid_rows(grid)].index(label) - 1  # the header
-    value_cell = grid.locator(f"[id='glide-cell-1-{index}']")
+    column = COLUMNS.index(YOURS) - 1  # "key" is hidden
+    value_cell = grid.locator(f"[id='glide-cell-{column}-{index}']")
     for attempt in range(4):
         try:
-            grid.scroll_into_view_if_needed()
-            box = grid.bounding_box()
-            page.mouse.click(box["x"] + 60, box["y"] + 35 * (index + 1) + 17)  # the Input cell
-            page.keyboard.press("ArrowRight")
+            y = 35 + ROW_HEIGHT_PX * index + ROW_HEIGHT_PX // 2  # below the 35 px header
+            grid.click(position={"x": 60, "y": y})  # the Figure cell, scrolled into view
+            for _ in range(column):
+                page.keyboard.press("ArrowRight")
             expect(value_cell).to_have_attribute("aria-selected", "true", timeout=3000)
             if text is None:
                 page.keyboard.press("Delete")
@@ -389,18 +393,55 @@ def test_assumptions_clearing_and_rejecting_a_value(portal_url, watched):
     page, errors = watched
     token = share_link.encode_data({"overrides": {"electricity_usd_per_kwh": 0.2}})
     page.goto(f"{portal_url}assumptions?s={token}")
+    page.get_by_text("1 overridden assumption in use").wait_for()
     grid = page.locator("[data-testid='stDataFrame']").first
     grid.locator("[role='gridcell']").first.wait_for(state="attached")
     wait_idle(page)
-    expect_row(grid, "electricity usd per kwh", ["0.2", "USD/kWh", "0.0806", "✎"])
-    edit_value(page, grid, "electricity usd per kwh", None)
-    expect_row(grid, "electricity usd per kwh", ["0.0806", "USD/kWh", "0.0806", ""])
+    power = "Electricity price (USD per kWh)"
+    expect_row(grid, power, ["$0.20 per kWh", "0.2", "overridden; catalogue $0.0806 per kWh"])
+    edit_value(page, grid, power, None)
+    expect_row(grid, power, ["$0.0806 per kWh", "", ""])
     assert scenario_in_address(page).get("overrides", {}) == {}
-    edit_value(page, grid, "spares pct of nodes", "150")
+    edit_value(page, grid, "Spare servers (% of nodes)", "150")
     page.get_by_text("150 is out of range").wait_for()
-    expect_row(grid, "spares pct of nodes", ["5", "%", "5", "✗ 150 rejected"])
+    expect_row(
+        grid, "Spare servers (% of nodes)", ["5 %", "150", "rejected: 150, allowed 0 to 100"]
+    )
     assert scenario_in_address(page).get("overrides", {}) == {}
+    assert page.get_by_text("overridden assumption").count() == 0
     assert errors == [], errors
+
+
+def test_assumptions_table_fits_1440_wide_with_source_and_date_in_view(portal_url, browser):
+    """At 1440×1000 the one table is drawn full height and full width: no scroll box, no column
+    (As of, Source, Link) cut off at its right edge."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    try:
+        page.goto(portal_url + "assumptions")
+        grid = page.locator("[data-testid='stDataFrame']")
+        grid.locator("[role='gridcell']").first.wait_for(state="attached")
+        wait_idle(page)
+        assert grid.count() == 1
+        headers = grid.evaluate(
+            "g => [...g.querySelectorAll('[role=columnheader]')].map(c => c.textContent)"
+        )
+        assert headers[-3:] == ["As of", "Source", "Link"], headers
+        sizes = grid.evaluate(
+            "g => { const s = g.querySelector('.dvn-scroller');"
+            " return [s.scrollWidth, s.clientWidth, s.scrollHeight, s.clientHeight]; }"
+        )
+        assert sizes[0] <= sizes[1], f"columns overflow the table: {sizes}"
+        assert sizes[2] <= sizes[3], f"the table scrolls inside a box: {sizes}"
+        box = grid.bounding_box()
+        assert box["x"] + box["width"] <= 1440
+        rows = len(grid_rows(grid)) - 1
+        assert rows >= 60, rows  # every figure drawn, none behind a scroll
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "assumptions_1440.png"))
+    finally:
+        context.close()
 
 
 def test_serve_page_shows_the_cores_plan_and_names_an_unmeetable_slo(portal_url, watched):

@@ -1,15 +1,22 @@
-"""Assumptions: every price and assumption the comparison uses, with its default, source and date;
-edit a value to override it for this scenario (the catalogue files never change)."""
+"""Assumptions: every price and assumption the comparison uses, with its value in force, how much
+the answer leans on it, its source and date; type a value to override it for this scenario (the
+catalogue files never change). Labels and formats: app/assumption_labels.py; the effect rank is
+the order of the tornado's bars (Comparison.sensitivity), read, not recomputed."""
+
+import re
 
 import pandas as pd
 import streamlit as st
 
 from app import state
-from app.formatting import md_code
+from app.assumption_labels import label, value_text
+from app.formatting import md_code, md_plain, usd
 from pricing.inputs import NOT_OVERRIDABLE, override_range
+from pricing.results import Comparison
 
+#: which options pay each figure; figures the tornado does not rank follow in this order
 GROUPS = {
-    "Owned hardware (build, managed on owned hardware)": (
+    "Owned hardware": (
         "server_usd_per_gpu",
         "spares_pct_of_nodes",
         "ib_switch_64port_ndr_usd_per_switch",
@@ -52,7 +59,7 @@ GROUPS = {
         "rack_pdu_usd_per_rack",
         "liquid_cooling_usd_per_kw",
     ),
-    "Rented (rent dedicated, managed)": (
+    "Rented": (
         "rent_usd_per_gpu_hour",
         "rent_support_pct",
         "rent_setup_fee_usd_per_node",
@@ -72,6 +79,7 @@ GROUPS = {
         "cloud_committed_3y_usd_per_gpu_hour",
         "committed_1y_discount_pct",
         "committed_3y_discount_pct",
+        "cloud_spot_max_gpus",
     ),
     "Money and risk": (
         "discount_rate_pct_per_year",
@@ -79,115 +87,183 @@ GROUPS = {
         "lease_rate_pct_per_year",
         "failure_rate_multiplier",
         "lead_time_multiplier",
+        "tax_rate_pct",
+        "depreciation_years",
     ),
 }
 
 
 #: session keys: {input: value typed out of its range} (shown as rejected, never in the scenario),
-#: and a counter in the editors' keys: a new key gives an editor without the user's pending edits,
-#: so after an edit is applied or refused each table shows what is in force.
+#: and a counter in the editor's key: a new key gives an editor without the user's pending edits,
+#: so after an edit is applied or refused the table shows what is in force.
 REJECTED, GENERATION = "assumptions_rejected", "assumptions_editor_generation"
+#: the table's columns; "key" is hidden, only YOURS is editable
+YOURS, STATUS, RANK, GAP = "Override", "Status", "Rank", "NPV gap −/+25 %"
+COLUMNS = ("key", "Figure", "In use", YOURS, STATUS, RANK, GAP, "As of", "Source", "Link")
+#: a row's height in pixels: above 4 rem, so the grid wraps a long source onto more lines
+ROW_HEIGHT_PX = 66
+_URL = re.compile(r"https?://[^\s,;)]+")
 
 
 def render() -> None:
     st.title("Assumptions")
     st.caption(
-        "Every figure behind the comparison, with where it comes from. Change a value to override "
-        "it for this scenario only, clear it to go back to the catalogue; overrides travel in the "
-        "share link. Planner defaults are figures no public source gives; their notes say why the "
-        "value was chosen."
+        "Every figure behind the comparison, with where it comes from. Type a value in the unit "
+        "its name gives to override it for this scenario only, clear it to go back to the "
+        "catalogue; overrides travel in the share link. Planner defaults are figures no public "
+        "source gives; their notes say why the value was chosen."
     )
 
     sc, c = state.require_comparison("Reading the catalogue...")
     defaults, _ = state.comparison(sc.model_copy(update={"overrides": {}}))
-    default_of = {a.key: a for a in defaults.assumptions} if defaults else {}
-    current = {a.key: a for a in c.assumptions}
     overrides = dict(sc.overrides)
     rejected: dict[str, float] = st.session_state.setdefault(REJECTED, {})
     generation = st.session_state.get(GENERATION, 0)
 
-    if overrides:
-        st.info(
-            f"{len(overrides)} value(s) changed from the catalogue: "
-            + ", ".join(md_code(key) for key in sorted(overrides)),
-            icon=":material/edit:",
-        )
-        if st.button(
-            "Reset all to catalogue defaults", icon=":material/restart_alt:", key="reset_overrides"
-        ):
-            rejected.clear()
-            _apply_and_rerun({})
-
-    for title, keys in GROUPS.items():
-        st.subheader(title)
-        rows = []
-        for key in keys:
-            if key not in current or key in NOT_OVERRIDABLE:
-                continue
-            a, d = current[key], default_of.get(key, current[key])
-            rows.append(
-                {
-                    "key": key,
-                    "Input": key.replace("_", " "),
-                    "Value": a.value,
-                    "Unit": a.unit,
-                    "Default": d.value,
-                    "Changed": f"✗ {rejected[key]:g} rejected"
-                    if key in rejected
-                    else ("✎" if key in overrides else ""),
-                    "Source": d.source,
-                    "As of": d.as_of or "-",
-                }
+    if (overrides or rejected) and st.button(
+        "Reset all to catalogue defaults", icon=":material/restart_alt:", key="reset_overrides"
+    ):
+        rejected.clear()
+        _apply_and_rerun({})
+    if c.sensitivity is not None:
+        t = c.sensitivity
+        names = {o.option: o.label for o in c.options}
+        elsewhere = [b.label.lower() for b in t.bars if b.key in NOT_OVERRIDABLE]
+        st.caption(
+            f"Sorted by how much the answer leans on each figure: rank 1 moves the NPV gap "
+            f"between {md_plain(names.get(t.cheapest, t.cheapest))} and "
+            f"{md_plain(names.get(t.runner_up, t.runner_up))} (today {usd(t.base_gap_usd)}) most "
+            f"when the figure is {t.swing:.0%} lower or higher (the tornado on Compare). A blank "
+            "rank: a figure the tornado does not vary."
+            + (
+                f" Ranks not listed are inputs set on the Workload page ({', '.join(elsewhere)})."
+                if elsewhere
+                else ""
             )
-        frame = pd.DataFrame(rows)
-        edited = st.data_editor(
-            frame,
-            key=f"editor_{title}_{generation}",
-            hide_index=True,
-            width="stretch",
-            disabled=[col for col in frame.columns if col != "Value"],
-            column_config={
-                "key": None,
-                "Value": st.column_config.NumberColumn(
-                    "Value", help="Edit to override; clear to use the catalogue value"
-                ),
-                "Source": st.column_config.TextColumn("Source", width="large"),
-            },
+            + " Click a column's header to sort by it."
         )
-        for key in frame["key"]:
-            if key in rejected:
-                lo, hi = override_range(key)
-                st.error(
-                    f"{md_code('overrides.' + key)}: {rejected[key]:g} is out of range (allowed: "
-                    f"{lo:g} to {hi:g}), so it was not applied; the value in force is "
-                    f"{current[key].value:g}.",
-                    icon=":material/error:",
-                )
-        if edits := _edits(frame, edited):
-            new = dict(overrides)
-            for key, value in edits.items():
-                rejected.pop(key, None)
-                default = default_of[key].value if key in default_of else None
-                if value is None or (
-                    default is not None and abs(value - default) <= 1e-12 * max(1.0, abs(default))
-                ):
-                    new.pop(key, None)  # cleared, or back to the catalogue's figure
-                elif not _in_range(key, value):
-                    rejected[key] = value
-                else:
-                    new[key] = value
-            _apply_and_rerun(new)
+
+    frame = table(c, defaults or c, overrides, rejected)
+    edited = st.data_editor(
+        frame,
+        key=f"editor_{generation}",
+        hide_index=True,
+        width="stretch",
+        height="content",
+        row_height=ROW_HEIGHT_PX,
+        placeholder="",
+        disabled=[col for col in frame.columns if col != YOURS],
+        column_config={
+            "key": None,
+            "Figure": st.column_config.TextColumn("Figure", width=190),
+            "In use": st.column_config.TextColumn("In use", width=100),
+            YOURS: st.column_config.NumberColumn(
+                YOURS,
+                width=75,
+                help="Type a value in the figure's unit to override it; clear it to use the "
+                "catalogue's",
+            ),
+            STATUS: st.column_config.TextColumn(STATUS, width=110),
+            RANK: st.column_config.NumberColumn(
+                RANK, width=50, help="1 = the answer moves most with this figure (the tornado)"
+            ),
+            GAP: st.column_config.TextColumn(
+                GAP,
+                width=110,
+                help="The NPV gap between the two cheapest options with the figure 25 % lower, "
+                "then 25 % higher",
+            ),
+            "As of": st.column_config.TextColumn("As of", width=85),
+            "Source": st.column_config.TextColumn(
+                "Source", width=200, help="Click a cell to read a long source in full"
+            ),
+            "Link": st.column_config.LinkColumn("Link", width=45, display_text="open"),
+        },
+    )
+    current = {a.key: a for a in c.assumptions}
+    for key, typed in rejected.items():
+        lo, hi = override_range(key)
+        a = current.get(key)
+        st.error(
+            f"{md_plain(label(key))} ({md_code('overrides.' + key)}): {typed:g} is out of range "
+            f"(allowed: {lo:g} to {hi:g}), so it was not applied; the value in use is "
+            f"{md_plain(value_text(key, a.value, a.unit)) if a else 'the catalogue value'}.",
+            icon=":material/error:",
+        )
+    if edits := _edits(frame, edited):
+        default_of = {a.key: a for a in (defaults or c).assumptions}
+        new = dict(overrides)
+        for key, value in edits.items():
+            rejected.pop(key, None)
+            default = default_of[key].value if key in default_of else None
+            if value is None or (
+                default is not None and abs(value - default) <= 1e-12 * max(1.0, abs(default))
+            ):
+                new.pop(key, None)  # cleared, or back to the catalogue's figure
+            elif not _in_range(key, value):
+                rejected[key] = value  # shown as typed; the catalogue's figure stays in use
+                new.pop(key, None)
+            else:
+                new[key] = value
+        _apply_and_rerun(new)
+
+
+def table(
+    c: Comparison, defaults: Comparison, overrides: dict[str, float], rejected: dict[str, float]
+) -> pd.DataFrame:
+    """One row per overridable figure the comparison used: its label, the value in use and the
+    user's (an override, or a typed value refused as out of range), the tornado's rank and NPV
+    gaps, source and date; most influential first (then by GROUPS)."""
+    default_of = {a.key: a for a in defaults.assumptions}
+    bars = {b.key: (i + 1, b) for i, b in enumerate(c.sensitivity.bars if c.sensitivity else [])}
+    order = [*(k for keys in GROUPS.values() for k in keys)]
+    rows = []
+    for a in c.assumptions:
+        if a.key in NOT_OVERRIDABLE:
+            continue
+        d = default_of.get(a.key, a)
+        rank, bar = bars.get(a.key, (None, None))
+        if a.key in rejected:
+            lo, hi = override_range(a.key)
+            status = f"rejected: {rejected[a.key]:g}, allowed {lo:g} to {hi:g}"
+        elif a.key in overrides:
+            status = f"overridden; catalogue {value_text(a.key, d.value, d.unit)}"
+        else:
+            status = ""
+        link = _URL.search(d.source)
+        rows.append(
+            {
+                "key": a.key,
+                "Figure": label(a.key),
+                "In use": value_text(a.key, a.value, a.unit),
+                YOURS: rejected.get(a.key, overrides.get(a.key)),
+                STATUS: status,
+                RANK: rank,
+                GAP: f"{usd(bar.gap_low_usd)} / {usd(bar.gap_high_usd)}" if bar else "",
+                "As of": d.as_of or "-",
+                "Source": d.source,
+                "Link": link.group().rstrip(".") if link else None,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    position = {k: i for i, k in enumerate(order)}
+    frame["_rank"] = frame[RANK].fillna(len(frame) + 1)
+    frame["_pos"] = frame["key"].map(lambda k: position.get(k, len(position)))
+    frame = frame.sort_values(["_rank", "_pos"], kind="stable").drop(columns=["_rank", "_pos"])
+    frame[RANK] = frame[RANK].astype("Int64")
+    frame[YOURS] = frame[YOURS].astype("Float64")
+    return frame.reset_index(drop=True)
 
 
 def _edits(frame: pd.DataFrame, edited: pd.DataFrame) -> dict[str, float | None]:
     """{input: the value typed, or None where the cell was cleared} for each edited row."""
     out = {}
     for (_, before), (_, after) in zip(frame.iterrows(), edited.iterrows(), strict=True):
-        value = after["Value"]
+        value = after[YOURS]
         if pd.isna(value):
-            if not pd.isna(before["Value"]):
+            if not pd.isna(before[YOURS]):
                 out[before["key"]] = None
-        elif value != before["Value"]:
+        elif pd.isna(before[YOURS]) or value != before[YOURS]:
             out[before["key"]] = float(value)
     return out
 
@@ -198,7 +274,7 @@ def _in_range(key: str, value: float) -> bool:
 
 
 def _apply_and_rerun(overrides: dict[str, float]) -> None:
-    """The scenario's overrides set (when they changed), fresh editors, and a rerun."""
+    """The scenario's overrides set (when they changed), a fresh editor, and a rerun."""
     if overrides != dict(state.get("overrides") or {}):
         state.put("overrides", overrides)
     st.session_state[GENERATION] = st.session_state.get(GENERATION, 0) + 1
