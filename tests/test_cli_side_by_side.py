@@ -119,6 +119,10 @@ def test_a_bad_file_among_several_is_named(capsys, files, tmp_path):
 def test_names_are_stems_then_paths_then_numbered():
     assert sbs_app.file_names(["a/x.json", "b/y.json"]) == ["x", "y"]
     assert sbs_app.file_names(["a/x.json", "b/x.json"]) == ["a/x.json", "b/x.json"]
-    assert sbs_app.file_names(["x.json", "x.json", "-"]) == ["x.json", "x.json (2)", "standard input"]
+    assert sbs_app.file_names(["x.json", "x.json", "-"]) == [
+        "x.json",
+        "x.json (2)",
+        "standard input",
+    ]
     long = sbs_app.file_names(["d/" + "n" * 100 + ".json", "e\x1b.json"])
     assert len(long[0]) == 60 and long[1] == "e"

@@ -1061,6 +1061,9 @@ def test_cli_decode_prints_the_set(capsys):
     rc, out, err = cli(capsys, "decode", token)
     assert rc == 0 and not err
     printed = json.loads(out)
-    assert ScenarioSet.model_validate(
-        {k: v for k, v in printed["side_by_side"].items() if k != "version"}
-    ) == SAVED
+    assert (
+        ScenarioSet.model_validate(
+            {k: v for k, v in printed["side_by_side"].items() if k != "version"}
+        )
+        == SAVED
+    )

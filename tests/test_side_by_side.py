@@ -96,7 +96,10 @@ def test_compare_named_checks_before_comparing(monkeypatch):
 def test_saved_set_validates():
     sc = scenario().model_dump(mode="json")
     ok = ScenarioSet.model_validate(
-        {"scenarios": [{"name": "a", "scenario": sc}, {"name": "b", "scenario": sc}], "picked": ["b"]}
+        {
+            "scenarios": [{"name": "a", "scenario": sc}, {"name": "b", "scenario": sc}],
+            "picked": ["b"],
+        }
     )
     assert ok.named("b") is not None and ok.named("c") is None
     bad = [
