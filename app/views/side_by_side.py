@@ -103,7 +103,6 @@ def save_current(name: str) -> str | None:
 def _save_form() -> None:
     sc, _ = state.scenario()
     with st.form("sbs_save", border=True):
-        st.markdown("**Save this scenario**")
         name_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
         default = ""
         if sc is not None and not sc.is_portfolio:
