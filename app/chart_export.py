@@ -293,3 +293,9 @@ def chart_svgs(c: Comparison) -> dict[str, bytes]:
 
 
 # ---------------------------------------------------------------------------------- the report
+
+
+def figure_svgs(figures: list) -> list[bytes]:
+    """Figures already laid out for print (`print_figure`) as SVG, in order; ChartsUnavailable if
+    the browser cannot export them."""
+    return _SERVER.svgs(figures)

@@ -30,6 +30,7 @@ from app.views import (  # noqa: E402
     finetune,
     guide,
     serve,
+    side_by_side,
     validation,
     workload,
 )
@@ -60,6 +61,12 @@ page = st.navigation(
         workload_page,
         st.Page(
             compare.render, title="Compare", icon=":material/compare_arrows:", url_path="compare"
+        ),
+        st.Page(
+            side_by_side.render,
+            title="Side by side",
+            icon=":material/view_column:",
+            url_path="side-by-side",
         ),
         st.Page(serve.render, title="Serve", icon=":material/bolt:", url_path="serve"),
         st.Page(

@@ -28,6 +28,7 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from app import charts, settings, share_link
+from app import side_by_side as sbs_text
 from app.assumption_labels import overrides_line
 from app.chart_export import (  # noqa: F401  (re-exported for callers of the report)
     CHART_WIDTH_PX,
@@ -39,6 +40,7 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     chart_svgs,
     charts_available,
     chromium_path,
+    figure_svgs,
     print_figure,
     svg_for_pdf,
 )
@@ -56,6 +58,7 @@ from app.report_text import (
 )
 from pricing import freshness
 from pricing.results import Comparison, OptionResult
+from pricing.side_by_side import SideBySide
 
 MAX_TITLE_CHARS = 200
 MUTED, INK, ACCENT, RULE = (107, 114, 128), (38, 39, 48), (0, 114, 178), (229, 231, 235)
@@ -738,3 +741,112 @@ class _Document(FPDF):
             )
             self.cell(self.epw * 0.2, 4, f"page {n} of {total}", align="R")
         self.page = total
+
+
+# ------------------------------------------------------------------------------ side by side
+
+
+def side_by_side_title(sbs: SideBySide) -> str:
+    return "Side by side: " + " vs ".join(s.name for s in sbs.scenarios)
+
+
+def build_side_by_side_report(
+    sbs: SideBySide,
+    comparisons: list[Comparison],
+    *,
+    link: str | None = "",
+    title: str | None = None,
+    generated: datetime | None = None,
+) -> Report:
+    """The PDF of 2-3 named scenarios side by side (pricing/side_by_side.py): each scenario and
+    what its comparison recommends, the table the portal and `clusterplan compare A B` show
+    (app/side_by_side.py), the cumulative cost curves on one chart (charts.side_by_side_cost) and
+    per scenario the monthly numbers behind them, and the share link that reopens the set.
+    `comparisons` are the scenarios' own, in the same order (the assumptions and dates)."""
+    generated = (generated or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    svg, note = None, ""
+    if charts_available():
+        fig = charts.side_by_side_cost(sbs)
+        rows = -(-sum(o.available for s in sbs.scenarios for o in s.options) // 2)
+        fig.update_layout(
+            legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
+            height=charts.HEIGHT_PX + 40 + 18 * rows,
+        )
+        try:
+            svg = svg_for_pdf(figure_svgs([print_figure(fig)])[0])
+        except ChartsUnavailable:
+            svg = None
+    if svg is None:
+        note = _charts_note()
+    pdf = _SideBySideDocument(
+        comparisons[0],
+        title=plain(title) if title else plain(side_by_side_title(sbs)),
+        link=link,
+        generated=generated,
+        catalogue=max(catalogue_date(c) for c in comparisons),
+    )
+    pdf.sbs, pdf.comparisons = sbs, comparisons
+    pdf.write_side_by_side(svg, note)
+    return Report(bytes(pdf.output()), pdf.pages_count, svg is not None, note)
+
+
+class _SideBySideDocument(_Document):
+    sbs: SideBySide
+    comparisons: list[Comparison]
+
+    def write_side_by_side(self, svg: bytes | None, note: str) -> None:
+        sbs = self.sbs
+        self.add_page()
+        self.text_block("GPU CLUSTER COMPARISON · SIDE BY SIDE", 8, MUTED, "B")
+        self.ln(1)
+        self.text_block(self.report_title, 18, INK, "B")
+        self.text_block(
+            f"Generated {self.stamp} · prices and figures as of {self.catalogue}", 8.5, MUTED
+        )
+        self.heading("Scenarios", 11)
+        for s in sbs.scenarios:
+            self.text_block(f"• {plain(sbs_text.scenario_line(s), 600)}", 9)
+        self.heading("Side by side", 11)
+        rows = [[plain(x, 80) for x in r] for r in sbs_text.table_rows(sbs, grouped=True)]
+        self.grid(rows, (24, 38, 22, 22, 17, 20, 24), ("LEFT", "LEFT") + ("RIGHT",) * 5)
+        self.caption(
+            "Totals and NPV over each scenario's term (nominal USD; NPV discounted at each "
+            "scenario's rate). Ready: the day the cluster is ready, counted from the decision; "
+            "training days: one run on that option; $ per delivered GPU-hour divides the total by "
+            "the GPU-hours of work done. Every figure is the scenario's own comparison's."
+        )
+        self.add_page()  # the chart is most of a page: it starts one, with its heading
+        self.heading("Cumulative cost over the term", before=0)
+        if svg is not None:
+            self.draw_charts({"side_by_side": svg})
+        else:
+            self.text_block(note, 10, WARN, "B")
+        for s in sbs.scenarios:
+            live = [o for o in s.options if o.available]
+            if not live:
+                continue
+            self.heading(f"{plain(s.name, 80)}: cumulative cost at the end of each month", 10)
+            rows = [["Month", *(o.label for o in live)]]
+            rows += [
+                [str(m + 1), *(usd(o.cumulative_usd[m]) for o in live)]
+                for m in range(len(live[0].cumulative_usd))
+            ]
+            share = 150 / len(live)
+            self.grid(rows, (30, *(share,) * len(live)), ("RIGHT",) * (len(live) + 1), 7.2)
+        self.heading("Reopen these scenarios", 11)
+        if self.share_url:
+            self.caption(
+                "This link opens the planner with these scenarios saved, on the Side by side page:"
+            )
+            if settings.is_local(self.share_url):
+                self.caption(LOCAL_LINK_NOTE)
+            self.text_block(
+                self.share_url,
+                7.5,
+                ACCENT,
+                wrapmode="CHAR",
+                link=self.share_url if _safe_link(self.share_url) else "",
+            )
+        else:
+            self.caption("No share link was given for these scenarios.")
+        self.furniture()

@@ -13,7 +13,10 @@ as before, byte for byte. Every problem becomes
 a `LinkError` whose message is one short sentence for the user; the token itself is never echoed.
 
 Optional sections beside the scenario's fields carry the Serve and Fine-tune pages' inputs:
-`"serve": {"version": 1, ...ServeInputs}` and `"finetune": {"version": 1, ...FinetuneInputs}`, each
+`"serve": {"version": 1, ...ServeInputs}` and `"finetune": {"version": 1, ...FinetuneInputs}`, and
+the Side by side page's saved scenarios, `"side_by_side": {"version": 1, "scenarios": [{"name",
+"scenario"}, ...], "picked": [names]}` (models/scenario_set.py ScenarioSet: at most 6 scenarios,
+each validated by the scenario schema, at most SECTION_JSON_BYTES of JSON), each
 with its own version (SECTION_MIGRATIONS upgrade older ones) and at most MAX_SECTION_JSON_BYTES of
 JSON, inside the same token and its caps. A link without them reads exactly as before. A section
 that fails its checks is left out with a message naming it and its field (`decode_link`); the
@@ -45,6 +48,7 @@ from models.scenario import (
     Scenario,
     explain_validation_error,
 )
+from models.scenario_set import ScenarioSet
 from models.serving import ServeInputs
 
 #: longest encoded token accepted (checked before any decoding)
@@ -67,15 +71,26 @@ VERSIONS: tuple[int, ...] = (SCHEMA_VERSION, PORTFOLIO_VERSION)
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
 
 #: the optional sections (top-level keys beside the scenario's) and the record each must validate as
-SECTIONS: dict[str, type[BaseModel]] = {"serve": ServeInputs, "finetune": FinetuneInputs}
+SECTIONS: dict[str, type[BaseModel]] = {
+    "serve": ServeInputs,
+    "finetune": FinetuneInputs,
+    "side_by_side": ScenarioSet,
+}
 #: what each section is called in a message
-SECTION_NAMES = {"serve": "Serve inputs", "finetune": "Fine-tune inputs"}
+SECTION_NAMES = {
+    "serve": "Serve inputs",
+    "finetune": "Fine-tune inputs",
+    "side_by_side": "saved scenarios (Side by side)",
+}
 #: the sections' schema version, apart from the scenario's
 SECTION_VERSION = 1
 #: SECTION_MIGRATIONS[name][v] turns a version-v section into a version-(v+1) one (none yet)
 SECTION_MIGRATIONS: dict[str, dict[int, Callable[[dict], dict]]] = {name: {} for name in SECTIONS}
 #: largest JSON one section may take (a Serve section is about 250 bytes)
 MAX_SECTION_JSON_BYTES = 4096
+#: sections allowed more: the saved scenarios hold up to models/scenario_set.py MAX_SAVED whole
+#: scenarios (a scenario with 64 overrides is about 2.5 KB); the token's caps still hold
+SECTION_JSON_BYTES = {"side_by_side": 24576}
 
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]*")
 
@@ -131,10 +146,9 @@ def _check_section(name: str, section: Any) -> dict:
         size = len(json.dumps(section, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
     except (TypeError, ValueError, RecursionError):
         raise _section_problem(name, "not JSON") from None
-    if size > MAX_SECTION_JSON_BYTES:
-        raise _section_problem(
-            name, f"too large ({size:,} bytes of JSON; at most {MAX_SECTION_JSON_BYTES:,})"
-        )
+    cap = SECTION_JSON_BYTES.get(name, MAX_SECTION_JSON_BYTES)
+    if size > cap:
+        raise _section_problem(name, f"too large ({size:,} bytes of JSON; at most {cap:,})")
     version = section.get("version")
     if type(version) is not int:
         raise _section_problem(name, "version: missing or not a whole number")

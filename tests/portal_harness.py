@@ -20,6 +20,7 @@ from app.views import (  # noqa: E402
     finetune,
     guide,
     serve,
+    side_by_side,
     validation,
     workload,
 )
@@ -32,6 +33,7 @@ PAGES = {
     "validation": validation,
     "serve": serve,
     "finetune": finetune,
+    "side_by_side": side_by_side,
 }
 
 state.init()

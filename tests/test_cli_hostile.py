@@ -115,7 +115,9 @@ def test_file_names_and_arguments_are_echoed_clean(capsys, tmp_path):
     missing = str(tmp_path / "a\x1b[2J\nb\u202e.json")
     assert "cannot read" in failing(capsys, "compare", missing)
     example = write_scenario(tmp_path / "s.json", EXAMPLE)
-    assert "unrecognized arguments" in failing(capsys, "compare", example, "\x1b]0;pwned\x07")
+    # compare reads a second argument as a second scenario file (side by side), echoed clean
+    assert "cannot read" in failing(capsys, "compare", example, "\x1b]0;pwned\x07")
+    assert "unrecognized arguments" in failing(capsys, "decode", "x", "\x1b]0;pwned\x07")
     line = failing(capsys, "report", example, "-o", str(tmp_path / "no\x1b[2J" / "r.pdf"))
     assert "-o/--output" in line
 

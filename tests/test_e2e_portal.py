@@ -22,7 +22,7 @@ from pricing.engine import compare
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 ARTIFACTS = pathlib.Path(__file__).resolve().parents[1] / "test-artifacts"
 TIMEOUT = 60_000
-PROBE = re.compile(r"/[a-z]+/_stcore/(health|host-config)$")
+PROBE = re.compile(r"/[a-z-]+/_stcore/(health|host-config)$")
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from pydantic import model_validator
 
 from app import share_link
 from app.cli import main
-from app.scenario_files import EXAMPLE, example_json
+from app.scenario_files import EXAMPLE, PORTFOLIOS, example_json
 from app.share_link import (
     MAX_JSON_BYTES,
     MAX_LINK_CHARS,
@@ -39,6 +39,7 @@ from models.finetune import FinetuneInputs
 from models.hardware import gpu_ids
 from models.options import spec
 from models.scenario import OPTION_IDS, SCHEMA_VERSION, Scenario
+from models.scenario_set import ScenarioSet
 from models.serving import ServeInputs
 from models.shapes import load_presets
 
@@ -942,3 +943,127 @@ def test_cli_link_and_decode_portfolio_files(capsys, tmp_path):
     path.write_text(json.dumps(_with_workload(6, rps=-1)))
     rc, out, err = cli(capsys, "link", str(path))
     assert rc == 2 and not out and "workloads[6].rps" in err and "allowed: more than 0" in err
+
+
+# ------------------------------------------------------ Side by side: a set of saved scenarios
+
+
+def _variant(**cluster) -> dict:
+    data = json.loads(json.dumps(EXAMPLE))
+    data["cluster"].update(cluster)
+    return data
+
+
+#: the same job on H100 and on B200, and a sample portfolio (version 2)
+SAVED = ScenarioSet(
+    scenarios=[
+        {"name": "H100", "scenario": _variant()},
+        {"name": "B200", "scenario": _variant(gpu="B200")},
+        {"name": "lab portfolio", "scenario": json.loads(PORTFOLIOS["lab"].read_text())},
+    ],
+    picked=["B200", "H100"],
+)
+
+
+def with_set(section) -> str:
+    return with_sections(side_by_side=section)
+
+
+def test_a_set_round_trips_in_one_link():
+    token = encode(Scenario.model_validate(EXAMPLE), {"side_by_side": SAVED, "serve": SERVE})
+    link = decode_link(token)
+    assert link.problems == {}
+    assert ScenarioSet.model_validate(link.sections["side_by_side"]) == SAVED
+    assert ServeInputs.model_validate(link.sections["serve"]) == SERVE
+    assert link.scenario == decode_data(encode(Scenario.model_validate(EXAMPLE)))
+    assert len(token) < MAX_LINK_CHARS // 4  # three scenarios take about a kilobyte
+
+
+def _set_data(**changes) -> dict:
+    return {**share_link.section_data("side_by_side", SAVED), **changes}
+
+
+def _named(i: int, scenario: dict | None = None) -> dict:
+    return {"name": f"s{i}", "scenario": scenario if scenario is not None else _variant()}
+
+
+@pytest.mark.parametrize(
+    "section, field",
+    [
+        (_set_data(scenarios=[_named(i) for i in range(7)]), "scenarios"),
+        (_set_data(scenarios=[_named(0, _variant(gpus=-1))]), "scenarios.0.scenario.cluster.gpus"),
+        (_set_data(scenarios=[_named(0, {"version": 9})]), "scenarios.0.scenario.version"),
+        (_set_data(scenarios=[_named(0), _named(0)], picked=[]), "two scenarios are named"),
+        (_set_data(picked=["nobody"]), "not saved"),
+        (_set_data(picked=["H100", "B200", "lab portfolio", "H100"]), "picked"),
+        (_set_data(scenarios=[{"name": "a\u202eb", "scenario": _variant()}], picked=[]), "name"),
+        (_set_data(scenarios=[{"name": "x" * 61, "scenario": _variant()}], picked=[]), "name"),
+        (_set_data(scenarios={"H100": _variant()}), "scenarios"),
+        (_set_data(__import__="os"), "__import__"),
+        (_set_data(scenarios=[_named(0, {"overrides": {"k" * 30000: 1.0}})]), "too large"),
+        ({**_set_data(), "version": 2}, "version: made by a newer planner"),
+        ("H100,B200", "not a JSON object"),
+    ],
+    ids=[
+        "seven-saved",
+        "bad-scenario-field",
+        "bad-scenario-version",
+        "repeated-name",
+        "picks-unsaved",
+        "picks-four",
+        "bidi-name",
+        "long-name",
+        "dict-for-list",
+        "unknown-key",
+        "oversize",
+        "newer",
+        "string",
+    ],
+)
+def test_a_bad_set_is_named_and_the_rest_opens(section, field):
+    link = decode_link(with_set(section))
+    assert set(link.problems) == {"side_by_side"} and "side_by_side" not in link.sections
+    message = link.problems["side_by_side"]
+    assert message.startswith("the link's saved scenarios (Side by side) were not opened: ")
+    assert field in message and len(message) < 400 and "x" * 61 not in message
+    assert link.scenario == EXAMPLE  # the scenario in force still opens
+    with pytest.raises(LinkError, match="saved scenarios"):  # and nothing writes such a link
+        encode_data({**EXAMPLE, "side_by_side": section})
+
+
+def test_a_set_stays_within_the_links_caps():
+    """Six saved scenarios whose overrides do not compress: past the 8 KB token cap, refused when
+    written; a hand-made token past it is refused when read, before any decompression."""
+    import random
+
+    rng = random.Random(7)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def noise() -> dict:
+        return {"".join(rng.choices(letters, k=20)): rng.random() * 1e6 for _ in range(64)}
+
+    noisy = [_named(i, {**_variant(), "overrides": noise()}) for i in range(6)]
+    section = _set_data(scenarios=noisy, picked=[])
+    assert len(json.dumps(section)) < share_link.SECTION_JSON_BYTES["side_by_side"]
+    with pytest.raises(LinkError, match="too large for a link"):
+        encode_data({**EXAMPLE, "side_by_side": section})
+    token = with_set(section)
+    assert len(token) > MAX_LINK_CHARS
+    refused(token, "too long")
+    # inflating past 64 KB is refused too, however well it compresses
+    padded = with_set(_set_data(picked=[], scenarios=[_named(0)], pad="a" * MAX_JSON_BYTES))
+    assert len(padded) <= MAX_LINK_CHARS
+    refused(padded, "too large")
+
+
+def test_cli_decode_prints_the_set(capsys):
+    token = encode(Scenario.model_validate(EXAMPLE), {"side_by_side": SAVED})
+    rc, out, err = cli(capsys, "decode", token)
+    assert rc == 0 and not err
+    printed = json.loads(out)
+    assert (
+        ScenarioSet.model_validate(
+            {k: v for k, v in printed["side_by_side"].items() if k != "version"}
+        )
+        == SAVED
+    )

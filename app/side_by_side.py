@@ -1,0 +1,115 @@
+"""Side by side, presented: the one table the portal, the PDF and `clusterplan compare A B [C]`
+show, the terminal report, and the JSON list of comparisons. Every cell is read from
+pricing/side_by_side.py `SideBySide` (itself each scenario's own Comparison's fields); nothing is
+recomputed. No Streamlit or plotly here: the CLI imports this module.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from collections.abc import Sequence
+
+from app.exports import _finite
+from app.formatting import days, on_day, usd, usd_rate
+from models.scenario_set import MAX_NAME_CHARS
+from pricing.results import Comparison
+from pricing.side_by_side import SideBySide, SideOption
+
+HEADER = [
+    "Scenario",
+    "Option",
+    "Total (nominal)",
+    "NPV",
+    "Ready",
+    "Training days",
+    "$ per delivered GPU-hour",
+]
+
+
+def _cells(o: SideOption) -> list[str]:
+    if not o.available:
+        return ["not available"] + ["-"] * 4
+    return [
+        usd(o.total_usd),
+        usd(o.npv_usd),
+        on_day(o.ready_day),
+        days(o.train_days),
+        usd_rate(o.usd_per_gpu_hour),
+    ]
+
+
+def table_rows(sbs: SideBySide, grouped: bool = False) -> list[list[str]]:
+    """HEADER, then one row per scenario and option (scenarios in order, each one's options in its
+    comparison's order); the option a scenario's own comparison recommends is marked
+    '(recommended)'. `grouped`: a scenario's name only on its first row (printed tables)."""
+    rows = [list(HEADER)]
+    for s in sbs.scenarios:
+        for i, o in enumerate(s.options):
+            mark = " (recommended)" if o.option == s.recommended else ""
+            name = s.name if i == 0 or not grouped else ""
+            rows.append([name, o.label + mark, *_cells(o)])
+    return rows
+
+
+def _text_table(rows: list[list[str]]) -> list[str]:
+    """Aligned columns: the scenario and the option left, the figures right."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  "
+        + "  ".join(
+            cell.ljust(w) if i < 2 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+
+
+def scenario_line(s) -> str:
+    """What one named scenario plans, and what its own comparison recommends."""
+    rec = s.recommended_label or "none (no option completes the workload)"
+    return (
+        f"{s.name}: {s.model} on {s.gpus:,} × {s.gpu}, {s.term_months}-month term; "
+        f"recommended: {rec}"
+    )
+
+
+def report(sbs: SideBySide) -> str:
+    """The terminal report of `clusterplan compare A.json B.json [C.json]`."""
+    lines = [f"Side by side: {len(sbs.scenarios)} scenarios", ""]
+    lines += [f"  {scenario_line(s)}" for s in sbs.scenarios]
+    lines += [""] + _text_table(table_rows(sbs, grouped=True))
+    lines += [
+        "",
+        "Totals and NPV over each scenario's term (USD); ready: the day the cluster is ready, "
+        "counted from the decision; training days: one run on that option.",
+    ]
+    return "\n".join(lines)
+
+
+def comparisons_json(comparisons: Sequence[Comparison]) -> str:
+    """A JSON list of the whole comparisons, in the order given; as `clusterplan compare --json`
+    prints one (numbers that are not finite written as null)."""
+    return json.dumps([_finite(c.model_dump(mode="json")) for c in comparisons], indent=2)
+
+
+def _clean(text: str, limit: int = MAX_NAME_CHARS) -> str:
+    """A printable one-line name of at most `limit` characters (kept from its end: a path's file)."""
+    text = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split()) or "scenario"
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
+def file_names(paths: Sequence[str]) -> list[str]:
+    """Scenario names for files: each file's stem ('-': 'standard input'); the path as given when
+    two stems are the same, and ' (2)', ' (3)' after a name given twice. Printable and at most
+    MAX_NAME_CHARS characters, so every name passes models/scenario_set.py check_name."""
+    stems = ["standard input" if p == "-" else pathlib.Path(p).stem or p for p in paths]
+    if len(set(stems)) != len(stems):
+        stems = ["standard input" if p == "-" else p for p in paths]
+    names: list[str] = []
+    for stem in stems:
+        name, k = _clean(stem), 2
+        while name in names:
+            name, k = _clean(stem, MAX_NAME_CHARS - 4) + f" ({k})", k + 1
+        names.append(name)
+    return names
