@@ -185,6 +185,48 @@ SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
 # Llama 2 70B rows were seen at -8 %, +134 %, +11 %, +125 % (long outputs, where the KV read
 # dominates a step; the MHA Llama 2 7B rows of the same table were within 8 %).
 
+# (Not a number: a record of what was examined, 2026-12-01, AFTER the errors were seen; nothing adopted.)
+# The 2025 Blackwell rows (inference.csv trtpo-b200-*, trtpo-gb200-*: the model +8 % to +61 %), the two
+# XQA-blog H200 rows and the 128-token TTFTs of TensorRT-LLM 0.5 were checked against public sources
+# for a mechanism the model lacks. None was found that is sourced and consistent with the other rows:
+# - Benchmark settings: trtllm-bench sets max batch from the KV memory at the target ISL + OSL
+#   (kv_cache_gpu_mem_fraction 0.95), rounded up and capped at 4,096, and max_num_tokens ≥ 2,048
+#   (NVIDIA/TensorRT-LLM tensorrt_llm/bench/build/tuning.py calc_engine_setting / finetune_setting);
+#   so the rows' concurrency is set by memory, as the model assumes, not capped by the config.
+# - Decode attention kernel: TensorRT-LLM's Blackwell decode kernel (trtllm-gen, via FlashInfer) at
+#   Llama 70B's head shape (64 query / 8 K/V heads, head 128, 16-token pages) runs batch 256 at up to
+#   2,048 tokens in 0.174 ms with BF16 K/V (vLLM PR #19825) and 0.111 ms with FP8 (vLLM PR #23647),
+#   against 0.031 / 0.041 ms at batch 1: above that per-call floor it streams ≈ 1.07 GB in 0.143 ms and
+#   0.54 GB in 0.070 ms, 7.5–7.7 TB/s, near B200's 8 TB/s. The kernel reads K/V at least as fast as
+#   HBM_EFFICIENCY assumes; its floor (≤ 40 µs a call, launch included, in an eager benchmark) × 80
+#   layers is ≤ 3.3 ms a step, short of the 8–23 ms by which the Blackwell rows' steps exceed the model's.
+# - KV cache precision (the rows assume FP8): the perf-overview's options set `kv_cache_config: dtype:
+#   fp8` for GPT-OSS and DeepSeek R1 but not for Llama 3.3 70B or Qwen3 MoE, whose KV then follows
+#   the checkpoint; NVIDIA's FP4 cards of that release (nvidia/Llama-3.1-405B-Instruct-FP4, modelopt
+#   0.23.0) say "Only the weights and activations of the linear operators within transformers blocks
+#   are quantized". The checkpoints' hf_quant_config.json (kv_cache_quant_algo) was not found. With
+#   BF16 K/V the Blackwell rows would read -31 % to +4 % (Llama 3.3 70B) and -35 % to +41 % (Qwen3-30B-
+#   A3B), but the Hopper FP8 rows, within 20 % with FP8 K/V, would read -13 % to -38 %; unsourced, so
+#   not adopted, and the rows keep FP8.
+# - What the rows imply (a diagnostic, not a fit): the K/V read rate that closes each row, the other
+#   terms as modelled, is 0.69–0.92 of HBM bandwidth on the 2023 Llama 2 7B (MHA) rows (the model's
+#   0.80) but 0.37–0.64 on the 2025 GQA FP8 rows on B200/GB200 (0.23–0.28 on the two GB200 Qwen 1k/1k
+#   rows, which the model has host-bound) and 0.45–0.53 on the 2025 Hopper 1k/1k and 1k/8k rows, which
+#   stay within 20 % because their FP8 GEMMs are compute-bound. And GB200, with the same 8 TB/s
+#   HBM as B200 but 1,200 W against 1,000 W, publishes 1.09–1.17× B200 on every Llama row (the model
+#   1.02–1.08×): the 2025 decode step is partly compute- or latency-bound where the model has it
+#   memory-bound. No public measurement of that cost (per sequence or per step of a 2025 engine at
+#   these batches) was found; the misses stay, as the world being slower than the model explains.
+# - B200 HBM: no measured STREAM-like figure was found in a readable source (Chips and Cheese's B200
+#   article and arXiv 2512.02189 were found, their bandwidth figures not reached); HBM_EFFICIENCY stays.
+# - TTFT at 128 tokens (TensorRT-LLM 0.5): the model is 4.4–22 ms short, 140–270 µs per layer. The
+#   training core's GEMM_OVERHEAD_S (40 µs per GEMM launch and tail), at 4 GEMMs a layer, would bring
+#   all ten TTFT rows within 20 %, but the same cost in each decode step would move the eleven 2023
+#   Llama 2 7B throughput rows (within 8 % today; static batching, no CUDA graphs either) to -8 % to
+#   -48 %; a cost of the context phase alone was not found measured. Not adopted.
+# - XQA-blog H200 rows: published "within the same latency budget", a batch the blog does not give,
+#   and predicted at max load; unpredictable as stated, kept scored as declared before scoring.
+
 #: Host (CPU) time per sequence in flight per engine iteration, seconds: scheduling, sampling and
 #: request bookkeeping of TensorRT-LLM's PyTorch executor. TensorRT-LLM PR #10273 (NVIDIA, Dec 2025)
 #: measures "the average per iteration host_step_time is 45.11 ms" with the C++ scheduler for

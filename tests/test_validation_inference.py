@@ -28,7 +28,10 @@ TODAY = {"throughput": (0.147, 0.81), "ttft": (0.27, 0.65)}
 #: the held-out rows beyond the 35 % worst-case target today: Llama 3.3 70B FP4 on Blackwell at short
 #: prompts, the small MoE (Qwen3-30B-A3B) on GB200 at 1k/1k and at long outputs or prompts, the two
 #: TensorRT-LLM XQA-blog rows on H200 (published at an unstated latency budget, predicted at max
-#: load), and 128-token TTFTs
+#: load), and 128-token TTFTs. Examined 2026-12-01 after these errors were seen (models/constants.py,
+#: "a record of what was examined"): the benchmark's settings, Blackwell's decode attention kernel and
+#: HBM give no sourced mechanism; the Blackwell rows' unstated KV cache precision brackets them, and
+#: the 2023 TTFT gap is a context-phase cost not found measured; so the set is unchanged
 BEYOND = {
     "throughput": {
         "xqa-h200-llama2-70b-128-2048-xqa-off",
