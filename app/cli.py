@@ -555,6 +555,7 @@ def run_finetune(args: argparse.Namespace) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
     from models import finetune_validation as FV
+    from models import memory_validation as MV
     from models import serving_validation as SV
     from models.validation import (
         TARGETS,
@@ -569,6 +570,7 @@ def run_validate(args: argparse.Namespace) -> int:
         result = validate()
         result_heldout = validate_heldout()
         serving, finetune = SV.validate(), FV.validate()
+        memory = MV.validate_memory()
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"clusterplan validate: validation data: {exc}") from None
     if args.json:
@@ -580,6 +582,7 @@ def run_validate(args: argparse.Namespace) -> int:
                     "band": band_summary(),
                     "inference": serving,
                     "finetune": finetune,
+                    "memory": memory,
                 },
                 indent=2,
                 default=str,
@@ -653,6 +656,7 @@ def run_validate(args: argparse.Namespace) -> int:
             f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}"
         )
     print(heldout_report(result_heldout))
+    print(MV.memory_report(memory))
     print("\n== Inference serving (models/data/validation/inference.csv) ==")
     print(SV.report(serving))
     print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")

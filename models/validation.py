@@ -545,8 +545,8 @@ def load_heldout_runs() -> list[dict]:
 
 
 def heldout_scenario(row: dict, execution: dict | None = None) -> Scenario:
-    """What a buyer knows of the run: model, tokens, GPU, GPU count (empty: the planner's smallest
-    that fits), sequence length, batch (empty: the planner's default) and precision (fp16 runs as
+    """What a buyer knows of the run: model, tokens, GPU, GPU count (empty: sized by
+    plan_heldout_run), sequence length, batch (empty: the planner's default) and precision (fp16 runs as
     bf16: the same tensor-core rate)."""
     seq = int(row["seq_len"])
     batch = _int(row, "global_batch_seqs")
@@ -576,14 +576,16 @@ def _gpu_of(row: dict):
 
 
 def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
-    """GPU-hours of one held-out run as plan_training plans it: the planner sizes the cluster (or
-    takes the published count), chooses the layout and stretches the days by goodput."""
+    """GPU-hours of one held-out run as plan_training plans it: the planner takes the published GPU
+    count, or where none is published sizes the cluster as it advises a buyer who gives no count and
+    no deadline (Planner.efficient: the largest count keeping EFFICIENT_SCALING of the cheapest
+    run's GPU-hours), chooses the layout and stretches the days by goodput."""
     from models.training import Planner  # models.training imports this module's constants
 
     planner = Planner(heldout_scenario(row, execution))
     planner.gpu = _gpu_of(row)
     gpus = _int(row, "gpus")
-    choice = planner.fixed(gpus) if gpus else planner.smallest()
+    choice = planner.fixed(gpus) if gpus else planner.efficient()
     days, _ = planner.wall_days(choice.gpus)
     return {
         "gpus": choice.gpus,
@@ -594,6 +596,10 @@ def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
         "train_days": days,
         "predicted": days * 24 * choice.gpus,
     }
+
+
+#: The held-out runs split by where their GPU count comes from: (label, gpus_chosen).
+GPU_COUNT_GROUPS = (("count published", False), ("count sized (+)", True))
 
 
 def row_stack(row: dict) -> str:
@@ -646,6 +652,11 @@ def validate_heldout(stack: str | None = None) -> dict:
             c: summarise([r["error"] for r in out if r["size_class"] == c])
             for c, _ in BAND_SIZE_CLASSES
         },
+        "by_gpu_count": {
+            label: summarise([r["error"] for r in out if r["gpus_chosen"] == chosen])
+            for label, chosen in GPU_COUNT_GROUPS
+            if any(r["gpus_chosen"] == chosen for r in out)
+        },
     }
 
 
@@ -680,6 +691,11 @@ def heldout_report(res: dict) -> str:
             f"  size {c:15} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
             f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
         )
+    for c, s in res.get("by_gpu_count", {}).items():
+        lines.append(
+            f"  {c:20} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
+            f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
+        )
     b = band_summary()
     lines.append(
         f"band (train_days_low-high), the shortest interval of signed errors holding at least "
@@ -695,7 +711,10 @@ def heldout_report(res: dict) -> str:
     lines.append(
         f"  coverage of the {b['runs']} held-out runs by their own class's band: {b['coverage']:.0%}"
     )
-    lines.append("+: GPU count not published, the planner's smallest count that fits")
+    lines.append(
+        "+: GPU count not published; the planner's efficient size (the largest power-of-two node "
+        "count whose run keeps at least 80% scaling efficiency)"
+    )
     return "\n".join(lines)
 
 
