@@ -562,6 +562,8 @@ def run_validate(args: argparse.Namespace) -> int:
         UNITS,
         band_summary,
         heldout_report,
+        modes_report,
+        modes_summary,
         validate,
         validate_heldout,
     )
@@ -583,6 +585,7 @@ def run_validate(args: argparse.Namespace) -> int:
                     "inference": serving,
                     "finetune": finetune,
                     "memory": memory,
+                    "modes": modes_summary(result, result_heldout),
                 },
                 indent=2,
                 default=str,
@@ -656,6 +659,7 @@ def run_validate(args: argparse.Namespace) -> int:
             f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}"
         )
     print(heldout_report(result_heldout))
+    print(modes_report(modes_summary(result, result_heldout), band_summary()))
     print(MV.memory_report(memory))
     print("\n== Inference serving (models/data/validation/inference.csv) ==")
     print(SV.report(serving))

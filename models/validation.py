@@ -767,3 +767,78 @@ def band_summary() -> dict:
         / len(rows),
         "min_runs_per_class": BAND_MIN_RUNS,
     }
+
+
+#: The two ways the model is scored, as `modes_summary` lists them: the published execution plan
+#: (validation/runs.csv: layout, batch and count as published) and the planner's own plan (held-out
+#: whole runs: the planner chooses the layout, and the count where none is published).
+MODES = ("published plan", "planner's plan")
+
+
+def modes_summary(result: dict | None = None, heldout: dict | None = None) -> list[dict]:
+    """Both modes side by side, each kind with the model's and the rule of thumb's median and worst
+    absolute errors: the published plan per kind over its scored rows (`calibration_rows` of them
+    set a constant), and the planner's plan on the held-out whole runs, overall and split by
+    whether the GPU count was published; the band's coverage goes with the planner's plan."""
+    result = validate() if result is None else result
+    heldout = validate_heldout() if heldout is None else heldout
+    out = []
+    for kind, s in result["by_kind"].items():
+        sel = [r for r in result["rows"] if r["scored"] and r["kind"] == kind]
+        out.append(
+            {
+                "mode": MODES[0],
+                "kind": kind,
+                "rows": s["model"]["rows"],
+                "calibration_rows": sum(r["calibration"] for r in sel),
+                "model_median": s["model"]["median_abs_error"],
+                "model_worst": s["model"]["worst_abs_error"],
+                "rule_median": s["rule_of_thumb"]["median_abs_error"],
+                "rule_worst": s["rule_of_thumb"]["worst_abs_error"],
+            }
+        )
+    groups = [("gpu_hours (held-out whole runs)", heldout["rows"])] + [
+        (f"gpu_hours, {label}", [r for r in heldout["rows"] if r["gpus_chosen"] == chosen])
+        for label, chosen in GPU_COUNT_GROUPS
+    ]
+    for kind, rows in groups:
+        if not rows:
+            continue
+        m = summarise([r["error"] for r in rows])
+        t = summarise([r["rule_error"] for r in rows])
+        out.append(
+            {
+                "mode": MODES[1],
+                "kind": kind,
+                "rows": m["rows"],
+                "calibration_rows": 0,
+                "model_median": m["median_abs_error"],
+                "model_worst": m["worst_abs_error"],
+                "rule_median": t["median_abs_error"],
+                "rule_worst": t["worst_abs_error"],
+            }
+        )
+    return out
+
+
+def modes_report(modes: list[dict], band: dict) -> str:
+    """`clusterplan validate`'s side-by-side table of the two modes (modes_summary) and the band."""
+    lines = [
+        "\n== Both modes side by side (|predicted / published - 1|; rule of thumb = 6ND at one MFU "
+        "picked after the fact per table) ==",
+        f"{'mode':15} {'kind':34} {'rows':>12} {'model median':>13} {'model worst':>12} "
+        f"{'rule median':>12} {'rule worst':>11}",
+    ]
+    for m in modes:
+        rows = f"{m['rows']}" + (
+            f" ({m['calibration_rows']} cal.)" if m["calibration_rows"] else ""
+        )
+        lines.append(
+            f"{m['mode']:15} {m['kind']:34} {rows:>12} {m['model_median']:>13.1%} "
+            f"{m['model_worst']:>12.1%} {m['rule_median']:>12.1%} {m['rule_worst']:>11.1%}"
+        )
+    lines.append(
+        f"band on planned days (planner's plan): contains {band['coverage']:.0%} of the "
+        f"{band['runs']} held-out whole runs (their size class's band); cal.: rows that set a constant"
+    )
+    return "\n".join(lines)

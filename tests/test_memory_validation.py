@@ -123,3 +123,24 @@ def test_heldout_errors_are_split_by_where_the_gpu_count_comes_from():
         split["count published"]["median_abs_error"],
         np.median([abs(r["error"]) for r in res["rows"] if not r["gpus_chosen"]]),
     )
+
+
+def test_both_modes_side_by_side_carry_their_own_errors_and_the_rule_of_thumb():
+    result, heldout = V.validate(), V.validate_heldout()
+    modes = V.modes_summary(result, heldout)
+    pub = {m["kind"]: m for m in modes if m["mode"] == "published plan"}
+    own = {m["kind"]: m for m in modes if m["mode"] == "planner's plan"}
+    for kind, s in result["by_kind"].items():
+        assert pub[kind]["model_median"] == s["model"]["median_abs_error"]
+        assert pub[kind]["rule_worst"] == s["rule_of_thumb"]["worst_abs_error"]
+    assert pub["step_time"]["calibration_rows"] == pub["step_time"]["rows"]  # Korthikanti rows
+    assert pub["gpu_hours"]["calibration_rows"] == 0
+    whole = own["gpu_hours (held-out whole runs)"]
+    assert whole["model_median"] == heldout["model"]["median_abs_error"]
+    assert whole["rule_median"] == heldout["rule_of_thumb"]["median_abs_error"]
+    sized = own["gpu_hours, count sized (+)"]
+    assert sized["rows"] == sum(r["gpus_chosen"] for r in heldout["rows"])
+    text = V.modes_report(modes, V.band_summary())
+    lines = text.splitlines()
+    assert sum(x.startswith("published plan") for x in lines) == len(pub)
+    assert sum(x.startswith("planner's plan") for x in lines) == 3
