@@ -526,5 +526,7 @@ def accuracy_line() -> str:
         f"runs (rule of thumb {pub['rule_median']:.0%} / {pub['rule_worst']:.0%}); with the "
         f"planner's own plan, median {own['model_median']:.0%}, worst {own['model_worst']:.0%} over "
         f"{own['rows']} held-out runs (rule of thumb {own['rule_median']:.0%} / "
-        f"{own['rule_worst']:.0%}). The band contains {b['coverage']:.0%} of those {b['runs']} runs"
+        f"{own['rule_worst']:.0%}). The band contains {b['coverage']:.0%} of those {b['runs']} runs "
+        f"({b['leave_one_out_coverage']:.0%} when each run is left out of the band it is checked "
+        "against)"
     )

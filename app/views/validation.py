@@ -88,7 +88,9 @@ def render_modes(result: dict) -> None:
         "Published plan: each row given its published layout, batch and GPU count. Planner's plan: "
         "held-out whole runs given only what a buyer knows, the planner choosing the layout and, "
         "where the source gives no GPU count, the count (its efficient size). The band on planned "
-        f"days contains {b['coverage']:.0%} of the {b['runs']} held-out whole runs."
+        f"days contains {b['coverage']:.0%} of the {b['runs']} held-out whole runs, and "
+        f"{b['leave_one_out_coverage']:.0%} of them when each is left out of the band it is checked "
+        "against (the coverage to expect on a new run)."
     )
 
 
