@@ -565,12 +565,15 @@ def run_finetune(args: argparse.Namespace) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
     from models import finetune_validation as FV
+    from models import memory_validation as MV
     from models import serving_validation as SV
     from models.validation import (
         TARGETS,
         UNITS,
         band_summary,
         heldout_report,
+        modes_report,
+        modes_summary,
         validate,
         validate_heldout,
     )
@@ -579,6 +582,7 @@ def run_validate(args: argparse.Namespace) -> int:
         result = validate()
         result_heldout = validate_heldout()
         serving, finetune = SV.validate(), FV.validate()
+        memory = MV.validate_memory()
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"clusterplan validate: validation data: {exc}") from None
     if args.json:
@@ -590,6 +594,8 @@ def run_validate(args: argparse.Namespace) -> int:
                     "band": band_summary(),
                     "inference": serving,
                     "finetune": finetune,
+                    "memory": memory,
+                    "modes": modes_summary(result, result_heldout),
                 },
                 indent=2,
                 default=str,
@@ -663,6 +669,8 @@ def run_validate(args: argparse.Namespace) -> int:
             f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}"
         )
     print(heldout_report(result_heldout))
+    print(modes_report(modes_summary(result, result_heldout), band_summary()))
+    print(MV.memory_report(memory))
     print("\n== Inference serving (models/data/validation/inference.csv) ==")
     print(SV.report(serving))
     print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")

@@ -46,6 +46,7 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
 )
 from app.formatting import band, days, deadline_miss, si, usd, usd_rate
 from app.report_text import (
+    accuracy_line,
     after_tax_line,
     capacity_rows,
     chargeback_rows,
@@ -383,6 +384,7 @@ class _Document(FPDF):
             f"on {t.gpus:,} × {t.gpu}; the band comes from the model's errors against "
             f"published runs."
         )
+        self.caption(accuracy_line() + ".")
         self.heading("Reopen this scenario", 11)
         if self.share_url:
             self.caption("This link opens the same scenario in the planner's portal:")

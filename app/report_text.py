@@ -509,3 +509,24 @@ def hourly_data(
             for r in rentals
         ],
     }
+
+
+def accuracy_line() -> str:
+    """How close the training model comes, in both modes, and the band's coverage (clusterplan
+    validate; models/validation.py modes_summary and band_summary): one sentence for reports."""
+    from models.validation import band_summary, modes_summary  # only reports with a plan need it
+
+    modes = {(m["mode"], m["kind"]): m for m in modes_summary()}
+    pub = modes[("published plan", "gpu_hours")]
+    own = modes[("planner's plan", "gpu_hours (held-out whole runs)")]
+    b = band_summary()
+    return (
+        f"Model accuracy on whole-run GPU-hours (clusterplan validate): given the published plan, "
+        f"median error {pub['model_median']:.0%}, worst {pub['model_worst']:.0%} over {pub['rows']} "
+        f"runs (rule of thumb {pub['rule_median']:.0%} / {pub['rule_worst']:.0%}); with the "
+        f"planner's own plan, median {own['model_median']:.0%}, worst {own['model_worst']:.0%} over "
+        f"{own['rows']} held-out runs (rule of thumb {own['rule_median']:.0%} / "
+        f"{own['rule_worst']:.0%}). The band contains {b['coverage']:.0%} of those {b['runs']} runs "
+        f"({b['leave_one_out_coverage']:.0%} when each run is left out of the band it is checked "
+        "against)"
+    )

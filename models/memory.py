@@ -7,8 +7,9 @@
   tensors sharded by tp (Q, K, V, attention output, MLP intermediates) plus tensors only sequence
   parallelism shards (layer-norm and matmul inputs, dropout masks); 5·a·s bytes of attention scores
   without FlashAttention and without recompute; full recompute keeps only each layer's 2h input.
-- The first stage of a 1F1B pipeline holds min(pp, m) micro-batches in flight for its layers
-  (× (1 + (pp−1)/(pp·v)) interleaved); the last stage holds one plus the fp32 logits.
+- The first stage of a 1F1B pipeline holds min(pp, m) micro-batches in flight for its layers;
+  interleaved, its warm-up model chunks, at most all m·v of them (in_flight_layers); the last stage
+  holds one plus the fp32 logits.
 """
 
 from __future__ import annotations
@@ -39,6 +40,21 @@ def activation_bytes_per_token_layer(job: Job, lay: Layouts) -> np.ndarray:
     return np.where(rec == 2, layer_input, per), per
 
 
+def in_flight_layers(job: Job, lay: Layouts) -> np.ndarray:
+    """Layer-micro-batches whose activations the first pipeline stage holds at its peak.
+
+    1F1B: pp − 1 warm-up forwards plus one, at most the m micro-batches of the step, of lps layers
+    each. Interleaved (v > 1): 2(pp − 1) + (v − 1)·pp warm-up model-chunk forwards plus one, at most
+    all m·v chunks (with m = pp every forward runs before the first backward), of lps/v layers each
+    (Megatron-LM `forward_backward_pipelining_with_interleaving`, megatron/core/pipeline_parallel/
+    schedules.py). Uncapped this is Korthikanti et al. 2022's lps·pp·(1 + (pp − 1)/(pp·v)).
+    """
+    pp, v, m = lay.pp, lay.interleave, lay.microbatches
+    lps = layers_per_stage(job, lay)
+    chunks = np.minimum(2 * (pp - 1) + (v - 1) * pp + 1, m * v)
+    return np.where(v > 1, chunks * lps / v, np.minimum(pp, m) * lps)
+
+
 def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     """Bytes per GPU by category plus `total`, one value per layout."""
     s = job.shape
@@ -63,10 +79,7 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     tokens = lay.micro_batch * job.seq_len
     stored, working = activation_bytes_per_token_layer(job, lay)
     lps = layers_per_stage(job, lay)
-    m = lay.microbatches
-    in_flight = np.minimum(lay.pp, m)
-    interleave = np.where(lay.interleave > 1, 1 + (lay.pp - 1) / (lay.pp * lay.interleave), 1.0)
-    first = stored * tokens * lps * in_flight * interleave
+    first = stored * tokens * in_flight_layers(job, lay)
     logits = 4.0 * s.vocab * tokens / lay.tp  # fp32 logits for the loss, vocab-parallel
     last = stored * tokens * lps + logits
     acts = np.maximum(np.where(lay.pp == 1, first + logits, first), last)

@@ -24,6 +24,7 @@ from models.scenario import MAX_GPUS, Scenario
 from models.search import LayoutChoice, NoFittingLayout, best_layout
 from models.sizing import (
     DeadlineError,
+    efficient_size,
     gpu_ladder,
     meet_deadline,
     min_gpus_lower_bound,
@@ -213,6 +214,25 @@ class Planner:
             raise InputError(
                 "gpus", f"{self.shape.name} does not fit on up to {MAX_GPUS:,} {self.gpu.gpu_id}"
             ) from None
+
+    def efficient(self) -> LayoutChoice:
+        """The planner's size for a buyer who gives neither a GPU count nor a deadline: the efficient
+        size (sizing.efficient_size, EFFICIENT_SCALING) on the curve of power-of-two node counts from
+        the smallest that fits to MAX_GPUS, i.e. the largest count whose run costs at most 1/0.8 of
+        the fewest GPU-hours on that curve. Counts with no fitting layout (the batch no longer
+        splits) are skipped."""
+        start = self.smallest().gpus
+        node = self.gpu.gpus_per_node
+        counts = sorted({start} | {node << i for i in range(20) if start < node << i <= MAX_GPUS})
+        points = []
+        for n in counts:
+            try:
+                days, _ = self.wall_days(n)
+            except NoFittingLayout:
+                continue
+            points.append((n, days))
+        effs = scaling_efficiencies([d * 24 * n for n, d in points])
+        return self.choose(efficient_size(points, effs) or start)
 
     def fixed(self, gpus: int) -> LayoutChoice:
         try:

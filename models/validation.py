@@ -545,8 +545,8 @@ def load_heldout_runs() -> list[dict]:
 
 
 def heldout_scenario(row: dict, execution: dict | None = None) -> Scenario:
-    """What a buyer knows of the run: model, tokens, GPU, GPU count (empty: the planner's smallest
-    that fits), sequence length, batch (empty: the planner's default) and precision (fp16 runs as
+    """What a buyer knows of the run: model, tokens, GPU, GPU count (empty: sized by
+    plan_heldout_run), sequence length, batch (empty: the planner's default) and precision (fp16 runs as
     bf16: the same tensor-core rate)."""
     seq = int(row["seq_len"])
     batch = _int(row, "global_batch_seqs")
@@ -576,14 +576,16 @@ def _gpu_of(row: dict):
 
 
 def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
-    """GPU-hours of one held-out run as plan_training plans it: the planner sizes the cluster (or
-    takes the published count), chooses the layout and stretches the days by goodput."""
+    """GPU-hours of one held-out run as plan_training plans it: the planner takes the published GPU
+    count, or where none is published sizes the cluster as it advises a buyer who gives no count and
+    no deadline (Planner.efficient: the largest count keeping EFFICIENT_SCALING of the cheapest
+    run's GPU-hours), chooses the layout and stretches the days by goodput."""
     from models.training import Planner  # models.training imports this module's constants
 
     planner = Planner(heldout_scenario(row, execution))
     planner.gpu = _gpu_of(row)
     gpus = _int(row, "gpus")
-    choice = planner.fixed(gpus) if gpus else planner.smallest()
+    choice = planner.fixed(gpus) if gpus else planner.efficient()
     days, _ = planner.wall_days(choice.gpus)
     return {
         "gpus": choice.gpus,
@@ -594,6 +596,10 @@ def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
         "train_days": days,
         "predicted": days * 24 * choice.gpus,
     }
+
+
+#: The held-out runs split by where their GPU count comes from: (label, gpus_chosen).
+GPU_COUNT_GROUPS = (("count published", False), ("count sized (+)", True))
 
 
 def row_stack(row: dict) -> str:
@@ -646,6 +652,11 @@ def validate_heldout(stack: str | None = None) -> dict:
             c: summarise([r["error"] for r in out if r["size_class"] == c])
             for c, _ in BAND_SIZE_CLASSES
         },
+        "by_gpu_count": {
+            label: summarise([r["error"] for r in out if r["gpus_chosen"] == chosen])
+            for label, chosen in GPU_COUNT_GROUPS
+            if any(r["gpus_chosen"] == chosen for r in out)
+        },
     }
 
 
@@ -680,6 +691,11 @@ def heldout_report(res: dict) -> str:
             f"  size {c:15} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
             f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
         )
+    for c, s in res.get("by_gpu_count", {}).items():
+        lines.append(
+            f"  {c:20} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
+            f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
+        )
     b = band_summary()
     lines.append(
         f"band (train_days_low-high), the shortest interval of signed errors holding at least "
@@ -693,9 +709,14 @@ def heldout_report(res: dict) -> str:
             f"{c['coverage']:.0%} of them"
         )
     lines.append(
-        f"  coverage of the {b['runs']} held-out runs by their own class's band: {b['coverage']:.0%}"
+        f"  coverage of the {b['runs']} held-out runs by their own class's band: {b['coverage']:.0%}; "
+        f"each run against the band of the other runs of its class (leave one out): "
+        f"{b['leave_one_out_coverage']:.0%}"
     )
-    lines.append("+: GPU count not published, the planner's smallest count that fits")
+    lines.append(
+        "+: GPU count not published; the planner's efficient size (the largest power-of-two node "
+        "count whose run keeps at least 80% scaling efficiency)"
+    )
     return "\n".join(lines)
 
 
@@ -747,4 +768,96 @@ def band_summary() -> dict:
         "coverage": sum(lo <= r["error"] <= hi for r, (lo, hi) in zip(rows, inside, strict=True))
         / len(rows),
         "min_runs_per_class": BAND_MIN_RUNS,
+        "leave_one_out_coverage": leave_one_out_coverage(rows),
     }
+
+
+def leave_one_out_coverage(rows: list[dict]) -> float:
+    """Share of held-out runs inside the band derived (band_from_errors) from the other runs of
+    their size class only: the coverage to expect on a run the band was not derived from (the
+    in-sample coverage counts each run in the band it helped set)."""
+    inside = 0
+    for i, r in enumerate(rows):
+        others = [
+            o["error"] for j, o in enumerate(rows) if j != i and o["size_class"] == r["size_class"]
+        ]
+        low, high = band_from_errors(others)
+        inside += low <= r["error"] <= high
+    return inside / len(rows)
+
+
+#: The two ways the model is scored, as `modes_summary` lists them: the published execution plan
+#: (validation/runs.csv: layout, batch and count as published) and the planner's own plan (held-out
+#: whole runs: the planner chooses the layout, and the count where none is published).
+MODES = ("published plan", "planner's plan")
+
+
+def modes_summary(result: dict | None = None, heldout: dict | None = None) -> list[dict]:
+    """Both modes side by side, each kind with the model's and the rule of thumb's median and worst
+    absolute errors: the published plan per kind over its scored rows (`calibration_rows` of them
+    set a constant), and the planner's plan on the held-out whole runs, overall and split by
+    whether the GPU count was published; the band's coverage goes with the planner's plan."""
+    result = validate() if result is None else result
+    heldout = validate_heldout() if heldout is None else heldout
+    out = []
+    for kind, s in result["by_kind"].items():
+        sel = [r for r in result["rows"] if r["scored"] and r["kind"] == kind]
+        out.append(
+            {
+                "mode": MODES[0],
+                "kind": kind,
+                "rows": s["model"]["rows"],
+                "calibration_rows": sum(r["calibration"] for r in sel),
+                "model_median": s["model"]["median_abs_error"],
+                "model_worst": s["model"]["worst_abs_error"],
+                "rule_median": s["rule_of_thumb"]["median_abs_error"],
+                "rule_worst": s["rule_of_thumb"]["worst_abs_error"],
+            }
+        )
+    groups = [("gpu_hours (held-out whole runs)", heldout["rows"])] + [
+        (f"gpu_hours, {label}", [r for r in heldout["rows"] if r["gpus_chosen"] == chosen])
+        for label, chosen in GPU_COUNT_GROUPS
+    ]
+    for kind, rows in groups:
+        if not rows:
+            continue
+        m = summarise([r["error"] for r in rows])
+        t = summarise([r["rule_error"] for r in rows])
+        out.append(
+            {
+                "mode": MODES[1],
+                "kind": kind,
+                "rows": m["rows"],
+                "calibration_rows": 0,
+                "model_median": m["median_abs_error"],
+                "model_worst": m["worst_abs_error"],
+                "rule_median": t["median_abs_error"],
+                "rule_worst": t["worst_abs_error"],
+            }
+        )
+    return out
+
+
+def modes_report(modes: list[dict], band: dict) -> str:
+    """`clusterplan validate`'s side-by-side table of the two modes (modes_summary) and the band."""
+    lines = [
+        "\n== Both modes side by side (|predicted / published - 1|; rule of thumb = 6ND at one MFU "
+        "picked after the fact per table) ==",
+        f"{'mode':15} {'kind':34} {'rows':>12} {'model median':>13} {'model worst':>12} "
+        f"{'rule median':>12} {'rule worst':>11}",
+    ]
+    for m in modes:
+        rows = f"{m['rows']}" + (
+            f" ({m['calibration_rows']} cal.)" if m["calibration_rows"] else ""
+        )
+        lines.append(
+            f"{m['mode']:15} {m['kind']:34} {rows:>12} {m['model_median']:>13.1%} "
+            f"{m['model_worst']:>12.1%} {m['rule_median']:>12.1%} {m['rule_worst']:>11.1%}"
+        )
+    lines.append(
+        f"band on planned days (planner's plan): contains {band['coverage']:.0%} of the "
+        f"{band['runs']} held-out whole runs (their size class's band), "
+        f"{band['leave_one_out_coverage']:.0%} left out of their band's derivation one at a time; "
+        "cal.: rows that set a constant"
+    )
+    return "\n".join(lines)

@@ -390,3 +390,19 @@ def test_the_execution_plan_is_on_the_cover(comparison, text):
     ex = comparison.scenario.execution
     flat = " ".join(text.split())
     assert "Execution plan" in flat and f"attention {ex.attention}" in flat
+
+
+def test_the_band_coverage_and_both_modes_are_in_the_report(text):
+    """The band's coverage of held-out runs and the model's errors in both modes, beside the rule
+    of thumb's (models/validation.py band_summary, modes_summary), are printed with the band."""
+    from models.validation import band_summary, modes_summary
+
+    flat = " ".join(text.split())
+    b = band_summary()
+    assert f"The band contains {b['coverage']:.0%} of those {b['runs']} runs" in flat
+    own = next(m for m in modes_summary() if m["mode"] == "planner's plan")
+    assert (
+        f"planner's own plan, median {own['model_median']:.0%}, worst {own['model_worst']:.0%}"
+        in flat
+    )
+    assert f"(rule of thumb {own['rule_median']:.0%} / {own['rule_worst']:.0%})" in flat

@@ -12,6 +12,7 @@ from models.validation import (
     BAND_COVERAGE,
     UNITS,
     band_summary,
+    modes_summary,
     validate,
     validate_heldout,
 )
@@ -54,6 +55,45 @@ def band_table(b: dict) -> pd.DataFrame:
     )
 
 
+def modes_table(modes: list[dict]) -> pd.DataFrame:
+    """Both modes side by side (modes_summary): published plan and planner's plan, each with the
+    rule of thumb's errors beside the model's."""
+    return pd.DataFrame(
+        [
+            {
+                "mode": m["mode"],
+                "kind": m["kind"],
+                "rows": m["rows"],
+                "rows that set a constant": m["calibration_rows"],
+                "model median %": 100 * m["model_median"],
+                "model worst %": 100 * m["model_worst"],
+                "rule of thumb median %": 100 * m["rule_median"],
+                "rule of thumb worst %": 100 * m["rule_worst"],
+            }
+            for m in modes
+        ]
+    )
+
+
+def render_modes(result: dict) -> None:
+    """The published plan and the planner's plan side by side, with the band's coverage."""
+    b = band_summary()
+    st.subheader("Both modes side by side")
+    st.dataframe(
+        modes_table(modes_summary(result, validate_heldout())),
+        hide_index=True,
+        column_config=PERCENT_COLUMNS,
+    )
+    st.caption(
+        "Published plan: each row given its published layout, batch and GPU count. Planner's plan: "
+        "held-out whole runs given only what a buyer knows, the planner choosing the layout and, "
+        "where the source gives no GPU count, the count (its efficient size). The band on planned "
+        f"days contains {b['coverage']:.0%} of the {b['runs']} held-out whole runs, and "
+        f"{b['leave_one_out_coverage']:.0%} of them when each is left out of the band it is checked "
+        "against (the coverage to expect on a new run)."
+    )
+
+
 def render_heldout() -> None:
     """Held-out whole runs planned as a buyer would plan them, and the band they give."""
     res, b = validate_heldout(), band_summary()
@@ -61,8 +101,9 @@ def render_heldout() -> None:
     st.subheader("Held-out whole runs, the planner choosing the layout")
     st.caption(
         f"{m['rows']} published whole runs (models/data/validation/whole_runs_heldout.csv) entered "
-        "before any prediction, given only what a buyer knows (model, tokens, GPU, count or the "
-        "planner's smallest that fits, sequence, batch, precision) and the software stack class "
+        "before any prediction, given only what a buyer knows (model, tokens, GPU, count or, where "
+        "none is published, the planner's efficient size: the largest power-of-two node count "
+        "keeping 80 % scaling efficiency; sequence, batch, precision) and the software stack class "
         f"the source names. GPU-hours: model median {100 * m['median_abs_error']:.1f} %, worst "
         f"{100 * m['worst_abs_error']:.1f} %; rule of thumb (6·N·D at "
         f"{res['rule_of_thumb_mfu']:.1%} MFU, picked after the fact on these rows) median "
@@ -337,6 +378,7 @@ def render() -> None:
         "(models/data/validation/runs.csv, each row with its source), beside the rule of thumb."
     )
     result = validate()
+    render_modes(result)
     st.subheader("Error per kind")
     st.dataframe(
         summary(result),

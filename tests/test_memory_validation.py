@@ -1,0 +1,156 @@
+"""The memory model against published memory per GPU (models/memory_validation.py), the in-flight
+activations of an interleaved pipeline, and how held-out runs without a published GPU count are
+sized (models/training.py Planner.efficient)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models import memory_validation as MV
+from models import validation as V
+from models.hardware import get_gpu
+from models.job import Job
+from models.layouts import Layouts
+from models.memory import in_flight_layers, memory_breakdown
+from models.scenario import Cluster, Scenario, Workload
+from models.shapes import get_preset
+from models.sizing import EFFICIENT_SCALING
+from models.training import Planner
+
+
+def _job(model="llama3-405b", batch=2048):
+    return Job(get_preset(model), get_gpu("H100-SXM"), 8192, batch, "bf16")
+
+
+def _lay(pp, v, dp, batch=2048):
+    return Layouts.single(batch, tp=8, pp=pp, dp=dp, interleave=v, micro_batch=1)
+
+
+def test_interleaved_first_stage_holds_megatron_warmup_chunks():
+    """Megatron's interleaved schedule: 2(pp-1) + (v-1)pp warm-up chunks plus one, each of L/(pp v)
+    layers, i.e. Korthikanti's L(1 + (pp-1)/(pp v)) when there are enough micro-batches."""
+    job = _job()
+    lay = _lay(pp=16, v=4, dp=32)  # m = 64 micro-batches: the warm-up is not capped
+    lps = 8  # ceil(126 / 64) chunks of 2 layers, 4 chunks
+    assert int(lay.microbatches[0]) == 64
+    assert in_flight_layers(job, lay)[0] == pytest.approx(lps * 16 * (1 + 15 / (16 * 4)))
+
+
+def test_interleaved_with_as_many_micro_batches_as_stages_holds_them_all_once():
+    """m = pp: every forward runs before the first backward (Megatron's all-warm-up case), so the
+    first stage holds each of its layers for each micro-batch once: no interleaving surcharge."""
+    job = _job()
+    plain, inter = _lay(pp=16, v=1, dp=128), _lay(pp=16, v=2, dp=128)
+    assert int(inter.microbatches[0]) == 16
+    acts = [float(memory_breakdown(job, x)["activations"][0]) for x in (plain, inter)]
+    assert acts[1] == pytest.approx(acts[0])
+
+
+def test_one_f_one_b_holds_at_most_the_step_micro_batches():
+    job = _job()
+    few = _lay(pp=16, v=1, dp=512)  # m = 4 < pp
+    assert int(few.microbatches[0]) == 4
+    assert in_flight_layers(job, few)[0] == pytest.approx(4 * 8)
+
+
+def test_zero_model_states_match_the_zero_paper_figure_1():
+    """Rajbhandari et al. 2020 Fig. 1 (7.5B, 64-way data parallel): 120 / 31.4 / 16.6 / 1.9 GB."""
+    rows = {r["id"]: r for r in MV.validate_memory()["rows"]}
+    for z, pub in enumerate((120, 31.4, 16.6, 1.9)):
+        r = rows[f"zero-fig1-7.5b-z{z}"]
+        assert r["published"] == pub
+        assert abs(r["error"]) < 0.02, (z, r["predicted"])
+
+
+def test_reserved_readings_bound_the_model_from_above():
+    """A caching allocator's peak reserved memory is at least the peak in use: a model above it
+    would be wrong whatever the allocator does."""
+    rows = [r for r in MV.validate_memory()["rows"] if r["kind"] == "reserved"]
+    assert len(rows) == 2
+    for r in rows:
+        assert r["predicted"] < r["published"]
+
+
+def test_memory_model_still_rejects_llama3_405b_without_recompute_and_says_so():
+    res = MV.validate_memory()
+    assert res["ran_rejected"] == ["llama3-405b-tp8-pp16-dp128"]
+    assert "run-llama31-405b" in res["published_layouts_rejected"]
+    assert "REJECTED" in MV.memory_report(res)
+
+
+def _planner(model="llama2-7b", gpu="A100-80GB"):
+    w = Workload(model=model, tokens=2e12, seq_len=4096, global_batch_tokens=1024 * 4096)
+    return Planner(Scenario(workload=w, cluster=Cluster(gpu=gpu)))
+
+
+def test_efficient_size_is_the_largest_node_count_keeping_the_scaling_efficiency():
+    p = _planner()
+    chosen = p.efficient().gpus
+    start = p.smallest().gpus
+    counts = sorted({start} | {8 << i for i in range(20) if start < 8 << i <= 65_536})
+    hours = {}
+    for n in counts:
+        try:
+            hours[n] = p.wall_days(n)[0] * 24 * n
+        except Exception:
+            continue
+    best = min(hours.values())
+    assert best / hours[chosen] >= EFFICIENT_SCALING
+    assert all(best / h < EFFICIENT_SCALING for n, h in hours.items() if n > chosen)
+    assert chosen > start  # far more than the two GPUs that hold the model
+
+
+def test_heldout_rows_without_a_count_use_the_efficient_size():
+    rows = {r["id"]: r for r in V.load_heldout_runs()}
+    row = rows["ho-llama2-7b"]
+    assert not row["gpus"]
+    planned = V.plan_heldout_run(row, {"software_stack": V.row_stack(row)})
+    p = Planner(V.heldout_scenario(row, {"software_stack": V.row_stack(row)}))
+    p.gpu = V._gpu_of(row)
+    assert planned["gpus_chosen"]
+    assert planned["gpus"] == p.efficient().gpus != p.smallest().gpus
+    published = rows["ho-pythia-1b"]
+    assert V.plan_heldout_run(published)["gpus"] == int(published["gpus"])
+
+
+def test_heldout_errors_are_split_by_where_the_gpu_count_comes_from():
+    res = V.validate_heldout()
+    split = res["by_gpu_count"]
+    assert split["count published"]["rows"] + split["count sized (+)"]["rows"] == 27
+    assert split["count sized (+)"]["rows"] == sum(r["gpus_chosen"] for r in res["rows"])
+    assert np.isclose(
+        split["count published"]["median_abs_error"],
+        np.median([abs(r["error"]) for r in res["rows"] if not r["gpus_chosen"]]),
+    )
+
+
+def test_both_modes_side_by_side_carry_their_own_errors_and_the_rule_of_thumb():
+    result, heldout = V.validate(), V.validate_heldout()
+    modes = V.modes_summary(result, heldout)
+    pub = {m["kind"]: m for m in modes if m["mode"] == "published plan"}
+    own = {m["kind"]: m for m in modes if m["mode"] == "planner's plan"}
+    for kind, s in result["by_kind"].items():
+        assert pub[kind]["model_median"] == s["model"]["median_abs_error"]
+        assert pub[kind]["rule_worst"] == s["rule_of_thumb"]["worst_abs_error"]
+    assert pub["step_time"]["calibration_rows"] == pub["step_time"]["rows"]  # Korthikanti rows
+    assert pub["gpu_hours"]["calibration_rows"] == 0
+    whole = own["gpu_hours (held-out whole runs)"]
+    assert whole["model_median"] == heldout["model"]["median_abs_error"]
+    assert whole["rule_median"] == heldout["rule_of_thumb"]["median_abs_error"]
+    sized = own["gpu_hours, count sized (+)"]
+    assert sized["rows"] == sum(r["gpus_chosen"] for r in heldout["rows"])
+    text = V.modes_report(modes, V.band_summary())
+    lines = text.splitlines()
+    assert sum(x.startswith("published plan") for x in lines) == len(pub)
+    assert sum(x.startswith("planner's plan") for x in lines) == 3
+
+
+def test_leave_one_out_coverage_checks_each_run_against_a_band_it_did_not_set():
+    rows = [
+        {"error": e, "size_class": "a"} for e in (-0.5, -0.4, -0.3, -0.2, -0.1, 0.0, 0.1, 0.2)
+    ] + [{"error": 0.9, "size_class": "a"}]
+    # in-sample the shortest 80 % interval holds 8 of 9; left out, the extremes fall outside
+    assert V.leave_one_out_coverage(rows) == pytest.approx(6 / 9)
+    b = V.band_summary()
+    assert b["leave_one_out_coverage"] <= b["coverage"]
