@@ -4,7 +4,8 @@ the demand on it once (not per Monte Carlo draw). The option's cash-flow functio
 through a CostInputs whose GPU count is the plan's size and a Context from the simulation.
 
 Plans (months are the term's; capacity is 0 before the option's ready day, pricing/timeline.py,
-and a share of the ready month):
+and a share of the ready month; the simulation gets it slot by slot, models/capacity.py
+`slot_capacity`, so no work is served and no run starts before the ready day):
 
 - Fixed size (owned, rented, managed, committed cloud): `cluster.gpus` when given, else the
   smallest size in whole nodes, found by bisection, whose work left queued or running past the
@@ -55,7 +56,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.capacity import CapacityResult, prepare, served_within, simulate, unmet_gpu_hours
+from models.capacity import (
+    CapacityResult,
+    prepare,
+    served_within,
+    simulate,
+    slot_capacity,
+    unmet_gpu_hours,
+)
 from models.demand import Demand, derive_demand
 from models.errors import InputError
 from models.hardware import get_gpu
@@ -114,6 +122,7 @@ class Tranche:
     ready_day: float
     inputs: CostInputs  # its size's, resale at its own age at term end
     capacity_gpus: np.ndarray  # (M,) gpus × the share of each month from its ready day
+    capacity_slots: np.ndarray  # (2, M × SLOTS_PER_MONTH) the same slot by slot (_Planner.slots)
 
 
 @dataclass(frozen=True)
@@ -246,13 +255,24 @@ class _Planner:
                     ready_day=ready,
                     inputs=_aged(self.inputs(phase.gpus), ready, self.cat),
                     capacity_gpus=phase.gpus * self.share(ready),
+                    capacity_slots=phase.gpus * self.slots(ready),
                 )
             )
         return tuple(out)
 
     def extra(self, option: str) -> np.ndarray:
-        """Capacity the option's expansion phases add each month (0 without any)."""
-        return sum((t.capacity_gpus for t in self.tranches(option)), np.zeros(self.months))
+        """Capacity the option's expansion phases add each slot (0 without any)."""
+        return sum((t.capacity_slots for t in self.tranches(option)), self.slots(np.inf))
+
+    def slots(self, ready: float) -> np.ndarray:
+        """(2, slots): the share of each slot from the ready day to the term end (`share`, slot by
+        slot), and whether the slot is wholly after it (where a gang run may run)."""
+        return np.stack(
+            [
+                slot_capacity(1.0, ready, self.months),
+                slot_capacity(1.0, ready, self.months, whole=True),
+            ]
+        )
 
     def share(self, ready: float) -> np.ndarray:
         """Share of each month from the ready day to the term end."""
@@ -260,9 +280,10 @@ class _Planner:
         return window(self.months, np.array([[ready]]), np.array([[term]]))[0]
 
     def simulate(self, capacity: np.ndarray) -> CapacityResult:
-        key = tuple(np.round(capacity, 9).tolist())
+        """`capacity`: GPUs a slot and GPUs held for the whole slot (`slots`)."""
+        key = np.round(capacity, 9).tobytes()
         if key not in self._sims:
-            self._sims[key] = simulate(self.demand, capacity, self.prepared)
+            self._sims[key] = simulate(self.demand, capacity[0], self.prepared, capacity[1])
         return self._sims[key]
 
     def unmet(self, r: CapacityResult) -> float:
@@ -271,12 +292,12 @@ class _Planner:
     def probe(self, option: str, gpus: int) -> float:
         """`unmet` of the option at `gpus` (models/capacity.py unmet_gpu_hours: the same number
         as the whole simulation's, without building its result): the size search's step."""
-        cap = gpus * self.share(self.ready(option, gpus)) + self.extra(option)
-        key = tuple(np.round(cap, 9).tolist())
+        cap = gpus * self.slots(self.ready(option, gpus)) + self.extra(option)
+        key = np.round(cap, 9).tobytes()
         if key in self._sims:
             return self.unmet(self._sims[key])
         if key not in self._unmet:
-            self._unmet[key] = unmet_gpu_hours(self.demand, cap, self.prepared)
+            self._unmet[key] = unmet_gpu_hours(self.demand, cap[0], self.prepared, cap[1])
         return self._unmet[key]
 
     def fixed(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
@@ -284,8 +305,10 @@ class _Planner:
 
         def run(gpus: int):
             ready = self.ready(option, gpus)
-            cap = gpus * self.share(ready) + self.extra(option)
-            return ready, cap, self.simulate(cap)
+            cap = gpus * self.share(ready) + sum(
+                (t.capacity_gpus for t in self.tranches(option)), np.zeros(self.months)
+            )
+            return ready, cap, self.simulate(gpus * self.slots(ready) + self.extra(option))
 
         given = self.scenario.cluster.gpus
         if given is not None:
@@ -326,7 +349,7 @@ class _Planner:
     def per_use(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
         size = max(math.ceil(max(self.demand.peak_gpus) - 1e-9), 1)
         ready = self.ready(option, size)
-        r = self.simulate(size * self.share(ready))
+        r = self.simulate(size * self.slots(ready))
         held = np.array(r.served_gpu_hours_by_month) / HOURS_PER_MONTH  # what is in use
         rule = (
             "per use: up to the demand's peak GPUs from the ready day, holding (and paying) "
@@ -354,14 +377,16 @@ class _Planner:
         excess = np.asarray(self.demand.peak_gpus, dtype=float) - base_cap
         burst = max(math.ceil(float(excess.max()) - 1e-9), 0)
         months = self.months
+        base_slots = base * self.slots(base_ready)
         if burst:
             burst_ready = self.ready(burst_opt, burst)
-            burst_cap = burst * self.share(burst_ready)
+            burst_slots = burst * self.slots(burst_ready)
         else:
-            burst_ready, burst_cap = months * DAYS_PER_MONTH, np.zeros(months)
-        r = self.simulate(base_cap + burst_cap)
+            burst_ready, burst_slots = months * DAYS_PER_MONTH, self.slots(np.inf)
+        r = self.simulate(base_slots + burst_slots)
         served = np.array(r.served_gpu_hours_by_month)
-        on_base = served_within(self.demand, base_cap + burst_cap, base_cap, self.prepared)
+        both = base_slots + burst_slots
+        on_base = served_within(self.demand, both[0], base_slots[0], self.prepared, both[1])
         burst_served = served - on_base
         burst_served[burst_served <= 1e-9 * served] = 0.0  # rounding, not work
         base_served = served - burst_served
