@@ -201,12 +201,15 @@ class Prepared:
         np.add.at(profile, np.minimum(self.rel + self.length, slots), -self.gpus)
         #: GPUs the gang runs hold in each slot if every run starts on release
         self.at_release = np.cumsum(profile)[:slots]
-        # the FIFO loop's columns as Python lists (one float operation each, as numpy's)
+        # the FIFO loop's columns as Python lists (one float operation each, as numpy's): run,
+        # GPUs, the free GPUs it needs (GPUs − _EPS), slots, release slot
         order = self.order.tolist()
+        gpus = self.gpus[order].tolist()
         self.loop = list(
             zip(
                 order,
-                self.gpus[order].tolist(),
+                gpus,
+                [g - _EPS for g in gpus],
                 self.length[order].tolist(),
                 self.rel[order].tolist(),
                 strict=True,
@@ -270,13 +273,15 @@ def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = 
     free = avail.tolist()
     starts = start.tolist()
     prev_start = 0
-    for k, g, n, r in p.loop:
+    for k, g, thr, n, r in p.loop:
         t = None
         if prev_start < slots:
             t = r if r > prev_start else prev_start
-            e = t + n if t + n < slots else slots
-            if min(free[t:e]) < g - _EPS:
-                t = _earliest_list(free, g - _EPS, t, n, slots)
+            if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
+                if free[t] < thr:
+                    t = _earliest_list(free, thr, t, n, slots)
+            elif min(free[t : t + n if t + n < slots else slots]) < thr:
+                t = _earliest_list(free, thr, t, n, slots)
         if t is None:
             if not reasons and prev_start >= slots:
                 break
@@ -290,8 +295,11 @@ def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = 
             else:
                 prev_start = slots  # strict FIFO: nothing behind it starts in the term
             continue
-        e = t + n if t + n < slots else slots
-        free[t:e] = [x - g for x in free[t:e]]
+        if n == 1:
+            free[t] = free[t] - g
+        else:
+            e = t + n if t + n < slots else slots
+            free[t:e] = [x - g for x in free[t:e]]
         starts[k] = prev_start = t
     return np.array(starts, dtype=int), reason
 
