@@ -304,6 +304,26 @@ def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = 
     return np.array(starts, dtype=int), reason
 
 
+def _gang_by_month(p: Prepared, start, s_day, f_day, edges, months: int) -> np.ndarray:
+    """GPU-hours each workload's started runs serve in each month of the term, (workloads, M):
+    Σ over its runs of GPUs × 24 × max(0, min(finish, month end) − max(start, month start)), each
+    run's months added in run order (an indexed add). Only the months a run spans (one either side,
+    for rounding) are computed: the others add 0."""
+    k = np.flatnonzero(start >= 0)
+    lo = np.maximum(np.floor(s_day[k] / DAYS_PER_MONTH).astype(int) - 1, 0)
+    hi = np.minimum(np.floor(f_day[k] / DAYS_PER_MONTH).astype(int) + 1, months - 1)
+    count = np.maximum(hi - lo + 1, 0)
+    run = np.repeat(k, count)
+    first = np.repeat(np.cumsum(count) - count, count)
+    m = np.repeat(lo, count) + np.arange(len(run)) - first
+    inside = np.clip(
+        np.minimum(f_day[run], edges[m + 1]) - np.maximum(s_day[run], edges[m]), 0, None
+    )
+    out = np.zeros((p.n_w, months))
+    np.add.at(out, (p.wl[run], m), inside * (p.gpus[run] * 24))
+    return out
+
+
 def unmet_gpu_hours(
     demand: Demand,
     capacity_gpus: Sequence[float],
@@ -429,13 +449,7 @@ def simulate(
     beyond_run = np.where(started, whole - in_term, 0.0)
     queued_run = np.where(started, 0.0, whole)
     delay = np.where(started, s_day - rel_day, term_days - rel_day)
-    inside = np.clip(
-        np.minimum(f_day[:, None], edges[None, 1:]) - np.maximum(s_day[:, None], edges[None, :-1]),
-        0,
-        None,
-    )
-    inside = np.nan_to_num(inside) * (gpus * 24)[:, None]
-    served_by_month += p.per_workload(inside)
+    served_by_month += _gang_by_month(p, start, s_day, f_day, edges, months)
     beyond_w += p.per_workload(beyond_run)
     queued_w += p.per_workload(queued_run)
     delayed += float(in_term[started & (start > rel)].sum())

@@ -201,6 +201,8 @@ class _Planner:
         self._sims: dict[tuple, CapacityResult] = {}
         self._unmet: dict[tuple, float] = {}
         self._ready: dict[tuple[str, int], float] = {}
+        self._slots: dict[float, np.ndarray] = {}
+        self._tranches: dict[str, tuple[Tranche, ...]] = {}
         self.prepared = prepare(self.demand)  # the demand's arrays, shared by every simulation
         d = self.demand
         self.tol = TOLERANCE * max(d.demanded_gpu_hours, 1.0)
@@ -239,7 +241,12 @@ class _Planner:
         return day
 
     def tranches(self, option: str) -> tuple[Tranche, ...]:
-        """The option's expansion phases: owned, not composite (module docstring)."""
+        """The option's expansion phases: owned, not composite (module docstring). Cached."""
+        if option not in self._tranches:
+            self._tranches[option] = self._make_tranches(option)
+        return self._tranches[option]
+
+    def _make_tranches(self, option: str) -> tuple[Tranche, ...]:
         opt = spec(option)
         if opt.billing is not Billing.OWNED or opt.composed_of:
             return ()
@@ -266,13 +273,18 @@ class _Planner:
 
     def slots(self, ready: float) -> np.ndarray:
         """(2, slots): the share of each slot from the ready day to the term end (`share`, slot by
-        slot), and whether the slot is wholly after it (where a gang run may run)."""
-        return np.stack(
-            [
-                slot_capacity(1.0, ready, self.months),
-                slot_capacity(1.0, ready, self.months, whole=True),
-            ]
-        )
+        slot), and whether the slot is wholly after it (where a gang run may run). Cached by day
+        (read only)."""
+        if ready not in self._slots:
+            pair = np.stack(
+                [
+                    slot_capacity(1.0, ready, self.months),
+                    slot_capacity(1.0, ready, self.months, whole=True),
+                ]
+            )
+            pair.flags.writeable = False
+            self._slots[ready] = pair
+        return self._slots[ready]
 
     def share(self, ready: float) -> np.ndarray:
         """Share of each month from the ready day to the term end."""
