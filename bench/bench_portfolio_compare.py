@@ -35,7 +35,7 @@ def scenario() -> Scenario:
 
 def _whole_simulation_probe(self, option: str, gpus: int) -> float:
     """The search's step as it was: a whole simulation, without the prepared arrays."""
-    cap = gpus * self.slots(self.ready(option, gpus)) + self.extra(option)
+    cap = self.base_capacity(option, gpus)[1] + self.extra(option)
     return self.unmet(simulate(self.demand, cap[0], whole_gpus=cap[1]))
 
 

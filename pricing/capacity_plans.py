@@ -39,6 +39,17 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
   management servers the larger cluster adds; one operations team is sized on the GPUs
   installed (pricing/cashflows.py `owned`). A hybrid's base has no phases.
 
+- Hardware refresh (owned options, not a hybrid's base; version 2 only):
+  `options.build_refresh_after_months` = A. The cluster's hardware (not its expansion phases) is
+  sold each time it is A months old, at the resale curve at that age (residual_values.csv, as
+  pricing/inputs.py prices the base at term end; `_aged_years`), its loan repaid or lease ended
+  then; a new cluster of the same size is ordered its lead time L ahead
+  (pricing/timeline.py `refresh_lead_days`: the build timeline without the facility) and
+  accepted that day, or L after the old one's acceptance when L > A (a gap without capacity).
+  Each refresh is priced as its own owned cluster (its catalogue capex, deposit with its order,
+  resale at its own age when it is itself refreshed or at term end) that buys no file system
+  and no management servers and pays no space (the old one's serve it). The team stays.
+
 Context per option (pricing/cashflows.py): busy = served GPU-hours / (size × hours of the month);
 held as above; runs_done = finished gang runs, each counted by its model's weights over the
 representative model's (so the egress line ships each run's own weights); completes = nothing is
