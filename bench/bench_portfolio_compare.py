@@ -35,7 +35,8 @@ def scenario() -> Scenario:
 
 def _whole_simulation_probe(self, option: str, gpus: int) -> float:
     """The search's step as it was: a whole simulation, without the prepared arrays."""
-    return self.unmet(simulate(self.demand, gpus * self.share(self.ready(option, gpus))))
+    cap = self.base_capacity(option, gpus)[1] + self.extra(option)
+    return self.unmet(simulate(self.demand, cap[0], whole_gpus=cap[1]))
 
 
 def _warm(s: Scenario, cat) -> float:

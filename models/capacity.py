@@ -2,7 +2,10 @@
 (models/demand.py), what waits, what runs past the term, what sits idle, and each workload's delay.
 
 The capacity is a vector of GPUs, one figure a month (an owned cluster, a committed base plus burst,
-...). Time runs on a grid of SLOTS_PER_MONTH slots a month (≈ 1 day). The queue discipline:
+...) spread evenly over the month's slots, or one figure a slot (`slot_capacity`: GPUs from their
+ready day, so nothing is served before it, with `whole_gpus` the GPUs held for each whole slot, so
+no gang run starts before it either). Time runs on a grid of SLOTS_PER_MONTH slots a month (≈ 1 day). The queue
+discipline:
 
 1. Serving and steady work first, because it cannot wait: each slot they get
    min(capacity, their work + their backlog); what the capacity cannot carry is carried forward as a
@@ -101,15 +104,49 @@ class CapacityResult(Record):
 
 def check_capacity(capacity_gpus: Sequence[float], months: int) -> np.ndarray:
     cap = np.asarray(capacity_gpus, dtype=float)
-    if cap.ndim != 1 or len(cap) != months:
+    if cap.ndim != 1 or len(cap) not in (months, months * SLOTS_PER_MONTH):
         raise InputError(
-            "capacity", f"capacity needs one GPU count a month of the {months}-month term"
+            "capacity",
+            f"capacity needs one GPU count a month of the {months}-month term"
+            f" (or one a slot: {months * SLOTS_PER_MONTH})",
         )
     if not np.all(np.isfinite(cap)) or cap.min() < 0 or cap.max() > MAX_CAPACITY_GPUS:
         raise InputError(
             "capacity", f"capacity must be 0 to {MAX_CAPACITY_GPUS:,} GPUs in every month"
         )
     return cap
+
+
+def _capacity(capacity_gpus: Sequence[float], months: int) -> tuple[np.ndarray, np.ndarray]:
+    """(GPUs a month, GPUs a slot): a monthly figure holds in each of its month's slots; per-slot
+    figures give the month's mean."""
+    cap = check_capacity(capacity_gpus, months)
+    if len(cap) == months:
+        return cap, np.repeat(cap, SLOTS_PER_MONTH)
+    return cap.reshape(months, SLOTS_PER_MONTH).mean(axis=1), cap
+
+
+def slot_capacity(
+    gpus: float, from_day: float, months: int, to_day: float | None = None, *, whole: bool = False
+) -> np.ndarray:
+    """GPUs a slot of `gpus` held from `from_day` to `to_day` (default: the term end): gpus × the
+    share of each slot inside [from_day, to_day) (its monthly means are pricing/cashflows.py
+    `window`'s month shares); `whole=True`: gpus only in the slots wholly inside (what a gang
+    run, which holds its GPUs for whole slots, may use: `simulate`'s `whole_gpus`)."""
+    lo = np.arange(months * SLOTS_PER_MONTH) * SLOT_DAYS
+    end = months * DAYS_PER_MONTH if to_day is None else to_day
+    if whole:
+        return np.where((lo >= from_day - _EPS) & (lo + SLOT_DAYS <= end + _EPS), float(gpus), 0.0)
+    inside = np.minimum(end, lo + SLOT_DAYS) - np.maximum(from_day, lo)
+    return gpus * (np.clip(inside, 0.0, SLOT_DAYS) / SLOT_DAYS)
+
+
+def _gang_free(avail: np.ndarray, whole_gpus, months: int) -> np.ndarray:
+    """GPUs free for gang runs in each slot: what flat work leaves, no more than the GPUs held for
+    the whole slot (a slot the ready day cuts serves flat work on its share, no run starts in it)."""
+    if whole_gpus is None:
+        return avail
+    return np.minimum(avail, _capacity(whole_gpus, months)[1])
 
 
 def _earliest(free: np.ndarray, gpus: float, t0: int, n: int) -> int | None:
@@ -164,12 +201,15 @@ class Prepared:
         np.add.at(profile, np.minimum(self.rel + self.length, slots), -self.gpus)
         #: GPUs the gang runs hold in each slot if every run starts on release
         self.at_release = np.cumsum(profile)[:slots]
-        # the FIFO loop's columns as Python lists (one float operation each, as numpy's)
+        # the FIFO loop's columns as Python lists (one float operation each, as numpy's): run,
+        # GPUs, the free GPUs it needs (GPUs − _EPS), slots, release slot
         order = self.order.tolist()
+        gpus = self.gpus[order].tolist()
         self.loop = list(
             zip(
                 order,
-                self.gpus[order].tolist(),
+                gpus,
+                [g - _EPS for g in gpus],
                 self.length[order].tolist(),
                 self.rel[order].tolist(),
                 strict=True,
@@ -233,13 +273,15 @@ def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = 
     free = avail.tolist()
     starts = start.tolist()
     prev_start = 0
-    for k, g, n, r in p.loop:
+    for k, g, thr, n, r in p.loop:
         t = None
         if prev_start < slots:
             t = r if r > prev_start else prev_start
-            e = t + n if t + n < slots else slots
-            if min(free[t:e]) < g - _EPS:
-                t = _earliest_list(free, g - _EPS, t, n, slots)
+            if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
+                if free[t] < thr:
+                    t = _earliest_list(free, thr, t, n, slots)
+            elif min(free[t : t + n if t + n < slots else slots]) < thr:
+                t = _earliest_list(free, thr, t, n, slots)
         if t is None:
             if not reasons and prev_start >= slots:
                 break
@@ -253,27 +295,52 @@ def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = 
             else:
                 prev_start = slots  # strict FIFO: nothing behind it starts in the term
             continue
-        e = t + n if t + n < slots else slots
-        free[t:e] = [x - g for x in free[t:e]]
+        if n == 1:
+            free[t] = free[t] - g
+        else:
+            e = t + n if t + n < slots else slots
+            free[t:e] = [x - g for x in free[t:e]]
         starts[k] = prev_start = t
     return np.array(starts, dtype=int), reason
 
 
+def _gang_by_month(p: Prepared, start, s_day, f_day, edges, months: int) -> np.ndarray:
+    """GPU-hours each workload's started runs serve in each month of the term, (workloads, M):
+    Σ over its runs of GPUs × 24 × max(0, min(finish, month end) − max(start, month start)), each
+    run's months added in run order (an indexed add). Only the months a run spans (one either side,
+    for rounding) are computed: the others add 0."""
+    k = np.flatnonzero(start >= 0)
+    lo = np.maximum(np.floor(s_day[k] / DAYS_PER_MONTH).astype(int) - 1, 0)
+    hi = np.minimum(np.floor(f_day[k] / DAYS_PER_MONTH).astype(int) + 1, months - 1)
+    count = np.maximum(hi - lo + 1, 0)
+    run = np.repeat(k, count)
+    first = np.repeat(np.cumsum(count) - count, count)
+    m = np.repeat(lo, count) + np.arange(len(run)) - first
+    inside = np.clip(
+        np.minimum(f_day[run], edges[m + 1]) - np.maximum(s_day[run], edges[m]), 0, None
+    )
+    out = np.zeros((p.n_w, months))
+    np.add.at(out, (p.wl[run], m), inside * (p.gpus[run] * 24))
+    return out
+
+
 def unmet_gpu_hours(
-    demand: Demand, capacity_gpus: Sequence[float], prepared: Prepared | None = None
+    demand: Demand,
+    capacity_gpus: Sequence[float],
+    prepared: Prepared | None = None,
+    whole_gpus: Sequence[float] | None = None,
 ) -> float:
     """`simulate(demand, capacity_gpus)`'s queued + beyond-term GPU-hours (the same float
     operations, so the same number), without the rest of its result: a capacity search's probe."""
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
-    cap = check_capacity(capacity_gpus, months)
+    _, cap_slot = _capacity(capacity_gpus, months)
     slots = months * SLOTS_PER_MONTH
-    cap_slot = np.repeat(cap, SLOTS_PER_MONTH)
     month_end_slots = np.arange(1, months + 1) * SLOTS_PER_MONTH - 1
     queued_w = np.zeros(len(demand.workloads))
     beyond_w = np.zeros(len(demand.workloads))
     _, _, _, flat_served, _, _, _ = _flat(p, cap_slot)
-    avail = cap_slot - flat_served / SLOT_HOURS
+    avail = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
     if p.flat:
         *_, cums = _flat_months(p, flat_served, slots, month_end_slots)
         for j, i in enumerate(p.flat):
@@ -293,20 +360,21 @@ def served_within(
     capacity_gpus: Sequence[float],
     base_gpus: Sequence[float],
     prepared: Prepared | None = None,
+    whole_gpus: Sequence[float] | None = None,
 ) -> np.ndarray:
     """GPU-hours a month that the first `base_gpus` of `capacity_gpus` serve (one figure a month
-    each, base ≤ capacity), when `simulate(demand, capacity_gpus)` runs and the base is used
+    or a slot each, base ≤ capacity), when `simulate(demand, capacity_gpus)` runs and the base is used
     first: Σ over the month's slots of min(GPUs in use, base) × slot hours. GPUs in use in a slot:
     the flat work served in it, plus every started gang run's GPUs for its whole slots and that
     share of its last one. A hybrid's base (the rest of what is served is its burst)."""
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
-    cap = check_capacity(capacity_gpus, months)
-    base = check_capacity(base_gpus, months)
+    _, cap_slot = _capacity(capacity_gpus, months)
+    _, base_slot = _capacity(base_gpus, months)
     slots = months * SLOTS_PER_MONTH
-    cap_slot = np.repeat(cap, SLOTS_PER_MONTH)
     _, _, _, flat_served, _, _, _ = _flat(p, cap_slot)
-    start, _ = _gang_starts(p, cap_slot - flat_served / SLOT_HOURS, slots, reasons=False)
+    free = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
+    start, _ = _gang_starts(p, free, slots, reasons=False)
     ok = start >= 0
     s, g = start[ok], p.gpus[ok]
     span = p.days[ok] / SLOT_DAYS
@@ -320,21 +388,24 @@ def served_within(
     inside = last < slots
     np.add.at(gang, last[inside], g[inside] * part[inside])
     in_use = flat_served + gang * SLOT_HOURS
-    on_base = np.minimum(in_use, np.repeat(base, SLOTS_PER_MONTH) * SLOT_HOURS)
+    on_base = np.minimum(in_use, base_slot * SLOT_HOURS)
     return on_base.reshape(months, SLOTS_PER_MONTH).sum(axis=1)
 
 
 def simulate(
-    demand: Demand, capacity_gpus: Sequence[float], prepared: Prepared | None = None
+    demand: Demand,
+    capacity_gpus: Sequence[float],
+    prepared: Prepared | None = None,
+    whole_gpus: Sequence[float] | None = None,
 ) -> CapacityResult:
-    """Serves `demand` on `capacity_gpus` (one figure a month) under the discipline above.
-    `prepared`: `prepare(demand)`, to share across many capacities of one demand."""
+    """Serves `demand` on `capacity_gpus` (one figure a month or a slot) under the discipline above.
+    `prepared`: `prepare(demand)`, to share across many capacities of one demand; `whole_gpus`:
+    the GPUs held for each whole slot, where gang runs may run (default: the capacity)."""
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
-    cap = check_capacity(capacity_gpus, months)
+    cap, cap_slot = _capacity(capacity_gpus, months)
     slots = months * SLOTS_PER_MONTH
     term_days = months * DAYS_PER_MONTH
-    cap_slot = np.repeat(cap, SLOTS_PER_MONTH)
     edges = np.arange(months + 1) * DAYS_PER_MONTH
     month_end_slots = np.arange(1, months + 1) * SLOTS_PER_MONTH - 1
     n_w = len(demand.workloads)
@@ -346,7 +417,7 @@ def simulate(
 
     # 1. flat work
     flat, dw, d, flat_served, backlog, prev, scale = _flat(p, cap_slot)
-    avail = cap_slot - flat_served / SLOT_HOURS
+    avail = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
     delayed = float(np.minimum(prev, flat_served).sum())
     if flat:
         s_cum, a_ext, grid, tau, cums = _flat_months(p, flat_served, slots, month_end_slots)
@@ -378,13 +449,7 @@ def simulate(
     beyond_run = np.where(started, whole - in_term, 0.0)
     queued_run = np.where(started, 0.0, whole)
     delay = np.where(started, s_day - rel_day, term_days - rel_day)
-    inside = np.clip(
-        np.minimum(f_day[:, None], edges[None, 1:]) - np.maximum(s_day[:, None], edges[None, :-1]),
-        0,
-        None,
-    )
-    inside = np.nan_to_num(inside) * (gpus * 24)[:, None]
-    served_by_month += p.per_workload(inside)
+    served_by_month += _gang_by_month(p, start, s_day, f_day, edges, months)
     beyond_w += p.per_workload(beyond_run)
     queued_w += p.per_workload(queued_run)
     delayed += float(in_term[started & (start > rel)].sum())
@@ -472,5 +537,6 @@ __all__ = [
     "prepare",
     "served_within",
     "simulate",
+    "slot_capacity",
     "unmet_gpu_hours",
 ]

@@ -252,6 +252,9 @@ class Term(BaseModel):
 
 #: expansion phases an owned cluster may have (Options.build_expansions)
 MAX_EXPANSIONS = 8
+#: the ages, months, at which an owned cluster may be refreshed (Options.build_refresh_after_months):
+#: from a year to the last age residual_values.csv gives (6 years)
+REFRESH_MONTHS = (12, 72)
 
 
 class Expansion(BaseModel):
@@ -299,6 +302,13 @@ class Options(BaseModel):
         exclude_if=lambda v: not v,  # a scenario without expansions writes the JSON it did
         description="version 2 only: expansion phases of the owned cluster (build, managed on "
         "owned hardware), each `gpus` more GPUs ordered in `month`",
+    )
+    build_refresh_after_months: int | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # a scenario without a refresh writes the JSON it did
+        description="version 2 only: replace the owned cluster's hardware (build, managed on "
+        "owned hardware) when it reaches this age, months, and again at each multiple; "
+        "None: no refresh",
     )
 
     @field_validator("compare")
@@ -369,7 +379,20 @@ class Scenario(BaseModel):
                     "expansion phases need version 2 (a demand over time); a v1 scenario has "
                     "one cluster of fixed size",
                 )
+            if self.options.build_refresh_after_months is not None:
+                raise InputError(
+                    "options.build_refresh_after_months",
+                    "a hardware refresh needs version 2 (a demand over time)",
+                )
             return self
+        refresh, (low, high) = self.options.build_refresh_after_months, REFRESH_MONTHS
+        high = min(high, self.term.months - 1)
+        if refresh is not None and not low <= refresh <= high:
+            raise InputError(
+                "options.build_refresh_after_months",
+                f"must be from {low} to {high} months (an age the resale curve gives, inside the "
+                f"{self.term.months}-month term), or empty for no refresh",
+            )
         for i, phase in enumerate(self.options.build_expansions):
             if phase.month >= self.term.months:
                 raise InputError(

@@ -4,7 +4,8 @@ the demand on it once (not per Monte Carlo draw). The option's cash-flow functio
 through a CostInputs whose GPU count is the plan's size and a Context from the simulation.
 
 Plans (months are the term's; capacity is 0 before the option's ready day, pricing/timeline.py,
-and a share of the ready month):
+and a share of the ready month; the simulation gets it slot by slot, models/capacity.py
+`slot_capacity`, so no work is served and no run starts before the ready day):
 
 - Fixed size (owned, rented, managed, committed cloud): `cluster.gpus` when given, else the
   smallest size in whole nodes, found by bisection, whose work left queued or running past the
@@ -38,6 +39,17 @@ and a share of the ready month):
   management servers the larger cluster adds; one operations team is sized on the GPUs
   installed (pricing/cashflows.py `owned`). A hybrid's base has no phases.
 
+- Hardware refresh (owned options, not a hybrid's base; version 2 only):
+  `options.build_refresh_after_months` = A. The cluster's hardware (not its expansion phases) is
+  sold each time it is A months old, at the resale curve at that age (residual_values.csv, as
+  pricing/inputs.py prices the base at term end; `_aged_years`), its loan repaid or lease ended
+  then; a new cluster of the same size is ordered its lead time L ahead
+  (pricing/timeline.py `refresh_lead_days`: the build timeline without the facility) and
+  accepted that day, or L after the old one's acceptance when L > A (a gap without capacity).
+  Each refresh is priced as its own owned cluster (its catalogue capex, deposit with its order,
+  resale at its own age when it is itself refreshed or at term end) that buys no file system
+  and no management servers and pays no space (the old one's serve it). The team stays.
+
 Context per option (pricing/cashflows.py): busy = served GPU-hours / (size × hours of the month);
 held as above; runs_done = finished gang runs, each counted by its model's weights over the
 representative model's (so the egress line ships each run's own weights); completes = nothing is
@@ -55,8 +67,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.capacity import CapacityResult, prepare, served_within, simulate, unmet_gpu_hours
-from models.demand import Demand, derive_demand
+from models.capacity import (
+    CapacityResult,
+    prepare,
+    served_within,
+    simulate,
+    slot_capacity,
+    unmet_gpu_hours,
+)
+from models.demand import SLOTS_PER_MONTH, Demand, derive_demand
 from models.errors import InputError
 from models.hardware import get_gpu
 from models.infrastructure import size_fat_tree
@@ -114,6 +133,22 @@ class Tranche:
     ready_day: float
     inputs: CostInputs  # its size's, resale at its own age at term end
     capacity_gpus: np.ndarray  # (M,) gpus × the share of each month from its ready day
+    capacity_slots: np.ndarray  # (2, M × SLOTS_PER_MONTH) the same slot by slot (_Planner.slots)
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """One hardware refresh of an owned option's cluster (module docstring): a new cluster of the
+    same size, its own inputs (resale at its age when it is itself replaced, or at term end)."""
+
+    generation: int  # 1: the first refresh
+    order_day: float
+    ready_day: float
+    #: day this generation is replaced and sold (None: held to the term end)
+    retire_day: float | None
+    inputs: CostInputs
+    capacity_gpus: np.ndarray  # (M,) GPUs × the share of each month it serves
+    capacity_slots: np.ndarray  # (2, M × SLOTS_PER_MONTH) the same slot by slot
 
 
 @dataclass(frozen=True)
@@ -138,6 +173,10 @@ class OptionPlan:
     unavailable: str = ""
     #: an owned option's expansion phases (options.build_expansions), in the scenario's order
     tranches: tuple[Tranche, ...] = ()
+    #: an owned option's hardware refreshes (options.build_refresh_after_months), in order
+    refreshes: tuple[Refresh, ...] = ()
+    #: the day the first hardware is replaced and sold (None: held to the term end)
+    retire_day: float | None = None
 
 
 @dataclass(frozen=True)
@@ -192,6 +231,9 @@ class _Planner:
         self._sims: dict[tuple, CapacityResult] = {}
         self._unmet: dict[tuple, float] = {}
         self._ready: dict[tuple[str, int], float] = {}
+        self._slots: dict[tuple[float, float | None], np.ndarray] = {}
+        self._generations: dict[tuple[str, int], tuple] = {}
+        self._tranches: dict[str, tuple[Tranche, ...]] = {}
         self.prepared = prepare(self.demand)  # the demand's arrays, shared by every simulation
         d = self.demand
         self.tol = TOLERANCE * max(d.demanded_gpu_hours, 1.0)
@@ -230,7 +272,12 @@ class _Planner:
         return day
 
     def tranches(self, option: str) -> tuple[Tranche, ...]:
-        """The option's expansion phases: owned, not composite (module docstring)."""
+        """The option's expansion phases: owned, not composite (module docstring). Cached."""
+        if option not in self._tranches:
+            self._tranches[option] = self._make_tranches(option)
+        return self._tranches[option]
+
+    def _make_tranches(self, option: str) -> tuple[Tranche, ...]:
         opt = spec(option)
         if opt.billing is not Billing.OWNED or opt.composed_of:
             return ()
@@ -246,23 +293,106 @@ class _Planner:
                     ready_day=ready,
                     inputs=_aged(self.inputs(phase.gpus), ready, self.cat),
                     capacity_gpus=phase.gpus * self.share(ready),
+                    capacity_slots=phase.gpus * self.slots(ready),
+                )
+            )
+        return tuple(out)
+
+    def generations(self, option: str, gpus: int) -> tuple[tuple[float, float, float | None], ...]:
+        """(order day, ready day, retire day) of each generation of the option's `gpus` GPUs: the
+        first from day 0, then one refresh each time a generation reaches the refresh age inside
+        the term (module docstring); retire day None: held to the term end."""
+        ready = self.ready(option, gpus)
+        months = self.scenario.options.build_refresh_after_months
+        opt = spec(option)
+        if months is None or opt.billing is not Billing.OWNED or opt.composed_of:
+            return ((0.0, ready, None),)
+        key = (option, gpus)
+        if key not in self._generations:
+            term, age = self.months * DAYS_PER_MONTH, months * DAYS_PER_MONTH
+            nodes = math.ceil(gpus / self.gpu.gpus_per_node)
+            lead = tl.refresh_lead_days(
+                option,
+                gpu_id=self.gpu.gpu_id,
+                gpus=gpus,
+                nodes=nodes,
+                it_power_kw=nodes * self.gpu.node_power_kw,
+                catalogue=self.cat,
+                own_facility=self.scenario.options.facility == "owned",
+            )
+            gens: list[tuple[float, float, float | None]] = [(0.0, ready, None)]
+            while gens[-1][1] + age < term:
+                order, start, _ = gens[-1]
+                retire = start + age
+                new_order = max(retire - lead, start)
+                gens[-1] = (order, start, retire)
+                gens.append((new_order, new_order + lead, None))
+            self._generations[key] = tuple(gens)
+        return self._generations[key]
+
+    def base_capacity(self, option: str, gpus: int) -> tuple[np.ndarray, np.ndarray]:
+        """(GPUs a month, (2, slots) GPUs a slot) of the option's `gpus` over its generations."""
+        months = self.months
+        share, slots = np.zeros(months), np.zeros((2, months * SLOTS_PER_MONTH))
+        for _, start, retire in self.generations(option, gpus):
+            if retire is None:
+                share = share + gpus * self.share(start)
+                slots = slots + gpus * self.slots(start)
+            else:
+                share = share + gpus * self.share(start, retire)
+                slots = slots + gpus * self.slots(start, retire)
+        return share, slots
+
+    def refreshes(self, option: str, gpus: int) -> tuple[Refresh, ...]:
+        """The refreshes of the option's `gpus` GPUs (generations after the first), priced."""
+        out = []
+        months = self.scenario.options.build_refresh_after_months
+        for k, (order, start, retire) in enumerate(self.generations(option, gpus)[1:], 1):
+            end = self.months * DAYS_PER_MONTH if retire is None else retire
+            out.append(
+                Refresh(
+                    generation=k,
+                    order_day=order,
+                    ready_day=start,
+                    retire_day=retire,
+                    inputs=_aged(self.inputs(gpus), start, self.cat)
+                    if retire is None
+                    else _aged_years(self.inputs(gpus), months / 12, self.cat, start),
+                    capacity_gpus=gpus * self.share(start, end),
+                    capacity_slots=gpus * self.slots(start, end),
                 )
             )
         return tuple(out)
 
     def extra(self, option: str) -> np.ndarray:
-        """Capacity the option's expansion phases add each month (0 without any)."""
-        return sum((t.capacity_gpus for t in self.tranches(option)), np.zeros(self.months))
+        """Capacity the option's expansion phases add each slot (0 without any)."""
+        return sum((t.capacity_slots for t in self.tranches(option)), self.slots(np.inf))
 
-    def share(self, ready: float) -> np.ndarray:
-        """Share of each month from the ready day to the term end."""
-        term = self.months * DAYS_PER_MONTH
+    def slots(self, ready: float, end: float | None = None) -> np.ndarray:
+        """(2, slots): the share of each slot from the ready day to `end` (default: the term end;
+        `share`, slot by slot), and whether the slot is wholly inside (where a gang run may
+        run). Cached by days (read only)."""
+        if (ready, end) not in self._slots:
+            pair = np.stack(
+                [
+                    slot_capacity(1.0, ready, self.months, end),
+                    slot_capacity(1.0, ready, self.months, end, whole=True),
+                ]
+            )
+            pair.flags.writeable = False
+            self._slots[ready, end] = pair
+        return self._slots[ready, end]
+
+    def share(self, ready: float, end: float | None = None) -> np.ndarray:
+        """Share of each month from the ready day to `end` (default: the term end)."""
+        term = self.months * DAYS_PER_MONTH if end is None else end
         return window(self.months, np.array([[ready]]), np.array([[term]]))[0]
 
     def simulate(self, capacity: np.ndarray) -> CapacityResult:
-        key = tuple(np.round(capacity, 9).tolist())
+        """`capacity`: GPUs a slot and GPUs held for the whole slot (`slots`)."""
+        key = np.round(capacity, 9).tobytes()
         if key not in self._sims:
-            self._sims[key] = simulate(self.demand, capacity, self.prepared)
+            self._sims[key] = simulate(self.demand, capacity[0], self.prepared, capacity[1])
         return self._sims[key]
 
     def unmet(self, r: CapacityResult) -> float:
@@ -271,21 +401,23 @@ class _Planner:
     def probe(self, option: str, gpus: int) -> float:
         """`unmet` of the option at `gpus` (models/capacity.py unmet_gpu_hours: the same number
         as the whole simulation's, without building its result): the size search's step."""
-        cap = gpus * self.share(self.ready(option, gpus)) + self.extra(option)
-        key = tuple(np.round(cap, 9).tolist())
+        cap = self.base_capacity(option, gpus)[1] + self.extra(option)
+        key = np.round(cap, 9).tobytes()
         if key in self._sims:
             return self.unmet(self._sims[key])
         if key not in self._unmet:
-            self._unmet[key] = unmet_gpu_hours(self.demand, cap, self.prepared)
+            self._unmet[key] = unmet_gpu_hours(self.demand, cap[0], self.prepared, cap[1])
         return self._unmet[key]
 
     def fixed(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
         """(size, rule, ready day, capacity, result) of a fixed-size option."""
 
         def run(gpus: int):
-            ready = self.ready(option, gpus)
-            cap = gpus * self.share(ready) + self.extra(option)
-            return ready, cap, self.simulate(cap)
+            share, slots = self.base_capacity(option, gpus)
+            cap = share + sum(
+                (t.capacity_gpus for t in self.tranches(option)), np.zeros(self.months)
+            )
+            return self.ready(option, gpus), cap, self.simulate(slots + self.extra(option))
 
         given = self.scenario.cluster.gpus
         if given is not None:
@@ -326,7 +458,7 @@ class _Planner:
     def per_use(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
         size = max(math.ceil(max(self.demand.peak_gpus) - 1e-9), 1)
         ready = self.ready(option, size)
-        r = self.simulate(size * self.share(ready))
+        r = self.simulate(size * self.slots(ready))
         held = np.array(r.served_gpu_hours_by_month) / HOURS_PER_MONTH  # what is in use
         rule = (
             "per use: up to the demand's peak GPUs from the ready day, holding (and paying) "
@@ -354,14 +486,16 @@ class _Planner:
         excess = np.asarray(self.demand.peak_gpus, dtype=float) - base_cap
         burst = max(math.ceil(float(excess.max()) - 1e-9), 0)
         months = self.months
+        base_slots = base * self.slots(base_ready)
         if burst:
             burst_ready = self.ready(burst_opt, burst)
-            burst_cap = burst * self.share(burst_ready)
+            burst_slots = burst * self.slots(burst_ready)
         else:
-            burst_ready, burst_cap = months * DAYS_PER_MONTH, np.zeros(months)
-        r = self.simulate(base_cap + burst_cap)
+            burst_ready, burst_slots = months * DAYS_PER_MONTH, self.slots(np.inf)
+        r = self.simulate(base_slots + burst_slots)
         served = np.array(r.served_gpu_hours_by_month)
-        on_base = served_within(self.demand, base_cap + burst_cap, base_cap, self.prepared)
+        both = base_slots + burst_slots
+        on_base = served_within(self.demand, both[0], base_slots[0], self.prepared, both[1])
         burst_served = served - on_base
         burst_served[burst_served <= 1e-9 * served] = 0.0  # rounding, not work
         base_served = served - burst_served
@@ -411,6 +545,16 @@ class _Planner:
         if tranches:
             added = ", ".join(f"{t.gpus:,} GPUs ordered in month {t.month}" for t in tranches)
             rule = f"{rule}; expansion phases: {added} (each ready on its own build timeline)"
+        refreshes = self.refreshes(option, size)
+        retire = self.generations(option, size)[0][2]
+        if refreshes:
+            age = self.scenario.options.build_refresh_after_months
+            inp = _aged_years(inp, age / 12, self.cat, ready)
+            days = ", ".join(f"day {r.ready_day:,.0f}" for r in refreshes)
+            rule = (
+                f"{rule}; hardware refreshed at {age} months of age: new {size:,} GPUs ready on "
+                f"{days}, each ordered its lead time ahead, the old sold when it reaches the age"
+            )
         return OptionPlan(
             option=option,
             inputs=inp,
@@ -426,6 +570,8 @@ class _Planner:
             split=split,
             unavailable=note,
             tranches=tranches,
+            refreshes=refreshes,
+            retire_day=retire,
         )
 
 
@@ -441,6 +587,21 @@ def _aged(inp: CostInputs, ready_day: float, cat: Catalogue) -> CostInputs:
             value=cat.residual_value_pct(age),
             source=f"residual_values.csv at {age:.1f} years (an expansion phase accepted on "
             f"day {ready_day:,.0f})",
+        )
+    return dataclasses.replace(inp, figures=figures, resale_age_years=age)
+
+
+def _aged_years(inp: CostInputs, age: float, cat: Catalogue, ready_day: float) -> CostInputs:
+    """`inp` with its resale at `age` years (residual_values.csv): hardware sold at a refresh
+    (module docstring), accepted on `ready_day`; unless the figure is overridden."""
+    figures = dict(inp.figures)
+    old = figures["residual_value_pct"]
+    if not old.overridden:
+        figures["residual_value_pct"] = dataclasses.replace(
+            old,
+            value=cat.residual_value_pct(age),
+            source=f"residual_values.csv at {age:.1f} years (hardware accepted on day "
+            f"{ready_day:,.0f}, sold at its refresh)",
         )
     return dataclasses.replace(inp, figures=figures, resale_age_years=age)
 
@@ -490,7 +651,7 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     r = plan.result
     served = np.array(r.served_gpu_hours_by_month)
     opt = spec(option)
-    if plan.tranches:
+    if plan.tranches or plan.refreshes:
         return _expanded_context(inp, P, opt, plan, served)
     if plan.split is None:
         return _context(inp, P, opt, plan.inputs, plan, served, plan.size_gpus, plan.ready_day,
@@ -513,22 +674,32 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
 
 
 def _expanded_context(inp, P, opt, plan: OptionPlan, served: np.ndarray) -> Context:
-    """An owned option with expansion phases: the base's Context with each part's (spec, inputs,
-    P, Context) in `parts`; each part busy in proportion to its share of the installed GPUs."""
+    """An owned option with expansion phases or refreshes: the base's Context with each part's
+    (spec, inputs, P, Context) in `parts`; each part busy in proportion to its share of the
+    installed GPUs. The first hardware is held to its retire day, each refresh from its ready day
+    to its own (or the term end), a refresh buys no file system, space or management servers."""
     total = np.asarray(plan.capacity_gpus, dtype=float)
     safe = np.where(total > 0, total, 1.0)
-    base_cap = total - sum(t.capacity_gpus for t in plan.tranches)
+    later = [*plan.tranches, *plan.refreshes]
+    base_cap = total - sum(t.capacity_gpus for t in later)
     base = _context(inp, P, opt, plan.inputs, plan, served * base_cap / safe, plan.size_gpus,
-                    plan.ready_day, base_cap, plan.weighted_runs)  # fmt: skip
+                    plan.ready_day, base_cap, plan.weighted_runs,
+                    plan.retire_day)  # fmt: skip
     parts = [(opt, plan.inputs, P, base)]
     before = plan.size_gpus
     for t in plan.tranches:
-        Pt = _own_params(inp, P, t.inputs)
+        Pt = _own_params(plan.inputs, P, t.inputs)  # P is the option's (option_params)
         c = _context(inp, Pt, opt, t.inputs, plan, served * t.capacity_gpus / safe, t.gpus,
                      t.ready_day, t.capacity_gpus, 0.0)  # fmt: skip
         parts.append((opt, t.inputs, Pt, dataclasses.replace(c, order_day=t.order_day,
                                                              expansion_of_gpus=before)))  # fmt: skip
         before += t.gpus
+    for f in plan.refreshes:
+        Pf = _own_params(plan.inputs, P, f.inputs)
+        c = _context(inp, Pf, opt, f.inputs, plan, served * f.capacity_gpus / safe,
+                     plan.size_gpus, f.ready_day, f.capacity_gpus, 0.0, f.retire_day)  # fmt: skip
+        parts.append((opt, f.inputs, Pf, dataclasses.replace(c, order_day=f.order_day,
+                                                             refresh=True)))  # fmt: skip
     return dataclasses.replace(base, parts=tuple(parts))
 
 
@@ -543,9 +714,11 @@ def _context(
     ready_day: float,
     capacity: np.ndarray,
     weighted_runs: float,
+    retire_day: float | None = None,
 ) -> Context:
     """The Context of `size` GPUs of option `opt` serving `served` GPU-hours a month from
-    `ready_day`, holding `capacity` GPUs a month (per use: what it serves)."""
+    `ready_day`, holding `capacity` GPUs a month (per use: what it serves); owned hardware
+    replaced by a refresh is held to `retire_day` and sold then."""
     months = own.months
     n = next(iter(P.values())).shape[0]
     r = plan.result
@@ -563,7 +736,7 @@ def _context(
     last = (worked[-1] + 1) * DAYS_PER_MONTH if len(worked) else ready_day
     busy_end = np.full((n, 1), min(max(last, ready_day), term))
     if opt.holds == "term":
-        held_end = np.full((n, 1), term)
+        held_end = np.full((n, 1), term if retire_day is None else min(retire_day, term))
     elif opt.holds == "rental":
         held_end = rental_end(own, P, ready, busy_end)
     else:  # per use: the months it holds capacity
@@ -582,6 +755,7 @@ def _context(
         held,
         beyond,
         completes=np.full((n, 1), plan.completes),
+        retire_day=retire_day,
     )
 
 

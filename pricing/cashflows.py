@@ -62,6 +62,10 @@ class Context:
     #: an expansion phase: the GPUs installed before it (it buys no file system of its own and
     #: only the management servers the larger cluster adds); 0 for a cluster of its own
     expansion_of_gpus: int = 0
+    #: day owned hardware is replaced by a refresh and sold (None: held to the term end)
+    retire_day: float | None = None
+    #: a refresh: new hardware in the space, file system and management of the cluster it replaces
+    refresh: bool = False
 
     @property
     def ready_month(self) -> np.ndarray:
@@ -89,6 +93,14 @@ class Context:
 
     def at_end(self, amount: np.ndarray) -> np.ndarray:
         return self.at_month(np.full_like(self.ready_month, self.months - 1), amount)
+
+    @property
+    def sold_month(self) -> np.ndarray:
+        """The month owned hardware is sold: its retire day's (a refresh), else the last."""
+        if self.retire_day is None:
+            return np.full_like(self.ready_month, self.months - 1)
+        last = min(int(self.retire_day // DAYS_PER_MONTH), self.months - 1)
+        return np.full_like(self.ready_month, last)
 
 
 def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -274,7 +286,7 @@ def _financing(
     if how == "cash":
         return {
             "hardware": upfront + ctx.at_month(ctx.ready_month, capex),
-            "residual value": ctx.at_end(-resale),
+            "residual value": ctx.at_month(ctx.sold_month, -resale),
         }
     if how == "loan":
         i = P["loan_rate_pct_per_year"] / 100 / 12
@@ -284,17 +296,21 @@ def _financing(
         paying = (k >= 1) & (k <= n)
         interest = np.where(paying, balance_before * i, 0.0)
         principal = np.where(paying, payment - interest, 0.0)
-        last_k = np.minimum(ctx.months - 1 - ctx.ready_month, n)
+        sold = ctx.sold_month  # the balance left is repaid when the hardware is sold
+        paying = paying & (m <= sold)
+        interest = np.where(paying, interest, 0.0)
+        principal = np.where(paying, principal, 0.0)
+        last_k = np.minimum(sold - ctx.ready_month, n)
         left = capex * (1 + i) ** last_k - payment * compound_sum(i, last_k)
         return {
-            "hardware": upfront + principal + ctx.at_end(np.maximum(left, 0.0)),
+            "hardware": upfront + principal + ctx.at_month(sold, np.maximum(left, 0.0)),
             "financing": interest,
-            "residual value": ctx.at_end(-resale),
+            "residual value": ctx.at_month(sold, -resale),
         }
     i = P["lease_rate_pct_per_year"] / 100 / 12
-    n = np.maximum(ctx.months - ctx.ready_month, 1)
+    n = np.maximum(ctx.sold_month + 1 - ctx.ready_month, 1)  # leased until sold (a refresh)
     lease = (capex - resale * (1 + i) ** -n) * annuity_factor(i, n)
-    return {"lease": np.where(k >= 0, lease, 0.0)}
+    return {"lease": np.where((k >= 0) & (k < n), lease, 0.0)}
 
 
 #: the (FTE per 1,000 GPUs, minimum team) figures of each kind of staffing (OptionSpec.staffing)
@@ -371,6 +387,9 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
         )
         capex["storage"] = 0.0 * capex["storage"]
         capex["management servers"] = added * P["cpu_server_usd_per_server"]
+    if ctx.refresh:  # new hardware in the space, file system and management it replaces
+        capex["storage"] = 0.0 * capex["storage"]
+        capex["management servers"] = 0.0 * capex["management servers"]
     total = sum(capex.values())
     servers, fabric = capex["servers"], capex["fabric"]
     equipment = equipment_value(capex)
@@ -388,26 +407,31 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     site_from = np.minimum(np.broadcast_to(days["facility"], ctx.ready_day.shape), ctx.ready_day)
     site_held = window(ctx.months, site_from, term)
     deposit = equipment * P["hardware_deposit_pct"] / 100
-    if own_site:  # built with the hardware, financed the same way, valued straight-line at term end
-        site = kw * P["facility_capex_usd_per_kw"]
+    site_value = 0.0
+    if own_site and not ctx.refresh:  # built with the hardware, financed the same way, valued
+        site = kw * P["facility_capex_usd_per_kw"]  # straight-line at term end
         total = total + site
         age_months = inp.months - ctx.order_day / DAYS_PER_MONTH
-        resale = resale + site * np.maximum(1 - age_months / 12 / P["facility_life_years"], 0.0)
+        site_value = site * np.maximum(1 - age_months / 12 / P["facility_life_years"], 0.0)
+        if ctx.retire_day is None:
+            resale = resale + site_value
     flows = _financing(inp, P, ctx, total, resale, deposit)
+    if own_site and not ctx.refresh and ctx.retire_day is not None:  # hardware sold, site kept
+        flows["residual value"] = flows.get("residual value", 0.0) + ctx.at_end(-site_value)
     # sales tax is paid with the hardware and financed the same way (a second, proportional
     # schedule of the same financing); it is part of the asset's cost (pricing/tax.py CAPITAL)
     taxed = _financing(inp, P, ctx, equipment * P["sales_tax_pct"] / 100, 0.0 * resale)
     for key, value in taxed.items():
         name = "sales tax" if key == "hardware" else key
         flows[name] = flows.get(name, 0.0) + value
-    if own_site:
+    if own_site and not ctx.refresh:
         flows["facility upkeep"] = (
             site * P["facility_maintenance_pct_of_capex_per_year"] / 100 / 12 * site_held
         )
     idle = P["idle_power_pct"] / 100
     draw_kw = kw * (idle * held + (1 - idle) * ctx.busy)
     flows["power"] = draw_kw * HOURS_PER_MONTH * P["pue"] * P["electricity_usd_per_kwh"]
-    if not own_site:
+    if not own_site and not ctx.refresh:
         flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * site_held
     if spec.staffed:  # hired ops_hiring_lead_months before acceptance
         hired = np.maximum(ctx.ready_day - P["ops_hiring_lead_months"] * DAYS_PER_MONTH, 0.0)
@@ -420,7 +444,8 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     # bought with the cluster is what support does not give: servers on site to swap at once
     flows["support"] = P["support_pct_of_capex_per_year"] / 100 / 12 * (servers + fabric) * held
     # insured at replacement cost from delivery; personal-property tax on the book value
-    on_site = window(ctx.months, np.minimum(days["delivered"], ctx.ready_day), term)
+    sold = term if ctx.retire_day is None else np.minimum(term, ctx.retire_day)
+    on_site = window(ctx.months, np.minimum(days["delivered"], ctx.ready_day), sold)
     flows["insurance"] = P["insurance_pct_per_year"] / 100 / 12 * equipment * on_site
     flows["property tax"] = (
         P["property_tax_pct_per_year"] / 100 / 12 * equipment * book_value_share(P, ctx) * held
@@ -453,7 +478,10 @@ def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
         for _, part_inp, part_P, part_ctx in ctx.parts:
             lead = part_P["ops_hiring_lead_months"] * DAYS_PER_MONTH
             hired = np.maximum(part_ctx.ready_day - lead, 0.0)
-            share = window(ctx.months, hired, np.full_like(hired, inp.term_days))
+            if part_ctx.refresh:  # the team is there already: it counts the new GPUs from then
+                hired = part_ctx.ready_day
+            end = inp.term_days if part_ctx.retire_day is None else part_ctx.retire_day
+            share = window(ctx.months, hired, np.full_like(hired, min(end, inp.term_days)))
             employed = np.maximum(employed, share)
             installed = installed + part_inp.gpus * share
         fte = np.maximum(P[minimum] * employed, P[per_1000] * installed / 1000)

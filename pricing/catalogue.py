@@ -254,6 +254,14 @@ class Catalogue:
                 return pct0 + (pct1 - pct0) * (age_years - age0) / (age1 - age0)
         return points[-1][1]
 
+    @functools.cached_property
+    def _timeline_by_key(self) -> dict[tuple[str, str, str, str], list[TimelineRow]]:
+        """The timeline rows by key, in file order (the rows are immutable: built once)."""
+        out: dict[tuple[str, str, str, str], list[TimelineRow]] = {}
+        for r in self.timeline_rows:
+            out.setdefault(r.key, []).append(r)
+        return out
+
     def timeline_row(
         self,
         option: str,
@@ -268,10 +276,9 @@ class Catalogue:
         registry record names (managed on owned hardware uses the build rows)."""
         for opt in dict.fromkeys((option, spec(option).timeline_rows_of or option)):
             for kind in dict.fromkeys((applies_to, "any")):
-                key = (opt, phase, quantity, kind)
-                found = [r for r in self.timeline_rows if r.key == key and r.covers(size)]
-                if found:
-                    return found[0]
+                for r in self._timeline_by_key.get((opt, phase, quantity, kind), ()):
+                    if r.covers(size):
+                        return r
         raise MissingFigureError(f"no timeline figure for {option} {phase} {quantity} at {size}")
 
     def newest_as_of(self) -> str:

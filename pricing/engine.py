@@ -29,6 +29,7 @@ from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
 from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engine's result types)
     Assumption,
     Comparison,
+    HardwareRefresh,
     Operations,
     OptionResult,
     Phase,
@@ -231,8 +232,8 @@ def _portfolio_result(
     # what is paid for: the simulated capacity, cut where a rental is given back
     capacity = np.minimum(plan.capacity_gpus, plan.size_gpus * ctx.held[0])
     if (
-        spec(option).holds == "busy" or plan.split is not None or plan.tranches
-    ):  # per use, or base + burst used
+        spec(option).holds == "busy" or plan.split is not None or plan.tranches or plan.refreshes
+    ):  # per use, or base + burst used, or owned hardware added or replaced
         capacity = plan.capacity_gpus
     idle = np.maximum(capacity * HOURS_PER_MONTH - served, 0.0)
     done = bool(plan.completes)
@@ -318,6 +319,20 @@ def _portfolio_result(
             for w in r.workloads
         ],
         chargeback_usd=chargeback,
+        hardware_refreshes=[
+            HardwareRefresh(
+                generation=f.generation,
+                gpus=plan.size_gpus,
+                order_day=f.order_day,
+                ready_day=f.ready_day,
+                replaced_sold_day=sold,
+            )
+            for f, sold in zip(
+                plan.refreshes,
+                [plan.retire_day, *(g.retire_day for g in plan.refreshes)],
+                strict=False,
+            )
+        ],
     )
 
 

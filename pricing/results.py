@@ -29,6 +29,19 @@ class Phase(Record):
     note: str
 
 
+class HardwareRefresh(Record):
+    """One refresh of an owned cluster's hardware (options.build_refresh_after_months), days from
+    the decision: new hardware ordered, accepted, and the day the hardware it replaces is sold
+    at the refresh age (its purchase and that sale are in the `hardware` and `residual value`
+    lines; a gap when the lead time is longer than the age)."""
+
+    generation: int
+    gpus: int
+    order_day: float
+    ready_day: float
+    replaced_sold_day: float
+
+
 class WorkloadDelay(Record):
     """One workload of a portfolio under an option's capacity plan (models/capacity.py): its
     GPU-hours and how long its work waited. Delays: a run's start less its release; flat work's
@@ -106,6 +119,8 @@ class OptionResult(Record):
     #: team -> its share of the option's total cost (nominal, USD): total × the team's share of
     #: the served GPU-hours (idle capacity is shared in the same proportion)
     chargeback_usd: dict[str, float] = Field(default_factory=dict, exclude_if=_empty)
+    #: an owned option's hardware refreshes, in order (empty without options.build_refresh_after_months)
+    hardware_refreshes: list[HardwareRefresh] = Field(default_factory=list, exclude_if=_empty)
 
     @classmethod
     def unavailable(cls, option: str, label: str, note: str, months: int) -> OptionResult:

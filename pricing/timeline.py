@@ -29,7 +29,7 @@ managed:owned only.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -281,6 +281,24 @@ def ready_day(
             total += days
         ready = np.full(m.shape, total)
     return ready if isinstance(lead_time_multiplier, np.ndarray) or m.ndim else float(ready)
+
+
+def refresh_lead_days(
+    option: str,
+    *,
+    gpu_id: str,
+    gpus: int,
+    nodes: int,
+    it_power_kw: float,
+    catalogue: Catalogue,
+    own_facility: bool = False,
+) -> float:
+    """Days from ordering replacement hardware for a cluster in use to its acceptance: the build
+    timeline (`ready_day`: procurement from lead_times.csv, delivery, racking, fabric bring-up,
+    burn-in) with no facility phase, the space being in use already."""
+    _check(option, gpu_id, gpus, nodes, it_power_kw)
+    parts = _build_parts(catalogue, option, gpu_id, gpus, nodes, it_power_kw, own_facility)
+    return float(_milestones(replace(parts, facility=0.0), 1.0)[-1])
 
 
 def build_milestones(

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from models.capacity import simulate
-from models.demand import SIZERS, SLOT_DAYS, Sizing, demand_of, derive_demand
+from models.capacity import simulate, slot_capacity
+from models.demand import SIZERS, SLOT_DAYS, SLOT_HOURS, Sizing, demand_of, derive_demand
 from models.errors import InputError
 from models.portfolio import Finetune, Pretrain, Serve, Steady
 from models.scenario import Cluster, Scenario, Workload
@@ -76,6 +76,37 @@ def test_nothing_is_lost_served_plus_queued_plus_beyond_term_is_demanded(case):
         assert r.served_gpu_hours_by_month[m] + r.idle_gpu_hours_by_month[m] == pytest.approx(
             cap, abs=tol
         )
+
+
+@settings(max_examples=100, derandomize=True)
+@given(portfolios(), st.data())
+def test_slot_capacity_from_a_ready_day_with_a_gap_conserves_and_serves_nothing_before(case, data):
+    """Capacity slot by slot (slot_capacity): GPUs from a ready day, retired on a later day and
+    back from a day after that (a hardware refresh's gap). Nothing is lost, nothing is served
+    or started before the ready day (gang runs only in the slots held whole), and no month
+    serves more than its slots hold."""
+    demand, capacity = case
+    term = demand.months * DAYS_PER_MONTH
+    gpus = float(max(capacity))
+    ready = data.draw(st.floats(0, term))
+    retire = data.draw(st.floats(ready, term))
+    back = data.draw(st.floats(retire, term))
+    slots, whole = (
+        slot_capacity(gpus, ready, demand.months, retire, whole=w)
+        + slot_capacity(gpus, back, demand.months, whole=w)
+        for w in (False, True)
+    )
+    r = simulate(demand, slots, whole_gpus=whole)
+    tol = 1e-7 * max(r.demanded_gpu_hours, 1.0)
+    assert r.served_gpu_hours + r.queued_gpu_hours + r.beyond_term_gpu_hours == pytest.approx(
+        r.demanded_gpu_hours, abs=tol
+    )
+    assert all(x is None or x >= ready for x in _starts(r))
+    held = slots.reshape(demand.months, -1).sum(axis=1) * SLOT_HOURS
+    for m in range(r.months):
+        assert r.served_gpu_hours_by_month[m] <= held[m] + tol
+        if (m + 1) * DAYS_PER_MONTH <= ready:
+            assert r.served_gpu_hours_by_month[m] == 0.0
 
 
 def _starts(r):

@@ -13,6 +13,8 @@ from pydantic import ValidationError
 from app import scenario_files
 from models.options import OPTION_IDS, spec
 from models.scenario import Scenario, explain_validation_error
+from models.units import DAYS_PER_MONTH
+from pricing import capacity_plans as cp
 from pricing.engine import compare
 
 #: the options both versions offer (hybrid needs a demand over time: version 2 only)
@@ -112,6 +114,37 @@ def test_samples_compare_and_conserve_demand(fixture_catalogue, name):
             assert parts == pytest.approx(w.demanded_gpu_hours, rel=1e-9, abs=1e-6)
         assert sum(o.chargeback_usd.values()) == pytest.approx(o.total_usd, rel=1e-9)
         assert o.served_gpu_hours == pytest.approx(sum(o.served_gpu_hours_by_month), rel=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(scenario_files.PORTFOLIOS))
+def test_no_result_and_no_served_hour_before_the_ready_day(fixture_catalogue, name):
+    """Capacity exists from the option's ready day (models/capacity.py slot_capacity), not from the
+    start of its ready month: no run finishes before ready day + its length, nothing is served in
+    a month that ends before the ready day, and the ready month serves no more than the size's
+    GPU-hours after it. A composite option's earliest part (the cloud burst) sets its ready day."""
+    s = _sample(name).model_copy(deep=True)
+    s.options.compare = list(OPTION_IDS)
+    _, pf = cp.plan_portfolio(s, fixture_catalogue)
+    c = compare(s, fixture_catalogue, decision=False)
+    for o in c.options:
+        plan = pf.plans[o.option]
+        sp = plan.split
+        ready, size = (
+            (min(sp.base_ready_day, sp.burst_ready_day), sp.base_gpus + sp.burst_gpus)
+            if sp is not None
+            else (plan.ready_day, plan.size_gpus)
+        )
+        for w in plan.result.workloads:
+            for start in w.runs_table.start_day:
+                assert start is None or start >= ready, (o.option, w.name, start, ready)
+        if o.first_result_day is not None:
+            assert o.first_result_day > ready, (o.option, o.first_result_day, ready)
+        m = int(ready // DAYS_PER_MONTH)
+        assert sum(o.served_gpu_hours_by_month[:m]) == 0.0, o.option
+        if m >= len(o.served_gpu_hours_by_month):  # ready after the term: nothing served
+            continue
+        after = ((m + 1) * DAYS_PER_MONTH - ready) * 24 * size
+        assert o.served_gpu_hours_by_month[m] <= after * (1 + 1e-12), o.option
 
 
 def test_example_portfolio_cli_prints_a_valid_v2_scenario():
