@@ -20,6 +20,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from models.options import Billing, spec
 from models.scenario import Scenario
 from pricing import freshness
 from pricing.results import Comparison
@@ -226,6 +227,9 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
                 {
                     "Option": o.label,
                     "GPUs": f"{o.capacity_size_gpus:,}" if o.capacity_size_gpus else "-",
+                    "GPUs at the term end": f"{o.capacity_gpus[-1]:,.0f}"
+                    if o.capacity_gpus
+                    else "-",
                     "Capacity plan": o.capacity_rule,
                     "Served GPU-hours": f"{o.served_gpu_hours or 0:,.0f}",
                     "Queued at the term end": f"{o.queued_gpu_hours or 0:,.0f}",
@@ -242,8 +246,22 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     st.caption(
         "Demanded = served + queued (released, not started by the term end) + finishing after "
         "the term. Idle: GPU-hours held and not working. GPUs: the plan's size, or for a per-use "
-        "option its largest month."
+        "option its largest month; at the term end: the capacity of the last month, expansion "
+        "phases included."
     )
+    if sc.options.build_expansions:
+        phases = ", ".join(
+            f"{p.gpus:,} GPUs ordered in month {p.month}" for p in sc.options.build_expansions
+        )
+        owned = [o.label for o in available if spec(o.option).billing is Billing.OWNED]
+        st.caption(
+            f"Expansion phases (Workload page): {phases}; "
+            + (
+                f"they add to {', '.join(owned)}."
+                if owned
+                else "no owned option is compared, so they change no result."
+            )
+        )
 
     st.subheader("Delay each workload suffers")
     first = available[0].workload_delays if available else []
