@@ -6,12 +6,16 @@ engine's numbers (Streamlit's AppTest through tests/portal_harness.py)."""
 from __future__ import annotations
 
 import copy
+import json
 import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import share_link
+from app.formatting import days, gpus, on_day
+from app.scenario_files import EXAMPLE
+from app.views import guide
 from models.demand import derive_demand
 from models.scenario import Scenario
 from pricing.engine import compare
@@ -170,3 +174,115 @@ def test_a_link_with_bad_phases_is_refused_naming_the_field(phases, pattern):
     data["options"]["build_expansions"] = phases
     msg = refused(token_of_json(data), "scenario is invalid")
     assert re.search(pattern, msg), msg
+
+
+# ------------------------------------------------------------- Guide and Time, for a portfolio
+
+GUIDE_Q = dict(enumerate(guide.QUESTIONS))
+
+
+@pytest.fixture(scope="module")
+def lab(fixture_catalogue):
+    return compare(Scenario.model_validate(sample("lab")), fixture_catalogue)
+
+
+@pytest.fixture(scope="module")
+def lab_too_small(fixture_catalogue):
+    """The lab on 512 GPUs: its 1,024-GPU pre-training run never fits, work stays queued."""
+    data = sample("lab")
+    data["cluster"]["gpus"] = 512
+    return compare(Scenario.model_validate(data), fixture_catalogue)
+
+
+def _month_of_max(values) -> int:
+    return max(range(len(values)), key=values.__getitem__) + 1
+
+
+def test_the_guide_sizes_the_whole_portfolio_not_one_training_run(lab):
+    p = lab.portfolio
+    answers = guide.answers(lab)
+    peak = max(p.peak_gpus)
+    assert peak > 8
+    first = answers[GUIDE_Q[0]]
+    assert first.startswith(
+        f"A cluster: the 3 workloads together need up to {gpus(peak)} at once "
+        f"(month {_month_of_max(p.peak_gpus)})"
+    ), first
+    assert f"The quietest month needs {gpus(min(p.peak_gpus))}" in first
+    assert "one run in" not in first  # the representative training plan is not the answer
+    lines = answers[GUIDE_Q[1]]
+    assert lines[0] == (
+        f"Demand: {p.gpu_hours[0]:,.0f} GPU-hours in month 1, {max(p.gpu_hours):,.0f} in the "
+        f"busiest month (month {_month_of_max(p.gpu_hours)}); {p.demanded_gpu_hours:,.0f} "
+        f"GPU-hours over {p.months} months, {p.beyond_term_gpu_hours:,.0f} of them finishing "
+        "after the term."
+    )
+    rec = lab.option(lab.recommendation.option)
+    kinds = [line for line in lines if line.split(":")[0] in p.peak_gpus_by_kind]
+    assert [k.split(":")[0] for k in kinds] == list(p.peak_gpus_by_kind)  # a line per kind
+    assert set(p.peak_gpus_by_kind) == {"pretrain", "finetune"}
+    for line in kinds:
+        kind = line.split(":")[0]
+        peaks, hours = p.peak_gpus_by_kind[kind], p.gpu_hours_by_kind[kind]
+        assert f"up to {gpus(max(peaks))} at once (month {_month_of_max(peaks)})" in line
+        assert f"{max(hours):,.0f} GPU-hours in its busiest month" in line
+        for d in rec.workload_delays:
+            shown = f"{d.name} ({d.demanded_gpu_hours:,.0f} GPU-hours)"
+            assert (shown in line) == (d.kind == kind), (shown, line)
+    for o in lab.options:
+        assert f"{o.label}: {gpus(o.capacity_size_gpus)} ({o.capacity_rule})." in lines
+
+
+def test_the_guide_says_which_workloads_wait_and_how_long(lab, lab_too_small):
+    for c in (lab, lab_too_small):
+        lines = guide.answers(c)[GUIDE_Q[4]]
+        assert len(lines) == len([o for o in c.options if o.available])
+        for o, line in zip([o for o in c.options if o.available], lines, strict=True):
+            assert line.startswith(f"{o.label}: ready on {on_day(o.ready_day)}; ")
+            waiting = [d for d in o.workload_delays if d.delay_days_max]
+            for d in o.workload_delays:
+                said = f"{d.name} waits up to {days(d.delay_days_max or 0)}"
+                assert (said in line) == (d in waiting), (said, line)
+                if d in waiting:
+                    assert f"{said} (mean {days(d.delay_days_mean)})" in line
+            assert ("no workload waits for capacity" in line) == (not waiting)
+            queued = o.queued_gpu_hours or 0
+            assert (f"{queued:,.0f} GPU-hours still queued at the term end" in line) == (
+                queued >= 0.5
+            )
+    build = lab_too_small.option("build")
+    assert any(d.never_served for d in build.workload_delays)
+    line = guide.answers(lab_too_small)[GUIDE_Q[4]][0]
+    assert "never served: base-70b" in line and build.queued_gpu_hours >= 0.5, line
+    # a waiting workload in the lab as sampled: the build is ready on day 181
+    assert any(d.delay_days_max for d in lab.option("build").workload_delays)
+
+
+def test_a_training_run_scenario_keeps_its_guide():
+    c = compare(Scenario.model_validate(EXAMPLE))
+    answers = guide.answers(c)
+    assert answers[GUIDE_Q[0]] == guide.server_or_cluster(c)
+    assert answers[GUIDE_Q[4]] == guide.deployment(c)
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text).replace("\u200b", "")
+
+
+def test_the_guide_page_and_compares_time_view_show_the_portfolios_lines():
+    c = compare(Scenario.model_validate(sample("lab")))
+    at = app(sample("lab"), page="guide")
+    shown = [_plain(m.value) for m in at.markdown]
+    for line in [*guide.portfolio_gpus(c), *guide.portfolio_delays(c)]:
+        assert f"- {line}" in shown, line
+    assert guide.portfolio_server_or_cluster(c) in shown
+    at = app(sample("lab"), page="compare")
+    at.segmented_control(key="compare_view_v2").set_value("Time").run()
+    assert not at.exception and not at.error
+    shown = [_plain(m.value) for m in at.markdown]
+    for line in [*guide.portfolio_delays(c), *guide.portfolio_kind_lines(c)]:
+        assert f"- {line}" in shown, line
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    kinds = {t["meta"]["kind"] for t in spec["data"]}
+    assert kinds == {"phase"}, kinds  # no one training run drawn for a portfolio
+    assert spec["layout"]["title"]["text"].startswith("Time to capacity")

@@ -20,6 +20,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.views import guide
 from models.options import Billing, spec
 from models.scenario import Scenario
 from pricing import freshness
@@ -169,7 +170,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         if not o.completes_workload:
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
 
-    views = [CAPACITY_VIEW, "Cost over the term", "Sensitivity and uncertainty"]
+    views = [CAPACITY_VIEW, "Cost over the term", "Time", "Sensitivity and uncertainty"]
     view = (
         st.segmented_control(
             "View", views, default=views[0], key="compare_view_v2", label_visibility="collapsed"
@@ -205,6 +206,8 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         st.plotly_chart(
             charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
         )
+    elif view == "Time":
+        _portfolio_time(c, dark)
     else:
         _sensitivity(c, dark)
 
@@ -304,6 +307,23 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
 
     st.subheader("Downloads")
     _downloads(sc, c)
+
+
+def _portfolio_time(c: Comparison, dark: bool) -> None:
+    """A portfolio's Time view: each option's provisioning, then what its capacity makes the
+    workloads wait, and the demand by kind of work (the Guide's lines, app/views/guide.py)."""
+    st.plotly_chart(
+        charts.provisioning_gantt(c, dark=dark, first_run=False),
+        theme=None,
+        width="stretch",
+        key="chart_gantt_v2",
+    )
+    st.markdown("**Waiting for capacity**")
+    for line in guide.portfolio_delays(c):
+        st.markdown(f"- {md_plain(line)}")
+    st.markdown("**Demand by kind of work**")
+    for line in guide.portfolio_kind_lines(c):
+        st.markdown(f"- {md_plain(line)}")
 
 
 def _freshness(c) -> None:
