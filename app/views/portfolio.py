@@ -290,7 +290,7 @@ def expansion_problems(problems: list[tuple[str, str]], months) -> list[tuple[st
         if "allowed" not in message and "from 0 to" not in message:
             rng = range_text(Expansion, name)
             if name == "month" and isinstance(months, int) and 1 <= months <= 60:
-                rng = f"allowed: a whole number from 0 to {months - 1} (within the term)"
+                rng = f"allowed: a whole number from 0 to {months - 1}, within the term"
             message = f"{message} ({rng})" if rng else message
         out.append((field, message))
     return out
@@ -338,7 +338,7 @@ def _expansions(problems: list[tuple[str, str]]) -> None:
         + (
             f"Applies to {', '.join(owned)}."
             if owned
-            else "No owned option is compared: the phases change no result until Build is."
+            else "No owned option is compared: the phases change no result until Build is compared."
         )
     )
     state.show_problems(expansion_problems(problems, state.get("term.months", 36)))
