@@ -312,6 +312,11 @@ def _key(sc: Scenario) -> str:
     return json.dumps(sc.model_dump(mode="json"), sort_keys=True)
 
 
+def scenario_key(sc: Scenario) -> str:
+    """The scenario's JSON as the engine's caches key it (one string per scenario)."""
+    return _key(sc)
+
+
 @st.cache_data(max_entries=128, show_spinner=False)
 def _demand(
     workloads_json: str, gpu: str, months: int

@@ -286,3 +286,26 @@ def test_the_guide_page_and_compares_time_view_show_the_portfolios_lines():
     kinds = {t["meta"]["kind"] for t in spec["data"]}
     assert kinds == {"phase"}, kinds  # no one training run drawn for a portfolio
     assert spec["layout"]["title"]["text"].startswith("Time to capacity")
+
+
+def test_the_cached_capacity_chart_follows_the_scenario_and_the_theme():
+    """Compare's capacity figure is cached per scenario, option and theme: an input changed, the
+    chart shows the new comparison's numbers, not the figure built before."""
+    data = sample("enterprise")
+    at = app(data, page="compare")
+
+    def served() -> list[float]:
+        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+        return next(t["y"] for t in spec["data"] if t["meta"]["kind"] == "served")
+
+    c0 = compare(Scenario.model_validate(data))
+    assert served() == pytest.approx(c0.option(c0.recommendation.option).served_gpu_hours_by_month)
+    at.session_state["scenario"]["workloads"][1]["rps"] = 4
+    at.run()
+    data["workloads"][1]["rps"] = 4
+    c1 = compare(Scenario.model_validate(data))
+    rec = c1.option(c1.recommendation.option)
+    assert served() == pytest.approx(rec.served_gpu_hours_by_month)
+    assert rec.served_gpu_hours_by_month != pytest.approx(
+        c0.option(c1.recommendation.option).served_gpu_hours_by_month
+    )

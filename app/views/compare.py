@@ -191,7 +191,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
                 key="compare_capacity_option",
             )
             st.plotly_chart(
-                charts.capacity_demand(c, option, dark=dark),
+                _capacity_figure(state.scenario_key(sc), option, dark),
                 theme=None,
                 width="stretch",
                 key="chart_capacity",
@@ -307,6 +307,17 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
 
     st.subheader("Downloads")
     _downloads(sc, c)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _capacity_figure(scenario_json: str, option: str, dark: bool):
+    """The capacity chart of one option, built once per scenario, option and theme: building it
+    is about a quarter of a portfolio page's rerun (bench/bench_portal.py); the figure is only
+    read afterwards (st.plotly_chart copies it), so one object serves every rerun."""
+    c, err = state.comparison(Scenario.model_validate_json(scenario_json))
+    if err:
+        raise ValueError(f"{err[0]}: {err[1]}")
+    return charts.capacity_demand(c, option, dark=dark)
 
 
 def _portfolio_time(c: Comparison, dark: bool) -> None:
