@@ -377,15 +377,21 @@ def _lanes(intervals: list[tuple[float, float]]) -> list[int]:
     return lanes
 
 
-def provisioning_gantt(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
+def provisioning_gantt(
+    c: Comparison | Mapping, dark: bool = False, *, first_run: bool = True
+) -> go.Figure:
     """Provisioning phases, then one training run, per option in days; phases that run in
-    parallel (a build's facility) get a lane of their own."""
+    parallel (a build's facility) get a lane of their own. Without `first_run` (a portfolio, whose
+    work is many workloads, not one run), the phases only."""
     c = _as_comparison(c)
     t = _THEMES[dark]
     fig = _figure(
-        "Time to first result",
+        "Time to first result" if first_run else "Time to capacity",
         "Provisioning phases (pale), then one training run (solid); "
-        "\u2605 marks the day the first run finishes.",
+        "\u2605 marks the day the first run finishes."
+        if first_run
+        else "Provisioning phases of each option; its capacity serves the demand from the end of "
+        "the last one.",
         dark,
     )
     if not c.options:
@@ -397,7 +403,7 @@ def provisioning_gantt(c: Comparison | Mapping, dark: bool = False) -> go.Figure
             (_plain(p.phase), float(p.start_day), float(p.end_day), _plain(p.note))
             for p in o.timeline
         ]
-        done = o.available and o.first_result_day is not None
+        done = first_run and o.available and o.first_result_day is not None
         if done:
             items.append(
                 (

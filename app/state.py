@@ -276,6 +276,22 @@ def scenario() -> tuple[Scenario | None, list[tuple[str, str]]]:
         return None, explain_validation_error(exc)
 
 
+def scenario_without(path: str) -> tuple[Scenario | None, list[tuple[str, str]]]:
+    """The scenario validated with one field (dotted path) left out, so its schema default applies:
+    the rest of a page goes on while that field's value is being fixed."""
+    trimmed = copy.deepcopy(data())
+    *parents, last = path.split(".")
+    node = trimmed
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(last, None)
+    try:
+        return Scenario.model_validate(trimmed), []
+    except ValidationError as exc:
+        return None, explain_validation_error(exc)
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
 def _plan(scenario_json: str) -> tuple[dict | None, tuple[str, str] | None]:
     try:
@@ -295,6 +311,11 @@ def _compare(scenario_json: str) -> tuple[dict | None, tuple[str, str] | None]:
 
 def _key(sc: Scenario) -> str:
     return json.dumps(sc.model_dump(mode="json"), sort_keys=True)
+
+
+def scenario_key(sc: Scenario) -> str:
+    """The scenario's JSON as the engine's caches key it (one string per scenario)."""
+    return _key(sc)
 
 
 @st.cache_data(max_entries=128, show_spinner=False)

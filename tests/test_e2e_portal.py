@@ -491,3 +491,75 @@ def test_a_sample_portfolio_opens_from_workload_and_compare_shows_its_totals(por
     assert f"NPV {usd(rec.npv_usd)} · nominal {usd(rec.total_usd)}" in text
     page.get_by_text("Capacity against demand").first.wait_for()
     assert errors == [], errors
+
+
+def type_in_cell(page, grid, at: tuple[float, int], text: str) -> None:
+    """Types `text` into a data editor's cell: `at` is (the share of the grid's width where the
+    column lies, the 0-based data row); the grid is a canvas, clicked where the cell is drawn
+    (35-pixel rows under a 35-pixel header). Retried as edit_value is: a table drawn a moment
+    ago can lose the first click or key."""
+    x_share, row = at
+    for attempt in range(4):
+        try:
+            grid.scroll_into_view_if_needed()
+            box = grid.bounding_box()
+            page.mouse.click(box["x"] + box["width"] * x_share, box["y"] + 35 * (row + 1) + 17)
+            page.keyboard.press("Enter")  # opens the cell's editor, an input with the focus
+            page.wait_for_function(
+                "() => ['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName)",
+                timeout=3000,
+            )
+            page.keyboard.press("Control+A")
+            page.keyboard.type(text)
+            page.wait_for_function("t => document.activeElement?.value === t", arg=text)
+            page.wait_for_timeout(200)  # the editor reads its value after the input event
+            page.keyboard.press("Enter")
+            break
+        except (AssertionError, PlaywrightTimeout):
+            page.keyboard.press("Escape")
+            if attempt == 3:
+                raise
+    wait_idle(page)
+
+
+def build_at_term_end(page) -> str:
+    """Compare's capacity table: Build's GPUs at the term end."""
+    page.get_by_role("heading", name="Capacity and demand served").wait_for()
+    wait_idle(page)
+    grid = page.locator("[data-testid='stDataFrame']").nth(1)  # after the totals
+    grid.locator("[role='gridcell']").first.wait_for(state="attached")
+    rows = grid_rows(grid)
+    header = grid.evaluate(
+        "g => [...g.querySelectorAll('[role=columnheader]')].map(c => c.textContent)"
+    )
+    at = header.index("GPUs at the term end")
+    build = next(r for r in rows if r and r[0] == "Build")
+    return build[at]
+
+
+def test_an_expansion_phase_edited_on_the_workload_page_changes_builds_capacity_on_compare(
+    portal_url, watched
+):
+    """Enterprise sample on 64 GPUs with a 64-GPU phase in month 6: Build ends the term on 128
+    GPUs; the phase edited to 192 GPUs on the Workload page, Build ends it on 256."""
+    data = json.loads(PORTFOLIOS["enterprise"].read_text())
+    data["cluster"]["gpus"] = 64
+    data["options"]["build_expansions"] = [{"gpus": 64, "month": 6}]
+    page, errors = watched
+    page.goto(f"{portal_url}compare?s={share_link.encode_data(data)}")
+    assert build_at_term_end(page) == "128"
+    page.locator("[data-testid='stSidebarNav']").get_by_role("link", name="Workload").click()
+    page.get_by_role("heading", name="Expansion phases of the owned cluster").wait_for()
+    wait_idle(page)
+    grid = page.locator("[data-testid='stDataFrame']").nth(1)  # after the workloads
+    grid.locator("[role='gridcell']").first.wait_for(state="attached")
+    type_in_cell(page, grid, (0.3, 0), "192")  # GPUs added, after the row markers
+    page.wait_for_function(  # the address follows the scenario
+        "t => location.search.includes('s=') && !location.search.includes(t)",
+        arg=share_link.encode_data(data),
+    )
+    assert scenario_in_address(page)["options"]["build_expansions"] == [{"gpus": 192, "month": 6}]
+    page.locator("[data-testid='stSidebarNav']").get_by_role("link", name="Compare").click()
+    page.get_by_role("heading", name="Compare").wait_for()
+    assert build_at_term_end(page) == "256"
+    assert errors == [], errors

@@ -20,6 +20,8 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.views import guide
+from models.options import Billing, spec
 from models.scenario import Scenario
 from pricing import freshness
 from pricing.results import Comparison
@@ -168,7 +170,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         if not o.completes_workload:
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
 
-    views = [CAPACITY_VIEW, "Cost over the term", "Sensitivity and uncertainty"]
+    views = [CAPACITY_VIEW, "Cost over the term", "Time", "Sensitivity and uncertainty"]
     view = (
         st.segmented_control(
             "View", views, default=views[0], key="compare_view_v2", label_visibility="collapsed"
@@ -189,7 +191,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
                 key="compare_capacity_option",
             )
             st.plotly_chart(
-                charts.capacity_demand(c, option, dark=dark),
+                _capacity_figure(state.scenario_key(sc), option, dark),
                 theme=None,
                 width="stretch",
                 key="chart_capacity",
@@ -204,6 +206,8 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         st.plotly_chart(
             charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
         )
+    elif view == "Time":
+        _portfolio_time(c, dark)
     else:
         _sensitivity(c, dark)
 
@@ -226,6 +230,9 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
                 {
                     "Option": o.label,
                     "GPUs": f"{o.capacity_size_gpus:,}" if o.capacity_size_gpus else "-",
+                    "GPUs at the term end": f"{o.capacity_gpus[-1]:,.0f}"
+                    if o.capacity_gpus
+                    else "-",
                     "Capacity plan": o.capacity_rule,
                     "Served GPU-hours": f"{o.served_gpu_hours or 0:,.0f}",
                     "Queued at the term end": f"{o.queued_gpu_hours or 0:,.0f}",
@@ -242,8 +249,22 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     st.caption(
         "Demanded = served + queued (released, not started by the term end) + finishing after "
         "the term. Idle: GPU-hours held and not working. GPUs: the plan's size, or for a per-use "
-        "option its largest month."
+        "option its largest month; at the term end: the capacity of the last month, expansion "
+        "phases included."
     )
+    if sc.options.build_expansions:
+        phases = ", ".join(
+            f"{p.gpus:,} GPUs ordered in month {p.month}" for p in sc.options.build_expansions
+        )
+        owned = [o.label for o in available if spec(o.option).billing is Billing.OWNED]
+        st.caption(
+            f"Expansion phases (Workload page): {phases}; "
+            + (
+                f"they add to {', '.join(owned)}."
+                if owned
+                else "no owned option is compared, so they change no result."
+            )
+        )
 
     st.subheader("Delay each workload suffers")
     first = available[0].workload_delays if available else []
@@ -286,6 +307,34 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
 
     st.subheader("Downloads")
     _downloads(sc, c)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _capacity_figure(scenario_json: str, option: str, dark: bool):
+    """The capacity chart of one option, built once per scenario, option and theme: building it
+    is about a quarter of a portfolio page's rerun (bench/bench_portal.py); the figure is only
+    read afterwards (st.plotly_chart copies it), so one object serves every rerun."""
+    c, err = state.comparison(Scenario.model_validate_json(scenario_json))
+    if err:
+        raise ValueError(f"{err[0]}: {err[1]}")
+    return charts.capacity_demand(c, option, dark=dark)
+
+
+def _portfolio_time(c: Comparison, dark: bool) -> None:
+    """A portfolio's Time view: each option's provisioning, then what its capacity makes the
+    workloads wait, and the demand by kind of work (the Guide's lines, app/views/guide.py)."""
+    st.plotly_chart(
+        charts.provisioning_gantt(c, dark=dark, first_run=False),
+        theme=None,
+        width="stretch",
+        key="chart_gantt_v2",
+    )
+    st.markdown("**Waiting for capacity**")
+    for line in guide.portfolio_delays(c):
+        st.markdown(f"- {md_plain(line)}")
+    st.markdown("**Demand by kind of work**")
+    for line in guide.portfolio_kind_lines(c):
+        st.markdown(f"- {md_plain(line)}")
 
 
 def _freshness(c) -> None:

@@ -1,7 +1,10 @@
 """Guide: the six questions a buyer brings, each answered with this scenario's numbers.
 
 `answers` builds the text from the Comparison's typed fields (and the curve helpers in
-models/sizing.py) without recomputing anything the engine returned; `render` shows it.
+models/sizing.py) without recomputing anything the engine returned; `render` shows it. For a
+portfolio (scenario version 2) the first two answers and the deployment one speak about the whole
+portfolio, from `Comparison.portfolio` (the demand month by month, by kind) and each option's
+capacity plan and workload delays: no single training run stands for it.
 """
 
 from __future__ import annotations
@@ -223,17 +226,103 @@ def maintenance(c: Comparison) -> str:
     )
 
 
+def _peak(values: list[float]) -> tuple[float, int]:
+    """(the largest value, its month counted from 1) of a monthly series."""
+    i = max(range(len(values)), key=values.__getitem__)
+    return values[i], i + 1
+
+
+def portfolio_server_or_cluster(c: Comparison) -> str:
+    """Server or cluster for a portfolio: by the most GPUs its demand needs at once."""
+    p = c.portfolio
+    gpu = get_gpu(c.scenario.cluster.gpu)
+    node = gpu.gpus_per_node
+    peak, month = _peak(p.peak_gpus)
+    low, low_month = min((v, i + 1) for i, v in enumerate(p.peak_gpus))
+    n = len(c.scenario.workloads)
+    head = (
+        f"A cluster: the {plural(n, 'workload')} together need up to {gpus(peak)} at once "
+        f"(month {month}), more than one {node}-GPU {gpu.gpu_id} server holds."
+        if peak > node
+        else f"One server is enough: the {plural(n, 'workload')} together need at most "
+        f"{gpus(peak)} at once (month {month}), and one {gpu.gpu_id} server holds {node}."
+    )
+    return f"{head} The quietest month needs {gpus(low)} (month {low_month})."
+
+
+def portfolio_kind_lines(c: Comparison) -> list[str]:
+    """One line per kind of work: its workloads with the GPU-hours each demands, and the kind's
+    peak GPUs and busiest month (Comparison.portfolio, the cheapest option's workload records)."""
+    p = c.portfolio
+    option = c.option(c.recommendation.option) if c.recommendation.option else None
+    option = option or next((o for o in c.options if o.available), None)
+    delays = option.workload_delays if option else []
+    lines = []
+    for kind, peaks in p.peak_gpus_by_kind.items():
+        peak, month = _peak(peaks)
+        busiest, busiest_month = _peak(p.gpu_hours_by_kind[kind])
+        named = ", ".join(
+            f"{d.name} ({d.demanded_gpu_hours:,.0f} GPU-hours)" for d in delays if d.kind == kind
+        )
+        lines.append(
+            f"{kind}: {named or 'no workload'}; up to {gpus(peak)} at once (month {month}), "
+            f"{busiest:,.0f} GPU-hours in its busiest month (month {busiest_month})."
+        )
+    return lines
+
+
+def portfolio_gpus(c: Comparison) -> list[str]:
+    """How many GPUs for a portfolio: the demand month by month, a line per kind of work, and the
+    size each option's capacity plan chose."""
+    p = c.portfolio
+    peak, month = _peak(p.gpu_hours)
+    lines = [
+        f"Demand: {p.gpu_hours[0]:,.0f} GPU-hours in month 1, {peak:,.0f} in the busiest month "
+        f"(month {month}); {p.demanded_gpu_hours:,.0f} GPU-hours over {p.months} months, "
+        f"{p.beyond_term_gpu_hours:,.0f} of them finishing after the term.",
+        *portfolio_kind_lines(c),
+    ]
+    for o in c.options:
+        if o.available and o.capacity_size_gpus:
+            lines.append(f"{o.label}: {gpus(o.capacity_size_gpus)} ({o.capacity_rule}).")
+    return lines
+
+
+def portfolio_delays(c: Comparison) -> list[str]:
+    """Per option: its ready day, then which workloads wait for capacity and how long, what is
+    still queued at the term end, and any work it can never serve (OptionResult fields)."""
+    lines = []
+    for o in c.options:
+        if not o.available:
+            continue
+        line = f"{o.label}: ready on {on_day(o.ready_day)}"
+        waits = [
+            f"{d.name} waits up to {days(d.delay_days_max)} (mean {days(d.delay_days_mean)})"
+            for d in o.workload_delays
+            if d.delay_days_max
+        ]
+        line += "; " + ("; ".join(waits) if waits else "no workload waits for capacity")
+        if (o.queued_gpu_hours or 0) >= 0.5:  # what rounds to 0 GPU-hours is not said
+            line += f"; {o.queued_gpu_hours:,.0f} GPU-hours still queued at the term end"
+        never = [d.name for d in o.workload_delays if d.never_served]
+        if never:
+            line += f"; never served: {', '.join(never)}"
+        lines.append(line + ".")
+    return lines
+
+
 def answers(c: Comparison) -> dict[str, str | list[str]]:
     """Each of QUESTIONS with its answer (a paragraph, or a list of lines)."""
+    portfolio = c.portfolio is not None and c.scenario.is_portfolio
     return dict(
         zip(
             QUESTIONS,
             (
-                server_or_cluster(c),
-                how_many_gpus(c),
+                portfolio_server_or_cluster(c) if portfolio else server_or_cluster(c),
+                portfolio_gpus(c) if portfolio else how_many_gpus(c),
                 renting_cost(c),
                 build_or_rent(c),
-                deployment(c),
+                portfolio_delays(c) if portfolio else deployment(c),
                 maintenance(c),
             ),
             strict=True,

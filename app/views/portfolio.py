@@ -7,11 +7,16 @@ cleared goes back to the schema default), so a bad value stays in its cell while
 `workloads[i].field` and its range, and the other pages use the last valid scenario meanwhile.
 Cells a kind does not have are left empty and ignored. After each edit the table is drawn afresh
 (a new key), so it always shows the scenario.
+
+The expansion phases of the owned cluster (`options.build_expansions`: N GPUs ordered in month M,
+each ready on its own build timeline, pricing/capacity_plans.py) are a second table, kept the same
+way: as typed, its problems named `options.build_expansions[i].field` with the allowed range.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import streamlit as st
@@ -20,8 +25,9 @@ from app import charts, state
 from app import schema_widgets as sw
 from app.formatting import md_plain
 from models.hardware import load_gpus
-from models.options import OPTION_IDS, label
+from models.options import OPTION_IDS, Billing, label, spec
 from models.portfolio import WORKLOAD_KINDS
+from models.scenario import Expansion, range_text
 from models.shapes import load_presets
 
 #: session keys: the table's generation (in its key) and the selected row
@@ -57,6 +63,16 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "utilisation_pct": ("Busy %", "steady: share of hours its GPUs are busy"),
 }
 INTEGER_FIELDS = {"start_month", "duration_months", "gpus"}
+
+#: the expansion phases' table: field -> (header, help)
+EXPANSION_FIELD = "options.build_expansions"
+EXPANSION_COLUMNS: dict[str, tuple[str, str]] = {
+    "gpus": ("GPUs added", "GPUs the phase adds to the owned cluster"),
+    "month": (
+        "Month ordered",
+        "month the phase is ordered, 0 = the decision; it is ready after its own build lead time",
+    ),
+}
 
 
 def _drop_widgets() -> None:
@@ -235,6 +251,99 @@ def _table() -> int:
     return choice
 
 
+def _expansion_rows() -> list:
+    rows = state.get(EXPANSION_FIELD)
+    return rows if isinstance(rows, list) else []
+
+
+def apply_expansion_edits(phases: list[dict], delta: dict, new_row: dict) -> list[dict]:
+    """The expansion phases after a data_editor's edits: typed values kept as typed, a cleared
+    cell dropped (the schema then names it), a new row's empty cells filled from `new_row`."""
+    out = [dict(p) if isinstance(p, dict) else {} for p in phases]
+    for i, change in (delta.get("edited_rows") or {}).items():
+        for col, value in change.items():
+            _put_cell(out[int(i)], col, value)
+    added = []
+    for new in delta.get("added_rows") or []:
+        row = dict(new_row)
+        for col, value in new.items():
+            _put_cell(row, col, value)
+        added.append(row)
+    deleted = {int(i) for i in delta.get("deleted_rows") or []}
+    return [p for j, p in enumerate(out) if j not in deleted] + added
+
+
+def expansion_problems(problems: list[tuple[str, str]], months) -> list[tuple[str, str]]:
+    """The scenario's problems with the expansion phases, each naming
+    `options.build_expansions[i].field` and its allowed range (the schema's Expansion bounds; the
+    month also within the term)."""
+    out = []
+    for field, message in problems:
+        if not field.startswith(EXPANSION_FIELD):
+            continue
+        m = re.fullmatch(re.escape(EXPANSION_FIELD) + r"(?:\.(\d+)|\[(\d+)\])\.(\w+)", field)
+        if m is None:
+            out.append((field, message))
+            continue
+        i, name = m.group(1) or m.group(2), m.group(3)
+        field = f"{EXPANSION_FIELD}[{i}].{name}"
+        if "allowed" not in message and "from 0 to" not in message:
+            rng = range_text(Expansion, name)
+            if name == "month" and isinstance(months, int) and 1 <= months <= 60:
+                rng = f"allowed: a whole number from 0 to {months - 1}, within the term"
+            message = f"{message} ({rng})" if rng else message
+        out.append((field, message))
+    return out
+
+
+def _expansions(problems: list[tuple[str, str]]) -> None:
+    """The owned cluster's expansion phases: a table kept in the scenario as typed."""
+    phases = _expansion_rows()
+    generation = st.session_state.get(GENERATION, 0)
+    key = f"p_expansions_{generation}"
+    frame = pd.DataFrame(
+        [{c: p.get(c) if isinstance(p, dict) else None for c in EXPANSION_COLUMNS} for p in phases],
+        columns=list(EXPANSION_COLUMNS),
+    ).astype(object)
+    st.data_editor(
+        frame,
+        key=key,
+        num_rows="dynamic",
+        hide_index=True,
+        column_config={
+            col: st.column_config.NumberColumn(header, help=help_, format="%d")
+            for col, (header, help_) in EXPANSION_COLUMNS.items()
+        },
+    )
+    delta = st.session_state.get(key) or {}
+    if any(delta.get(k) for k in ("edited_rows", "added_rows", "deleted_rows")):
+        gpu = load_gpus().get(sw.current("cluster.gpu"))
+        months = state.get("term.months", 36)
+        new_row = {
+            "gpus": gpu.gpus_per_node if gpu else 8,
+            "month": min(12, months - 1) if isinstance(months, int) and months > 0 else 0,
+        }
+        state.put(EXPANSION_FIELD, apply_expansion_edits(phases, delta, new_row) or None)
+        st.session_state[GENERATION] = generation + 1
+        st.rerun()
+    compared = state.get("options.compare") or sw.start("options.compare")
+    owned = [
+        label(o)
+        for o in compared
+        if o in OPTION_IDS and spec(o).billing is Billing.OWNED and not spec(o).composed_of
+    ]
+    st.caption(
+        "Each phase orders more GPUs in its month; they serve work from the day its own build "
+        "finishes (the build timeline of an order of that size). "
+        + (
+            f"Applies to {', '.join(owned)}."
+            if owned
+            else "No owned option is compared: the phases change no result until Build is compared."
+        )
+    )
+    state.show_problems(expansion_problems(problems, state.get("term.months", 36)))
+
+
 def _sizing(sc, i: int, demand) -> None:
     """The core's sizing of workload i."""
     s, err = state.workload_sizing(sc, i)
@@ -329,11 +438,14 @@ def render() -> None:
         st.subheader("Workloads")
         selected = _table()
     sc, problems = state.scenario()
+    others = [p for p in problems if not p[0].startswith(EXPANSION_FIELD)]
+    if problems and not others:  # only the phases are wrong: the workloads are sized meanwhile
+        sc, _ = state.scenario_without(EXPANSION_FIELD)
     demand = None
     with right:
         st.subheader("Sizing")
-        if problems:
-            state.show_problems(problems)
+        if others or sc is None:
+            state.show_problems(others)
         else:
             demand, err = state.portfolio_demand(sc)
             if err:
@@ -347,3 +459,5 @@ def render() -> None:
             width="stretch",
             key="chart_portfolio_demand",
         )
+    st.subheader("Expansion phases of the owned cluster")
+    _expansions(problems)
