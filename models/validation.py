@@ -598,6 +598,11 @@ def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
     }
 
 
+#: What a held-out row's published GPU-hours cover (`scope` column, from the source's own wording):
+#: the pre-training run only; all training of the model (pre-training plus context extension,
+#: annealing, post-training), in proportions the source does not give; or not split by the source.
+HELDOUT_SCOPES = ("pre-training", "all training", "not split")
+
 #: The held-out runs split by where their GPU count comes from: (label, gpus_chosen).
 GPU_COUNT_GROUPS = (("count published", False), ("count sized (+)", True))
 
@@ -626,6 +631,7 @@ def validate_heldout(stack: str | None = None) -> dict:
                 "model": row["model"],
                 "gpu": row["gpu"],
                 "stack_class": row["stack_class"],
+                "scope": row["scope"],
                 "size_class": size_class(shape.params_total),
                 "year": int(row["year"]),
                 "published": float(row["published_gpu_hours"]),
@@ -656,6 +662,11 @@ def validate_heldout(stack: str | None = None) -> dict:
             label: summarise([r["error"] for r in out if r["gpus_chosen"] == chosen])
             for label, chosen in GPU_COUNT_GROUPS
             if any(r["gpus_chosen"] == chosen for r in out)
+        },
+        "by_scope": {
+            c: summarise([r["error"] for r in out if r["scope"] == c])
+            for c in HELDOUT_SCOPES
+            if any(r["scope"] == c for r in out)
         },
     }
 
@@ -694,6 +705,11 @@ def heldout_report(res: dict) -> str:
     for c, s in res.get("by_gpu_count", {}).items():
         lines.append(
             f"  {c:20} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
+            f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
+        )
+    for c, s in res.get("by_scope", {}).items():
+        lines.append(
+            f"  scope {c:14} {s['rows']:>3} runs: median {s['median_abs_error']:.1%}, worst "
             f"{s['worst_abs_error']:.1%}, signed {s['min_error']:+.1%} to {s['max_error']:+.1%}"
         )
     b = band_summary()

@@ -235,7 +235,7 @@ def test_size_class_follows_total_parameters():
 
 #: Held-out whole runs (planner's layout, each row's stack class): pinned error levels. The model
 #: may get better (lower them with the change that does it) but not worse.
-HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.34, 0.87
+HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.31, 0.87
 #: Runs beyond the 30 % worst-case target today, named: a run that joins them fails the test.
 HELDOUT_OUTLIERS = {
     "ho-pythia-1b",
@@ -256,7 +256,6 @@ HELDOUT_OUTLIERS = {
     "ho-llama32-1b",
     "ho-llama32-3b",
     "ho-deepseek-v3",
-    "ho-smollm3-3b",
 }
 
 
@@ -267,6 +266,20 @@ def test_heldout_whole_run_errors_are_pinned_with_named_outliers():
     assert res["model"]["worst_abs_error"] <= HELDOUT_WORST_MAX
     beyond = {r["id"] for r in res["rows"] if abs(r["error"]) > V.TARGETS["gpu_hours"][1]}
     assert beyond <= HELDOUT_OUTLIERS, f"new outliers: {sorted(beyond - HELDOUT_OUTLIERS)}"
+
+
+def test_heldout_errors_are_reported_by_what_the_published_figure_covers():
+    """validate_heldout splits the errors by each row's `scope` (pre-training only, all training, not
+    split): every run in exactly one group, each group's summary from its own runs, one report line each."""
+    res = V.validate_heldout()
+    groups = res["by_scope"]
+    assert sum(g["rows"] for g in groups.values()) == len(res["rows"])
+    for scope, g in groups.items():
+        errs = [r["error"] for r in res["rows"] if r["scope"] == scope]
+        assert g == V.summarise(errs), scope
+    text = V.heldout_report(res)
+    for scope, g in groups.items():
+        assert f"scope {scope:14} {g['rows']:>3} runs: median {g['median_abs_error']:.1%}" in text
 
 
 def test_heldout_runs_use_their_sources_stack_class():

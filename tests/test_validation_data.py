@@ -131,3 +131,28 @@ def test_every_stack_class_is_defined_in_the_reference_page():
 def test_skipped_runs_say_why():
     for s in _rows(SKIPPED):
         assert s["run"].strip() and s["source"].strip() and s["reason"].strip()
+
+
+#: Scale-out per GPU of the instances a source names, Gb/s: AWS p4d.24xlarge has 400 Gb/s EFA for 8
+#: A100s (AWS EC2 P4 specifications).
+NAMED_INSTANCE_SCALEOUT = {"p4d": 50.0}
+
+
+def test_rows_on_a_named_instance_carry_its_fabric(rows):
+    """A row whose source names the cloud instance gets that instance's scale-out per GPU, not the
+    catalogue GPU's default (BloombergGPT and Falcon 180B ran on p4d)."""
+    for r in rows:
+        for instance, gbit in NAMED_INSTANCE_SCALEOUT.items():
+            if instance in r["gpu_as_published"].lower():
+                assert float(r["scaleout_gbit_per_s_per_gpu"]) == gbit, r["id"]
+
+
+def test_every_row_states_what_its_gpu_hours_cover(rows):
+    """`scope`: the pre-training run only, all training of the model (not split by the source), or
+    not split; the notes quote the source's wording for every row that is not plain pre-training."""
+    from models.validation import HELDOUT_SCOPES
+
+    for r in rows:
+        assert r["scope"] in HELDOUT_SCOPES, r["id"]
+        if r["scope"] != "pre-training":
+            assert "scope" in r["notes"], r["id"]
