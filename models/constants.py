@@ -68,6 +68,19 @@ BAND_MIN_RUNS = 9
 #: Was (−0.70, −0.11) and (−0.52, 0.04) by the shortest 80 % interval: 85 % in sample, 63 % left out.
 GPU_HOURS_ERROR_BY_SIZE = {"under 20B": (-0.87, -0.01), "20B and over": (-0.52, 0.70)}
 
+# --- context parallelism -------------------------------------------------------------------------
+#: Shortest sequence for which the planner's search considers context parallelism (cp > 1). CP is
+#: what long-context training uses (Dubey et al. 2024 Table 4: CP16 at 131,072 tokens, CP1 at 8,192;
+#: Megatron-LM context_parallel.rst: "LLM encounters OOM ... with long context"); below this the
+#: search keeps cp = 1 so default searches stay as fast as before. Planner default (no public
+#: figure found): a published layout with CP at a shorter sequence (NeMo's Llama 3 70B, CP2 at
+#: 8,192) is checked with its own cp (validation rows' `cp` column).
+CP_SEARCH_MIN_SEQ_LEN = 32768
+#: Fewest tokens of a sequence per context-parallel rank the search allows (cp ≤ seq / this): the
+#: published long-context layouts keep 4,096-8,192 per rank (Llama 3 405B: 131,072 / CP16 = 8,192;
+#: NeMo Llama 3 70B: 8,192 / CP2 = 4,096). Planner default (no public figure found for a floor).
+CP_MIN_TOKENS_PER_RANK = 4096
+
 # --- communication -------------------------------------------------------------------------------
 #: NVLink/NVSwitch bus efficiency of NCCL collectives: Calculon's A100 system file uses 0.6 of
 #: 300 GB/s (docs/reference/training.md 1.2); NCCL's measured bus bandwidth on DGX A100 is ~0.6–0.8 of it.

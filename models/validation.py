@@ -174,7 +174,8 @@ def _int(row: dict, key: str) -> int | None:
 
 def layout_text(lay: dict) -> str:
     return (
-        f"TP{lay['tp']} PP{lay['pp']} DP{lay['dp']} v{lay['interleave']} mb{lay['micro_batch']} "
+        f"TP{lay['tp']} {f'CP{cp} ' if (cp := lay.get('cp', 1)) > 1 else ''}PP{lay['pp']} "
+        f"DP{lay['dp']} v{lay['interleave']} mb{lay['micro_batch']} "
         f"Z{lay['zero']} {lay['recompute']}"
     )
 
@@ -207,6 +208,7 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
     """The published layout, or every valid layout that matches the published fields."""
     gpus = int(row["gpus"])
     given = {k: _int(row, k) for k in ("tp", "pp", "dp", "interleave", "micro_batch", "zero")}
+    cp = _int(row, "cp") or 1  # context parallelism as published (empty: none)
     rec = row.get("recompute") or None
     if "_table5" in row:
         return job_and_layout(row["_table5"])[1]
@@ -221,6 +223,7 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
                 micro_batch=given["micro_batch"],
                 interleave=given["interleave"] or 1,
                 zero=given["zero"] or 0,
+                cp=cp,
                 recompute=mode,
                 sequence_parallel=_int(row, "sequence_parallel")
                 if row.get("sequence_parallel")
@@ -234,7 +237,7 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
                 for f in dataclasses.fields(Layouts)
             }
         )
-    lay = all_layouts(job, gpus)
+    lay = all_layouts(job, gpus, cp=(cp,))
     keep = np.ones(len(lay), dtype=bool)
     for k, v in given.items():
         if v is not None:
