@@ -495,7 +495,8 @@ class _Document(FPDF):
                 "Training",
                 f"one run {t.train_days:.1f} days"
                 f"{band(t.train_days_low, t.train_days_high)} ({t.ideal_days:.1f} without failures, "
-                f"goodput {t.goodput:.1%}); layout TP {lay.tp} · PP {lay.pp} · DP {lay.dp}; "
+                f"goodput {t.goodput:.1%}); layout TP {lay.tp}"
+                f"{f' · CP {lay.cp}' if lay.cp > 1 else ''} · PP {lay.pp} · DP {lay.dp}; "
                 f"MFU {t.mfu:.1%}",
             ],
             ["Demand" if s.is_portfolio else "Usage", usage],

@@ -62,7 +62,8 @@ def training_report(p: TrainingPlan) -> str:
     rows = [
         (
             "Layout",
-            f"TP {lay.tp} | PP {lay.pp} | DP {lay.dp} | EP {lay.ep} | ZeRO-{lay.zero}"
+            f"TP {lay.tp}{f' | CP {lay.cp}' if lay.cp > 1 else ''} | PP {lay.pp} | DP {lay.dp}"
+            f" | EP {lay.ep} | ZeRO-{lay.zero}"
             f" | recompute {lay.recompute} | micro-batch {lay.micro_batch}"
             f" | interleave {lay.interleave} | sequence parallel {'on' if lay.sequence_parallel else 'off'}",
         ),

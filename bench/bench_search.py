@@ -87,7 +87,7 @@ def sizing_405b() -> None:
     )
     print(
         f"  -> {plan.layout}, step {plan.step_time_s:.2f} s, MFU {plan.mfu:.1%}, "
-        f"{plan.train_days:.1f} days, {plan.search['layouts_evaluated']:,.0f} layouts"
+        f"{plan.train_days:.1f} days, {plan.search.layouts_evaluated:,} layouts"
     )
     t = time.perf_counter()
     deadline = plan_training(

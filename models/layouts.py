@@ -1,7 +1,7 @@
 """Parallel layouts as columns of numpy arrays, and the enumeration of every valid one.
 
-A layout is (tp, pp, dp, ep, zero, recompute, micro_batch, interleave, sequence_parallel) with
-tp·pp·dp = GPUs. Validity rules (Megatron-LM conventions):
+A layout is (tp, pp, dp, ep, zero, recompute, micro_batch, interleave, sequence_parallel, cp) with
+tp·cp·pp·dp = GPUs. Validity rules (Megatron-LM conventions):
 - tp is a power of two that divides the attention heads and stays inside the scale-up domain;
 - pp ≤ layers; with interleaving v > 1, pp·v ≤ layers (uneven chunks allowed, the busiest stage
   gets ceil(L/(pp·v)) layers per chunk) and the micro-batches divide into pp;
@@ -10,7 +10,10 @@ tp·pp·dp = GPUs. Validity rules (Megatron-LM conventions):
   so a GPU count that does not divide it is not penalised beyond that rounding);
 - ep divides both dp and the expert count;
 - ZeRO-2/3 shard gradients and weights across data-parallel ranks, which pipelining forbids
-  (DeepSpeed), so with pp > 1 only ZeRO 0/1 (Megatron's distributed optimizer) is allowed.
+  (DeepSpeed), so with pp > 1 only ZeRO 0/1 (Megatron's distributed optimizer) is allowed;
+- context parallelism cp splits every sequence over cp ranks ("the total number of GPUs equals
+  TPxCPxPPxDP", Megatron-LM docs/source/api-guide/context_parallel.rst): the candidates are given
+  by the caller (search.context_parallel), 1 unless the sequence is long.
 """
 
 from __future__ import annotations
@@ -52,6 +55,13 @@ class Layouts:
     interleave: np.ndarray
     sequence_parallel: np.ndarray  # 0/1
     microbatches: np.ndarray  # m per pipeline per step; global batch = m·dp·micro_batch sequences
+    #: context-parallel ranks each sequence is split over (1: none); weights are replicated over
+    #: them, so gradients are reduced over dp·cp ranks
+    cp: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.cp is None:
+            object.__setattr__(self, "cp", np.ones_like(self.tp))
 
     def __len__(self) -> int:
         return int(self.tp.shape[0])
@@ -82,6 +92,7 @@ class Layouts:
         if isinstance(values.get("recompute"), str):
             values["recompute"] = RECOMPUTE_MODES.index(values["recompute"])
         values.setdefault("sequence_parallel", int(values["tp"] > 1))
+        values.setdefault("cp", 1)
         values["microbatches"] = global_batch_seqs // (values["dp"] * values["micro_batch"])
         return cls(**{k: np.array([int(v)], dtype=np.int64) for k, v in values.items()})
 
@@ -104,6 +115,7 @@ def enumerate_layouts(
     heads: int,
     experts: int,
     scaleup_domain_gpus: int,
+    cp_candidates: tuple[int, ...] = (1,),
 ) -> Layouts:
     """Every valid layout for this GPU count and global batch, built and filtered with numpy."""
     tp_c = _powers_of_two(min(scaleup_domain_gpus, heads, gpus))
@@ -118,11 +130,14 @@ def enumerate_layouts(
         np.arange(len(RECOMPUTE_MODES)),
         np.array(MICRO_BATCHES),
         np.array(INTERLEAVES),
+        *([np.array(cp_candidates, dtype=np.int64)] if len(cp_candidates) > 1 else []),
         indexing="ij",
     )
-    tp, pp, ep, zero, rec, mb, v = (g.ravel().astype(np.int64) for g in grids)
-    ok = gpus % (tp * pp) == 0
-    dp = np.where(ok, gpus // np.maximum(tp * pp, 1), 0)
+    tp, pp, ep, zero, rec, mb, v, *cps = (g.ravel().astype(np.int64) for g in grids)
+    cp = cps[0] if cps else cp_candidates[0]
+    model_gpus = tp * pp * cp
+    ok = gpus % model_gpus == 0
+    dp = np.where(ok, gpus // np.maximum(model_gpus, 1), 0)
     ok &= dp >= 1
     per_m = np.maximum(dp * mb, 1)
     m = np.maximum(np.rint(global_batch_seqs / per_m), 1).astype(np.int64)
@@ -142,4 +157,5 @@ def enumerate_layouts(
         interleave=v[keep],
         sequence_parallel=(tp[keep] > 1).astype(np.int64),
         microbatches=m[keep],
+        cp=cp[keep] if cps else np.full(len(keep), cp, dtype=np.int64),
     )

@@ -2,7 +2,12 @@
 
 - Weights, gradients, optimizer: 2 + 4 + 12 bytes per parameter (constants.py); ZeRO-1 shards the
   optimizer over data-parallel ranks, ZeRO-2 also gradients, ZeRO-3 also weights (Rajbhandari et al.
-  2020). Expert parameters shard over dp/ep ranks.
+  2020). Expert parameters shard over dp/ep ranks. With context parallelism the weights are
+  replicated over the cp ranks too, and Megatron's distributed optimizer shards over dp·cp
+  (megatron/core/parallel_state.py, get_data_parallel_group(with_context_parallel=True)).
+- Context parallelism "partitions the network inputs and all activations along sequence dimension"
+  and "each GPU only stores the KV of a sequence chunk" (Megatron-LM
+  docs/source/api-guide/context_parallel.rst): activations and logits are those of seq/cp tokens.
 - Activations per layer and token (Korthikanti et al. 2022, generalised to GQA, gated MLPs and MoE):
   tensors sharded by tp (Q, K, V, attention output, MLP intermediates) plus tensors only sequence
   parallelism shards (layer-norm and matmul inputs, dropout masks); 5·a·s bytes of attention scores
@@ -59,7 +64,8 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     """Bytes per GPU by category plus `total`, one value per layout."""
     s = job.shape
     non_expert, expert = stage_params(job, lay)
-    dp, ep, z = lay.dp, lay.ep, lay.zero
+    cp = lay.cp if lay.cp.max(initial=1) > 1 else 1  # 1: no layout splits its sequences
+    dp, ep, z = lay.dp * cp, lay.ep, lay.zero
     shard_ne, shard_e = dp, np.maximum(dp // ep, 1)
 
     def sharded(bytes_per_param: float, from_stage: int) -> np.ndarray:
@@ -76,7 +82,7 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     per_layer_full = (non_expert + expert) / np.maximum(layers_per_stage(job, lay), 1)
     gather = np.where(z == 3, 2 * C.WEIGHT_BYTES * per_layer_full, 0.0)
 
-    tokens = lay.micro_batch * job.seq_len
+    tokens = lay.micro_batch * job.seq_len / cp
     stored, working = activation_bytes_per_token_layer(job, lay)
     lps = layers_per_stage(job, lay)
     first = stored * tokens * in_flight_layers(job, lay)

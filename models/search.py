@@ -33,7 +33,22 @@ class NoFittingLayout(ValueError):
     """No layout of the model fits this many GPUs."""
 
 
-def all_layouts(job: Job, gpus: int) -> Layouts:
+def context_parallel(job: Job) -> tuple[int, ...]:
+    """Context-parallel degrees the search tries: 1 below CP_SEARCH_MIN_SEQ_LEN; from there the
+    powers of two leaving at least CP_MIN_TOKENS_PER_RANK tokens per rank whose 2·cp chunks divide
+    the sequence (Megatron's load-balanced causal split gives each rank two chunks)."""
+    seq = job.seq_len
+    if seq < C.CP_SEARCH_MIN_SEQ_LEN:
+        return (1,)
+    return tuple(
+        c
+        for c in (1 << i for i in range(16))
+        if seq // c >= C.CP_MIN_TOKENS_PER_RANK and seq % (2 * c) == 0 or c == 1
+    )
+
+
+def all_layouts(job: Job, gpus: int, cp: tuple[int, ...] | None = None) -> Layouts:
+    """Every valid layout of `gpus`; `cp` the context-parallel degrees (context_parallel by default)."""
     s = job.shape
     return enumerate_layouts(
         gpus=gpus,
@@ -42,16 +57,21 @@ def all_layouts(job: Job, gpus: int) -> Layouts:
         heads=s.heads,
         experts=s.experts,
         scaleup_domain_gpus=job.gpu.scaleup_domain_gpus,
+        cp_candidates=context_parallel(job) if cp is None else cp,
     )
 
 
 def stack_allows(job: Job, lay: Layouts) -> np.ndarray:
     """The layouts the job's software stack runs (constants.SOFTWARE_STACKS): its ZeRO stages,
-    tensor/pipeline parallelism, sequence parallelism and selective recompute."""
+    tensor/pipeline parallelism, sequence parallelism and selective recompute; context parallelism
+    only on the stacks with sequence parallelism (Megatron-Core era: CP "requires Megatron-Core
+    (>=0.5.0) and Transformer Engine (>=1.1)", Megatron-LM context_parallel.rst)."""
     st = C.SOFTWARE_STACKS[job.stack]
     ok = np.isin(lay.zero, st["zero"])
     if not st["tp_pp"]:
         ok &= (lay.tp == 1) & (lay.pp == 1)
+    if not (st["tp_pp"] and st["sequence_parallel"]):
+        ok &= lay.cp == 1
     if not st["sequence_parallel"]:
         ok &= ~lay.sequence_parallel.astype(bool)
     if not st["selective_recompute"]:

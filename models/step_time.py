@@ -12,6 +12,11 @@ Per layer and micro-batch on one GPU:
 - MoE: two all-to-alls of the routed tokens forward and two backward per MoE layer.
 - Recompute: full repeats the forward; selective repeats the attention core (Korthikanti 2022).
 - TP with comm overlap (Transformer Engine userbuffers): each collective hides behind its GEMM.
+- Context parallelism (cp > 1): each GPU holds seq/cp tokens of every sequence and attends them to
+  all seq keys; K/V are gathered around a ring of the cp ranks (tp·cp consecutive GPUs) per layer,
+  once forward and, with the K/V gradients, twice backward, overlapped with the attention core
+  (Megatron-LM docs/source/api-guide/context_parallel.rst; Liu et al. 2023 "Ring Attention",
+  arXiv 2310.01889). Gradients are reduced over dp·cp ranks.
 A step is (m + (pp−1)/v) stage slots (1F1B with interleaving, Narayanan 2021) plus pipeline p2p in
 warm-up and drain, the exposed part of the data-parallel gradient and parameter collectives
 (ZeRO-3 repeats its gathers every micro-batch; the share hidden is the software stack's
@@ -50,7 +55,9 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     h, seq, f = s.hidden, job.seq_len, job.mlp_tokens_width
     tp, pp, v = lay.tp.astype(float), lay.pp.astype(float), lay.interleave.astype(float)
     sp = lay.sequence_parallel.astype(bool)
-    T = lay.micro_batch * seq
+    has_cp = lay.cp.max(initial=1) > 1
+    cp = lay.cp if has_cp else 1
+    T = lay.micro_batch * seq / cp if has_cp else lay.micro_batch * seq
     gate = 3 if s.gated_mlp else 2
 
     bf16 = g.bf16_dense_tflops * 1e12
@@ -101,14 +108,22 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     routed = np.where(sp, T / tp, T) * s.experts_per_token * h * 2.0
     a2a = moe_share * coll.all_to_all_s(routed, lay.ep, a2a_bw, a2a_lat) if s.is_moe else 0.0
 
+    if has_cp:
+        cp_bw, cp_lat = link(tp * cp)
+        kv_bytes = T * kv_width * 2.0 / tp  # this rank's K and V (bf16), heads split over tp
+        cp_coll = coll.all_gather_s(cp * kv_bytes, cp, cp_bw, cp_lat)
+        cp_f, cp_b = exposed(cp_coll, attn_f), exposed(2 * cp_coll, 2 * attn_f)
+    else:  # no context parallelism in these layouts (the common case: skip the arrays)
+        cp_coll = cp_f = cp_b = 0.0
+
     # backward GEMMs: activation gradients, plus weight gradients unless the weights are frozen
     mm_b = (2.0 if job.weight_gradients else 1.0) * mm_f
     if job.tp_comm_overlap:  # each collective pipelined with its neighbouring GEMM
         tp_f, tp_b = exposed(2 * tp_coll, mm_f), exposed(2 * tp_coll, mm_b)
     else:
         tp_f = tp_b = 2 * tp_coll
-    fwd = mm_f + attn_f + el_f + softmax_f + tp_f + 2 * a2a
-    bwd = mm_b + 2 * (attn_f + el_f + softmax_f) + tp_b + 2 * a2a
+    fwd = mm_f + attn_f + el_f + softmax_f + tp_f + 2 * a2a + cp_f
+    bwd = mm_b + 2 * (attn_f + el_f + softmax_f) + tp_b + 2 * a2a + cp_b
     rec = np.select(
         [lay.recompute == Recompute.FULL, lay.recompute == Recompute.SELECTIVE],
         [fwd, attn_f + softmax_f],
@@ -127,22 +142,23 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     m = lay.microbatches
     compute = m * stage
     bubble = (pp - 1) / v * stage
-    p2p_bw, p2p_lat = link(tp * lay.dp * pp)
+    dpc = lay.dp * cp  # gradients and the distributed optimizer span the dp·cp ranks
+    p2p_bw, p2p_lat = link(tp * dpc * pp)
     p2p_bytes = T * h * 2.0 / np.where(sp, tp, 1.0)
     p2p = np.where(pp > 1, 2 * (pp - 1) * v * coll.p2p_s(p2p_bytes, p2p_bw, p2p_lat), 0.0)
 
     # --- data parallel ------------------------------------------------------------------------
     ne, ex = stage_params(job, lay)
-    dp_bw, dp_lat = link(tp * lay.dp)
+    dp_bw, dp_lat = link(tp * dpc)
     # k ranks of a DP group share one scale-up domain, each with its own NIC: NCCL runs k channels,
     # one per NIC, so the group's bandwidth is k NICs, capped by the scale-up link.
-    k = np.clip(g.scaleup_domain_gpus // tp, 1, lay.dp)
-    dp_bw = np.where(tp * lay.dp > g.scaleup_domain_gpus, np.minimum(k * out_bw, up_bw), dp_bw)
-    dpe = np.maximum(lay.dp // lay.ep, 1)
-    rs = coll.reduce_scatter_s(job.grad_bytes * ne, lay.dp, dp_bw, dp_lat) + (
+    k = np.clip(g.scaleup_domain_gpus // tp, 1, dpc)
+    dp_bw = np.where(tp * dpc > g.scaleup_domain_gpus, np.minimum(k * out_bw, up_bw), dp_bw)
+    dpe = np.maximum(dpc // lay.ep, 1)
+    rs = coll.reduce_scatter_s(job.grad_bytes * ne, dpc, dp_bw, dp_lat) + (
         coll.reduce_scatter_s(job.grad_bytes * ex, dpe, dp_bw, dp_lat)
     )
-    ag = coll.all_gather_s(C.WEIGHT_BYTES * ne, lay.dp, dp_bw, dp_lat) + (
+    ag = coll.all_gather_s(C.WEIGHT_BYTES * ne, dpc, dp_bw, dp_lat) + (
         coll.all_gather_s(C.WEIGHT_BYTES * ex, dpe, dp_bw, dp_lat)
     )
     fwd_mb, bwd_mb = lps * fwd, lps * (bwd + rec)
@@ -157,7 +173,7 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         ],
         m * (exposed(ag, hide_f) + exposed(ag + rs, hide_b)),
     )
-    opt_params = np.where(z >= 1, ne / lay.dp + ex / dpe, ne + ex)
+    opt_params = np.where(z >= 1, ne / dpc + ex / dpe, ne + ex)
     optimizer = opt_params * C.OPTIMIZER_STEP_BYTES / hbm
 
     total = compute + bubble + p2p + data_parallel + optimizer
@@ -172,4 +188,6 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         * lps
         * (4 * tp_coll + np.where(lay.recompute == Recompute.FULL, 2 * tp_coll, 0.0)),
         "recompute": m * lps * rec,
+        # the ring's K/V traffic, once forward and twice backward (mostly hidden: see fwd/bwd)
+        "cp_comm": m * lps * 3 * cp_coll + np.zeros(len(lay)),
     }

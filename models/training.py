@@ -74,6 +74,8 @@ class Layout(Record):
     sequence_parallel: bool
     microbatches: int
     global_batch_seqs: int
+    #: context-parallel degree (1: none); tp·cp·pp·dp = GPUs
+    cp: int = 1
 
 
 class Checkpoint(Record):

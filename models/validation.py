@@ -32,6 +32,7 @@ import numpy as np
 
 from models.calibration import TABLE5, job_and_layout, table5_rows
 from models.constants import (  # noqa: F401
+    BAND_BASE_CLASSES,
     BAND_COVERAGE,
     BAND_MIN_RUNS,
     BAND_SIZE_CLASSES,
@@ -173,7 +174,8 @@ def _int(row: dict, key: str) -> int | None:
 
 def layout_text(lay: dict) -> str:
     return (
-        f"TP{lay['tp']} PP{lay['pp']} DP{lay['dp']} v{lay['interleave']} mb{lay['micro_batch']} "
+        f"TP{lay['tp']} {f'CP{cp} ' if (cp := lay.get('cp', 1)) > 1 else ''}PP{lay['pp']} "
+        f"DP{lay['dp']} v{lay['interleave']} mb{lay['micro_batch']} "
         f"Z{lay['zero']} {lay['recompute']}"
     )
 
@@ -206,6 +208,7 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
     """The published layout, or every valid layout that matches the published fields."""
     gpus = int(row["gpus"])
     given = {k: _int(row, k) for k in ("tp", "pp", "dp", "interleave", "micro_batch", "zero")}
+    cp = _int(row, "cp") or 1  # context parallelism as published (empty: none)
     rec = row.get("recompute") or None
     if "_table5" in row:
         return job_and_layout(row["_table5"])[1]
@@ -220,6 +223,7 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
                 micro_batch=given["micro_batch"],
                 interleave=given["interleave"] or 1,
                 zero=given["zero"] or 0,
+                cp=cp,
                 recompute=mode,
                 sequence_parallel=_int(row, "sequence_parallel")
                 if row.get("sequence_parallel")
@@ -233,7 +237,7 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
                 for f in dataclasses.fields(Layouts)
             }
         )
-    lay = all_layouts(job, gpus)
+    lay = all_layouts(job, gpus, cp=(cp,))
     keep = np.ones(len(lay), dtype=bool)
     for k, v in given.items():
         if v is not None:
@@ -633,6 +637,7 @@ def validate_heldout(stack: str | None = None) -> dict:
                 "stack_class": row["stack_class"],
                 "scope": row["scope"],
                 "size_class": size_class(shape.params_total),
+                "params_total": shape.params_total,
                 "year": int(row["year"]),
                 "published": float(row["published_gpu_hours"]),
                 **plan,
@@ -714,8 +719,9 @@ def heldout_report(res: dict) -> str:
         )
     b = band_summary()
     lines.append(
-        f"band (train_days_low-high), the shortest interval of signed errors holding at least "
-        f"{BAND_COVERAGE:.0%} of the runs; plans use their model's size class:"
+        f"band (train_days_low-high), split-conformal at {BAND_COVERAGE:.0%}: of a class's n sorted "
+        f"signed errors the floor((n+1)*{(1 - BAND_COVERAGE) / 2:g})-th to the "
+        f"ceil((n+1)*{1 - (1 - BAND_COVERAGE) / 2:g})-th; plans use their model's size class:"
     )
     for c in [*b["classes"], b["overall"]]:
         lines.append(
@@ -725,8 +731,8 @@ def heldout_report(res: dict) -> str:
             f"{c['coverage']:.0%} of them"
         )
     lines.append(
-        f"  coverage of the {b['runs']} held-out runs by their own class's band: {b['coverage']:.0%}; "
-        f"each run against the band of the other runs of its class (leave one out): "
+        f"  coverage of the {b['runs']} held-out runs by their own class's band: {b['coverage']:.0%} "
+        f"in sample; each run against the band the rule gives from the other runs (leave one out): "
         f"{b['leave_one_out_coverage']:.0%}"
     )
     lines.append(
@@ -737,18 +743,56 @@ def heldout_report(res: dict) -> str:
 
 
 def band_from_errors(errors: list[float], coverage: float = BAND_COVERAGE) -> tuple[float, float]:
-    """(low, high): the shortest interval of signed errors that holds ceil(coverage · n) of them,
-    rounded outward to a whole percent (the earliest such interval on ties)."""
+    """(low, high), split-conformal with equal tails (constants.BAND_COVERAGE): of the n sorted
+    signed errors, the ⌊(n+1)·α/2⌋-th and the ⌈(n+1)·(1 − α/2)⌉-th, α = 1 − coverage, rounded
+    outward to a whole percent; a side whose rank falls outside 1…n is unbounded (−inf / +inf)."""
     e = sorted(errors)
-    k = math.ceil(round(coverage * len(e), 9))
-    i = min(range(len(e) - k + 1), key=lambda j: (e[j + k - 1] - e[j], j))
-    lo, hi = e[i], e[i + k - 1]
-    return math.floor(round(lo * 100, 6)) / 100, math.ceil(round(hi * 100, 6)) / 100
+    n, tail = len(e), (1 - coverage) / 2
+    k_lo = math.floor(round((n + 1) * tail, 9))
+    k_hi = math.ceil(round((n + 1) * (1 - tail), 9))
+    lo = e[k_lo - 1] if k_lo >= 1 else -math.inf
+    hi = e[k_hi - 1] if k_hi <= n else math.inf
+    return (
+        math.floor(round(lo * 100, 6)) / 100 if math.isfinite(lo) else lo,
+        math.ceil(round(hi * 100, 6)) / 100 if math.isfinite(hi) else hi,
+    )
 
 
 def band_coverage(errors: list[float], low: float, high: float) -> float:
     """Share of runs whose error lies within [low, high]: their published GPU-hours within the band."""
     return sum(low <= e <= high for e in errors) / len(errors)
+
+
+def _billions(x: float) -> str:
+    return f"{x / 1e9:g}B"
+
+
+def size_classes(params_totals: list[float]) -> tuple[tuple[str, float], ...]:
+    """The band's size classes for runs of these total parameter counts: BAND_BASE_CLASSES, the
+    smallest class (the highest on ties) with fewer than BAND_MIN_RUNS runs merged into the class
+    below it (the lowest into the one above) until none is left or one class remains."""
+    uppers = [u for _, u in BAND_BASE_CLASSES]
+    while len(uppers) > 1:
+        counts = [
+            sum((lo <= p < u) for p in params_totals)
+            for lo, u in zip([0.0, *uppers[:-1]], uppers, strict=True)
+        ]
+        small = [i for i, c in enumerate(counts) if c < BAND_MIN_RUNS]
+        if not small:
+            break
+        i = max(small, key=lambda j: (-counts[j], j))
+        del uppers[i - 1 if i > 0 else 0]  # drop the boundary to the class below (or above)
+    if len(uppers) == 1:
+        return (("all sizes", math.inf),)
+    names = [f"under {_billions(uppers[0])}"] + [
+        f"{_billions(lo)} and over" if math.isinf(u) else f"{_billions(lo)} to {_billions(u)}"
+        for lo, u in zip(uppers[:-1], uppers[1:], strict=True)
+    ]
+    return tuple(zip(names, uppers, strict=True))
+
+
+def _class_of(params_total: float, classes: tuple[tuple[str, float], ...]) -> str:
+    return next(name for name, upper in classes if params_total < upper)
 
 
 def _band(name: str, errors: list[float], low: float, high: float) -> dict:
@@ -760,7 +804,7 @@ def _band(name: str, errors: list[float], low: float, high: float) -> dict:
         "derived": band_from_errors(errors),
         "coverage": band_coverage(errors, low, high),
         "days_factor_low": 1 / (1 + high),
-        "days_factor_high": 1 / (1 + low),
+        "days_factor_high": 1 / (1 + low) if low > -1 else math.inf,
     }
 
 
@@ -768,7 +812,9 @@ def band_summary() -> dict:
     """The bands plans use, per size class (GPU_HOURS_ERROR_BY_SIZE) and over all runs
     (GPU_HOURS_ERROR_LOW/HIGH): each with the band today's held-out errors give and the share of
     that class's held-out whole runs inside it; `coverage` is the share of all runs inside their own
-    class's band (what a plan shows)."""
+    class's band (what a plan shows, in sample), `leave_one_out_coverage` the share inside the band
+    the rule gives without them (what to expect on a new run). The one source of the coverage the
+    CLI, the Validation page and the PDF print."""
     rows = validate_heldout()["rows"]
     errors = [r["error"] for r in rows]
     classes = [
@@ -789,15 +835,18 @@ def band_summary() -> dict:
 
 
 def leave_one_out_coverage(rows: list[dict]) -> float:
-    """Share of held-out runs inside the band derived (band_from_errors) from the other runs of
-    their size class only: the coverage to expect on a run the band was not derived from (the
-    in-sample coverage counts each run in the band it helped set)."""
+    """Share of held-out runs inside the band the whole rule gives without them: size classes merged
+    (size_classes) and the band derived (band_from_errors) from the other runs only, the run then
+    checked against its class's band (the in-sample coverage counts each run in the band it helped
+    set)."""
     inside = 0
     for i, r in enumerate(rows):
-        others = [
-            o["error"] for j, o in enumerate(rows) if j != i and o["size_class"] == r["size_class"]
-        ]
-        low, high = band_from_errors(others)
+        others = [o for j, o in enumerate(rows) if j != i]
+        classes = size_classes([o["params_total"] for o in others])
+        mine = _class_of(r["params_total"], classes)
+        low, high = band_from_errors(
+            [o["error"] for o in others if _class_of(o["params_total"], classes) == mine]
+        )
         inside += low <= r["error"] <= high
     return inside / len(rows)
 

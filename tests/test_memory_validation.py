@@ -144,13 +144,3 @@ def test_both_modes_side_by_side_carry_their_own_errors_and_the_rule_of_thumb():
     lines = text.splitlines()
     assert sum(x.startswith("published plan") for x in lines) == len(pub)
     assert sum(x.startswith("planner's plan") for x in lines) == 3
-
-
-def test_leave_one_out_coverage_checks_each_run_against_a_band_it_did_not_set():
-    rows = [
-        {"error": e, "size_class": "a"} for e in (-0.5, -0.4, -0.3, -0.2, -0.1, 0.0, 0.1, 0.2)
-    ] + [{"error": 0.9, "size_class": "a"}]
-    # in-sample the shortest 80 % interval holds 8 of 9; left out, the extremes fall outside
-    assert V.leave_one_out_coverage(rows) == pytest.approx(6 / 9)
-    b = V.band_summary()
-    assert b["leave_one_out_coverage"] <= b["coverage"]

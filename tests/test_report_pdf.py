@@ -400,6 +400,7 @@ def test_the_band_coverage_and_both_modes_are_in_the_report(text):
     flat = " ".join(text.split())
     b = band_summary()
     assert f"The band contains {b['coverage']:.0%} of those {b['runs']} runs" in flat
+    assert f"({b['leave_one_out_coverage']:.0%} when each run is left out of the band" in flat
     own = next(m for m in modes_summary() if m["mode"] == "planner's plan")
     assert (
         f"planner's own plan, median {own['model_median']:.0%}, worst {own['model_worst']:.0%}"

@@ -13,6 +13,7 @@ import contextlib
 import csv
 import io
 import json
+import math
 import pathlib
 
 import pytest
@@ -29,7 +30,9 @@ from models.training import plan_training
 
 TARGETS = V.TARGETS
 #: the scored throughput rows beyond the 15 % worst-case target today (see the README's Known limits)
-THROUGHPUT_BEYOND = {"lf-a100-80-30b-8g-s8192", "lf-a100-40-70b-64g-s2048"}
+#: nemo-llama3-8b-8 joined when its published CP2 was entered (it was -3.7 % with CP2 folded into DP8,
+#: which forced full recompute; +20 % as published: validation/misses.csv)
+THROUGHPUT_BEYOND = {"lf-a100-80-30b-8g-s8192", "lf-a100-40-70b-64g-s2048", "nemo-llama3-8b-8"}
 #: today's (median, worst) absolute error per kind, with a little slack; not the targets.
 TODAY = {"step_time": (0.04, 0.08), "throughput": (0.05, 0.33), "gpu_hours": (0.09, 0.15)}
 #: the same over every row, the not-scored ones included
@@ -199,6 +202,8 @@ def test_band_is_derived_from_held_out_errors_and_contains_80_pct():
     errors = [r["error"] for r in rows]
     # the bands plans use are the ones today's held-out errors give (not set by hand): overall ...
     assert V.band_from_errors(errors) == (V.GPU_HOURS_ERROR_LOW, V.GPU_HOURS_ERROR_HIGH)
+    # ... the size classes are the base classes merged by the rule on these runs ...
+    assert V.size_classes([r["params_total"] for r in rows]) == V.BAND_SIZE_CLASSES
     # ... and per size class, each from its own class's runs only
     for name, _ in V.BAND_SIZE_CLASSES:
         sel = [r["error"] for r in rows if r["size_class"] == name]
@@ -215,14 +220,46 @@ def test_band_is_derived_from_held_out_errors_and_contains_80_pct():
     )
     assert b["coverage"] == inside / len(rows) >= 0.80
     assert [c["runs"] for c in b["classes"]] == [18, 9]
+    # issue 16's target, on runs the band was not derived from
+    assert b["leave_one_out_coverage"] == V.leave_one_out_coverage(rows) >= V.BAND_COVERAGE
 
 
-def test_band_is_the_shortest_interval_holding_the_share():
+def test_band_is_the_conformal_order_statistics():
     assert V.band_coverage([-0.5, -0.1, 0.2, 0.4], -0.2, 0.3) == 0.5
-    # 8 of 10 needed: the two outliers are left out, whichever side they are on
-    assert V.band_from_errors([-0.5] + [0.0] * 8 + [0.5]) == (0.0, 0.0)
-    assert V.band_from_errors([-0.9, -0.8] + [0.1] * 7 + [0.2]) == (0.1, 0.2)
-    assert V.band_from_errors([-0.4, -0.3, -0.2, 0.0, 0.3], coverage=0.6) == (-0.4, -0.2)
+    # n = 19: the floor(20 * 0.1) = 2nd and ceil(20 * 0.9) = 18th of the sorted errors
+    nineteen = [i / 100 for i in range(-9, 10)]
+    assert V.band_from_errors(nineteen) == (-0.08, 0.08)
+    # n = 9: the 1st and the 9th; n = 29: the 3rd and the 27th
+    assert V.band_from_errors([0.3, -0.2, 0.1, 0.0, 0.05, -0.05, 0.2, -0.1, 0.15]) == (-0.2, 0.3)
+    assert V.band_from_errors([i / 100 for i in range(29)]) == (0.02, 0.26)
+    # n = 8: too few for either side of an 80 % band, which is then unbounded
+    assert V.band_from_errors([i / 100 for i in range(8)]) == (-math.inf, math.inf)
+    # rounded outward to a whole percent; the coverage argument sets the tails (60 %: 20 % each)
+    assert V.band_from_errors([-0.123, -0.1, 0.0, 0.1, 0.123], coverage=0.6) == (-0.13, 0.13)
+    assert V.band_from_errors([i / 100 for i in range(9)], coverage=0.6) == (0.01, 0.07)
+
+
+def test_size_classes_merge_a_class_with_too_few_runs_into_the_one_below():
+    def runs(small, mid, big):
+        return [7e9] * small + [70e9] * mid + [405e9] * big
+
+    inf = math.inf
+    assert V.size_classes(runs(18, 6, 3)) == (("under 20B", 20e9), ("20B and over", inf))
+    assert V.size_classes(runs(10, 10, 10)) == V.BAND_BASE_CLASSES
+    assert V.size_classes(runs(18, 2, 9)) == (("under 100B", 100e9), ("100B and over", inf))
+    assert V.size_classes(runs(3, 18, 9)) == (("under 100B", 100e9), ("100B and over", inf))
+    assert V.size_classes(runs(5, 5, 5)) == (("all sizes", inf),)
+
+
+def test_leave_one_out_coverage_re_derives_the_band_without_the_run():
+    """Each run is checked against the band the whole rule (classes merged, order statistics)
+    gives from the other runs: 16 of 20 small runs (the two at each end fall outside) and 7 of 9
+    large ones (without one, the large class has 8 runs and joins the small one; the two largest
+    errors are then above the 27th of the 28 others)."""
+    small = [{"error": i / 100, "params_total": 7e9} for i in range(-10, 10)]
+    large = [{"error": 0.5 + i / 100, "params_total": 405e9} for i in range(9)]
+    assert V.leave_one_out_coverage(small + large) == pytest.approx(23 / 29)
+    assert V.leave_one_out_coverage(small) == pytest.approx(16 / 20)
 
 
 def test_size_class_follows_total_parameters():

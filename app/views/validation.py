@@ -111,10 +111,12 @@ def render_heldout() -> None:
     )
     st.markdown(
         f"**Band** on every plan's training days (train_days_low–high), by the model's size class: "
-        f"the shortest interval of that class's held-out errors holding at least {100 * BAND_COVERAGE:.0f} % "
-        f"of its runs, rounded outward. Plans use their class's band; it contains "
-        f"**{b['coverage']:.0%} of the {b['runs']} held-out runs**. Under 20B the model is "
-        "optimistic on every run, so that band lies above the point estimate."
+        f"split-conformal at {100 * BAND_COVERAGE:.0f} %, of a class's n held-out errors sorted, the "
+        "⌊(n+1)·0.1⌋-th to the ⌈(n+1)·0.9⌉-th, rounded outward. Plans use their class's band; it "
+        f"contains **{b['coverage']:.0%} of the {b['runs']} held-out runs** in sample and "
+        f"**{b['leave_one_out_coverage']:.0%}** when each run is left out of the band it is "
+        "checked against (the coverage to expect on a new run). Under 20B the model is optimistic "
+        "on every run, so that band lies above the point estimate."
     )
     st.dataframe(band_table(b), hide_index=True)
     st.dataframe(

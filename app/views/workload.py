@@ -366,7 +366,8 @@ def _run_page() -> None:
                     help=f"{plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU",
                 )
                 st.markdown(
-                    f"**Layout:** TP {lay.tp} · PP {lay.pp} · DP {lay.dp} · EP {lay.ep} · "
+                    f"**Layout:** TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · "
+                    f"PP {lay.pp} · DP {lay.dp} · EP {lay.ep} · "
                     f"ZeRO-{lay.zero} · recompute {lay.recompute} · micro-batch {lay.micro_batch} · "
                     f"interleave {lay.interleave}  \n**Execution:** {execution_text(plan.execution)}"
                 )
