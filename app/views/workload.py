@@ -2,11 +2,10 @@
 sizing summary from the core. A switch at the top puts a portfolio of workloads in force instead
 (app/views/portfolio.py); the single training run stays the first, one-click mode."""
 
-import pandas as pd
 import streamlit as st
 
+from app import charts, state
 from app import schema_widgets as sw
-from app import state
 from app.formatting import si
 from app.report_text import execution_text
 from app.views import portfolio as portfolio_view
@@ -377,7 +376,9 @@ def _run_page() -> None:
                     f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
                     f"Checkpoint {plan.checkpoint.size_gib:,.0f} GiB every {plan.checkpoint.interval_min:.0f} min."
                 )
-                mem = {
-                    k: v for k, v in plan.memory_gib_per_gpu.items() if k != "total" and v > 0.05
-                }
-                st.bar_chart(pd.DataFrame({"GiB per GPU": mem}), horizontal=True, height=200)
+                st.plotly_chart(
+                    charts.training_memory(plan.model_dump(mode="json"), state.dark_theme()),
+                    theme=None,
+                    width="stretch",
+                    key="chart_training_memory",
+                )
