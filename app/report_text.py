@@ -5,7 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-from app.formatting import days, deadline_miss, deadline_sizing, on_day, pct, usd_rate
+from app.formatting import (
+    days,
+    deadline_miss,
+    deadline_sizing,
+    efficient_size_advice,
+    on_day,
+    pct,
+    usd_rate,
+)
 from app.formatting import si as _si
 from app.formatting import usd as _usd
 from models.options import spec
@@ -328,7 +336,11 @@ def deadline_sizing_line(c: Comparison) -> list[str]:
     sized_for = c.option(t.deadline_sized_for) if t.deadline_sized_for else None
     if deadline is None or sized_for is None or t.train_days_budget is None:
         return []
-    return [deadline_sizing(deadline, t.train_days_budget, sized_for.label, sized_for.ready_day)]
+    advice = efficient_size_advice(t.gpus, t.efficient)
+    return [
+        deadline_sizing(deadline, t.train_days_budget, sized_for.label, sized_for.ready_day),
+        *([advice] if advice else []),
+    ]
 
 
 def comparison_csv(c: Comparison) -> str:

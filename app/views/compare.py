@@ -14,6 +14,7 @@ from app.formatting import (
     deadline_miss,
     deadline_sizing,
     deadline_status,
+    efficient_size_advice,
     md_plain,
     on_day,
     run_length,
@@ -47,6 +48,8 @@ def render() -> None:
             )
             + "."
         )
+        if advice := efficient_size_advice(t.gpus, t.efficient):
+            st.info(md_plain(advice) + ".", icon=":material/speed:")
 
     rec = c.recommendation  # the engine's choice: presentation does not rank again
     cheapest = c.option(rec.option) if rec.option else None
