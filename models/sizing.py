@@ -164,7 +164,7 @@ def efficient_beside_chosen(
         else (d_eff - d_chosen) / (chosen - n_eff) * 1000,
         "previous_gpus": previous and previous[0],
         "previous_train_days": previous and previous[1],
-        "previous_marginal_days_per_1000_gpus": marginal_days_per_1000_gpus(
-            [p for p, _ in upto]
-        )[-1],
+        "previous_marginal_days_per_1000_gpus": marginal_days_per_1000_gpus([p for p, _ in upto])[
+            -1
+        ],
     }

@@ -42,8 +42,7 @@ def test_the_recommendation_counts_the_ready_day_as_the_tables_do(fixture_catalo
     c = compare(sc, fixture_catalogue, decision=False)
     best = c.option(c.recommendation.option)
     results = [
-        o.model_copy(update={"ready_day": 7.3}) if o.option == best.option else o
-        for o in c.options
+        o.model_copy(update={"ready_day": 7.3}) if o.option == best.option else o for o in c.options
     ]
     why = ds.recommend(build_inputs(sc, fixture_catalogue), results).why
     assert "ready on day 8" in why
