@@ -251,7 +251,7 @@ def cumulative_cost(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     fig = _figure(
         "Cumulative cost over the term",
         "Nominal USD at the end of each month; "
-        "\u25c6 marks the month from which an option stays cheaper than the one named beside it.",
+        "\u25c6 marks the month from which an option stays cheaper than another (named in the legend).",
         dark,
     )
     options = _available(c)
@@ -281,32 +281,35 @@ def cumulative_cost(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
                     f"{o.label} breaks even with {by_id[other].label} in month {month}"
                 )
                 pairs.setdefault(month, []).append(by_id[other].label)
-        months = sorted(hits)
-        if months:
+        # one legend entry per marker, naming the pair: labels on the plot ran into each other
+        for m in sorted(hits):
             fig.add_trace(
                 go.Scatter(
-                    x=months,
-                    y=[cum[m - 1] for m in months],
-                    mode="markers+text",
-                    text=[f"{o.label} < {', '.join(pairs[m])}" for m in months],
-                    textposition="top left",
-                    textfont={"size": 11, "color": text_color(o.option, dark)},
+                    x=[m],
+                    y=[cum[m - 1]],
+                    mode="markers",
                     legendgroup=o.option,
-                    name=f"{o.label} breakeven with {', '.join(sorted({p for m in months for p in pairs[m]}))}",
-                    showlegend=False,
-                    meta={"option": o.option, "kind": "breakeven"},
+                    name=f"month {m}: {o.label} < {', '.join(pairs[m])}",
+                    meta={"option": o.option, "kind": "breakeven", "pair": pairs[m]},
                     marker={
                         "symbol": "diamond",
                         "size": 12,
                         "color": color,
                         "line": {"color": _THEMES[dark]["bg"], "width": 1.5},
                     },
-                    customdata=["<br>".join(hits[m]) for m in months],
+                    customdata=["<br>".join(hits[m])],
                     hovertemplate=_HOVER,
                 )
             )
     term = max(len(o.cumulative_usd) for o in options)
-    fig.update_layout(hovermode="x unified")
+    # the options and their breakevens wrap to several rows: below the plot, clear of the subtitle
+    rows = 1 + len(fig.data) // 2  # legend rows at about two entries a row (a PDF column)
+    fig.update_layout(
+        hovermode="x unified",
+        height=HEIGHT_PX + 22 * rows,
+        margin={"b": 90 + 22 * rows},
+        legend={"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
+    )
     fig.update_xaxes(
         title_text="Month of the term",
         range=[0.5, term + 0.5],

@@ -76,16 +76,26 @@ def test_the_training_memory_chart_has_a_title_and_units(fixture_catalogue):
 
 
 def test_a_breakeven_marker_names_the_pair(example):
+    """Each ◆ has a legend entry saying which option passes which, and in which month."""
     fig = charts.cumulative_cost(example)
     markers = [t for t in fig.data if (t.meta or {}).get("kind") == "breakeven"]
     assert markers, "the example has breakevens"
     labels = {o.option: o.label for o in example.options}
+    named = 0
     for t in markers:
         o = example.option(t.meta["option"])
-        others = {labels[k] for k, m in o.breakeven_month.items() if m is not None and m > 1}
-        assert "markers" in t.mode and "text" in t.mode
-        for month, text in zip(t.x, t.text, strict=True):
-            assert text.startswith(f"{o.label} < ")
-            named = set(text.removeprefix(f"{o.label} < ").split(", "))
-            assert named <= others and named, text
-            assert all(o.breakeven_month[k] == month for k in labels if labels[k] in named)
+        (month,) = t.x
+        pairs = sorted(labels[k] for k, m in o.breakeven_month.items() if m == month)
+        assert t.showlegend is not False
+        assert t.name == f"month {month}: {o.label} < {', '.join(pairs)}"
+        named += len(pairs)
+    # every breakeven inside the term has its marker
+    assert named == sum(
+        1
+        for o in example.options
+        if o.available
+        for k, m in o.breakeven_month.items()
+        if m is not None and 1 < m <= len(o.cumulative_usd) and example.option(k).available
+    )
+    # below the plot, clear of the subtitle
+    assert fig.layout.legend.yref == "container" and fig.layout.legend.y == 0
