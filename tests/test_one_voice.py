@@ -108,3 +108,10 @@ def test_compare_totals_give_points_in_time_and_one_parenthesis():
     assert all(v == "-" or re.fullmatch(r"day [\d,]+", v) for v in totals["First result"])
     captions = " ".join(c.value for c in at.caption)
     assert ") (" not in captions
+
+
+def test_the_gpu_count_box_reads_with_thousands_separators():
+    """It read "1024" beside the metric's "1,024"; parse_number reads "1,024" back."""
+    at = _app("workload")
+    assert at.text_input(key="w_gpus").value == "1,024"
+    assert at.session_state["scenario"]["cluster"]["gpus"] == 1024
