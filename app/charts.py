@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
+from models.numbers import on_day
 from models.options import OPTIONS
 from models.validation import UNITS
 from pricing.results import Comparison, OptionResult
@@ -81,6 +82,30 @@ _HOVER = "%{customdata}<extra></extra>"
 def option_color(option_id: str) -> str:
     """The fixed colour of an option (a neutral grey for an id this module does not know)."""
     return OPTION_COLORS.get(option_id, "#7F7F7F")
+
+
+#: the least contrast (WCAG 2 ratio) a text in an option's colour needs against the background;
+#: below it (the pale yellow on white, black on the dark theme) the text takes the theme's ink
+MIN_TEXT_CONTRAST = 3.0
+
+
+def _luminance(color: str) -> float:
+    """WCAG 2 relative luminance of a '#RRGGBB' colour."""
+    rgb = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two '#RRGGBB' colours (1 to 21)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_color(option_id: str, dark: bool = False) -> str:
+    """The option's colour for text when it is readable on the theme's background, else the ink."""
+    color, t = option_color(option_id), _THEMES[dark]
+    return color if contrast(color, t["bg"]) >= MIN_TEXT_CONTRAST else t["fg"]
 
 
 def category_color(category: str) -> str:
@@ -226,7 +251,7 @@ def cumulative_cost(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     fig = _figure(
         "Cumulative cost over the term",
         "Nominal USD at the end of each month; "
-        "\u25c6 marks the month from which an option stays cheaper than another.",
+        "\u25c6 marks the month from which an option stays cheaper than another (named in the legend).",
         dark,
     )
     options = _available(c)
@@ -249,34 +274,42 @@ def cumulative_cost(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
             )
         )
         hits: dict[int, list[str]] = {}
+        pairs: dict[int, list[str]] = {}
         for other, month in o.breakeven_month.items():
             if month is not None and 1 < month <= len(cum) and other in by_id:
                 hits.setdefault(month, []).append(
                     f"{o.label} breaks even with {by_id[other].label} in month {month}"
                 )
-        months = sorted(hits)
-        if months:
+                pairs.setdefault(month, []).append(by_id[other].label)
+        # one legend entry per marker, naming the pair: labels on the plot ran into each other
+        for m in sorted(hits):
             fig.add_trace(
                 go.Scatter(
-                    x=months,
-                    y=[cum[m - 1] for m in months],
+                    x=[m],
+                    y=[cum[m - 1]],
                     mode="markers",
                     legendgroup=o.option,
-                    name=f"{o.label} breakeven",
-                    showlegend=False,
-                    meta={"option": o.option, "kind": "breakeven"},
+                    name=f"month {m}: {o.label} < {', '.join(pairs[m])}",
+                    meta={"option": o.option, "kind": "breakeven", "pair": pairs[m]},
                     marker={
                         "symbol": "diamond",
                         "size": 12,
                         "color": color,
                         "line": {"color": _THEMES[dark]["bg"], "width": 1.5},
                     },
-                    customdata=["<br>".join(hits[m]) for m in months],
+                    customdata=["<br>".join(hits[m])],
                     hovertemplate=_HOVER,
                 )
             )
     term = max(len(o.cumulative_usd) for o in options)
-    fig.update_layout(hovermode="x unified")
+    # the options and their breakevens wrap to several rows: below the plot, clear of the subtitle
+    rows = 1 + len(fig.data) // 2  # legend rows at about two entries a row (a PDF column)
+    fig.update_layout(
+        hovermode="x unified",
+        height=HEIGHT_PX + 22 * rows,
+        margin={"b": 90 + 22 * rows},
+        legend={"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
+    )
     fig.update_xaxes(
         title_text="Month of the term",
         range=[0.5, term + 0.5],
@@ -347,7 +380,7 @@ def cost_breakdown(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
             text=f"<b>{fmt_usd(o.total_usd)}</b>",
             showarrow=False,
             yshift=12,
-            font={"color": option_color(o.option)},
+            font={"color": text_color(o.option, dark)},
             name="total",
         )
     lows = [sum(v for v in o.breakdown_usd.values() if v < 0) for o in options]
@@ -375,6 +408,20 @@ def _lanes(intervals: list[tuple[float, float]]) -> list[int]:
         ends[lane : lane + 1] = [end]
         lanes[i] = lane
     return lanes
+
+
+#: room right of the latest day on the Gantt's axis, as a share of that day: the star's end label
+#: ("day 1,203", 9 characters of 11 px text beside a 15 px star, about 85 px) on a plot about
+#: 600 px wide (the PDF's column; the portal at 1440 px is wider)
+GANTT_LABEL_ROOM = 0.16
+
+
+def _gantt_ends(o: OptionResult, first_run: bool = True) -> list[float]:
+    """The days a Gantt row reaches: its phases' ends and, when the run is drawn, its first result."""
+    ends = [float(p.end_day) for p in o.timeline]
+    if first_run and o.available and o.first_result_day is not None:
+        ends.append(float(o.first_result_day))
+    return ends
 
 
 def provisioning_gantt(
@@ -468,9 +515,9 @@ def provisioning_gantt(
                         "color": color,
                         "line": {"color": t["fg"], "width": 1},
                     },
-                    text=[f"day {o.first_result_day:,.0f}"],
+                    text=[on_day(o.first_result_day)],
                     textposition="middle right",
-                    customdata=[f"{o.label}: first run finishes on day {o.first_result_day:,.0f}"],
+                    customdata=[f"{o.label}: first run finishes on {on_day(o.first_result_day)}"],
                     hovertemplate=_HOVER,
                 )
             )
@@ -491,7 +538,11 @@ def provisioning_gantt(
         uniformtext={"minsize": 9, "mode": "hide"},
         height=max(HEIGHT_PX, int(40 * -y + 140)),
     )
-    fig.update_xaxes(title_text="Days from the decision to go ahead", rangemode="tozero")
+    # autorange leaves no room for the text right of the last star ("day 203" read "day 20")
+    last = max((e for o in c.options for e in _gantt_ends(o, first_run)), default=1.0)
+    fig.update_xaxes(
+        title_text="Days from the decision to go ahead", range=[0, last * (1 + GANTT_LABEL_ROOM)]
+    )
     fig.update_yaxes(
         tickvals=tickvals, ticktext=ticktext, range=[y + 0.3, 0.7], showgrid=False, zeroline=False
     )
@@ -711,7 +762,14 @@ def tornado(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
             hoverinfo="skip",
         )
     )
-    fig.update_layout(barmode="overlay", bargap=0.35, height=max(HEIGHT_PX, 150 + 34 * len(bars)))
+    # five legend entries wrap at a portal or PDF width: below the plot, clear of the subtitle
+    fig.update_layout(
+        barmode="overlay",
+        bargap=0.35,
+        height=max(HEIGHT_PX, 150 + 34 * len(bars)) + 60,
+        margin={"b": 130},
+        legend={"y": -0.16, "yanchor": "top", "x": 0, "xanchor": "left"},
+    )
     fig.update_xaxes(
         title_text=f"NPV of {lb} minus NPV of {la} (USD)", **_usd_axis(lo + hi + [0.0, base])
     )
@@ -1041,21 +1099,39 @@ MEMORY_PARTS = {
     "optimizer": "Optimizer states",
     "activations": "Activations",
     "overhead": "Framework and buffers",
+    "zero3_gather": "ZeRO-3 gathered weights",
 }
 
 
 def finetune_memory(plan: Mapping, dark: bool = False) -> go.Figure:
     """Memory per GPU by part (models.finetune.FinetunePlan.memory_gib_per_gpu), horizontal bars in
     GiB, with the GPU's capacity as a dashed line."""
-    t = _THEMES[dark]
-    mem = plan["memory_gib_per_gpu"]
-    cap = plan["memory_capacity_gib"]
+    mem, cap = plan["memory_gib_per_gpu"], plan["memory_capacity_gib"]
     fig = _figure(
         "Memory per GPU by part",
         f"{_plain(plan['model'])}, {METHOD_NAMES.get(plan['method'], plan['method'])} on {plan['gpus']:,} × {_plain(plan['gpu'])}: "
         f"{mem['total']:,.1f} of {cap:g} GiB",
         dark,
     )
+    return _memory_bars(fig, mem, cap, dark)
+
+
+def training_memory(plan: Mapping, dark: bool = False) -> go.Figure:
+    """Memory per GPU by part of a training plan (models.training.TrainingPlan, its dump), in GiB,
+    with the GPU's capacity as a dashed line: the Workload page's memory chart."""
+    mem, cap, lay = plan["memory_gib_per_gpu"], plan["memory_capacity_gib"], plan["layout"]
+    fig = _figure(
+        "Memory per GPU by part",
+        f"{_plain(plan['model']['name'])} on {plan['gpus']:,} × {_plain(plan['gpu'])}, "
+        f"TP {lay['tp']} · PP {lay['pp']} · ZeRO-{lay['zero']}: {mem['total']:,.1f} of {cap:g} GiB",
+        dark,
+    )
+    return _memory_bars(fig, {k: v for k, v in mem.items() if k == "total" or v > 0.05}, cap, dark)
+
+
+def _memory_bars(fig: go.Figure, mem: Mapping, cap: float, dark: bool) -> go.Figure:
+    """Horizontal bars of GiB per GPU by part (MEMORY_PARTS' order and names) and the capacity."""
+    t = _THEMES[dark]
     parts = [(k, v) for k, v in mem.items() if k != "total"]
     order = [k for k in MEMORY_PARTS if k in dict(parts)] + [
         k for k, _ in parts if k not in MEMORY_PARTS
@@ -1083,7 +1159,8 @@ def finetune_memory(plan: Mapping, dark: bool = False) -> go.Figure:
         annotation_position="top left",
         name="capacity",
     )
-    fig.update_xaxes(title_text="GiB per GPU", rangemode="tozero", range=[0, cap * 1.1])
+    top = max([cap, *values])
+    fig.update_xaxes(title_text="GiB per GPU", rangemode="tozero", range=[0, top * 1.15])
     fig.update_yaxes(autorange="reversed", showgrid=False)
     fig.update_layout(showlegend=False, height=360)
     return fig

@@ -3,131 +3,24 @@ show inside the portal's markdown (md_plain, md_code)."""
 
 from __future__ import annotations
 
-import math
 import re
 
-#: the one rule for money (`usd`): from this many dollars (after rounding to the cent) amounts are
-#: shown in millions with two decimals ("$0.87M", "$1.69M"), below it in whole dollars ("$36,688"),
-#: so a table of cluster totals reads in one unit and small lines stay exact
-MILLIONS_FROM_USD = 100_000
-#: what a figure that does not exist (NaN, infinity) prints as
-NA = "n/a"
-#: prefixes of a unit (988 GB) and suffixes of a bare count (405 B parameters, 15 T tokens)
-_UNIT_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-_COUNT_SUFFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
-#: plurals that are not the word plus "s"
-_PLURALS = {"switch": "switches", "GPU-hour": "GPU-hours", "person": "people", "box": "boxes"}
-
-
-def _bad(x: float | None) -> bool:
-    return x is not None and not math.isfinite(x)
-
-
-def si(x: float, unit: str = "") -> str:
-    """A count with a suffix ('405 B', '15 T', '1.2 M'), or a quantity with an SI prefix on its unit
-    ('988 GB', '1.5 kW'): three significant digits; NaN -> 'n/a'."""
-    if _bad(x):
-        return NA
-    for div, suffix in _UNIT_PREFIXES if unit else _COUNT_SUFFIXES:
-        if abs(x) >= div:
-            return f"{x / div:.3g} {suffix}{unit}"
-    return f"{x:.3g} {unit}".rstrip()
-
-
-def gib(x: float | None) -> str:
-    """A size in GiB: '920 GiB', '1.5 TiB' from 1,024 GiB up (binary units, as memory is sold)."""
-    if x is None or _bad(x):
-        return NA
-    return f"{x / 1024:,.1f} TiB" if abs(x) >= 1024 else f"{x:,.0f} GiB"
-
-
-def usd(x: float | None) -> str:
-    """Money, one rule everywhere: '$0.87M' (millions, two decimals) from MILLIONS_FROM_USD up,
-    '$36,688' (whole dollars) below; '-$1.20M' when negative; '-' for none, 'n/a' for NaN."""
-    if x is None:
-        return "-"
-    if _bad(x):
-        return NA
-    whole = round(abs(x))
-    sign = "-" if x < 0 and whole else ""
-    if whole >= MILLIONS_FROM_USD:
-        return f"{sign}${abs(x) / 1e6:,.2f}M"
-    return f"{sign}${whole:,}"
-
-
-def usd_rate(x: float | None, per: str = "") -> str:
-    """A price per unit, to the cent: '$11.34', or '$11.34 per GPU-hour' with `per`."""
-    if x is None:
-        return "-"
-    if _bad(x):
-        return NA
-    sign = "-" if x < 0 and round(abs(x), 2) else ""
-    return f"{sign}${abs(x):,.2f}" + (f" per {per}" if per else "")
-
-
-def days(x: float | None) -> str:
-    """A duration: '7.5 days' below ten days (one decimal), '75 days' from ten up; 'n/a' for NaN.
-    A point in time is `on_day` ('day 8'), never this."""
-    if x is None:
-        return "-"
-    if _bad(x):
-        return NA
-    return f"{x:,.0f} days" if abs(x) >= 10 else f"{x:,.1f} days"
-
-
-def on_day(x: float | None) -> str:
-    """A point in time counted from the start of the term: 'day 8' is the day in which day 7.5
-    falls (rounded up; day 0 is the start)."""
-    if x is None:
-        return "-"
-    if _bad(x):
-        return NA
-    return f"day {math.ceil(x - 1e-9):,}"
-
-
-def plural(n: float, word: str) -> str:
-    """'1 node', '2 nodes', '1 switch', '3 switches', '1,024 GPUs' (n shown whole, with commas)."""
-    if _bad(n):
-        return f"{NA} {_PLURALS.get(word, word + 's')}"
-    text = f"{n:,.0f}"
-    return f"{text} {word}" if text in ("1", "-1") else f"{text} {_PLURALS.get(word, word + 's')}"
-
-
-def gpus(n: float) -> str:
-    """'1 GPU', '8 GPUs', '16,384 GPUs'."""
-    return plural(n, "GPU")
-
-
-def pct(x: float | None, decimals: int = 0) -> str:
-    """A fraction as a percentage with a space before the sign, as the README writes it: 0.83 ->
-    '83 %', pct(0.147, 1) -> '14.7 %'; '-' for none, 'n/a' for NaN."""
-    if x is None:
-        return "-"
-    if _bad(x):
-        return NA
-    text = f"{100 * x:,.{decimals}f}"
-    return ("0" if float(text.replace(",", "")) == 0 else text) + " %"
-
-
-def ratio(x: float | None) -> str:
-    """A ratio of two like quantities: '2.84×'; '-' for none, 'n/a' for NaN."""
-    if x is None:
-        return "-"
-    if _bad(x):
-        return NA
-    return f"{x:,.2f}×"
-
-
-def band(low: float | None, high: float | None) -> str:
-    """' (likely 78-161 days)' from a training-days band, or '' when there is none."""
-    if low is None or high is None:
-        return ""
-    return (
-        f" (likely {low:,.0f}–{high:,.0f} days)"
-        if high >= 10
-        else f" (likely {low:,.1f}–{high:,.1f} days)"
-    )
-
+from models.numbers import (  # noqa: F401  the rules live in the core, shared by every layer
+    MILLIONS_FROM_USD,
+    NA,
+    band,
+    day_count,
+    days,
+    gib,
+    gpus,
+    on_day,
+    pct,
+    plural,
+    ratio,
+    si,
+    usd,
+    usd_rate,
+)
 
 #: every ASCII punctuation character (CommonMark lets each be backslash-escaped), so none can start
 #: emphasis, a link, code, a heading, a list, a table, HTML, KaTeX ($) or a directive (:red[...]);
@@ -140,6 +33,45 @@ _LINKISH = re.compile(r"(?<=:)|(?=@)|(?<=www)(?=\.)", re.IGNORECASE)
 ZWSP = "\u200b"
 #: longest user-controlled name (an override key, a field path) quoted back on a page
 MAX_NAME_CHARS = 80
+
+
+def run_length(
+    train_days: float, low: float | None, high: float | None, ideal: float, goodput: float
+) -> str:
+    """One run's length with its band, ideal days and goodput in one parenthesis: '22 days
+    (likely 18–25 days; 22 days without failures, goodput 98.7 %)'."""
+    likely = band(low, high).strip().removeprefix("(").removesuffix(")")
+    return (
+        f"{days(train_days)} ({likely + '; ' if likely else ''}{days(ideal)} without failures, "
+        f"goodput {pct(goodput, 1)})"
+    )
+
+
+def efficient_size_advice(chosen_gpus: int, e) -> str:
+    """The efficient size beside the fastest a deadline chose (models/training.py EfficientSize):
+    'Efficient size: 8,192 GPUs, a run in 168 days at 86 % scaling efficiency (the 32,768 GPUs the
+    deadline needs run at 39 %); each extra 1,000 GPUs beyond it saves 3.1 days, and the last
+    step, from 16,384 GPUs (95 days), saves 0.1 days per extra 1,000 GPUs'. '' when the chosen
+    count is itself the efficient size or there is none."""
+    if e is None or e.gpus == chosen_gpus or e.marginal_days_per_1000_gpus is None:
+        return ""
+    text = (
+        f"Efficient size: {gpus(e.gpus)}, a run in {days(e.train_days)} at "
+        f"{pct(e.scaling_efficiency)} scaling efficiency (the {gpus(chosen_gpus)} the deadline "
+        f"needs run at {pct(e.chosen_scaling_efficiency)}); each extra 1,000 GPUs beyond it saves "
+        f"{days(e.marginal_days_per_1000_gpus)}"
+    )
+    if (
+        e.previous_gpus is not None
+        and e.previous_gpus != e.gpus
+        and e.previous_marginal_days_per_1000_gpus is not None
+    ):
+        text += (
+            f", and the last step, from {gpus(e.previous_gpus)} "
+            f"({days(e.previous_train_days)}), saves "
+            f"{days(e.previous_marginal_days_per_1000_gpus)} per extra 1,000 GPUs"
+        )
+    return text
 
 
 def deadline_status(met: bool | None, days_past: float | None) -> str:
@@ -158,22 +90,16 @@ def deadline_miss(label: str, deadline: float, first_day: float | None, days_pas
     if first_day is None or days_past is None:
         return f"{label} misses the {deadline:g}-day deadline: no run ends within the term"
     return (
-        f"{label} misses the {deadline:g}-day deadline: its first run ends on day "
-        f"{first_day:,.0f}, {day_count(days_past)} late (provisioning included)"
+        f"{label} misses the {deadline:g}-day deadline: its first run ends on "
+        f"{on_day(first_day)}, {day_count(days_past)} late (provisioning included)"
     )
-
-
-def day_count(x: float) -> str:
-    """'1 day', '60 days' (whole days)."""
-    n = f"{x:,.0f}"
-    return f"{n} day" if n == "1" else f"{n} days"
 
 
 def deadline_sizing(deadline: float, budget: float, label: str, ready_day: float) -> str:
     """How a deadline sized the cluster (TrainingSummary.train_days_budget, deadline_sized_for)."""
     return (
         f"Sized for the {deadline:g}-day deadline from the decision: {label}, the option that can "
-        f"deliver first, is ready on day {ready_day:,.0f}, leaving {budget:,.1f} days to train"
+        f"deliver first, is ready on {on_day(ready_day)}, leaving {days(budget)} to train"
     )
 
 

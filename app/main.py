@@ -56,12 +56,14 @@ def _to_workload() -> None:
     st.switch_page(workload_page, query_params=st.query_params.to_dict())
 
 
+compare_page = st.Page(
+    compare.render, title="Compare", icon=":material/compare_arrows:", url_path="compare"
+)
+st.session_state[state.PAGES_KEY] = {"compare": compare_page}  # the Workload page's next step
 page = st.navigation(
     [
         workload_page,
-        st.Page(
-            compare.render, title="Compare", icon=":material/compare_arrows:", url_path="compare"
-        ),
+        compare_page,
         st.Page(
             side_by_side.render,
             title="Side by side",

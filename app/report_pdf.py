@@ -44,7 +44,7 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     print_figure,
     svg_for_pdf,
 )
-from app.formatting import band, days, deadline_miss, si, usd, usd_rate
+from app.formatting import band, days, deadline_miss, on_day, pct, run_length, si, usd, usd_rate
 from app.report_text import (
     accuracy_line,
     after_tax_line,
@@ -359,8 +359,8 @@ class _Document(FPDF):
                     usd(o.npv_usd) if ok else "n/a",
                     usd_rate(o.usd_per_gpu_hour),
                     usd(o.usd_per_training_run),
-                    days(o.ready_day) if ok else "n/a",
-                    days(o.first_result_day),
+                    on_day(o.ready_day) if ok else "n/a",
+                    on_day(o.first_result_day),
                     usd(o.residual_value_usd) if o.residual_value_usd else "-",
                 ]
             )
@@ -380,7 +380,7 @@ class _Document(FPDF):
         self.caption(
             "Totals are sums of monthly cash flows over the term; NPV discounts each month. "
             f"$ per GPU-hour divides the total by the GPU-hours of work done. One run: "
-            f"{t.train_days:.1f} days{band(t.train_days_low, t.train_days_high)} "
+            f"{days(t.train_days)}{band(t.train_days_low, t.train_days_high)} "
             f"on {t.gpus:,} × {t.gpu}; the band comes from the model's errors against "
             f"published runs."
         )
@@ -429,8 +429,8 @@ class _Document(FPDF):
             )
         if fastest and fastest.first_result_day is not None:
             lines.append(
-                f"Fastest to first result: {fastest.label}, first run done on day "
-                f"{fastest.first_result_day:,.0f}."
+                f"Fastest to first result: {fastest.label}, first run done on "
+                f"{on_day(fastest.first_result_day)}."
             )
         self.text_block("\n".join(lines) or " ", 8.5, MUTED, fill=True, padding=(0.5, 4, 3, 5))
         self.set_fill_color(*ACCENT)
@@ -493,11 +493,12 @@ class _Document(FPDF):
             ["Execution plan", execution_text(s.execution)],
             [
                 "Training",
-                f"one run {t.train_days:.1f} days"
-                f"{band(t.train_days_low, t.train_days_high)} ({t.ideal_days:.1f} without failures, "
-                f"goodput {t.goodput:.1%}); layout TP {lay.tp}"
-                f"{f' · CP {lay.cp}' if lay.cp > 1 else ''} · PP {lay.pp} · DP {lay.dp}; "
-                f"MFU {t.mfu:.1%}",
+                "one run "
+                + run_length(
+                    t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput
+                )
+                + f"; layout TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · PP {lay.pp} · DP {lay.dp}; "
+                + f"MFU {pct(t.mfu, 1)}",
             ],
             ["Demand" if s.is_portfolio else "Usage", usage],
             ["Term", f"{term.months} months, financing: {fin}"],
@@ -625,9 +626,9 @@ class _Document(FPDF):
                 rows.append(
                     [
                         o.label,
-                        days(o.ready_day),
+                        on_day(o.ready_day),
                         days(o.train_days),
-                        days(o.first_result_day),
+                        on_day(o.first_result_day),
                         phases,
                     ]
                 )

@@ -5,7 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-from app.formatting import deadline_miss, deadline_sizing
+from app.formatting import (
+    days,
+    deadline_miss,
+    deadline_sizing,
+    efficient_size_advice,
+    on_day,
+    pct,
+    usd_rate,
+)
 from app.formatting import si as _si
 from app.formatting import usd as _usd
 from models.options import spec
@@ -122,15 +130,20 @@ def training_report(p: TrainingPlan) -> str:
     return "\n".join(out)
 
 
+def _label(c: Comparison, option: str) -> str:
+    """An option's label for its id (the id itself if the comparison has no such option)."""
+    return next((o.label for o in c.options if o.option == option), option)
+
+
 def comparison_report(c: Comparison) -> str:
     t = c.training
     head = (
-        f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {t.train_days:.1f} days"
-        f" ({t.ideal_days:.1f} ideal, goodput {t.goodput:.1%}); term {c.scenario.term.months} months"
+        f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {days(t.train_days)}"
+        f" ({days(t.ideal_days)} ideal, goodput {pct(t.goodput, 1)}); term {c.scenario.term.months} months"
     )
     if c.portfolio is not None:
         head = portfolio_head(c)
-    cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready day':>9} {'first result':>12}"
+    cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready':>9} {'first result':>12}"
     lines = [head]
     lines += deadline_sizing_line(c)
     lines += ["", cols]
@@ -138,11 +151,10 @@ def comparison_report(c: Comparison) -> str:
         if not o.available:
             lines.append(f"{o.label:20} not available: {o.note}")
             continue
-        first = f"{o.first_result_day:.0f}" if o.first_result_day is not None else "-"
-        rate = f"{o.usd_per_gpu_hour:.2f}" if o.usd_per_gpu_hour is not None else "-"
+        first, rate = on_day(o.first_result_day), usd_rate(o.usd_per_gpu_hour)
         lines.append(
             f"{o.label:20} {_usd(o.total_usd):>11} {_usd(o.npv_usd):>11} {rate:>8}"
-            f" {_usd(o.usd_per_training_run):>11} {o.ready_day:>9.0f} {first:>12}"
+            f" {_usd(o.usd_per_training_run):>11} {on_day(o.ready_day):>9} {first:>12}"
             + ("" if o.completes_workload else f"   ({o.note})")
         )
     deadline = c.scenario.cluster.deadline_days
@@ -164,7 +176,7 @@ def comparison_report(c: Comparison) -> str:
     if s is not None:
         lines += [
             "",
-            f"What moves the gap between {s.cheapest} and {s.runner_up} "
+            f"What moves the gap between {_label(c, s.cheapest)} and {_label(c, s.runner_up)} "
             f"(base {_usd(s.base_gap_usd)}), each input -25 % / +25 %:",
         ]
         for bar in s.bars[:8]:
@@ -179,8 +191,8 @@ def comparison_report(c: Comparison) -> str:
         ]
         for o, q in u.options.items():
             lines.append(
-                f"  {o:20} {_usd(q.p10_usd):>11} {_usd(q.p50_usd):>11} {_usd(q.p90_usd):>11}"
-                f"  {q.probability_cheapest:>5.0%}"
+                f"  {_label(c, o):20} {_usd(q.p10_usd):>11} {_usd(q.p50_usd):>11} {_usd(q.p90_usd):>11}"
+                f"  {pct(q.probability_cheapest):>5}"
             )
     if c.flip_points:
         lines += ["", "Flip points:"] + [f"  {f.text}" for f in c.flip_points]
@@ -325,7 +337,11 @@ def deadline_sizing_line(c: Comparison) -> list[str]:
     sized_for = c.option(t.deadline_sized_for) if t.deadline_sized_for else None
     if deadline is None or sized_for is None or t.train_days_budget is None:
         return []
-    return [deadline_sizing(deadline, t.train_days_budget, sized_for.label, sized_for.ready_day)]
+    advice = efficient_size_advice(t.gpus, t.efficient)
+    return [
+        deadline_sizing(deadline, t.train_days_budget, sized_for.label, sized_for.ready_day),
+        *([advice] if advice else []),
+    ]
 
 
 def comparison_csv(c: Comparison) -> str:

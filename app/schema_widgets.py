@@ -128,7 +128,7 @@ def count(where, label: str, path: str, key: str, *, help: str, placeholder: str
     value = state.get(path)
     return where.text_input(
         label,
-        value="" if value is None else str(value),
+        value="" if value is None else f"{value:,}" if isinstance(value, int) else str(value),
         placeholder=placeholder,
         key=key,
         on_change=_store_count,

@@ -6,6 +6,7 @@ import streamlit as st
 
 from app import share_link, state
 from app.formatting import si
+from models.shapes import load_presets
 
 
 def _page_url() -> str:
@@ -33,7 +34,8 @@ def render() -> None:
                 f"{sc.term.months} months"
             )
         else:
-            model = w.model or f"custom {si(w.params or 0)} params"
+            preset = load_presets().get(w.model) if w.model else None
+            model = preset.name if preset else (w.model or f"custom {si(w.params or 0)} parameters")
             size = (
                 f"{c.gpus:,} GPUs"
                 if c.gpus

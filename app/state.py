@@ -71,6 +71,11 @@ def register_section(
     SECTIONS[name] = (current, restore)
 
 
+#: session_state key of the portal's pages by url path (st.Page objects), set by app/main.py so a
+#: page can link to the next one (st.page_link)
+PAGES_KEY = "_pages"
+
+
 def init() -> None:
     """Once per session: the scenario from the link's `s` parameter, else the defaults."""
     if KEY in st.session_state:

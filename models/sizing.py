@@ -134,3 +134,37 @@ def efficient_size(points: list[tuple[int, float]], efficiencies: list[float]) -
     curve."""
     fit = [n for (n, _), e in zip(points, efficiencies, strict=True) if e >= EFFICIENT_SCALING]
     return max(fit) if fit else None
+
+
+def efficient_beside_chosen(
+    points: list[tuple[int, float]], efficiencies: list[float], chosen: int
+) -> dict | None:
+    """The efficient size beside a chosen count on the same curve (points sorted by GPUs): the
+    largest count up to the chosen one whose efficiency is at least EFFICIENT_SCALING, its days
+    and efficiency, and the days saved per extra 1,000 GPUs, (d_a - d_b) / (n_b - n_a) * 1000,
+    from it to the chosen count and on the last step to the chosen count from the count below
+    (None where the two are one count). None when the chosen count is not on the curve or no
+    count up to it is efficient."""
+    upto = [(p, e) for p, e in zip(points, efficiencies, strict=True) if p[0] <= chosen]
+    if not upto or upto[-1][0][0] != chosen:
+        return None
+    best = efficient_size([p for p, _ in upto], [e for _, e in upto])
+    if best is None:
+        return None
+    (n_eff, d_eff), e_eff = next((p, e) for p, e in upto if p[0] == best)
+    (_, d_chosen), e_chosen = upto[-1]
+    previous = upto[-2][0] if len(upto) >= 2 else None
+    return {
+        "gpus": n_eff,
+        "train_days": d_eff,
+        "scaling_efficiency": e_eff,
+        "chosen_scaling_efficiency": e_chosen,
+        "marginal_days_per_1000_gpus": None
+        if n_eff == chosen
+        else (d_eff - d_chosen) / (chosen - n_eff) * 1000,
+        "previous_gpus": previous and previous[0],
+        "previous_train_days": previous and previous[1],
+        "previous_marginal_days_per_1000_gpus": marginal_days_per_1000_gpus([p for p, _ in upto])[
+            -1
+        ],
+    }

@@ -24,6 +24,7 @@ from models.scenario import MAX_GPUS, Scenario
 from models.search import LayoutChoice, NoFittingLayout, best_layout
 from models.sizing import (
     DeadlineError,
+    efficient_beside_chosen,
     efficient_size,
     gpu_ladder,
     meet_deadline,
@@ -42,6 +43,26 @@ class CurvePoint(Record):
     train_days: float
     gpu_hours: float
     scaling_efficiency: float  # fewest GPU-hours on the curve / this point's (at most 1)
+
+
+class EfficientSize(Record):
+    """The efficient size beside the chosen count (models/sizing.py efficient_beside_chosen): the
+    largest count on the time-vs-GPUs curve, up to the chosen one, whose scaling efficiency is at
+    least sizing.EFFICIENT_SCALING, and what the GPUs beyond it buy."""
+
+    gpus: int
+    train_days: float
+    scaling_efficiency: float
+    #: the chosen count's scaling efficiency, on the same curve
+    chosen_scaling_efficiency: float
+    #: days of one run saved per extra 1,000 GPUs going from this size to the chosen count; None
+    #: when the chosen count is the efficient size
+    marginal_days_per_1000_gpus: float | None
+    #: the count below the chosen one on the curve, its days, and the days saved per extra 1,000
+    #: GPUs on that last step to the chosen count (None when the chosen count is the first)
+    previous_gpus: int | None = None
+    previous_train_days: float | None = None
+    previous_marginal_days_per_1000_gpus: float | None = None
 
 
 class ModelSummary(Record):
@@ -129,12 +150,25 @@ class TrainingPlan(Record):
     fabric: FabricPlan
     search: SearchStats
     curve: list[CurvePoint] | None = None
+    #: the efficient size beside the chosen count (filled with a curve, and always for a deadline:
+    #: the fewest GPUs that meet it can sit far past the point where more GPUs buy little)
+    efficient: EfficientSize | None = None
     #: wall-clock days band from the model's errors on published whole runs (models/validation.py)
     train_days_low: float | None = None
     train_days_high: float | None = None
     #: deadline sizing: the wall-clock training days the GPU count was sized to fit (the deadline,
     #: or what the caller left of it, e.g. the engine after provisioning); None otherwise
     train_days_budget: float | None = None
+
+
+def _efficient(points: list[CurvePoint] | None, chosen: int) -> EfficientSize | None:
+    """The efficient size beside the chosen count on a curve (None without one)."""
+    if not points:
+        return None
+    found = efficient_beside_chosen(
+        [(p.gpus, p.train_days) for p in points], [p.scaling_efficiency for p in points], chosen
+    )
+    return None if found is None else EfficientSize(**found)
 
 
 def size_class(params_total: float) -> str:
@@ -257,11 +291,11 @@ class Planner:
             )
         raise InputError("gpus", f"no layout fits on {gpus} {self.gpu.gpu_id}")
 
-    def curve(self, chosen: int) -> list[CurvePoint]:
+    def curve(self, chosen: int, up_to_chosen: bool = False) -> list[CurvePoint]:
         """Training time against GPU count, from 1/16 of the chosen count (or the smallest that
-        fits) to 8× the chosen count."""
+        fits) to 8× the chosen count (to the chosen count with `up_to_chosen`)."""
         start = max(self.smallest().gpus, chosen // 16)
-        top = min(MAX_GPUS, 8 * chosen)
+        top = chosen if up_to_chosen else min(MAX_GPUS, 8 * chosen)
         # power-of-two node counts (how clusters are usually grown), plus the chosen count
         node = self.gpu.gpus_per_node
         keep = {node << i for i in range(20) if start <= node << i <= top} | {chosen}
@@ -344,6 +378,11 @@ def _assemble(
         nic_gbit_per_s=gpu.scaleout_bandwidth_gbit_per_s,
     )
     memory = dict(choice.memory_gib)
+    points = planner.curve(choice.gpus) if curve else None
+    if points is None and sizing == "deadline":
+        points_for_size = planner.curve(choice.gpus, up_to_chosen=True)
+    else:
+        points_for_size = points
 
     return TrainingPlan(
         model=ModelSummary(
@@ -396,7 +435,8 @@ def _assemble(
             layouts_fitting=choice.layouts_fitting,
             seconds=time.perf_counter() - start,
         ),
-        curve=planner.curve(choice.gpus) if curve else None,
+        curve=points,
+        efficient=_efficient(points_for_size, choice.gpus),
         train_days_low=train_days / (1 + band_for(planner.shape.params_total)[1]),
         train_days_high=train_days / (1 + band_for(planner.shape.params_total)[0]),
     )

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from models.numbers import day_count, on_day, pct, ratio, usd, usd_rate
 from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
 from pricing.results import (
@@ -217,19 +218,23 @@ def recommend(
     contender = runner_up
     if q is not None and others:
         contender = max(others, key=lambda r: _probability(uncertainty, r.option))
-    ready = f"it is ready on day {best.ready_day:.0f}"
+    ready = f"it is ready on {on_day(best.ready_day)}"
     f_day, b_day = fastest.first_result_day, best.first_result_day
-    # only when it is sooner as shown (whole days): "day 1 vs 1" says nothing
-    if fastest is not best and f_day is not None and (b_day is None or round(f_day) < round(b_day)):
-        vs = f" vs {b_day:.0f}" if b_day is not None else f"; {best.label} finishes no run"
-        ready += f". {fastest.label} gives the first result soonest (day {f_day:.0f}{vs})"
+    # only when it is sooner as shown (days as on_day writes them): "day 1 vs 1" says nothing
+    if (
+        fastest is not best
+        and f_day is not None
+        and (b_day is None or on_day(f_day) != on_day(b_day))
+    ):
+        vs = f" vs {on_day(b_day)}" if b_day is not None else f"; {best.label} finishes no run"
+        ready += f". {fastest.label} gives the first result soonest ({on_day(f_day)}{vs})"
 
     def below(other: OptionResult | None) -> str:
         if other is None or other.npv_usd <= 0:
             return ""
-        return f", {1 - best.npv_usd / other.npv_usd:.0%} below {other.label}"
+        return f", {pct(1 - best.npv_usd / other.npv_usd)} below {other.label}"
 
-    npv = f"NPV ${best.npv_usd / 1e6:,.1f}M"
+    npv = f"NPV {usd(best.npv_usd)}"
     among = ""
     if late and on_time:
         among = f" of the options that deliver by the {deadline:g}-day deadline"
@@ -266,17 +271,17 @@ def recommend(
     spread = _gap_spread(uncertainty, best.option, contender)
     within = spread is not None and contender.npv_usd - best.npv_usd < spread
     if contender is None or not (p < CLOSE_CALL_PROBABILITY or within):
-        why = f"{lowest}; cheapest in {p:.0%} of {n}); {ready}"
+        why = f"{lowest}; cheapest in {pct(p)} of {n}); {ready}"
         return Recommendation(**rec, why=why, probability_cheapest=p)
     why = (
         f"Too close to call between {best.label} and {contender.label}: {best.label} is cheapest "
-        f"in {p:.0%} of {n}, {contender.label} in {_probability(uncertainty, contender.option):.0%}"
+        f"in {pct(p)} of {n}, {contender.label} in {pct(_probability(uncertainty, contender.option))}"
     )
     if within:
         gap = "the NPV gap"
         if contender.npv_usd > 0:
-            gap += f" ({1 - best.npv_usd / contender.npv_usd:.0%})"
-            spread_text = f" (±{spread / contender.npv_usd:.0%})"
+            gap += f" ({pct(1 - best.npv_usd / contender.npv_usd)})"
+            spread_text = f" (±{pct(spread / contender.npv_usd)})"
         else:
             spread_text = ""
         why += f", and {gap} is within the spread of that gap over the draws{spread_text}"
@@ -330,13 +335,13 @@ def demand_shape(
 
     text = (
         f"Demand peaks at {ratio:,.1f}× the average month with work ({gpus_text(busy.max())} vs "
-        f"{gpus_text(float(np.mean(busy)))} GPUs at work): {best.label} leaves {idle(best):.0%} of the GPU-hours it "
+        f"{gpus_text(float(np.mean(busy)))} GPUs at work): {best.label} leaves {pct(idle(best))} of the GPU-hours it "
         "holds idle"
     )
     others = [r for r in completing if r is not best and r.idle_gpu_hours is not None]
     if others:
         worst = max(others, key=idle)
-        text += f", {worst.label} {idle(worst):.0%}"
+        text += f", {worst.label} {pct(idle(worst))}"
     return f"{text}; {reason}", ratio, idle(best)
 
 
@@ -344,9 +349,8 @@ def _delivers(r: OptionResult, deadline: float) -> str:
     """'delivers on day 240, 60 days after the 180-day deadline' (the first run's end)."""
     if r.first_result_day is None:
         return "finishes no run within the term"
-    late = f"{r.days_past_deadline or 0:,.0f}"
     return (
-        f"delivers on day {r.first_result_day:,.0f}, {late} day{'' if late == '1' else 's'} "
+        f"delivers on {on_day(r.first_result_day)}, {day_count(r.days_past_deadline or 0)} "
         f"after the {deadline:g}-day deadline"
     )
 
@@ -558,6 +562,16 @@ def _crossing(x0, x1, row0, row1, a, b) -> float:
 
 
 def _fmt(value: float, unit: str) -> str:
+    """A flip value in its unit, written by models/numbers: '$2.06 per GPU-hour', '$0.15M per
+    year', '2.84×' for a ratio (a multiplier), '6.85 runs', '12 % a year'."""
     if unit.startswith("USD"):
-        return f"${value:,.2f} {unit.removeprefix('USD').lstrip('/') and 'per ' + unit.split('/', 1)[1]}".strip()
-    return f"{value:,.3g} {unit}"
+        per = unit.split("/", 1)[1] if "/" in unit else ""
+        money = usd_rate(value) if abs(value) < 1_000 else usd(value)
+        return f"{money} per {per}" if per else money
+    if unit == "ratio":
+        return ratio(value)
+    return f"{value:,.3g} {UNIT_WORDS.get(unit, unit)}"
+
+
+#: units said in words in a sentence
+UNIT_WORDS = {"%/year": "% a year"}

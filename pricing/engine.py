@@ -476,4 +476,5 @@ def _training_summary(
         storage=p.storage,
         chosen_gpus=p.gpus,
         curve=list(p.curve or []),
+        efficient=p.efficient,
     )

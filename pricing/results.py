@@ -12,7 +12,7 @@ from pydantic import Field
 from models.infrastructure import FabricPlan
 from models.record import Record
 from models.scenario import Scenario
-from models.training import Checkpoint, CurvePoint, Layout, StorageNeeds
+from models.training import Checkpoint, CurvePoint, EfficientSize, Layout, StorageNeeds
 
 
 def _empty(v) -> bool:
@@ -302,6 +302,8 @@ class TrainingSummary(Record):
     chosen_gpus: int
     #: training time against GPU count (empty when the plan was made without it)
     curve: list[CurvePoint] = Field(default_factory=list)
+    #: the efficient size beside the chosen count on that curve (models/training.py EfficientSize)
+    efficient: EfficientSize | None = None
 
 
 class Operations(Record):

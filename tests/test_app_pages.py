@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import share_link
 from app.scenario_files import EXAMPLE
+from app.schema_widgets import parse_number
 from models.scenario import Scenario
 
 MAIN = str(pathlib.Path(__file__).resolve().parents[1] / "app" / "main.py")
@@ -217,7 +218,7 @@ def test_an_opened_link_stays_in_the_address():
     at.query_params.clear()
     switch(at, "workload").run()
     assert at.query_params["s"] == token
-    assert int(gpus_box(at).value) == 2048
+    assert parse_number(gpus_box(at).value) == 2048  # shown as "2,048"
 
 
 @pytest.mark.parametrize("page", ["compare", "assumptions", "guide"])

@@ -161,8 +161,9 @@ def test_cumulative_ends_at_each_total_and_marks_breakevens(full):
             if month is not None and month > 1:
                 label = next(x.label for x in full.options if x.option == other)
                 assert f"{o.label} breaks even with {label} in month {month}" in hover
-                i = list(marks[0].x).index(month)
-                assert marks[0].y[i] == pytest.approx(o.cumulative_usd[month - 1])
+                mark = next(m for m in marks if month in m.x)  # one trace per marked month
+                i = list(mark.x).index(month)
+                assert mark.y[i] == pytest.approx(o.cumulative_usd[month - 1])
                 pairs += 1
     assert pairs > 0  # the example has breakevens after month 1
     assert fig.layout.yaxis.title.text and fig.layout.xaxis.title.text

@@ -5,6 +5,7 @@ On the made-up fixture catalogue (tests/fixtures/catalogue), so a price refresh 
 import numpy as np
 import pytest
 
+from models.numbers import on_day, pct, usd
 from models.scenario import Scenario
 from pricing import decision as ds
 from pricing.engine import compare
@@ -165,9 +166,9 @@ def test_a_one_percent_gap_is_too_close_to_call_and_names_both(close):
     assert 0.3 < rec.probability_cheapest < 0.7
     assert rec.why.startswith("Too close to call between Cloud on-demand and Rent dedicated: ")
     assert (
-        f"Cloud on-demand is cheapest in {rec.probability_cheapest:.0%} of 2,000 draws" in rec.why
+        f"Cloud on-demand is cheapest in {pct(rec.probability_cheapest)} of 2,000 draws" in rec.why
     )
-    assert "the NPV gap (1%) is within the spread of that gap over the draws" in rec.why
+    assert "the NPV gap (1 %) is within the spread of that gap over the draws" in rec.why
     assert rec.why.count("$") <= 1  # two would make a KaTeX span on the portal's markdown
 
 
@@ -180,7 +181,7 @@ def test_a_clear_case_is_firm(cat):
     assert rec.probability_cheapest >= 0.7
     assert "too close" not in rec.why.lower()
     assert rec.why.startswith("Cloud on-demand has the lowest cost over 36 months (NPV $")
-    assert f"cheapest in {rec.probability_cheapest:.0%} of 2,000 draws)" in rec.why
+    assert f"cheapest in {pct(rec.probability_cheapest)} of 2,000 draws)" in rec.why
     assert rec.why.count("$") <= 1
 
 
@@ -191,9 +192,9 @@ def test_without_decision_support_the_answer_is_todays(cat):
     assert rec.probability_cheapest is None and rec.close_call is False and rec.contenders == []
     od, rent = c.option("cloud:on_demand"), c.option("rent")
     assert rec.why == (
-        f"Cloud on-demand has the lowest cost over 36 months (NPV ${od.npv_usd / 1e6:,.1f}M, "
-        f"{1 - od.npv_usd / rent.npv_usd:.0%} below Rent dedicated); it is ready on day "
-        f"{od.ready_day:.0f}"
+        f"Cloud on-demand has the lowest cost over 36 months (NPV {usd(od.npv_usd)}, "
+        f"{pct(1 - od.npv_usd / rent.npv_usd)} below Rent dedicated); it is ready on "
+        f"{on_day(od.ready_day)}"
     )
 
 
@@ -260,12 +261,13 @@ def test_no_close_call_without_a_second_option_that_completes(cat, close):
     ]
     rec = ds.recommend(inp, results, _with(close, p=0.5, spread_over_gap=2.0))
     assert rec.option == "cloud:on_demand" and rec.close_call is False and rec.contenders == []
-    assert rec.probability_cheapest == 0.5 and "cheapest in 50% of 2,000 draws" in rec.why
+    assert rec.probability_cheapest == 0.5 and "cheapest in 50 % of 2,000 draws" in rec.why
 
 
 def test_the_fastest_option_is_named_only_when_it_is_sooner_in_whole_days(fixture_catalogue):
-    """ "X gives the first result soonest (day 29 vs 32)" only when X's day, as shown, is
-    earlier than the recommended option's: two options both finishing on day 1 say nothing."""
+    """ "X gives the first result soonest (day 29 vs day 32)" only when X's day, as shown (on_day:
+    the day in which it falls), is earlier than the recommended option's: two options both
+    finishing in day 2 say nothing."""
     sc = Scenario.model_validate(
         {
             "workload": {"model": "llama3-8b", "tokens": 1e11},
@@ -286,6 +288,9 @@ def test_the_fastest_option_is_named_only_when_it_is_sooner_in_whole_days(fixtur
         ]
         return ds.recommend(inp, results).why
 
-    assert "soonest" not in why(1.2, 0.9)  # both "day 1"
-    assert why(32.0, 29.0).endswith(f"{dear.label} gives the first result soonest (day 29 vs 32)")
+    assert "soonest" not in why(1.9, 1.2)  # both "day 2"
+    assert why(1.2, 0.9).endswith(f"{dear.label} gives the first result soonest (day 1 vs day 2)")
+    assert why(32.0, 29.0).endswith(
+        f"{dear.label} gives the first result soonest (day 29 vs day 32)"
+    )
     assert "soonest" not in why(29.0, 32.0)  # the recommended option is also the fastest

@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 
+from models.numbers import pct
 from models.scenario import Scenario
 from models.units import HOURS_PER_MONTH
 from pricing.engine import compare
@@ -41,7 +42,7 @@ def test_a_peaky_portfolios_recommendation_gives_its_peak_to_median_ratio(fixtur
     idle = {o.option: o.idle_gpu_hours / (o.idle_gpu_hours + o.served_gpu_hours) for o in c.options}
     worst = max(("build", "rent"), key=idle.get)
     assert rec.idle_share == pytest.approx(idle["cloud:on_demand"], abs=1e-12) and idle[worst] > 0.5
-    assert f"{c.option(worst).label} {idle[worst]:.0%}" in rec.why
+    assert f"{c.option(worst).label} {pct(idle[worst])}" in rec.why
     assert "paying only for the GPU-hours used is cheapest" in rec.why
 
 

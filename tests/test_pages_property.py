@@ -245,7 +245,8 @@ def shows_the_scenario(at: AppTest, data: dict) -> None:
     if "deadline_days" in c:
         assert at.number_input(key="w_deadline").value == c["deadline_days"]
     else:
-        assert at.text_input(key="w_gpus").value == str(c.get("gpus", ""))
+        # a count reads with thousands separators, as the GPUs metric does
+        assert at.text_input(key="w_gpus").value == (f"{c['gpus']:,}" if "gpus" in c else "")
     if u["mode"] == "runs":
         assert at.number_input(key="w_runs").value == u["runs"]
     else:

@@ -11,12 +11,13 @@ import streamlit as st
 
 from app import charts, exports, report_pdf, share_link, state
 from app.formatting import (
-    band,
-    days,
     deadline_miss,
     deadline_sizing,
     deadline_status,
+    efficient_size_advice,
     md_plain,
+    on_day,
+    run_length,
     usd,
     usd_rate,
 )
@@ -39,12 +40,7 @@ def render() -> None:
     if sc.is_portfolio:
         _portfolio_page(sc, c, rate, dark)
         return
-    st.caption(
-        f"{t.model} on {t.gpus:,} × {t.gpu}: one run takes {t.train_days:.1f} days"
-        f"{band(t.train_days_low, t.train_days_high)} "
-        f"({t.ideal_days:.1f} without failures, goodput {t.goodput:.1%}); "
-        f"term {sc.term.months} months; NPV discounted at {rate:g} % a year."
-    )
+    st.caption(run_caption(c, rate))
     deadline = sc.cluster.deadline_days
     sized_for = c.option(t.deadline_sized_for) if t.deadline_sized_for else None
     if deadline is not None and sized_for is not None and t.train_days_budget is not None:
@@ -54,6 +50,8 @@ def render() -> None:
             )
             + "."
         )
+        if advice := efficient_size_advice(t.gpus, t.efficient):
+            st.info(md_plain(advice) + ".", icon=":material/speed:")
 
     rec = c.recommendation  # the engine's choice: presentation does not rank again
     cheapest = c.option(rec.option) if rec.option else None
@@ -71,7 +69,7 @@ def render() -> None:
         m2,
         "Fastest to first result",
         fastest and fastest.label,
-        fastest and f"first run done on day {fastest.first_result_day:,.0f}",
+        fastest and f"first run done on {on_day(fastest.first_result_day)}",
     )
     with m3.container(border=True):
         st.caption("Recommendation")
@@ -116,8 +114,8 @@ def render() -> None:
         {
             **_money_columns(o),
             "$ per training run": usd(o.usd_per_training_run),
-            "Ready": days(o.ready_day) if o.available else "n/a",
-            "First result": days(o.first_result_day),
+            "Ready": on_day(o.ready_day) if o.available else "n/a",
+            "First result": on_day(o.first_result_day),
             **(
                 {"Deadline": deadline_status(o.meets_deadline, o.days_past_deadline)}
                 if deadline is not None
@@ -137,6 +135,16 @@ def render() -> None:
 
     st.subheader("Downloads")
     _downloads(sc, c)
+
+
+def run_caption(c: Comparison, rate: float) -> str:
+    """The run, its length (formatting.run_length), the term and the discount rate."""
+    t = c.training
+    return (
+        f"{t.model} on {t.gpus:,} × {t.gpu}: one run takes "
+        f"{run_length(t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput)}"
+        f"; term {c.scenario.term.months} months; NPV discounted at {rate:g} % a year."
+    )
 
 
 CAPACITY_VIEW = "Capacity and demand"
@@ -215,7 +223,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     rows = [
         {
             **_money_columns(o),
-            "Ready": days(o.ready_day) if o.available else "n/a",
+            "Ready": on_day(o.ready_day) if o.available else "n/a",
             "Residual value": usd(o.residual_value_usd) if o.residual_value_usd else "-",
         }
         for o in c.options

@@ -2,18 +2,22 @@
 sizing summary from the core. A switch at the top puts a portfolio of workloads in force instead
 (app/views/portfolio.py); the single training run stays the first, one-click mode."""
 
-import pandas as pd
 import streamlit as st
 
+from app import charts, glossary, state
 from app import schema_widgets as sw
-from app import state
-from app.formatting import si
+from app.formatting import efficient_size_advice, md_plain, pct, si
 from app.report_text import execution_text
 from app.views import portfolio as portfolio_view
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, label
 from models.scenario import Options
 from models.shapes import load_presets
+from pricing.catalogue import load_catalogue
+from pricing.inputs import CLOUD_KINDS
+
+#: provider kinds that price Rent (pricing/inputs.py prices a dedicated rental from them)
+RENT_KINDS = ("neocloud", "marketplace")
 
 CUSTOM = "custom"
 
@@ -28,8 +32,9 @@ ATTENTION_LABELS = {
 def execution_inputs() -> None:
     """The execution plan: how the training software runs the job (Scenario.execution)."""
     with st.expander("Execution plan (training software)"):
-        c1, c2, c3 = st.columns(3)
+        # the attention kernel's labels are the longest: a row of their own, so none is cut off
         attention = sw.current("execution.attention")
+        c1, c2, c3 = st.container(), *st.columns(2)
         c1.selectbox(
             "Attention kernel",
             list(ATTENTION_LABELS),
@@ -58,6 +63,51 @@ def execution_inputs() -> None:
             on_change=state.bind("execution.gradient_precision", "w_grads"),
             help="Gradients kept and reduced in FP32 (Megatron's default for BF16 training: 4 bytes per "
             "parameter) or BF16 (2 bytes, half the data-parallel traffic).",
+        )
+
+
+#: the layout's terms in plain words (app/glossary.py), the help of the Layout line
+LAYOUT_HELP = "  \n".join((glossary.TP, glossary.PP, glossary.DP, glossary.ZERO))
+
+
+def next_step() -> None:
+    """The step after this page: Compare, as a link to its page (app/main.py registers the pages
+    in state.PAGES_KEY; the test harness, which has no navigation, shows the step as text)."""
+    page = st.session_state.get(state.PAGES_KEY, {}).get("compare")
+    with st.container(border=True, key="next_step"):
+        if page is not None:
+            st.page_link(
+                page,
+                label="Next: Compare the options (cost, time and risk)",
+                icon=":material/arrow_forward:",
+            )
+        else:
+            st.markdown("Next: Compare the options (cost, time and risk)")
+
+
+def provider_inputs() -> None:
+    """Which provider prices Rent and the cloud options (Options.rent_provider, cloud_provider):
+    the catalogue's median, or one provider listing an on-demand price for the GPU."""
+    gpu = sw.current("cluster.gpu")
+    rentals = load_catalogue().rentals(gpu, "on_demand")
+    c1, c2 = st.columns(2)
+    for where, field, key, title, kinds in (
+        (c1, "rent_provider", "w_rent_provider", "Rent priced by", RENT_KINDS),
+        (c2, "cloud_provider", "w_cloud_provider", "Cloud priced by", CLOUD_KINDS),
+    ):
+        names = sorted({r.provider for r in rentals if r.provider_kind in kinds})
+        held = state.get(f"options.{field}")
+        choices = [None, *names, *([held] if held and held not in names else [])]
+        where.selectbox(
+            title,
+            choices,
+            index=choices.index(held),
+            format_func=lambda p: "catalogue median of providers" if p is None else p,
+            key=key,
+            on_change=state.bind(f"options.{field}", key),
+            help=f"One provider's on-demand price for {gpu} (its commitments where it lists them), "
+            "or the median across the catalogue's providers. A provider without a price for "
+            "this GPU is refused under Sizing.",
         )
 
 
@@ -243,6 +293,18 @@ def _run_page() -> None:
                 "that cannot. This page shows the GPUs for the training alone.",
             )
 
+        sw.number(
+            st,
+            "Restart after a failure (minutes)",
+            "reliability.restart_minutes",
+            "w_restart",
+            step=1.0,
+            unit="minutes",
+            help="Minutes from a failure to training again (detect, swap the node, reload the "
+            "last checkpoint); with the failure rate and checkpoint interval it sets goodput. "
+            + glossary.GOODPUT,
+        )
+
         st.subheader("Use over the term")
         c1, c2, c3 = st.columns(3)
         usage_modes = ["runs", "utilisation"]
@@ -297,6 +359,17 @@ def _run_page() -> None:
             }.get,
             help="Colocation at $/kW-month, or building a data hall at $/kW (18–24 months).",
         )
+        if fin == "loan":
+            sw.slider(
+                c1,
+                "Loan length (years)",
+                "term.loan_years",
+                "w_loan_years",
+                unit="years",
+                help="Years over which the equipment loan is repaid (its rate is on the "
+                "Assumptions page).",
+            )
+        provider_inputs()
         commitments = {
             "1y": "1-year commitments",
             "3y": "3-year commitments",
@@ -359,17 +432,22 @@ def _run_page() -> None:
                     help=f"With failures and restarts; likely {low:,.1f} to {high:,.1f} days given the "
                     "model's errors on published runs (Validation page)",
                 )
-                m1.metric("Goodput", f"{plan.goodput:.1%}")
+                m1.metric("Goodput", pct(plan.goodput, 1), help=glossary.GOODPUT)
                 m2.metric(
                     "MFU",
-                    f"{plan.mfu:.1%}",
-                    help=f"{plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU",
+                    pct(plan.mfu, 1),
+                    help=f"{glossary.MFU} Here {plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU.",
                 )
+                if plan.sizing == "deadline" and (
+                    advice := efficient_size_advice(plan.gpus, plan.efficient)
+                ):
+                    st.info(md_plain(advice) + ".", icon=":material/speed:")
                 st.markdown(
                     f"**Layout:** TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · "
                     f"PP {lay.pp} · DP {lay.dp} · EP {lay.ep} · "
                     f"ZeRO-{lay.zero} · recompute {lay.recompute} · micro-batch {lay.micro_batch} · "
-                    f"interleave {lay.interleave}  \n**Execution:** {execution_text(plan.execution)}"
+                    f"interleave {lay.interleave}  \n**Execution:** {execution_text(plan.execution)}",
+                    help=LAYOUT_HELP,
                 )
                 st.caption(
                     f"Wall-clock days likely {low:,.1f} to {high:,.1f} (the model's error range on published "
@@ -378,7 +456,10 @@ def _run_page() -> None:
                     f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
                     f"Checkpoint {plan.checkpoint.size_gib:,.0f} GiB every {plan.checkpoint.interval_min:.0f} min."
                 )
-                mem = {
-                    k: v for k, v in plan.memory_gib_per_gpu.items() if k != "total" and v > 0.05
-                }
-                st.bar_chart(pd.DataFrame({"GiB per GPU": mem}), horizontal=True, height=200)
+                st.plotly_chart(
+                    charts.training_memory(plan.model_dump(mode="json"), state.dark_theme()),
+                    theme=None,
+                    width="stretch",
+                    key="chart_training_memory",
+                )
+        next_step()
