@@ -574,8 +574,10 @@ def run_validate(args: argparse.Namespace) -> int:
         heldout_report,
         modes_report,
         modes_summary,
+        source_layout_report,
         validate,
         validate_heldout,
+        validate_heldout_source_layout,
     )
 
     try:
@@ -669,6 +671,7 @@ def run_validate(args: argparse.Namespace) -> int:
             f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}"
         )
     print(heldout_report(result_heldout))
+    print(source_layout_report(validate_heldout_source_layout()))
     print(modes_report(modes_summary(result, result_heldout), band_summary()))
     print(MV.memory_report(memory))
     print("\n== Inference serving (models/data/validation/inference.csv) ==")

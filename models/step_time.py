@@ -91,16 +91,18 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         + moe_share * 2 * (local_experts + s.shared_experts - 1)
         + (1 if job.fused_attention else 2)
     )
-    mm_f = linear_flops / linear_peak + gemms * C.GEMM_OVERHEAD_S
-    attn_f = attn_flops / attn_peak
+    # the stack's measured kernel efficiency against this model (constants.SOFTWARE_STACKS)
+    slow = 1.0 / C.SOFTWARE_STACKS[job.stack]["kernel_efficiency"]
+    mm_f = (linear_flops / linear_peak + gemms * C.GEMM_OVERHEAD_S) * slow
+    attn_f = attn_flops / attn_peak * slow
 
     h_bytes = (20 + (10 if s.dropout else 0)) * h + (
         8 * h * s.experts_per_token * moe_share if s.is_moe else 0
     )
     f_bytes = (2 * (gate - 1) + 2) * f
     score_bytes = 0.0 if job.fused_attention else (4 + (5 if s.dropout else 0)) * s.heads * seq
-    el_f = T * (np.where(sp, h_bytes / tp, h_bytes) + f_bytes / tp) / hbm
-    softmax_f = T * score_bytes / tp / hbm
+    el_f = T * (np.where(sp, h_bytes / tp, h_bytes) + f_bytes / tp) / hbm * slow
+    softmax_f = T * score_bytes / tp / hbm * slow
 
     bw, lat = link(tp)
     tp_coll = coll.all_reduce_s(T * h * 2.0, tp, bw, lat)
@@ -137,7 +139,7 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     logits = (
         logit_gemms * (logits_flops / linear_peak + C.GEMM_OVERHEAD_S)
         + 3 * T * s.vocab * 4 / tp / hbm
-    )
+    ) * slow
     stage = lps * (fwd + bwd + rec) + logits
     m = lay.microbatches
     compute = m * stage

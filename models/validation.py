@@ -602,6 +602,96 @@ def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
     }
 
 
+#: Layout fields a held-out row may carry from its source's training config (empty: not published).
+SOURCE_LAYOUT_FIELDS = ("tp", "pp", "micro_batch", "zero", "recompute")
+
+
+def plan_heldout_source_layout(row: dict, execution: dict | None = None) -> dict | None:
+    """GPU-hours of a held-out run at its source's own layout (the row's tp, pp, micro_batch, zero,
+    recompute and attention, from its config file) instead of the planner's choice, stretched by the
+    same goodput; None where the source gives no layout. A diagnostic: it separates the planner's
+    choice of layout from the model's speed at the layout the team ran."""
+    from models.training import Planner
+
+    gpus = _int(row, "gpus")
+    if not gpus or any(not row.get(k) for k in SOURCE_LAYOUT_FIELDS):
+        return None
+    ex = dict(execution or {})
+    if row.get("attention"):
+        ex["attention"] = row["attention"]
+    planner = Planner(heldout_scenario(row, ex))
+    planner.gpu = _gpu_of(row)
+    job = planner.job(gpus)
+    tp, pp = int(row["tp"]), int(row["pp"])
+    lay = Layouts.single(
+        job.global_batch_seqs,
+        tp=tp,
+        pp=pp,
+        dp=gpus // (tp * pp),
+        micro_batch=int(row["micro_batch"]),
+        zero=int(row["zero"]),
+        recompute=row["recompute"],
+        sequence_parallel=0,
+    )
+    mem, step = evaluate(job, lay)
+    fit = bool(fits(job, mem["total"])[0])
+    choice = describe(job, gpus, lay, mem, step, 0, 1, int(fit), 0.0)
+    days = planner.reliability(choice).wall_clock_s / SECONDS_PER_DAY
+    return {
+        "layout": layout_text(choice.layout),
+        "fits": fit,
+        "mfu": choice.mfu,
+        "predicted": days * 24 * gpus,
+    }
+
+
+@functools.cache
+def validate_heldout_source_layout() -> list[dict]:
+    """The held-out runs whose source publishes its layout, at that layout (plan_heldout_source_layout)
+    beside the planner's choice (validate_heldout)."""
+    chosen = {r["id"]: r for r in validate_heldout()["rows"]}
+    out = []
+    for row in load_heldout_runs():
+        got = plan_heldout_source_layout(row, {"software_stack": row_stack(row)})
+        if got is None:
+            continue
+        published = float(row["published_gpu_hours"])
+        out.append(
+            {
+                "id": row["id"],
+                "stack_class": row["stack_class"],
+                "published": published,
+                **got,
+                "error": _err(got["predicted"], published),
+                "planner_error": chosen[row["id"]]["error"],
+            }
+        )
+    return out
+
+
+def source_layout_report(rows: list[dict]) -> str:
+    """`clusterplan validate`'s table of held-out runs at their source's own layout."""
+    lines = [
+        "\n== Held-out runs at the layout their source published (diagnostic; not the planner's "
+        "plan) ==",
+        f"{'row':22} {'stack class':20} {'layout (source)':34} {'MFU':>5} {'published':>10} "
+        f"{'model':>10} {'error':>7} {'planner':>8}",
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['id']:22} {r['stack_class']:20} {r['layout']:34} {r['mfu']:>5.0%} "
+            f"{r['published']:>10.4g} {r['predicted']:>10.4g} {r['error']:>+7.1%} "
+            f"{r['planner_error']:>+8.1%}{'' if r['fits'] else '  REJECTED by the memory model'}"
+        )
+    if rows:
+        s = summarise([r["error"] for r in rows])
+        lines.append(
+            f"{s['rows']} runs at their source's layout: median {s['median_abs_error']:.1%}, worst "
+            f"{s['worst_abs_error']:.1%}; planner: the error with the planner's layout (above)"
+        )
+    return "\n".join(lines)
+
+
 #: What a held-out row's published GPU-hours cover (`scope` column, from the source's own wording):
 #: the pre-training run only; all training of the model (pre-training plus context extension,
 #: annealing, post-training), in proportions the source does not give; or not split by the source.

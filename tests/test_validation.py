@@ -23,9 +23,12 @@ from app.cli import main
 from app.formatting import md_plain
 from models import validation as V
 from models.constants import MEMORY_HEADROOM as C_HEADROOM
-from models.hardware import load_gpus
+from models.hardware import get_gpu, load_gpus
+from models.job import AttentionKernel, Job
+from models.layouts import Layouts
 from models.scenario import Scenario
 from models.shapes import load_presets
+from models.step_time import step_breakdown
 from models.training import plan_training
 
 TARGETS = V.TARGETS
@@ -272,13 +275,10 @@ def test_size_class_follows_total_parameters():
 
 #: Held-out whole runs (planner's layout, each row's stack class): pinned error levels. The model
 #: may get better (lower them with the change that does it) but not worse.
-HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.31, 0.87
+HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.28, 0.87
 #: Runs beyond the 30 % worst-case target today, named: a run that joins them fails the test.
+#: (Pythia 1B-6.9B left it with the classic stack's measured kernel efficiency, heldout-scores.md step 6.)
 HELDOUT_OUTLIERS = {
-    "ho-pythia-1b",
-    "ho-pythia-1.4b",
-    "ho-pythia-2.8b",
-    "ho-pythia-6.9b",
     "ho-pythia-12b",
     "ho-bloomberggpt-50b",
     "ho-llama2-7b",
@@ -327,6 +327,61 @@ def test_heldout_runs_use_their_sources_stack_class():
     assert row_stack(rows["ho-phi-4-mini"]) == V.DEFAULT_SOFTWARE_STACK  # not stated
     res = {r["id"]: r for r in V.validate_heldout()["rows"]}
     assert res["ho-tinyllama-1.1b"]["layout"].startswith("TP1 PP1")  # FSDP: data parallel only
+
+
+def test_classic_stack_kernel_efficiency_reproduces_gpt_neox_20b():
+    """SOFTWARE_STACKS['megatron-3d-classic']['kernel_efficiency'] is GPT-NeoX-20B's measured 117
+    TFLOP/s per A100-40GB (Black et al. 2022), counted as GPT-NeoX's logger then did (6P + 60shL per
+    token), over the model's speed at that run's published layout (configs/20B.yml)."""
+    from models.shapes import ModelShape
+
+    p = 20.556e9
+    shape = ModelShape.model_validate(
+        {
+            "model_id": "gpt-neox-20b",
+            "name": "GPT-NeoX-20B",
+            "layers": 44,
+            "hidden": 6144,
+            "heads": 64,
+            "kv_heads": 64,
+            "ffn_hidden": 24576,
+            "vocab": 50432,
+            "gated_mlp": False,
+            "tied_embeddings": False,
+            "dropout": False,
+            "published_params_b": p / 1e9,
+            "published_active_params_b": p / 1e9,
+        }
+    )
+    job = Job(
+        shape,
+        get_gpu("A100-40GB"),
+        2048,
+        1536,
+        "bf16",
+        flash_attention=AttentionKernel.NONE,
+        stack="megatron-3d-classic",
+    )
+    lay = Layouts.single(
+        1536, tp=2, pp=4, dp=12, micro_batch=4, zero=1, recompute="full", sequence_parallel=0
+    )
+    tokens_per_s_per_gpu = 1536 * 2048 / float(step_breakdown(job, lay)["total"][0]) / 96
+    measured = 117e12 / (6 * p + 60 * 2048 * 6144 * 44)
+    assert tokens_per_s_per_gpu == pytest.approx(measured, rel=0.01)
+
+
+def test_heldout_runs_at_their_sources_layout():
+    """Rows whose config file gives the layout are also planned at it (a diagnostic beside the
+    planner's choice): Pythia's full recompute at micro-batch 16 / 8, from EleutherAI/pythia
+    models/*.yml, lands within 12 % of the published GPU-hours."""
+    rows = {r["id"]: r for r in V.validate_heldout_source_layout()}
+    assert set(rows) == {f"ho-pythia-{s}" for s in ("1b", "1.4b", "2.8b", "6.9b", "12b")}
+    assert rows["ho-pythia-1b"]["layout"] == "TP1 PP1 DP64 v1 mb16 Z1 full"
+    assert rows["ho-pythia-12b"]["layout"] == "TP4 PP1 DP64 v1 mb8 Z1 full"
+    assert all(r["fits"] for r in rows.values())
+    assert max(abs(r["error"]) for r in rows.values()) <= 0.12
+    text = V.source_layout_report(list(rows.values()))
+    assert f"{rows['ho-pythia-6.9b']['error']:>+7.1%}" in text
 
 
 def test_plans_carry_the_held_out_band():

@@ -156,3 +156,20 @@ def test_every_row_states_what_its_gpu_hours_cover(rows):
         assert r["scope"] in HELDOUT_SCOPES, r["id"]
         if r["scope"] != "pre-training":
             assert "scope" in r["notes"], r["id"]
+
+
+def test_source_layouts_split_the_published_batch(rows):
+    """Where a row carries its source's layout (tp, pp, micro_batch, grad_accum from the config
+    file), data-parallel ranks x micro-batch x accumulation is the published global batch, and the
+    config file is named."""
+    given = [r for r in rows if r.get("tp")]
+    assert given
+    for r in given:
+        dp = int(r["gpus"]) // (int(r["tp"]) * int(r["pp"]))
+        assert dp * int(r["tp"]) * int(r["pp"]) == int(r["gpus"]), r["id"]
+        assert dp * int(r["micro_batch"]) * int(r["grad_accum"]) == int(r["global_batch_seqs"]), r[
+            "id"
+        ]
+        assert r["recompute"] in ("none", "selective", "full"), r["id"]
+        assert r["attention"] in ("flash2", "flash1", "none"), r["id"]
+        assert r["config_source"], r["id"]
