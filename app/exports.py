@@ -15,8 +15,12 @@ above (unit `usd`), then per option and month `capacity` (GPUs held, unit `gpus`
 `served` and `idle` (unit `gpu_hours`), then per team its `chargeback` over the term (unit `usd`,
 no month; the chargeback of an option sums to its total, so leave it out when summing cash
 flows). Each value is the engine's own (`OptionResult.capacity_gpus`, `demand_gpu_hours`,
-`served_gpu_hours_by_month`, `idle_gpu_hours_by_month`, `chargeback_usd`). A version-1
-comparison's CSV is as it always was.
+`served_gpu_hours_by_month`, `idle_gpu_hours_by_month`, `chargeback_usd`). An owned option with
+a hardware refresh (`OptionResult.hardware_refreshes`) then has, per refresh, the rows
+`refresh_gpus` (unit `gpus`), `refresh_order_day`, `refresh_ready_day` and
+`refresh_replaced_sold_day` (unit `day`, days from the decision), each in the month of the term
+its new hardware is ready in (counted from 1, as the monthly rows). A version-1 comparison's CSV
+is as it always was.
 
 `comparison_json` is strict JSON: any number that is not finite is written as null.
 """
@@ -29,6 +33,7 @@ import json
 import math
 from typing import Any
 
+from app.report_text import term_month
 from pricing.engine import Comparison
 
 CSV_HEADER = ("option", "label", "category", "month", "usd")
@@ -74,6 +79,16 @@ def _portfolio_csv(c: Comparison) -> str:
     for o in c.options:
         for category, (name, unit) in PORTFOLIO_MONTHLY.items():
             for month, value in enumerate(getattr(o, name), start=1):
+                w.writerow([o.option, o.label, category, "", month, repr(float(value)), unit])
+    for o in c.options:
+        for r in o.hardware_refreshes:
+            month = term_month(r.ready_day)
+            for category, (value, unit) in {
+                "refresh_gpus": (r.gpus, "gpus"),
+                "refresh_order_day": (r.order_day, "day"),
+                "refresh_ready_day": (r.ready_day, "day"),
+                "refresh_replaced_sold_day": (r.replaced_sold_day, "day"),
+            }.items():
                 w.writerow([o.option, o.label, category, "", month, repr(float(value)), unit])
     for o in c.options:
         for team, value in o.chargeback_usd.items():

@@ -56,6 +56,7 @@ from app.report_text import (
     execution_text,
     gpu_hours,
     monthly_capacity_rows,
+    refresh_lines,
 )
 from pricing import freshness
 from pricing.results import Comparison, OptionResult
@@ -547,6 +548,8 @@ class _Document(FPDF):
         for o in c.options:
             if o.available and o.capacity_rule:
                 self.caption(f"{o.label}: {plain(o.capacity_rule, 400)}.")
+            if o.available and o.hardware_refreshes:
+                self.caption(f"{o.label}, hardware refresh: {'; '.join(refresh_lines(o))}.")
         rows = delay_rows(c)
         n = len(rows[0]) - 3
         self.heading("Delay per workload", 10)

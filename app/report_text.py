@@ -19,6 +19,7 @@ from app.formatting import usd as _usd
 from models.options import spec
 from models.scenario import Execution
 from models.training import TrainingPlan
+from models.units import DAYS_PER_MONTH
 from pricing import freshness
 from pricing.catalogue_rows import RentalRow
 from pricing.results import Comparison
@@ -250,6 +251,22 @@ def capacity_rows(c: Comparison) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def term_month(day: float) -> int:
+    """The month of the term a day from the decision falls in, counted from 1 as the charts and
+    the CSV count months."""
+    return int(day // DAYS_PER_MONTH) + 1
+
+
+def refresh_lines(o) -> list[str]:
+    """An owned option's hardware refreshes as read from `OptionResult.hardware_refreshes`:
+    'refresh at month 22: new 1,024 GPUs ready day 640, old sold day 640'."""
+    return [
+        f"refresh at month {term_month(r.ready_day)}: new {r.gpus:,} GPUs ready day "
+        f"{r.ready_day:,.0f}, old sold day {r.replaced_sold_day:,.0f}"
+        for r in o.hardware_refreshes
+    ]
 
 
 def _delay(d) -> str:

@@ -40,12 +40,14 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ValidationError
 
+from app.field_problems import named_problems
 from app.settings import LOCAL_BASE_URL
 from models.finetune import FinetuneInputs
 from models.scenario import (
     PORTFOLIO_VERSION,
     SCHEMA_VERSION,
     Scenario,
+    Term,
     explain_validation_error,
 )
 from models.scenario_set import ScenarioSet
@@ -109,8 +111,12 @@ def _quote(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
     return clean if len(clean) <= limit else clean[: limit - 1] + "…"
 
 
-def _invalid(exc: ValidationError) -> LinkError:
-    problems = explain_validation_error(exc)
+def _invalid(exc: ValidationError, data: dict) -> LinkError:
+    """The first problem, named as the Workload page names it (app/field_problems.py: an
+    expansion phase as `options.build_expansions[i].field` with its range in the link's term)."""
+    term = data.get("term")
+    months = term.get("months") if isinstance(term, dict) else Term().months
+    problems = named_problems(explain_validation_error(exc), months)
     field, msg = problems[0]
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     return LinkError(f"the link's scenario is invalid: {_quote(field, 80)}: {_quote(msg)}{more}")
@@ -120,7 +126,7 @@ def _validate(data: dict) -> Scenario:
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:
-        raise _invalid(exc) from None
+        raise _invalid(exc, data) from None
     except (TypeError, ValueError, RecursionError):
         raise LinkError("the link's scenario is invalid") from None
 

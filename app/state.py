@@ -281,16 +281,17 @@ def scenario() -> tuple[Scenario | None, list[tuple[str, str]]]:
         return None, explain_validation_error(exc)
 
 
-def scenario_without(path: str) -> tuple[Scenario | None, list[tuple[str, str]]]:
-    """The scenario validated with one field (dotted path) left out, so its schema default applies:
-    the rest of a page goes on while that field's value is being fixed."""
+def scenario_without(*paths: str) -> tuple[Scenario | None, list[tuple[str, str]]]:
+    """The scenario validated with fields (dotted paths) left out, so their schema defaults apply:
+    the rest of a page goes on while those fields' values are being fixed."""
     trimmed = copy.deepcopy(data())
-    *parents, last = path.split(".")
-    node = trimmed
-    for part in parents:
-        node = node.get(part) if isinstance(node, dict) else None
-    if isinstance(node, dict):
-        node.pop(last, None)
+    for path in paths:
+        *parents, last = path.split(".")
+        node = trimmed
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
     try:
         return Scenario.model_validate(trimmed), []
     except ValidationError as exc:

@@ -563,3 +563,28 @@ def test_an_expansion_phase_edited_on_the_workload_page_changes_builds_capacity_
     page.get_by_role("heading", name="Compare").wait_for()
     assert build_at_term_end(page) == "256"
     assert errors == [], errors
+
+
+def test_a_refresh_age_typed_on_the_workload_page_is_linked_and_said_on_compare(
+    portal_url, watched
+):
+    """Enterprise sample: 12 months typed in the refresh box is in the address, and Compare says
+    Build's two refreshes as the result gives them (new hardware ready on days 458 and 823)."""
+    data = json.loads(PORTFOLIOS["enterprise"].read_text())
+    page, errors = watched
+    page.goto(f"{portal_url}workload?s={share_link.encode_data(data)}")
+    page.get_by_role("heading", name="Expansion phases of the owned cluster").wait_for()
+    wait_idle(page)
+    box = page.get_by_role("textbox", name="Refresh the hardware after (months)")
+    box.fill("12")
+    box.press("Enter")
+    page.wait_for_function(  # the address follows the scenario
+        "t => location.search.includes('s=') && !location.search.includes(t)",
+        arg=share_link.encode_data(data),
+    )
+    assert scenario_in_address(page)["options"]["build_refresh_after_months"] == 12
+    page.locator("[data-testid='stSidebarNav']").get_by_role("link", name="Compare").click()
+    page.get_by_role("heading", name="Compare").wait_for()
+    page.get_by_text("Build, hardware refresh: refresh at month 16: new 24 GPUs ready day 458, "
+                     "old sold day 458; refresh at month 28").wait_for()  # fmt: skip
+    assert errors == [], errors

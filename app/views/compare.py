@@ -21,6 +21,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.report_text import refresh_lines
 from app.views import guide
 from models.options import Billing, spec
 from models.scenario import Scenario
@@ -273,6 +274,9 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
                 else "no owned option is compared, so they change no result."
             )
         )
+    for o in available:
+        if o.hardware_refreshes:
+            st.caption(f"{o.label}, hardware refresh: {'; '.join(refresh_lines(o))}.")
 
     st.subheader("Delay each workload suffers")
     first = available[0].workload_delays if available else []

@@ -289,13 +289,16 @@ def portfolio_gpus(c: Comparison) -> list[str]:
 
 
 def portfolio_delays(c: Comparison) -> list[str]:
-    """Per option: its ready day, then which workloads wait for capacity and how long, what is
-    still queued at the term end, and any work it can never serve (OptionResult fields)."""
+    """Per option: its ready day and the day its first run or job finishes, then which workloads
+    wait for capacity and how long, what is still queued at the term end, and any work it can
+    never serve (OptionResult fields)."""
     lines = []
     for o in c.options:
         if not o.available:
             continue
         line = f"{o.label}: ready on {on_day(o.ready_day)}"
+        if o.first_result_day is not None:  # from the ready day on (capacity starts there)
+            line += f"; first run done on {on_day(o.first_result_day)}"
         waits = [
             f"{d.name} waits up to {days(d.delay_days_max)} (mean {days(d.delay_days_mean)})"
             for d in o.workload_delays

@@ -11,29 +11,41 @@ Cells a kind does not have are left empty and ignored. After each edit the table
 The expansion phases of the owned cluster (`options.build_expansions`: N GPUs ordered in month M,
 each ready on its own build timeline, pricing/capacity_plans.py) are a second table, kept the same
 way: as typed, its problems named `options.build_expansions[i].field` with the allowed range.
+Beside it, the hardware refresh age (`options.build_refresh_after_months`, empty: none), kept as
+typed too; both fields' messages come from app/field_problems.py, as the share link's do.
 """
 
 from __future__ import annotations
 
 import math
-import re
 
 import pandas as pd
 import streamlit as st
 
 from app import charts, state
 from app import schema_widgets as sw
+from app.field_problems import (
+    EXPANSION_FIELD,
+    REFRESH_FIELD,
+    expansion_problems,
+    refresh_problems,
+    refresh_range,
+)
 from app.formatting import md_plain
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
 from models.portfolio import WORKLOAD_KINDS
-from models.scenario import Expansion, range_text
 from models.shapes import load_presets
 
 #: session keys: the table's generation (in its key) and the selected row
 GENERATION, SELECTED = "p_table_generation", "p_selected"
 #: widget keys of this view start with this, so they are dropped when the scenario is replaced
 PREFIX = "p_"
+
+#: the refresh age's text box
+REFRESH_KEY = "p_refresh"
+#: the owned cluster's plan: fields whose problems leave the workloads sized meanwhile
+PLAN_FIELDS = (EXPANSION_FIELD, REFRESH_FIELD)
 
 #: sample portfolios (app/data/portfolio_<name>.json) and their buttons
 SAMPLES = {
@@ -65,7 +77,6 @@ COLUMNS: dict[str, tuple[str, str]] = {
 INTEGER_FIELDS = {"start_month", "duration_months", "gpus"}
 
 #: the expansion phases' table: field -> (header, help)
-EXPANSION_FIELD = "options.build_expansions"
 EXPANSION_COLUMNS: dict[str, tuple[str, str]] = {
     "gpus": ("GPUs added", "GPUs the phase adds to the owned cluster"),
     "month": (
@@ -273,29 +284,6 @@ def apply_expansion_edits(phases: list[dict], delta: dict, new_row: dict) -> lis
     return [p for j, p in enumerate(out) if j not in deleted] + added
 
 
-def expansion_problems(problems: list[tuple[str, str]], months) -> list[tuple[str, str]]:
-    """The scenario's problems with the expansion phases, each naming
-    `options.build_expansions[i].field` and its allowed range (the schema's Expansion bounds; the
-    month also within the term)."""
-    out = []
-    for field, message in problems:
-        if not field.startswith(EXPANSION_FIELD):
-            continue
-        m = re.fullmatch(re.escape(EXPANSION_FIELD) + r"(?:\.(\d+)|\[(\d+)\])\.(\w+)", field)
-        if m is None:
-            out.append((field, message))
-            continue
-        i, name = m.group(1) or m.group(2), m.group(3)
-        field = f"{EXPANSION_FIELD}[{i}].{name}"
-        if "allowed" not in message and "from 0 to" not in message:
-            rng = range_text(Expansion, name)
-            if name == "month" and isinstance(months, int) and 1 <= months <= 60:
-                rng = f"allowed: a whole number from 0 to {months - 1}, within the term"
-            message = f"{message} ({rng})" if rng else message
-        out.append((field, message))
-    return out
-
-
 def _expansions(problems: list[tuple[str, str]]) -> None:
     """The owned cluster's expansion phases: a table kept in the scenario as typed."""
     phases = _expansion_rows()
@@ -342,6 +330,33 @@ def _expansions(problems: list[tuple[str, str]]) -> None:
         )
     )
     state.show_problems(expansion_problems(problems, state.get("term.months", 36)))
+
+
+def _store_refresh() -> None:
+    """The refresh age as typed: a whole number stored as one, empty for no refresh, any other
+    text kept as it is so the schema names the field and its range and the box keeps it."""
+    text = st.session_state[REFRESH_KEY]
+    number = sw.parse_number(text)
+    state.put(REFRESH_FIELD, None if not text.strip() else (text if number is None else number))
+
+
+def _refresh(problems: list[tuple[str, str]]) -> None:
+    """The owned cluster's hardware refresh (options.build_refresh_after_months): off while
+    empty; a bad value stays in the box and in the scenario, its problem named with the range."""
+    value = state.get(REFRESH_FIELD)
+    months = state.get("term.months", 36)
+    st.text_input(
+        "Refresh the hardware after (months)",
+        value="" if value is None else str(value),
+        placeholder="no refresh",
+        key=REFRESH_KEY,
+        on_change=_store_refresh,
+        help="Replace the owned cluster's GPUs (not its expansion phases) when they reach this "
+        "age, and again at each multiple: the new hardware is ordered its lead time ahead and "
+        "the old sold at the resale value for that age. Empty: kept to the term end. "
+        f"{refresh_range(months)[:1].upper()}{refresh_range(months)[1:]}.",
+    )
+    state.show_problems(refresh_problems(problems, months))
 
 
 def _sizing(sc, i: int, demand) -> None:
@@ -438,9 +453,9 @@ def render() -> None:
         st.subheader("Workloads")
         selected = _table()
     sc, problems = state.scenario()
-    others = [p for p in problems if not p[0].startswith(EXPANSION_FIELD)]
-    if problems and not others:  # only the phases are wrong: the workloads are sized meanwhile
-        sc, _ = state.scenario_without(EXPANSION_FIELD)
+    others = [p for p in problems if not p[0].startswith(PLAN_FIELDS)]
+    if problems and not others:  # only the owned plan is wrong: the workloads are sized meanwhile
+        sc, _ = state.scenario_without(*PLAN_FIELDS)
     demand = None
     with right:
         st.subheader("Sizing")
@@ -460,4 +475,8 @@ def render() -> None:
             key="chart_portfolio_demand",
         )
     st.subheader("Expansion phases of the owned cluster")
-    _expansions(problems)
+    phases, refresh = st.columns([3, 2], gap="large")
+    with phases:
+        _expansions(problems)
+    with refresh:
+        _refresh(problems)
