@@ -30,6 +30,7 @@ from models.shapes import load_presets
 
 if TYPE_CHECKING:
     from models.scenario import Scenario
+    from pricing.results import Comparison
 
 
 class _Lazy:
@@ -929,15 +930,7 @@ def run_compare(args: argparse.Namespace) -> int:
     if len(files) > 1:
         return run_side_by_side(args, files)
     args.scenario = files[0]
-    try:
-        scenario = scenario_files.read_scenario(args.scenario)
-        comparison = compare(scenario)
-    except scenario_files.ScenarioInputError as exc:
-        raise UsageError(f"clusterplan compare: {exc}") from None
-    except InputError as exc:
-        raise UsageError(
-            f"clusterplan compare: {args.scenario}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}"
-        ) from None
+    comparison = compare_file(args.scenario)
     if args.json:
         print(exports.comparison_json(comparison))
     elif args.csv:
@@ -945,6 +938,19 @@ def run_compare(args: argparse.Namespace) -> int:
     else:
         print(report_text.comparison_report(comparison))
     return 0
+
+
+def compare_file(path: str) -> Comparison:
+    """The comparison of one scenario file; a file or input the engine refuses is a one-line
+    usage error naming the file (and the field)."""
+    try:
+        return compare(scenario_files.read_scenario(path))
+    except scenario_files.ScenarioInputError as exc:
+        raise UsageError(f"clusterplan compare: {exc}") from None
+    except InputError as exc:
+        raise UsageError(
+            f"clusterplan compare: {path}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}"
+        ) from None
 
 
 def run_side_by_side(args: argparse.Namespace, files: list[str]) -> int:
@@ -962,16 +968,7 @@ def run_side_by_side(args: argparse.Namespace, files: list[str]) -> int:
         raise UsageError(f"{prog}: standard input ('-') can be read only once")
     sbs_core = importlib.import_module("pricing.side_by_side")
     sbs_app = importlib.import_module("app.side_by_side")
-    comparisons = []
-    for path in files:
-        try:
-            comparisons.append(compare(scenario_files.read_scenario(path)))
-        except scenario_files.ScenarioInputError as exc:
-            raise UsageError(f"{prog}: {exc}") from None
-        except InputError as exc:
-            raise UsageError(
-                f"{prog}: {path}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}"
-            ) from None
+    comparisons = [compare_file(path) for path in files]
     if args.json:
         print(sbs_app.comparisons_json(comparisons))
         return 0

@@ -386,20 +386,28 @@ class _Document(FPDF):
             f"published runs."
         )
         self.caption(accuracy_line() + ".")
-        self.heading("Reopen this scenario", 11)
-        if self.share_url:
-            self.caption("This link opens the same scenario in the planner's portal:")
-            if settings.is_local(self.share_url):
-                self.caption(LOCAL_LINK_NOTE)
-            self.text_block(
-                self.share_url,
-                7.5,
-                ACCENT,
-                wrapmode="CHAR",
-                link=self.share_url if _safe_link(self.share_url) else "",
-            )
-        else:
-            self.caption("No share link could be made for this scenario.")
+        self.reopen_link(
+            "Reopen this scenario",
+            "This link opens the same scenario in the planner's portal:",
+            "No share link could be made for this scenario.",
+        )
+
+    def reopen_link(self, heading: str, intro: str, missing: str) -> None:
+        """The share link under `heading`, clickable when safe, with the note when it is local."""
+        self.heading(heading, 11)
+        if not self.share_url:
+            self.caption(missing)
+            return
+        self.caption(intro)
+        if settings.is_local(self.share_url):
+            self.caption(LOCAL_LINK_NOTE)
+        self.text_block(
+            self.share_url,
+            7.5,
+            ACCENT,
+            wrapmode="CHAR",
+            link=self.share_url if _safe_link(self.share_url) else "",
+        )
 
     def recommendation(self) -> None:
         c, rec = self.c, self.c.recommendation
@@ -840,20 +848,9 @@ class _SideBySideDocument(_Document):
             ]
             share = 150 / len(live)
             self.grid(rows, (30, *(share,) * len(live)), ("RIGHT",) * (len(live) + 1), 7.2)
-        self.heading("Reopen these scenarios", 11)
-        if self.share_url:
-            self.caption(
-                "This link opens the planner with these scenarios saved, on the Side by side page:"
-            )
-            if settings.is_local(self.share_url):
-                self.caption(LOCAL_LINK_NOTE)
-            self.text_block(
-                self.share_url,
-                7.5,
-                ACCENT,
-                wrapmode="CHAR",
-                link=self.share_url if _safe_link(self.share_url) else "",
-            )
-        else:
-            self.caption("No share link was given for these scenarios.")
+        self.reopen_link(
+            "Reopen these scenarios",
+            "This link opens the planner with these scenarios saved, on the Side by side page:",
+            "No share link was given for these scenarios.",
+        )
         self.furniture()
