@@ -310,15 +310,17 @@ def cumulative_cost(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
         margin={"b": 90 + 22 * rows},
         legend={"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
     )
+    return _cumulative_axes(fig, term, [v for o in options for v in o.cumulative_usd])
+
+
+def _cumulative_axes(fig: go.Figure, term: int, values: list[float]) -> go.Figure:
+    """Month-of-term and cumulative-USD axes of a cumulative cost chart over `term` months."""
     fig.update_xaxes(
         title_text="Month of the term",
         range=[0.5, term + 0.5],
         dtick=6 if term > 24 else 3 if term > 12 else 1,
     )
-    fig.update_yaxes(
-        title_text="Cumulative cost (USD)",
-        **_usd_axis([v for o in options for v in o.cumulative_usd]),
-    )
+    fig.update_yaxes(title_text="Cumulative cost (USD)", **_usd_axis(values))
     return fig
 
 
@@ -1362,13 +1364,4 @@ def side_by_side_cost(sbs, dark: bool = False) -> go.Figure:
         height=HEIGHT_PX + 60,
         legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"},
     )
-    fig.update_xaxes(
-        title_text="Month of the term",
-        range=[0.5, term + 0.5],
-        dtick=6 if term > 24 else 3 if term > 12 else 1,
-    )
-    fig.update_yaxes(
-        title_text="Cumulative cost (USD)",
-        **_usd_axis([v for _, _, o in lines for v in o.cumulative_usd]),
-    )
-    return fig
+    return _cumulative_axes(fig, term, [v for _, _, o in lines for v in o.cumulative_usd])
