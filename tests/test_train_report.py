@@ -82,3 +82,25 @@ def test_a_deadline_says_its_budget_and_the_efficient_size(capsys):
     advice = efficient_size_advice(p.gpus, p.efficient)
     assert advice.startswith("Efficient size: 2,048 GPUs")
     assert advice in out.splitlines()
+
+
+def test_the_workload_page_writes_the_band_as_the_report_does():
+    """The Workload page said 'Wall-clock days likely 12.8 to 36.4'; the report and Compare say
+    'likely 13–36 days'."""
+    import pathlib
+
+    from streamlit.testing.v1 import AppTest
+
+    from app.scenario_files import EXAMPLE
+
+    at = AppTest.from_file(
+        str(pathlib.Path(__file__).with_name("portal_harness.py")), default_timeout=60
+    )
+    at.session_state["_page"] = "workload"
+    at.run()
+    assert not at.exception, at.exception
+    p = plan_training(Scenario.model_validate(EXAMPLE))
+    likely = band(p.train_days_low, p.train_days_high).strip().strip("()")
+    assert likely.startswith("likely ") and "–" in likely
+    captions = [c.value for c in at.caption]
+    assert any(f"Wall-clock time {likely} (the model's error range" in c for c in captions)
