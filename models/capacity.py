@@ -392,6 +392,13 @@ def served_within(
     return on_base.reshape(months, SLOTS_PER_MONTH).sum(axis=1)
 
 
+def _none_for_nan(values: np.ndarray) -> list[float | None]:
+    """`values` as a list of Python floats, None where NaN."""
+    out = values.astype(object)
+    out[np.isnan(values)] = None
+    return out.tolist()
+
+
 def simulate(
     demand: Demand,
     capacity_gpus: Sequence[float],
@@ -470,22 +477,27 @@ def simulate(
 
     workloads = []
     bounds = np.searchsorted(wl, np.arange(n_w + 1))  # runs are in workload order
+    # every run's columns as Python lists once, sliced per workload
+    columns = {
+        "release_day": rel_day.tolist(),
+        "start_day": _none_for_nan(s_day),  # NaN: not started
+        "finish_day": _none_for_nan(f_day),
+        "delay_days": delay.tolist(),
+        "status": status.tolist(),
+        "served_gpu_hours": in_term.tolist(),
+        "beyond_term_gpu_hours": beyond_run.tolist(),
+    }
+    n_started = np.concatenate([[0], np.cumsum(started)])
+    n_finished = np.concatenate([[0], np.cumsum(status == "finished")])
     for i, w in enumerate(demand.workloads):
         sl = slice(bounds[i], bounds[i + 1])
         if w.gang and sl.stop > sl.start:
             delay_max[i] = float(delay[sl].max())
             delay_mean[i] = float(delay[sl].mean())
         never = next((reason[k] for k in sorted(reason) if sl.start <= k < sl.stop), None)
-        st = s_day[sl]
-        table = RunTable(
-            release_day=rel_day[sl].tolist(),
-            start_day=[None if x != x else x for x in st.tolist()],  # NaN: not started
-            finish_day=[None if x != x else x for x in f_day[sl].tolist()],
-            delay_days=delay[sl].tolist(),
-            status=status[sl].tolist(),
-            served_gpu_hours=in_term[sl].tolist(),
-            beyond_term_gpu_hours=beyond_run[sl].tolist(),
-        )
+        # the simulation's own columns, already of the fields' types: no validation pass over
+        # thousands of runs
+        table = RunTable.model_construct(**{name: column[sl] for name, column in columns.items()})
         workloads.append(
             WorkloadOutcome(
                 name=w.name,
@@ -499,8 +511,8 @@ def simulate(
                 delay_days_max=delay_max[i],
                 delay_days_mean=delay_mean[i],
                 runs=sl.stop - sl.start,
-                runs_started=int(started[sl].sum()),
-                runs_finished=int((status[sl] == "finished").sum()),
+                runs_started=int(n_started[sl.stop] - n_started[sl.start]),
+                runs_finished=int(n_finished[sl.stop] - n_finished[sl.start]),
                 never_served=never,
                 runs_table=table,
             )
