@@ -42,6 +42,8 @@ from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 #: the largest capacity a month may have, GPUs
 MAX_CAPACITY_GPUS = 10_000_000
 _EPS = 1e-9
+#: the most queue orders a Prepared keeps (`_gang_starts`; a size search probes a few dozen)
+STARTS_KEPT = 128
 
 RunStatus = Literal["finished", "running at term end", "queued at term end", "never fits"]
 
@@ -215,6 +217,12 @@ class Prepared:
                 strict=True,
             )
         )
+        #: each run's place in the FIFO order (self.loop)
+        self.rank = np.empty(len(order), dtype=int)
+        self.rank[self.order] = np.arange(len(order))
+        #: `_gang_starts` by the GPUs free of flat work (its bytes): the same capacity probed by a
+        #: search and then simulated queues the same way
+        self.starts: dict[bytes, np.ndarray] = {}
 
 
 def prepare(demand: Demand) -> Prepared:
@@ -260,39 +268,47 @@ def _flat_months(p: Prepared, flat_served: np.ndarray, slots: int, month_end_slo
 
 def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = True):
     """Start slot of each gang run (−1: not started in the term) under strict FIFO on `avail`,
-    and why runs that can never be served cannot. Runs that fit on release all start then (one
-    vectorised check); otherwise one run at a time on Python floats (the same float operations
-    as numpy's, so the same starts). `reasons=False` stops at the first run that blocks the
-    queue: nothing behind it starts, whatever the reason."""
+    and (`reasons`) why runs that can never be served cannot. Runs that fit on release all start
+    then (one vectorised check); otherwise `_fifo_starts`, once per `avail` (a capacity search
+    probes the size it then simulates)."""
     n_runs = len(p.wl)
-    start = np.full(n_runs, -1)
-    reason: dict[int, str] = {}
     if n_runs and np.all(p.at_release <= avail + _EPS):  # fast path: every run fits on release
+        start = np.full(n_runs, -1)
         start[:] = p.rel
-        return start, reason
+        return start, {}
+    key = avail.tobytes()
+    if key not in p.starts:
+        if len(p.starts) >= STARTS_KEPT:
+            p.starts.clear()
+        p.starts[key] = start = _fifo_starts(p, avail, slots)
+        start.flags.writeable = False
+    start = p.starts[key]
+    return start, (_never_fits(p, avail, start) if reasons else {})
+
+
+def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
+    """Strict FIFO, one run at a time on Python floats (the same float operations as numpy's, so
+    the same starts): each run starts at the first slot, no earlier than its release nor than the
+    run before it, where its GPUs are free for its whole length. A run whose GPUs are never free
+    from its release (`_earliest` on `avail`) is passed over; any other that cannot start blocks
+    the queue, and nothing behind it starts in the term."""
     free = avail.tolist()
-    starts = start.tolist()
+    starts = [-1] * len(p.wl)
     prev_start = 0
     for k, g, thr, n, r in p.loop:
-        t = None
-        if prev_start < slots:
-            t = r if r > prev_start else prev_start
-            if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
-                if free[t] < thr:
-                    t = _earliest_list(free, thr, t, n, slots)
-            elif min(free[t : t + n if t + n < slots else slots]) < thr:
-                t = _earliest_list(free, thr, t, n, slots)
+        if prev_start >= slots:
+            break  # the queue is blocked
+        t = r if r > prev_start else prev_start
+        if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
+            if not free[t] < thr:  # it fits where it may start (the common case)
+                free[t] = free[t] - g
+                starts[k] = prev_start = t
+                continue
+            t = _earliest_list(free, thr, t, n, slots)
+        elif min(free[t : t + n if t + n < slots else slots]) < thr:
+            t = _earliest_list(free, thr, t, n, slots)
         if t is None:
-            if not reasons and prev_start >= slots:
-                break
-            if _earliest(avail, g, r, n) is None:
-                most = float(avail[r:].max())
-                reason[k] = (
-                    f"needs {g:,.0f} GPUs at once for {p.days[k]:.1f} days; at most {most:,.0f}"
-                    f" are free of serving and steady work from month {r // SLOTS_PER_MONTH}"
-                    " to the term end"
-                )
-            else:
+            if _earliest(avail, g, r, n) is not None:
                 prev_start = slots  # strict FIFO: nothing behind it starts in the term
             continue
         if n == 1:
@@ -301,7 +317,24 @@ def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = 
             e = t + n if t + n < slots else slots
             free[t:e] = [x - g for x in free[t:e]]
         starts[k] = prev_start = t
-    return np.array(starts, dtype=int), reason
+    return np.array(starts, dtype=int)
+
+
+def _never_fits(p: Prepared, avail: np.ndarray, start: np.ndarray) -> dict[int, str]:
+    """Why each run not started can never be served (in FIFO order): its GPU count is never free
+    of flat work from its release to the term end, even with no other gang runs."""
+    reason: dict[int, str] = {}
+    waiting = np.flatnonzero(start < 0)
+    for i in np.sort(p.rank[waiting]).tolist():
+        k, g, _, n, r = p.loop[i]
+        if _earliest(avail, g, r, n) is None:
+            most = float(avail[r:].max())
+            reason[k] = (
+                f"needs {g:,.0f} GPUs at once for {p.days[k]:.1f} days; at most {most:,.0f}"
+                f" are free of serving and steady work from month {r // SLOTS_PER_MONTH}"
+                " to the term end"
+            )
+    return reason
 
 
 def _gang_by_month(p: Prepared, start, s_day, f_day, edges, months: int) -> np.ndarray:
