@@ -116,8 +116,9 @@ def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
         and max(len(start), len(end)) > 1
         and (start == start.flat[0]).all()
         and (end == end.flat[0]).all()
-    ):  # every row alike (a portfolio's ready day): one row, repeated
-        return np.repeat(window(months, start[:1], end[:1]), max(len(start), len(end)), axis=0)
+    ):  # every row alike (a portfolio's ready day): one row, spread as a read-only view
+        row = window(months, start[:1], end[:1])
+        return np.broadcast_to(row, (max(len(start), len(end)), months))
     lo = np.arange(months)[None, :] * DAYS_PER_MONTH
     overlap = np.minimum(end, lo + DAYS_PER_MONTH) - np.maximum(start, lo)
     return np.clip(overlap, 0.0, DAYS_PER_MONTH) / DAYS_PER_MONTH
