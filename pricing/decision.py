@@ -374,15 +374,26 @@ def _gap_spread(
     return (q.gap_p90_usd - q.gap_p10_usd) / 2
 
 
-def _two_cheapest(inp: CostInputs, options: list[str]) -> tuple[str, str] | None:
-    npv = npv_table(inp, base_params(inp), options)[0]
+def _base_npv(inp: CostInputs, options: list[str], base: np.ndarray | None) -> np.ndarray:
+    """The base case's NPV of each option: `base` when the caller has it (the engine), else
+    evaluated."""
+    return npv_table(inp, base_params(inp), options)[0] if base is None else base
+
+
+def _two_cheapest(
+    inp: CostInputs, options: list[str], base: np.ndarray | None = None
+) -> tuple[str, str] | None:
+    npv = _base_npv(inp, options, base)
     order = [options[i] for i in np.argsort(npv) if np.isfinite(npv[i])]
     return (order[0], order[1]) if len(order) >= 2 else None
 
 
-def tornado(inp: CostInputs, options: list[str]) -> Tornado | None:
-    """Each key input at −25 % and +25 %: the NPV gap between the two cheapest options."""
-    pair = _two_cheapest(inp, options)
+def tornado(
+    inp: CostInputs, options: list[str], base: np.ndarray | None = None
+) -> Tornado | None:
+    """Each key input at −25 % and +25 %: the NPV gap between the two cheapest options. `base`:
+    the options' base NPVs when the caller has them (`npv_table` on the base figures)."""
+    pair = _two_cheapest(inp, options, base)
     if pair is None:
         return None
     a, b = pair
@@ -505,12 +516,15 @@ def _q(col: np.ndarray, q: float) -> float | None:
     return float(np.percentile(col, q)) if col.size else None
 
 
-def flip_points(inp: CostInputs, options: list[str]) -> list[FlipPoint]:
+def flip_points(
+    inp: CostInputs, options: list[str], base: np.ndarray | None = None
+) -> list[FlipPoint]:
     """For each key input, the value (within 0.2× to 5× of today's) at which the cheapest option
-    changes, searching down and up from today's value; linear interpolation between grid points."""
+    changes, searching down and up from today's value; linear interpolation between grid points.
+    `base`: the options' base NPVs when the caller has them (`npv_table` on the base figures)."""
     keys = relevant_inputs(inp, options)
     g = len(FLIP_GRID)
-    base = npv_table(inp, base_params(inp), options)[0]
+    base = _base_npv(inp, options, base)
     if not np.isfinite(base).any():
         return []
     npv = _grid_npv(inp, options, keys, base)

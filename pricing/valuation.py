@@ -108,7 +108,14 @@ def after_tax_totals(
 def npv_table(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> np.ndarray:
     """NPV per parameter set and option, shape (n, len(options)); an option that does not complete
     the workload, or whose NPV is not finite in that parameter set, is inf (never ranked)."""
-    results = evaluate(inp, P, options)
+    return npv_columns(inp, evaluate(inp, P, options), P, options)
+
+
+def npv_columns(
+    inp: CostInputs, results: dict[str, tuple], P: dict[str, np.ndarray], options: list[str]
+) -> np.ndarray:
+    """`npv_table` from `evaluate(inp, P, ...)`'s results (the engine's base case, already
+    evaluated)."""
     cols = []
     for option in options:
         flows, ctx = results[option]
