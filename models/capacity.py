@@ -294,23 +294,26 @@ def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
     the queue, and nothing behind it starts in the term."""
     free = avail.tolist()
     starts = [-1] * len(p.wl)
-    prev_start = 0
+    prev_start = 0  # always inside the term: a run that cannot start there ends the loop
+    # (threshold, slots) -> the first start the last search found (None: none): free GPUs only
+    # fall and the queue's start slot only rises, so no later search of the same run size finds
+    # a start before it
+    found: dict[tuple[float, int], int | None] = {}
     for k, g, thr, n, r in p.loop:
-        if prev_start >= slots:
-            break  # the queue is blocked
         t = r if r > prev_start else prev_start
         if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
-            if not free[t] < thr:  # it fits where it may start (the common case)
-                free[t] = free[t] - g
+            f = free[t]
+            if not f < thr:  # it fits where it may start (the common case)
+                free[t] = f - g
                 starts[k] = prev_start = t
                 continue
-            t = _earliest_list(free, thr, t, n, slots)
+            t = _search_from(found, free, thr, t, n, slots)
         elif min(free[t : t + n if t + n < slots else slots]) < thr:
-            t = _earliest_list(free, thr, t, n, slots)
+            t = _search_from(found, free, thr, t, n, slots)
         if t is None:
             if _earliest(avail, g, r, n) is not None:
-                prev_start = slots  # strict FIFO: nothing behind it starts in the term
-            continue
+                break  # strict FIFO: it blocks the queue, nothing behind it starts in the term
+            continue  # it never fits: passed over
         if n == 1:
             free[t] = free[t] - g
         else:
@@ -318,6 +321,16 @@ def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
             free[t:e] = [x - g for x in free[t:e]]
         starts[k] = prev_start = t
     return np.array(starts, dtype=int)
+
+
+def _search_from(found: dict, free: list[float], thr: float, t: int, n: int, slots: int):
+    """`_earliest_list` from t, or from where the last search for the same run size found its
+    start when that is later (`_fifo_starts`: nothing before it can have become free)."""
+    last = found.get((thr, n), t)
+    if last is None:
+        return None
+    found[thr, n] = start = _earliest_list(free, thr, last if last > t else t, n, slots)
+    return start
 
 
 def _never_fits(p: Prepared, avail: np.ndarray, start: np.ndarray) -> dict[int, str]:
