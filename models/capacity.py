@@ -295,10 +295,9 @@ def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
     free = avail.tolist()
     starts = [-1] * len(p.wl)
     prev_start = 0  # always inside the term: a run that cannot start there ends the loop
-    # (threshold, slots) -> the first start the last search found (None: none): free GPUs only
-    # fall and the queue's start slot only rises, so no later search of the same run size finds
-    # a start before it
-    found: dict[tuple[float, int], int | None] = {}
+    # run sizes (threshold, slots) a search found no start for: free GPUs only fall and the
+    # queue's start slot only rises, so no later search for that size finds one either
+    no_start: set[tuple[float, int]] = set()
     for k, g, thr, n, r in p.loop:
         t = r if r > prev_start else prev_start
         if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
@@ -307,9 +306,9 @@ def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
                 free[t] = f - g
                 starts[k] = prev_start = t
                 continue
-            t = _search_from(found, free, thr, t, n, slots)
+            t = _search(no_start, free, thr, t, n, slots)
         elif min(free[t : t + n if t + n < slots else slots]) < thr:
-            t = _search_from(found, free, thr, t, n, slots)
+            t = _search(no_start, free, thr, t, n, slots)
         if t is None:
             if _earliest(avail, g, r, n) is not None:
                 break  # strict FIFO: it blocks the queue, nothing behind it starts in the term
@@ -323,13 +322,14 @@ def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
     return np.array(starts, dtype=int)
 
 
-def _search_from(found: dict, free: list[float], thr: float, t: int, n: int, slots: int):
-    """`_earliest_list` from t, or from where the last search for the same run size found its
-    start when that is later (`_fifo_starts`: nothing before it can have become free)."""
-    last = found.get((thr, n), t)
-    if last is None:
+def _search(no_start: set, free: list[float], thr: float, t: int, n: int, slots: int):
+    """`_earliest_list` from t, unless a search for the same run size already found no start
+    (`_fifo_starts`: then there is none)."""
+    if (thr, n) in no_start:
         return None
-    found[thr, n] = start = _earliest_list(free, thr, last if last > t else t, n, slots)
+    start = _earliest_list(free, thr, t, n, slots)
+    if start is None:
+        no_start.add((thr, n))
     return start
 
 
