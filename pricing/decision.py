@@ -388,9 +388,7 @@ def _two_cheapest(
     return (order[0], order[1]) if len(order) >= 2 else None
 
 
-def tornado(
-    inp: CostInputs, options: list[str], base: np.ndarray | None = None
-) -> Tornado | None:
+def tornado(inp: CostInputs, options: list[str], base: np.ndarray | None = None) -> Tornado | None:
     """Each key input at −25 % and +25 %: the NPV gap between the two cheapest options. `base`:
     the options' base NPVs when the caller has them (`npv_table` on the base figures)."""
     pair = _two_cheapest(inp, options, base)
