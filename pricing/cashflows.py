@@ -391,11 +391,8 @@ def per_distinct_row(fn: Callable[..., np.ndarray], *columns: np.ndarray) -> np.
     row of the columns: when every row is alike (a portfolio's ready month, a figure no draw
     moves), computed on one row and spread to n as a read-only view (the same numbers)."""
     n = max(len(c) for c in columns)
-    cols = [np.broadcast_to(c, (n, 1)) for c in columns]
-    if n == 1:
-        return fn(*columns)
-    if all((c == c[0]).all() for c in cols):
-        one = fn(*(c[:1] for c in cols))
+    if n > 1 and all((c == c[0]).all() for c in columns):
+        one = fn(*(c[:1] for c in columns))
         return np.broadcast_to(one, (n, one.shape[1]))
     return fn(*columns)
 
