@@ -42,6 +42,8 @@ from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 #: the largest capacity a month may have, GPUs
 MAX_CAPACITY_GPUS = 10_000_000
 _EPS = 1e-9
+#: the most queue orders a Prepared keeps (`_gang_starts`; a size search probes a few dozen)
+STARTS_KEPT = 128
 
 RunStatus = Literal["finished", "running at term end", "queued at term end", "never fits"]
 
@@ -215,6 +217,12 @@ class Prepared:
                 strict=True,
             )
         )
+        #: each run's place in the FIFO order (self.loop)
+        self.rank = np.empty(len(order), dtype=int)
+        self.rank[self.order] = np.arange(len(order))
+        #: `_gang_starts` by the GPUs free of flat work (its bytes): the same capacity probed by a
+        #: search and then simulated queues the same way
+        self.starts: dict[bytes, np.ndarray] = {}
 
 
 def prepare(demand: Demand) -> Prepared:
@@ -260,48 +268,86 @@ def _flat_months(p: Prepared, flat_served: np.ndarray, slots: int, month_end_slo
 
 def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = True):
     """Start slot of each gang run (−1: not started in the term) under strict FIFO on `avail`,
-    and why runs that can never be served cannot. Runs that fit on release all start then (one
-    vectorised check); otherwise one run at a time on Python floats (the same float operations
-    as numpy's, so the same starts). `reasons=False` stops at the first run that blocks the
-    queue: nothing behind it starts, whatever the reason."""
+    and (`reasons`) why runs that can never be served cannot. Runs that fit on release all start
+    then (one vectorised check); otherwise `_fifo_starts`, once per `avail` (a capacity search
+    probes the size it then simulates)."""
     n_runs = len(p.wl)
-    start = np.full(n_runs, -1)
-    reason: dict[int, str] = {}
     if n_runs and np.all(p.at_release <= avail + _EPS):  # fast path: every run fits on release
+        start = np.full(n_runs, -1)
         start[:] = p.rel
-        return start, reason
+        return start, {}
+    key = avail.tobytes()
+    if key not in p.starts:
+        if len(p.starts) >= STARTS_KEPT:
+            p.starts.clear()
+        p.starts[key] = start = _fifo_starts(p, avail, slots)
+        start.flags.writeable = False
+    start = p.starts[key]
+    return start, (_never_fits(p, avail, start) if reasons else {})
+
+
+def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
+    """Strict FIFO, one run at a time on Python floats (the same float operations as numpy's, so
+    the same starts): each run starts at the first slot, no earlier than its release nor than the
+    run before it, where its GPUs are free for its whole length. A run whose GPUs are never free
+    from its release (`_earliest` on `avail`) is passed over; any other that cannot start blocks
+    the queue, and nothing behind it starts in the term."""
     free = avail.tolist()
-    starts = start.tolist()
-    prev_start = 0
+    starts = [-1] * len(p.wl)
+    prev_start = 0  # always inside the term: a run that cannot start there ends the loop
+    # run sizes (threshold, slots) a search found no start for: free GPUs only fall and the
+    # queue's start slot only rises, so no later search for that size finds one either
+    no_start: set[tuple[float, int]] = set()
     for k, g, thr, n, r in p.loop:
-        t = None
-        if prev_start < slots:
-            t = r if r > prev_start else prev_start
-            if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
-                if free[t] < thr:
-                    t = _earliest_list(free, thr, t, n, slots)
-            elif min(free[t : t + n if t + n < slots else slots]) < thr:
-                t = _earliest_list(free, thr, t, n, slots)
+        t = r if r > prev_start else prev_start
+        if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
+            f = free[t]
+            if not f < thr:  # it fits where it may start (the common case)
+                free[t] = f - g
+                starts[k] = prev_start = t
+                continue
+            t = _search(no_start, free, thr, t, n, slots)
+        elif min(free[t : t + n if t + n < slots else slots]) < thr:
+            t = _search(no_start, free, thr, t, n, slots)
         if t is None:
-            if not reasons and prev_start >= slots:
-                break
-            if _earliest(avail, g, r, n) is None:
-                most = float(avail[r:].max())
-                reason[k] = (
-                    f"needs {g:,.0f} GPUs at once for {p.days[k]:.1f} days; at most {most:,.0f}"
-                    f" are free of serving and steady work from month {r // SLOTS_PER_MONTH}"
-                    " to the term end"
-                )
-            else:
-                prev_start = slots  # strict FIFO: nothing behind it starts in the term
-            continue
+            if _earliest(avail, g, r, n) is not None:
+                break  # strict FIFO: it blocks the queue, nothing behind it starts in the term
+            continue  # it never fits: passed over
         if n == 1:
             free[t] = free[t] - g
         else:
             e = t + n if t + n < slots else slots
             free[t:e] = [x - g for x in free[t:e]]
         starts[k] = prev_start = t
-    return np.array(starts, dtype=int), reason
+    return np.array(starts, dtype=int)
+
+
+def _search(no_start: set, free: list[float], thr: float, t: int, n: int, slots: int):
+    """`_earliest_list` from t, unless a search for the same run size already found no start
+    (`_fifo_starts`: then there is none)."""
+    if (thr, n) in no_start:
+        return None
+    start = _earliest_list(free, thr, t, n, slots)
+    if start is None:
+        no_start.add((thr, n))
+    return start
+
+
+def _never_fits(p: Prepared, avail: np.ndarray, start: np.ndarray) -> dict[int, str]:
+    """Why each run not started can never be served (in FIFO order): its GPU count is never free
+    of flat work from its release to the term end, even with no other gang runs."""
+    reason: dict[int, str] = {}
+    waiting = np.flatnonzero(start < 0)
+    for i in np.sort(p.rank[waiting]).tolist():
+        k, g, _, n, r = p.loop[i]
+        if _earliest(avail, g, r, n) is None:
+            most = float(avail[r:].max())
+            reason[k] = (
+                f"needs {g:,.0f} GPUs at once for {p.days[k]:.1f} days; at most {most:,.0f}"
+                f" are free of serving and steady work from month {r // SLOTS_PER_MONTH}"
+                " to the term end"
+            )
+    return reason
 
 
 def _gang_by_month(p: Prepared, start, s_day, f_day, edges, months: int) -> np.ndarray:
@@ -392,6 +438,13 @@ def served_within(
     return on_base.reshape(months, SLOTS_PER_MONTH).sum(axis=1)
 
 
+def _none_for_nan(values: np.ndarray) -> list[float | None]:
+    """`values` as a list of Python floats, None where NaN."""
+    out = values.astype(object)
+    out[np.isnan(values)] = None
+    return out.tolist()
+
+
 def simulate(
     demand: Demand,
     capacity_gpus: Sequence[float],
@@ -470,22 +523,27 @@ def simulate(
 
     workloads = []
     bounds = np.searchsorted(wl, np.arange(n_w + 1))  # runs are in workload order
+    # every run's columns as Python lists once, sliced per workload
+    columns = {
+        "release_day": rel_day.tolist(),
+        "start_day": _none_for_nan(s_day),  # NaN: not started
+        "finish_day": _none_for_nan(f_day),
+        "delay_days": delay.tolist(),
+        "status": status.tolist(),
+        "served_gpu_hours": in_term.tolist(),
+        "beyond_term_gpu_hours": beyond_run.tolist(),
+    }
+    n_started = np.concatenate([[0], np.cumsum(started)])
+    n_finished = np.concatenate([[0], np.cumsum(status == "finished")])
     for i, w in enumerate(demand.workloads):
         sl = slice(bounds[i], bounds[i + 1])
         if w.gang and sl.stop > sl.start:
             delay_max[i] = float(delay[sl].max())
             delay_mean[i] = float(delay[sl].mean())
         never = next((reason[k] for k in sorted(reason) if sl.start <= k < sl.stop), None)
-        st = s_day[sl]
-        table = RunTable(
-            release_day=rel_day[sl].tolist(),
-            start_day=[None if x != x else x for x in st.tolist()],  # NaN: not started
-            finish_day=[None if x != x else x for x in f_day[sl].tolist()],
-            delay_days=delay[sl].tolist(),
-            status=status[sl].tolist(),
-            served_gpu_hours=in_term[sl].tolist(),
-            beyond_term_gpu_hours=beyond_run[sl].tolist(),
-        )
+        # the simulation's own columns, already of the fields' types: no validation pass over
+        # thousands of runs
+        table = RunTable.model_construct(**{name: column[sl] for name, column in columns.items()})
         workloads.append(
             WorkloadOutcome(
                 name=w.name,
@@ -499,8 +557,8 @@ def simulate(
                 delay_days_max=delay_max[i],
                 delay_days_mean=delay_mean[i],
                 runs=sl.stop - sl.start,
-                runs_started=int(started[sl].sum()),
-                runs_finished=int((status[sl] == "finished").sum()),
+                runs_started=int(n_started[sl.stop] - n_started[sl.start]),
+                runs_finished=int(n_finished[sl.stop] - n_finished[sl.start]),
                 never_served=never,
                 runs_table=table,
             )

@@ -86,8 +86,12 @@ class Context:
             n = np.broadcast_shapes(idx.shape, amt.shape if amt.ndim == 2 else (1, 1))[0]
             out = np.zeros((n, self.months))
             i = np.broadcast_to(idx, (n, 1))[:, 0]
+            column = np.broadcast_to(amt.reshape(-1, 1), (n, 1))[:, 0]
+            if 0 <= i[0] < self.months and (i == i[0]).all():  # one month for every row
+                out[:, i[0]] = column
+                return out
             ok = (i >= 0) & (i < self.months)
-            out[np.flatnonzero(ok), i[ok]] = np.broadcast_to(amt.reshape(-1, 1), (n, 1))[ok, 0]
+            out[np.flatnonzero(ok), i[ok]] = column[ok]
             return out
         return np.where(m == month_index, amount, 0.0)
 
@@ -112,8 +116,9 @@ def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
         and max(len(start), len(end)) > 1
         and (start == start.flat[0]).all()
         and (end == end.flat[0]).all()
-    ):  # every row alike (a portfolio's ready day): one row, repeated
-        return np.repeat(window(months, start[:1], end[:1]), max(len(start), len(end)), axis=0)
+    ):  # every row alike (a portfolio's ready day): one row, spread as a read-only view
+        row = window(months, start[:1], end[:1])
+        return np.broadcast_to(row, (max(len(start), len(end)), months))
     lo = np.arange(months)[None, :] * DAYS_PER_MONTH
     overlap = np.minimum(end, lo + DAYS_PER_MONTH) - np.maximum(start, lo)
     return np.clip(overlap, 0.0, DAYS_PER_MONTH) / DAYS_PER_MONTH
@@ -278,8 +283,6 @@ def _financing(
     bought cluster pays `deposit` (part of `capex`) with the order, in month 0, and the rest on
     acceptance or by the loan; a lessor buys the hardware, so a lease pays no deposit."""
     how = inp.scenario.term.financing
-    m = np.arange(ctx.months)[None, :]
-    k = m - ctx.ready_month  # months since acceptance
     if how != "lease":
         upfront = ctx.at_month(ctx.order_month, deposit)
         capex = capex - deposit
@@ -288,6 +291,8 @@ def _financing(
             "hardware": upfront + ctx.at_month(ctx.ready_month, capex),
             "residual value": ctx.at_month(ctx.sold_month, -resale),
         }
+    m = np.arange(ctx.months)[None, :]
+    k = m - ctx.ready_month  # months since acceptance (a loan's or a lease's schedule)
     if how == "loan":
         i = P["loan_rate_pct_per_year"] / 100 / 12
         n = inp.scenario.term.loan_years * 12
@@ -372,9 +377,24 @@ def resale_value(inp: CostInputs, P: dict, capex: dict[str, np.ndarray]) -> np.n
 def book_value_share(P: dict, ctx: Context) -> np.ndarray:
     """Share of the equipment's cost still on the books in each month (n, M): 1 before acceptance,
     then straight-line to 0 over depreciation_years (the basis of personal-property tax)."""
-    k = np.arange(ctx.months)[None, :] - ctx.ready_month
     life = np.maximum(P["depreciation_years"] * 12, 1.0)
-    return np.clip(1 - np.maximum(k, 0) / life, 0.0, 1.0)
+
+    def share(ready_month: np.ndarray, life: np.ndarray) -> np.ndarray:
+        k = np.arange(ctx.months)[None, :] - ready_month
+        return np.clip(1 - np.maximum(k, 0) / life, 0.0, 1.0)
+
+    return per_distinct_row(share, ctx.ready_month, life)
+
+
+def per_distinct_row(fn: Callable[..., np.ndarray], *columns: np.ndarray) -> np.ndarray:
+    """`fn(*columns)` for (n, 1) columns and an (n, M) result whose each row depends only on that
+    row of the columns: when every row is alike (a portfolio's ready month, a figure no draw
+    moves), computed on one row and spread to n as a read-only view (the same numbers)."""
+    n = max(len(c) for c in columns)
+    if n > 1 and all((c == c[0]).all() for c in columns):
+        one = fn(*(c[:1] for c in columns))
+        return np.broadcast_to(one, (n, one.shape[1]))
+    return fn(*columns)
 
 
 def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:

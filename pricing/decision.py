@@ -151,13 +151,18 @@ PORTFOLIO_FIXED = frozenset(
 CLOSE_CALL_PROBABILITY = 0.7
 
 
+def touches(key: str, option: str) -> bool:
+    """Whether `key` enters `option`'s cash flows (ONLY_FOR; every other input touches all)."""
+    return key not in ONLY_FOR or option in ONLY_FOR[key]
+
+
 def relevant_inputs(
     inp: CostInputs, options: list[str], keys: dict[str, str] | tuple[str, ...] = tuple(KEY_INPUTS)
 ) -> list[str]:
     """The inputs among `keys` (default: the key inputs) that touch one of `options`."""
     out = []
     for key in keys:
-        if key in ONLY_FOR and not ONLY_FOR[key] & set(options):
+        if not any(touches(key, o) for o in options):
             continue
         if inp.portfolio is not None and key in PORTFOLIO_FIXED:
             continue
@@ -373,15 +378,24 @@ def _gap_spread(
     return (q.gap_p90_usd - q.gap_p10_usd) / 2
 
 
-def _two_cheapest(inp: CostInputs, options: list[str]) -> tuple[str, str] | None:
-    npv = npv_table(inp, base_params(inp), options)[0]
+def _base_npv(inp: CostInputs, options: list[str], base: np.ndarray | None) -> np.ndarray:
+    """The base case's NPV of each option: `base` when the caller has it (the engine), else
+    evaluated."""
+    return npv_table(inp, base_params(inp), options)[0] if base is None else base
+
+
+def _two_cheapest(
+    inp: CostInputs, options: list[str], base: np.ndarray | None = None
+) -> tuple[str, str] | None:
+    npv = _base_npv(inp, options, base)
     order = [options[i] for i in np.argsort(npv) if np.isfinite(npv[i])]
     return (order[0], order[1]) if len(order) >= 2 else None
 
 
-def tornado(inp: CostInputs, options: list[str]) -> Tornado | None:
-    """Each key input at −25 % and +25 %: the NPV gap between the two cheapest options."""
-    pair = _two_cheapest(inp, options)
+def tornado(inp: CostInputs, options: list[str], base: np.ndarray | None = None) -> Tornado | None:
+    """Each key input at −25 % and +25 %: the NPV gap between the two cheapest options. `base`:
+    the options' base NPVs when the caller has them (`npv_table` on the base figures)."""
+    pair = _two_cheapest(inp, options, base)
     if pair is None:
         return None
     a, b = pair
@@ -504,19 +518,18 @@ def _q(col: np.ndarray, q: float) -> float | None:
     return float(np.percentile(col, q)) if col.size else None
 
 
-def flip_points(inp: CostInputs, options: list[str]) -> list[FlipPoint]:
+def flip_points(
+    inp: CostInputs, options: list[str], base: np.ndarray | None = None
+) -> list[FlipPoint]:
     """For each key input, the value (within 0.2× to 5× of today's) at which the cheapest option
-    changes, searching down and up from today's value; linear interpolation between grid points."""
+    changes, searching down and up from today's value; linear interpolation between grid points.
+    `base`: the options' base NPVs when the caller has them (`npv_table` on the base figures)."""
     keys = relevant_inputs(inp, options)
     g = len(FLIP_GRID)
-    n = len(keys) * g
-    mult = {k: np.ones(n) for k in keys}
-    for i, k in enumerate(keys):
-        mult[k][i * g : (i + 1) * g] = FLIP_GRID
-    npv = npv_table(inp, _rows(inp, mult, n), options)
-    base = npv_table(inp, base_params(inp), options)[0]
+    base = _base_npv(inp, options, base)
     if not np.isfinite(base).any():
         return []
+    npv = _grid_npv(inp, options, keys, base)
     today = int(np.argmin(base))
     out = []
     for i, k in enumerate(keys):
@@ -551,6 +564,26 @@ def flip_points(inp: CostInputs, options: list[str]) -> list[FlipPoint]:
                     )
                     break
     return out
+
+
+def _grid_npv(inp: CostInputs, options: list[str], keys: list[str], base: np.ndarray) -> np.ndarray:
+    """NPV over FLIP_GRID for each key in turn (rows: len(keys) × grid points; columns: options).
+    Each option is evaluated only on the grids of the keys that touch it (`touches`); on the
+    others it keeps its base NPV `base`, since the key does not enter its cash flows."""
+    g = len(FLIP_GRID)
+    npv = np.repeat(np.asarray(base, dtype=float)[None, :], len(keys) * g, axis=0)
+    for j, option in enumerate(options):
+        felt = [i for i, k in enumerate(keys) if touches(k, option)]
+        if not felt:
+            continue
+        n = len(felt) * g
+        mult = {keys[i]: np.ones(n) for i in felt}
+        for b, i in enumerate(felt):
+            mult[keys[i]][b * g : (b + 1) * g] = FLIP_GRID
+        col = npv_table(inp, _rows(inp, mult, n), [option])[:, 0]
+        for b, i in enumerate(felt):
+            npv[i * g : (i + 1) * g, j] = col[b * g : (b + 1) * g]
+    return npv
 
 
 def _crossing(x0, x1, row0, row1, a, b) -> float:

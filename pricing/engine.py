@@ -44,6 +44,7 @@ from pricing.valuation import (  # noqa: F401  (base_params, evaluate, totals: t
     completes,
     discount_factors,
     evaluate,
+    npv_columns,
     npv_table,
     ready_and_train_days,
     totals,
@@ -386,9 +387,10 @@ def compare(
     on_time = [o for o in options if rows[o].meets_deadline]
     ranked = on_time or options
     if decision and len(ranked) >= 2:
-        sensitivity = ds.tornado(inp, ranked)
+        base = npv_columns(inp, results, P, ranked)[0]  # the base case, evaluated above
+        sensitivity = ds.tornado(inp, ranked, base)
         uncertainty = ds.monte_carlo(inp, ranked, draws=draws, seed=seed)
-        flips = ds.flip_points(inp, ranked)
+        flips = ds.flip_points(inp, ranked, base)
     else:
         sensitivity, uncertainty, flips = None, None, []
     # the Monte Carlo says how sure the recommendation is (None: it does not say)

@@ -64,13 +64,34 @@ def ready_and_train_days(
 
 
 def discount_factors(P: dict[str, np.ndarray], months: int) -> np.ndarray:
-    r = P["discount_rate_pct_per_year"] / 100
-    return (1 + r) ** (-(np.arange(months)[None, :] + 1) / 12)
+    """(1 + r)^-(m+1)/12 per parameter set and month, (n, M); computed once when every set has
+    the same rate (cashflows.py `per_distinct_row`)."""
+
+    def factors(rate_pct: np.ndarray) -> np.ndarray:
+        r = rate_pct / 100
+        return (1 + r) ** (-(np.arange(months)[None, :] + 1) / 12)
+
+    return cf.per_distinct_row(factors, P["discount_rate_pct_per_year"])
+
+
+def monthly_total(flows: cf.Flows) -> np.ndarray:
+    """Σ of the lines, month by month: `sum(flows.values())`, added line by line in their order
+    into one array (the same numbers, without a new array per line)."""
+    shape = np.broadcast_shapes(*(np.shape(v) for v in flows.values()))
+    total = np.zeros(shape)
+    for value in flows.values():
+        total += value
+    return total
+
+
+def npv(flows: cf.Flows, P: dict[str, np.ndarray], months: int) -> np.ndarray:
+    """NPV per parameter set, shape (n,): `totals`' second figure."""
+    return (monthly_total(flows) * discount_factors(P, months)).sum(axis=1)
 
 
 def totals(flows: cf.Flows, P: dict[str, np.ndarray], months: int) -> tuple[np.ndarray, np.ndarray]:
     """(nominal, NPV) per parameter set, shape (n,)."""
-    monthly = sum(flows.values())
+    monthly = monthly_total(flows)
     return monthly.sum(axis=1), (monthly * discount_factors(P, months)).sum(axis=1)
 
 
@@ -87,13 +108,20 @@ def after_tax_totals(
 def npv_table(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> np.ndarray:
     """NPV per parameter set and option, shape (n, len(options)); an option that does not complete
     the workload, or whose NPV is not finite in that parameter set, is inf (never ranked)."""
-    results = evaluate(inp, P, options)
+    return npv_columns(inp, evaluate(inp, P, options), P, options)
+
+
+def npv_columns(
+    inp: CostInputs, results: dict[str, tuple], P: dict[str, np.ndarray], options: list[str]
+) -> np.ndarray:
+    """`npv_table` from `evaluate(inp, P, ...)`'s results (the engine's base case, already
+    evaluated)."""
     cols = []
     for option in options:
         flows, ctx = results[option]
-        npv = totals(flows, P, inp.months)[1]
-        ok = completes(inp, ctx, P).ravel() & np.isfinite(npv)
-        cols.append(np.where(ok, npv, np.inf))
+        value = npv(flows, P, inp.months)
+        ok = completes(inp, ctx, P).ravel() & np.isfinite(value)
+        cols.append(np.where(ok, value, np.inf))
     return np.stack(cols, axis=1)
 
 

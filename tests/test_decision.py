@@ -2,14 +2,20 @@
 the rental market and the owned hardware correlated) and the recommendation saying how sure it is.
 On the made-up fixture catalogue (tests/fixtures/catalogue), so a price refresh moves nothing."""
 
+import json
+
 import numpy as np
 import pytest
 
+from app import scenario_files
 from models.numbers import on_day, pct, usd
+from models.options import OPTION_IDS
 from models.scenario import Scenario
+from pricing import capacity_plans as cp
 from pricing import decision as ds
 from pricing.engine import compare
 from pricing.inputs import build_inputs
+from pricing.valuation import base_params, npv_table
 from tests.test_engine import scenario
 
 ALL = [
@@ -294,3 +300,32 @@ def test_the_fastest_option_is_named_only_when_it_is_sooner_in_whole_days(fixtur
         f"{dear.label} gives the first result soonest (day 29 vs day 32)"
     )
     assert "soonest" not in why(29.0, 32.0)  # the recommended option is also the fastest
+
+
+# --------------------------------------------------------------- which inputs touch which options
+
+
+def _grid_scenario(which: str) -> Scenario:
+    if which == "v1, loan":
+        return scenario(options__compare=ALL, term__financing="loan")
+    data = json.loads(scenario_files.PORTFOLIOS["enterprise"].read_text())
+    data["options"] = {"compare": list(OPTION_IDS)}
+    return Scenario.model_validate(data)
+
+
+@pytest.mark.parametrize("which", ["v1, loan", "portfolio, every option"])
+def test_flip_grid_evaluates_each_option_only_where_an_input_touches_it(cat, which):
+    # flip_points evaluates each option only on the grids of the inputs that touch it (ONLY_FOR)
+    # and keeps its base NPV on the others: the whole grid, every option on every row, must give
+    # the same numbers
+    sc = _grid_scenario(which)
+    inp = cp.plan_portfolio(sc, cat)[0] if sc.is_portfolio else build_inputs(sc, cat)
+    options = [o for o in sc.options.compare if o not in inp.unavailable]
+    keys = ds.relevant_inputs(inp, options)
+    g = len(ds.FLIP_GRID)
+    mult = {k: np.ones(len(keys) * g) for k in keys}
+    for i, k in enumerate(keys):
+        mult[k][i * g : (i + 1) * g] = ds.FLIP_GRID
+    whole = npv_table(inp, ds._rows(inp, mult, len(keys) * g), options)
+    base = npv_table(inp, base_params(inp), options)[0]
+    assert np.array_equal(ds._grid_npv(inp, options, keys, base), whole, equal_nan=True)
