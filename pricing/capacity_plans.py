@@ -579,29 +579,27 @@ def _aged(inp: CostInputs, ready_day: float, cat: Catalogue) -> CostInputs:
     """`inp` with its resale at the age of hardware accepted on `ready_day` at term end
     (residual_values.csv, as pricing/inputs.py prices the base), unless the figure is overridden."""
     age = min(max(inp.term_days - ready_day, 0.0) / DAYS_PER_YEAR, 6.0)
-    figures = dict(inp.figures)
-    old = figures["residual_value_pct"]
-    if not old.overridden:
-        figures["residual_value_pct"] = dataclasses.replace(
-            old,
-            value=cat.residual_value_pct(age),
-            source=f"residual_values.csv at {age:.1f} years (an expansion phase accepted on "
-            f"day {ready_day:,.0f})",
-        )
-    return dataclasses.replace(inp, figures=figures, resale_age_years=age)
+    return _with_resale_age(inp, age, cat, f"an expansion phase accepted on day {ready_day:,.0f}")
 
 
 def _aged_years(inp: CostInputs, age: float, cat: Catalogue, ready_day: float) -> CostInputs:
     """`inp` with its resale at `age` years (residual_values.csv): hardware sold at a refresh
     (module docstring), accepted on `ready_day`; unless the figure is overridden."""
+    return _with_resale_age(
+        inp, age, cat, f"hardware accepted on day {ready_day:,.0f}, sold at its refresh"
+    )
+
+
+def _with_resale_age(inp: CostInputs, age: float, cat: Catalogue, why: str) -> CostInputs:
+    """`inp` with residual_value_pct from residual_values.csv at `age` years (`why` says whose
+    age), unless the buyer overrode the figure."""
     figures = dict(inp.figures)
     old = figures["residual_value_pct"]
     if not old.overridden:
         figures["residual_value_pct"] = dataclasses.replace(
             old,
             value=cat.residual_value_pct(age),
-            source=f"residual_values.csv at {age:.1f} years (hardware accepted on day "
-            f"{ready_day:,.0f}, sold at its refresh)",
+            source=f"residual_values.csv at {age:.1f} years ({why})",
         )
     return dataclasses.replace(inp, figures=figures, resale_age_years=age)
 
