@@ -16,7 +16,6 @@ import logging
 import os
 import re
 import shutil
-import textwrap
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -32,7 +31,8 @@ log = logging.getLogger(__name__)
 FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/share/fonts/TTF")
 CHART_FONT_DIRS = ("/usr/share/fonts/truetype/liberation", "/usr/share/fonts/liberation")
 CHART_WIDTH_PX = 820
-SUBTITLE_CHARS = 135
+#: room kept clear at the right of a printed chart's title and subtitle (the template's margin.r)
+TITLE_RIGHT_PX = 32
 START_TIMEOUT_S, EXPORT_TIMEOUT_S, RETRY_AFTER_S = 60.0, 60.0, 300.0
 TABS = 2  # browser tabs exporting at once: one renders while the other reloads
 SVG = "http://www.w3.org/2000/svg"
@@ -265,13 +265,65 @@ def svg_for_pdf(svg: bytes) -> bytes:
     return ET.tostring(root)
 
 
+@functools.cache
+def _metrics(path: str) -> tuple[dict[int, int], dict[str, tuple[int, int]], int]:
+    """(character -> glyph name, glyph name -> (advance, lsb), units per em) of a font file."""
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(path, lazy=True)
+    return font.getBestCmap(), font["hmtx"].metrics, font["head"].unitsPerEm
+
+
+def pdf_font(text: str) -> str:
+    """The font file the PDF sets a chart text element in: the chart font, or DejaVu for the whole
+    element when the chart font lacks one of its characters (svg_for_pdf)."""
+    glyphs = _chart_glyphs()
+    fonts = _font_files()
+    return fonts["chart"] if all(ord(ch) in glyphs for ch in text) else fonts["body"]
+
+
+def text_width_px(text: str, size_px: float, font: str | None = None) -> float:
+    """How wide `text` is at `size_px`: the sum of its characters' advance widths in `font` (by
+    default the one the PDF sets it in, pdf_font) times size / units per em."""
+    cmap, hmtx, upem = _metrics(font or pdf_font(text))
+    default = hmtx.get(".notdef", (upem // 2, 0))[0]
+    return size_px * sum(hmtx.get(cmap.get(ord(ch), ""), (default, 0))[0] for ch in text) / upem
+
+
+def wrap_px(text: str, size_px: float, width_px: float) -> list[str]:
+    """`text` broken at spaces into lines no wider than `width_px` in the font the PDF sets the
+    whole text in (a word longer than the width stays whole on its own line)."""
+    font = pdf_font(text)
+    lines: list[str] = []
+    for word in text.split():
+        trial = f"{lines[-1]} {word}" if lines else word
+        if lines and text_width_px(trial, size_px, font) <= width_px:
+            lines[-1] = trial
+        else:
+            lines.append(word)
+    return lines
+
+
 def print_figure(fig):
     """A chart of `app.charts` laid out for an A4 column: the legend goes from above the plot
-    (where, on a narrow page, it runs into the title) to the foot of the figure, and a long
-    subtitle wraps instead of running off the edge. Data and styling stay as on screen."""
+    (where, on a narrow page, it runs into the title) to the foot of the figure, and the title
+    starts at the figure's left margin (not the plot's, which long axis labels push right) with a
+    long subtitle wrapped to the width left of it at CHART_WIDTH_PX, measured in the font the PDF
+    sets it in (wrap_px), so no line runs off the edge. Data and styling stay as on screen."""
+    left = fig.layout.margin.l
+    if left is None:
+        left = fig.layout.template.layout.margin.l or 0
+    room = CHART_WIDTH_PX - left - TITLE_RIGHT_PX
+    size = (
+        fig.layout.title.subtitle.font.size or fig.layout.template.layout.title.subtitle.font.size
+    )
     sub = fig.layout.title.subtitle.text or ""
-    lines = textwrap.wrap(sub, SUBTITLE_CHARS) or [""]
-    fig.update_layout(title_subtitle_text="<br>".join(lines), margin_t=74 + 16 * len(lines))
+    lines = wrap_px(sub, size or 12, room) or [""]
+    fig.update_layout(
+        title={"x": left / CHART_WIDTH_PX, "xref": "container", "xanchor": "left"},
+        title_subtitle_text="<br>".join(lines),
+        margin_t=74 + 16 * len(lines),
+    )
     if fig.layout.legend.y is None:  # the template's legend above the plot
         fig.update_layout(
             legend={"yref": "container", "y": 0, "yanchor": "bottom"},

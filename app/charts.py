@@ -1124,10 +1124,13 @@ def training_memory(plan: Mapping, dark: bool = False) -> go.Figure:
     mem, cap, lay = plan["memory_gib_per_gpu"], plan["memory_capacity_gib"], plan["layout"]
     fig = _figure(
         "Memory per GPU by part",
-        f"{_plain(plan['model']['name'])} on {plan['gpus']:,} × {_plain(plan['gpu'])}, "
+        f"{_plain(plan['model']['name'])} on {plan['gpus']:,} × {_plain(plan['gpu'])}<br>"
         f"TP {lay['tp']} · PP {lay['pp']} · ZeRO-{lay['zero']}: {mem['total']:,.1f} of {cap:g} GiB",
         dark,
     )
+    # it sits in a narrow column beside the inputs: the title starts at the figure's left edge, not
+    # the plot's (the part names push that right), and the subtitle takes two lines
+    fig.update_layout(title={"x": 0.02, "xref": "container"}, margin={"t": 96})
     return _memory_bars(fig, {k: v for k, v in mem.items() if k == "total" or v > 0.05}, cap, dark)
 
 

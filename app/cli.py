@@ -908,15 +908,10 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(
             f"clusterplan train: {OPTION_FOR_FIELD.get(exc.field, exc.field)}: {exc}"
         ) from None
-    low, high = plan.train_days_low, plan.train_days_high
     if args.json:
         print(json.dumps(plan.model_dump(mode="json"), indent=2))
     else:
         print(report_text.training_report(plan))
-        print(
-            f"Uncertainty     {low:.1f} to {high:.1f} wall-clock days (the model's error range on "
-            "published whole runs; clusterplan validate)"
-        )
     return 0
 
 

@@ -59,17 +59,19 @@ def _to_workload() -> None:
 compare_page = st.Page(
     compare.render, title="Compare", icon=":material/compare_arrows:", url_path="compare"
 )
-st.session_state[state.PAGES_KEY] = {"compare": compare_page}  # the Workload page's next step
+side_by_side_page = st.Page(
+    side_by_side.render,
+    title="Side by side",
+    icon=":material/view_column:",
+    url_path="side-by-side",
+)
+#: pages other pages link to: the Workload page's next step, Compare <-> Side by side
+st.session_state[state.PAGES_KEY] = {"compare": compare_page, "side_by_side": side_by_side_page}
 page = st.navigation(
     [
         workload_page,
         compare_page,
-        st.Page(
-            side_by_side.render,
-            title="Side by side",
-            icon=":material/view_column:",
-            url_path="side-by-side",
-        ),
+        side_by_side_page,
         st.Page(serve.render, title="Serve", icon=":material/bolt:", url_path="serve"),
         st.Page(
             finetune.render,

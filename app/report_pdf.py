@@ -765,6 +765,18 @@ def side_by_side_title(sbs: SideBySide) -> str:
     return "Side by side: " + " vs ".join(s.name for s in sbs.scenarios)
 
 
+def side_by_side_figure(sbs: SideBySide):
+    """The side-by-side PDF's chart (charts.side_by_side_cost) laid out for print: its legend of
+    one entry per scenario and option, two a row, below the plot."""
+    fig = charts.side_by_side_cost(sbs)
+    rows = -(-sum(o.available for s in sbs.scenarios for o in s.options) // 2)
+    fig.update_layout(
+        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
+        height=charts.HEIGHT_PX + 40 + 18 * rows,
+    )
+    return print_figure(fig)
+
+
 def build_side_by_side_report(
     sbs: SideBySide,
     comparisons: list[Comparison],
@@ -781,14 +793,8 @@ def build_side_by_side_report(
     generated = (generated or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     svg, note = None, ""
     if charts_available():
-        fig = charts.side_by_side_cost(sbs)
-        rows = -(-sum(o.available for s in sbs.scenarios for o in s.options) // 2)
-        fig.update_layout(
-            legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
-            height=charts.HEIGHT_PX + 40 + 18 * rows,
-        )
         try:
-            svg = svg_for_pdf(figure_svgs([print_figure(fig)])[0])
+            svg = svg_for_pdf(figure_svgs([side_by_side_figure(sbs)])[0])
         except ChartsUnavailable:
             svg = None
     if svg is None:

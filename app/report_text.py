@@ -6,12 +6,16 @@ import math
 from collections.abc import Iterable, Mapping
 
 from app.formatting import (
+    band,
     days,
     deadline_miss,
     deadline_sizing,
     efficient_size_advice,
+    gpus,
     on_day,
     pct,
+    plural,
+    run_length,
     usd_rate,
 )
 from app.formatting import si as _si
@@ -45,6 +49,8 @@ def execution_text(execution: Execution | Mapping | None) -> str:
 
 
 def training_report(p: TrainingPlan) -> str:
+    """`clusterplan train`'s tables: the plan's fields written by the shared number rules
+    (models/numbers.py: days, pct, gpus, run_length), as the portal and the PDF write them."""
     lay, mem, step, rel, fab = (
         p.layout,
         p.memory_gib_per_gpu,
@@ -57,7 +63,7 @@ def training_report(p: TrainingPlan) -> str:
         + (f", {_si(p.model.active_params)} active" if p.model.experts > 1 else "")
         + f") on {p.gpus:,} x {p.gpu}  [sizing: {p.sizing}"
         + (
-            f"; smallest that fits: {p.min_gpus:,}"
+            f"; smallest that fits: {gpus(p.min_gpus)}"
             if p.min_gpus and p.sizing != "smallest that fits"
             else ""
         )
@@ -82,16 +88,19 @@ def training_report(p: TrainingPlan) -> str:
             f"{mem['total']:.1f} GiB of {p.memory_capacity_gib:g} GiB ({mem_parts})",
         ),
         ("Step time", f"{p.step_time_s:.3g} s ({step_parts} s)"),
-        ("Efficiency", f"MFU {p.mfu:.1%}, {p.model_tflops_per_gpu:.0f} model TFLOP/s per GPU"),
+        ("Efficiency", f"MFU {pct(p.mfu, 1)}, {p.model_tflops_per_gpu:.0f} model TFLOP/s per GPU"),
         ("Throughput", f"{_si(p.tokens_per_s)} tokens/s ({p.tokens_per_s / p.gpus:,.0f} per GPU)"),
         ("Steps", f"{p.steps:,} of {_si(p.global_batch_tokens)} tokens"),
-        ("Ideal time", f"{p.ideal_days:.1f} days (no failures)"),
         (
-            "Goodput",
-            f"{p.goodput:.1%}: job MTBF {rel.mtbf_hours:.1f} h, {rel.expected_failures:.0f} failures expected,"
+            "One run",
+            run_length(p.train_days, p.train_days_low, p.train_days_high, p.ideal_days, p.goodput)
+            + f", {_si(p.gpu_hours)} GPU-hours",
+        ),
+        (
+            "Failures",
+            f"job MTBF {rel.mtbf_hours:.1f} h, {plural(rel.expected_failures, 'failure')} expected,"
             f" restart {rel.restart_s / 60:.0f} min",
         ),
-        ("Wall clock", f"{p.train_days:.1f} days, {_si(p.gpu_hours)} GPU-hours"),
         (
             "Checkpoint",
             f"{p.checkpoint.size_gib:,.0f} GiB, written in {p.checkpoint.write_s:.0f} s at"
@@ -104,7 +113,7 @@ def training_report(p: TrainingPlan) -> str:
         ),
         (
             "Fabric",
-            f"{fab.nodes:,} nodes, {fab.endpoints:,} NIC ports x {fab.nic_gbit_per_s:g} Gb/s: {fab.tiers}-tier fat tree,"
+            f"{plural(fab.nodes, 'node')}, {fab.endpoints:,} NIC ports x {fab.nic_gbit_per_s:g} Gb/s: {fab.tiers}-tier fat tree,"
             f" {fab.leaf_switches:,} leaf + {fab.spine_switches:,} spine + {fab.core_switches:,} core switches,"
             f" {fab.transceivers:,} transceivers",
         ),
@@ -114,19 +123,37 @@ def training_report(p: TrainingPlan) -> str:
             f" {p.search.seconds:.2f} s",
         ),
     ]
+    if p.train_days_budget is not None:
+        rows.insert(
+            rows.index(next(r for r in rows if r[0] == "One run")) + 1,
+            ("Deadline", f"sized to finish a run within {days(p.train_days_budget)}"),
+        )
+    likely = band(p.train_days_low, p.train_days_high).strip().strip("()")
+    if likely:
+        rows.append(
+            (
+                "Uncertainty",
+                f"{likely}: the model's error range on published whole runs (clusterplan validate)",
+            )
+        )
     out = [head, _rows(rows)]
+    advice = efficient_size_advice(p.gpus, p.efficient)
+    if advice:
+        out.append(advice)
     if p.curve:
         out.append(
             "\nTraining time against GPU count (diminishing returns show as falling efficiency)"
         )
         out.append(
-            f"{'GPUs':>8} {'step s':>8} {'MFU':>6} {'ideal d':>8} {'wall d':>8} {'GPU-hours':>11} {'efficiency':>10}"
+            f"{'GPUs':>8} {'step s':>8} {'MFU':>7} {'ideal':>11} {'with failures':>13}"
+            f" {'GPU-hours':>11} {'efficiency':>10}"
         )
         for c in p.curve:
             mark = "  <- chosen" if c.gpus == p.gpus else ""
             out.append(
-                f"{c.gpus:>8,} {c.step_time_s:>8.2f} {c.mfu:>6.1%} {c.ideal_days:>8.1f} {c.train_days:>8.1f}"
-                f" {_si(c.gpu_hours):>11} {c.scaling_efficiency:>10.0%}{mark}"
+                f"{c.gpus:>8,} {c.step_time_s:>8.2f} {pct(c.mfu, 1):>7} {days(c.ideal_days):>11}"
+                f" {days(c.train_days):>13} {_si(c.gpu_hours):>11}"
+                f" {pct(c.scaling_efficiency):>10}{mark}"
             )
     return "\n".join(out)
 

@@ -237,6 +237,16 @@ def load_portfolio(name: str) -> None:
     _forget_token()
 
 
+def load_scenario(scenario: dict) -> None:
+    """Puts `scenario` (a saved one, as a dict) in force; a scenario of the other mode (a training
+    run or a portfolio) in force is kept in the session as switch_mode keeps it."""
+    if is_portfolio() != (scenario.get("version") == PORTFOLIO_VERSION):
+        st.session_state[_STASH[PORTFOLIO_VERSION if is_portfolio() else 1]] = data()
+    st.session_state[KEY] = copy.deepcopy(scenario)
+    st.session_state.pop("shared_url", None)
+    _forget_token()
+
+
 def data() -> dict:
     return st.session_state[KEY]
 

@@ -20,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.cli import main
-from app.formatting import md_plain
+from app.formatting import band, md_plain
 from models import validation as V
 from models.constants import MEMORY_HEADROOM as C_HEADROOM
 from models.hardware import get_gpu, load_gpus
@@ -481,7 +481,8 @@ def test_cli_train_prints_the_plans_band():
     )
     low, high = V.training_days_band(plan)
     assert low < high
-    assert f"Uncertainty     {low:.1f} to {high:.1f} wall-clock days" in text
+    likely = band(low, high).strip().strip("()")  # 'likely 1–11 days', the shared number rule
+    assert f"Uncertainty     {likely}: the model's error range" in text
 
 
 def test_validation_page_renders():

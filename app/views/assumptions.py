@@ -159,11 +159,11 @@ def render() -> None:
             "In use": st.column_config.TextColumn("In use", width=100),
             YOURS: st.column_config.NumberColumn(
                 YOURS,
-                width=75,
+                width=95,
                 help="Type a value in the figure's unit to override it; clear it to use the "
                 "catalogue's",
             ),
-            STATUS: st.column_config.TextColumn(STATUS, width=110),
+            STATUS: st.column_config.TextColumn(STATUS, width=90),
             RANK: st.column_config.NumberColumn(
                 RANK, width=50, help="1 = the answer moves most with this figure (the tornado)"
             ),

@@ -22,7 +22,7 @@ from app.formatting import (
     usd_rate,
 )
 from app.report_text import refresh_lines
-from app.views import guide
+from app.views import guide, side_by_side
 from models.options import Billing, spec
 from models.scenario import Scenario
 from pricing import freshness
@@ -134,6 +134,8 @@ def render() -> None:
         "$ per delivered GPU-hour divides the total by the GPU-hours of work done."
     )
 
+    st.subheader("Save for side by side")
+    side_by_side.save_form()
     st.subheader("Downloads")
     _downloads(sc, c)
 
@@ -317,6 +319,8 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         "of the served GPU-hours, idle capacity shared in the same proportion."
     )
 
+    st.subheader("Save for side by side")
+    side_by_side.save_form()
     st.subheader("Downloads")
     _downloads(sc, c)
 

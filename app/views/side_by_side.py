@@ -39,6 +39,8 @@ KEY = "saved_scenarios"
 PICK_KEY = "sbs_pick"
 #: session key: the sentence shown once after a save
 SAVED_NOTE = "_sbs_saved"
+#: session key: the sentence shown once after a saved scenario is put in force
+LOADED_NOTE = "_sbs_loaded"
 
 
 def saved() -> dict:
@@ -100,7 +102,30 @@ def save_current(name: str) -> str | None:
     return None
 
 
-def _save_form() -> None:
+def load_saved(name: str) -> str | None:
+    """Puts the saved scenario `name` in force, as if its inputs were typed on the Workload page
+    (Workload, Compare and every other page then show it; state.load_scenario); the problem in a
+    sentence when no scenario of that name is saved."""
+    entry = next((s for s in saved()["scenarios"] if s["name"] == name), None)
+    if entry is None:
+        return f"no saved scenario is named “{name}”"
+    state.load_scenario(entry["scenario"])
+    return None
+
+
+def _page_link(page: str, label: str, icon: str) -> None:
+    """A link to another page of the portal (app/main.py registers them in state.PAGES_KEY; the
+    test harness, which has no navigation, shows the label as text)."""
+    target = st.session_state.get(state.PAGES_KEY, {}).get(page)
+    if target is not None:
+        st.page_link(target, label=label, icon=icon)
+    else:
+        st.markdown(label)
+
+
+def save_form() -> None:
+    """ "Save this scenario as <name>": the one save form, shown on this page and on Compare
+    (save_current does the saving)."""
     sc, _ = state.scenario()
     with st.form("sbs_save", border=True):
         name_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
@@ -115,7 +140,9 @@ def _save_form() -> None:
             help="The scenario in force now (Workload page). Change it there and save it again "
             "under another name to compare the two; saving under a saved name replaces it.",
         )
-        if button_col.form_submit_button("Save", icon=":material/bookmark_add:", width="stretch"):
+        if button_col.form_submit_button(
+            "Save", icon=":material/bookmark_add:", width="stretch", key="sbs_save_go"
+        ):
             problem = save_current(name)
             if problem:
                 st.error(f"Not saved: {md_plain(problem, 400)}.", icon=":material/error:")
@@ -124,6 +151,38 @@ def _save_form() -> None:
                 st.rerun()
     if note := st.session_state.pop(SAVED_NOTE, None):
         st.success(md_plain(note), icon=":material/bookmark_added:")
+        _page_link(
+            "side_by_side",
+            "Compare saved scenarios on the Side by side page",
+            ":material/view_column:",
+        )
+
+
+def _load_form(names: list[str]) -> None:
+    """Load a saved scenario back as the scenario in force."""
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    name = left.selectbox(
+        "Load a saved scenario as the scenario in force",
+        ["", *names],
+        key="sbs_load",
+        format_func=lambda n: n or "—",
+        help="Puts the saved scenario's inputs back on the Workload page; Compare and every "
+        "other page then show it. The scenario in force now is not saved by this: save it "
+        "first to keep it.",
+    )
+    if right.button(
+        "Load", icon=":material/upload:", key="sbs_load_go", width="stretch", disabled=not name
+    ):
+        problem = load_saved(name)
+        if problem:
+            st.error(f"Not loaded: {md_plain(problem, 400)}.", icon=":material/error:")
+        else:
+            st.session_state[LOADED_NOTE] = f"“{name}” is now the scenario in force."
+            st.session_state.pop("sbs_load", None)
+            st.rerun()
+    if note := st.session_state.pop(LOADED_NOTE, None):
+        st.success(md_plain(note), icon=":material/check_circle:")
+        _page_link("compare", "See it on the Compare page", ":material/compare_arrows:")
 
 
 def _on_pick() -> None:
@@ -137,7 +196,7 @@ def render() -> None:
         f"then compare {MIN_SCENARIOS} or {MAX_SCENARIOS} saved scenarios: e.g. the same job on "
         "H100 vs B200, or a 1-year vs a 3-year commitment."
     )
-    _save_form()
+    save_form()
     data = saved()
     names = [s["name"] for s in data["scenarios"]]
     if not names:
@@ -152,6 +211,7 @@ def render() -> None:
         key=PICK_KEY,
         on_change=_on_pick,
     )
+    _load_form(names)
     remove = st.selectbox(
         "Remove a saved scenario", ["", *names], key="sbs_remove", format_func=lambda n: n or "—"
     )

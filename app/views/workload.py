@@ -6,7 +6,7 @@ import streamlit as st
 
 from app import charts, glossary, state
 from app import schema_widgets as sw
-from app.formatting import efficient_size_advice, md_plain, pct, si
+from app.formatting import band, efficient_size_advice, md_plain, pct, si
 from app.report_text import execution_text
 from app.views import portfolio as portfolio_view
 from models.hardware import load_gpus
@@ -426,11 +426,12 @@ def _run_page() -> None:
                 )
                 m1.metric("Ideal days", f"{plan.ideal_days:,.1f}", help="No failures, no restarts")
                 low, high = plan.train_days_low, plan.train_days_high
+                likely = band(low, high).strip().removeprefix("(").removesuffix(")")
                 m2.metric(
                     "Wall-clock days",
                     f"{plan.train_days:,.1f}",
-                    help=f"With failures and restarts; likely {low:,.1f} to {high:,.1f} days given the "
-                    "model's errors on published runs (Validation page)",
+                    help=f"With failures and restarts; {likely} given the model's errors on "
+                    "published runs (Validation page)",
                 )
                 m1.metric("Goodput", pct(plan.goodput, 1), help=glossary.GOODPUT)
                 m2.metric(
@@ -450,8 +451,8 @@ def _run_page() -> None:
                     help=LAYOUT_HELP,
                 )
                 st.caption(
-                    f"Wall-clock days likely {low:,.1f} to {high:,.1f} (the model's error range on published "
-                    f"whole runs). {plan.model.name}: {si(plan.model.params)} parameters; {plan.steps:,} steps of "
+                    f"Wall-clock time {likely} (the model's error range on published whole runs). "
+                    f"{plan.model.name}: {si(plan.model.params)} parameters; {plan.steps:,} steps of "
                     f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s; "
                     f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
                     f"Checkpoint {plan.checkpoint.size_gib:,.0f} GiB every {plan.checkpoint.interval_min:.0f} min."
