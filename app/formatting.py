@@ -47,18 +47,20 @@ def run_length(
     )
 
 
-def efficient_size_advice(chosen_gpus: int, e) -> str:
+def efficient_size_advice(chosen_gpus: int, e, *, deadline: bool = True) -> str:
     """The efficient size beside the fastest a deadline chose (models/training.py EfficientSize):
     'Efficient size: 8,192 GPUs, a run in 168 days at 86 % scaling efficiency (the 32,768 GPUs the
     deadline needs run at 39 %); each extra 1,000 GPUs beyond it saves 3.1 days, and the last
     step, from 16,384 GPUs (95 days), saves 0.1 days per extra 1,000 GPUs'. '' when the chosen
-    count is itself the efficient size or there is none."""
+    count is itself the efficient size or there is none. Without a `deadline` the chosen count
+    is the one given ('the 16,384 GPUs chosen')."""
     if e is None or e.gpus == chosen_gpus or e.marginal_days_per_1000_gpus is None:
         return ""
     text = (
         f"Efficient size: {gpus(e.gpus)}, a run in {days(e.train_days)} at "
-        f"{pct(e.scaling_efficiency)} scaling efficiency (the {gpus(chosen_gpus)} the deadline "
-        f"needs run at {pct(e.chosen_scaling_efficiency)}); each extra 1,000 GPUs beyond it saves "
+        f"{pct(e.scaling_efficiency)} scaling efficiency (the {gpus(chosen_gpus)} "
+        f"{'the deadline needs' if deadline else 'chosen'} run at "
+        f"{pct(e.chosen_scaling_efficiency)}); each extra 1,000 GPUs beyond it saves "
         f"{days(e.marginal_days_per_1000_gpus)}"
     )
     if (

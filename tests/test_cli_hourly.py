@@ -144,3 +144,15 @@ def test_an_offer_the_cluster_size_rules_out_is_shown_as_not_offered(capsys):
     assert line.split()[2].startswith("$")
     spot = {f["key"]: f for f in strict(hourly(capsys, *small, "--json"))["rental_figures"]}
     assert spot["cloud_spot_usd_per_gpu_hour"]["not_offered"] is None
+
+
+def test_an_option_that_shares_a_price_does_not_withdraw_the_offer(capsys):
+    """Hybrid (no demand shape in `hourly`) and managed pay the on-demand and rent prices too:
+    their being unavailable said 'Cloud on-demand -' with hybrid's note; the offer is the cloud
+    option's own."""
+    args = ["--gpu", "H100-SXM", "--gpus", "1024", "--months", "60"]
+    line = next(x for x in hourly(capsys, *args).splitlines() if x.startswith("  Cloud on-demand"))
+    assert line.split()[2].startswith("$") and "demand shape" not in line
+    figures = {f["key"]: f for f in strict(hourly(capsys, *args, "--json"))["rental_figures"]}
+    assert figures["cloud_on_demand_usd_per_gpu_hour"]["not_offered"] is None
+    assert figures["rent_usd_per_gpu_hour"]["not_offered"] is None

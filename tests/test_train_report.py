@@ -104,3 +104,20 @@ def test_the_workload_page_writes_the_band_as_the_report_does():
     assert likely.startswith("likely ") and "–" in likely
     captions = [c.value for c in at.caption]
     assert any(f"Wall-clock time {likely} (the model's error range" in c for c in captions)
+
+
+def test_the_efficient_size_beside_a_fixed_count_does_not_speak_of_a_deadline():
+    """With a fixed --gpus the count was chosen, not needed by a deadline: the advice said 'the
+    16,384 GPUs the deadline needs' with no deadline given."""
+    sc = Scenario.model_validate(
+        {
+            "workload": {"model": "llama3-405b", "tokens": 15.6e12},
+            "cluster": {"gpu": "H100-SXM", "gpus": 16384},
+            "term": {"months": 36},
+        }
+    )
+    p = plan_training(sc, curve=True)
+    assert p.sizing == "fixed" and p.efficient is not None and p.efficient.gpus < p.gpus
+    out = training_report(p)
+    assert f"(the {gpus(p.gpus)} chosen run at" in out
+    assert "deadline" not in out.lower()
