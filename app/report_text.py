@@ -20,6 +20,7 @@ from app.formatting import (
 )
 from app.formatting import si as _si
 from app.formatting import usd as _usd
+from models.options import OPTIONS
 from models.scenario import Execution
 from models.training import TrainingPlan
 from models.units import DAYS_PER_MONTH
@@ -426,14 +427,13 @@ def comparison_csv(c: Comparison) -> str:
     return buf.getvalue()
 
 
-#: the catalogue's rental figures `hourly` lists: (key, label, the option that pays that price alone;
-#: managed and hybrid pay it too, with more, so their availability says nothing of the offer)
+#: the catalogue's rental figures `hourly` lists: (key, label)
 RENTAL_FIGURES = (
-    ("rent_usd_per_gpu_hour", "Rent dedicated (1-yr commit)", "rent"),
-    ("cloud_committed_3y_usd_per_gpu_hour", "Cloud 3-year commit", "cloud:committed_3y"),
-    ("cloud_committed_1y_usd_per_gpu_hour", "Cloud 1-year commit", "cloud:committed_1y"),
-    ("cloud_spot_usd_per_gpu_hour", "Cloud spot", "cloud:spot"),
-    ("cloud_on_demand_usd_per_gpu_hour", "Cloud on-demand", "cloud:on_demand"),
+    ("rent_usd_per_gpu_hour", "Rent dedicated (1-yr commit)"),
+    ("cloud_committed_3y_usd_per_gpu_hour", "Cloud 3-year commit"),
+    ("cloud_committed_1y_usd_per_gpu_hour", "Cloud 1-year commit"),
+    ("cloud_spot_usd_per_gpu_hour", "Cloud spot"),
+    ("cloud_on_demand_usd_per_gpu_hour", "Cloud on-demand"),
 )
 
 
@@ -492,21 +492,24 @@ def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comp
         "",
         "Catalogue rental prices for the same GPU (USD per GPU-hour, pay only for hours bought):",
     ]
-    for key, label, option in RENTAL_FIGURES:
+    for key, label in RENTAL_FIGURES:
         f = figures[key]
         missing = f.value is None or f.value != f.value  # none in the catalogue (None or NaN)
-        offered = _offered(rows[0][1], option)
+        offered = _offered(rows[0][1], key)
         value = "-" if missing or offered is not None else f"${f.value:.2f}"
         source = f.source if offered is None else offered
         lines.append(f"  {label:28} {value:>7}   {source}")
     return "\n".join(lines)
 
 
-def _offered(c: Comparison, option: str) -> str | None:
-    """None when `option` is offered for this cluster (or was not compared), else the engine's
-    note saying why not (e.g. spot above its size limit)."""
+def _offered(c: Comparison, price_key: str) -> str | None:
+    """None when the offer priced by `price_key` is available for this cluster (or was not
+    compared), else the engine's note saying why not (e.g. spot above its size limit). The offer
+    is the registry's first option paying that price (rent, a cloud purchase); managed and hybrid
+    come later and pay it with more, so their availability says nothing of the offer."""
+    own = next(o.id for o in OPTIONS if o.price_key == price_key)
     for o in c.options:
-        if o.option == option and not o.available:
+        if o.option == own and not o.available:
             return o.note
     return None
 
@@ -552,9 +555,9 @@ def hourly_data(
                 "source": figures[key].source,
                 "as_of": figures[key].as_of,
                 #: None when offered for this cluster, else why not (the engine's note)
-                "not_offered": _offered(rows[0][1], option),
+                "not_offered": _offered(rows[0][1], key),
             }
-            for key, label, option in RENTAL_FIGURES
+            for key, label in RENTAL_FIGURES
         ],
         "rentals": [
             {
