@@ -11,7 +11,6 @@ import csv
 import functools
 import math
 import pathlib
-
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -137,7 +137,9 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     else:
         tp_f = tp_b = 2 * tp_coll
     stack = C.SOFTWARE_STACKS[job.stack]
-    if stack["a2a_overlap"] == "shared_experts":  # dispatch/combine beside the shared experts' GEMMs
+    if (
+        stack["a2a_overlap"] == "shared_experts"
+    ):  # dispatch/combine beside the shared experts' GEMMs
         shared = moe_share * 2 * T * h * s.ffn_hidden * gate * s.shared_experts / linear_peak * slow
         a2a_f, a2a_b = exposed(2 * a2a, shared), exposed(2 * a2a, 2 * shared)
     elif stack["a2a_overlap"] == "paired_chunk":  # DualPipe: behind the paired chunk's compute

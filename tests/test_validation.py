@@ -275,7 +275,7 @@ def test_size_class_follows_total_parameters():
 
 #: Held-out whole runs (planner's layout, each row's stack class): pinned error levels. The model
 #: may get better (lower them with the change that does it) but not worse.
-HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.28, 0.87
+HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.27, 0.87
 #: Runs beyond the 30 % worst-case target today, named: a run that joins them fails the test.
 #: (Pythia 1B-6.9B left it with the classic stack's measured kernel efficiency, heldout-scores.md step 6.)
 HELDOUT_OUTLIERS = {
@@ -292,7 +292,7 @@ HELDOUT_OUTLIERS = {
     "ho-llama31-70b",
     "ho-llama32-1b",
     "ho-llama32-3b",
-    "ho-deepseek-v3",
+    # ho-deepseek-v3 left it with its stack class's DualPipe overlap (heldout-scores.md step 8)
 }
 
 
