@@ -131,6 +131,13 @@ DP_OVERLAP = 0.90
 #: against the model's 976 at that layout: 0.758. It stands for what the model does not represent
 #: in that stack (synchronize-each-layer, unfused layernorm and rotary, the DeepSpeed pipeline
 #: engine). Added after the held-out Pythia errors were seen (heldout-scores.md step 6).
+#: `a2a_overlap`: what the MoE expert all-to-all (dispatch and combine) hides behind: `none` (on the
+#: critical path), `shared_experts` (the shared experts' GEMMs, DeepSeek-V2 Sec. 3.1.3) or
+#: `paired_chunk` (the compute of the forward and backward chunks DualPipe runs together, DeepSeek-V3
+#: Sec. 3.2.1); `pipeline_schedule`: its bubble per micro-batch stage (DeepSeek-V3 Table 2, F / B / W
+#: forward, backward, weight-gradient chunk): `1f1b` (pp - 1)(F + B) / v, `zb1p` (pp - 1)(F + B - 2W),
+#: `dualpipe` (pp/2 - 1)(F&B + B - 3W) with F&B = F + B and 2x parameters. Added after the DeepSeek
+#: held-out errors were seen (heldout-scores.md step 8); no held-out row set a number.
 SOFTWARE_STACKS = {
     "megatron-core-tuned": {
         "kernel_efficiency": 1.0,
@@ -140,6 +147,8 @@ SOFTWARE_STACKS = {
         "tp_pp": True,
         "sequence_parallel": True,
         "selective_recompute": True,
+        "a2a_overlap": "none",
+        "pipeline_schedule": "1f1b",
     },
     "megatron-3d-classic": {
         "kernel_efficiency": 0.76,
@@ -149,6 +158,8 @@ SOFTWARE_STACKS = {
         "tp_pp": True,
         "sequence_parallel": False,
         "selective_recompute": False,
+        "a2a_overlap": "none",
+        "pipeline_schedule": "1f1b",
     },
     "fsdp-zero": {
         "kernel_efficiency": 1.0,
@@ -158,6 +169,8 @@ SOFTWARE_STACKS = {
         "tp_pp": False,
         "sequence_parallel": False,
         "selective_recompute": False,
+        "a2a_overlap": "none",
+        "pipeline_schedule": "1f1b",
     },
     "in-house": {
         "kernel_efficiency": 1.0,
@@ -167,6 +180,37 @@ SOFTWARE_STACKS = {
         "tp_pp": True,
         "sequence_parallel": True,
         "selective_recompute": True,
+        "a2a_overlap": "none",
+        "pipeline_schedule": "1f1b",
+    },
+    # DeepSeek's HAI-LLM as each report describes it (software-stacks.md 5; heldout-scores.md step 8),
+    # otherwise as `in-house`. V2 (arXiv 2405.04434 Sec. 3.1.3): "16-way zero-bubble pipeline
+    # parallelism" (Qi et al. 2023; its bubble is Table 2 of the V3 report's ZB1P row), "we overlap
+    # the computation of shared experts with the expert parallel all-to-all communication", no tensor
+    # parallelism. V3 (arXiv 2412.19437 Sec. 3.2.1, Table 2): DualPipe overlaps a forward and a
+    # backward chunk so "both all-to-all and PP communication can be fully hidden", bubble
+    # (PP/2 - 1)(F&B + B - 3W), 2x parameters, PP + 1 micro-batches of activations; no TP.
+    "moe-zero-bubble": {
+        "kernel_efficiency": 1.0,
+        "attention": "flash2",
+        "dp_overlap": 0.90,
+        "zero": (0, 1),
+        "tp_pp": True,
+        "sequence_parallel": True,
+        "selective_recompute": True,
+        "a2a_overlap": "shared_experts",
+        "pipeline_schedule": "zb1p",
+    },
+    "moe-dualpipe": {
+        "kernel_efficiency": 1.0,
+        "attention": "flash2",
+        "dp_overlap": 0.90,
+        "zero": (0, 1),
+        "tp_pp": True,
+        "sequence_parallel": True,
+        "selective_recompute": True,
+        "a2a_overlap": "paired_chunk",
+        "pipeline_schedule": "dualpipe",
     },
 }
 #: The stack a competent team gets today without record tuning: Megatron-Core / NeMo run from NVIDIA's

@@ -14,7 +14,8 @@
   without FlashAttention and without recompute; full recompute keeps only each layer's 2h input.
 - The first stage of a 1F1B pipeline holds min(pp, m) micro-batches in flight for its layers;
   interleaved, its warm-up model chunks, at most all m·v of them (in_flight_layers); the last stage
-  holds one plus the fp32 logits.
+  holds one plus the fp32 logits. DualPipe (DeepSeek-V3 Table 2): PP + 1 micro-batches and two
+  copies of the parameters.
 """
 
 from __future__ import annotations
@@ -57,7 +58,9 @@ def in_flight_layers(job: Job, lay: Layouts) -> np.ndarray:
     pp, v, m = lay.pp, lay.interleave, lay.microbatches
     lps = layers_per_stage(job, lay)
     chunks = np.minimum(2 * (pp - 1) + (v - 1) * pp + 1, m * v)
-    return np.where(v > 1, chunks * lps / v, np.minimum(pp, m) * lps)
+    # DualPipe holds PP + 1 micro-batches of activations (DeepSeek-V3 Table 2)
+    extra = 1 if C.SOFTWARE_STACKS[job.stack]["pipeline_schedule"] == "dualpipe" else 0
+    return np.where(v > 1, chunks * lps / v, np.minimum(pp + extra, m) * lps)
 
 
 def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
@@ -75,7 +78,9 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         )
 
     weight_bytes = C.WEIGHT_BYTES + (C.FP8_EXTRA_WEIGHT_BYTES if job.precision == "fp8" else 0)
-    weights = sharded(weight_bytes, 3)
+    # DualPipe keeps two copies of the model parameters (DeepSeek-V3 Sec. 3.2.1, Table 2: "2x")
+    copies = 2 if C.SOFTWARE_STACKS[job.stack]["pipeline_schedule"] == "dualpipe" else 1
+    weights = copies * sharded(weight_bytes, 3)
     grads = sharded(job.grad_bytes, 2)
     optimizer = sharded(C.OPTIMIZER_BYTES, 1)
     # ZeRO-3 gathers the next layers' full weights ahead of use: two layers in flight.

@@ -167,14 +167,21 @@ class Execution(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     software_stack: Literal[
-        "megatron-core-tuned", "megatron-3d-classic", "fsdp-zero", "in-house"
+        "megatron-core-tuned",
+        "megatron-3d-classic",
+        "fsdp-zero",
+        "in-house",
+        "moe-zero-bubble",
+        "moe-dualpipe",
     ] = Field(
         default=DEFAULT_SOFTWARE_STACK,
         description="software stack class (docs/reference/software-stacks.md): tuned "
         "Megatron-Core / NeMo (default: what a competent team gets today); classic Megatron-LM / "
         "Megatron-DeepSpeed / GPT-NeoX 3D (FlashAttention-1, no data-parallel overlap, no sequence "
         "parallelism); PyTorch FSDP / DeepSpeed ZeRO (data parallel only, sharded); a team's own "
-        "tuned framework (as tuned Megatron-Core)",
+        "tuned framework (as tuned Megatron-Core); an MoE trainer with zero-bubble pipelining and "
+        "the expert all-to-all beside the shared experts (DeepSeek-V2's HAI-LLM); an MoE trainer "
+        "with DualPipe, the all-to-all hidden behind a paired chunk (DeepSeek-V3's HAI-LLM)",
     )
 
     attention: Literal["flash2", "flash1", "none"] = Field(

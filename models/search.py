@@ -76,6 +76,8 @@ def stack_allows(job: Job, lay: Layouts) -> np.ndarray:
         ok &= ~lay.sequence_parallel.astype(bool)
     if not st["selective_recompute"]:
         ok &= lay.recompute != Recompute.SELECTIVE
+    if st["pipeline_schedule"] != "1f1b":  # zero-bubble and DualPipe schedules are not interleaved
+        ok &= lay.interleave == 1
     return ok
 
 

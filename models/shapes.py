@@ -11,6 +11,7 @@ import csv
 import functools
 import math
 import pathlib
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -54,6 +55,11 @@ class ModelShape(BaseModel):
     #: values cached per token per layer when attention caches a latent (DeepSeek MLA: kv_lora_rank
     #: + rope dim); 0 = K and V of every KV head (2 · kv_heads · head_dim). Read by models/serving.py.
     kv_cache_dim: int = Field(default=0, ge=0)
+    #: routed experts of one token confined to at most this many devices or nodes (DeepSeek-V2
+    #: device-limited routing M = 3, V2 Sec. 2.2.2 / 3.1.2; DeepSeek-V3 node-limited routing, at most
+    #: 4 nodes, V3 Sec. 2.1.2 / 3.2.2); 0 = no limit. Read by models/step_time.py.
+    routing_limit: int = Field(default=0, ge=0)
+    routing_limit_unit: Literal["device", "node"] = "device"
 
     @property
     def is_moe(self) -> bool:

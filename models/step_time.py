@@ -9,7 +9,10 @@ Per layer and micro-batch on one GPU:
   bytes at HBM_EFFICIENCY of HBM bandwidth; h-wide ones split over tp only with sequence parallelism.
 - TP: two all-reduces (or reduce-scatter + all-gather) of T·h bf16 values forward, two backward, two
   more for full recompute, on the scale-up link, not overlapped (Korthikanti 2022, Shoeybi 2019).
-- MoE: two all-to-alls of the routed tokens forward and two backward per MoE layer.
+- MoE: two all-to-alls of the routed tokens forward and two backward per MoE layer; with routing
+  limited to M devices or nodes a token is sent min(k, M) times across that many groups (DeepSeek-V2
+  Sec. 2.2.2, V3 Sec. 3.2.2). The stack decides what hides them (`a2a_overlap`: the shared experts'
+  GEMMs, DeepSeek-V2 Sec. 3.1.3; DualPipe's paired forward/backward chunk, DeepSeek-V3 Sec. 3.2.1).
 - Recompute: full repeats the forward; selective repeats the attention core (Korthikanti 2022).
 - TP with comm overlap (Transformer Engine userbuffers): each collective hides behind its GEMM.
 - Context parallelism (cp > 1): each GPU holds seq/cp tokens of every sequence and attends them to
@@ -17,7 +20,9 @@ Per layer and micro-batch on one GPU:
   once forward and, with the K/V gradients, twice backward, overlapped with the attention core
   (Megatron-LM docs/source/api-guide/context_parallel.rst; Liu et al. 2023 "Ring Attention",
   arXiv 2310.01889). Gradients are reduced over dp·cp ranks.
-A step is (m + (pp−1)/v) stage slots (1F1B with interleaving, Narayanan 2021) plus pipeline p2p in
+A step is m stage slots plus the bubble, (pp−1)/v slots (1F1B with interleaving, Narayanan 2021), or
+DeepSeek-V3 Table 2's (pp−1)(F+B−2W) for zero-bubble ZB1P and (pp/2−1)(F&B+B−3W) for DualPipe
+(`pipeline_schedule`; W the weight-gradient GEMMs), plus pipeline p2p in
 warm-up and drain, the exposed part of the data-parallel gradient and parameter collectives
 (ZeRO-3 repeats its gathers every micro-batch; the share hidden is the software stack's
 `dp_overlap`, constants.SOFTWARE_STACKS), and the memory-bound optimizer update. Hidden
@@ -107,8 +112,15 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     bw, lat = link(tp)
     tp_coll = coll.all_reduce_s(T * h * 2.0, tp, bw, lat)
     a2a_bw, a2a_lat = link(tp * lay.ep)
-    routed = np.where(sp, T / tp, T) * s.experts_per_token * h * 2.0
-    a2a = moe_share * coll.all_to_all_s(routed, lay.ep, a2a_bw, a2a_lat) if s.is_moe else 0.0
+    # routing limited to M devices or nodes: a token crosses to at most M of them, once each (on a
+    # node, NVLink forwards it to its experts there), so its copies are min(k, M) over as many groups
+    copies, groups = s.experts_per_token, lay.ep
+    if s.routing_limit:
+        copies = min(copies, s.routing_limit)
+        if s.routing_limit_unit == "node":
+            groups = np.maximum(tp * lay.ep // g.scaleup_domain_gpus, 1)
+    routed = np.where(sp, T / tp, T) * copies * h * 2.0
+    a2a = moe_share * coll.all_to_all_s(routed, groups, a2a_bw, a2a_lat) if s.is_moe else 0.0
 
     if has_cp:
         cp_bw, cp_lat = link(tp * cp)
@@ -124,8 +136,19 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         tp_f, tp_b = exposed(2 * tp_coll, mm_f), exposed(2 * tp_coll, mm_b)
     else:
         tp_f = tp_b = 2 * tp_coll
-    fwd = mm_f + attn_f + el_f + softmax_f + tp_f + 2 * a2a + cp_f
-    bwd = mm_b + 2 * (attn_f + el_f + softmax_f) + tp_b + 2 * a2a + cp_b
+    stack = C.SOFTWARE_STACKS[job.stack]
+    if (
+        stack["a2a_overlap"] == "shared_experts"
+    ):  # dispatch/combine beside the shared experts' GEMMs
+        shared = moe_share * 2 * T * h * s.ffn_hidden * gate * s.shared_experts / linear_peak * slow
+        a2a_f, a2a_b = exposed(2 * a2a, shared), exposed(2 * a2a, 2 * shared)
+    elif stack["a2a_overlap"] == "paired_chunk":  # DualPipe: behind the paired chunk's compute
+        a2a_f = exposed(2 * a2a, mm_b + 2 * (attn_f + el_f))
+        a2a_b = exposed(2 * a2a, mm_f + attn_f + el_f)
+    else:
+        a2a_f = a2a_b = 2 * a2a
+    fwd = mm_f + attn_f + el_f + softmax_f + tp_f + a2a_f + cp_f
+    bwd = mm_b + 2 * (attn_f + el_f + softmax_f) + tp_b + a2a_b + cp_b
     rec = np.select(
         [lay.recompute == Recompute.FULL, lay.recompute == Recompute.SELECTIVE],
         [fwd, attn_f + softmax_f],
@@ -143,11 +166,24 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     stage = lps * (fwd + bwd + rec) + logits
     m = lay.microbatches
     compute = m * stage
-    bubble = (pp - 1) / v * stage
+    # W: the weight-gradient GEMMs of a backward chunk (zero-bubble and DualPipe fill the bubble with it)
+    w = (lps * mm_f if job.weight_gradients else 0.0) + (
+        logits_flops / linear_peak * slow if job.weight_gradients else 0.0
+    )
+    back = lps * (bwd + rec)
+    schedule = stack["pipeline_schedule"]
+    if schedule == "zb1p":
+        bubble = (pp - 1) * (stage - 2 * w)
+    elif schedule == "dualpipe":
+        bubble = np.maximum(pp / 2 - 1, 0.0) * (stage + back - 3 * w)
+    else:
+        bubble = (pp - 1) / v * stage
     dpc = lay.dp * cp  # gradients and the distributed optimizer span the dp·cp ranks
     p2p_bw, p2p_lat = link(tp * dpc * pp)
     p2p_bytes = T * h * 2.0 / np.where(sp, tp, 1.0)
     p2p = np.where(pp > 1, 2 * (pp - 1) * v * coll.p2p_s(p2p_bytes, p2p_bw, p2p_lat), 0.0)
+    if stack["a2a_overlap"] == "paired_chunk":  # "all-to-all and PP communication ... fully hidden"
+        p2p = exposed(p2p, stage)
 
     # --- data parallel ------------------------------------------------------------------------
     ne, ex = stage_params(job, lay)

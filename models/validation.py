@@ -604,6 +604,9 @@ def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
 
 #: Layout fields a held-out row may carry from its source's training config (empty: not published).
 SOURCE_LAYOUT_FIELDS = ("tp", "pp", "micro_batch", "zero", "recompute")
+#: Of those, the ones a source may leave out (DeepSeek-V3 publishes no micro-batch): the diagnostic
+#: then takes the fastest fitting value, marked `*`; `ep` (expert parallelism) is 1 when empty.
+SOURCE_LAYOUT_OPTIONAL = ("micro_batch",)
 
 
 def plan_heldout_source_layout(row: dict, execution: dict | None = None) -> dict | None:
@@ -614,7 +617,8 @@ def plan_heldout_source_layout(row: dict, execution: dict | None = None) -> dict
     from models.training import Planner
 
     gpus = _int(row, "gpus")
-    if not gpus or any(not row.get(k) for k in SOURCE_LAYOUT_FIELDS):
+    required = [k for k in SOURCE_LAYOUT_FIELDS if k not in SOURCE_LAYOUT_OPTIONAL]
+    if not gpus or any(not row.get(k) for k in required):
         return None
     ex = dict(execution or {})
     if row.get("attention"):
@@ -623,22 +627,35 @@ def plan_heldout_source_layout(row: dict, execution: dict | None = None) -> dict
     planner.gpu = _gpu_of(row)
     job = planner.job(gpus)
     tp, pp = int(row["tp"]), int(row["pp"])
-    lay = Layouts.single(
-        job.global_batch_seqs,
-        tp=tp,
-        pp=pp,
-        dp=gpus // (tp * pp),
-        micro_batch=int(row["micro_batch"]),
-        zero=int(row["zero"]),
-        recompute=row["recompute"],
-        sequence_parallel=0,
-    )
-    mem, step = evaluate(job, lay)
-    fit = bool(fits(job, mem["total"])[0])
+    dp = gpus // (tp * pp)
+    given_mb = _int(row, "micro_batch")
+    best = None
+    for mb in (
+        [given_mb]
+        if given_mb
+        else [b for b in (1, 2, 4, 8, 16) if (dp * b) <= job.global_batch_seqs]
+    ):
+        lay = Layouts.single(
+            job.global_batch_seqs,
+            tp=tp,
+            pp=pp,
+            dp=dp,
+            ep=_int(row, "ep") or 1,
+            micro_batch=mb,
+            zero=int(row["zero"]),
+            recompute=row["recompute"],
+            sequence_parallel=0,
+        )
+        mem, step = evaluate(job, lay)
+        fit = bool(fits(job, mem["total"])[0])
+        cand = (not fit, float(step["total"][0]) / int(lay.batch_seqs[0]), lay, mem, step, fit)
+        if best is None or cand[:2] < best[:2]:
+            best = cand
+    _, _, lay, mem, step, fit = best
     choice = describe(job, gpus, lay, mem, step, 0, 1, int(fit), 0.0)
     days = planner.reliability(choice).wall_clock_s / SECONDS_PER_DAY
     return {
-        "layout": layout_text(choice.layout),
+        "layout": layout_text(choice.layout) + ("" if given_mb else "*"),
         "fits": fit,
         "mfu": choice.mfu,
         "predicted": days * 24 * gpus,
@@ -687,7 +704,8 @@ def source_layout_report(rows: list[dict]) -> str:
         s = summarise([r["error"] for r in rows])
         lines.append(
             f"{s['rows']} runs at their source's layout: median {s['median_abs_error']:.1%}, worst "
-            f"{s['worst_abs_error']:.1%}; planner: the error with the planner's layout (above)"
+            f"{s['worst_abs_error']:.1%}; planner: the error with the planner's layout (above); "
+            "*: micro-batch not published, the fastest that fits"
         )
     return "\n".join(lines)
 

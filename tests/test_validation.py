@@ -275,7 +275,7 @@ def test_size_class_follows_total_parameters():
 
 #: Held-out whole runs (planner's layout, each row's stack class): pinned error levels. The model
 #: may get better (lower them with the change that does it) but not worse.
-HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.28, 0.87
+HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.27, 0.87
 #: Runs beyond the 30 % worst-case target today, named: a run that joins them fails the test.
 #: (Pythia 1B-6.9B left it with the classic stack's measured kernel efficiency, heldout-scores.md step 6.)
 HELDOUT_OUTLIERS = {
@@ -292,7 +292,7 @@ HELDOUT_OUTLIERS = {
     "ho-llama31-70b",
     "ho-llama32-1b",
     "ho-llama32-3b",
-    "ho-deepseek-v3",
+    # ho-deepseek-v3 left it with its stack class's DualPipe overlap (heldout-scores.md step 8)
 }
 
 
@@ -375,7 +375,10 @@ def test_heldout_runs_at_their_sources_layout():
     planner's choice): Pythia's full recompute at micro-batch 16 / 8, from EleutherAI/pythia
     models/*.yml, lands within 12 % of the published GPU-hours."""
     rows = {r["id"]: r for r in V.validate_heldout_source_layout()}
-    assert set(rows) == {f"ho-pythia-{s}" for s in ("1b", "1.4b", "2.8b", "6.9b", "12b")}
+    assert set(rows) == {f"ho-pythia-{s}" for s in ("1b", "1.4b", "2.8b", "6.9b", "12b")} | {
+        "ho-deepseek-v3"  # micro-batch not published (*); its no-recompute layout is rejected
+    }
+    assert rows.pop("ho-deepseek-v3")["layout"] == "TP1 PP16 DP128 v1 mb1 Z1 none*"
     assert rows["ho-pythia-1b"]["layout"] == "TP1 PP1 DP64 v1 mb16 Z1 full"
     assert rows["ho-pythia-12b"]["layout"] == "TP4 PP1 DP64 v1 mb8 Z1 full"
     assert all(r["fits"] for r in rows.values())
