@@ -75,7 +75,7 @@ def test_workload_numbers_follow_gpu_type_and_tokens():
     assert not at.exception
     assert metric(at, "Wall-clock days") != days and metric(at, "Memory per GPU") != mem
     before = number(metric(at, "Wall-clock days"), "days")
-    at.number_input(key="w_tokens").set_value(4000.0).run()
+    at.text_input(key="w_tokens").set_value("4,000").run()
     after = number(metric(at, "Wall-clock days"), "days")
     assert after == pytest.approx(before * 2, rel=0.05)  # twice the tokens, twice the days
 

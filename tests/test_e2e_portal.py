@@ -111,7 +111,7 @@ def test_gpu_type_and_tokens_change_the_numbers(portal_url, watched):
     shown = metric_value(page, "Wall-clock days")
     b200 = number(shown, "days")
     assert shown != days
-    tokens = page.get_by_role("spinbutton", name="Training tokens (billions)")
+    tokens = page.get_by_role("textbox", name="Training tokens (billions)")
     tokens.fill("4000")
     tokens.press("Enter")
     wait_idle(page)

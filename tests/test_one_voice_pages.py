@@ -102,3 +102,22 @@ def test_the_time_charts_write_durations_and_points_as_the_tables_do(example):
         assert f"one run: {days(o.train_days)}" in t.customdata[0]
     phases = [h for t in gantt.data if (t.meta or {}).get("kind") == "phase" for h in t.customdata]
     assert phases and all(re.search(r", day [\d,]+ to day [\d,]+", h) for h in phases)
+
+
+def test_the_token_count_reads_with_thousands_separators_as_the_gpu_count_does():
+    """It read "2000" beside the GPUs' "1,024" (a number box cannot group thousands)."""
+    at = _app("workload")
+    box = at.text_input(key="w_tokens")
+    assert (box.value, at.text_input(key="w_gpus").value) == ("2,000", "1,024")
+    days_before = number(next(m.value for m in at.metric if m.label == "Wall-clock days"), "days")
+    box.set_value("4,000").run()
+    assert at.session_state["scenario"]["workload"]["tokens"] == 4e12
+    assert at.text_input(key="w_tokens").value == "4,000"
+    after = number(next(m.value for m in at.metric if m.label == "Wall-clock days"), "days")
+    assert after == pytest.approx(2 * days_before, rel=0.05)
+    at.text_input(key="w_tokens").set_value("1.5k").run()
+    assert at.session_state["scenario"]["workload"]["tokens"] == 1.5e12
+    # text that is no number stays as typed, and the schema names the field
+    at.text_input(key="w_tokens").set_value("lots").run()
+    assert at.text_input(key="w_tokens").value == "lots"
+    assert any("workload.tokens" in e.value for e in at.error), [e.value for e in at.error]

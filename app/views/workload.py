@@ -201,14 +201,15 @@ def _run_page() -> None:
                 f"{sw.allowed('workload.active_params', 1e9, 'billion')}, or 0 for a dense model.",
             )
         c1, c2, c3 = st.columns(3)
-        sw.number(
+        # a text box: a number box cannot group thousands ("2000" beside the GPUs' "1,024")
+        sw.count(
             c1,
             "Training tokens (billions)",
             "workload.tokens",
             "w_tokens",
-            step=100.0,
             scale=1e9,
             unit="billion",
+            placeholder=f"{sw.start('workload.tokens') / 1e9:,.0f} (the default)",
             help="Tokens seen in one training run (Llama 3: 15,600 billion).",
         )
         seq = int(sw.current("workload.seq_len"))
