@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from models.numbers import on_day
+from models.numbers import days, on_day, pct
 from models.options import OPTIONS
 from models.validation import UNITS
 from pricing.results import Comparison, OptionResult
@@ -459,7 +459,7 @@ def provisioning_gantt(
                     "training",
                     o.ready_day,
                     o.first_result_day,
-                    f"one run: {o.train_days:,.1f} days",
+                    f"one run: {days(o.train_days)}",
                 )
             )
         lanes = _lanes([(s, e) for _, s, e, _ in items])
@@ -495,7 +495,7 @@ def provisioning_gantt(
                     if kind == "training"
                     else {"size": 11, "color": t["fg"]},
                     customdata=[
-                        f"{o.label}: {items[i][0]}, day {items[i][1]:,.0f} to {items[i][2]:,.0f}"
+                        f"{o.label}: {items[i][0]}, {on_day(items[i][1])} to {on_day(items[i][2])}"
                         + (f"<br>{items[i][3]}" if items[i][3] else "")
                         for i in idx
                     ],
@@ -551,10 +551,6 @@ def provisioning_gantt(
     return fig
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.0f}%"
-
-
 def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     """Days for one run (and ideal days, dashed) against GPU count on a log axis, the chosen count
     and the deadline marked, scaling efficiency on the right axis."""
@@ -572,8 +568,8 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
         return _empty(fig, "no scaling curve for this scenario")
     gpus = [p.gpus for p in curve]
     hover = [
-        f"{p.gpus:,} GPUs: {p.train_days:,.1f} days for one run (ideal {p.ideal_days:,.1f})"
-        f"<br>scaling efficiency {_pct(p.scaling_efficiency)}, MFU {_pct(p.mfu)}, "
+        f"{p.gpus:,} GPUs: {days(p.train_days)} for one run (ideal {days(p.ideal_days)})"
+        f"<br>scaling efficiency {pct(p.scaling_efficiency)}, MFU {pct(p.mfu)}, "
         f"{p.gpu_hours / 1e3:,.0f}k GPU-hours"
         for p in curve
     ]
@@ -638,9 +634,9 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     # the training days the deadline leaves after provisioning (the engine sized for these)
     budget = c.training.train_days_budget if deadline else None
     if deadline:
-        label = f"deadline: {deadline:,.0f} days"
+        label = f"deadline: {days(deadline)}"
         if budget is not None:
-            label = f"{label}, {budget:,.0f} to train after provisioning"
+            label = f"{label}, {days(budget)} to train after provisioning"
             deadline = budget
         fig.add_shape(
             type="line",
@@ -699,11 +695,11 @@ def tornado(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     labels = {o.option: o.label for o in c.options}
     bars, a, b = s.bars, s.cheapest, s.runner_up
     la, lb = labels.get(a, a), labels.get(b, b)
-    base, pct = s.base_gap_usd, round(100 * s.swing)
+    base, swing = s.base_gap_usd, pct(s.swing)
     fig = _figure(
         "Sensitivity of the recommendation",
         f"NPV gap between {lb} and {la} with each input "
-        f"{pct}% lower (\u25cb) or higher (\u25cf); past zero, {lb} becomes the cheaper.",
+        f"{swing} lower (\u25cb) or higher (\u25cf); past zero, {lb} becomes the cheaper.",
         dark,
     )
     names = [_plain(bar.label) for bar in bars]
@@ -711,8 +707,8 @@ def tornado(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     lo = [min(base if v is None else v for v in e) for e in ends]
     hi = [max(base if v is None else v for v in e) for e in ends]
     hover = [
-        f"{n} (now {bar.base_value:,.4g} {_plain(bar.unit)})<br>gap at \u2212{pct}%: "
-        f"{fmt_usd(e[0], False)}, at +{pct}%: {fmt_usd(e[1], False)} USD"
+        f"{n} (now {bar.base_value:,.4g} {_plain(bar.unit)})<br>gap at \u2212{swing}: "
+        f"{fmt_usd(e[0], False)}, at +{swing}: {fmt_usd(e[1], False)} USD"
         for n, bar, e in zip(names, bars, ends, strict=True)
     ]
     wins = [(max(x, 0.0), max(h, 0.0) - max(x, 0.0)) for x, h in zip(lo, hi, strict=True)]
@@ -732,7 +728,7 @@ def tornado(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
             )
         )
     for i, (symbol, name) in enumerate(
-        (("circle-open", f"input \u2212{pct}%"), ("circle", f"input +{pct}%"))
+        (("circle-open", f"input \u2212{swing}"), ("circle", f"input +{swing}"))
     ):
         pts = [(e[i], n) for e, n in zip(ends, names, strict=True) if e[i] is not None]
         fig.add_trace(
@@ -806,7 +802,7 @@ def uncertainty(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
         color, p10, p50, p90 = option_color(o.option), st.p10_usd, st.p50_usd, st.p90_usd
         text = (
             f"{o.label}: P10 {fmt_usd(p10, False)}, median {fmt_usd(p50, False)}, P90 {fmt_usd(p90, False)} USD"
-            f"<br>completes the workload in {_pct(st.probability_completes)} of draws"
+            f"<br>completes the workload in {pct(st.probability_completes)} of draws"
         )
         meta = {"option": o.option}
         fig.add_trace(
@@ -856,12 +852,14 @@ def uncertainty(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
                 name=f"{o.label} cheapest",
                 marker={"color": color, "line": {"width": 0}},
                 showlegend=False,
-                text=[f"{prob:.0f}%"],
+                text=[pct(st.probability_cheapest)],
                 textposition="outside",
                 cliponaxis=False,
                 meta=meta | {"kind": "probability"},
                 hovertemplate=_HOVER,
-                customdata=[f"{o.label} is the cheapest in {prob:.1f}% of draws"],
+                customdata=[
+                    f"{o.label} is the cheapest in {pct(st.probability_cheapest)} of draws"
+                ],
             ),
             row=1,
             col=2,
@@ -869,7 +867,7 @@ def uncertainty(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     fig.update_layout(barmode="overlay", height=max(HEIGHT_PX, 150 + 44 * len(rows)))
     fig.update_xaxes(title_text="NPV over the term (USD)", row=1, col=1, **USD_AXIS)
     fig.update_xaxes(
-        title_text="Cheapest in (% of draws)", range=[0, 115], ticksuffix="%", row=1, col=2
+        title_text="Cheapest in (% of draws)", range=[0, 115], ticksuffix=" %", row=1, col=2
     )
     fig.update_yaxes(
         categoryorder="array", categoryarray=[o.label for o, _ in rows][::-1], showgrid=False

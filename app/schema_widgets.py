@@ -113,25 +113,49 @@ def parse_number(text: str) -> int | float | None:
     return int(x) if x.is_integer() else x
 
 
-def _store_count(path: str, key: str) -> None:
-    """The number typed; nothing: the field left out (its schema default); otherwise the text itself,
-    so the schema names the field and its range under Sizing and what was typed stays, in the box
-    and in the scenario."""
+def _store_count(path: str, key: str, scale: float = 1) -> None:
+    """The number typed (times `scale`); nothing: the field left out (its schema default); otherwise
+    the text itself, so the schema names the field and its range under Sizing and what was typed
+    stays, in the box and in the scenario."""
     text = st.session_state[key]
     number = parse_number(text)
+    if number is not None and scale != 1:
+        number = float(number * scale)
     state.put(path, None if not text.strip() else (text if number is None else number))
 
 
-def count(where, label: str, path: str, key: str, *, help: str, placeholder: str):
-    """A whole-number field as text, read by parse_number (a browser's number box for integers
-    reads 1e3 as 1). Empty, with `placeholder`, while the scenario leaves the field out."""
+def _grouped(value, scale: float = 1) -> str:
+    """A field's value as its text box shows it: '1,024'; shown divided by `scale`, '2,000' or
+    '0.001' (up to 15 significant digits, so 0.1 + 0.2 reads '0.3'); text typed stays as typed."""
+    if isinstance(value, str):
+        return str(value)
+    if scale == 1:
+        return f"{value:,}" if isinstance(value, int) else str(value)
+    x = value / scale
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.15g}"
+
+
+def count(
+    where,
+    label: str,
+    path: str,
+    key: str,
+    *,
+    help: str,
+    placeholder: str,
+    scale: float = 1,
+    unit: str = "",
+):
+    """A number field as text, read by parse_number (a browser's number box for integers reads 1e3
+    as 1, and none groups thousands), shown divided by `scale` (1e9 with unit 'billion') with
+    thousands separators. Empty, with `placeholder`, while the scenario leaves the field out."""
     value = state.get(path)
     return where.text_input(
         label,
-        value="" if value is None else f"{value:,}" if isinstance(value, int) else str(value),
+        value="" if value is None else _grouped(value, scale),
         placeholder=placeholder,
         key=key,
         on_change=_store_count,
-        args=(path, key),
-        help=f"{help} {allowed(path)}. Written as 1024, 1,024, 1e3 or 1k.".strip(),
+        args=(path, key, scale),
+        help=f"{help} {allowed(path, scale, unit)}. Written as 1024, 1,024, 1e3 or 1k.".strip(),
     )

@@ -10,6 +10,7 @@ from app import share_link
 from app.scenario_files import EXAMPLE
 from app.schema_widgets import parse_number
 from models.scenario import Scenario
+from tests.readback import number
 
 MAIN = str(pathlib.Path(__file__).resolve().parents[1] / "app" / "main.py")
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
@@ -73,9 +74,9 @@ def test_workload_numbers_follow_gpu_type_and_tokens():
     at.selectbox(key="w_gpu").set_value("B200").run()
     assert not at.exception
     assert metric(at, "Wall-clock days") != days and metric(at, "Memory per GPU") != mem
-    before = float(metric(at, "Wall-clock days").replace(",", ""))
-    at.number_input(key="w_tokens").set_value(4000.0).run()
-    after = float(metric(at, "Wall-clock days").replace(",", ""))
+    before = number(metric(at, "Wall-clock days"), "days")
+    at.text_input(key="w_tokens").set_value("4,000").run()
+    after = number(metric(at, "Wall-clock days"), "days")
     assert after == pytest.approx(before * 2, rel=0.05)  # twice the tokens, twice the days
 
 
@@ -162,7 +163,7 @@ def test_compare_views_draw_their_charts(view):
 
 def test_execution_plan_inputs_change_the_scenario_and_the_plan():
     at = app()
-    days = float(metric(at, "Wall-clock days").replace(",", ""))
+    days = number(metric(at, "Wall-clock days"), "days")
     at.toggle(key="w_tp_overlap").set_value(True).run()
     at.selectbox(key="w_grads").set_value("bf16").run()
     assert not at.exception, at.exception
@@ -170,7 +171,7 @@ def test_execution_plan_inputs_change_the_scenario_and_the_plan():
         "tp_comm_overlap": True,
         "gradient_precision": "bf16",
     }
-    assert float(metric(at, "Wall-clock days").replace(",", "")) <= days
+    assert number(metric(at, "Wall-clock days"), "days") <= days
     at.selectbox(key="w_attention").set_value("none").run()
     assert not at.exception, at.exception
     assert at.session_state["scenario"]["execution"]["attention"] == "none"

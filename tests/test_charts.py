@@ -272,7 +272,7 @@ def test_scaling_curve_from_a_hand_made_curve(bare):
     data["training"]["train_days_budget"] = 24.5
     fig = charts.scaling_curve(data)
     assert [s.y0 for s in fig.layout.shapes if s.name == "deadline"] == [24.5]
-    assert "deadline: 30 days, 24 to train after provisioning" in _annotations(fig)
+    assert "deadline: 30 days, 24 days to train after provisioning" in _annotations(fig)
     # no deadline: no line; unsorted input is drawn in GPU order
     data["scenario"]["cluster"] |= {"gpus": 1024, "deadline_days": None}
     data["training"]["curve"] = CURVE[::-1]

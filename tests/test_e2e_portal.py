@@ -14,10 +14,12 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from app import share_link
-from app.formatting import usd
-from app.scenario_files import PORTFOLIOS
+from app.formatting import days, usd
+from app.scenario_files import EXAMPLE, PORTFOLIOS
 from models.scenario import Scenario
+from models.training import plan_training
 from pricing.engine import compare
+from tests.readback import number
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 ARTIFACTS = pathlib.Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -89,7 +91,9 @@ def test_defaults_show_the_sizing(portal_url, watched):
     page.goto(portal_url)
     page.get_by_role("heading", name="Workload").wait_for()
     assert metric_value(page, "GPUs") == "1,024"
-    assert float(metric_value(page, "Wall-clock days")) > 0
+    plan = plan_training(Scenario.model_validate(EXAMPLE), curve=False)
+    assert metric_value(page, "Wall-clock days") == days(plan.train_days)
+    assert metric_value(page, "Ideal days") == days(plan.ideal_days)  # as Compare writes it
     assert errors == [], errors
 
 
@@ -104,18 +108,21 @@ def test_gpu_type_and_tokens_change_the_numbers(portal_url, watched):
         ".some(e => e.innerText === d)",
         arg=days,
     )
-    b200 = float(metric_value(page, "Wall-clock days"))
-    assert f"{b200:.1f}" != days
-    tokens = page.get_by_role("spinbutton", name="Training tokens (billions)")
+    shown = metric_value(page, "Wall-clock days")
+    b200 = number(shown, "days")
+    assert shown != days
+    tokens = page.get_by_role("textbox", name="Training tokens (billions)")
     tokens.fill("4000")
     tokens.press("Enter")
     wait_idle(page)
     page.wait_for_function(
         "d => ![...document.querySelectorAll('[data-testid=stMetricValue]')]"
         ".some(e => e.innerText === d)",
-        arg=f"{b200:.1f}",
+        arg=shown,
     )
-    assert float(metric_value(page, "Wall-clock days")) == pytest.approx(2 * b200, rel=0.06)
+    assert number(metric_value(page, "Wall-clock days"), "days") == pytest.approx(
+        2 * b200, rel=0.06
+    )
     assert errors == [], errors
 
 
@@ -455,7 +462,7 @@ def test_serve_page_shows_the_cores_plan_and_names_an_unmeetable_slo(portal_url,
     inp = {k: v for k, v in STARTING.items() if k not in ("users", "tokens_per_day")}  # rps
     plan = plan_serving(ServeInputs(**inp))
     assert metric_value(page, "GPUs") == f"{plan.gpus:,}"
-    shown = float(metric_value(page, "Output (tok/s/GPU)").replace(",", ""))
+    shown = number(metric_value(page, "Output (tok/s/GPU)"))
     assert shown == pytest.approx(plan.output_tokens_per_s_per_gpu, abs=0.5)
     page.locator(".js-plotly-plot").first.wait_for()
     box = page.get_by_label("Time per output token (ms)", exact=True)

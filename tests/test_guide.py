@@ -95,7 +95,7 @@ def test_how_many_gpus_gives_fewest_efficient_and_deadline_counts(example):
     if i + 1 < len(t.curve):
         a, b = t.curve[i], t.curve[i + 1]
         saved = (a.train_days - b.train_days) / (b.gpus - a.gpus) * 1000
-        assert f"Going on to {gpus(b.gpus)} saves {saved:,.1f} days per extra 1,000 GPUs" in text
+        assert f"Going on to {gpus(b.gpus)} saves {days(saved)} per extra 1,000 GPUs" in text
     for d in EXAMPLE_DEADLINES_DAYS:
         p = next(p for p in t.curve if p.train_days <= d)
         assert f"{d} days: {gpus(p.gpus)} ({days(p.train_days)})" in text

@@ -16,12 +16,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import charts, share_link
+from app.formatting import gib
 from app.scenario_files import EXAMPLE
 from app.views import finetune as finetune_page
 from app.views import serve as serve_page
 from models.finetune import FinetuneInputs, plan_finetune
 from models.scenario import Scenario
 from models.serving import ServeInputs, plan_serving, sweep
+from tests import readback
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 
@@ -43,8 +45,9 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def number(at: AppTest, label: str) -> float:
-    """A metric's number, its unit and thousands separators dropped ('6,335' -> 6335.0)."""
-    return float(metric(at, label).split()[0].replace(",", ""))
+    """A metric's number, read back by tests/readback.py ('6,335' -> 6335.0, '12.5 ms' -> 12.5)."""
+    text = metric(at, label)
+    return readback.number(text, text.partition(" ")[2])
 
 
 def errors(at: AppTest) -> str:
@@ -200,7 +203,8 @@ def test_finetune_shows_the_cores_plan():
     assert metric(at, "Trainable params").endswith(" M")  # three significant figures
     assert number(at, "Trainable params") * 1e6 == pytest.approx(plan.trainable_params, rel=2e-3)
     assert number(at, "Fewest GPUs that fit") == plan.min_gpus
-    assert number(at, "Memory per GPU") == pytest.approx(plan.memory_gib_per_gpu["total"], abs=0.05)
+    # written as the Workload page writes it (models/numbers.py gib)
+    assert metric(at, "Memory per GPU") == gib(plan.memory_gib_per_gpu["total"])
     assert number(at, "Step time") == pytest.approx(plan.step_time_s, abs=0.005)
     assert number(at, "Tokens/s") == pytest.approx(plan.tokens_per_s, abs=0.5)
     assert number(at, "Wall-clock") == pytest.approx(plan.train_hours, abs=0.005)

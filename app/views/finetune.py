@@ -14,7 +14,7 @@ import json
 import streamlit as st
 
 from app import charts, state
-from app.formatting import si
+from app.formatting import gib, si
 from app.record_widgets import Form
 from models.errors import InputError
 from models.finetune import FinetuneInputs, FinetunePlan, plan_finetune
@@ -179,8 +179,8 @@ def results(p: FinetunePlan) -> None:
     )
     c2.metric(
         "Memory per GPU",
-        f"{p.memory_gib_per_gpu['total']:,.1f} GiB",
-        help=f"Everything one GPU holds, of its {p.memory_capacity_gib:g} GiB; parts in the chart.",
+        gib(p.memory_gib_per_gpu["total"]),
+        help=f"Everything one GPU holds, of its {gib(p.memory_capacity_gib)}; parts in the chart.",
     )
     c1.metric(
         "Step time",

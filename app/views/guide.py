@@ -114,7 +114,7 @@ def how_many_gpus(c: Comparison) -> str:
             if i + 1 < len(curve) and marginal[i + 1] is not None:
                 nxt = curve[i + 1]
                 text += (
-                    f" Going on to {gpus(nxt.gpus)} saves {marginal[i + 1]:,.1f} days per extra "
+                    f" Going on to {gpus(nxt.gpus)} saves {days(marginal[i + 1])} per extra "
                     f"1,000 GPUs (a run in {days(nxt.train_days)} at "
                     f"{pct(nxt.scaling_efficiency)})."
                 )

@@ -6,7 +6,7 @@ import streamlit as st
 
 from app import charts, glossary, state
 from app import schema_widgets as sw
-from app.formatting import band, efficient_size_advice, md_plain, pct, si
+from app.formatting import band, days, efficient_size_advice, gib, md_plain, pct, si
 from app.report_text import execution_text
 from app.views import portfolio as portfolio_view
 from models.hardware import load_gpus
@@ -201,14 +201,15 @@ def _run_page() -> None:
                 f"{sw.allowed('workload.active_params', 1e9, 'billion')}, or 0 for a dense model.",
             )
         c1, c2, c3 = st.columns(3)
-        sw.number(
+        # a text box: a number box cannot group thousands ("2000" beside the GPUs' "1,024")
+        sw.count(
             c1,
             "Training tokens (billions)",
             "workload.tokens",
             "w_tokens",
-            step=100.0,
             scale=1e9,
             unit="billion",
+            placeholder=f"{sw.start('workload.tokens') / 1e9:,.0f} (the default)",
             help="Tokens seen in one training run (Llama 3: 15,600 billion).",
         )
         seq = int(sw.current("workload.seq_len"))
@@ -421,15 +422,15 @@ def _run_page() -> None:
                 m1.metric("GPUs", f"{plan.gpus:,}", help=f"Sizing: {plan.sizing}")
                 m2.metric(
                     "Memory per GPU",
-                    f"{plan.memory_gib_per_gpu['total']:.0f} GiB",
-                    help=f"of {plan.memory_capacity_gib:g} GiB",
+                    gib(plan.memory_gib_per_gpu["total"]),
+                    help=f"of {gib(plan.memory_capacity_gib)}",
                 )
-                m1.metric("Ideal days", f"{plan.ideal_days:,.1f}", help="No failures, no restarts")
+                m1.metric("Ideal days", days(plan.ideal_days), help="No failures, no restarts")
                 low, high = plan.train_days_low, plan.train_days_high
                 likely = band(low, high).strip().removeprefix("(").removesuffix(")")
                 m2.metric(
                     "Wall-clock days",
-                    f"{plan.train_days:,.1f}",
+                    days(plan.train_days),
                     help=f"With failures and restarts; {likely} given the model's errors on "
                     "published runs (Validation page)",
                 )
@@ -455,7 +456,7 @@ def _run_page() -> None:
                     f"{plan.model.name}: {si(plan.model.params)} parameters; {plan.steps:,} steps of "
                     f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s; "
                     f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
-                    f"Checkpoint {plan.checkpoint.size_gib:,.0f} GiB every {plan.checkpoint.interval_min:.0f} min."
+                    f"Checkpoint {gib(plan.checkpoint.size_gib)} every {plan.checkpoint.interval_min:.0f} min."
                 )
                 st.plotly_chart(
                     charts.training_memory(plan.model_dump(mode="json"), state.dark_theme()),

@@ -1,0 +1,123 @@
+"""The pages' metrics and the charts' words write numbers with the shared rules (models/numbers.py):
+the Workload page said 'Wall-clock days 21.8' where Compare said 'one run takes 22 days', and the
+tornado said '25%' where the text says '25 %'."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app import charts
+from app.formatting import days, gib, pct
+from app.scenario_files import EXAMPLE
+from models.scenario import Scenario
+from pricing.engine import compare
+from tests.readback import number
+
+HARNESS = str(pathlib.Path(__file__).resolve().with_name("portal_harness.py"))
+
+
+@pytest.fixture(scope="module")
+def example():
+    return compare(Scenario.model_validate(EXAMPLE))
+
+
+def _app(page: str) -> AppTest:
+    at = AppTest.from_file(HARNESS, default_timeout=60)
+    at.run()
+    at.session_state["_page"] = page
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_workload_metrics_write_days_as_compare_does(example):
+    t = example.training
+    at = _app("workload")
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Wall-clock days"] == days(t.train_days)
+    assert shown["Ideal days"] == days(t.ideal_days)
+    assert shown["Memory per GPU"] == gib(t.memory_gib_per_gpu["total"])
+    # Compare's run line starts with the same words
+    compare_page = _app("compare")
+    run = next(c.value for c in compare_page.caption if "one run takes" in c.value)
+    assert f"one run takes {shown['Wall-clock days']} (" in run
+
+
+def test_the_readback_refuses_a_number_not_written_by_the_rule():
+    assert number("22 days", "days") == 22 and number("7.5 days", "days") == 7.5
+    assert number("1,024") == 1024
+    for text, unit in (("21.8", "days"), ("21.8 days", "days"), ("1024.0 GiB", "GiB")):
+        with pytest.raises(AssertionError):
+            number(text, unit)
+
+
+def test_the_tornado_writes_its_swing_as_a_percentage(example):
+    fig = charts.tornado(example)
+    swing = pct(example.sensitivity.swing)
+    assert re.fullmatch(r"\d+ %", swing)
+    assert f"each input {swing} lower" in fig.layout.title.subtitle.text
+    names = {t.name for t in fig.data}
+    assert {f"input \u2212{swing}", f"input +{swing}"} <= names
+    assert all(f"gap at \u2212{swing}: " in h for t in fig.data for h in t.customdata or ())
+
+
+def test_the_uncertainty_chart_writes_shares_as_percentages(example):
+    fig = charts.uncertainty(example)
+    u = example.uncertainty.options
+    bars = [t for t in fig.data if (t.meta or {}).get("kind") == "probability"]
+    assert bars
+    for t in bars:
+        s = u[t.meta["option"]]
+        assert list(t.text) == [pct(s.probability_cheapest)]
+        assert t.customdata[0].endswith(f"the cheapest in {pct(s.probability_cheapest)} of draws")
+    ranges = [t for t in fig.data if (t.meta or {}).get("kind") == "range"]
+    for t in ranges:
+        s = u[t.meta["option"]]
+        assert (
+            f"completes the workload in {pct(s.probability_completes)} of draws" in t.customdata[0]
+        )
+    assert fig.layout.xaxis2.ticksuffix == " %"
+
+
+def test_the_time_charts_write_durations_and_points_as_the_tables_do(example):
+    fig = charts.scaling_curve(example)
+    (line,) = [t for t in fig.data if (t.meta or {}).get("kind") == "train_days"]
+    for p, text in zip(
+        sorted(example.training.curve, key=lambda p: p.gpus), line.customdata, strict=True
+    ):
+        assert text.startswith(
+            f"{p.gpus:,} GPUs: {days(p.train_days)} for one run (ideal {days(p.ideal_days)})"
+        )
+        assert f"scaling efficiency {pct(p.scaling_efficiency)}, MFU {pct(p.mfu)}" in text
+    gantt = charts.provisioning_gantt(example)
+    runs = [t for t in gantt.data if (t.meta or {}).get("kind") == "training"]
+    assert runs
+    for t in runs:
+        o = next(o for o in example.options if o.option == t.meta["option"])
+        assert list(t.text) == ["training"]
+        assert f"one run: {days(o.train_days)}" in t.customdata[0]
+    phases = [h for t in gantt.data if (t.meta or {}).get("kind") == "phase" for h in t.customdata]
+    assert phases and all(re.search(r", day [\d,]+ to day [\d,]+", h) for h in phases)
+
+
+def test_the_token_count_reads_with_thousands_separators_as_the_gpu_count_does():
+    """It read "2000" beside the GPUs' "1,024" (a number box cannot group thousands)."""
+    at = _app("workload")
+    box = at.text_input(key="w_tokens")
+    assert (box.value, at.text_input(key="w_gpus").value) == ("2,000", "1,024")
+    days_before = number(next(m.value for m in at.metric if m.label == "Wall-clock days"), "days")
+    box.set_value("4,000").run()
+    assert at.session_state["scenario"]["workload"]["tokens"] == 4e12
+    assert at.text_input(key="w_tokens").value == "4,000"
+    after = number(next(m.value for m in at.metric if m.label == "Wall-clock days"), "days")
+    assert after == pytest.approx(2 * days_before, rel=0.05)
+    at.text_input(key="w_tokens").set_value("1.5k").run()
+    assert at.session_state["scenario"]["workload"]["tokens"] == 1.5e12
+    # text that is no number stays as typed, and the schema names the field
+    at.text_input(key="w_tokens").set_value("lots").run()
+    assert at.text_input(key="w_tokens").value == "lots"
+    assert any("workload.tokens" in e.value for e in at.error), [e.value for e in at.error]
