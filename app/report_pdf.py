@@ -652,8 +652,8 @@ class _Document(FPDF):
                     "GPUs",
                     "Step (s)",
                     "MFU",
-                    "Ideal days",
-                    "Days (with failures)",
+                    "Ideal",
+                    "With failures",
                     "GPU-hours",
                     "Scaling efficiency",
                 ]
@@ -664,11 +664,11 @@ class _Document(FPDF):
                     [
                         f"{p.gpus:,}{mark}",
                         f"{p.step_time_s:.2f}",
-                        f"{p.mfu:.1%}",
-                        f"{p.ideal_days:.1f}",
-                        f"{p.train_days:.1f}",
+                        pct(p.mfu, 1),
+                        days(p.ideal_days),
+                        days(p.train_days),
                         si(p.gpu_hours),
-                        f"{p.scaling_efficiency:.0%}",
+                        pct(p.scaling_efficiency),
                     ]
                 )
             self.grid(rows, (30, 20, 20, 24, 30, 26, 30), ("LEFT",) + ("RIGHT",) * 6)
@@ -680,13 +680,13 @@ class _Document(FPDF):
         s = c.sensitivity
         if s is not None and s.bars:
             a, b = labels.get(s.cheapest, s.cheapest), labels.get(s.runner_up, s.runner_up)
-            pct = round(100 * s.swing)
+            swing = round(100 * s.swing)
             self.heading("Sensitivity of the recommendation", 10)
             self.caption(
                 f"NPV of {b} minus NPV of {a} (today {usd(s.base_gap_usd)}) with each input "
-                f"{pct} % lower or higher; below zero, {b} becomes the cheaper."
+                f"{swing} % lower or higher; below zero, {b} becomes the cheaper."
             )
-            rows = [["Input", "Value now", f"Gap at −{pct} %", f"Gap at +{pct} %"]]
+            rows = [["Input", "Value now", f"Gap at −{swing} %", f"Gap at +{swing} %"]]
             rows += [
                 [
                     bar.label,
@@ -711,8 +711,8 @@ class _Document(FPDF):
                         usd(q.p10_usd),
                         usd(q.p50_usd),
                         usd(q.p90_usd),
-                        f"{q.probability_cheapest:.0%}",
-                        f"{q.probability_completes:.0%}",
+                        pct(q.probability_cheapest),
+                        pct(q.probability_completes),
                     ]
                 )
             self.grid(rows, (40, 28, 28, 28, 28, 28), ("LEFT",) + ("RIGHT",) * 5)

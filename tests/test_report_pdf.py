@@ -27,7 +27,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import exports, report_pdf, share_link
 from app.cli import main
-from app.formatting import usd
+from app.formatting import pct, usd
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from models.training import band_for
@@ -407,3 +407,17 @@ def test_the_band_coverage_and_both_modes_are_in_the_report(text):
         in flat
     )
     assert f"(rule of thumb {own['rule_median']:.0%} / {own['rule_worst']:.0%})" in flat
+
+
+def test_the_uncertainty_table_writes_shares_as_every_page_does(comparison, text):
+    """The PDF's uncertainty table wrote '77%' where Compare and the text report write '77 %'."""
+    labels = {o.option: o.label for o in comparison.options}
+    for key, q in comparison.uncertainty.options.items():
+        row = (
+            re.escape(labels[key])
+            + r"[^\n]*"
+            + re.escape(pct(q.probability_cheapest))
+            + r"\s+"
+            + re.escape(pct(q.probability_completes))
+        )
+        assert re.search(row, text), key
