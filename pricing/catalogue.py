@@ -215,6 +215,13 @@ class Catalogue:
             by_provider.setdefault(row.provider, []).append(row.price_usd_per_gpu_hour)
         return float(statistics.median(statistics.median(p) for p in by_provider.values()))
 
+    def rental_as_of(
+        self, gpu_id: str, offer: str, provider: str | None = None, provider_kind: str | None = None
+    ) -> str:
+        """The newest `as_of` of the rows `rental_price` takes its median over ('' when none)."""
+        rows = self.rentals(gpu_id, offer, provider, provider_kind)
+        return max((str(r.as_of) for r in _newest_per_provider(_best_graded(rows))), default="")
+
     def providers(self, gpu_id: str) -> list[str]:
         """Providers with at least one rental price for this GPU, sorted by name."""
         return sorted({row.provider for row in self.rentals(gpu_id)})

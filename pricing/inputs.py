@@ -239,9 +239,11 @@ def _derived(key: str, value: float, unit: str, how: str, as_of: str = "") -> Fi
 
 def _rental(
     cat: Catalogue, gpu_id: str, offer: str, provider: str | None, kinds: tuple[str | None, ...]
-) -> tuple[float, str]:
+) -> tuple[float, str, str]:
     """The named provider's price when one is given, else the median over the first provider kind
-    (hyperscaler, neocloud, ...; None = any) that has one; and where it came from."""
+    (hyperscaler, neocloud, ...; None = any) that has one; where it came from; and the newest
+    `as_of` of the rows it was taken from (a price derived from it carries none of its own:
+    pricing/freshness.py dates that by the oldest of its parts)."""
     choices = [(provider, None)] if provider else [(None, kind) for kind in kinds]
     for who, kind in choices:
         try:
@@ -249,7 +251,8 @@ def _rental(
         except MissingFigureError:
             continue
         label = who or (f"{kind} median" if kind else "median of all providers")
-        return price, f"rental_prices.csv: {gpu_id} {offer}, {label}"
+        as_of = cat.rental_as_of(gpu_id, offer, provider=who, provider_kind=kind)
+        return price, f"rental_prices.csv: {gpu_id} {offer}, {label}", as_of
     raise MissingFigureError(
         f"no {offer} rental price for {gpu_id}" + (f" from {provider}" if provider else "")
     )
@@ -289,33 +292,35 @@ def _price_figures(
             )
     neo = ("neocloud", "marketplace", None)
     prov = sc.options.rent_provider
-    on_demand_neo, src = _rental(cat, gpu_id, "on_demand", prov, neo)
+    on_demand_neo, src, od_neo_as_of = _rental(cat, gpu_id, "on_demand", prov, neo)
     commitment = sc.options.rent_commitment
     if commitment == "monthly":  # month to month: the dedicated providers' on-demand rate
-        rent, rent_src = on_demand_neo, src
+        rent, rent_src, rent_as_of = on_demand_neo, src, od_neo_as_of
     else:
         try:
-            c1, src1 = _rental(cat, gpu_id, "committed_1y", prov, neo[:2])
+            c1, src1, c1_as_of = _rental(cat, gpu_id, "committed_1y", prov, neo[:2])
         except MissingFigureError:
-            c1 = on_demand_neo * (1 - d1)
+            c1, c1_as_of = on_demand_neo * (1 - d1), ""  # derived: freshness dates its parts
             src1 = f"derived: {src} x (1 - committed_1y_discount_pct)"
             used.add("committed_1y_discount_pct")
-        rent, rent_src = c1, src1
+        rent, rent_src, rent_as_of = c1, src1, c1_as_of
         if commitment == "3y" or (commitment == "whole_term" and sc.term.months >= 36):
             # the dedicated providers' own 3-year rate; derived from the 1-year one only where
             # the catalogue lists none for this GPU (or the named provider)
             try:
-                rent, rent_src = _rental(cat, gpu_id, "committed_3y", prov, neo[:2])
+                rent, rent_src, rent_as_of = _rental(cat, gpu_id, "committed_3y", prov, neo[:2])
             except MissingFigureError:
                 used.update(("committed_1y_discount_pct", "committed_3y_discount_pct"))
-                rent = c1 * (1 - d3) / (1 - d1)
+                rent, rent_as_of = c1 * (1 - d3) / (1 - d1), ""
                 rent_src = (
                     f"derived (no committed_3y row for {gpu_id}"
                     + (f" from {prov}" if prov else "")
                     + f"): 3-year rate = 1-year rate ({src1}) x (1 - 3y discount) / "
                     "(1 - 1y discount)"
                 )
-    figures["rent_usd_per_gpu_hour"] = Figure("rent_usd_per_gpu_hour", rent, unit, rent_src, "")
+    figures["rent_usd_per_gpu_hour"] = Figure(
+        "rent_usd_per_gpu_hour", rent, unit, rent_src, rent_as_of
+    )
 
 
 #: What cloud:on_demand can buy in each of its capacity_reservation bands (timeline.csv, by GPU
@@ -359,9 +364,9 @@ def _cloud_price_figures(
     cprov = sc.options.cloud_provider
     no_price: dict[str, str] = {}
     try:
-        od, od_src = _rental(cat, gpu_id, "on_demand", cprov, CLOUD_KINDS)
+        od, od_src, od_as_of = _rental(cat, gpu_id, "on_demand", cprov, CLOUD_KINDS)
     except MissingFigureError:
-        od = math.nan
+        od, od_as_of = math.nan, ""
         od_src = (
             f"no hyperscaler price for {gpu_id} in the catalogue; neocloud prices are not used "
             "for cloud options (they price Rent)"
@@ -372,11 +377,12 @@ def _cloud_price_figures(
 
     tier, band = on_demand_tier(cat, gpus)
     size = f"{gpus:,} GPUs"
+    as_of = od_as_of
     if tier == "on_demand":
         price, src = od, f"{od_src} (on-demand: {size} launch without a reservation)"
     elif tier == "capacity_block":
         try:
-            price, cb_src = _rental(cat, gpu_id, "capacity_block", cprov, CLOUD_KINDS)
+            price, cb_src, as_of = _rental(cat, gpu_id, "capacity_block", cprov, CLOUD_KINDS)
             src = f"{cb_src} (capacity blocks: {size} is above the on-demand size)"
         except MissingFigureError:
             price = od
@@ -385,22 +391,23 @@ def _cloud_price_figures(
                 f"lists no capacity-block price for {gpu_id})"
             )
     else:
-        price = math.nan
+        price, as_of = math.nan, ""
         src = (
             f"none on demand: above {band.size_min:,.0f} GPUs (the capacity-block quota) a "
             "hyperscaler cluster is a negotiated reservation; see the committed cloud options"
         )
         no_price.setdefault(ON_DEMAND.id, src)
     figures["cloud_on_demand_usd_per_gpu_hour"] = Figure(
-        "cloud_on_demand_usd_per_gpu_hour", price, unit, src, ""
+        "cloud_on_demand_usd_per_gpu_hour", price, unit, src, as_of
     )
 
     try:
-        spot, spot_src = _rental(cat, gpu_id, "spot", cprov, CLOUD_KINDS)
+        spot, spot_src, spot_as_of = _rental(cat, gpu_id, "spot", cprov, CLOUD_KINDS)
     except MissingFigureError:
         spot, spot_src = math.nan, f"no hyperscaler spot price for {gpu_id} in the catalogue"
+        spot_as_of = ""
     figures["cloud_spot_usd_per_gpu_hour"] = Figure(
-        "cloud_spot_usd_per_gpu_hour", spot, unit, spot_src, ""
+        "cloud_spot_usd_per_gpu_hour", spot, unit, spot_src, spot_as_of
     )
     by_size: dict[str, str] = {}
     spot_max = figures["cloud_spot_max_gpus"].value
@@ -412,15 +419,16 @@ def _cloud_price_figures(
     for years, disc in (("1y", d1), ("3y", d3)):
         key = f"cloud_committed_{years}_usd_per_gpu_hour"
         try:
-            price, psrc = _rental(cat, gpu_id, f"committed_{years}", cprov, CLOUD_KINDS)
+            price, psrc, pas_of = _rental(cat, gpu_id, f"committed_{years}", cprov, CLOUD_KINDS)
         except MissingFigureError:
-            price, psrc = (
+            price, psrc, pas_of = (
                 od * (1 - disc),
                 f"derived: {od_src} x (1 - committed_{years}_discount_pct)",
+                "",  # derived: pricing/freshness.py dates it by the oldest of its parts
             )
             if math.isfinite(od):
                 used.add(f"committed_{years}_discount_pct")
-        figures[key] = Figure(key, price, unit, psrc, "")
+        figures[key] = Figure(key, price, unit, psrc, pas_of)
     return no_price, by_size
 
 

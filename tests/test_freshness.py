@@ -351,3 +351,23 @@ def test_the_compare_page_is_quiet_when_prices_are_fresh(fixture_catalogue, monk
         assert not any("Planner defaults" in c.value for c in at.caption)
     finally:
         state._compare.clear()
+
+
+def test_a_price_read_from_rental_rows_shows_their_date(tmp_path):
+    """The Assumptions page and the PDF showed no date ('-') for the rent and cloud prices, the
+    figures the answer leans on most: a price read from rental rows carries the newest date of
+    the rows its median is taken over, the date freshness gives it; a derived price carries none
+    (freshness dates it by its oldest part)."""
+    cat = catalogue_copy(tmp_path, {})
+    c = compare(scenario(), cat, draws=DRAWS)
+    undated = c.model_copy(
+        update={"assumptions": [a.model_copy(update={"as_of": ""}) for a in c.assumptions]}
+    )
+    dater = freshness._Dater(undated, cat)
+    read = [a for a in c.assumptions if a.source.startswith("rental_prices.csv:")]
+    assert {a.key for a in read} >= {"rent_usd_per_gpu_hour", "cloud_on_demand_usd_per_gpu_hour"}
+    for a in read:
+        assert a.as_of == dater.date_of(dater.figures[a.key]).isoformat(), a.key
+    for a in c.assumptions:
+        if a.source.startswith("derived:") and "_usd_per_gpu_hour" in a.key:
+            assert a.as_of == "", a.key
