@@ -32,6 +32,7 @@ def job_and_layout(row: dict, recompute: str | None = None, sequence_parallel: i
         batch,
         "bf16",
         flash_attention=AttentionKernel.NONE,
+        pp_ends_trimmed=False,  # Megatron-LM 2022: an even split of the layers
     )
     lay = Layouts.single(
         batch,

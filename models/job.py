@@ -46,6 +46,12 @@ class Job:
     #: Software stack class (constants.SOFTWARE_STACKS): its data-parallel overlap and the layouts
     #: the planner may choose (search.best_layout).
     stack: str = C.DEFAULT_SOFTWARE_STACK
+    #: The first and the last pipeline stages each hold one Transformer layer fewer, the input
+    #: embedding and the output layer taking a layer's place (Dubey et al. 2024 Sec. 3.3.2; Megatron-LM
+    #: --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split), wherever the
+    #: split has two spare layer slots so no stage gains a layer (memory.ends_trimmed). The planner
+    #: uses it; a validation row only where its source publishes it (column pp_ends_trimmed).
+    pp_ends_trimmed: bool = True
 
     @property
     def fused_attention(self) -> bool:

@@ -16,6 +16,10 @@
   interleaved, its warm-up model chunks, at most all m·v of them (in_flight_layers); the last stage
   holds one plus the fp32 logits. DualPipe (DeepSeek-V3 Table 2): PP + 1 micro-batches and two
   copies of the parameters.
+- Ends trimmed (Dubey et al. 2024 'The Llama 3 Herd of Models' Sec. 3.3.2: "we reduce one
+  Transformer layer each from the first and the last stages"; ends_trimmed): the first and last
+  stages hold one layer fewer, so the busiest stage is the first (lps − 1 layers, the embedding) or
+  the second (lps layers, the second-most warm-up micro-batches), whichever needs more.
 """
 
 from __future__ import annotations
@@ -46,21 +50,37 @@ def activation_bytes_per_token_layer(job: Job, lay: Layouts) -> np.ndarray:
     return np.where(rec == 2, layer_input, per), per
 
 
-def in_flight_layers(job: Job, lay: Layouts) -> np.ndarray:
-    """Layer-micro-batches whose activations the first pipeline stage holds at its peak.
+def in_flight_layers(job: Job, lay: Layouts, rank: int = 0) -> np.ndarray:
+    """Layer-micro-batches whose activations pipeline rank `rank` holds at its peak (lps layers).
 
-    1F1B: pp − 1 warm-up forwards plus one, at most the m micro-batches of the step, of lps layers
-    each. Interleaved (v > 1): 2(pp − 1) + (v − 1)·pp warm-up model-chunk forwards plus one, at most
-    all m·v chunks (with m = pp every forward runs before the first backward), of lps/v layers each
-    (Megatron-LM `forward_backward_pipelining_with_interleaving`, megatron/core/pipeline_parallel/
-    schedules.py). Uncapped this is Korthikanti et al. 2022's lps·pp·(1 + (pp − 1)/(pp·v)).
+    1F1B: pp − 1 − rank warm-up forwards plus one, at most the m micro-batches of the step, of lps
+    layers each. Interleaved (v > 1): 2(pp − 1 − rank) + (v − 1)·pp warm-up model-chunk forwards plus
+    one, at most all m·v chunks (with m = pp every forward runs before the first backward), of lps/v
+    layers each (Megatron-LM `forward_backward_pipelining_with_interleaving`, megatron/core/
+    pipeline_parallel/schedules.py). Uncapped, rank 0 is Korthikanti et al. 2022's
+    lps·pp·(1 + (pp − 1)/(pp·v)).
     """
     pp, v, m = lay.pp, lay.interleave, lay.microbatches
     lps = layers_per_stage(job, lay)
-    chunks = np.minimum(2 * (pp - 1) + (v - 1) * pp + 1, m * v)
+    chunks = np.minimum(2 * (pp - 1 - rank) + (v - 1) * pp + 1, m * v)
     # DualPipe holds PP + 1 micro-batches of activations (DeepSeek-V3 Table 2)
     extra = 1 if C.SOFTWARE_STACKS[job.stack]["pipeline_schedule"] == "dualpipe" else 0
-    return np.where(v > 1, chunks * lps / v, np.minimum(pp + extra, m) * lps)
+    return np.where(v > 1, chunks * lps / v, np.minimum(pp - rank + extra, m) * lps)
+
+
+def ends_trimmed(job: Job, lay: Layouts) -> np.ndarray:
+    """Layouts whose first and last stages each hold one Transformer layer fewer.
+
+    Dubey et al. 2024 Sec. 3.3.2 (Llama 3 405B: 126 layers + embedding + output = 128 slots over
+    PP16): "we reduce one Transformer layer each from the first and the last stages"; Megatron-LM
+    treats the input embedding and the loss each as a layer in the split (--account-for-embedding-
+    in-pipeline-split, --account-for-loss-in-pipeline-split). Only where the ceil split leaves at least
+    two spare layer slots (pp·lps − L ≥ 2), so no stage gains a layer; not with DualPipe (its stages
+    hold chunks from both ends: no source for the combination).
+    """
+    if not job.pp_ends_trimmed or C.SOFTWARE_STACKS[job.stack]["pipeline_schedule"] == "dualpipe":
+        return np.zeros(len(lay), dtype=bool)
+    return (lay.pp > 1) & (lay.pp * layers_per_stage(job, lay) - job.shape.layers >= 2)
 
 
 def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
@@ -71,42 +91,63 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     dp, ep, z = lay.dp * cp, lay.ep, lay.zero
     shard_ne, shard_e = dp, np.maximum(dp // ep, 1)
 
-    def sharded(bytes_per_param: float, from_stage: int) -> np.ndarray:
-        return bytes_per_param * (
-            np.where(z >= from_stage, non_expert / shard_ne, non_expert)
-            + np.where(z >= from_stage, expert / shard_e, expert)
-        )
-
     weight_bytes = C.WEIGHT_BYTES + (C.FP8_EXTRA_WEIGHT_BYTES if job.precision == "fp8" else 0)
     # DualPipe keeps two copies of the model parameters (DeepSeek-V3 Sec. 3.2.1, Table 2: "2x")
     copies = 2 if C.SOFTWARE_STACKS[job.stack]["pipeline_schedule"] == "dualpipe" else 1
-    weights = copies * sharded(weight_bytes, 3)
-    grads = sharded(job.grad_bytes, 2)
-    optimizer = sharded(C.OPTIMIZER_BYTES, 1)
+    lps = layers_per_stage(job, lay)
     # ZeRO-3 gathers the next layers' full weights ahead of use: two layers in flight.
-    per_layer_full = (non_expert + expert) / np.maximum(layers_per_stage(job, lay), 1)
+    per_layer_full = (non_expert + expert) / np.maximum(lps, 1)
     gather = np.where(z == 3, 2 * C.WEIGHT_BYTES * per_layer_full, 0.0)
 
     tokens = lay.micro_batch * job.seq_len / cp
     stored, working = activation_bytes_per_token_layer(job, lay)
-    lps = layers_per_stage(job, lay)
-    first = stored * tokens * in_flight_layers(job, lay)
+    trim = ends_trimmed(job, lay)
+    # first stage: lps layers, or lps − 1 where the ends are trimmed (each held chunk one layer short
+    # on average: its first chunk carries the embedding in a layer's place)
+    first_layers = lps - trim
+    first = stored * tokens * in_flight_layers(job, lay) * first_layers / lps
     logits = 4.0 * s.vocab * tokens / lay.tp  # fp32 logits for the loss, vocab-parallel
-    last = stored * tokens * lps + logits
+    last = stored * tokens * first_layers + logits
     acts = np.maximum(np.where(lay.pp == 1, first + logits, first), last)
     # Full recompute rebuilds one layer's activations at a time during backward.
-    acts = acts + np.where(lay.recompute == Recompute.FULL, working * tokens, 0.0)
-
+    recompute = np.where(lay.recompute == Recompute.FULL, working * tokens, 0.0)
+    acts = acts + recompute
+    emb = s.vocab * s.hidden / lay.tp
+    per_layer_ne = (non_expert - emb) / np.maximum(lps, 1)
+    first_ne = non_expert - trim * per_layer_ne
+    first_e = expert - trim * expert / np.maximum(lps, 1)
     overhead = np.full(len(lay), C.FRAMEWORK_OVERHEAD_GIB * GIB)
-    total = weights + grads + optimizer + gather + acts + overhead
+    first_stage = _states(
+        first_ne, first_e, shard_ne, shard_e, z, weight_bytes, copies, job.grad_bytes
+    )
+    first_stage.update(zero3_gather=gather, activations=acts, overhead=overhead)
+    first_stage["total"] = sum(first_stage.values())
+    # trimmed: the second stage holds lps layers (no embedding) and the second-most micro-batches
+    second_stage = _states(
+        non_expert - emb, expert, shard_ne, shard_e, z, weight_bytes, copies, job.grad_bytes
+    )
+    second_stage.update(
+        zero3_gather=gather,
+        activations=stored * tokens * in_flight_layers(job, lay, rank=1) + recompute,
+        overhead=overhead,
+    )
+    second_stage["total"] = sum(second_stage.values())
+    use_second = trim & (lay.pp > 2) & (second_stage["total"] > first_stage["total"])
+    return {k: np.where(use_second, second_stage[k], first_stage[k]) for k in first_stage}
+
+
+def _states(ne, e, shard_ne, shard_e, z, weight_bytes, copies, grad_bytes) -> dict:
+    """Weights, gradients and optimizer states of ne non-expert and e expert parameters per GPU."""
+
+    def sharded(bytes_per_param: float, from_stage: int) -> np.ndarray:
+        return bytes_per_param * (
+            np.where(z >= from_stage, ne / shard_ne, ne) + np.where(z >= from_stage, e / shard_e, e)
+        )
+
     return {
-        "weights": weights,
-        "gradients": grads,
-        "optimizer": optimizer,
-        "zero3_gather": gather,
-        "activations": acts,
-        "overhead": overhead,
-        "total": total,
+        "weights": copies * sharded(weight_bytes, 3),
+        "gradients": sharded(grad_bytes, 2),
+        "optimizer": sharded(C.OPTIMIZER_BYTES, 1),
     }
 
 

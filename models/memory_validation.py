@@ -50,6 +50,7 @@ def job_and_layouts(row: dict) -> tuple[Job, Layouts]:
         batch,
         row["precision"],
         grad_bytes=int(row["grad_bytes"]),
+        pp_ends_trimmed=row.get("pp_ends_trimmed") == "1",  # only where the source publishes it
     )
     layers, pp = job.shape.layers, int(row["pp"])
     given = _int(row, "interleave")

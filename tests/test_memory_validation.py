@@ -39,8 +39,9 @@ def test_interleaved_first_stage_holds_megatron_warmup_chunks():
 
 def test_interleaved_with_as_many_micro_batches_as_stages_holds_them_all_once():
     """m = pp: every forward runs before the first backward (Megatron's all-warm-up case), so the
-    first stage holds each of its layers for each micro-batch once: no interleaving surcharge."""
-    job = _job()
+    first stage holds each of its layers for each micro-batch once: no interleaving surcharge
+    (untrimmed ends: the first stage is then the busiest)."""
+    job = Job(**{**_job().__dict__, "pp_ends_trimmed": False})
     plain, inter = _lay(pp=16, v=1, dp=128), _lay(pp=16, v=2, dp=128)
     assert int(inter.microbatches[0]) == 16
     acts = [float(memory_breakdown(job, x)["activations"][0]) for x in (plain, inter)]
@@ -144,3 +145,24 @@ def test_both_modes_side_by_side_carry_their_own_errors_and_the_rule_of_thumb():
     lines = text.splitlines()
     assert sum(x.startswith("published plan") for x in lines) == len(pub)
     assert sum(x.startswith("planner's plan") for x in lines) == 3
+
+
+def test_trimmed_ends_take_one_layer_off_the_first_stage_and_the_second_stage_may_become_busiest():
+    """Dubey et al. 2024 Sec. 3.3.2: one Transformer layer fewer on the first and last stages.
+    Llama 3 405B at PP16: 126 layers + embedding + output = 16 x 8 slots, so the ends trim for free.
+    1F1B (v1, 16 micro-batches): rank 0 holds 16 x 7 layer-micro-batches, rank 1 15 x 8 = 120, so
+    rank 1 (8 layers, no embedding) is the busiest stage; untrimmed rank 0 held 16 x 8."""
+    lay = _lay(16, 1, 128)
+    plain = memory_breakdown(Job(**{**_job().__dict__, "pp_ends_trimmed": False}), lay)
+    trim = memory_breakdown(_job(), lay)
+    per = plain["activations"][0] / 128  # one layer-micro-batch, untrimmed rank 0 = 16 x 8
+    assert trim["activations"][0] == pytest.approx(120 * per)
+    assert trim["weights"][0] < plain["weights"][0]  # no embedding on rank 1
+    # interleaved v2 with m = pp: rank 1 also runs every forward before its first backward
+    inter = memory_breakdown(_job(), _lay(16, 2, 128))
+    assert inter["activations"][0] == pytest.approx(128 * per)
+    # 96 layers at PP16 (6 per stage, no spare slot): trimming would add a layer somewhere: off
+    j = Job(get_preset("gpt3-175b"), get_gpu("H100-SXM"), 2048, 1536, "bf16")
+    a = memory_breakdown(j, _lay(16, 1, 8, 1536))["total"][0]
+    b = memory_breakdown(Job(**{**j.__dict__, "pp_ends_trimmed": False}), _lay(16, 1, 8, 1536))
+    assert a == b["total"][0]
