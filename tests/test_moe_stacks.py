@@ -87,8 +87,9 @@ def test_zero_bubble_and_dualpipe_bubbles_follow_table_2(v3, monkeypatch):
 def test_dualpipe_keeps_two_copies_of_the_parameters_and_pp_plus_one_microbatches(v3):
     dual = replace(v3, stack="moe-dualpipe")
     lay = _v3_layout(v3)
+    one_f_one_b = replace(v3, pp_ends_trimmed=False)  # DualPipe never trims the ends (memory.py)
     assert memory_breakdown(dual, lay)["weights"][0] == pytest.approx(
-        2 * memory_breakdown(v3, lay)["weights"][0]
+        2 * memory_breakdown(one_f_one_b, lay)["weights"][0]
     )
     lps = int(layers_per_stage(v3, lay)[0])
     assert in_flight_layers(v3, lay)[0] == 16 * lps
