@@ -288,7 +288,10 @@ SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
 #   fp8` for GPT-OSS and DeepSeek R1 but not for Llama 3.3 70B or Qwen3 MoE, whose KV then follows
 #   the checkpoint; NVIDIA's FP4 cards of that release (nvidia/Llama-3.1-405B-Instruct-FP4, modelopt
 #   0.23.0) say "Only the weights and activations of the linear operators within transformers blocks
-#   are quantized". The checkpoints' hf_quant_config.json (kv_cache_quant_algo) was not found. With
+#   are quantized". The checkpoints' hf_quant_config.json (kv_cache_quant_algo) was not found; the
+#   tool that makes them, TensorRT-Model-Optimizer examples/llm_ptq/hf_ptq.py, turns on FP8 (E4M3) K/V
+#   for every format but int8_sq in 0.23.0 (Jan 2025) and has --kv_cache_qformat default "fp8" from
+#   0.27.0, so FP8 K/V is the default of NVIDIA's FP4 exports (checked 2026-12-01). With
 #   BF16 K/V the Blackwell rows would read -31 % to +4 % (Llama 3.3 70B) and -35 % to +41 % (Qwen3-30B-
 #   A3B), but the Hopper FP8 rows, within 20 % with FP8 K/V, would read -13 % to -38 %; unsourced, so
 #   not adopted, and the rows keep FP8.
@@ -333,6 +336,19 @@ KV_CACHE_MEMORY_FRACTION = 0.90
 #: FP4 GEMMs against their (4×) peak: no public FP4 MAMF measurement was found, so FP8's relative
 #: efficiency is assumed (the same NeMo-derived figure).
 FP4_GEMM_RELATIVE_EFFICIENCY = FP8_GEMM_RELATIVE_EFFICIENCY
+#: Rate at which an NVFP4 GEMM reads its weights, as a share of the GPU's nominal HBM bandwidth (it
+#: replaces HBM_EFFICIENCY for the weight read of FP4 GEMMs, decode and prefill). Added 2026-12-01
+#: AFTER the Blackwell FP4 rows (inference.csv trtpo-b200-*, trtpo-gb200-*) were seen 8–61 % fast;
+#: taken from the source, not fitted: flashinfer-ai/flashinfer issue #1732 ("[Perf] FP4 GEMM on
+#: B200", Sept 2025; FlashInfer 0.3.1 mm_fp4, CUTLASS backend, CUDA graphs) measures an M=1,
+#: N=K=8192 NVFP4 GEMM reading its weights at 1.78 TB/s of B200's 8 TB/s ("For fp16 matmul of the
+#: same size we could achieve 5-6 Tb/s"). That the slow read holds at decode batches of a few hundred
+#: rests on vLLM PR #20646 (B200, NVFP4 CUTLASS before its tuning, N=6144 K=4096): 4.4, 71, 282, 550
+#: and 1,102 TF/s at M = 1, 16, 64, 128, 256, i.e. the same ~11.5 µs per GEMM from M=1 to M=256.
+#: Limits: one shape and one kernel of 2025 (TensorRT-LLM's own FP4 GEMMs were not measured at these
+#: shapes in any source found); assumed the same share on GB200 (same 8 TB/s HBM3e); applied at
+#: every M, so large-M prefill GEMMs, which are compute-bound, barely feel it.
+FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM = 1.78 / 8.0
 #: Share of a replica's measured capacity the sizing fills, by default (the rest is headroom for
 #: bursts): planner default (no public figure found): with random arrivals (M/M/1) the mean wait is
 #: ρ/(1−ρ) service times, 4 at 80 %, the usual ceiling in capacity planning; a user input.

@@ -13,7 +13,8 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   one read of the weights they touch at HBM_EFFICIENCY of HBM bandwidth, the attention after them.
 - Decode step of a batch of B sequences: each operator group on its own roofline, summed (Yuan et
   al. 2024, arXiv 2402.16363): the weight GEMMs take the larger of reading the weights the batch
-  touches (at HBM_EFFICIENCY of HBM bandwidth) and 2 · active parameters · B FLOPs; attention takes
+  touches (at HBM_EFFICIENCY of HBM bandwidth; FP4 GEMMs at the measured
+  FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM, FlashInfer issue #1732) and 2 · active parameters · B FLOPs; attention takes
   the larger of reading B · mean context · KV bytes and its FLOPs over the context. So the GEMMs are
   memory-bound at small batch and compute-bound at large, while attention stays memory-bound. The
   engine's host work (B · SERVE_HOST_S_PER_SEQUENCE_STEP) overlaps the GPU's, so a step takes the
@@ -231,6 +232,10 @@ def evaluate(
     w_bytes = BYTES_PER_PARAM[inp.precision]
     kv_b = BYTES_PER_PARAM[kv_precision_of(inp)]
     gemm, attn_rate, hbm = _rates(gpu, inp.precision)
+    # an FP4 GEMM reads its weights at a measured share of HBM bandwidth (models/constants.py)
+    w_rate = hbm
+    if inp.precision == "fp4":
+        w_rate = gpu.hbm_bandwidth_tbyte_per_s * 1e12 * C.FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM
     i_tok, o_tok = float(inp.input_tokens), float(inp.output_tokens)
     layers, attn_width = shape.layers, shape.heads * shape.head_dim
     lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
@@ -256,7 +261,7 @@ def evaluate(
     regroup = 1.0 if grouped_kv_decode or shape.kv_cache_dim else per_q
     kv_read = b * ctx * kv_token / kv_shards * regroup
     # each operator group on its own roofline, summed (Yuan et al. 2024, models/constants.py)
-    t_gemm_mem, t_gemm_cmp = weights_read / hbm, 2 * active * b / tp / gemm
+    t_gemm_mem, t_gemm_cmp = weights_read / w_rate, 2 * active * b / tp / gemm
     t_attn_mem = kv_read / hbm
     t_attn_cmp = 4 * layers * attn_width * b * ctx / tp / attn_rate
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
@@ -270,7 +275,7 @@ def evaluate(
 
     # prefill of one request
     all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
-    pf_read = (fixed + all_experts) * w_bytes / tp / hbm
+    pf_read = (fixed + all_experts) * w_bytes / tp / w_rate
     pf_gemm = 2 * active * i_tok / tp / gemm
     pf_attn = 2 * layers * attn_width * i_tok**2 / tp / attn_rate
     pf_comm = 2 * layers * _allreduce_s(i_tok * shape.hidden * ACTIVATION_BYTES, tp, gpu)

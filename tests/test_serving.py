@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from app.cli import main
 from models import constants as C
+from models import serving as serving_module
 from models import serving_validation as SV
 from models.errors import InputError
 from models.hardware import load_gpus
@@ -28,8 +29,8 @@ from models.serving import (
 from models.shapes import get_preset, load_presets
 
 #: today's held-out errors (median, worst) with a little slack: the model must not quietly get worse.
-#: They are far from the issue's targets (15 % / 35 %) on throughput; see the report and the README.
-TODAY = {"throughput": (0.147, 0.81), "ttft": (0.27, 0.65)}
+#: Throughput is within the median target (8.1 %) but not the worst (80 %: the XQA-blog rows); see README.
+TODAY = {"throughput": (0.082, 0.81), "ttft": (0.27, 0.65)}
 
 
 def inp(**kw) -> ServeInputs:
@@ -285,7 +286,7 @@ def test_prefill_and_ttft_by_hand():
 def test_attention_kv_read_adds_to_compute_bound_gemms():
     """Per-operator roofline (Yuan et al. 2024): at a batch where the weight GEMMs are compute-bound,
     a longer context adds its whole KV read to the step, not just what exceeds the GEMMs' time."""
-    b = 1024.0
+    b = 2048.0
     short, long = (
         evaluate(inp(gpu="B200", precision="fp4", input_tokens=i, output_tokens=2), [1], [1], [b])
         for i in (200, 600)
@@ -294,6 +295,23 @@ def test_attention_kv_read_adds_to_compute_bound_gemms():
     extra_kv = b * 400 * short["kv_token"][0] / (gpu.hbm_bandwidth_tbyte_per_s * 1e12 * 0.8)
     assert not bool(long["memory_bound"][0])  # the step's totals are compute-bound
     assert long["t_step"][0] - short["t_step"][0] == pytest.approx(extra_kv, rel=0.01)
+
+
+def test_fp4_gemms_read_weights_at_the_measured_share_of_hbm():
+    """An FP4 GEMM reads its weights at FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM (1.78 of 8 TB/s on B200,
+    FlashInfer issue #1732), other precisions at HBM_EFFICIENCY: at batch 1 (memory-bound GEMMs) the FP4
+    step is longer than the FP8 one by weights × (0.5 B / 1.78 TB/s − 1 B / 6.4 TB/s), the KV read alike."""
+    step, pf = {}, {}
+    for prec in ("fp8", "fp4"):
+        r = evaluate(
+            inp(gpu="B200", precision=prec, input_tokens=64, output_tokens=64), [1], [1], [1]
+        )
+        step[prec], pf[prec] = r["t_step"][0], r["t_prefill"][0]
+    w = serving_module._param_split(get_preset("llama3-70b"))[0]
+    fp4_s = w * 0.5 / (8.0e12 * 1.78 / 8.0)
+    fp8_s = w * 1.0 / (8.0e12 * 0.80)
+    assert step["fp4"] - step["fp8"] == pytest.approx(fp4_s - fp8_s, rel=1e-6)
+    assert pf["fp4"] > pf["fp8"]  # a 64-token prefill is weight-read-bound too
 
 
 @pytest.mark.parametrize(("model", "tp", "reads"), [("llama2-70b", 2, 8), ("llama2-7b", 1, 1)])
