@@ -147,6 +147,7 @@ def test_deployment_lines_are_ready_days(example):
 def test_maintenance_quotes_the_gpus_own_failure_source(b200_deadline):
     text = maintenance(b200_deadline)
     t, ops = b200_deadline.training, b200_deadline.operations
+    assert text.startswith(f"Expect about {ops.interruptions_per_week:.2g} job interruptions")
     assert f"{ops.failures_per_gpu_day:.2e} per GPU-day for B200" in text
     assert "no published Blackwell rate" in text  # not "Llama 3's rate for H100" as B200's own
     assert f"({gib(t.checkpoint.size_gib)} every {t.checkpoint.interval_min:.0f} min)" in text
@@ -166,3 +167,18 @@ def test_scaling_efficiency_is_at_most_one_and_one_at_the_cheapest_point(example
 def test_scaling_efficiencies_against_the_cheapest_point():
     # the second point is cheaper than the first: measured from the first it was 1.25
     assert scaling_efficiencies([100.0, 80.0, 160.0]) == [0.8, 1.0, 0.5]
+
+
+def test_a_portfolios_maintenance_answer_says_whose_figures_it_quotes(fixture_catalogue):
+    """A portfolio's interruptions and checkpoint are the engine's for its representative workload
+    on one size; the answer read as if it were the whole portfolio's."""
+    from app.scenario_files import PORTFOLIOS
+
+    sc = Scenario.model_validate(json.loads(PORTFOLIOS["enterprise"].read_text()))
+    c = compare(sc, fixture_catalogue, draws=200)
+    text = maintenance(c)
+    assert text.startswith(
+        f"For the portfolio's representative workload ({c.portfolio.representative_model}), "
+        f"expect about {c.operations.interruptions_per_week:.2g} job interruptions a week on "
+        f"{gpus(c.training.gpus)}"
+    )

@@ -212,8 +212,16 @@ def maintenance(c: Comparison) -> str:
     gpu = get_gpu(t.gpu)
     fig = {a.key: a.value for a in c.assumptions}
     replaced = fig.get("part_replacement_pct_per_year")
-    return (
-        f"Expect about {ops.interruptions_per_week:.2g} job interruptions a week on "
+    # a portfolio's operations figures are the engine's for its representative workload on the
+    # size it costs storage and checkpoints for (pricing/capacity_plans.py): say so
+    whose = (
+        f"For the portfolio's representative workload ({c.portfolio.representative_model}), "
+        if c.portfolio is not None and c.scenario.is_portfolio
+        else ""
+    )
+    return whose + (
+        f"{'expect' if whose else 'Expect'} about {ops.interruptions_per_week:.2g} job "
+        "interruptions a week on "
         f"{gpus(t.gpus)} ({ops.failures_per_gpu_day:.2e} per GPU-day for {gpu.gpu_id}; "
         f"{_failure_source(gpu.notes)}), each costing a restart from the last checkpoint "
         f"({gib(t.checkpoint.size_gib)} every {t.checkpoint.interval_min:.0f} min). Owning means "
