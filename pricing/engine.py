@@ -155,23 +155,64 @@ def _check_finite(inp: CostInputs, option: str, flows: cf.Flows) -> None:
         )
 
 
+def _money_and_timeline(
+    inp: CostInputs,
+    option: str,
+    flows: cf.Flows,
+    ctx: cf.Context,
+    P,
+    delivered_gpu_hours: float,
+    site: dict,
+) -> dict:
+    """The OptionResult fields a single run and a portfolio compute alike: the option's totals and
+    NPV (before and after tax), its monthly cash flows by category, the residual value, the cost per
+    delivered GPU-hour and the provisioning phases of its `site`."""
+    months = inp.months
+    nominal, npv = totals(flows, P, months)
+    nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P)
+    monthly = sum(flows.values())[0]
+    total = float(nominal[0])
+    return {
+        "option": option,
+        "label": LABELS[option],
+        "available": option not in inp.unavailable,
+        "total_usd": total,
+        "npv_usd": float(npv[0]),
+        "total_after_tax_usd": float(nominal_after_tax[0]),
+        "npv_after_tax_usd": float(npv_after_tax[0]),
+        "monthly_usd": monthly.tolist(),
+        "cumulative_usd": np.cumsum(monthly).tolist(),
+        "breakdown_usd": {k: float(v[0].sum()) for k, v in flows.items()},
+        "monthly_by_category_usd": {
+            k: np.broadcast_to(np.asarray(v, dtype=float), (1, months))[0].tolist()
+            for k, v in flows.items()
+        },
+        "residual_value_usd": float(-flows.get("residual value", np.zeros((1, months)))[0].sum()),
+        "delivered_gpu_hours": delivered_gpu_hours,
+        "usd_per_gpu_hour": total / delivered_gpu_hours
+        if delivered_gpu_hours >= MIN_GPU_HOURS
+        else None,
+        "timeline": [
+            Phase(phase=p.name, start_day=p.start_day, end_day=p.end_day, note=p.note)
+            for p in tl.provisioning_timeline(option, **site).phases
+        ],
+    }
+
+
 def _option_result(
     inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P
 ) -> OptionResult:
     if inp.portfolio is not None:
         return _portfolio_result(inp, option, flows, ctx, P)
-    months = inp.months
-    nominal, npv = totals(flows, P, months)
-    nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P)
-    monthly = sum(flows.values())[0]
     busy_hours = float(ctx.busy.sum() * HOURS_PER_MONTH * inp.gpus)
+    common = _money_and_timeline(inp, option, flows, ctx, P, busy_hours, inp.site)
+    total = common["total_usd"]
     runs = float(ctx.runs_done[0, 0])
     done = bool(completes(inp, ctx, P)[0, 0])
     train_days = float(ctx.train_days[0, 0])
     ready = float(ctx.ready_day[0, 0])
     first = ready + train_days if runs >= 1 - 1e-9 else None
     deadline = inp.scenario.cluster.deadline_days
-    timeline = tl.provisioning_timeline(option, **inp.site)
     note = inp.unavailable.get(option, "")
     if not done and not note:
         note = (
@@ -180,32 +221,12 @@ def _option_result(
             else "not ready within the term"
         )
     return OptionResult(
-        option=option,
-        label=LABELS[option],
-        available=option not in inp.unavailable,
+        **common,
         note=note,
-        total_usd=float(nominal[0]),
-        npv_usd=float(npv[0]),
-        total_after_tax_usd=float(nominal_after_tax[0]),
-        npv_after_tax_usd=float(npv_after_tax[0]),
-        monthly_usd=monthly.tolist(),
-        cumulative_usd=np.cumsum(monthly).tolist(),
-        breakdown_usd={k: float(v[0].sum()) for k, v in flows.items()},
-        monthly_by_category_usd={
-            k: np.broadcast_to(np.asarray(v, dtype=float), (1, months))[0].tolist()
-            for k, v in flows.items()
-        },
-        residual_value_usd=float(-flows.get("residual value", np.zeros((1, months)))[0].sum()),
-        delivered_gpu_hours=busy_hours,
-        usd_per_gpu_hour=float(nominal[0]) / busy_hours if busy_hours >= MIN_GPU_HOURS else None,
         runs_completed=runs,
-        usd_per_training_run=float(nominal[0]) / runs if runs >= 1e-9 else None,
+        usd_per_training_run=total / runs if runs >= 1e-9 else None,
         completes_workload=done,
         train_days=train_days,
-        timeline=[
-            Phase(phase=p.name, start_day=p.start_day, end_day=p.end_day, note=p.note)
-            for p in timeline.phases
-        ],
         ready_day=ready,
         first_result_day=first,
         meets_deadline=None
@@ -225,10 +246,8 @@ def _portfolio_result(
     what it serves and delays, and the chargeback by team (the rule on OptionResult)."""
     plan: cp.OptionPlan = inp.portfolio.plans[option]
     own, r = plan.inputs, plan.result
-    months = inp.months
-    nominal, npv = totals(flows, P, months)
-    nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P)
-    monthly = sum(flows.values())[0]
+    common = _money_and_timeline(inp, option, flows, ctx, P, r.served_gpu_hours, own.site)
+    total = common["total_usd"]
     served = np.array(r.served_gpu_hours_by_month)
     # what is paid for: the simulated capacity, cut where a rental is given back
     capacity = np.minimum(plan.capacity_gpus, plan.size_gpus * ctx.held[0])
@@ -248,7 +267,6 @@ def _portfolio_result(
     by_team: dict[str, float] = {}
     for w in r.workloads:
         by_team[w.team] = by_team.get(w.team, 0.0) + w.served_gpu_hours
-    total = float(nominal[0])
     chargeback = (
         {t: total * h / r.served_gpu_hours for t, h in sorted(by_team.items())}
         if r.served_gpu_hours >= MIN_GPU_HOURS
@@ -258,36 +276,13 @@ def _portfolio_result(
         f for w in r.workloads for f, st in zip(w.runs_table.finish_day, w.runs_table.status, strict=True)
         if st == "finished" and f is not None
     ]  # fmt: skip
-    timeline = tl.provisioning_timeline(option, **own.site)
     return OptionResult(
-        option=option,
-        label=LABELS[option],
-        available=option not in inp.unavailable,
+        **common,
         note=note,
-        total_usd=total,
-        npv_usd=float(npv[0]),
-        total_after_tax_usd=float(nominal_after_tax[0]),
-        npv_after_tax_usd=float(npv_after_tax[0]),
-        monthly_usd=monthly.tolist(),
-        cumulative_usd=np.cumsum(monthly).tolist(),
-        breakdown_usd={k: float(v[0].sum()) for k, v in flows.items()},
-        monthly_by_category_usd={
-            k: np.broadcast_to(np.asarray(v, dtype=float), (1, months))[0].tolist()
-            for k, v in flows.items()
-        },
-        residual_value_usd=float(-flows.get("residual value", np.zeros((1, months)))[0].sum()),
-        delivered_gpu_hours=r.served_gpu_hours,
-        usd_per_gpu_hour=total / r.served_gpu_hours
-        if r.served_gpu_hours >= MIN_GPU_HOURS
-        else None,
         runs_completed=float(plan.runs_finished),
         usd_per_training_run=None,  # runs of different sizes: the chargeback splits the cost
         completes_workload=done,
         train_days=plan.longest_run_days,
-        timeline=[
-            Phase(phase=p.name, start_day=p.start_day, end_day=p.end_day, note=p.note)
-            for p in timeline.phases
-        ],
         ready_day=plan.ready_day,
         first_result_day=min(finish) if finish else None,
         breakeven_month={},
