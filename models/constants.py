@@ -190,35 +190,21 @@ SOFTWARE_STACKS = {
         "a2a_overlap": "none",
         "pipeline_schedule": "1f1b",
     },
-    # DeepSeek's HAI-LLM as each report describes it (software-stacks.md 5; heldout-scores.md step 8),
-    # otherwise as `in-house`. V2 (arXiv 2405.04434 Sec. 3.1.3): "16-way zero-bubble pipeline
-    # parallelism" (Qi et al. 2023; its bubble is Table 2 of the V3 report's ZB1P row), "we overlap
-    # the computation of shared experts with the expert parallel all-to-all communication", no tensor
-    # parallelism. V3 (arXiv 2412.19437 Sec. 3.2.1, Table 2): DualPipe overlaps a forward and a
-    # backward chunk so "both all-to-all and PP communication can be fully hidden", bubble
-    # (PP/2 - 1)(F&B + B - 3W), 2x parameters, PP + 1 micro-batches of activations; no TP.
-    "moe-zero-bubble": {
-        "kernel_efficiency": 1.0,
-        "attention": "flash2",
-        "dp_overlap": 0.90,
-        "zero": (0, 1),
-        "tp_pp": True,
-        "sequence_parallel": True,
-        "selective_recompute": True,
-        "a2a_overlap": "shared_experts",
-        "pipeline_schedule": "zb1p",
-    },
-    "moe-dualpipe": {
-        "kernel_efficiency": 1.0,
-        "attention": "flash2",
-        "dp_overlap": 0.90,
-        "zero": (0, 1),
-        "tp_pp": True,
-        "sequence_parallel": True,
-        "selective_recompute": True,
-        "a2a_overlap": "paired_chunk",
-        "pipeline_schedule": "dualpipe",
-    },
+}
+# DeepSeek's HAI-LLM as each report describes it (software-stacks.md 5; heldout-scores.md step 8),
+# otherwise as `in-house`. V2 (arXiv 2405.04434 Sec. 3.1.3): "16-way zero-bubble pipeline
+# parallelism" (Qi et al. 2023; its bubble is Table 2 of the V3 report's ZB1P row), "we overlap
+# the computation of shared experts with the expert parallel all-to-all communication", no tensor
+# parallelism. V3 (arXiv 2412.19437 Sec. 3.2.1, Table 2): DualPipe overlaps a forward and a
+# backward chunk so "both all-to-all and PP communication can be fully hidden", bubble
+# (PP/2 - 1)(F&B + B - 3W), 2x parameters, PP + 1 micro-batches of activations; no TP.
+SOFTWARE_STACKS["moe-zero-bubble"] = SOFTWARE_STACKS["in-house"] | {
+    "a2a_overlap": "shared_experts",
+    "pipeline_schedule": "zb1p",
+}
+SOFTWARE_STACKS["moe-dualpipe"] = SOFTWARE_STACKS["in-house"] | {
+    "a2a_overlap": "paired_chunk",
+    "pipeline_schedule": "dualpipe",
 }
 #: The stack a competent team gets today without record tuning: Megatron-Core / NeMo run from NVIDIA's
 #: published recipes (software-stacks.md 1, "the default the issue asks for"), with Megatron-Core's
