@@ -92,15 +92,7 @@ def render() -> None:
         or views[0]
     )
     if view == "Cost over the term":
-        st.plotly_chart(
-            charts.cumulative_cost(c, dark=dark),
-            theme=None,
-            width="stretch",
-            key="chart_cumulative",
-        )
-        st.plotly_chart(
-            charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
-        )
+        _cost_over_the_term(c, dark)
     elif view == "Time":
         st.plotly_chart(
             charts.provisioning_gantt(c, dark=dark), theme=None, width="stretch", key="chart_gantt"
@@ -208,15 +200,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
                 key="chart_capacity",
             )
     elif view == "Cost over the term":
-        st.plotly_chart(
-            charts.cumulative_cost(c, dark=dark),
-            theme=None,
-            width="stretch",
-            key="chart_cumulative",
-        )
-        st.plotly_chart(
-            charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
-        )
+        _cost_over_the_term(c, dark)
     elif view == "Time":
         _portfolio_time(c, dark)
     else:
@@ -461,6 +445,17 @@ def _downloads(sc: Scenario, c) -> None:
         icon=":material/data_object:",
         width="stretch",
         key="json_download",
+    )
+
+
+def _cost_over_the_term(c: Comparison, dark: bool) -> None:
+    """The "Cost over the term" view, for a single run and a portfolio alike: the cumulative cost
+    curves and the cost by category."""
+    st.plotly_chart(
+        charts.cumulative_cost(c, dark=dark), theme=None, width="stretch", key="chart_cumulative"
+    )
+    st.plotly_chart(
+        charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
     )
 
 
