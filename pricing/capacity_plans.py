@@ -257,19 +257,21 @@ class _Planner:
     def ready(self, option: str, gpus: int) -> float:
         if (option, gpus) in self._ready:
             return self._ready[option, gpus]
-        nodes = math.ceil(gpus / self.gpu.gpus_per_node)
-        self._ready[option, gpus] = day = float(
-            tl.ready_day(
-                option,
-                gpu_id=self.gpu.gpu_id,
-                gpus=gpus,
-                nodes=nodes,
-                it_power_kw=nodes * self.gpu.node_power_kw,
-                catalogue=self.cat,
-                own_facility=self.scenario.options.facility == "owned",
-            )
-        )
+        self._ready[option, gpus] = day = float(tl.ready_day(option, **self._site(gpus)))
         return day
+
+    def _site(self, gpus: int) -> dict:
+        """The timeline's keywords for `gpus` of this GPU, as CostInputs.site gives them for a priced
+        plan (the size search probes counts it has not priced, so it builds them here)."""
+        nodes = math.ceil(gpus / self.gpu.gpus_per_node)
+        return {
+            "gpu_id": self.gpu.gpu_id,
+            "gpus": gpus,
+            "nodes": nodes,
+            "it_power_kw": nodes * self.gpu.node_power_kw,
+            "catalogue": self.cat,
+            "own_facility": self.scenario.options.facility == "owned",
+        }
 
     def tranches(self, option: str) -> tuple[Tranche, ...]:
         """The option's expansion phases: owned, not composite (module docstring). Cached."""
@@ -310,16 +312,7 @@ class _Planner:
         key = (option, gpus)
         if key not in self._generations:
             term, age = self.months * DAYS_PER_MONTH, months * DAYS_PER_MONTH
-            nodes = math.ceil(gpus / self.gpu.gpus_per_node)
-            lead = tl.refresh_lead_days(
-                option,
-                gpu_id=self.gpu.gpu_id,
-                gpus=gpus,
-                nodes=nodes,
-                it_power_kw=nodes * self.gpu.node_power_kw,
-                catalogue=self.cat,
-                own_facility=self.scenario.options.facility == "owned",
-            )
+            lead = tl.refresh_lead_days(option, **self._site(gpus))
             gens: list[tuple[float, float, float | None]] = [(0.0, ready, None)]
             while gens[-1][1] + age < term:
                 order, start, _ = gens[-1]
