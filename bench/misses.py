@@ -54,8 +54,12 @@ print(
     "per-GPU rate x SCALEOUT_EFFICIENCY, capped by NVLink)"
 )
 
-print("\n3. torchtitan per-op SAC rows (trainy-): error with each of the model's recompute modes, and the")
-print("   model's memory on that layout against torchtitan's logged peak reserved memory (memory.csv)")
+print(
+    "\n3. torchtitan per-op SAC rows (trainy-): error with each of the model's recompute modes, and the"
+)
+print(
+    "   model's memory on that layout against torchtitan's logged peak reserved memory (memory.csv)"
+)
 reserved = {r["id"]: float(r["published"]) for r in csv.DictReader(MEMORY.open(newline=""))}
 for r in V.load_runs():
     if not r["id"].startswith("trainy-"):
@@ -67,4 +71,6 @@ for r in V.load_runs():
         mem = float(memory_breakdown(job, V._layouts_for(job_row, job))["total"][0]) / GIB
         err = V._predict_step(job_row)["predicted"] / float(r["published"]) - 1
         cells.append(f"{mode} {err:+.1%} ({mem:.0f} GiB)")
-    print(f"  {r['id']:24} " + "; ".join(cells) + f"; published reserved {reserved[r['id']]:.1f} GiB")
+    print(
+        f"  {r['id']:24} " + "; ".join(cells) + f"; published reserved {reserved[r['id']]:.1f} GiB"
+    )
