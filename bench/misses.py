@@ -5,11 +5,18 @@ rows it is read against, and two checks of candidate causes.
    llm-foundry A100-80GB table, and the model's memory share for each of those layouts.
 2. Fabric: the llm-foundry A100-40GB multi-node rows re-predicted with a slower inter-node link per GPU,
    to see whether any one bandwidth fits the 70B 64-GPU row without moving its siblings.
+3. Recompute: the Trainy H200 torchtitan rows (per-op selective activation checkpointing) at each of the
+   model's recompute modes, beside the model's memory and torchtitan's logged peak reserved memory.
 
 Run: .venv/bin/python bench/misses.py
 """
 
+import csv
+
 from models import validation as V
+from models.memory import GIB, memory_breakdown
+
+MEMORY = V.ROOT / "memory.csv"
 
 result = V.validate()
 rows = {r["id"]: r for r in result["rows"]}
@@ -46,3 +53,24 @@ print(
     "  (200 Gb/s = the catalogue's A100 node, 8 x 200 Gb/s; the model's FSDP bandwidth is 8 NICs x the "
     "per-GPU rate x SCALEOUT_EFFICIENCY, capped by NVLink)"
 )
+
+print(
+    "\n3. torchtitan per-op SAC rows (trainy-): error with each of the model's recompute modes, and the"
+)
+print(
+    "   model's memory on that layout against torchtitan's logged peak reserved memory (memory.csv)"
+)
+reserved = {r["id"]: float(r["published"]) for r in csv.DictReader(MEMORY.open(newline=""))}
+for r in V.load_runs():
+    if not r["id"].startswith("trainy-"):
+        continue
+    cells = []
+    for mode in ("none", "selective", "full"):
+        job_row = {**r, "recompute": mode}
+        job = V._job(job_row)
+        mem = float(memory_breakdown(job, V._layouts_for(job_row, job))["total"][0]) / GIB
+        err = V._predict_step(job_row)["predicted"] / float(r["published"]) - 1
+        cells.append(f"{mode} {err:+.1%} ({mem:.0f} GiB)")
+    print(
+        f"  {r['id']:24} " + "; ".join(cells) + f"; published reserved {reserved[r['id']]:.1f} GiB"
+    )

@@ -81,6 +81,8 @@ SOURCE_GROUPS = (
     ("lf-a100-40-", "llm-foundry A100-40GB (FSDP)"),
     ("lf-a100-", "llm-foundry A100-80GB (FSDP)"),
     ("lf-h100-", "llm-foundry H100 (FSDP)"),
+    ("tt-", "torchtitan (PyTorch FSDP2, H100 96GB 500 W)"),
+    ("trainy-", "torchtitan on H200 (Trainy, PyTorch FSDP2)"),
     ("run-", "whole training runs"),
 )
 UNITS = {

@@ -66,11 +66,18 @@ def test_zero_model_states_match_the_zero_paper_figure_1():
 
 def test_reserved_readings_bound_the_model_from_above():
     """A caching allocator's peak reserved memory is at least the peak in use: a model above it
-    would be wrong whatever the allocator does."""
+    would be wrong whatever the allocator does. Where the row's recompute is torchtitan's per-op
+    selective checkpointing, which stores more than full recompute and less than the model's
+    selective (validation/misses.csv), the bound holds for the model at full recompute."""
+    raw = {r["id"]: r for r in MV.load_rows()}
     rows = [r for r in MV.validate_memory()["rows"] if r["kind"] == "reserved"]
-    assert len(rows) == 2
+    assert len(rows) == 11
     for r in rows:
-        assert r["predicted"] < r["published"]
+        row = raw[r["id"]]
+        if row["recompute"] == "selective":
+            assert MV.predict({**row, "recompute": "full"})["predicted"] < r["published"], r["id"]
+        else:
+            assert r["predicted"] < r["published"], r["id"]
 
 
 def test_memory_model_still_rejects_llama3_405b_without_recompute_and_says_so():

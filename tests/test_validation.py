@@ -35,11 +35,20 @@ TARGETS = V.TARGETS
 #: the scored throughput rows beyond the 15 % worst-case target today (see the README's Known limits)
 #: nemo-llama3-8b-8 joined when its published CP2 was entered (it was -3.7 % with CP2 folded into DP8,
 #: which forced full recompute; +20 % as published: validation/misses.csv)
-THROUGHPUT_BEYOND = {"lf-a100-80-30b-8g-s8192", "lf-a100-40-70b-64g-s2048", "nemo-llama3-8b-8"}
+#: the two Trainy H200 torchtitan rows joined when they were entered (+23 % / +25 %: torchtitan's per-op
+#: selective recompute is not the model's selective; validation/misses.csv)
+THROUGHPUT_BEYOND = {
+    "lf-a100-80-30b-8g-s8192",
+    "lf-a100-40-70b-64g-s2048",
+    "nemo-llama3-8b-8",
+    "trainy-h200-8b-fsdp32",
+    "trainy-h200-8b-fsdp64",
+}
 #: today's (median, worst) absolute error per kind, with a little slack; not the targets.
 TODAY = {"step_time": (0.04, 0.08), "throughput": (0.05, 0.33), "gpu_hours": (0.09, 0.15)}
-#: the same over every row, the not-scored ones included
-TODAY_ALL_ROWS = {"step_time": (0.04, 0.08), "throughput": (0.07, 0.33), "gpu_hours": (0.09, 0.15)}
+#: the same over every row, the not-scored ones included; throughput since the 30 not-scored torchtitan
+#: rows on the 500 W H100 96GB (no sourced peak; the model runs them on the faster H100-SXM) joined
+TODAY_ALL_ROWS = {"step_time": (0.04, 0.08), "throughput": (0.095, 1.85), "gpu_hours": (0.09, 0.15)}
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 
 
@@ -77,6 +86,20 @@ def test_every_row_has_a_source_and_known_inputs():
         assert s.source and abs(s.params_total / 1e9 / s.published_params_b - 1) < 0.08, s.model_id
     for s in V.load_skipped():
         assert s["reason"].strip() and s["source"].strip()
+
+
+def test_published_layouts_use_the_row_gpus_and_split_its_batch():
+    """A row that publishes its layout (tp, pp and dp) spans exactly its GPU count (tp·cp·pp·dp), and a
+    published micro-batch divides the global batch into whole micro-batches per data-parallel rank:
+    the published plan is scored as given (Layouts.single does not check either), so a mistyped
+    degree would be scored silently."""
+    for r in V.load_runs():
+        tp, pp, dp, mb = (V._int(r, k) for k in ("tp", "pp", "dp", "micro_batch"))
+        if None in (tp, pp, dp):
+            continue  # the search fills what the source does not publish
+        assert tp * (V._int(r, "cp") or 1) * pp * dp == int(r["gpus"]), r["id"]
+        if mb:
+            assert int(r["global_batch_seqs"]) % (dp * mb) == 0, r["id"]
 
 
 def test_kinds_are_all_present(result):
@@ -166,9 +189,9 @@ def test_errors_by_source_cover_every_row(result):
         foundry_h100["scored_rows"] == 0 and foundry_h100["bias"] > 0
     )  # the not-scored rows, model fast
     for g in groups:
-        assert (
-            -g["worst_abs_error"] <= g["bias"] <= g["worst_abs_error"] / (1 - g["worst_abs_error"])
-        )
+        # a time error e >= -worst is a speed error up to worst / (1 - worst); none bounds it from worst >= 1
+        worst = g["worst_abs_error"]
+        assert -worst <= g["bias"] <= (worst / (1 - worst) if worst < 1 else math.inf)
         assert g["median_abs_error"] <= g["worst_abs_error"]
 
 
