@@ -17,11 +17,13 @@ from models.shapes import ModelShape
 
 
 class AttentionKernel(IntEnum):
-    """Attention kernel generation (the key of ATTENTION_RELATIVE_EFFICIENCY in constants.py)."""
+    """Attention kernel (with the GPU architecture, the key of ATTENTION_EFFICIENCY in constants.py)."""
 
     NONE = 0  # s×s scores stored; the 2022 Megatron runs
     FLASH1 = 1  # FlashAttention-1 class: FlashAttention-1, xformers, Triton (2022–mid 2023)
-    FLASH2 = 2  # FlashAttention-2 or later (the default)
+    FLASH2 = 2  # FlashAttention-2 (the default; also PyTorch SDPA's flash backend)
+    FLASH3 = 3  # FlashAttention-3 (Hopper only)
+    CUDNN = 4  # cuDNN fused attention via Transformer Engine (on Ampere TE runs FA2: FA2's rate)
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,13 @@ from models.training import plan_training
 TARGETS = V.TARGETS
 #: the scored throughput rows beyond the 15 % worst-case target today (see the README's Known limits)
 #: nemo-llama3-8b-8 joined when its published CP2 was entered (it was -3.7 % with CP2 folded into DP8,
-#: which forced full recompute; +20 % as published: validation/misses.csv)
-THROUGHPUT_BEYOND = {"lf-a100-80-30b-8g-s8192", "lf-a100-40-70b-64g-s2048", "nemo-llama3-8b-8"}
+#: which forced full recompute; +20 % as published: validation/misses.csv); it left, and
+#: llama3-t4-131072 joined, when attention got its measured rate per GPU generation (step 12: both
+#: rows are coded FlashAttention-2, 0.40 of the GEMM rate on Hopper; misses.csv)
+THROUGHPUT_BEYOND = {"lf-a100-80-30b-8g-s8192", "lf-a100-40-70b-64g-s2048", "llama3-t4-131072"}
 #: today's (median, worst) absolute error per kind, with a little slack; not the targets.
-TODAY = {"step_time": (0.04, 0.08), "throughput": (0.05, 0.33), "gpu_hours": (0.09, 0.15)}
+#: throughput median 0.05 -> 0.06 with the measured Hopper attention rates (4.6 % -> 5.3 %, step 12)
+TODAY = {"step_time": (0.04, 0.08), "throughput": (0.06, 0.33), "gpu_hours": (0.09, 0.15)}
 #: the same over every row, the not-scored ones included
 TODAY_ALL_ROWS = {"step_time": (0.04, 0.08), "throughput": (0.07, 0.33), "gpu_hours": (0.09, 0.15)}
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
