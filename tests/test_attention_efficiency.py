@@ -33,7 +33,9 @@ def passes_time(fwd: float, bwd: float) -> float:
 def test_fa2_on_hopper_is_slower_than_fa3_by_the_measured_ratio():
     fa2, fa3 = (breakdown("H100-SXM", k) for k in (AttentionKernel.FLASH2, AttentionKernel.FLASH3))
     hopper = C.ATTENTION_EFFICIENCY["hopper"]
-    want = passes_time(*hopper[AttentionKernel.FLASH2]) / passes_time(*hopper[AttentionKernel.FLASH3])
+    want = passes_time(*hopper[AttentionKernel.FLASH2]) / passes_time(
+        *hopper[AttentionKernel.FLASH3]
+    )
     assert fa2["attention"] / fa3["attention"] == pytest.approx(want, rel=1e-9)
     # the attention time is inside the step: the compute differs by exactly the attention difference
     assert fa2["compute"] - fa3["compute"] == pytest.approx(
