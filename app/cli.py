@@ -210,9 +210,10 @@ def build_parser() -> Parser:
     )
     t.add_argument(
         "--attention",
-        choices=["flash2", "flash1", "none"],
+        choices=["cudnn", "flash3", "flash2", "flash1", "none"],
         default=None,
-        help="attention kernel (default: the stack's; flash2 = FlashAttention-2 or later)",
+        help="attention kernel (default: the stack's; cudnn = Transformer Engine's cuDNN fused "
+        "attention, FlashAttention-2 on Ampere; flash3 = FlashAttention-3, Hopper only)",
     )
     t.add_argument(
         "--tp-comm-overlap",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import functools
 import pathlib
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -39,6 +40,9 @@ class GpuSpec(BaseModel):
     tdp_w: float = Field(gt=0)
     node_power_kw: float = Field(gt=0)
     failures_per_gpu_day: float = Field(gt=0)
+    #: Chip generation (NVIDIA's architecture name; AMD's CDNA generation): the key of the measured
+    #: attention-kernel rates (constants.ATTENTION_EFFICIENCY), which differ by generation at one GEMM rate.
+    architecture: Literal["ampere", "ada", "hopper", "blackwell", "cdna3"]
     as_of: str
     source: str = Field(min_length=1)
     notes: str = ""

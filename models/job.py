@@ -17,11 +17,13 @@ from models.shapes import ModelShape
 
 
 class AttentionKernel(IntEnum):
-    """Attention kernel generation (the key of ATTENTION_RELATIVE_EFFICIENCY in constants.py)."""
+    """Attention kernel (with the GPU architecture, the key of ATTENTION_EFFICIENCY in constants.py)."""
 
     NONE = 0  # s×s scores stored; the 2022 Megatron runs
     FLASH1 = 1  # FlashAttention-1 class: FlashAttention-1, xformers, Triton (2022–mid 2023)
-    FLASH2 = 2  # FlashAttention-2 or later (the default)
+    FLASH2 = 2  # FlashAttention-2 (also PyTorch SDPA's flash backend)
+    FLASH3 = 3  # FlashAttention-3 (Hopper only)
+    CUDNN = 4  # cuDNN fused attention via Transformer Engine (on Ampere TE runs FA2: FA2's rate)
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,8 @@ class Job:
     global_batch_seqs: int  # asked for; each layout rounds it (Layouts.batch_seqs)
     precision: str = "bf16"
     #: Attention kernel; fused kernels never store the scores, generation 1 runs at half the speed
-    #: of 2.
-    flash_attention: AttentionKernel = AttentionKernel.FLASH2
+    #: of 2. Default: the default stack's (Transformer Engine's cuDNN attention; FA2 on Ampere).
+    flash_attention: AttentionKernel = AttentionKernel.CUDNN
     #: Bytes per gradient element held and reduced across data parallelism: 4 for Megatron's fp32
     #: main gradients, 2 when gradients are kept and synchronised in bf16 (NeMo grad_sync_dtype bf16).
     grad_bytes: int = C.GRAD_BYTES

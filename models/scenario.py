@@ -150,6 +150,8 @@ class Cluster(BaseModel):
 
 #: Attention kernels and the Job.flash_attention generation each stands for (models/constants.py).
 ATTENTION_KERNELS = {
+    "cudnn": AttentionKernel.CUDNN,
+    "flash3": AttentionKernel.FLASH3,
     "flash2": AttentionKernel.FLASH2,
     "flash1": AttentionKernel.FLASH1,
     "none": AttentionKernel.NONE,
@@ -184,10 +186,12 @@ class Execution(BaseModel):
         "with DualPipe, the all-to-all hidden behind a paired chunk (DeepSeek-V3's HAI-LLM)",
     )
 
-    attention: Literal["flash2", "flash1", "none"] = Field(
+    attention: Literal["cudnn", "flash3", "flash2", "flash1", "none"] = Field(
         default="flash2",
-        description="attention kernel: FlashAttention-2 or later; FlashAttention-1, "
-        "xformers or Triton (2022-23, about half the speed); none (scores stored, 2022 Megatron)",
+        description="attention kernel: cuDNN fused attention through Transformer Engine "
+        "(FlashAttention-2 on Ampere); FlashAttention-3 (Hopper only); FlashAttention-2; "
+        "FlashAttention-1, xformers or Triton (2022-23, about half the speed); none (scores "
+        "stored, 2022 Megatron). Rates by GPU generation: constants.ATTENTION_EFFICIENCY",
     )
     tp_comm_overlap: bool = Field(
         default=False,

@@ -3,8 +3,10 @@
 Per layer and micro-batch on one GPU:
 - GEMMs: FLOPs / (peak · MAMF share · GEMM_SHARE_OF_MAMF) + GEMM_OVERHEAD_S per GEMM (small GEMMs lose efficiency);
   forward QKV 2Th(h+2·kv·d)/tp, output 2Th²/tp, MLP 2Th·f·(2 or 3)/tp; attention core 4Tsh/tp
-  (half of it with causal FlashAttention) at the kernel's ATTENTION_RELATIVE_EFFICIENCY; backward twice forward
-  (once for the GEMMs of frozen weights, Job.weight_gradients: activation gradients only).
+  (half of it with causal FlashAttention) at ATTENTION_EFFICIENCY of the GEMM rate, by the GPU's
+  architecture and the kernel, forward and backward each at its own measured rate (FlashAttention-2/3
+  and cuDNN benchmarks; constants.py); backward twice forward (once for the GEMMs of frozen weights,
+  Job.weight_gradients: activation gradients only).
 - Element-wise kernels (norms, residuals, activations, dropout, softmax without FlashAttention) move
   bytes at HBM_EFFICIENCY of HBM bandwidth; h-wide ones split over tp only with sequence parallelism.
 - TP: two all-reduces (or reduce-scatter + all-gather) of T·h bf16 values forward, two backward, two
@@ -36,7 +38,9 @@ import numpy as np
 
 from models import collectives as coll
 from models import constants as C
-from models.job import Job, layers_per_stage, stage_params
+from models.errors import InputError
+from models.hardware import GpuSpec
+from models.job import AttentionKernel, Job, layers_per_stage, stage_params
 from models.layouts import Layouts, Recompute
 from models.units import BITS_PER_BYTE, BYTES_PER_GB
 
@@ -46,6 +50,19 @@ def model_flops_per_token(job: Job) -> float:
     s = job.shape
     lookup = 0 if s.tied_embeddings else s.vocab * s.hidden
     return 6 * (s.params_active - lookup) + 12 * s.layers * s.hidden * job.seq_len
+
+
+def attention_efficiency(gpu: GpuSpec, kernel: AttentionKernel) -> tuple[float, float]:
+    """(forward, backward) attention-core rate as a share of the GPU's GEMM rate: the measured table
+    constants.ATTENTION_EFFICIENCY by architecture and kernel; a kernel the GPU cannot run is refused."""
+    by_kernel = C.ATTENTION_EFFICIENCY[gpu.architecture]
+    if int(kernel) not in by_kernel:
+        raise InputError(
+            "execution.attention",
+            f"{kernel.name.lower()} does not run on {gpu.gpu_id} ({gpu.architecture}); choose one of: "
+            + ", ".join(AttentionKernel(k).name.lower() for k in sorted(by_kernel)),
+        )
+    return by_kernel[int(kernel)]
 
 
 def exposed(comm, window):
@@ -72,7 +89,8 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         if job.precision == "fp8"
         else bf16
     ) * gemm_eff
-    attn_peak = bf16 * gemm_eff * C.ATTENTION_RELATIVE_EFFICIENCY[int(job.flash_attention)]
+    attn_fwd_eff, attn_bwd_eff = attention_efficiency(g, job.flash_attention)
+    attn_peak, attn_peak_b = bf16 * gemm_eff * attn_fwd_eff, bf16 * gemm_eff * attn_bwd_eff
     hbm = g.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
     up_bw = g.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
     out_bw = g.scaleout_bandwidth_gbit_per_s / BITS_PER_BYTE * BYTES_PER_GB * C.SCALEOUT_EFFICIENCY
@@ -100,6 +118,7 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     slow = 1.0 / C.SOFTWARE_STACKS[job.stack]["kernel_efficiency"]
     mm_f = (linear_flops / linear_peak + gemms * C.GEMM_OVERHEAD_S) * slow
     attn_f = attn_flops / attn_peak * slow
+    attn_b = 2 * attn_flops / attn_peak_b * slow  # backward: twice the forward's FLOPs
 
     h_bytes = (20 + (10 if s.dropout else 0)) * h + (
         8 * h * s.experts_per_token * moe_share if s.is_moe else 0
@@ -126,7 +145,7 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         cp_bw, cp_lat = link(tp * cp)
         kv_bytes = T * kv_width * 2.0 / tp  # this rank's K and V (bf16), heads split over tp
         cp_coll = coll.all_gather_s(cp * kv_bytes, cp, cp_bw, cp_lat)
-        cp_f, cp_b = exposed(cp_coll, attn_f), exposed(2 * cp_coll, 2 * attn_f)
+        cp_f, cp_b = exposed(cp_coll, attn_f), exposed(2 * cp_coll, attn_b)
     else:  # no context parallelism in these layouts (the common case: skip the arrays)
         cp_coll = cp_f = cp_b = 0.0
 
@@ -143,12 +162,12 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         shared = moe_share * 2 * T * h * s.ffn_hidden * gate * s.shared_experts / linear_peak * slow
         a2a_f, a2a_b = exposed(2 * a2a, shared), exposed(2 * a2a, 2 * shared)
     elif stack["a2a_overlap"] == "paired_chunk":  # DualPipe: behind the paired chunk's compute
-        a2a_f = exposed(2 * a2a, mm_b + 2 * (attn_f + el_f))
+        a2a_f = exposed(2 * a2a, mm_b + attn_b + 2 * el_f)
         a2a_b = exposed(2 * a2a, mm_f + attn_f + el_f)
     else:
         a2a_f = a2a_b = 2 * a2a
     fwd = mm_f + attn_f + el_f + softmax_f + tp_f + a2a_f + cp_f
-    bwd = mm_b + 2 * (attn_f + el_f + softmax_f) + tp_b + a2a_b + cp_b
+    bwd = mm_b + attn_b + 2 * (el_f + softmax_f) + tp_b + a2a_b + cp_b
     rec = np.select(
         [lay.recompute == Recompute.FULL, lay.recompute == Recompute.SELECTIVE],
         [fwd, attn_f + softmax_f],
@@ -226,6 +245,11 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         * lps
         * (4 * tp_coll + np.where(lay.recompute == Recompute.FULL, 2 * tp_coll, 0.0)),
         "recompute": m * lps * rec,
+        # the attention core (QKᵀ, AV) forward, backward and recomputed (already inside `compute`)
+        "attention": m
+        * lps
+        * (attn_f + attn_b + np.where(lay.recompute == Recompute.NONE, 0.0, attn_f))
+        + np.zeros(len(lay)),
         # the ring's K/V traffic, once forward and twice backward (mostly hidden: see fwd/bwd)
         "cp_comm": m * lps * 3 * cp_coll + np.zeros(len(lay)),
     }

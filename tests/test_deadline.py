@@ -11,6 +11,7 @@ import pytest
 from app.formatting import deadline_miss, deadline_sizing, md_plain
 from app.report_text import comparison_report
 from models.errors import InputError
+from models.numbers import on_day
 from models.scenario import MAX_GPUS, Scenario
 from models.sizing import gpu_ladder
 from pricing import decision as ds
@@ -47,8 +48,9 @@ def test_build_that_cannot_provision_in_time_is_marked_and_not_recommended(late_
     assert build.days_past_deadline > 90 and rent.days_past_deadline == 0.0
     rec = c.recommendation
     assert (rec.option, rec.meets_deadline) == ("rent", True)
+    # the day in which the first run ends, by the number rule the engine writes with (ceil)
     assert rec.why.endswith(
-        f"Build is cheaper but delivers on day {build.first_result_day:,.0f}, "
+        f"Build is cheaper but delivers on {on_day(build.first_result_day)}, "
         f"{build.days_past_deadline:,.0f} days after the 100-day deadline"
     )
     assert "lowest cost over 60 months of the options that deliver by the 100-day deadline" in (

@@ -26,7 +26,7 @@ def plan(**execution):
 def test_defaults_are_megatron_defaults_and_old_scenarios_still_load():
     assert Execution().model_dump() == {
         "software_stack": "megatron-core-tuned",
-        "attention": "flash2",
+        "attention": "cudnn",  # Transformer Engine's kernel (constants.SOFTWARE_STACKS, step 12)
         "tp_comm_overlap": False,
         "gradient_precision": "fp32",
     }
@@ -34,7 +34,7 @@ def test_defaults_are_megatron_defaults_and_old_scenarios_still_load():
     assert old.execution == Execution()
     assert Execution().job_options() == {
         "stack": "megatron-core-tuned",
-        "flash_attention": 2,
+        "flash_attention": 4,
         "tp_comm_overlap": False,
         "grad_bytes": 4,
     }
@@ -47,7 +47,7 @@ def test_tp_overlap_and_bf16_gradients_speed_up_a_tensor_parallel_plan():
     assert faster.train_days < base.train_days
     assert faster.execution == {
         "software_stack": "megatron-core-tuned",
-        "attention": "flash2",
+        "attention": "cudnn",
         "tp_comm_overlap": True,
         "gradient_precision": "bf16",
     }
@@ -140,7 +140,7 @@ def test_cli_flags_reach_the_plan():
             )
             == 0
         )
-    assert "attention flash2 | TP comm overlap off | gradients fp32" in out.getvalue()
+    assert "attention cudnn | TP comm overlap off | gradients fp32" in out.getvalue()
 
 
 def test_a_share_link_carries_the_execution_plan():
