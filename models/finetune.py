@@ -35,7 +35,7 @@ from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.job import Job, layers_per_stage, stage_params
-from models.layouts import RECOMPUTE_MODES, Layouts, Recompute
+from models.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts, Recompute
 from models.memory import GIB, fits
 from models.record import Record
 from models.search import all_layouts, evaluate
@@ -467,7 +467,7 @@ def evaluate_layout(inp: FinetuneInputs, **layout) -> dict:
     the recompute mode given or, when omitted, the fastest that fits."""
     shape, gpu = _check(inp)
     job = job_for(inp, shape, gpu)
-    modes = [layout.pop("recompute")] if "recompute" in layout else list(RECOMPUTE_MODES)
+    modes = [layout.pop("recompute")] if "recompute" in layout else list(SEARCH_RECOMPUTE_MODES)
     best = None
     for mode in modes:
         lay = Layouts.single(inp.global_batch_seqs, recompute=mode, **layout)

@@ -26,15 +26,22 @@ import numpy as np
 
 class Recompute(IntEnum):
     """Activation recomputation, as the code stored in Layouts.recompute: none keeps every
-    activation, selective recomputes the attention core, full repeats each layer's forward."""
+    activation, selective recomputes the attention core, full repeats each layer's forward,
+    op_sac is torchtitan's per-op selective checkpointing (every other matmul and every
+    element-wise op recomputed, the attention output kept; models/recompute.py)."""
 
     NONE = 0
     SELECTIVE = 1
     FULL = 2
+    OP_SAC = 3
 
 
 #: the modes' names by code, as the scenario, the tables and the validation data write them
 RECOMPUTE_MODES = tuple(mode.name.lower() for mode in Recompute)
+#: the modes the planner's layout search (and a fine-tune's "fastest that fits") chooses among:
+#: Megatron-Core's (--recompute-granularity selective/full). op_sac is torchtitan's and only a
+#: published plan that names it uses it.
+SEARCH_RECOMPUTE_MODES = ("none", "selective", "full")
 MICRO_BATCHES = (1, 2, 4, 8, 16, 32)
 INTERLEAVES = (1, 2, 3, 4, 6, 8)
 ZERO_STAGES = (0, 1, 2, 3)
@@ -127,7 +134,7 @@ def enumerate_layouts(
         pp_c,
         ep_c,
         np.array(ZERO_STAGES),
-        np.arange(len(RECOMPUTE_MODES)),
+        np.array([RECOMPUTE_MODES.index(mode) for mode in SEARCH_RECOMPUTE_MODES]),
         np.array(MICRO_BATCHES),
         np.array(INTERLEAVES),
         *([np.array(cp_candidates, dtype=np.int64)] if len(cp_candidates) > 1 else []),

@@ -11,7 +11,8 @@
 - Activations per layer and token (Korthikanti et al. 2022, generalised to GQA, gated MLPs and MoE):
   tensors sharded by tp (Q, K, V, attention output, MLP intermediates) plus tensors only sequence
   parallelism shards (layer-norm and matmul inputs, dropout masks); 5·a·s bytes of attention scores
-  without FlashAttention and without recompute; full recompute keeps only each layer's 2h input.
+  without FlashAttention and without recompute; full recompute keeps only each layer's 2h input;
+  op_sac keeps what torchtitan's per-op SAC saves (models/recompute.py op_sac_bytes_per_token).
 - The first stage of a 1F1B pipeline holds min(pp, m) micro-batches in flight for its layers;
   interleaved, its warm-up model chunks, at most all m·v of them (in_flight_layers); the last stage
   holds one plus the fp32 logits. DualPipe (DeepSeek-V3 Table 2): PP + 1 micro-batches and two
@@ -27,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from models import constants as C
+from models import recompute as op_sac
 from models.job import Job, layers_per_stage, stage_params
 from models.layouts import Layouts, Recompute
 from models.units import BYTES_PER_GIB as GIB
@@ -47,7 +49,13 @@ def activation_bytes_per_token_layer(job: Job, lay: Layouts) -> np.ndarray:
     rec = lay.recompute
     per = per + np.where(rec == 0, scores / tp, 0.0)
     layer_input = np.where(sp, 2 * h / tp, 2 * h)
-    return np.where(rec == 2, layer_input, per), per
+    stored = np.where(rec == Recompute.FULL, layer_input, per)
+    if (rec == Recompute.OP_SAC).any():
+        op_sac.check_dense(s)
+        kv_width = 2 * s.kv_heads * s.head_dim
+        kept = op_sac.op_sac_bytes_per_token(h, kv_width, f, s.gated_mlp, s.heads, tp, sp)
+        stored = np.where(rec == Recompute.OP_SAC, kept, stored)
+    return stored, per
 
 
 def in_flight_layers(job: Job, lay: Layouts, rank: int = 0) -> np.ndarray:
@@ -109,8 +117,13 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     logits = 4.0 * s.vocab * tokens / lay.tp  # fp32 logits for the loss, vocab-parallel
     last = stored * tokens * first_layers + logits
     acts = np.maximum(np.where(lay.pp == 1, first + logits, first), last)
-    # Full recompute rebuilds one layer's activations at a time during backward.
-    recompute = np.where(lay.recompute == Recompute.FULL, working * tokens, 0.0)
+    # Full recompute rebuilds one layer's activations at a time during backward; op_sac rebuilds
+    # the part of one layer's activations it did not keep.
+    recompute = np.select(
+        [lay.recompute == Recompute.FULL, lay.recompute == Recompute.OP_SAC],
+        [working * tokens, np.maximum(working - stored, 0.0) * tokens],
+        0.0,
+    )
     acts = acts + recompute
     emb = s.vocab * s.hidden / lay.tp
     per_layer_ne = (non_expert - emb) / np.maximum(lps, 1)

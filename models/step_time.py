@@ -15,7 +15,9 @@ Per layer and micro-batch on one GPU:
   limited to M devices or nodes a token is sent min(k, M) times across that many groups (DeepSeek-V2
   Sec. 2.2.2, V3 Sec. 3.2.2). The stack decides what hides them (`a2a_overlap`: the shared experts'
   GEMMs, DeepSeek-V2 Sec. 3.1.3; DualPipe's paired forward/backward chunk, DeepSeek-V3 Sec. 3.2.1).
-- Recompute: full repeats the forward; selective repeats the attention core (Korthikanti 2022).
+- Recompute: full repeats the forward; selective repeats the attention core (Korthikanti 2022);
+  op_sac (torchtitan's per-op SAC, models/recompute.py) repeats the matmuls it does not save (wk, wo,
+  w3: every second one), every element-wise kernel and the TP all-gathers, not the attention core.
 - TP with comm overlap (Transformer Engine userbuffers): each collective hides behind its GEMM.
 - Context parallelism (cp > 1): each GPU holds seq/cp tokens of every sequence and attends them to
   all seq keys; K/V are gathered around a ring of the cp ranks (tp·cp consecutive GPUs) per layer,
@@ -38,6 +40,7 @@ import numpy as np
 
 from models import collectives as coll
 from models import constants as C
+from models import recompute as op_sac
 from models.errors import InputError
 from models.hardware import GpuSpec
 from models.job import AttentionKernel, Job, layers_per_stage, stage_params
@@ -168,9 +171,23 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         a2a_f = a2a_b = 2 * a2a
     fwd = mm_f + attn_f + el_f + softmax_f + tp_f + a2a_f + cp_f
     bwd = mm_b + attn_b + 2 * (el_f + softmax_f) + tp_b + a2a_b + cp_b
+    is_op_sac = lay.recompute == Recompute.OP_SAC
+    if is_op_sac.any():
+        op_sac.check_dense(s)
+        macs, redo_gemms = op_sac.op_sac_recomputed_macs_per_token(h, kv_width, f, s.gated_mlp)
+        # the unsaved matmuls, all element-wise kernels, the attention core only off the fused
+        # SDPA op (the math path is not in the save list), and the all-gathers: half of forward TP
+        op_sac_f = (
+            (2 * T * macs / tp / linear_peak + redo_gemms * C.GEMM_OVERHEAD_S) * slow
+            + el_f
+            + (0.0 if job.fused_attention else attn_f + softmax_f)
+            + tp_f / 2
+        )
+    else:
+        op_sac_f = 0.0
     rec = np.select(
-        [lay.recompute == Recompute.FULL, lay.recompute == Recompute.SELECTIVE],
-        [fwd, attn_f + softmax_f],
+        [lay.recompute == Recompute.FULL, lay.recompute == Recompute.SELECTIVE, is_op_sac],
+        [fwd, attn_f + softmax_f, op_sac_f],
         0.0,
     )
 
@@ -243,12 +260,26 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         "total": total,
         "tp_comm": m
         * lps
-        * (4 * tp_coll + np.where(lay.recompute == Recompute.FULL, 2 * tp_coll, 0.0)),
+        * (
+            4 * tp_coll
+            + np.select(
+                [lay.recompute == Recompute.FULL, lay.recompute == Recompute.OP_SAC],
+                [2 * tp_coll, tp_coll],
+                0.0,
+            )
+        ),
         "recompute": m * lps * rec,
         # the attention core (QKᵀ, AV) forward, backward and recomputed (already inside `compute`)
         "attention": m
         * lps
-        * (attn_f + attn_b + np.where(lay.recompute == Recompute.NONE, 0.0, attn_f))
+        * (
+            attn_f
+            + attn_b
+            # op_sac keeps the fused SDPA output: no attention core rerun
+            + np.where(
+                (lay.recompute == Recompute.NONE) | (is_op_sac & job.fused_attention), 0.0, attn_f
+            )
+        )
         + np.zeros(len(lay)),
         # the ring's K/V traffic, once forward and twice backward (mostly hidden: see fwd/bwd)
         "cp_comm": m * lps * 3 * cp_coll + np.zeros(len(lay)),

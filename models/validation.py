@@ -44,7 +44,7 @@ from models.constants import (  # noqa: F401
 )
 from models.hardware import get_gpu
 from models.job import AttentionKernel, Job
-from models.layouts import RECOMPUTE_MODES, Layouts
+from models.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts
 from models.memory import GIB, fits, memory_breakdown
 from models.reliability import plan_reliability
 from models.scenario import Cluster, Scenario, Workload
@@ -233,7 +233,7 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
                 if row.get("sequence_parallel")
                 else int(given["tp"] > 1),
             )
-            for mode in ([rec] if rec else RECOMPUTE_MODES)
+            for mode in ([rec] if rec else SEARCH_RECOMPUTE_MODES)
         ]
         return Layouts(
             **{
@@ -246,9 +246,15 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
     for k, v in given.items():
         if v is not None:
             keep &= getattr(lay, k) == v
-    if rec:
+    if rec in SEARCH_RECOMPUTE_MODES:
         keep &= lay.recompute == RECOMPUTE_MODES.index(rec)
+    elif rec:  # a mode the search leaves out (op_sac): the searched layouts, with that mode
+        keep &= lay.recompute == 0
     lay = lay.take(np.nonzero(keep)[0])
+    if rec and rec not in SEARCH_RECOMPUTE_MODES:
+        lay = dataclasses.replace(
+            lay, recompute=np.full(len(lay), RECOMPUTE_MODES.index(rec), dtype=np.int64)
+        )
     if row.get("sequence_parallel") not in ("", None):
         lay = dataclasses.replace(
             lay, sequence_parallel=np.full(len(lay), int(row["sequence_parallel"]))
