@@ -66,16 +66,18 @@ def test_zero_model_states_match_the_zero_paper_figure_1():
 
 def test_reserved_readings_bound_the_model_from_above():
     """A caching allocator's peak reserved memory is at least the peak in use: a model above it
-    would be wrong whatever the allocator does. Where the row's recompute is torchtitan's per-op
-    selective checkpointing, which stores more than full recompute and less than the model's
-    selective (validation/misses.csv), the bound holds for the model at full recompute."""
+    would be wrong whatever the allocator does. The memory model is eager PyTorch; torch.compile's
+    fusions free intermediates it counts, so on a compiled run it may exceed the reading by at most
+    what compiling saved on the same source's eager/compiled pairs (torchtitan Tables 1 and 3)."""
     raw = {r["id"]: r for r in MV.load_rows()}
     rows = [r for r in MV.validate_memory()["rows"] if r["kind"] == "reserved"]
     assert len(rows) == 11
+    pub = {r["id"]: r["published"] for r in rows}
+    saving = min(pub[i] - pub[f"{i}-compile"] for i in pub if f"{i}-compile" in pub)
+    assert saving > 0
     for r in rows:
-        row = raw[r["id"]]
-        if row["recompute"] == "selective":
-            assert MV.predict({**row, "recompute": "full"})["predicted"] < r["published"], r["id"]
+        if "torch.compile" in raw[r["id"]]["source"]:
+            assert r["predicted"] - r["published"] < saving, r["id"]
         else:
             assert r["predicted"] < r["published"], r["id"]
 

@@ -119,11 +119,11 @@ def test_op_sac_recomputes_the_unsaved_matmuls_and_the_elementwise_ops(monkeypat
         return [float(step_breakdown(job, x)["recompute"][0]) for x in lays]
 
     with_elementwise = recompute()[1]
-    monkeypatch.setattr(C, "GEMM_OVERHEAD_S", 0.0)
     monkeypatch.setattr(C, "HBM_EFFICIENCY", 1e12)
+    assert with_elementwise > recompute()[1] * 1.02  # the element-wise kernels are recomputed
+    monkeypatch.setattr(C, "GEMM_OVERHEAD_S", 0.0)
     sel, sac, full = recompute()
     assert sac == pytest.approx(share * (full - sel), rel=1e-6)
-    assert with_elementwise > sac * 1.01
 
 
 def test_search_leaves_op_sac_out():
