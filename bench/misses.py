@@ -5,8 +5,8 @@ rows it is read against, and two checks of candidate causes.
    llm-foundry A100-80GB table, and the model's memory share for each of those layouts.
 2. Fabric: the llm-foundry A100-40GB multi-node rows re-predicted with a slower inter-node link per GPU,
    to see whether any one bandwidth fits the 70B 64-GPU row without moving its siblings.
-3. Recompute: the Trainy H200 torchtitan rows (per-op selective activation checkpointing) at each of the
-   model's recompute modes, beside the model's memory and torchtitan's logged peak reserved memory.
+3. Recompute: the Trainy H200 torchtitan rows (per-op selective activation checkpointing, op_sac) at each
+   of the model's recompute modes, beside the model's memory and torchtitan's logged peak reserved memory.
 
 Run: .venv/bin/python bench/misses.py
 """
@@ -14,6 +14,7 @@ Run: .venv/bin/python bench/misses.py
 import csv
 
 from models import validation as V
+from models.layouts import RECOMPUTE_MODES
 from models.memory import GIB, memory_breakdown
 
 MEMORY = V.ROOT / "memory.csv"
@@ -65,7 +66,7 @@ for r in V.load_runs():
     if not r["id"].startswith("trainy-"):
         continue
     cells = []
-    for mode in ("none", "selective", "full"):
+    for mode in RECOMPUTE_MODES:  # op_sac: the mode these rows ran (heldout-scores.md Step 13)
         job_row = {**r, "recompute": mode}
         job = V._job(job_row)
         mem = float(memory_breakdown(job, V._layouts_for(job_row, job))["total"][0]) / GIB
