@@ -83,6 +83,9 @@ SOURCE_GROUPS = (
     ("lf-h100-", "llm-foundry H100 (FSDP)"),
     ("tt-", "torchtitan (PyTorch FSDP2, H100 96GB 500 W)"),
     ("trainy-", "torchtitan on H200 (Trainy, PyTorch FSDP2)"),
+    ("mlperf-v5.0-h100-", "MLPerf v5.0 Llama 3.1 405B (NeMo, H100)"),
+    ("mlperf-v5.0-gb200-", "MLPerf v5.0 Llama 3.1 405B (NeMo, GB200)"),
+    ("mlperf-v4.", "MLPerf v4.0/4.1 GPT-3 175B (NeMo, H100/B200)"),
     ("run-", "whole training runs"),
 )
 UNITS = {
