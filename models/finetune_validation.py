@@ -1,8 +1,8 @@
 """The fine-tuning model against published measurements (`models/data/validation/finetune.csv`).
 
-Each row is predicted with its published settings (model, method, GPU, GPUs, TP, PP, micro-batch,
+Each row is predicted with its published settings (model, method, GPU, GPUs, TP, PP, CP, micro-batch,
 global batch, sequence length, precision, LoRA rank and targets); the recompute mode is the fastest
-that fits. Kinds: `throughput` (tokens/s per GPU), `time_to_train_min` (samples × length ÷ tokens/s),
+that fits. Kinds: `throughput` (tokens/s per GPU), `time_to_train_min` (the row's samples, else 3,072, × length ÷ tokens/s),
 `memory` (peak GiB per GPU; a row with bound `upper` passes when the model is at or under it),
 `memory_total` (all GPUs, bound `lower`) and `trainable_params`. No row sets a constant: all are held
 out. Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
@@ -29,7 +29,7 @@ from models.units import BYTES_PER_GB, BYTES_PER_GIB
 
 ROWS = pathlib.Path(__file__).resolve().parent / "data" / "validation" / "finetune.csv"
 #: samples of 8,192 tokens an MLPerf Llama 2 70B LoRA run trains on to the target (median of the
-#: runs in the rows' logs)
+#: runs in the rows' logs) where a time-to-train row gives no `samples` (its runs' median)
 MLPERF_SAMPLES = 3072
 
 
@@ -57,17 +57,20 @@ def predict(row: dict) -> dict:
     inp = inputs_of(row)
     shape, gpu = get_preset(inp.model), get_gpu(inp.gpu)
     n, tp, pp = int(row["gpus"]), int(row["tp"]), int(row["pp"])
+    cp = int(row.get("cp") or 1)  # context parallelism as published (empty: none)
     kind = row["kind"]
     if kind == "trainable_params":
         return {"predicted": lora_params(shape, inp.lora_rank, inp.lora_targets), "rule": None}
-    r = evaluate_layout(inp, tp=tp, pp=pp, dp=n // (tp * pp), micro_batch=int(row["micro_batch"]))
+    r = evaluate_layout(
+        inp, tp=tp, pp=pp, cp=cp, dp=n // (tp * pp * cp), micro_batch=int(row["micro_batch"])
+    )
     tps_gpu = r["tokens_per_s"] / n
     rule_tps = RULE_OF_THUMB_MFU * gpu.peak_tflops(inp.precision) * 1e12 / (6 * shape.params_total)
     rule_mem = RULE_OF_THUMB_BYTES_PER_PARAM[inp.method] * shape.params_total / n
     if kind == "throughput":
         return {"predicted": tps_gpu, "rule": rule_tps, "recompute": r["recompute"]}
     if kind == "time_to_train_min":
-        tokens = MLPERF_SAMPLES * inp.seq_len
+        tokens = float(row.get("samples") or MLPERF_SAMPLES) * inp.seq_len
         return {"predicted": tokens / (tps_gpu * n) / 60, "rule": tokens / (rule_tps * n) / 60}
     gib = row["unit"].startswith("GiB")
     unit = BYTES_PER_GIB if gib else BYTES_PER_GB
