@@ -277,7 +277,8 @@ def breakdowns(inp: FinetuneInputs, job: Job, lay: Layouts) -> tuple[dict, dict]
     tp, pp, v = lay.tp.astype(float), lay.pp.astype(float), lay.interleave.astype(float)
     slots = lay.microbatches + (pp - 1) / v  # stage slots per step, bubble included (1F1B)
     lps = layers_per_stage(job, lay)
-    T = lay.micro_batch * job.seq_len
+    cp = lay.cp.astype(float)
+    T = lay.micro_batch * job.seq_len / cp  # a CP rank holds 1/cp of each sequence (as the core)
     full_rec = lay.recompute == Recompute.FULL
     passes = 2.0 + full_rec  # forward, backward, and the recomputed forward
     per_layer_flops = adapter_flops_per_token(shape, inp.lora_rank, inp.lora_targets) / shape.layers
@@ -297,10 +298,12 @@ def breakdowns(inp: FinetuneInputs, job: Job, lay: Layouts) -> tuple[dict, dict]
         dequant = slots * passes * held * lin_share * C.QLORA_DEQUANT_BYTES_PER_PARAM / hbm
     up_bw = g.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
     out_bw = g.scaleout_bandwidth_gbit_per_s / BITS_PER_BYTE * BYTES_PER_GB * C.SCALEOUT_EFFICIENCY
-    inside = tp * lay.dp <= g.scaleup_domain_gpus
+    # adapter gradients are reduced over the dp·cp ranks holding the same weights (as the core)
+    dpc = lay.dp * lay.cp
+    inside = tp * dpc <= g.scaleup_domain_gpus
     bw = np.where(inside, up_bw, out_bw)
     lat = np.where(inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
-    reduce = coll.all_reduce_s(C.GRAD_BYTES * adapters, lay.dp, bw, lat)
+    reduce = coll.all_reduce_s(C.GRAD_BYTES * adapters, dpc, bw, lat)
     hide = C.DP_OVERLAP * step["compute"] / np.maximum(lay.microbatches, 1)
     data_parallel = np.maximum(0.0, reduce - hide) + C.OVERLAP_INTERFERENCE * np.minimum(
         reduce, hide
