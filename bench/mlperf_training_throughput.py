@@ -10,7 +10,10 @@ working tree, or with `git show HEAD:path` where REPO has none (a bare mirror).
 Each log's MLLOG lines (logged once, by rank 0) are cut into blocks, the training between two
 evaluations: a block's throughput is the tokens it trained over its seconds, divided by the GPUs.
 The whole run is the tokens trained over (run_stop - run_start - the evaluations' time). The figure
-runs.csv uses is the median over all blocks of all the files (the SUMMARY line).
+runs.csv uses is the median over all blocks of all the files (the SUMMARY line); the Llama 2 70B
+LoRA rows of finetune.csv use the median over the files of each file's median block after the first
+(the LATER line; LoRA logs have no max_sequence_length: `--seq 8192`, their blocks end at eval_start
+as the 405B H100 logs' do).
 
 GPUs: `--gpus`, else number_of_nodes x accelerators_per_node of the submission's system description,
 <division>/systems/<system>.json (the system being RESULTS_DIR's parent folder): e.g. eos-dfw_n64 is
@@ -230,12 +233,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"no result_*.txt under {args.results_dir}")
     gpus = args.gpus or system_gpus(args.repo, args.results_dir)
     print(f"{args.results_dir}: {len(files)} result files, {gpus} GPUs; tokens/s/GPU")
-    all_blocks, medians, wholes = [], [], []
+    all_blocks, medians, wholes, later = [], [], [], []
     for path in files:
         log = log_throughput(read_repo_file(args.repo, path), args.seq)
         rates = [r / gpus for r in log.block_rates]
         all_blocks += rates
         medians.append(statistics.median(rates))
+        if len(rates) > 1:
+            later.append(statistics.median(rates[1:]))
         wholes.append(log.whole_rate / gpus)
         print(
             f"  {pathlib.PurePosixPath(path).name:13} {log.platform or '-':22} {log.status or '-':8} "
@@ -247,6 +252,11 @@ def main(argv: list[str] | None = None) -> int:
         f"tokens/s/GPU (per-file medians {min(medians):.1f}-{max(medians):.1f}; "
         f"whole runs {min(wholes):.1f}-{max(wholes):.1f})"
     )
+    if later:
+        print(
+            f"LATER median over {len(later)} files of each file's median block after the first: "
+            f"{statistics.median(later):.1f} tokens/s/GPU (the finetune.csv MLPerf LoRA rows' figure)"
+        )
     return 0
 
 

@@ -139,3 +139,33 @@ def test_summary_is_median_over_all_blocks_per_gpu_from_system_json(tmp_path, ca
     figure = float(re.search(r"SUMMARY median over all 4 blocks: ([\d.]+)", out).group(1))
     # median of the four blocks (not of the per-file medians 2,500 and 3,750), over 2 x 4 GPUs
     assert figure == pytest.approx(statistics.median([2000, 3000, 1500, 6000]) / (2 * 4), abs=0.05)
+
+
+def lora_log(block_s: list[float]) -> str:
+    """A Llama 2 70B LoRA log: no max_sequence_length; blocks of 384 samples, `block_s` seconds
+    each, ending at block_stop / eval_start (samples_count), evaluations of 1 s."""
+    lines, t, n = [mllog(0, "run_start")], 0, 0
+    for s in block_s:
+        lines.append(mllog(t, "block_start", samples_count=n))
+        t, n = t + int(s * 1000), n + 384
+        lines += [mllog(t, "block_stop", samples_count=n), mllog(t, "eval_start", samples_count=n)]
+        t += 1000
+        lines.append(mllog(t, "eval_stop", samples_count=n))
+    lines.append(mllog(t, "run_stop", status="success", samples_count=n))
+    return "\n".join(lines)
+
+
+def test_lora_summary_is_median_over_files_of_median_later_block(tmp_path, capsys):
+    results = tmp_path / "NVIDIA/results/sys_n1/llama2_70b_lora"
+    results.mkdir(parents=True)
+    # slow first blocks (9 s); later blocks 2, 2 / 4, 6 / 5, 5 s. The files' later medians are 1/2,
+    # 5/24 and 1/5 of 384 x SEQ tokens per s: their median (5/24) differs from the pooled later
+    # blocks' (9/40) and from the files' medians with the first block kept (1/5)
+    (results / "result_0.txt").write_text(lora_log([9, 2, 2]))
+    (results / "result_1.txt").write_text(lora_log([9, 4, 6]))
+    (results / "result_2.txt").write_text(lora_log([9, 5, 5]))
+    argv = [str(tmp_path), "NVIDIA/results/sys_n1/llama2_70b_lora", "--seq", "8192", "--gpus", "8"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    figure = float(re.search(r"LATER median over 3 files .*?: ([\d.]+)", out).group(1))
+    assert figure == pytest.approx(384 * SEQ * 5 / 24 / 8, abs=0.05)
