@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import csv
 
-import numpy as np
 import pytest
 
-from models import constants as C
 from models.errors import InputError
 from models.hardware import get_gpu
 from models.job import Job, stage_params
