@@ -258,6 +258,12 @@ GRAD_BYTES = 4
 OPTIMIZER_BYTES = 12
 #: FP8 training keeps an FP8 copy of each weight beside the bf16 one (Transformer Engine).
 FP8_EXTRA_WEIGHT_BYTES = 1
+#: Bytes per weight held with FP8 parameters (Job.fp8_params): Transformer Engine modules created
+#: under fp8_model_init / quantized_model_init "hold only quantized copies of its parameters, as
+#: opposed to the default behavior where both higher precision and quantized copies are present"
+#: (TransformerEngine transformer_engine/pytorch/quantization.py); the FP32 master copy stays in
+#: the optimizer (OPTIMIZER_BYTES). Megatron-Core fp8_param_gather also all-gathers them in FP8.
+FP8_PARAM_BYTES = 1
 #: CUDA context, NCCL buffers and allocator fragmentation per GPU, GiB (cookbook: ~5 GiB unexplained
 #: in Megatron-DeepSpeed; gpu_poor: CUDA context 0.5–1 GB) (docs/reference/training.md 1.2).
 FRAMEWORK_OVERHEAD_GIB = 4.0

@@ -11,6 +11,7 @@ from enum import IntEnum
 import numpy as np
 
 from models import constants as C
+from models.errors import InputError
 from models.hardware import GpuSpec
 from models.layouts import Layouts
 from models.shapes import ModelShape
@@ -54,6 +55,30 @@ class Job:
     #: split has two spare layer slots so no stage gains a layer (memory.ends_trimmed). The planner
     #: uses it; a validation row only where its source publishes it (column pp_ends_trimmed).
     pp_ends_trimmed: bool = True
+    #: FP8 training with the weights held only in FP8 (1 byte, constants.FP8_PARAM_BYTES) instead of
+    #: BF16 plus an FP8 copy: Transformer Engine fp8_model_init, NeMo fp8_params / MLPerf
+    #: FP8_PARAMS=True, Megatron-Core fp8_param_gather ("keep the compute param in fp8 ... and
+    #: perform the param all-gather in fp8", DistributedDataParallelConfig). The embedding (and an
+    #: untied output layer) are not Transformer Engine modules and stay BF16 (bf16_params_on_stage).
+    #: Only with precision "fp8".
+    fp8_params: bool = False
+
+    def __post_init__(self) -> None:
+        if self.fp8_params and self.precision != "fp8":
+            raise InputError("fp8_params", "FP8 parameters need precision fp8")
+
+    @property
+    def weight_bytes(self) -> int:
+        """Bytes per weight held: BF16 (2), plus an FP8 copy (1) in FP8 training; FP8 only (1) with
+        fp8_params."""
+        if self.fp8_params:
+            return C.FP8_PARAM_BYTES
+        return C.WEIGHT_BYTES + (C.FP8_EXTRA_WEIGHT_BYTES if self.precision == "fp8" else 0)
+
+    @property
+    def param_gather_bytes(self) -> int:
+        """Bytes per weight the distributed optimizer / ZeRO-3 all-gathers: BF16, FP8 with fp8_params."""
+        return C.FP8_PARAM_BYTES if self.fp8_params else C.WEIGHT_BYTES
 
     @property
     def fused_attention(self) -> bool:
@@ -102,3 +127,11 @@ def stage_params(job: Job, lay: Layouts) -> tuple[np.ndarray, np.ndarray]:
     non_expert = (lps * per_layer_ne + emb_on_stage) / lay.tp
     expert = lps * per_layer_e / (lay.tp * lay.ep)
     return non_expert, expert
+
+
+def bf16_params_on_stage(job: Job, lay: Layouts) -> np.ndarray:
+    """Parameters per GPU of the first stage that stay BF16 with fp8_params: the input embedding
+    and, with pp = 1 and untied embeddings, the output layer (not Transformer Engine modules)."""
+    s = job.shape
+    emb = s.vocab * s.hidden
+    return np.where((lay.pp == 1) & (not s.tied_embeddings), 2 * emb, emb) / lay.tp

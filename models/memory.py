@@ -1,6 +1,8 @@
 """Peak memory per GPU for each layout, in bytes, on the busiest pipeline stage.
 
-- Weights, gradients, optimizer: 2 + 4 + 12 bytes per parameter (constants.py); ZeRO-1 shards the
+- Weights, gradients, optimizer: 2 + 4 + 12 bytes per parameter (constants.py), the weights 3 in
+  FP8 training (BF16 and an FP8 copy) and 1 with FP8 parameters (Job.fp8_params: Transformer
+  Engine fp8_model_init holds only the FP8 copy; the embedding stays BF16); ZeRO-1 shards the
   optimizer over data-parallel ranks, ZeRO-2 also gradients, ZeRO-3 also weights (Rajbhandari et al.
   2020). Expert parameters shard over dp/ep ranks. With context parallelism the weights are
   replicated over the cp ranks too, and Megatron's distributed optimizer shards over dp·cp
@@ -29,7 +31,7 @@ import numpy as np
 
 from models import constants as C
 from models import recompute as op_sac
-from models.job import Job, layers_per_stage, stage_params
+from models.job import Job, bf16_params_on_stage, layers_per_stage, stage_params
 from models.layouts import Layouts, Recompute
 from models.units import BYTES_PER_GIB as GIB
 
@@ -99,13 +101,15 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     dp, ep, z = lay.dp * cp, lay.ep, lay.zero
     shard_ne, shard_e = dp, np.maximum(dp // ep, 1)
 
-    weight_bytes = C.WEIGHT_BYTES + (C.FP8_EXTRA_WEIGHT_BYTES if job.precision == "fp8" else 0)
+    weight_bytes = job.weight_bytes
+    # fp8_params: the embedding (and an untied output layer at pp = 1) stays BF16 on the first stage
+    bf16 = bf16_params_on_stage(job, lay) if job.fp8_params else np.zeros(len(lay))
     # DualPipe keeps two copies of the model parameters (DeepSeek-V3 Sec. 3.2.1, Table 2: "2x")
     copies = 2 if C.SOFTWARE_STACKS[job.stack]["pipeline_schedule"] == "dualpipe" else 1
     lps = layers_per_stage(job, lay)
     # ZeRO-3 gathers the next layers' full weights ahead of use: two layers in flight.
     per_layer_full = (non_expert + expert) / np.maximum(lps, 1)
-    gather = np.where(z == 3, 2 * C.WEIGHT_BYTES * per_layer_full, 0.0)
+    gather = np.where(z == 3, 2 * job.param_gather_bytes * per_layer_full, 0.0)
 
     tokens = lay.micro_batch * job.seq_len / cp
     stored, working = activation_bytes_per_token_layer(job, lay)
@@ -131,7 +135,7 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     first_e = expert - trim * expert / np.maximum(lps, 1)
     overhead = np.full(len(lay), C.FRAMEWORK_OVERHEAD_GIB * GIB)
     first_stage = _states(
-        first_ne, first_e, shard_ne, shard_e, z, weight_bytes, copies, job.grad_bytes
+        first_ne, first_e, shard_ne, shard_e, z, weight_bytes, copies, job.grad_bytes, bf16
     )
     first_stage.update(zero3_gather=gather, activations=acts, overhead=overhead)
     first_stage["total"] = sum(first_stage.values())
@@ -149,8 +153,9 @@ def memory_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     return {k: np.where(use_second, second_stage[k], first_stage[k]) for k in first_stage}
 
 
-def _states(ne, e, shard_ne, shard_e, z, weight_bytes, copies, grad_bytes) -> dict:
-    """Weights, gradients and optimizer states of ne non-expert and e expert parameters per GPU."""
+def _states(ne, e, shard_ne, shard_e, z, weight_bytes, copies, grad_bytes, bf16=0.0) -> dict:
+    """Weights, gradients and optimizer states of ne non-expert and e expert parameters per GPU;
+    bf16 of the ne weights are held in BF16 (WEIGHT_BYTES) instead of weight_bytes."""
 
     def sharded(bytes_per_param: float, from_stage: int) -> np.ndarray:
         return bytes_per_param * (
@@ -158,7 +163,11 @@ def _states(ne, e, shard_ne, shard_e, z, weight_bytes, copies, grad_bytes) -> di
         )
 
     return {
-        "weights": copies * sharded(weight_bytes, 3),
+        "weights": copies
+        * (
+            sharded(weight_bytes, 3)
+            + (C.WEIGHT_BYTES - weight_bytes) * np.where(z >= 3, bf16 / shard_ne, bf16)
+        ),
         "gradients": sharded(grad_bytes, 2),
         "optimizer": sharded(C.OPTIMIZER_BYTES, 1),
     }

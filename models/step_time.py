@@ -232,8 +232,10 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     rs = coll.reduce_scatter_s(job.grad_bytes * ne, dpc, dp_bw, dp_lat) + (
         coll.reduce_scatter_s(job.grad_bytes * ex, dpe, dp_bw, dp_lat)
     )
-    ag = coll.all_gather_s(C.WEIGHT_BYTES * ne, dpc, dp_bw, dp_lat) + (
-        coll.all_gather_s(C.WEIGHT_BYTES * ex, dpe, dp_bw, dp_lat)
+    # the updated weights, BF16, or FP8 with fp8_params (Megatron-Core fp8_param_gather; the BF16
+    # embedding counted at FP8 width too)
+    ag = coll.all_gather_s(job.param_gather_bytes * ne, dpc, dp_bw, dp_lat) + (
+        coll.all_gather_s(job.param_gather_bytes * ex, dpe, dp_bw, dp_lat)
     )
     fwd_mb, bwd_mb = lps * fwd, lps * (bwd + rec)
     dp_overlap = C.SOFTWARE_STACKS[job.stack]["dp_overlap"]

@@ -191,6 +191,8 @@ def _job(row: dict) -> Job:
         plan["grad_bytes"] = int(row["grad_bytes"])
     if row.get("tp_comm_overlap"):
         plan["tp_comm_overlap"] = row["tp_comm_overlap"] == "1"
+    if row.get("fp8_params"):  # weights held only in FP8 (MLPerf FP8_PARAMS / FP8_PARAM_GATHER)
+        plan["fp8_params"] = row["fp8_params"] == "1"
     # one layer fewer on the first and last pipeline stages only where the source says so
     plan["pp_ends_trimmed"] = row.get("pp_ends_trimmed") == "1"
     gpu = get_gpu(row["gpu"])

@@ -40,7 +40,7 @@ TARGETS = V.TARGETS
 #: llama3-t4-131072 joined when attention got its measured rate per GPU generation (step 12: Meta's
 #: kernel is not published, so the row is coded FlashAttention-2, 0.40 of the GEMM rate on Hopper)
 #: mlperf-v4.1-h100-gpt3-256 joined when the MLPerf Training rows were entered (step 14: -15.4 %; every
-#: MLPerf H100 row is 12-15 % slow in the model, validation/misses.csv)
+#: MLPerf H100 row is 12-15 % slow in the model, validation/misses.csv); step 16 (FP8 parameters): -15.2 %
 THROUGHPUT_BEYOND = {
     "lf-a100-80-30b-8g-s8192",
     "lf-a100-40-70b-64g-s2048",
