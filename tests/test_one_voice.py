@@ -4,7 +4,6 @@ rules (models/numbers.py, re-exported by app/formatting.py)."""
 
 from __future__ import annotations
 
-import pathlib
 import re
 
 import pytest
@@ -17,8 +16,7 @@ from models.scenario import Scenario
 from pricing import decision as ds
 from pricing.engine import compare
 from pricing.inputs import build_inputs
-
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
+from tests.portal_app import open_page
 
 
 @pytest.fixture(scope="module")
@@ -87,12 +85,7 @@ def test_a_runs_length_is_one_parenthesis():
 
 
 def _app(page: str) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=60)
-    at.run()
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(page, timeout=60)
 
 
 def test_the_sidebar_names_the_model_not_its_id():

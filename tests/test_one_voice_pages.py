@@ -4,7 +4,6 @@ tornado said '25%' where the text says '25 %'."""
 
 from __future__ import annotations
 
-import pathlib
 import re
 
 import pytest
@@ -15,9 +14,8 @@ from app.formatting import days, gib, pct
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from pricing.engine import compare
+from tests.portal_app import open_page
 from tests.readback import number
-
-HARNESS = str(pathlib.Path(__file__).resolve().with_name("portal_harness.py"))
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +24,7 @@ def example():
 
 
 def _app(page: str) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=60)
-    at.run()
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(page, timeout=60)
 
 
 def test_the_workload_metrics_write_days_as_compare_does(example):

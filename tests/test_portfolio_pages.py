@@ -23,6 +23,7 @@ from models.demand import derive_demand, size_workload
 from models.hardware import load_gpus
 from models.scenario import Scenario
 from pricing.engine import compare
+from tests.portal_app import send_edits
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 
@@ -56,17 +57,9 @@ def errors(at: AppTest) -> str:
     return re.sub(r"\\(.)", r"\1", text).replace("\u200b", "").replace("`", "").replace("  ", " ")
 
 
-def edit(at: AppTest, *, edited=None, added=None, deleted=None) -> AppTest:
+def edit(at: AppTest, **edits) -> AppTest:
     """What the table's editor sends after the user's edits."""
-    editor = at.data_editor[0]
-    at.session_state[editor.key] = {
-        "edited_rows": edited or {},
-        "added_rows": added or [],
-        "deleted_rows": deleted or [],
-    }
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return send_edits(at, at.data_editor[0].key, **edits)
 
 
 def select(at: AppTest, row: int) -> AppTest:

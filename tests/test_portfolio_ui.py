@@ -19,6 +19,7 @@ from app.views import guide
 from models.demand import derive_demand
 from models.scenario import Scenario
 from pricing.engine import compare
+from tests.portal_app import send_edits
 from tests.test_portfolio_pages import app, compare_tables, errors, metric, sample
 
 PHASE_FIELD = "options.build_expansions"
@@ -28,16 +29,9 @@ def phases_editor(at: AppTest):
     return next(e for e in at.data_editor if e.key.startswith("p_expansions_"))
 
 
-def edit_phases(at: AppTest, *, edited=None, added=None, deleted=None) -> AppTest:
+def edit_phases(at: AppTest, **edits) -> AppTest:
     """What the expansion table's editor sends after the user's edits."""
-    at.session_state[phases_editor(at).key] = {
-        "edited_rows": edited or {},
-        "added_rows": added or [],
-        "deleted_rows": deleted or [],
-    }
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return send_edits(at, phases_editor(at).key, **edits)
 
 
 def phases(at: AppTest):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import pathlib
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -17,23 +16,9 @@ from app.scenario_files import EXAMPLE, PORTFOLIOS
 from app.views import side_by_side
 from models.scenario import Scenario
 from pricing.engine import compare
+from tests.portal_app import goto, open_page
 
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
-
-
-def app(page: str) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=90)
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def goto(at: AppTest, page: str) -> AppTest:
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
+app = open_page
 
 
 def save(at: AppTest, name: str) -> AppTest:

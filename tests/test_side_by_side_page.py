@@ -3,8 +3,6 @@ two names with a change between, pick both, and the table shows each one's own c
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -15,18 +13,11 @@ from app.side_by_side import HEADER
 from models.scenario import Scenario
 from models.scenario_set import ScenarioSet
 from pricing.engine import compare
-
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
+from tests.portal_app import open_page
 
 
 def app(page: str = "side_by_side", token: str | None = None) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=90)
-    if token is not None:
-        at.query_params["s"] = token
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(page, token)
 
 
 def save(at: AppTest, name: str) -> AppTest:
