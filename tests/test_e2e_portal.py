@@ -360,28 +360,22 @@ def expect_row(grid, label: str, cells: list[str]) -> None:
         assert row and row[1 : 1 + len(cells)] == cells, row
 
 
-def edit_value(page, grid, label: str, text: str | None) -> None:
-    """Types `text` into the Override cell of the row `label` (None: clears the cell). A table
-    drawn a moment ago can lose the first click or key, so each step is checked and the whole
-    retried."""
-    from app.views.assumptions import COLUMNS, ROW_HEIGHT_PX, YOURS
-
-    index = [row[0] if row else None for row in grid_rows(grid)].index(label) - 1  # the header
-    column = COLUMNS.index(YOURS) - 1  # "key" is hidden
-    value_cell = grid.locator(f"[id='glide-cell-{column}-{index}']")
+def edit_cell(page, select_cell, text: str | None, editors: tuple[str, ...]) -> None:
+    """Selects a canvas grid's cell with `select_cell()`, then types `text` into its editor (one of
+    the `editors` elements, which Enter opens with the focus) and confirms it; None deletes the
+    value instead. A table drawn a moment ago can lose the first click or key, so each step is
+    checked and the whole retried (four tries, Escape between them)."""
     for attempt in range(4):
         try:
-            y = 35 + ROW_HEIGHT_PX * index + ROW_HEIGHT_PX // 2  # below the 35 px header
-            grid.click(position={"x": 60, "y": y})  # the Figure cell, scrolled into view
-            for _ in range(column):
-                page.keyboard.press("ArrowRight")
-            expect(value_cell).to_have_attribute("aria-selected", "true", timeout=3000)
+            select_cell()
             if text is None:
                 page.keyboard.press("Delete")
                 break
-            page.keyboard.press("Enter")  # opens the cell's editor, an input with the focus
+            page.keyboard.press("Enter")  # opens the cell's editor, with the focus
             page.wait_for_function(
-                "() => document.activeElement?.tagName === 'INPUT'", timeout=3000
+                "tags => tags.includes(document.activeElement?.tagName)",
+                arg=list(editors),
+                timeout=3000,
             )
             page.keyboard.press("Control+A")
             page.keyboard.type(text)
@@ -394,6 +388,26 @@ def edit_value(page, grid, label: str, text: str | None) -> None:
             if attempt == 3:
                 raise
     wait_idle(page)
+
+
+def edit_value(page, grid, label: str, text: str | None) -> None:
+    """Types `text` into the Override cell of the row `label` (None: clears the cell). A table
+    drawn a moment ago can lose the first click or key, so each step is checked and the whole
+    retried."""
+    from app.views.assumptions import COLUMNS, ROW_HEIGHT_PX, YOURS
+
+    index = [row[0] if row else None for row in grid_rows(grid)].index(label) - 1  # the header
+    column = COLUMNS.index(YOURS) - 1  # "key" is hidden
+    value_cell = grid.locator(f"[id='glide-cell-{column}-{index}']")
+
+    def select_cell() -> None:
+        y = 35 + ROW_HEIGHT_PX * index + ROW_HEIGHT_PX // 2  # below the 35 px header
+        grid.click(position={"x": 60, "y": y})  # the Figure cell, scrolled into view
+        for _ in range(column):
+            page.keyboard.press("ArrowRight")
+        expect(value_cell).to_have_attribute("aria-selected", "true", timeout=3000)
+
+    edit_cell(page, select_cell, text, editors=("INPUT",))
 
 
 def test_assumptions_clearing_and_rejecting_a_value(portal_url, watched):
@@ -506,27 +520,13 @@ def type_in_cell(page, grid, at: tuple[float, int], text: str) -> None:
     (35-pixel rows under a 35-pixel header). Retried as edit_value is: a table drawn a moment
     ago can lose the first click or key."""
     x_share, row = at
-    for attempt in range(4):
-        try:
-            grid.scroll_into_view_if_needed()
-            box = grid.bounding_box()
-            page.mouse.click(box["x"] + box["width"] * x_share, box["y"] + 35 * (row + 1) + 17)
-            page.keyboard.press("Enter")  # opens the cell's editor, an input with the focus
-            page.wait_for_function(
-                "() => ['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName)",
-                timeout=3000,
-            )
-            page.keyboard.press("Control+A")
-            page.keyboard.type(text)
-            page.wait_for_function("t => document.activeElement?.value === t", arg=text)
-            page.wait_for_timeout(200)  # the editor reads its value after the input event
-            page.keyboard.press("Enter")
-            break
-        except (AssertionError, PlaywrightTimeout):
-            page.keyboard.press("Escape")
-            if attempt == 3:
-                raise
-    wait_idle(page)
+
+    def select_cell() -> None:
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + box["width"] * x_share, box["y"] + 35 * (row + 1) + 17)
+
+    edit_cell(page, select_cell, text, editors=("INPUT", "TEXTAREA"))
 
 
 def build_at_term_end(page) -> str:
