@@ -751,6 +751,12 @@ def check_output(path: str) -> None:
     raise UsageError(f"clusterplan report: -o/--output: cannot write {path}: {problem}")
 
 
+def refused_input(prog: str, path: str, exc: InputError) -> UsageError:
+    """The one-line usage error for a scenario file the engine refuses: the file, the field (cut
+    to MAX_KEY_CHARS) and the engine's message."""
+    return UsageError(f"{prog}: {path}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}")
+
+
 def run_report(args: argparse.Namespace) -> int:
     from app import report_pdf  # fpdf2 and the browser only for this command
 
@@ -765,9 +771,7 @@ def run_report(args: argparse.Namespace) -> int:
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan report: --link: {exc}") from None
     except InputError as exc:
-        raise UsageError(
-            f"clusterplan report: {args.scenario}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}"
-        ) from None
+        raise refused_input("clusterplan report", args.scenario, exc) from None
     except report_pdf.ReportError as exc:
         raise UsageError(f"clusterplan report: {exc}") from None
     try:
@@ -944,9 +948,7 @@ def compare_file(path: str) -> Comparison:
     except scenario_files.ScenarioInputError as exc:
         raise UsageError(f"clusterplan compare: {exc}") from None
     except InputError as exc:
-        raise UsageError(
-            f"clusterplan compare: {path}: {one_line(exc.field, MAX_KEY_CHARS)}: {exc}"
-        ) from None
+        raise refused_input("clusterplan compare", path, exc) from None
 
 
 def run_side_by_side(args: argparse.Namespace, files: list[str]) -> int:
