@@ -128,9 +128,11 @@ def report(result: dict) -> str:
             if r["bound"]
             else ""
         )
+        # a memory figure depends on what the model recomputes (the fastest mode that fits)
+        mode = f" (model recompute: {r['recompute']})" if r["kind"] == "memory" else ""
         lines.append(
             f"{r['id']:44} {r['published']:>11.4g} {r['predicted']:>11.4g} {r['error']:>+7.1%} "
-            f"{rule:>7}  {r['unit']}{bound}"
+            f"{rule:>7}  {r['unit']}{bound}{mode}"
         )
     lines.append(
         "scored rows without a bound (all held out: no row sets a constant); rule of thumb = 40 % MFU "
