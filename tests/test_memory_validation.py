@@ -130,7 +130,7 @@ def test_heldout_errors_are_split_by_where_the_gpu_count_comes_from():
     assert (
         split["count published"]["rows"] + split["count sized (+)"]["rows"]
         == len(res["rows"])
-        == 31
+        == 38
     )
     assert split["count sized (+)"]["rows"] == sum(r["gpus_chosen"] for r in res["rows"])
     assert np.isclose(

@@ -255,7 +255,7 @@ def test_band_is_derived_from_held_out_errors_and_contains_80_pct():
         for r in rows
     )
     assert b["coverage"] == inside / len(rows) >= 0.80
-    assert [c["runs"] for c in b["classes"]] == [22, 9]
+    assert [c["runs"] for c in b["classes"]] == [28, 10]
     # issue 16's target, on runs the band was not derived from
     assert b["leave_one_out_coverage"] == V.leave_one_out_coverage(rows) >= V.BAND_COVERAGE
 
@@ -308,8 +308,10 @@ def test_size_class_follows_total_parameters():
 
 #: Held-out whole runs (planner's layout, each row's stack class): pinned error levels. The model
 #: may get better (lower them with the change that does it) but not worse. Median 0.27 -> 0.29 when the
-#: four Phi-3 / Phi-3.5 / Phi-4 model-card runs were added (new evidence, no model change).
-HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.29, 0.87
+#: four Phi-3 / Phi-3.5 / Phi-4 model-card runs were added (new evidence, no model change); 0.29 ->
+#: 0.31 when seven more runs were added (GLM-130B, BioMedLM, StableLM-3B-4E1T, Granite 3.0 x 4;
+#: heldout-scores.md step 17; new evidence, no model change).
+HELDOUT_MEDIAN_MAX, HELDOUT_WORST_MAX = 0.31, 0.87
 #: Runs beyond the 30 % worst-case target today, named: a run that joins them fails the test.
 #: (Pythia 1B-6.9B left it with the classic stack's measured kernel efficiency, heldout-scores.md step 6.)
 HELDOUT_OUTLIERS = {
@@ -332,12 +334,19 @@ HELDOUT_OUTLIERS = {
     "ho-phi-3-mini",
     "ho-phi-3.5-mini",
     "ho-phi-4",
+    # added with their rows (heldout-scores.md step 17), beyond the target on entry
+    "ho-glm-130b",
+    "ho-biomedlm-2.7b",
+    "ho-granite3-2b",
+    "ho-granite3-8b",
+    "ho-granite3-1b-a400m",
+    "ho-granite3-3b-a800m",
 }
 
 
 def test_heldout_whole_run_errors_are_pinned_with_named_outliers():
     res = V.validate_heldout()
-    assert len(res["rows"]) == 31
+    assert len(res["rows"]) == 38
     assert res["model"]["median_abs_error"] <= HELDOUT_MEDIAN_MAX
     assert res["model"]["worst_abs_error"] <= HELDOUT_WORST_MAX
     beyond = {r["id"] for r in res["rows"] if abs(r["error"]) > V.TARGETS["gpu_hours"][1]}
@@ -412,14 +421,17 @@ def test_classic_stack_kernel_efficiency_reproduces_gpt_neox_20b():
 def test_heldout_runs_at_their_sources_layout():
     """Rows whose config file gives the layout are also planned at it (a diagnostic beside the
     planner's choice): Pythia's full recompute at micro-batch 16 / 8, from EleutherAI/pythia
-    models/*.yml, lands within 12 % of the published GPU-hours."""
+    models/*.yml, and StableLM-3B-4E1T's (Stability-AI/StableLM configs/stablelm-3b-4e1t.yml, added
+    in heldout-scores.md step 17) land within 12 % of the published GPU-hours."""
     rows = {r["id"]: r for r in V.validate_heldout_source_layout()}
     assert set(rows) == {f"ho-pythia-{s}" for s in ("1b", "1.4b", "2.8b", "6.9b", "12b")} | {
-        "ho-deepseek-v3"  # micro-batch not published (*); its no-recompute layout is rejected
+        "ho-deepseek-v3",  # micro-batch not published (*); its no-recompute layout is rejected
+        "ho-stablelm-3b-4e1t",
     }
     assert rows.pop("ho-deepseek-v3")["layout"] == "TP1 PP16 DP128 v1 mb1 Z1 none*"
     assert rows["ho-pythia-1b"]["layout"] == "TP1 PP1 DP64 v1 mb16 Z1 full"
     assert rows["ho-pythia-12b"]["layout"] == "TP4 PP1 DP64 v1 mb8 Z1 full"
+    assert rows["ho-stablelm-3b-4e1t"]["layout"] == "TP1 PP1 DP256 v1 mb4 Z1 full"
     assert all(r["fits"] for r in rows.values())
     assert max(abs(r["error"]) for r in rows.values()) <= 0.12
     text = V.source_layout_report(list(rows.values()))
