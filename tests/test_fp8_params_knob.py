@@ -5,6 +5,7 @@ reports, and it is refused, naming the field, without precision fp8."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import zlib
 
@@ -138,3 +139,19 @@ def test_a_bf16_link_shows_fp8_weights_disabled():
     at = _workload("bf16")
     toggle = at.toggle(key="w_fp8_params")
     assert toggle.disabled and toggle.value is False and not _errors(at)
+
+
+def test_the_pdf_cover_names_fp8_weights(monkeypatch):
+    """The PDF's "Execution plan" row (report_text.execution_text) says when weights are FP8."""
+    from pypdf import PdfReader
+
+    from app import report_pdf
+    from app.scenario_files import EXAMPLE
+    from pricing.engine import compare
+
+    monkeypatch.setattr(report_pdf, "charts_available", lambda *args, **kwargs: False)
+    data = {**EXAMPLE, "workload": {**EXAMPLE["workload"], "precision": "fp8"}}
+    sc = Scenario.model_validate({**data, "execution": {"fp8_params": True}})
+    pdf = report_pdf.build_report(compare(sc), link=None).data
+    text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert "gradients fp32 | weights fp8" in " ".join(text.split())
