@@ -89,6 +89,7 @@ OPTION_FOR_FIELD = {
     "workload.seq_len": "--seq-len",
     "workload.global_batch_tokens": "--global-batch-tokens",
     "workload.precision": "--precision",
+    "execution.fp8_params": "--fp8-params",
     "cluster.gpu": "--gpu",
     "cluster.gpus": "--gpus",
     "cluster.deadline_days": "--deadline-days",
@@ -225,6 +226,13 @@ def build_parser() -> Parser:
         choices=["fp32", "bf16"],
         default="fp32",
         help="gradients kept and reduced in fp32 (Megatron's default) or bf16",
+    )
+    t.add_argument(
+        "--fp8-params",
+        action="store_true",
+        help="with --precision fp8: weights held and all-gathered in FP8 (1 byte), FP32 master "
+        "weights in the optimizer, embedding in BF16 (Transformer Engine quantized_model_init, "
+        "Megatron-Core fp8_param_gather; NVIDIA's MLPerf configs set FP8_PARAMS=True)",
     )
     t.add_argument("--curve", action="store_true", help="also show training time against GPU count")
     t.add_argument("--json", action="store_true", help="print JSON instead of tables")
@@ -893,6 +901,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         **({"attention": args.attention} if args.attention else {}),
         "tp_comm_overlap": args.tp_comm_overlap,
         "gradient_precision": args.grad_precision,
+        "fp8_params": args.fp8_params,
     }
     try:
         return _scenario.Scenario.model_validate(

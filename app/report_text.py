@@ -35,7 +35,8 @@ def _rows(rows: list[tuple[str, str]]) -> str:
 
 
 def execution_text(execution: Execution | Mapping | None) -> str:
-    """'attention flash2 | TP comm overlap off | gradients fp32'; 'defaults' when the plan has none.
+    """'attention flash2 | TP comm overlap off | gradients fp32', and '| weights fp8' with FP8
+    parameters (written only when on); 'defaults' when the plan has none.
 
     Takes the scenario's `Execution`, or the plan's `TrainingPlan.execution` (its dump)."""
     if execution is None or (isinstance(execution, Mapping) and not execution):
@@ -45,6 +46,7 @@ def execution_text(execution: Execution | Mapping | None) -> str:
     return (
         f"attention {execution.attention} | TP comm overlap {'on' if execution.tp_comm_overlap else 'off'}"
         f" | gradients {execution.gradient_precision}"
+        + (" | weights fp8" if execution.fp8_params else "")
     )
 
 

@@ -202,6 +202,13 @@ class Execution(BaseModel):
         default="fp32",
         description="gradients kept and reduced in fp32 (Megatron's default for BF16) or bf16",
     )
+    fp8_params: bool = Field(
+        default=False,
+        description="FP8 training only: weights held and all-gathered in FP8 (1 byte) instead of "
+        "BF16 plus an FP8 copy; the FP32 master weights stay in the optimizer and the embedding "
+        "stays BF16 (Transformer Engine quantized_model_init / fp8_model_init, Megatron-Core "
+        "fp8_param_gather; NVIDIA's MLPerf configs set FP8_PARAMS=True)",
+    )
 
     @model_validator(mode="after")
     def _stack_kernel(self) -> Execution:
@@ -217,6 +224,7 @@ class Execution(BaseModel):
             "flash_attention": ATTENTION_KERNELS[self.attention],
             "tp_comm_overlap": self.tp_comm_overlap,
             "grad_bytes": GRADIENT_BYTES[self.gradient_precision],
+            "fp8_params": self.fp8_params,
         }
 
 
@@ -380,6 +388,12 @@ class Scenario(BaseModel):
     @model_validator(mode="after")
     def _portfolio_by_version(self) -> Scenario:
         if self.version == 1:
+            if self.execution.fp8_params and self.workload.precision != "fp8":
+                raise InputError(
+                    "execution.fp8_params",
+                    "weights held in FP8 need precision fp8 (this workload trains in "
+                    f"{self.workload.precision}); allowed: on only with precision fp8, else off",
+                )
             if self.workloads is not None:
                 raise InputError(
                     "workloads", "workloads needs version 2 (a v1 scenario has one workload)"

@@ -29,6 +29,7 @@ def test_defaults_are_megatron_defaults_and_old_scenarios_still_load():
         "attention": "cudnn",  # Transformer Engine's kernel (constants.SOFTWARE_STACKS, step 12)
         "tp_comm_overlap": False,
         "gradient_precision": "fp32",
+        "fp8_params": False,
     }
     old = Scenario.model_validate(BASE)  # a link or file made before the section existed
     assert old.execution == Execution()
@@ -37,6 +38,7 @@ def test_defaults_are_megatron_defaults_and_old_scenarios_still_load():
         "flash_attention": 4,
         "tp_comm_overlap": False,
         "grad_bytes": 4,
+        "fp8_params": False,
     }
 
 
@@ -50,6 +52,7 @@ def test_tp_overlap_and_bf16_gradients_speed_up_a_tensor_parallel_plan():
         "attention": "cudnn",
         "tp_comm_overlap": True,
         "gradient_precision": "bf16",
+        "fp8_params": False,
     }
 
 
@@ -121,6 +124,7 @@ def test_cli_flags_reach_the_plan():
         "attention": "flash1",
         "tp_comm_overlap": True,
         "gradient_precision": "bf16",
+        "fp8_params": False,
     }
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

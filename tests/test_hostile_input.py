@@ -71,6 +71,7 @@ PATHS = _paths(
             "attention": "flash2",
             "tp_comm_overlap": False,
             "gradient_precision": "fp32",
+            "fp8_params": False,
         },
     }
 )

@@ -69,6 +69,22 @@ def execution_inputs() -> None:
             help="Gradients kept and reduced in FP32 (Megatron's default for BF16 training: 4 bytes per "
             "parameter) or BF16 (2 bytes, half the data-parallel traffic).",
         )
+        # FP8 weights need FP8 training (Scenario's rule): off and out of reach under BF16; once on,
+        # it stays on and can be turned off, and Sizing names the conflict until one of them changes
+        on = bool(sw.current("execution.fp8_params"))
+        fp8 = sw.current("workload.precision") == "fp8"
+        st.toggle(
+            "Hold weights in FP8",
+            value=on,
+            key="w_fp8_params",
+            disabled=not fp8 and not on,
+            on_change=state.bind("execution.fp8_params", "w_fp8_params"),
+            help="Weights held and all-gathered in FP8 (1 byte) instead of BF16 plus an FP8 copy "
+            "(3 bytes); the FP32 master weights stay in the optimizer and the embedding stays "
+            "BF16. Transformer Engine quantized_model_init (fp8_model_init), Megatron-Core "
+            "fp8_param_gather; NVIDIA's MLPerf configs set FP8_PARAMS=True."
+            + ("" if fp8 else " Needs precision FP8 (Model, Precision)."),
+        )
 
 
 #: the layout's terms in plain words (app/glossary.py), the help of the Layout line
