@@ -93,7 +93,8 @@ class FinetuneInputs(Record):
         "bf16", description="GEMMs (and a LoRA base held in FP8)"
     )
     fp8_activation_input_store: bool = Field(
-        False, description="SwiGLU input kept in FP8 (Megatron-Core activation_func_fp8_input_store)"
+        False,
+        description="SwiGLU input kept in FP8 (Megatron-Core activation_func_fp8_input_store)",
     )
     fp8_gemm_input_store: bool = Field(
         False, description="trainable GEMMs keep their input as its FP8 cast (TE FP8 training)"
