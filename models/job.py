@@ -75,8 +75,8 @@ class Job:
     #: Kept inputs of trainable GEMMs stored as their FP8 cast (1 byte) instead of BF16: Transformer
     #: Engine in FP8 saves the quantized `inputmat` (linear.py v2.2, `saved_inputmat = inputmat`
     #: after `input_quantizer(inputmat)`); the out-projection then keeps that FP8 copy beside the
-    #: attention output. A job setting, default off (only where a row's source runs TE FP8 with
-    #: trainable weights).
+    #: attention output. Only with weight_gradients (under LoRA the adapted inputs are kept by the
+    #: BF16 adapters). A job setting, default off (only where a source runs TE FP8 full training).
     fp8_gemm_input_store: bool = False
     #: The SwiGLU input kept in FP8 (1 byte) instead of BF16: Megatron-Core
     #: activation_func_fp8_input_store (megatron/core/fusions/fused_bias_swiglu.py @

@@ -47,14 +47,17 @@ def activation_bytes_per_token_layer(job: Job, lay: Layouts) -> np.ndarray:
     gate = 2 if s.gated_mlp else 1
     kv_ratio = s.kv_heads / s.heads
     frozen = job.frozen_gemm_inputs
-    g = 1.0 if job.fp8_gemm_input_store else 2.0  # bytes per kept GEMM-input element
+    # bytes per kept GEMM-input element: FP8 only for trainable weights (under LoRA the adapted
+    # inputs are the BF16 adapters')
+    fp8_in = job.fp8_gemm_input_store and job.weight_gradients
+    g = 1.0 if fp8_in else 2.0
     qkv_in = 0.0 if "qkv" in frozen else g * h
     fc1_in = 0.0 if "fc1" in frozen else g * h
     fc2_in = 0.0 if "fc2" in frozen else g * f
     # permuted tokens for the experts (the experts' fc1 input)
     routed = g * h * s.experts_per_token if s.is_moe and "fc1" not in frozen else 0.0
     # TE's FP8 copy of the out-projection input, beside the attention output attention keeps
-    o_copy = h if job.fp8_gemm_input_store and "o" not in frozen else 0.0
+    o_copy = h if fp8_in and "o" not in frozen else 0.0
     act_in = (1.0 if job.fp8_activation_input_store else 2.0) * f * gate  # activation-fn input
     sharded = 2 * h + 4 * h * kv_ratio + 2 * h + o_copy + act_in + fc2_in + routed
     # LN1 and LN2 inputs, QKV and fc1 inputs, dropout masks, the adapters' own r-wide tensors
