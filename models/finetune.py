@@ -18,8 +18,13 @@ The training core does the physics (models/search.py, memory.py, step_time.py), 
   constants included); each GEMM of a frozen weight first dequantises it to BF16
   (QLORA_DEQUANT_BYTES_PER_PARAM of HBM traffic per weight per use: forward, backward, recompute).
 Wall-clock = steps × step time, steps = ⌈dataset tokens × epochs / (global batch × sequence length)⌉
-(no failure or restart time: fine-tunes are hours, not months). Activations are the core's: every
-adapted projection still needs its input saved, so LoRA saves about what training does.
+(no failure or restart time: fine-tunes are hours, not months). Activations are the core's, less
+the inputs of frozen matrices: a linear layer keeps its input only for its weight gradient (TE v2.2
+linear.py `backward_needs_input = is_grad_enabled and weight.requires_grad`), so under LoRA only the
+adapted matrices' inputs are kept (by the adapters), plus each adapter's r-wide A·x; norms, SwiGLU
+and attention keep theirs (GEMM_INPUT_FEEDS, Job.frozen_gemm_inputs; added after the MLPerf LoRA
+memory errors were seen). FP8 storage of the SwiGLU input or of trainable GEMM inputs only where the
+job says so (FinetuneInputs.fp8_activation_input_store, fp8_gemm_input_store; default off).
 """
 
 from __future__ import annotations
@@ -54,6 +59,15 @@ RULE_OF_THUMB_MFU = 0.40
 #: and memory: bytes per parameter of the whole model, by method (mixed-precision Adam 16, a BF16
 #: base 2, a 4-bit base 0.5), spread over the GPUs
 RULE_OF_THUMB_BYTES_PER_PARAM = {"full": 16.0, "lora": 2.0, "qlora": 0.5}
+#: the saved GEMM inputs of a layer (Job.frozen_gemm_inputs) and the matrices each feeds: an input
+#: is kept only while one of them is trained (full) or adapted (LoRA: the adapter keeps it for its
+#: A's weight gradient; a frozen base weight keeps none, TE v2.2 linear.py backward_needs_input)
+GEMM_INPUT_FEEDS: dict[str, tuple[Target, ...]] = {
+    "qkv": ("q", "k", "v"),
+    "o": ("o",),
+    "fc1": ("gate", "up"),
+    "fc2": ("down",),
+}
 
 
 class FinetuneInputs(Record):
@@ -77,6 +91,13 @@ class FinetuneInputs(Record):
     global_batch_seqs: int = Field(32, ge=1, le=65_536, description="sequences per optimizer step")
     precision: Literal["bf16", "fp8"] = Field(
         "bf16", description="GEMMs (and a LoRA base held in FP8)"
+    )
+    fp8_activation_input_store: bool = Field(
+        False,
+        description="SwiGLU input kept in FP8 (Megatron-Core activation_func_fp8_input_store)",
+    )
+    fp8_gemm_input_store: bool = Field(
+        False, description="trainable GEMMs keep their input as its FP8 cast (TE FP8 training)"
     )
 
     @model_validator(mode="after")
@@ -231,14 +252,32 @@ def base_bytes_per_param(inp: FinetuneInputs, shape: ModelShape) -> float:
 # --- one GPU count, every layout ------------------------------------------------------------------
 
 
+def frozen_gemm_inputs(inp: FinetuneInputs) -> frozenset[str]:
+    """GEMM inputs no trained or adapted matrix needs (none for full SFT): GEMM_INPUT_FEEDS."""
+    if inp.method == "full":
+        return frozenset()
+    return frozenset(k for k, m in GEMM_INPUT_FEEDS.items() if not set(m) & set(inp.lora_targets))
+
+
 def job_for(inp: FinetuneInputs, shape: ModelShape, gpu: GpuSpec) -> Job:
+    """The core's job; LoRA/QLoRA: no weight gradients of the base, the frozen matrices' inputs not
+    kept, each adapter keeping its r-wide A·x (2·r bytes per adapted matrix per token)."""
+    adapted = inp.method != "full"
     return Job(
         shape,
         gpu,
         inp.seq_len,
         inp.global_batch_seqs,
         inp.precision,
-        weight_gradients=inp.method == "full",
+        weight_gradients=not adapted,
+        frozen_gemm_inputs=frozen_gemm_inputs(inp),
+        adapter_bytes_per_token_layer=2.0
+        * inp.lora_rank
+        * adapted_matrices_per_layer(shape, inp.lora_targets)
+        if adapted
+        else 0.0,
+        fp8_gemm_input_store=inp.fp8_gemm_input_store,
+        fp8_activation_input_store=inp.fp8_activation_input_store,
     )
 
 

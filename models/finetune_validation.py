@@ -1,8 +1,10 @@
 """The fine-tuning model against published measurements (`models/data/validation/finetune.csv`).
 
 Each row is predicted with its published settings (model, method, GPU, GPUs, TP, PP, CP, micro-batch,
-global batch, sequence length, precision, LoRA rank and targets); the recompute mode is the fastest
-that fits. Kinds: `throughput` (tokens/s per GPU), `time_to_train_min` (the row's samples, else 3,072, × length ÷ tokens/s),
+global batch, sequence length, precision, LoRA rank and targets, FP8 SwiGLU-input store `fp8_act`);
+the recompute mode is the row's `recompute` where its source's config gives it (a mode the memory
+model says does not fit is scored anyway and reported "REJECTED by the memory model", as the
+training rows are), else the fastest that fits. Kinds: `throughput` (tokens/s per GPU), `time_to_train_min` (the row's samples, else 3,072, × length ÷ tokens/s),
 `memory` (peak GiB per GPU; a row with bound `upper` passes when the model is at or under it),
 `memory_total` (all GPUs, bound `lower`) and `trainable_params`. No row sets a constant: all are held
 out. Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
@@ -50,6 +52,7 @@ def inputs_of(row: dict) -> FinetuneInputs:
         seq_len=int(row["seq_len"]),
         global_batch_seqs=int(row["global_batch_seqs"]),
         precision=row["precision"],
+        fp8_activation_input_store=row.get("fp8_act") == "1",
     )
 
 
@@ -61,23 +64,36 @@ def predict(row: dict) -> dict:
     kind = row["kind"]
     if kind == "trainable_params":
         return {"predicted": lora_params(shape, inp.lora_rank, inp.lora_targets), "rule": None}
+    # the source's recompute mode where published (empty: the fastest that fits)
+    mode = {"recompute": row["recompute"]} if row.get("recompute") else {}
     r = evaluate_layout(
-        inp, tp=tp, pp=pp, cp=cp, dp=n // (tp * pp * cp), micro_batch=int(row["micro_batch"])
+        inp,
+        tp=tp,
+        pp=pp,
+        cp=cp,
+        dp=n // (tp * pp * cp),
+        micro_batch=int(row["micro_batch"]),
+        **mode,
     )
+    fit = {"recompute": r["recompute"], "fits": r["fits"]}
     tps_gpu = r["tokens_per_s"] / n
     rule_tps = RULE_OF_THUMB_MFU * gpu.peak_tflops(inp.precision) * 1e12 / (6 * shape.params_total)
     rule_mem = RULE_OF_THUMB_BYTES_PER_PARAM[inp.method] * shape.params_total / n
     if kind == "throughput":
-        return {"predicted": tps_gpu, "rule": rule_tps, "recompute": r["recompute"]}
+        return {"predicted": tps_gpu, "rule": rule_tps, **fit}
     if kind == "time_to_train_min":
         tokens = float(row.get("samples") or MLPERF_SAMPLES) * inp.seq_len
-        return {"predicted": tokens / (tps_gpu * n) / 60, "rule": tokens / (rule_tps * n) / 60}
+        return {
+            "predicted": tokens / (tps_gpu * n) / 60,
+            "rule": tokens / (rule_tps * n) / 60,
+            **fit,
+        }
     gib = row["unit"].startswith("GiB")
     unit = BYTES_PER_GIB if gib else BYTES_PER_GB
     mem = r["memory_gib"] * BYTES_PER_GIB / unit
     if kind == "memory_total":
-        return {"predicted": mem * n, "rule": rule_mem * n / unit}
-    return {"predicted": mem, "rule": rule_mem / unit, "recompute": r["recompute"]}
+        return {"predicted": mem * n, "rule": rule_mem * n / unit, **fit}
+    return {"predicted": mem, "rule": rule_mem / unit, **fit}
 
 
 @functools.cache
@@ -102,6 +118,8 @@ def validate() -> dict:
                 "rule_error": None if p["rule"] is None else p["rule"] / pub - 1,
                 "within_bound": ok,
                 "recompute": p.get("recompute"),
+                "published_recompute": row.get("recompute") or None,
+                "fits": p.get("fits", True),
                 "source": row["source"],
             }
         )
@@ -129,7 +147,12 @@ def report(result: dict) -> str:
             else ""
         )
         # a memory figure depends on what the model recomputes (the fastest mode that fits)
-        mode = f" (model recompute: {r['recompute']})" if r["kind"] == "memory" else ""
+        mode = (
+            f" (recompute: {r['recompute']}, {'published' if r['published_recompute'] else 'model'})"
+            if r["kind"] == "memory"
+            else ""
+        )
+        mode += "" if r["fits"] else "  REJECTED by the memory model"
         lines.append(
             f"{r['id']:44} {r['published']:>11.4g} {r['predicted']:>11.4g} {r['error']:>+7.1%} "
             f"{rule:>7}  {r['unit']}{bound}{mode}"

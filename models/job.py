@@ -62,6 +62,28 @@ class Job:
     #: untied output layer) are not Transformer Engine modules and stay BF16 (bf16_params_on_stage).
     #: Only with precision "fp8".
     fp8_params: bool = False
+    #: GEMM inputs not kept for backward because the weights they feed are frozen (LoRA/QLoRA;
+    #: models/finetune.py job_for): any of "qkv", "o", "fc1", "fc2" (finetune.GEMM_INPUT_FEEDS).
+    #: A linear layer saves its input only to form its weight gradient: Transformer Engine v2.2
+    #: (c55e425ac5751c72bfa656560fc7c65ab7d895e9) pytorch/module/linear.py `backward_needs_input =
+    #: is_grad_enabled and weight.requires_grad`, layernorm_linear.py saves `ln_out if
+    #: weight.requires_grad else None`. Empty (every weight trainable): training unchanged.
+    frozen_gemm_inputs: frozenset[str] = frozenset()
+    #: Bytes per token per layer the LoRA adapters keep for their own backward (A·x, r wide, for
+    #: B's weight gradient): 2·r per adapted matrix; 0 without adapters.
+    adapter_bytes_per_token_layer: float = 0.0
+    #: Kept inputs of trainable GEMMs stored as their FP8 cast (1 byte) instead of BF16: Transformer
+    #: Engine in FP8 saves the quantized `inputmat` (linear.py v2.2, `saved_inputmat = inputmat`
+    #: after `input_quantizer(inputmat)`); the out-projection then keeps that FP8 copy beside the
+    #: attention output. Only with weight_gradients (under LoRA the adapted inputs are kept by the
+    #: BF16 adapters). A job setting, default off (only where a source runs TE FP8 full training).
+    fp8_gemm_input_store: bool = False
+    #: The SwiGLU input kept in FP8 (1 byte) instead of BF16: Megatron-Core
+    #: activation_func_fp8_input_store (megatron/core/fusions/fused_bias_swiglu.py @
+    #: cbc89b322c454a2de46edcbd1fc708669aeafd59, tag 25.04-alpha.rc1: `input_for_backward =
+    #: input.to(torch.float8_e4m3fn) if fp8_input_store else input`); MLPerf NeMo FP8_ACT=1. Default
+    #: off: only where a row's config sets it.
+    fp8_activation_input_store: bool = False
 
     def __post_init__(self) -> None:
         if self.fp8_params and self.precision != "fp8":

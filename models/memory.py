@@ -10,6 +10,10 @@
 - Context parallelism "partitions the network inputs and all activations along sequence dimension"
   and "each GPU only stores the KV of a sequence chunk" (Megatron-LM
   docs/source/api-guide/context_parallel.rst): activations and logits are those of seq/cp tokens.
+- A GEMM input kept only for its weight gradient is not kept where that weight is frozen
+  (Job.frozen_gemm_inputs: LoRA/QLoRA; Transformer Engine linear.py backward_needs_input); with
+  Job.fp8_gemm_input_store the kept ones are FP8 (1 byte), with Job.fp8_activation_input_store the
+  SwiGLU input is (Megatron-Core activation_func_fp8_input_store). All off: training as below.
 - Activations per layer and token (Korthikanti et al. 2022, generalised to GQA, gated MLPs and MoE):
   tensors sharded by tp (Q, K, V, attention output, MLP intermediates) plus tensors only sequence
   parallelism shards (layer-norm and matmul inputs, dropout masks); 5·a·s bytes of attention scores
@@ -42,9 +46,24 @@ def activation_bytes_per_token_layer(job: Job, lay: Layouts) -> np.ndarray:
     h, f = s.hidden, job.mlp_tokens_width
     gate = 2 if s.gated_mlp else 1
     kv_ratio = s.kv_heads / s.heads
-    routed = 2 * h * s.experts_per_token if s.is_moe else 0.0  # permuted tokens for the experts
-    sharded = 2 * h + 4 * h * kv_ratio + 2 * h + 2 * f * gate + 2 * f + routed
-    replicated = 8 * h + (2 * h if s.dropout else 0)  # LN1/QKV/LN2/fc1 inputs, dropout masks
+    frozen = job.frozen_gemm_inputs
+    # bytes per kept GEMM-input element: FP8 only for trainable weights (under LoRA the adapted
+    # inputs are the BF16 adapters')
+    fp8_in = job.fp8_gemm_input_store and job.weight_gradients
+    g = 1.0 if fp8_in else 2.0
+    qkv_in = 0.0 if "qkv" in frozen else g * h
+    fc1_in = 0.0 if "fc1" in frozen else g * h
+    fc2_in = 0.0 if "fc2" in frozen else g * f
+    # permuted tokens for the experts (the experts' fc1 input)
+    routed = g * h * s.experts_per_token if s.is_moe and "fc1" not in frozen else 0.0
+    # TE's FP8 copy of the out-projection input, beside the attention output attention keeps
+    o_copy = h if fp8_in and "o" not in frozen else 0.0
+    act_in = (1.0 if job.fp8_activation_input_store else 2.0) * f * gate  # activation-fn input
+    sharded = 2 * h + 4 * h * kv_ratio + 2 * h + o_copy + act_in + fc2_in + routed
+    # LN1 and LN2 inputs, QKV and fc1 inputs, dropout masks, the adapters' own r-wide tensors
+    replicated = (
+        4 * h + qkv_in + fc1_in + (2 * h if s.dropout else 0) + job.adapter_bytes_per_token_layer
+    )
     scores = 0.0 if job.fused_attention else 5.0 * s.heads * job.seq_len
     tp, sp = lay.tp, lay.sequence_parallel.astype(bool)
     per = np.where(sp, (sharded + replicated) / tp, replicated + sharded / tp)

@@ -19,10 +19,11 @@ from models.sizing import gpu_ladder
 
 #: today's errors on the scored rows (median, worst) with a little slack: must not quietly worsen
 TODAY = {
-    "throughput": (0.11, 0.29),
-    "time_to_train_min": (0.17, 0.40),
-    # MLPerf v5.0 LoRA max_memory_usage rows: CP2/CP8 ~10-14 % high; CP1 rows -51 % (full recompute chosen)
-    "memory": (0.10, 0.52),
+    "throughput": (0.10, 0.16),
+    "time_to_train_min": (0.15, 0.40),
+    # MLPerf v5.0 LoRA max_memory_usage rows at their published recompute (none), frozen matrices'
+    # inputs not kept, FP8_ACT where set: CP2/CP8 -2 to +3 %, CP1 -6.5 % (heldout-scores.md Step 20)
+    "memory": (0.03, 0.065),
 }
 
 
@@ -167,7 +168,8 @@ MLPERF_MEMORY = [
 
 def test_mlperf_lora_memory_rows_are_scored_from_the_model_on_their_own_layout():
     """Each memory row's prediction is the fine-tuning model's peak memory on the row's published
-    TP, PP, CP, DP and micro-batch, and its error is that over the published figure."""
+    TP, PP, CP, DP, micro-batch and recompute mode (each config's: none), and its error is that
+    over the published figure."""
     raw = {r["id"]: r for r in FV.load_rows()}
     assert sorted(i for i, r in raw.items() if r["kind"] == "memory" and not r["bound"]) == sorted(
         MLPERF_MEMORY
@@ -178,12 +180,19 @@ def test_mlperf_lora_memory_rows_are_scored_from_the_model_on_their_own_layout()
         row = raw[i]
         n, tp, pp, cp = (int(row[k] or 1) for k in ("gpus", "tp", "pp", "cp"))
         want = evaluate_layout(
-            FV.inputs_of(row), tp=tp, pp=pp, cp=cp, dp=n // (tp * pp * cp), micro_batch=1
+            FV.inputs_of(row),
+            tp=tp,
+            pp=pp,
+            cp=cp,
+            dp=n // (tp * pp * cp),
+            micro_batch=1,
+            recompute=row["recompute"],
         )
+        assert row["recompute"] == "none" and want["fits"], i
         assert scored[i]["predicted"] == pytest.approx(want["memory_gib"]), i
         assert scored[i]["error"] == pytest.approx(want["memory_gib"] / float(row["published"]) - 1)
         assert scored[i]["recompute"] == want["recompute"]
-        assert f"{i} " in report and f"(model recompute: {want['recompute']})" in report
+        assert f"{i} " in report and "(recompute: none, published)" in report
 
 
 def test_lora_memory_falls_with_context_parallelism_and_not_with_data_parallelism():

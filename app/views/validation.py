@@ -276,6 +276,9 @@ def finetune_table(result: dict) -> pd.DataFrame:
                 "rule of thumb error %": None if r["rule_error"] is None else 100 * r["rule_error"],
                 "bound": r["bound"] or "",
                 "within bound": r["within_bound"],
+                "recompute": (r["recompute"] or "")
+                + (" (published)" if r["published_recompute"] else ""),
+                "fits the memory model": r["fits"],
                 "source": r["source"],
             }
             for r in result["rows"]
