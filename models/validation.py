@@ -87,6 +87,7 @@ SOURCE_GROUPS = (
     ("mlperf-v5.0-gb200-", "MLPerf v5.0 Llama 3.1 405B (NeMo, GB200)"),
     ("mlperf-v4.", "MLPerf v4.0/4.1 GPT-3 175B (NeMo, H100/B200)"),
     ("nemotron4-", "Nemotron-4 15B / 340B reports Table 2 (Megatron-Core, H100, BF16)"),
+    ("dgxc-", "NVIDIA DGX Cloud benchmarking recipes (NeMo 25.02/25.04, H100/GB200)"),
     ("run-", "whole training runs"),
 )
 UNITS = {

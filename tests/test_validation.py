@@ -48,13 +48,36 @@ THROUGHPUT_BEYOND = {
     "llama3-t4-131072",
     "mlperf-v4.1-h100-gpt3-256",
 }
+#: the scored step-time rows beyond the 15 % worst-case target, since the 50 held-out DGX Cloud
+#: benchmarking rows joined (step 22, validation/misses.csv): nine where recompute is not published and
+#: the memory model refuses the no-recompute layout (full recompute, +29 to +54 %), the H100 405B FP8
+#: rows at 1,024 / 2,048 GPUs (+20 %) and the GB200 405B BF16 rows at 256 / 512 (-18 %)
+STEP_TIME_BEYOND = {
+    "dgxc-25.04-h100-llama31-8b-bf16-8",
+    "dgxc-25.04-h100-nemotron4-15b-bf16-16",
+    "dgxc-25.04-h100-nemotron4-15b-bf16-32",
+    "dgxc-25.04-h100-nemotron4-15b-fp8-16",
+    "dgxc-25.04-h100-llama31-70b-fp8-64",
+    "dgxc-25.05.01-h100-llama31-405b-bf16-512",
+    "dgxc-25.04-h100-llama31-405b-bf16-1024",
+    "dgxc-25.04-h100-llama31-405b-bf16-2048",
+    "dgxc-25.05.01-h100-llama31-405b-fp8-512",
+    "dgxc-25.04-h100-llama31-405b-fp8-1024",
+    "dgxc-25.04-h100-llama31-405b-fp8-2048",
+    "dgxc-25.05.01-gb200-llama31-405b-bf16-256",
+    "dgxc-25.05.01-gb200-llama31-405b-bf16-512",
+}
+#: every scored row beyond its kind's worst-case target, each explained in validation/misses.csv
+BEYOND = THROUGHPUT_BEYOND | STEP_TIME_BEYOND
 #: today's (median, worst) absolute error per kind, with a little slack; not the targets.
 #: step_time moved from (0.04, 0.08) when the six held-out Nemotron-4 rows joined (issue 16: 3.8 % / 7.7 %
-#: over the 8 Korthikanti rows became 4.5 % / 9.6 % over 14; nemotron4-15b-768 +9.6 % the worst)
-TODAY = {"step_time": (0.05, 0.10), "throughput": (0.06, 0.33), "gpu_hours": (0.09, 0.15)}
+#: over the 8 Korthikanti rows became 4.5 % / 9.6 % over 14; nemotron4-15b-768 +9.6 % the worst), and
+#: to (0.04, 0.54) when the 50 held-out DGX Cloud benchmarking rows joined (step 22: 3.4 % / 53.6 % over
+#: 64; dgxc-25.05.01-h100-llama31-405b-fp8-512 +53.6 % the worst)
+TODAY = {"step_time": (0.04, 0.54), "throughput": (0.06, 0.33), "gpu_hours": (0.09, 0.15)}
 #: the same over every row, the not-scored ones included; throughput since the 30 not-scored torchtitan
 #: rows on the 500 W H100 96GB (no sourced peak; the model runs them on the faster H100-SXM) joined
-TODAY_ALL_ROWS = {"step_time": (0.05, 0.10), "throughput": (0.095, 1.85), "gpu_hours": (0.09, 0.15)}
+TODAY_ALL_ROWS = {"step_time": (0.04, 0.54), "throughput": (0.095, 1.85), "gpu_hours": (0.09, 0.15)}
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 
 
@@ -135,14 +158,16 @@ def test_medians_meet_the_target(result, scope):
 
 @pytest.mark.parametrize("scope", ["by_kind", "by_kind_held_out"])
 def test_worst_cases_meet_the_target_but_two_named_throughput_rows(result, scope):
+    """Beyond the worst-case target are exactly the named rows per kind (all of them held out): the
+    throughput rows of THROUGHPUT_BEYOND, the DGX Cloud step-time rows of STEP_TIME_BEYOND, no
+    GPU-hours row; a new outlier, or a named row the model now predicts, fails here."""
     held = result[scope]
-    for kind in ("step_time", "gpu_hours"):
-        if kind in held:
-            assert held[kind]["model"]["worst_abs_error"] <= TARGETS[kind][1], (
-                kind,
-                held[kind]["model"],
-            )
-            assert held[kind]["model"]["beyond_worst_target"] == []
+    if "gpu_hours" in held:
+        assert held["gpu_hours"]["model"]["worst_abs_error"] <= TARGETS["gpu_hours"][1], held[
+            "gpu_hours"
+        ]["model"]
+        assert held["gpu_hours"]["model"]["beyond_worst_target"] == []
+    assert set(held["step_time"]["model"]["beyond_worst_target"]) == STEP_TIME_BEYOND
     assert set(held["throughput"]["model"]["beyond_worst_target"]) == THROUGHPUT_BEYOND
     assert held["throughput"]["model"]["rows"] >= 50
 
@@ -153,7 +178,7 @@ def test_every_miss_is_explained_and_read_against_rows_that_match(result):
     each miss is read against are themselves within the target (the evidence it points to holds)."""
     m = result["misses"]
     assert m["unexplained"] == [] and m["stale"] == [], m
-    assert {e["id"] for e in m["explained"]} == THROUGHPUT_BEYOND
+    assert {e["id"] for e in m["explained"]} == BEYOND
     rows = {r["id"]: r for r in result["rows"]}
     for e in m["explained"]:
         assert e["what_differs"].strip() and len(e["likely_cause"]) > 80, e["id"]
@@ -164,6 +189,11 @@ def test_every_miss_is_explained_and_read_against_rows_that_match(result):
             assert abs(other["error"]) <= TARGETS[r["kind"]][1], other
     # the memory-pressure explanation rests on the model's own memory figure
     assert rows["lf-a100-80-30b-8g-s8192"]["memory_share"] > C_HEADROOM
+    # the DGX Cloud memory misses rest on the model taking full recompute where recompute is not published
+    memory_misses = {i for i in STEP_TIME_BEYOND if "fp8-1024" not in i and "fp8-2048" not in i}
+    memory_misses -= {i for i in STEP_TIME_BEYOND if "gb200" in i}
+    assert len(memory_misses) == 9
+    assert all(rows[i]["layout"].endswith(" full") for i in memory_misses)
 
 
 def test_misses_bench_reproduces_the_validation_errors(result):
@@ -203,11 +233,11 @@ def test_errors_by_source_cover_every_row(result):
 
 def test_held_out_rows_are_most_of_the_evidence(result):
     held = result["by_kind_held_out"]
-    # the step-time rows that set no constant are the six Nemotron-4 batch-ramp stages (issue 16);
-    # every other step-time row (Korthikanti Table 5) is a calibration row
+    # the step-time rows that set no constant are the six Nemotron-4 batch-ramp stages and the 50 DGX
+    # Cloud benchmarking rows (issue 16); every other step-time row (Korthikanti Table 5) calibrates
     held_steps = [r for r in result["rows"] if r["kind"] == "step_time" and not r["calibration"]]
-    assert held["step_time"]["model"]["rows"] == len(held_steps) == 6
-    assert all(r["id"].startswith("nemotron4-") for r in held_steps)
+    assert held["step_time"]["model"]["rows"] == len(held_steps) == 56
+    assert all(r["id"].startswith(("nemotron4-", "dgxc-")) for r in held_steps)
     # the row FP8_GEMM_RELATIVE_EFFICIENCY was read from sets a constant, so it is not held out
     fp8_source = next(r for r in result["rows"] if r["id"] == "nemo-llama3-70b-64")
     assert fp8_source["calibration"] and fp8_source["precision"] == "fp8"
@@ -550,8 +580,8 @@ def test_validation_page_renders():
         len(at.dataframe) >= 5
     )  # errors per kind, by source, every row, figures not used, constants
     misses = [md.value for md in at.markdown if "**Likely cause:**" in md.value]
-    assert len(misses) == len(THROUGHPUT_BEYOND)
-    assert all(any(md_plain(i) in t for t in misses) for i in THROUGHPUT_BEYOND), misses
+    assert len(misses) == len(BEYOND)
+    assert all(any(md_plain(i) in t for t in misses) for i in BEYOND), misses
     constants = at.dataframe[-1].value
     assert "GEMM_SHARE_OF_MAMF" in set(constants["name"])
 
