@@ -132,7 +132,14 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     softmax_f = T * score_bytes / tp / hbm * slow
 
     bw, lat = link(tp)
-    tp_coll = coll.all_reduce_s(T * h * 2.0, tp, bw, lat)
+    # each tensor-parallel all-reduce is a reduce-scatter of the BF16 output and an all-gather of the
+    # next GEMM's input; with FP8 and sequence parallelism the gathers move FP8
+    # (constants.FP8_TP_ALL_GATHER_BYTES; not under LoRA, whose adapters need the gathered BF16 input)
+    fp8_gathers = job.precision == "fp8" and job.weight_gradients
+    ag_bytes = np.where(sp & fp8_gathers, C.FP8_TP_ALL_GATHER_BYTES, 2.0)
+    tp_coll = coll.reduce_scatter_s(T * h * 2.0, tp, bw, lat) + coll.reduce_scatter_s(
+        T * h * ag_bytes, tp, bw, lat
+    )
     a2a_bw, a2a_lat = link(tp * lay.ep)
     # routing limited to M devices or nodes: a token crosses to at most M of them, once each (on a
     # node, NVLink forwards it to its experts there), so its copies are min(k, M) over as many groups

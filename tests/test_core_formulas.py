@@ -152,6 +152,32 @@ def test_fp8_is_faster_but_not_twice_as_fast():
     assert 1.0 < t16 / t8 < 2.0
 
 
+def test_fp8_tensor_parallel_all_gathers_move_one_byte_a_value():
+    """With FP8 and sequence parallelism each TP all-reduce-equivalent is a BF16 reduce-scatter plus an
+    FP8 all-gather (Transformer Engine's quantized gathers): 2 + 1 bytes a value against BF16's 2 + 2,
+    latencies unchanged. Without sequence parallelism, or under LoRA (BF16 gathers for the
+    adapters), the traffic is BF16's."""
+    base = dict(shape=get_preset("llama3-70b"), gpu=get_gpu("H100-SXM"), seq_len=8192)
+
+    def tp_comm(precision, sp, **kw):
+        job = Job(**base, global_batch_seqs=16, precision=precision, **kw)
+        lay = Layouts.single(16, tp=8, pp=1, dp=1, micro_batch=1, sequence_parallel=sp)
+        return float(step_breakdown(job, lay)["tp_comm"][0])
+
+    g = get_gpu("H100-SXM")
+    bw = g.scaleup_bandwidth_gbyte_per_s * 1e9 * C.SCALEUP_EFFICIENCY
+    values = 8192 * get_preset("llama3-70b").hidden
+    bf16_coll = 2 * coll.reduce_scatter_s(values * 2.0, 8, bw, C.SCALEUP_LATENCY_S)
+    fp8_coll = bf16_coll - (values * 1.0 * 7 / 8) / bw
+    assert C.FP8_TP_ALL_GATHER_BYTES == 1
+    ratio = tp_comm("fp8", 1) / tp_comm("bf16", 1)
+    assert ratio == pytest.approx(fp8_coll / bf16_coll, rel=1e-9)
+    assert tp_comm("fp8", 0) == pytest.approx(tp_comm("bf16", 0), rel=1e-12)
+    assert tp_comm("fp8", 1, weight_gradients=False) == pytest.approx(
+        tp_comm("bf16", 1, weight_gradients=False), rel=1e-12
+    )
+
+
 def test_layout_enumeration_obeys_its_rules():
     s = get_preset("mixtral-8x7b")
     lay = enumerate_layouts(
