@@ -150,6 +150,21 @@ OVERLAP_INTERFERENCE = 0.6
 #: one micro-batch (Megatron overlap_grad_reduce / overlap_param_gather).
 DP_OVERLAP = 0.90
 
+#: Bytes per value of a tensor-parallel all-gather in FP8 training with sequence parallelism. Transformer
+#: Engine casts a column-parallel GEMM's input to FP8 before gathering it, and in backward gathers the
+#: FP8-cast output gradient and re-gathers the FP8 input for the weight gradient
+#: (transformer_engine/pytorch/module/layernorm_linear.py: the normalization writes FP8 and
+#: gather_along_first_dim moves it, v1.13; `with_quantized_all_gather = fp8`, and base.py
+#: grad_output_preprocess gathers with the grad-output quantizer, v2.1); the reduce-scatters of the
+#: row-parallel outputs and of the input gradients stay BF16 (NeMo's FP8 userbuffers configs can also
+#: reduce-scatter two forward outputs in FP8, fp8_buf=True: not modelled). So an all-reduce-equivalent
+#: moves 2 + 1 bytes a value instead of 2 + 2. Not under LoRA: the adapted layers ask TE for the
+#: gathered BF16 layer-norm output (NeMo nemo/collections/llm/peft/utils.py sets
+#: return_layernorm_output_gathered, which turns the quantized gather off, v2.2.1), and the model keeps
+#: BF16 gathers for the whole fine-tuning step. Added 2026-11-30 AFTER the DGX Cloud FP8 rows were seen
+#: slow on wide TP8 models (docs/reference/heldout-scores.md step 24).
+FP8_TP_ALL_GATHER_BYTES = 1
+
 # --- software stacks ------------------------------------------------------------------------------
 #: What each software stack class does differently (docs/reference/software-stacks.md; classes in
 #: models/data/validation/stack_classes.csv), as mechanisms the step-time model and the layout search
@@ -260,20 +275,6 @@ DEFAULT_SOFTWARE_STACK = "megatron-core-tuned"
 #: Bytes per parameter with mixed-precision Adam: bf16 weights 2, fp32 gradients 4, fp32 master
 #: weights + Adam m + v 12 = 18 (Korthikanti Fig. 1 shows 45.56 GiB for 2.72 B params/GPU = 18.0 B).
 WEIGHT_BYTES = 2
-#: Bytes per value of a tensor-parallel all-gather in FP8 training with sequence parallelism. Transformer
-#: Engine casts a column-parallel GEMM's input to FP8 before gathering it, and in backward gathers the
-#: FP8-cast output gradient and re-gathers the FP8 input for the weight gradient
-#: (transformer_engine/pytorch/module/layernorm_linear.py: the normalization writes FP8 and
-#: gather_along_first_dim moves it, v1.13; `with_quantized_all_gather = fp8`, and base.py
-#: grad_output_preprocess gathers with the grad-output quantizer, v2.1); the reduce-scatters of the
-#: row-parallel outputs and of the input gradients stay BF16 (NeMo's FP8 userbuffers configs can also
-#: reduce-scatter two forward outputs in FP8, fp8_buf=True: not modelled). So an all-reduce-equivalent
-#: moves 2 + 1 bytes a value instead of 2 + 2. Not under LoRA: the adapted layers ask TE for the
-#: gathered BF16 layer-norm output (NeMo nemo/collections/llm/peft/utils.py sets
-#: return_layernorm_output_gathered, which turns the quantized gather off, v2.2.1), and the model keeps
-#: BF16 gathers for the whole fine-tuning step. Added 2026-11-30 AFTER the DGX Cloud FP8 rows were seen
-#: slow on wide TP8 models (docs/reference/heldout-scores.md step 24).
-FP8_TP_ALL_GATHER_BYTES = 1
 GRAD_BYTES = 4
 OPTIMIZER_BYTES = 12
 #: FP8 training keeps an FP8 copy of each weight beside the bf16 one (Transformer Engine).

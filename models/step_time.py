@@ -137,7 +137,7 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     # (constants.FP8_TP_ALL_GATHER_BYTES; not under LoRA, whose adapters need the gathered BF16 input)
     fp8_gathers = job.precision == "fp8" and job.weight_gradients
     ag_bytes = np.where(sp & fp8_gathers, C.FP8_TP_ALL_GATHER_BYTES, 2.0)
-    tp_coll = coll.reduce_scatter_s(T * h * 2.0, tp, bw, lat) + coll.reduce_scatter_s(
+    tp_coll = coll.reduce_scatter_s(T * h * 2.0, tp, bw, lat) + coll.all_gather_s(
         T * h * ag_bytes, tp, bw, lat
     )
     a2a_bw, a2a_lat = link(tp * lay.ep)
