@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,9 +48,14 @@ def context_parallel(job: Job) -> tuple[int, ...]:
 
 
 def all_layouts(job: Job, gpus: int, cp: tuple[int, ...] | None = None) -> Layouts:
-    """Every valid layout of `gpus`; `cp` the context-parallel degrees (context_parallel by default)."""
+    """Every valid layout of `gpus`; `cp` the context-parallel degrees (context_parallel by default).
+    Tensor-parallel layouts use sequence parallelism where the job's software stack has it and run
+    without it where the stack has none (the 2021-22 Megatron forks, before Korthikanti et al. 2022
+    added sequence parallelism: the layer-norm and dropout activations replicated over the TP group).
+    Until 2026-11-30 such stacks were left with TP1 only: every TP layout came with sequence
+    parallelism and stack_allows refused it."""
     s = job.shape
-    return enumerate_layouts(
+    lay = enumerate_layouts(
         gpus=gpus,
         global_batch_seqs=job.global_batch_seqs,
         layers=s.layers,
@@ -59,6 +64,9 @@ def all_layouts(job: Job, gpus: int, cp: tuple[int, ...] | None = None) -> Layou
         scaleup_domain_gpus=job.gpu.scaleup_domain_gpus,
         cp_candidates=context_parallel(job) if cp is None else cp,
     )
+    if not C.SOFTWARE_STACKS[job.stack]["sequence_parallel"]:
+        lay = replace(lay, sequence_parallel=np.zeros_like(lay.sequence_parallel))
+    return lay
 
 
 def stack_allows(job: Job, lay: Layouts) -> np.ndarray:

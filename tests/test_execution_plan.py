@@ -147,6 +147,35 @@ def test_cli_flags_reach_the_plan():
     assert "attention cudnn | TP comm overlap off | gradients fp32" in out.getvalue()
 
 
+def test_the_classic_stack_runs_tensor_parallelism_without_sequence_parallelism():
+    """The 2021-22 Megatron forks ran TP (and PP) without sequence parallelism: the search offers the
+    classic stack TP layouts, all with sequence parallelism off, and for GLM-130B on its 768
+    A100-40GB it takes one (its source ran TP4 PP8). Until this was mended every TP layout came with
+    sequence parallelism, the stack refused it, and the planner ran GLM-130B at TP1 PP48 with full
+    recompute (19 % MFU)."""
+    from models.hardware import get_gpu
+    from models.job import Job
+    from models.search import all_layouts, best_layout, stack_allows
+    from models.shapes import get_preset
+
+    job = Job(
+        get_preset("glm-130b"),
+        get_gpu("A100-40GB"),
+        2048,
+        4224,
+        "bf16",
+        stack="megatron-3d-classic",
+    )
+    lay = all_layouts(job, 768)
+    allowed = stack_allows(job, lay)
+    assert (lay.sequence_parallel == 0).all()
+    assert (allowed & (lay.tp > 1)).any()
+    assert best_layout(job, 768).layout["tp"] > 1
+    tuned = Job(get_preset("glm-130b"), get_gpu("A100-40GB"), 2048, 4224, "bf16")
+    tuned_lay = all_layouts(tuned, 768)
+    assert (tuned_lay.sequence_parallel == (tuned_lay.tp > 1)).all()
+
+
 def test_a_share_link_carries_the_execution_plan():
     from app import share_link
 
