@@ -51,9 +51,8 @@ def all_layouts(job: Job, gpus: int, cp: tuple[int, ...] | None = None) -> Layou
     """Every valid layout of `gpus`; `cp` the context-parallel degrees (context_parallel by default).
     Tensor-parallel layouts use sequence parallelism where the job's software stack has it and run
     without it where the stack has none (the 2021-22 Megatron forks, before Korthikanti et al. 2022
-    added sequence parallelism: the layer-norm and dropout activations replicated over the TP group).
-    Until 2026-11-30 such stacks were left with TP1 only: every TP layout came with sequence
-    parallelism and stack_allows refused it."""
+    added sequence parallelism: the layer-norm and dropout activations replicated over the TP group),
+    which stack_allows would otherwise refuse."""
     s = job.shape
     lay = enumerate_layouts(
         gpus=gpus,
