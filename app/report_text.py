@@ -22,6 +22,7 @@ from app.formatting import si as _si
 from app.formatting import usd as _usd
 from models.options import OPTIONS
 from models.scenario import Execution
+from models.stacks import load_stacks
 from models.training import TrainingPlan
 from models.units import DAYS_PER_MONTH
 from pricing import freshness
@@ -35,8 +36,9 @@ def _rows(rows: list[tuple[str, str]]) -> str:
 
 
 def execution_text(execution: Execution | Mapping | None) -> str:
-    """'attention flash2 | TP comm overlap off | gradients fp32', and '| weights fp8' with FP8
-    parameters (written only when on); 'defaults' when the plan has none.
+    """'tuned Megatron-Core / NeMo | attention cudnn | TP comm overlap off | gradients fp32' (the
+    software stack's name from models/stacks.py), and '| weights fp8' with FP8 parameters (written
+    only when on); 'defaults' when the plan has none.
 
     Takes the scenario's `Execution`, or the plan's `TrainingPlan.execution` (its dump)."""
     if execution is None or (isinstance(execution, Mapping) and not execution):
@@ -44,7 +46,7 @@ def execution_text(execution: Execution | Mapping | None) -> str:
     if isinstance(execution, Mapping):
         execution = Execution.model_validate(execution)
     return (
-        f"attention {execution.attention} | TP comm overlap {'on' if execution.tp_comm_overlap else 'off'}"
+        f"{load_stacks()[execution.software_stack].name} | attention {execution.attention} | TP comm overlap {'on' if execution.tp_comm_overlap else 'off'}"
         f" | gradients {execution.gradient_precision}"
         + (" | weights fp8" if execution.fp8_params else "")
     )

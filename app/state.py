@@ -35,7 +35,7 @@ from app import share_link
 from app.assumption_labels import overrides_line
 from app.formatting import md_code, md_plain
 from app.scenario_files import EXAMPLE, PORTFOLIOS
-from models.demand import Demand, Sizing, derive_demand, size_workload
+from models.demand import Demand, Sizing, TrainingSettings, derive_demand, size_workload
 from models.errors import InputError
 from models.scenario import PORTFOLIO_VERSION, Scenario, Workload, explain_validation_error
 from models.training import TrainingPlan, plan_training
@@ -336,19 +336,22 @@ def scenario_key(sc: Scenario) -> str:
 
 @st.cache_data(max_entries=128, show_spinner=False)
 def _demand(
-    workloads_json: str, gpu: str, months: int
+    scenario_json: str, gpu: str, months: int
 ) -> tuple[dict | None, tuple[str, str] | None]:
-    sc = Scenario.model_validate_json(workloads_json)
+    sc = Scenario.model_validate_json(scenario_json)
     try:
-        return derive_demand(sc.workloads, gpu, months).model_dump(mode="json"), None
+        demand = derive_demand(sc.workloads, gpu, months, training=TrainingSettings.of(sc))
+        return demand.model_dump(mode="json"), None
     except InputError as exc:
         return None, (exc.field, str(exc))
 
 
 def portfolio_demand(sc: Scenario) -> tuple[Demand | None, tuple[str, str] | None]:
     """The portfolio's monthly demand as models/demand.py derives it, or the problem."""
+    full = sc.model_dump(mode="json")
     key = json.dumps(
-        {"version": PORTFOLIO_VERSION, "workloads": sc.model_dump(mode="json")["workloads"]}
+        {"version": PORTFOLIO_VERSION}
+        | {k: full[k] for k in ("workloads", "execution", "reliability")}
     )
     d, err = _demand(key, sc.cluster.gpu, sc.term.months)
     return (Demand.model_validate(d) if d else None), err
@@ -357,7 +360,13 @@ def portfolio_demand(sc: Scenario) -> tuple[Demand | None, tuple[str, str] | Non
 def workload_sizing(sc: Scenario, i: int) -> tuple[Sizing | None, tuple[str, str] | None]:
     """The core's sizing of the portfolio's workload i (models/demand.py size_workload, cached)."""
     try:
-        return size_workload(sc.workloads[i], sc.cluster.gpu, field=f"workloads[{i}]"), None
+        sizing = size_workload(
+            sc.workloads[i],
+            sc.cluster.gpu,
+            field=f"workloads[{i}]",
+            training=TrainingSettings.of(sc),
+        )
+        return sizing, None
     except InputError as exc:
         return None, (exc.field, str(exc))
 

@@ -2,8 +2,9 @@
 peak GPUs per month, by team and by kind, and the gang runs that need their whole GPU count at once.
 
 Sizing (`SIZERS`, one function per kind of models/portfolio.py `WORKLOAD_KINDS`):
-- pretrain: models/training.py plan_training on the portfolio's GPU; a run holds `gpus` GPUs for
-  its wall-clock `train_days` (goodput included);
+- pretrain: models/training.py plan_training on the portfolio's GPU, with the scenario's execution
+  plan and reliability inputs (`TrainingSettings`); a run holds `gpus` GPUs for its wall-clock
+  `train_days` (goodput included);
 - finetune: models/finetune.py plan_finetune; a job holds `gpus` GPUs for `train_hours`;
 - serve: models/serving.py plan_serving at each month's traffic: GPUs = replicas × GPUs per
   replica, held every hour. The search is run where the traffic starts and ends and, while the two
@@ -40,7 +41,7 @@ from models.portfolio import (
     release_months,
 )
 from models.record import Record
-from models.scenario import Cluster, Scenario, Workload
+from models.scenario import Cluster, Execution, ReliabilityInputs, Scenario, Workload
 from models.serving import ServeInputs, ServePlan, plan_serving
 from models.training import plan_training
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
@@ -67,9 +68,38 @@ class Sizing(Record):
     basis: str = ""
 
 
-def _size_pretrain(w: Pretrain, gpu: str) -> Sizing:
+class TrainingSettings(Record):
+    """What a scenario says about how its training runs (Scenario.execution, .reliability), which
+    every pre-training run of a portfolio is planned with: one software stack and one failure
+    model for the whole cluster. Defaults: the Scenario's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    execution: Execution = Execution()
+    reliability: ReliabilityInputs = ReliabilityInputs()
+
+    @classmethod
+    def of(cls, scenario: Scenario) -> TrainingSettings:
+        return cls(execution=scenario.execution, reliability=scenario.reliability)
+
+    def key(self) -> str:
+        """The settings as one string (the sizing cache's key: the nested models are not hashable)."""
+        return self.model_dump_json()
+
+
+DEFAULT_TRAINING = TrainingSettings()
+
+
+def _size_pretrain(w: Pretrain, gpu: str, training: TrainingSettings = DEFAULT_TRAINING) -> Sizing:
     workload = Workload(model=w.model, tokens=w.tokens, seq_len=w.seq_len, precision=w.precision)
-    plan = plan_training(Scenario(workload=workload, cluster=Cluster(gpu=gpu, gpus=w.gpus)))
+    plan = plan_training(
+        Scenario(
+            workload=workload,
+            cluster=Cluster(gpu=gpu, gpus=w.gpus),
+            execution=training.execution,
+            reliability=training.reliability,
+        )
+    )
     return Sizing(
         kind=w.kind,
         gang=True,
@@ -79,7 +109,7 @@ def _size_pretrain(w: Pretrain, gpu: str) -> Sizing:
     )
 
 
-def _size_finetune(w: Finetune, gpu: str) -> Sizing:
+def _size_finetune(w: Finetune, gpu: str, training: TrainingSettings = DEFAULT_TRAINING) -> Sizing:
     inp = FinetuneInputs(
         model=w.model,
         method=w.method,
@@ -102,7 +132,7 @@ def _size_finetune(w: Finetune, gpu: str) -> Sizing:
     )
 
 
-def _size_serve(w: Serve, gpu: str) -> Sizing:
+def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAINING) -> Sizing:
     rps = w.rps_by_month()
     if max(rps) > 1e6:
         raise InputError(
@@ -163,7 +193,7 @@ def _size_serve(w: Serve, gpu: str) -> Sizing:
     )
 
 
-def _size_steady(w: Steady, gpu: str) -> Sizing:
+def _size_steady(w: Steady, gpu: str, training: TrainingSettings = DEFAULT_TRAINING) -> Sizing:
     return Sizing(
         kind=w.kind,
         gang=False,
@@ -173,8 +203,9 @@ def _size_steady(w: Steady, gpu: str) -> Sizing:
     )
 
 
-#: One sizing function per workload kind (models/portfolio.py WORKLOAD_KINDS).
-SIZERS: dict[str, Callable[[WorkloadBase, str], Sizing]] = {
+#: One sizing function per workload kind (models/portfolio.py WORKLOAD_KINDS); each takes the
+#: workload, the GPU and the scenario's TrainingSettings (which only pre-training uses).
+SIZERS: dict[str, Callable[[WorkloadBase, str, TrainingSettings], Sizing]] = {
     "pretrain": _size_pretrain,
     "finetune": _size_finetune,
     "serve": _size_serve,
@@ -183,16 +214,23 @@ SIZERS: dict[str, Callable[[WorkloadBase, str], Sizing]] = {
 
 
 @functools.lru_cache(maxsize=512)
-def _size_cached(w: WorkloadBase, gpu: str) -> Sizing:
-    return SIZERS[w.kind](w, gpu)
+def _size_cached(w: WorkloadBase, gpu: str, training_key: str) -> Sizing:
+    return SIZERS[w.kind](w, gpu, TrainingSettings.model_validate_json(training_key))
 
 
-def size_workload(w: WorkloadBase, gpu: str, *, field: str = "workloads[0]") -> Sizing:
-    """The core's sizing of one workload on `gpu` (cached: records are frozen). A problem the core
-    finds raises InputError with the field under `field`, e.g. `workloads[3].gpus`."""
+def size_workload(
+    w: WorkloadBase,
+    gpu: str,
+    *,
+    field: str = "workloads[0]",
+    training: TrainingSettings = DEFAULT_TRAINING,
+) -> Sizing:
+    """The core's sizing of one workload on `gpu` with the scenario's `training` settings (cached:
+    records are frozen). A problem the core finds raises InputError with the field under `field`,
+    e.g. `workloads[3].gpus`."""
     check_gpu(gpu)
     try:
-        return _size_cached(w, gpu)
+        return _size_cached(w, gpu, training.key())
     except InputError as exc:
         raise InputError(f"{field}.{exc.field}", f"{field} ({w.name}): {exc}") from None
     except ValidationError as exc:
@@ -258,10 +296,19 @@ def check_term(months: int) -> int:
 
 
 def derive_demand(
-    workloads: Sequence[WorkloadBase], gpu: str, months: int, *, field: str = "workloads"
+    workloads: Sequence[WorkloadBase],
+    gpu: str,
+    months: int,
+    *,
+    field: str = "workloads",
+    training: TrainingSettings = DEFAULT_TRAINING,
 ) -> Demand:
-    """Sizes each workload on `gpu` (size_workload) and derives the term's demand."""
-    sizings = [size_workload(w, gpu, field=f"{field}[{i}]") for i, w in enumerate(workloads)]
+    """Sizes each workload on `gpu` with the scenario's `training` settings (size_workload) and
+    derives the term's demand."""
+    sizings = [
+        size_workload(w, gpu, field=f"{field}[{i}]", training=training)
+        for i, w in enumerate(workloads)
+    ]
     return demand_of(workloads, sizings, months, gpu=gpu, field=field)
 
 
@@ -386,6 +433,7 @@ __all__ = [
     "Demand",
     "GangRuns",
     "Sizing",
+    "TrainingSettings",
     "WorkloadDemand",
     "demand_of",
     "derive_demand",

@@ -269,6 +269,11 @@ class Term(BaseModel):
     loan_years: int = Field(default=3, ge=1, le=10, description="loan length, years")
 
 
+#: version 2: the workload kinds that must train in FP8 for `execution.fp8_params` (the gang
+#: training kinds: pre-training is planned with the execution plan, and either can be the
+#: representative plan, pricing/capacity_plans.py representative_workload)
+FP8_PARAMS_KINDS = ("pretrain", "finetune")
+
 #: expansion phases an owned cluster may have (Options.build_expansions)
 MAX_EXPANSIONS = 8
 #: the ages, months, at which an owned cluster may be refreshed (Options.build_refresh_after_months):
@@ -343,7 +348,8 @@ class Scenario(BaseModel):
     of `workloads` (models/portfolio.py; `workload` and `usage` are not used and must stay at their
     defaults), each option serving its monthly demand on its own capacity plan
     (pricing/capacity_plans.py); `cluster.gpus`, when given, fixes the size of the fixed-size
-    options."""
+    options. In both, `execution` and `reliability` say how the training runs (version 2: every
+    pre-training workload and the representative plan, models/demand.py TrainingSettings)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -426,6 +432,15 @@ class Scenario(BaseModel):
                 )
         if not self.workloads:
             raise InputError("workloads", "a version 2 scenario needs at least one workload")
+        if self.execution.fp8_params:
+            for i, w in enumerate(self.workloads):
+                if w.kind in FP8_PARAMS_KINDS and w.precision != "fp8":
+                    raise InputError(
+                        "execution.fp8_params",
+                        "weights held in FP8 need every training workload in fp8 "
+                        f"(workloads[{i}], {w.name}, trains in {w.precision}); allowed: on only "
+                        "when every pre-training and fine-tuning workload trains in fp8, else off",
+                    )
         for name, default in (("workload", Workload()), ("usage", Usage())):
             if getattr(self, name) != default:
                 raise InputError(

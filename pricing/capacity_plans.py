@@ -75,7 +75,7 @@ from models.capacity import (
     slot_capacity,
     unmet_gpu_hours,
 )
-from models.demand import SLOTS_PER_MONTH, Demand, derive_demand
+from models.demand import SLOTS_PER_MONTH, Demand, TrainingSettings, derive_demand
 from models.errors import InputError
 from models.hardware import get_gpu
 from models.infrastructure import size_fat_tree
@@ -219,11 +219,20 @@ class _Planner:
         self.scenario, self.cat = scenario, catalogue
         self.months = scenario.term.months
         self.gpu = get_gpu(scenario.cluster.gpu)
-        self.demand = derive_demand(scenario.workloads, self.gpu.gpu_id, self.months)
+        training = TrainingSettings.of(scenario)
+        self.demand = derive_demand(
+            scenario.workloads, self.gpu.gpu_id, self.months, training=training
+        )
         rep = representative_workload(scenario, self.demand)
         try:
             self.rep = plan_training(
-                Scenario(workload=rep, cluster=Cluster(gpu=self.gpu.gpu_id)), curve=False
+                Scenario(
+                    workload=rep,
+                    cluster=Cluster(gpu=self.gpu.gpu_id),
+                    execution=training.execution,
+                    reliability=training.reliability,
+                ),
+                curve=False,
             )
         except InputError as exc:
             raise InputError("workloads", f"the representative workload: {exc}") from None

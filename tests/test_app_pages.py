@@ -175,9 +175,31 @@ def test_execution_plan_inputs_change_the_scenario_and_the_plan():
     at.selectbox(key="w_attention").set_value("none").run()
     assert not at.exception, at.exception
     assert at.session_state["scenario"]["execution"]["attention"] == "none"
-    assert "**Execution:** attention none | TP comm overlap on | gradients bf16" in markdown_text(
-        at
+    assert (
+        "**Execution:** tuned Megatron-Core / NeMo | attention none | TP comm overlap on | "
+        "gradients bf16" in markdown_text(at)
     )
+
+
+def test_the_attention_box_shows_the_kernel_the_stack_runs_and_a_new_stack_brings_its_own():
+    """Untouched, the box shows the default stack's kernel (cuDNN), which the plan uses, not the
+    schema's FlashAttention-2; choosing a stack drops a chosen kernel for the stack's, and the plan
+    and the execution line follow."""
+    at = app()
+    assert at.selectbox(key="w_attention").value == "cudnn"
+    assert at.selectbox(key="w_stack").value == "megatron-core-tuned"
+    days = number(metric(at, "Wall-clock days"), "days")
+    at.selectbox(key="w_attention").set_value("flash2").run()
+    at.selectbox(key="w_stack").set_value("megatron-3d-classic").run()
+    assert not at.exception, at.exception
+    assert at.session_state["scenario"]["execution"] == {"software_stack": "megatron-3d-classic"}
+    assert at.selectbox(key="w_attention").value == "flash1"
+    assert (
+        "**Execution:** Megatron-LM / Megatron-DeepSpeed / GPT-NeoX (classic 3D) | attention flash1"
+        in (markdown_text(at))
+    )
+    # the classic stack (FlashAttention-1, no overlap, 0.76 kernel efficiency) takes longer
+    assert number(metric(at, "Wall-clock days"), "days") > 1.2 * days
 
 
 def test_the_address_follows_every_change_and_survives_page_changes():

@@ -144,7 +144,10 @@ def test_cli_flags_reach_the_plan():
             )
             == 0
         )
-    assert "attention cudnn | TP comm overlap off | gradients fp32" in out.getvalue()
+    assert (
+        "tuned Megatron-Core / NeMo | attention cudnn | TP comm overlap off | gradients fp32"
+        in out.getvalue()
+    )
 
 
 def test_the_classic_stack_runs_tensor_parallelism_without_sequence_parallelism():

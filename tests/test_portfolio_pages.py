@@ -19,7 +19,7 @@ from app import charts, share_link
 from app.formatting import usd, usd_rate
 from app.scenario_files import PORTFOLIOS
 from app.views.portfolio import apply_edits
-from models.demand import derive_demand, size_workload
+from models.demand import TrainingSettings, derive_demand, size_workload
 from models.hardware import load_gpus
 from models.scenario import Scenario
 from pricing.engine import compare
@@ -50,6 +50,11 @@ def to_portfolio(at: AppTest) -> AppTest:
 
 def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
+
+
+def number(text: str) -> float:
+    """The first number in a metric's text ('32.9 days' -> 32.9)."""
+    return float(re.search(r"[\d,]+(?:\.\d+)?", text).group().replace(",", ""))
 
 
 def errors(at: AppTest) -> str:
@@ -352,3 +357,63 @@ def test_any_valid_portfolio_renders_on_workload_and_compare(data):
     assert not at.exception, at.exception
     assert at.title[0].value == "Compare"
     assert "chargeback_v2" in compare_tables(at) or at.error
+
+
+def test_a_portfolio_plans_its_pre_training_with_the_scenario_execution_and_reliability():
+    """Version 2 used to drop `execution` and `reliability` (a fresh Scenario per run): the classic
+    stack, a long restart and BF16 gradients now move the pre-training runs, the demand and the
+    representative plan the costs are sized on; fine-tuning keeps plan_finetune's own settings."""
+
+    def runs(sc: Scenario) -> dict[str, float]:
+        d = derive_demand(sc.workloads, "H100-SXM", 36, training=TrainingSettings.of(sc))
+        return {w.name: w.run_days for w in d.workloads}
+
+    base = Scenario.model_validate(sample("lab"))
+    c0, runs0 = compare(base), runs(base)
+    for change, slower in (
+        ({"execution": {"software_stack": "megatron-3d-classic"}}, True),
+        ({"reliability": {"restart_minutes": 600.0}}, True),
+        ({"execution": {"gradient_precision": "bf16", "tp_comm_overlap": True}}, False),
+    ):
+        sc = Scenario.model_validate(sample("lab") | change)
+        c, new = compare(sc), runs(sc)
+        for name in ("base-8b", "base-70b"):
+            moved = new[name] > 1.05 * runs0[name] if slower else new[name] < runs0[name]
+            assert moved, (change, name, new[name], runs0[name])
+        assert new["evaluations"] == runs0["evaluations"]  # fine-tuning: not the execution plan
+        # the comparison's demand and its representative plan (the costs' storage, checkpoints)
+        pretrain, pretrain0 = (sum(x.portfolio.gpu_hours_by_kind["pretrain"]) for x in (c, c0))
+        assert pretrain > pretrain0 if slower else pretrain < pretrain0, change
+        assert c.training.model_dump() != c0.training.model_dump(), change
+        if slower:
+            assert c.training.train_days > c0.training.train_days, change
+
+
+def test_a_portfolio_holds_weights_in_fp8_only_when_every_training_workload_trains_in_fp8():
+    data = sample("lab") | {"execution": {"fp8_params": True}}
+    with pytest.raises(ValueError, match=r"workloads\[0\], base-8b, trains in bf16"):
+        Scenario.model_validate(data)
+    for w in data["workloads"]:
+        if w["kind"] in ("pretrain", "finetune"):
+            w["precision"] = "fp8"
+    sc = Scenario.model_validate(data)
+    plain = copy.deepcopy(data) | {"execution": {}}
+    d_fp8 = derive_demand(sc.workloads, "H100-SXM", 36, training=TrainingSettings.of(sc))
+    d_plain = derive_demand(sc.workloads, "H100-SXM", 36)
+    assert Scenario.model_validate(plain).execution.fp8_params is False
+    assert d_fp8.demanded_gpu_hours != d_plain.demanded_gpu_hours
+
+
+def test_the_portfolio_page_sets_the_stack_its_pre_training_runs_with():
+    """The execution plan on the portfolio page: the selected pre-training run's length follows it."""
+    at = to_portfolio(app(sample("lab")))
+    workloads = at.session_state["scenario"]["workloads"]
+    before = metric(at, "Run length")
+    at.selectbox(key="w_stack").set_value("megatron-3d-classic").run()
+    assert not at.exception, at.exception
+    assert at.session_state["scenario"]["execution"] == {"software_stack": "megatron-3d-classic"}
+    assert at.session_state["scenario"]["workloads"] == workloads
+    assert number(metric(at, "Run length")) > 1.2 * number(before), (
+        before,
+        metric(at, "Run length"),
+    )

@@ -32,9 +32,11 @@ from app.field_problems import (
     refresh_range,
 )
 from app.formatting import md_plain
+from app.views.execution import execution_inputs
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
 from models.portfolio import WORKLOAD_KINDS
+from models.scenario import FP8_PARAMS_KINDS
 from models.shapes import load_presets
 
 #: session keys: the table's generation (in its key) and the selected row
@@ -384,7 +386,8 @@ def _sizing(sc, i: int, demand) -> None:
 
 
 def _settings() -> None:
-    """GPU, term and options: the parts a portfolio shares with a training-run scenario."""
+    """GPU, term, options, the execution plan and the restart time: the parts a portfolio shares
+    with a training-run scenario (the last two apply to its pre-training runs)."""
     gpus = load_gpus()
     c1, c2, c3 = st.columns(3)
     gpu = sw.current("cluster.gpu")
@@ -422,6 +425,21 @@ def _settings() -> None:
         format_func=label,
         on_change=state.bind("options.compare", "p_options"),
         help="Build, rent a dedicated cluster, a managed service, or public cloud.",
+    )
+    training = [w for w in state.get("workloads") or [] if w.get("kind") in FP8_PARAMS_KINDS]
+    execution_inputs(
+        fp8_ok=bool(training) and all(w.get("precision") == "fp8" for w in training),
+        fp8_needs="every pre-training and fine-tuning workload in FP8",
+    )
+    sw.number(
+        st,
+        "Restart after a failure (minutes)",
+        "reliability.restart_minutes",
+        "p_restart",
+        step=1.0,
+        unit="minutes",
+        help="Minutes from a failure to training again (detect, swap the node, reload the last "
+        "checkpoint); with the GPU's failure rate it sets the goodput of every pre-training run.",
     )
 
 

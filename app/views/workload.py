@@ -9,6 +9,7 @@ from app import schema_widgets as sw
 from app.formatting import band, days, efficient_size_advice, gib, md_plain, pct, si
 from app.report_text import execution_text
 from app.views import portfolio as portfolio_view
+from app.views.execution import execution_inputs
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, label
 from models.scenario import Options
@@ -20,71 +21,6 @@ from pricing.inputs import CLOUD_KINDS
 RENT_KINDS = ("neocloud", "marketplace")
 
 CUSTOM = "custom"
-
-
-ATTENTION_LABELS = {
-    "cudnn": "cuDNN fused (Transformer Engine)",
-    "flash3": "FlashAttention-3 (Hopper only)",
-    "flash2": "FlashAttention-2",
-    "flash1": "FlashAttention-1 / xformers / Triton",
-    "none": "none (scores stored)",
-}
-
-
-def execution_inputs() -> None:
-    """The execution plan: how the training software runs the job (Scenario.execution)."""
-    with st.expander("Execution plan (training software)"):
-        # the attention kernel's labels are the longest: a row of their own, so none is cut off
-        attention = sw.current("execution.attention")
-        c1, c2, c3 = st.container(), *st.columns(2)
-        c1.selectbox(
-            "Attention kernel",
-            list(ATTENTION_LABELS),
-            index=list(ATTENTION_LABELS).index(attention),
-            format_func=ATTENTION_LABELS.get,
-            key="w_attention",
-            on_change=state.bind("execution.attention", "w_attention"),
-            help="FlashAttention-1-class kernels (2022–23) run attention at about half the speed of "
-            "FlashAttention-2 (Dao 2023); without a fused kernel the s×s scores are stored. On "
-            "Hopper FlashAttention-2 reaches about 35 % of peak, cuDNN and FlashAttention-3 "
-            "1.6–1.8× more (Shah et al. 2024); Transformer Engine runs cuDNN on Hopper and later, "
-            "FlashAttention-2 on Ampere.",
-        )
-        c2.toggle(
-            "Overlap TP communication",
-            value=bool(sw.current("execution.tp_comm_overlap")),
-            key="w_tp_overlap",
-            on_change=state.bind("execution.tp_comm_overlap", "w_tp_overlap"),
-            help="Tensor-parallel collectives pipelined with their GEMMs (Transformer Engine userbuffers, "
-            "NeMo ub_tp_comm_overlap). Off by default in Megatron-LM.",
-        )
-        grads = sw.current("execution.gradient_precision")
-        c3.selectbox(
-            "Gradients",
-            ["fp32", "bf16"],
-            index=["fp32", "bf16"].index(grads),
-            key="w_grads",
-            format_func=str.upper,
-            on_change=state.bind("execution.gradient_precision", "w_grads"),
-            help="Gradients kept and reduced in FP32 (Megatron's default for BF16 training: 4 bytes per "
-            "parameter) or BF16 (2 bytes, half the data-parallel traffic).",
-        )
-        # FP8 weights need FP8 training (Scenario's rule): off and out of reach under BF16; once on,
-        # it stays on and can be turned off, and Sizing names the conflict until one of them changes
-        on = bool(sw.current("execution.fp8_params"))
-        fp8 = sw.current("workload.precision") == "fp8"
-        st.toggle(
-            "Hold weights in FP8",
-            value=on,
-            key="w_fp8_params",
-            disabled=not fp8 and not on,
-            on_change=state.bind("execution.fp8_params", "w_fp8_params"),
-            help="Weights held and all-gathered in FP8 (1 byte) instead of BF16 plus an FP8 copy "
-            "(3 bytes); the FP32 master weights stay in the optimizer and the embedding stays "
-            "BF16. Transformer Engine quantized_model_init (fp8_model_init), Megatron-Core "
-            "fp8_param_gather; NVIDIA's MLPerf configs set FP8_PARAMS=True."
-            + ("" if fp8 else " Needs precision FP8 (Model, Precision)."),
-        )
 
 
 #: the layout's terms in plain words (app/glossary.py), the help of the Layout line
@@ -255,7 +191,10 @@ def _run_page() -> None:
             format_func=str.upper,
             help="FP8 needs FP8 tensor cores (H100 and newer, MI300X, L40S).",
         )
-        execution_inputs()
+        execution_inputs(
+            fp8_ok=sw.current("workload.precision") == "fp8",
+            fp8_needs="precision FP8 (Model, Precision)",
+        )
 
         st.subheader("Cluster")
         c1, c2 = st.columns(2)
