@@ -82,6 +82,16 @@ class TrainingSettings(Record):
     def of(cls, scenario: Scenario) -> TrainingSettings:
         return cls(execution=scenario.execution, reliability=scenario.reliability)
 
+    def scenario(self, workload: Workload, cluster: Cluster) -> Scenario:
+        """The one-run scenario plan_training is given for `workload` on `cluster` under these
+        settings."""
+        return Scenario(
+            workload=workload,
+            cluster=cluster,
+            execution=self.execution,
+            reliability=self.reliability,
+        )
+
     def key(self) -> str:
         """The settings as one string (the sizing cache's key: the nested models are not hashable)."""
         return self.model_dump_json()
@@ -92,14 +102,7 @@ DEFAULT_TRAINING = TrainingSettings()
 
 def _size_pretrain(w: Pretrain, gpu: str, training: TrainingSettings = DEFAULT_TRAINING) -> Sizing:
     workload = Workload(model=w.model, tokens=w.tokens, seq_len=w.seq_len, precision=w.precision)
-    plan = plan_training(
-        Scenario(
-            workload=workload,
-            cluster=Cluster(gpu=gpu, gpus=w.gpus),
-            execution=training.execution,
-            reliability=training.reliability,
-        )
-    )
+    plan = plan_training(training.scenario(workload, Cluster(gpu=gpu, gpus=w.gpus)))
     return Sizing(
         kind=w.kind,
         gang=True,

@@ -226,13 +226,7 @@ class _Planner:
         rep = representative_workload(scenario, self.demand)
         try:
             self.rep = plan_training(
-                Scenario(
-                    workload=rep,
-                    cluster=Cluster(gpu=self.gpu.gpu_id),
-                    execution=training.execution,
-                    reliability=training.reliability,
-                ),
-                curve=False,
+                training.scenario(rep, Cluster(gpu=self.gpu.gpu_id)), curve=False
             )
         except InputError as exc:
             raise InputError("workloads", f"the representative workload: {exc}") from None
