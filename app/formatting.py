@@ -47,6 +47,34 @@ def run_length(
     )
 
 
+def sentence(text: str) -> str:
+    """Text with its first letter made a capital and the rest as written ('one run of base-70b'
+    -> 'One run of base-70b'; str.capitalize would lower 'H100')."""
+    return text[:1].upper() + text[1:]
+
+
+def training_run_subject(c) -> str:
+    """Whose run the training summary describes (pricing/results.py Comparison), on how many
+    GPUs: 'one run on 1,024 × H100-SXM'. For a portfolio: the pre-training workload it is one run
+    of, on that run's own count; a fine-tune, planned as a full-parameter run of its tokens for
+    storage and checkpoints; or, with neither, the model it sizes storage and checkpoints for."""
+    p, t = c.portfolio, c.training
+    on = f"on {c.run_gpus:,} × {t.gpu}"
+    if p is None:
+        return f"one run {on}"
+    if p.representative_workload is None:
+        return (
+            "no pre-training or fine-tuning workload; storage and checkpoints sized for one "
+            f"training run of {t.model} {on}"
+        )
+    if p.representative_kind == "finetune":
+        return (
+            f"{p.representative_workload} as one full-parameter run of its tokens {on} "
+            "(sizes storage and checkpoints)"
+        )
+    return f"one run of {p.representative_workload} {on}"
+
+
 def efficient_size_advice(chosen_gpus: int, e, *, deadline: bool = True) -> str:
     """The efficient size beside the fastest a deadline chose (models/training.py EfficientSize):
     'Efficient size: 8,192 GPUs, a run in 168 days at 86 % scaling efficiency (the 32,768 GPUs the

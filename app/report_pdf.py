@@ -44,7 +44,19 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     print_figure,
     svg_for_pdf,
 )
-from app.formatting import band, days, deadline_miss, on_day, pct, run_length, si, usd, usd_rate
+from app.formatting import (
+    band,
+    days,
+    deadline_miss,
+    on_day,
+    pct,
+    run_length,
+    sentence,
+    si,
+    training_run_subject,
+    usd,
+    usd_rate,
+)
 from app.report_text import (
     accuracy_line,
     after_tax_line,
@@ -380,10 +392,10 @@ class _Document(FPDF):
             self.caption(line + ".")
         self.caption(
             "Totals are sums of monthly cash flows over the term; NPV discounts each month. "
-            f"$ per GPU-hour divides the total by the GPU-hours of work done. One run: "
-            f"{days(t.train_days)}{band(t.train_days_low, t.train_days_high)} "
-            f"on {t.gpus:,} × {t.gpu}; the band comes from the model's errors against "
-            f"published runs."
+            f"$ per GPU-hour divides the total by the GPU-hours of work done. "
+            f"{sentence(training_run_subject(c))}: "
+            f"{days(t.train_days)}{band(t.train_days_low, t.train_days_high)}; "
+            "the band comes from the model's errors against published runs."
         )
         self.caption(accuracy_line() + ".")
         self.reopen_link(
@@ -502,7 +514,8 @@ class _Document(FPDF):
             ["Execution plan", execution_text(s.execution)],
             [
                 "Training",
-                "one run "
+                training_run_subject(self.c)
+                + ": "
                 + run_length(
                     t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput
                 )

@@ -271,7 +271,7 @@ class Term(BaseModel):
 
 #: version 2: the workload kinds that must train in FP8 for `execution.fp8_params` (the gang
 #: training kinds: pre-training is planned with the execution plan, and either can be the
-#: representative plan, pricing/capacity_plans.py representative_workload)
+#: representative plan, pricing/capacity_plans.py representative_run)
 FP8_PARAMS_KINDS = ("pretrain", "finetune")
 
 #: expansion phases an owned cluster may have (Options.build_expansions)

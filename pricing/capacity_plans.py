@@ -56,7 +56,8 @@ representative model's (so the egress line ships each run's own weights); comple
 queued or beyond the term that the unconstrained demand would have finished.
 
 The training plan the costs read for storage, checkpoints and the summary is the representative
-workload's (`representative_workload`), on the option's size and fabric.
+run's (`representative_run`), planned on the GPU count the demand gave one of its runs
+(`plan_representative`); the option's size and fabric then set the infrastructure around it.
 """
 
 from __future__ import annotations
@@ -182,30 +183,65 @@ class OptionPlan:
 @dataclass(frozen=True)
 class Portfolio:
     demand: Demand
+    #: the representative run planned on its own GPU count (before any option's size is set)
     representative: TrainingPlan
+    #: which workload it stands for
+    representative_of: Representative
     plans: dict[str, OptionPlan]
 
 
-def representative_workload(scenario: Scenario, demand: Demand) -> Workload:
-    """The training workload the costs size storage, checkpoints and the summary for: the gang
-    workload (pre-training, fine-tuning) with the most demanded GPU-hours; else the largest
-    serving model with SERVE_DATASET_TOKENS; else STEADY_MODEL."""
+@dataclass(frozen=True)
+class Representative:
+    """The run the costs size storage, checkpoints and the summary for."""
+
+    workload: Workload
+    #: the portfolio workload it stands for (None: the portfolio trains nothing)
+    name: str | None
+    #: the GPUs the demand gave one run of it (None: the smallest count that fits)
+    gpus: int | None
+    #: the workload's kind ("pretrain", "finetune"; None with no name)
+    kind: str | None = None
+
+
+def representative_run(scenario: Scenario, demand: Demand) -> Representative:
+    """The gang workload (pre-training, fine-tuning) with the most demanded GPU-hours, on the GPU
+    count the demand gave one of its runs; else the largest serving model with
+    SERVE_DATASET_TOKENS; else STEADY_MODEL, each on the smallest count that fits."""
     pairs = list(zip(scenario.workloads, demand.workloads, strict=True))
-    gang = [(d.demanded_gpu_hours, w) for w, d in pairs if isinstance(w, Pretrain | Finetune)]
+    gang = [(d, w) for w, d in pairs if isinstance(w, Pretrain | Finetune)]
     if gang:
-        w = max(gang, key=lambda x: x[0])[1]
+        d, w = max(gang, key=lambda x: x[0].demanded_gpu_hours)
         tokens = w.tokens if isinstance(w, Pretrain) else w.tokens * w.epochs
-        return Workload(
+        run = Workload(
             model=w.model,
             tokens=min(max(tokens, 1e6), 1e15),
             seq_len=w.seq_len,
             precision=w.precision,
         )
+        return Representative(run, w.name, d.gpus_per_run, w.kind)
     serves = [w for w in scenario.workloads if isinstance(w, Serve)]
     if serves:
         w = max(serves, key=lambda s: get_preset(s.model).params_total)
-        return Workload(model=w.model, tokens=SERVE_DATASET_TOKENS)
-    return Workload(model=STEADY_MODEL, tokens=SERVE_DATASET_TOKENS)
+        return Representative(Workload(model=w.model, tokens=SERVE_DATASET_TOKENS), None, None)
+    return Representative(Workload(model=STEADY_MODEL, tokens=SERVE_DATASET_TOKENS), None, None)
+
+
+def plan_representative(rep: Representative, gpu: str, training: TrainingSettings) -> TrainingPlan:
+    """The representative run planned on its own GPU count: the plan the demand made for a
+    pre-training workload, so the summary's days, layout and MFU are that run's. A fine-tune
+    planned as a full-parameter run may not fit the count its method (LoRA, QLoRA) needed: it
+    then takes the smallest count that fits."""
+    try:
+        if rep.gpus is not None:
+            try:
+                return plan_training(
+                    training.scenario(rep.workload, Cluster(gpu=gpu, gpus=rep.gpus)), curve=False
+                )
+            except InputError:
+                pass
+        return plan_training(training.scenario(rep.workload, Cluster(gpu=gpu)), curve=False)
+    except InputError as exc:
+        raise InputError("workloads", f"the representative workload: {exc}") from None
 
 
 def _weights_gb(model: str) -> float:
@@ -223,13 +259,8 @@ class _Planner:
         self.demand = derive_demand(
             scenario.workloads, self.gpu.gpu_id, self.months, training=training
         )
-        rep = representative_workload(scenario, self.demand)
-        try:
-            self.rep = plan_training(
-                training.scenario(rep, Cluster(gpu=self.gpu.gpu_id)), curve=False
-            )
-        except InputError as exc:
-            raise InputError("workloads", f"the representative workload: {exc}") from None
+        self.representative = representative_run(scenario, self.demand)
+        self.rep = plan_representative(self.representative, self.gpu.gpu_id, training)
         self._inputs: dict[int, CostInputs] = {}
         self._sims: dict[tuple, CapacityResult] = {}
         self._unmet: dict[tuple, float] = {}
@@ -608,7 +639,12 @@ def plan_portfolio(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs
     size = max(p.size_gpus for p in plans.values())
     base = planner.inputs(size)
     unavailable = {o: p.unavailable for o, p in plans.items() if p.unavailable}
-    portfolio = Portfolio(demand=planner.demand, representative=planner.rep, plans=plans)
+    portfolio = Portfolio(
+        demand=planner.demand,
+        representative=planner.rep,
+        representative_of=planner.representative,
+        plans=plans,
+    )
     return base.with_portfolio(portfolio, unavailable), portfolio
 
 
@@ -760,5 +796,7 @@ __all__ = [
     "option_inputs",
     "option_params",
     "plan_portfolio",
-    "representative_workload",
+    "representative_run",
+    "plan_representative",
+    "Representative",
 ]

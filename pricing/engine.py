@@ -345,6 +345,9 @@ def _portfolio_demand(portfolio: cp.Portfolio) -> PortfolioDemand:
         demanded_gpu_hours=d.demanded_gpu_hours,
         beyond_term_gpu_hours=d.beyond_term_gpu_hours,
         representative_model=portfolio.representative.model.name,
+        representative_workload=portfolio.representative_of.name,
+        representative_kind=portfolio.representative_of.kind,
+        representative_gpus=portfolio.representative.gpus,
     )
 
 

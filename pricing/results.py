@@ -332,7 +332,7 @@ class Operations(Record):
 
 class PortfolioDemand(Record):
     """A portfolio's monthly demand, unconstrained (models/demand.py), and the workload the costs
-    size storage and checkpoints for (pricing/capacity_plans.py representative_workload)."""
+    size storage and checkpoints for (pricing/capacity_plans.py representative_run)."""
 
     months: int
     gpu_hours: list[float]
@@ -345,6 +345,15 @@ class PortfolioDemand(Record):
     #: work that even started on release would finish after the term end
     beyond_term_gpu_hours: float
     representative_model: str
+    #: the workload the representative run is one run of (None: the portfolio trains nothing and
+    #: the run is the largest served model's, sized only for storage and checkpoints)
+    representative_workload: str | None = None
+    #: its kind: "pretrain" (the run is the demand's own plan of it) or "finetune" (planned as a
+    #: full-parameter run of its model and tokens, which sizes storage and checkpoints)
+    representative_kind: str | None = None
+    #: the GPUs that run's plan uses (the count the demand gave it; the summary's days, layout and
+    #: MFU are on this count, the infrastructure on the option's size)
+    representative_gpus: int = 0
 
 
 class Comparison(Record):
@@ -366,6 +375,12 @@ class Comparison(Record):
     planner_defaults: list[str] = Field(default_factory=list)
     #: a portfolio's demand (scenario version 2); None for version 1
     portfolio: PortfolioDemand | None = Field(None, exclude_if=_empty)
+
+    @property
+    def run_gpus(self) -> int:
+        """The GPUs the training summary's run uses: the cluster's for one run, the representative
+        run's own count for a portfolio (its options' sizes are their capacity plans')."""
+        return self.portfolio.representative_gpus if self.portfolio else self.training.gpus
 
     def option(self, option_id: str) -> OptionResult | None:
         """The result of one option, or None when it was not compared."""

@@ -246,3 +246,60 @@ def test_v2_json_round_trips_without_defaults():
     data = s.model_dump(mode="json", exclude_defaults=True)
     assert all("kind" in w for w in data["workloads"])
     assert Scenario.model_validate(data) == s
+
+
+def test_the_summary_is_the_representative_run_on_the_gpus_the_demand_gave_it(fixture_catalogue):
+    """The training summary of a portfolio is one run of its representative workload on that
+    run's own GPU count: its days are the demand's run of it, its layout fills that count, and the
+    PDF says whose run it is. (It used to mix the run planned on the smallest count that fits with
+    the largest option's size: the lab sample read 1,025 GPUs and 1,020 days, the 70B run on 24.)"""
+    from app.report_pdf import build_pdf
+    from models.demand import TrainingSettings, derive_demand
+    from tests.test_report_pdf import flat, pdf_text
+
+    def checked(sc: Scenario, name: str, gpus: int) -> float:
+        c = compare(sc, fixture_catalogue, decision=False)
+        p, t = c.portfolio, c.training
+        run = next(
+            w
+            for w in derive_demand(
+                sc.workloads, sc.cluster.gpu, sc.term.months, training=TrainingSettings.of(sc)
+            ).workloads
+            if w.name == name
+        )
+        assert (p.representative_workload, p.representative_gpus, c.run_gpus) == (name, gpus, gpus)
+        assert run.gpus_per_run == gpus
+        assert t.train_days == pytest.approx(run.run_days, rel=1e-9)
+        lay = t.layout
+        assert lay.tp * lay.cp * lay.pp * lay.dp == gpus
+        assert t.gpus == max(o.capacity_size_gpus for o in c.options)  # the infrastructure's size
+        text = flat(pdf_text(build_pdf(c)))
+        assert flat(f"one run of {name} on {gpus:,} × {sc.cluster.gpu}") in text
+        return t.train_days
+
+    data = json.loads(scenario_files.PORTFOLIOS["lab"].read_text())
+    wide = checked(Scenario.model_validate(data), "base-70b", 1024)
+    data["workloads"][1]["gpus"] = 512
+    narrow = checked(Scenario.model_validate(data), "base-70b", 512)
+    assert 1.6 < narrow / wide < 2.4  # half the GPUs, about twice the days
+
+
+def test_a_fine_tune_summary_says_it_is_planned_as_a_full_parameter_run(fixture_catalogue):
+    """A fine-tune representative (LoRA on one GPU) is planned as a full-parameter run of its
+    tokens, which does not fit one GPU: the summary takes the smallest count that does and the PDF
+    says what it is; a portfolio with no gang workload says its run only sizes storage."""
+    from app.report_pdf import build_pdf
+    from tests.test_report_pdf import flat, pdf_text
+
+    c = compare(_sample("enterprise"), fixture_catalogue, decision=False)
+    p = c.portfolio
+    assert (p.representative_workload, p.representative_kind) == ("monthly-finetune", "finetune")
+    assert p.representative_gpus > 1  # the LoRA run's single GPU cannot hold a full run
+    assert flat(
+        f"monthly-finetune as one full-parameter run of its tokens on {p.representative_gpus:,} ×"
+    ) in flat(pdf_text(build_pdf(c)))
+    c = compare(_sample("university"), fixture_catalogue, decision=False)
+    assert c.portfolio.representative_workload is None
+    assert flat("no pre-training or fine-tuning workload; storage and checkpoints sized") in flat(
+        pdf_text(build_pdf(c))
+    )
