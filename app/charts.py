@@ -876,16 +876,22 @@ def uncertainty(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
 
 
 def all_figures(c: Comparison | Mapping, dark: bool = False) -> dict[str, go.Figure]:
-    """Every chart of the comparison, keyed as the portal and the PDF report place them."""
+    """Every chart of the comparison, keyed as the portal and the PDF report place them. A
+    portfolio's work is many workloads, not one run: its Gantt draws provisioning only and it has
+    no scaling curve of one run (the portal's portfolio page shows the same)."""
     c = _as_comparison(c)
-    return {
+    portfolio = c.portfolio is not None
+    figures = {
         "cumulative": cumulative_cost(c, dark),
         "breakdown": cost_breakdown(c, dark),
-        "gantt": provisioning_gantt(c, dark),
+        "gantt": provisioning_gantt(c, dark, first_run=not portfolio),
         "scaling": scaling_curve(c, dark),
         "tornado": tornado(c, dark),
         "uncertainty": uncertainty(c, dark),
     }
+    if portfolio:
+        del figures["scaling"]
+    return figures
 
 
 #: one colour per validation kind (Okabe-Ito, as the options)

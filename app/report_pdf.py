@@ -642,7 +642,8 @@ class _Document(FPDF):
             rows.append(["Total", *(usd(o.total_usd) for o in live)])
             self.grid(rows, (30, *(share,) * len(live)), ("LEFT",) + ("RIGHT",) * len(live))
             self.heading("Provisioning and time to first result", 10)
-            rows = [["Option", "Ready", "One run", "First result", "Phases (start and end day)"]]
+            run = "Longest run" if c.portfolio is not None else "One run"
+            rows = [["Option", "Ready", run, "First result", "Phases (start and end day)"]]
             for o in live:
                 phases = "; ".join(
                     f"{p.phase} {p.start_day:,.0f}–{p.end_day:,.0f}" for p in o.timeline

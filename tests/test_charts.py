@@ -381,3 +381,28 @@ def test_validation_scatter_uses_the_template_and_marks_unscored_rows(dark):
     assert sum(len(t.x) for t in open_) == sum(not r["scored"] for r in rows) > 0
     assert all(t.name.endswith("(not scored)") for t in open_)
     assert all("$" not in d for t in points for d in t.customdata)
+
+
+def test_a_portfolio_report_draws_provisioning_only_and_no_one_run_scaling_curve(full):
+    """A portfolio's work is many workloads: the report's Gantt is the portal's "Time to capacity"
+    (no training run drawn after provisioning) and there is no empty one-run scaling chart; the
+    PDF's provisioning table gives the longest run, not "one run"."""
+    import io
+
+    from pypdf import PdfReader
+
+    from app import report_pdf
+    from app.scenario_files import PORTFOLIOS
+
+    c = compare(Scenario.model_validate(json.loads(PORTFOLIOS["lab"].read_text())), decision=False)
+    figures = charts.all_figures(c)
+    assert "scaling" not in figures
+    assert figures["gantt"].layout.title.text.startswith("Time to capacity")
+    assert [tr.name for tr in figures["gantt"].data] == [
+        tr.name for tr in charts.provisioning_gantt(c, first_run=False).data
+    ]
+    one_run = charts.all_figures(full)  # a one-run scenario keeps both
+    assert "scaling" in one_run and one_run["gantt"].layout.title.text.startswith("Time to first")
+    data = report_pdf.build_pdf(c)
+    text = "".join("".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(data)).pages)
+    assert "OptionReadyLongestrunFirstresult" in text and "OnerunFirstresult" not in text
