@@ -178,7 +178,9 @@ def test_a_portfolios_maintenance_answer_says_whose_figures_it_quotes(fixture_ca
     c = compare(sc, fixture_catalogue, draws=200)
     text = maintenance(c)
     assert text.startswith(
-        f"For the portfolio's representative workload ({c.portfolio.representative_model}), "
+        "For the portfolio's representative run (monthly-finetune as one full-parameter run of "
+        f"its tokens on {c.portfolio.representative_gpus} × H100-SXM (sizes storage and "
+        f"checkpoints); {c.portfolio.representative_model}), "
         f"expect about {c.operations.interruptions_per_week:.2g} job interruptions a week on "
         f"{gpus(c.training.gpus)}"
     )

@@ -20,6 +20,7 @@ from app.formatting import (
     on_day,
     pct,
     plural,
+    training_run_subject,
     usd,
     usd_rate,
 )
@@ -214,9 +215,11 @@ def maintenance(c: Comparison) -> str:
     replaced = fig.get("part_replacement_pct_per_year")
     # a portfolio's operations figures are the engine's for its representative workload on the
     # size it costs storage and checkpoints for (pricing/capacity_plans.py): say so
+    p = c.portfolio if c.scenario.is_portfolio else None
     whose = (
-        f"For the portfolio's representative workload ({c.portfolio.representative_model}), "
-        if c.portfolio is not None and c.scenario.is_portfolio
+        f"For the portfolio's representative run ({training_run_subject(c)}; "
+        f"{p.representative_model}), "
+        if p is not None
         else ""
     )
     return whose + (
