@@ -99,6 +99,9 @@ from pricing.inputs import CostInputs, build_inputs
 
 #: work left undone that still counts as none: this share of the demanded GPU-hours
 TOLERANCE = 1e-4
+#: GPU-hours served in a month below which it is the simulation's float residue, not work: a
+#: month with more keeps a rental held (a small job after a large one is still work it serves)
+SERVED_RESIDUE_GPU_HOURS = 1e-6
 #: doublings of the size above the peak while they still serve more (fixed-size search)
 MAX_DOUBLINGS = 4
 #: the dataset tokens of a representative workload that is not a training one (serve, steady)
@@ -762,7 +765,7 @@ def _context(
         busy = busy + extra[None, :] * P["spot_interruption_overhead_pct"] / 100
     ready = np.full((n, 1), ready_day)
     term = own.term_days
-    worked = np.flatnonzero(served > TOLERANCE * max(served.sum(), 1.0))
+    worked = np.flatnonzero(served > SERVED_RESIDUE_GPU_HOURS)
     last = (worked[-1] + 1) * DAYS_PER_MONTH if len(worked) else ready_day
     busy_end = np.full((n, 1), min(max(last, ready_day), term))
     if opt.holds == "term":

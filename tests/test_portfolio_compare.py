@@ -303,3 +303,21 @@ def test_a_fine_tune_summary_says_it_is_planned_as_a_full_parameter_run(fixture_
     assert flat("no pre-training or fine-tuning workload; storage and checkpoints sized") in flat(
         pdf_text(build_pdf(c))
     )
+
+
+@pytest.mark.parametrize("name", sorted(scenario_files.PORTFOLIOS))
+def test_no_option_serves_work_in_a_month_it_holds_and_pays_for_no_capacity(
+    fixture_catalogue, name
+):
+    """Every month an option serves work it holds capacity, and so pays for it. The lab's rental
+    was given back after its minimum term (month 25) because the evaluations left after the 70B
+    run (2.9 GPU-hours a month) fell under the plan's tolerance on undone work, while the
+    simulation still served them on the returned GPUs, free."""
+    c = compare(_sample(name), fixture_catalogue, decision=False)
+    for o in c.options:
+        if not o.available:
+            continue
+        for month, (served, held) in enumerate(
+            zip(o.served_gpu_hours_by_month, o.capacity_gpus, strict=True), start=1
+        ):
+            assert held > 0 or served <= 1e-6, (o.option, month, served, held)
