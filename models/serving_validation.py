@@ -21,6 +21,7 @@ import statistics
 from models.hardware import get_gpu
 from models.serving import ServeInputs, evaluate, plan_serving
 from models.shapes import get_preset
+from models.validation import rescaling_floor
 
 ROOT = pathlib.Path(__file__).resolve().parent / "data" / "validation"
 ROWS = ROOT / "inference.csv"
@@ -189,6 +190,10 @@ def _validate() -> dict:
                     "beyond_worst_target": [
                         r["id"] for r in sel if abs(r["error"]) > TARGETS[kind][1]
                     ],
+                    # what one factor picked after the fact on these rows could reach
+                    "floor": rescaling_floor(
+                        [r["predicted"] for r in sel], [r["published"] for r in sel]
+                    ),
                 }
         return res
 
@@ -269,6 +274,13 @@ def report(result: dict) -> str:
     lines.append(
         f"targets on held-out rows (median/worst): {targets}; beyond: rows over the worst-case target"
     )
+    for kind, s in result["by_kind_held_out"].items():
+        f = s["floor"]
+        lines.append(
+            f"floor, {kind}: the model x one factor picked after the fact on the held-out rows is at "
+            f"best median {f['median_abs_error']:.1%} (x{f['median_factor']:.2f}) and at best worst "
+            f"{f['worst_abs_error']:.1%} (x{f['worst_factor']:.2f})"
+        )
     lines.append(
         f"by software generation (the model assumes {result['assumed_generation']}; bias = mean error):\n"
         f"{'generation':26} {'kind':10} {'rows':>4} {'median':>7} {'worst':>7} {'bias':>7}"

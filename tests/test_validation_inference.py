@@ -23,6 +23,7 @@ from streamlit.testing.v1 import AppTest
 from app.cli import main
 from models import finetune_validation as FV
 from models import serving_validation as SV
+from models import validation as V
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 #: today's held-out (median, worst) absolute error per kind, with a little slack; not the targets
@@ -236,3 +237,18 @@ def test_validation_page_shows_inference_and_finetune(serving, finetune):
     assert list(ft_rows["row"]) == [r["id"] for r in finetune["rows"]]
     charts = at.get("plotly_chart")
     assert len(charts) >= 3  # training, inference, fine-tuning
+
+
+@pytest.mark.parametrize("kind", sorted(SV.TARGETS))
+def test_the_serving_floor_is_the_held_out_rows_best_rescaling(serving, kind, table):
+    """The floor printed under the targets is `rescaling_floor` of the held-out rows of that kind:
+    what one factor picked after the fact could reach; it is never worse than the model (k = 1)."""
+    sel = [r for r in serving["rows"] if r["kind"] == kind and r["scored"] and not r["calibration"]]
+    held = serving["by_kind_held_out"][kind]
+    floor = held["floor"]
+    assert floor == V.rescaling_floor([r["predicted"] for r in sel], [r["published"] for r in sel])
+    assert floor["worst_abs_error"] <= held["model"]["worst_abs_error"] + 1e-12
+    assert (
+        f"floor, {kind}: the model x one factor picked after the fact on the held-out rows is at "
+        f"best median {floor['median_abs_error']:.1%}"
+    ) in table
