@@ -294,8 +294,8 @@ def refresh_lines(o) -> list[str]:
     """An owned option's hardware refreshes as read from `OptionResult.hardware_refreshes`:
     'refresh at month 22: new 1,024 GPUs ready day 640, old sold day 640'."""
     return [
-        f"refresh at month {term_month(r.ready_day)}: new {r.gpus:,} GPUs ready day "
-        f"{r.ready_day:,.0f}, old sold day {r.replaced_sold_day:,.0f}"
+        f"refresh at month {term_month(r.ready_day)}: new {r.gpus:,} GPUs ready "
+        f"{on_day(r.ready_day)}, old sold {on_day(r.replaced_sold_day)}"
         for r in o.hardware_refreshes
     ]
 

@@ -80,6 +80,7 @@ from models.demand import SLOTS_PER_MONTH, Demand, TrainingSettings, derive_dema
 from models.errors import InputError
 from models.hardware import get_gpu
 from models.infrastructure import size_fat_tree
+from models.numbers import on_day
 from models.options import Billing, spec
 from models.portfolio import Finetune, Pretrain, Serve
 from models.scenario import MAX_GPUS, Cluster, Scenario, Workload
@@ -580,7 +581,7 @@ class _Planner:
         if refreshes:
             age = self.scenario.options.build_refresh_after_months
             inp = _aged_years(inp, age / 12, self.cat, ready)
-            days = ", ".join(f"day {r.ready_day:,.0f}" for r in refreshes)
+            days = ", ".join(on_day(r.ready_day) for r in refreshes)
             rule = (
                 f"{rule}; hardware refreshed at {age} months of age: new {size:,} GPUs ready on "
                 f"{days}, each ordered its lead time ahead, the old sold when it reaches the age"
@@ -609,14 +610,14 @@ def _aged(inp: CostInputs, ready_day: float, cat: Catalogue) -> CostInputs:
     """`inp` with its resale at the age of hardware accepted on `ready_day` at term end
     (residual_values.csv, as pricing/inputs.py prices the base), unless the figure is overridden."""
     age = min(max(inp.term_days - ready_day, 0.0) / DAYS_PER_YEAR, 6.0)
-    return _with_resale_age(inp, age, cat, f"an expansion phase accepted on day {ready_day:,.0f}")
+    return _with_resale_age(inp, age, cat, f"an expansion phase accepted on {on_day(ready_day)}")
 
 
 def _aged_years(inp: CostInputs, age: float, cat: Catalogue, ready_day: float) -> CostInputs:
     """`inp` with its resale at `age` years (residual_values.csv): hardware sold at a refresh
     (module docstring), accepted on `ready_day`; unless the figure is overridden."""
     return _with_resale_age(
-        inp, age, cat, f"hardware accepted on day {ready_day:,.0f}, sold at its refresh"
+        inp, age, cat, f"hardware accepted on {on_day(ready_day)}, sold at its refresh"
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.errors import InputError
+from models.numbers import on_day
 from models.options import OPTIONS, Staffing, spec
 from models.scenario import Scenario
 from models.training import TrainingPlan, plan_training
@@ -106,7 +107,7 @@ def size_for_deadline(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInp
             raise InputError(
                 "cluster.deadline_days",
                 f"a {deadline:g}-day deadline cannot be met: the option that can deliver first, "
-                f"{LABELS[option]}, is ready on day {ready:,.0f} for {plan.gpus:,} {plan.gpu}, "
+                f"{LABELS[option]}, is ready on {on_day(ready)} for {plan.gpus:,} {plan.gpu}, "
                 "before any training; allowed: a deadline after that day",
             )
         if plan.train_days <= budget * (1 + 1e-12):  # the cluster fits its own budget
@@ -137,7 +138,7 @@ def _deadline_plan(
         raise InputError(
             "cluster.deadline_days",
             f"a {deadline:g}-day deadline cannot be met: {LABELS[option]}, the option that can "
-            f"deliver first, is ready around day {ready:,.0f}, and {exc}",
+            f"deliver first, is ready around {on_day(ready)}, and {exc}",
         ) from None
 
 
@@ -262,7 +263,7 @@ def _portfolio_result(
     if not done and not note:
         note = (
             f"{late:,.0f} GPU-hours the demand would finish in the term are queued or run past "
-            f"it on {plan.size_gpus:,} GPUs ready on day {plan.ready_day:,.0f}"
+            f"it on {plan.size_gpus:,} GPUs ready on {on_day(plan.ready_day)}"
         )
     by_team: dict[str, float] = {}
     for w in r.workloads:

@@ -16,6 +16,7 @@ import numpy as np
 
 from models.errors import InputError
 from models.hardware import get_gpu
+from models.numbers import on_day
 from models.options import OPTIONS
 from models.reliability import daly_interval_s, goodput_fraction, job_mtbf_s
 from models.scenario import Scenario
@@ -515,7 +516,7 @@ def build_inputs(
         cat.residual_value_pct(min(age_years, 6.0)),
         "%",
         f"residual_values.csv at {age_years:.1f} years (the hardware's age at term end: "
-        f"accepted on day {accepted_day:,.0f})",
+        f"accepted on {on_day(accepted_day)})",
         "",
     )
     if (
