@@ -253,7 +253,9 @@ def test_the_summary_is_the_representative_run_on_the_gpus_the_demand_gave_it(fi
     run's own GPU count: its days are the demand's run of it, its layout fills that count, and the
     PDF says whose run it is. (It used to mix the run planned on the smallest count that fits with
     the largest option's size: the lab sample read 1,025 GPUs and 1,020 days, the 70B run on 24.)"""
+    from app.formatting import days
     from app.report_pdf import build_pdf
+    from app.report_text import comparison_report
     from models.demand import TrainingSettings, derive_demand
     from tests.test_report_pdf import flat, pdf_text
 
@@ -275,6 +277,9 @@ def test_the_summary_is_the_representative_run_on_the_gpus_the_demand_gave_it(fi
         assert t.gpus == max(o.capacity_size_gpus for o in c.options)  # the infrastructure's size
         text = flat(pdf_text(build_pdf(c)))
         assert flat(f"one run of {name} on {gpus:,} × {sc.cluster.gpu}") in text
+        cli = comparison_report(c).splitlines()[1]  # the CLI says the same under its heading
+        assert cli.startswith(f"Representative run: one run of {name} on {gpus:,} × ")
+        assert f": {days(t.train_days)} (" in cli
         return t.train_days
 
     data = json.loads(scenario_files.PORTFOLIOS["lab"].read_text())
