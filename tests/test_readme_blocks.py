@@ -68,3 +68,18 @@ def test_a_readme_block_is_its_commands_output(command, tmp_path):
             out = run(args)
     expected = [TIMING.sub("<t>", line) for line in block_after(text, f"`{command}`")]
     assert [TIMING.sub("<t>", line) for line in out.rstrip("\n").split("\n")] == expected
+
+
+def test_the_readme_validation_sections_are_clusterplan_validates():
+    """Each README block that starts with a `clusterplan validate` section heading ("== ... ==")
+    is that section of the command's output, line for line, as far as the block goes."""
+    text = README.read_text().split("\n")
+    out = run(["validate"]).split("\n")
+    headings = [i for i, line in enumerate(text) if line.startswith("== ") and line.endswith(" ==")]
+    assert len(headings) >= 4
+    for i in headings:
+        end = next(j for j in range(i + 1, len(text)) if text[j].startswith("```"))
+        block = text[i:end]
+        assert block[0] in out, block[0]
+        start = out.index(block[0])
+        assert out[start : start + len(block)] == block, block[0]
