@@ -70,16 +70,16 @@ def test_a_readme_block_is_its_commands_output(command, tmp_path):
     assert [TIMING.sub("<t>", line) for line in out.rstrip("\n").split("\n")] == expected
 
 
-def test_the_readme_validation_sections_are_clusterplan_validates():
-    """Each README block that starts with a `clusterplan validate` section heading ("== ... ==")
-    is that section of the command's output, line for line, as far as the block goes."""
+def test_the_readme_validation_blocks_are_clusterplan_validates():
+    """Each README block that begins with a line of `clusterplan validate`'s output (a section
+    heading "== ... ==", an errors table's header) is that part of the output, line for line, as
+    far as the block goes: training, held-out, both modes, memory, inference and fine-tuning."""
     text = README.read_text().split("\n")
     out = run(["validate"]).split("\n")
-    headings = [i for i, line in enumerate(text) if line.startswith("== ") and line.endswith(" ==")]
-    assert len(headings) >= 4
-    for i in headings:
-        end = next(j for j in range(i + 1, len(text)) if text[j].startswith("```"))
-        block = text[i:end]
-        assert block[0] in out, block[0]
+    fences = [i for i, line in enumerate(text) if line.startswith("```")]
+    blocks = [text[a + 1 : b] for a, b in zip(fences[::2], fences[1::2], strict=True)]
+    quoted = [b for b in blocks if b and len(b[0]) > 20 and b[0] in out]
+    assert len(quoted) >= 7, [b[0] for b in quoted]
+    for block in quoted:
         start = out.index(block[0])
         assert out[start : start + len(block)] == block, block[0]
