@@ -432,6 +432,11 @@ def add_serve_parser(sub) -> None:
     s.add_argument(
         "--kv-precision", help="KV cache: bf16 or fp8 (default fp8 with fp8/fp4 weights)"
     )
+    s.add_argument(
+        "--prefill-decode",
+        help="auto (default: split only where it needs fewer GPUs), colocated, or split "
+        "(separate prefill and decode pools; needs --rps or --tokens-per-day)",
+    )
     s.add_argument("--json", action="store_true", help="print the plan as JSON")
 
 
@@ -450,6 +455,7 @@ SERVE_OPTION = {
     "slo_percentile": "--slo-percentile",
     "precision": "--precision",
     "kv_precision": "--kv-precision",
+    "prefill_decode": "--prefill-decode",
 }
 
 
@@ -476,6 +482,7 @@ def _sized(command: str, flags: dict[str, str], size):
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    from app.formatting import deployment_text, prefill_decode_text
     from models.serving import ServeInputs, plan_serving  # only this command needs it
 
     fields = {
@@ -492,6 +499,7 @@ def run_serve(args: argparse.Namespace) -> int:
         "slo_percentile": args.slo_percentile,
         "precision": args.precision,
         "kv_precision": args.kv_precision,
+        "prefill_decode": args.prefill_decode,
     }
     plan = _sized("serve", SERVE_OPTION, lambda: plan_serving(ServeInputs(**_given(fields))))
     if args.json:
@@ -502,13 +510,14 @@ def run_serve(args: argparse.Namespace) -> int:
         f"{p.model} on {p.gpu}, weights {p.precision}, KV cache {p.kv_precision}\n"
         f"Layout          TP{p.tp}"
         + (f" EP{p.ep}" if p.ep > 1 else "")
-        + f" ({p.gpus_per_replica} GPUs per replica), {p.batch} sequences in flight per replica\n"
+        + f" ({p.gpus_per_replica} GPUs per replica), {p.batch} sequences in flight per "
+        f"{'decode ' if p.prefill_decode == 'split' else ''}replica; {prefill_decode_text(p)}\n"
         f"Memory per GPU  weights {p.weights_gib_per_gpu:.1f} GiB, KV cache {p.kv_cache_gib_per_gpu:.1f} GiB "
         f"({p.kv_bytes_per_token / 1024:.0f} KiB per token); {p.max_sequences_per_replica:,} sequences fit\n"
         f"Latency         TTFT {p.ttft_ms:,.0f} ms at p{p.slo_percentile} ({p.ttft_queue_ms:,.0f} ms queued), TPOT {p.tpot_ms:.1f} ms (decode {p.decode_bound}-bound)\n"
         f"Throughput/GPU  {p.output_tokens_per_s_per_gpu:,.0f} output tokens/s, prefill "
         f"{p.prefill_tokens_per_s_per_gpu:,.0f} tokens/s; {p.output_tokens_per_gpu_hour / 1e6:.2f} M output tokens per GPU-hour\n"
-        f"Deployment      {p.replicas} replica(s), {p.gpus} GPUs ({p.requests_per_s_per_replica:.2f} requests/s per replica at full load)\n"
+        f"Deployment      {deployment_text(p)}\n"
         f"Rule of thumb   {p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU (HBM bandwidth / weight bytes x batch)\n"
         f"Software        {p.software_generation}"
     )

@@ -75,6 +75,31 @@ def training_run_subject(c) -> str:
     return f"one run of {p.representative_workload} {on}"
 
 
+def prefill_decode_text(p) -> str:
+    """Where a serving plan (models/serving.py ServePlan) runs prefill and decode."""
+    if p.prefill_decode != "split":
+        return "prefill and decode on the same replicas"
+    return (
+        f"prefill and decode split: each prompt's K/V cache sent from a prefill to a decode "
+        f"replica in {p.kv_transfer_ms:.1f} ms"
+    )
+
+
+def deployment_text(p) -> str:
+    """'4 replica(s), 8 GPUs (3.87 requests/s per replica at full load)', or with a split the
+    two pools: '22 replicas (18 prefill, 4 decode), 44 GPUs (...per decode replica...)'."""
+    if p.prefill_decode != "split":
+        return (
+            f"{p.replicas} replica(s), {p.gpus} GPUs ({p.requests_per_s_per_replica:.2f} "
+            "requests/s per replica at full load)"
+        )
+    return (
+        f"{p.replicas} replicas ({p.prefill_replicas} prefill, {p.replicas - p.prefill_replicas} "
+        f"decode), {p.gpus} GPUs ({p.requests_per_s_per_replica:.2f} requests/s per decode "
+        "replica at full load)"
+    )
+
+
 def efficient_size_advice(chosen_gpus: int, e, *, deadline: bool = True) -> str:
     """The efficient size beside the fastest a deadline chose (models/training.py EfficientSize):
     'Efficient size: 8,192 GPUs, a run in 168 days at 86 % scaling efficiency (the 32,768 GPUs the

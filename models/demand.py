@@ -8,8 +8,10 @@ Sizing (`SIZERS`, one function per kind of models/portfolio.py `WORKLOAD_KINDS`)
 - finetune: models/finetune.py plan_finetune; a job holds `gpus` GPUs for `train_hours`;
 - serve: models/serving.py plan_serving at each month's traffic: GPUs = replicas × GPUs per
   replica, held every hour. The search is run where the traffic starts and ends and, while the two
-  layouts differ, in between (bisection); months between two points with the same layout take its
-  replicas for their traffic, ⌈rps / (rps per replica × target utilisation)⌉, as plan_serving does;
+  layouts differ, in between (bisection); months between two points with the same colocated layout
+  take its replicas for their traffic, ⌈rps / (rps per replica × target utilisation)⌉, as
+  plan_serving does (a layout split into prefill and decode pools: its two pools for the month's
+  arrivals, serving.split_gpus);
 - steady: `gpus` held, `utilisation_pct` of their hours busy.
 
 Demand per month is unconstrained: each run as if it started when released. GPU-hours of a month =
@@ -42,7 +44,7 @@ from models.portfolio import (
 )
 from models.record import Record
 from models.scenario import Cluster, Execution, ReliabilityInputs, Scenario, Workload
-from models.serving import ServeInputs, ServePlan, plan_serving
+from models.serving import ServeInputs, ServePlan, plan_serving, split_gpus
 from models.training import plan_training
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 
@@ -159,10 +161,13 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
     u = inputs(rps[0]).target_utilisation
 
     def layout(p: ServePlan) -> tuple:
-        return (p.tp, p.ep, p.batch)
+        return (p.tp, p.ep, p.batch, p.prefill_decode)
 
-    def gpus_with(p: ServePlan, r: float) -> int:
-        return math.ceil(r / (p.requests_per_s_per_replica * u)) * p.gpus_per_replica
+    def gpus_with(p: ServePlan, k: int) -> int:
+        if p.prefill_decode == "split":  # both pools, sized for this month's arrivals
+            n = split_gpus(inputs(rps[k]), p)
+            return n if n is not None else plan(k).gpus
+        return math.ceil(rps[k] / (p.requests_per_s_per_replica * u)) * p.gpus_per_replica
 
     plans: dict[int, ServePlan] = {}
 
@@ -179,7 +184,7 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
             return
         if layout(plan(lo)) == layout(plan(hi)):
             for k in range(lo + 1, hi):
-                gpus[k] = gpus_with(plan(lo), rps[k])
+                gpus[k] = gpus_with(plan(lo), k)
             return
         mid = (lo + hi) // 2
         fill(lo, mid)

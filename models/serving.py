@@ -23,9 +23,18 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
 - Tensor parallelism: two all-reduces of the step's activations per layer on the scale-up link
   (bandwidth as in models/collectives.py; SERVE_ALLREDUCE_STEPS latency steps, as engines' one-shot
   kernels), plus SERVE_STEP_OVERHEAD_S_PER_LAYER per layer per step (the fitted constant).
-- Continuous batching without a separate prefill pool: over one request's life the replica runs O
-  decode steps and B prefills, so output tokens/s = B · O / (B · t_prefill + O · t_step), TPOT =
-  t_step + B · t_prefill / O (others' prefills stall decoding), TTFT = t_prefill + t_step.
+- Colocated (prefill and decode on the same replicas, continuous batching): over one request's life
+  the replica runs O decode steps and B prefills, so output tokens/s = B · O / (B · t_prefill + O ·
+  t_step), TPOT = t_step + B · t_prefill / O (others' prefills stall decoding), TTFT = t_prefill +
+  t_step.
+- Split (disaggregated prefill and decode, DistServe, Zhong et al. 2024, arXiv 2401.09670): a
+  prefill pool of replicas each prefilling one request at a time (1 / t_prefill requests/s) and a
+  decode pool of replicas of the same layout that only decode (B / (O · t_step) requests/s), so
+  TPOT = t_step; the prompt's K/V cache goes from a prefill GPU to its decode GPU over the
+  scale-out network (each GPU its own shard, models/collectives.py p2p at SCALEOUT_EFFICIENCY), so
+  TTFT = t_prefill + t_kv + t_step plus the waits for a free prefill replica and a free decode
+  slot. Each pool is sized for the arrivals at the target utilisation; the prefill pool grows until
+  TTFT at its percentile meets the SLO. Only a deployment sized for an arrival rate is split.
 - Latency percentile (slo_percentile, p50 default): with an arrival rate (rps or tokens_per_day) a
   replica is an M/M/c queue whose c = batch slots each hold a request for its life (B · t_prefill +
   O · t_step); a request that finds every slot busy waits. The chance of waiting is Sakasegawa's
@@ -42,8 +51,9 @@ An older engine without a grouped-query decode kernel (TensorRT-LLM before XQA) 
 per query head of its group: `grouped_kv_decode=False` multiplies the KV read by heads ÷ kv_heads
 (models/constants.py, "Pre-XQA decode attention"); only the validation of such rows uses it.
 
-Sizing searches TP ∈ {1, 2, 4, 8} (within the scale-up domain), EP ∈ {1, TP} for MoE, and the batch,
-for the fewest GPUs that carry the traffic at SERVE_TARGET_UTILISATION of capacity within the SLOs.
+Sizing searches TP ∈ {1, 2, 4, 8} (within the scale-up domain), EP ∈ {1, TP} for MoE, the batch and
+(`prefill_decode`: auto) colocated or split, for the fewest GPUs that carry the traffic at
+SERVE_TARGET_UTILISATION of capacity within the SLOs; at equal GPUs colocated is kept.
 """
 
 from __future__ import annotations
@@ -59,7 +69,13 @@ from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record
 from models.shapes import ModelShape, get_preset, load_presets
-from models.units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_PARAM, SECONDS_PER_HOUR
+from models.units import (
+    BITS_PER_BYTE,
+    BYTES_PER_GB,
+    BYTES_PER_GIB,
+    BYTES_PER_PARAM,
+    SECONDS_PER_HOUR,
+)
 
 Precision = Literal["bf16", "fp8", "fp4"]
 TP_CHOICES = (1, 2, 4, 8)
@@ -113,6 +129,11 @@ class ServeInputs(Record):
     )
     slo_percentile: Literal[50, 90, 99] = Field(
         50, description="percentile of TTFT the SLO and the plan are stated at (queueing tail)"
+    )
+    prefill_decode: Literal["auto", "colocated", "split"] = Field(
+        "auto",
+        description="prefill and decode on the same replicas (colocated), on separate pools "
+        "(split: needs an arrival rate), or whichever needs fewer GPUs (auto)",
     )
 
     @model_validator(mode="after")
@@ -168,9 +189,12 @@ class ServePlan(Record):
     utilisation: float | None = Field(
         None, description="arrivals ÷ capacity per replica; None without an arrival rate"
     )
-    requests_per_s_per_replica: float
-    replicas: int
+    requests_per_s_per_replica: float = Field(description="at full load; split: per decode replica")
+    replicas: int = Field(description="all replicas; split: prefill and decode pools together")
     gpus: int
+    prefill_decode: Literal["colocated", "split"] = "colocated"
+    prefill_replicas: int = Field(0, description="split: replicas of the prefill pool")
+    kv_transfer_ms: float = Field(0.0, description="split: a prompt's K/V from prefill to decode")
     output_tokens_per_gpu_hour: float
     rule_of_thumb_tokens_per_s_per_gpu: float = Field(
         description="HBM bandwidth ÷ weight bytes × batch, the estimate a buyer would otherwise use"
@@ -283,6 +307,9 @@ def evaluate(
 
     cycle = b * t_prefill + o_tok * t_step
     out_rate = b * o_tok / cycle  # per replica
+    # split: each prefill GPU sends its shard of the prompt's K/V to its decode GPU over its NIC
+    nic = gpu.scaleout_bandwidth_gbit_per_s * 1e9 / BITS_PER_BYTE * C.SCALEOUT_EFFICIENCY
+    t_kv = coll.p2p_s(kv_token * i_tok / kv_shards, nic, C.SCALEOUT_LATENCY_S)
     rule = gpu.hbm_bandwidth_tbyte_per_s * 1e12 / (shape.params_total * w_bytes) * b
     return {
         "tp": tp,
@@ -302,6 +329,9 @@ def evaluate(
         "out_tps_gpu": out_rate / tp,
         "rps_replica": b / cycle,
         "rule_tps_gpu": rule,
+        "t_kv": t_kv * np.ones_like(b),
+        "rps_decode_replica": b / (o_tok * t_step),
+        "rps_prefill_replica": 1.0 / t_prefill,
     }
 
 
@@ -421,7 +451,6 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     if inp.users is not None and inp.gpus:
         b = np.full_like(b, float(inp.users))
     r = evaluate(inp, tp, ep, b, grouped_kv_decode)
-    n = len(b)
     fits = r["fits"]
     if not fits.any() and inp.batch and (r["max_seqs"] >= 1).any():
         raise InputError(
@@ -440,29 +469,112 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
             f"{need:.0f} GiB per GPU of {gpu.memory_gib:g}); use more GPUs, a lower precision or "
             "a GPU with more memory",
         )
-    ok = fits.copy()
-    if inp.ttft_ms is not None:
-        ok &= r["ttft"] * 1e3 <= inp.ttft_ms
-    if inp.tpot_ms is not None:
-        ok &= r["tpot"] * 1e3 <= inp.tpot_ms
-    if not ok.any():
-        j = np.nonzero(fits)[0]
-        best_tpot = j[np.argmin(r["tpot"][j])]
-        best_ttft = j[np.argmin(r["ttft"][j])]
-        field = "tpot_ms" if inp.tpot_ms is not None else "ttft_ms"
-        raise InputError(
-            field,
-            f"no layout of {inp.model} on {inp.gpu} meets TTFT ≤ {inp.ttft_ms or '∞'} ms and "
-            f"TPOT ≤ {inp.tpot_ms or '∞'} ms; best achievable: TPOT "
-            f"{r['tpot'][best_tpot] * 1e3:.1f} ms (TP{r['tp'][best_tpot]:.0f}, batch "
-            f"{r['batch'][best_tpot]:.0f}), TTFT {r['ttft'][best_ttft] * 1e3:.0f} ms "
-            f"(TP{r['tp'][best_ttft]:.0f}); relax the SLOs, use a faster GPU or a lower precision",
-        )
-    idx = np.nonzero(ok)[0]
     u = inp.target_utilisation
     rps = requests_per_s(inp)
     queued = rps is not None and not inp.gpus  # an arrival rate, and replicas sized for it
+    if inp.prefill_decode == "split" and not queued:
+        raise InputError(
+            "prefill_decode",
+            "a split into prefill and decode pools is sized for an arrival rate: give requests "
+            "per second or tokens per day (not users or a fixed replica), or choose colocated",
+        )
+    ok = fits & _meets(inp, r["ttft"], r["tpot"]) & (inp.prefill_decode != "split")
+    split_ttft = r["t_prefill"] + r["t_kv"] + r["t_step"]
+    split_ok = fits & _meets(inp, split_ttft, r["t_step"]) & queued
+    split_ok &= inp.prefill_decode != "colocated"
+    if not ok.any() and not split_ok.any():
+        _refuse_slos(inp, r, fits, split_ttft if queued else None)
+    candidates = []
+    if ok.any():
+        candidates.append(_colocated(inp, r, np.nonzero(ok)[0], rps, queued, u))
+    if split_ok.any():
+        candidates.append(_split(inp, r, np.nonzero(split_ok)[0], rps, split_ttft, u))
+    candidates = [x for x in candidates if len(x["index"])]
+    if not candidates:  # every layout met the SLOs before any wait, none with one
+        raise InputError(
+            "ttft_ms",
+            f"TTFT ≤ {inp.ttft_ms:g} ms at p{inp.slo_percentile} leaves no room to queue at "
+            f"any load: the fastest layout's TTFT is {min(r['ttft'][ok].min(initial=np.inf), split_ttft[split_ok].min(initial=np.inf)) * 1e3:.0f} ms "
+            "before any wait; relax the TTFT objective or its percentile",
+        )
+    c = {k: np.concatenate([x[k] for x in candidates]) for k in candidates[0]}
+    # fewest GPUs, then colocated (a split must save GPUs to be chosen: it adds a K/V transfer
+    # path and a second pool to run), then the most output tokens per GPU, then the lowest TPOT
+    k = int(np.lexsort((c["tpot"], -c["out_tps_gpu"], c["split"], c["gpus"]))[0])
+    i = int(c["index"][k])
+    plan = _plan(inp, r, i, int(c["replicas"][k]), len(b))
+    update = {"slo_percentile": inp.slo_percentile}
+    if c["split"][k]:
+        n_p = int(c["prefill_replicas"][k])
+        update |= {
+            "prefill_decode": "split",
+            "prefill_replicas": n_p,
+            "gpus": int(c["gpus"][k]),
+            "kv_transfer_ms": float(r["t_kv"][i]) * 1e3,
+            "tpot_ms": float(r["t_step"][i]) * 1e3,
+            "ttft_ms": float(split_ttft[i]) * 1e3,
+            "requests_per_s_per_replica": float(r["rps_decode_replica"][i]),
+            "output_tokens_per_s_per_gpu": float(c["out_tps_gpu"][k]),
+            "output_tokens_per_gpu_hour": float(c["out_tps_gpu"][k]) * SECONDS_PER_HOUR,
+        }
+    if queued:
+        wait = float(c["wait"][k])
+        update |= {
+            "ttft_queue_ms": wait * 1e3,
+            "ttft_ms": update.get("ttft_ms", plan.ttft_ms) + wait * 1e3,
+            "utilisation": float(c["rho"][k]),
+        }
+    return plan.model_copy(update=update)
+
+
+def _meets(inp: ServeInputs, ttft_s, tpot_s) -> np.ndarray:
+    """Which layouts meet the TTFT and TPOT objectives before any wait."""
+    ok = np.ones(np.shape(ttft_s), dtype=bool)
+    if inp.ttft_ms is not None:
+        ok &= ttft_s * 1e3 <= inp.ttft_ms
+    if inp.tpot_ms is not None:
+        ok &= tpot_s * 1e3 <= inp.tpot_ms
+    return ok
+
+
+def _refuse_slos(inp: ServeInputs, r: dict, fits: np.ndarray, split_ttft) -> None:
+    """No layout meets the SLOs: say the best TPOT and TTFT any fitting layout achieves, colocated
+    or (with an arrival rate) split."""
+    j = np.nonzero(fits)[0]
+    tpot, ttft = r["tpot"][j], r["ttft"][j]
+    if split_ttft is not None and inp.prefill_decode != "colocated":
+        tpot, ttft = np.minimum(tpot, r["t_step"][j]), np.minimum(ttft, split_ttft[j])
+    best_tpot, best_ttft = j[np.argmin(tpot)], j[np.argmin(ttft)]
+    field = "tpot_ms" if inp.tpot_ms is not None else "ttft_ms"
+    raise InputError(
+        field,
+        f"no layout of {inp.model} on {inp.gpu} meets TTFT ≤ {inp.ttft_ms or '∞'} ms and "
+        f"TPOT ≤ {inp.tpot_ms or '∞'} ms; best achievable: TPOT "
+        f"{tpot.min() * 1e3:.1f} ms (TP{r['tp'][best_tpot]:.0f}, batch "
+        f"{r['batch'][best_tpot]:.0f}), TTFT {ttft.min() * 1e3:.0f} ms "
+        f"(TP{r['tp'][best_ttft]:.0f}); relax the SLOs, use a faster GPU or a lower precision",
+    )
+
+
+def _candidates(idx, replicas, gpus, out_tps_gpu, tpot, wait, rho, split, prefill) -> dict:
+    return {
+        "index": idx,
+        "replicas": replicas,
+        "gpus": gpus,
+        "out_tps_gpu": out_tps_gpu,
+        "tpot": tpot,
+        "wait": wait,
+        "rho": rho,
+        "split": np.full(len(idx), split),
+        "prefill_replicas": prefill,
+    }
+
+
+def _colocated(inp: ServeInputs, r: dict, idx, rps, queued: bool, u: float) -> dict:
+    """Replicas of each colocated layout for the traffic (an M/M/c queue of batch slots per
+    replica when sized for arrivals, whose TTFT tail may need a lower utilisation)."""
     cap, slots = r["rps_replica"][idx], r["batch"][idx]
+    nothing = np.zeros(len(idx))
     if queued:
         ceiling = np.full(len(idx), u)
         if inp.ttft_ms is not None:  # the TTFT SLO at its percentile may need a lower utilisation
@@ -470,36 +582,70 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
                 r["ttft"][idx], slots, slots / cap, inp.ttft_ms / 1e3, inp.slo_percentile, u
             )
         keep = ceiling >= 1e-3
-        if not keep.any():
-            raise InputError(
-                "ttft_ms",
-                f"TTFT ≤ {inp.ttft_ms:g} ms at p{inp.slo_percentile} leaves no room to queue at "
-                f"any load: the fastest layout's TTFT is {r['ttft'][idx].min() * 1e3:.0f} ms "
-                "before any wait; relax the TTFT objective or its percentile",
-            )
         idx, cap, slots, ceiling = idx[keep], cap[keep], slots[keep], ceiling[keep]
         replicas = np.ceil(rps / (cap * ceiling))
+        rho = rps / (replicas * cap)
+        wait = queue_wait_s(rho, slots, slots / cap, inp.slo_percentile)
+        nothing = np.zeros(len(idx))
     elif inp.users is not None and not inp.gpus:
-        replicas = np.ceil(inp.users / (r["batch"][idx] * u))
+        replicas, wait, rho = np.ceil(inp.users / (r["batch"][idx] * u)), nothing, nothing
     else:
-        replicas = np.ones(len(idx))
+        replicas, wait, rho = np.ones(len(idx)), nothing, nothing
     gpus = replicas * r["tp"][idx]
-    # fewest GPUs, then the most output tokens per GPU, then the lowest TPOT
-    order = np.lexsort((r["tpot"][idx], -r["out_tps_gpu"][idx], gpus))
-    k = int(order[0])
-    plan = _plan(inp, r, int(idx[k]), int(replicas[k]), n)
-    if not queued:
-        return plan.model_copy(update={"slo_percentile": inp.slo_percentile})
-    rho = rps / (replicas[k] * cap[k])
-    wait = float(queue_wait_s(rho, slots[k], slots[k] / cap[k], inp.slo_percentile))
-    return plan.model_copy(
-        update={
-            "slo_percentile": inp.slo_percentile,
-            "ttft_queue_ms": wait * 1e3,
-            "ttft_ms": plan.ttft_ms + wait * 1e3,
-            "utilisation": float(rho),
-        }
+    return _candidates(
+        idx, replicas, gpus, r["out_tps_gpu"][idx], r["tpot"][idx], wait, rho, False, nothing
     )
+
+
+#: the prefill pool grows by this share (at least one replica) until TTFT's tail meets the SLO,
+#: at most SPLIT_PREFILL_STEPS times
+SPLIT_PREFILL_GROWTH = 0.05
+SPLIT_PREFILL_STEPS = 200
+
+
+def _split(inp: ServeInputs, r: dict, idx, rps: float, split_ttft, u: float) -> dict:
+    """Prefill and decode pools of each layout for the arrivals: decode replicas for the decode
+    work at the target utilisation, prefill replicas likewise, then more prefill replicas until
+    TTFT (prefill, K/V transfer, first step, the p-th percentile waits for a prefill replica and a
+    decode slot) meets the SLO."""
+    pct = inp.slo_percentile
+    cap_d, cap_p = r["rps_decode_replica"][idx], r["rps_prefill_replica"][idx]
+    slots = r["batch"][idx]
+    n_d = np.ceil(rps / (cap_d * u))
+    rho_d = rps / (n_d * cap_d)
+    wait_d = queue_wait_s(rho_d, n_d * slots, slots / cap_d, pct)
+    n_p = np.ceil(rps / (cap_p * u))
+
+    def wait_p(n):
+        return queue_wait_s(rps / (n * cap_p), n, 1.0 / cap_p, pct)
+
+    ttft = split_ttft[idx]
+    if inp.ttft_ms is not None:
+        slo = inp.ttft_ms / 1e3
+        for _ in range(SPLIT_PREFILL_STEPS):
+            late = ttft + wait_d + wait_p(n_p) > slo
+            if not late.any():
+                break
+            n_p = np.where(late, n_p + np.maximum(1, np.ceil(n_p * SPLIT_PREFILL_GROWTH)), n_p)
+        keep = ttft + wait_d + wait_p(n_p) <= slo
+        idx, n_p, n_d, wait_d, rho_d = idx[keep], n_p[keep], n_d[keep], wait_d[keep], rho_d[keep]
+        cap_d, cap_p = cap_d[keep], cap_p[keep]
+    gpus = (n_p + n_d) * r["tp"][idx]
+    full = np.minimum(n_p * cap_p, n_d * cap_d) * inp.output_tokens  # output tokens/s at full load
+    rho = np.maximum(rps / (n_p * cap_p), rho_d)
+    return _candidates(
+        idx, n_p + n_d, gpus, full / gpus, r["t_step"][idx], wait_p(n_p) + wait_d, rho, True, n_p
+    )
+
+
+def split_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:
+    """GPUs a split `plan`'s layout needs for `inp`'s arrivals: the sizing plan_serving gives that
+    one layout (both pools, the prefill pool grown for TTFT's tail); None if it cannot meet the
+    TTFT objective at that rate."""
+    r = evaluate(inp, [plan.tp], [plan.ep], [plan.batch])
+    split_ttft = r["t_prefill"] + r["t_kv"] + r["t_step"]
+    c = _split(inp, r, np.array([0]), requests_per_s(inp), split_ttft, inp.target_utilisation)
+    return int(c["gpus"][0]) if len(c["index"]) else None
 
 
 def sweep(inp: ServeInputs, tp: int, ep: int = 1) -> dict[str, list[float]]:
@@ -528,6 +674,7 @@ __all__ = [
     "queue_wait_s",
     "evaluate",
     "sweep",
+    "split_gpus",
     "kv_bytes_per_token",
     "expected_distinct_experts",
 ]

@@ -24,6 +24,10 @@ COMMANDS = [
     ".venv/bin/clusterplan hourly",
     ".venv/bin/clusterplan serve --model llama3-70b --gpu H100-SXM --input-tokens 2048 "
     "--output-tokens 256 --rps 10 --precision fp8 --ttft-ms 400 --tpot-ms 50",
+    ".venv/bin/clusterplan serve --model llama3-70b --gpu H100-SXM --input-tokens 2048 "
+    "--output-tokens 256 --rps 10 --precision fp8 --ttft-ms 400 --tpot-ms 50 --slo-percentile 99",
+    ".venv/bin/clusterplan serve --model llama3-70b --gpu H100-SXM --input-tokens 8192 "
+    "--output-tokens 256 --rps 20 --precision fp8 --ttft-ms 2000 --tpot-ms 30",
     ".venv/bin/clusterplan finetune --model llama2-70b --method qlora --tokens 1e7 --gpu H100-SXM",
     ".venv/bin/clusterplan train --model llama3-405b --tokens 15.6T --gpu H100-SXM --gpus 16384 "
     "--curve",

@@ -359,3 +359,33 @@ def test_the_address_carries_the_serve_inputs_into_a_new_session():
     assert number(again, "GPUs") == plan_serving(serve_inputs(rps=25.0)).gpus
     at.text_input(key="s_tpot").input("0").run()  # invalid: the address keeps the last valid inputs
     assert share_link.decode_link(at.query_params["s"]).sections["serve"]["rps"] == 25.0
+
+
+def test_serve_splits_prefill_and_decode_where_the_core_does_and_says_so():
+    """Long prompts under a tight TPOT: the page shows the core's split plan (prefill + decode
+    replicas, its GPUs) and says how the prompts' K/V reach the decode pool; a split asked of
+    concurrent users is refused by name, with what was chosen kept."""
+    at = render("serve")
+    at.number_input(key="s_input").set_value(8192).run()
+    at.text_input(key="s_tpot").input("30").run()
+    at.number_input(key="s_rps").set_value(20.0).run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_serving(serve_inputs(input_tokens=8192, tpot_ms=30, rps=20.0))
+    assert plan.prefill_decode == "split"
+    assert number(at, "GPUs") == plan.gpus
+    decode = plan.replicas - plan.prefill_replicas
+    assert metric(at, "Replicas") == f"{plan.prefill_replicas:,} + {decode:,}"
+    captions = " ".join(c.value for c in at.caption)
+    assert f"K/V cache sent from a prefill to a decode replica in {plan.kv_transfer_ms:.1f} ms" in (
+        captions.replace("\\", "")
+    )
+    at.selectbox(key="s_prefill_decode").set_value("colocated").run()
+    colocated = plan_serving(
+        serve_inputs(input_tokens=8192, tpot_ms=30, rps=20.0, prefill_decode="colocated")
+    )
+    assert number(at, "GPUs") == colocated.gpus > plan.gpus
+    at.selectbox(key="s_prefill_decode").set_value("split").run()
+    at.radio(key="s_traffic").set_value("users").run()
+    assert not at.exception
+    assert errors(at).startswith("prefill_decode:"), errors(at)
+    assert at.session_state[serve_page.KEY]["prefill_decode"] == "split"

@@ -480,3 +480,88 @@ def test_cli_serve_slo_percentile():
     assert got["gpus"] > plan_serving(want).gpus
     rc, _, err = run_cli(*base, "--slo-percentile", "95")
     assert rc == 2 and err.startswith("clusterplan serve: --slo-percentile:")
+
+
+# --- prefill and decode split (disaggregated serving) -------------------------------------------
+
+LONG_PROMPT = dict(input_tokens=8192, output_tokens=256, rps=20.0, ttft_ms=2000, tpot_ms=30)
+
+
+def test_a_split_serves_long_prompts_under_a_tight_tpot_on_fewer_gpus():
+    """8,192-token prompts at a 30 ms TPOT: colocated, every prefill stalls the batch's decoding
+    (TPOT = step + B · prefill / O), so it needs small batches and many replicas; split, the
+    decode pool's TPOT is its step alone. Auto takes the split because it needs fewer GPUs, and
+    its figures are the model's own parts: pools at the target utilisation, TPOT the decode step,
+    TTFT prefill + K/V transfer + first step + the waits."""
+    auto = plan_serving(inp(**LONG_PROMPT))
+    colocated = plan_serving(inp(**LONG_PROMPT, prefill_decode="colocated"))
+    assert auto.prefill_decode == "split" and colocated.prefill_decode == "colocated"
+    assert auto.gpus < colocated.gpus
+    assert auto == plan_serving(inp(**LONG_PROMPT, prefill_decode="split"))
+    r = evaluate(inp(**LONG_PROMPT), [auto.tp], [auto.ep], [auto.batch])
+    n_p, n_d = auto.prefill_replicas, auto.replicas - auto.prefill_replicas
+    assert auto.gpus == (n_p + n_d) * auto.tp
+    u = inp().target_utilisation
+    assert n_d == np.ceil(20.0 / (r["rps_decode_replica"][0] * u))
+    assert n_p >= np.ceil(20.0 / (r["rps_prefill_replica"][0] * u))
+    assert auto.tpot_ms == pytest.approx(r["t_step"][0] * 1e3)
+    ttft = (r["t_prefill"][0] + r["t_kv"][0] + r["t_step"][0]) * 1e3 + auto.ttft_queue_ms
+    assert auto.ttft_ms == pytest.approx(ttft) and auto.ttft_ms <= 2000
+    assert auto.tpot_ms <= 30 < r["tpot"][0] * 1e3  # the same layout colocated misses the TPOT
+
+
+def test_the_kv_transfer_is_a_prompts_cache_shard_over_one_nic():
+    """Each prefill GPU sends its shard of the prompt's K/V (K/V heads split over min(TP,
+    kv_heads)) over its own scale-out NIC at SCALEOUT_EFFICIENCY, plus one latency."""
+    shape = get_preset("llama3-70b")
+    r = evaluate(inp(**LONG_PROMPT), [2], [1], [48])
+    nic = 400e9 / 8 * C.SCALEOUT_EFFICIENCY  # H100-SXM: 400 Gb/s per GPU (models/data/gpus.csv)
+    shard = kv_bytes_per_token(shape, 1.0) * 8192 / min(2, shape.kv_heads)
+    assert r["t_kv"][0] == pytest.approx(shard / nic + C.SCALEOUT_LATENCY_S)
+
+
+def test_short_prompts_stay_colocated_when_a_split_saves_no_gpu():
+    """At equal GPU counts the colocated plan is kept: a split adds a K/V path and a second pool."""
+    short = dict(input_tokens=512, output_tokens=512, rps=20.0, ttft_ms=2000, tpot_ms=20)
+    auto, split = plan_serving(inp(**short)), plan_serving(inp(**short, prefill_decode="split"))
+    assert split.prefill_decode == "split" and split.gpus >= auto.gpus
+    assert auto.prefill_decode == "colocated"
+    assert auto == plan_serving(inp(**short, prefill_decode="colocated"))
+
+
+def test_a_split_needs_an_arrival_rate():
+    with pytest.raises(InputError) as e:
+        plan_serving(inp(users=64, prefill_decode="split"))
+    assert e.value.field == "prefill_decode" and "arrival rate" in str(e.value)
+    with pytest.raises(InputError) as e:
+        plan_serving(inp(users=16, gpus=2, prefill_decode="split"))
+    assert e.value.field == "prefill_decode"
+
+
+def test_a_portfolio_sizes_a_split_service_month_by_month_as_plan_serving_does():
+    """A serving workload whose plan splits: each month's GPUs in the demand are the GPUs
+    plan_serving gives that month's arrivals (the months between two sizings of the same split
+    layout take serving.split_gpus, the same sizing for that layout)."""
+    from models.demand import size_workload
+    from models.portfolio import Serve
+
+    w = Serve(
+        name="rag",
+        team="apps",
+        model="llama3-70b",
+        precision="fp8",
+        input_tokens=8192,
+        output_tokens=256,
+        rps=4.0,
+        growth_pct_per_month=10.0,
+        ttft_ms=2000,
+        tpot_ms=30,
+        duration_months=12,
+    )
+    sizing = size_workload(w, "H100-SXM")
+    months = [g for g in sizing.gpus_by_month if g]
+    assert len(months) == 12
+    for k, gpus in enumerate(months):
+        p = plan_serving(inp(**{**LONG_PROMPT, "rps": 4.0 * 1.1**k}))
+        assert p.prefill_decode == "split", k
+        assert gpus == p.gpus, (k, gpus, p.gpus)

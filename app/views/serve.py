@@ -13,6 +13,7 @@ import json
 import streamlit as st
 
 from app import charts, state
+from app.formatting import deployment_text, md_plain, prefill_decode_text, sentence
 from app.record_widgets import Form
 from models.errors import InputError
 from models.hardware import load_gpus
@@ -43,6 +44,11 @@ STARTING = {
 }
 FORM = Form(ServeInputs, KEY, STARTING)
 PRECISIONS = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4 (B200, GB200)"}
+PREFILL_DECODE = {
+    "auto": "automatic (split if it saves GPUs)",
+    "colocated": "colocated",
+    "split": "split into two pools",
+}
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -240,6 +246,18 @@ def inputs() -> None:
         help="Fix one replica of this many GPUs, as a published benchmark runs, and see its "
         "throughput and latency.",
     )
+    FORM.choice(
+        c2,
+        "Prefill and decode",
+        "prefill_decode",
+        "s_prefill_decode",
+        format_func=PREFILL_DECODE.get,
+        help="Colocated: every replica reads prompts and generates, so long prompts stall the "
+        "tokens streaming to others. Split (disaggregated, as DistServe and NVIDIA Dynamo run "
+        "it): a pool of replicas only reads prompts and hands each prompt's K/V cache over the "
+        "network to a pool that only generates; it needs an arrival rate (requests per second "
+        "or tokens per day). Automatic splits only where that needs fewer GPUs.",
+    )
 
 
 def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
@@ -254,11 +272,19 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
         if not inp.gpus
         else "The replica you fixed.",
     )
+    split = p.prefill_decode == "split"
     c2.metric(
         "Replicas",
-        f"{p.replicas:,}",
-        help=f"Independent copies of the model, {p.gpus_per_replica} GPUs each; traffic is spread "
-        "over them.",
+        f"{p.prefill_replicas:,} + {p.replicas - p.prefill_replicas:,}"
+        if split
+        else f"{p.replicas:,}",
+        help=(
+            f"Prefill + decode replicas, {p.gpus_per_replica} GPUs each: the first pool reads "
+            "prompts, the second generates."
+            if split
+            else f"Independent copies of the model, {p.gpus_per_replica} GPUs each; traffic is "
+            "spread over them."
+        ),
     )
     c1.metric(
         "Layout per replica",
@@ -314,7 +340,12 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     c2.metric(
         "Capacity (req/s)",
         f"{p.requests_per_s_per_replica:,.2f}",
-        help="Per replica: requests a replica completes per second at this batch (its capacity).",
+        help="Per decode replica: requests it completes per second at this batch (its capacity)."
+        if split
+        else "Per replica: requests a replica completes per second at this batch (its capacity).",
+    )
+    st.caption(
+        sentence(md_plain(deployment_text(p))) + "; " + md_plain(prefill_decode_text(p)) + "."
     )
     st.caption(
         f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "
