@@ -1011,6 +1011,8 @@ def serve_curve(
     in log units, so labelled shapes would land elsewhere."""
     t = _THEMES[dark]
     layout = f"TP{plan['tp']}" + (f" EP{plan['ep']}" if plan["ep"] > 1 else "")
+    if plan.get("prefill_decode") == "split":
+        layout += ", prefill and decode split"
     fig = _figure(
         "Throughput and latency against concurrency",
         f"{_plain(plan['model'])} on {_plain(plan['gpu'])}, {layout}, {plan['precision'].upper()}: "

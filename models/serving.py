@@ -648,15 +648,27 @@ def split_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:
     return int(c["gpus"][0]) if len(c["index"]) else None
 
 
-def sweep(inp: ServeInputs, tp: int, ep: int = 1) -> dict[str, list[float]]:
-    """Throughput and latency against batch for one layout (for charts): batches that fit only."""
+def sweep(
+    inp: ServeInputs, tp: int, ep: int = 1, prefill_decode: str = "colocated"
+) -> dict[str, list[float]]:
+    """Throughput and latency against batch for one layout (for charts): batches that fit only.
+    Split: TPOT is the decode step, TTFT prefill + K/V transfer + first step (before any wait),
+    and tokens/s per GPU counts both pools in the proportion of their capacities, o / (tp · (1 /
+    decode rate + 1 / prefill rate)): whole replicas put a plan a little under it."""
     r = evaluate(inp, np.full(len(BATCHES), tp), np.full(len(BATCHES), ep), BATCHES)
     keep = r["fits"]
+    if prefill_decode == "split":
+        per_gpu = inp.output_tokens / (
+            tp * (1 / r["rps_decode_replica"] + 1 / r["rps_prefill_replica"])
+        )
+        ttft, tpot = r["t_prefill"] + r["t_kv"] + r["t_step"], r["t_step"]
+    else:
+        per_gpu, ttft, tpot = r["out_tps_gpu"], r["ttft"], r["tpot"]
     return {
         "batch": r["batch"][keep].tolist(),
-        "output_tokens_per_s_per_gpu": r["out_tps_gpu"][keep].tolist(),
-        "ttft_ms": (r["ttft"][keep] * 1e3).tolist(),
-        "tpot_ms": (r["tpot"][keep] * 1e3).tolist(),
+        "output_tokens_per_s_per_gpu": per_gpu[keep].tolist(),
+        "ttft_ms": (ttft[keep] * 1e3).tolist(),
+        "tpot_ms": (tpot[keep] * 1e3).tolist(),
     }
 
 

@@ -565,3 +565,21 @@ def test_a_portfolio_sizes_a_split_service_month_by_month_as_plan_serving_does()
         p = plan_serving(inp(**{**LONG_PROMPT, "rps": 4.0 * 1.1**k}))
         assert p.prefill_decode == "split", k
         assert gpus == p.gpus, (k, gpus, p.gpus)
+
+
+def test_a_split_plans_chart_is_its_decode_pools_curve():
+    """The Serve chart's sweep for a split plan: TPOT the decode step and TTFT before any wait, at
+    the plan's batch the plan's own; tokens/s per GPU counts both pools in proportion, so the
+    plan's whole replicas sit at or a little under it."""
+    from models.serving import sweep
+
+    i = inp(**LONG_PROMPT)
+    p = plan_serving(i)
+    s = sweep(i, p.tp, p.ep, p.prefill_decode)
+    k = s["batch"].index(p.batch)
+    assert s["tpot_ms"][k] == pytest.approx(p.tpot_ms)
+    assert s["ttft_ms"][k] == pytest.approx(p.ttft_ms - p.ttft_queue_ms)
+    assert 0.9 * s["output_tokens_per_s_per_gpu"][k] <= p.output_tokens_per_s_per_gpu
+    assert p.output_tokens_per_s_per_gpu <= s["output_tokens_per_s_per_gpu"][k] * (1 + 1e-9)
+    colocated = sweep(i, p.tp, p.ep)
+    assert colocated["tpot_ms"][k] > s["tpot_ms"][k]  # colocated, prefills stall decoding

@@ -60,7 +60,7 @@ def _plan(inputs_json: str) -> tuple[dict | None, dict | None, tuple[str, str] |
         plan = plan_serving(inp)
     except InputError as exc:
         return None, None, (exc.field, str(exc))
-    return plan.model_dump(mode="json"), sweep(inp, plan.tp, plan.ep), None
+    return plan.model_dump(mode="json"), sweep(inp, plan.tp, plan.ep, plan.prefill_decode), None
 
 
 def plan_for(inp: ServeInputs) -> tuple[ServePlan | None, dict | None, tuple[str, str] | None]:
