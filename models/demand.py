@@ -196,7 +196,9 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
         kind=w.kind,
         gang=False,
         gpus_by_month=[float(g) for g in gpus],
-        basis=f"plan_serving: TP{first.tp} replicas, {gpus[0]:,} → {gpus[-1]:,} GPUs "
+        basis=f"plan_serving: TP{first.tp} replicas"
+        + (" in prefill and decode pools" if first.prefill_decode == "split" else "")
+        + f", {gpus[0]:,} → {gpus[-1]:,} GPUs "
         f"({len(plans)} sizings)",
     )
 
