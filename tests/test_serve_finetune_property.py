@@ -98,6 +98,8 @@ def serve_data(draw) -> tuple[dict, str]:
             data[name] = draw(bounded(ServeInputs, name, *edges))
     if draw(st.booleans()):
         data["gpus"] = draw(bounded(ServeInputs, "gpus", 2, 8, integers=True))
+    if mode := draw(st.sampled_from([None, "auto", "colocated", "split"])):
+        data["prefill_decode"] = mode
     ServeInputs.model_validate(data)  # the record accepts it
     return data, traffic
 
@@ -111,6 +113,7 @@ def test_any_valid_serve_inputs_show_their_values_and_the_cores_plan(case):
     assert at.selectbox(key="s_gpu").value == data["gpu"]
     assert at.selectbox(key="s_precision").value == data["precision"]
     assert at.selectbox(key="s_kv").value == data.get("kv_precision")
+    assert at.selectbox(key="s_prefill_decode").value == data.get("prefill_decode", "auto")
     assert at.number_input(key="s_input").value == data["input_tokens"]
     assert at.number_input(key="s_output").value == data["output_tokens"]
     assert at.radio(key="s_traffic").value == traffic
