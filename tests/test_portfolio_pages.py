@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from app import charts, share_link
-from app.formatting import usd, usd_rate
+from app.formatting import md_plain, training_run_subject, usd, usd_rate
 from app.scenario_files import PORTFOLIOS
 from app.views.portfolio import apply_edits
 from models.demand import TrainingSettings, derive_demand, size_workload
@@ -252,6 +252,10 @@ def test_compare_shows_the_engines_totals_capacity_delays_and_chargeback(name):
     charge = frames["chargeback_v2"].set_index("Team").to_dict()
     for o in c.options:
         assert charge[o.label] == {team: usd(v) for team, v in o.chargeback_usd.items()}
+    # the run storage and checkpoints are sized for, as the PDF and the CLI name it
+    run = next(x.value for x in at.caption if "representative run" in x.value)
+    assert md_plain(training_run_subject(c)) in run, run
+    assert md_plain(f"{c.run_gpus:,}") in run
     capacity = frames["capacity_v2"].set_index("Option").to_dict("index")
     for o in c.options:
         row = capacity[o.label]
