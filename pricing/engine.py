@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from models.errors import InputError
-from models.numbers import on_day
-from models.options import OPTIONS, Staffing, spec
+from models.numbers import on_day, pct
+from models.options import OPTIONS, Billing, Staffing, spec
 from models.scenario import Scenario
 from models.training import TrainingPlan, plan_training
 from pricing import capacity_plans as cp
@@ -57,6 +57,13 @@ LABELS = {s.id: s.label for s in OPTIONS}
 #: Below one delivered GPU-hour a cost per GPU-hour means nothing (utilisation 1e-300 % would give
 #: $1e302 per GPU-hour), so none is given.
 MIN_GPU_HOURS = 1.0
+#: a month at least this busy is work an option's size is held for (trailing_hold)
+TRAILING_BUSY_SHARE = 0.05
+#: a held tail this long or longer, at under TRAILING_IDLE_BUSY_SHARE busy, is said
+TRAILING_MONTHS = 3
+TRAILING_IDLE_BUSY_SHARE = 0.01
+#: the options that pay for their size while it is held and could give it back sooner
+RELEASABLE = (Billing.RENT, Billing.MANAGED_RENT, Billing.COMMITTED)
 
 
 #: most fixed-point steps of the deadline sizing: each step re-sizes for the provisioning of the
@@ -240,6 +247,32 @@ def _option_result(
     )
 
 
+def trailing_hold(option: str, size: int, capacity: np.ndarray, served: np.ndarray) -> str:
+    """'; holds 1,024 GPUs in months 14–36 for 32 GPU-hours of work (0.0 % busy): ...' when a
+    rented, managed or committed option keeps its whole size held, and paid for, for
+    TRAILING_MONTHS or more after its last month of real work (TRAILING_BUSY_SHARE busy) to serve
+    a trickle (under TRAILING_IDLE_BUSY_SHARE busy); '' otherwise. The plan holds one size for as
+    long as any work runs on it (pricing/capacity_plans.py); this says what that costs."""
+    if spec(option).billing not in RELEASABLE or size <= 0:
+        return ""
+    full = size * HOURS_PER_MONTH
+    worked = np.flatnonzero(served >= TRAILING_BUSY_SHARE * full)
+    if not len(worked):
+        return ""
+    tail = np.flatnonzero(capacity[worked[-1] + 1 :] > 0) + worked[-1] + 1
+    if len(tail) < TRAILING_MONTHS:
+        return ""
+    work, held = float(served[tail].sum()), float(capacity[tail].sum() * HOURS_PER_MONTH)
+    if not 0 < work < TRAILING_IDLE_BUSY_SHARE * held:
+        return ""
+    busy = pct(work / held, 1) if work / held >= 0.001 else "under 0.1 %"
+    return (
+        f"; holds {size:,} GPUs in months {tail[0] + 1}–{tail[-1] + 1} for {work:,.0f} GPU-hours "
+        f"of work ({busy} busy): a smaller rental, a hybrid or cloud for that work "
+        "may cost less"
+    )
+
+
 def _portfolio_result(
     inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P
 ) -> OptionResult:
@@ -288,7 +321,7 @@ def _portfolio_result(
         first_result_day=min(finish) if finish else None,
         breakeven_month={},
         capacity_size_gpus=plan.size_gpus,
-        capacity_rule=plan.rule,
+        capacity_rule=plan.rule + trailing_hold(option, plan.size_gpus, capacity, served),
         capacity_gpus=capacity.tolist(),
         demand_gpu_hours=list(r.demand_gpu_hours),
         served_gpu_hours_by_month=served.tolist(),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from pydantic import ValidationError
 
@@ -343,3 +344,33 @@ def test_a_note_names_the_ready_day_the_tables_show(fixture_catalogue):
         assert o.note.endswith(f"GPUs ready on {on_day(o.ready_day)}"), (o.note, o.ready_day)
     # a ready day the two roundings disagree on (half a day rounds to even with :.0f)
     assert any(f"day {o.ready_day:,.0f}" != on_day(o.ready_day) for o in late)
+
+
+def test_a_rental_held_for_a_trickle_says_what_it_holds_and_for_how_little():
+    """The capacity rule of a rented, managed or committed option that keeps its whole size for
+    three months or more after its last real work (5 % busy) to serve under 1 % says so, with the
+    months and the GPU-hours read from its own monthly figures; owned and per-use options, and a
+    busy tail, say nothing."""
+    from pricing.engine import HOURS_PER_MONTH, trailing_hold
+
+    full = 64 * HOURS_PER_MONTH
+    served = np.array([0.9, 0.8, 0.001, 0.002, 0.001, 0.0]) * full
+    held = np.array([64, 64, 64, 64, 64, 0.0])
+    line = trailing_hold("rent", 64, held, served)
+    assert line.startswith("; holds 64 GPUs in months 3–5 for ")
+    assert f"for {served[2:5].sum():,.0f} GPU-hours of work (0.1 % busy)" in line
+    assert trailing_hold("build", 64, held, served) == ""  # owned: held to the term anyway
+    assert trailing_hold("cloud:on_demand", 64, held, served) == ""  # pays per use
+    assert trailing_hold("rent", 64, held[:4].copy(), served[:4].copy()) == ""  # 2 months only
+    busy = served.copy()
+    busy[3] = 0.03 * full  # 1.1 % over the tail: not a trickle
+    assert trailing_hold("rent", 64, held, busy) == ""
+
+    c = compare(_sample("lab"), decision=False)
+    rent = c.option("rent")
+    tail = np.array(rent.served_gpu_hours_by_month[13:])
+    assert rent.capacity_rule.endswith(
+        f"; holds 1,024 GPUs in months 14–36 for {tail.sum():,.0f} GPU-hours of work (under "
+        "0.1 % busy): a smaller rental, a hybrid or cloud for that work may cost less"
+    )
+    assert "holds" not in c.option("build").capacity_rule
