@@ -330,6 +330,7 @@ def evaluate(
         "rps_replica": b / cycle,
         "rule_tps_gpu": rule,
         "t_kv": t_kv * np.ones_like(b),
+        "split_ttft": t_prefill + t_kv + t_step,  # split: prefill, K/V transfer, first step
         "rps_decode_replica": b / (o_tok * t_step),
         "rps_prefill_replica": 1.0 / t_prefill,
     }
@@ -479,16 +480,16 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
             "per second or tokens per day (not users or a fixed replica), or choose colocated",
         )
     ok = fits & _meets(inp, r["ttft"], r["tpot"]) & (inp.prefill_decode != "split")
-    split_ttft = r["t_prefill"] + r["t_kv"] + r["t_step"]
+    split_ttft = r["split_ttft"]
     split_ok = fits & _meets(inp, split_ttft, r["t_step"]) & queued
     split_ok &= inp.prefill_decode != "colocated"
     if not ok.any() and not split_ok.any():
-        _refuse_slos(inp, r, fits, split_ttft if queued else None)
+        _refuse_slos(inp, r, fits, queued)
     candidates = []
     if ok.any():
         candidates.append(_colocated(inp, r, np.nonzero(ok)[0], rps, queued, u))
     if split_ok.any():
-        candidates.append(_split(inp, r, np.nonzero(split_ok)[0], rps, split_ttft, u))
+        candidates.append(_split(inp, r, np.nonzero(split_ok)[0], rps, u))
     candidates = [x for x in candidates if len(x["index"])]
     if not candidates:  # every layout met the SLOs before any wait, none with one
         raise InputError(
@@ -537,13 +538,13 @@ def _meets(inp: ServeInputs, ttft_s, tpot_s) -> np.ndarray:
     return ok
 
 
-def _refuse_slos(inp: ServeInputs, r: dict, fits: np.ndarray, split_ttft) -> None:
+def _refuse_slos(inp: ServeInputs, r: dict, fits: np.ndarray, queued: bool) -> None:
     """No layout meets the SLOs: say the best TPOT and TTFT any fitting layout achieves, colocated
     or (with an arrival rate) split."""
     j = np.nonzero(fits)[0]
     tpot, ttft = r["tpot"][j], r["ttft"][j]
-    if split_ttft is not None and inp.prefill_decode != "colocated":
-        tpot, ttft = np.minimum(tpot, r["t_step"][j]), np.minimum(ttft, split_ttft[j])
+    if queued and inp.prefill_decode != "colocated":
+        tpot, ttft = np.minimum(tpot, r["t_step"][j]), np.minimum(ttft, r["split_ttft"][j])
     best_tpot, best_ttft = j[np.argmin(tpot)], j[np.argmin(ttft)]
     field = "tpot_ms" if inp.tpot_ms is not None else "ttft_ms"
     raise InputError(
@@ -574,7 +575,6 @@ def _colocated(inp: ServeInputs, r: dict, idx, rps, queued: bool, u: float) -> d
     """Replicas of each colocated layout for the traffic (an M/M/c queue of batch slots per
     replica when sized for arrivals, whose TTFT tail may need a lower utilisation)."""
     cap, slots = r["rps_replica"][idx], r["batch"][idx]
-    nothing = np.zeros(len(idx))
     if queued:
         ceiling = np.full(len(idx), u)
         if inp.ttft_ms is not None:  # the TTFT SLO at its percentile may need a lower utilisation
@@ -586,11 +586,11 @@ def _colocated(inp: ServeInputs, r: dict, idx, rps, queued: bool, u: float) -> d
         replicas = np.ceil(rps / (cap * ceiling))
         rho = rps / (replicas * cap)
         wait = queue_wait_s(rho, slots, slots / cap, inp.slo_percentile)
-        nothing = np.zeros(len(idx))
-    elif inp.users is not None and not inp.gpus:
-        replicas, wait, rho = np.ceil(inp.users / (r["batch"][idx] * u)), nothing, nothing
-    else:
-        replicas, wait, rho = np.ones(len(idx)), nothing, nothing
+    else:  # no arrival rate: no queue
+        users = inp.users is not None and not inp.gpus
+        replicas = np.ceil(inp.users / (slots * u)) if users else np.ones(len(idx))
+        wait = rho = np.zeros(len(idx))
+    nothing = np.zeros(len(idx))  # no prefill pool
     gpus = replicas * r["tp"][idx]
     return _candidates(
         idx, replicas, gpus, r["out_tps_gpu"][idx], r["tpot"][idx], wait, rho, False, nothing
@@ -603,7 +603,7 @@ SPLIT_PREFILL_GROWTH = 0.05
 SPLIT_PREFILL_STEPS = 200
 
 
-def _split(inp: ServeInputs, r: dict, idx, rps: float, split_ttft, u: float) -> dict:
+def _split(inp: ServeInputs, r: dict, idx, rps: float, u: float) -> dict:
     """Prefill and decode pools of each layout for the arrivals: decode replicas for the decode
     work at the target utilisation, prefill replicas likewise, then more prefill replicas until
     TTFT (prefill, K/V transfer, first step, the p-th percentile waits for a prefill replica and a
@@ -619,7 +619,7 @@ def _split(inp: ServeInputs, r: dict, idx, rps: float, split_ttft, u: float) -> 
     def wait_p(n):
         return queue_wait_s(rps / (n * cap_p), n, 1.0 / cap_p, pct)
 
-    ttft = split_ttft[idx]
+    ttft = r["split_ttft"][idx]
     if inp.ttft_ms is not None:
         slo = inp.ttft_ms / 1e3
         for _ in range(SPLIT_PREFILL_STEPS):
@@ -643,8 +643,7 @@ def split_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:
     one layout (both pools, the prefill pool grown for TTFT's tail); None if it cannot meet the
     TTFT objective at that rate."""
     r = evaluate(inp, [plan.tp], [plan.ep], [plan.batch])
-    split_ttft = r["t_prefill"] + r["t_kv"] + r["t_step"]
-    c = _split(inp, r, np.array([0]), requests_per_s(inp), split_ttft, inp.target_utilisation)
+    c = _split(inp, r, np.array([0]), requests_per_s(inp), inp.target_utilisation)
     return int(c["gpus"][0]) if len(c["index"]) else None
 
 
@@ -661,7 +660,7 @@ def sweep(
         per_gpu = inp.output_tokens / (
             tp * (1 / r["rps_decode_replica"] + 1 / r["rps_prefill_replica"])
         )
-        ttft, tpot = r["t_prefill"] + r["t_kv"] + r["t_step"], r["t_step"]
+        ttft, tpot = r["split_ttft"], r["t_step"]
     else:
         per_gpu, ttft, tpot = r["out_tps_gpu"], r["ttft"], r["tpot"]
     return {
