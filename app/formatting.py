@@ -75,6 +75,15 @@ def training_run_subject(c) -> str:
     return f"one run of {p.representative_workload} {on}"
 
 
+def training_run_text(c) -> str:
+    """The summary's run and its length: 'one run of base-70b on 1,024 × H100-SXM: 22 days
+    (likely 20–37 days; ...)' (training_run_subject, run_length)."""
+    t = c.training
+    return f"{training_run_subject(c)}: " + run_length(
+        t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput
+    )
+
+
 def prefill_decode_text(p) -> str:
     """Where a serving plan (models/serving.py ServePlan) runs prefill and decode."""
     if p.prefill_decode != "split":

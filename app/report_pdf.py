@@ -50,10 +50,10 @@ from app.formatting import (
     deadline_miss,
     on_day,
     pct,
-    run_length,
     sentence,
     si,
     training_run_subject,
+    training_run_text,
     usd,
     usd_rate,
 )
@@ -514,11 +514,7 @@ class _Document(FPDF):
             ["Execution plan", execution_text(s.execution)],
             [
                 "Training",
-                training_run_subject(self.c)
-                + ": "
-                + run_length(
-                    t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput
-                )
+                training_run_text(self.c)
                 + f"; layout TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · PP {lay.pp} · DP {lay.dp}; "
                 + f"MFU {pct(t.mfu, 1)}",
             ],

@@ -16,7 +16,7 @@ from app.formatting import (
     pct,
     plural,
     run_length,
-    training_run_subject,
+    training_run_text,
     usd_rate,
 )
 from app.formatting import si as _si
@@ -175,10 +175,7 @@ def comparison_report(c: Comparison) -> str:
         f" ({days(t.ideal_days)} ideal, goodput {pct(t.goodput, 1)}); term {c.scenario.term.months} months"
     )
     if c.portfolio is not None:
-        head = portfolio_head(c) + (
-            f"\nRepresentative run: {training_run_subject(c)}: "
-            + run_length(t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput)
-        )
+        head = portfolio_head(c) + f"\nRepresentative run: {training_run_text(c)}"
     cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready':>9} {'first result':>12}"
     lines = [head]
     lines += deadline_sizing_line(c)

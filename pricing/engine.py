@@ -248,7 +248,7 @@ def _option_result(
 
 
 def trailing_hold(option: str, size: int, capacity: np.ndarray, served: np.ndarray) -> str:
-    """'; holds 1,024 GPUs in months 14–36 for 32 GPU-hours of work (0.0 % busy): ...' when a
+    """'; holds 1,024 GPUs in months 14–36 for 67 GPU-hours of work (under 0.1 % busy): ...' when a
     rented, managed or committed option keeps its whole size held, and paid for, for
     TRAILING_MONTHS or more after its last month of real work (TRAILING_BUSY_SHARE busy) to serve
     a trickle (under TRAILING_IDLE_BUSY_SHARE busy); '' otherwise. The plan holds one size for as

@@ -18,7 +18,7 @@ from app.formatting import (
     md_plain,
     on_day,
     run_length,
-    training_run_subject,
+    training_run_text,
     usd,
     usd_rate,
 )
@@ -157,12 +157,9 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         f"{p.months} months ({p.beyond_term_gpu_hours:,.0f} of them finishing after the term); "
         f"NPV discounted at {rate:g} % a year."
     )
-    t = c.training
     st.caption(
         md_plain(
-            f"Storage and checkpoints are sized for the representative run, "
-            f"{training_run_subject(c)}: "
-            + run_length(t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput)
+            "Storage and checkpoints are sized for the representative run, " + training_run_text(c)
         )
         + "."
     )
