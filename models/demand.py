@@ -8,10 +8,9 @@ Sizing (`SIZERS`, one function per kind of models/portfolio.py `WORKLOAD_KINDS`)
 - finetune: models/finetune.py plan_finetune; a job holds `gpus` GPUs for `train_hours`;
 - serve: models/serving.py plan_serving at each month's traffic: GPUs = replicas × GPUs per
   replica, held every hour. The search is run where the traffic starts and ends and, while the two
-  layouts differ, in between (bisection); months between two points with the same colocated layout
-  take its replicas for their traffic, ⌈rps / (rps per replica × target utilisation)⌉, as
-  plan_serving does (a layout split into prefill and decode pools: its two pools for the month's
-  arrivals, serving.split_gpus);
+  layouts differ, in between (bisection); months between two points with the same layout take
+  the GPUs plan_serving gives that layout for the month's arrivals (serving.layout_gpus: replicas
+  at the utilisation the TTFT objective's percentile allows, or a split layout's two pools);
 - steady: `gpus` held, `utilisation_pct` of their hours busy.
 
 Demand per month is unconstrained: each run as if it started when released. GPU-hours of a month =
@@ -44,7 +43,7 @@ from models.portfolio import (
 )
 from models.record import Record
 from models.scenario import Cluster, Execution, ReliabilityInputs, Scenario, Workload
-from models.serving import ServeInputs, ServePlan, plan_serving, split_gpus
+from models.serving import ServeInputs, ServePlan, layout_gpus, plan_serving
 from models.training import plan_training
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 
@@ -156,18 +155,18 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
             rps=r,
             ttft_ms=w.ttft_ms,
             tpot_ms=w.tpot_ms,
+            slo_percentile=w.slo_percentile,
+            prefill_decode=w.prefill_decode,
         )
-
-    u = inputs(rps[0]).target_utilisation
 
     def layout(p: ServePlan) -> tuple:
         return (p.tp, p.ep, p.batch, p.prefill_decode)
 
     def gpus_with(p: ServePlan, k: int) -> int:
-        if p.prefill_decode == "split":  # both pools, sized for this month's arrivals
-            n = split_gpus(inputs(rps[k]), p)
-            return n if n is not None else plan(k).gpus
-        return math.ceil(rps[k] / (p.requests_per_s_per_replica * u)) * p.gpus_per_replica
+        """The month's GPUs on layout p, sized for its arrivals; its own plan where p's layout
+        cannot meet the TTFT objective at that rate."""
+        n = layout_gpus(inputs(rps[k]), p)
+        return n if n is not None else plan(k).gpus
 
     plans: dict[int, ServePlan] = {}
 

@@ -108,6 +108,14 @@ class Serve(WorkloadBase):
     )
     ttft_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-to-first-token SLO")
     tpot_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-per-output-token SLO")
+    slo_percentile: Literal[50, 90, 99] = Field(
+        50, description="percentile of requests the latency objectives hold for"
+    )
+    prefill_decode: Literal["auto", "colocated", "split"] = Field(
+        "auto",
+        description="prefill and decode on the same replicas, in separate pools, or whichever "
+        "needs fewer GPUs (auto)",
+    )
 
     _model = field_validator("model")(_known_model)
 

@@ -638,12 +638,17 @@ def _split(inp: ServeInputs, r: dict, idx, rps: float, u: float) -> dict:
     )
 
 
-def split_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:
-    """GPUs a split `plan`'s layout needs for `inp`'s arrivals: the sizing plan_serving gives that
-    one layout (both pools, the prefill pool grown for TTFT's tail); None if it cannot meet the
-    TTFT objective at that rate."""
+def layout_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:
+    """GPUs `plan`'s layout (TP, EP, batch, colocated or split) needs for `inp`'s arrivals: the
+    sizing plan_serving gives that one layout (`_colocated`: replicas at the utilisation the TTFT
+    tail allows; `_split`: both pools, the prefill pool grown for TTFT's tail); None if it cannot
+    meet the TTFT objective at that rate."""
     r = evaluate(inp, [plan.tp], [plan.ep], [plan.batch])
-    c = _split(inp, r, np.array([0]), requests_per_s(inp), inp.target_utilisation)
+    idx, rps, u = np.array([0]), requests_per_s(inp), inp.target_utilisation
+    if plan.prefill_decode == "split":
+        c = _split(inp, r, idx, rps, u)
+    else:
+        c = _colocated(inp, r, idx, rps, True, u)
     return int(c["gpus"][0]) if len(c["index"]) else None
 
 
@@ -685,7 +690,7 @@ __all__ = [
     "queue_wait_s",
     "evaluate",
     "sweep",
-    "split_gpus",
+    "layout_gpus",
     "kv_bytes_per_token",
     "expected_distinct_experts",
 ]

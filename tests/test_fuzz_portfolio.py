@@ -60,6 +60,9 @@ def portfolios(draw) -> dict:
                 "rps": draw(st.sampled_from([0.5, 5.0, 20.0])),
                 "growth_pct_per_month": draw(st.sampled_from([0.0, 10.0])),
                 "tpot_ms": draw(st.sampled_from([None, 40.0])),
+                "ttft_ms": draw(st.sampled_from([None, 2000.0])),
+                "slo_percentile": draw(st.sampled_from([50, 99])),
+                "prefill_decode": draw(st.sampled_from(["auto", "colocated", "split"])),
             }
         else:
             w |= {

@@ -333,6 +333,10 @@ def portfolios(draw) -> dict:
                 "model": draw(st.sampled_from(["llama3-8b", "llama3-70b"])),
                 "rps": draw(st.floats(0.5, 50)),
                 "growth_pct_per_month": draw(st.floats(-10, 10)),
+                "input_tokens": draw(st.sampled_from([256, 2048, 16384])),
+                "tpot_ms": draw(st.sampled_from([None, 30.0, 100.0])),
+                "slo_percentile": draw(st.sampled_from([50, 90, 99])),
+                "prefill_decode": draw(st.sampled_from(["auto", "colocated", "split"])),
             }
         else:
             w |= {"gpus": draw(st.integers(1, 512)), "utilisation_pct": draw(st.floats(1, 100))}
@@ -421,3 +425,68 @@ def test_the_portfolio_page_sets_the_stack_its_pre_training_runs_with():
         before,
         metric(at, "Run length"),
     )
+
+
+# ------------------------------------------------------------------------- the selected row's details
+
+
+def detail(at: AppTest, field: str):
+    """The box of the selected row's input `field` under the table."""
+    return next(
+        w
+        for w in [*at.text_input, *at.number_input, *at.selectbox]
+        if str(w.key).startswith("p_detail_") and w.key.endswith(f"_{field}")
+    )
+
+
+def test_every_input_of_every_kind_is_in_the_table_or_under_it():
+    from app.views.portfolio import COLUMNS
+    from app.views.workload_details import DETAILS
+    from models.portfolio import WORKLOAD_KINDS
+
+    for kind, model in WORKLOAD_KINDS.items():
+        missing = set(model.model_fields) - set(COLUMNS) - set(DETAILS)
+        assert not missing, f"{kind}: {sorted(missing)} can be set nowhere on the page"
+
+
+def test_a_services_prompt_length_and_objectives_are_edited_under_the_table():
+    at = app(sample("enterprise"))
+    select(at, 1)
+    first = metric(at, "GPUs, last month")
+    assert detail(at, "tpot_ms").value == "50"
+    detail(at, "input_tokens").set_value(8192).run()
+    assert workloads(at)[1]["input_tokens"] == 8192
+    sc = Scenario.model_validate(at.session_state["scenario"])
+    s = size_workload(sc.workloads[1], "H100-SXM")
+    assert metric(at, "GPUs, last month") == f"{s.gpus_by_month[-1]:,.0f}" != first
+    detail(at, "prefill_decode").set_value("split").run()
+    assert workloads(at)[1]["prefill_decode"] == "split"
+    assert "in prefill and decode pools" in " ".join(c.value for c in at.caption)
+    detail(at, "ttft_ms").set_value("").run()  # no objective: the field left out
+    assert "ttft_ms" not in workloads(at)[1]
+    # the table's other rows and the share link's scenario keep every field
+    assert workloads(at)[0] == sample("enterprise")["workloads"][0]
+
+
+def test_a_bad_detail_names_the_field_and_its_range_and_keeps_what_was_typed():
+    at = app(sample("enterprise"))
+    select(at, 1)
+    detail(at, "tpot_ms").set_value("fast").run()
+    message = errors(at)
+    assert "workloads[1].tpot_ms" in message, message
+    assert detail(at, "tpot_ms").value == "fast" and workloads(at)[1]["tpot_ms"] == "fast"
+    assert not any(m.label == "GPUs, first month" for m in at.metric)
+    detail(at, "tpot_ms").set_value("0").run()
+    assert "workloads[1].tpot_ms" in errors(at) and "greater than 0" in errors(at), errors(at)
+    detail(at, "tpot_ms").set_value("60").run()
+    assert not at.error and workloads(at)[1]["tpot_ms"] == 60
+
+
+def test_lora_rank_is_offered_only_to_an_adapter_method():
+    at = app(sample("enterprise"))
+    assert detail(at, "lora_rank").value == 16
+    detail(at, "epochs").set_value(3.0).run()
+    assert workloads(at)[0]["epochs"] == 3.0
+    edit(at, edited={0: {"method": "full"}})
+    assert not any(str(w.key).endswith("_lora_rank") for w in at.number_input)
+    assert workloads(at)[0]["epochs"] == 3.0  # a table edit keeps the detail typed before it

@@ -545,7 +545,7 @@ def test_a_split_needs_an_arrival_rate():
 def test_a_portfolio_sizes_a_split_service_month_by_month_as_plan_serving_does():
     """A serving workload whose plan splits: each month's GPUs in the demand are the GPUs
     plan_serving gives that month's arrivals (the months between two sizings of the same split
-    layout take serving.split_gpus, the same sizing for that layout)."""
+    layout take serving.layout_gpus, the same sizing for that layout)."""
     from models.demand import size_workload
     from models.portfolio import Serve
 
@@ -588,3 +588,46 @@ def test_a_split_plans_chart_is_its_decode_pools_curve():
     assert p.output_tokens_per_s_per_gpu <= s["output_tokens_per_s_per_gpu"][k] * (1 + 1e-9)
     colocated = sweep(i, p.tp, p.ep)
     assert colocated["tpot_ms"][k] > s["tpot_ms"][k]  # colocated, prefills stall decoding
+
+
+@settings(max_examples=25, deadline=None)
+@example(percentile=99, ttft=1000.0, growth=0.0, deployment="colocated", rps=20.0)
+@given(
+    percentile=st.sampled_from([50, 90, 99]),
+    ttft=st.sampled_from([None, 600.0, 1000.0, 2000.0]),
+    growth=st.sampled_from([0.0, 5.0, 20.0]),
+    deployment=st.sampled_from(["auto", "colocated", "split"]),
+    rps=st.floats(0.5, 40),
+)
+def test_a_portfolio_service_never_holds_fewer_gpus_than_plan_serving_gives_its_month(
+    percentile, ttft, growth, deployment, rps
+):
+    """Every month of a serving workload holds at least the GPUs plan_serving gives that month's
+    arrivals with the workload's objectives, percentile and deployment (its best layout), and
+    exactly those when the traffic does not change. The months between two sizings reuse a layout
+    (serving.layout_gpus), so the TTFT tail at p90/p99 must size them as plan_serving does."""
+    from models.demand import size_workload
+    from models.portfolio import Serve
+
+    fields = dict(model="llama3-70b", precision="fp8", input_tokens=8192, output_tokens=256)
+    objectives = dict(ttft_ms=ttft, tpot_ms=30.0, slo_percentile=percentile)
+    w = Serve(
+        name="s",
+        rps=rps,
+        growth_pct_per_month=growth,
+        duration_months=6,
+        prefill_decode=deployment,
+        **fields,
+        **objectives,
+    )
+    try:
+        months = size_workload(w, "H100-SXM").gpus_by_month
+    except InputError:
+        return  # refused with the field named (tests above), nothing to size
+    best = [
+        plan_serving(inp(**fields, **objectives, rps=r, prefill_decode=deployment)).gpus
+        for r in w.rps_by_month()
+    ]
+    assert all(m >= b for m, b in zip(months, best, strict=True)), (months, best)
+    if growth == 0:
+        assert months == best

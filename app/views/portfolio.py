@@ -1,6 +1,7 @@
 """The Workload page in portfolio mode (scenario version 2): a table of workloads validated by the
 schema (models/portfolio.py parse_workloads, through Scenario), the core's sizing of the selected
-row beside it, and the portfolio's monthly demand by team and by kind (models/demand.py).
+row beside it, and the portfolio's monthly demand by team and by kind (models/demand.py). The
+selected row's inputs that the table has no column for are under it (app/views/workload_details.py).
 
 The table shows `scenario["workloads"]` as typed: an edit is written there as it was typed (a cell
 cleared goes back to the schema default), so a bad value stays in its cell while the message names
@@ -32,6 +33,7 @@ from app.field_problems import (
     refresh_range,
 )
 from app.formatting import md_plain
+from app.views import workload_details
 from app.views.execution import execution_inputs
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
@@ -226,8 +228,8 @@ def _table() -> int:
         st.rerun()
     st.caption(
         "Add a row with + below the table, remove one with its checkbox and the bin. Cells a kind "
-        "does not use stay empty; fields not in the table (sequence length, epochs, prompt and "
-        "output tokens, latency targets) keep their values from the sample or the schema default."
+        "does not use stay empty; the selected workload's other inputs (precision, sequence "
+        "length, epochs, prompt and output tokens, latency objectives) are below the buttons."
     )
     if not workloads:
         return 0
@@ -261,6 +263,7 @@ def _table() -> int:
         _drop_widgets()
         st.session_state[SELECTED] = max(0, choice - 1)
         st.rerun()
+    workload_details.render(choice, generation)
     return choice
 
 
