@@ -14,6 +14,14 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
   and the option does not complete. Owned hardware is held to the term end, a rented or managed
   cluster for its commitment (pricing/cashflows.py `rental_end` from the end of the last served
   work), a committed cloud block for whole blocks.
+- Step down (rented, managed, committed cloud, sized here rather than by `cluster.gpus`; not a
+  whole-term rental): the first contract may end at the end of any commitment block from its
+  minimum term on (day T), and a second contract of S GPUs, the demand's largest peak from T's
+  month on in whole nodes, serves the rest, with its own inputs (price tier, setup fee, minimum
+  term, platform team: `StepDown`). Taken where S is at most STEP_DOWN_MAX_SHARE of the size, for
+  STEP_DOWN_MIN_MONTHS or more, the two contracts cost less than one at the catalogue's base
+  figures (`contract_usd`), and the simulation on the stepped capacity leaves no more work undone
+  than one contract; the largest saving of STEP_DOWN_TRIES candidates that passes wins.
 - Per use (cloud on-demand, spot): elastic up to the demand's peak GPUs (its largest month, which
   sets the price tier) from the ready day, holding and billed on the GPU-hours served (spot: its training runs' GPU-hours plus the interruption overhead, as a version 1 run).
 - Hybrid (a composite option, OptionSpec.composed_of = (base option, burst option)): an owned
@@ -94,7 +102,7 @@ from models.units import (
     HOURS_PER_MONTH,
 )
 from pricing import timeline as tl
-from pricing.cashflows import Context, rental_end, window
+from pricing.cashflows import RENTAL_BLOCK_DAYS, Context, rental_end, window
 from pricing.catalogue import Catalogue
 from pricing.inputs import CostInputs, build_inputs
 
@@ -109,6 +117,12 @@ MAX_DOUBLINGS = 4
 SERVE_DATASET_TOKENS = 1e9
 #: the model a steady-only portfolio's storage and fabric are sized for
 STEADY_MODEL = "llama3-8b"
+#: a rented, managed or committed option steps down only to at most this share of its size ...
+STEP_DOWN_MAX_SHARE = 0.5
+#: ... for a second contract of at least this many months inside the term
+STEP_DOWN_MIN_MONTHS = 3
+#: the step-down days tried, most GPU-hours saved first (each one simulation probe)
+STEP_DOWN_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -139,6 +153,17 @@ class Tranche:
     inputs: CostInputs  # its size's, resale at its own age at term end
     capacity_gpus: np.ndarray  # (M,) gpus × the share of each month from its ready day
     capacity_slots: np.ndarray  # (2, M × SLOTS_PER_MONTH) the same slot by slot (_Planner.slots)
+
+
+@dataclass(frozen=True)
+class StepDown:
+    """A rented, managed or committed option's second, smaller contract (module docstring, step
+    down): `gpus` from `day`, when the first contract ends, with its own inputs (price tier)."""
+
+    gpus: int
+    day: float
+    inputs: CostInputs
+    capacity_gpus: np.ndarray  # (M,) gpus × the share of each month from `day`
 
 
 @dataclass(frozen=True)
@@ -182,6 +207,8 @@ class OptionPlan:
     refreshes: tuple[Refresh, ...] = ()
     #: the day the first hardware is replaced and sold (None: held to the term end)
     retire_day: float | None = None
+    #: a rented, managed or committed option's smaller second contract (None: one contract)
+    step_down: StepDown | None = None
 
 
 @dataclass(frozen=True)
@@ -432,13 +459,7 @@ class _Planner:
     def probe(self, option: str, gpus: int) -> float:
         """`unmet` of the option at `gpus` (models/capacity.py unmet_gpu_hours: the same number
         as the whole simulation's, without building its result): the size search's step."""
-        cap = self.base_capacity(option, gpus)[1] + self.extra(option)
-        key = np.round(cap, 9).tobytes()
-        if key in self._sims:
-            return self.unmet(self._sims[key])
-        if key not in self._unmet:
-            self._unmet[key] = unmet_gpu_hours(self.demand, cap[0], self.prepared, cap[1])
-        return self._unmet[key]
+        return self.probe_capacity(self.base_capacity(option, gpus)[1] + self.extra(option))
 
     def fixed(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
         """(size, rule, ready day, capacity, result) of a fixed-size option."""
@@ -485,6 +506,99 @@ class _Planner:
             "serves as much as the largest searched"
         )
         return hi, rule, *run(hi)
+
+    def contract_days(self, option: str, ready: float) -> tuple[float, float] | None:
+        """(length of one commitment block, the earliest day the first contract may end) of a
+        rented, managed or committed option; None when it cannot end before the term (a
+        whole-term rental) or the option is not one of these."""
+        opt = spec(option)
+        if opt.billing is Billing.COMMITTED:
+            block = 12 * opt.commit_years * DAYS_PER_MONTH
+            return block, ready + block
+        if opt.billing not in (Billing.RENT, Billing.MANAGED_RENT):
+            return None
+        commitment = self.scenario.options.rent_commitment
+        if commitment not in RENTAL_BLOCK_DAYS:
+            return None
+        block = RENTAL_BLOCK_DAYS[commitment]
+        if commitment == "monthly":  # month to month: no minimum term (cashflows.rental_end)
+            return block, ready + block
+        minimum = self.inputs(self.node).figures["rent_min_term_months"].value * DAYS_PER_MONTH
+        return block, ready + block * max(math.ceil(minimum / block - 1e-9), 1)
+
+    def contract_usd(self, option: str, gpus: int, start: float, busy_end: float) -> float:
+        """What one contract of `gpus` GPUs from day `start` for work ending on `busy_end` costs
+        at the catalogue's base figures: its rate × the GPU-hours held (whole commitment blocks,
+        the minimum term, past the term too: pricing/cashflows.py rental_end, committed) plus a
+        rental's setup fee per node. The step down's test of worth (the lines both ways of
+        renting pay alike, storage and the platform team, are left out)."""
+        opt, inp = spec(option), self.inputs(gpus)
+        f = inp.figures
+        if opt.billing is Billing.COMMITTED:
+            block = 12 * opt.commit_years * DAYS_PER_MONTH
+            end = start + max(math.ceil((busy_end - start) / block - 1e-9), 1) * block
+            setup = 0.0
+        else:
+            minimum = {"rent_min_term_months": np.array([[f["rent_min_term_months"].value]])}
+            end = float(rental_end(inp, minimum, np.array([[start]]), np.array([[busy_end]]))[0, 0])
+            setup = math.ceil(gpus / self.node) * f["rent_setup_fee_usd_per_node"].value
+        return f[opt.price_key].value * gpus * (end - start) * 24 + setup
+
+    def step_down(self, option: str, size: int, ready: float, r: CapacityResult):
+        """(StepDown, capacity (M,), result) of a second, smaller contract, or None (module
+        docstring, step down). Each end of a commitment block from the earliest allowed is a
+        candidate day T; the second contract's size is the demand's largest peak from T's month
+        on, in whole nodes; the candidates that cost less than one contract (`contract_usd`) are
+        tried, the largest saving first, and the first that leaves no more work queued or past
+        the term than one contract wins."""
+        days = self.contract_days(option, ready)
+        if days is None:
+            return None
+        block, earliest = days
+        term = self.months * DAYS_PER_MONTH
+        served = np.asarray(r.served_gpu_hours_by_month)
+        worked = np.flatnonzero(served > SERVED_RESIDUE_GPU_HOURS)
+        if not len(worked):
+            return None
+        held_to = min(term, (worked[-1] + 1) * DAYS_PER_MONTH)
+        peaks = np.asarray(self.demand.peak_gpus, dtype=float)
+        later = np.maximum.accumulate(peaks[::-1])[::-1]  # the largest peak from each month on
+        candidates = []
+        last_day = min(held_to, term - STEP_DOWN_MIN_MONTHS * DAYS_PER_MONTH)
+        one = self.contract_usd(option, size, ready, held_to)
+        for k in range(max(math.floor((last_day - earliest) / block + 1e-9) + 1, 0)):
+            day = earliest + k * block
+            month = min(int(day // DAYS_PER_MONTH), self.months - 1)
+            small = math.ceil(later[month] / self.node - 1e-9) * self.node
+            if 0 < small <= STEP_DOWN_MAX_SHARE * size:
+                two = self.contract_usd(option, size, ready, day)
+                two += self.contract_usd(option, small, day, held_to)
+                if two < one:  # a dearer tier, a setup fee or a longer minimum can outweigh it
+                    candidates.append((one - two, day, small))
+        target = self.unmet(r) + self.tol
+        for _, day, small in sorted(candidates, reverse=True)[:STEP_DOWN_TRIES]:
+            first = size * self.slots(ready, day)
+            second = small * self.slots(day)
+            if self.probe_capacity(first + second) > target:
+                continue
+            step = StepDown(
+                gpus=small,
+                day=day,
+                inputs=self.inputs(small),
+                capacity_gpus=small * self.share(day),
+            )
+            cap = size * self.share(ready, day) + step.capacity_gpus
+            return step, cap, self.simulate(first + second)
+        return None
+
+    def probe_capacity(self, cap: np.ndarray) -> float:
+        """`unmet` of a capacity given slot by slot (as `probe`)."""
+        key = np.round(cap, 9).tobytes()
+        if key in self._sims:
+            return self.unmet(self._sims[key])
+        if key not in self._unmet:
+            self._unmet[key] = unmet_gpu_hours(self.demand, cap[0], self.prepared, cap[1])
+        return self._unmet[key]
 
     def per_use(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
         size = max(math.ceil(max(self.demand.peak_gpus) - 1e-9), 1)
@@ -556,6 +670,15 @@ class _Planner:
             size, rule, ready, cap, r, split = self.hybrid(option)
         else:
             size, rule, ready, cap, r = (self.per_use if per_use else self.fixed)(option)
+        step = None
+        fixed = not per_use and not split and self.scenario.cluster.gpus is None
+        if fixed and (stepped := self.step_down(option, size, ready, r)):
+            step, cap, r = stepped
+            rule = (
+                f"{rule}; steps down to {step.gpus:,} GPUs on {on_day(step.day)}, at the end of a "
+                "commitment block (a second contract, with its own price tier and minimum "
+                "term, for the work left, which needs no more)"
+            )
         finished = {w.name: w.runs_finished for w in r.workloads}
         inp = self.inputs(size)
         note = inp.unavailable.get(option, "")
@@ -603,6 +726,7 @@ class _Planner:
             tranches=tranches,
             refreshes=refreshes,
             retire_day=retire,
+            step_down=step,
         )
 
 
@@ -687,6 +811,8 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     opt = spec(option)
     if plan.tranches or plan.refreshes:
         return _expanded_context(inp, P, opt, plan, served)
+    if plan.step_down is not None:
+        return _stepped_context(inp, P, opt, plan, served)
     if plan.split is None:
         return _context(inp, P, opt, plan.inputs, plan, served, plan.size_gpus, plan.ready_day,
                         plan.capacity_gpus, plan.weighted_runs)  # fmt: skip
@@ -737,6 +863,26 @@ def _expanded_context(inp, P, opt, plan: OptionPlan, served: np.ndarray) -> Cont
     return dataclasses.replace(base, parts=tuple(parts))
 
 
+def _stepped_context(inp, P, opt, plan: OptionPlan, served: np.ndarray) -> Context:
+    """A rented, managed or committed option that steps down: the first contract's Context (held
+    from its ready day to the step-down day, its commitment ending then) with each contract's
+    (spec, inputs, P, Context) in `parts`; each serves the work of its share of the capacity."""
+    step = plan.step_down
+    total = np.asarray(plan.capacity_gpus, dtype=float)
+    safe = np.where(total > 0, total, 1.0)
+    first_cap = total - step.capacity_gpus
+    first_served, second_served = served * first_cap / safe, served * step.capacity_gpus / safe
+    runs_share = first_served.sum() / max(served.sum(), 1.0)
+    first = _context(inp, P, opt, plan.inputs, plan, first_served, plan.size_gpus,
+                     plan.ready_day, first_cap, plan.weighted_runs * runs_share,
+                     busy_end_day=step.day)  # fmt: skip
+    Ps = _own_params(plan.inputs, P, step.inputs)  # P is the option's (option_params)
+    second = _context(inp, Ps, opt, step.inputs, plan, second_served, step.gpus, step.day,
+                      step.capacity_gpus, plan.weighted_runs * (1 - runs_share))  # fmt: skip
+    parts = ((opt, plan.inputs, P, first), (opt, step.inputs, Ps, second))
+    return dataclasses.replace(first, parts=parts)
+
+
 def _context(
     inp: CostInputs,
     P: dict[str, np.ndarray],
@@ -749,10 +895,12 @@ def _context(
     capacity: np.ndarray,
     weighted_runs: float,
     retire_day: float | None = None,
+    busy_end_day: float | None = None,
 ) -> Context:
     """The Context of `size` GPUs of option `opt` serving `served` GPU-hours a month from
     `ready_day`, holding `capacity` GPUs a month (per use: what it serves); owned hardware
-    replaced by a refresh is held to `retire_day` and sold then."""
+    replaced by a refresh is held to `retire_day` and sold then; a contract that ends at a step
+    down has its work end on `busy_end_day` (its commitment ends then)."""
     months = own.months
     n = next(iter(P.values())).shape[0]
     r = plan.result
@@ -768,6 +916,8 @@ def _context(
     term = own.term_days
     worked = np.flatnonzero(served > SERVED_RESIDUE_GPU_HOURS)
     last = (worked[-1] + 1) * DAYS_PER_MONTH if len(worked) else ready_day
+    if busy_end_day is not None:
+        last = busy_end_day
     busy_end = np.full((n, 1), min(max(last, ready_day), term))
     if opt.holds == "term":
         held_end = np.full((n, 1), term if retire_day is None else min(retire_day, term))

@@ -570,14 +570,29 @@ def composed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     return flows
 
 
+def in_contracts(
+    fn: Callable[[OptionSpec, CostInputs, dict, Context], Flows],
+) -> Callable[[OptionSpec, CostInputs, dict, Context], Flows]:
+    """A rented, managed or committed option that steps down to a smaller second contract
+    (ctx.parts, pricing/capacity_plans.py): each contract's own flows (its rent, setup, support,
+    storage, egress and platform team while it is held), summed line by line; the contracts
+    follow one another, so nothing is counted twice. One contract: `fn` itself."""
+
+    @functools.wraps(fn)
+    def flows(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+        return composed(spec, inp, P, ctx) if ctx.parts else fn(spec, inp, P, ctx)
+
+    return flows
+
+
 FlowFunction = Callable[[CostInputs, dict, Context], Flows]
 #: one cash-flow function per way of billing (models/options.py says which option bills how)
 BILLING_FLOWS: dict[Billing, Callable[[OptionSpec, CostInputs, dict, Context], Flows]] = {
     Billing.OWNED: owned,
-    Billing.RENT: rent,
-    Billing.MANAGED_RENT: managed_rent,
+    Billing.RENT: in_contracts(rent),
+    Billing.MANAGED_RENT: in_contracts(managed_rent),
     Billing.PER_USE: per_use,
-    Billing.COMMITTED: committed,
+    Billing.COMMITTED: in_contracts(committed),
     Billing.HYBRID: composed,
 }
 #: option id -> its cash-flow function, from the registry

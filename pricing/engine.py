@@ -26,7 +26,7 @@ from pricing import decision as ds
 from pricing import timeline as tl
 from pricing.catalogue import Catalogue, load_catalogue
 from pricing.freshness import with_freshness
-from pricing.inputs import HOURS_PER_MONTH, CostInputs, build_inputs
+from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs, build_inputs
 from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engine's result types)
     Assumption,
     Comparison,
@@ -247,12 +247,20 @@ def _option_result(
     )
 
 
-def trailing_hold(option: str, size: int, capacity: np.ndarray, served: np.ndarray) -> str:
+def trailing_hold(
+    option: str,
+    size: int,
+    capacity: np.ndarray,
+    served: np.ndarray,
+    step: tuple[int, float] | None = None,
+) -> str:
     """'; holds 1,024 GPUs in months 14–36 for 67 GPU-hours of work (under 0.1 % busy): ...' when a
-    rented, managed or committed option keeps its whole size held, and paid for, for
-    TRAILING_MONTHS or more after its last month of real work (TRAILING_BUSY_SHARE busy) to serve
-    a trickle (under TRAILING_IDLE_BUSY_SHARE busy); '' otherwise. The plan holds one size for as
-    long as any work runs on it (pricing/capacity_plans.py); this says what that costs."""
+    rented, managed or committed option keeps GPUs held, and paid for, for TRAILING_MONTHS or
+    more after its last month of real work (TRAILING_BUSY_SHARE of its size busy) to serve a
+    trickle (under TRAILING_IDLE_BUSY_SHARE of what it holds busy); '' otherwise. `step` (GPUs,
+    day) is a second, smaller contract (pricing/capacity_plans.py step down): the text then says
+    "1,024 GPUs in months 14–25, then 8 to month 36". The plan holds its contracts for as long as
+    any work runs on them; this says what that costs."""
     if spec(option).billing not in RELEASABLE or size <= 0:
         return ""
     full = size * HOURS_PER_MONTH
@@ -266,10 +274,18 @@ def trailing_hold(option: str, size: int, capacity: np.ndarray, served: np.ndarr
     if not 0 < work < TRAILING_IDLE_BUSY_SHARE * held:
         return ""
     busy = pct(work / held, 1) if work / held >= 0.001 else "under 0.1 %"
+    first, last = tail[0] + 1, tail[-1] + 1
+    gpus = f"{size:,} GPUs in months {first}–{last}"
+    if step is not None:
+        small, day = step
+        month = int(day // DAYS_PER_MONTH) + 1
+        if month <= first:
+            gpus = f"{small:,} GPUs in months {first}–{last}"
+        elif month < last:
+            gpus = f"{size:,} GPUs in months {first}–{month}, then {small:,} to month {last}"
     return (
-        f"; holds {size:,} GPUs in months {tail[0] + 1}–{tail[-1] + 1} for {work:,.0f} GPU-hours "
-        f"of work ({busy} busy): a smaller rental, a hybrid or cloud for that work "
-        "may cost less"
+        f"; holds {gpus} for {work:,.0f} GPU-hours of work ({busy} busy): a smaller rental, a "
+        "shorter commitment, a hybrid or cloud for that work may cost less"
     )
 
 
@@ -285,7 +301,9 @@ def _portfolio_result(
     served = np.array(r.served_gpu_hours_by_month)
     # what is paid for: the simulated capacity, cut where a rental is given back
     capacity = np.minimum(plan.capacity_gpus, plan.size_gpus * ctx.held[0])
-    if (
+    if plan.step_down is not None:  # each contract's GPUs while it is held
+        capacity = sum(part_inp.gpus * part_ctx.held[0] for _, part_inp, _, part_ctx in ctx.parts)
+    elif (
         spec(option).holds == "busy" or plan.split is not None or plan.tranches or plan.refreshes
     ):  # per use, or base + burst used, or owned hardware added or replaced
         capacity = plan.capacity_gpus
@@ -321,7 +339,14 @@ def _portfolio_result(
         first_result_day=min(finish) if finish else None,
         breakeven_month={},
         capacity_size_gpus=plan.size_gpus,
-        capacity_rule=plan.rule + trailing_hold(option, plan.size_gpus, capacity, served),
+        capacity_rule=plan.rule
+        + trailing_hold(
+            option,
+            plan.size_gpus,
+            capacity,
+            served,
+            None if plan.step_down is None else (plan.step_down.gpus, plan.step_down.day),
+        ),
         capacity_gpus=capacity.tolist(),
         demand_gpu_hours=list(r.demand_gpu_hours),
         served_gpu_hours_by_month=served.tolist(),

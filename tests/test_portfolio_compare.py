@@ -6,6 +6,7 @@ give, the sample portfolios compare, and bad workloads are refused by name."""
 from __future__ import annotations
 
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -358,6 +359,10 @@ def test_a_rental_held_for_a_trickle_says_what_it_holds_and_for_how_little():
     held = np.array([64, 64, 64, 64, 64, 0.0])
     line = trailing_hold("rent", 64, held, served)
     assert line.startswith("; holds 64 GPUs in months 3–5 for ")
+    # a second, smaller contract from day 100 (month 4), or from before the tail
+    stepped = trailing_hold("rent", 64, held, served, (8, 100.0))
+    assert stepped.startswith("; holds 64 GPUs in months 3–4, then 8 to month 5 for ")
+    assert trailing_hold("rent", 64, held, served, (8, 10.0)).startswith("; holds 8 GPUs in ")
     assert f"for {served[2:5].sum():,.0f} GPU-hours of work (0.1 % busy)" in line
     assert trailing_hold("build", 64, held, served) == ""  # owned: held to the term anyway
     assert trailing_hold("cloud:on_demand", 64, held, served) == ""  # pays per use
@@ -370,7 +375,113 @@ def test_a_rental_held_for_a_trickle_says_what_it_holds_and_for_how_little():
     rent = c.option("rent")
     tail = np.array(rent.served_gpu_hours_by_month[13:])
     assert rent.capacity_rule.endswith(
-        f"; holds 1,024 GPUs in months 14–36 for {tail.sum():,.0f} GPU-hours of work (under "
-        "0.1 % busy): a smaller rental, a hybrid or cloud for that work may cost less"
+        f"; holds 1,024 GPUs in months 14–25, then 8 to month 36 for {tail.sum():,.0f} GPU-hours "
+        "of work (under 0.1 % busy): a smaller rental, a shorter commitment, a hybrid or cloud "
+        "for that work may cost less"
     )
     assert "holds" not in c.option("build").capacity_rule
+
+
+def _with(name: str, **options) -> Scenario:
+    data = json.loads(scenario_files.PORTFOLIOS[name].read_text())
+    data.setdefault("options", {}).update(options)
+    return Scenario.model_validate(data)
+
+
+def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block_ends():
+    """The lab rents 1,024 GPUs for a 70B run that ends in month 13, then evaluations on one node
+    to month 36. On 1-year commitments the first contract ends at the block that covers the big
+    run, and a second contract of one node, at its own price tier, serves the rest: every month
+    after the step holds and pays for 8 GPUs, and the total is the one-contract total less the
+    1,016 GPUs no longer rented. Nothing is served later or left undone."""
+    from pricing.catalogue import load_catalogue
+
+    sc = _sample("lab")
+    _, portfolio = cp.plan_portfolio(sc, load_catalogue())
+    plan = portfolio.plans["rent"]
+    step = plan.step_down
+    year = 12 * DAYS_PER_MONTH
+    peaks = np.asarray(portfolio.demand.peak_gpus)
+    month = int(step.day // DAYS_PER_MONTH)
+    assert step.gpus == 8 == 8 * np.ceil(max(peaks[month:]) / 8)  # one job's GPU, in a node
+    assert max(peaks[:month]) > 512
+    assert (step.day - plan.ready_day) / year == pytest.approx(2)  # two whole 1-year blocks
+    assert peaks[int((step.day - year) // DAYS_PER_MONTH) :].max() > 8  # one block less: too early
+
+    one = compare(sc.model_copy(update={"cluster": sc.cluster.model_copy(update={"gpus": 1024})}),
+                  decision=False).option("rent")  # fmt: skip
+    two = compare(sc, decision=False).option("rent")
+    assert one.capacity_rule.startswith("1,024 GPUs (cluster.gpus)")  # a size given: one contract
+    assert two.served_gpu_hours == one.served_gpu_hours == two.demanded_gpu_hours
+    assert two.completes_workload and two.queued_gpu_hours == 0
+    after = slice(month + 1, sc.term.months)
+    assert two.capacity_gpus[after] == [8.0] * len(range(*after.indices(sc.term.months)))
+    big_rate = plan.inputs.figures["rent_usd_per_gpu_hour"].value
+    small_rate = step.inputs.figures["rent_usd_per_gpu_hour"].value
+    hours = 365.25 * 24 / 12
+    rent_two = np.array(two.monthly_by_category_usd["rent"])
+    rent_one = np.array(one.monthly_by_category_usd["rent"])
+    inside = slice(month + 1, sc.term.months - 1)  # the last month also pays what runs past it
+    assert rent_two[inside] == pytest.approx(8 * small_rate * hours)
+    assert rent_one[inside] == pytest.approx(1024 * big_rate * hours)
+    past = (plan.ready_day + 3 * year) - sc.term.months * DAYS_PER_MONTH  # the 2nd block's end
+    assert rent_two[-1] == pytest.approx(8 * small_rate * hours * (1 + past / DAYS_PER_MONTH))
+    assert rent_two[: month - 1] == pytest.approx(rent_one[: month - 1])
+    assert two.total_usd < one.total_usd - 1000 * big_rate * hours * 10  # 10 months of 1,000
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    quoted = (
+        f"then 8 to month 36 (${two.total_usd / 1e6:,.2f}M; one 1,024-GPU contract\n"
+        f"held to month 36 would be ${one.total_usd / 1e6:,.2f}M)"
+    )
+    assert quoted in readme, quoted
+
+
+def test_when_a_rental_cannot_step_down():
+    """Month-to-month rentals step down as soon as the big work ends; a whole-term commitment and
+    a size the buyer fixed never do; owned and per-use options have nothing to step down."""
+    monthly = cp.plan_portfolio(_with("lab", rent_commitment="monthly"), _catalogue())[1]
+    whole = cp.plan_portfolio(_with("lab", rent_commitment="whole_term"), _catalogue())[1]
+    step = monthly.plans["rent"].step_down
+    peaks = np.asarray(monthly.demand.peak_gpus)
+    month = int(step.day // DAYS_PER_MONTH)
+    assert step.gpus == 8 and max(peaks[month - 1 : month]) > 8  # the month before still needs more
+    assert (step.day - monthly.plans["rent"].ready_day) / DAYS_PER_MONTH == pytest.approx(
+        round((step.day - monthly.plans["rent"].ready_day) / DAYS_PER_MONTH)
+    )
+    assert whole.plans["rent"].step_down is None and whole.plans["managed"].step_down is None
+    assert monthly.plans["build"].step_down is None
+    assert monthly.plans["cloud:on_demand"].step_down is None
+
+
+def _catalogue():
+    from pricing.catalogue import load_catalogue
+
+    return load_catalogue()
+
+
+def test_a_step_down_is_taken_only_where_it_costs_less_than_one_contract(monkeypatch):
+    """contract_usd prices a contract as cashflows does (whole blocks, the minimum term, the setup
+    fee per node); a second contract that would cost more than keeping the first is not signed."""
+    sc = _with("lab", rent_commitment="1y")
+    planner = cp._Planner(sc, _catalogue())
+    f = planner.inputs(8).figures
+    rate, setup = f["rent_usd_per_gpu_hour"].value, f["rent_setup_fee_usd_per_node"].value
+    minimum = f["rent_min_term_months"].value * DAYS_PER_MONTH
+    year = 12 * DAYS_PER_MONTH
+    blocks = max(np.ceil(minimum / year - 1e-9), 1)  # 100 days of work: the minimum, in blocks
+    assert planner.contract_usd("rent", 8, 50.0, 150.0) == pytest.approx(
+        rate * 8 * blocks * year * 24 + setup
+    )
+    committed = planner.inputs(8).figures["cloud_committed_1y_usd_per_gpu_hour"].value
+    assert planner.contract_usd("cloud:committed_1y", 8, 50.0, 50 + 1.5 * year) == pytest.approx(
+        committed * 8 * 2 * year * 24  # two whole blocks, no setup fee
+    )
+    plan = planner.plan("rent")
+    assert plan.step_down is not None
+
+    def dearer(self, option, gpus, start, busy_end):  # a small contract priced out of reach
+        return 1e12 if gpus < 1024 else real(self, option, gpus, start, busy_end)
+
+    real = cp._Planner.contract_usd
+    monkeypatch.setattr(cp._Planner, "contract_usd", dearer)
+    assert cp._Planner(sc, _catalogue()).plan("rent").step_down is None
