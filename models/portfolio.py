@@ -27,6 +27,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, field_vali
 from models.errors import InputError
 from models.hardware import load_gpus
 from models.record import Record
+from models.serving import PrefillDecode, SloPercentile
 from models.shapes import load_presets
 
 #: the furthest month a workload may reach (start + duration): ten years
@@ -108,14 +109,8 @@ class Serve(WorkloadBase):
     )
     ttft_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-to-first-token SLO")
     tpot_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-per-output-token SLO")
-    slo_percentile: Literal[50, 90, 99] = Field(
-        50, description="percentile of requests the latency objectives hold for"
-    )
-    prefill_decode: Literal["auto", "colocated", "split"] = Field(
-        "auto",
-        description="prefill and decode on the same replicas, in separate pools, or whichever "
-        "needs fewer GPUs (auto)",
-    )
+    slo_percentile: SloPercentile = 50
+    prefill_decode: PrefillDecode = "auto"
 
     _model = field_validator("model")(_known_model)
 

@@ -58,7 +58,7 @@ SERVE_TARGET_UTILISATION of capacity within the SLOs; at equal GPUs colocated is
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field, field_validator, model_validator
@@ -96,6 +96,21 @@ SOFTWARE_GENERATION = (
 )
 
 
+#: the objectives' percentile and where prefill and decode run: one definition for a service's
+#: inputs and a portfolio's serving workload (models/portfolio.py Serve)
+SloPercentile = Annotated[
+    Literal[50, 90, 99],
+    Field(description="percentile of TTFT the SLO and the plan are stated at (queueing tail)"),
+]
+PrefillDecode = Annotated[
+    Literal["auto", "colocated", "split"],
+    Field(
+        description="prefill and decode on the same replicas (colocated), on separate pools "
+        "(split: needs an arrival rate), or whichever needs fewer GPUs (auto)"
+    ),
+]
+
+
 class ServeInputs(Record):
     """What to serve, on what, for how much traffic, within which latency objectives."""
 
@@ -127,14 +142,8 @@ class ServeInputs(Record):
     target_utilisation: float = Field(
         C.SERVE_TARGET_UTILISATION, gt=0, le=1, description="share of capacity the sizing fills"
     )
-    slo_percentile: Literal[50, 90, 99] = Field(
-        50, description="percentile of TTFT the SLO and the plan are stated at (queueing tail)"
-    )
-    prefill_decode: Literal["auto", "colocated", "split"] = Field(
-        "auto",
-        description="prefill and decode on the same replicas (colocated), on separate pools "
-        "(split: needs an arrival rate), or whichever needs fewer GPUs (auto)",
-    )
+    slo_percentile: SloPercentile = 50
+    prefill_decode: PrefillDecode = "auto"
 
     @model_validator(mode="after")
     def _one_traffic(self):
