@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
+from app.formatting import capacity_size
 from models.numbers import days, on_day, pct
 from models.options import OPTIONS
 from models.validation import UNITS
@@ -1238,7 +1239,19 @@ def portfolio_demand(demand, dark: bool = False) -> go.Figure:
                 row=row,
                 col=1,
             )
-    fig.update_layout(barmode="stack", height=HEIGHT_PX + 140, legend={"groupclick": "toggleitem"})
+    # teams and kinds in two titled groups: right of the plots, clear of the title and subtitle
+    fig.update_layout(
+        barmode="stack",
+        height=HEIGHT_PX + 140,
+        legend={
+            "groupclick": "toggleitem",
+            "orientation": "v",
+            "x": 1.02,
+            "xanchor": "left",
+            "y": 1,
+            "yanchor": "top",
+        },
+    )
     fig.update_yaxes(title_text="GPU-hours", rangemode="tozero")
     fig.update_xaxes(title_text="Month of the term", row=2, col=1)
     return fig
@@ -1269,11 +1282,11 @@ def capacity_demand(c: Comparison | Mapping, option: str, dark: bool = False) ->
         return _empty(fig, f"{label} {why}")
     months = list(range(1, len(o.demand_gpu_hours) + 1))
     color = option_color(o.option)
-    size = f"{o.capacity_size_gpus:,} GPUs" if o.capacity_size_gpus is not None else "per use"
     fig.update_layout(
         title_subtitle_text=(
-            f"{size}; GPU-hours each month: served and idle stack to the capacity held, the line "
-            f"is the demand. Over the term: {_gpu_hours(o.demanded_gpu_hours or 0)} demanded, "
+            f"{capacity_size(o, ' GPUs')}; GPU-hours each month: served and idle stack to the "
+            "capacity held, the line is the demand.<br>Over the term: "
+            f"{_gpu_hours(o.demanded_gpu_hours or 0)} demanded, "
             f"{_gpu_hours(o.served_gpu_hours or 0)} served, "
             f"{_gpu_hours(o.queued_gpu_hours or 0)} queued, "
             f"{_gpu_hours(o.beyond_term_gpu_hours or 0)} beyond the term, "
@@ -1314,8 +1327,20 @@ def capacity_demand(c: Comparison | Mapping, option: str, dark: bool = False) ->
         )
     )
     term = len(months)
+    # a two-line subtitle: the legend goes below the plot, clear of it
     fig.update_layout(
-        barmode="stack", bargap=0.15, hovermode="x unified", legend_traceorder="normal"
+        barmode="stack",
+        bargap=0.15,
+        hovermode="x unified",
+        legend={
+            "traceorder": "normal",
+            "orientation": "h",
+            "y": -0.2,
+            "yanchor": "top",
+            "x": 0,
+            "xanchor": "left",
+        },
+        margin={"b": 110},
     )
     fig.update_xaxes(
         title_text="Month of the term",

@@ -191,3 +191,15 @@ def md_code(text: object, limit: int = MAX_NAME_CHARS) -> str:
     early. Inside a code span markdown, links, KaTeX and shortcodes are all plain text."""
     line = _one_line(text, limit).replace("`", "'")
     return f"` {line} `"  # CommonMark strips one space each side: the name is shown as it is
+
+
+def capacity_size(o, gpus: str = "") -> str:
+    """An option's capacity plan size as a table or a chart says it: 'per use', '1,024' and, where
+    a rental steps down to a second contract, '1,024 → 8 from day 741'; `gpus` is the unit
+    after each count (' GPUs' in a sentence)."""
+    if o.capacity_size_gpus is None:
+        return "per use"
+    size = f"{o.capacity_size_gpus:,}{gpus}"
+    if o.step_down_gpus is None:
+        return size
+    return f"{size} → {o.step_down_gpus:,}{gpus} from {on_day(o.step_down_day)}"

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from app.formatting import (
     band,
+    capacity_size,
     days,
     deadline_miss,
     deadline_sizing,
@@ -265,7 +266,7 @@ def capacity_rows(c: Comparison) -> list[list[str]]:
     (released, not started by the term end), beyond the term (started, finishing after) and idle."""
     rows = [["Option", "Size (GPUs)", "Demanded", "Served", "Queued", "Beyond term", "Idle"]]
     for o in _portfolio_options(c):
-        size = "per use" if o.capacity_size_gpus is None else f"{o.capacity_size_gpus:,}"
+        size = capacity_size(o)
         rows.append(
             [
                 o.label,

@@ -339,6 +339,8 @@ def _portfolio_result(
         first_result_day=min(finish) if finish else None,
         breakeven_month={},
         capacity_size_gpus=plan.size_gpus,
+        step_down_gpus=plan.step_down.gpus if plan.step_down else None,
+        step_down_day=plan.step_down.day if plan.step_down else None,
         capacity_rule=plan.rule
         + trailing_hold(
             option,
