@@ -40,15 +40,15 @@ DETAILS: dict[str, tuple[str, str, float]] = {
         "Longest acceptable wait before the answer starts, at the percentile below.",
         0,
     ),
-    "tpot_ms": (
-        "Time per output token (ms)",
-        "Longest acceptable gap between streamed tokens (50 ms is 20 tokens/s).",
-        0,
-    ),
     "slo_percentile": (
         "TTFT percentile",
         "The share of requests the time-to-first-token objective holds for; above p50 the wait "
         "for a free batch slot counts, so a tighter percentile can need more GPUs.",
+        0,
+    ),
+    "tpot_ms": (
+        "Time per output token (ms)",
+        "Longest acceptable gap between streamed tokens (50 ms is 20 tokens/s).",
         0,
     ),
     "prefill_decode": (
@@ -71,7 +71,7 @@ APPLIES = {
 }
 #: what an empty optional box means, by field
 EMPTY = {"ttft_ms": "no objective", "tpot_ms": "no objective"}
-COLUMNS_PER_ROW = 3
+COLUMNS_PER_ROW = 2
 
 
 class WorkloadForm(Form):
