@@ -70,7 +70,7 @@ from app.report_text import (
     monthly_capacity_rows,
     refresh_lines,
 )
-from pricing import freshness
+from pricing import freshness, price_checks
 from pricing.results import Comparison, OptionResult
 from pricing.side_by_side import SideBySide
 
@@ -475,6 +475,11 @@ class _Document(FPDF):
         if c.planner_defaults:
             self.ln(1)
             self.caption(plain(freshness.planner_defaults_line(c), 600))
+        if c.price_inversions:
+            self.ln(2)
+            self.text_block(f"{plain(price_checks.INVERSIONS_HEADING, 600)}:", 9, WARN, "B")
+            for p in c.price_inversions:
+                self.text_block(f"• {plain(price_checks.inversion_line(p), 600)}", 8.5)
 
     def scenario_rows(self) -> list[list[str]]:
         s, t = self.c.scenario, self.c.training

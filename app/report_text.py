@@ -27,7 +27,7 @@ from models.scenario import Execution
 from models.stacks import load_stacks
 from models.training import TrainingPlan
 from models.units import DAYS_PER_MONTH
-from pricing import freshness
+from pricing import freshness, price_checks
 from pricing.catalogue_rows import RentalRow
 from pricing.results import Comparison
 
@@ -206,6 +206,9 @@ def comparison_report(c: Comparison) -> str:
         lines += [f"  {freshness.stale_line(p)}" for p in c.stale_prices]
     if c.planner_defaults:
         lines.append(freshness.planner_defaults_line(c))
+    if c.price_inversions:
+        lines += ["", f"{price_checks.INVERSIONS_HEADING}:"]
+        lines += [f"  {price_checks.inversion_line(p)}" for p in c.price_inversions]
     s = c.sensitivity
     if s is not None:
         lines += [

@@ -27,6 +27,7 @@ from pricing import timeline as tl
 from pricing.catalogue import Catalogue, load_catalogue
 from pricing.freshness import with_freshness
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs, build_inputs
+from pricing.price_checks import price_inversions
 from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engine's result types)
     Assumption,
     Comparison,
@@ -477,6 +478,7 @@ def compare(
         catalogue_as_of=inp.catalogue.newest_as_of(),
         operations=_operations(inp, P),
         portfolio=_portfolio_demand(portfolio) if portfolio is not None else None,
+        price_inversions=price_inversions(inp, options),
     )
     return with_freshness(comparison, inp.catalogue)  # the prices it leans on that are old
 

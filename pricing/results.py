@@ -250,6 +250,22 @@ class Assumption(Record):
     note: str
 
 
+class PriceInversion(Record):
+    """A committed figure (a rental's or a cloud commitment's rate) above the on-demand figure for
+    the same GPUs (pricing/price_checks.py): said, not changed."""
+
+    #: the committed figure's key, e.g. "cloud_committed_1y_usd_per_gpu_hour"
+    key: str
+    #: the options that pay it
+    labels: list[str]
+    #: the GPUs both figures are for (the option's size)
+    gpus: int
+    usd_per_gpu_hour: float
+    source: str
+    on_demand_usd_per_gpu_hour: float
+    on_demand_source: str
+
+
 class StalePrice(Record):
     """A figure the answer depends on whose date is more than 12 months before the catalogue's
     newest (pricing/freshness.py says which figures count and how a derived one is dated)."""
@@ -377,6 +393,8 @@ class Comparison(Record):
     stale_prices: list[StalePrice] = Field(default_factory=list)
     #: keys of the figures the answer depends on that no public source gives (planner defaults)
     planner_defaults: list[str] = Field(default_factory=list)
+    #: committed figures above the on-demand figure for the same GPUs (pricing/price_checks.py)
+    price_inversions: list[PriceInversion] = Field(default_factory=list, exclude_if=_empty)
     #: a portfolio's demand (scenario version 2); None for version 1
     portfolio: PortfolioDemand | None = Field(None, exclude_if=_empty)
 

@@ -26,7 +26,7 @@ from app.report_text import refresh_lines
 from app.views import guide, side_by_side
 from models.options import Billing, spec
 from models.scenario import Scenario
-from pricing import freshness
+from pricing import freshness, price_checks
 from pricing.results import Comparison
 
 
@@ -356,6 +356,14 @@ def _freshness(c) -> None:
         )
     if c.planner_defaults:
         st.caption(md_plain(freshness.planner_defaults_line(c)))
+    if c.price_inversions:
+        lines = "\n".join(
+            f"- {md_plain(price_checks.inversion_line(p))}" for p in c.price_inversions
+        )
+        st.info(
+            f"{md_plain(price_checks.INVERSIONS_HEADING)}:\n\n{lines}",
+            icon=":material/compare_arrows:",
+        )
 
 
 def _card(column, caption: str, title: str | None, detail: str | None) -> None:
