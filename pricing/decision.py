@@ -392,10 +392,16 @@ def _two_cheapest(
     return (order[0], order[1]) if len(order) >= 2 else None
 
 
-def tornado(inp: CostInputs, options: list[str], base: np.ndarray | None = None) -> Tornado | None:
-    """Each key input at −25 % and +25 %: the NPV gap between the two cheapest options. `base`:
-    the options' base NPVs when the caller has them (`npv_table` on the base figures)."""
-    pair = _two_cheapest(inp, options, base)
+def tornado(
+    inp: CostInputs,
+    options: list[str],
+    base: np.ndarray | None = None,
+    pair: tuple[str, str] | None = None,
+) -> Tornado | None:
+    """Each key input at −25 % and +25 %: the NPV gap between `pair` (the recommended option and
+    its contender in a close call, `recommend`), else the two cheapest options. `base`: the
+    options' base NPVs when the caller has them (`npv_table` on the base figures)."""
+    pair = pair or _two_cheapest(inp, options, base)
     if pair is None:
         return None
     a, b = pair

@@ -446,15 +446,19 @@ def compare(
     # they are the ones `recommend` chooses from
     on_time = [o for o in options if rows[o].meets_deadline]
     ranked = on_time or options
-    if decision and len(ranked) >= 2:
+    supported = decision and len(ranked) >= 2
+    if supported:
         base = npv_columns(inp, results, P, ranked)[0]  # the base case, evaluated above
-        sensitivity = ds.tornado(inp, ranked, base)
         uncertainty = ds.monte_carlo(inp, ranked, draws=draws, seed=seed)
         flips = ds.flip_points(inp, ranked, base)
     else:
-        sensitivity, uncertainty, flips = None, None, []
+        uncertainty, flips = None, []
     # the Monte Carlo says how sure the recommendation is (None: it does not say)
     recommendation = ds.recommend(inp, ordered, uncertainty)
+    # the tornado explains the gap the recommendation speaks of: the pair of its close call (the
+    # contender is the option cheapest in the most draws), else the two cheapest by NPV
+    pair = tuple(recommendation.contenders) if recommendation.close_call else None
+    sensitivity = ds.tornado(inp, ranked, base, pair) if supported else None
     comparison = Comparison(
         scenario=scenario,
         training=_training_summary(inp, P, sized_for),

@@ -191,9 +191,12 @@ class TornadoBar(Record):
 
 
 class Tornado(Record):
-    """Each key input moved by ±swing: how the NPV gap between the two cheapest options moves."""
+    """Each key input moved by ±swing: how the NPV gap between the two cheapest options moves, or
+    in a close call between the recommended option and its contender (Recommendation.contenders:
+    the option cheapest in the most draws, which need not be the second cheapest by NPV)."""
 
     cheapest: str
+    #: the option the gap is measured to: the second cheapest, or the close call's contender
     runner_up: str
     swing: float
     base_gap_usd: float

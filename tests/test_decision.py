@@ -329,3 +329,20 @@ def test_flip_grid_evaluates_each_option_only_where_an_input_touches_it(cat, whi
     whole = npv_table(inp, ds._rows(inp, mult, len(keys) * g), options)
     base = npv_table(inp, base_params(inp), options)[0]
     assert np.array_equal(ds._grid_npv(inp, options, keys, base), whole, equal_nan=True)
+
+
+def test_the_tornado_explains_the_close_call_the_recommendation_names():
+    """University sample: Rent dedicated is recommended; Managed is second by NPV but never the
+    cheapest in a draw (it pays the same rent plus a premium), Build is cheapest in some. The
+    recommendation calls it close between Rent dedicated and Build, so the tornado measures that
+    gap, not the one to Managed."""
+    data = json.loads(scenario_files.PORTFOLIOS["university"].read_text())
+    c = compare(Scenario.model_validate(data))
+    r, t = c.recommendation, c.sensitivity
+    by_npv = sorted((o for o in c.options if o.completes_workload), key=lambda o: o.npv_usd)
+    assert r.close_call and r.contenders == ["rent", "build"]
+    assert by_npv[1].option == "managed" != r.contenders[1]  # the case this guards
+    assert c.uncertainty.options["managed"].probability_cheapest == 0
+    assert (t.cheapest, t.runner_up) == ("rent", "build")
+    gap = c.option("build").npv_usd - c.option("rent").npv_usd
+    assert t.base_gap_usd == pytest.approx(gap, rel=1e-9)
