@@ -13,6 +13,7 @@ from models.numbers import (  # noqa: F401  the rules live in the core, shared b
     days,
     gib,
     gpus,
+    mid_sentence,
     on_day,
     pct,
     plural,

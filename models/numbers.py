@@ -133,3 +133,13 @@ def day_count(x: float) -> str:
     """'1 day', '60 days' (whole days)."""
     n = f"{x:,.0f}"
     return f"{n} day" if n == "1" else f"{n} days"
+
+
+def mid_sentence(label: str) -> str:
+    """A label as it reads inside a sentence: its first word lowercased unless that word has a
+    capital after its first letter ('GPU server price', 'PUE' and 'InfiniBand switch price' stay
+    as they are; 'Cloud on-demand price' reads 'cloud on-demand price')."""
+    first, space, rest = label.partition(" ")
+    if first[1:] != first[1:].lower():
+        return label
+    return f"{first[:1].lower()}{first[1:]}{space}{rest}"

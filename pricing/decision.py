@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.numbers import day_count, on_day, pct, ratio, usd, usd_rate
+from models.numbers import day_count, mid_sentence, on_day, pct, ratio, usd, usd_rate
 from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
 from pricing.results import (
@@ -563,7 +563,7 @@ def flip_points(
                             cheapest_after=options[other],
                             text=(
                                 f"{label(options[other])} becomes cheapest when "
-                                f"{KEY_INPUTS[k].lower()} is "
+                                f"{mid_sentence(KEY_INPUTS[k])} is "
                                 f"{direction} {_fmt(inp.value(k) * x, inp.figures[k].unit)}"
                             ),
                         )

@@ -33,6 +33,7 @@ import calendar
 import re
 from datetime import date
 
+from models.numbers import mid_sentence
 from models.options import spec
 from pricing.catalogue import Catalogue
 from pricing.catalogue_rows import PLANNER_DEFAULT_SOURCE
@@ -69,7 +70,7 @@ def label_for(key: str, gpu: str) -> str:
     if name is None:
         return key
     if key.endswith("_usd_per_gpu_hour"):  # a rental or cloud price: of this GPU
-        return f"{gpu} {name[:1].lower()}{name[1:]}"
+        return f"{gpu} {mid_sentence(name)}"
     return name
 
 

@@ -346,3 +346,21 @@ def test_the_tornado_explains_the_close_call_the_recommendation_names():
     assert (t.cheapest, t.runner_up) == ("rent", "build")
     gap = c.option("build").npv_usd - c.option("rent").npv_usd
     assert t.base_gap_usd == pytest.approx(gap, rel=1e-9)
+
+
+def test_a_flip_point_keeps_an_acronym_in_its_sentence():
+    """'Build becomes cheapest when GPU server price is below ...': a label is lowercased inside a
+    sentence only where its first word is an ordinary word (it read 'gpu server price')."""
+    from models.numbers import mid_sentence
+
+    data = json.loads(scenario_files.PORTFOLIOS["university"].read_text())
+    c = compare(Scenario.model_validate(data))
+    server = next(f for f in c.flip_points if f.key == "server_usd_per_gpu")
+    assert " when GPU server price is " in server.text
+    rent = next(f for f in c.flip_points if f.key == "rent_usd_per_gpu_hour")
+    assert " when dedicated rental price is " in rent.text
+    assert [mid_sentence(x) for x in ("PUE", "InfiniBand switch price", "Discount rate")] == [
+        "PUE",
+        "InfiniBand switch price",
+        "discount rate",
+    ]

@@ -10,7 +10,7 @@ import streamlit as st
 
 from app import state
 from app.assumption_labels import label, value_text
-from app.formatting import md_code, md_plain, usd
+from app.formatting import md_code, md_plain, mid_sentence, usd
 from pricing.inputs import NOT_OVERRIDABLE, override_range
 from pricing.results import Comparison
 
@@ -128,7 +128,7 @@ def render() -> None:
     if c.sensitivity is not None:
         t = c.sensitivity
         names = {o.option: o.label for o in c.options}
-        elsewhere = [b.label.lower() for b in t.bars if b.key in NOT_OVERRIDABLE]
+        elsewhere = [mid_sentence(b.label) for b in t.bars if b.key in NOT_OVERRIDABLE]
         st.caption(
             f"Sorted by how much the answer leans on each figure: rank 1 moves the NPV gap "
             f"between {md_plain(names.get(t.cheapest, t.cheapest))} and "
