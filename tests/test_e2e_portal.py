@@ -608,3 +608,43 @@ def test_a_refresh_age_typed_on_the_workload_page_is_linked_and_said_on_compare(
     page.get_by_text("Build, hardware refresh: refresh at month 16: new 24 GPUs ready day 458, "
                      "old sold day 458; refresh at month 28").wait_for()  # fmt: skip
     assert errors == [], errors
+
+
+def test_a_services_inputs_under_the_table_size_it_and_travel_in_the_link(portal_url, watched):
+    """Enterprise portfolio from a link → select its service → the boxes under the table: a bad
+    TPOT is named with its field and stays as typed; a longer prompt resizes the service (the
+    core's sizing of the edited workload) and the address carries it."""
+    from models.demand import size_workload
+
+    data = json.loads(PORTFOLIOS["enterprise"].read_text())
+    page, errors = watched
+    page.goto(portal_url + f"?s={share_link.encode_data(data)}")
+    page.get_by_role("heading", name="Workloads").wait_for()
+    wait_idle(page)
+    page.get_by_label("Selected workload", exact=True).first.click()
+    page.get_by_role("option", name="1: assistant-api").first.click()
+    wait_idle(page)
+    page.get_by_text("More inputs of assistant-api").wait_for()
+    tpot = page.get_by_role("textbox", name="Time per output token (ms)")
+    tpot.fill("fast")
+    tpot.press("Enter")
+    wait_idle(page)
+    page.get_by_text("workloads[1].tpot_ms").first.wait_for()
+    assert tpot.input_value() == "fast"
+    tpot.fill("50")
+    tpot.press("Enter")
+    wait_idle(page)
+    prompt = page.get_by_role("spinbutton", name="Prompt tokens per request")
+    prompt.fill("8192")
+    prompt.press("Enter")
+    wait_idle(page)
+    edited = dict(
+        data, workloads=[data["workloads"][0], {**data["workloads"][1], "input_tokens": 8192}]
+    )
+    sizing = size_workload(Scenario.model_validate(edited).workloads[1], "H100-SXM")
+    want = f"{sizing.gpus_by_month[-1]:,.0f}"
+    expect(
+        page.locator("[data-testid='stMetric']", has_text="GPUs, last month").first
+    ).to_contain_text(want)
+    wait_for_address(page, lambda sc: sc["workloads"][1].get("input_tokens") if sc else None, 8192)
+    assert errors == [], errors
