@@ -196,11 +196,11 @@ def md_code(text: object, limit: int = MAX_NAME_CHARS) -> str:
 
 def capacity_size(o, gpus: str = "") -> str:
     """An option's capacity plan size as a table or a chart says it: 'per use', '1,024' and, where
-    a rental steps down to a second contract, '1,024 → 8 from day 741'; `gpus` is the unit
-    after each count (' GPUs' in a sentence)."""
+    a rental has a second contract, '1,024 → 8 from day 741' (a step down) or '8 → 24 from day
+    610' (a step up); `gpus` is the unit after each count (' GPUs' in a sentence)."""
     if o.capacity_size_gpus is None:
         return "per use"
     size = f"{o.capacity_size_gpus:,}{gpus}"
-    if o.step_down_gpus is None:
+    if o.resized_gpus is None:
         return size
-    return f"{size} → {o.step_down_gpus:,}{gpus} from {on_day(o.step_down_day)}"
+    return f"{size} → {o.resized_gpus:,}{gpus} from {on_day(o.resized_day)}"

@@ -18,10 +18,16 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
   whole-term rental): the first contract may end at the end of any commitment block from its
   minimum term on (day T), and a second contract of S GPUs, the demand's largest peak from T's
   month on in whole nodes, serves the rest, with its own inputs (price tier, setup fee, minimum
-  term, platform team: `StepDown`). Taken where S is at most STEP_DOWN_MAX_SHARE of the size, for
-  STEP_DOWN_MIN_MONTHS or more, the two contracts cost less than one at the catalogue's base
-  figures (`contract_usd`), and the simulation on the stepped capacity leaves no more work undone
-  than one contract; the largest saving of STEP_DOWN_TRIES candidates that passes wins.
+  term, platform team: `SecondContract`, replaces=True). Taken where S is at most STEP_MAX_SHARE
+  of the size, for STEP_MIN_MONTHS or more, the two contracts cost less than one at the
+  catalogue's base figures (`contract_usd`), and the simulation on the stepped capacity leaves no
+  more work undone than one contract; the largest saving of STEP_TRIES candidates that passes
+  wins.
+- Step up (the same options, where no step down is taken): a growing demand starts on a first
+  contract of F GPUs, the demand's largest peak before month T in whole nodes (at most
+  STEP_MAX_SHARE of the size, ready on its own timeline before T), and adds a second contract of
+  size − F GPUs from the start of month T (ordered its provisioning time ahead; replaces=False),
+  each held and priced as its own contract; chosen as the step down is.
 - Per use (cloud on-demand, spot): elastic up to the demand's peak GPUs (its largest month, which
   sets the price tier) from the ready day, holding and billed on the GPU-hours served (spot: its training runs' GPU-hours plus the interruption overhead, as a version 1 run).
 - Hybrid (a composite option, OptionSpec.composed_of = (base option, burst option)): an owned
@@ -117,12 +123,13 @@ MAX_DOUBLINGS = 4
 SERVE_DATASET_TOKENS = 1e9
 #: the model a steady-only portfolio's storage and fabric are sized for
 STEADY_MODEL = "llama3-8b"
-#: a rented, managed or committed option steps down only to at most this share of its size ...
-STEP_DOWN_MAX_SHARE = 0.5
+#: a rented, managed or committed option steps down to, or starts at, at most this share of its
+#: size ...
+STEP_MAX_SHARE = 0.5
 #: ... for a second contract of at least this many months inside the term
-STEP_DOWN_MIN_MONTHS = 3
-#: the step-down days tried, most GPU-hours saved first (each one simulation probe)
-STEP_DOWN_TRIES = 3
+STEP_MIN_MONTHS = 3
+#: the days tried for a second contract, the largest saving first (each one simulation probe)
+STEP_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -156,14 +163,20 @@ class Tranche:
 
 
 @dataclass(frozen=True)
-class StepDown:
-    """A rented, managed or committed option's second, smaller contract (module docstring, step
-    down): `gpus` from `day`, when the first contract ends, with its own inputs (price tier)."""
+class SecondContract:
+    """A rented, managed or committed option's second contract (module docstring, step down and
+    step up): `gpus` from `day`, with its own inputs (price tier). A step down `replaces` the
+    first contract, which ends that day; a step up is added beside it."""
 
     gpus: int
     day: float
     inputs: CostInputs
     capacity_gpus: np.ndarray  # (M,) gpus × the share of each month from `day`
+    replaces: bool
+
+    def gpus_after(self, first_gpus: int) -> int:
+        """GPUs held from `day` on."""
+        return self.gpus if self.replaces else first_gpus + self.gpus
 
 
 @dataclass(frozen=True)
@@ -207,8 +220,8 @@ class OptionPlan:
     refreshes: tuple[Refresh, ...] = ()
     #: the day the first hardware is replaced and sold (None: held to the term end)
     retire_day: float | None = None
-    #: a rented, managed or committed option's smaller second contract (None: one contract)
-    step_down: StepDown | None = None
+    #: a rented, managed or committed option's second contract (None: one contract)
+    second: SecondContract | None = None
 
 
 @dataclass(frozen=True)
@@ -545,7 +558,7 @@ class _Planner:
         return f[opt.price_key].value * gpus * (end - start) * 24 + setup
 
     def step_down(self, option: str, size: int, ready: float, r: CapacityResult):
-        """(StepDown, capacity (M,), result) of a second, smaller contract, or None (module
+        """(SecondContract, capacity (M,), result) of a second, smaller contract, or None (module
         docstring, step down). Each end of a commitment block from the earliest allowed is a
         candidate day T; the second contract's size is the demand's largest peak from T's month
         on, in whole nodes; the candidates that cost less than one contract (`contract_usd`) are
@@ -564,31 +577,81 @@ class _Planner:
         peaks = np.asarray(self.demand.peak_gpus, dtype=float)
         later = np.maximum.accumulate(peaks[::-1])[::-1]  # the largest peak from each month on
         candidates = []
-        last_day = min(held_to, term - STEP_DOWN_MIN_MONTHS * DAYS_PER_MONTH)
+        last_day = min(held_to, term - STEP_MIN_MONTHS * DAYS_PER_MONTH)
         one = self.contract_usd(option, size, ready, held_to)
         for k in range(max(math.floor((last_day - earliest) / block + 1e-9) + 1, 0)):
             day = earliest + k * block
             month = min(int(day // DAYS_PER_MONTH), self.months - 1)
             small = math.ceil(later[month] / self.node - 1e-9) * self.node
-            if 0 < small <= STEP_DOWN_MAX_SHARE * size:
+            if 0 < small <= STEP_MAX_SHARE * size:
                 two = self.contract_usd(option, size, ready, day)
                 two += self.contract_usd(option, small, day, held_to)
                 if two < one:  # a dearer tier, a setup fee or a longer minimum can outweigh it
                     candidates.append((one - two, day, small))
         target = self.unmet(r) + self.tol
-        for _, day, small in sorted(candidates, reverse=True)[:STEP_DOWN_TRIES]:
+        for _, day, small in sorted(candidates, reverse=True)[:STEP_TRIES]:
             first = size * self.slots(ready, day)
             second = small * self.slots(day)
             if self.probe_capacity(first + second) > target:
                 continue
-            step = StepDown(
+            step = SecondContract(
                 gpus=small,
                 day=day,
                 inputs=self.inputs(small),
                 capacity_gpus=small * self.share(day),
+                replaces=True,
             )
             cap = size * self.share(ready, day) + step.capacity_gpus
             return step, cap, self.simulate(first + second)
+        return None
+
+    def step_up(self, option: str, size: int, ready: float, r: CapacityResult):
+        """(SecondContract, first size, its ready day, capacity (M,), result) of a smaller first
+        contract and a second one beside it from day T, or None (module docstring, step up). Each
+        month start after the first contract is ready is a candidate T; the first contract's size
+        is the demand's largest peak before T's month, in whole nodes, the second the rest of
+        `size`; the candidates that cost less than one contract are tried, the largest saving
+        first, and the first that leaves no more work queued or past the term wins."""
+        if spec(option).billing not in (Billing.RENT, Billing.MANAGED_RENT, Billing.COMMITTED):
+            return None
+        served = np.asarray(r.served_gpu_hours_by_month)
+        worked = np.flatnonzero(served > SERVED_RESIDUE_GPU_HOURS)
+        if not len(worked):
+            return None
+        held_to = min(self.months, worked[-1] + 1) * DAYS_PER_MONTH
+        peaks = np.asarray(self.demand.peak_gpus, dtype=float)
+        before = np.maximum.accumulate(peaks)  # the largest peak up to each month
+        one = self.contract_usd(option, size, ready, held_to)
+        candidates = []
+        for month in range(1, self.months):
+            day = month * DAYS_PER_MONTH
+            if day > held_to - STEP_MIN_MONTHS * DAYS_PER_MONTH:
+                break
+            first = math.ceil(before[month - 1] / self.node - 1e-9) * self.node
+            if not 0 < first <= STEP_MAX_SHARE * size:
+                continue
+            first_ready = self.ready(option, first)
+            if first_ready >= day:
+                continue
+            two = self.contract_usd(option, first, first_ready, held_to)
+            two += self.contract_usd(option, size - first, day, held_to)
+            if two < one:
+                candidates.append((one - two, day, first, first_ready))
+        target = self.unmet(r) + self.tol
+        for _, day, first, first_ready in sorted(candidates, reverse=True)[:STEP_TRIES]:
+            added = size - first
+            slots = first * self.slots(first_ready) + added * self.slots(day)
+            if self.probe_capacity(slots) > target:
+                continue
+            step = SecondContract(
+                gpus=added,
+                day=day,
+                inputs=self.inputs(added),
+                capacity_gpus=added * self.share(day),
+                replaces=False,
+            )
+            cap = first * self.share(first_ready) + step.capacity_gpus
+            return step, first, first_ready, cap, self.simulate(slots)
         return None
 
     def probe_capacity(self, cap: np.ndarray) -> float:
@@ -679,6 +742,13 @@ class _Planner:
                 "commitment block (a second contract, with its own price tier and minimum "
                 "term, for the work left, which needs no more)"
             )
+        elif fixed and (grown := self.step_up(option, size, ready, r)):
+            step, size, ready, cap, r = grown
+            rule = (
+                f"{rule}; starts at {size:,} GPUs, the most the work needs before "
+                f"{on_day(step.day)}, and adds {step.gpus:,} then (a second contract, with its own "
+                "price tier and minimum term, ordered its provisioning time ahead)"
+            )
         finished = {w.name: w.runs_finished for w in r.workloads}
         inp = self.inputs(size)
         note = inp.unavailable.get(option, "")
@@ -726,7 +796,7 @@ class _Planner:
             tranches=tranches,
             refreshes=refreshes,
             retire_day=retire,
-            step_down=step,
+            second=step,
         )
 
 
@@ -811,7 +881,7 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     opt = spec(option)
     if plan.tranches or plan.refreshes:
         return _expanded_context(inp, P, opt, plan, served)
-    if plan.step_down is not None:
+    if plan.second is not None:
         return _stepped_context(inp, P, opt, plan, served)
     if plan.split is None:
         return _context(inp, P, opt, plan.inputs, plan, served, plan.size_gpus, plan.ready_day,
@@ -864,10 +934,11 @@ def _expanded_context(inp, P, opt, plan: OptionPlan, served: np.ndarray) -> Cont
 
 
 def _stepped_context(inp, P, opt, plan: OptionPlan, served: np.ndarray) -> Context:
-    """A rented, managed or committed option that steps down: the first contract's Context (held
-    from its ready day to the step-down day, its commitment ending then) with each contract's
-    (spec, inputs, P, Context) in `parts`; each serves the work of its share of the capacity."""
-    step = plan.step_down
+    """A rented, managed or committed option of two contracts: the first contract's Context (a
+    step down: held from its ready day to the second's, its commitment ending then; a step up:
+    held as one contract) with each contract's (spec, inputs, P, Context) in `parts`; each
+    serves the work of its share of the capacity."""
+    step = plan.second
     total = np.asarray(plan.capacity_gpus, dtype=float)
     safe = np.where(total > 0, total, 1.0)
     first_cap = total - step.capacity_gpus
@@ -875,7 +946,7 @@ def _stepped_context(inp, P, opt, plan: OptionPlan, served: np.ndarray) -> Conte
     runs_share = first_served.sum() / max(served.sum(), 1.0)
     first = _context(inp, P, opt, plan.inputs, plan, first_served, plan.size_gpus,
                      plan.ready_day, first_cap, plan.weighted_runs * runs_share,
-                     busy_end_day=step.day)  # fmt: skip
+                     busy_end_day=step.day if step.replaces else None)  # fmt: skip
     Ps = _own_params(plan.inputs, P, step.inputs)  # P is the option's (option_params)
     second = _context(inp, Ps, opt, step.inputs, plan, second_served, step.gpus, step.day,
                       step.capacity_gpus, plan.weighted_runs * (1 - runs_share))  # fmt: skip

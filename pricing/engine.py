@@ -259,8 +259,8 @@ def trailing_hold(
     rented, managed or committed option keeps GPUs held, and paid for, for TRAILING_MONTHS or
     more after its last month of real work (TRAILING_BUSY_SHARE of its size busy) to serve a
     trickle (under TRAILING_IDLE_BUSY_SHARE of what it holds busy); '' otherwise. `step` (GPUs,
-    day) is a second, smaller contract (pricing/capacity_plans.py step down): the text then says
-    "1,024 GPUs in months 14–25, then 8 to month 36". The plan holds its contracts for as long as
+    day): the GPUs held from a second contract's day (pricing/capacity_plans.py step down or up):
+    the text then says "1,024 GPUs in months 14–25, then 8 to month 36". The plan holds its contracts for as long as
     any work runs on them; this says what that costs."""
     if spec(option).billing not in RELEASABLE or size <= 0:
         return ""
@@ -302,7 +302,7 @@ def _portfolio_result(
     served = np.array(r.served_gpu_hours_by_month)
     # what is paid for: the simulated capacity, cut where a rental is given back
     capacity = np.minimum(plan.capacity_gpus, plan.size_gpus * ctx.held[0])
-    if plan.step_down is not None:  # each contract's GPUs while it is held
+    if plan.second is not None:  # each contract's GPUs while it is held
         capacity = sum(part_inp.gpus * part_ctx.held[0] for _, part_inp, _, part_ctx in ctx.parts)
     elif (
         spec(option).holds == "busy" or plan.split is not None or plan.tranches or plan.refreshes
@@ -340,15 +340,17 @@ def _portfolio_result(
         first_result_day=min(finish) if finish else None,
         breakeven_month={},
         capacity_size_gpus=plan.size_gpus,
-        step_down_gpus=plan.step_down.gpus if plan.step_down else None,
-        step_down_day=plan.step_down.day if plan.step_down else None,
+        resized_gpus=plan.second.gpus_after(plan.size_gpus) if plan.second else None,
+        resized_day=plan.second.day if plan.second else None,
         capacity_rule=plan.rule
         + trailing_hold(
             option,
             plan.size_gpus,
             capacity,
             served,
-            None if plan.step_down is None else (plan.step_down.gpus, plan.step_down.day),
+            None
+            if plan.second is None
+            else (plan.second.gpus_after(plan.size_gpus), plan.second.day),
         ),
         capacity_gpus=capacity.tolist(),
         demand_gpu_hours=list(r.demand_gpu_hours),

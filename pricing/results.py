@@ -101,10 +101,10 @@ class OptionResult(Record):
     #: the plan's size (fixed-size options) or its largest month (per use), GPUs; and its rule
     capacity_size_gpus: int | None = Field(None, exclude_if=_empty)
     capacity_rule: str = Field("", exclude_if=_empty)
-    #: a rented, managed or committed option's second, smaller contract: its GPUs and the day it
-    #: starts, when the first contract ends (pricing/capacity_plans.py step down); None: one
-    step_down_gpus: int | None = Field(None, exclude_if=_empty)
-    step_down_day: float | None = Field(None, exclude_if=_empty)
+    #: a rented, managed or committed option of two contracts (pricing/capacity_plans.py step
+    #: down, step up): the GPUs held from the day the second starts, and that day; None: one
+    resized_gpus: int | None = Field(None, exclude_if=_empty)
+    resized_day: float | None = Field(None, exclude_if=_empty)
     #: GPUs held each month (0 before the ready day; a share of the ready month)
     capacity_gpus: list[float] = Field(default_factory=list, exclude_if=_empty)
     #: GPU-hours the demand asks for each month, unconstrained (the same for every option)

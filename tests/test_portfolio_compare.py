@@ -6,6 +6,7 @@ give, the sample portfolios compare, and bad workloads are refused by name."""
 from __future__ import annotations
 
 import json
+import math
 import pathlib
 
 import numpy as np
@@ -159,7 +160,8 @@ def test_peaky_portfolio_favours_paying_per_use(fixture_catalogue):
     """An inference service growing 10 % a month from 2 requests/s: its peak (month 36) is ~28×
     its first month, so a cluster sized for the peak sits mostly idle; cloud on-demand holds only
     what it serves. The numbers that decide it: build pays for its idle GPU-hours (more than it
-    serves), cloud none, and so cloud's NPV is lower despite a higher price per GPU-hour."""
+    serves), the rental for fewer (it steps up), cloud none, and so cloud's NPV is lower despite
+    a higher price per GPU-hour."""
     s = Scenario.model_validate(
         {
             "version": 2,
@@ -175,7 +177,9 @@ def test_peaky_portfolio_favours_paying_per_use(fixture_catalogue):
     peak = max(c.portfolio.peak_gpus)
     assert peak >= 10 * min(g for g in c.portfolio.peak_gpus if g > 0)
     assert build.idle_gpu_hours > build.served_gpu_hours  # most of what build pays for is idle
-    assert rent.idle_gpu_hours > rent.served_gpu_hours
+    # the rental starts small and adds the rest as the traffic grows (a step up); still idle
+    assert rent.resized_gpus == build.capacity_size_gpus > rent.capacity_size_gpus
+    assert rent.idle_gpu_hours < build.idle_gpu_hours
     assert cloud.idle_gpu_hours == pytest.approx(0.0, abs=1e-6)
     assert cloud.served_gpu_hours == pytest.approx(build.served_gpu_hours, rel=1e-9)
     assert cloud.usd_per_gpu_hour is not None
@@ -399,7 +403,7 @@ def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block
     sc = _sample("lab")
     _, portfolio = cp.plan_portfolio(sc, load_catalogue())
     plan = portfolio.plans["rent"]
-    step = plan.step_down
+    step = plan.second
     year = 12 * DAYS_PER_MONTH
     peaks = np.asarray(portfolio.demand.peak_gpus)
     month = int(step.day // DAYS_PER_MONTH)
@@ -441,16 +445,18 @@ def test_when_a_rental_cannot_step_down():
     a size the buyer fixed never do; owned and per-use options have nothing to step down."""
     monthly = cp.plan_portfolio(_with("lab", rent_commitment="monthly"), _catalogue())[1]
     whole = cp.plan_portfolio(_with("lab", rent_commitment="whole_term"), _catalogue())[1]
-    step = monthly.plans["rent"].step_down
+    step = monthly.plans["rent"].second
     peaks = np.asarray(monthly.demand.peak_gpus)
     month = int(step.day // DAYS_PER_MONTH)
     assert step.gpus == 8 and max(peaks[month - 1 : month]) > 8  # the month before still needs more
     assert (step.day - monthly.plans["rent"].ready_day) / DAYS_PER_MONTH == pytest.approx(
         round((step.day - monthly.plans["rent"].ready_day) / DAYS_PER_MONTH)
     )
-    assert whole.plans["rent"].step_down is None and whole.plans["managed"].step_down is None
-    assert monthly.plans["build"].step_down is None
-    assert monthly.plans["cloud:on_demand"].step_down is None
+    for plan in (whole.plans["rent"], whole.plans["managed"]):  # it may still step up
+        assert plan.second is None or not plan.second.replaces
+    assert step.replaces
+    assert monthly.plans["build"].second is None
+    assert monthly.plans["cloud:on_demand"].second is None
 
 
 def _catalogue():
@@ -477,11 +483,57 @@ def test_a_step_down_is_taken_only_where_it_costs_less_than_one_contract(monkeyp
         committed * 8 * 2 * year * 24  # two whole blocks, no setup fee
     )
     plan = planner.plan("rent")
-    assert plan.step_down is not None
+    assert plan.second is not None
 
     def dearer(self, option, gpus, start, busy_end):  # a small contract priced out of reach
         return 1e12 if gpus < 1024 else real(self, option, gpus, start, busy_end)
 
     real = cp._Planner.contract_usd
     monkeypatch.setattr(cp._Planner, "contract_usd", dearer)
-    assert cp._Planner(sc, _catalogue()).plan("rent").step_down is None
+    assert cp._Planner(sc, _catalogue()).plan("rent").second is None
+
+
+def test_a_rental_steps_up_as_the_demand_grows():
+    """The enterprise's service grows 10 % a month: its rental starts on one node, the most the
+    work needs before the step, and adds the rest of the peak size from the start of a month. Each
+    contract is paid at its own size's rate while held; the total is below one contract of the
+    peak size, and no work is served later or left undone."""
+    sc = _sample("enterprise")
+    _, portfolio = cp.plan_portfolio(sc, _catalogue())
+    plan = portfolio.plans["rent"]
+    step = plan.second
+    assert step is not None and not step.replaces
+    month = round(step.day / DAYS_PER_MONTH)
+    assert step.day == pytest.approx(month * DAYS_PER_MONTH)  # a month's start
+    peaks = np.asarray(portfolio.demand.peak_gpus)
+    assert plan.size_gpus == 8 == 8 * np.ceil(max(peaks[:month]) / 8)
+    assert plan.size_gpus + step.gpus == 8 * np.ceil(max(peaks) / 8)
+
+    fixed = sc.model_copy(update={"cluster": sc.cluster.model_copy(update={"gpus": 24})})
+    one = compare(fixed, decision=False).option("rent")
+    two = compare(sc, decision=False).option("rent")
+    assert (two.capacity_size_gpus, two.resized_gpus) == (8, 24)
+    assert two.served_gpu_hours == pytest.approx(two.demanded_gpu_hours, rel=1e-12)
+    assert one.served_gpu_hours == pytest.approx(two.demanded_gpu_hours, rel=1e-12)
+    assert two.completes_workload and two.queued_gpu_hours == 0
+    rate = {g: cp._Planner(sc, _catalogue()).inputs(g).figures["rent_usd_per_gpu_hour"].value
+            for g in (8, 16)}  # fmt: skip
+    hours = 365.25 * 24 / 12
+    rent = np.array(two.monthly_by_category_usd["rent"])
+    assert rent[2:month] == pytest.approx(8 * rate[8] * hours)
+    assert rent[month + 1 : sc.term.months - 1] == pytest.approx(
+        (8 * rate[8] + 16 * rate[16]) * hours
+    )
+    assert two.total_usd < one.total_usd
+    cloud = compare(sc, decision=False).option("cloud:on_demand")
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    quoted = (
+        f"adds 16 from day {math.ceil(step.day):,} (Rent dedicated ${one.total_usd / 1e6:.2f}M → "
+        f"${two.total_usd / 1e6:.2f}M; cloud on demand, ${cloud.total_usd / 1e6:.2f}M, is still"
+    )
+    assert quoted in readme, quoted
+    assert two.capacity_rule.endswith(
+        f"starts at 8 GPUs, the most the work needs before day {math.ceil(step.day):,}, and adds "
+        "16 then (a second contract, with its own price tier and minimum term, ordered its "
+        "provisioning time ahead)"
+    )

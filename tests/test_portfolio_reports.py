@@ -287,13 +287,13 @@ def test_a_rental_that_steps_down_says_so_in_its_chart_and_its_table():
 
     c = compare(Scenario.model_validate(json.loads(PORTFOLIOS["lab"].read_text())), decision=False)
     rent, build = c.option("rent"), c.option("build")
-    assert rent.step_down_gpus == 8 and build.step_down_gpus is None
-    both = f"{rent.capacity_size_gpus:,} → 8 from {on_day(rent.step_down_day)}"
+    assert rent.resized_gpus == 8 and build.resized_gpus is None
+    both = f"{rent.capacity_size_gpus:,} → 8 from {on_day(rent.resized_day)}"
     rows = {r[0]: r[1] for r in report_text.capacity_rows(c)}
     assert rows["Rent dedicated"] == both and rows["Build"] == f"{build.capacity_size_gpus:,}"
     fig = charts.capacity_demand(c, "rent")
     subtitle = fig.layout.title.subtitle.text
-    assert subtitle.startswith(f"1,024 GPUs → 8 GPUs from {on_day(rent.step_down_day)}; ")
+    assert subtitle.startswith(f"1,024 GPUs → 8 GPUs from {on_day(rent.resized_day)}; ")
     assert "<br>" in subtitle and fig.layout.legend.y < 0
     demand = charts.portfolio_demand(c.portfolio)
     assert demand.layout.legend.x > 1 and demand.layout.legend.orientation == "v"
