@@ -557,6 +557,17 @@ class _Planner:
             setup = math.ceil(gpus / self.node) * f["rent_setup_fee_usd_per_node"].value
         return f[opt.price_key].value * gpus * (end - start) * 24 + setup
 
+    def work_end_day(self, r: CapacityResult) -> float | None:
+        """The end of the last month `r` serves work in (None: it serves none): how long a
+        contract is needed for, in `step_down` and `step_up`."""
+        worked = np.flatnonzero(np.asarray(r.served_gpu_hours_by_month) > SERVED_RESIDUE_GPU_HOURS)
+        return min(self.months, worked[-1] + 1) * DAYS_PER_MONTH if len(worked) else None
+
+    def second_contract(self, gpus: int, day: float, replaces: bool) -> SecondContract:
+        """A second contract of `gpus` GPUs from `day`, at its own size's inputs."""
+        capacity = gpus * self.share(day)
+        return SecondContract(gpus, day, self.inputs(gpus), capacity, replaces)
+
     def step_down(self, option: str, size: int, ready: float, r: CapacityResult):
         """(SecondContract, capacity (M,), result) of a second, smaller contract, or None (module
         docstring, step down). Each end of a commitment block from the earliest allowed is a
@@ -569,11 +580,9 @@ class _Planner:
             return None
         block, earliest = days
         term = self.months * DAYS_PER_MONTH
-        served = np.asarray(r.served_gpu_hours_by_month)
-        worked = np.flatnonzero(served > SERVED_RESIDUE_GPU_HOURS)
-        if not len(worked):
+        held_to = self.work_end_day(r)
+        if held_to is None:
             return None
-        held_to = min(term, (worked[-1] + 1) * DAYS_PER_MONTH)
         peaks = np.asarray(self.demand.peak_gpus, dtype=float)
         later = np.maximum.accumulate(peaks[::-1])[::-1]  # the largest peak from each month on
         candidates = []
@@ -594,13 +603,7 @@ class _Planner:
             second = small * self.slots(day)
             if self.probe_capacity(first + second) > target:
                 continue
-            step = SecondContract(
-                gpus=small,
-                day=day,
-                inputs=self.inputs(small),
-                capacity_gpus=small * self.share(day),
-                replaces=True,
-            )
+            step = self.second_contract(small, day, replaces=True)
             cap = size * self.share(ready, day) + step.capacity_gpus
             return step, cap, self.simulate(first + second)
         return None
@@ -614,11 +617,9 @@ class _Planner:
         first, and the first that leaves no more work queued or past the term wins."""
         if spec(option).billing not in (Billing.RENT, Billing.MANAGED_RENT, Billing.COMMITTED):
             return None
-        served = np.asarray(r.served_gpu_hours_by_month)
-        worked = np.flatnonzero(served > SERVED_RESIDUE_GPU_HOURS)
-        if not len(worked):
+        held_to = self.work_end_day(r)
+        if held_to is None:
             return None
-        held_to = min(self.months, worked[-1] + 1) * DAYS_PER_MONTH
         peaks = np.asarray(self.demand.peak_gpus, dtype=float)
         before = np.maximum.accumulate(peaks)  # the largest peak up to each month
         one = self.contract_usd(option, size, ready, held_to)
@@ -643,13 +644,7 @@ class _Planner:
             slots = first * self.slots(first_ready) + added * self.slots(day)
             if self.probe_capacity(slots) > target:
                 continue
-            step = SecondContract(
-                gpus=added,
-                day=day,
-                inputs=self.inputs(added),
-                capacity_gpus=added * self.share(day),
-                replaces=False,
-            )
+            step = self.second_contract(added, day, replaces=False)
             cap = first * self.share(first_ready) + step.capacity_gpus
             return step, first, first_ready, cap, self.simulate(slots)
         return None
