@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from app import charts, share_link
-from app.formatting import md_plain, training_run_subject, usd, usd_rate
+from app.formatting import capacity_size, md_plain, sentence, training_run_subject, usd, usd_rate
 from app.scenario_files import PORTFOLIOS
 from app.views.portfolio import apply_edits
 from models.demand import TrainingSettings, derive_demand, size_workload
@@ -224,7 +224,7 @@ def compare_tables(at: AppTest) -> dict:
             "totals_v2"
             if "NPV" in cols
             else "capacity_v2"
-            if "Capacity plan" in cols
+            if "Served GPU-hours" in cols
             else "delays_v2"
             if cols[0] == "Workload"
             else "chargeback_v2"
@@ -257,8 +257,11 @@ def test_compare_shows_the_engines_totals_capacity_delays_and_chargeback(name):
     assert md_plain(training_run_subject(c)) in run, run
     assert md_plain(f"{c.run_gpus:,}") in run
     capacity = frames["capacity_v2"].set_index("Option").to_dict("index")
+    rules = " ".join(m.value for m in at.markdown if m.value.startswith("- **"))
     for o in c.options:
         row = capacity[o.label]
+        assert row["GPUs"] == capacity_size(o)  # '1,024 → 8 from day 741' where it steps
+        assert f"- **{md_plain(o.label)}**: {md_plain(sentence(o.capacity_rule))}." in rules
         assert row["Served GPU-hours"] == f"{o.served_gpu_hours:,.0f}"
         assert row["Queued at the term end"] == f"{o.queued_gpu_hours or 0:,.0f}"
         assert row["Idle GPU-hours"] == f"{o.idle_gpu_hours or 0:,.0f}"

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import share_link
-from app.formatting import days, gpus, on_day
+from app.formatting import days, gpus, md_plain, on_day
 from app.scenario_files import EXAMPLE
 from app.views import guide
 from models.demand import derive_demand
@@ -115,7 +115,9 @@ def test_compare_shows_the_phase_in_builds_capacity_and_its_term_end_size():
         assert capacity[o.label]["GPUs at the term end"] == f"{o.capacity_gpus[-1]:,.0f}"
     build0, build1 = c0.option("build"), c1.option("build")
     assert (build0.capacity_gpus[-1], build1.capacity_gpus[-1]) == (64, 128)
-    assert "64 GPUs ordered in month 6" in capacity["Build"]["Capacity plan"]
+    rules = [m.value for m in at.markdown if m.value.startswith("- **")][0].splitlines()
+    build_rule = next(r for r in rules if r.startswith("- **Build**: "))
+    assert md_plain("64 GPUs ordered in month 6") in build_rule, rules
     rent0, rent1 = c0.option("rent"), c1.option("rent")  # a rented cluster has no phases
     assert capacity[rent1.label]["GPUs at the term end"] == f"{rent0.capacity_gpus[-1]:,.0f}"
     assert rent1.capacity_gpus == rent0.capacity_gpus

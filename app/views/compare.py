@@ -11,6 +11,7 @@ import streamlit as st
 
 from app import charts, exports, report_pdf, share_link, state
 from app.formatting import (
+    capacity_size,
     deadline_miss,
     deadline_sizing,
     deadline_status,
@@ -18,6 +19,7 @@ from app.formatting import (
     md_plain,
     on_day,
     run_length,
+    sentence,
     training_run_text,
     usd,
     usd_rate,
@@ -231,11 +233,10 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
             [
                 {
                     "Option": o.label,
-                    "GPUs": f"{o.capacity_size_gpus:,}" if o.capacity_size_gpus else "-",
+                    "GPUs": capacity_size(o),
                     "GPUs at the term end": f"{o.capacity_gpus[-1]:,.0f}"
                     if o.capacity_gpus
                     else "-",
-                    "Capacity plan": o.capacity_rule,
                     "Served GPU-hours": f"{o.served_gpu_hours or 0:,.0f}",
                     "Queued at the term end": f"{o.queued_gpu_hours or 0:,.0f}",
                     "Finishing after the term": f"{o.beyond_term_gpu_hours or 0:,.0f}",
@@ -253,6 +254,14 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         "the term. Idle: GPU-hours held and not working. GPUs: the plan's size, or for a per-use "
         "option its largest month; at the term end: the capacity of the last month, expansion "
         "phases included."
+    )
+    st.markdown("**How each option's capacity is planned**")
+    st.markdown(  # in full, under the table: a table cell would cut a long rule short
+        "\n".join(
+            f"- **{md_plain(o.label)}**: {md_plain(sentence(o.capacity_rule))}."
+            for o in available
+            if o.capacity_rule
+        )
     )
     if sc.options.build_expansions:
         phases = ", ".join(
