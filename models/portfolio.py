@@ -175,10 +175,14 @@ def parse_workloads(items: list[dict], *, field: str = "workloads") -> list[Work
         loc = [p for p in err["loc"] if p not in WORKLOAD_KINDS]
         path = field + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
         msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] in ("union_tag_invalid", "union_tag_not_found"):  # the kind itself
+            given = str(err.get("ctx", {}).get("tag", ""))[:40]
+            what = f"'{given}' is not a workload kind" if given else "missing"
+            path, msg = f"{path}.kind", f"{what}; allowed: {', '.join(WORKLOAD_KINDS)}"
         kind = items[loc[0]].get("kind") if loc and isinstance(items[loc[0]], dict) else None
         rng = (
             _range(WORKLOAD_KINDS[kind], str(loc[1]))
-            if kind in WORKLOAD_KINDS and len(loc) > 1
+            if isinstance(kind, str) and kind in WORKLOAD_KINDS and len(loc) > 1
             else ""
         )
         raise InputError(path, f"{path}: {msg}" + (f" ({rng})" if rng else "")) from None

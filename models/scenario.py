@@ -380,7 +380,9 @@ class Scenario(BaseModel):
             return v  # the type and length checks say what is wrong
         if all(not isinstance(w, dict) for w in v):
             return v  # already records
-        return parse_workloads([w if isinstance(w, dict) else w.model_dump() for w in v])
+        return parse_workloads(  # a record is dumped back; anything else is refused by name
+            [w.model_dump() if isinstance(w, BaseModel) else w for w in v]
+        )
 
     @field_serializer("workloads", mode="wrap")
     def _keep_kind(self, v, handler):

@@ -63,7 +63,11 @@ def test_runs_are_released_evenly_over_the_duration():
             "at least 0",
         ),
         ({"kind": "finetune", "name": "f", "model": "gpt-9"}, "workloads[1].model", "llama3-8b"),
-        ({"kind": "bogus", "name": "b"}, "workloads[1]", "pretrain"),
+        ({"kind": "bogus", "name": "b"}, "workloads[1].kind", "allowed: pretrain, finetune"),
+        ({"kind": ["x"], "name": "b"}, "workloads[1].kind", "allowed: pretrain, finetune"),
+        ({"kind": {"a": 1}, "name": "b"}, "workloads[1].kind", "allowed: pretrain, finetune"),
+        ({"name": "b"}, "workloads[1].kind", "allowed: pretrain, finetune"),
+        (5, "workloads[1]", "valid dictionary"),
         ({"kind": "steady", "name": "x"}, "workloads[1].name", "used twice"),
     ],
 )

@@ -876,8 +876,13 @@ def _with_workload(i: int, **fields) -> dict:
             _v2(workloads=[{"kind": "steady", "name": f"team-{i}"} for i in range(51)]),
             r"workloads: .*at most 50",
         ),
-        (_with_workload(2, kind="gpu-miner"), r"workloads\[2\]: .*'gpu-miner'.*'pretrain'"),
-        (_v2(workloads=[{"name": "no kind"}]), r"workloads\[0\]: .*discriminator 'kind'"),
+        (
+            _with_workload(2, kind="gpu-miner"),
+            r"workloads\[2\]\.kind: 'gpu-miner' is not a workload kind; allowed: pretrain,",
+        ),
+        (_v2(workloads=[{"name": "no kind"}]), r"workloads\[0\]\.kind: missing; allowed: pretrain"),
+        (_v2(workloads=[{"kind": ["steady"], "name": "a"}]), r"workloads\[0\]\.kind: '\['steady"),
+        (_v2(workloads=[{"kind": "steady", "name": "a"}, 5]), r"workloads\[1\]: .*dictionary"),
         (_with_workload(2, rps=-1), r"workloads\[2\]\.rps: .*allowed: more than 0"),
         (_with_workload(1, jobs_per_month=0), r"workloads\[1\]\.jobs_per_month: .*more than 0"),
         (_with_workload(0, model="gpt-9"), r"workloads\[0\]\.model: unknown model preset"),
@@ -892,7 +897,7 @@ def _with_workload(i: int, **fields) -> dict:
         (_v2(usage={"mode": "utilisation"}), r"usage: .*not used by a version 2"),
     ],
     ids=[
-        "51-workloads", "bad-kind", "no-kind", "bad-rps", "zero-rate", "bad-model",
+        "51-workloads", "bad-kind", "no-kind", "list-kind", "number-workload", "bad-rps", "zero-rate", "bad-model",
         "other-kinds-field", "dunder-field", "past-ten-years", "duplicate-name", "not-a-list",
         "empty", "v1-with-workloads", "v2-with-workload", "v2-with-usage",
     ],
@@ -993,6 +998,14 @@ def _named(i: int, scenario: dict | None = None) -> dict:
         (_set_data(scenarios=[_named(i) for i in range(7)]), "scenarios"),
         (_set_data(scenarios=[_named(0, _variant(gpus=-1))]), "scenarios.0.scenario.cluster.gpus"),
         (_set_data(scenarios=[_named(0, {"version": 9})]), "scenarios.0.scenario.version"),
+        (
+            _set_data(
+                scenarios=[
+                    _named(0, {"version": 2, "workloads": [{"kind": "steady", "name": "a"}, 5]})
+                ]
+            ),
+            "workloads[1]: Input should be a valid dictionary",
+        ),
         (_set_data(scenarios=[_named(0), _named(0)], picked=[]), "two scenarios are named"),
         (_set_data(picked=["nobody"]), "not saved"),
         (_set_data(picked=["H100", "B200", "lab portfolio", "H100"]), "picked"),
@@ -1008,6 +1021,7 @@ def _named(i: int, scenario: dict | None = None) -> dict:
         "seven-saved",
         "bad-scenario-field",
         "bad-scenario-version",
+        "number-for-workload",
         "repeated-name",
         "picks-unsaved",
         "picks-four",
