@@ -511,14 +511,27 @@ class _Planner:
                 hi = mid
             else:
                 lo = mid
-        rule = (
-            f"smallest size in whole {node}-GPU nodes that leaves no more work queued or past "
-            "the term than the unconstrained demand"
-            if best <= self.baseline + self.tol
-            else "no size serves the demand in time (it is ready too late); the smallest that "
-            "serves as much as the largest searched"
-        )
+        if best <= self.baseline + self.tol:
+            rule = (
+                f"smallest size in whole {node}-GPU nodes that leaves no more work queued or past "
+                "the term than the unconstrained demand"
+            )
+        elif max(self.demand.peak_gpus) > MAX_GPUS:
+            rule = self.capped_rule("the smallest size that serves as much as")
+        else:
+            rule = (
+                "no size serves the demand in time (it is ready too late); the smallest that "
+                "serves as much as the largest searched"
+            )
         return hi, rule, *run(hi)
+
+    def capped_rule(self, sized: str) -> str:
+        """Why a plan stops at MAX_GPUS where the demand's peak is larger: the work over it waits."""
+        return (
+            f"{sized} {MAX_GPUS:,} GPUs, the largest cluster the planner sizes (a three-tier fat "
+            f"tree); the demand peaks at {max(self.demand.peak_gpus):,.0f} GPUs, so work over "
+            "that waits (queued, or finishing after the term)"
+        )
 
     def contract_days(self, option: str, ready: float) -> tuple[float, float] | None:
         """(length of one commitment block, the earliest day the first contract may end) of a
@@ -660,13 +673,15 @@ class _Planner:
 
     def per_use(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
         size = max(math.ceil(max(self.demand.peak_gpus) - 1e-9), 1)
-        ready = self.ready(option, size)
-        r = self.simulate(size * self.slots(ready))
-        held = np.array(r.served_gpu_hours_by_month) / HOURS_PER_MONTH  # what is in use
         rule = (
             "per use: up to the demand's peak GPUs from the ready day, holding (and paying) "
             "only the GPU-hours served"
         )
+        if size > MAX_GPUS:
+            size, rule = MAX_GPUS, f"{rule}; {self.capped_rule('up to')}"
+        ready = self.ready(option, size)
+        r = self.simulate(size * self.slots(ready))
+        held = np.array(r.served_gpu_hours_by_month) / HOURS_PER_MONTH  # what is in use
         return size, rule, ready, held, r
 
     def hybrid(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult, Split]:
@@ -687,7 +702,7 @@ class _Planner:
         base_ready = self.ready(option, base)
         base_cap = base * self.share(base_ready)
         excess = np.asarray(self.demand.peak_gpus, dtype=float) - base_cap
-        burst = max(math.ceil(float(excess.max()) - 1e-9), 0)
+        burst = min(max(math.ceil(float(excess.max()) - 1e-9), 0), MAX_GPUS)
         months = self.months
         base_slots = base * self.slots(base_ready)
         if burst:

@@ -537,3 +537,42 @@ def test_a_rental_steps_up_as_the_demand_grows():
         "16 then (a second contract, with its own price tier and minimum term, ordered its "
         "provisioning time ahead)"
     )
+
+
+# ------------------------------------------------- demand past the largest cluster (65,536 GPUs)
+
+
+def test_demand_past_the_largest_cluster_is_planned_up_to_it_and_the_rest_waits(
+    fixture_catalogue,
+):
+    """Work needing more GPUs at once than the planner sizes (MAX_GPUS) gave a ValueError from the
+    fabric sizing on every page; now each plan stops at MAX_GPUS, says so, and the rest waits."""
+    data = {
+        "version": 2,
+        "workloads": [
+            {"kind": "pretrain", "name": "m", "model": "megatron-1t", "tokens": 1e15, "gpus": 65536}
+        ],
+        "options": {"compare": list(OPTION_IDS)},
+    }
+    c = compare(Scenario.model_validate(data), fixture_catalogue)
+    peak = max(c.portfolio.peak_gpus)
+    assert peak > cp.MAX_GPUS
+    planned = [o for o in c.options if o.available]
+    assert {o.option for o in planned} >= {"build", "rent", "cloud:committed_1y"}
+    for o in planned:
+        assert o.capacity_size_gpus <= cp.MAX_GPUS
+        assert o.queued_gpu_hours + o.beyond_term_gpu_hours > 0.5 * c.portfolio.demanded_gpu_hours
+        assert f"demand peaks at {peak:,.0f} GPUs" in o.capacity_rule, o.capacity_rule
+    for o in c.options:
+        assert math.isfinite(o.total_usd)
+
+
+def test_a_per_use_option_holds_at_most_the_largest_cluster(fixture_catalogue):
+    d = {"version": 2, "workloads": [{"kind": "steady", "name": "a", "gpus": 40000}]}
+    d["workloads"].append({**d["workloads"][0], "name": "b"})
+    scenario = Scenario.model_validate(d)
+    planner = cp._Planner(scenario, fixture_catalogue)  # the two together: 80,000 GPUs at once
+    size, rule, *_ = planner.per_use("cloud:on_demand")
+    assert max(planner.demand.peak_gpus) == 80_000 and size == cp.MAX_GPUS
+    assert "demand peaks at 80,000 GPUs" in rule
+    assert compare(scenario, fixture_catalogue).option("rent").available
