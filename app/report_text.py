@@ -29,6 +29,7 @@ from models.training import TrainingPlan
 from models.units import DAYS_PER_MONTH
 from pricing import freshness, price_checks
 from pricing.catalogue_rows import RentalRow
+from pricing.engine import MIN_GPU_HOURS
 from pricing.results import Comparison
 
 
@@ -447,8 +448,11 @@ RENTAL_FIGURES = (
 
 
 def _per_gpu_hour(c: Comparison) -> tuple[float, dict[str, float]]:
-    """The owned option's all-in USD per delivered GPU-hour and each cost line's share of it."""
+    """The owned option's all-in USD per delivered GPU-hour and each cost line's share of it;
+    (None, {}) where it delivers too few GPU-hours for a rate (the engine's MIN_GPU_HOURS)."""
     build = c.options[0]
+    if build.usd_per_gpu_hour is None:
+        return None, {}
     return build.usd_per_gpu_hour, {
         k: v / build.delivered_gpu_hours for k, v in build.breakdown_usd.items()
     }
@@ -492,10 +496,16 @@ def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comp
         ]
     for util, c in rows:
         rate, parts = _per_gpu_hour(c)
+        if rate is None:  # the engine gives no rate below MIN_GPU_HOURS delivered
+            lines.append(
+                f"  at {util:g} % utilisation: no cost per GPU-hour (under {MIN_GPU_HOURS:g} "
+                f"GPU-hour delivered over the term; the term costs {_usd(c.options[0].total_usd)})"
+            )
+            continue
         top = ", ".join(
-            f"{k} {v:.2f}" for k, v in sorted(parts.items(), key=lambda kv: -abs(kv[1]))
+            f"{k} {v:,.2f}" for k, v in sorted(parts.items(), key=lambda kv: -abs(kv[1]))
         )
-        lines.append(f"  at {util:g} % utilisation: ${rate:.2f} per GPU-hour ({top})")
+        lines.append(f"  at {util:g} % utilisation: {usd_rate(rate)} per GPU-hour ({top})")
     figures = {a.key: a for a in rows[0][1].assumptions}
     lines += [
         "",

@@ -22,7 +22,7 @@ from pricing.catalogue import load_catalogue
 from pricing.engine import compare
 
 ARGS = ["--gpu", "H100-SXM", "--gpus", "256", "--months", "36", "--utilisation", "100", "60"]
-RATE = re.compile(r"^  at (\S+) % utilisation: \$([\d.]+) per GPU-hour \((.*)\)$", re.M)
+RATE = re.compile(r"^  at (\S+) % utilisation: \$([\d,.]+) per GPU-hour \((.*)\)$", re.M)
 
 
 def strict(text: str) -> dict:
@@ -57,9 +57,9 @@ def test_per_utilisation_rate_and_lines_are_what_the_text_prints(both):
     assert [float(u) for u, _, _ in printed] == [o["utilisation_pct"] for o in data["owned"]]
     assert len(printed) == 2
     for (_, rate, lines), owned in zip(printed, data["owned"], strict=True):
-        assert f"{owned['usd_per_gpu_hour']:.2f}" == rate
+        assert f"{owned['usd_per_gpu_hour']:,.2f}" == rate
         shown = dict(part.rsplit(" ", 1) for part in lines.split(", "))
-        assert shown == {k: f"{v:.2f}" for k, v in owned["lines_usd_per_gpu_hour"].items()}
+        assert shown == {k: f"{v:,.2f}" for k, v in owned["lines_usd_per_gpu_hour"].items()}
 
 
 def test_the_lines_add_up_to_the_total(both):
@@ -156,3 +156,17 @@ def test_an_option_that_shares_a_price_does_not_withdraw_the_offer(capsys):
     figures = {f["key"]: f for f in strict(hourly(capsys, *args, "--json"))["rental_figures"]}
     assert figures["cloud_on_demand_usd_per_gpu_hour"]["not_offered"] is None
     assert figures["rent_usd_per_gpu_hour"]["not_offered"] is None
+
+
+def test_a_utilisation_too_low_for_a_rate_says_so_in_the_text_and_is_null_in_the_json(capsys):
+    """1e-6 % of 256 GPUs over 36 months delivers 0.09 GPU-hours: the engine gives no rate (it
+    would be $1e9 per GPU-hour) and the report said so with a TypeError; now it says why."""
+    args = ["--gpu", "H100-SXM", "--gpus", "256", "--months", "36", "--utilisation", "1e-6", "5"]
+    text = hourly(capsys, *args)
+    low, high = re.findall(r"^  at (\S+) % utilisation: (.*)$", text, re.M)
+    assert low[1].startswith("no cost per GPU-hour (under 1 GPU-hour delivered"), low
+    assert RATE.match(f"  at {high[0]} % utilisation: {high[1]}")
+    data = strict(hourly(capsys, *args, "--json"))
+    assert [o["usd_per_gpu_hour"] for o in data["owned"]][0] is None
+    assert data["owned"][0]["lines_usd_per_gpu_hour"] == {}
+    assert data["owned"][1]["usd_per_gpu_hour"] > 0
