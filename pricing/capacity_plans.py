@@ -845,7 +845,7 @@ def plan_portfolio(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs
     planner = _Planner(scenario, catalogue)
     plans = {o: planner.plan(o) for o in scenario.options.compare}
     size = max(p.size_gpus for p in plans.values())
-    base = planner.inputs(size)
+    base = _priced_where_offered(planner.inputs(size), plans)
     unavailable = {o: p.unavailable for o, p in plans.items() if p.unavailable}
     portfolio = Portfolio(
         demand=planner.demand,
@@ -854,6 +854,23 @@ def plan_portfolio(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs
         plans=plans,
     )
     return base.with_portfolio(portfolio, unavailable), portfolio
+
+
+def _priced_where_offered(base: CostInputs, plans: dict[str, OptionPlan]) -> CostInputs:
+    """The base inputs with each figure they lack (NaN: not offered at the base size, as the
+    on-demand price past its largest block) taken from the first compared option whose own size
+    has it, so the tornado, the draws and the Assumptions page show and move the price that option
+    pays (option_params scales each option's figure by the base's)."""
+    fill = {}
+    for key, f in base.figures.items():
+        if math.isfinite(f.value):
+            continue
+        for p in plans.values():
+            own = p.inputs.figures.get(key) if not p.unavailable else None
+            if own is not None and math.isfinite(own.value):
+                fill[key] = own
+                break
+    return dataclasses.replace(base, figures={**base.figures, **fill}) if fill else base
 
 
 def option_inputs(inp: CostInputs, option: str) -> CostInputs:

@@ -576,3 +576,26 @@ def test_a_per_use_option_holds_at_most_the_largest_cluster(fixture_catalogue):
     assert max(planner.demand.peak_gpus) == 80_000 and size == cp.MAX_GPUS
     assert "demand peaks at 80,000 GPUs" in rule
     assert compare(scenario, fixture_catalogue).option("rent").available
+
+
+def test_a_price_not_offered_at_the_largest_size_is_the_one_its_option_pays(fixture_catalogue):
+    """At 4,096 GPUs the catalogue offers no on-demand price (NaN past its largest block); the
+    on-demand option, sized per use to one GPU, pays its 1-GPU price. The base inputs took the
+    4,096 figure, so the tornado read 'now nan USD/GPU-hour' and its swing moved nothing."""
+    data = {
+        "version": 2,
+        "workloads": [{"kind": "steady", "name": "s", "gpus": 1}],
+        "cluster": {"gpus": 4096},
+        "options": {"compare": ["build", "rent", "cloud:on_demand", "cloud:spot"]},
+    }
+    scenario = Scenario.model_validate(data)
+    key = "cloud_on_demand_usd_per_gpu_hour"
+    assert math.isnan(cp._Planner(scenario, fixture_catalogue).inputs(4096).value(key))
+    base, _ = cp.plan_portfolio(scenario, fixture_catalogue)
+    paid = cp.option_inputs(base, "cloud:on_demand").value(key)
+    assert math.isfinite(paid) and base.value(key) == paid
+    c = compare(scenario, fixture_catalogue)
+    assert {a.key: a.value for a in c.assumptions}[key] == paid
+    bar = next(b for b in c.sensitivity.bars if b.key == key)
+    assert bar.base_value == paid
+    assert bar.gap_low_usd != pytest.approx(bar.gap_high_usd)  # the swing moves what it pays
