@@ -20,7 +20,9 @@ from app.formatting import capacity_size, md_plain, sentence, training_run_subje
 from app.scenario_files import PORTFOLIOS
 from app.views.portfolio import apply_edits
 from models.demand import TrainingSettings, derive_demand, size_workload
+from models.errors import InputError
 from models.hardware import load_gpus
+from models.portfolio import parse_workloads
 from models.scenario import Scenario
 from pricing.engine import compare
 from tests.portal_app import send_edits
@@ -168,6 +170,15 @@ def test_changing_a_rows_kind_keeps_only_the_fields_the_kind_has():
     assert "gpus" not in cleared[0]  # a cleared cell: the schema default (the fewest that fit)
     named = apply_edits(rows, {"added_rows": [{}, {}]})
     assert [w["name"] for w in named[-2:]] == ["steady workload", "steady workload 2"]
+    # kind and name cleared in one edit (a KeyError before): a new name, the kind left for the
+    # parser to name, and the row's values kept
+    blank = apply_edits(rows, {"edited_rows": {1: {"kind": None, "name": None}}})
+    assert "kind" not in blank[1] and blank[1]["name"] == "new workload"
+    assert {k: v for k, v in blank[1].items() if k not in ("kind", "name")} == {
+        k: v for k, v in rows[1].items() if k not in ("kind", "name")
+    }
+    with pytest.raises(InputError, match=r"workloads\[1\]\.kind: missing; allowed: pretrain"):
+        parse_workloads(blank)
 
 
 def test_switching_mode_keeps_the_run_and_the_portfolio():

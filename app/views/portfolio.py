@@ -175,7 +175,8 @@ def apply_edits(workloads: list[dict], delta: dict) -> list[dict]:
     taken = {w.get("name") for w in out}
     for w in out:
         if _blank(w.get("name")):
-            w["name"] = _unique_name(f"{w['kind']} workload", taken)
+            kind = w.get("kind")  # a cleared kind is refused by the parser, naming the field
+            w["name"] = _unique_name(f"{kind if isinstance(kind, str) else 'new'} workload", taken)
             taken.add(w["name"])
     return out
 
