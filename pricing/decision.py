@@ -208,6 +208,12 @@ def recommend(
     reason to move it, not to pay the most for the least-late option."""
     ok = [r for r in results if r.available and r.completes_workload]
     if not ok:
+        if not any(r.available for r in results):  # say why, not that none finishes in time
+            why = "; ".join(f"{r.label}: {r.note}" for r in results if r.note)
+            return Recommendation(
+                option=None,
+                why="No compared option is available" + (f" ({why})" if why else ""),
+            )
         return Recommendation(option=None, why="No option completes the workload within the term")
     deadline = inp.scenario.cluster.deadline_days
     on_time = [r for r in ok if r.meets_deadline]

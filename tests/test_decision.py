@@ -364,3 +364,18 @@ def test_a_flip_point_keeps_an_acronym_in_its_sentence():
         "InfiniBand switch price",
         "discount rate",
     ]
+
+
+def test_with_no_compared_option_available_the_answer_says_why(fixture_catalogue):
+    """Spot alone at 65,536 GPUs: it is not offered at that size, and the answer said 'No option
+    completes the workload within the term' of a run that takes a day."""
+    data = json.loads(json.dumps(scenario_files.EXAMPLE))
+    data["cluster"]["gpus"] = 65536
+    data["options"] = {"compare": ["cloud:spot", "cloud:on_demand"]}
+    c = compare(Scenario.model_validate(data), fixture_catalogue)
+    assert c.recommendation.option is None
+    notes = "; ".join(f"{o.label}: {o.note}" for o in c.options)
+    assert c.recommendation.why == f"No compared option is available ({notes})"
+    data["options"] = {"compare": ["cloud:spot", "rent"]}  # one available: no such sentence
+    c = compare(Scenario.model_validate(data), fixture_catalogue)
+    assert c.recommendation.option == "rent"
