@@ -920,7 +920,7 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     parts = [(base_spec, sp.base_inputs, P, base)]
     if sp.burst_inputs is not None:
         burst_spec = spec(sp.burst_option)
-        Pb = _own_params(inp, P, sp.burst_inputs)
+        Pb = _own_params(plan.inputs, P, sp.burst_inputs)  # P is the option's (option_params)
         share = sp.burst_served_gpu_hours.sum() / max(served.sum(), 1.0)
         burst = _context(inp, Pb, burst_spec, sp.burst_inputs, plan, sp.burst_served_gpu_hours,
                          sp.burst_gpus, sp.burst_ready_day,

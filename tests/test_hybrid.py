@@ -168,3 +168,28 @@ def test_decision_support_draws_hybrid(peaky, fixture_catalogue):
         flows, _ = evaluate(inp, P, ["hybrid"])["hybrid"]
         total = sum(flows.values()).sum(axis=1)
         assert total[1] > total[0] * 1.001, key
+
+
+def test_the_burst_pays_its_own_sizes_price_where_the_base_is_priced_at_another(
+    fixture_catalogue,
+):
+    """The lab sample: an 8-GPU base (single-instance tier) and a 1,017-GPU burst (the capacity
+    block tier). The burst's figures were scaled against the portfolio's reference inputs instead
+    of the option's own, so it paid the base's rate: on the bundled catalogue compute $10.65M for
+    $5.61M, and cloud on-demand recommended over a hybrid $0.67M cheaper in NPV."""
+    import json
+
+    from app import scenario_files
+
+    data = json.loads(scenario_files.PORTFOLIOS["lab"].read_text())
+    data["options"]["compare"] = ["hybrid", "cloud:on_demand", "build", "rent"]
+    s = Scenario.model_validate(data)
+    sp = cp.plan_portfolio(s, fixture_catalogue)[1].plans["hybrid"].split
+    key = "cloud_on_demand_usd_per_gpu_hour"
+    assert sp.burst_inputs.value(key) < 0.8 * sp.base_inputs.value(key)  # two tiers
+    c = compare(s, fixture_catalogue)
+    assert c.option("hybrid").breakdown_usd["compute"] == pytest.approx(
+        sp.burst_inputs.value(key) * sp.burst_served_gpu_hours.sum(), rel=1e-9
+    )
+    bar = {b.key: b for b in c.sensitivity.bars}.get(key)
+    assert bar is None or bar.gap_low_usd != pytest.approx(bar.gap_high_usd)
