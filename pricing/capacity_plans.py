@@ -1021,8 +1021,8 @@ def _context(
         held_end = np.full((n, 1), term if retire_day is None else min(retire_day, term))
     elif opt.holds == "rental":
         held_end = rental_end(own, P, ready, busy_end)
-    else:  # per use: the months it holds capacity
-        held_end = np.full((n, 1), term)
+    else:  # per use or committed: to the end of its work (as version 1), in months with capacity
+        held_end = busy_end
     beyond = np.maximum(held_end - term, 0.0) / DAYS_PER_MONTH
     held = window(months, ready, np.minimum(held_end, term))
     if opt.holds == "busy":

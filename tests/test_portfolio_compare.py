@@ -599,3 +599,30 @@ def test_a_price_not_offered_at_the_largest_size_is_the_one_its_option_pays(fixt
     bar = next(b for b in c.sensitivity.bars if b.key == key)
     assert bar.base_value == paid
     assert bar.gap_low_usd != pytest.approx(bar.gap_high_usd)  # the swing moves what it pays
+
+
+def test_committed_cloud_pays_storage_and_staff_while_its_work_runs_as_in_version_1(
+    fixture_catalogue,
+):
+    """Six months of runs on a 1-year commitment: compute is paid for the whole block (take or
+    pay), storage and the platform team only while the work runs, as on demand and as version 1
+    bills them. They were paid to the term's end (36 months), about 6x over."""
+    data = {
+        "version": 2,
+        "term": {"months": 36},
+        "options": {"compare": ["cloud:on_demand", "cloud:committed_1y"]},
+        "workloads": [
+            {"name": "p", "kind": "pretrain", "model": "llama3-8b", "tokens": 1e12, "gpus": 64,
+             "runs_per_month": 1, "start_month": 0, "duration_months": 6}
+        ],
+    }  # fmt: skip
+    c = compare(Scenario.model_validate(data), fixture_catalogue)
+    od, cm = c.option("cloud:on_demand"), c.option("cloud:committed_1y")
+    last_work = max(np.flatnonzero(np.array(cm.served_gpu_hours_by_month) > 1)) + 1
+    assert last_work <= 7
+    for line in ("storage", "staff"):
+        paid = np.flatnonzero(np.array(cm.monthly_by_category_usd[line]) > 0) + 1
+        assert paid.max() == last_work, (line, paid)
+        assert cm.breakdown_usd[line] == pytest.approx(od.breakdown_usd[line], rel=0.02), line
+    compute = np.flatnonzero(np.array(cm.monthly_by_category_usd["compute"]) > 0) + 1
+    assert compute.max() >= 12  # the block is paid whole
