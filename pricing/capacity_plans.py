@@ -22,7 +22,9 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
   of the size, for STEP_MIN_MONTHS or more, the two contracts cost less than one at the
   catalogue's base figures (`contract_usd`), and the simulation on the stepped capacity leaves no
   more work undone than one contract; the largest saving of STEP_TRIES candidates that passes
-  wins.
+  wins, and is kept only where the whole plan, every cost line priced as the engine prices it,
+  costs less than one contract (`_Planner.total_usd`: two contracts side by side each pay
+  storage and a platform team minimum, which `contract_usd` leaves out).
 - Step up (the same options, where no step down is taken): a growing demand starts on a first
   contract of F GPUs, the demand's largest peak before month T in whole nodes (at most
   STEP_MAX_SHARE of the size, ready on its own timeline before T), and adds a second contract of
@@ -130,6 +132,9 @@ STEP_MAX_SHARE = 0.5
 STEP_MIN_MONTHS = 3
 #: the days tried for a second contract, the largest saving first (each one simulation probe)
 STEP_TRIES = 3
+#: a second contract is kept where the whole plan costs less than one contract by more than this
+#: share of it: equal costs in floating point (a saving of $2e-10) are no reason for two contracts
+STEP_MIN_SAVING = 1e-6
 
 
 @dataclass(frozen=True)
@@ -556,8 +561,8 @@ class _Planner:
         """What one contract of `gpus` GPUs from day `start` for work ending on `busy_end` costs
         at the catalogue's base figures: its rate × the GPU-hours held (whole commitment blocks,
         the minimum term, past the term too: pricing/cashflows.py rental_end, committed) plus a
-        rental's setup fee per node. The step down's test of worth (the lines both ways of
-        renting pay alike, storage and the platform team, are left out)."""
+        rental's setup fee per node. The candidates' first test of worth (storage and the
+        platform team are left out; `plan` then prices the chosen plan whole)."""
         opt, inp = spec(option), self.inputs(gpus)
         f = inp.figures
         if opt.billing is Billing.COMMITTED:
@@ -737,28 +742,53 @@ class _Planner:
         return base, rule, base_ready, base_cap + burst_served / HOURS_PER_MONTH, r, split
 
     def plan(self, option: str) -> OptionPlan:
+        """The option's plan: its size by its rule (fixed, per use or hybrid), then, for a rented,
+        managed or committed option whose size the search chose, a second contract (a step down,
+        else a step up) kept only where the whole plan, every cost line, costs less than one
+        contract (`total_usd`): two contracts side by side each pay storage and a platform team
+        minimum, which `contract_usd`'s test leaves out."""
         per_use = spec(option).billing is Billing.PER_USE
         split = None
         if spec(option).composed_of:
             size, rule, ready, cap, r, split = self.hybrid(option)
         else:
             size, rule, ready, cap, r = (self.per_use if per_use else self.fixed)(option)
-        step = None
-        fixed = not per_use and not split and self.scenario.cluster.gpus is None
-        if fixed and (stepped := self.step_down(option, size, ready, r)):
+        one = self._plan(option, size, rule, ready, cap, r, split)
+        if per_use or split or self.scenario.cluster.gpus is not None:
+            return one
+        if stepped := self.step_down(option, size, ready, r):
             step, cap, r = stepped
             rule = (
                 f"{rule}; steps down to {step.gpus:,} GPUs on {on_day(step.day)}, at the end of a "
                 "commitment block (a second contract, with its own price tier and minimum "
                 "term, for the work left, which needs no more)"
             )
-        elif fixed and (grown := self.step_up(option, size, ready, r)):
+        elif grown := self.step_up(option, size, ready, r):
             step, size, ready, cap, r = grown
             rule = (
                 f"{rule}; starts at {size:,} GPUs, the most the work needs before "
                 f"{on_day(step.day)}, and adds {step.gpus:,} then (a second contract, with its own "
                 "price tier and minimum term, ordered its provisioning time ahead)"
             )
+        else:
+            return one
+        two = self._plan(option, size, rule, ready, cap, r, split, step)
+        return two if self.total_usd(two) < self.total_usd(one) * (1 - STEP_MIN_SAVING) else one
+
+    def total_usd(self, plan: OptionPlan) -> float:
+        """The plan's nominal cost over the term at the catalogue's base figures, every line, as
+        the engine prices it (pricing/valuation.py evaluate)."""
+        from pricing.valuation import base_params, evaluate  # it imports this module
+
+        inp = plan.inputs.with_portfolio(
+            Portfolio(self.demand, self.rep, self.representative, {plan.option: plan}), {}
+        )
+        flows, _ = evaluate(inp, base_params(inp), [plan.option])[plan.option]
+        return float(sum(np.sum(v) for v in flows.values()))
+
+    def _plan(self, option, size, rule, ready, cap, r, split, step=None) -> OptionPlan:
+        """The OptionPlan of a size, rule and simulation: its inputs, note, expansion phases and
+        refreshes."""
         finished = {w.name: w.runs_finished for w in r.workloads}
         inp = self.inputs(size)
         note = inp.unavailable.get(option, "")

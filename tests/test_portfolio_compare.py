@@ -539,6 +539,51 @@ def test_a_rental_steps_up_as_the_demand_grows():
     )
 
 
+def test_a_second_contract_is_kept_only_where_the_whole_plan_costs_less():
+    """A 64-GPU team from month 3 beside an 8-GPU one, 1-year rentals: contract_usd's test found
+    8 GPUs then +64 $2e-10 cheaper than one 72-GPU contract, but two contracts side by side each
+    pay storage and a platform team minimum: the whole plan cost $10,469 more, and served later.
+    Now the plan is priced whole, every line, and one contract kept."""
+    data = {
+        "version": 2,
+        "term": {"months": 12},
+        "options": {"compare": ["rent"], "rent_commitment": "1y"},
+        "workloads": [
+            {"name": "small", "kind": "steady", "gpus": 8, "utilisation_pct": 100,
+             "start_month": 0, "duration_months": 12},
+            {"name": "big", "kind": "steady", "gpus": 64, "utilisation_pct": 100,
+             "start_month": 3, "duration_months": 8},
+        ],
+    }  # fmt: skip
+    sc = Scenario.model_validate(data)
+    planner = cp._Planner(sc, _catalogue())
+    size, rule, ready, cap, r = planner.fixed("rent")
+    grown = planner.step_up("rent", size, ready, r)
+    assert grown is not None  # the contract-only test still finds a step up ...
+    step, first, first_ready, cap2, r2 = grown
+    one = planner._plan("rent", size, rule, ready, cap, r, None)
+    two = planner._plan("rent", first, rule, first_ready, cap2, r2, None, step)
+    assert planner.total_usd(two) > planner.total_usd(one)  # ... that costs more, whole
+    plan = planner.plan("rent")
+    assert plan.second is None and plan.size_gpus == 72
+    fixed = compare(Scenario.model_validate({**data, "cluster": {"gpus": 72}}), _catalogue())
+    assert compare(sc, _catalogue()).option("rent").total_usd == pytest.approx(
+        fixed.option("rent").total_usd, rel=1e-12
+    )
+    assert planner.total_usd(one) == pytest.approx(fixed.option("rent").total_usd, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["lab", "enterprise"])
+def test_the_samples_second_contracts_cost_less_whole(name):
+    planner = cp._Planner(_sample(name), _catalogue())
+    for option in ("rent", "managed", "cloud:committed_1y"):
+        plan = planner.plan(option)
+        assert plan.second is not None, option
+        size, rule, ready, cap, r = planner.fixed(option)
+        one = planner._plan(option, size, rule, ready, cap, r, None)
+        assert planner.total_usd(plan) < planner.total_usd(one), option
+
+
 # ------------------------------------------------- demand past the largest cluster (65,536 GPUs)
 
 
