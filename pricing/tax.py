@@ -24,26 +24,40 @@ CAPITAL = frozenset({"hardware", "sales tax", "residual value"})
 BASIS = ("hardware", "sales tax")
 
 
+#: one purchase of hardware: (its capital flows {category: (n, months)}, the month it is accepted
+#: (n, 1), the month it is sold (n, 1))
+Asset = tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]
+
+
 def after_tax_flows(
     flows: dict[str, np.ndarray],
     ready_month: np.ndarray,
     months: int,
     tax_rate_pct: np.ndarray,
     depreciation_years: np.ndarray,
+    assets: list[Asset] | None = None,
 ) -> np.ndarray:
     """Monthly after-tax cash flows, shape (n, months), for one option's pre-tax `flows`
-    ({category: (n, months)}); `ready_month` (n, 1) is the month the hardware is accepted."""
+    ({category: (n, months)}); `ready_month` (n, 1) is the month the hardware is accepted.
+    `assets`: each purchase on its own (an expansion phase, a refresh, a hybrid's owned base),
+    depreciated from its own acceptance month to the month it is sold, where the gain over its
+    book value is taxed; default: the flows' capital lines as one purchase, sold in the last
+    month."""
     t = np.asarray(tax_rate_pct, dtype=float) / 100
     shape = np.broadcast_shapes(*(np.shape(v) for v in flows.values()), (1, months))
     zero = np.zeros(shape)
     total = zero + sum(flows.values())
     deductible = zero + sum((v for k, v in flows.items() if k not in CAPITAL), zero)
-    basis = (zero + sum((flows.get(k, zero) for k in BASIS), zero)).sum(axis=1, keepdims=True)
     m = np.arange(months)[None, :]
     life = np.maximum(np.asarray(depreciation_years, dtype=float) * 12, 1.0)
-    k = m - ready_month  # months since acceptance
-    depreciation = np.where((k >= 0) & (k < life), basis / life, 0.0)
-    book_at_end = basis - depreciation.sum(axis=1, keepdims=True)
-    resale = -(zero + flows.get("residual value", zero)).sum(axis=1, keepdims=True)
-    gain = np.where(m == months - 1, resale - book_at_end, 0.0) * (basis > 0)
-    return total - t * deductible - t * depreciation + t * gain
+    recovered = zero
+    last = np.full((1, 1), months - 1)
+    for capital, accepted, sold in assets if assets is not None else [(flows, ready_month, last)]:
+        basis = (zero + sum((capital.get(k, zero) for k in BASIS), zero)).sum(axis=1, keepdims=True)
+        k = m - accepted  # months since acceptance
+        depreciation = np.where((k >= 0) & (k < life) & (m <= sold), basis / life, 0.0)
+        book_at_sale = basis - depreciation.sum(axis=1, keepdims=True)
+        resale = -(zero + capital.get("residual value", zero)).sum(axis=1, keepdims=True)
+        gain = np.where(m == sold, resale - book_at_sale, 0.0) * (basis > 0)
+        recovered = recovered + t * depreciation - t * gain
+    return total - t * deductible - recovered

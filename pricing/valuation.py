@@ -98,9 +98,20 @@ def totals(flows: cf.Flows, P: dict[str, np.ndarray], months: int) -> tuple[np.n
 def after_tax_totals(
     inp: CostInputs, flows: cf.Flows, ctx: cf.Context, P: dict[str, np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(nominal, NPV) after tax per parameter set (pricing/tax.py), shape (n,)."""
+    """(nominal, NPV) after tax per parameter set (pricing/tax.py), shape (n,); an option of
+    parts (expansion phases, refreshes, a hybrid's base) depreciates each part's hardware from
+    its own acceptance to its own sale."""
+    assets = [
+        (cf.BILLING_FLOWS[s.billing](s, i, p, c), c.ready_month, c.sold_month)
+        for s, i, p, c in ctx.parts
+    ]
     monthly = after_tax_flows(
-        flows, ctx.ready_month, inp.months, P["tax_rate_pct"], P["depreciation_years"]
+        flows,
+        ctx.ready_month,
+        inp.months,
+        P["tax_rate_pct"],
+        P["depreciation_years"],
+        assets or None,
     )
     return monthly.sum(axis=1), (monthly * discount_factors(P, inp.months)).sum(axis=1)
 

@@ -97,3 +97,78 @@ def test_the_engines_after_tax_npv_is_the_tax_model_on_its_own_flows():
     assert rent.total_after_tax_usd == pytest.approx(
         rent.total_usd * (1 - figures["tax_rate_pct"] / 100)
     )
+
+
+def test_each_purchase_is_depreciated_from_its_own_acceptance_and_taxed_at_its_own_sale():
+    """Two purchases of 1,200 over a 1-year life: one accepted in month 0 and sold in month 5 for
+    600 (book 600: no gain), one accepted in month 12 and sold at the end for 0. As one asset from
+    month 0 the second was depreciated from month 0, and the first's sale taxed at the end."""
+    months = 24
+    first = {"hardware": row({0: 1200.0}, months), "residual value": row({5: -600.0}, months)}
+    second = {"hardware": row({12: 1200.0}, months)}
+    flows = {
+        "hardware": first["hardware"] + second["hardware"],
+        "residual value": first["residual value"],
+        "staff": np.full((1, months), 10.0),
+    }
+    assets = [
+        (first, np.array([[0]]), np.array([[5]])),
+        (second, np.array([[12]]), np.array([[months - 1]])),
+    ]
+    t, life = np.array([[25.0]]), np.array([[1.0]])
+    got = after_tax_flows(flows, np.array([[0]]), months, t, life, assets)[0]
+    shield = 0.25 * 100  # 1,200 / 12 a month, at 25 %
+    want = np.full(months, 10 * 0.75)
+    want[0] += 1200
+    want[0:6] -= shield  # the first: months 0-5, then sold at its book value (600)
+    want[5] -= 600
+    want[12] += 1200
+    want[12:24] -= shield  # the second: months 12-23, from its own acceptance
+    assert got == pytest.approx(want)
+    single = after_tax_flows(flows, np.array([[0]]), months, t, life)[0]  # the old reading
+    assert single[1] == pytest.approx(7.5 - 50)  # 2,400 depreciated from month 0
+    assert single.sum() == pytest.approx(got.sum())  # the same tax, paid at other times
+
+
+def test_an_expansion_is_depreciated_from_its_own_acceptance_in_the_engine():
+    """Build with 1,024 GPUs more ordered in month 24 of 36: the engine's after-tax NPV is the tax
+    model on each part's capital flows, the phase from its own acceptance month."""
+    from models.scenario import Scenario
+    from pricing import capacity_plans as cp
+    from pricing import cashflows as cf
+    from pricing.catalogue import load_catalogue
+    from pricing.engine import base_params, compare
+
+    sc = Scenario.model_validate(
+        {
+            "version": 2,
+            "term": {"months": 36},
+            "options": {"compare": ["build"], "build_expansions": [{"gpus": 1024, "month": 24}]},
+            "workloads": [
+                {"name": "s", "kind": "steady", "gpus": 1024, "utilisation_pct": 80,
+                 "start_month": 0, "duration_months": 36}
+            ],
+        }
+    )  # fmt: skip
+    c = compare(sc, decision=False)
+    build = c.option("build")
+    inp, _ = cp.plan_portfolio(sc, load_catalogue())
+    P = cp.option_params(inp, base_params(inp), "build")
+    ctx = cp.context(inp, P, "build")
+    (_, _, _, base_ctx), (_, _, _, phase_ctx) = ctx.parts
+    assert int(phase_ctx.ready_month[0, 0]) > int(base_ctx.ready_month[0, 0]) + 20
+    flows = {k: np.array([v]) for k, v in build.monthly_by_category_usd.items()}
+    assets = [
+        (cf.BILLING_FLOWS[s.billing](s, i, p, x), x.ready_month, x.sold_month)
+        for s, i, p, x in ctx.parts
+    ]
+    capital = sum(a[0]["hardware"] for a in assets)
+    assert capital == pytest.approx(flows["hardware"])  # the parts' purchases are the option's
+    figures = {a.key: a.value for a in c.assumptions}
+    args = (36, np.array([[figures["tax_rate_pct"]]]), np.array([[figures["depreciation_years"]]]))
+    r = figures["discount_rate_pct_per_year"] / 100
+    discount = (1 + r) ** (-(np.arange(36) + 1) / 12)
+    own = after_tax_flows(flows, base_ctx.ready_month, *args, assets)[0]
+    one = after_tax_flows(flows, base_ctx.ready_month, *args)[0]
+    assert build.npv_after_tax_usd == pytest.approx((own * discount).sum(), rel=1e-9)
+    assert (own * discount).sum() > (one * discount).sum() + 1e5  # depreciation came too early
