@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.numbers import day_count, mid_sentence, on_day, pct, ratio, usd, usd_rate
+from models.numbers import day_count, days, mid_sentence, on_day, pct, ratio, usd, usd_rate
 from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
 from pricing.results import (
@@ -275,6 +275,8 @@ def recommend(
     if shape is not None:
         ready += f". {shape[0]}"
         rec["peak_to_mean_demand"], rec["idle_share"] = shape[1], shape[2]
+    if waits := longer_waits(best, ok):
+        ready += f". {waits}"
     if q is None:
         return Recommendation(**rec, why=f"{lowest}); {ready}")
     p = q.probability_cheapest
@@ -307,6 +309,41 @@ def recommend(
         close_call=True,
         contenders=[best.option, contender.option],
     )
+
+
+#: a workload that waits this many days longer on the recommended option than on the compared
+#: option where it waits least is named in the answer: a month is what a team notices, and the
+#: capacity plans size for work done by the term's end, not for how soon (pricing/capacity_plans.py)
+WAIT_NOTE_DAYS = 30.0
+#: the most workloads the sentence names
+WAIT_NOTE_NAMES = 3
+
+
+def longer_waits(best: OptionResult, completing: list[OptionResult]) -> str:
+    """'Its work waits longer: research up to 457 days (8.1 days on Cloud on-demand)' for each
+    workload of a portfolio whose longest wait on `best` is WAIT_NOTE_DAYS more than on the
+    completing option where it waits least; '' when none does (or for a version 1 scenario)."""
+    least: dict[str, tuple[float, str]] = {}
+    for o in completing:
+        for d in o.workload_delays if o is not best else ():
+            if d.delay_days_max is not None and d.delay_days_max < least.get(d.name, (np.inf,))[0]:
+                least[d.name] = (d.delay_days_max, o.label)
+    longer = [
+        (d.delay_days_max - least[d.name][0], d)
+        for d in best.workload_delays
+        if d.delay_days_max is not None
+        and d.name in least
+        and d.delay_days_max - least[d.name][0] > WAIT_NOTE_DAYS
+    ]
+    if not longer:
+        return ""
+    longer.sort(key=lambda t: -t[0])
+    named = [
+        f"{d.name} up to {days(d.delay_days_max)} ({days(least[d.name][0])} on {least[d.name][1]})"
+        for _, d in longer[:WAIT_NOTE_NAMES]
+    ]
+    more = len(longer) - len(named)
+    return "Its work waits longer: " + "; ".join(named) + (f"; and {more} more" if more else "")
 
 
 #: how each way of billing meets a peaky demand, in the recommendation's words

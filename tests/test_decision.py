@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from app import scenario_files
-from models.numbers import on_day, pct, usd
+from models.numbers import days, on_day, pct, usd
 from models.options import OPTION_IDS
 from models.scenario import Scenario
 from pricing import capacity_plans as cp
@@ -379,3 +379,30 @@ def test_with_no_compared_option_available_the_answer_says_why(fixture_catalogue
     data["options"] = {"compare": ["cloud:spot", "rent"]}  # one available: no such sentence
     c = compare(Scenario.model_validate(data), fixture_catalogue)
     assert c.recommendation.option == "rent"
+
+
+def test_a_recommended_plan_that_makes_work_wait_a_month_longer_says_so(fixture_catalogue):
+    """A team of 16 GPUs at 80 % for 25 months: the size search gives Rent and Build 8 GPUs (all
+    the work done by the term's end, the last of it 15 months late) and the answer said nothing
+    of it. It now names the wait against the option where the team waits least."""
+    data = {
+        "version": 2,
+        "term": {"months": 48},
+        "options": {"compare": ["rent", "build", "cloud:on_demand"]},
+        "workloads": [
+            {"name": "research", "kind": "steady", "gpus": 16, "utilisation_pct": 80,
+             "start_month": 4, "duration_months": 25}
+        ],
+    }  # fmt: skip
+    c = compare(Scenario.model_validate(data), fixture_catalogue)
+    best = c.option(c.recommendation.option)
+    wait = {o.label: o.workload_delays[0].delay_days_max for o in c.options}
+    least = min((w, label) for label, w in wait.items() if label != best.label)
+    assert wait[best.label] - least[0] > ds.WAIT_NOTE_DAYS
+    assert c.recommendation.why.endswith(
+        f". Its work waits longer: research up to {days(wait[best.label])} "
+        f"({days(least[0])} on {least[1]})"
+    )
+    data["workloads"][0]["duration_months"] = 3  # a short burst: no long wait, no sentence
+    c = compare(Scenario.model_validate(data), fixture_catalogue)
+    assert "waits longer" not in c.recommendation.why
