@@ -386,8 +386,8 @@ def add_finetune_parser(sub) -> None:
     )
     f.add_argument("--model", required=True, help=f"model preset: {', '.join(load_presets())}")
     f.add_argument("--method", required=True, help="full, lora or qlora")
-    f.add_argument("--tokens", type=float, required=True, help="dataset tokens (one epoch)")
-    f.add_argument("--epochs", type=float, help="passes over the dataset (default 1)")
+    f.add_argument("--tokens", type=number, required=True, help="dataset tokens (one epoch)")
+    f.add_argument("--epochs", type=number, help="passes over the dataset (default 1)")
     f.add_argument("--gpu", required=True, help=f"GPU: {', '.join(gpu_ids())}")
     f.add_argument("--gpus", type=int, help="fix the GPU count (default: the fewest that fit)")
     f.add_argument("--seq-len", type=int, help="tokens per sequence (default 4096)")
@@ -408,19 +408,19 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--input-tokens", type=int, required=True, help="mean prompt tokens per request")
     s.add_argument("--output-tokens", type=int, required=True, help="mean output tokens")
     traffic = s.add_mutually_exclusive_group()
-    traffic.add_argument("--rps", type=float, help="requests per second to carry")
+    traffic.add_argument("--rps", type=number, help="requests per second to carry")
     traffic.add_argument("--users", type=int, help="requests in flight (concurrency)")
     traffic.add_argument(
         "--tokens-per-day",
-        type=float,
+        type=number,
         help="input + output tokens a day, averaged over 24 h (carried as this / 86400 / "
         "tokens per request requests/s)",
     )
     s.add_argument(
         "--gpus", type=int, help="one replica of this many GPUs at --users in flight (a benchmark)"
     )
-    s.add_argument("--ttft-ms", type=float, help="time-to-first-token objective, ms")
-    s.add_argument("--tpot-ms", type=float, help="time-per-output-token objective, ms")
+    s.add_argument("--ttft-ms", type=number, help="time-to-first-token objective, ms")
+    s.add_argument("--tpot-ms", type=number, help="time-per-output-token objective, ms")
     s.add_argument(
         "--slo-percentile",
         type=int,

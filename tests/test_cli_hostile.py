@@ -258,3 +258,32 @@ def test_report_prints_its_own_share_link_in_the_pdf(capsys, tmp_path, monkeypat
     assert main(["report", example, "-o", str(out), "--link", link]) == 0
     text = "".join(page.extract_text() for page in PdfReader(out).pages)
     assert re.sub(r"\s+", "", link) in re.sub(r"\s+", "", text)
+
+
+SERVE_ARGS = ["--model", "llama3-8b", "--gpu", "H100-SXM", "--input-tokens", "100"]
+SERVE_ARGS += ["--output-tokens", "100"]
+FINETUNE_ARGS = ["--model", "llama3-8b", "--method", "lora", "--gpu", "H100-SXM"]
+
+
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (["finetune", *FINETUNE_ARGS, "--tokens", "nan"], "--tokens"),
+        (["finetune", *FINETUNE_ARGS, "--tokens", "1e9", "--epochs", "inf"], "--epochs"),
+        (["serve", *SERVE_ARGS, "--rps", "inf"], "--rps"),
+        (["serve", *SERVE_ARGS, "--tokens-per-day", "nan"], "--tokens-per-day"),
+        (["serve", *SERVE_ARGS, "--rps", "1", "--ttft-ms", "nan"], "--ttft-ms"),
+        (["serve", *SERVE_ARGS, "--rps", "1", "--tpot-ms=-inf"], "--tpot-ms"),
+    ],
+)
+def test_a_number_that_is_not_finite_is_named_as_such(capsys, args, flag):
+    """These flags read plain floats, so 'nan' reached the schema and came back as 'Input should
+    be less than or equal to 1000000', a range it is not outside of."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}: " in err and "is not a finite number" in err, err
+
+
+def test_the_finetune_and_serve_numbers_take_suffixes(capsys):
+    assert main(["finetune", *FINETUNE_ARGS, "--tokens", "2B"]) == 0
+    assert "2B" not in capsys.readouterr().err
