@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from app.share_link import NotFinite, loads_finite
 from models.scenario import Scenario, explain_validation_error
 
 #: a scenario is a few hundred bytes; refuse anything that could not be one
@@ -61,7 +62,12 @@ def read_scenario_data(path: str) -> dict:
     except UnicodeDecodeError as exc:
         raise ScenarioInputError(f"{where}: not UTF-8 text (byte {exc.start})") from None
     try:
-        data = json.loads(text)
+        data = loads_finite(text)
+    except NotFinite as exc:
+        raise ScenarioInputError(
+            f"{where}: a number in it is not finite ({str(exc)[:20]}): "
+            "every value must be a real number"
+        ) from None
     except json.JSONDecodeError as exc:
         raise ScenarioInputError(
             f"{where}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"

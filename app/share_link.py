@@ -101,8 +101,8 @@ class LinkError(ValueError):
     """A share link that cannot be read or written; the message is one short sentence for the user."""
 
 
-class _BadConstant(ValueError):
-    pass
+class NotFinite(ValueError):
+    """A JSON number that is NaN or infinite (Python's json reads NaN, Infinity and 1e999)."""
 
 
 def _quote(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
@@ -274,14 +274,20 @@ def _inflate(compressed: bytes) -> bytes:
 
 
 def _refuse_constant(name: str) -> Any:
-    raise _BadConstant(name)
+    raise NotFinite(name)
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise _BadConstant(text)
+        raise NotFinite(text)
     return value
+
+
+def loads_finite(text: str) -> Any:
+    """json.loads that raises NotFinite on NaN, Infinity or a number too large for a float: links
+    and scenario files alike."""
+    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
 def _depth(value: Any) -> int:
@@ -304,8 +310,8 @@ def _parse(raw: bytes) -> dict:
     except UnicodeDecodeError:
         raise LinkError("the link is damaged (not UTF-8 text)") from None
     try:
-        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
-    except _BadConstant:
+        data = loads_finite(text)
+    except NotFinite:
         raise LinkError(
             "the link's scenario has a number that is not finite (NaN or infinity)"
         ) from None

@@ -614,6 +614,9 @@ def test_cli_decode_of_tampered_link(capsys, tamper):
         ('{"term": {"months": 6}}', "term.months"),
         ("[1, 2]", "object"),
         ("not json", "not valid JSON"),
+        ('{"workload": {"tokens": NaN}}', r"a number in it is not finite \(NaN\)"),
+        ('{"workload": {"tokens": -Infinity}}', r"not finite \(-Infinity\)"),
+        ('{"term": {"months": 1e999}}', r"not finite \(1e999\)"),
     ],
 )
 def test_cli_link_of_bad_file(capsys, tmp_path, text, pattern):
