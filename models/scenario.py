@@ -463,7 +463,7 @@ class Scenario(BaseModel):
     @classmethod
     def _finite_non_negative(cls, v: dict[str, float]) -> dict[str, float]:
         for key, value in v.items():
-            if not (value == value and 0 <= value < 1e12):  # NaN fails the first test
+            if not (value == value and 0 <= value <= 1e12):  # NaN fails the first test
                 raise ValueError(f"override {key!r} must be a number from 0 to 1e12")
         return v
 

@@ -11,6 +11,7 @@ import shutil
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from app import exports
 from models.errors import InputError
@@ -310,3 +311,12 @@ def test_operations_are_the_figures_the_build_option_pays_for():
     assert c.operations.spare_nodes * per_node == pytest.approx(spares_usd)
     ops = c.operations
     assert ops.interruptions_per_week == pytest.approx(ops.failures_per_gpu_day * 4096 * 7)
+
+
+@pytest.mark.parametrize("key", [k for k in _overridable() if override_range(k)[1] == 1e12])
+def test_the_schema_and_the_engine_agree_on_an_overrides_upper_bound(key):
+    """The engine said 'allowed: 0 to 1e12' and the schema refused 1e12 itself (< 1e12)."""
+    sc = scenario(overrides={key: 1e12}, **CONTEXT.get(key, {}))
+    assert build_inputs(sc, load_catalogue()).value(key) == 1e12
+    with pytest.raises(ValidationError, match="must be a number from 0 to 1e12"):
+        scenario(overrides={key: math.nextafter(1e12, math.inf)})
