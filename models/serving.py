@@ -556,10 +556,14 @@ def _refuse_slos(inp: ServeInputs, r: dict, fits: np.ndarray, queued: bool) -> N
         tpot, ttft = np.minimum(tpot, r["t_step"][j]), np.minimum(ttft, r["split_ttft"][j])
     best_tpot, best_ttft = j[np.argmin(tpot)], j[np.argmin(ttft)]
     field = "tpot_ms" if inp.tpot_ms is not None else "ttft_ms"
+    objectives = " and ".join(  # only the objectives set: "TPOT ≤ ∞ ms" read as a bound
+        f"{name} ≤ {value:g} ms"
+        for name, value in (("TTFT", inp.ttft_ms), ("TPOT", inp.tpot_ms))
+        if value is not None
+    )
     raise InputError(
         field,
-        f"no layout of {inp.model} on {inp.gpu} meets TTFT ≤ {inp.ttft_ms or '∞'} ms and "
-        f"TPOT ≤ {inp.tpot_ms or '∞'} ms; best achievable: TPOT "
+        f"no layout of {inp.model} on {inp.gpu} meets {objectives}; best achievable: TPOT "
         f"{tpot.min() * 1e3:.1f} ms (TP{r['tp'][best_tpot]:.0f}, batch "
         f"{r['batch'][best_tpot]:.0f}), TTFT {ttft.min() * 1e3:.0f} ms "
         f"(TP{r['tp'][best_ttft]:.0f}); relax the SLOs, use a faster GPU or a lower precision",

@@ -631,3 +631,22 @@ def test_a_portfolio_service_never_holds_fewer_gpus_than_plan_serving_gives_its_
     assert all(m >= b for m, b in zip(months, best, strict=True)), (months, best)
     if growth == 0:
         assert months == best
+
+
+@pytest.mark.parametrize(
+    ("objectives", "field", "said"),
+    [
+        ({"ttft_ms": 1.0}, "ttft_ms", "meets TTFT ≤ 1 ms; best achievable"),
+        ({"tpot_ms": 0.5}, "tpot_ms", "meets TPOT ≤ 0.5 ms; best achievable"),
+        ({"ttft_ms": 1.0, "tpot_ms": 0.5}, "tpot_ms", "meets TTFT ≤ 1 ms and TPOT ≤ 0.5 ms;"),
+    ],
+)
+def test_a_refusal_names_only_the_objectives_set(objectives, field, said):
+    """With one objective the refusal read 'TPOT ≤ ∞ ms', a bound nobody set."""
+    inp = ServeInputs(
+        model="llama3-70b", gpu="H100-SXM", input_tokens=2000, output_tokens=200, rps=1,
+        **objectives,
+    )  # fmt: skip
+    with pytest.raises(InputError) as exc:
+        plan_serving(inp)
+    assert exc.value.field == field and said in str(exc.value) and "∞" not in str(exc.value)
