@@ -420,6 +420,13 @@ class Scenario(BaseModel):
             return self
         refresh, (low, high) = self.options.build_refresh_after_months, REFRESH_MONTHS
         high = min(high, self.term.months - 1)
+        if refresh is not None and high < low:  # no age fits: say so, not "from 12 to 11"
+            raise InputError(
+                "options.build_refresh_after_months",
+                f"a {self.term.months}-month term is too short for a refresh (the earliest is "
+                f"at {low} months of age, inside the term): leave it empty or make the term "
+                f"{low + 1} months or longer",
+            )
         if refresh is not None and not low <= refresh <= high:
             raise InputError(
                 "options.build_refresh_after_months",

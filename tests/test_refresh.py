@@ -146,6 +146,21 @@ def test_the_refresh_age_is_refused_outside_its_range_by_name():
     assert _scenario(47).options.build_refresh_after_months == 47
 
 
+def test_a_term_too_short_for_any_refresh_says_so_not_an_empty_range():
+    """A 12-month term left 'from 12 to 11 months' as the allowed ages."""
+    data = _scenario(12).model_dump(mode="json")
+    data["term"]["months"] = 12
+    with pytest.raises(ValueError) as exc:
+        Scenario.model_validate(data)
+    ((field, message),) = explain_validation_error(exc.value)
+    assert field == "options.build_refresh_after_months"
+    assert "a 12-month term is too short for a refresh" in message and "13 months or longer" in (
+        message
+    )
+    data["term"]["months"] = 13
+    assert Scenario.model_validate(data).options.build_refresh_after_months == 12
+
+
 def test_a_version_1_scenario_refuses_a_refresh_and_writes_the_json_it_did():
     with pytest.raises(ValueError) as exc:
         Scenario.model_validate({"options": {"build_refresh_after_months": 24}})
