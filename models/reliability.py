@@ -150,6 +150,14 @@ def required_write_bandwidth_gbyte_per_s(
     return size / (2.0 * fraction**2 * mtbf) / BYTES_PER_GB
 
 
+def _span(seconds: float) -> str:
+    """A time span in the unit that reads best: '13.2 s', '4.5 min', '3.1 h', '2.3e+295 years'."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
 def plan_reliability(
     gpus: int,
     params_total: float,
@@ -187,8 +195,10 @@ def plan_reliability(
     wall_clock_s = ideal_s / goodput
     if not math.isfinite(wall_clock_s):
         raise ValueError(
-            f"ideal_train_s={ideal_s!r} cannot finish: goodput {goodput:.3g} with checkpoint write "
-            f"{write_s:.3g} s, restart_s={restart!r} and job MTBF {mtbf_s:.3g} s"
+            f"a failure comes every {_span(mtbf_s)} on average, while a checkpoint takes "
+            f"{_span(write_s)} to write at {bandwidth:.3g} GB/s and a restart {_span(restart)}, "
+            "so no work survives between failures; raise the write bandwidth, shorten the "
+            "restart or lower the failure rate"
         )
 
     return ReliabilityPlan(
