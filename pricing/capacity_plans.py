@@ -110,9 +110,9 @@ from models.units import (
     HOURS_PER_MONTH,
 )
 from pricing import timeline as tl
-from pricing.cashflows import RENTAL_BLOCK_DAYS, Context, rental_end, window
+from pricing.cashflows import RENTAL_BLOCK_DAYS, Context, option_flows, rental_end, window
 from pricing.catalogue import Catalogue
-from pricing.inputs import CostInputs, build_inputs
+from pricing.inputs import CostInputs, base_params, build_inputs
 
 #: work left undone that still counts as none: this share of the demanded GPU-hours
 TOLERANCE = 1e-4
@@ -778,12 +778,11 @@ class _Planner:
     def total_usd(self, plan: OptionPlan) -> float:
         """The plan's nominal cost over the term at the catalogue's base figures, every line, as
         the engine prices it (pricing/valuation.py evaluate)."""
-        from pricing.valuation import base_params, evaluate  # it imports this module
-
         inp = plan.inputs.with_portfolio(
             Portfolio(self.demand, self.rep, self.representative, {plan.option: plan}), {}
         )
-        flows, _ = evaluate(inp, base_params(inp), [plan.option])[plan.option]
+        P = base_params(inp)
+        flows = option_flows(plan.option, inp, P, context(inp, P, plan.option))
         return float(sum(np.sum(v) for v in flows.values()))
 
     def _plan(self, option, size, rule, ready, cap, r, split, step=None) -> OptionPlan:

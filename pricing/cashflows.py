@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.options import OPTIONS, Billing, OptionSpec, Staffing
+from models.options import spec as spec_of
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
 from pricing.timeline import build_milestones
 
@@ -599,3 +600,16 @@ BILLING_FLOWS: dict[Billing, Callable[[OptionSpec, CostInputs, dict, Context], F
 OPTION_FLOWS: dict[str, FlowFunction] = {
     s.id: functools.partial(BILLING_FLOWS[s.billing], s) for s in OPTIONS
 }
+
+
+def option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
+    """The option's flows on its own inputs, with software licences where the scenario pays them:
+    charged alike to every option, an option of parts on each part's own GPUs."""
+    flows = OPTION_FLOWS[option](own, P, ctx)
+    if own.scenario.options.software_licence and ctx.parts:
+        flows["software licences"] = sum(
+            software_licences(i, p, c, s.dedicated) for s, i, p, c in ctx.parts
+        )
+    elif own.scenario.options.software_licence:
+        flows["software licences"] = software_licences(own, P, ctx, spec_of(option).dedicated)
+    return flows

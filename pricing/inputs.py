@@ -127,6 +127,11 @@ DISCOUNT_KEYS = frozenset({"committed_1y_discount_pct", "committed_3y_discount_p
 NOT_OVERRIDABLE = frozenset({"runs", "utilisation_pct"})
 
 
+def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
+    """Each figure's value as an (n, 1) array: the base case, n times."""
+    return {k: np.full((n, 1), f.value, dtype=float) for k, f in inp.figures.items()}
+
+
 def override_range(key: str) -> tuple[float, float]:
     if key in OVERRIDE_RANGES:
         return OVERRIDE_RANGES[key]

@@ -15,12 +15,8 @@ from models.options import spec
 from pricing import capacity_plans as cp
 from pricing import cashflows as cf
 from pricing import timeline as tl
-from pricing.inputs import CostInputs
+from pricing.inputs import CostInputs, base_params  # noqa: F401  (base_params: the API)
 from pricing.tax import after_tax_flows
-
-
-def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
-    return {k: np.full((n, 1), f.value, dtype=float) for k, f in inp.figures.items()}
 
 
 def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> dict[str, tuple]:
@@ -35,14 +31,7 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
             own, Po = inp, P
             ready, days = ready_and_train_days(inp, P, option)
             ctx = cf.make_context(inp, P, ready, days, hold=opt.holds)
-        flows = cf.OPTION_FLOWS[option](own, Po, ctx)
-        if inp.scenario.options.software_licence and ctx.parts:  # each part's own GPUs
-            flows["software licences"] = sum(
-                cf.software_licences(i, p, c, s.dedicated) for s, i, p, c in ctx.parts
-            )
-        elif inp.scenario.options.software_licence:  # charged alike to every option
-            flows["software licences"] = cf.software_licences(own, Po, ctx, opt.dedicated)
-        out[option] = (flows, ctx)
+        out[option] = (cf.option_flows(option, own, Po, ctx), ctx)
     return out
 
 
