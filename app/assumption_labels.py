@@ -57,6 +57,7 @@ LABELS: dict[str, tuple[str, str]] = {
     # rented and managed
     "rent_usd_per_gpu_hour": ("Dedicated rental price", "USD per GPU-hour"),
     "rent_support_pct": ("Rental support plan", "% of rent"),
+    "cloud_support_pct": ("Cloud support plan", "% of cloud compute"),
     "rent_setup_fee_usd_per_node": ("Rental setup fee", "USD per node"),
     "rent_min_term_months": ("Shortest rental term", "months"),
     "managed_premium_pct": ("Managed-service premium", "% over rent"),

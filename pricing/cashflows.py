@@ -20,8 +20,9 @@ Rent: committed $/GPU-hour for every held hour, take-or-pay to the minimum term,
 setup fee per node, storage $/GB-month, egress of the trained weights, and the buyer's own platform
 team (rented_ops_* FTE at the same loaded salary) while the cluster is held. Managed: the rent plus
 the managed premium, no staff; on owned hardware, build without staff plus a yearly fee.
-Cloud: on-demand and spot pay busy hours only; committed pays whole 1- or 3-year blocks; both pay
-the platform team while the work runs.
+Cloud: on-demand and spot pay busy hours only; committed pays whole 1- or 3-year blocks; each pays
+its support plan, a share of the compute bill (as Rent pays its support tier on the rent), and the
+platform team while the work runs.
 """
 
 from __future__ import annotations
@@ -542,10 +543,20 @@ def managed_rent(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Fl
     return _dedicated(inp, P, ctx, rate, "managed service") | staff_cost(spec, inp, P, ctx)
 
 
+def _cloud_support(compute: np.ndarray, P: dict) -> Flows:
+    """The cloud account's support plan, a share of the compute bill (as a rental's on its rent)."""
+    return {"support": compute * P["cloud_support_pct"] / 100}
+
+
 def per_use(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    """Busy GPU-hours only, at the option's price."""
+    """Busy GPU-hours only, at the option's price, and the support plan on that bill."""
     compute = P[spec.price_key] * inp.gpus * HOURS_PER_MONTH * ctx.busy
-    return {"compute": compute} | _storage_and_egress(inp, P, ctx) | staff_cost(spec, inp, P, ctx)
+    return (
+        {"compute": compute}
+        | _cloud_support(compute, P)
+        | _storage_and_egress(inp, P, ctx)
+        | staff_cost(spec, inp, P, ctx)
+    )
 
 
 def committed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
@@ -557,7 +568,12 @@ def committed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows
     hours = inp.gpus * HOURS_PER_MONTH * P[spec.price_key]
     beyond = np.maximum(end - inp.term_days, 0.0) / DAYS_PER_MONTH
     compute = hours * window(ctx.months, ctx.ready_day, end) + ctx.at_end(beyond * hours)
-    return {"compute": compute} | _storage_and_egress(inp, P, ctx) | staff_cost(spec, inp, P, ctx)
+    return (
+        {"compute": compute}
+        | _cloud_support(compute, P)
+        | _storage_and_egress(inp, P, ctx)
+        | staff_cost(spec, inp, P, ctx)
+    )
 
 
 def composed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:

@@ -51,6 +51,7 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
     "spot_interruption_overhead_pct", "installation_usd_per_node", "idle_power_pct",
     "storage_system_uplift_ratio", "optic_400g_usd_per_transceiver",
     "egress_usd_per_gb", "rent_setup_fee_usd_per_node", "rent_support_pct", "rent_min_term_months",
+    "cloud_support_pct",
     "managed_restart_ratio", "managed_owned_fee_pct_of_capex_per_year",
     "discount_rate_pct_per_year", "loan_rate_pct_per_year", "lease_rate_pct_per_year",
     "facility_capex_usd_per_kw", "facility_life_years", "facility_maintenance_pct_of_capex_per_year",

@@ -105,6 +105,10 @@ ONLY_FOR["rented_ops_fte_per_1000_gpus"] = ids_where(staffing=Staffing.RENTED)
 ONLY_FOR["managed_premium_pct"] = frozenset(
     s.id for s in OPTIONS if s.billing is Billing.MANAGED_RENT
 )
+ONLY_FOR["rent_support_pct"] = frozenset(s.id for s in OPTIONS if s.billing is Billing.RENT)
+ONLY_FOR["cloud_support_pct"] = frozenset(
+    s.id for s in OPTIONS if s.billing in (Billing.PER_USE, Billing.COMMITTED)
+)
 for _option in OPTIONS:
     if _option.price_key:
         ONLY_FOR[_option.price_key] = ONLY_FOR.get(_option.price_key, frozenset()) | {_option.id}

@@ -68,6 +68,7 @@ CATALOGUE_KEYS = (
     "loan_rate_pct_per_year",
     "lease_rate_pct_per_year",
     "rent_support_pct",
+    "cloud_support_pct",
     "rent_setup_fee_usd_per_node",
     "rent_min_term_months",
     "storage_rent_usd_per_gb_month",

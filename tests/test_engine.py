@@ -3,6 +3,8 @@
 one by one are in tests/test_cashflows_hand.py; finite output over generated scenarios in
 tests/test_fuzz_whole_path.py."""
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -74,8 +76,11 @@ def test_cloud_on_demand_pays_only_busy_hours(cat):
     o = option(c, "cloud:on_demand")
     held_hours = (36 * DAYS_PER_MONTH - o.ready_day) * 24
     assert o.delivered_gpu_hours == pytest.approx(256 * held_hours * 0.7, rel=1e-9)
-    assert o.total_usd == pytest.approx(o.delivered_gpu_hours * 3.0, rel=1e-9)
-    assert o.usd_per_gpu_hour == pytest.approx(3.0)
+    support = cat.assumption("cloud_support_pct").value / 100  # the plan on the compute bill
+    assert o.breakdown_usd["compute"] == pytest.approx(o.delivered_gpu_hours * 3.0, rel=1e-9)
+    assert o.breakdown_usd["support"] == pytest.approx(o.breakdown_usd["compute"] * support)
+    assert o.total_usd == pytest.approx(o.delivered_gpu_hours * 3.0 * (1 + support), rel=1e-9)
+    assert o.usd_per_gpu_hour == pytest.approx(3.0 * (1 + support))
 
 
 def expected_resale(inp, servers, fabric):
@@ -339,3 +344,36 @@ def test_owned_facility_replaces_colocation_and_waits_for_construction(cat):
     hardware_resale = expected_resale(inp, servers, fabric)
     assert hardware_resale > expected_resale(inp0, servers, fabric)
     assert b1.residual_value_usd == pytest.approx(hardware_resale + left)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_every_provider_bill_pays_its_support_plan_and_nothing_else_does(cat, version):
+    """Rent pays its support plan on the rent (rent_support_pct, derived from AWS's support
+    schedule), so every cloud option pays AWS's support plan on its compute (cloud_support_pct);
+    a managed service's premium includes it, owned hardware pays its vendor contract instead."""
+    from app import scenario_files
+    from models.options import OPTION_IDS, Billing, spec
+
+    if version == 1:
+        sc = scenario(options__compare=[o for o in OPTION_IDS if not spec(o).needs_demand])
+    else:
+        data = json.loads(scenario_files.PORTFOLIOS["enterprise"].read_text())
+        data["options"]["compare"] = list(OPTION_IDS)
+        sc = Scenario.model_validate(data)
+    c = compare(sc, cat, decision=False)
+    pct = {k: cat.assumption(k).value / 100 for k in ("cloud_support_pct", "rent_support_pct")}
+    billed = {Billing.PER_USE: "compute", Billing.COMMITTED: "compute", Billing.RENT: "rent"}
+    checked = set()
+    for o in c.options:
+        if not o.available:
+            continue
+        billing = spec(o.option).billing
+        lines = o.breakdown_usd
+        if billing in billed:
+            rate = pct["rent_support_pct" if billing is Billing.RENT else "cloud_support_pct"]
+            assert lines["support"] == pytest.approx(lines[billed[billing]] * rate), o.option
+            assert lines["support"] > 0
+            checked.add(billing)
+        elif billing is Billing.MANAGED_RENT:
+            assert "support" not in lines, o.option
+    assert checked == set(billed)

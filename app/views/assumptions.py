@@ -73,6 +73,7 @@ GROUPS = {
     ),
     "Public cloud": (
         "cloud_on_demand_usd_per_gpu_hour",
+        "cloud_support_pct",
         "cloud_spot_usd_per_gpu_hour",
         "spot_interruption_overhead_pct",
         "cloud_committed_1y_usd_per_gpu_hour",
