@@ -776,8 +776,8 @@ class _Planner:
         return two if self.total_usd(two) < self.total_usd(one) * (1 - STEP_MIN_SAVING) else one
 
     def total_usd(self, plan: OptionPlan) -> float:
-        """The plan's nominal cost over the term at the catalogue's base figures, every line, as
-        the engine prices it (pricing/valuation.py evaluate)."""
+        """The plan's nominal cost over the term at the catalogue's base figures, every line, by
+        the cash-flow functions the engine prices it with (cashflows.option_flows)."""
         inp = plan.inputs.with_portfolio(
             Portfolio(self.demand, self.rep, self.representative, {plan.option: plan}), {}
         )
