@@ -33,8 +33,9 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
 - Per use (cloud on-demand, spot): elastic up to the demand's peak GPUs (its largest month, which
   sets the price tier) from the ready day, holding and billed on the GPU-hours served (spot: its training runs' GPU-hours plus the interruption overhead, as a version 1 run).
 - Hybrid (a composite option, OptionSpec.composed_of = (base option, burst option)): an owned
-  base of B GPUs (`cluster.gpus` when given, else the median over the term's months of the
-  demand's peak GPUs, rounded up to whole nodes, at least one node), ready on the build timeline
+  base of B GPUs (`cluster.gpus` when given, else of the months' peak GPUs at the
+  HYBRID_BASE_PERCENTILES, each rounded up to whole nodes, at least one node, the one whose whole
+  plan costs least at the catalogue's base figures, `cheapest_hybrid`), ready on the build timeline
   for B; and a per-use cloud burst elastic up to S = the largest month's peak GPUs less the base
   available that month (before the base is ready, the whole peak), from the cloud's ready day,
   priced at the on-demand / capacity-block figure of S GPUs. One simulation on base + burst; in
@@ -132,6 +133,9 @@ STEP_MAX_SHARE = 0.5
 STEP_MIN_MONTHS = 3
 #: the days tried for a second contract, the largest saving first (each one simulation probe)
 STEP_TRIES = 3
+#: a hybrid's candidate base sizes: the months' peak GPUs at these percentiles (the whole plan of
+#: each is priced and the cheapest kept: the median month alone could own twice what pays)
+HYBRID_BASE_PERCENTILES = (25, 50, 75, 90)
 #: a second contract is kept where the whole plan costs less than one contract by more than this
 #: share of it: equal costs in floating point (a saving of $2e-10) are no reason for two contracts
 STEP_MIN_SAVING = 1e-6
@@ -689,20 +693,54 @@ class _Planner:
         held = np.array(r.served_gpu_hours_by_month) / HOURS_PER_MONTH  # what is in use
         return size, rule, ready, held, r
 
-    def hybrid(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult, Split]:
+    def base_sizes(self) -> list[int]:
+        """A hybrid's candidate base sizes: the months' peak GPUs at HYBRID_BASE_PERCENTILES, in
+        whole nodes (at least one), each once."""
+        node = self.node
+        peaks = np.percentile(self.demand.peak_gpus, HYBRID_BASE_PERCENTILES)
+        return sorted({min(max(math.ceil(p / node - 1e-9) * node, node), MAX_GPUS) for p in peaks})
+
+    def cheapest_hybrid(self, option: str):
+        """`hybrid` at the candidate base (`base_sizes`) whose whole plan costs least at the
+        catalogue's base figures (`total_usd`), or at cluster.gpus when given: (plan, rule, ...)
+        as `hybrid` returns them."""
+        if self.scenario.cluster.gpus is not None:
+            return self.hybrid(option)
+        tried = []
+        for base in self.base_sizes():
+            size, rule, ready, cap, r, split = self.hybrid(option, base)
+            plan = self._plan(option, size, rule, ready, cap, r, split)
+            cost = self.total_usd(plan) if not plan.unavailable else math.inf
+            tried.append((cost if math.isfinite(cost) else math.inf, base))
+        best = min(tried)[1]  # every cost infinite (no burst offered): the smallest base
+        return self.hybrid(option, best, tried)
+
+    def hybrid(
+        self, option: str, base: int | None = None, tried: list | None = None
+    ) -> tuple[int, str, float, np.ndarray, CapacityResult, Split]:
         """(base size, rule, base ready day, capacity, result, split) of a composite option: the
-        base and burst of the module docstring."""
+        base and burst of the module docstring; `base` GPUs owned (default: cluster.gpus, else the
+        median month's peak in whole nodes); `tried`: the (cost, base) pairs the rule names."""
         base_opt, burst_opt = spec(option).composed_of
         node = self.node
         given = self.scenario.cluster.gpus
         if given is not None:
             base, why = given, f"{given:,} GPUs (cluster.gpus)"
-        else:
+        elif base is None:
             median = float(np.median(self.demand.peak_gpus))
             base = min(max(math.ceil(median / node - 1e-9) * node, node), MAX_GPUS)
             why = (
                 f"the median month's peak GPUs ({median:,.0f}) in whole {node}-GPU nodes "
                 "(at least one)"
+            )
+        else:
+            others = ", ".join(f"{b:,}" for _, b in sorted(tried or []) if b != base)
+            pcts = ", ".join(f"{p:g}th" for p in HYBRID_BASE_PERCENTILES)
+            why = (
+                f"{base:,} GPUs, the cheapest whole plan of the bases tried (the months' peak GPUs "
+                f"at their {pcts} percentiles, in whole {node}-GPU nodes"
+                + (f"; dearer: {others}" if others else "")
+                + ")"
             )
         base_ready = self.ready(option, base)
         base_cap = base * self.share(base_ready)
@@ -750,7 +788,7 @@ class _Planner:
         per_use = spec(option).billing is Billing.PER_USE
         split = None
         if spec(option).composed_of:
-            size, rule, ready, cap, r, split = self.hybrid(option)
+            size, rule, ready, cap, r, split = self.cheapest_hybrid(option)
         else:
             size, rule, ready, cap, r = (self.per_use if per_use else self.fixed)(option)
         one = self._plan(option, size, rule, ready, cap, r, split)

@@ -193,3 +193,32 @@ def test_the_burst_pays_its_own_sizes_price_where_the_base_is_priced_at_another(
     )
     bar = {b.key: b for b in c.sensitivity.bars}.get(key)
     assert bar is None or bar.gap_low_usd != pytest.approx(bar.gap_high_usd)
+
+
+def test_the_base_is_the_candidate_whose_whole_plan_costs_least(fixture_catalogue):
+    """The university sample: the median month's peak (208 GPUs) owned as the base cost $15.04M on
+    the bundled catalogue where 112 cost $9.96M. Each candidate base is now priced whole and the
+    cheapest kept; the rule names it and the dearer ones."""
+    import json
+
+    from app import scenario_files
+
+    data = json.loads(scenario_files.PORTFOLIOS["university"].read_text())
+    data["options"]["compare"] = ["hybrid", "build", "cloud:on_demand"]
+    s = Scenario.model_validate(data)
+    planner = cp._Planner(s, fixture_catalogue)
+    candidates = planner.base_sizes()
+    assert len(candidates) >= 2
+    cost = {}
+    for base in candidates:
+        size, rule, ready, cap, r, split = planner.hybrid("hybrid", base)
+        cost[base] = planner.total_usd(planner._plan("hybrid", size, rule, ready, cap, r, split))
+    plan = planner.plan("hybrid")
+    assert plan.split.base_gpus == min(cost, key=cost.get)
+    assert planner.total_usd(plan) == pytest.approx(min(cost.values()), rel=1e-12)
+    assert max(cost.values()) > 1.05 * min(cost.values())  # the choice matters here
+    dearer = ", ".join(f"{b:,}" for b in sorted(cost, key=cost.get)[1:])
+    assert f"owned base: {plan.split.base_gpus:,} GPUs, the cheapest whole plan" in plan.rule
+    assert f"; dearer: {dearer})" in plan.rule
+    c = compare(s, fixture_catalogue, decision=False)
+    assert c.option("hybrid").total_usd == pytest.approx(min(cost.values()), rel=1e-9)
