@@ -13,7 +13,9 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
   achieves that (the option is ready too late), no more than the largest size searched achieves,
   and the option does not complete. Owned hardware is held to the term end, a rented or managed
   cluster for its commitment (pricing/cashflows.py `rental_end` from the end of the last served
-  work), a committed cloud block for whole blocks.
+  work), a committed cloud block for whole blocks. A contract (rented, managed, committed cloud)
+  starts no earlier than the first month with work (`_Planner.ready`: signed its provisioning
+  time ahead of it, its timeline shown from then); owned hardware is ordered on day 0.
 - Step down (rented, managed, committed cloud, sized here rather than by `cluster.gpus`; not a
   whole-term rental): the first contract may end at the end of any commitment block from its
   minimum term on (day T), and a second contract of S GPUs, the demand's largest peak from T's
@@ -133,6 +135,8 @@ STEP_MAX_SHARE = 0.5
 STEP_MIN_MONTHS = 3
 #: the days tried for a second contract, the largest saving first (each one simulation probe)
 STEP_TRIES = 3
+#: the ways of billing that are a contract for a term, signed for when the work needs it
+CONTRACTS = (Billing.RENT, Billing.MANAGED_RENT, Billing.COMMITTED)
 #: a hybrid's candidate base sizes: the months' peak GPUs at these percentiles (the whole plan of
 #: each is priced and the cheapest kept: the median month alone could own twice what pays)
 HYBRID_BASE_PERCENTILES = (25, 50, 75, 90)
@@ -326,6 +330,9 @@ class _Planner:
         self.tol = TOLERANCE * max(d.demanded_gpu_hours, 1.0)
         self.baseline = d.beyond_term_gpu_hours  # unconstrained work past the term
         self.node = self.gpu.gpus_per_node
+        worked = np.flatnonzero(np.asarray(d.gpu_hours) > 0)
+        #: the start of the first month with work: a contract starts there at the earliest
+        self.first_work_day = float(worked[0] * DAYS_PER_MONTH) if len(worked) else 0.0
 
     def inputs(self, gpus: int) -> CostInputs:
         """The engine's inputs for `gpus`: the representative plan on this size and its fabric."""
@@ -342,10 +349,21 @@ class _Planner:
         return self._inputs[gpus]
 
     def ready(self, option: str, gpus: int) -> float:
+        """The day `gpus` GPUs of `option` serve from: its provisioning timeline's ready day, and
+        for a contract (rented, managed, committed cloud) no earlier than the first month with
+        work: it is signed its provisioning time ahead of the work, not paid while nothing runs."""
         if (option, gpus) in self._ready:
             return self._ready[option, gpus]
-        self._ready[option, gpus] = day = float(tl.ready_day(option, **self._site(gpus)))
+        day = float(tl.ready_day(option, **self._site(gpus)))
+        if spec(option).billing in CONTRACTS:
+            day = max(day, self.first_work_day)
+        self._ready[option, gpus] = day
         return day
+
+    def order_day(self, option: str, gpus: int) -> float:
+        """The day the option's provisioning starts: 0, or a contract's its timeline ahead of
+        its ready day (`ready`)."""
+        return self.ready(option, gpus) - float(tl.ready_day(option, **self._site(gpus)))
 
     def _site(self, gpus: int) -> dict:
         """The timeline's keywords for `gpus` of this GPU, as CostInputs.site gives them for a priced
@@ -637,7 +655,7 @@ class _Planner:
         is the demand's largest peak before T's month, in whole nodes, the second the rest of
         `size`; the candidates that cost less than one contract are tried, the largest saving
         first, and the first that leaves no more work queued or past the term wins."""
-        if spec(option).billing not in (Billing.RENT, Billing.MANAGED_RENT, Billing.COMMITTED):
+        if spec(option).billing not in CONTRACTS:
             return None
         held_to = self.work_end_day(r)
         if held_to is None:

@@ -172,10 +172,12 @@ def _money_and_timeline(
     P,
     delivered_gpu_hours: float,
     site: dict,
+    order_day: float = 0.0,
 ) -> dict:
     """The OptionResult fields a single run and a portfolio compute alike: the option's totals and
     NPV (before and after tax), its monthly cash flows by category, the residual value, the cost per
-    delivered GPU-hour and the provisioning phases of its `site`."""
+    delivered GPU-hour and the provisioning phases of its `site`, from `order_day` (a contract
+    signed its provisioning time ahead of later work)."""
     months = inp.months
     nominal, npv = totals(flows, P, months)
     nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P)
@@ -202,7 +204,12 @@ def _money_and_timeline(
         if delivered_gpu_hours >= MIN_GPU_HOURS
         else None,
         "timeline": [
-            Phase(phase=p.name, start_day=p.start_day, end_day=p.end_day, note=p.note)
+            Phase(
+                phase=p.name,
+                start_day=p.start_day + order_day,
+                end_day=p.end_day + order_day,
+                note=p.note,
+            )
             for p in tl.provisioning_timeline(option, **site).phases
         ],
     }
@@ -297,7 +304,8 @@ def _portfolio_result(
     what it serves and delays, and the chargeback by team (the rule on OptionResult)."""
     plan: cp.OptionPlan = inp.portfolio.plans[option]
     own, r = plan.inputs, plan.result
-    common = _money_and_timeline(inp, option, flows, ctx, P, r.served_gpu_hours, own.site)
+    order = max(plan.ready_day - tl.ready_day(option, **own.site), 0.0)  # a contract for later work
+    common = _money_and_timeline(inp, option, flows, ctx, P, r.served_gpu_hours, own.site, order)
     total = common["total_usd"]
     served = np.array(r.served_gpu_hours_by_month)
     # what is paid for: the simulated capacity, cut where a rental is given back

@@ -671,3 +671,37 @@ def test_committed_cloud_pays_storage_and_staff_while_its_work_runs_as_in_versio
         assert cm.breakdown_usd[line] == pytest.approx(od.breakdown_usd[line], rel=0.02), line
     compute = np.flatnonzero(np.array(cm.monthly_by_category_usd["compute"]) > 0) + 1
     assert compute.max() >= 12  # the block is paid whole
+
+
+def test_a_contract_starts_with_the_work_not_on_its_ready_day(fixture_catalogue):
+    """A team that starts in month 24 of 36: a rental, a managed cluster and a 1-year commitment
+    were signed on their ready day (day 11) and paid 24 idle months, so on demand looked cheapest.
+    A contract is now signed its provisioning time ahead of the first month with work; its
+    timeline is shown there. Per-use cloud was already billed only when used."""
+    data = {
+        "version": 2,
+        "term": {"months": 36},
+        "options": {
+            "compare": ["rent", "managed", "cloud:committed_1y", "cloud:on_demand"],
+            "rent_commitment": "1y",
+        },
+        "workloads": [
+            {"kind": "steady", "name": "late", "gpus": 64, "utilisation_pct": 100,
+             "start_month": 24, "duration_months": 12}
+        ],
+    }  # fmt: skip
+    c = compare(Scenario.model_validate(data), fixture_catalogue)
+    start = 24 * DAYS_PER_MONTH
+    for option in ("rent", "managed", "cloud:committed_1y"):
+        o = c.option(option)
+        assert o.ready_day == pytest.approx(start), option
+        paid = np.flatnonzero(np.array(o.monthly_usd) > 0)
+        assert paid.min() == 24, (option, paid)  # nothing before the month the work starts
+        assert o.timeline[-1].end_day == pytest.approx(o.ready_day)  # ordered its lead ahead
+        assert o.timeline[0].start_day > 0
+        assert o.queued_gpu_hours == 0 and o.completes_workload
+    base, _ = cp.plan_portfolio(Scenario.model_validate(data), fixture_catalogue)
+    rate = cp.option_inputs(base, "rent").value("rent_usd_per_gpu_hour")
+    rent = c.option("rent")
+    assert rent.capacity_size_gpus == 64
+    assert rent.breakdown_usd["rent"] == pytest.approx(64 * rate * 12 * DAYS_PER_MONTH * 24)
