@@ -15,7 +15,10 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
   cluster for its commitment (pricing/cashflows.py `rental_end` from the end of the last served
   work), a committed cloud block for whole blocks. A contract (rented, managed, committed cloud)
   starts no earlier than the first month with work (`_Planner.ready`: signed its provisioning
-  time ahead of it, its timeline shown from then); owned hardware is ordered on day 0.
+  time ahead of it, its timeline shown from then); owned hardware is ordered on day 0. Where work
+  waits for a contract's capacity after its ready month (`backlogged`), the sizes a node or two
+  above it and LARGER_SIZE_FACTORS × it that serve as much are priced whole too, and the cheapest
+  whole plan is kept: more GPUs finish the work sooner, and a commitment can end sooner.
 - Step down (rented, managed, committed cloud, sized here rather than by `cluster.gpus`; not a
   whole-term rental): the first contract may end at the end of any commitment block from its
   minimum term on (day T), and a second contract of S GPUs, the demand's largest peak from T's
@@ -137,6 +140,9 @@ STEP_MIN_MONTHS = 3
 STEP_TRIES = 3
 #: the ways of billing that are a contract for a term, signed for when the work needs it
 CONTRACTS = (Billing.RENT, Billing.MANAGED_RENT, Billing.COMMITTED)
+#: a contract's search prices whole, besides its smallest size and a node or two more, these
+#: multiples of it: more GPUs finish the work sooner, and a commitment can end a block sooner
+LARGER_SIZE_FACTORS = (1.25, 1.5, 2.0)
 #: a hybrid's candidate base sizes: the months' peak GPUs at these percentiles (the whole plan of
 #: each is priced and the cheapest kept: the median month alone could own twice what pays)
 HYBRID_BASE_PERCENTILES = (25, 50, 75, 90)
@@ -505,11 +511,7 @@ class _Planner:
         """(size, rule, ready day, capacity, result) of a fixed-size option."""
 
         def run(gpus: int):
-            share, slots = self.base_capacity(option, gpus)
-            cap = share + sum(
-                (t.capacity_gpus for t in self.tranches(option)), np.zeros(self.months)
-            )
-            return self.ready(option, gpus), cap, self.simulate(slots + self.extra(option))
+            return self.fixed_at(option, gpus)
 
         given = self.scenario.cluster.gpus
         if given is not None:
@@ -551,6 +553,12 @@ class _Planner:
                 "serves as much as the largest searched"
             )
         return hi, rule, *run(hi)
+
+    def fixed_at(self, option: str, gpus: int) -> tuple[float, np.ndarray, CapacityResult]:
+        """(ready day, capacity, result) of `gpus` GPUs of a fixed-size option."""
+        share, slots = self.base_capacity(option, gpus)
+        cap = share + sum((t.capacity_gpus for t in self.tranches(option)), np.zeros(self.months))
+        return self.ready(option, gpus), cap, self.simulate(slots + self.extra(option))
 
     def capped_rule(self, sized: str) -> str:
         """Why a plan stops at MAX_GPUS where the demand's peak is larger: the work over it waits."""
@@ -799,19 +807,58 @@ class _Planner:
 
     def plan(self, option: str) -> OptionPlan:
         """The option's plan: its size by its rule (fixed, per use or hybrid), then, for a rented,
-        managed or committed option whose size the search chose, a second contract (a step down,
-        else a step up) kept only where the whole plan, every cost line, costs less than one
-        contract (`total_usd`): two contracts side by side each pay storage and a platform team
-        minimum, which `contract_usd`'s test leaves out."""
+        managed or committed option whose size the search chose, the cheapest whole plan
+        (`total_usd`) of that size and the `larger_sizes` that serve as much, each with a second
+        contract (a step down, else a step up) where that costs less than one (`contracts`): two
+        contracts side by side each pay storage and a platform team minimum, which
+        `contract_usd`'s test leaves out."""
         per_use = spec(option).billing is Billing.PER_USE
         split = None
         if spec(option).composed_of:
             size, rule, ready, cap, r, split = self.cheapest_hybrid(option)
         else:
             size, rule, ready, cap, r = (self.per_use if per_use else self.fixed)(option)
-        one = self._plan(option, size, rule, ready, cap, r, split)
-        if per_use or split or self.scenario.cluster.gpus is not None:
-            return one
+        if split or spec(option).billing not in CONTRACTS or self.scenario.cluster.gpus is not None:
+            return self._plan(option, size, rule, ready, cap, r, split)
+        best, cost = self.contracts(option, size, rule, ready, cap, r)
+        if not best.completes or not self.backlogged(r, ready):
+            return best
+        for bigger in self.larger_sizes(size):  # finishing sooner can end a commitment sooner
+            ready2, cap2, r2 = self.fixed_at(option, bigger)
+            if self.unmet(r2) > self.unmet(r) + self.tol:
+                continue
+            why = (
+                f"{bigger:,} GPUs, of the sizes tried from the smallest that leaves no more work "
+                f"queued or past the term than the unconstrained demand ({size:,}) up to "
+                f"{LARGER_SIZE_FACTORS[-1]:g}× it, the one whose whole plan costs least (more GPUs "
+                "finish the work sooner, and a contract ends sooner)"
+            )
+            plan, total = self.contracts(option, bigger, why, ready2, cap2, r2)
+            if total < cost * (1 - STEP_MIN_SAVING):
+                best, cost = plan, total
+        return best
+
+    def backlogged(self, r: CapacityResult, ready: float) -> bool:
+        """Whether work waits for capacity after the ready month (the GPU-hours served by some
+        month's end fall short of those demanded by then by more than the tolerance): only then
+        can more GPUs finish it sooner."""
+        month = int(ready // DAYS_PER_MONTH) + 1
+        lag = np.cumsum(r.demand_gpu_hours) - np.cumsum(r.served_gpu_hours_by_month)
+        return bool(len(lag[month:]) and lag[month:].max() > self.tol)
+
+    def larger_sizes(self, size: int) -> list[int]:
+        """Sizes above `size` a contract's search also prices whole: one and two nodes more, and
+        LARGER_SIZE_FACTORS × it, in whole nodes, up to MAX_GPUS."""
+        node = self.node
+        out = {size + node, size + 2 * node}
+        out |= {math.ceil(size * f / node - 1e-9) * node for f in LARGER_SIZE_FACTORS}
+        return sorted(g for g in out if size < g <= MAX_GPUS)
+
+    def contracts(self, option, size, rule, ready, cap, r) -> tuple[OptionPlan, float]:
+        """(plan, its whole cost) of `size` GPUs of a fixed-size option: one contract, or where a
+        second (a step down, else a step up) makes the whole plan cost less, two."""
+        one = self._plan(option, size, rule, ready, cap, r, None)
+        cost = self.total_usd(one)
         if stepped := self.step_down(option, size, ready, r):
             step, cap, r = stepped
             rule = (
@@ -827,9 +874,10 @@ class _Planner:
                 "price tier and minimum term, ordered its provisioning time ahead)"
             )
         else:
-            return one
-        two = self._plan(option, size, rule, ready, cap, r, split, step)
-        return two if self.total_usd(two) < self.total_usd(one) * (1 - STEP_MIN_SAVING) else one
+            return one, cost
+        two = self._plan(option, size, rule, ready, cap, r, None, step)
+        total = self.total_usd(two)
+        return (two, total) if total < cost * (1 - STEP_MIN_SAVING) else (one, cost)
 
     def total_usd(self, plan: OptionPlan) -> float:
         """The plan's nominal cost over the term at the catalogue's base figures, every line, by

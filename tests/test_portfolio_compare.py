@@ -705,3 +705,41 @@ def test_a_contract_starts_with_the_work_not_on_its_ready_day(fixture_catalogue)
     rent = c.option("rent")
     assert rent.capacity_size_gpus == 64
     assert rent.breakdown_usd["rent"] == pytest.approx(64 * rate * 12 * DAYS_PER_MONTH * 24)
+
+
+def test_a_contract_is_sized_for_the_cheapest_whole_plan_not_the_fewest_gpus(fixture_catalogue):
+    """A team of 256 GPUs at 50 % for 9 months: the smallest size that does the work by the
+    term's end drains it for two years on a commitment held as long; a few more GPUs finish it
+    sooner and the contract ends sooner. The larger sizes are priced whole and the cheapest kept."""
+    data = {
+        "version": 2,
+        "term": {"months": 36},
+        "options": {"compare": ["cloud:committed_1y", "rent"]},
+        "workloads": [
+            {"kind": "steady", "name": "w0", "gpus": 256, "utilisation_pct": 50,
+             "start_month": 1, "duration_months": 9}
+        ],
+    }  # fmt: skip
+    sc = Scenario.model_validate(data)
+    planner = cp._Planner(sc, fixture_catalogue)
+    for option in ("cloud:committed_1y", "rent"):
+        smallest, rule, ready, cap, r = planner.fixed(option)
+        assert planner.backlogged(r, ready)  # the work waits for capacity: more GPUs can help
+        _, smallest_cost = planner.contracts(option, smallest, rule, ready, cap, r)
+        plan = planner.plan(option)
+        assert plan.size_gpus in planner.larger_sizes(smallest)
+        assert planner.total_usd(plan) < smallest_cost * (1 - cp.STEP_MIN_SAVING)
+        assert plan.rule.startswith(
+            f"{plan.size_gpus:,} GPUs, of the sizes tried from the smallest"
+        )
+        assert f"({smallest:,}) up to 2× it" in plan.rule
+        for bigger in planner.larger_sizes(smallest):  # the one kept is the cheapest served
+            ready2, cap2, r2 = planner.fixed_at(option, bigger)
+            if planner.unmet(r2) <= planner.unmet(r) + planner.tol:
+                _, cost = planner.contracts(option, bigger, rule, ready2, cap2, r2)
+                assert planner.total_usd(plan) <= cost * (1 + 1e-12)
+    fixed = compare(
+        Scenario.model_validate({**data, "cluster": {"gpus": smallest}}), fixture_catalogue
+    )
+    chosen = compare(sc, fixture_catalogue)
+    assert chosen.option("rent").total_usd < fixed.option("rent").total_usd
