@@ -15,7 +15,9 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
   cluster for its commitment (pricing/cashflows.py `rental_end` from the end of the last served
   work), a committed cloud block for whole blocks. A contract (rented, managed, committed cloud)
   starts no earlier than the first month with work (`_Planner.ready`: signed its provisioning
-  time ahead of it, its timeline shown from then); owned hardware is ordered on day 0. Where work
+  time ahead of it, its timeline shown from then), and so is owned hardware bought as one cluster
+  (`waits_for_work`: ordered its build timeline ahead, its resale priced at its own age; with
+  expansion phases or refreshes, which are timed by month and age, it is ordered on day 0). Where work
   waits for a contract's capacity after its ready month (`backlogged`), the sizes a node or two
   above it and LARGER_SIZE_FACTORS × it that serve as much are priced whole too, and the cheapest
   whole plan is kept: more GPUs finish the work sooner, and a commitment can end sooner.
@@ -241,6 +243,8 @@ class OptionPlan:
     retire_day: float | None = None
     #: a rented, managed or committed option's second contract (None: one contract)
     second: SecondContract | None = None
+    #: the day its provisioning starts: 0, or later for work that starts later (`_Planner.ready`)
+    order_day: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -361,14 +365,29 @@ class _Planner:
         if (option, gpus) in self._ready:
             return self._ready[option, gpus]
         day = float(tl.ready_day(option, **self._site(gpus)))
-        if spec(option).billing in CONTRACTS:
+        if self.waits_for_work(option):
             day = max(day, self.first_work_day)
         self._ready[option, gpus] = day
         return day
 
+    def waits_for_work(self, option: str) -> bool:
+        """Whether the option is provisioned for the first month with work rather than from day
+        0: a contract, and owned hardware bought as one cluster (no expansion phases or refreshes,
+        which are ordered by month and age; not a hybrid's base, whose burst serves the start)."""
+        opt = spec(option)
+        if opt.billing in CONTRACTS:
+            return True
+        o = self.scenario.options
+        return (
+            opt.billing is Billing.OWNED
+            and not opt.composed_of
+            and not o.build_expansions
+            and o.build_refresh_after_months is None
+        )
+
     def order_day(self, option: str, gpus: int) -> float:
-        """The day the option's provisioning starts: 0, or a contract's its timeline ahead of
-        its ready day (`ready`)."""
+        """The day the option's provisioning starts: 0, or its timeline ahead of a ready day set
+        by later work (`ready`)."""
         return self.ready(option, gpus) - float(tl.ready_day(option, **self._site(gpus)))
 
     def _site(self, gpus: int) -> dict:
@@ -894,6 +913,10 @@ class _Planner:
         refreshes."""
         finished = {w.name: w.runs_finished for w in r.workloads}
         inp = self.inputs(size)
+        order = self.order_day(option, size) if split is None and step is None else 0.0
+        if order > 0 and spec(option).billing is Billing.OWNED:  # bought for later work
+            age = min(max(inp.term_days - ready, 0.0) / DAYS_PER_YEAR, 6.0)
+            inp = _with_resale_age(inp, age, self.cat, f"ordered for the work, on {on_day(order)}")
         note = inp.unavailable.get(option, "")
         if split is not None:
             burst = split.burst_inputs
@@ -940,6 +963,7 @@ class _Planner:
             refreshes=refreshes,
             retire_day=retire,
             second=step,
+            order_day=order,
         )
 
 
@@ -1044,8 +1068,9 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     if plan.second is not None:
         return _stepped_context(inp, P, opt, plan, served)
     if plan.split is None:
-        return _context(inp, P, opt, plan.inputs, plan, served, plan.size_gpus, plan.ready_day,
-                        plan.capacity_gpus, plan.weighted_runs)  # fmt: skip
+        ctx = _context(inp, P, opt, plan.inputs, plan, served, plan.size_gpus, plan.ready_day,
+                       plan.capacity_gpus, plan.weighted_runs)  # fmt: skip
+        return dataclasses.replace(ctx, order_day=plan.order_day) if plan.order_day else ctx
     sp = plan.split
     base_spec = spec(sp.base_option)
     base = _context(inp, P, base_spec, sp.base_inputs, plan, sp.base_served_gpu_hours,

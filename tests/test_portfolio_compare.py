@@ -743,3 +743,37 @@ def test_a_contract_is_sized_for_the_cheapest_whole_plan_not_the_fewest_gpus(fix
     )
     chosen = compare(sc, fixture_catalogue)
     assert chosen.option("rent").total_usd < fixed.option("rent").total_usd
+
+
+def test_owned_hardware_is_ordered_for_the_work_unless_phases_or_refreshes_time_it(
+    fixture_catalogue,
+):
+    """The same late team: Build bought its cluster on day 0 and paid two idle years of power,
+    space, staff and support, and sold younger-priced hardware at the end. One cluster is now
+    ordered its build timeline ahead of the first month with work; with expansion phases (ordered
+    by month) it is still ordered on day 0."""
+    data = {
+        "version": 2,
+        "term": {"months": 36},
+        "options": {"compare": ["build", "managed:owned"]},
+        "workloads": [
+            {"kind": "steady", "name": "late", "gpus": 64, "utilisation_pct": 100,
+             "start_month": 24, "duration_months": 12}
+        ],
+    }  # fmt: skip
+    sc = Scenario.model_validate(data)
+    c = compare(sc, fixture_catalogue)
+    base, portfolio = cp.plan_portfolio(sc, fixture_catalogue)
+    start = 24 * DAYS_PER_MONTH
+    for option in ("build", "managed:owned"):
+        o, plan = c.option(option), portfolio.plans[option]
+        assert o.ready_day == pytest.approx(start) and plan.order_day > 0, option
+        assert o.timeline[0].start_day == pytest.approx(plan.order_day)
+        assert o.timeline[-1].end_day == pytest.approx(o.ready_day)
+        paid = np.flatnonzero(np.array(o.monthly_usd) != 0)
+        assert paid.min() == int(plan.order_day // DAYS_PER_MONTH), (option, paid)  # the deposit
+        assert plan.inputs.resale_age_years == pytest.approx(1.0)  # a year old at the term end
+    phased = json.loads(json.dumps(data))
+    phased["options"]["build_expansions"] = [{"gpus": 8, "month": 30}]
+    p = cp.plan_portfolio(Scenario.model_validate(phased), fixture_catalogue)[1].plans["build"]
+    assert p.order_day == 0 and p.ready_day < 200  # phases are ordered by month: the base at once
