@@ -673,23 +673,35 @@ def test_committed_cloud_pays_storage_and_staff_while_its_work_runs_as_in_versio
     assert compute.max() >= 12  # the block is paid whole
 
 
+def _one_team(
+    compare: list[str],
+    gpus: int,
+    utilisation_pct: float,
+    start_month: int,
+    duration_months: int,
+    **options,
+) -> dict:
+    """A 36-month portfolio of one steady team, comparing `compare` (with `options`)."""
+    return {
+        "version": 2,
+        "term": {"months": 36},
+        "options": {"compare": compare, **options},
+        "workloads": [
+            {"kind": "steady", "name": "team", "gpus": gpus, "utilisation_pct": utilisation_pct,
+             "start_month": start_month, "duration_months": duration_months}
+        ],
+    }  # fmt: skip
+
+
 def test_a_contract_starts_with_the_work_not_on_its_ready_day(fixture_catalogue):
     """A team that starts in month 24 of 36: a rental, a managed cluster and a 1-year commitment
     were signed on their ready day (day 11) and paid 24 idle months, so on demand looked cheapest.
     A contract is now signed its provisioning time ahead of the first month with work; its
     timeline is shown there. Per-use cloud was already billed only when used."""
-    data = {
-        "version": 2,
-        "term": {"months": 36},
-        "options": {
-            "compare": ["rent", "managed", "cloud:committed_1y", "cloud:on_demand"],
-            "rent_commitment": "1y",
-        },
-        "workloads": [
-            {"kind": "steady", "name": "late", "gpus": 64, "utilisation_pct": 100,
-             "start_month": 24, "duration_months": 12}
-        ],
-    }  # fmt: skip
+    data = _one_team(
+        ["rent", "managed", "cloud:committed_1y", "cloud:on_demand"], 64, 100, 24, 12,
+        rent_commitment="1y",
+    )  # fmt: skip
     c = compare(Scenario.model_validate(data), fixture_catalogue)
     start = 24 * DAYS_PER_MONTH
     for option in ("rent", "managed", "cloud:committed_1y"):
@@ -711,15 +723,7 @@ def test_a_contract_is_sized_for_the_cheapest_whole_plan_not_the_fewest_gpus(fix
     """A team of 256 GPUs at 50 % for 9 months: the smallest size that does the work by the
     term's end drains it for two years on a commitment held as long; a few more GPUs finish it
     sooner and the contract ends sooner. The larger sizes are priced whole and the cheapest kept."""
-    data = {
-        "version": 2,
-        "term": {"months": 36},
-        "options": {"compare": ["cloud:committed_1y", "rent"]},
-        "workloads": [
-            {"kind": "steady", "name": "w0", "gpus": 256, "utilisation_pct": 50,
-             "start_month": 1, "duration_months": 9}
-        ],
-    }  # fmt: skip
+    data = _one_team(["cloud:committed_1y", "rent"], 256, 50, 1, 9)
     sc = Scenario.model_validate(data)
     planner = cp._Planner(sc, fixture_catalogue)
     for option in ("cloud:committed_1y", "rent"):
@@ -752,15 +756,7 @@ def test_owned_hardware_is_ordered_for_the_work_unless_phases_or_refreshes_time_
     space, staff and support, and sold younger-priced hardware at the end. One cluster is now
     ordered its build timeline ahead of the first month with work; with expansion phases (ordered
     by month) it is still ordered on day 0."""
-    data = {
-        "version": 2,
-        "term": {"months": 36},
-        "options": {"compare": ["build", "managed:owned"]},
-        "workloads": [
-            {"kind": "steady", "name": "late", "gpus": 64, "utilisation_pct": 100,
-             "start_month": 24, "duration_months": 12}
-        ],
-    }  # fmt: skip
+    data = _one_team(["build", "managed:owned"], 64, 100, 24, 12)
     sc = Scenario.model_validate(data)
     c = compare(sc, fixture_catalogue)
     base, portfolio = cp.plan_portfolio(sc, fixture_catalogue)
