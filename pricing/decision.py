@@ -452,7 +452,8 @@ def tornado(
     if pair is None:
         return None
     a, b = pair
-    keys = relevant_inputs(inp, [a, b])
+    # a figure with no value (a price not offered at any compared size) has nothing to swing
+    keys = [k for k in relevant_inputs(inp, [a, b]) if np.isfinite(inp.value(k))]
     n = 1 + 2 * len(keys)
     mult = {k: np.ones(n) for k in keys}
     for i, k in enumerate(keys):

@@ -406,3 +406,21 @@ def test_a_recommended_plan_that_makes_work_wait_a_month_longer_says_so(fixture_
     data["workloads"][0]["duration_months"] = 3  # a short burst: no long wait, no sentence
     c = compare(Scenario.model_validate(data), fixture_catalogue)
     assert "waits longer" not in c.recommendation.why
+
+
+def test_a_figure_no_compared_option_has_gets_no_tornado_bar(fixture_catalogue):
+    """Hybrid and rent at 24,533 GPUs: no on-demand price exists at any compared size (the burst
+    is above the capacity-block quota), and the tornado kept a bar for it reading nan."""
+    data = {
+        "version": 2,
+        "cluster": {"gpu": "H100-SXM", "gpus": 24533},
+        "term": {"months": 12},
+        "options": {"compare": ["hybrid", "rent"]},
+        "workloads": [{"kind": "steady", "name": "w0", "start_month": 11, "duration_months": 1}],
+    }
+    c = compare(Scenario.model_validate(data), fixture_catalogue)
+    figures = {a.key: a.value for a in c.assumptions}
+    assert figures["cloud_on_demand_usd_per_gpu_hour"] is None  # not offered at this size
+    keys = [b.key for b in c.sensitivity.bars]
+    assert keys and "cloud_on_demand_usd_per_gpu_hour" not in keys
+    assert all(np.isfinite(b.base_value) for b in c.sensitivity.bars)
