@@ -16,8 +16,9 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
   work), a committed cloud block for whole blocks. A contract (rented, managed, committed cloud)
   starts no earlier than the first month with work (`_Planner.ready`: signed its provisioning
   time ahead of it, its timeline shown from then), and so is owned hardware bought as one cluster
-  (`waits_for_work`: ordered its build timeline ahead, its resale priced at its own age; with
-  expansion phases or refreshes, which are timed by month and age, it is ordered on day 0). Where work
+  (`waits_for_work`: ordered its build timeline ahead, its resale priced at its own age), a
+  hybrid's base too; with expansion phases or refreshes, which are timed by month and age, it is
+  ordered on day 0. Where work
   waits for a contract's capacity after its ready month (`backlogged`), the sizes a node or two
   above it and LARGER_SIZE_FACTORS × it that serve as much are priced whole too, and the cheapest
   whole plan is kept: more GPUs finish the work sooner, and a commitment can end sooner.
@@ -168,6 +169,8 @@ class Split:
     base_capacity_gpus: np.ndarray  # (M,) B × the share of each month from its ready day
     base_served_gpu_hours: np.ndarray  # (M,)
     burst_served_gpu_hours: np.ndarray  # (M,)
+    #: the day the base is ordered: 0, or its build timeline ahead of later work (`_Planner.ready`)
+    base_order_day: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -370,20 +373,25 @@ class _Planner:
         self._ready[option, gpus] = day
         return day
 
+    def _bought_for_work(self, option: str, gpus: int, ready: float) -> CostInputs:
+        """The inputs of `gpus` GPUs, with the resale at their own age where they are ordered
+        for later work (`order_day` > 0)."""
+        inp, order = self.inputs(gpus), self.order_day(option, gpus)
+        if order <= 0:
+            return inp
+        age = min(max(inp.term_days - ready, 0.0) / DAYS_PER_YEAR, 6.0)
+        return _with_resale_age(inp, age, self.cat, f"ordered for the work, on {on_day(order)}")
+
     def waits_for_work(self, option: str) -> bool:
         """Whether the option is provisioned for the first month with work rather than from day
-        0: a contract, and owned hardware bought as one cluster (no expansion phases or refreshes,
-        which are ordered by month and age; not a hybrid's base, whose burst serves the start)."""
+        0: a contract, and owned hardware bought as one cluster, a hybrid's base included (no
+        expansion phases or refreshes, which are ordered by month and age)."""
         opt = spec(option)
         if opt.billing in CONTRACTS:
             return True
         o = self.scenario.options
-        return (
-            opt.billing is Billing.OWNED
-            and not opt.composed_of
-            and not o.build_expansions
-            and o.build_refresh_after_months is None
-        )
+        owned = opt.billing is Billing.OWNED or bool(opt.composed_of)
+        return owned and not o.build_expansions and o.build_refresh_after_months is None
 
     def order_day(self, option: str, gpus: int) -> float:
         """The day the option's provisioning starts: 0, or its timeline ahead of a ready day set
@@ -810,9 +818,10 @@ class _Planner:
             burst_option=burst_opt,
             base_gpus=base,
             burst_gpus=burst,
-            base_inputs=self.inputs(base),
+            base_inputs=self._bought_for_work(option, base, base_ready),
             burst_inputs=self.inputs(burst) if burst else None,
             base_ready_day=base_ready,
+            base_order_day=self.order_day(option, base),
             burst_ready_day=burst_ready,
             base_capacity_gpus=base_cap,
             base_served_gpu_hours=base_served,
@@ -915,8 +924,7 @@ class _Planner:
         inp = self.inputs(size)
         order = self.order_day(option, size) if split is None and step is None else 0.0
         if order > 0 and spec(option).billing is Billing.OWNED:  # bought for later work
-            age = min(max(inp.term_days - ready, 0.0) / DAYS_PER_YEAR, 6.0)
-            inp = _with_resale_age(inp, age, self.cat, f"ordered for the work, on {on_day(order)}")
+            inp = self._bought_for_work(option, size, ready)
         note = inp.unavailable.get(option, "")
         if split is not None:
             burst = split.burst_inputs
@@ -1075,6 +1083,8 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     base_spec = spec(sp.base_option)
     base = _context(inp, P, base_spec, sp.base_inputs, plan, sp.base_served_gpu_hours,
                     sp.base_gpus, sp.base_ready_day, sp.base_capacity_gpus, 0.0)  # fmt: skip
+    if sp.base_order_day:  # the base ordered for later work: its milestones from then
+        base = dataclasses.replace(base, order_day=sp.base_order_day)
     parts = [(base_spec, sp.base_inputs, P, base)]
     if sp.burst_inputs is not None:
         burst_spec = spec(sp.burst_option)

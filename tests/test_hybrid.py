@@ -222,3 +222,28 @@ def test_the_base_is_the_candidate_whose_whole_plan_costs_least(fixture_catalogu
     assert f"; dearer: {dearer})" in plan.rule
     c = compare(s, fixture_catalogue, decision=False)
     assert c.option("hybrid").total_usd == pytest.approx(min(cost.values()), rel=1e-9)
+
+
+def test_the_base_is_ordered_for_the_work_when_all_of_it_comes_late(fixture_catalogue):
+    """A team in months 30-32 of 36: every base candidate is one node, and it was bought on day 0
+    and held idle for two and a half years. It is now ordered its build timeline ahead of the
+    first month with work, its milestones (deposit, space, staff) from then, its resale priced
+    at its own age; the burst is unchanged."""
+    data = {
+        "version": 2,
+        "term": {"months": 36},
+        "options": {"compare": ["hybrid", "rent"]},
+        "workloads": [
+            {"kind": "steady", "name": "t", "gpus": 64, "utilisation_pct": 100,
+             "start_month": 30, "duration_months": 3}
+        ],
+    }  # fmt: skip
+    s = Scenario.model_validate(data)
+    sp = cp.plan_portfolio(s, fixture_catalogue)[1].plans["hybrid"].split
+    assert sp.base_order_day > 0
+    assert sp.base_ready_day == pytest.approx(30 * DAYS_PER_MONTH)
+    assert sp.base_inputs.resale_age_years == pytest.approx(0.5)
+    h = compare(s, fixture_catalogue).option("hybrid")
+    paid = np.flatnonzero(np.array(h.monthly_usd) != 0)
+    assert paid.min() == int(sp.base_order_day // DAYS_PER_MONTH)  # nothing before the order
+    assert h.timeline[0].start_day == pytest.approx(sp.base_order_day)
