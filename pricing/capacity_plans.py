@@ -169,8 +169,6 @@ class Split:
     base_capacity_gpus: np.ndarray  # (M,) B × the share of each month from its ready day
     base_served_gpu_hours: np.ndarray  # (M,)
     burst_served_gpu_hours: np.ndarray  # (M,)
-    #: the day the base is ordered: 0, or its build timeline ahead of later work (`_Planner.ready`)
-    base_order_day: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -246,7 +244,8 @@ class OptionPlan:
     retire_day: float | None = None
     #: a rented, managed or committed option's second contract (None: one contract)
     second: SecondContract | None = None
-    #: the day its provisioning starts: 0, or later for work that starts later (`_Planner.ready`)
+    #: the day its provisioning (a hybrid's: its base's) starts: 0, or later for work that starts
+    #: later (`_Planner.ready`); its timeline is shown from then
     order_day: float = 0.0
 
 
@@ -536,13 +535,9 @@ class _Planner:
 
     def fixed(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
         """(size, rule, ready day, capacity, result) of a fixed-size option."""
-
-        def run(gpus: int):
-            return self.fixed_at(option, gpus)
-
         given = self.scenario.cluster.gpus
         if given is not None:
-            return given, f"{given:,} GPUs (cluster.gpus)", *run(given)
+            return given, f"{given:,} GPUs (cluster.gpus)", *self.fixed_at(option, given)
         node = self.node
         runs = self.demand.runs
         lo = max([*runs.gpus, 1])
@@ -579,7 +574,7 @@ class _Planner:
                 "no size serves the demand in time (it is ready too late); the smallest that "
                 "serves as much as the largest searched"
             )
-        return hi, rule, *run(hi)
+        return hi, rule, *self.fixed_at(option, hi)
 
     def fixed_at(self, option: str, gpus: int) -> tuple[float, np.ndarray, CapacityResult]:
         """(ready day, capacity, result) of `gpus` GPUs of a fixed-size option."""
@@ -821,7 +816,6 @@ class _Planner:
             base_inputs=self._bought_for_work(option, base, base_ready),
             burst_inputs=self.inputs(burst) if burst else None,
             base_ready_day=base_ready,
-            base_order_day=self.order_day(option, base),
             burst_ready_day=burst_ready,
             base_capacity_gpus=base_cap,
             base_served_gpu_hours=base_served,
@@ -922,8 +916,7 @@ class _Planner:
         refreshes."""
         finished = {w.name: w.runs_finished for w in r.workloads}
         inp = self.inputs(size)
-        order = self.order_day(option, size) if split is None and step is None else 0.0
-        if order > 0 and spec(option).billing is Billing.OWNED:  # bought for later work
+        if spec(option).billing is Billing.OWNED:  # its resale at its own age if bought later
             inp = self._bought_for_work(option, size, ready)
         note = inp.unavailable.get(option, "")
         if split is not None:
@@ -971,7 +964,7 @@ class _Planner:
             refreshes=refreshes,
             retire_day=retire,
             second=step,
-            order_day=order,
+            order_day=self.order_day(option, size),
         )
 
 
@@ -1083,8 +1076,8 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     base_spec = spec(sp.base_option)
     base = _context(inp, P, base_spec, sp.base_inputs, plan, sp.base_served_gpu_hours,
                     sp.base_gpus, sp.base_ready_day, sp.base_capacity_gpus, 0.0)  # fmt: skip
-    if sp.base_order_day:  # the base ordered for later work: its milestones from then
-        base = dataclasses.replace(base, order_day=sp.base_order_day)
+    if plan.order_day:  # the base ordered for later work: its milestones from then
+        base = dataclasses.replace(base, order_day=plan.order_day)
     parts = [(base_spec, sp.base_inputs, P, base)]
     if sp.burst_inputs is not None:
         burst_spec = spec(sp.burst_option)

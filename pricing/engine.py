@@ -176,8 +176,8 @@ def _money_and_timeline(
 ) -> dict:
     """The OptionResult fields a single run and a portfolio compute alike: the option's totals and
     NPV (before and after tax), its monthly cash flows by category, the residual value, the cost per
-    delivered GPU-hour and the provisioning phases of its `site`, from `order_day` (a contract
-    signed its provisioning time ahead of later work)."""
+    delivered GPU-hour and the provisioning phases of its `site`, from `order_day` (provisioning
+    started its timeline ahead of later work)."""
     months = inp.months
     nominal, npv = totals(flows, P, months)
     nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P)
@@ -304,8 +304,9 @@ def _portfolio_result(
     what it serves and delays, and the chargeback by team (the rule on OptionResult)."""
     plan: cp.OptionPlan = inp.portfolio.plans[option]
     own, r = plan.inputs, plan.result
-    order = max(plan.ready_day - tl.ready_day(option, **own.site), 0.0)  # a contract for later work
-    common = _money_and_timeline(inp, option, flows, ctx, P, r.served_gpu_hours, own.site, order)
+    common = _money_and_timeline(
+        inp, option, flows, ctx, P, r.served_gpu_hours, own.site, plan.order_day
+    )
     total = common["total_usd"]
     served = np.array(r.served_gpu_hours_by_month)
     # what is paid for: the simulated capacity, cut where a rental is given back

@@ -239,11 +239,12 @@ def test_the_base_is_ordered_for_the_work_when_all_of_it_comes_late(fixture_cata
         ],
     }  # fmt: skip
     s = Scenario.model_validate(data)
-    sp = cp.plan_portfolio(s, fixture_catalogue)[1].plans["hybrid"].split
-    assert sp.base_order_day > 0
+    plan = cp.plan_portfolio(s, fixture_catalogue)[1].plans["hybrid"]
+    sp = plan.split
+    assert plan.order_day > 0
     assert sp.base_ready_day == pytest.approx(30 * DAYS_PER_MONTH)
     assert sp.base_inputs.resale_age_years == pytest.approx(0.5)
     h = compare(s, fixture_catalogue).option("hybrid")
     paid = np.flatnonzero(np.array(h.monthly_usd) != 0)
-    assert paid.min() == int(sp.base_order_day // DAYS_PER_MONTH)  # nothing before the order
-    assert h.timeline[0].start_day == pytest.approx(sp.base_order_day)
+    assert paid.min() == int(plan.order_day // DAYS_PER_MONTH)  # nothing before the order
+    assert h.timeline[0].start_day == pytest.approx(plan.order_day)
