@@ -231,15 +231,22 @@ def prepare(demand: Demand) -> Prepared:
 
 def _earliest_list(free: list[float], threshold: float, t: int, n: int, end: int) -> int | None:
     """`_earliest` on a list: the first slot ≥ t whose window free[t : t + n] (cut at `end`) is
-    ≥ threshold in every slot; a slot below it moves the next try past it (one pass)."""
-    j = t
+    ≥ threshold in every slot. It advances by events, not slots: a window whose minimum (one
+    C-level `min`) falls short moves the next try past its last slot below the threshold, found
+    by halving the window's tail (log n minimums), so the Python steps grow with the windows
+    tried, not with the slots passed."""
     while t < end:
         stop = t + n if t + n < end else end
-        while j < stop and free[j] >= threshold:
-            j += 1
-        if j >= stop:
+        if min(free[t:stop]) >= threshold:
             return t
-        t = j = j + 1
+        lo, hi = t, stop - 1  # the last slot below: in [lo, hi]; free[hi + 1 : stop] all fit
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if min(free[mid : hi + 1]) < threshold:
+                lo = mid
+            else:
+                hi = mid - 1
+        t = lo + 1
     return None
 
 
@@ -290,7 +297,7 @@ def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
     """Strict FIFO, one run at a time on Python floats (the same float operations as numpy's, so
     the same starts): each run starts at the first slot, no earlier than its release nor than the
     run before it, where its GPUs are free for its whole length. A run whose GPUs are never free
-    from its release (`_earliest` on `avail`) is passed over; any other that cannot start blocks
+    from its release (`_last_fits` on `avail`) is passed over; any other that cannot start blocks
     the queue, and nothing behind it starts in the term."""
     free = avail.tolist()
     starts = [-1] * len(p.wl)
@@ -298,6 +305,7 @@ def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
     # run sizes (threshold, slots) a search found no start for: free GPUs only fall and the
     # queue's start slot only rises, so no later search for that size finds one either
     no_start: set[tuple[float, int]] = set()
+    last: dict[tuple[float, int], int] = {}  # `_last_fits` of the sizes that found no start
     for k, g, thr, n, r in p.loop:
         t = r if r > prev_start else prev_start
         if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
@@ -310,7 +318,9 @@ def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
         elif min(free[t : t + n if t + n < slots else slots]) < thr:
             t = _search(no_start, free, thr, t, n, slots)
         if t is None:
-            if _earliest(avail, g, r, n) is not None:
+            if (g, n) not in last:
+                last.update(_last_fits(avail, [(g, n)]))
+            if r <= last[(g, n)]:
                 break  # strict FIFO: it blocks the queue, nothing behind it starts in the term
             continue  # it never fits: passed over
         if n == 1:
@@ -333,14 +343,33 @@ def _search(no_start: set, free: list[float], thr: float, t: int, n: int, slots:
     return start
 
 
+def _last_fits(avail: np.ndarray, sizes) -> dict[tuple[float, int], int]:
+    """For each run size (GPUs, slots): the last slot t where avail[t : t + n] (cut at the term
+    end) holds its GPUs in every slot, −1 where none does. A run of that size released at r can
+    ever start (with no other gang runs) iff r ≤ that slot: one vectorised pass per distinct size
+    (`next_short[t]`, the first slot ≥ t short of the GPUs), not one per run."""
+    end = len(avail)
+    t = np.arange(end)
+    out: dict[tuple[float, int], int] = {}
+    for g, n in sizes:
+        if (g, n) in out:
+            continue
+        short = np.where(avail >= g - _EPS, end, t)
+        next_short = np.minimum.accumulate(short[::-1])[::-1]
+        found = np.flatnonzero(next_short >= np.minimum(t + n, end))
+        out[(g, n)] = int(found[-1]) if len(found) else -1
+    return out
+
+
 def _never_fits(p: Prepared, avail: np.ndarray, start: np.ndarray) -> dict[int, str]:
     """Why each run not started can never be served (in FIFO order): its GPU count is never free
     of flat work from its release to the term end, even with no other gang runs."""
     reason: dict[int, str] = {}
-    waiting = np.flatnonzero(start < 0)
-    for i in np.sort(p.rank[waiting]).tolist():
+    waiting = np.sort(p.rank[np.flatnonzero(start < 0)]).tolist()
+    last = _last_fits(avail, ((p.loop[i][1], p.loop[i][3]) for i in waiting))
+    for i in waiting:
         k, g, _, n, r = p.loop[i]
-        if _earliest(avail, g, r, n) is None:
+        if r > last[(g, n)]:
             most = float(avail[r:].max())
             reason[k] = (
                 f"needs {g:,.0f} GPUs at once for {p.days[k]:.1f} days; at most {most:,.0f}"
@@ -535,17 +564,20 @@ def simulate(
     }
     n_started = np.concatenate([[0], np.cumsum(started)])
     n_finished = np.concatenate([[0], np.cumsum(status == "finished")])
+    first_reason: dict[int, str] = {}  # each workload's first run that never fits, its reason
+    for k in sorted(reason, reverse=True):
+        first_reason[int(wl[k])] = reason[k]
     for i, w in enumerate(demand.workloads):
         sl = slice(bounds[i], bounds[i + 1])
         if w.gang and sl.stop > sl.start:
             delay_max[i] = float(delay[sl].max())
             delay_mean[i] = float(delay[sl].mean())
-        never = next((reason[k] for k in sorted(reason) if sl.start <= k < sl.stop), None)
-        # the simulation's own columns, already of the fields' types: no validation pass over
-        # thousands of runs
+        never = first_reason.get(i)
+        # the simulation's own columns and figures, already of the fields' types: no validation
+        # pass over thousands of runs and hundreds of workloads, simulated dozens of times
         table = RunTable.model_construct(**{name: column[sl] for name, column in columns.items()})
         workloads.append(
-            WorkloadOutcome(
+            WorkloadOutcome.model_construct(
                 name=w.name,
                 team=w.team,
                 kind=w.kind,
@@ -556,7 +588,7 @@ def simulate(
                 served_gpu_hours_by_month=served_by_month[i].tolist(),
                 delay_days_max=delay_max[i],
                 delay_days_mean=delay_mean[i],
-                runs=sl.stop - sl.start,
+                runs=int(sl.stop - sl.start),
                 runs_started=int(n_started[sl.stop] - n_started[sl.start]),
                 runs_finished=int(n_finished[sl.stop] - n_finished[sl.start]),
                 never_served=never,

@@ -32,7 +32,10 @@ from pydantic import ConfigDict, ValidationError
 from models.errors import InputError
 from models.finetune import FinetuneInputs, plan_finetune
 from models.portfolio import (
+    DEMAND_FIELD,
     GANG_RATE_FIELD,
+    MAX_DEMAND_TERM_MULTIPLE,
+    MAX_GPUS,
     Finetune,
     Pretrain,
     Serve,
@@ -304,6 +307,28 @@ def check_term(months: int) -> int:
     return months
 
 
+def check_gpu_months(
+    workloads: Sequence[WorkloadBase], demanded: Sequence[float], months: int, field: str
+) -> None:
+    """A portfolio asks for at most MAX_DEMAND_TERM_MULTIPLE × what MAX_GPUS GPUs deliver over the
+    term (GPU-hours / HOURS_PER_MONTH = GPU-months), checked before any capacity is priced. Too
+    much raises InputError naming the field of the workload that asks for the most."""
+    total = float(sum(demanded))
+    cap = MAX_DEMAND_TERM_MULTIPLE * MAX_GPUS * months
+    if total / HOURS_PER_MONTH <= cap:
+        return
+    i = max(range(len(demanded)), key=lambda j: demanded[j])
+    name = DEMAND_FIELD[workloads[i].kind]
+    raise InputError(
+        f"{field}[{i}].{name}",
+        f"{field}[{i}].{name}: the portfolio asks for {total / HOURS_PER_MONTH:,.0f} GPU-months"
+        f" over its {months}-month term; allowed: at most {cap:,} ({MAX_DEMAND_TERM_MULTIPLE}×"
+        f" what {MAX_GPUS:,} GPUs, the largest cluster the planner sizes, deliver in it)."
+        f" {workloads[i].name} asks for the most ({demanded[i] / HOURS_PER_MONTH:,.0f}):"
+        f" lower its {name}, its size or its duration",
+    )
+
+
 def derive_demand(
     workloads: Sequence[WorkloadBase],
     gpu: str,
@@ -411,6 +436,7 @@ def demand_of(
                 busy_gpus_by_month=busy.tolist(),
             )
         )
+    check_gpu_months(workloads, [w.demanded_gpu_hours for w in out], months, field)
     gang_peak = np.cumsum(gang_diff, axis=1)[:, :slots].reshape(n_groups, months, -1).max(axis=2)
     peak = gang_peak + flat_held
 
@@ -444,6 +470,7 @@ __all__ = [
     "Sizing",
     "TrainingSettings",
     "WorkloadDemand",
+    "check_gpu_months",
     "demand_of",
     "derive_demand",
     "size_workload",

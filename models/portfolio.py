@@ -32,6 +32,22 @@ from models.shapes import load_presets
 
 #: the furthest month a workload may reach (start + duration): ten years
 MAX_MONTHS = 120
+#: the most pre-training runs and fine-tuning jobs a portfolio may release in its term: each is
+#: queued one by one (models/capacity.py), so this bounds the work one scenario can ask for
+#: (bench/bench_heaviest.py prices the heaviest accepted scenario)
+MAX_GANG_RUNS = 5_000
+#: the most GPU-months a portfolio may ask for, as a multiple of what the largest cluster the
+#: planner sizes (MAX_GPUS) delivers over the term: work past it can only wait, and a demand
+#: thousands of times any cluster (a link's 50 teams × 65,536 GPUs × 30 runs a month) is a typo
+#: or an attack, not a plan (models/demand.py check_gpu_months)
+MAX_DEMAND_TERM_MULTIPLE = 2
+#: the field that scales each kind's demand, named when a portfolio asks for too much
+DEMAND_FIELD = {
+    "pretrain": "runs_per_month",
+    "finetune": "jobs_per_month",
+    "serve": "rps",
+    "steady": "gpus",
+}
 #: the largest cluster the planner sizes (models/scenario.py MAX_GPUS: a three-tier fat tree)
 MAX_GPUS = 65_536
 
@@ -151,6 +167,40 @@ def release_months(w: WorkloadBase) -> list[float]:
     return [w.start_month + k / rate for k in range(count)]
 
 
+def runs_in_term(w: WorkloadBase, months: int) -> int:
+    """How many of `release_months(w)` fall inside a `months`-month term (start + k / rate <
+    months), counted without listing them: the same float comparison at the two ends."""
+    if w.kind not in GANG_RATE_FIELD:
+        return 0
+    rate = getattr(w, GANG_RATE_FIELD[w.kind])
+    count = math.ceil(w.duration_months * rate - 1e-9)
+    n = min(count, max(0, math.ceil((months - w.start_month) * rate - 1e-9)))
+    while n > 0 and w.start_month + (n - 1) / rate >= months:
+        n -= 1
+    while n < count and w.start_month + n / rate < months:
+        n += 1
+    return n
+
+
+def check_runs(workloads: list[WorkloadBase], months: int, *, field: str = "workloads") -> None:
+    """The queue's work is bounded: a portfolio releases at most MAX_GANG_RUNS pre-training runs
+    and fine-tuning jobs in its term (models/capacity.py queues each one). Too many raises
+    InputError naming the workload that releases the most, and its rate field."""
+    counts = [runs_in_term(w, months) for w in workloads]
+    total = sum(counts)
+    if total <= MAX_GANG_RUNS:
+        return
+    i = max(range(len(counts)), key=counts.__getitem__)
+    rate = GANG_RATE_FIELD[workloads[i].kind]
+    raise InputError(
+        f"{field}[{i}].{rate}",
+        f"{field}[{i}].{rate}: the portfolio releases {total:,} pre-training runs and fine-tuning"
+        f" jobs in its {months}-month term; the planner queues at most {MAX_GANG_RUNS:,}"
+        f" (allowed: {MAX_GANG_RUNS:,} in all). {workloads[i].name} releases the most"
+        f" ({counts[i]:,}): lower its {rate} or duration_months, or shorten the term",
+    )
+
+
 def _range(model: type[WorkloadBase], name: str) -> str:
     """'allowed: more than 0 and at most 30' from a field's bounds, or ''."""
     info = model.model_fields.get(name)
@@ -201,6 +251,9 @@ def check_gpu(gpu: str) -> str:
 
 
 __all__ = [
+    "DEMAND_FIELD",
+    "MAX_DEMAND_TERM_MULTIPLE",
+    "MAX_GANG_RUNS",
     "WORKLOAD_KINDS",
     "GANG_RATE_FIELD",
     "PortfolioWorkload",
@@ -209,6 +262,8 @@ __all__ = [
     "Serve",
     "Steady",
     "WorkloadBase",
+    "check_runs",
     "parse_workloads",
     "release_months",
+    "runs_in_term",
 ]

@@ -24,7 +24,7 @@ from models.errors import InputError
 from models.hardware import load_gpus
 from models.job import AttentionKernel
 from models.options import DEFAULT_COMPARE, OPTION_IDS, OptionId
-from models.portfolio import PortfolioWorkload, parse_workloads
+from models.portfolio import PortfolioWorkload, check_runs, parse_workloads
 from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
 from models.units import BYTES_PER_PARAM
 
@@ -441,6 +441,7 @@ class Scenario(BaseModel):
                 )
         if not self.workloads:
             raise InputError("workloads", "a version 2 scenario needs at least one workload")
+        check_runs(self.workloads, self.term.months)
         if self.execution.fp8_params:
             for i, w in enumerate(self.workloads):
                 if w.kind in FP8_PARAMS_KINDS and w.precision != "fp8":

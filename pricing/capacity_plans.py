@@ -337,6 +337,8 @@ class _Planner:
         self._slots: dict[tuple[float, float | None], np.ndarray] = {}
         self._generations: dict[tuple[str, int], tuple] = {}
         self._tranches: dict[str, tuple[Tranche, ...]] = {}
+        #: the size the last fixed-size search found: the next one starts there (`bracket`)
+        self._size_hint = 0
         self.prepared = prepare(self.demand)  # the demand's arrays, shared by every simulation
         d = self.demand
         self.tol = TOLERANCE * max(d.demanded_gpu_hours, 1.0)
@@ -554,7 +556,10 @@ class _Planner:
                 break
             hi, best = bigger, u
         target = max(self.baseline, best) + self.tol
-        if self.probe(option, lo) <= target:
+        hint = self._size_hint
+        if lo < hint < hi:  # another option's size: its neighbourhood first
+            lo, hi = self.bracket(option, target, lo, hint, hi)
+        elif self.probe(option, lo) <= target:
             hi = lo
         while hi - lo > node:  # invariant: hi meets the target, lo does not
             mid = (lo + hi) // 2 // node * node
@@ -562,6 +567,7 @@ class _Planner:
                 hi = mid
             else:
                 lo = mid
+        self._size_hint = hi
         if best <= self.baseline + self.tol:
             rule = (
                 f"smallest size in whole {node}-GPU nodes that leaves no more work queued or past "
@@ -575,6 +581,29 @@ class _Planner:
                 "serves as much as the largest searched"
             )
         return hi, rule, *self.fixed_at(option, hi)
+
+    def bracket(self, option: str, target: float, lo: int, hint: int, hi: int) -> tuple[int, int]:
+        """(lo, hi) around the smallest size meeting `target`, searched out from `hint` (the size
+        the search found for another option: the options of one demand mostly differ only by
+        their ready day, so it is usually a size or a node away) in steps doubling from one node:
+        hi meets the target, and lo does not or is the search's lower end unprobed (the
+        bisection then probes it). Where unmet work falls as the size grows, the bisection ends
+        on the size it would have found from (lo, hi) alone, in a few probes instead of about
+        log2((hi − lo) / node) from the whole range."""
+        step = self.node
+        if self.probe(option, hint) <= target:  # meets it: search down
+            while hint - step > lo:
+                if self.probe(option, hint - step) > target:
+                    return hint - step, hint
+                hint, step = hint - step, 2 * step
+            if self.probe(option, lo) <= target:
+                return lo, lo
+            return lo, hint
+        while hint + step < hi:  # falls short: search up
+            if self.probe(option, hint + step) <= target:
+                return hint, hint + step
+            hint, step = hint + step, 2 * step
+        return hint, hi
 
     def fixed_at(self, option: str, gpus: int) -> tuple[float, np.ndarray, CapacityResult]:
         """(ready day, capacity, result) of `gpus` GPUs of a fixed-size option."""

@@ -110,12 +110,14 @@ def test_slot_capacity_from_a_ready_day_with_a_gap_conserves_and_serves_nothing_
     assert r.served_gpu_hours + r.queued_gpu_hours + r.beyond_term_gpu_hours == pytest.approx(
         r.demanded_gpu_hours, abs=tol
     )
-    assert all(x is None or x >= ready for x in _starts(r))
+    # a slot counts as held whole from `ready` less the engine's 1e-9 days, and a slot ending on
+    # the ready day holds a share of rounding size (1e-13 GPUs)
+    assert all(x is None or x >= ready - 1e-9 for x in _starts(r))
     held = slots.reshape(demand.months, -1).sum(axis=1) * SLOT_HOURS
     for m in range(r.months):
         assert r.served_gpu_hours_by_month[m] <= held[m] + tol
         if (m + 1) * DAYS_PER_MONTH <= ready:
-            assert r.served_gpu_hours_by_month[m] == 0.0
+            assert r.served_gpu_hours_by_month[m] <= 1e-9
 
 
 def _starts(r):

@@ -592,11 +592,24 @@ def test_demand_past_the_largest_cluster_is_planned_up_to_it_and_the_rest_waits(
 ):
     """Work needing more GPUs at once than the planner sizes (MAX_GPUS) gave a ValueError from the
     fabric sizing on every page; now each plan stops at MAX_GPUS, says so, and the rest waits."""
-    data = {
+    data = {  # a run of 65,536 GPUs beside 8,000 in steady use (within the GPU-months cap)
         "version": 2,
         "workloads": [
-            {"kind": "pretrain", "name": "m", "model": "megatron-1t", "tokens": 1e15, "gpus": 65536}
-        ],
+            {
+                "kind": "pretrain",
+                "name": "m",
+                "model": "megatron-1t",
+                "tokens": 1e13,
+                "gpus": 65536,
+            },
+            {
+                "kind": "steady",
+                "name": "s",
+                "gpus": 8000,
+                "utilisation_pct": 100,
+                "duration_months": 36,
+            },
+        ],  # fmt: skip
         "options": {"compare": list(OPTION_IDS)},
     }
     c = compare(Scenario.model_validate(data), fixture_catalogue)
