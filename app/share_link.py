@@ -6,7 +6,7 @@ before anything else, the decompressed size while inflating, JSON constants and 
 parsing, then the version (older ones are migrated) and the pydantic schema.
 
 Two schema versions are read and written as they are (`VERSIONS`): 1, one training workload, and
-2, a portfolio of `workloads` (at most 50; models/portfolio.py), each written with its `kind` and
+2, a portfolio of `workloads` (at most 200; models/scenario.py MAX_WORKLOADS), each written with its `kind` and
 only the fields that differ from that kind's defaults, so a ten-workload portfolio with every
 field set is about 1,000 characters. A version-1 link is not migrated: it opens, and is written,
 as before, byte for byte. Every problem becomes

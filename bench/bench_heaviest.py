@@ -80,7 +80,7 @@ def serve() -> Scenario:
     """MAX_WORKLOADS services, each growing 3 % a month over the whole term, latency objectives set."""
     items = [
         {"kind": "serve", "name": f"svc{i}", "team": f"t{i % 9}", "model": _MODELS[i % 3],
-         "rps": 1.0 + i, "growth_pct_per_month": 3.0, "duration_months": TERM,
+         "rps": 0.2 + 0.02 * i, "growth_pct_per_month": 3.0, "duration_months": TERM,
          "input_tokens": 500 + 37 * i, "output_tokens": 200 + 11 * i, "tpot_ms": 80.0}
         for i in range(MAX_WORKLOADS)
     ]  # fmt: skip

@@ -36,7 +36,7 @@ import numpy as np
 
 from models.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH, Demand
 from models.errors import InputError
-from models.record import Record
+from models.record import Record, construct
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 
 #: the largest capacity a month may have, GPUs
@@ -187,6 +187,8 @@ class Prepared:
         self.dw = np.repeat(busy, SLOTS_PER_MONTH, axis=1) * SLOT_HOURS  # (flat workloads, slots)
         self.d = self.dw.sum(axis=0)
         self.aw = [np.concatenate([[0.0], np.cumsum(row)]) for row in self.dw]
+        #: the same rows as one (flat workloads, slots + 1) array, for `_interp_rows`
+        self.aw_rows = np.array(self.aw).reshape(len(self.aw), months * SLOTS_PER_MONTH + 1)
         runs = demand.runs
         n_w = len(demand.workloads)
         self.wl = np.array(runs.workload, dtype=int)
@@ -270,7 +272,28 @@ def _flat_months(p: Prepared, flat_served: np.ndarray, slots: int, month_end_slo
     a_ext = np.concatenate([[0.0], np.cumsum(p.d)])
     grid = np.arange(slots + 1, dtype=float)
     tau = np.interp(s_cum[month_end_slots], a_ext, grid)
-    return s_cum, a_ext, grid, tau, [np.interp(tau, grid, aw) for aw in p.aw]
+    return s_cum, a_ext, grid, tau, _interp_rows(tau, p.aw_rows)
+
+
+def _interp_rows(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """`np.interp(x, arange(n), row)` for every row at once, with the same float operations
+    (np.interp's: the value at a grid point where x is one, else slope × (x − x_j) + y_j with
+    slope = (y_{j+1} − y_j) / (x_{j+1} − x_j); the ends held), so the same numbers: one pass
+    instead of one call per flat workload."""
+    n = rows.shape[1]
+    grid = np.arange(n, dtype=float)
+    xs = np.clip(x, 0.0, n - 1.0)
+    j = np.minimum(np.floor(xs).astype(int), n - 2) if n > 1 else np.zeros(len(x), dtype=int)
+    if n == 1:
+        return np.repeat(rows, len(x), axis=1)
+    y0, y1 = rows[:, j], rows[:, j + 1]
+    slope = (y1 - y0) / (grid[j + 1] - grid[j])
+    out = slope * (xs - grid[j]) + y0
+    at_point = xs == grid[j]
+    out[:, at_point] = y0[:, at_point]
+    at_end = xs >= n - 1
+    out[:, at_end] = rows[:, -1:]
+    return out
 
 
 def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = True):
@@ -513,10 +536,10 @@ def simulate(
             queued_w[i] = aw[-1] - cum[-1]
             mask = dw[j] > 0
             if mask.any():
-                delay_max[i] = float(delay_slots[mask].max() * SLOT_DAYS)
-                delay_mean[i] = float(
-                    np.average(delay_slots[mask], weights=dw[j][mask]) * SLOT_DAYS
-                )
+                waits, weights = delay_slots[mask], dw[j][mask]
+                delay_max[i] = float(waits.max() * SLOT_DAYS)
+                # np.average's own operations, without its checks (one call per workload)
+                delay_mean[i] = float(np.multiply(waits, weights).sum() / weights.sum() * SLOT_DAYS)
 
     # 2. gang runs, strictly FIFO on what flat work leaves
     wl, rel, gpus, days = p.wl, p.rel, p.gpus, p.days
@@ -575,9 +598,10 @@ def simulate(
         never = first_reason.get(i)
         # the simulation's own columns and figures, already of the fields' types: no validation
         # pass over thousands of runs and hundreds of workloads, simulated dozens of times
-        table = RunTable.model_construct(**{name: column[sl] for name, column in columns.items()})
+        table = construct(RunTable, {name: column[sl] for name, column in columns.items()})
         workloads.append(
-            WorkloadOutcome.model_construct(
+            construct(
+                WorkloadOutcome,
                 name=w.name,
                 team=w.team,
                 kind=w.kind,

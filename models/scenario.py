@@ -24,7 +24,7 @@ from models.errors import InputError
 from models.hardware import load_gpus
 from models.job import AttentionKernel
 from models.options import DEFAULT_COMPARE, OPTION_IDS, OptionId
-from models.portfolio import PortfolioWorkload, check_runs, parse_workloads
+from models.portfolio import MAX_MONTHS, PortfolioWorkload, check_runs, parse_workloads
 from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
 from models.units import BYTES_PER_PARAM
 
@@ -32,7 +32,7 @@ SCHEMA_VERSION = 1
 #: version 2: a portfolio of workloads (models/portfolio.py) instead of one workload and its usage
 PORTFOLIO_VERSION = 2
 #: the most workloads a v2 scenario holds
-MAX_WORKLOADS = 50
+MAX_WORKLOADS = 200
 MAX_GPUS = 65_536  # a three-tier fat tree of 64-port switches serves 64³/4 GPUs
 
 
@@ -256,7 +256,9 @@ class Term(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    months: int = Field(default=36, ge=12, le=60, description="term of the comparison, months")
+    months: int = Field(
+        default=36, ge=12, le=MAX_MONTHS, description="term of the comparison, months"
+    )
     discount_rate_pct: float | None = Field(
         default=None,
         ge=0,
@@ -277,8 +279,8 @@ FP8_PARAMS_KINDS = ("pretrain", "finetune")
 #: expansion phases an owned cluster may have (Options.build_expansions)
 MAX_EXPANSIONS = 8
 #: the ages, months, at which an owned cluster may be refreshed (Options.build_refresh_after_months):
-#: from a year to the last age residual_values.csv gives (6 years)
-REFRESH_MONTHS = (12, 72)
+#: from a year to the last age residual_values.csv gives (10 years: the longest term)
+REFRESH_MONTHS = (12, 120)
 
 
 class Expansion(BaseModel):
@@ -289,7 +291,9 @@ class Expansion(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     gpus: int = Field(ge=1, le=MAX_GPUS, description="GPUs the phase adds")
-    month: int = Field(ge=0, le=59, description="month the phase is ordered (0 = the decision)")
+    month: int = Field(
+        ge=0, le=MAX_MONTHS - 1, description="month the phase is ordered (0 = the decision)"
+    )
 
 
 class Options(BaseModel):

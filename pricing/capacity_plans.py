@@ -380,7 +380,7 @@ class _Planner:
         inp, order = self.inputs(gpus), self.order_day(option, gpus)
         if order <= 0:
             return inp
-        age = min(max(inp.term_days - ready, 0.0) / DAYS_PER_YEAR, 6.0)
+        age = min(max(inp.term_days - ready, 0.0) / DAYS_PER_YEAR, self.cat.residual_last_age_years)
         return _with_resale_age(inp, age, self.cat, f"ordered for the work, on {on_day(order)}")
 
     def waits_for_work(self, option: str) -> bool:
@@ -1000,7 +1000,7 @@ class _Planner:
 def _aged(inp: CostInputs, ready_day: float, cat: Catalogue) -> CostInputs:
     """`inp` with its resale at the age of hardware accepted on `ready_day` at term end
     (residual_values.csv, as pricing/inputs.py prices the base), unless the figure is overridden."""
-    age = min(max(inp.term_days - ready_day, 0.0) / DAYS_PER_YEAR, 6.0)
+    age = min(max(inp.term_days - ready_day, 0.0) / DAYS_PER_YEAR, cat.residual_last_age_years)
     return _with_resale_age(inp, age, cat, f"an expansion phase accepted on {on_day(ready_day)}")
 
 

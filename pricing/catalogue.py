@@ -174,10 +174,19 @@ class Catalogue:
     def timeline(self) -> pd.DataFrame:
         return _frame(self.timeline_rows)
 
-    def assumption(self, key: str) -> AssumptionRow:
+    @functools.cached_property
+    def _assumption_by_key(self) -> dict[str, AssumptionRow]:
+        """The assumption rows by key, the first of a key kept (the rows are immutable: built
+        once; the engine looks up thousands of figures per comparison)."""
+        out: dict[str, AssumptionRow] = {}
         for row in self.assumption_rows:
-            if row.key == key:
-                return row
+            out.setdefault(row.key, row)
+        return out
+
+    def assumption(self, key: str) -> AssumptionRow:
+        row = self._assumption_by_key.get(key)
+        if row is not None:
+            return row
         hint = " (expected, but not found in public sources)" if key in EXPECTED_ASSUMPTIONS else ""
         raise MissingFigureError(f"assumption {key!r} is not in the catalogue{hint}")
 
@@ -248,6 +257,12 @@ class Catalogue:
     def lead_time_weeks(self, gpu_id: str) -> tuple[float, float]:
         row = self.lead_time(gpu_id)
         return row.lead_time_weeks_low, row.lead_time_weeks_high
+
+    @property
+    def residual_last_age_years(self) -> float:
+        """The oldest age residual_values.csv gives (ten years: terms reach 120 months); ages past
+        it are priced at it."""
+        return max(float(r.age_years) for r in self.residual_value_rows)
 
     def residual_value_pct(self, age_years: float) -> float:
         """Resale value as % of purchase price, interpolated linearly (100% at age 0)."""

@@ -519,7 +519,7 @@ def build_inputs(
     age_years = max(scenario.term.months * DAYS_PER_MONTH - accepted_day, 0.0) / DAYS_PER_YEAR
     figures["residual_value_pct"] = Figure(
         "residual_value_pct",
-        cat.residual_value_pct(min(age_years, 6.0)),
+        cat.residual_value_pct(min(age_years, cat.residual_last_age_years)),
         "%",
         f"residual_values.csv at {age_years:.1f} years (the hardware's age at term end: "
         f"accepted on {on_day(accepted_day)})",
@@ -583,7 +583,7 @@ def build_inputs(
         switches=plan.fabric.switches,
         transceivers=plan.fabric.transceivers,
         unavailable=unavailable,
-        resale_age_years=min(age_years, 6.0),
+        resale_age_years=min(age_years, cat.residual_last_age_years),
         cooling=cooling,
         racks=racks,
         storage_write_gbyte_per_s=plan.checkpoint.write_bandwidth_gbyte_per_s,

@@ -34,6 +34,7 @@ from models.portfolio import (
     release_months,
     runs_in_term,
 )
+from models.record import construct
 from models.scenario import Scenario
 from models.units import HOURS_PER_MONTH
 from pricing import capacity_plans as cp
@@ -264,3 +265,36 @@ def test_the_hinted_search_equals_the_whole_search_on_random_demands(case, share
     )
     if monotone:
         assert b_hi == whole_hi
+
+
+@settings(max_examples=200, derandomize=True)
+@given(
+    st.lists(st.floats(0, 1e6), min_size=1, max_size=30),
+    st.lists(st.floats(-1, 40), min_size=1, max_size=20),
+    st.integers(1, 4),
+)
+def test_the_rows_interpolated_at_once_are_np_interps_numbers(steps, x, n_rows):
+    """simulate's flat work interpolates every workload's cumulative demand in one pass; each
+    number is the one np.interp gives (byte for byte: the samples' JSON must not move)."""
+    rows = np.cumsum([[v * (k + 1) for v in steps] for k in range(n_rows)], axis=1)
+    xs = np.clip(np.array(x), 0, len(steps) - 1)
+    grid = np.arange(len(steps), dtype=float)
+    expected = np.array([np.interp(xs, grid, row) for row in rows])
+    assert np.array_equal(cap._interp_rows(xs, rows), expected)
+
+
+def test_construct_builds_what_model_construct_builds():
+    values = {
+        "name": "a", "team": "t", "kind": "pretrain", "demanded_gpu_hours": 1.0,
+        "served_gpu_hours": 0.5, "queued_gpu_hours": 0.5, "beyond_term_gpu_hours": 0.0,
+        "served_gpu_hours_by_month": [0.5, 0.0], "delay_days_max": 3.0, "delay_days_mean": 1.5,
+        "runs": 2, "runs_started": 1, "runs_finished": 1, "never_served": None,
+        "runs_table": cap.RunTable(),
+    }  # fmt: skip
+    fast = construct(cap.WorkloadOutcome, values)
+    slow = cap.WorkloadOutcome.model_construct(**values)
+    assert fast == slow
+    assert fast.model_dump_json() == slow.model_dump_json()
+    assert fast.model_fields_set == slow.model_fields_set
+    partial = construct(cap.RunTable, start_day=[1.0])  # not every field: model_construct's
+    assert partial == cap.RunTable.model_construct(start_day=[1.0])
