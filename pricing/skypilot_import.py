@@ -528,15 +528,22 @@ def origin(parsed: Parsed, row: dict[str, str]) -> tuple[Path, int | None, str]:
 
 def merge(current: list[dict[str, str]], rows: list[dict[str, str]]) -> list[dict[str, str]]:
     """The current rows with each imported row in place of the one with its key; new rows go after
-    the last row of their GPU (at the end when the GPU has none). Every other row is kept."""
+    the last row of their GPU (at the end when the GPU has none), in their order. Every other row
+    is kept. One pass over each list, by key: linear in their lengths."""
     new = {key(r): r for r in rows}
     merged = [new.pop(key(r), r) for r in current]
-    for row in rows:
-        if key(row) not in new:
-            continue
-        last = max((i for i, r in enumerate(merged) if r["gpu_id"] == row["gpu_id"]), default=None)
-        merged.insert(len(merged) if last is None else last + 1, new.pop(key(row)))
-    return merged
+    added: dict[str, list[dict[str, str]]] = defaultdict(list)  # GPU -> its new rows, in order
+    for (gpu_id, *_), row in new.items():
+        added[gpu_id].append(row)
+    last = {r["gpu_id"]: i for i, r in enumerate(merged)}
+    out = []
+    for i, r in enumerate(merged):
+        out.append(r)
+        if last[r["gpu_id"]] == i:
+            out.extend(added.pop(r["gpu_id"], ()))
+    for group in added.values():  # GPUs the catalogue has no row of, in order of first appearance
+        out.extend(group)
+    return out
 
 
 def render(header: list[str], rows: list[dict[str, str]]) -> str:

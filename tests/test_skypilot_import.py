@@ -486,3 +486,35 @@ def test_the_caps_are_checked_and_named(capsys, tmp_path, monkeypatch, cap, says
 
 def test_the_default_caps():
     assert guards.MAX_FILE_ROWS == 200_000 and guards.MAX_IMPORT_PRICES == 10_000
+
+
+class CountingRow(dict):
+    """A row that counts every cell read, to tell a linear merge from a quadratic one."""
+
+    reads = 0
+
+    def __getitem__(self, name):
+        CountingRow.reads += 1
+        return super().__getitem__(name)
+
+
+def test_merge_is_linear_and_keeps_the_order():
+    def row(gpu: str, region: str) -> CountingRow:
+        return CountingRow(gpu_id=gpu, provider="P", offer="on_demand", region=region)
+
+    current = [row("A100-40GB", f"c{i}") for i in range(300)] + [row("H100-SXM", "c0")]
+    new = [row("H100-SXM", f"n{i}") for i in range(300)] + [
+        row("B200", "n0"),
+        row("A100-40GB", "c5"),
+    ]
+    new += [row("H100-SXM", "c0"), row("B200", "n1")]
+    CountingRow.reads = 0
+    merged = sky.merge(current, new)
+    assert CountingRow.reads <= 20 * (len(current) + len(new))  # a rescan per new row: ~150,000
+    keys = [sky.key(r) for r in merged]
+    assert keys[:300] == [("A100-40GB", "P", "on_demand", f"c{i}") for i in range(300)]
+    assert merged[5] is new[301]  # replaced in place
+    assert keys[300:302] == [("H100-SXM", "P", "on_demand", r) for r in ("c0", "n0")]
+    assert merged[300] is new[302]
+    assert keys[-2:] == [("B200", "P", "on_demand", "n0"), ("B200", "P", "on_demand", "n1")]
+    assert len(merged) == 301 + 302
