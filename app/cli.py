@@ -325,13 +325,21 @@ def build_parser() -> Parser:
         "catalogue carries the price per GPU-hour (Price / AcceleratorCount, and SpotPrice for "
         "spot), its median over instance types per provider and region, and show what would "
         "change in rental_prices.csv. --write merges them in, after checking that the merged "
-        "catalogue loads.",
+        "catalogue loads. A price per GPU-hour outside 0.01..1000 USD, a provider or region name "
+        "outside letters, digits, spaces and - _ . , ( ), a file over 20 MiB or 200,000 rows, or "
+        "a price moving more than 10x refuses the whole import.",
     )
     imp.add_argument("path", metavar="PATH", help="a vms.csv, or a folder of <cloud>/vms.csv")
     imp.add_argument(
         "--write",
         action="store_true",
         help="write the merged rental_prices.csv (default: only report what would change)",
+    )
+    imp.add_argument(
+        "--allow-large-changes",
+        action="store_true",
+        help="accept a price more than 10x above or below the catalogue's (refused by default, "
+        "as a unit slip or a broken file)",
     )
     imp.add_argument(
         "--as-of",
@@ -873,6 +881,7 @@ def run_catalogue(args: argparse.Namespace) -> int:
         rows = sky.to_rows(parsed, as_of=args.as_of)
         _, current = sky.read_rentals(data_dir)
         changes = sky.diff(rows, current)
+        sky.check_changes(changes, parsed, args.allow_large_changes)
         written = sky.write(rows, data_dir) if args.write else None
     except InputError as exc:
         raise UsageError(f"{prog}: {exc}") from None

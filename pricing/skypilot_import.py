@@ -18,7 +18,9 @@ The steps are pure functions, each usable on its own:
 - `write(rows, data_dir)`: the merged file, loaded with `load_catalogue` from a temporary copy of the
   data folder before it replaces the real one, so a bad merge never leaves a broken catalogue.
 
-Bad input raises `InputError` naming the file, the line and the column.
+Bad input raises `InputError` naming the file, the line and the column, and so does input that
+would poison the catalogue (`pricing/skypilot_guards.py`: prices per GPU-hour out of range, names
+outside a safe alphabet, oversized files, a price moving more than 10x; the whole import is refused).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from pathlib import Path
 
 from models.errors import InputError, data_file_error
 from pricing import catalogue
+from pricing import skypilot_guards as guards
 from pricing.catalogue_rows import GPU_IDS, RentalRow
 
 RENTAL_FILE = "rental_prices.csv"
@@ -126,7 +129,7 @@ FRACTION = "a fraction of a GPU"
 NO_HOST = "GPU price without its host VM in the file"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Instance:
     """One priced row of a vms.csv for a GPU we carry: USD per instance-hour for `gpus` GPUs."""
 
@@ -241,20 +244,21 @@ def _number(path: Path, line: int, column: str, text: str) -> float | None:
 def _records(path: Path) -> Iterable[tuple[int, dict[str, str]]]:
     """(line, {column: stripped text}) for each row; the header is line 1."""
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            header = [name.strip() for name in reader.fieldnames or []]
-            reader.fieldnames = header
-            for name in REQUIRED_COLUMNS:
-                if name not in header:
-                    raise data_file_error(path, 1, name, "column missing from the header")
-            for record in reader:
-                line = reader.line_num
-                if None in record or any(value is None for value in record.values()):
-                    raise data_file_error(
-                        path, line, "(row)", f"expected {len(header)} cells like the header"
-                    )
-                yield line, {name: value.strip() for name, value in record.items()}
+        reader = csv.DictReader(io.StringIO(guards.read_capped(path), newline=""))
+        header = [name.strip() for name in reader.fieldnames or []]
+        reader.fieldnames = header
+        for name in REQUIRED_COLUMNS:
+            if name not in header:
+                raise data_file_error(path, 1, name, "column missing from the header")
+        for count, record in enumerate(reader, 1):
+            line = reader.line_num
+            if count > guards.MAX_FILE_ROWS:
+                raise guards.too_many_rows(path, line)
+            if None in record or any(value is None for value in record.values()):
+                raise data_file_error(
+                    path, line, "(row)", f"expected {len(header)} cells like the header"
+                )
+            yield line, {name: value.strip() for name, value in record.items()}
     except csv.Error as exc:
         raise data_file_error(path, None, "(file)", f"not a CSV file: {exc}") from None
     except UnicodeDecodeError:
@@ -291,6 +295,14 @@ def read_vms(path: Path, cloud: str, parsed: Parsed) -> None:
         if not price:
             parsed.skip(cloud, NO_PRICE, accelerator)
             continue
+        # a row that will be priced: its names go into the catalogue, its price must be sane
+        guards.check_gpus(path, line, count)
+        guards.check_name(path, line, "Region", region, "region")
+        guards.check_text(path, line, "InstanceType", instance_type)
+        if instance_type:
+            guards.check_price(path, line, "Price", price, count, "Price")
+            if spot:
+                guards.check_price(path, line, "SpotPrice", spot, count, "SpotPrice")
         inst = Instance(
             cloud, path, line, instance_type, accelerator, gpu_id, count, region, zone, price, spot
         )
@@ -308,6 +320,10 @@ def read_vms(path: Path, cloud: str, parsed: Parsed) -> None:
             continue
         price, spot, host = min(candidates, key=lambda c: c[0])  # the cheapest, as SkyPilot does
         both = None if spot is None or inst.spot is None else spot + inst.spot
+        for column, value in (("Price", price + inst.price), ("SpotPrice", both)):
+            how = f"{column} + host VM {host}'s {column} ="
+            if value:
+                guards.check_price(path, inst.line, column, value, inst.gpus, how)
         parsed.instances.append(
             Instance(
                 inst.cloud,
@@ -331,6 +347,8 @@ def parse(path: Path | str, cloud: str | None = None) -> Parsed:
     _check_tables()
     parsed = Parsed()
     for name, file in find_files(Path(path), cloud):
+        where = "--cloud" if cloud is not None else "the name of its folder"
+        guards.check_name(file, None, where, provider_of(name)[0], "provider")
         parsed.files.append((name, file))
         read_vms(file, name, parsed)
     return parsed
@@ -381,16 +399,19 @@ def to_rows(
     by_offer: dict[tuple, list[str]] = defaultdict(list)
     for cloud, gpu_id, offer, region in medians:
         by_offer[(cloud, gpu_id, offer)].append(region)
-    rows = []
+    spans = []  # (cloud, gpu, offer, region as filed, regions it stands for)
     for (cloud, gpu_id, offer), regions in sorted(by_offer.items()):
         values = {r: float(price_text(medians[(cloud, gpu_id, offer, r)])) for r in regions}
-        uniform = len(regions) >= 2 and len(set(values.values())) == 1
-        spans = [("", sorted(regions))] if uniform else [(r, [r]) for r in sorted(regions)]
-        for region, members in spans:
-            price = medians[(cloud, gpu_id, offer, members[0])]
-            rows.append(
-                _row(cloud, gpu_id, offer, region, price, members, groups, seen, as_of, today)
-            )
+        if len(regions) >= 2 and len(set(values.values())) == 1:
+            spans.append((cloud, gpu_id, offer, "", sorted(regions)))
+        else:
+            spans.extend((cloud, gpu_id, offer, r, [r]) for r in sorted(regions))
+    if len(spans) > guards.MAX_IMPORT_PRICES:
+        raise guards.too_many_prices([f for _, f in parsed.files], len(spans))
+    rows = []
+    for cloud, gpu_id, offer, region, members in spans:
+        price = medians[(cloud, gpu_id, offer, members[0])]
+        rows.append(_row(cloud, gpu_id, offer, region, price, members, groups, seen, as_of, today))
     return rows
 
 
@@ -460,17 +481,69 @@ def diff(rows: list[dict[str, str]], current: list[dict[str, str]]) -> list[Chan
     return changes
 
 
+def check_changes(changes: list[Change], parsed: Parsed, allow_large: bool = False) -> None:
+    """Refuses a changed price more than `MAX_CHANGE_FACTOR` times above or below the catalogue's
+    (unless `allow_large`), naming the file, line and column of the instance that set it."""
+    if allow_large:
+        return
+    for c in changes:
+        if c.kind != "changed" or not (math.isfinite(c.old_price) and c.old_price > 0):
+            continue
+        ratio = c.price / c.old_price
+        if 1 / guards.MAX_CHANGE_FACTOR <= ratio <= guards.MAX_CHANGE_FACTOR:
+            continue
+        r = c.row
+        what = f"{r['gpu_id']} {r['provider']} {r['offer']} {r['region'] or '(any region)'}"
+        way = "above" if ratio > 1 else "below"
+        problem = (
+            f"{what} would go from {c.old_price:.4g} to {c.price:.4g} USD per GPU-hour "
+            f"({ratio:.3g}x), more than {guards.MAX_CHANGE_FACTOR:g}x {way} the catalogue's "
+            f"price; refused ({guards.ALLOW_LARGE_CHANGES} accepts it)"
+        )
+        path, line, column = origin(parsed, r)
+        raise data_file_error(path, line, column, problem)
+
+
+def origin(parsed: Parsed, row: dict[str, str]) -> tuple[Path, int | None, str]:
+    """The file, line and price column of the instance whose price per GPU-hour is nearest the
+    row's (the one that set the median, when one did)."""
+    spot = row["offer"] == "spot"
+    target = float(row["price_usd_per_gpu_hour"])
+    found = []
+    for i in parsed.instances:
+        value = i.spot_per_gpu if spot else i.per_gpu
+        if (
+            value
+            and i.gpu_id == row["gpu_id"]
+            and row["region"] in ("", i.region)
+            and provider_of(i.cloud)[0] == row["provider"]
+        ):
+            found.append((abs(value - target), str(i.file), i.line, i.file))
+    column = "SpotPrice" if spot else "Price"
+    if not found:  # a row that is not from `parsed`: name the files read
+        return parsed.files[0][1] if parsed.files else Path("(import)"), None, column
+    _, _, line, path = min(found)
+    return path, line, column
+
+
 def merge(current: list[dict[str, str]], rows: list[dict[str, str]]) -> list[dict[str, str]]:
     """The current rows with each imported row in place of the one with its key; new rows go after
-    the last row of their GPU (at the end when the GPU has none). Every other row is kept."""
+    the last row of their GPU (at the end when the GPU has none), in their order. Every other row
+    is kept. One pass over each list, by key: linear in their lengths."""
     new = {key(r): r for r in rows}
     merged = [new.pop(key(r), r) for r in current]
-    for row in rows:
-        if key(row) not in new:
-            continue
-        last = max((i for i, r in enumerate(merged) if r["gpu_id"] == row["gpu_id"]), default=None)
-        merged.insert(len(merged) if last is None else last + 1, new.pop(key(row)))
-    return merged
+    added: dict[str, list[dict[str, str]]] = defaultdict(list)  # GPU -> its new rows, in order
+    for (gpu_id, *_), row in new.items():
+        added[gpu_id].append(row)
+    last = {r["gpu_id"]: i for i, r in enumerate(merged)}
+    out = []
+    for i, r in enumerate(merged):
+        out.append(r)
+        if last[r["gpu_id"]] == i:
+            out.extend(added.pop(r["gpu_id"], ()))
+    for group in added.values():  # GPUs the catalogue has no row of, in order of first appearance
+        out.extend(group)
+    return out
 
 
 def render(header: list[str], rows: list[dict[str, str]]) -> str:

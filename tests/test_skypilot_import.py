@@ -17,6 +17,7 @@ import pytest
 
 from app.cli import main
 from models.hardware import gpu_ids
+from pricing import skypilot_guards as guards
 from pricing import skypilot_import as sky
 from pricing.catalogue import DATA_DIR, load_catalogue
 
@@ -293,3 +294,227 @@ def test_bad_paths_and_options_exit_2_with_one_line(capsys, tmp_path, args, says
     rc, out, err = cli(capsys, *(a.format(tmp=tmp_path) for a in args))
     assert rc == 2 and out == ""
     assert len(err.splitlines()) == 1 and says in err
+
+
+# ------------------------------------------------------------------ guards against poisoned files
+
+
+def vms_file(tmp_path: pathlib.Path, body: str, cloud: str = "aws", header: str = GOOD_HEADER):
+    path = tmp_path / cloud / "vms.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{header}\n{body}", encoding="utf-8")
+    return path
+
+
+def refused(capsys, tmp_path: pathlib.Path, *args: str, target=None) -> str:
+    """Runs the import with --write; it must exit 2 with one line and leave the catalogue alone."""
+    target = target or data_dir(tmp_path)
+    before = digest(target / "rental_prices.csv")
+    rc, out, err = cli(capsys, *args, "--data-dir", str(target), "--write")
+    assert rc == 2 and out == "", (rc, out, err)
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith("clusterplan catalogue import-skypilot: ")
+    assert digest(target / "rental_prices.csv") == before
+    assert sorted(p.name for p in target.iterdir()) == sorted(
+        p.name for p in FIXTURE_CATALOGUE.iterdir()
+    )  # no staged file left behind
+    return err
+
+
+@pytest.mark.parametrize(
+    "body, where",
+    [
+        # 1e300 / 8 GPUs would be written as a 300-digit price
+        ("t.x8,H100,8,1e300,,r1\n", "line 2, field 'Price'"),
+        ("t.x8,H100,8,80,1e300,r1\n", "line 2, field 'SpotPrice'"),
+        ("t.x1,H100,1,1001,,r1\n", "line 2, field 'Price'"),
+        # prices that round to 0 at 4 decimals crashed with a pydantic traceback
+        ("t.x8,H100,8,80,,r1\nt.x8,H100,8,0.0001,,r2\n", "line 3, field 'Price'"),
+        ("t.x8,H100,8,80,0.00001,r1\n", "line 2, field 'SpotPrice'"),
+        ("t.x1,H100,1,0.009,,r1\n", "line 2, field 'Price'"),
+        # so did an accelerator count of 1e300
+        ("t.x8,H100,1e300,80,,r1\n", "line 2, field 'AcceleratorCount'"),
+        ("t.x8,H100,73,80,,r1\n", "line 2, field 'AcceleratorCount'"),
+    ],
+)
+def test_a_price_per_gpu_hour_out_of_range_or_a_gpu_count_past_one_rack_is_refused(
+    capsys, tmp_path, body, where
+):
+    err = refused(capsys, tmp_path, str(vms_file(tmp_path, body)))
+    assert where in err and "vms.csv" in err
+    assert "0.01" in err and "1000" in err if "Price" in where else "72" in err
+
+
+def test_the_bounds_are_named_and_inclusive(capsys, tmp_path):
+    assert (guards.MIN_USD_PER_GPU_HOUR, guards.MAX_USD_PER_GPU_HOUR) == (0.01, 1000.0)
+    assert guards.MAX_GPUS_PER_VM == 72
+    path = vms_file(tmp_path, "t.x1,H100,1,0.01,,r1\nt.x72,H100,72,72000,,r2\n")
+    rows = {sky.key(r): r for r in sky.to_rows(sky.parse(path), as_of=AS_OF, today=TODAY)}
+    assert price(rows, "H100-SXM", "AWS", "on_demand", "r1") == 0.01
+    assert price(rows, "H100-SXM", "AWS", "on_demand", "r2") == 1000.0
+
+
+def test_a_gcp_gpu_priced_out_of_range_with_its_host_vm_is_refused(capsys, tmp_path):
+    header = "InstanceType,AcceleratorName,AcceleratorCount,Price,SpotPrice,Region,AvailabilityZone"
+    body = (
+        "a3-highgpu-8g,,,1e300,,us-central1,us-central1-a\n,H100,8,64,,us-central1,us-central1-a\n"
+    )
+    err = refused(capsys, tmp_path, str(vms_file(tmp_path, body, "gcp", header)))
+    assert "line 3, field 'Price'" in err and "a3-highgpu-8g" in err
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        '"=HYPERLINK(""http://evil.example"",""click"")"',
+        "@SUM(1)",
+        "+1",
+        "-1",
+        "=1+1",
+        '"us-east\n=1+1"',  # an embedded newline
+        "us-east-1\x1b[31m",  # an escape byte
+        "us\x00east",
+        "us\u202eeast",  # a bidi override
+        "us;east",
+        "x" * 65,
+        "",
+    ],
+)
+def test_a_region_outside_the_safe_alphabet_is_refused_not_cleaned(capsys, tmp_path, cell):
+    err = refused(capsys, tmp_path, str(vms_file(tmp_path, f"t.x8,H100,8,80,,{cell}\n")))
+    assert "field 'Region'" in err and "region" in err
+
+
+@pytest.mark.parametrize(
+    "region",
+    [
+        "us-east-1",
+        "Czechia, CZ, EU",
+        ", US, NA",
+        "East Coast (NY2)",
+        "St.-Petersburg, RU",
+        "São Paulo",
+    ],
+)
+def test_region_names_of_real_catalog_files_are_accepted(capsys, tmp_path, region):
+    # Vast.ai's file names regions "Texas, US, NA" (and ", US, NA"), Paperspace's "East Coast (NY2)"
+    cell = f'"{region}"' if "," in region else region
+    path = vms_file(tmp_path, f"t.x8,H100,8,80,,{cell}\n", "vast")
+    target = data_dir(tmp_path)
+    rc, out, err = cli(capsys, str(path), "--data-dir", str(target), "--write")
+    assert rc == 0, err
+    _, after = sky.read_rentals(target)
+    assert ("H100-SXM", "Vast.ai", "on_demand", region) in {sky.key(r) for r in after}
+
+
+@pytest.mark.parametrize("args", [["--cloud", "=cmd"], ["--cloud=-x"], ["--cloud", "a\tb"]])
+def test_a_provider_outside_the_safe_alphabet_is_refused(capsys, tmp_path, args):
+    path = vms_file(tmp_path, "t.x8,H100,8,80,,r1\n")
+    err = refused(capsys, tmp_path, str(path), *args)
+    assert "provider" in err and "vms.csv" in err
+
+
+def test_a_provider_named_by_a_hostile_folder_is_refused(capsys, tmp_path):
+    path = vms_file(tmp_path, "t.x8,H100,8,80,,r1\n", cloud="@evil")
+    err = refused(capsys, tmp_path, str(tmp_path))
+    assert "'@evil'" in err and "provider" in err and str(path) in err
+
+
+def test_an_instance_type_with_control_characters_is_refused(capsys, tmp_path):
+    err = refused(capsys, tmp_path, str(vms_file(tmp_path, "t.x8\x1b[2J,H100,8,80,,r1\n")))
+    assert "line 2, field 'InstanceType'" in err
+
+
+def catalogue_with(tmp_path: pathlib.Path, rental_row: str) -> pathlib.Path:
+    target = data_dir(tmp_path)
+    (target / "rental_prices.csv").write_text(HEADER + rental_row + "\n", encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize("old, ratio", [("1.0", "12x"), ("200.0", "0.06x")])
+def test_a_change_beyond_10x_is_refused_without_the_flag(capsys, tmp_path, old, ratio):
+    # the import prices AWS's H100 on-demand in us-east-1 at 12.00 (line 5, the x1 instance)
+    target = catalogue_with(
+        tmp_path, f"H100-SXM,AWS,hyperscaler,on_demand,{old},us-east-1,2025-01-01,A,{MADE_UP}"
+    )
+    for write in (["--write"], []):  # the dry run refuses it too
+        rc, out, err = cli(capsys, str(SKYPILOT / "aws"), "--data-dir", str(target), *write)
+        assert rc == 2 and out == "" and len(err.splitlines()) == 1
+        assert "vms.csv, line 5, field 'Price'" in err and ratio in err
+        assert "--allow-large-changes" in err and "H100-SXM AWS on_demand us-east-1" in err
+    refused(capsys, tmp_path, str(SKYPILOT / "aws"), target=target)
+
+
+def test_a_change_of_exactly_10x_passes_and_the_flag_lets_a_larger_one_through(capsys, tmp_path):
+    row = f"H100-SXM,AWS,hyperscaler,on_demand,{{}},us-east-1,2025-01-01,A,{MADE_UP}"
+    target = catalogue_with(tmp_path, row.format("1.2"))
+    rc, out, err = cli(capsys, str(SKYPILOT / "aws"), "--data-dir", str(target))
+    assert rc == 0 and "1.2000 -> 12.0000 (+900.0 %)" in out, err
+    (tmp_path / "big").mkdir()
+    target = catalogue_with(tmp_path / "big", row.format("0.5"))
+    args = [str(SKYPILOT / "aws"), "--data-dir", str(target), "--write", "--allow-large-changes"]
+    rc, out, err = cli(capsys, *args)
+    assert rc == 0 and "0.5000 -> 12.0000 (+2300.0 %)" in out, err
+    _, after = sky.read_rentals(target)
+    (written,) = [r for r in after if sky.key(r) == ("H100-SXM", "AWS", "on_demand", "us-east-1")]
+    assert written["price_usd_per_gpu_hour"] == "12"
+
+
+def test_a_file_over_the_byte_cap_is_refused_before_it_is_read(capsys, tmp_path):
+    assert guards.MAX_FILE_BYTES == 20 * 1024 * 1024
+    path = tmp_path / "aws" / "vms.csv"
+    path.parent.mkdir()
+    with path.open("wb") as handle:  # sparse: no 20 MiB written, and no header to parse either
+        handle.truncate(guards.MAX_FILE_BYTES + 1)
+    err = refused(capsys, tmp_path, str(path))
+    assert "vms.csv" in err and f"{guards.MAX_FILE_BYTES:,} bytes" in err
+
+
+@pytest.mark.parametrize(
+    "cap, says",
+    [
+        ("MAX_FILE_BYTES", "300 bytes"),
+        ("MAX_FILE_ROWS", "3 rows"),
+        ("MAX_IMPORT_PRICES", "3 prices"),
+    ],
+)
+def test_the_caps_are_checked_and_named(capsys, tmp_path, monkeypatch, cap, says):
+    monkeypatch.setattr(guards, cap, 3 if cap != "MAX_FILE_BYTES" else 300)
+    err = refused(capsys, tmp_path, str(SKYPILOT / "aws"))
+    assert says in err and ("vms.csv" in err or "aws" in err)
+
+
+def test_the_default_caps():
+    assert guards.MAX_FILE_ROWS == 200_000 and guards.MAX_IMPORT_PRICES == 10_000
+
+
+class CountingRow(dict):
+    """A row that counts every cell read, to tell a linear merge from a quadratic one."""
+
+    reads = 0
+
+    def __getitem__(self, name):
+        CountingRow.reads += 1
+        return super().__getitem__(name)
+
+
+def test_merge_is_linear_and_keeps_the_order():
+    def row(gpu: str, region: str) -> CountingRow:
+        return CountingRow(gpu_id=gpu, provider="P", offer="on_demand", region=region)
+
+    current = [row("A100-40GB", f"c{i}") for i in range(300)] + [row("H100-SXM", "c0")]
+    new = [row("H100-SXM", f"n{i}") for i in range(300)] + [
+        row("B200", "n0"),
+        row("A100-40GB", "c5"),
+    ]
+    new += [row("H100-SXM", "c0"), row("B200", "n1")]
+    CountingRow.reads = 0
+    merged = sky.merge(current, new)
+    assert CountingRow.reads <= 20 * (len(current) + len(new))  # a rescan per new row: ~150,000
+    keys = [sky.key(r) for r in merged]
+    assert keys[:300] == [("A100-40GB", "P", "on_demand", f"c{i}") for i in range(300)]
+    assert merged[5] is new[301]  # replaced in place
+    assert keys[300:302] == [("H100-SXM", "P", "on_demand", r) for r in ("c0", "n0")]
+    assert merged[300] is new[302]
+    assert keys[-2:] == [("B200", "P", "on_demand", "n0"), ("B200", "P", "on_demand", "n1")]
+    assert len(merged) == 301 + 302
