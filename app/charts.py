@@ -9,6 +9,10 @@ with `st.plotly_chart(fig, theme=None)` so that Streamlit does not restyle it.
 No string in a figure holds two dollar signs: plotly.js typesets text between two "$" as LaTeX
 whenever MathJax is loaded (as in PDF export), so text with several amounts reads
 "23.9M to 41.3M USD" and only a single amount reads "$23.9M".
+
+A name the user typed (a team, a workload, a saved scenario) reaches a figure only through
+`user_text`, which escapes what plotly.js would read as markup (its subset of HTML: links, styled
+spans) or as LaTeX: the name is printed as typed, never interpreted.
 """
 
 from __future__ import annotations
@@ -190,6 +194,20 @@ def fmt_usd(x: float | None, sign: bool = True) -> str:
 def _plain(text: str) -> str:
     """Text from the data, with any dollar sign spelled out (see the module docstring)."""
     return str(text).replace("$", "USD ")
+
+
+#: what plotly.js reads in a label, and the entity it prints as the character instead
+_USER_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"})
+
+
+def user_text(text: object) -> str:
+    """A string the user typed (a team, a workload's or a scenario's name), safe in any plotly
+    label, legend, axis, hover text, title or annotation: `<` and `>` (plotly.js renders `<a
+    href>`, `<span style>`, `<b>`, ...), `&` (an entity) and `$` (two of them start LaTeX when
+    MathJax is loaded) become HTML entities, which plotly.js prints as the characters themselves,
+    so the name reads as typed. Every chart builder passes user strings through it; text of the
+    app's own (option labels, amounts like "$1.2M") does not need it."""
+    return str(text).translate(_USER_ESCAPES)
 
 
 def _usd_axis(values: list[float]) -> dict:
@@ -1225,13 +1243,13 @@ def portfolio_demand(demand, dark: bool = False) -> go.Figure:
                 go.Bar(
                     x=x,
                     y=hours,
-                    name=_plain(name),
+                    name=user_text(name),
                     legendgroup=f"row{row}",
                     legendgrouptitle={"text": "Team" if row == 1 else "Kind"} if i == 0 else None,
                     marker={"color": colour(i, name)},
                     meta={"group": "team" if row == 1 else "kind", "name": name},
                     customdata=[
-                        f"{_plain(name)}, month {m}: {h:,.0f} GPU-hours"
+                        f"{user_text(name)}, month {m}: {h:,.0f} GPU-hours"
                         for m, h in zip(x, hours, strict=True)
                     ],
                     hovertemplate=_HOVER,
@@ -1273,7 +1291,7 @@ def capacity_demand(c: Comparison | Mapping, option: str, dark: bool = False) ->
     A version-1 scenario, an option not compared or not available gives the empty state."""
     c = _as_comparison(c)
     o = c.option(option)
-    label = o.label if o is not None else _plain(str(option))[:60]
+    label = o.label if o is not None else user_text(str(option)[:60])
     fig = _figure(f"Capacity against demand: {label}", "", dark)
     if c.portfolio is None or not c.scenario.is_portfolio:
         return _empty(fig, "Capacity plans are made for a portfolio of workloads (version 2)")
@@ -1362,7 +1380,7 @@ def side_by_side_cost(sbs, dark: bool = False) -> go.Figure:
         "Cumulative cost, scenarios side by side",
         "Nominal USD at the end of each month; colour: option; line style: scenario ("
         + ", ".join(
-            f"{_plain(s.name)} {dash}"
+            f"{user_text(s.name)} {dash}"
             for s, dash in zip(sbs.scenarios, SCENARIO_DASHES, strict=False)
         )
         + ").",
@@ -1378,7 +1396,7 @@ def side_by_side_cost(sbs, dark: bool = False) -> go.Figure:
         return _empty(fig, "No option is available in these scenarios")
     for s, dash, o in lines:
         cum = o.cumulative_usd
-        name = f"{_plain(s.name)} · {o.label}"
+        name = f"{user_text(s.name)} · {o.label}"
         fig.add_trace(
             go.Scatter(
                 x=list(range(1, len(cum) + 1)),

@@ -24,6 +24,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from models.checks import printable
 from models.errors import InputError
 from models.hardware import load_gpus
 from models.record import Record
@@ -67,6 +68,13 @@ class WorkloadBase(Record):
     team: str = Field("default", min_length=1, max_length=40, description="who is charged")
     start_month: int = Field(0, ge=0, le=MAX_MONTHS - 1, description="first month, 0 = term start")
     duration_months: int = Field(12, ge=1, le=MAX_MONTHS, description="months it runs")
+
+    @field_validator("name", "team")
+    @classmethod
+    def _printable(cls, v: str, info) -> str:
+        """No control or bidi characters (models/checks.py `printable`, as scenario names): a
+        name is printed in the CLI's tables, the reports and the charts."""
+        return printable("a workload's name" if info.field_name == "name" else "a team", v)
 
     @property
     def end_month(self) -> int:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from models.checks import printable
 from models.errors import InputError
 from models.scenario import Scenario
 
@@ -24,15 +25,17 @@ MAX_NAME_CHARS = 60
 
 
 def check_name(name: object, field: str = "name") -> str:
-    """A scenario's name: printable text, 1 to MAX_NAME_CHARS characters once trimmed."""
+    """A scenario's name: printable text (models/checks.py `printable`, as workload and team names),
+    1 to MAX_NAME_CHARS characters once runs of white space are one space."""
     if not isinstance(name, str):
         raise InputError(field, "a scenario's name must be text")
     text = " ".join(name.split())
     if not text or len(text) > MAX_NAME_CHARS:
         raise InputError(field, f"a scenario's name takes 1 to {MAX_NAME_CHARS} characters")
-    if not text.isprintable():
-        raise InputError(field, "a scenario's name must be printable text (no control characters)")
-    return text
+    try:
+        return printable("a scenario's name", text)
+    except ValueError as exc:
+        raise InputError(field, str(exc)) from None
 
 
 def check_count(n: int, field: str = "scenarios") -> None:
