@@ -17,7 +17,6 @@ import re
 import sys
 import unicodedata
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -700,23 +699,14 @@ def run_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def portal_address(url: str) -> str:
-    """A portal address from the command line, or a LinkError: it is printed or put in a link as it
-    is, so control and format characters are refused, and so is what no URL parser reads."""
-    if any(unicodedata.category(ch)[0] == "C" for ch in url):
-        raise share_link.LinkError("the address has control or invisible characters in it")
-    try:
-        urlsplit(url)
-    except ValueError:  # e.g. an unbalanced "[" in the host
-        raise share_link.LinkError("the address is not a valid URL") from None
-    return url
-
-
 def run_link(args: argparse.Namespace) -> int:
     try:
-        base_url = portal_address(settings.base_url() if args.base_url is None else args.base_url)
-    except share_link.LinkError as exc:
-        raise UsageError(f"clusterplan link: --base-url: {exc}") from None
+        if args.base_url is None:
+            base_url = settings.base_url()
+        else:
+            base_url = settings.check_base_url(args.base_url, "--base-url")
+    except settings.BaseUrlError as exc:
+        raise UsageError(f"clusterplan link: {exc}") from None
     try:
         data = scenario_files.read_scenario_data(args.scenario)
         print(share_link.link_url(data, base_url))
@@ -726,13 +716,13 @@ def run_link(args: argparse.Namespace) -> int:
 
 
 def report_link(scenario: Scenario, url: str | None) -> str:
-    """The share link printed in a report: the scenario's own link at `url` (a portal address),
-    or `url` itself when it is already a share link, which must open this same scenario."""
+    """The share link printed in a report: the scenario's own link at `url` (a portal address,
+    by default the configured one), or `url` itself when it is already a share link, which must
+    open this same scenario. Either address is checked (settings.check_base_url): BaseUrlError
+    naming `--link` or the setting."""
     if url is None:
         return share_link.link_url(scenario, settings.base_url())
-    url = portal_address(url.strip())
-    if not url.lower().startswith(("http://", "https://")):
-        raise share_link.LinkError("use the portal's http:// or https:// address")
+    url = settings.check_base_url(url, "--link")
     if re.search(r"[?&]s=", url):
         linked = share_link.decode(share_link.token_from_url(url))
         if linked.model_dump(mode="json") != scenario.model_dump(mode="json"):
@@ -787,6 +777,8 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"clusterplan report: {exc}") from None
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan report: --link: {exc}") from None
+    except settings.BaseUrlError as exc:  # it names --link or the setting
+        raise UsageError(f"clusterplan report: {exc}") from None
     except InputError as exc:
         raise refused_input("clusterplan report", args.scenario, exc) from None
     except report_pdf.ReportError as exc:

@@ -267,10 +267,7 @@ def _comparison(saved_set: ScenarioSet, picked: list[str]) -> None:
 
 
 def _link() -> str:
-    try:
-        base = (st.context.url or "").split("?", 1)[0] or share_link.DEFAULT_BASE_URL
-    except AttributeError:
-        base = share_link.DEFAULT_BASE_URL
+    base = state.page_address()
     token = st.session_state.get("_link_token")
     return f"{base}?s={token}" if token else ""
 
