@@ -126,6 +126,32 @@ def printable(text: str) -> str:
     return clean if len(clean) <= MAX_LINE_CHARS else clean[: MAX_LINE_CHARS - 1] + "…"
 
 
+def _not_finite(value: Any, path: str = "") -> str | None:
+    """The path of the first number in `value` that is not finite (NaN, ±inf), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "the value"
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    return next((p for k, v in items if (p := _not_finite(v, k)) is not None), None)
+
+
+def print_json(prog: str, data: Any, **kwargs: Any) -> None:
+    """`data` printed as strict JSON (what --json promises: no NaN or Infinity, which Python's
+    json would write and other readers refuse); a number that is not finite prints nothing and is
+    a one-line error naming its key."""
+    bad = _not_finite(data)
+    if bad is not None:
+        raise UsageError(
+            f"{prog}: --json: {one_line(bad, MAX_KEY_CHARS)} is not a finite number; "
+            "nothing printed"
+        )
+    print(json.dumps(data, indent=2, allow_nan=False, **kwargs))
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse's default prints the whole usage first
         raise UsageError(f"{self.prog}: {message}")
@@ -471,8 +497,9 @@ def _sized(command: str, flags: dict[str, str], size):
     except ValidationError as exc:
         err = exc.errors()[0]
         name = str(err["loc"][0]) if err["loc"] else ""
+        msg = err["msg"].removeprefix("Value error, ")
         raise UsageError(
-            f"clusterplan {command}: {flags.get(name, name or 'input')}: {one_line(err['msg'])}"
+            f"clusterplan {command}: {flags.get(name, name or 'input')}: {one_line(msg)}"
         ) from None
     except InputError as exc:
         raise UsageError(
@@ -502,7 +529,7 @@ def run_serve(args: argparse.Namespace) -> int:
     }
     plan = _sized("serve", SERVE_OPTION, lambda: plan_serving(ServeInputs(**_given(fields))))
     if args.json:
-        print(json.dumps(plan.model_dump(mode="json"), indent=2))
+        print_json("clusterplan serve", plan.model_dump(mode="json"))
         return 0
     p = plan
     print(
@@ -556,7 +583,7 @@ def run_finetune(args: argparse.Namespace) -> int:
         "finetune", FINETUNE_OPTION, lambda: plan_finetune(FinetuneInputs(**_given(fields)))
     )
     if args.json:
-        print(json.dumps(plan.model_dump(mode="json"), indent=2))
+        print_json("clusterplan finetune", plan.model_dump(mode="json"))
         return 0
     p, lay = plan, plan.layout
     mem = ", ".join(f"{k} {v:.1f}" for k, v in p.memory_gib_per_gpu.items() if k != "total")
@@ -606,20 +633,18 @@ def run_validate(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"clusterplan validate: validation data: {exc}") from None
     if args.json:
-        print(
-            json.dumps(
-                {
-                    **result,
-                    "heldout_whole_runs": result_heldout,
-                    "band": band_summary(),
-                    "inference": serving,
-                    "finetune": finetune,
-                    "memory": memory,
-                    "modes": modes_summary(result, result_heldout),
-                },
-                indent=2,
-                default=str,
-            )
+        print_json(
+            "clusterplan validate",
+            {
+                **result,
+                "heldout_whole_runs": result_heldout,
+                "band": band_summary(),
+                "inference": serving,
+                "finetune": finetune,
+                "memory": memory,
+                "modes": modes_summary(result, result_heldout),
+            },
+            default=str,
         )
         return 0
     mfu = result["rule_of_thumb_mfu"]
@@ -813,7 +838,7 @@ def run_decode(args: argparse.Namespace) -> int:
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan decode: {exc}") from None
     sections = {k: share_link.section_data(k, v) for k, v in link.sections.items()}
-    print(json.dumps({**link.scenario, **sections}, indent=2))
+    print_json("clusterplan decode", {**link.scenario, **sections})
     for problem in link.problems.values():
         print(one_line(f"clusterplan decode: {problem}"), file=sys.stderr)
     return 1 if link.problems else 0
@@ -848,7 +873,7 @@ def run_hourly(args: argparse.Namespace) -> int:
     if args.json:
         rentals = load_catalogue().rentals(args.gpu)  # the catalogue compare() priced with
         data = report_text.hourly_data(args.gpu, args.gpus, args.months, rows, rentals)
-        print(json.dumps(data, indent=2, allow_nan=False))
+        print_json("clusterplan hourly", data)
     else:
         print(report_text.hourly_report(args.gpu, args.gpus, args.months, rows))
     return 0
@@ -924,7 +949,7 @@ def run_train(args: argparse.Namespace) -> int:
             f"clusterplan train: {OPTION_FOR_FIELD.get(exc.field, exc.field)}: {exc}"
         ) from None
     if args.json:
-        print(json.dumps(plan.model_dump(mode="json"), indent=2))
+        print_json("clusterplan train", plan.model_dump(mode="json"))
     else:
         print(report_text.training_report(plan))
     return 0
@@ -999,7 +1024,9 @@ COMMANDS = {
     "serve": run_serve,
     "finetune": run_finetune,
     "example": lambda args: print(scenario_files.example_json(args.portfolio)) or 0,
-    "schema": lambda args: print(json.dumps(_scenario.Scenario.model_json_schema(), indent=2)) or 0,
+    "schema": lambda args: (
+        print_json("clusterplan schema", _scenario.Scenario.model_json_schema()) or 0
+    ),
 }
 
 

@@ -90,7 +90,9 @@ def report(sbs: SideBySide) -> str:
 def comparisons_json(comparisons: Sequence[Comparison]) -> str:
     """A JSON list of the whole comparisons, in the order given; as `clusterplan compare --json`
     prints one (numbers that are not finite written as null)."""
-    return json.dumps([_finite(c.model_dump(mode="json")) for c in comparisons], indent=2)
+    return json.dumps(
+        [_finite(c.model_dump(mode="json")) for c in comparisons], indent=2, allow_nan=False
+    )
 
 
 def _clean(text: str, limit: int = MAX_NAME_CHARS) -> str:
