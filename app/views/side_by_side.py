@@ -254,7 +254,7 @@ def _comparison(saved_set: ScenarioSet, picked: list[str]) -> None:
     )
     st.caption(
         "Totals and NPV over each scenario's term; ready: the day the cluster is ready, counted "
-        "from the decision; training days: one run on that option. Every figure is the "
+        f"from the decision; {md_plain(sbs_text.days_note(sbs))}. Every figure is the "
         "scenario's own comparison's (its Compare page shows the same)."
     )
     st.plotly_chart(
