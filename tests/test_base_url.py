@@ -23,6 +23,9 @@ HOSTILE = {
     "JavaScript:alert(document.cookie)//https://x": "http:// or https://",
     "data:text/html,<script>alert(1)</script>": "http:// or https://",
     "file:///etc/passwd": "http:// or https://",
+    # with a host, so that only the scheme check refuses them
+    "javascript://planner.example.org/%0Aalert(1)": "not javascript:",
+    "file://fileserver/share/planner.html": "not file:",
     "planner.example.org": "http:// or https://",
     "https://planner.example.org/\nclick-here": "U+000A",
     "https://planner.example.org/a b": "U+0020",
