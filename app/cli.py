@@ -17,7 +17,6 @@ import re
 import sys
 import unicodedata
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -125,6 +124,32 @@ def printable(text: str) -> str:
     """One line of a table: like `one_line`, but runs of spaces (the columns) are kept."""
     clean = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text).rstrip()
     return clean if len(clean) <= MAX_LINE_CHARS else clean[: MAX_LINE_CHARS - 1] + "…"
+
+
+def _not_finite(value: Any, path: str = "") -> str | None:
+    """The path of the first number in `value` that is not finite (NaN, ±inf), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "the value"
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    return next((p for k, v in items if (p := _not_finite(v, k)) is not None), None)
+
+
+def print_json(prog: str, data: Any, **kwargs: Any) -> None:
+    """`data` printed as strict JSON (what --json promises: no NaN or Infinity, which Python's
+    json would write and other readers refuse); a number that is not finite prints nothing and is
+    a one-line error naming its key."""
+    bad = _not_finite(data)
+    if bad is not None:
+        raise UsageError(
+            f"{prog}: --json: {one_line(bad, MAX_KEY_CHARS)} is not a finite number; "
+            "nothing printed"
+        )
+    print(json.dumps(data, indent=2, allow_nan=False, **kwargs))
 
 
 class Parser(argparse.ArgumentParser):
@@ -480,8 +505,9 @@ def _sized(command: str, flags: dict[str, str], size):
     except ValidationError as exc:
         err = exc.errors()[0]
         name = str(err["loc"][0]) if err["loc"] else ""
+        msg = err["msg"].removeprefix("Value error, ")
         raise UsageError(
-            f"clusterplan {command}: {flags.get(name, name or 'input')}: {one_line(err['msg'])}"
+            f"clusterplan {command}: {flags.get(name, name or 'input')}: {one_line(msg)}"
         ) from None
     except InputError as exc:
         raise UsageError(
@@ -511,7 +537,7 @@ def run_serve(args: argparse.Namespace) -> int:
     }
     plan = _sized("serve", SERVE_OPTION, lambda: plan_serving(ServeInputs(**_given(fields))))
     if args.json:
-        print(json.dumps(plan.model_dump(mode="json"), indent=2))
+        print_json("clusterplan serve", plan.model_dump(mode="json"))
         return 0
     p = plan
     print(
@@ -565,7 +591,7 @@ def run_finetune(args: argparse.Namespace) -> int:
         "finetune", FINETUNE_OPTION, lambda: plan_finetune(FinetuneInputs(**_given(fields)))
     )
     if args.json:
-        print(json.dumps(plan.model_dump(mode="json"), indent=2))
+        print_json("clusterplan finetune", plan.model_dump(mode="json"))
         return 0
     p, lay = plan, plan.layout
     mem = ", ".join(f"{k} {v:.1f}" for k, v in p.memory_gib_per_gpu.items() if k != "total")
@@ -615,20 +641,18 @@ def run_validate(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"clusterplan validate: validation data: {exc}") from None
     if args.json:
-        print(
-            json.dumps(
-                {
-                    **result,
-                    "heldout_whole_runs": result_heldout,
-                    "band": band_summary(),
-                    "inference": serving,
-                    "finetune": finetune,
-                    "memory": memory,
-                    "modes": modes_summary(result, result_heldout),
-                },
-                indent=2,
-                default=str,
-            )
+        print_json(
+            "clusterplan validate",
+            {
+                **result,
+                "heldout_whole_runs": result_heldout,
+                "band": band_summary(),
+                "inference": serving,
+                "finetune": finetune,
+                "memory": memory,
+                "modes": modes_summary(result, result_heldout),
+            },
+            default=str,
         )
         return 0
     mfu = result["rule_of_thumb_mfu"]
@@ -708,23 +732,14 @@ def run_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def portal_address(url: str) -> str:
-    """A portal address from the command line, or a LinkError: it is printed or put in a link as it
-    is, so control and format characters are refused, and so is what no URL parser reads."""
-    if any(unicodedata.category(ch)[0] == "C" for ch in url):
-        raise share_link.LinkError("the address has control or invisible characters in it")
-    try:
-        urlsplit(url)
-    except ValueError:  # e.g. an unbalanced "[" in the host
-        raise share_link.LinkError("the address is not a valid URL") from None
-    return url
-
-
 def run_link(args: argparse.Namespace) -> int:
     try:
-        base_url = portal_address(settings.base_url() if args.base_url is None else args.base_url)
-    except share_link.LinkError as exc:
-        raise UsageError(f"clusterplan link: --base-url: {exc}") from None
+        if args.base_url is None:
+            base_url = settings.base_url()
+        else:
+            base_url = settings.check_base_url(args.base_url, "--base-url")
+    except settings.BaseUrlError as exc:
+        raise UsageError(f"clusterplan link: {exc}") from None
     try:
         data = scenario_files.read_scenario_data(args.scenario)
         print(share_link.link_url(data, base_url))
@@ -734,13 +749,13 @@ def run_link(args: argparse.Namespace) -> int:
 
 
 def report_link(scenario: Scenario, url: str | None) -> str:
-    """The share link printed in a report: the scenario's own link at `url` (a portal address),
-    or `url` itself when it is already a share link, which must open this same scenario."""
+    """The share link printed in a report: the scenario's own link at `url` (a portal address,
+    by default the configured one), or `url` itself when it is already a share link, which must
+    open this same scenario. Either address is checked (settings.check_base_url): BaseUrlError
+    naming `--link` or the setting."""
     if url is None:
         return share_link.link_url(scenario, settings.base_url())
-    url = portal_address(url.strip())
-    if not url.lower().startswith(("http://", "https://")):
-        raise share_link.LinkError("use the portal's http:// or https:// address")
+    url = settings.check_base_url(url, "--link")
     if re.search(r"[?&]s=", url):
         linked = share_link.decode(share_link.token_from_url(url))
         if linked.model_dump(mode="json") != scenario.model_dump(mode="json"):
@@ -795,6 +810,8 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"clusterplan report: {exc}") from None
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan report: --link: {exc}") from None
+    except settings.BaseUrlError as exc:  # it names --link or the setting
+        raise UsageError(f"clusterplan report: {exc}") from None
     except InputError as exc:
         raise refused_input("clusterplan report", args.scenario, exc) from None
     except report_pdf.ReportError as exc:
@@ -829,7 +846,7 @@ def run_decode(args: argparse.Namespace) -> int:
     except share_link.LinkError as exc:
         raise UsageError(f"clusterplan decode: {exc}") from None
     sections = {k: share_link.section_data(k, v) for k, v in link.sections.items()}
-    print(json.dumps({**link.scenario, **sections}, indent=2))
+    print_json("clusterplan decode", {**link.scenario, **sections})
     for problem in link.problems.values():
         print(one_line(f"clusterplan decode: {problem}"), file=sys.stderr)
     return 1 if link.problems else 0
@@ -864,7 +881,7 @@ def run_hourly(args: argparse.Namespace) -> int:
     if args.json:
         rentals = load_catalogue().rentals(args.gpu)  # the catalogue compare() priced with
         data = report_text.hourly_data(args.gpu, args.gpus, args.months, rows, rentals)
-        print(json.dumps(data, indent=2, allow_nan=False))
+        print_json("clusterplan hourly", data)
     else:
         print(report_text.hourly_report(args.gpu, args.gpus, args.months, rows))
     return 0
@@ -941,7 +958,7 @@ def run_train(args: argparse.Namespace) -> int:
             f"clusterplan train: {OPTION_FOR_FIELD.get(exc.field, exc.field)}: {exc}"
         ) from None
     if args.json:
-        print(json.dumps(plan.model_dump(mode="json"), indent=2))
+        print_json("clusterplan train", plan.model_dump(mode="json"))
     else:
         print(report_text.training_report(plan))
     return 0
@@ -1016,7 +1033,9 @@ COMMANDS = {
     "serve": run_serve,
     "finetune": run_finetune,
     "example": lambda args: print(scenario_files.example_json(args.portfolio)) or 0,
-    "schema": lambda args: print(json.dumps(_scenario.Scenario.model_json_schema(), indent=2)) or 0,
+    "schema": lambda args: (
+        print_json("clusterplan schema", _scenario.Scenario.model_json_schema()) or 0
+    ),
 }
 
 

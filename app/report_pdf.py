@@ -848,7 +848,7 @@ class _SideBySideDocument(_Document):
         self.caption(
             "Totals and NPV over each scenario's term (nominal USD; NPV discounted at each "
             "scenario's rate). Ready: the day the cluster is ready, counted from the decision; "
-            "training days: one run on that option; $ per delivered GPU-hour divides the total by "
+            f"{sbs_text.days_note(sbs)}; $ per delivered GPU-hour divides the total by "
             "the GPU-hours of work done. Every figure is the scenario's own comparison's."
         )
         self.add_page()  # the chart is most of a page: it starts one, with its heading

@@ -14,7 +14,7 @@ from app.exports import _finite
 from app.formatting import days, on_day, usd, usd_rate
 from models.scenario_set import MAX_NAME_CHARS
 from pricing.results import Comparison
-from pricing.side_by_side import SideBySide, SideOption
+from pricing.side_by_side import SideBySide, SideOption, SideScenario
 
 HEADER = [
     "Scenario",
@@ -27,16 +27,32 @@ HEADER = [
 ]
 
 
-def _cells(o: SideOption) -> list[str]:
+def portfolio_words(s: SideScenario) -> str:
+    """'portfolio of 3 workloads': what a portfolio's row says in place of one run's days."""
+    return f"portfolio of {s.workloads:,} workload{'' if s.workloads == 1 else 's'}"
+
+
+def _cells(s: SideScenario, o: SideOption) -> list[str]:
     if not o.available:
         return ["not available"] + ["-"] * 4
     return [
         usd(o.total_usd),
         usd(o.npv_usd),
         on_day(o.ready_day),
-        days(o.train_days),
+        portfolio_words(s) if s.is_portfolio else days(o.train_days),
         usd_rate(o.usd_per_gpu_hour),
     ]
+
+
+def days_note(sbs: SideBySide) -> str:
+    """What the training-days column means, and why a portfolio's row has none."""
+    note = "training days: one run on that option"
+    if any(s.is_portfolio for s in sbs.scenarios):
+        note += (
+            "; a portfolio has no one run (its work is many runs of several workloads): its "
+            "row says so, and its Compare page gives each workload's delays"
+        )
+    return note
 
 
 def table_rows(sbs: SideBySide, grouped: bool = False) -> list[list[str]]:
@@ -48,7 +64,7 @@ def table_rows(sbs: SideBySide, grouped: bool = False) -> list[list[str]]:
         for i, o in enumerate(s.options):
             mark = " (recommended)" if o.option == s.recommended else ""
             name = s.name if i == 0 or not grouped else ""
-            rows.append([name, o.label + mark, *_cells(o)])
+            rows.append([name, o.label + mark, *_cells(s, o)])
     return rows
 
 
@@ -65,13 +81,18 @@ def _text_table(rows: list[list[str]]) -> list[str]:
     ]
 
 
-def scenario_line(s) -> str:
-    """What one named scenario plans, and what its own comparison recommends."""
+def scenario_line(s: SideScenario) -> str:
+    """What one named scenario plans (one training run, or a portfolio of workloads), and what its
+    own comparison recommends."""
     rec = s.recommended_label or "none (no option completes the workload)"
-    return (
-        f"{s.name}: {s.model} on {s.gpus:,} × {s.gpu}, {s.term_months}-month term; "
-        f"recommended: {rec}"
-    )
+    if s.is_portfolio:
+        teams = f"{s.teams:,} team{'' if s.teams == 1 else 's'}"
+        plans = (
+            f"{portfolio_words(s)} ({teams}) on {s.gpu}, peak {s.peak_gpus or 0:,} GPUs demanded"
+        )
+    else:
+        plans = f"one training run of {s.model} on {s.gpus:,} × {s.gpu}"
+    return f"{s.name}: {plans}, {s.term_months}-month term; recommended: {rec}"
 
 
 def report(sbs: SideBySide) -> str:
@@ -82,7 +103,7 @@ def report(sbs: SideBySide) -> str:
     lines += [
         "",
         "Totals and NPV over each scenario's term (USD); ready: the day the cluster is ready, "
-        "counted from the decision; training days: one run on that option.",
+        f"counted from the decision; {days_note(sbs)}.",
     ]
     return "\n".join(lines)
 
@@ -90,7 +111,9 @@ def report(sbs: SideBySide) -> str:
 def comparisons_json(comparisons: Sequence[Comparison]) -> str:
     """A JSON list of the whole comparisons, in the order given; as `clusterplan compare --json`
     prints one (numbers that are not finite written as null)."""
-    return json.dumps([_finite(c.model_dump(mode="json")) for c in comparisons], indent=2)
+    return json.dumps(
+        [_finite(c.model_dump(mode="json")) for c in comparisons], indent=2, allow_nan=False
+    )
 
 
 def _clean(text: str, limit: int = MAX_NAME_CHARS) -> str:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 import streamlit as st
 from pydantic import BaseModel, ValidationError
 
-from app import share_link
+from app import settings, share_link
 from app.assumption_labels import overrides_line
 from app.formatting import md_code, md_plain
 from app.scenario_files import EXAMPLE, PORTFOLIOS
@@ -450,3 +450,13 @@ def dark_theme() -> bool:
     except AttributeError:
         kind = None
     return (kind or st.get_option("theme.base") or "light") == "dark"
+
+
+def page_address() -> str:
+    """The address this page was opened at, without its query, for share links made here; the
+    local default when Streamlit does not say, or when it is no portal address
+    (settings.check_base_url, the check every base URL passes)."""
+    try:
+        return settings.check_base_url((st.context.url or "").split("?", 1)[0], "page address")
+    except (AttributeError, settings.BaseUrlError):
+        return share_link.DEFAULT_BASE_URL

@@ -46,7 +46,14 @@ from models.portfolio import (
 )
 from models.record import Record
 from models.scenario import Cluster, Execution, ReliabilityInputs, Scenario, Workload
-from models.serving import ServeInputs, ServePlan, layout_gpus, plan_serving
+from models.serving import (
+    MIN_RPS,
+    RPS_FLOOR,
+    ServeInputs,
+    ServePlan,
+    layout_gpus,
+    plan_serving,
+)
 from models.training import plan_training
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 
@@ -146,6 +153,14 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
             "growth_pct_per_month",
             f"traffic would reach {max(rps):,.0f} requests/s, over the 1,000,000 the serving "
             "model sizes; lower the growth or the duration",
+        )
+    if min(rps) < MIN_RPS:
+        month = next(k for k, r in enumerate(rps) if r < MIN_RPS)
+        raise InputError(
+            "growth_pct_per_month",
+            f"traffic would fall to {rps[month]:.3g} requests/s in month "
+            f"{w.start_month + month}, under {RPS_FLOOR}; raise the growth or shorten the "
+            "duration",
         )
 
     def inputs(r: float) -> ServeInputs:
@@ -386,7 +401,11 @@ def demand_of(
         held = np.zeros(months)
         busy = np.zeros(months)
         if s.gang:
-            rel = np.array([m for m in release_months(w) if m < months])
+            try:
+                released = release_months(w)
+            except InputError as exc:
+                raise InputError(f"{field}[{i}].{exc.field}", f"{field}[{i}].{exc}") from None
+            rel = np.array([m for m in released if m < months])
             slot0 = np.minimum(np.round(rel * SLOTS_PER_MONTH).astype(int), slots - 1)
             start_day = slot0 * SLOT_DAYS
             end_day = start_day + s.run_days

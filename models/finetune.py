@@ -33,7 +33,7 @@ import math
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from models import collectives as coll
 from models import constants as C
@@ -42,7 +42,7 @@ from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.job import Job, layers_per_stage, stage_params
 from models.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts, Recompute
 from models.memory import GIB, fits
-from models.record import Record
+from models.record import Record, at_least
 from models.search import all_layouts, evaluate
 from models.shapes import ModelShape, get_preset, load_presets
 from models.sizing import gpu_ladder
@@ -54,6 +54,10 @@ Target = Literal["q", "k", "v", "o", "gate", "up", "down"]
 ALL_TARGETS: tuple[Target, ...] = ("q", "k", "v", "o", "gate", "up", "down")
 #: fine-tunes the planner sizes: up to 512 nodes of 8
 MAX_FINETUNE_GPUS = 4096
+#: the shortest training sequence, and so the least data a fine-tune trains on: one such sequence
+#: (5e-324 dataset tokens gave "0 steps, 0 hours"); with the run's own sequence length and epochs,
+#: the floor is one sequence of that length (plan_finetune)
+MIN_SEQ_LEN = 128
 #: the buyer's rule of thumb printed beside the model: tokens/s = MFU × peak × GPUs / (6 × params)
 RULE_OF_THUMB_MFU = 0.40
 #: and memory: bytes per parameter of the whole model, by method (mixed-precision Adam 16, a BF16
@@ -83,11 +87,18 @@ class FinetuneInputs(Record):
     lora_targets: tuple[Target, ...] = Field(
         ALL_TARGETS, min_length=1, description="matrices adapted: q k v o gate up down"
     )
-    tokens: float | None = Field(None, gt=0, le=1e13, description="dataset tokens (one epoch)")
+    tokens: float | None = Field(
+        None,
+        ge=MIN_SEQ_LEN,
+        le=1e13,
+        description="dataset tokens (one epoch); at least one sequence, 128 tokens",
+    )
     examples: int | None = Field(None, ge=1, le=10**10, description="dataset examples")
     tokens_per_example: int | None = Field(None, ge=1, le=10**7, description="mean tokens each")
     epochs: float = Field(1.0, gt=0, le=1000)
-    seq_len: int = Field(4096, ge=128, le=131_072, description="tokens per training sequence")
+    seq_len: int = Field(
+        4096, ge=MIN_SEQ_LEN, le=131_072, description="tokens per training sequence"
+    )
     global_batch_seqs: int = Field(32, ge=1, le=65_536, description="sequences per optimizer step")
     precision: Literal["bf16", "fp8"] = Field(
         "bf16", description="GEMMs (and a LoRA base held in FP8)"
@@ -98,6 +109,10 @@ class FinetuneInputs(Record):
     )
     fp8_gemm_input_store: bool = Field(
         False, description="trainable GEMMs keep their input as its FP8 cast (TE FP8 training)"
+    )
+
+    _tokens_floor = field_validator("tokens", mode="before")(
+        at_least(MIN_SEQ_LEN, f"one sequence of the shortest length ({MIN_SEQ_LEN} tokens)")
     )
 
     @model_validator(mode="after")
@@ -396,6 +411,17 @@ def _check(inp: FinetuneInputs) -> tuple[ModelShape, GpuSpec]:
         raise InputError("precision", f"{inp.gpu} has no FP8 tensor cores; use bf16")
     if inp.precision == "fp8" and inp.method == "qlora":
         raise InputError("precision", "QLoRA computes in BF16 over its 4-bit base; use bf16")
+    trained = inp.dataset_tokens * inp.epochs
+    if trained < inp.seq_len:
+        field = "epochs" if inp.dataset_tokens >= inp.seq_len else "tokens"
+        if field == "tokens" and inp.tokens is None:
+            field = "examples"
+        raise InputError(
+            field,
+            f"{trained:.4g} tokens in all (dataset × epochs) is under one sequence of "
+            f"{inp.seq_len:,} tokens, the least a fine-tune trains on; give more data or "
+            "epochs, or a shorter sequence",
+        )
     return get_preset(inp.model), gpu
 
 

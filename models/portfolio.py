@@ -27,8 +27,8 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, field_vali
 from models.checks import printable
 from models.errors import InputError
 from models.hardware import load_gpus
-from models.record import Record
-from models.serving import PrefillDecode, SloPercentile
+from models.record import Record, at_least
+from models.serving import MIN_RPS, RPS_FLOOR, PrefillDecode, SloPercentile
 from models.shapes import load_presets
 
 #: the furthest month a workload may reach (start + duration): ten years
@@ -51,6 +51,10 @@ DEMAND_FIELD = {
 }
 #: the largest cluster the planner sizes (models/scenario.py MAX_GPUS: a three-tier fat tree)
 MAX_GPUS = 65_536
+#: the fewest runs (jobs) a month: one in ten years, the longest a workload runs (MAX_MONTHS);
+#: a rate under it releases no run in any duration (1e-300 a month gave zero runs, silently)
+MIN_RUNS_PER_MONTH = 1 / MAX_MONTHS
+RUNS_FLOOR = f"one in ten years ({MIN_RUNS_PER_MONTH:g} a month), the longest a workload runs"
 
 
 def _known_model(v: str) -> str:
@@ -94,10 +98,17 @@ class Pretrain(WorkloadBase):
         None, ge=1, le=MAX_GPUS, description="GPUs per run; empty: the fewest that fit"
     )
     runs_per_month: float = Field(
-        1.0, gt=0, le=30, description="runs started per month (0.25: one every four months)"
+        1.0,
+        ge=MIN_RUNS_PER_MONTH,
+        le=30,
+        description="runs started per month (0.25: one every four months); at least 1/120, one "
+        "run in ten years",
     )
 
     _model = field_validator("model")(_known_model)
+    _runs_floor = field_validator("runs_per_month", mode="before")(
+        at_least(MIN_RUNS_PER_MONTH, RUNS_FLOOR)
+    )
 
 
 class Finetune(WorkloadBase):
@@ -113,9 +124,17 @@ class Finetune(WorkloadBase):
     lora_rank: int = Field(16, ge=1, le=4096)
     precision: Literal["bf16", "fp8"] = "bf16"
     gpus: int | None = Field(None, ge=1, le=4096, description="GPUs per job; empty: the fewest")
-    jobs_per_month: float = Field(4.0, gt=0, le=100, description="jobs started per month")
+    jobs_per_month: float = Field(
+        4.0,
+        ge=MIN_RUNS_PER_MONTH,
+        le=100,
+        description="jobs started per month; at least 1/120, one job in ten years",
+    )
 
     _model = field_validator("model")(_known_model)
+    _jobs_floor = field_validator("jobs_per_month", mode="before")(
+        at_least(MIN_RUNS_PER_MONTH, RUNS_FLOOR)
+    )
 
 
 class Serve(WorkloadBase):
@@ -127,7 +146,12 @@ class Serve(WorkloadBase):
     precision: Literal["bf16", "fp8", "fp4"] = "fp8"
     input_tokens: int = Field(1000, ge=1, le=1_000_000, description="mean prompt tokens")
     output_tokens: int = Field(300, ge=1, le=1_000_000, description="mean output tokens")
-    rps: float = Field(10.0, gt=0, le=1e6, description="requests per second in the first month")
+    rps: float = Field(
+        10.0,
+        ge=MIN_RPS,
+        le=1e6,
+        description="requests per second in the first month; at least one request a day (1.16e-5)",
+    )
     growth_pct_per_month: float = Field(
         0.0, ge=-50, le=100, description="traffic growth per month, compounded"
     )
@@ -137,6 +161,7 @@ class Serve(WorkloadBase):
     prefill_decode: PrefillDecode = "auto"
 
     _model = field_validator("model")(_known_model)
+    _rps_floor = field_validator("rps", mode="before")(at_least(MIN_RPS, RPS_FLOOR))
 
     def rps_by_month(self) -> list[float]:
         """Traffic in each month of its duration: rps × (1 + growth)^k for k = 0 … duration − 1."""
@@ -169,9 +194,17 @@ _WORKLOADS = TypeAdapter(list[PortfolioWorkload])
 
 def release_months(w: WorkloadBase) -> list[float]:
     """When each run or job of a gang workload is released: start + k / rate for every k ≥ 0 with
-    k / rate < duration (so 1 a month for 12 months is 12 runs, at months 0 … 11)."""
-    rate = getattr(w, GANG_RATE_FIELD[w.kind])
-    count = math.ceil(w.duration_months * rate - 1e-9)
+    k / rate < duration (so 1 a month for 12 months is 12 runs, at months 0 … 11). InputError
+    naming the rate's field when that is no run at all (a rate under the record's floor)."""
+    field = GANG_RATE_FIELD[w.kind]
+    rate = getattr(w, field)
+    count = math.ceil(w.duration_months * rate - 1e-9) if rate > 0 else 0
+    if count < 1:
+        raise InputError(
+            field,
+            f"{field}: {rate:g} a month releases no run in {w.duration_months} months (allowed: "
+            f"at least {MIN_RUNS_PER_MONTH:g}, {RUNS_FLOOR})",
+        )
     return [w.start_month + k / rate for k in range(count)]
 
 

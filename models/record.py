@@ -4,6 +4,9 @@ model with named fields in units, no extra keys. Callers read attributes (`plan.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 
@@ -27,3 +30,17 @@ def construct(cls: type[Record], values: dict | None = None, /, **fields) -> Rec
     object.__setattr__(out, "__pydantic_extra__", None)
     object.__setattr__(out, "__pydantic_private__", None)
     return out
+
+
+def at_least(floor: float, why: str) -> Callable[[Any], Any]:
+    """A field validator (mode="before") that refuses a number under `floor`, saying `why` the
+    floor is there: "5e-324 is under one request a day (...)". The field's own ge=floor gives the
+    same floor to the schema, the pages' inputs and their "allowed" text; this gives the reason
+    (pydantic's message only says "greater than or equal to 1.1574074074074073e-05")."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool) and value < floor:
+            raise ValueError(f"{value:g} is under {why}")
+        return value
+
+    return check

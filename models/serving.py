@@ -67,7 +67,7 @@ from models import collectives as coll
 from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
-from models.record import Record
+from models.record import Record, at_least
 from models.shapes import ModelShape, get_preset, load_presets
 from models.units import (
     BITS_PER_BYTE,
@@ -89,6 +89,14 @@ BATCHES = np.array(
 TRAFFIC_FIELDS = ("rps", "users", "tokens_per_day")
 MAX_RPS = 1e6
 SECONDS_PER_DAY = 86_400
+#: the least traffic sized: one request a day (1 / 86,400 s = 1.16e-5 requests/s). Below it a
+#: service is idle, not served, and the queueing formulas divide by next to nothing (5e-324
+#: requests/s gave an infinite load and "0 replicas")
+MIN_RPS = 1 / SECONDS_PER_DAY
+RPS_FLOOR = f"one request a day ({MIN_RPS:g} requests/s), the least traffic the sizing carries"
+#: the least tokens a day: one request of the shortest kind (1 prompt and 1 output token) a day;
+#: with the request's own tokens the floor is one request a day (`ServeInputs`)
+MIN_TOKENS_PER_DAY = 2.0
 ACTIVATION_BYTES = 2  # activations cross the all-reduce in BF16
 SOFTWARE_GENERATION = (
     "TensorRT-LLM-class engine of 2024–25: in-flight batching, CUDA graphs, FP8/FP4 GEMMs, "
@@ -122,14 +130,20 @@ class ServeInputs(Record):
     )
     input_tokens: int = Field(ge=1, le=1_000_000, description="mean prompt tokens per request")
     output_tokens: int = Field(ge=1, le=1_000_000, description="mean output tokens per request")
-    rps: float | None = Field(None, gt=0, le=MAX_RPS, description="requests per second")
+    rps: float | None = Field(
+        None,
+        ge=MIN_RPS,
+        le=MAX_RPS,
+        description="requests per second; at least one request a day (1.16e-5)",
+    )
     users: int | None = Field(None, ge=1, le=10_000_000, description="requests in flight")
     tokens_per_day: float | None = Field(
         None,
-        gt=0,
+        ge=MIN_TOKENS_PER_DAY,
         le=1e16,
         description="input + output tokens a day, averaged over 24 hours (requests/s = this ÷ "
-        "86,400 ÷ tokens per request; a daily mean, so peaks above it need headroom or rps)",
+        "86,400 ÷ tokens per request; a daily mean, so peaks above it need headroom or rps); at "
+        "least one request's tokens, one request a day",
     )
     gpus: int | None = Field(
         None, ge=1, le=72, description="fix one replica of this many GPUs (a benchmark's setup)"
@@ -152,6 +166,11 @@ class ServeInputs(Record):
             raise ValueError(f"give one of rps, users or tokens_per_day, not {' and '.join(given)}")
         return self
 
+    _rps_floor = field_validator("rps", mode="before")(at_least(MIN_RPS, RPS_FLOOR))
+    _tokens_floor = field_validator("tokens_per_day", mode="before")(
+        at_least(MIN_TOKENS_PER_DAY, "one request a day (a request is at least 2 tokens)")
+    )
+
     @field_validator("tokens_per_day")
     @classmethod
     def _within_rps(cls, value, info):
@@ -160,6 +179,11 @@ class ServeInputs(Record):
             raise ValueError(
                 f"{value:g} tokens a day is over {MAX_RPS:,.0f} requests/s at {per_request:,} "
                 "tokens per request"
+            )
+        if value is not None and per_request and value < per_request:
+            raise ValueError(
+                f"{value:g} tokens a day is under one request a day at {per_request:,} tokens "
+                "per request, the least traffic the sizing carries"
             )
         return value
 

@@ -1,6 +1,8 @@
 """Two or three named scenarios side by side (e.g. the same job on H100 vs B200, a 1-year vs a
 3-year commitment): per scenario and option the totals, NPV, ready day, training days, cost per
-delivered GPU-hour and the cumulative cost curve.
+delivered GPU-hour and the cumulative cost curve. A portfolio (scenario version 2) is marked as one
+(`SideScenario.is_portfolio`, its workloads, teams and peak GPUs), so that no presentation shows it
+as "one training run" of its representative workload beside a scenario that is one run.
 
 Every figure is copied from that scenario's own `Comparison` (pricing/engine.py `compare`, the one
 scenario -> comparison function every entry point calls); nothing here is recomputed. The portal,
@@ -37,7 +39,9 @@ class SideOption(Record):
     npv_usd: float
     #: day the option's cluster is ready (days from the decision, day 0)
     ready_day: float
-    #: wall-clock days of one training run on this option
+    #: wall-clock days of one training run on this option; for a portfolio, its representative
+    #: run's (the comparison's own field), which is not the portfolio's work: see
+    #: SideScenario.is_portfolio
     train_days: float
     first_result_day: float | None
     usd_per_gpu_hour: float | None
@@ -49,10 +53,18 @@ class SideScenario(Record):
     """One named scenario: what it plans and each of its options' figures."""
 
     name: str
+    #: the training run's model and GPUs; a portfolio's representative run's
     model: str
     gpu: str
     gpus: int
     term_months: int
+    #: a portfolio (scenario version 2): many runs of several workloads, not one training run
+    is_portfolio: bool = False
+    #: the workloads it plans (1: a single training run) and the teams they are charged to
+    workloads: int = 1
+    teams: int = 1
+    #: a portfolio's largest monthly peak of GPUs demanded (unconstrained); None for one run
+    peak_gpus: int | None = None
     #: the option the scenario's own comparison recommends (None: none completes)
     recommended: str | None
     recommended_label: str | None
@@ -90,7 +102,8 @@ def side_by_side(named: Sequence[tuple[str, Comparison]]) -> SideBySide:
     check_unique(names)
     out = []
     for name, c in zip(names, (c for _, c in named), strict=True):
-        t, rec = c.training, c.recommendation
+        t, rec, p = c.training, c.recommendation, c.portfolio
+        workloads = c.scenario.workloads if p is not None else []
         out.append(
             SideScenario(
                 name=name,
@@ -98,6 +111,10 @@ def side_by_side(named: Sequence[tuple[str, Comparison]]) -> SideBySide:
                 gpu=t.gpu,
                 gpus=t.gpus,
                 term_months=c.scenario.term.months,
+                is_portfolio=p is not None,
+                workloads=len(workloads) if p is not None else 1,
+                teams=len({w.team for w in workloads}) if p is not None else 1,
+                peak_gpus=round(max(p.peak_gpus, default=0)) if p is not None else None,
                 recommended=rec.option,
                 recommended_label=rec.label,
                 options=[_option(o) for o in c.options],

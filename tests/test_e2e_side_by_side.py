@@ -43,7 +43,7 @@ def test_a_linked_set_is_compared_and_a_third_is_saved(portal_url, watched):  # 
     assert page.locator(".js-plotly-plot").count() == 1
     legend = chart.locator(".legendtext").all_text_contents()
     assert "On H100 · Build" in legend and "On B200 · Cloud on-demand" in legend
-    assert page.get_by_text("On B200: Llama 3 70B on 1,024 × B200").count() == 1
+    assert page.get_by_text("On B200: one training run of Llama 3 70B on 1,024 × B200").count() == 1
 
     box = page.get_by_role("textbox", name="Save this scenario as")
     box.fill("third")

@@ -50,7 +50,11 @@ def test_runs_are_released_evenly_over_the_duration():
 @pytest.mark.parametrize(
     ("item", "field", "words"),
     [
-        ({"kind": "serve", "name": "s", "rps": 0}, "workloads[1].rps", "more than 0 and at most"),
+        (
+            {"kind": "serve", "name": "s", "rps": 0},
+            "workloads[1].rps",
+            "under one request a day",
+        ),
         (
             {"kind": "pretrain", "name": "p", "runs_per_month": 31},
             "workloads[1].runs_per_month",

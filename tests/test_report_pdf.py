@@ -176,6 +176,51 @@ def test_first_page_renders_and_is_not_blank(report, tmp_path):
             assert ImageStat.Stat(im.convert("L")).stddev[0] > 20, png.name
 
 
+#: links a PDF viewer would run or open on the reader's computer: printed, never made clickable
+HOSTILE_LINKS = (
+    "javascript:alert(1)",
+    "JavaScript:app.alert(1)//https://planner.example.com/",
+    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "file:///etc/passwd",
+)
+
+
+def link_targets(data: bytes) -> list[str]:
+    """The URI of every link annotation in the PDF, read back with pypdf."""
+    targets = []
+    for page in PdfReader(io.BytesIO(data)).pages:
+        for annot in page.get("/Annots") or []:
+            action = annot.get_object().get("/A")
+            if action is not None and "/URI" in action.get_object():
+                targets.append(str(action.get_object()["/URI"]))
+    return targets
+
+
+def test_a_hostile_link_given_to_the_builders_is_printed_but_never_clickable(
+    comparison, monkeypatch, link
+):
+    """The guard inside the PDF (report_pdf._safe_link), reached directly: `report --link` and
+    the settings refuse these addresses earlier (tests/test_base_url.py), so only a caller of the
+    builders can bring one here."""
+    from pricing.side_by_side import side_by_side
+
+    no_charts(monkeypatch)
+    sbs = side_by_side([("A", comparison), ("B", comparison)])
+    builders = {
+        "report": lambda url: report_pdf.build_report(comparison, link=url, generated=GENERATED),
+        "side by side": lambda url: report_pdf.build_side_by_side_report(
+            sbs, [comparison, comparison], link=url, generated=GENERATED
+        ),
+    }
+    for name, build in builders.items():
+        assert link in link_targets(build(link).data), name  # the readback sees a safe link
+        for hostile in HOSTILE_LINKS:
+            data = build(hostile).data
+            assert flat(hostile) in flat(pdf_text(data)), (name, hostile)  # printed as text
+            bad = [t for t in link_targets(data) if not t.lower().startswith("http")]
+            assert bad == [], (name, hostile, bad)
+
+
 # ----------------------------------------------------------------------------------- user text
 
 

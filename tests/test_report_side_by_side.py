@@ -67,8 +67,10 @@ def test_every_scenarios_figures_are_its_own_comparisons(result, text):
         for o in c.options:  # the comparison's own fields, in its order, formatted as everywhere
             want += [usd(o.total_usd), usd(o.npv_usd), on_day(o.ready_day), days(o.train_days)]
             want.append(usd_rate(o.usd_per_gpu_hour))
-        assert f"{s.name}: {c.training.model} on {c.training.gpus:,} × {c.training.gpu}" in text
-        assert f"recommended: {c.recommendation.label}" in text
+        run = f"one training run of {c.training.model} on {c.training.gpus:,} × {c.training.gpu}"
+        line = re.sub(r"\s+", " ", text)  # the scenario's line wraps at the page's edge
+        assert f"{s.name}: {run}" in line
+        assert f"recommended: {c.recommendation.label}" in line
     assert FIGURE.findall(table) == want
     # the scenarios differ, so a figure taken from the wrong one is caught
     assert comparisons[0].options[0].npv_usd != comparisons[1].options[0].npv_usd

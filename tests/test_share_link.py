@@ -886,8 +886,8 @@ def _with_workload(i: int, **fields) -> dict:
         (_v2(workloads=[{"name": "no kind"}]), r"workloads\[0\]\.kind: missing; allowed: pretrain"),
         (_v2(workloads=[{"kind": ["steady"], "name": "a"}]), r"workloads\[0\]\.kind: '\['steady"),
         (_v2(workloads=[{"kind": "steady", "name": "a"}, 5]), r"workloads\[1\]: .*dictionary"),
-        (_with_workload(2, rps=-1), r"workloads\[2\]\.rps: .*allowed: more than 0"),
-        (_with_workload(1, jobs_per_month=0), r"workloads\[1\]\.jobs_per_month: .*more than 0"),
+        (_with_workload(2, rps=-1), r"workloads\[2\]\.rps: .*one request a day.*allowed: at least"),
+        (_with_workload(1, jobs_per_month=0), r"workloads\[1\]\.jobs_per_month: .*one in ten years.*at least"),
         (_with_workload(0, model="gpt-9"), r"workloads\[0\]\.model: unknown model preset"),
         (_with_workload(4, method="lora"), r"workloads\[4\]\.method: Extra inputs"),
         (_with_workload(5, __class__="os"), r"workloads\[5\]\.__class__: Extra inputs"),
@@ -950,7 +950,7 @@ def test_cli_link_and_decode_portfolio_files(capsys, tmp_path):
     assert rc == 0 and json.loads(out) == ten_workloads()
     path.write_text(json.dumps(_with_workload(6, rps=-1)))
     rc, out, err = cli(capsys, "link", str(path))
-    assert rc == 2 and not out and "workloads[6].rps" in err and "allowed: more than 0" in err
+    assert rc == 2 and not out and "workloads[6].rps" in err and "allowed: at least" in err
 
 
 # ------------------------------------------------------ Side by side: a set of saved scenarios

@@ -396,10 +396,7 @@ def _pdf_report(scenario_json: str, link: str) -> tuple[bytes, int, str]:
 
 def _downloads(sc: Scenario, c) -> None:
     """PDF on request (it takes a second or two), CSV and JSON built only when downloaded."""
-    try:
-        base = (st.context.url or "").split("?", 1)[0] or share_link.DEFAULT_BASE_URL
-    except AttributeError:
-        base = share_link.DEFAULT_BASE_URL
+    base = state.page_address()
     try:
         link = share_link.link_url(sc, base)
     except share_link.LinkError:

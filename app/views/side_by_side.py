@@ -254,7 +254,7 @@ def _comparison(saved_set: ScenarioSet, picked: list[str]) -> None:
     )
     st.caption(
         "Totals and NPV over each scenario's term; ready: the day the cluster is ready, counted "
-        "from the decision; training days: one run on that option. Every figure is the "
+        f"from the decision; {md_plain(sbs_text.days_note(sbs))}. Every figure is the "
         "scenario's own comparison's (its Compare page shows the same)."
     )
     st.plotly_chart(
@@ -267,10 +267,7 @@ def _comparison(saved_set: ScenarioSet, picked: list[str]) -> None:
 
 
 def _link() -> str:
-    try:
-        base = (st.context.url or "").split("?", 1)[0] or share_link.DEFAULT_BASE_URL
-    except AttributeError:
-        base = share_link.DEFAULT_BASE_URL
+    base = state.page_address()
     token = st.session_state.get("_link_token")
     return f"{base}?s={token}" if token else ""
 
