@@ -121,7 +121,8 @@ def training_report(p: TrainingPlan) -> str:
         (
             "Fabric",
             f"{plural(fab.nodes, 'node')}, {fab.endpoints:,} NIC ports x {fab.nic_gbit_per_s:g} Gb/s: {fab.tiers}-tier fat tree,"
-            f" {fab.leaf_switches:,} leaf + {fab.spine_switches:,} spine + {fab.core_switches:,} core switches,"
+            f" {fab.leaf_switches:,} leaf + {fab.spine_switches:,} spine"
+            f"{' (two tiers)' if fab.tiers == 4 else ''} + {fab.core_switches:,} core switches,"
             f" {fab.transceivers:,} transceivers",
         ),
         (

@@ -49,8 +49,13 @@ DEMAND_FIELD = {
     "serve": "rps",
     "steady": "gpus",
 }
-#: the largest cluster the planner sizes (models/scenario.py MAX_GPUS: a three-tier fat tree)
-MAX_GPUS = 65_536
+#: the largest cluster the planner sizes, 2^18 GPUs, the one cap of every GPU count (a v1
+#: cluster and its expansions in models/scenario.py, a workload's GPUs, the capacity plans):
+#: the largest 2025-26 clusters are past 100,000 GPUs (xAI Colossus: 100,000 H100 online in
+#: 2024, doubling to 200,000; https://www.tweaktown.com/news/101365/, 2024-10). Its fabric is
+#: a 4-tier fat tree of 64-port switches past 65,536 GPUs (models/infrastructure.py
+#: size_fat_tree, which serves up to 2,097,152), so the fabric does not set this cap.
+MAX_GPUS = 262_144
 #: the fewest runs (jobs) a month: one in ten years, the longest a workload runs (MAX_MONTHS);
 #: a rate under it releases no run in any duration (1e-300 a month gave zero runs, silently)
 MIN_RUNS_PER_MONTH = 1 / MAX_MONTHS

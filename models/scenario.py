@@ -24,7 +24,13 @@ from models.errors import InputError
 from models.hardware import load_gpus
 from models.job import AttentionKernel
 from models.options import DEFAULT_COMPARE, OPTION_IDS, OptionId
-from models.portfolio import MAX_MONTHS, PortfolioWorkload, check_runs, parse_workloads
+from models.portfolio import (
+    MAX_GPUS,
+    MAX_MONTHS,
+    PortfolioWorkload,
+    check_runs,
+    parse_workloads,
+)
 from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
 from models.units import BYTES_PER_PARAM
 
@@ -33,7 +39,6 @@ SCHEMA_VERSION = 1
 PORTFOLIO_VERSION = 2
 #: the most workloads a v2 scenario holds
 MAX_WORKLOADS = 200
-MAX_GPUS = 65_536  # a three-tier fat tree of 64-port switches serves 64³/4 GPUs
 
 
 class Workload(BaseModel):

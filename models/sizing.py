@@ -56,7 +56,7 @@ def meet_deadline(
     """Fewest GPUs on the ladder, from `start`, whose wall-clock days meet the deadline.
 
     The ladder is walked in doubling strides to the first count that meets it, then back through
-    the counts skipped, so a few dozen layout searches cover up to 65,536 GPUs.
+    the counts skipped, so a few dozen layout searches cover a ladder to 262,144 GPUs (MAX_GPUS).
     """
     counts = [n for n in ladder if n >= start]
     seen: dict[int, tuple[float, LayoutChoice | None]] = {}

@@ -614,9 +614,9 @@ class _Planner:
     def capped_rule(self, sized: str) -> str:
         """Why a plan stops at MAX_GPUS where the demand's peak is larger: the work over it waits."""
         return (
-            f"{sized} {MAX_GPUS:,} GPUs, the largest cluster the planner sizes (a three-tier fat "
-            f"tree); the demand peaks at {max(self.demand.peak_gpus):,.0f} GPUs, so work over "
-            "that waits (queued, or finishing after the term)"
+            f"{sized} {MAX_GPUS:,} GPUs, the largest cluster the planner sizes; the demand "
+            f"peaks at {max(self.demand.peak_gpus):,.0f} GPUs, so work over that waits (queued, "
+            "or finishing after the term)"
         )
 
     def contract_days(self, option: str, ready: float) -> tuple[float, float] | None:

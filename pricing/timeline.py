@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from models.infrastructure import fat_tree_max_endpoints
+from models.infrastructure import fat_tree_tiers
 from models.options import spec
 from pricing.catalogue import GPU_IDS, TIMELINE_OPTIONS, Catalogue, TimelineRow
 
@@ -98,14 +98,6 @@ def _days(row: TimelineRow) -> float:
     return (low + high) / 2
 
 
-def _fabric_tiers(gpus: int) -> int:
-    """Tiers of a non-blocking radix-64 fat tree for `gpus` endpoints (4 means beyond 3)."""
-    for tiers in (1, 2, 3):
-        if gpus <= fat_tree_max_endpoints(tiers, SWITCH_RADIX):
-            return tiers
-    return 4
-
-
 def _cooling(cat: Catalogue, gpu_id: str) -> str:
     """'liquid' for rack-scale NVL72 systems (a rack_nvl72 price row), else 'air'."""
     return "liquid" if any(r.item == "rack_nvl72" for r in cat.server_prices(gpu_id)) else "air"
@@ -164,7 +156,7 @@ def _build_parts(
     teams = min(max(racks / per_crew, 1.0), max_crews)
     rack_days = racks / (rate * teams)
 
-    tiers = _fabric_tiers(gpus)
+    tiers = fat_tree_tiers(gpus, SWITCH_RADIX)  # 1 to 4; the row for 3 serves 4 too
     fabric = cat.timeline_row(option, "fabric_bring_up", size=tiers)
     burn_in = cat.timeline_row(option, "burn_in_acceptance")
     notes = {
@@ -175,7 +167,7 @@ def _build_parts(
             f"{nodes:,} nodes in {racks:,} {cooling}-cooled racks of {per_rack:g} GPUs at "
             f"{rate:g} racks/day per team, {teams:.2g} team(s)"
         ),
-        "fabric bring-up": f"{min(tiers, 3)}-tier fat tree (radix {SWITCH_RADIX}): {_range(fabric)}",
+        "fabric bring-up": f"{tiers}-tier fat tree (radix {SWITCH_RADIX}): {_range(fabric)}",
         "burn-in and acceptance": f"burn-in soak and acceptance suite: {_range(burn_in)}",
     }
     return _BuildParts(

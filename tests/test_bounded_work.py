@@ -118,7 +118,7 @@ def test_demand_over_twice_the_largest_cluster_is_refused_naming_the_biggest_wor
 
 
 def test_a_portfolio_asking_for_too_many_gpu_months_is_refused_by_the_planner(fixture_catalogue):
-    # within the runs cap, but 4 × 65,536 GPUs held for 60 months of 60: twice the cap
+    # within the runs cap, but 4 × MAX_GPUS GPUs held for 60 months of 60: twice the cap
     s = Scenario.model_validate(
         {
             "version": 2,

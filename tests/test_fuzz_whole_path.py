@@ -9,8 +9,8 @@ names an option with a finite NPV, the JSON export is strict JSON with no number
 and the CSV holds finite numbers that add up to each option's total.
 
 The generator reaches the edges on purpose: 0 % loan, lease and discount rates, utilisation and run
-counts down to 5e-324, every override at both ends of its allowed range, one GPU to 65,536, and the
-shortest and longest terms. `FUZZ_EXAMPLES=500 .venv/bin/python -m pytest
+counts down to 5e-324, every override at both ends of its allowed range, one GPU to MAX_GPUS
+(262,144), and the shortest and longest terms. `FUZZ_EXAMPLES=500 .venv/bin/python -m pytest
 tests/test_fuzz_whole_path.py` is the longer run (default: 30 examples, derandomized).
 """
 

@@ -13,7 +13,7 @@ from models.hardware import get_gpu
 from models.job import Job
 from models.layouts import Layouts
 from models.memory import in_flight_layers, memory_breakdown
-from models.scenario import Cluster, Scenario, Workload
+from models.scenario import MAX_GPUS, Cluster, Scenario, Workload
 from models.shapes import get_preset
 from models.sizing import EFFICIENT_SCALING
 from models.training import Planner
@@ -98,7 +98,7 @@ def test_efficient_size_is_the_largest_node_count_keeping_the_scaling_efficiency
     p = _planner()
     chosen = p.efficient().gpus
     start = p.smallest().gpus
-    counts = sorted({start} | {8 << i for i in range(20) if start < 8 << i <= 65_536})
+    counts = sorted({start} | {8 << i for i in range(20) if start < 8 << i <= MAX_GPUS})
     hours = {}
     for n in counts:
         try:

@@ -110,3 +110,32 @@ def test_the_hardware_lines_shown_sum_to_what_the_build_pays(fixture_catalogue):
     )
     assert sum(lines.values()) == pytest.approx(c.options[0].breakdown_usd["hardware"])
     assert (c.operations.racks, c.operations.cooling) == (32, "air")
+
+
+@pytest.mark.parametrize(
+    ("gpus", "tiers", "switches", "transceivers"),
+    [(131_072, 4, 14_336, 1_048_576), (262_144, 4, 28_672, 2_097_152)],
+)
+def test_a_cluster_past_65536_gpus_is_priced_on_its_four_tier_fabric(
+    fixture_catalogue, gpus, tiers, switches, transceivers
+):
+    """Issue 27: a v1 cluster of 131,072 or 262,144 GPUs is accepted and priced, its fabric a
+    4-tier fat tree of 64-port switches (tests/test_infrastructure.py counts it by hand): the
+    fabric line is its switches at 20,000 USD and its transceivers at 500 USD (fixture)."""
+    sc = Scenario.model_validate(
+        {
+            "workload": {"model": "llama3-405b", "tokens": 1e13, "global_batch_tokens": 2**27},
+            "cluster": {"gpu": "H100-SXM", "gpus": gpus},
+            "usage": {"mode": "runs", "runs": 1},
+            "term": {"months": 36},
+            "options": {"compare": ["build", "rent", "cloud:committed_1y"]},
+        }
+    )
+    c = engine.compare(sc, fixture_catalogue, decision=False)
+    fabric = c.training.fabric
+    assert (c.training.gpus, fabric.tiers, fabric.switches) == (gpus, tiers, switches)
+    assert fabric.transceivers == transceivers
+    assert c.operations.hardware_capex_usd["fabric"] == pytest.approx(
+        switches * 20_000 + transceivers * 500
+    )
+    assert all(o.available and math.isfinite(o.total_usd) and o.total_usd > 0 for o in c.options)

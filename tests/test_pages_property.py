@@ -107,7 +107,7 @@ def test_help_gives_the_schema_range_in_the_widget_unit():
     assert "Allowed: more than 0 and at most 1,000." in helps["w_runs"]
     assert "at least 0.1 and at most 100,000 billion" in helps["w_params"]
     assert "at least 0.001 and at most 1,000,000 billion" in helps["w_tokens"]
-    assert "at least 1 and at most 65,536" in helps["w_gpus"]
+    assert "at least 1 and at most 262,144" in helps["w_gpus"]
     assert "at least 12 and at most 60 months" in helps["w_term"]
 
 
@@ -142,7 +142,7 @@ def test_a_gpu_count_that_is_not_one_is_kept_and_named_with_the_range(typed):
     assert not at.exception
     assert at.text_input(key="w_gpus").value == typed
     message = errors(at)
-    assert "cluster.gpus" in message and "65,536" in message, message
+    assert "cluster.gpus" in message and "262,144" in message, message
     at.text_input(key="w_gpus").input("512").run()  # fixed: the scenario is valid again
     assert not at.error and at.session_state["scenario"]["cluster"]["gpus"] == 512
 

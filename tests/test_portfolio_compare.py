@@ -584,7 +584,7 @@ def test_the_samples_second_contracts_cost_less_whole(name):
         assert planner.total_usd(plan) < planner.total_usd(one), option
 
 
-# ------------------------------------------------- demand past the largest cluster (65,536 GPUs)
+# ------------------------------------------------ demand past the largest cluster (262,144 GPUs)
 
 
 def test_demand_past_the_largest_cluster_is_planned_up_to_it_and_the_rest_waits(
@@ -592,7 +592,7 @@ def test_demand_past_the_largest_cluster_is_planned_up_to_it_and_the_rest_waits(
 ):
     """Work needing more GPUs at once than the planner sizes (MAX_GPUS) gave a ValueError from the
     fabric sizing on every page; now each plan stops at MAX_GPUS, says so, and the rest waits."""
-    data = {  # a run of 65,536 GPUs beside 8,000 in steady use (within the GPU-months cap)
+    data = {  # a run of MAX_GPUS GPUs beside 8,000 in steady use (within the GPU-months cap)
         "version": 2,
         "workloads": [
             {
@@ -600,7 +600,8 @@ def test_demand_past_the_largest_cluster_is_planned_up_to_it_and_the_rest_waits(
                 "name": "m",
                 "model": "megatron-1t",
                 "tokens": 1e13,
-                "gpus": 65536,
+                "gpus": cp.MAX_GPUS,
+                "duration_months": 3,  # three runs of ~1.7 M GPU-months each
             },
             {
                 "kind": "steady",
@@ -626,13 +627,13 @@ def test_demand_past_the_largest_cluster_is_planned_up_to_it_and_the_rest_waits(
 
 
 def test_a_per_use_option_holds_at_most_the_largest_cluster(fixture_catalogue):
-    d = {"version": 2, "workloads": [{"kind": "steady", "name": "a", "gpus": 40000}]}
+    d = {"version": 2, "workloads": [{"kind": "steady", "name": "a", "gpus": 150_000}]}
     d["workloads"].append({**d["workloads"][0], "name": "b"})
     scenario = Scenario.model_validate(d)
-    planner = cp._Planner(scenario, fixture_catalogue)  # the two together: 80,000 GPUs at once
+    planner = cp._Planner(scenario, fixture_catalogue)  # the two together: 300,000 GPUs at once
     size, rule, *_ = planner.per_use("cloud:on_demand")
-    assert max(planner.demand.peak_gpus) == 80_000 and size == cp.MAX_GPUS
-    assert "demand peaks at 80,000 GPUs" in rule
+    assert max(planner.demand.peak_gpus) == 300_000 and size == cp.MAX_GPUS == 262_144
+    assert "demand peaks at 300,000 GPUs" in rule
     assert compare(scenario, fixture_catalogue).option("rent").available
 
 
@@ -786,3 +787,44 @@ def test_owned_hardware_is_ordered_for_the_work_unless_phases_or_refreshes_time_
     phased["options"]["build_expansions"] = [{"gpus": 8, "month": 30}]
     p = cp.plan_portfolio(Scenario.model_validate(phased), fixture_catalogue)[1].plans["build"]
     assert p.order_day == 0 and p.ready_day < 200  # phases are ordered by month: the base at once
+
+
+def test_a_portfolio_peaking_near_200000_gpus_is_priced_within_the_largest_cluster(
+    fixture_catalogue,
+):
+    """Issue 27: 150,000 GPUs of research beside runs of 49,152 peak at 199,152 GPUs, past the
+    old cap of 65,536 and within 262,144: every option is sized for it with no cap in its rule,
+    and the build's fabric is a 4-tier fat tree priced switch by switch (fixture: 20,000 USD a
+    switch, 500 USD a transceiver)."""
+    data = {
+        "version": 2,
+        "workloads": [
+            {
+                "kind": "steady",
+                "name": "research",
+                "gpus": 150_000,
+                "utilisation_pct": 60,
+                "duration_months": 36,
+            },
+            {
+                "kind": "pretrain",
+                "name": "frontier",
+                "model": "llama3-405b",
+                "gpus": 49_152,
+                "runs_per_month": 0.25,
+                "duration_months": 24,
+            },
+        ],  # fmt: skip
+        "options": {"compare": ["build", "rent", "managed", "cloud:committed_1y"]},
+    }
+    c = compare(Scenario.model_validate(data), fixture_catalogue)
+    assert max(c.portfolio.peak_gpus) == 199_152
+    for o in c.options:
+        assert o.available and math.isfinite(o.total_usd), o.option
+        assert 65_536 < o.capacity_size_gpus <= cp.MAX_GPUS, o.option
+        assert "largest cluster the planner sizes" not in o.capacity_rule, o.capacity_rule
+    fabric = c.training.fabric  # the build's size (its plan is the one the engine prices)
+    assert fabric.gpus == c.option("build").capacity_size_gpus and fabric.tiers == 4
+    assert c.operations.hardware_capex_usd["fabric"] == pytest.approx(
+        fabric.switches * 20_000 + fabric.transceivers * 500
+    )

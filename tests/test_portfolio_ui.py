@@ -69,8 +69,8 @@ def test_a_phase_added_on_the_workload_page_is_in_the_scenario_and_the_link():
     ("row", "field", "allowed"),
     [
         ({"gpus": 64, "month": 40}, "month", "from 0 to 35"),
-        ({"gpus": 0, "month": 6}, "gpus", "at least 1 and at most 65,536"),
-        ({"gpus": 2.5, "month": 6}, "gpus", "at least 1 and at most 65,536"),
+        ({"gpus": 0, "month": 6}, "gpus", "at least 1 and at most 262,144"),
+        ({"gpus": 2.5, "month": 6}, "gpus", "at least 1 and at most 262,144"),
         ({"gpus": 64, "month": -1}, "month", "from 0 to 35"),
     ],
     ids=["month-past-the-term", "no-gpus", "half-a-gpu", "month-before-the-decision"],

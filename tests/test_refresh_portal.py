@@ -190,7 +190,7 @@ def test_a_refresh_round_trips_in_the_link_and_a_v1_link_cannot_hold_one():
         (
             {"build_expansions": [{"gpus": 8, "month": 1}, {"gpus": 0, "month": 2}]},
             "options.build_expansions[1].gpus: Input should be greater than or equal to 1 "
-            "(allowed: at least 1 and at most 65,536)",
+            "(allowed: at least 1 and at most 262,144)",
         ),
         (
             {"build_refresh_after_months": "yearly"},

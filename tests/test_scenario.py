@@ -4,6 +4,7 @@ and the rules that tie fields together."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -141,7 +142,7 @@ def test_any_valid_scenario_survives_a_json_round_trip(data):
             "at most 1,000,000,000",
         ),
         ({"cluster": {"gpus": 0}}, "cluster.gpus", "at least 1"),
-        ({"cluster": {"gpus": MAX_GPUS + 1}}, "cluster.gpus", "at most 65,536"),
+        ({"cluster": {"gpus": MAX_GPUS + 1}}, "cluster.gpus", "at most 262,144"),
         ({"cluster": {"deadline_days": 0}}, "cluster.deadline_days", "more than 0"),
         ({"cluster": {"deadline_days": 4000}}, "cluster.deadline_days", "at most 3,650"),
         ({"reliability": {"restart_minutes": -1}}, "reliability.restart_minutes", "at least 0"),
@@ -175,6 +176,69 @@ def test_out_of_range_fields_explain_path_and_allowed_range(data, path, range_te
     got_path, message = found[0]
     assert got_path == path
     assert "allowed" in message and range_text in message, message
+
+
+# ------------------------------------------------- the largest cluster: 262,144 GPUs (issue 27)
+
+
+def test_the_largest_cluster_is_one_cap_for_both_versions():
+    """models/portfolio.py holds MAX_GPUS and models/scenario.py takes it from there (the scenario
+    schema imports the portfolio records, never the other way round)."""
+    from models import portfolio, scenario
+
+    assert scenario.MAX_GPUS is portfolio.MAX_GPUS and MAX_GPUS == 262_144 == 2**18
+
+
+@pytest.mark.parametrize("gpus", [131_072, 200_000, 262_144])
+def test_clusters_past_65536_gpus_are_accepted(gpus):
+    s = Scenario.model_validate({"cluster": {"gpus": gpus}})
+    assert s.cluster.gpus == gpus
+    portfolio = Scenario.model_validate(
+        {
+            "version": 2,
+            "workloads": [{"kind": "steady", "name": "s", "gpus": gpus}],
+            "options": {"build_expansions": [{"gpus": gpus, "month": 6}]},
+        }
+    )
+    assert portfolio.workloads[0].gpus == portfolio.options.build_expansions[0].gpus == gpus
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [
+        ({"cluster": {"gpus": 262_145}}, "cluster.gpus"),
+        (
+            {
+                "version": 2,
+                "workloads": [{"kind": "steady", "name": "s", "gpus": 64}],
+                "options": {"build_expansions": [{"gpus": 262_145, "month": 6}]},
+            },
+            "options.build_expansions.0.gpus",
+        ),
+        (
+            {"version": 2, "workloads": [{"kind": "steady", "name": "s", "gpus": 262_145}]},
+            "workloads[0].gpus",
+        ),
+        (
+            {
+                "version": 2,
+                "workloads": [
+                    {"kind": "pretrain", "name": "p", "model": "llama3-8b", "gpus": 262_145}
+                ],
+            },
+            "workloads[0].gpus",
+        ),
+    ],
+    ids=["cluster", "expansion", "steady", "pretrain"],
+)
+def test_one_gpu_past_the_largest_cluster_is_refused_naming_the_field_and_the_cap(data, path):
+    found = problems(data)
+    assert len(found) == 1, found
+    got_path, message = found[0]
+    assert got_path == path
+    # the cluster reads "at most 262,144", a workload (models/portfolio.py _range) "at most
+    # 262144", an expansion pydantic's own "less than or equal to 262144"
+    assert re.search(r"(at most|less than or equal to) 262,?144\b", message), message
 
 
 @settings(max_examples=40)

@@ -238,7 +238,8 @@ def _run_page() -> None:
                 "cluster.gpus",
                 "w_gpus",
                 placeholder="smallest that fits",
-                help="The most is what a three-tier fat tree of 64-port switches serves; "
+                help="The most is the largest cluster the planner sizes (past 65,536 GPUs "
+                "its fabric is a four-tier fat tree of 64-port switches); "
                 "left empty, the smallest cluster that holds the model.",
             )
         else:
