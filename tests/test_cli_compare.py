@@ -310,8 +310,8 @@ def edit(**changes):
 
 
 BAD_SCENARIOS = {
-    "term.months too low": (edit(term__months=6), ["term.months", "12", "60"]),
-    "term.months too high": (edit(term__months=61), ["term.months", "12", "60"]),
+    "term.months too low": (edit(term__months=6), ["term.months", "12", "120"]),
+    "term.months too high": (edit(term__months=121), ["term.months", "12", "120"]),
     "tokens too high": (edit(workload__tokens=1e16), ["workload.tokens", "at most"]),
     "unknown gpu": (edit(cluster__gpu="X100"), ["cluster.gpu", "unknown GPU", "H100-SXM"]),
     "unknown rent provider": (
@@ -355,7 +355,7 @@ def test_bad_scenario_names_the_field(capsys, tmp_path, example, case):
 def test_field_out_of_range_gives_the_allowed_range(capsys, tmp_path, example):
     path = write(tmp_path / "s.json", json.dumps(edit(term__months=6)(example)))
     line = one_error_line(*cli(capsys, "compare", path))
-    assert re.search(r"term\.months: .*at least 12 and at most 60", line), line
+    assert re.search(r"term\.months: .*at least 12 and at most 120", line), line
 
 
 @pytest.mark.parametrize(

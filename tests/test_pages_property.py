@@ -108,7 +108,7 @@ def test_help_gives_the_schema_range_in_the_widget_unit():
     assert "at least 0.1 and at most 100,000 billion" in helps["w_params"]
     assert "at least 0.001 and at most 1,000,000 billion" in helps["w_tokens"]
     assert "at least 1 and at most 262,144" in helps["w_gpus"]
-    assert "at least 12 and at most 60 months" in helps["w_term"]
+    assert "at least 12 and at most 120 months" in helps["w_term"]
 
 
 def test_a_scenario_without_a_gpu_count_shows_an_empty_count():

@@ -183,8 +183,8 @@ def test_a_refresh_round_trips_in_the_link_and_a_v1_link_cannot_hold_one():
     ("options", "said"),
     [
         (
-            {"build_expansions": [{"gpus": 8, "month": 60}]},
-            "options.build_expansions[0].month: Input should be less than or equal to 59 "
+            {"build_expansions": [{"gpus": 8, "month": 120}]},
+            "options.build_expansions[0].month: Input should be less than or equal to 119 "
             "(allowed: a whole number from 0 to 35, within the term)",
         ),
         (
@@ -203,7 +203,7 @@ def test_a_refresh_round_trips_in_the_link_and_a_v1_link_cannot_hold_one():
         ),
     ],
     ids=[
-        "phase-month-past-five-years",
+        "phase-month-past-ten-years",
         "second-phase-no-gpus",
         "refresh-not-a-number",
         "refresh-past-the-term",
