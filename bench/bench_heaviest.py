@@ -15,7 +15,7 @@ longest term, models/portfolio.py MAX_GPUS and MAX_GANG_RUNS), every option comp
 For each: the first call (every workload sized by the core, the sizing cache cleared) and the warm
 median of 3 (the sizings cached, as the portal's second look at a link is), wall and this process's
 CPU time. The example is `clusterplan example` (version 1) and the enterprise sample (version 2).
-Run: python -m bench.bench_heaviest [--quick]"""
+Run: python -m bench.bench_heaviest [--quick] [--workloads N] [--months M]"""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ from pricing.catalogue import load_catalogue
 from pricing.engine import compare
 
 TERM = int(field_bounds(Term, "months")["le"])
+#: the portfolio's size: the schema's limit unless `--workloads N` (and `--months M`) ask less
+WORKLOADS = MAX_WORKLOADS
 FACTOR_TARGET = 5.0
 _MODELS = ("llama3-8b", "llama3-70b", "mixtral-8x7b", "llama2-13b", "qwen3-30b-a3b")
 
@@ -54,9 +56,9 @@ def _scenario(workloads: list[dict]) -> Scenario:
 def queue() -> Scenario:
     """MAX_GANG_RUNS gang runs over MAX_WORKLOADS workloads: pre-training runs of 64 to 4,096
     GPUs and fine-tuning jobs of 8 to 256 GPUs, releases staggered, each workload its own shape."""
-    per = MAX_GANG_RUNS // MAX_WORKLOADS
+    per = MAX_GANG_RUNS // WORKLOADS
     items = []
-    for i in range(MAX_WORKLOADS):
+    for i in range(WORKLOADS):
         start = i % 12
         months = TERM - start
         if i % 2:
@@ -82,7 +84,7 @@ def serve() -> Scenario:
         {"kind": "serve", "name": f"svc{i}", "team": f"t{i % 9}", "model": _MODELS[i % 3],
          "rps": 0.2 + 0.02 * i, "growth_pct_per_month": 3.0, "duration_months": TERM,
          "input_tokens": 500 + 37 * i, "output_tokens": 200 + 11 * i, "tpot_ms": 80.0}
-        for i in range(MAX_WORKLOADS)
+        for i in range(WORKLOADS)
     ]  # fmt: skip
     return _scenario(items)
 
@@ -92,7 +94,7 @@ def mixed() -> Scenario:
     q = queue().workloads
     s = serve().workloads
     items = []
-    for i in range(MAX_WORKLOADS):
+    for i in range(WORKLOADS):
         kind = i % 4
         if kind in (0, 1):
             w = q[i].model_dump()
@@ -121,7 +123,7 @@ def giant() -> dict:
                 "runs_per_month": 30,
                 "duration_months": MAX_MONTHS,
             }
-            for i in range(MAX_WORKLOADS)
+            for i in range(WORKLOADS)
         ],  # fmt: skip
         "term": {"months": TERM},
         "options": {"compare": list(OPTION_IDS)},
@@ -144,7 +146,11 @@ def _times(build, cat, repeats: int) -> tuple[float, float, float]:
 
 
 def main() -> None:
+    global WORKLOADS, TERM
     quick = "--quick" in sys.argv
+    for flag, name in (("--workloads", "WORKLOADS"), ("--months", "TERM")):
+        if flag in sys.argv:
+            globals()[name] = int(sys.argv[sys.argv.index(flag) + 1])
     repeats = 1 if quick else 3
     cat = load_catalogue()
     enterprise = json.loads(scenario_files.PORTFOLIOS["enterprise"].read_text())
@@ -154,7 +160,7 @@ def main() -> None:
     }
     rows |= {"heaviest: queue": queue, "heaviest: serve": serve, "heaviest: mixed": mixed}
     print(
-        f"limits: {MAX_WORKLOADS} workloads, {TERM}-month term, {MAX_GPUS:,} GPUs, "
+        f"limits: {WORKLOADS} workloads, {TERM}-month term, {MAX_GPUS:,} GPUs, "
         f"{MAX_GANG_RUNS:,} runs and jobs; {len(OPTION_IDS)} options, 2,000 draws"
     )
     out = {}

@@ -394,7 +394,7 @@ def test_human_output_with_curve_marks_the_chosen_count(capsys):
         (LLAMA8_1T + ["--gpus", "8.5"], ["--gpus", "8.5"]),
         (LLAMA8_1T + ["--gpus", "0"], ["--gpus", "at least 1"]),
         (LLAMA8_1T + ["--gpus", "-8"], ["--gpus"]),
-        (LLAMA8_1T + ["--gpus", "100000"], ["--gpus"]),
+        (LLAMA8_1T + ["--gpus", "300000"], ["--gpus"]),
         (LLAMA8_1T + ["--gpus", "nan"], ["--gpus"]),
         (LLAMA8_1T + ["--deadline-days", "-1"], ["--deadline-days"]),
         (LLAMA8_1T + ["--deadline-days", "x"], ["--deadline-days"]),
