@@ -99,7 +99,7 @@ def mixed() -> Scenario:
         if kind in (0, 1):
             w = q[i].model_dump()
             rate = "runs_per_month" if w["kind"] == "pretrain" else "jobs_per_month"
-            w[rate] = min(w[rate] * 2, 30.0 if rate == "runs_per_month" else 100.0)
+            w[rate] = min(w[rate] * 1.9, 30.0 if rate == "runs_per_month" else 100.0)
         elif kind == 2:
             w = s[i].model_dump()
         else:
