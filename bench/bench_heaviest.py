@@ -110,8 +110,10 @@ def mixed() -> Scenario:
     return _scenario(items)
 
 
-def giant() -> dict:
-    """The attack of issue 27, at today's limits: refused before pricing."""
+def giant(n: int = 50, term: int = 60) -> dict:
+    """The link of issue 27 (739 characters): n teams of llama3-405b at the most GPUs a run may
+    have, 30 runs a month for ten years, in a `term`-month term, every option; refused by the
+    runs cap before anything is priced (tests/test_bounded_work.py uses it too)."""
     return {
         "version": 2,
         "workloads": [
@@ -123,9 +125,9 @@ def giant() -> dict:
                 "runs_per_month": 30,
                 "duration_months": MAX_MONTHS,
             }
-            for i in range(WORKLOADS)
+            for i in range(n)
         ],  # fmt: skip
-        "term": {"months": TERM},
+        "term": {"months": term},
         "options": {"compare": list(OPTION_IDS)},
     }
 

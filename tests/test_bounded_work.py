@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from app import share_link
 from app.scenario_files import PORTFOLIOS
+from bench.bench_heaviest import giant as _attack
 from models import capacity as cap
 from models.demand import SLOTS_PER_MONTH, check_gpu_months
 from models.errors import InputError
@@ -39,25 +40,6 @@ from models.scenario import Scenario
 from models.units import HOURS_PER_MONTH
 from pricing import capacity_plans as cp
 from tests.test_capacity import portfolios
-
-
-def _attack(n: int = 50) -> dict:
-    """The link of the issue: n teams of llama3-405b at 65,536 GPUs, 30 runs a month, 10 years."""
-    return {
-        "version": 2,
-        "workloads": [
-            {
-                "kind": "pretrain",
-                "name": f"w{i}",
-                "model": "llama3-405b",
-                "gpus": MAX_GPUS,
-                "runs_per_month": 30,
-                "duration_months": 120,
-            }
-            for i in range(n)
-        ],  # fmt: skip
-        "term": {"months": 60},
-    }
 
 
 @settings(max_examples=300, derandomize=True)
