@@ -281,11 +281,11 @@ def _interp_rows(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     slope = (y_{j+1} − y_j) / (x_{j+1} − x_j); the ends held), so the same numbers: one pass
     instead of one call per flat workload."""
     n = rows.shape[1]
-    grid = np.arange(n, dtype=float)
-    xs = np.clip(x, 0.0, n - 1.0)
-    j = np.minimum(np.floor(xs).astype(int), n - 2) if n > 1 else np.zeros(len(x), dtype=int)
     if n == 1:
         return np.repeat(rows, len(x), axis=1)
+    grid = np.arange(n, dtype=float)
+    xs = np.clip(x, 0.0, n - 1.0)
+    j = np.minimum(np.floor(xs).astype(int), n - 2)
     y0, y1 = rows[:, j], rows[:, j + 1]
     slope = (y1 - y0) / (grid[j + 1] - grid[j])
     out = slope * (xs - grid[j]) + y0

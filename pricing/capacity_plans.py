@@ -380,8 +380,8 @@ class _Planner:
         inp, order = self.inputs(gpus), self.order_day(option, gpus)
         if order <= 0:
             return inp
-        age = min(max(inp.term_days - ready, 0.0) / DAYS_PER_YEAR, self.cat.residual_last_age_years)
-        return _with_resale_age(inp, age, self.cat, f"ordered for the work, on {on_day(order)}")
+        why = f"ordered for the work, on {on_day(order)}"
+        return _with_resale_age(inp, _age_at_term_end(inp, ready, self.cat), self.cat, why)
 
     def waits_for_work(self, option: str) -> bool:
         """Whether the option is provisioned for the first month with work rather than from day
@@ -997,11 +997,16 @@ class _Planner:
         )
 
 
+def _age_at_term_end(inp: CostInputs, ready_day: float, cat: Catalogue) -> float:
+    """Years from `ready_day` to the term end, no more than the resale curve's last age."""
+    return min(max(inp.term_days - ready_day, 0.0) / DAYS_PER_YEAR, cat.residual_last_age_years)
+
+
 def _aged(inp: CostInputs, ready_day: float, cat: Catalogue) -> CostInputs:
     """`inp` with its resale at the age of hardware accepted on `ready_day` at term end
     (residual_values.csv, as pricing/inputs.py prices the base), unless the figure is overridden."""
-    age = min(max(inp.term_days - ready_day, 0.0) / DAYS_PER_YEAR, cat.residual_last_age_years)
-    return _with_resale_age(inp, age, cat, f"an expansion phase accepted on {on_day(ready_day)}")
+    why = f"an expansion phase accepted on {on_day(ready_day)}"
+    return _with_resale_age(inp, _age_at_term_end(inp, ready_day, cat), cat, why)
 
 
 def _aged_years(inp: CostInputs, age: float, cat: Catalogue, ready_day: float) -> CostInputs:
