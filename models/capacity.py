@@ -151,20 +151,6 @@ def _gang_free(avail: np.ndarray, whole_gpus, months: int) -> np.ndarray:
     return np.minimum(avail, _capacity(whole_gpus, months)[1])
 
 
-def _earliest(free: np.ndarray, gpus: float, t0: int, n: int) -> int | None:
-    """The first slot t ≥ t0 where free[t : t + n] (cut at the term end) holds `gpus` in every slot."""
-    end = len(free)
-    if t0 >= end:
-        return None
-    if free[t0 : min(t0 + n, end)].min() >= gpus - _EPS:
-        return t0
-    ok = np.concatenate([[0], np.cumsum(free[t0:] >= gpus - _EPS)])
-    t = np.arange(end - t0)
-    stop = np.minimum(t + n, end - t0)
-    found = np.flatnonzero(ok[stop] - ok[t] == stop - t)
-    return int(found[0]) + t0 if len(found) else None
-
-
 class Prepared:
     """The arrays `simulate` derives from a demand alone (flat work per slot, the gang runs'
     columns and FIFO order), computed once per demand and shared by every capacity it is
@@ -205,21 +191,31 @@ class Prepared:
         np.add.at(profile, np.minimum(self.rel + self.length, slots), -self.gpus)
         #: GPUs the gang runs hold in each slot if every run starts on release
         self.at_release = np.cumsum(profile)[:slots]
-        # the FIFO loop's columns as Python lists (one float operation each, as numpy's): run,
-        # GPUs, the free GPUs it needs (GPUs − _EPS), slots, release slot
-        order = self.order.tolist()
-        gpus = self.gpus[order].tolist()
+        # the FIFO loop's columns (models/fifo.py), in FIFO order: run, GPUs, the free GPUs it
+        # needs (GPUs − _EPS), slots, release slot, and the id of its (GPUs, slots) pair
+        order = self.order
+        pairs = np.stack([self.gpus[order], self.length[order].astype(float)], axis=1)
+        _, size = np.unique(pairs.reshape(-1, 2), axis=0, return_inverse=True)
+        self.fifo = (
+            order.astype(np.int64),
+            self.gpus[order],
+            self.gpus[order] - _EPS,
+            self.length[order].astype(np.int64),
+            self.rel[order].astype(np.int64),
+            size.reshape(-1).astype(np.int64),
+            int(size.max()) + 1 if len(order) else 0,
+        )
+        #: (run, GPUs, slots, release slot) in FIFO order, as Python numbers (`_never_fits`)
         self.loop = list(
             zip(
-                order,
-                gpus,
-                [g - _EPS for g in gpus],
+                order.tolist(),
+                self.gpus[order].tolist(),
                 self.length[order].tolist(),
                 self.rel[order].tolist(),
                 strict=True,
             )
         )
-        #: each run's place in the FIFO order (self.loop)
+        #: each run's place in the FIFO order (self.fifo, self.loop)
         self.rank = np.empty(len(order), dtype=int)
         self.rank[self.order] = np.arange(len(order))
         #: `_gang_starts` by the GPUs free of flat work (its bytes): the same capacity probed by a
@@ -229,27 +225,6 @@ class Prepared:
 
 def prepare(demand: Demand) -> Prepared:
     return Prepared(demand)
-
-
-def _earliest_list(free: list[float], threshold: float, t: int, n: int, end: int) -> int | None:
-    """`_earliest` on a list: the first slot ≥ t whose window free[t : t + n] (cut at `end`) is
-    ≥ threshold in every slot. It advances by events, not slots: a window whose minimum (one
-    C-level `min`) falls short moves the next try past its last slot below the threshold, found
-    by halving the window's tail (log n minimums), so the Python steps grow with the windows
-    tried, not with the slots passed."""
-    while t < end:
-        stop = t + n if t + n < end else end
-        if min(free[t:stop]) >= threshold:
-            return t
-        lo, hi = t, stop - 1  # the last slot below: in [lo, hi]; free[hi + 1 : stop] all fit
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if min(free[mid : hi + 1]) < threshold:
-                lo = mid
-            else:
-                hi = mid - 1
-        t = lo + 1
-    return None
 
 
 def _flat(p: Prepared, cap_slot: np.ndarray):
@@ -296,11 +271,14 @@ def _interp_rows(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = True):
-    """Start slot of each gang run (−1: not started in the term) under strict FIFO on `avail`,
-    and (`reasons`) why runs that can never be served cannot. Runs that fit on release all start
-    then (one vectorised check); otherwise `_fifo_starts`, once per `avail` (a capacity search
-    probes the size it then simulates)."""
+def _gang_starts(p: Prepared, avail: np.ndarray, *, reasons: bool = True):
+    """Start slot of each gang run (−1: not started in the term) under strict FIFO on `avail` (GPUs
+    free of flat work, one figure a slot), and (`reasons`) why runs that can never be served
+    cannot. Runs that fit on release all start then (one vectorised check); otherwise the queue
+    (models/fifo.py, compiled: imported here so that only a queue pays numba's start-up), once
+    per `avail` (a capacity search probes the size it then simulates)."""
+    from models.fifo import fifo_starts
+
     n_runs = len(p.wl)
     if n_runs and np.all(p.at_release <= avail + _EPS):  # fast path: every run fits on release
         start = np.full(n_runs, -1)
@@ -310,60 +288,10 @@ def _gang_starts(p: Prepared, avail: np.ndarray, slots: int, *, reasons: bool = 
     if key not in p.starts:
         if len(p.starts) >= STARTS_KEPT:
             p.starts.clear()
-        p.starts[key] = start = _fifo_starts(p, avail, slots)
+        p.starts[key] = start = fifo_starts(*p.fifo, np.ascontiguousarray(avail, dtype=float))
         start.flags.writeable = False
     start = p.starts[key]
     return start, (_never_fits(p, avail, start) if reasons else {})
-
-
-def _fifo_starts(p: Prepared, avail: np.ndarray, slots: int) -> np.ndarray:
-    """Strict FIFO, one run at a time on Python floats (the same float operations as numpy's, so
-    the same starts): each run starts at the first slot, no earlier than its release nor than the
-    run before it, where its GPUs are free for its whole length. A run whose GPUs are never free
-    from its release (`_last_fits` on `avail`) is passed over; any other that cannot start blocks
-    the queue, and nothing behind it starts in the term."""
-    free = avail.tolist()
-    starts = [-1] * len(p.wl)
-    prev_start = 0  # always inside the term: a run that cannot start there ends the loop
-    # run sizes (threshold, slots) a search found no start for: free GPUs only fall and the
-    # queue's start slot only rises, so no later search for that size finds one either
-    no_start: set[tuple[float, int]] = set()
-    last: dict[tuple[float, int], int] = {}  # `_last_fits` of the sizes that found no start
-    for k, g, thr, n, r in p.loop:
-        t = r if r > prev_start else prev_start
-        if n == 1:  # a run of one slot (most fine-tuning jobs): min(free[t:t + 1]) is free[t]
-            f = free[t]
-            if not f < thr:  # it fits where it may start (the common case)
-                free[t] = f - g
-                starts[k] = prev_start = t
-                continue
-            t = _search(no_start, free, thr, t, n, slots)
-        elif min(free[t : t + n if t + n < slots else slots]) < thr:
-            t = _search(no_start, free, thr, t, n, slots)
-        if t is None:
-            if (g, n) not in last:
-                last.update(_last_fits(avail, [(g, n)]))
-            if r <= last[(g, n)]:
-                break  # strict FIFO: it blocks the queue, nothing behind it starts in the term
-            continue  # it never fits: passed over
-        if n == 1:
-            free[t] = free[t] - g
-        else:
-            e = t + n if t + n < slots else slots
-            free[t:e] = [x - g for x in free[t:e]]
-        starts[k] = prev_start = t
-    return np.array(starts, dtype=int)
-
-
-def _search(no_start: set, free: list[float], thr: float, t: int, n: int, slots: int):
-    """`_earliest_list` from t, unless a search for the same run size already found no start
-    (`_fifo_starts`: then there is none)."""
-    if (thr, n) in no_start:
-        return None
-    start = _earliest_list(free, thr, t, n, slots)
-    if start is None:
-        no_start.add((thr, n))
-    return start
 
 
 def _last_fits(avail: np.ndarray, sizes) -> dict[tuple[float, int], int]:
@@ -389,9 +317,9 @@ def _never_fits(p: Prepared, avail: np.ndarray, start: np.ndarray) -> dict[int, 
     of flat work from its release to the term end, even with no other gang runs."""
     reason: dict[int, str] = {}
     waiting = np.sort(p.rank[np.flatnonzero(start < 0)]).tolist()
-    last = _last_fits(avail, ((p.loop[i][1], p.loop[i][3]) for i in waiting))
+    last = _last_fits(avail, ((p.loop[i][1], p.loop[i][2]) for i in waiting))
     for i in waiting:
-        k, g, _, n, r = p.loop[i]
+        k, g, n, r = p.loop[i]
         if r > last[(g, n)]:
             most = float(avail[r:].max())
             reason[k] = (
@@ -443,7 +371,7 @@ def unmet_gpu_hours(
         *_, cums = _flat_months(p, flat_served, slots, month_end_slots)
         for j, i in enumerate(p.flat):
             queued_w[i] = p.aw[j][-1] - cums[j][-1]
-    start, _ = _gang_starts(p, avail, slots, reasons=False)
+    start, _ = _gang_starts(p, avail, reasons=False)
     started = start >= 0
     s_day = np.where(started, start * SLOT_DAYS, np.nan)
     term_days = months * DAYS_PER_MONTH
@@ -472,7 +400,7 @@ def served_within(
     slots = months * SLOTS_PER_MONTH
     _, _, _, flat_served, _, _, _ = _flat(p, cap_slot)
     free = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
-    start, _ = _gang_starts(p, free, slots, reasons=False)
+    start, _ = _gang_starts(p, free, reasons=False)
     ok = start >= 0
     s, g = start[ok], p.gpus[ok]
     span = p.days[ok] / SLOT_DAYS
@@ -543,7 +471,7 @@ def simulate(
 
     # 2. gang runs, strictly FIFO on what flat work leaves
     wl, rel, gpus, days = p.wl, p.rel, p.gpus, p.days
-    start, reason = _gang_starts(p, avail, slots)
+    start, reason = _gang_starts(p, avail)
 
     started = start >= 0
     whole = p.whole

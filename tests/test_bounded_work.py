@@ -23,6 +23,7 @@ from bench.bench_heaviest import giant as _attack
 from models import capacity as cap
 from models.demand import SLOTS_PER_MONTH, check_gpu_months
 from models.errors import InputError
+from models.fifo import _first_window, _last_window
 from models.options import OPTION_IDS
 from models.portfolio import (
     MAX_DEMAND_TERM_MULTIPLE,
@@ -131,8 +132,9 @@ def test_a_portfolio_asking_for_too_many_gpu_months_is_refused_by_the_planner(fi
 def test_last_fits_says_what_a_search_from_each_release_would(avail, g, n):
     a = np.array(avail)
     last = cap._last_fits(a, [(g, n)])[(g, n)]
+    assert _last_window(a, g - 1e-9, n) == last  # the compiled queue's own
     for r in range(len(a)):
-        assert (cap._earliest(a, g, r, n) is not None) == (r <= last)
+        assert (_plain_earliest(avail, g - 1e-9, r, n, len(a)) is not None) == (r <= last)
 
 
 def _plain_earliest(free, thr, t, n, end):
@@ -149,14 +151,14 @@ def _plain_earliest(free, thr, t, n, end):
     st.integers(0, 60),
     st.integers(1, 20),
 )
-def test_the_event_search_finds_the_first_window_a_plain_scan_finds(free, thr, t, n):
-    end = len(free)
-    assert cap._earliest_list(free, thr, t, n, end) == _plain_earliest(free, thr, t, n, end)
+def test_the_one_pass_search_finds_the_first_window_a_plain_scan_finds(free, thr, t, n):
+    plain = _plain_earliest(free, thr, t, n, len(free))
+    assert _first_window(np.array(free), thr, t, n) == (-1 if plain is None else plain)
 
 
-def test_runs_that_never_fit_are_checked_once_per_size_not_once_per_run(monkeypatch):
-    """5,000 runs of 64 GPUs on a capacity of 32: each is passed over; the numpy window search
-    (`_earliest`) runs once per size at most, where it ran once per waiting run."""
+def test_runs_that_never_fit_are_passed_over_and_said_so():
+    """5,000 runs of 64 GPUs on a capacity of 32: each is passed over (none blocks the queue, none
+    starts), and each workload says why."""
     from models.demand import Demand, GangRuns, WorkloadDemand
 
     months, runs = 24, 5000
@@ -173,13 +175,10 @@ def test_runs_that_never_fit_are_checked_once_per_size_not_once_per_run(monkeypa
         runs=GangRuns(workload=[0] * runs, release_month=(rel / SLOTS_PER_MONTH).tolist(),
                       release_slot=rel.tolist(), gpus=[64] * runs, run_days=[2.0] * runs),
     )  # fmt: skip
-    calls = []
-    real = cap._earliest
-    monkeypatch.setattr(cap, "_earliest", lambda *a: calls.append(a) or real(*a))
     r = cap.simulate(demand, [32.0] * months)
     assert r.workloads[0].runs_started == 0
-    assert r.workloads[0].never_served is not None
-    assert len(calls) <= 1
+    assert set(r.workloads[0].runs_table.status) == {"never fits"}
+    assert "needs 64 GPUs at once" in r.workloads[0].never_served
 
 
 def _sizes(scenario, catalogue, hint: bool) -> dict[str, tuple]:

@@ -20,6 +20,7 @@ from models.demand import (
     derive_demand,
 )
 from models.errors import InputError
+from models.fifo import fifo_starts
 from models.portfolio import Finetune, Pretrain, Serve, Steady
 from models.scenario import Cluster, Scenario, Workload
 from models.training import plan_training
@@ -293,8 +294,8 @@ def _plain_fifo(p, avail, slots: int) -> list[int]:
 @settings(max_examples=60, derandomize=True)
 @given(portfolios())
 def test_the_queue_starts_runs_as_the_plain_fifo_does(case):
-    # _fifo_starts takes shortcuts (a one-slot run that fits, a search resumed where the last one
-    # for the same run size stopped, the loop ended when the queue blocks): same starts
+    # the compiled queue (models/fifo.py) takes shortcuts (a size that found no start is not
+    # searched again, the loop ends when the queue blocks): same starts
     demand, capacity = case
     p = cap.prepare(demand)
     slots = demand.months * SLOTS_PER_MONTH
@@ -303,4 +304,4 @@ def test_the_queue_starts_runs_as_the_plain_fifo_does(case):
         _, cap_slot = cap._capacity(c, demand.months)
         flat_served = cap._flat(p, cap_slot)[3]
         avail = cap_slot - flat_served / SLOT_HOURS
-        assert cap._fifo_starts(p, avail, slots).tolist() == _plain_fifo(p, avail, slots)
+        assert fifo_starts(*p.fifo, avail).tolist() == _plain_fifo(p, avail, slots)

@@ -11,11 +11,24 @@ import pytest
 from hypothesis import given, settings
 
 from app import scenario_files
-from models.capacity import _earliest, _flat, prepare, simulate, unmet_gpu_hours
+from models.capacity import _flat, prepare, simulate, unmet_gpu_hours
 from models.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH
 from models.scenario import Scenario
 from pricing import capacity_plans as cp
 from tests.test_capacity import portfolios
+
+
+def _earliest(free: np.ndarray, gpus: float, t0: int, n: int) -> int | None:
+    """The window search as it was (numpy): the first slot t ≥ t0 where free[t : t + n] (cut at
+    the term end) holds `gpus` in every slot."""
+    end = len(free)
+    if t0 >= end:
+        return None
+    ok = np.concatenate([[0], np.cumsum(free[t0:] >= gpus - 1e-9)])
+    t = np.arange(end - t0)
+    stop = np.minimum(t + n, end - t0)
+    found = np.flatnonzero(ok[stop] - ok[t] == stop - t)
+    return int(found[0]) + t0 if len(found) else None
 
 
 def _reference_starts(demand, capacity) -> list[int]:
