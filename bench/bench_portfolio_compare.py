@@ -1,6 +1,6 @@
 """Times the whole comparison of a 20-workload portfolio over 60 months (bench/bench_portfolio.py's
 portfolio), all options, 2,000 Monte Carlo draws: pricing/engine.py compare on a version 2
-scenario (a capacity plan and one simulation per option, pricing/capacity_plans.py). The issue's
+scenario (a capacity plan and one simulation per option, pricing/planning/). The issue's
 target is 200 ms. The first call sizes every workload by the core; later calls reuse the sizings
 (models/demand.py caches them: the records are frozen).
 
@@ -19,9 +19,9 @@ from bench.bench_portfolio import portfolio
 from models.capacity import simulate
 from models.options import OPTION_IDS
 from models.scenario import Scenario
-from pricing import capacity_plans as cp
 from pricing.catalogue import load_catalogue
 from pricing.engine import compare
+from pricing.planning.planner import Planner
 
 TARGET_MS = 200.0
 
@@ -60,13 +60,13 @@ def main() -> None:
     c = compare(s, cat, draws=2000)
     cold = (time.perf_counter() - t) * 1e3
     warm = _warm(s, cat)
-    probe = cp._Planner.probe
-    cp._Planner.probe = _whole_simulation_probe
+    probe = Planner.probe
+    Planner.probe = _whole_simulation_probe
     try:
         before = _warm(s, cat)
         old = compare(s, cat, draws=2000)
     finally:
-        cp._Planner.probe = probe
+        Planner.probe = probe
     assert [o.model_dump() for o in old.options] == [o.model_dump() for o in c.options], (
         "the probes changed a result"
     )

@@ -33,8 +33,13 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import load as browser_load  # noqa: E402  (the server helpers: start, health, /proc readings)
+# the server helpers (start, health, /proc readings): bench/load.py, as a package module when
+# imported (`from bench import load_ws`), beside this file when run as a script
+if __package__:
+    from bench import load as browser_load
+else:
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    import load as browser_load
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FINISHED_OK = 0  # ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY

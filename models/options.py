@@ -66,7 +66,7 @@ class OptionSpec:
     #: compared by default in a new scenario
     default: bool = False
     #: a composite option: (the option that holds the base, the one that serves the burst); its
-    #: cash flows are each part's own flows on its share of the capacity (pricing/capacity_plans.py)
+    #: cash flows are each part's own flows on its share of the capacity (pricing/planning/)
     composed_of: tuple[str, ...] = ()
     #: it needs a portfolio's demand over time (scenario version 2) to be planned
     needs_demand: bool = False

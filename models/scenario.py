@@ -278,7 +278,7 @@ class Term(BaseModel):
 
 #: version 2: the workload kinds that must train in FP8 for `execution.fp8_params` (the gang
 #: training kinds: pre-training is planned with the execution plan, and either can be the
-#: representative plan, pricing/capacity_plans.py representative_run)
+#: representative plan, pricing/planning/representative.py representative_run)
 FP8_PARAMS_KINDS = ("pretrain", "finetune")
 
 #: expansion phases an owned cluster may have (Options.build_expansions)
@@ -291,7 +291,7 @@ REFRESH_MONTHS = (12, 120)
 class Expansion(BaseModel):
     """One expansion phase of an owned cluster: `gpus` more GPUs ordered at the start of `month`
     (0 = the decision), ready on the build timeline of an order of that size
-    (pricing/capacity_plans.py)."""
+    (pricing/planning/)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -356,7 +356,7 @@ class Scenario(BaseModel):
     """Version 1: one training workload (`workload`) used as `usage` says. Version 2: a portfolio
     of `workloads` (models/portfolio.py; `workload` and `usage` are not used and must stay at their
     defaults), each option serving its monthly demand on its own capacity plan
-    (pricing/capacity_plans.py); `cluster.gpus`, when given, fixes the size of the fixed-size
+    (pricing/planning/); `cluster.gpus`, when given, fixes the size of the fixed-size
     options. In both, `execution` and `reliability` say how the training runs (version 2: every
     pre-training workload and the representative plan, models/demand.py TrainingSettings)."""
 

@@ -57,7 +57,7 @@ class Context:
     #: (n, 1) whether the option completes the work (a portfolio's capacity plan); None: by usage
     completes: np.ndarray | None = None
     #: a composite option's parts (OptionSpec.composed_of): (spec, inputs, P, Context) of each,
-    #: from its capacity plan (pricing/capacity_plans.py); empty for any other option
+    #: from its capacity plan (pricing/planning/); empty for any other option
     parts: tuple = ()
     #: day an owned expansion phase is ordered (its timeline starts there); 0 for any other
     order_day: float = 0.0
@@ -485,7 +485,7 @@ def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -
 def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     """Build (staffed by the buyer) or managed on owned hardware (a provider's fee instead). With
     expansion phases (ctx.parts: the base, then each phase as its own owned cluster ordered in its
-    month, pricing/capacity_plans.py), every line is each part's own, summed, except the staff:
+    month, pricing/planning/), every line is each part's own, summed, except the staff:
     one operations team, max(minimum team × employed, FTE per 1,000 GPUs × GPUs installed / 1,000),
     each part's GPUs counted from its hiring lead before its acceptance."""
     if not ctx.parts:
@@ -591,7 +591,7 @@ def in_contracts(
     fn: Callable[[OptionSpec, CostInputs, dict, Context], Flows],
 ) -> Callable[[OptionSpec, CostInputs, dict, Context], Flows]:
     """A rented, managed or committed option that steps down to a smaller second contract
-    (ctx.parts, pricing/capacity_plans.py): each contract's own flows (its rent, setup, support,
+    (ctx.parts, pricing/planning/): each contract's own flows (its rent, setup, support,
     storage, egress and platform team while it is held), summed line by line; the contracts
     follow one another, so nothing is counted twice. One contract: `fn` itself."""
 

@@ -146,7 +146,7 @@ GROUPS: dict[str, tuple[float, frozenset[str]]] = {
 #: every input the Monte Carlo can draw, in a fixed order: an input's draws do not depend on which
 #: others are drawn with it
 _DRAWABLE = (*KEY_INPUTS, *MONTE_CARLO_INPUTS)
-#: inputs a portfolio's capacity plans fix at their base values (pricing/capacity_plans.py: one
+#: inputs a portfolio's capacity plans fix at their base values (pricing/planning/: one
 #: simulation per option, not per draw), so they move no portfolio NPV and are not varied
 PORTFOLIO_FIXED = frozenset(
     {"runs", "utilisation_pct", "lead_time_multiplier", "failure_rate_multiplier"}
@@ -317,7 +317,7 @@ def recommend(
 
 #: a workload that waits this many days longer on the recommended option than on the compared
 #: option where it waits least is named in the answer: a month is what a team notices, and the
-#: capacity plans size for work done by the term's end, not for how soon (pricing/capacity_plans.py)
+#: capacity plans size for work done by the term's end, not for how soon (pricing/planning/)
 WAIT_NOTE_DAYS = 30.0
 #: the most workloads the sentence names
 WAIT_NOTE_NAMES = 3

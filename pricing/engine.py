@@ -20,13 +20,14 @@ from models.numbers import on_day, pct
 from models.options import OPTIONS, Billing, Staffing, spec
 from models.scenario import Scenario
 from models.training import TrainingPlan, plan_training
-from pricing import capacity_plans as cp
 from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl
 from pricing.catalogue import Catalogue, load_catalogue
 from pricing.freshness import with_freshness
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs, build_inputs
+from pricing.planning.planner import plan_portfolio
+from pricing.planning.records import OptionPlan, Portfolio
 from pricing.price_checks import price_inversions
 from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engine's result types)
     Assumption,
@@ -266,7 +267,7 @@ def trailing_hold(
     rented, managed or committed option keeps GPUs held, and paid for, for TRAILING_MONTHS or
     more after its last month of real work (TRAILING_BUSY_SHARE of its size busy) to serve a
     trickle (under TRAILING_IDLE_BUSY_SHARE of what it holds busy); '' otherwise. `step` (GPUs,
-    day): the GPUs held from a second contract's day (pricing/capacity_plans.py step down or up):
+    day): the GPUs held from a second contract's day (pricing/planning/ step down or up):
     the text then says "1,024 GPUs in months 14–25, then 8 to month 36". The plan holds its contracts for as long as
     any work runs on them; this says what that costs."""
     if spec(option).billing not in RELEASABLE or size <= 0:
@@ -302,7 +303,7 @@ def _portfolio_result(
 ) -> OptionResult:
     """An option's result for a portfolio: its costs as for one workload, with its capacity plan,
     what it serves and delays, and the chargeback by team (the rule on OptionResult)."""
-    plan: cp.OptionPlan = inp.portfolio.plans[option]
+    plan: OptionPlan = inp.portfolio.plans[option]
     own, r = plan.inputs, plan.result
     common = _money_and_timeline(
         inp, option, flows, ctx, P, r.served_gpu_hours, own.site, plan.order_day
@@ -405,7 +406,7 @@ def _portfolio_result(
     )
 
 
-def _portfolio_demand(portfolio: cp.Portfolio) -> PortfolioDemand:
+def _portfolio_demand(portfolio: Portfolio) -> PortfolioDemand:
     d = portfolio.demand
     return PortfolioDemand(
         months=d.months,
@@ -433,8 +434,8 @@ def compare(
     seed: int = 20261129,
 ) -> Comparison:
     cat = catalogue if catalogue is not None else load_catalogue()
-    if scenario.is_portfolio:  # a capacity plan per option (pricing/capacity_plans.py)
-        (inp, portfolio), sized_for = cp.plan_portfolio(scenario, cat), None
+    if scenario.is_portfolio:  # a capacity plan per option (pricing/planning/)
+        (inp, portfolio), sized_for = plan_portfolio(scenario, cat), None
     else:
         (inp, sized_for), portfolio = size_for_deadline(scenario, cat), None
     options = [o for o in scenario.options.compare if o not in inp.unavailable]

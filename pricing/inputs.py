@@ -179,7 +179,7 @@ class CostInputs:
     #: (models/reliability.py: the scenario's, else max(5, 0.125 x GPUs) GB/s)
     storage_write_gbyte_per_s: float = 0.0
     #: a version 2 scenario: its demand and every compared option's capacity plan
-    #: (pricing/capacity_plans.py Portfolio); None for version 1
+    #: (pricing/planning/records.py Portfolio); None for version 1
     portfolio: Any = None
 
     def with_portfolio(self, portfolio: Any, unavailable: dict[str, str]) -> CostInputs:
@@ -555,7 +555,7 @@ def build_inputs(
                 option.id, f"no {option.label} offer for {gpu.gpu_id} in the catalogue"
             )
     unavailable.update(by_size)
-    if not scenario.is_portfolio:  # planned on a demand over time (pricing/capacity_plans.py)
+    if not scenario.is_portfolio:  # planned on a demand over time (pricing/planning/)
         for option in OPTIONS:
             if option.needs_demand:
                 unavailable[option.id] = (

@@ -6,7 +6,7 @@ EC2 Capacity Blocks). So the comparison says it and changes nothing; a quoted
 rate entered on the Assumptions page compares like with like.
 
 Each option is checked on its own inputs (a portfolio's capacity plan prices each option at its own
-size, pricing/capacity_plans.py option_inputs); options that share a figure (rent and managed both
+size, pricing/planning/option_context.py option_inputs); options that share a figure (rent and managed both
 read `rent_usd_per_gpu_hour`) are one line.
 """
 
@@ -16,8 +16,8 @@ import math
 
 from models.numbers import usd_rate
 from models.options import Billing, spec
-from pricing.capacity_plans import option_inputs
 from pricing.inputs import CostInputs
+from pricing.planning.option_context import option_inputs
 from pricing.results import PriceInversion
 
 #: the ways of billing that commit to capacity, and so should not cost more an hour than on demand

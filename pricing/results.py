@@ -97,11 +97,11 @@ class OptionResult(Record):
     #: other option id -> first month (1-based) from which this one stays cheaper, or None
     breakeven_month: dict[str, int | None]
     # --- a portfolio (scenario version 2; empty or None for version 1): the option's capacity
-    # plan (pricing/capacity_plans.py) and what it serves (models/capacity.py)
+    # plan (pricing/planning/) and what it serves (models/capacity.py)
     #: the plan's size (fixed-size options) or its largest month (per use), GPUs; and its rule
     capacity_size_gpus: int | None = Field(None, exclude_if=_empty)
     capacity_rule: str = Field("", exclude_if=_empty)
-    #: a rented, managed or committed option of two contracts (pricing/capacity_plans.py step
+    #: a rented, managed or committed option of two contracts (pricing/planning/ step
     #: down, step up): the GPUs held from the day the second starts, and that day; None: one
     resized_gpus: int | None = Field(None, exclude_if=_empty)
     resized_day: float | None = Field(None, exclude_if=_empty)
@@ -355,7 +355,7 @@ class Operations(Record):
 
 class PortfolioDemand(Record):
     """A portfolio's monthly demand, unconstrained (models/demand.py), and the workload the costs
-    size storage and checkpoints for (pricing/capacity_plans.py representative_run)."""
+    size storage and checkpoints for (pricing/planning/representative.py representative_run)."""
 
     months: int
     gpu_hours: list[float]

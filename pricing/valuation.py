@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from models.options import spec
-from pricing import capacity_plans as cp
 from pricing import cashflows as cf
 from pricing import timeline as tl
 from pricing.inputs import CostInputs, base_params  # noqa: F401  (base_params: the API)
+from pricing.planning.option_context import context, option_inputs, option_params
 from pricing.tax import after_tax_flows
 
 
@@ -25,8 +25,8 @@ def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> d
     for option in options:
         opt = spec(option)
         if inp.portfolio is not None:  # a portfolio: the option's own plan, inputs and figures
-            own, Po = cp.option_inputs(inp, option), cp.option_params(inp, P, option)
-            ctx = cp.context(inp, Po, option)
+            own, Po = option_inputs(inp, option), option_params(inp, P, option)
+            ctx = context(inp, Po, option)
         else:
             own, Po = inp, P
             ready, days = ready_and_train_days(inp, P, option)
@@ -126,7 +126,7 @@ def npv_columns(
 
 
 def completes(inp: CostInputs, ctx: cf.Context, P: dict[str, np.ndarray]) -> np.ndarray:
-    if ctx.completes is not None:  # a portfolio: its capacity plan says (capacity_plans.py)
+    if ctx.completes is not None:  # a portfolio: its capacity plan says (pricing/planning/)
         return ctx.completes
     if inp.scenario.usage.mode == "runs":
         return ctx.runs_done >= P["runs"] * (1 - 1e-9)

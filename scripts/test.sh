@@ -21,4 +21,5 @@ bash scripts/setup.sh dev
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 export BROWSER_PATH=${BROWSER_PATH:-/usr/bin/chromium}
-exec .venv/bin/python -m pytest "$@"
+# -m "": every test, the browser, portal and load tests too (a bare pytest leaves them out)
+exec .venv/bin/python -m pytest -m "" "$@"

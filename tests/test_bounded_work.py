@@ -39,7 +39,7 @@ from models.portfolio import (
 from models.record import construct
 from models.scenario import Scenario
 from models.units import HOURS_PER_MONTH
-from pricing import capacity_plans as cp
+from pricing.planning.planner import Planner, plan_portfolio
 from tests.test_capacity import portfolios
 
 
@@ -119,7 +119,7 @@ def test_a_portfolio_asking_for_too_many_gpu_months_is_refused_by_the_planner(fi
         }
     )
     with pytest.raises(InputError) as e:
-        cp.plan_portfolio(s, fixture_catalogue)
+        plan_portfolio(s, fixture_catalogue)
     assert e.value.field.startswith("workloads[") and e.value.field.endswith(".gpus")
 
 
@@ -183,18 +183,18 @@ def test_runs_that_never_fit_are_passed_over_and_said_so():
 
 def _sizes(scenario, catalogue, hint: bool) -> dict[str, tuple]:
     if not hint:  # every size search from the whole range, as before the hint
-        original = cp._Planner.fixed
+        original = Planner.fixed
 
         def fixed(self, option):
             self._size_hint = 0
             return original(self, option)
 
-        cp._Planner.fixed = fixed
+        Planner.fixed = fixed
     try:
-        plans = cp.plan_portfolio(scenario, catalogue)[1].plans
+        plans = plan_portfolio(scenario, catalogue)[1].plans
     finally:
         if not hint:
-            cp._Planner.fixed = original
+            Planner.fixed = original
     return {o: (p.size_gpus, p.ready_day, p.result) for o, p in plans.items()}
 
 
@@ -214,7 +214,7 @@ def test_the_hinted_search_equals_the_whole_search_on_random_demands(case, share
     """The planner's size search on random demands (models/capacity.py's test portfolios) with a
     hint at `share` of the whole search's answer gives the whole search's answer."""
     demand, _ = case
-    planner = object.__new__(cp._Planner)
+    planner = object.__new__(Planner)
     planner.node = 1
     unmet = {}
 

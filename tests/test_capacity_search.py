@@ -14,7 +14,7 @@ from app import scenario_files
 from models.capacity import _flat, prepare, simulate, unmet_gpu_hours
 from models.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH
 from models.scenario import Scenario
-from pricing import capacity_plans as cp
+from pricing.planning.planner import Planner, plan_portfolio
 from tests.test_capacity import portfolios
 
 
@@ -67,14 +67,14 @@ def test_a_plan_searched_with_probes_equals_one_searched_with_whole_simulations(
     fixture_catalogue, name, monkeypatch
 ):
     s = Scenario.model_validate(json.loads(scenario_files.PORTFOLIOS[name].read_text()))
-    fast = cp.plan_portfolio(s, fixture_catalogue)[1].plans
+    fast = plan_portfolio(s, fixture_catalogue)[1].plans
 
     def whole(self, option, gpus):
         cap = gpus * self.share(self.ready(option, gpus))
         return self.unmet(simulate(self.demand, cap))
 
-    monkeypatch.setattr(cp._Planner, "probe", whole)
-    slow = cp.plan_portfolio(s, fixture_catalogue)[1].plans
+    monkeypatch.setattr(Planner, "probe", whole)
+    slow = plan_portfolio(s, fixture_catalogue)[1].plans
     for o in slow:
         assert (fast[o].size_gpus, fast[o].ready_day) == (slow[o].size_gpus, slow[o].ready_day)
         assert fast[o].result == slow[o].result

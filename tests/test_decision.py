@@ -11,10 +11,10 @@ from app import scenario_files
 from models.numbers import days, on_day, pct, usd
 from models.options import OPTION_IDS
 from models.scenario import Scenario
-from pricing import capacity_plans as cp
 from pricing import decision as ds
 from pricing.engine import compare
 from pricing.inputs import build_inputs
+from pricing.planning.planner import plan_portfolio
 from pricing.valuation import base_params, npv_table
 from tests.test_engine import scenario
 
@@ -319,7 +319,7 @@ def test_flip_grid_evaluates_each_option_only_where_an_input_touches_it(cat, whi
     # and keeps its base NPV on the others: the whole grid, every option on every row, must give
     # the same numbers
     sc = _grid_scenario(which)
-    inp = cp.plan_portfolio(sc, cat)[0] if sc.is_portfolio else build_inputs(sc, cat)
+    inp = plan_portfolio(sc, cat)[0] if sc.is_portfolio else build_inputs(sc, cat)
     options = [o for o in sc.options.compare if o not in inp.unavailable]
     keys = ds.relevant_inputs(inp, options)
     g = len(ds.FLIP_GRID)

@@ -1,4 +1,4 @@
-"""Expansion phases of an owned cluster (options.build_expansions, pricing/capacity_plans.py
+"""Expansion phases of an owned cluster (options.build_expansions, pricing/planning/
 `Tranche`): a phase adds its GPUs after its own build lead time, pays its hardware when it is
 accepted, keeps demand conserved, and a version 1 scenario refuses it."""
 
@@ -13,9 +13,10 @@ import pytest
 from models.options import spec
 from models.scenario import Scenario, explain_validation_error
 from models.units import DAYS_PER_MONTH
-from pricing import capacity_plans as cp
 from pricing import cashflows as cf
 from pricing.engine import base_params, compare
+from pricing.planning.option_context import context, option_params
+from pricing.planning.planner import plan_portfolio
 from tests.test_hybrid import PEAKY
 
 BASE = copy.deepcopy(PEAKY) | {"cluster": {"gpus": 256}}
@@ -33,8 +34,8 @@ def _scenario(*phases) -> Scenario:
 def grown(fixture_catalogue):
     s0, s1 = _scenario(), _scenario(PHASE)
     return (
-        cp.plan_portfolio(s0, fixture_catalogue),
-        cp.plan_portfolio(s1, fixture_catalogue),
+        plan_portfolio(s0, fixture_catalogue),
+        plan_portfolio(s1, fixture_catalogue),
         compare(s0, fixture_catalogue, decision=False),
         compare(s1, fixture_catalogue, decision=False),
     )
@@ -62,7 +63,7 @@ def test_a_phase_pays_its_hardware_in_its_acceptance_month(grown, fixture_catalo
     in month 6, the deposit itself appearing in month 6."""
     (_, p0), (inp1, p1), c0, c1 = grown
     P = base_params(inp1)
-    ctx = cp.context(inp1, cp.option_params(inp1, P, "build"), "build")
+    ctx = context(inp1, option_params(inp1, P, "build"), "build")
     _, t_inp, t_P, t_ctx = ctx.parts[1]
     capex = cf.hardware_capex(t_inp, t_P)
     capex["storage"] = 0.0

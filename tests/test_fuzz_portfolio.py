@@ -83,7 +83,7 @@ def portfolios(draw) -> dict:
     if draw(st.booleans()):
         data["cluster"]["gpus"] = draw(st.sampled_from([8, 64, 256]))
     commitment = draw(st.sampled_from([None, "monthly", "1y", "3y", "whole_term"]))
-    if commitment:  # rentals step down at a commitment block's end (pricing/capacity_plans.py)
+    if commitment:  # rentals step down at a commitment block's end (pricing/planning/)
         data["options"]["rent_commitment"] = commitment
     return data
 

@@ -1,5 +1,5 @@
 """Hybrid, own a base and burst the peaks to cloud (models/options.py `composed_of`,
-pricing/capacity_plans.py `_Planner.hybrid`): its flows are the owned flows on the base plus the
+pricing/planning/hybrid.py `Hybrid.hybrid`): its flows are the owned flows on the base plus the
 per-use flows on the burst, demand is conserved, a version 1 scenario cannot offer it, and on a
 peaky portfolio it beats both building for the peak and paying per use for the base."""
 
@@ -11,9 +11,9 @@ import pytest
 from models.options import spec
 from models.scenario import Scenario
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
-from pricing import capacity_plans as cp
 from pricing import cashflows as cf
 from pricing.engine import base_params, compare, evaluate
+from pricing.planning.planner import Planner, plan_portfolio
 from tests.test_foundations import scenario
 
 #: a research team's steady use of 256 GPUs, and a 512-GPU pre-training run every quarter
@@ -33,7 +33,7 @@ PEAKY = {
 @pytest.fixture(scope="module")
 def peaky(fixture_catalogue):
     s = Scenario.model_validate(PEAKY)
-    return s, compare(s, fixture_catalogue, decision=False), cp.plan_portfolio(s, fixture_catalogue)
+    return s, compare(s, fixture_catalogue, decision=False), plan_portfolio(s, fixture_catalogue)
 
 
 def _context(own, served, gpus, ready, held, runs) -> cf.Context:
@@ -184,7 +184,7 @@ def test_the_burst_pays_its_own_sizes_price_where_the_base_is_priced_at_another(
     data = json.loads(scenario_files.PORTFOLIOS["lab"].read_text())
     data["options"]["compare"] = ["hybrid", "cloud:on_demand", "build", "rent"]
     s = Scenario.model_validate(data)
-    sp = cp.plan_portfolio(s, fixture_catalogue)[1].plans["hybrid"].split
+    sp = plan_portfolio(s, fixture_catalogue)[1].plans["hybrid"].split
     key = "cloud_on_demand_usd_per_gpu_hour"
     assert sp.burst_inputs.value(key) < 0.8 * sp.base_inputs.value(key)  # two tiers
     c = compare(s, fixture_catalogue)
@@ -206,7 +206,7 @@ def test_the_base_is_the_candidate_whose_whole_plan_costs_least(fixture_catalogu
     data = json.loads(scenario_files.PORTFOLIOS["university"].read_text())
     data["options"]["compare"] = ["hybrid", "build", "cloud:on_demand"]
     s = Scenario.model_validate(data)
-    planner = cp._Planner(s, fixture_catalogue)
+    planner = Planner(s, fixture_catalogue)
     candidates = planner.base_sizes()
     assert len(candidates) >= 2
     cost = {}
@@ -239,7 +239,7 @@ def test_the_base_is_ordered_for_the_work_when_all_of_it_comes_late(fixture_cata
         ],
     }  # fmt: skip
     s = Scenario.model_validate(data)
-    plan = cp.plan_portfolio(s, fixture_catalogue)[1].plans["hybrid"]
+    plan = plan_portfolio(s, fixture_catalogue)[1].plans["hybrid"]
     sp = plan.split
     assert plan.order_day > 0
     assert sp.base_ready_day == pytest.approx(30 * DAYS_PER_MONTH)

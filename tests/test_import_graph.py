@@ -75,3 +75,23 @@ def test_layers_point_down_only():
         if LAYER[d.split(".")[0]] > LAYER[m.split(".")[0]]
     ]
     assert upward == []
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for dep in graph[todo.pop()] - seen:
+            seen.add(dep)
+            todo.append(dep)
+    return seen
+
+
+def test_valuation_reads_plans_without_the_planner():
+    """pricing/valuation.py (generic arithmetic) reads an option's plan through
+    planning/option_context.py, never the planner's search (issue 28)."""
+    planner = {m for m in import_graph() if m.startswith("pricing.planning.")} - {
+        "pricing.planning.option_context",
+        "pricing.planning.records",
+    }
+    assert "pricing.planning.planner" in planner
+    assert _reachable(import_graph(), "pricing.valuation") & planner == set()

@@ -1,4 +1,4 @@
-"""A portfolio (scenario version 2) compared end to end (pricing/capacity_plans.py): a flat
+"""A portfolio (scenario version 2) compared end to end (pricing/planning/): a flat
 one-workload portfolio prices as the version 1 steady-use scenario it equals, demand is conserved
 under every option's plan, a peaky portfolio favours paying per use for the reasons the numbers
 give, the sample portfolios compare, and bad workloads are refused by name."""
@@ -15,10 +15,12 @@ from pydantic import ValidationError
 
 from app import scenario_files
 from models.options import OPTION_IDS, spec
-from models.scenario import Scenario, explain_validation_error
+from models.scenario import MAX_GPUS, Scenario, explain_validation_error
 from models.units import DAYS_PER_MONTH
-from pricing import capacity_plans as cp
 from pricing.engine import compare
+from pricing.planning.contracts import STEP_MIN_SAVING
+from pricing.planning.option_context import option_inputs
+from pricing.planning.planner import Planner, plan_portfolio
 
 #: the options both versions offer (hybrid needs a demand over time: version 2 only)
 ALL = [o for o in OPTION_IDS if not spec(o).needs_demand]
@@ -127,7 +129,7 @@ def test_no_result_and_no_served_hour_before_the_ready_day(fixture_catalogue, na
     GPU-hours after it. A composite option's earliest part (the cloud burst) sets its ready day."""
     s = _sample(name).model_copy(deep=True)
     s.options.compare = list(OPTION_IDS)
-    _, pf = cp.plan_portfolio(s, fixture_catalogue)
+    _, pf = plan_portfolio(s, fixture_catalogue)
     c = compare(s, fixture_catalogue, decision=False)
     for o in c.options:
         plan = pf.plans[o.option]
@@ -401,7 +403,7 @@ def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block
     from pricing.catalogue import load_catalogue
 
     sc = _sample("lab")
-    _, portfolio = cp.plan_portfolio(sc, load_catalogue())
+    _, portfolio = plan_portfolio(sc, load_catalogue())
     plan = portfolio.plans["rent"]
     step = plan.second
     year = 12 * DAYS_PER_MONTH
@@ -443,8 +445,8 @@ def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block
 def test_when_a_rental_cannot_step_down():
     """Month-to-month rentals step down as soon as the big work ends; a whole-term commitment and
     a size the buyer fixed never do; owned and per-use options have nothing to step down."""
-    monthly = cp.plan_portfolio(_with("lab", rent_commitment="monthly"), _catalogue())[1]
-    whole = cp.plan_portfolio(_with("lab", rent_commitment="whole_term"), _catalogue())[1]
+    monthly = plan_portfolio(_with("lab", rent_commitment="monthly"), _catalogue())[1]
+    whole = plan_portfolio(_with("lab", rent_commitment="whole_term"), _catalogue())[1]
     step = monthly.plans["rent"].second
     peaks = np.asarray(monthly.demand.peak_gpus)
     month = int(step.day // DAYS_PER_MONTH)
@@ -469,7 +471,7 @@ def test_a_step_down_is_taken_only_where_it_costs_less_than_one_contract(monkeyp
     """contract_usd prices a contract as cashflows does (whole blocks, the minimum term, the setup
     fee per node); a second contract that would cost more than keeping the first is not signed."""
     sc = _with("lab", rent_commitment="1y")
-    planner = cp._Planner(sc, _catalogue())
+    planner = Planner(sc, _catalogue())
     f = planner.inputs(8).figures
     rate, setup = f["rent_usd_per_gpu_hour"].value, f["rent_setup_fee_usd_per_node"].value
     minimum = f["rent_min_term_months"].value * DAYS_PER_MONTH
@@ -488,9 +490,9 @@ def test_a_step_down_is_taken_only_where_it_costs_less_than_one_contract(monkeyp
     def dearer(self, option, gpus, start, busy_end):  # a small contract priced out of reach
         return 1e12 if gpus < 1024 else real(self, option, gpus, start, busy_end)
 
-    real = cp._Planner.contract_usd
-    monkeypatch.setattr(cp._Planner, "contract_usd", dearer)
-    assert cp._Planner(sc, _catalogue()).plan("rent").second is None
+    real = Planner.contract_usd
+    monkeypatch.setattr(Planner, "contract_usd", dearer)
+    assert Planner(sc, _catalogue()).plan("rent").second is None
 
 
 def test_a_rental_steps_up_as_the_demand_grows():
@@ -499,7 +501,7 @@ def test_a_rental_steps_up_as_the_demand_grows():
     contract is paid at its own size's rate while held; the total is below one contract of the
     peak size, and no work is served later or left undone."""
     sc = _sample("enterprise")
-    _, portfolio = cp.plan_portfolio(sc, _catalogue())
+    _, portfolio = plan_portfolio(sc, _catalogue())
     plan = portfolio.plans["rent"]
     step = plan.second
     assert step is not None and not step.replaces
@@ -516,7 +518,7 @@ def test_a_rental_steps_up_as_the_demand_grows():
     assert two.served_gpu_hours == pytest.approx(two.demanded_gpu_hours, rel=1e-12)
     assert one.served_gpu_hours == pytest.approx(two.demanded_gpu_hours, rel=1e-12)
     assert two.completes_workload and two.queued_gpu_hours == 0
-    rate = {g: cp._Planner(sc, _catalogue()).inputs(g).figures["rent_usd_per_gpu_hour"].value
+    rate = {g: Planner(sc, _catalogue()).inputs(g).figures["rent_usd_per_gpu_hour"].value
             for g in (8, 16)}  # fmt: skip
     hours = 365.25 * 24 / 12
     rent = np.array(two.monthly_by_category_usd["rent"])
@@ -556,7 +558,7 @@ def test_a_second_contract_is_kept_only_where_the_whole_plan_costs_less():
         ],
     }  # fmt: skip
     sc = Scenario.model_validate(data)
-    planner = cp._Planner(sc, _catalogue())
+    planner = Planner(sc, _catalogue())
     size, rule, ready, cap, r = planner.fixed("rent")
     grown = planner.step_up("rent", size, ready, r)
     assert grown is not None  # the contract-only test still finds a step up ...
@@ -575,7 +577,7 @@ def test_a_second_contract_is_kept_only_where_the_whole_plan_costs_less():
 
 @pytest.mark.parametrize("name", ["lab", "enterprise"])
 def test_the_samples_second_contracts_cost_less_whole(name):
-    planner = cp._Planner(_sample(name), _catalogue())
+    planner = Planner(_sample(name), _catalogue())
     for option in ("rent", "managed", "cloud:committed_1y"):
         plan = planner.plan(option)
         assert plan.second is not None, option
@@ -600,7 +602,7 @@ def test_demand_past_the_largest_cluster_is_planned_up_to_it_and_the_rest_waits(
                 "name": "m",
                 "model": "megatron-1t",
                 "tokens": 1e13,
-                "gpus": cp.MAX_GPUS,
+                "gpus": MAX_GPUS,
                 "duration_months": 3,  # three runs of ~1.7 M GPU-months each
             },
             {
@@ -615,11 +617,11 @@ def test_demand_past_the_largest_cluster_is_planned_up_to_it_and_the_rest_waits(
     }
     c = compare(Scenario.model_validate(data), fixture_catalogue)
     peak = max(c.portfolio.peak_gpus)
-    assert peak > cp.MAX_GPUS
+    assert peak > MAX_GPUS
     planned = [o for o in c.options if o.available]
     assert {o.option for o in planned} >= {"build", "rent", "cloud:committed_1y"}
     for o in planned:
-        assert o.capacity_size_gpus <= cp.MAX_GPUS
+        assert o.capacity_size_gpus <= MAX_GPUS
         assert o.queued_gpu_hours + o.beyond_term_gpu_hours > 0.5 * c.portfolio.demanded_gpu_hours
         assert f"demand peaks at {peak:,.0f} GPUs" in o.capacity_rule, o.capacity_rule
     for o in c.options:
@@ -630,9 +632,9 @@ def test_a_per_use_option_holds_at_most_the_largest_cluster(fixture_catalogue):
     d = {"version": 2, "workloads": [{"kind": "steady", "name": "a", "gpus": 150_000}]}
     d["workloads"].append({**d["workloads"][0], "name": "b"})
     scenario = Scenario.model_validate(d)
-    planner = cp._Planner(scenario, fixture_catalogue)  # the two together: 300,000 GPUs at once
+    planner = Planner(scenario, fixture_catalogue)  # the two together: 300,000 GPUs at once
     size, rule, *_ = planner.per_use("cloud:on_demand")
-    assert max(planner.demand.peak_gpus) == 300_000 and size == cp.MAX_GPUS == 262_144
+    assert max(planner.demand.peak_gpus) == 300_000 and size == MAX_GPUS == 262_144
     assert "demand peaks at 300,000 GPUs" in rule
     assert compare(scenario, fixture_catalogue).option("rent").available
 
@@ -649,9 +651,9 @@ def test_a_price_not_offered_at_the_largest_size_is_the_one_its_option_pays(fixt
     }
     scenario = Scenario.model_validate(data)
     key = "cloud_on_demand_usd_per_gpu_hour"
-    assert math.isnan(cp._Planner(scenario, fixture_catalogue).inputs(4096).value(key))
-    base, _ = cp.plan_portfolio(scenario, fixture_catalogue)
-    paid = cp.option_inputs(base, "cloud:on_demand").value(key)
+    assert math.isnan(Planner(scenario, fixture_catalogue).inputs(4096).value(key))
+    base, _ = plan_portfolio(scenario, fixture_catalogue)
+    paid = option_inputs(base, "cloud:on_demand").value(key)
     assert math.isfinite(paid) and base.value(key) == paid
     c = compare(scenario, fixture_catalogue)
     assert {a.key: a.value for a in c.assumptions}[key] == paid
@@ -726,8 +728,8 @@ def test_a_contract_starts_with_the_work_not_on_its_ready_day(fixture_catalogue)
         assert o.timeline[-1].end_day == pytest.approx(o.ready_day)  # ordered its lead ahead
         assert o.timeline[0].start_day > 0
         assert o.queued_gpu_hours == 0 and o.completes_workload
-    base, _ = cp.plan_portfolio(Scenario.model_validate(data), fixture_catalogue)
-    rate = cp.option_inputs(base, "rent").value("rent_usd_per_gpu_hour")
+    base, _ = plan_portfolio(Scenario.model_validate(data), fixture_catalogue)
+    rate = option_inputs(base, "rent").value("rent_usd_per_gpu_hour")
     rent = c.option("rent")
     assert rent.capacity_size_gpus == 64
     assert rent.breakdown_usd["rent"] == pytest.approx(64 * rate * 12 * DAYS_PER_MONTH * 24)
@@ -739,14 +741,14 @@ def test_a_contract_is_sized_for_the_cheapest_whole_plan_not_the_fewest_gpus(fix
     sooner and the contract ends sooner. The larger sizes are priced whole and the cheapest kept."""
     data = _one_team(["cloud:committed_1y", "rent"], 256, 50, 1, 9)
     sc = Scenario.model_validate(data)
-    planner = cp._Planner(sc, fixture_catalogue)
+    planner = Planner(sc, fixture_catalogue)
     for option in ("cloud:committed_1y", "rent"):
         smallest, rule, ready, cap, r = planner.fixed(option)
         assert planner.backlogged(r, ready)  # the work waits for capacity: more GPUs can help
         _, smallest_cost = planner.contracts(option, smallest, rule, ready, cap, r)
         plan = planner.plan(option)
         assert plan.size_gpus in planner.larger_sizes(smallest)
-        assert planner.total_usd(plan) < smallest_cost * (1 - cp.STEP_MIN_SAVING)
+        assert planner.total_usd(plan) < smallest_cost * (1 - STEP_MIN_SAVING)
         assert plan.rule.startswith(
             f"{plan.size_gpus:,} GPUs, of the sizes tried from the smallest"
         )
@@ -773,7 +775,7 @@ def test_owned_hardware_is_ordered_for_the_work_unless_phases_or_refreshes_time_
     data = _one_team(["build", "managed:owned"], 64, 100, 24, 12)
     sc = Scenario.model_validate(data)
     c = compare(sc, fixture_catalogue)
-    base, portfolio = cp.plan_portfolio(sc, fixture_catalogue)
+    base, portfolio = plan_portfolio(sc, fixture_catalogue)
     start = 24 * DAYS_PER_MONTH
     for option in ("build", "managed:owned"):
         o, plan = c.option(option), portfolio.plans[option]
@@ -785,7 +787,7 @@ def test_owned_hardware_is_ordered_for_the_work_unless_phases_or_refreshes_time_
         assert plan.inputs.resale_age_years == pytest.approx(1.0)  # a year old at the term end
     phased = json.loads(json.dumps(data))
     phased["options"]["build_expansions"] = [{"gpus": 8, "month": 30}]
-    p = cp.plan_portfolio(Scenario.model_validate(phased), fixture_catalogue)[1].plans["build"]
+    p = plan_portfolio(Scenario.model_validate(phased), fixture_catalogue)[1].plans["build"]
     assert p.order_day == 0 and p.ready_day < 200  # phases are ordered by month: the base at once
 
 
@@ -821,7 +823,7 @@ def test_a_portfolio_peaking_near_200000_gpus_is_priced_within_the_largest_clust
     assert max(c.portfolio.peak_gpus) == 199_152
     for o in c.options:
         assert o.available and math.isfinite(o.total_usd), o.option
-        assert 65_536 < o.capacity_size_gpus <= cp.MAX_GPUS, o.option
+        assert 65_536 < o.capacity_size_gpus <= MAX_GPUS, o.option
         assert "largest cluster the planner sizes" not in o.capacity_rule, o.capacity_rule
     fabric = c.training.fabric  # the build's size (its plan is the one the engine prices)
     assert fabric.gpus == c.option("build").capacity_size_gpus and fabric.tiers == 4

@@ -1,4 +1,4 @@
-"""Hardware refresh of an owned cluster (options.build_refresh_after_months, pricing/capacity_plans.py
+"""Hardware refresh of an owned cluster (options.build_refresh_after_months, pricing/planning/
 `Refresh`): at the chosen age the old hardware is sold at its resale curve value and new hardware
 of the same size, ordered its lead time ahead, takes over; the hardware and residual lines move
 to those months, capacity stays put, demand is conserved, and bad ages are refused by name."""
@@ -13,9 +13,10 @@ import pytest
 
 from models.scenario import Scenario, explain_validation_error
 from models.units import DAYS_PER_MONTH
-from pricing import capacity_plans as cp
 from pricing import cashflows as cf
 from pricing.engine import base_params, compare
+from pricing.planning.option_context import context, option_params
+from pricing.planning.planner import plan_portfolio
 from tests.test_hybrid import PEAKY
 
 BASE = copy.deepcopy(PEAKY) | {"cluster": {"gpus": 512}, "term": {"months": 48}}
@@ -37,8 +38,8 @@ def _scenario(refresh: int | None, financing: str = "cash") -> Scenario:
 def refreshed(fixture_catalogue):
     s0, s1 = _scenario(None), _scenario(AGE)
     return (
-        cp.plan_portfolio(s0, fixture_catalogue),
-        cp.plan_portfolio(s1, fixture_catalogue),
+        plan_portfolio(s0, fixture_catalogue),
+        plan_portfolio(s1, fixture_catalogue),
         compare(s0, fixture_catalogue, decision=False),
         compare(s1, fixture_catalogue, decision=False),
     )
@@ -84,7 +85,7 @@ def test_a_refresh_pays_new_hardware_and_credits_the_old_at_its_resale_value(
     the resale curve value at AGE months, and the last generation at term end at its own age."""
     _, (inp1, p1), c0, c1 = refreshed
     P = base_params(inp1)
-    ctx = cp.context(inp1, cp.option_params(inp1, P, "build"), "build")
+    ctx = context(inp1, option_params(inp1, P, "build"), "build")
     base, *parts = ctx.parts
     assert len(parts) == 2 and all(c.refresh for _, _, _, c in parts)
     months = inp1.months
@@ -127,7 +128,7 @@ def test_the_old_hardware_stops_costing_when_sold(refreshed):
 def test_demand_is_conserved_and_costs_are_finite_with_a_refresh(fixture_catalogue, financing):
     s = _scenario(AGE, financing)
     c = compare(s, fixture_catalogue, decision=False)
-    _, pf = cp.plan_portfolio(s, fixture_catalogue)
+    _, pf = plan_portfolio(s, fixture_catalogue)
     for o in c.options:
         total = o.served_gpu_hours + o.queued_gpu_hours + o.beyond_term_gpu_hours
         assert total == pytest.approx(o.demanded_gpu_hours, rel=1e-9)

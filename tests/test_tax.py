@@ -134,10 +134,11 @@ def test_an_expansion_is_depreciated_from_its_own_acceptance_in_the_engine():
     """Build with 1,024 GPUs more ordered in month 24 of 36: the engine's after-tax NPV is the tax
     model on each part's capital flows, the phase from its own acceptance month."""
     from models.scenario import Scenario
-    from pricing import capacity_plans as cp
     from pricing import cashflows as cf
     from pricing.catalogue import load_catalogue
     from pricing.engine import base_params, compare
+    from pricing.planning.option_context import context, option_params
+    from pricing.planning.planner import plan_portfolio
 
     sc = Scenario.model_validate(
         {
@@ -152,9 +153,9 @@ def test_an_expansion_is_depreciated_from_its_own_acceptance_in_the_engine():
     )  # fmt: skip
     c = compare(sc, decision=False)
     build = c.option("build")
-    inp, _ = cp.plan_portfolio(sc, load_catalogue())
-    P = cp.option_params(inp, base_params(inp), "build")
-    ctx = cp.context(inp, P, "build")
+    inp, _ = plan_portfolio(sc, load_catalogue())
+    P = option_params(inp, base_params(inp), "build")
+    ctx = context(inp, P, "build")
     (_, _, _, base_ctx), (_, _, _, phase_ctx) = ctx.parts
     assert int(phase_ctx.ready_month[0, 0]) > int(base_ctx.ready_month[0, 0]) + 20
     flows = {k: np.array([v]) for k, v in build.monthly_by_category_usd.items()}

@@ -214,7 +214,7 @@ def maintenance(c: Comparison) -> str:
     fig = {a.key: a.value for a in c.assumptions}
     replaced = fig.get("part_replacement_pct_per_year")
     # a portfolio's operations figures are the engine's for its representative workload on the
-    # size it costs storage and checkpoints for (pricing/capacity_plans.py): say so
+    # size it costs storage and checkpoints for (pricing/planning/): say so
     p = c.portfolio if c.scenario.is_portfolio else None
     whose = (
         f"For the portfolio's representative run ({training_run_subject(c)}; "

@@ -10,7 +10,7 @@ Cells a kind does not have are left empty and ignored. After each edit the table
 (a new key), so it always shows the scenario.
 
 The expansion phases of the owned cluster (`options.build_expansions`: N GPUs ordered in month M,
-each ready on its own build timeline, pricing/capacity_plans.py) are a second table, kept the same
+each ready on its own build timeline, pricing/planning/) are a second table, kept the same
 way: as typed, its problems named `options.build_expansions[i].field` with the allowed range.
 Beside it, the hardware refresh age (`options.build_refresh_after_months`, empty: none), kept as
 typed too; both fields' messages come from app/field_problems.py, as the share link's do.
