@@ -28,7 +28,7 @@ from plotly.subplots import make_subplots
 from app.formatting import capacity_size
 from models.numbers import days, on_day, pct
 from models.options import OPTIONS
-from models.validation import UNITS
+from models.validation.training import UNITS
 from pricing.results import Comparison, OptionResult
 
 TEMPLATE_NAME = "clusterplan"
@@ -1198,7 +1198,7 @@ def _memory_bars(fig: go.Figure, mem: Mapping, cap: float, dark: bool) -> go.Fig
 
 # ----------------------------------------------------------------- portfolios (scenario version 2)
 
-#: workload kinds of a portfolio (models/portfolio.py WORKLOAD_KINDS), Okabe-Ito
+#: workload kinds of a portfolio (models/portfolio/workloads.py WORKLOAD_KINDS), Okabe-Ito
 WORKLOAD_KIND_COLORS = {
     "pretrain": "#0072B2",
     "finetune": "#E69F00",

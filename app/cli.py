@@ -60,7 +60,7 @@ def load_catalogue(*args, **kwargs):
 
 
 def plan_training(*args, **kwargs):
-    return importlib.import_module("models.training").plan_training(*args, **kwargs)
+    return importlib.import_module("models.training.plan").plan_training(*args, **kwargs)
 
 
 def explain_validation_error(exc: ValidationError):
@@ -412,7 +412,7 @@ def build_parser() -> Parser:
 
 
 def add_finetune_parser(sub) -> None:
-    """`clusterplan finetune`: size a full, LoRA or QLoRA fine-tune (models/finetune.py)."""
+    """`clusterplan finetune`: size a full, LoRA or QLoRA fine-tune (models/finetune/plan.py)."""
     f = sub.add_parser(
         "finetune",
         help="size a fine-tune (full, LoRA, QLoRA): memory, step time, wall-clock, fewest GPUs",
@@ -431,7 +431,7 @@ def add_finetune_parser(sub) -> None:
 
 
 def add_serve_parser(sub) -> None:
-    """`clusterplan serve`: size an inference deployment (models/serving.py)."""
+    """`clusterplan serve`: size an inference deployment (models/serving/plan.py)."""
     s = sub.add_parser(
         "serve",
         help="size inference serving: layout, KV cache, TTFT/TPOT, throughput, GPUs for a traffic",
@@ -517,7 +517,7 @@ def _sized(command: str, flags: dict[str, str], size):
 
 def run_serve(args: argparse.Namespace) -> int:
     from app.formatting import deployment_text, prefill_decode_text
-    from models.serving import ServeInputs, plan_serving  # only this command needs it
+    from models.serving.plan import ServeInputs, plan_serving  # only this command needs it
 
     fields = {
         "model": args.model,
@@ -573,7 +573,7 @@ FINETUNE_OPTION = {
 
 
 def run_finetune(args: argparse.Namespace) -> int:
-    from models.finetune import FinetuneInputs, plan_finetune  # only this command needs it
+    from models.finetune.plan import FinetuneInputs, plan_finetune  # only this command needs it
 
     fields = {
         "model": args.model,
@@ -617,10 +617,10 @@ def run_finetune(args: argparse.Namespace) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
-    from models import finetune_validation as FV
-    from models import memory_validation as MV
-    from models import serving_validation as SV
-    from models.validation import (
+    from models.validation import finetune as FV
+    from models.validation import memory as MV
+    from models.validation import serving as SV
+    from models.validation.training import (
         TARGETS,
         UNITS,
         band_summary,

@@ -86,7 +86,7 @@ def training_run_text(c) -> str:
 
 
 def prefill_decode_text(p) -> str:
-    """Where a serving plan (models/serving.py ServePlan) runs prefill and decode."""
+    """Where a serving plan (models/serving/plan.py ServePlan) runs prefill and decode."""
     if p.prefill_decode != "split":
         return "prefill and decode on the same replicas"
     return (
@@ -111,7 +111,7 @@ def deployment_text(p) -> str:
 
 
 def efficient_size_advice(chosen_gpus: int, e, *, deadline: bool = True) -> str:
-    """The efficient size beside the fastest a deadline chose (models/training.py EfficientSize):
+    """The efficient size beside the fastest a deadline chose (models/training/plan.py EfficientSize):
     'Efficient size: 8,192 GPUs, a run in 168 days at 86 % scaling efficiency (the 32,768 GPUs the
     deadline needs run at 39 %); each extra 1,000 GPUs beyond it saves 3.1 days, and the last
     step, from 16,384 GPUs (95 days), saves 0.1 days per extra 1,000 GPUs'. '' when the chosen

@@ -1,4 +1,4 @@
-"""Inputs for a typed record of the cores (models/serving.py ServeInputs, models/finetune.py
+"""Inputs for a typed record of the cores (models/serving/plan.py ServeInputs, models/finetune/plan.py
 FinetuneInputs) kept as a plain dict in st.session_state under its own key, as the scenario is
 (app/state.py): widgets read their value from the dict and write back through on_change, bounds and
 "Allowed: ..." help are read from the record's Field()s (as app/schema_widgets.py does for the

@@ -24,9 +24,9 @@ from app.formatting import si as _si
 from app.formatting import usd as _usd
 from models.options import OPTIONS
 from models.scenario import Execution
-from models.stacks import load_stacks
-from models.training import TrainingPlan
+from models.training.plan import TrainingPlan
 from models.units import DAYS_PER_MONTH
+from models.validation.stacks import load_stacks
 from pricing import freshness, price_checks
 from pricing.catalogue_rows import RentalRow
 from pricing.engine import MIN_GPU_HOURS
@@ -40,7 +40,7 @@ def _rows(rows: list[tuple[str, str]]) -> str:
 
 def execution_text(execution: Execution | Mapping | None) -> str:
     """'tuned Megatron-Core / NeMo | attention cudnn | TP comm overlap off | gradients fp32' (the
-    software stack's name from models/stacks.py), and '| weights fp8' with FP8 parameters (written
+    software stack's name from models/validation/stacks.py), and '| weights fp8' with FP8 parameters (written
     only when on); 'defaults' when the plan has none.
 
     Takes the scenario's `Execution`, or the plan's `TrainingPlan.execution` (its dump)."""
@@ -598,8 +598,11 @@ def hourly_data(
 
 def accuracy_line() -> str:
     """How close the training model comes, in both modes, and the band's coverage (clusterplan
-    validate; models/validation.py modes_summary and band_summary): one sentence for reports."""
-    from models.validation import band_summary, modes_summary  # only reports with a plan need it
+    validate; models/validation/training.py modes_summary and band_summary): one sentence for reports."""
+    from models.validation.training import (  # only reports with a plan need it
+        band_summary,
+        modes_summary,
+    )
 
     modes = {(m["mode"], m["kind"]): m for m in modes_summary()}
     pub = modes[("published plan", "gpu_hours")]

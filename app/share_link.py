@@ -42,7 +42,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.field_problems import named_problems
 from app.settings import LOCAL_BASE_URL
-from models.finetune import FinetuneInputs
+from models.finetune.plan import FinetuneInputs
 from models.scenario import (
     PORTFOLIO_VERSION,
     SCHEMA_VERSION,
@@ -51,7 +51,7 @@ from models.scenario import (
     explain_validation_error,
 )
 from models.scenario_set import ScenarioSet
-from models.serving import ServeInputs
+from models.serving.plan import ServeInputs
 
 #: longest encoded token accepted (checked before any decoding)
 MAX_LINK_CHARS = 8192

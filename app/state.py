@@ -35,10 +35,10 @@ from app import settings, share_link
 from app.assumption_labels import overrides_line
 from app.formatting import md_code, md_plain
 from app.scenario_files import EXAMPLE, PORTFOLIOS
-from models.demand import Demand, Sizing, TrainingSettings, derive_demand, size_workload
 from models.errors import InputError
+from models.portfolio.demand import Demand, Sizing, TrainingSettings, derive_demand, size_workload
 from models.scenario import PORTFOLIO_VERSION, Scenario, Workload, explain_validation_error
-from models.training import TrainingPlan, plan_training
+from models.training.plan import TrainingPlan, plan_training
 from pricing.engine import Comparison, compare
 
 KEY = "scenario"
@@ -347,7 +347,7 @@ def _demand(
 
 
 def portfolio_demand(sc: Scenario) -> tuple[Demand | None, tuple[str, str] | None]:
-    """The portfolio's monthly demand as models/demand.py derives it, or the problem."""
+    """The portfolio's monthly demand as models/portfolio/demand.py derives it, or the problem."""
     full = sc.model_dump(mode="json")
     key = json.dumps(
         {"version": PORTFOLIO_VERSION}
@@ -358,7 +358,7 @@ def portfolio_demand(sc: Scenario) -> tuple[Demand | None, tuple[str, str] | Non
 
 
 def workload_sizing(sc: Scenario, i: int) -> tuple[Sizing | None, tuple[str, str] | None]:
-    """The core's sizing of the portfolio's workload i (models/demand.py size_workload, cached)."""
+    """The core's sizing of the portfolio's workload i (models/portfolio/demand.py size_workload, cached)."""
     try:
         sizing = size_workload(
             sc.workloads[i],

@@ -2,7 +2,7 @@
 any accepted link's work is bounded; the target is at most 5x the example's compare time).
 
 Each family pushes one kind of work to the schema's limits (models/scenario.py MAX_WORKLOADS, the
-longest term, models/portfolio.py MAX_GPUS and MAX_GANG_RUNS), every option compared, 2,000 draws:
+longest term, models/portfolio/workloads.py MAX_GPUS and MAX_GANG_RUNS), every option compared, 2,000 draws:
 
 - queue: MAX_GANG_RUNS runs and jobs over MAX_WORKLOADS workloads of mixed GPU counts and lengths
   (the gang queue's work), each workload a distinct shape (no sizing shared);
@@ -28,10 +28,10 @@ import time
 from pydantic import ValidationError
 
 from app import scenario_files
-from models import demand as demand_module
 from models.errors import InputError
 from models.options import OPTION_IDS
-from models.portfolio import MAX_GANG_RUNS, MAX_GPUS, MAX_MONTHS
+from models.portfolio import demand as demand_module
+from models.portfolio.workloads import MAX_GANG_RUNS, MAX_GPUS, MAX_MONTHS
 from models.scenario import MAX_EXPANSIONS, MAX_WORKLOADS, Scenario, Term, field_bounds
 from pricing.catalogue import load_catalogue
 from pricing.engine import compare

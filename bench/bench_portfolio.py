@@ -1,6 +1,6 @@
 """Times a 20-workload portfolio over 60 months: sizing each workload by the core (once per
-portfolio), deriving the monthly demand from the sizings (models/demand.py demand_of) and serving
-it on a capacity plan (models/capacity.py simulate). The issue's target is 200 ms for the whole
+portfolio), deriving the monthly demand from the sizings (models/portfolio/demand.py demand_of) and serving
+it on a capacity plan (models/portfolio/capacity.py simulate). The issue's target is 200 ms for the whole
 comparison (all options, 2,000 Monte Carlo draws); demand and one simulation should be a small
 share of it. Run: python -m bench.bench_portfolio"""
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import statistics
 import time
 
-from models.capacity import simulate
-from models.demand import demand_of, size_workload
-from models.portfolio import parse_workloads
+from models.portfolio.capacity import simulate
+from models.portfolio.demand import demand_of, size_workload
+from models.portfolio.workloads import parse_workloads
 
 MONTHS = 60
 GPU = "H100-SXM"

@@ -2,10 +2,10 @@
 portfolio), all options, 2,000 Monte Carlo draws: pricing/engine.py compare on a version 2
 scenario (a capacity plan and one simulation per option, pricing/planning/). The issue's
 target is 200 ms. The first call sizes every workload by the core; later calls reuse the sizings
-(models/demand.py caches them: the records are frozen).
+(models/portfolio/demand.py caches them: the records are frozen).
 
 "before" runs the same comparison with the size search as it was: every probe a whole simulation
-(models/capacity.py simulate) instead of `unmet_gpu_hours` on the demand's prepared arrays; the
+(models/portfolio/capacity.py simulate) instead of `unmet_gpu_hours` on the demand's prepared arrays; the
 bench asserts that both give the same per-option results. Each time is given as wall clock and as
 this process's CPU time (the figure to compare on a machine other work is loading).
 Run: python -m bench.bench_portfolio_compare"""
@@ -16,8 +16,8 @@ import statistics
 import time
 
 from bench.bench_portfolio import portfolio
-from models.capacity import simulate
 from models.options import OPTION_IDS
+from models.portfolio.capacity import simulate
 from models.scenario import Scenario
 from pricing.catalogue import load_catalogue
 from pricing.engine import compare

@@ -15,12 +15,12 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 
 from models.hardware import get_gpu  # noqa: E402
-from models.job import Job  # noqa: E402
-from models.memory import fits  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
-from models.search import all_layouts, evaluate  # noqa: E402
 from models.shapes import get_preset  # noqa: E402
-from models.training import plan_training  # noqa: E402
+from models.training.job import Job  # noqa: E402
+from models.training.memory import fits  # noqa: E402
+from models.training.plan import plan_training  # noqa: E402
+from models.training.search import all_layouts, evaluate  # noqa: E402
 
 CASES = [  # (model, gpu, gpus, batch in sequences)
     ("llama3-405b", "H100-SXM", 16384, 2048),

@@ -1,4 +1,4 @@
-"""Times serving sizing (models/serving.py plan_serving: the TP/EP × batch search for the SLOs);
+"""Times serving sizing (models/serving/plan.py plan_serving: the TP/EP × batch search for the SLOs);
 the target is under 50 ms. Run: python -m bench.bench_serve"""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from models.serving import ServeInputs, plan_serving
+from models.serving.plan import ServeInputs, plan_serving
 
 CASES = [
     ServeInputs(

@@ -1,6 +1,6 @@
 """Prints the model's step times against Korthikanti et al. 2022 Table 5 (A100, Megatron-LM), then the
 search that sets GEMM_SHARE_OF_MAMF: the worst error over the calibration rows (Korthikanti Table 5
-and Narayanan 2021, models/validation.py CALIBRATION_PREFIXES) for each value on a 0.01 grid.
+and Narayanan 2021, models/validation/training.py CALIBRATION_PREFIXES) for each value on a 0.01 grid.
 
 Run: .venv/bin/python bench/calibration.py
 """
@@ -8,10 +8,10 @@ Run: .venv/bin/python bench/calibration.py
 import numpy as np
 
 from models import constants as C
-from models.calibration import job_and_layout, table5_rows
-from models.memory import GIB, memory_breakdown  # GIB: bytes per GiB (models/units.py)
-from models.step_time import step_breakdown
-from models.validation import calibration_worst_error
+from models.training.memory import GIB, memory_breakdown  # GIB: bytes per GiB (models/units.py)
+from models.training.step_time import step_breakdown
+from models.validation.calibration import job_and_layout, table5_rows
+from models.validation.training import calibration_worst_error
 
 print(
     f"{'model':14} {'recompute':10} {'layout':22} {'measured s':>10} {'model s':>8} {'error':>7} {'GiB/GPU':>8}"

@@ -13,9 +13,9 @@ Run: .venv/bin/python bench/misses.py
 
 import csv
 
-from models import validation as V
-from models.layouts import RECOMPUTE_MODES
-from models.memory import GIB, memory_breakdown
+from models.training.layouts import RECOMPUTE_MODES
+from models.training.memory import GIB, memory_breakdown
+from models.validation import training as V
 
 MEMORY = V.ROOT / "memory.csv"
 

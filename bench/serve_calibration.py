@@ -1,5 +1,5 @@
 """Prints the search that set SERVE_STEP_OVERHEAD_S_PER_LAYER (models/constants.py): on a 1 µs grid,
-the worst |error| over the calibration rows (models/serving_validation.py DECLARED_CALIBRATION_PREFIXES) and,
+the worst |error| over the calibration rows (models/validation/serving.py DECLARED_CALIBRATION_PREFIXES) and,
 for information only, the held-out median and worst. Run: python -m bench.serve_calibration"""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 
 from models import constants as C
-from models import serving_validation as V
+from models.validation import serving as V
 
 
 def errors_at(overhead_s: float) -> tuple[float, float, float]:

@@ -1,4 +1,4 @@
-"""Prints how many fewer GPUs a prefill/decode split needs than colocated replicas (models/serving.py)
+"""Prints how many fewer GPUs a prefill/decode split needs than colocated replicas (models/serving/plan.py)
 in the setup of NVIDIA Dynamo's published Llama 70B comparison: H100, FP8, 3,000 input and 150
 output tokens (ai-dynamo/dynamo docs, architecture, "Disaggregated serving": 30 % more throughput
 per GPU on one node, over 2x on two; its operating points are a scatter plot, not stated, so this
@@ -8,7 +8,7 @@ Run: python -m bench.serve_split_gain"""
 from __future__ import annotations
 
 from models.errors import InputError
-from models.serving import ServeInputs, plan_serving
+from models.serving.plan import ServeInputs, plan_serving
 
 TPOT_MS = (15, 20, 25, 30, 40, 60, 100)
 

@@ -6,7 +6,7 @@ HBM and link bandwidths); execution choices (gradient precision, TP overlap) are
 Each was set once from the physical range or source named beside it. Two exceptions:
 GEMM_SHARE_OF_MAMF is fitted to the calibration rows named beside it (every other validation row
 is held out), and FP8_GEMM_RELATIVE_EFFICIENCY was read off one NeMo figure, which
-`models/data/validation/runs.csv` also scores, as a calibration row (models/validation.py CONSTANT_SOURCE_IDS).
+`models/data/validation/runs.csv` also scores, as a calibration row (models/validation/training.py CONSTANT_SOURCE_IDS).
 `tests/test_calibration.py` holds each Korthikanti et al. 2022 Table 5 step time (docs/reference/training.md 1.3)
 within 10 %.
 """
@@ -301,7 +301,7 @@ MEMORY_HEADROOM = 0.95
 #: m, v (12 B) and the bf16 weight (2 B).
 OPTIMIZER_STEP_BYTES = 30
 
-# --- serving (models/serving.py) -----------------------------------------------------------------
+# --- serving (models/serving/plan.py) -----------------------------------------------------------------
 #: Fixed time per layer per forward step of a serving engine, seconds (kernel launches and tails,
 #: norms, sampling, scheduling). Declared before scoring as the one constant to fit, on the four
 #: TensorRT-LLM 0.6.1 H100 Llama 2 70B rows (inference.csv trt061-h100-llama2-70b-*), by the smallest
@@ -315,7 +315,7 @@ SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
 # step is a sequence of kernels, each bound by its own roofline, so the step time is the SUM over
 # operators of max(bytes / bandwidth, FLOPs / rate), not one max over the step's totals: Yuan et al.
 # 2024, "LLM Inference Unveiled: Survey and Roofline Model Insights" (arXiv 2402.16363, LLM-Viewer),
-# which rooflines each operator of a layer separately. models/serving.py applies it to two operator
+# which rooflines each operator of a layer separately. models/serving/plan.py applies it to two operator
 # groups: the weight GEMMs (weights read vs 2 · active params · tokens) and attention (KV read vs its
 # FLOPs). Both TTFT and throughput rows had been seen before (issue 14 helper, branch i14-servefid).
 
@@ -326,7 +326,7 @@ SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
 # 2.4x more Llama-70B throughput within the same latency budget" (TensorRT-LLM docs/source/blogs/
 # XQA-kernel.md): XQA "provides optimization for MQA and GQA during generation phase ... reducing data
 # loading", to ship in v0.8; so TensorRT-LLM 0.5–0.6.1 rows and that page's 'w/o XQA' row are
-# predicted with it (models/serving_validation.py UNGROUPED_KV_DECODE) and the planner (2025
+# predicted with it (models/validation/serving.py UNGROUPED_KV_DECODE) and the planner (2025
 # engines) never uses it. The full heads ÷ kv_heads is an upper bound: query heads of one group that
 # run at the same time can share K/V through L2. Added after the four TensorRT-LLM 0.6.1 H100
 # Llama 2 70B rows were seen at -8 %, +134 %, +11 %, +125 % (long outputs, where the KV read
@@ -417,7 +417,7 @@ FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM = 1.78 / 8.0
 #: ρ/(1−ρ) service times, 4 at 80 %, the usual ceiling in capacity planning; a user input.
 SERVE_TARGET_UTILISATION = 0.80
 
-# --- fine-tuning (models/finetune.py) -------------------------------------------------------------
+# --- fine-tuning (models/finetune/plan.py) -------------------------------------------------------------
 #: Bytes per frozen weight of a QLoRA base in 4-bit NormalFloat with double quantisation: 4 bits plus
 #: 8/64 + 32/(64·256) = 0.127 bits of quantisation constants per parameter (Dettmers et al. 2023,
 #: "QLoRA: Efficient Finetuning of Quantized LLMs", arXiv 2305.14314, Sec. 3 Double Quantization).

@@ -27,7 +27,7 @@ class GpuSpec(BaseModel):
     memory_gib: float = Field(gt=0)
     bf16_dense_tflops: float = Field(gt=0)
     fp8_dense_tflops: float | None = Field(default=None, gt=0)
-    #: FP4 tensor cores (Blackwell); None where the GPU has none (models/serving.py reads it)
+    #: FP4 tensor cores (Blackwell); None where the GPU has none (models/serving/plan.py reads it)
     fp4_dense_tflops: float | None = Field(default=None, gt=0)
     #: Best large-GEMM rate measured on the chip as a share of its BF16 peak (Stas Bekman's
     #: "maximum achievable matmul FLOPS", MAMF): clocks, power and the vendor's GEMM library.

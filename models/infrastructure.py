@@ -136,7 +136,7 @@ def size_fat_tree(
     fabric's counts are an upper bound. A 4th tier also adds a switch hop each way between the
     farthest GPUs (7 switches on the longest path instead of 5); the step time takes one
     scale-out latency per collective step (constants.SCALEOUT_LATENCY_S, NCCL's measured
-    small-message latency, in models/collectives.py), not one per switch, so it reads no tiers.
+    small-message latency, in models/training/collectives.py), not one per switch, so it reads no tiers.
 
     Every cable is assumed optical (no copper DACs), so transceivers = 2·(node + switch links).
     Bisection (one direction) = floor(E/2)·NIC rate, which a non-blocking tree carries in full.

@@ -22,9 +22,8 @@ from pydantic import (
 from models.constants import DEFAULT_SOFTWARE_STACK, SOFTWARE_STACKS
 from models.errors import InputError
 from models.hardware import load_gpus
-from models.job import AttentionKernel
 from models.options import DEFAULT_COMPARE, OPTION_IDS, OptionId
-from models.portfolio import (
+from models.portfolio.workloads import (
     MAX_GPUS,
     MAX_MONTHS,
     PortfolioWorkload,
@@ -32,10 +31,11 @@ from models.portfolio import (
     parse_workloads,
 )
 from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
+from models.training.job import AttentionKernel
 from models.units import BYTES_PER_PARAM
 
 SCHEMA_VERSION = 1
-#: version 2: a portfolio of workloads (models/portfolio.py) instead of one workload and its usage
+#: version 2: a portfolio of workloads (models/portfolio/workloads.py) instead of one workload and its usage
 PORTFOLIO_VERSION = 2
 #: the most workloads a v2 scenario holds
 MAX_WORKLOADS = 200
@@ -223,7 +223,7 @@ class Execution(BaseModel):
         return self
 
     def job_options(self) -> dict:
-        """The Job fields this plan sets (models/job.py)."""
+        """The Job fields this plan sets (models/training/job.py)."""
         return {
             "stack": self.software_stack,
             "flash_attention": ATTENTION_KERNELS[self.attention],
@@ -354,11 +354,11 @@ class Options(BaseModel):
 
 class Scenario(BaseModel):
     """Version 1: one training workload (`workload`) used as `usage` says. Version 2: a portfolio
-    of `workloads` (models/portfolio.py; `workload` and `usage` are not used and must stay at their
+    of `workloads` (models/portfolio/workloads.py; `workload` and `usage` are not used and must stay at their
     defaults), each option serving its monthly demand on its own capacity plan
     (pricing/planning/); `cluster.gpus`, when given, fixes the size of the fixed-size
     options. In both, `execution` and `reliability` say how the training runs (version 2: every
-    pre-training workload and the representative plan, models/demand.py TrainingSettings)."""
+    pre-training workload and the representative plan, models/portfolio/demand.py TrainingSettings)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -383,7 +383,7 @@ class Scenario(BaseModel):
     @field_validator("workloads", mode="before")
     @classmethod
     def _parse_workloads(cls, v):
-        """The portfolio's own parser (models/portfolio.py parse_workloads), so every entry point
+        """The portfolio's own parser (models/portfolio/workloads.py parse_workloads), so every entry point
         refuses the same values, naming `workloads[i].field`."""
         if v is None or not isinstance(v, list) or len(v) > MAX_WORKLOADS:
             return v  # the type and length checks say what is wrong

@@ -363,7 +363,7 @@ def demand_shape(
 ) -> tuple[str, float, float] | None:
     """For a portfolio (scenario version 2): (sentence, peak / mean, idle share of the best).
     peak / mean = the busiest month's GPUs at work (its demanded GPU-hours / hours of a month,
-    models/demand.py gpu_hours) over the mean of the months with demand (a median would read a
+    models/portfolio/demand.py gpu_hours) over the mean of the months with demand (a median would read a
     lab's near-idle months between two runs as its base); idle share = idle / (served + idle)
     GPU-hours of what the option holds (OptionResult). The sentence names the most idle other completing option too.
     None for a version 1 scenario."""

@@ -19,7 +19,7 @@ from models.errors import InputError
 from models.numbers import on_day, pct
 from models.options import OPTIONS, Billing, Staffing, spec
 from models.scenario import Scenario
-from models.training import TrainingPlan, plan_training
+from models.training.plan import TrainingPlan, plan_training
 from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl

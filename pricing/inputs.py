@@ -18,9 +18,9 @@ from models.errors import InputError
 from models.hardware import get_gpu
 from models.numbers import on_day
 from models.options import OPTIONS
-from models.reliability import daly_interval_s, goodput_fraction, job_mtbf_s
 from models.scenario import Scenario
-from models.training import TrainingPlan, plan_training
+from models.training.plan import TrainingPlan, plan_training
+from models.training.reliability import daly_interval_s, goodput_fraction, job_mtbf_s
 from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the engine's months)
     BYTES_PER_GB,
     BYTES_PER_GIB,
@@ -176,7 +176,7 @@ class CostInputs:
     cooling: str = "air"
     racks: int = 0
     #: write bandwidth the file system must sustain: the one the plan's goodput assumes
-    #: (models/reliability.py: the scenario's, else max(5, 0.125 x GPUs) GB/s)
+    #: (models/training/reliability.py: the scenario's, else max(5, 0.125 x GPUs) GB/s)
     storage_write_gbyte_per_s: float = 0.0
     #: a version 2 scenario: its demand and every compared option's capacity plan
     #: (pricing/planning/records.py Portfolio); None for version 1

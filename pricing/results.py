@@ -12,7 +12,7 @@ from pydantic import Field
 from models.infrastructure import FabricPlan
 from models.record import Record
 from models.scenario import Scenario
-from models.training import Checkpoint, CurvePoint, EfficientSize, Layout, StorageNeeds
+from models.training.plan import Checkpoint, CurvePoint, EfficientSize, Layout, StorageNeeds
 
 
 def _empty(v) -> bool:
@@ -43,7 +43,7 @@ class HardwareRefresh(Record):
 
 
 class WorkloadDelay(Record):
-    """One workload of a portfolio under an option's capacity plan (models/capacity.py): its
+    """One workload of a portfolio under an option's capacity plan (models/portfolio/capacity.py): its
     GPU-hours and how long its work waited. Delays: a run's start less its release; flat work's
     GPU-hour-weighted wait; work still waiting at the term end counts its wait until then."""
 
@@ -97,7 +97,7 @@ class OptionResult(Record):
     #: other option id -> first month (1-based) from which this one stays cheaper, or None
     breakeven_month: dict[str, int | None]
     # --- a portfolio (scenario version 2; empty or None for version 1): the option's capacity
-    # plan (pricing/planning/) and what it serves (models/capacity.py)
+    # plan (pricing/planning/) and what it serves (models/portfolio/capacity.py)
     #: the plan's size (fixed-size options) or its largest month (per use), GPUs; and its rule
     capacity_size_gpus: int | None = Field(None, exclude_if=_empty)
     capacity_rule: str = Field("", exclude_if=_empty)
@@ -325,7 +325,7 @@ class TrainingSummary(Record):
     chosen_gpus: int
     #: training time against GPU count (empty when the plan was made without it)
     curve: list[CurvePoint] = Field(default_factory=list)
-    #: the efficient size beside the chosen count on that curve (models/training.py EfficientSize)
+    #: the efficient size beside the chosen count on that curve (models/training/plan.py EfficientSize)
     efficient: EfficientSize | None = None
 
 
@@ -354,7 +354,7 @@ class Operations(Record):
 
 
 class PortfolioDemand(Record):
-    """A portfolio's monthly demand, unconstrained (models/demand.py), and the workload the costs
+    """A portfolio's monthly demand, unconstrained (models/portfolio/demand.py), and the workload the costs
     size storage and checkpoints for (pricing/planning/representative.py representative_run)."""
 
     months: int

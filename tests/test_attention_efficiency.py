@@ -9,12 +9,12 @@ import pytest
 from models import constants as C
 from models.errors import InputError
 from models.hardware import get_gpu
-from models.job import AttentionKernel, Job
-from models.layouts import Layouts
 from models.scenario import Scenario
 from models.shapes import get_preset
-from models.step_time import step_breakdown
-from models.training import plan_training
+from models.training.job import AttentionKernel, Job
+from models.training.layouts import Layouts
+from models.training.plan import plan_training
+from models.training.step_time import step_breakdown
 
 SEQ, BATCH = 8192, 64
 

@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from app import share_link
 from app.scenario_files import PORTFOLIOS
 from bench.bench_heaviest import giant as _attack
-from models import capacity as cap
-from models.demand import SLOTS_PER_MONTH, check_gpu_months
 from models.errors import InputError
-from models.fifo import _first_window, _last_window
 from models.options import OPTION_IDS
-from models.portfolio import (
+from models.portfolio import capacity as cap
+from models.portfolio.demand import SLOTS_PER_MONTH, check_gpu_months
+from models.portfolio.fifo import _first_window, _last_window
+from models.portfolio.workloads import (
     MAX_DEMAND_TERM_MULTIPLE,
     MAX_GANG_RUNS,
     MAX_GPUS,
@@ -159,7 +159,7 @@ def test_the_one_pass_search_finds_the_first_window_a_plain_scan_finds(free, thr
 def test_runs_that_never_fit_are_passed_over_and_said_so():
     """5,000 runs of 64 GPUs on a capacity of 32: each is passed over (none blocks the queue, none
     starts), and each workload says why."""
-    from models.demand import Demand, GangRuns, WorkloadDemand
+    from models.portfolio.demand import Demand, GangRuns, WorkloadDemand
 
     months, runs = 24, 5000
     rel = np.linspace(0, months * SLOTS_PER_MONTH - 1, runs).astype(int)
@@ -211,7 +211,7 @@ def test_a_size_search_from_another_options_size_finds_the_size_a_whole_search_f
 @settings(max_examples=25, derandomize=True, deadline=None)
 @given(portfolios(), st.sampled_from([0.6, 0.8, 1.0]))
 def test_the_hinted_search_equals_the_whole_search_on_random_demands(case, share):
-    """The planner's size search on random demands (models/capacity.py's test portfolios) with a
+    """The planner's size search on random demands (models/portfolio/capacity.py's test portfolios) with a
     hint at `share` of the whole search's answer gives the whole search's answer."""
     demand, _ = case
     planner = object.__new__(Planner)

@@ -7,10 +7,10 @@ One set of constants (models/constants.py), no per-run factors; each point must 
 
 import pytest
 
-from models.calibration import job_and_layout as _job_and_layout
-from models.calibration import table5_rows
-from models.memory import GIB, memory_breakdown
-from models.step_time import step_breakdown
+from models.training.memory import GIB, memory_breakdown
+from models.training.step_time import step_breakdown
+from models.validation.calibration import job_and_layout as _job_and_layout
+from models.validation.calibration import table5_rows
 
 pytestmark = pytest.mark.calibration
 ROWS = table5_rows()
@@ -75,11 +75,11 @@ def test_figure1_memory_within_10_percent(model_id, mode):
 
 def test_gemm_share_is_the_minimax_value_on_the_calibration_rows(monkeypatch):
     """GEMM_SHARE_OF_MAMF, the one fitted constant, is the 0.01-grid value with the smallest worst error
-    over the calibration rows (models/validation.py CALIBRATION_PREFIXES)."""
+    over the calibration rows (models/validation/training.py CALIBRATION_PREFIXES)."""
     import numpy as np
 
     from models import constants as C
-    from models.validation import calibration_worst_error
+    from models.validation.training import calibration_worst_error
 
     chosen = C.GEMM_SHARE_OF_MAMF
     worst = {}

@@ -1,4 +1,4 @@
-"""Capacity against demand (models/capacity.py): nothing is lost, more capacity never starts a run
+"""Capacity against demand (models/portfolio/capacity.py): nothing is lost, more capacity never starts a run
 later, exactly enough capacity leaves neither queue nor idle, what cannot fit says why, a delayed
 run finishes late by its delay, and a single run takes the training core's run length."""
 
@@ -8,9 +8,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from models import capacity as cap
-from models.capacity import simulate, slot_capacity
-from models.demand import (
+from models.errors import InputError
+from models.portfolio import capacity as cap
+from models.portfolio.capacity import simulate, slot_capacity
+from models.portfolio.demand import (
     SIZERS,
     SLOT_DAYS,
     SLOT_HOURS,
@@ -19,11 +20,10 @@ from models.demand import (
     demand_of,
     derive_demand,
 )
-from models.errors import InputError
-from models.fifo import fifo_starts
-from models.portfolio import Finetune, Pretrain, Serve, Steady
+from models.portfolio.fifo import fifo_starts
+from models.portfolio.workloads import Finetune, Pretrain, Serve, Steady
 from models.scenario import Cluster, Scenario, Workload
-from models.training import plan_training
+from models.training.plan import plan_training
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 
 
@@ -294,7 +294,7 @@ def _plain_fifo(p, avail, slots: int) -> list[int]:
 @settings(max_examples=60, derandomize=True)
 @given(portfolios())
 def test_the_queue_starts_runs_as_the_plain_fifo_does(case):
-    # the compiled queue (models/fifo.py) takes shortcuts (a size that found no start is not
+    # the compiled queue (models/portfolio/fifo.py) takes shortcuts (a size that found no start is not
     # searched again, the loop ends when the queue blocks): same starts
     demand, capacity = case
     p = cap.prepare(demand)

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 
 from app import scenario_files
-from models.capacity import _flat, prepare, simulate, unmet_gpu_hours
-from models.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH
+from models.portfolio.capacity import _flat, prepare, simulate, unmet_gpu_hours
+from models.portfolio.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH
 from models.scenario import Scenario
 from pricing.planning.planner import Planner, plan_portfolio
 from tests.test_capacity import portfolios

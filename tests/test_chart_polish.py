@@ -9,7 +9,7 @@ from app.formatting import on_day
 from app.scenario_files import EXAMPLE
 from models.options import OPTION_IDS
 from models.scenario import Scenario
-from models.training import plan_training
+from models.training.plan import plan_training
 from pricing.engine import compare
 
 

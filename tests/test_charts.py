@@ -366,7 +366,7 @@ def test_a_dict_gives_the_same_figures_as_the_model(full):
 
 @pytest.mark.parametrize("dark", [False, True])
 def test_validation_scatter_uses_the_template_and_marks_unscored_rows(dark):
-    from models.validation import validate
+    from models.validation.training import validate
 
     rows = validate()["rows"]
     fig = charts.validation_scatter(rows, dark=dark)

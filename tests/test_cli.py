@@ -23,7 +23,7 @@ from app.cli import main
 from models.errors import InputError
 from models.hardware import get_gpu
 from models.scenario import Scenario
-from models.training import Planner, plan_training
+from models.training.plan import Planner, plan_training
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LLAMA8_1T = ["--model", "llama3-8b", "--tokens", "1T", "--gpu", "H100-SXM"]

@@ -1,4 +1,4 @@
-"""Context parallelism as a layout dimension (models/layouts.py, memory.py, step_time.py, search.py):
+"""Context parallelism as a layout dimension (models/training/layouts.py, memory.py, step_time.py, search.py):
 each sequence split over cp ranks (Megatron-LM docs/source/api-guide/context_parallel.rst)."""
 
 from __future__ import annotations
@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import models.validation as V
+import models.validation.training as V
 from models import constants as C
 from models.hardware import get_gpu
-from models.job import AttentionKernel, Job
-from models.layouts import Layouts
-from models.memory import fits, memory_breakdown
-from models.search import all_layouts, best_layout, context_parallel
 from models.shapes import get_preset
-from models.step_time import step_breakdown
+from models.training.job import AttentionKernel, Job
+from models.training.layouts import Layouts
+from models.training.memory import fits, memory_breakdown
+from models.training.search import all_layouts, best_layout, context_parallel
+from models.training.step_time import step_breakdown
 from models.units import BYTES_PER_GB
 
 
@@ -94,7 +94,7 @@ def test_the_search_tries_cp_only_for_long_sequences():
 
 
 def test_stacks_without_megatron_core_get_no_cp():
-    from models.search import stack_allows
+    from models.training.search import stack_allows
 
     long = _job(32768, 64)
     lay = all_layouts(long, 256)

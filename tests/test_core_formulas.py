@@ -5,14 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from models import collectives as coll
 from models import constants as C
 from models.hardware import get_gpu, load_gpus
-from models.job import Job, stage_params
-from models.layouts import Layouts, enumerate_layouts
-from models.memory import GIB, activation_bytes_per_token_layer, fits, memory_breakdown
 from models.shapes import get_preset, load_presets, shape_from_params
-from models.step_time import model_flops_per_token, step_breakdown
+from models.training import collectives as coll
+from models.training.job import Job, stage_params
+from models.training.layouts import Layouts, enumerate_layouts
+from models.training.memory import GIB, activation_bytes_per_token_layer, fits, memory_breakdown
+from models.training.step_time import model_flops_per_token, step_breakdown
 
 
 def gpt3_job(**kw):

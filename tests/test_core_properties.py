@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 
 from models.errors import InputError
 from models.hardware import get_gpu, gpu_ids
-from models.job import Job
-from models.memory import fits, memory_breakdown
 from models.scenario import Scenario
-from models.search import NoFittingLayout, all_layouts, best_layout, stack_allows
 from models.shapes import load_presets
-from models.sizing import gpu_ladder
-from models.step_time import step_breakdown
-from models.training import plan_training
+from models.training.job import Job
+from models.training.memory import fits, memory_breakdown
+from models.training.plan import plan_training
+from models.training.search import NoFittingLayout, all_layouts, best_layout, stack_allows
+from models.training.sizing import gpu_ladder
+from models.training.step_time import step_breakdown
 
 SETTINGS = settings(max_examples=25)
 PRESETS = [m for m in load_presets() if m not in ("megatron-1t", "mt-nlg-530b")]

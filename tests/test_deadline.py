@@ -13,7 +13,7 @@ from app.report_text import comparison_report
 from models.errors import InputError
 from models.numbers import on_day
 from models.scenario import MAX_GPUS, Scenario
-from models.sizing import gpu_ladder
+from models.training.sizing import gpu_ladder
 from pricing import decision as ds
 from pricing.engine import compare
 from pricing.inputs import build_inputs

@@ -18,7 +18,7 @@ from app import share_link
 from app.formatting import days, usd
 from app.scenario_files import EXAMPLE, PORTFOLIOS
 from models.scenario import Scenario
-from models.training import plan_training
+from models.training.plan import plan_training
 from pricing.engine import compare
 from tests.readback import number
 
@@ -474,7 +474,7 @@ def test_assumptions_table_fits_1440_wide_with_source_and_date_in_view(portal_ur
 
 def test_serve_page_shows_the_cores_plan_and_names_an_unmeetable_slo(portal_url, watched):
     from app.views.serve import STARTING
-    from models.serving import ServeInputs, plan_serving
+    from models.serving.plan import ServeInputs, plan_serving
 
     page, errors = watched
     page.goto(portal_url + "serve")
@@ -620,7 +620,7 @@ def test_a_services_inputs_under_the_table_size_it_and_travel_in_the_link(portal
     """Enterprise portfolio from a link → select its service → the boxes under the table: a bad
     TPOT is named with its field and stays as typed; a longer prompt resizes the service (the
     core's sizing of the edited workload) and the address carries it."""
-    from models.demand import size_workload
+    from models.portfolio.demand import size_workload
 
     data = json.loads(PORTFOLIOS["enterprise"].read_text())
     page, errors = watched

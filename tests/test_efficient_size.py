@@ -1,5 +1,5 @@
 """Deadline sizing says when more GPUs buy almost nothing (issue 17): the efficient size beside the
-fastest, and the days saved per extra 1,000 GPUs, from the core (models/sizing.py
+fastest, and the days saved per extra 1,000 GPUs, from the core (models/training/sizing.py
 efficient_beside_chosen, TrainingPlan.efficient, TrainingSummary.efficient) to every page."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from app import report_text
 from app.formatting import days, gpus
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
-from models.sizing import efficient_beside_chosen
-from models.training import plan_training
+from models.training.plan import plan_training
+from models.training.sizing import efficient_beside_chosen
 from pricing.engine import compare
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from app.cli import main
 from models.scenario import Execution, Scenario, explain_validation_error
-from models.training import plan_training
+from models.training.plan import plan_training
 
 BASE = {
     "workload": {"model": "llama3-70b", "tokens": 15e12},
@@ -58,10 +58,10 @@ def test_tp_overlap_and_bf16_gradients_speed_up_a_tensor_parallel_plan():
 
 def test_bf16_gradients_halve_gradient_memory_for_the_same_layout():
     from models.hardware import get_gpu
-    from models.job import Job
-    from models.layouts import Layouts
-    from models.memory import memory_breakdown
     from models.shapes import get_preset
+    from models.training.job import Job
+    from models.training.layouts import Layouts
+    from models.training.memory import memory_breakdown
 
     lay = Layouts.single(64, tp=8, pp=1, dp=8, micro_batch=1)
     mem = {
@@ -157,9 +157,9 @@ def test_the_classic_stack_runs_tensor_parallelism_without_sequence_parallelism(
     sequence parallelism, the stack refused it, and the planner ran GLM-130B at TP1 PP48 with full
     recompute (19 % MFU)."""
     from models.hardware import get_gpu
-    from models.job import Job
-    from models.search import all_layouts, best_layout, stack_allows
     from models.shapes import get_preset
+    from models.training.job import Job
+    from models.training.search import all_layouts, best_layout, stack_allows
 
     job = Job(
         get_preset("glm-130b"),
@@ -195,11 +195,11 @@ def test_software_stack_changes_step_time_in_the_documented_direction():
     is slower than tuned Megatron-Core, by the data-parallel and attention time it no longer hides;
     the planner's layouts keep to what each stack runs (FSDP: data parallel only)."""
     from models.hardware import get_gpu
-    from models.job import AttentionKernel, Job
-    from models.layouts import Layouts
-    from models.search import best_layout
     from models.shapes import get_preset
-    from models.step_time import step_breakdown
+    from models.training.job import AttentionKernel, Job
+    from models.training.layouts import Layouts
+    from models.training.search import best_layout
+    from models.training.step_time import step_breakdown
 
     lay = Layouts.single(256, tp=1, pp=1, dp=64, micro_batch=1, zero=1)
     args = (get_preset("llama2-7b"), get_gpu("H100-SXM"), 4096, 256)

@@ -1,4 +1,4 @@
-"""Fine-tuning (models/finetune.py): hand checks, properties that can fail, the smallest GPU count,
+"""Fine-tuning (models/finetune/plan.py): hand checks, properties that can fail, the smallest GPU count,
 the published rows (models/data/validation/finetune.csv) and `clusterplan finetune`."""
 
 import contextlib
@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.cli import main
-from models import finetune_validation as FV
 from models.errors import InputError
-from models.finetune import FinetuneInputs, evaluate_layout, lora_params, plan_finetune
+from models.finetune.plan import FinetuneInputs, evaluate_layout, lora_params, plan_finetune
 from models.hardware import get_gpu
 from models.shapes import get_preset
-from models.sizing import gpu_ladder
+from models.training.sizing import gpu_ladder
+from models.validation import finetune as FV
 
 #: today's errors on the scored rows (median, worst) with a little slack: must not quietly worsen
 TODAY = {
@@ -53,7 +53,7 @@ def test_full_trains_every_parameter_and_lora_a_small_share():
 
 def test_qlora_base_is_nf4_with_constants():
     """The QLoRA base holds linear weights at (4 + 0.127)/8 bytes and the rest at 2 bytes."""
-    from models.finetune import linear_params
+    from models.finetune.plan import linear_params
 
     shape = get_preset("llama2-7b")
     p = plan_finetune(inp(model="llama2-7b", method="qlora", gpus=1))

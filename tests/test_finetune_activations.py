@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from models import finetune_validation as FV
-from models.finetune import FinetuneInputs, frozen_gemm_inputs, job_for
+from models.finetune.plan import FinetuneInputs, frozen_gemm_inputs, job_for
 from models.hardware import get_gpu
-from models.job import Job
-from models.layouts import Layouts
-from models.memory import activation_bytes_per_token_layer
 from models.shapes import get_preset
+from models.training.job import Job
+from models.training.layouts import Layouts
+from models.training.memory import activation_bytes_per_token_layer
+from models.validation import finetune as FV
 
 SHAPE = get_preset("llama2-70b")  # h 8192, SwiGLU f 28672, GQA 8 of 64 heads
 H, F = SHAPE.hidden, SHAPE.ffn_hidden

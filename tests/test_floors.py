@@ -18,10 +18,10 @@ from pydantic import ValidationError
 
 from app import cli
 from app.cli import main
-from models.demand import Sizing, demand_of, size_workload
 from models.errors import InputError
-from models.finetune import FinetuneInputs, plan_finetune
-from models.portfolio import (
+from models.finetune.plan import FinetuneInputs, plan_finetune
+from models.portfolio.demand import Sizing, demand_of, size_workload
+from models.portfolio.workloads import (
     MIN_RUNS_PER_MONTH,
     Finetune,
     Pretrain,
@@ -30,7 +30,7 @@ from models.portfolio import (
     release_months,
 )
 from models.scenario import field_bounds
-from models.serving import MIN_RPS, ServeInputs, plan_serving
+from models.serving.plan import MIN_RPS, ServeInputs, plan_serving
 
 SERVE = ["serve", "--model", "llama3-8b", "--gpu", "H100-SXM"]
 TOKENS = ["--input-tokens", "100", "--output-tokens", "100"]
@@ -106,14 +106,14 @@ def test_cli_serve_at_the_floor_prints_strict_json(capsys):
 
 def test_cli_json_never_prints_a_number_that_is_not_finite(capsys, monkeypatch):
     """However a plan came to hold one, --json prints nothing and names the key."""
-    import models.serving
+    import models.serving.plan
 
-    real = models.serving.plan_serving
+    real = models.serving.plan.plan_serving
 
     def broken(inp):
         return real(inp).model_copy(update={"ttft_ms": float("inf")})
 
-    monkeypatch.setattr(models.serving, "plan_serving", broken)
+    monkeypatch.setattr(models.serving.plan, "plan_serving", broken)
     line = refused(capsys, *SERVE, *TOKENS, "--rps", "1", "--json")
     assert line == "clusterplan serve: --json: ttft_ms is not a finite number; nothing printed"
 

@@ -9,10 +9,10 @@ import pytest
 
 from models.errors import InputError
 from models.hardware import get_gpu
-from models.job import Job, stage_params
-from models.layouts import Layouts
-from models.memory import fits, memory_breakdown
-from models.validation import ROOT, _job, _layouts_for, shape_of
+from models.training.job import Job, stage_params
+from models.training.layouts import Layouts
+from models.training.memory import fits, memory_breakdown
+from models.validation.training import ROOT, _job, _layouts_for, shape_of
 
 
 def _gpt3_job(**kw) -> Job:

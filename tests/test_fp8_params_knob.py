@@ -16,7 +16,7 @@ from app import share_link
 from app.cli import main
 from models import constants as C
 from models.scenario import Scenario, explain_validation_error
-from models.training import plan_training
+from models.training.plan import plan_training
 from tests.portal_app import open_page
 from tests.readback import number
 

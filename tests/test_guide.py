@@ -21,7 +21,7 @@ from app.views.guide import (
     server_or_cluster,
 )
 from models.scenario import Scenario
-from models.sizing import EFFICIENT_SCALING, scaling_efficiencies
+from models.training.sizing import EFFICIENT_SCALING, scaling_efficiencies
 from pricing.catalogue import load_catalogue
 from pricing.engine import compare
 

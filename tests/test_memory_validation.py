@@ -1,22 +1,22 @@
-"""The memory model against published memory per GPU (models/memory_validation.py), the in-flight
+"""The memory model against published memory per GPU (models/validation/memory.py), the in-flight
 activations of an interleaved pipeline, and how held-out runs without a published GPU count are
-sized (models/training.py Planner.efficient)."""
+sized (models/training/plan.py Planner.efficient)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from models import memory_validation as MV
-from models import validation as V
 from models.hardware import get_gpu
-from models.job import Job
-from models.layouts import Layouts
-from models.memory import in_flight_layers, memory_breakdown
 from models.scenario import MAX_GPUS, Cluster, Scenario, Workload
 from models.shapes import get_preset
-from models.sizing import EFFICIENT_SCALING
-from models.training import Planner
+from models.training.job import Job
+from models.training.layouts import Layouts
+from models.training.memory import in_flight_layers, memory_breakdown
+from models.training.plan import Planner
+from models.training.sizing import EFFICIENT_SCALING
+from models.validation import memory as MV
+from models.validation import training as V
 
 
 def _job(model="llama3-405b", batch=2048):

@@ -7,15 +7,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from models import collectives as coll
 from models import constants as C
-from models.job import layers_per_stage
-from models.layouts import Layouts
-from models.memory import in_flight_layers, memory_breakdown
-from models.search import stack_allows
-from models.step_time import step_breakdown
-from models.training import Planner
-from models.validation import _gpu_of, heldout_scenario, load_heldout_runs
+from models.training import collectives as coll
+from models.training.job import layers_per_stage
+from models.training.layouts import Layouts
+from models.training.memory import in_flight_layers, memory_breakdown
+from models.training.plan import Planner
+from models.training.search import stack_allows
+from models.training.step_time import step_breakdown
+from models.validation.training import _gpu_of, heldout_scenario, load_heldout_runs
 
 
 def _job(row_id, stack, gpus):

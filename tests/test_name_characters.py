@@ -2,7 +2,7 @@
 scenario names use (models/checks.py `printable`): a newline splits the rows of `clusterplan
 compare`, a carriage return overwrites one, ESC starts a terminal command (ESC[2J clears the
 screen), and U+202E reverses the text after it in the report, the PDF and the page. The message
-names the field, as every workload error does (models/portfolio.py parse_workloads)."""
+names the field, as every workload error does (models/portfolio/workloads.py parse_workloads)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from app import share_link
 from app.scenario_files import PORTFOLIOS
 from models.errors import InputError
-from models.portfolio import parse_workloads
+from models.portfolio.workloads import parse_workloads
 from models.scenario import Scenario
 from models.scenario_set import check_name
 

@@ -1,5 +1,5 @@
 """torchtitan's per-op selective activation checkpointing as the recompute mode op_sac
-(models/recompute.py): the saved matmuls follow torchtitan's counter, the recomputed work and the
+(models/training/recompute.py): the saved matmuls follow torchtitan's counter, the recomputed work and the
 kept activations of an 8B block lie between the model's selective and full recompute, and the
 planner's search leaves the mode out."""
 
@@ -8,14 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models import recompute as R
 from models.errors import InputError
 from models.hardware import get_gpu
-from models.job import Job
-from models.layouts import RECOMPUTE_MODES, Layouts, enumerate_layouts
-from models.memory import activation_bytes_per_token_layer, memory_breakdown
 from models.shapes import get_preset
-from models.step_time import step_breakdown
+from models.training import recompute as R
+from models.training.job import Job
+from models.training.layouts import RECOMPUTE_MODES, Layouts, enumerate_layouts
+from models.training.memory import activation_bytes_per_token_layer, memory_breakdown
+from models.training.step_time import step_breakdown
 
 # torchtitan/models/llama3/model.py (820504e): the ops of one block in forward order
 LLAMA_BLOCK_OPS = (

@@ -1,4 +1,4 @@
-"""The portfolio records (models/portfolio.py) and the demand they make (models/demand.py)."""
+"""The portfolio records (models/portfolio/workloads.py) and the demand they make (models/portfolio/demand.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from models.demand import (
+from models.errors import InputError
+from models.portfolio.demand import (
     SIZERS,
     SLOT_DAYS,
     Sizing,
@@ -14,8 +15,7 @@ from models.demand import (
     derive_demand,
     size_workload,
 )
-from models.errors import InputError
-from models.portfolio import (
+from models.portfolio.workloads import (
     WORKLOAD_KINDS,
     Finetune,
     Pretrain,
@@ -25,8 +25,8 @@ from models.portfolio import (
     release_months,
 )
 from models.scenario import Cluster, Scenario, Workload
-from models.serving import ServeInputs, plan_serving
-from models.training import plan_training
+from models.serving.plan import ServeInputs, plan_serving
+from models.training.plan import plan_training
 from models.units import HOURS_PER_MONTH
 
 

@@ -123,7 +123,7 @@ def test_samples_compare_and_conserve_demand(fixture_catalogue, name):
 
 @pytest.mark.parametrize("name", sorted(scenario_files.PORTFOLIOS))
 def test_no_result_and_no_served_hour_before_the_ready_day(fixture_catalogue, name):
-    """Capacity exists from the option's ready day (models/capacity.py slot_capacity), not from the
+    """Capacity exists from the option's ready day (models/portfolio/capacity.py slot_capacity), not from the
     start of its ready month: no run finishes before ready day + its length, nothing is served in
     a month that ends before the ready day, and the ready month serves no more than the size's
     GPU-hours after it. A composite option's earliest part (the cloud burst) sets its ready day."""
@@ -264,7 +264,7 @@ def test_the_summary_is_the_representative_run_on_the_gpus_the_demand_gave_it(fi
     from app.formatting import days
     from app.report_pdf import build_pdf
     from app.report_text import comparison_report
-    from models.demand import TrainingSettings, derive_demand
+    from models.portfolio.demand import TrainingSettings, derive_demand
     from tests.test_report_pdf import flat, pdf_text
 
     def checked(sc: Scenario, name: str, gpus: int) -> float:

@@ -19,10 +19,10 @@ from app import charts, share_link
 from app.formatting import capacity_size, md_plain, sentence, training_run_subject, usd, usd_rate
 from app.scenario_files import PORTFOLIOS
 from app.views.portfolio import apply_edits
-from models.demand import TrainingSettings, derive_demand, size_workload
 from models.errors import InputError
 from models.hardware import load_gpus
-from models.portfolio import parse_workloads
+from models.portfolio.demand import TrainingSettings, derive_demand, size_workload
+from models.portfolio.workloads import parse_workloads
 from models.scenario import Scenario
 from pricing.engine import compare
 from tests.portal_app import send_edits
@@ -456,7 +456,7 @@ def detail(at: AppTest, field: str):
 def test_every_input_of_every_kind_is_in_the_table_or_under_it():
     from app.views.portfolio import COLUMNS
     from app.views.workload_details import DETAILS
-    from models.portfolio import WORKLOAD_KINDS
+    from models.portfolio.workloads import WORKLOAD_KINDS
 
     for kind, model in WORKLOAD_KINDS.items():
         missing = set(model.model_fields) - set(COLUMNS) - set(DETAILS)

@@ -16,7 +16,7 @@ from app import share_link
 from app.formatting import days, gpus, md_plain, on_day
 from app.scenario_files import EXAMPLE
 from app.views import guide
-from models.demand import derive_demand
+from models.portfolio.demand import derive_demand
 from models.scenario import Scenario
 from pricing.engine import compare
 from tests.portal_app import send_edits

@@ -230,7 +230,7 @@ def test_the_portfolio_guide_says_each_options_first_result_no_sooner_than_it_is
     assert len(lines) == len(live)
     for o, line in zip(live, lines, strict=True):
         assert o.first_result_day is not None  # both samples finish runs or jobs
-        # capacity is given from the ready day on (models/capacity.py slot_capacity)
+        # capacity is given from the ready day on (models/portfolio/capacity.py slot_capacity)
         assert o.first_result_day >= o.ready_day, (o.option, o.ready_day, o.first_result_day)
         assert line.startswith(
             f"{o.label}: ready on {on_day(o.ready_day)}; first run done on "

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.reliability import (
+from models.training.reliability import (
     DEFAULT_FAILURES_PER_GPU_DAY,
     checkpoint_size_bytes,
     checkpoint_write_s,

@@ -30,7 +30,7 @@ from app.cli import main
 from app.formatting import pct, usd
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
-from models.training import band_for
+from models.training.plan import band_for
 from pricing.engine import compare
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
@@ -421,7 +421,7 @@ def test_training_days_come_with_their_band(comparison, text):
     from app.formatting import band
 
     t = comparison.training
-    # the band from the held-out whole runs (models/validation.py band_summary), read from the result
+    # the band from the held-out whole runs (models/validation/training.py band_summary), read from the result
     # the model's size class
     low, high = band_for(comparison.scenario.workload.shape().params_total)
     assert (t.train_days_low, t.train_days_high) == pytest.approx(
@@ -439,8 +439,8 @@ def test_the_execution_plan_is_on_the_cover(comparison, text):
 
 def test_the_band_coverage_and_both_modes_are_in_the_report(text):
     """The band's coverage of held-out runs and the model's errors in both modes, beside the rule
-    of thumb's (models/validation.py band_summary, modes_summary), are printed with the band."""
-    from models.validation import band_summary, modes_summary
+    of thumb's (models/validation/training.py band_summary, modes_summary), are printed with the band."""
+    from models.validation.training import band_summary, modes_summary
 
     flat = " ".join(text.split())
     b = band_summary()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from models.portfolio import MAX_MONTHS
+from models.portfolio.workloads import MAX_MONTHS
 from models.scenario import MAX_WORKLOADS, REFRESH_MONTHS, Scenario
 from pricing.catalogue import load_catalogue
 from pricing.engine import compare

@@ -182,9 +182,10 @@ def test_out_of_range_fields_explain_path_and_allowed_range(data, path, range_te
 
 
 def test_the_largest_cluster_is_one_cap_for_both_versions():
-    """models/portfolio.py holds MAX_GPUS and models/scenario.py takes it from there (the scenario
+    """models/portfolio/workloads.py holds MAX_GPUS and models/scenario.py takes it from there (the scenario
     schema imports the portfolio records, never the other way round)."""
-    from models import portfolio, scenario
+    from models import scenario
+    from models.portfolio import workloads as portfolio
 
     assert scenario.MAX_GPUS is portfolio.MAX_GPUS and MAX_GPUS == 262_144 == 2**18
 
@@ -236,7 +237,7 @@ def test_one_gpu_past_the_largest_cluster_is_refused_naming_the_field_and_the_ca
     assert len(found) == 1, found
     got_path, message = found[0]
     assert got_path == path
-    # the cluster reads "at most 262,144", a workload (models/portfolio.py _range) "at most
+    # the cluster reads "at most 262,144", a workload (models/portfolio/workloads.py _range) "at most
     # 262144", an expansion pydantic's own "less than or equal to 262144"
     assert re.search(r"(at most|less than or equal to) 262,?144\b", message), message
 

@@ -1,5 +1,5 @@
 """The Serve and Fine-tune pages (app/views/serve.py, finetune.py) through Streamlit's AppTest: the
-numbers shown are the cores' (models/serving.py, models/finetune.py) for the inputs on the page,
+numbers shown are the cores' (models/serving/plan.py, models/finetune/plan.py) for the inputs on the page,
 bad input is named with its field and kept as typed, and the inputs live in their own session keys;
 and their charts (app/charts.py serve_curve, finetune_memory) draw the cores' figures."""
 
@@ -20,9 +20,9 @@ from app.formatting import gib
 from app.scenario_files import EXAMPLE
 from app.views import finetune as finetune_page
 from app.views import serve as serve_page
-from models.finetune import FinetuneInputs, plan_finetune
+from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.scenario import Scenario
-from models.serving import ServeInputs, plan_serving, sweep
+from models.serving.plan import ServeInputs, plan_serving, sweep
 from tests import readback
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))

@@ -17,10 +17,10 @@ from app.schema_widgets import parse_number
 from app.views import finetune as finetune_page
 from app.views import serve as serve_page
 from models.errors import InputError
-from models.finetune import FinetuneInputs, plan_finetune
+from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.hardware import load_gpus
 from models.scenario import field_bounds
-from models.serving import ServeInputs, plan_serving
+from models.serving.plan import ServeInputs, plan_serving
 from models.shapes import load_presets
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))

@@ -1,4 +1,4 @@
-"""Inference serving (models/serving.py): hand-checked formulas, properties that can fail, bad input,
+"""Inference serving (models/serving/plan.py): hand-checked formulas, properties that can fail, bad input,
 the published rows (models/data/validation/inference.csv) and `clusterplan serve`."""
 
 import contextlib
@@ -13,11 +13,10 @@ from hypothesis import strategies as st
 
 from app.cli import main
 from models import constants as C
-from models import serving as serving_module
-from models import serving_validation as SV
 from models.errors import InputError
 from models.hardware import load_gpus
-from models.serving import (
+from models.serving import plan as serving_module
+from models.serving.plan import (
     ServeInputs,
     evaluate,
     expected_distinct_experts,
@@ -27,6 +26,7 @@ from models.serving import (
     requests_per_s,
 )
 from models.shapes import get_preset, load_presets
+from models.validation import serving as SV
 
 #: today's held-out errors (median, worst) with a little slack: the model must not quietly get worse.
 #: Throughput is within the median target (8.3 %) but not the worst (80 %: the XQA-blog rows); see README.
@@ -546,8 +546,8 @@ def test_a_portfolio_sizes_a_split_service_month_by_month_as_plan_serving_does()
     """A serving workload whose plan splits: each month's GPUs in the demand are the GPUs
     plan_serving gives that month's arrivals (the months between two sizings of the same split
     layout take serving.layout_gpus, the same sizing for that layout)."""
-    from models.demand import size_workload
-    from models.portfolio import Serve
+    from models.portfolio.demand import size_workload
+    from models.portfolio.workloads import Serve
 
     w = Serve(
         name="rag",
@@ -576,7 +576,7 @@ def test_a_split_plans_chart_is_its_decode_pools_curve():
     """The Serve chart's sweep for a split plan: TPOT the decode step and TTFT before any wait, at
     the plan's batch the plan's own; tokens/s per GPU counts both pools in proportion, so the
     plan's whole replicas sit at or a little under it."""
-    from models.serving import sweep
+    from models.serving.plan import sweep
 
     i = inp(**LONG_PROMPT)
     p = plan_serving(i)
@@ -606,8 +606,8 @@ def test_a_portfolio_service_never_holds_fewer_gpus_than_plan_serving_gives_its_
     arrivals with the workload's objectives, percentile and deployment (its best layout), and
     exactly those when the traffic does not change. The months between two sizings reuse a layout
     (serving.layout_gpus), so the TTFT tail at p90/p99 must size them as plan_serving does."""
-    from models.demand import size_workload
-    from models.portfolio import Serve
+    from models.portfolio.demand import size_workload
+    from models.portfolio.workloads import Serve
 
     fields = dict(model="llama3-70b", precision="fp8", input_tokens=8192, output_tokens=256)
     objectives = dict(ttft_ms=ttft, tpot_ms=30.0, slo_percentile=percentile)

@@ -35,12 +35,12 @@ from app.share_link import (
     link_url,
     token_from_url,
 )
-from models.finetune import FinetuneInputs
+from models.finetune.plan import FinetuneInputs
 from models.hardware import gpu_ids
 from models.options import spec
 from models.scenario import OPTION_IDS, SCHEMA_VERSION, Scenario
 from models.scenario_set import ScenarioSet
-from models.serving import ServeInputs
+from models.serving.plan import ServeInputs
 from models.shapes import load_presets
 
 FAST = settings(max_examples=60)

@@ -12,7 +12,7 @@ from app.cli import main
 from app.formatting import band, days, efficient_size_advice, gpus, pct, run_length, si
 from app.report_text import training_report
 from models.scenario import Scenario
-from models.training import plan_training
+from models.training.plan import plan_training
 
 LLAMA8 = {"model": "llama3-8b", "tokens": 1e12}
 
@@ -74,7 +74,7 @@ def test_a_deadline_says_its_budget_and_the_efficient_size(capsys):
         + ["--deadline-days", "60", "--json"]
     )
     assert rc == 0
-    from models.training import TrainingPlan
+    from models.training.plan import TrainingPlan
 
     p = TrainingPlan.model_validate_json(capsys.readouterr().out)
     out = training_report(p)

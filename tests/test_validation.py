@@ -1,7 +1,7 @@
 """The model against published runs (models/data/validation/runs.csv): data integrity, the error levels it must
 hold, the rule of thumb beside it, `clusterplan validate --json`, the band and the Validation page.
 
-The issue's targets (models/validation.py TARGETS): step time and throughput within 8 % median / 15 %
+The issue's targets (models/validation/training.py TARGETS): step time and throughput within 8 % median / 15 %
 worst, whole-run GPU-hours within 10 % / 30 %. All hold on the scored rows and on the held-out rows
 (those that set no constant) except the throughput worst case: two of 68 llm-foundry A100 rows are
 beyond 15 %, and the test names them, so a third fails it. models/data/validation/runs.csv says why the
@@ -21,15 +21,15 @@ from streamlit.testing.v1 import AppTest
 
 from app.cli import main
 from app.formatting import band, md_plain
-from models import validation as V
 from models.constants import MEMORY_HEADROOM as C_HEADROOM
 from models.hardware import get_gpu, load_gpus
-from models.job import AttentionKernel, Job
-from models.layouts import Layouts
 from models.scenario import Scenario
 from models.shapes import load_presets
-from models.step_time import step_breakdown
-from models.training import plan_training
+from models.training.job import AttentionKernel, Job
+from models.training.layouts import Layouts
+from models.training.plan import plan_training
+from models.training.step_time import step_breakdown
+from models.validation import training as V
 
 TARGETS = V.TARGETS
 #: the scored throughput rows beyond the 15 % worst-case target today (see the README's Known limits)
@@ -342,7 +342,7 @@ def test_leave_one_out_coverage_re_derives_the_band_without_the_run():
 
 
 def test_size_class_follows_total_parameters():
-    from models.training import size_class
+    from models.training.plan import size_class
 
     assert size_class(19.9e9) == "under 20B"
     assert size_class(20e9) == "20B and over"
@@ -411,7 +411,7 @@ def test_heldout_errors_are_reported_by_what_the_published_figure_covers():
 
 
 def test_heldout_runs_use_their_sources_stack_class():
-    from models.validation import load_heldout_runs, row_stack
+    from models.validation.training import load_heldout_runs, row_stack
 
     rows = {r["id"]: r for r in load_heldout_runs()}
     assert row_stack(rows["ho-pythia-1b"]) == "megatron-3d-classic"

@@ -150,7 +150,7 @@ def test_rows_on_a_named_instance_carry_its_fabric(rows):
 def test_every_row_states_what_its_gpu_hours_cover(rows):
     """`scope`: the pre-training run only, all training of the model (not split by the source), or
     not split; the notes quote the source's wording for every row that is not plain pre-training."""
-    from models.validation import HELDOUT_SCOPES
+    from models.validation.training import HELDOUT_SCOPES
 
     for r in rows:
         assert r["scope"] in HELDOUT_SCOPES, r["id"]

@@ -21,9 +21,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.cli import main
-from models import finetune_validation as FV
-from models import serving_validation as SV
-from models import validation as V
+from models.validation import finetune as FV
+from models.validation import serving as SV
+from models.validation import training as V
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 #: today's held-out (median, worst) absolute error per kind, with a little slack; not the targets

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from app import schema_widgets as sw
 from app import state
 from models.scenario import Execution
-from models.stacks import load_stacks
+from models.validation.stacks import load_stacks
 
 ATTENTION_LABELS = {
     "cudnn": "cuDNN fused (Transformer Engine)",

@@ -1,4 +1,4 @@
-"""Fine-tune: size a full, LoRA or QLoRA fine-tune (models/finetune.py): the method, the dataset and
+"""Fine-tune: size a full, LoRA or QLoRA fine-tune (models/finetune/plan.py): the method, the dataset and
 the GPU in; trainable parameters, memory per GPU by part, step time, throughput, wall-clock,
 GPU-hours and the fewest GPUs that fit out.
 
@@ -17,7 +17,7 @@ from app import charts, state
 from app.formatting import gib, si
 from app.record_widgets import Form
 from models.errors import InputError
-from models.finetune import FinetuneInputs, FinetunePlan, plan_finetune
+from models.finetune.plan import FinetuneInputs, FinetunePlan, plan_finetune
 from models.hardware import load_gpus
 from models.shapes import load_presets
 

@@ -1,7 +1,7 @@
 """Guide: the six questions a buyer brings, each answered with this scenario's numbers.
 
 `answers` builds the text from the Comparison's typed fields (and the curve helpers in
-models/sizing.py) without recomputing anything the engine returned; `render` shows it. For a
+models/training/sizing.py) without recomputing anything the engine returned; `render` shows it. For a
 portfolio (scenario version 2) the first two answers and the deployment one speak about the whole
 portfolio, from `Comparison.portfolio` (the demand month by month, by kind) and each option's
 capacity plan and workload delays: no single training run stands for it.
@@ -26,7 +26,7 @@ from app.formatting import (
 )
 from models.hardware import get_gpu
 from models.options import Billing, spec
-from models.sizing import EFFICIENT_SCALING, efficient_size, marginal_days_per_1000_gpus
+from models.training.sizing import EFFICIENT_SCALING, efficient_size, marginal_days_per_1000_gpus
 from pricing.results import Comparison
 
 #: the six questions, in the order the page asks them

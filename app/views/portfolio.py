@@ -1,6 +1,6 @@
 """The Workload page in portfolio mode (scenario version 2): a table of workloads validated by the
-schema (models/portfolio.py parse_workloads, through Scenario), the core's sizing of the selected
-row beside it, and the portfolio's monthly demand by team and by kind (models/demand.py). The
+schema (models/portfolio/workloads.py parse_workloads, through Scenario), the core's sizing of the selected
+row beside it, and the portfolio's monthly demand by team and by kind (models/portfolio/demand.py). The
 selected row's inputs that the table has no column for are under it (app/views/workload_details.py).
 
 The table shows `scenario["workloads"]` as typed: an edit is written there as it was typed (a cell
@@ -37,7 +37,7 @@ from app.views import workload_details
 from app.views.execution import execution_inputs
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
-from models.portfolio import WORKLOAD_KINDS
+from models.portfolio.workloads import WORKLOAD_KINDS
 from models.scenario import FP8_PARAMS_KINDS
 from models.shapes import load_presets
 

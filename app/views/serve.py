@@ -1,4 +1,4 @@
-"""Serve: size an inference deployment (models/serving.py): the traffic, the request sizes and the
+"""Serve: size an inference deployment (models/serving/plan.py): the traffic, the request sizes and the
 latency objectives in; the layout, memory, latency, throughput and GPUs out, with a chart of
 throughput and latency against concurrency.
 
@@ -17,7 +17,7 @@ from app.formatting import deployment_text, md_plain, prefill_decode_text, sente
 from app.record_widgets import Form
 from models.errors import InputError
 from models.hardware import load_gpus
-from models.serving import ServeInputs, ServePlan, plan_serving, sweep
+from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
 from models.shapes import load_presets
 
 KEY = "serve_inputs"

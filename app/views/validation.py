@@ -5,10 +5,10 @@ import streamlit as st
 
 from app import charts, state
 from app.formatting import md_plain
-from models import finetune_validation as FV
-from models import serving_validation as SV
 from models.constant_docs import model_constants
-from models.validation import (
+from models.validation import finetune as FV
+from models.validation import serving as SV
+from models.validation.training import (
     BAND_COVERAGE,
     HELDOUT_TARGETS,
     UNITS,
@@ -309,7 +309,7 @@ def render_serving() -> None:
     result = SV.validate()
     st.header("Inference serving")
     st.caption(
-        "The serving model (models/serving.py) against published throughput and time-to-first-token "
+        "The serving model (models/serving/plan.py) against published throughput and time-to-first-token "
         "measurements (models/data/validation/inference.csv, each row with its source, engine and "
         "version). Targets on held-out rows: output tokens/s per GPU within 15 % median and 35 % worst. "
         "No row sets a constant, so every row is held out. Rule of thumb: decode tokens/s = HBM "
@@ -361,7 +361,7 @@ def render_finetune() -> None:
     result = FV.validate()
     st.header("Fine-tuning")
     st.caption(
-        "The fine-tuning model (models/finetune.py) against MLPerf Training Llama 2 70B LoRA "
+        "The fine-tuning model (models/finetune/plan.py) against MLPerf Training Llama 2 70B LoRA "
         "throughput, time-to-train and memory, the PEFT trainable count and the QLoRA paper's memory "
         "bounds (models/data/validation/finetune.csv). No row sets a constant. Rule of thumb: "
         "tokens/s = 40 % MFU × dense peak ÷ 6N; memory 16 / 2 / 0.5 bytes per parameter "

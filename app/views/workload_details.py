@@ -4,7 +4,7 @@ lengths, latency objectives and the prefill/decode choice of a service.
 
 Each box edits the workload's dict in the scenario (app/state.py) through app/record_widgets.py
 `Form`, so bounds, choices, defaults and the "Allowed: ..." help come from the workload's record
-(models/portfolio.py WORKLOAD_KINDS) and what the user typed stays in the scenario, valid or not:
+(models/portfolio/workloads.py WORKLOAD_KINDS) and what the user typed stays in the scenario, valid or not:
 the page names `workloads[i].field` and its range, as it does for a cell of the table.
 """
 
@@ -15,7 +15,7 @@ import streamlit as st
 from app import state
 from app.record_widgets import Form
 from app.views.serve import PRECISIONS, PREFILL_DECODE
-from models.portfolio import WORKLOAD_KINDS
+from models.portfolio.workloads import WORKLOAD_KINDS
 
 #: the inputs shown here: field -> (label, help, step of its number box)
 DETAILS: dict[str, tuple[str, str, float]] = {

@@ -1,10 +1,10 @@
 """A capacity plan per option for a portfolio (scenario version 2): the demand is derived once
-(models/demand.py), each option gets one capacity vector, and models/capacity.py `simulate` serves
+(models/portfolio/demand.py), each option gets one capacity vector, and models/portfolio/capacity.py `simulate` serves
 the demand on it once (not per Monte Carlo draw). The option's cash-flow function then prices it
 through a CostInputs whose GPU count is the plan's size and a Context from the simulation.
 
 Plans (months are the term's; capacity is 0 before the option's ready day, pricing/timeline.py,
-and a share of the ready month; the simulation gets it slot by slot, models/capacity.py
+and a share of the ready month; the simulation gets it slot by slot, models/portfolio/capacity.py
 `slot_capacity`, so no work is served and no run starts before the ready day):
 
 - Fixed size (owned, rented, managed, committed cloud): `cluster.gpus` when given, else the
@@ -48,7 +48,7 @@ and a share of the ready month; the simulation gets it slot by slot, models/capa
   available that month (before the base is ready, the whole peak), from the cloud's ready day,
   priced at the on-demand / capacity-block figure of S GPUs. One simulation on base + burst; in
   each slot (≈ a day) the base serves first, min(GPUs in use, base), and the burst the rest
-  (models/capacity.py `served_within`; a gang run may span both: a simplification). Its flows are the base option's on the base's GPUs and
+  (models/portfolio/capacity.py `served_within`; a gang run may span both: a simplification). Its flows are the base option's on the base's GPUs and
   served hours plus the burst option's on the burst's (pricing/cashflows.py `composed`): the
   owned team for the base, the rented platform team only in months the burst serves work.
   A version 1 scenario has no demand over time: hybrid is unavailable there (inputs.py).

@@ -8,18 +8,18 @@ import math
 
 import numpy as np
 
-from models.capacity import (
+from models.hardware import get_gpu
+from models.infrastructure import size_fat_tree
+from models.numbers import on_day
+from models.options import Billing, spec
+from models.portfolio.capacity import (
     CapacityResult,
     prepare,
     simulate,
     slot_capacity,
     unmet_gpu_hours,
 )
-from models.demand import TrainingSettings, derive_demand
-from models.hardware import get_gpu
-from models.infrastructure import size_fat_tree
-from models.numbers import on_day
-from models.options import Billing, spec
+from models.portfolio.demand import TrainingSettings, derive_demand
 from models.scenario import Scenario
 from models.units import DAYS_PER_MONTH
 from pricing import timeline as tl
@@ -189,7 +189,7 @@ class PlanContext:
         return r.queued_gpu_hours + r.beyond_term_gpu_hours
 
     def probe(self, option: str, gpus: int) -> float:
-        """`unmet` of the option at `gpus` (models/capacity.py unmet_gpu_hours: the same number
+        """`unmet` of the option at `gpus` (models/portfolio/capacity.py unmet_gpu_hours: the same number
         as the whole simulation's, without building its result): the size search's step."""
         return self.probe_capacity(self.base_capacity(option, gpus)[1] + self.extra(option))
 

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from models.capacity import CapacityResult
 from models.numbers import on_day
 from models.options import Billing, spec
+from models.portfolio.capacity import CapacityResult
 from models.units import DAYS_PER_MONTH
 from pricing.cashflows import RENTAL_BLOCK_DAYS, rental_end
 from pricing.planning.records import (

@@ -7,11 +7,11 @@ import math
 
 import numpy as np
 
-from models.capacity import (
+from models.options import spec
+from models.portfolio.capacity import (
     CapacityResult,
     served_within,
 )
-from models.options import spec
 from models.scenario import MAX_GPUS
 from models.units import (
     DAYS_PER_MONTH,

@@ -10,7 +10,7 @@ import numpy as np
 
 from models.numbers import on_day
 from models.options import Billing, spec
-from models.portfolio import Finetune, Pretrain
+from models.portfolio.workloads import Finetune, Pretrain
 from models.scenario import Scenario
 from pricing.cashflows import option_flows
 from pricing.catalogue import Catalogue

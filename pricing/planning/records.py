@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.capacity import CapacityResult
-from models.demand import Demand
 from models.options import Billing
+from models.portfolio.capacity import CapacityResult
+from models.portfolio.demand import Demand
 from models.scenario import Workload
-from models.training import TrainingPlan
+from models.training.plan import TrainingPlan
 from pricing.inputs import CostInputs
 
 #: work left undone that still counts as none: this share of the demanded GPU-hours

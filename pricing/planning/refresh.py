@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.demand import SLOTS_PER_MONTH
 from models.options import Billing, spec
+from models.portfolio.demand import SLOTS_PER_MONTH
 from models.units import DAYS_PER_MONTH
 from pricing import timeline as tl
 from pricing.planning.records import Refresh

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from models.demand import Demand, TrainingSettings
 from models.errors import InputError
-from models.portfolio import Finetune, Pretrain, Serve
+from models.portfolio.demand import Demand, TrainingSettings
+from models.portfolio.workloads import Finetune, Pretrain, Serve
 from models.scenario import Cluster, Scenario, Workload
 from models.shapes import get_preset
-from models.training import TrainingPlan, plan_training
+from models.training.plan import TrainingPlan, plan_training
 from models.units import (
     BYTES_PER_GB,
     BYTES_PER_PARAM,

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from models.capacity import CapacityResult
+from models.portfolio.capacity import CapacityResult
 from models.scenario import MAX_GPUS
 from models.units import (
     DAYS_PER_MONTH,

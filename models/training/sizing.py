@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from models.memory import GIB
-from models.search import LayoutChoice, NoFittingLayout
+from models.training.memory import GIB
+from models.training.search import LayoutChoice, NoFittingLayout
 
 #: Node multiples per power of two on the ladder.
 LADDER_STEPS = (4, 5, 6, 7)

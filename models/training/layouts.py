@@ -28,7 +28,7 @@ class Recompute(IntEnum):
     """Activation recomputation, as the code stored in Layouts.recompute: none keeps every
     activation, selective recomputes the attention core, full repeats each layer's forward,
     op_sac is torchtitan's per-op selective checkpointing (every other matmul and every
-    element-wise op recomputed, the attention output kept; models/recompute.py)."""
+    element-wise op recomputed, the attention output kept; models/training/recompute.py)."""
 
     NONE = 0
     SELECTIVE = 1

@@ -1,4 +1,4 @@
-"""The gang runs' strict FIFO queue (models/capacity.py, step 2 of its discipline), compiled.
+"""The gang runs' strict FIFO queue (models/portfolio/capacity.py, step 2 of its discipline), compiled.
 
 For each run in FIFO order (release slot, then workload), with t0 = max(its release, the start of
 the run before it):

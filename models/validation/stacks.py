@@ -11,10 +11,11 @@ import pathlib
 
 from pydantic import ConfigDict
 
+from models import DATA_DIR
 from models.constants import DEFAULT_SOFTWARE_STACK, SOFTWARE_STACKS
 from models.record import Record
 
-DATA_FILE = pathlib.Path(__file__).parent / "data" / "validation" / "stack_classes.csv"
+DATA_FILE = DATA_DIR / "validation" / "stack_classes.csv"
 
 
 class StackClass(Record):

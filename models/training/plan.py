@@ -17,12 +17,12 @@ from models.constants import BAND_SIZE_CLASSES, GPU_HOURS_ERROR_BY_SIZE
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu
 from models.infrastructure import FabricPlan, dataset_read_gbyte_per_s, size_fat_tree
-from models.job import Job
 from models.record import Record
-from models.reliability import ReliabilityPlan, plan_reliability
 from models.scenario import MAX_GPUS, Scenario
-from models.search import LayoutChoice, NoFittingLayout, best_layout
-from models.sizing import (
+from models.training.job import Job
+from models.training.reliability import ReliabilityPlan, plan_reliability
+from models.training.search import LayoutChoice, NoFittingLayout, best_layout
+from models.training.sizing import (
     DeadlineError,
     efficient_beside_chosen,
     efficient_size,
@@ -46,7 +46,7 @@ class CurvePoint(Record):
 
 
 class EfficientSize(Record):
-    """The efficient size beside the chosen count (models/sizing.py efficient_beside_chosen): the
+    """The efficient size beside the chosen count (models/training/sizing.py efficient_beside_chosen): the
     largest count on the time-vs-GPUs curve, up to the chosen one, whose scaling efficiency is at
     least sizing.EFFICIENT_SCALING, and what the GPUs beyond it buy."""
 
@@ -153,7 +153,7 @@ class TrainingPlan(Record):
     #: the efficient size beside the chosen count (filled with a curve, and always for a deadline:
     #: the fewest GPUs that meet it can sit far past the point where more GPUs buy little)
     efficient: EfficientSize | None = None
-    #: wall-clock days band from the model's errors on published whole runs (models/validation.py)
+    #: wall-clock days band from the model's errors on published whole runs (models/validation/training.py)
     train_days_low: float | None = None
     train_days_high: float | None = None
     #: deadline sizing: the wall-clock training days the GPU count was sized to fit (the deadline,
@@ -179,7 +179,7 @@ def size_class(params_total: float) -> str:
 
 def band_for(params_total: float) -> tuple[float, float]:
     """(low, high) signed GPU-hours error band of the model's size class (GPU_HOURS_ERROR_BY_SIZE),
-    derived from the held-out whole runs of that class (models/validation.py band_summary)."""
+    derived from the held-out whole runs of that class (models/validation/training.py band_summary)."""
     return GPU_HOURS_ERROR_BY_SIZE[size_class(params_total)]
 
 

@@ -2,7 +2,7 @@
 parameters, memory per GPU by part, step time, tokens/s, wall-clock and GPU-hours for a dataset, and
 the smallest GPU count that fits.
 
-The training core does the physics (models/search.py, memory.py, step_time.py), layout by layout:
+The training core does the physics (models/training/search.py, memory.py, step_time.py), layout by layout:
 - Full SFT is the core unchanged: bf16 weights, fp32 gradients, Adam states (2 + 4 + 12 B/param)
   sharded by ZeRO 1–3 / FSDP, activations with none, selective or full recompute.
 - LoRA (Hu et al. 2021): adapters B·A of rank r beside each adapted matrix W (d_in × d_out) add
@@ -35,17 +35,17 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from models import collectives as coll
 from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
-from models.job import Job, layers_per_stage, stage_params
-from models.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts, Recompute
-from models.memory import GIB, fits
 from models.record import Record, at_least
-from models.search import all_layouts, evaluate
 from models.shapes import ModelShape, get_preset, load_presets
-from models.sizing import gpu_ladder
+from models.training import collectives as coll
+from models.training.job import Job, layers_per_stage, stage_params
+from models.training.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts, Recompute
+from models.training.memory import GIB, fits
+from models.training.search import all_layouts, evaluate
+from models.training.sizing import gpu_ladder
 from models.units import BITS_PER_BYTE, BYTES_PER_GB, SECONDS_PER_HOUR
 
 Method = Literal["full", "lora", "qlora"]

@@ -21,7 +21,7 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   larger of the two: a small model at a large batch is host-bound. An MoE layer reads only the experts the batch touches: E · (1 − (1 − k/E)^B) expected
   distinct experts for B·k uniform routings.
 - Tensor parallelism: two all-reduces of the step's activations per layer on the scale-up link
-  (bandwidth as in models/collectives.py; SERVE_ALLREDUCE_STEPS latency steps, as engines' one-shot
+  (bandwidth as in models/training/collectives.py; SERVE_ALLREDUCE_STEPS latency steps, as engines' one-shot
   kernels), plus SERVE_STEP_OVERHEAD_S_PER_LAYER per layer per step (the fitted constant).
 - Colocated (prefill and decode on the same replicas, continuous batching): over one request's life
   the replica runs O decode steps and B prefills, so output tokens/s = B · O / (B · t_prefill + O ·
@@ -31,7 +31,7 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   prefill pool of replicas each prefilling one request at a time (1 / t_prefill requests/s) and a
   decode pool of replicas of the same layout that only decode (B / (O · t_step) requests/s), so
   TPOT = t_step; the prompt's K/V cache goes from a prefill GPU to its decode GPU over the
-  scale-out network (each GPU its own shard, models/collectives.py p2p at SCALEOUT_EFFICIENCY), so
+  scale-out network (each GPU its own shard, models/training/collectives.py p2p at SCALEOUT_EFFICIENCY), so
   TTFT = t_prefill + t_kv + t_step plus the waits for a free prefill replica and a free decode
   slot. Each pool is sized for the arrivals at the target utilisation; the prefill pool grows until
   TTFT at its percentile meets the SLO. Only a deployment sized for an arrival rate is split.
@@ -63,12 +63,12 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from models import collectives as coll
 from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
 from models.shapes import ModelShape, get_preset, load_presets
+from models.training import collectives as coll
 from models.units import (
     BITS_PER_BYTE,
     BYTES_PER_GB,
@@ -105,7 +105,7 @@ SOFTWARE_GENERATION = (
 
 
 #: the objectives' percentile and where prefill and decode run: one definition for a service's
-#: inputs and a portfolio's serving workload (models/portfolio.py Serve)
+#: inputs and a portfolio's serving workload (models/portfolio/workloads.py Serve)
 SloPercentile = Annotated[
     Literal[50, 90, 99],
     Field(description="percentile of TTFT the SLO and the plan are stated at (queueing tail)"),
@@ -270,7 +270,7 @@ def _rates(gpu: GpuSpec, precision: str) -> tuple[float, float, float]:
 
 
 def _allreduce_s(size_bytes, n, gpu: GpuSpec) -> np.ndarray:
-    """Bandwidth term of a ring all-reduce (models/collectives.py) + SERVE_ALLREDUCE_STEPS latencies."""
+    """Bandwidth term of a ring all-reduce (models/training/collectives.py) + SERVE_ALLREDUCE_STEPS latencies."""
     bw = gpu.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
     band = coll.all_reduce_s(size_bytes, n, bw, 0.0)
     return np.where(np.asarray(n) > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S, 0.0)

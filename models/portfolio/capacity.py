@@ -1,5 +1,5 @@
 """Capacity against demand: month by month, what a capacity plan serves of a portfolio's demand
-(models/demand.py), what waits, what runs past the term, what sits idle, and each workload's delay.
+(models/portfolio/demand.py), what waits, what runs past the term, what sits idle, and each workload's delay.
 
 The capacity is a vector of GPUs, one figure a month (an owned cluster, a committed base plus burst,
 ...) spread evenly over the month's slots, or one figure a slot (`slot_capacity`: GPUs from their
@@ -34,8 +34,8 @@ from typing import Literal
 
 import numpy as np
 
-from models.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH, Demand
 from models.errors import InputError
+from models.portfolio.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH, Demand
 from models.record import Record, construct
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 
@@ -191,7 +191,7 @@ class Prepared:
         np.add.at(profile, np.minimum(self.rel + self.length, slots), -self.gpus)
         #: GPUs the gang runs hold in each slot if every run starts on release
         self.at_release = np.cumsum(profile)[:slots]
-        # the FIFO loop's columns (models/fifo.py), in FIFO order: run, GPUs, the free GPUs it
+        # the FIFO loop's columns (models/portfolio/fifo.py), in FIFO order: run, GPUs, the free GPUs it
         # needs (GPUs − _EPS), slots, release slot, and the id of its (GPUs, slots) pair
         order = self.order
         pairs = np.stack([self.gpus[order], self.length[order].astype(float)], axis=1)
@@ -275,9 +275,9 @@ def _gang_starts(p: Prepared, avail: np.ndarray, *, reasons: bool = True):
     """Start slot of each gang run (−1: not started in the term) under strict FIFO on `avail` (GPUs
     free of flat work, one figure a slot), and (`reasons`) why runs that can never be served
     cannot. Runs that fit on release all start then (one vectorised check); otherwise the queue
-    (models/fifo.py, compiled: imported here so that only a queue pays numba's start-up), once
+    (models/portfolio/fifo.py, compiled: imported here so that only a queue pays numba's start-up), once
     per `avail` (a capacity search probes the size it then simulates)."""
-    from models.fifo import fifo_starts
+    from models.portfolio.fifo import fifo_starts
 
     n_runs = len(p.wl)
     if n_runs and np.all(p.at_release <= avail + _EPS):  # fast path: every run fits on release

@@ -18,7 +18,7 @@
   tensors sharded by tp (Q, K, V, attention output, MLP intermediates) plus tensors only sequence
   parallelism shards (layer-norm and matmul inputs, dropout masks); 5·a·s bytes of attention scores
   without FlashAttention and without recompute; full recompute keeps only each layer's 2h input;
-  op_sac keeps what torchtitan's per-op SAC saves (models/recompute.py op_sac_bytes_per_token).
+  op_sac keeps what torchtitan's per-op SAC saves (models/training/recompute.py op_sac_bytes_per_token).
 - The first stage of a 1F1B pipeline holds min(pp, m) micro-batches in flight for its layers;
   interleaved, its warm-up model chunks, at most all m·v of them (in_flight_layers); the last stage
   holds one plus the fp32 logits. DualPipe (DeepSeek-V3 Table 2): PP + 1 micro-batches and two
@@ -34,9 +34,9 @@ from __future__ import annotations
 import numpy as np
 
 from models import constants as C
-from models import recompute as op_sac
-from models.job import Job, bf16_params_on_stage, layers_per_stage, stage_params
-from models.layouts import Layouts, Recompute
+from models.training import recompute as op_sac
+from models.training.job import Job, bf16_params_on_stage, layers_per_stage, stage_params
+from models.training.layouts import Layouts, Recompute
 from models.units import BYTES_PER_GIB as GIB
 
 

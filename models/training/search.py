@@ -8,10 +8,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from models import constants as C
-from models.job import Job
-from models.layouts import Layouts, Recompute, enumerate_layouts
-from models.memory import GIB, fits, memory_breakdown
-from models.step_time import model_flops_per_token, step_breakdown
+from models.training.job import Job
+from models.training.layouts import Layouts, Recompute, enumerate_layouts
+from models.training.memory import GIB, fits, memory_breakdown
+from models.training.step_time import model_flops_per_token, step_breakdown
 
 
 @dataclass(frozen=True)

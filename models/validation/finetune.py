@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import csv
 import functools
-import pathlib
 import statistics
 
-from models.finetune import (
+from models import DATA_DIR
+from models.finetune.plan import (
     RULE_OF_THUMB_BYTES_PER_PARAM,
     RULE_OF_THUMB_MFU,
     FinetuneInputs,
@@ -29,7 +29,7 @@ from models.hardware import get_gpu
 from models.shapes import get_preset
 from models.units import BYTES_PER_GB, BYTES_PER_GIB
 
-ROWS = pathlib.Path(__file__).resolve().parent / "data" / "validation" / "finetune.csv"
+ROWS = DATA_DIR / "validation" / "finetune.csv"
 #: samples of 8,192 tokens an MLPerf Llama 2 70B LoRA run trains on to the target (median of the
 #: runs in the rows' logs) where a time-to-train row gives no `samples` (its runs' median)
 MLPERF_SAMPLES = 3072

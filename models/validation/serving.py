@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import csv
 import functools
-import pathlib
 import statistics
 
+from models import DATA_DIR
 from models.hardware import get_gpu
-from models.serving import ServeInputs, evaluate, plan_serving
+from models.serving.plan import ServeInputs, evaluate, plan_serving
 from models.shapes import get_preset
-from models.validation import rescaling_floor
+from models.validation.training import rescaling_floor
 
-ROOT = pathlib.Path(__file__).resolve().parent / "data" / "validation"
+ROOT = DATA_DIR / "validation"
 ROWS = ROOT / "inference.csv"
 SKIPPED = ROOT / "inference_skipped.csv"
 #: rows SERVE_STEP_OVERHEAD_S_PER_LAYER was to be fitted on (declared before the model was scored);
@@ -35,7 +35,7 @@ DECLARED_CALIBRATION_PREFIXES = ("trt061-h100-llama2-70b-",)
 TARGETS = {"throughput": (0.15, 0.35), "ttft": (0.15, 0.35)}
 UNITS = {"output_tokens_per_s_per_gpu": "output tokens/s/GPU", "ttft_ms": "ms to first token"}
 #: the software generation of each (engine, version) in inference.csv. The model assumes the newest
-#: (models/serving.py SOFTWARE_GENERATION); every row stays scored whatever its generation (the errors
+#: (models/serving/plan.py SOFTWARE_GENERATION); every row stays scored whatever its generation (the errors
 #: were seen before this label was added, so it changes no scoring), and the errors are shown per
 #: generation so an older engine's bias is visible. Versions: TensorRT-LLM's docs/source/performance.md
 #: (0.5, 0.6.1: gptSessionBenchmark, static batching) and perf-overview.md (trtllm-bench, in-flight).
@@ -54,7 +54,7 @@ SOFTWARE_GENERATIONS = {
 #: their rows are predicted with serving.evaluate(grouped_kv_decode=False). Added 2026-11-30 after
 #: the 2023 Llama 2 70B long-output rows were seen 2.2–2.3× too fast (models/constants.py).
 UNGROUPED_KV_DECODE = {"2023 static batching", "2024 static, no XQA"}
-#: the generation models/serving.py assumes
+#: the generation models/serving/plan.py assumes
 ASSUMED_GENERATION = "2025 in-flight batching"
 
 

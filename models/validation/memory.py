@@ -22,10 +22,10 @@ import statistics
 import numpy as np
 
 from models.hardware import get_gpu
-from models.job import Job
-from models.layouts import INTERLEAVES, Layouts
-from models.memory import GIB, fits, memory_breakdown
-from models.validation import ROOT, shape_of
+from models.training.job import Job
+from models.training.layouts import INTERLEAVES, Layouts
+from models.training.memory import GIB, fits, memory_breakdown
+from models.validation.training import ROOT, shape_of
 
 MEMORY_ROWS = ROOT / "memory.csv"
 KINDS = ("model_states", "reserved", "ran")
@@ -99,7 +99,7 @@ def predict(row: dict) -> dict:
 def validate_memory() -> dict:
     """Every memory row predicted, its error (predicted / published − 1), the errors per kind, and
     the published layouts of `runs.csv` that the memory model rejects."""
-    from models.validation import validate  # the step-time rows' fit flags
+    from models.validation.training import validate  # the step-time rows' fit flags
 
     rows = []
     for r in load_rows():

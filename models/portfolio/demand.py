@@ -1,12 +1,12 @@
 """A portfolio's demand over the term: each workload sized by the core, then GPU-hours needed and
 peak GPUs per month, by team and by kind, and the gang runs that need their whole GPU count at once.
 
-Sizing (`SIZERS`, one function per kind of models/portfolio.py `WORKLOAD_KINDS`):
-- pretrain: models/training.py plan_training on the portfolio's GPU, with the scenario's execution
+Sizing (`SIZERS`, one function per kind of models/portfolio/workloads.py `WORKLOAD_KINDS`):
+- pretrain: models/training/plan.py plan_training on the portfolio's GPU, with the scenario's execution
   plan and reliability inputs (`TrainingSettings`); a run holds `gpus` GPUs for its wall-clock
   `train_days` (goodput included);
-- finetune: models/finetune.py plan_finetune; a job holds `gpus` GPUs for `train_hours`;
-- serve: models/serving.py plan_serving at each month's traffic: GPUs = replicas × GPUs per
+- finetune: models/finetune/plan.py plan_finetune; a job holds `gpus` GPUs for `train_hours`;
+- serve: models/serving/plan.py plan_serving at each month's traffic: GPUs = replicas × GPUs per
   replica, held every hour. The search is run where the traffic starts and ends and, while the two
   layouts differ, in between (bisection); months between two points with the same layout take
   the GPUs plan_serving gives that layout for the month's arrivals (serving.layout_gpus: replicas
@@ -30,8 +30,8 @@ import numpy as np
 from pydantic import ConfigDict, ValidationError
 
 from models.errors import InputError
-from models.finetune import FinetuneInputs, plan_finetune
-from models.portfolio import (
+from models.finetune.plan import FinetuneInputs, plan_finetune
+from models.portfolio.workloads import (
     DEMAND_FIELD,
     GANG_RATE_FIELD,
     MAX_DEMAND_TERM_MULTIPLE,
@@ -46,7 +46,7 @@ from models.portfolio import (
 )
 from models.record import Record
 from models.scenario import Cluster, Execution, ReliabilityInputs, Scenario, Workload
-from models.serving import (
+from models.serving.plan import (
     MIN_RPS,
     RPS_FLOOR,
     ServeInputs,
@@ -54,7 +54,7 @@ from models.serving import (
     layout_gpus,
     plan_serving,
 )
-from models.training import plan_training
+from models.training.plan import plan_training
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 
 #: the simulation grid: slots a month (each DAYS_PER_MONTH / 30 ≈ 1.01 days)
@@ -230,7 +230,7 @@ def _size_steady(w: Steady, gpu: str, training: TrainingSettings = DEFAULT_TRAIN
     )
 
 
-#: One sizing function per workload kind (models/portfolio.py WORKLOAD_KINDS); each takes the
+#: One sizing function per workload kind (models/portfolio/workloads.py WORKLOAD_KINDS); each takes the
 #: workload, the GPU and the scenario's TrainingSettings (which only pre-training uses).
 SIZERS: dict[str, Callable[[WorkloadBase, str, TrainingSettings], Sizing]] = {
     "pretrain": _size_pretrain,

@@ -13,8 +13,8 @@ import numpy as np
 from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec
-from models.layouts import Layouts
 from models.shapes import ModelShape
+from models.training.layouts import Layouts
 
 
 class AttentionKernel(IntEnum):
@@ -44,7 +44,7 @@ class Job:
     #: (Transformer Engine userbuffers, NeMo ub_tp_comm_overlap); off in Megatron before 2023.
     tp_comm_overlap: bool = False
     #: Weight-gradient GEMMs run in backward (False for a frozen base under LoRA/QLoRA: backward then
-    #: computes only activation gradients, one GEMM per linear layer instead of two; models/finetune.py).
+    #: computes only activation gradients, one GEMM per linear layer instead of two; models/finetune/plan.py).
     weight_gradients: bool = True
     #: Software stack class (constants.SOFTWARE_STACKS): its data-parallel overlap and the layouts
     #: the planner may choose (search.best_layout).
@@ -63,7 +63,7 @@ class Job:
     #: Only with precision "fp8".
     fp8_params: bool = False
     #: GEMM inputs not kept for backward because the weights they feed are frozen (LoRA/QLoRA;
-    #: models/finetune.py job_for): any of "qkv", "o", "fc1", "fc2" (finetune.GEMM_INPUT_FEEDS).
+    #: models/finetune/plan.py job_for): any of "qkv", "o", "fc1", "fc2" (finetune.GEMM_INPUT_FEEDS).
     #: A linear layer saves its input only to form its weight gradient: Transformer Engine v2.2
     #: (c55e425ac5751c72bfa656560fc7c65ab7d895e9) pytorch/module/linear.py `backward_needs_input =
     #: is_grad_enabled and weight.requires_grad`, layernorm_linear.py saves `ln_out if

@@ -7,14 +7,14 @@ FlashAttention, so the model is told so. Used by the calibration tests and `benc
 from __future__ import annotations
 
 import csv
-import pathlib
 
+from models import DATA_DIR
 from models.hardware import get_gpu
-from models.job import AttentionKernel, Job
-from models.layouts import Layouts
 from models.shapes import get_preset
+from models.training.job import AttentionKernel, Job
+from models.training.layouts import Layouts
 
-TABLE5 = pathlib.Path(__file__).with_name("data") / "korthikanti_table5.csv"
+TABLE5 = DATA_DIR / "korthikanti_table5.csv"
 
 
 def table5_rows() -> list[dict]:

@@ -16,7 +16,7 @@ Per layer and micro-batch on one GPU:
   Sec. 2.2.2, V3 Sec. 3.2.2). The stack decides what hides them (`a2a_overlap`: the shared experts'
   GEMMs, DeepSeek-V2 Sec. 3.1.3; DualPipe's paired forward/backward chunk, DeepSeek-V3 Sec. 3.2.1).
 - Recompute: full repeats the forward; selective repeats the attention core (Korthikanti 2022);
-  op_sac (torchtitan's per-op SAC, models/recompute.py) repeats the matmuls it does not save (wk, wo,
+  op_sac (torchtitan's per-op SAC, models/training/recompute.py) repeats the matmuls it does not save (wk, wo,
   w3: every second one), every element-wise kernel and the TP all-gathers, not the attention core.
 - TP with comm overlap (Transformer Engine userbuffers): each collective hides behind its GEMM.
 - Context parallelism (cp > 1): each GPU holds seq/cp tokens of every sequence and attends them to
@@ -38,13 +38,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from models import collectives as coll
 from models import constants as C
-from models import recompute as op_sac
 from models.errors import InputError
 from models.hardware import GpuSpec
-from models.job import AttentionKernel, Job, layers_per_stage, stage_params
-from models.layouts import Layouts, Recompute
+from models.training import collectives as coll
+from models.training import recompute as op_sac
+from models.training.job import AttentionKernel, Job, layers_per_stage, stage_params
+from models.training.layouts import Layouts, Recompute
 from models.units import BITS_PER_BYTE, BYTES_PER_GB
 
 

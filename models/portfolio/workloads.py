@@ -1,14 +1,14 @@
 """A portfolio of workloads: who needs GPUs, for what, from when, on what schedule.
 
 One record per kind, registered in `WORKLOAD_KINDS` (adding a kind is a record here and its sizing
-function in models/demand.py `SIZERS`):
+function in models/portfolio/demand.py `SIZERS`):
 
 - `pretrain`: pre-training runs of a preset model, `runs_per_month` of them, each sized by the
-  training core (models/training.py plan_training) and needing its whole GPU count at once;
-- `finetune`: fine-tuning jobs, `jobs_per_month`, each sized by models/finetune.py plan_finetune,
+  training core (models/training/plan.py plan_training) and needing its whole GPU count at once;
+- `finetune`: fine-tuning jobs, `jobs_per_month`, each sized by models/finetune/plan.py plan_finetune,
   also all GPUs at once;
 - `serve`: an inference service whose traffic starts at `rps` and grows by
-  `growth_pct_per_month` (compounded), sized month by month by models/serving.py plan_serving;
+  `growth_pct_per_month` (compounded), sized month by month by models/serving/plan.py plan_serving;
 - `steady`: a team's research use, `gpus` busy `utilisation_pct` of the hours.
 
 Each runs from `start_month` (0 = the first month of the term) for `duration_months`. Runs and
@@ -28,19 +28,19 @@ from models.checks import printable
 from models.errors import InputError
 from models.hardware import load_gpus
 from models.record import Record, at_least
-from models.serving import MIN_RPS, RPS_FLOOR, PrefillDecode, SloPercentile
+from models.serving.plan import MIN_RPS, RPS_FLOOR, PrefillDecode, SloPercentile
 from models.shapes import load_presets
 
 #: the furthest month a workload may reach (start + duration): ten years
 MAX_MONTHS = 120
 #: the most pre-training runs and fine-tuning jobs a portfolio may release in its term: each is
-#: queued one by one (models/capacity.py), so this bounds the work one scenario can ask for
+#: queued one by one (models/portfolio/capacity.py), so this bounds the work one scenario can ask for
 #: (bench/bench_heaviest.py prices the heaviest accepted scenario)
 MAX_GANG_RUNS = 5_000
 #: the most GPU-months a portfolio may ask for, as a multiple of what the largest cluster the
 #: planner sizes (MAX_GPUS) delivers over the term: work past it can only wait, and a demand
 #: thousands of times any cluster (a link's 50 teams × 65,536 GPUs × 30 runs a month) is a typo
-#: or an attack, not a plan (models/demand.py check_gpu_months)
+#: or an attack, not a plan (models/portfolio/demand.py check_gpu_months)
 MAX_DEMAND_TERM_MULTIPLE = 2
 #: the field that scales each kind's demand, named when a portfolio asks for too much
 DEMAND_FIELD = {
@@ -230,7 +230,7 @@ def runs_in_term(w: WorkloadBase, months: int) -> int:
 
 def check_runs(workloads: list[WorkloadBase], months: int, *, field: str = "workloads") -> None:
     """The queue's work is bounded: a portfolio releases at most MAX_GANG_RUNS pre-training runs
-    and fine-tuning jobs in its term (models/capacity.py queues each one). Too many raises
+    and fine-tuning jobs in its term (models/portfolio/capacity.py queues each one). Too many raises
     InputError naming the workload that releases the most, and its rate field."""
     counts = [runs_in_term(w, months) for w in workloads]
     total = sum(counts)

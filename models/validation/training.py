@@ -25,12 +25,11 @@ import csv
 import dataclasses
 import functools
 import math
-import pathlib
 import statistics
 
 import numpy as np
 
-from models.calibration import TABLE5, job_and_layout, table5_rows
+from models import DATA_DIR
 from models.constants import (  # noqa: F401
     BAND_BASE_CLASSES,
     BAND_COVERAGE,
@@ -43,19 +42,20 @@ from models.constants import (  # noqa: F401
     SOFTWARE_STACKS,
 )
 from models.hardware import get_gpu
-from models.job import AttentionKernel, Job
-from models.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts
-from models.memory import GIB, fits, memory_breakdown
-from models.reliability import plan_reliability
 from models.scenario import Cluster, Scenario, Workload
-from models.search import all_layouts, describe, evaluate
 from models.shapes import ModelShape, load_presets
-from models.step_time import model_flops_per_token, step_breakdown
-from models.training import plan_training, size_class
+from models.training.job import AttentionKernel, Job
+from models.training.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts
+from models.training.memory import GIB, fits, memory_breakdown
+from models.training.plan import plan_training, size_class
+from models.training.reliability import plan_reliability
+from models.training.search import all_layouts, describe, evaluate
+from models.training.step_time import model_flops_per_token, step_breakdown
 from models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
+from models.validation.calibration import TABLE5, job_and_layout, table5_rows
 
 #: the validation data ship inside the package (package data), wherever it is installed
-ROOT = pathlib.Path(__file__).resolve().parent / "data" / "validation"
+ROOT = DATA_DIR / "validation"
 RUNS = ROOT / "runs.csv"
 SHAPES = ROOT / "shapes.csv"
 SKIPPED = ROOT / "skipped.csv"
@@ -622,7 +622,7 @@ def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
     count, or where none is published sizes the cluster as it advises a buyer who gives no count and
     no deadline (Planner.efficient: the largest count keeping EFFICIENT_SCALING of the cheapest
     run's GPU-hours), chooses the layout and stretches the days by goodput."""
-    from models.training import Planner  # models.training imports this module's constants
+    from models.training.plan import Planner  # models.training.plan imports this module's constants
 
     planner = Planner(heldout_scenario(row, execution))
     planner.gpu = _gpu_of(row)
@@ -652,7 +652,7 @@ def plan_heldout_source_layout(row: dict, execution: dict | None = None) -> dict
     recompute and attention, from its config file) instead of the planner's choice, stretched by the
     same goodput; None where the source gives no layout. A diagnostic: it separates the planner's
     choice of layout from the model's speed at the layout the team ran."""
-    from models.training import Planner
+    from models.training.plan import Planner
 
     gpus = _int(row, "gpus")
     required = [k for k in SOURCE_LAYOUT_FIELDS if k not in SOURCE_LAYOUT_OPTIONAL]

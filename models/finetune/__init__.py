@@ -1,0 +1,1 @@
+"""Fine-tuning: sizing a fine-tuning job (plan.py)."""

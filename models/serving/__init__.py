@@ -1,0 +1,1 @@
+"""Serving: sizing an inference service (plan.py)."""

@@ -1,0 +1,103 @@
+"""Rooms a newcomer can hold (issue 28): no file over MAX_FILE_LINES and no function over
+MAX_FUNCTION_LINES in app/, models/ and pricing/. The ones over today are listed with their size
+as of the day they were listed: each may shrink (then lower its entry, or drop it once under the
+limit) but never grow, and nothing new may join the list. ruff's complexity rules (C901,
+PLR0912, PLR0915 in pyproject.toml) hold the branches and statements the same way."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+MAX_FILE_LINES = 700
+MAX_FUNCTION_LINES = 80
+
+#: files over the limit on 2026-12-01, and their lines then
+FILES_OVER = {
+    "app/charts.py": 1419,
+    "app/cli.py": 1058,
+    "app/report_pdf.py": 877,
+    "models/serving/plan.py": 733,
+    "models/validation/training.py": 1097,
+}
+#: functions over the limit on 2026-12-01, and their lines then
+FUNCTIONS_OVER = {
+    "app/charts.py:capacity_demand": 84,
+    "app/charts.py:provisioning_gantt": 123,
+    "app/charts.py:scaling_curve": 127,
+    "app/charts.py:serve_curve": 93,
+    "app/charts.py:tornado": 93,
+    "app/charts.py:uncertainty": 98,
+    "app/cli.py:build_parser": 220,
+    "app/cli.py:run_validate": 115,
+    "app/report_text.py:training_report": 109,
+    "app/views/assumptions.py:render": 101,
+    "app/views/compare.py:_portfolio_page": 175,
+    "app/views/compare.py:render": 101,
+    "app/views/finetune.py:inputs": 94,
+    "app/views/serve.py:inputs": 161,
+    "app/views/serve.py:results": 93,
+    "app/views/validation.py:render": 102,
+    "app/views/workload.py:_run_page": 334,
+    "models/infrastructure.py:size_fat_tree": 101,
+    "models/portfolio/capacity.py:simulate": 143,
+    "models/portfolio/demand.py:demand_of": 115,
+    "models/serving/plan.py:evaluate": 91,
+    "models/serving/plan.py:plan_serving": 84,
+    "models/training/step_time.py:step_breakdown": 219,
+    "pricing/decision.py:recommend": 127,
+    "pricing/engine.py:_portfolio_result": 106,
+    "pricing/inputs.py:_cloud_price_figures": 85,
+    "pricing/inputs.py:build_inputs": 120,
+}
+
+
+def sizes(root: pathlib.Path = ROOT) -> tuple[dict[str, int], dict[str, int]]:
+    """({file: lines}, {file:function: lines}) of every file and function in app/, models/ and
+    pricing/ (a function's lines from its `def` to its last line; nested ones count on their own
+    too)."""
+    files, functions = {}, {}
+    for package in ("app", "models", "pricing"):
+        for path in sorted((root / package).rglob("*.py")):
+            text = path.read_text()
+            rel = path.relative_to(root).as_posix()
+            files[rel] = len(text.splitlines())
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    key = f"{rel}:{node.name}"
+                    lines = node.end_lineno - node.lineno + 1
+                    functions[key] = max(lines, functions.get(key, 0))
+    return files, functions
+
+
+def over(measured: dict[str, int], limit: int, listed: dict[str, int]) -> list[str]:
+    """What breaks the rule: anything over `limit` that is not listed, or listed and grown."""
+    return [
+        f"{name}: {n} lines (limit {limit}"
+        + (f", listed at {listed[name]})" if name in listed else ")")
+        for name, n in sorted(measured.items())
+        if n > limit and n > listed.get(name, limit)
+    ]
+
+
+def test_no_file_and_no_function_grows_past_its_limit():
+    files, functions = sizes()
+    assert over(files, MAX_FILE_LINES, FILES_OVER) == []
+    assert over(functions, MAX_FUNCTION_LINES, FUNCTIONS_OVER) == []
+
+
+def test_the_list_holds_only_what_is_still_over():
+    """An entry whose file or function is gone or under the limit is dropped from the list."""
+    files, functions = sizes()
+    stale = [f for f in FILES_OVER if files.get(f, 0) <= MAX_FILE_LINES]
+    stale += [f for f in FUNCTIONS_OVER if functions.get(f, 0) <= MAX_FUNCTION_LINES]
+    assert stale == []
+
+
+def test_a_grown_function_and_a_new_long_one_are_caught():
+    measured = {"a.py:f": 90, "a.py:g": 81, "a.py:h": 80}
+    assert over(measured, 80, {"a.py:f": 90}) == ["a.py:g: 81 lines (limit 80)"]
+    assert over(measured, 80, {"a.py:f": 89, "a.py:g": 81}) == [
+        "a.py:f: 90 lines (limit 80, listed at 89)"
+    ]
