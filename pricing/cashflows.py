@@ -422,7 +422,7 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     # before acceptance: the space is paid from its hand-over, the team from its hiring lead, the
     # hardware deposit with the order (pricing/timeline.py build_milestones)
     days = build_milestones(
-        spec.id, **inp.site, lead_time_multiplier=np.asarray(P["lead_time_multiplier"])
+        spec.id, inp.site, lead_time_multiplier=np.asarray(P["lead_time_multiplier"])
     )
     days = {k: v + ctx.order_day for k, v in days.items()}  # an expansion's, from its order
     term = np.full_like(ctx.ready_day, inp.term_days)

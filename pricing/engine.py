@@ -172,7 +172,7 @@ def _money_and_timeline(
     ctx: cf.Context,
     P,
     delivered_gpu_hours: float,
-    site: dict,
+    site: tl.Site,
     order_day: float = 0.0,
 ) -> dict:
     """The OptionResult fields a single run and a portfolio compute alike: the option's totals and
@@ -211,7 +211,7 @@ def _money_and_timeline(
                 end_day=p.end_day + order_day,
                 note=p.note,
             )
-            for p in tl.provisioning_timeline(option, **site).phases
+            for p in tl.provisioning_timeline(option, site).phases
         ],
     }
 

@@ -31,8 +31,8 @@ from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the 
     HOURS_PER_MONTH,
 )
 from pricing.catalogue import PLANNER_DEFAULT_SOURCE, Catalogue, MissingFigureError, TimelineRow
+from pricing.timeline import Site, ready_day
 from pricing.timeline import racks as rack_count
-from pricing.timeline import ready_day
 
 #: the owned option whose provisioning sets when owned hardware starts to age
 OWNED_TIMELINE_OPTION = next(o.id for o in OPTIONS if o.builds and o.timeline_rows_of is None)
@@ -202,16 +202,11 @@ class CostInputs:
         return self.nodes * self.node_power_kw
 
     @property
-    def site(self) -> dict:
-        """The cluster as the provisioning timelines take it (pricing/timeline.py keywords)."""
-        return {
-            "gpu_id": self.gpu_id,
-            "gpus": self.gpus,
-            "nodes": self.nodes,
-            "it_power_kw": self.it_power_kw,
-            "catalogue": self.catalogue,
-            "own_facility": self.own_facility,
-        }
+    def site(self) -> Site:
+        """The cluster as the provisioning timelines take it (pricing/timeline.py)."""
+        return Site(
+            self.gpu_id, self.gpus, self.nodes, self.it_power_kw, self.catalogue, self.own_facility
+        )
 
     def goodput(self, failure_multiplier: np.ndarray, restart_ratio: float = 1.0) -> np.ndarray:
         """Goodput for failure-rate multipliers (vectorized): the core's Daly interval and exact
@@ -507,15 +502,15 @@ def build_inputs(
     # resale depends on the hardware's age when the term ends: the term less the months before the
     # owned cluster is accepted (its provisioning), not the term's length
     nodes = plan.fabric.nodes
-    accepted_day = ready_day(
-        OWNED_TIMELINE_OPTION,
-        gpu_id=gpu.gpu_id,
-        gpus=plan.gpus,
-        nodes=nodes,
-        it_power_kw=nodes * gpu.node_power_kw,
-        catalogue=cat,
+    site = Site(
+        gpu.gpu_id,
+        plan.gpus,
+        nodes,
+        nodes * gpu.node_power_kw,
+        cat,
         own_facility=scenario.options.facility == "owned",
     )
+    accepted_day = ready_day(OWNED_TIMELINE_OPTION, site)
     age_years = max(scenario.term.months * DAYS_PER_MONTH - accepted_day, 0.0) / DAYS_PER_YEAR
     figures["residual_value_pct"] = Figure(
         "residual_value_pct",

@@ -57,6 +57,20 @@ class Timeline:
 
 
 @dataclass(frozen=True)
+class Site:
+    """The cluster a provisioning timeline is for: its GPU (a row of gpus.csv), GPU and node
+    counts, IT load (kW: the facility band), the catalogue whose rows time it, and whether the
+    buyer builds a facility of its own (always new construction)."""
+
+    gpu_id: str
+    gpus: int
+    nodes: int
+    it_power_kw: float
+    catalogue: Catalogue
+    own_facility: bool = False
+
+
+@dataclass(frozen=True)
 class _BuildParts:
     """Build durations in days; procurement at multiplier 1 (it alone scales)."""
 
@@ -69,7 +83,8 @@ class _BuildParts:
     notes: dict[str, str]
 
 
-def _check(option: str, gpu_id: str, gpus: int, nodes: int, it_power_kw: float) -> None:
+def _check(option: str, site: Site) -> None:
+    gpu_id, gpus, nodes, it_power_kw = site.gpu_id, site.gpus, site.nodes, site.it_power_kw
     if option not in TIMELINE_OPTIONS:
         raise ValueError(f"unknown option {option!r}; known: {', '.join(TIMELINE_OPTIONS)}")
     if gpu_id not in GPU_IDS:
@@ -127,15 +142,9 @@ def _procurement(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[f
     return 7.0 * weeks, note
 
 
-def _build_parts(
-    cat: Catalogue,
-    option: str,
-    gpu_id: str,
-    gpus: int,
-    nodes: int,
-    it_power_kw: float,
-    own_facility: bool = False,
-) -> _BuildParts:
+def _build_parts(option: str, site: Site) -> _BuildParts:
+    cat, gpu_id, gpus, nodes = site.catalogue, site.gpu_id, site.gpus, site.nodes
+    it_power_kw, own_facility = site.it_power_kw, site.own_facility
     procurement, proc_note = _procurement(cat, option, gpu_id, gpus)
     delivery = cat.timeline_row(option, "delivery")
     facility = cat.timeline_row(option, "facility", size=it_power_kw)
@@ -206,31 +215,23 @@ def _milestones(p: _BuildParts, m):
 
 
 def provisioning_timeline(
-    option: str,
-    *,
-    gpu_id: str,
-    gpus: int,
-    nodes: int,
-    it_power_kw: float,
-    catalogue: Catalogue,
-    lead_time_multiplier: float = 1.0,
-    own_facility: bool = False,
+    option: str, site: Site, *, lead_time_multiplier: float = 1.0
 ) -> Timeline:
     """The phases of `option` for a cluster (see the module docstring for the formulas)."""
-    _check(option, gpu_id, gpus, nodes, it_power_kw)
+    _check(option, site)
     m = _multiplier(lead_time_multiplier)
     if m.ndim:
         raise ValueError("provisioning_timeline takes one lead_time_multiplier; use ready_day")
     m = float(m)
-    cat = catalogue
+    cat = site.catalogue
     if not spec(option).builds:
         phases, day = [], 0.0
-        for name, days, note in _chain(cat, option, gpus):
+        for name, days, note in _chain(cat, option, site.gpus):
             phases.append(Phase(name, day, day + days, note))
             day += days
         return Timeline(option, tuple(phases), day)
 
-    parts = _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility)
+    parts = _build_parts(option, site)
     notes = dict(parts.notes)
     if m != 1.0:
         notes["procurement"] += f", × {m:g} lead-time multiplier"
@@ -247,71 +248,40 @@ def provisioning_timeline(
     return Timeline(option, phases, ready)
 
 
-def ready_day(
-    option: str,
-    *,
-    gpu_id: str,
-    gpus: int,
-    nodes: int,
-    it_power_kw: float,
-    catalogue: Catalogue,
-    lead_time_multiplier=1.0,
-    own_facility: bool = False,
-):
+def ready_day(option: str, site: Site, *, lead_time_multiplier=1.0):
     """Same ready day, vectorized: lead_time_multiplier may be a numpy array (Monte Carlo draws) and the
     result is then an array of the same shape; it must equal provisioning_timeline(...).ready_day elementwise."""
-    _check(option, gpu_id, gpus, nodes, it_power_kw)
+    _check(option, site)
     m = _multiplier(lead_time_multiplier)
-    cat = catalogue
+    cat = site.catalogue
     if spec(option).builds:
-        ready = _milestones(
-            _build_parts(cat, option, gpu_id, gpus, nodes, it_power_kw, own_facility), m
-        )[-1]
+        ready = _milestones(_build_parts(option, site), m)[-1]
     else:
         total = 0.0
-        for _, days, _ in _chain(cat, option, gpus):
+        for _, days, _ in _chain(cat, option, site.gpus):
             total += days
         ready = np.full(m.shape, total)
     return ready if isinstance(lead_time_multiplier, np.ndarray) or m.ndim else float(ready)
 
 
-def refresh_lead_days(
-    option: str,
-    *,
-    gpu_id: str,
-    gpus: int,
-    nodes: int,
-    it_power_kw: float,
-    catalogue: Catalogue,
-    own_facility: bool = False,
-) -> float:
+def refresh_lead_days(option: str, site: Site) -> float:
     """Days from ordering replacement hardware for a cluster in use to its acceptance: the build
     timeline (`ready_day`: procurement from lead_times.csv, delivery, racking, fabric bring-up,
     burn-in) with no facility phase, the space being in use already."""
-    _check(option, gpu_id, gpus, nodes, it_power_kw)
-    parts = _build_parts(catalogue, option, gpu_id, gpus, nodes, it_power_kw, own_facility)
+    _check(option, site)
+    parts = _build_parts(option, site)
     return float(_milestones(replace(parts, facility=0.0), 1.0)[-1])
 
 
-def build_milestones(
-    option: str,
-    *,
-    gpu_id: str,
-    gpus: int,
-    nodes: int,
-    it_power_kw: float,
-    catalogue: Catalogue,
-    lead_time_multiplier=1.0,
-    own_facility: bool = False,
-) -> dict[str, np.ndarray]:
+def build_milestones(option: str, site: Site, *, lead_time_multiplier=1.0) -> dict[str, np.ndarray]:
     """Days on which an owned option's build phases end (vectorized like `ready_day`):
     "delivered" (hardware on site), "facility" (space handed over), "ready" (accepted). The cost
     engine starts the lines that run before acceptance on them (pricing/cashflows.py)."""
-    _check(option, gpu_id, gpus, nodes, it_power_kw)
+    _check(option, site)
     if not spec(option).builds:
         raise ValueError(f"{option!r} does not build; it has no build milestones")
     m = _multiplier(lead_time_multiplier)
-    parts = _build_parts(catalogue, option, gpu_id, gpus, nodes, it_power_kw, own_facility)
+    parts = _build_parts(option, site)
     _, delivered, _, _, _, ready = _milestones(parts, m)
     return {
         "delivered": np.asarray(delivered, dtype=float),

@@ -42,7 +42,7 @@ def ready_and_train_days(
     provisioning timeline's ready day (pricing/timeline.py), and the ideal days stretched by the
     option's goodput (a managed service restarts faster) and, when interruptible, the spot
     interruption overhead."""
-    ready = tl.ready_day(option, **inp.site, lead_time_multiplier=P["lead_time_multiplier"])
+    ready = tl.ready_day(option, inp.site, lead_time_multiplier=P["lead_time_multiplier"])
     ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
     opt = spec(option)
     ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0

@@ -53,7 +53,7 @@ def test_on_demand_above_one_instance_is_priced_and_timed_as_capacity_blocks(fix
     assert "H100-SXM capacity_block, hyperscaler median (capacity blocks" in price.source
 
     def ready(inp):
-        return ready_day("cloud:on_demand", **inp.site)
+        return ready_day("cloud:on_demand", inp.site)
 
     assert (ready(small), ready(cluster)) == (0.0, 3.0)
 

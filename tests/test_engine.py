@@ -265,12 +265,7 @@ def test_timeline_ready_day_and_phases_come_from_the_catalogue_given(cat):
     inp = build_inputs(sc, cat)
     for o in c.options:
         t = tl.provisioning_timeline(
-            o.option,
-            gpu_id="H100-SXM",
-            gpus=inp.gpus,
-            nodes=inp.nodes,
-            it_power_kw=inp.it_power_kw,
-            catalogue=cat,
+            o.option, tl.Site("H100-SXM", inp.gpus, inp.nodes, inp.it_power_kw, cat)
         )
         assert o.ready_day == pytest.approx(t.ready_day), o.option
         assert [(p.phase, p.start_day, p.end_day) for p in o.timeline] == [

@@ -70,11 +70,7 @@ def test_a_changed_catalogue_row_changes_every_figure_that_depends_on_it(slow_de
 
     expected_ready = tl.ready_day(
         "build",
-        gpu_id=inp.gpu_id,
-        gpus=inp.gpus,
-        nodes=inp.nodes,
-        it_power_kw=inp.it_power_kw,
-        catalogue=slow_delivery_catalogue,
+        tl.Site(inp.gpu_id, inp.gpus, inp.nodes, inp.it_power_kw, slow_delivery_catalogue),
     )
     # 30 more weeks of procurement: the ready day moves by up to 210 days (the facility may overlap)
     assert build_s.ready_day == pytest.approx(expected_ready)

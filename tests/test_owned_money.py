@@ -46,7 +46,7 @@ def test_the_months_before_the_cluster_is_ready_are_paid_for(fixture_catalogue):
     inp, f, ctx = flows_of(fixture_catalogue)
     site = inp.site
     phases = {
-        p.name: p for p in tl.provisioning_timeline("build", **site).phases
+        p.name: p for p in tl.provisioning_timeline("build", site).phases
     }  # the timeline's own phases
     ready = month_of(float(ctx.ready_day[0, 0]))
     space = month_of(phases["facility"].end_day)
@@ -159,7 +159,7 @@ def test_resale_follows_the_hardware_age_at_term_end(fixture_catalogue):
         flows, _ = engine.evaluate(inp, P, ["build"])["build"]
         resale[months] = -float(flows["residual value"].sum())
         assert inp.resale_age_years == pytest.approx(
-            (months * DAYS_PER_MONTH - tl.ready_day("build", **inp.site)) / 365.25
+            (months * DAYS_PER_MONTH - tl.ready_day("build", inp.site)) / 365.25
         )
     assert resale[24] > resale[36] > resale[48] > 0
 

@@ -3,6 +3,7 @@ vectorization and properties (on the shipped catalogue, whose size bands are che
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from itertools import pairwise
 
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from models.hardware import get_gpu
 from models.options import spec
 from pricing.catalogue import DATA_DIR, DAYS_PER_UNIT, GPU_IDS, TIMELINE_OPTIONS, load_catalogue
-from pricing.timeline import Phase, Timeline, provisioning_timeline, ready_day
+from pricing.timeline import Phase, Site, Timeline, provisioning_timeline, ready_day
 
 MONTH = DAYS_PER_UNIT["months"]
 CHAINED = [o for o in TIMELINE_OPTIONS if not spec(o).builds]
@@ -22,24 +23,26 @@ FAST = settings(max_examples=60)
 SHIPPED = load_catalogue(DATA_DIR)
 
 
-def cluster(gpu_id: str, gpus: int, catalogue=None) -> dict:
-    """The arguments the engine passes: whole nodes and their nameplate power, and the catalogue
-    (the shipped one unless another is given)."""
+def cluster(gpu_id: str, gpus: int, catalogue=None) -> Site:
+    """The site the engine passes: whole nodes and their nameplate power, and the catalogue (the
+    shipped one unless another is given)."""
     gpu = get_gpu(gpu_id)
     nodes = math.ceil(gpus / gpu.gpus_per_node)
-    return {
-        "gpu_id": gpu_id,
-        "gpus": gpus,
-        "nodes": nodes,
-        "it_power_kw": nodes * gpu.node_power_kw,
-        "catalogue": catalogue or load_catalogue(DATA_DIR),
-    }
+    return Site(
+        gpu_id, gpus, nodes, nodes * gpu.node_power_kw, catalogue or load_catalogue(DATA_DIR)
+    )
 
 
 def timeline(
-    option: str, gpu_id: str = "H100-SXM", gpus: int = 1024, catalogue=None, **kw
+    option: str,
+    gpu_id: str = "H100-SXM",
+    gpus: int = 1024,
+    catalogue=None,
+    own_facility: bool = False,
+    **kw,
 ) -> Timeline:
-    return provisioning_timeline(option, **cluster(gpu_id, gpus, catalogue), **kw)
+    site = dataclasses.replace(cluster(gpu_id, gpus, catalogue), own_facility=own_facility)
+    return provisioning_timeline(option, site, **kw)
 
 
 def phase(t: Timeline, name: str) -> Phase:
@@ -209,11 +212,11 @@ def test_phases_are_ordered_and_contiguous(option, gpu_id, gpus, m):
 )
 def test_vectorized_ready_day_equals_the_scalar_one(option, gpu_id, gpus, draws):
     m = np.array(draws).reshape(-1, 1)  # the engine's (draws, 1) shape
-    got = ready_day(option, **cluster(gpu_id, gpus), lead_time_multiplier=m)
+    got = ready_day(option, cluster(gpu_id, gpus), lead_time_multiplier=m)
     assert isinstance(got, np.ndarray) and got.shape == m.shape
     want = [timeline(option, gpu_id, gpus, lead_time_multiplier=x).ready_day for x in draws]
     np.testing.assert_array_equal(got[:, 0], want)
-    scalar = ready_day(option, **cluster(gpu_id, gpus), lead_time_multiplier=draws[0])
+    scalar = ready_day(option, cluster(gpu_id, gpus), lead_time_multiplier=draws[0])
     assert isinstance(scalar, float) and scalar == want[0]
 
 
@@ -245,29 +248,27 @@ def test_build_is_never_ready_before_rent_or_cloud(gpu_id, gpus, m):
 
 def test_unknown_option_gpu_or_bad_inputs_fail_clearly():
     with pytest.raises(ValueError, match="'lease'"):
-        provisioning_timeline("lease", **cluster("H100-SXM", 8))
+        provisioning_timeline("lease", cluster("H100-SXM", 8))
     with pytest.raises(ValueError, match="'H300'"):
-        ready_day("build", gpu_id="H300", gpus=8, nodes=1, it_power_kw=10, catalogue=SHIPPED)
-    args = cluster("H100-SXM", 8)
+        ready_day("build", Site("H300", 8, 1, 10, SHIPPED))
+    site = cluster("H100-SXM", 8)
     for bad in ({"gpus": 0}, {"nodes": 1.5}, {"it_power_kw": -1.0}, {"it_power_kw": math.nan}):
         with pytest.raises(ValueError):
-            provisioning_timeline("build", **{**args, **bad})
+            provisioning_timeline("build", dataclasses.replace(site, **bad))
     with pytest.raises(ValueError, match="lead_time_multiplier"):
-        ready_day("build", **args, lead_time_multiplier=np.array([1.0, -0.5]))
+        ready_day("build", site, lead_time_multiplier=np.array([1.0, -0.5]))
     with pytest.raises(ValueError, match="use ready_day"):
-        provisioning_timeline("build", **args, lead_time_multiplier=np.array([1.0, 2.0]))
+        provisioning_timeline("build", site, lead_time_multiplier=np.array([1.0, 2.0]))
 
 
 def test_the_catalogue_is_always_passed_and_is_the_one_read(fixture_catalogue):
-    args = cluster("H100-SXM", 1024)
+    args = dataclasses.asdict(cluster("H100-SXM", 1024))
     del args["catalogue"]
     with pytest.raises(TypeError, match="catalogue"):  # no silent fallback to the bundled one
-        provisioning_timeline("build", **args)
-    with pytest.raises(TypeError, match="catalogue"):
-        ready_day("build", **args)
+        Site(**args)
     # a catalogue that is passed is the one read (its lead times differ from the shipped ones)
     assert timeline("build", catalogue=fixture_catalogue) != timeline("build")
-    got = ready_day("build", **cluster("H100-SXM", 1024, fixture_catalogue))
+    got = ready_day("build", cluster("H100-SXM", 1024, fixture_catalogue))
     assert got == pytest.approx(179.1875)
 
 

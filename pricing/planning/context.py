@@ -83,7 +83,7 @@ class PlanContext:
         work: it is signed its provisioning time ahead of the work, not paid while nothing runs."""
         if (option, gpus) in self._ready:
             return self._ready[option, gpus]
-        day = float(tl.ready_day(option, **self._site(gpus)))
+        day = float(tl.ready_day(option, self._site(gpus)))
         if self.waits_for_work(option):
             day = max(day, self.first_work_day)
         self._ready[option, gpus] = day
@@ -112,20 +112,20 @@ class PlanContext:
     def order_day(self, option: str, gpus: int) -> float:
         """The day the option's provisioning starts: 0, or its timeline ahead of a ready day set
         by later work (`ready`)."""
-        return self.ready(option, gpus) - float(tl.ready_day(option, **self._site(gpus)))
+        return self.ready(option, gpus) - float(tl.ready_day(option, self._site(gpus)))
 
-    def _site(self, gpus: int) -> dict:
-        """The timeline's keywords for `gpus` of this GPU, as CostInputs.site gives them for a priced
+    def _site(self, gpus: int) -> tl.Site:
+        """The timeline's site for `gpus` of this GPU, as CostInputs.site gives it for a priced
         plan (the size search probes counts it has not priced, so it builds them here)."""
         nodes = math.ceil(gpus / self.gpu.gpus_per_node)
-        return {
-            "gpu_id": self.gpu.gpu_id,
-            "gpus": gpus,
-            "nodes": nodes,
-            "it_power_kw": nodes * self.gpu.node_power_kw,
-            "catalogue": self.cat,
-            "own_facility": self.scenario.options.facility == "owned",
-        }
+        return tl.Site(
+            self.gpu.gpu_id,
+            gpus,
+            nodes,
+            nodes * self.gpu.node_power_kw,
+            self.cat,
+            own_facility=self.scenario.options.facility == "owned",
+        )
 
     def tranches(self, option: str) -> tuple[Tranche, ...]:
         """The option's expansion phases: owned, not composite (module docstring). Cached."""

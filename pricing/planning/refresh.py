@@ -28,7 +28,7 @@ class Refreshes:
         key = (option, gpus)
         if key not in self._generations:
             term, age = self.months * DAYS_PER_MONTH, months * DAYS_PER_MONTH
-            lead = tl.refresh_lead_days(option, **self._site(gpus))
+            lead = tl.refresh_lead_days(option, self._site(gpus))
             gens: list[tuple[float, float, float | None]] = [(0.0, ready, None)]
             while gens[-1][1] + age < term:
                 order, start, _ = gens[-1]
