@@ -470,7 +470,7 @@ def tornado(
                 key=k,
                 label=KEY_INPUTS[k],
                 base_value=inp.value(k),
-                unit=inp.figures[k].unit,
+                unit=inp.unit(k),
                 gap_low_usd=_finite(lo),
                 gap_high_usd=_finite(hi),
             )
@@ -603,7 +603,7 @@ def flip_points(
                         FlipPoint(
                             key=k,
                             label=KEY_INPUTS[k],
-                            unit=inp.figures[k].unit,
+                            unit=inp.unit(k),
                             base_value=inp.value(k),
                             flip_value=inp.value(k) * x,
                             direction=direction,
@@ -612,7 +612,7 @@ def flip_points(
                             text=(
                                 f"{label(options[other])} becomes cheapest when "
                                 f"{mid_sentence(KEY_INPUTS[k])} is "
-                                f"{direction} {_fmt(inp.value(k) * x, inp.figures[k].unit)}"
+                                f"{direction} {_fmt(inp.value(k) * x, inp.unit(k))}"
                             ),
                         )
                     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -125,12 +125,34 @@ OVERRIDE_RANGES: dict[str, tuple[float, float]] = {
     "storage_write_gbyte_per_s_per_tb": (0.001, 100.0),
 }
 DISCOUNT_KEYS = frozenset({"committed_1y_discount_pct", "committed_3y_discount_pct"})
-NOT_OVERRIDABLE = frozenset({"runs", "utilisation_pct"})
+
+
+@dataclass(frozen=True)
+class UsageInputs:
+    """The scenario's own numbers the cost lines read (a version 1 scenario's usage: how many
+    training runs, or the utilisation of steady use), kept apart from the catalogue's figures
+    (`CostInputs.figures`, each with a source and a date): they are the buyer's to set in
+    `usage`, never an override. The decision support varies them as it varies the figures, so
+    the parameter table (`base_params`) holds both."""
+
+    runs: float
+    utilisation_pct: float
+
+    #: each one's unit, as a figure's (the tornado and the flip points print it)
+    UNITS: ClassVar[dict[str, str]] = {"runs": "runs", "utilisation_pct": "%"}
+
+    def values(self) -> dict[str, float]:
+        return {"runs": self.runs, "utilisation_pct": self.utilisation_pct}
+
+
+#: the parameter table's keys that are the scenario's usage, not catalogue figures
+USAGE_KEYS = frozenset(UsageInputs.UNITS)
 
 
 def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
-    """Each figure's value as an (n, 1) array: the base case, n times."""
-    return {k: np.full((n, 1), f.value, dtype=float) for k, f in inp.figures.items()}
+    """Each figure's and each usage input's value as an (n, 1) array: the base case, n times."""
+    values = {k: f.value for k, f in inp.figures.items()} | inp.usage.values()
+    return {k: np.full((n, 1), v, dtype=float) for k, v in values.items()}
 
 
 def override_range(key: str) -> tuple[float, float]:
@@ -160,6 +182,8 @@ class CostInputs:
     catalogue: Catalogue
     plan: TrainingPlan
     figures: dict[str, Figure]
+    #: the scenario's usage numbers (not figures: UsageInputs)
+    usage: UsageInputs
     gpu_id: str
     gpus: int
     nodes: int
@@ -187,7 +211,14 @@ class CostInputs:
         return dataclasses.replace(self, portfolio=portfolio, unavailable=unavailable)
 
     def value(self, key: str) -> float:
+        """A figure's value, or a usage input's (`UsageInputs`)."""
+        if key in USAGE_KEYS:
+            return self.usage.values()[key]
         return self.figures[key].value
+
+    def unit(self, key: str) -> str:
+        """A figure's unit, or a usage input's."""
+        return UsageInputs.UNITS[key] if key in USAGE_KEYS else self.figures[key].unit
 
     @property
     def term_days(self) -> float:
@@ -437,14 +468,12 @@ def _cloud_price_figures(
 def _apply_overrides(figures: dict[str, Figure], overrides: dict[str, float]) -> None:
     """Replaces figures by the user's values, each checked against its allowed range."""
     for key, value in overrides.items():
-        if key not in figures or key in NOT_OVERRIDABLE:
-            where = "usage" if key in NOT_OVERRIDABLE else None
+        if key not in figures:
             raise InputError(
                 f"overrides.{key}",
-                f"set it in {where}, not in overrides"
-                if where
-                else "unknown input; overridable: "
-                + ", ".join(sorted(set(figures) - NOT_OVERRIDABLE)),
+                "set it in usage, not in overrides"
+                if key in USAGE_KEYS
+                else "unknown input; overridable: " + ", ".join(sorted(figures)),
             )
         lo, hi = override_range(key)
         if not lo <= value <= hi:
@@ -481,10 +510,6 @@ def build_inputs(
     used: set[str] = set()
     _price_figures(cat, scenario, gpu.gpu_id, figures, used)
     no_price, by_size = _cloud_price_figures(cat, scenario, gpu.gpu_id, plan.gpus, figures, used)
-    figures["utilisation_pct"] = Figure(
-        "utilisation_pct", scenario.usage.utilisation_pct, "%", "scenario", ""
-    )
-    figures["runs"] = Figure("runs", scenario.usage.runs, "runs", "scenario", "")
     figures["failure_rate_multiplier"] = Figure(
         "failure_rate_multiplier",
         1.0,
@@ -568,6 +593,7 @@ def build_inputs(
         catalogue=cat,
         plan=plan,
         figures=figures,
+        usage=UsageInputs(runs=scenario.usage.runs, utilisation_pct=scenario.usage.utilisation_pct),
         gpu_id=gpu.gpu_id,
         gpus=plan.gpus,
         nodes=nodes,

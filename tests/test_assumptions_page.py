@@ -18,7 +18,7 @@ from app.scenario_files import EXAMPLE
 from app.views.assumptions import GAP, RANK, STATUS, YOURS
 from models.scenario import Scenario
 from pricing.engine import compare
-from pricing.inputs import CATALOGUE_KEYS, NOT_OVERRIDABLE
+from pricing.inputs import CATALOGUE_KEYS, USAGE_KEYS
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 
@@ -73,7 +73,8 @@ def test_the_table_shows_labels_formatted_values_and_full_sources(example):
     at = app("assumptions")
     table = rows(at)
     used = {a.key: a for a in example.assumptions}
-    assert set(table) == set(used) - NOT_OVERRIDABLE  # one table, every overridable figure
+    assert set(table) == set(used)  # one table, every figure (each overridable)
+    assert not set(used) & USAGE_KEYS  # the scenario's usage is no catalogue figure
     switch = table["ib_switch_64port_ndr_usd_per_switch"]
     assert switch["Figure"] == "InfiniBand switch, 64-port NDR (USD per switch)"
     price = used["ib_switch_64port_ndr_usd_per_switch"].value
@@ -97,7 +98,7 @@ def test_rows_follow_the_tornado_most_influential_first(example):
     at = app("assumptions")
     frame = at.data_editor[0].value
     bars = [b.key for b in example.sensitivity.bars]
-    ranked = [(k, bars.index(k) + 1) for k in bars if k not in NOT_OVERRIDABLE]
+    ranked = [(k, bars.index(k) + 1) for k in bars if k not in USAGE_KEYS]
     assert len(ranked) >= 3
     head = frame.head(len(ranked))
     assert list(zip(head["key"], head[RANK], strict=True)) == ranked

@@ -20,7 +20,7 @@ from pricing import cashflows as cf
 from pricing import engine
 from pricing import timeline as tl
 from pricing.catalogue import DATA_DIR, load_catalogue
-from pricing.inputs import CATALOGUE_KEYS, NOT_OVERRIDABLE, build_inputs, override_range
+from pricing.inputs import CATALOGUE_KEYS, build_inputs, override_range
 
 
 def scenario(**sections) -> Scenario:
@@ -198,7 +198,7 @@ BINDING_VALUE = {
 
 def _overridable() -> list[str]:
     inp = build_inputs(scenario(), load_catalogue())
-    return sorted(k for k in inp.figures if k not in NOT_OVERRIDABLE)
+    return sorted(inp.figures)  # every figure is overridable; usage is set in `usage`
 
 
 def _other_value(key: str, value: float) -> float:

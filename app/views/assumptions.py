@@ -11,7 +11,7 @@ import streamlit as st
 from app import state
 from app.assumption_labels import label, value_text
 from app.formatting import md_code, md_plain, mid_sentence, usd
-from pricing.inputs import NOT_OVERRIDABLE, override_range
+from pricing.inputs import USAGE_KEYS, override_range
 from pricing.results import Comparison
 
 #: which options pay each figure; figures the tornado does not rank follow in this order
@@ -129,7 +129,7 @@ def render() -> None:
     if c.sensitivity is not None:
         t = c.sensitivity
         names = {o.option: o.label for o in c.options}
-        elsewhere = [mid_sentence(b.label) for b in t.bars if b.key in NOT_OVERRIDABLE]
+        elsewhere = [mid_sentence(b.label) for b in t.bars if b.key in USAGE_KEYS]
         st.caption(
             f"Sorted by how much the answer leans on each figure: rank 1 moves the NPV gap "
             f"between {md_plain(names.get(t.cheapest, t.cheapest))} and "
@@ -220,8 +220,6 @@ def table(
     order = [*(k for keys in GROUPS.values() for k in keys)]
     rows = []
     for a in c.assumptions:
-        if a.key in NOT_OVERRIDABLE:
-            continue
         d = default_of.get(a.key, a)
         rank, bar = bars.get(a.key, (None, None))
         if a.key in rejected:
