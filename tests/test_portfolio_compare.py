@@ -434,12 +434,12 @@ def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block
     assert rent_two[-1] == pytest.approx(8 * small_rate * hours * (1 + past / DAYS_PER_MONTH))
     assert rent_two[: month - 1] == pytest.approx(rent_one[: month - 1])
     assert two.total_usd < one.total_usd - 1000 * big_rate * hours * 10  # 10 months of 1,000
-    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    doc = (pathlib.Path(__file__).parents[1] / "docs" / "portfolios.md").read_text()
     quoted = (
         f"then 8 to month 36 (${two.total_usd / 1e6:,.2f}M; one 1,024-GPU contract\n"
         f"held to month 36 would be ${one.total_usd / 1e6:,.2f}M)"
     )
-    assert quoted in readme, quoted
+    assert quoted in doc, quoted
 
 
 def test_when_a_rental_cannot_step_down():
@@ -528,12 +528,12 @@ def test_a_rental_steps_up_as_the_demand_grows():
     )
     assert two.total_usd < one.total_usd
     cloud = compare(sc, decision=False).option("cloud:on_demand")
-    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    doc = (pathlib.Path(__file__).parents[1] / "docs" / "portfolios.md").read_text()
     quoted = (
         f"adds 16 from day {math.ceil(step.day):,} (Rent dedicated ${one.total_usd / 1e6:.2f}M → "
         f"${two.total_usd / 1e6:.2f}M; cloud on demand, ${cloud.total_usd / 1e6:.2f}M, is still"
     )
-    assert quoted in readme, quoted
+    assert quoted in doc, quoted
     assert two.capacity_rule.endswith(
         f"starts at 8 GPUs, the most the work needs before day {math.ceil(step.day):,}, and adds "
         "16 then (a second contract, with its own price tier and minimum term, ordered its "

@@ -29,7 +29,7 @@ from models.shapes import get_preset, load_presets
 from models.validation import serving as SV
 
 #: today's held-out errors (median, worst) with a little slack: the model must not quietly get worse.
-#: Throughput is within the median target (8.3 %) but not the worst (80 %: the XQA-blog rows); see README.
+#: Throughput is within the median target (8.3 %) but not the worst (80 %: the XQA-blog rows); see docs/validation.md.
 TODAY = {"throughput": (0.085, 0.81), "ttft": (0.27, 0.65)}
 
 

@@ -32,7 +32,7 @@ from models.training.step_time import step_breakdown
 from models.validation import training as V
 
 TARGETS = V.TARGETS
-#: the scored throughput rows beyond the 15 % worst-case target today (see the README's Known limits)
+#: the scored throughput rows beyond the 15 % worst-case target today (see docs/limits.md)
 #: nemo-llama3-8b-8 joined when its published CP2 was entered (it was -3.7 % with CP2 folded into DP8,
 #: which forced full recompute; +20 % as published: validation/misses.csv)
 #: the two Trainy H200 torchtitan rows joined when they were entered (+23 % / +25 %) and left with the
