@@ -33,6 +33,7 @@ import json
 import math
 from typing import Any
 
+from app.recommendation_text import recommendation_text
 from app.report_text import term_month
 from pricing.engine import Comparison
 
@@ -108,6 +109,21 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def comparison_data(c: Comparison) -> dict:
+    """The comparison as JSON data, with the recommendation in words as well as in facts (`why`,
+    after `fastest_option`: app/recommendation_text.py writes it; the core returns facts only)."""
+    data = _finite(c.model_dump(mode="json"))
+    rec, words = data["recommendation"], recommendation_text(c.recommendation)
+    keys = list(rec)
+    at = keys.index("fastest_option") + 1 if "fastest_option" in keys else len(keys)
+    data["recommendation"] = {
+        **dict(list(rec.items())[:at]),
+        "why": words,
+        **dict(list(rec.items())[at:]),
+    }
+    return data
+
+
 def comparison_json(c: Comparison) -> str:
     """The whole comparison (scenario, training, options, decision support, assumptions)."""
-    return json.dumps(_finite(c.model_dump(mode="json")), indent=2, allow_nan=False)
+    return json.dumps(comparison_data(c), indent=2, allow_nan=False)

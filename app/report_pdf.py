@@ -57,6 +57,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.recommendation_text import recommendation_text
 from app.report_text import (
     accuracy_line,
     after_tax_line,
@@ -427,21 +428,10 @@ class _Document(FPDF):
         fastest = _result(c, rec.fastest_option)
         y0 = self.get_y()
         self.set_fill_color(239, 246, 251)
-        self.text_block(
-            f"Recommendation: {rec.label or 'none'}",
-            12.5,
-            INK,
-            "B",
-            fill=True,
-            padding=(3, 4, 1, 5),
-        )
-        self.text_block(
-            rec.why[:1].upper() + rec.why[1:] + ".",
-            9.5,
-            INK,
-            fill=True,
-            padding=(0.5, 4, 1.5, 5),
-        )
+        title = f"Recommendation: {rec.label or 'none'}"
+        self.text_block(title, 12.5, INK, "B", fill=True, padding=(3, 4, 1, 5))
+        why = sentence(recommendation_text(rec)) + "."
+        self.text_block(why, 9.5, INK, fill=True, padding=(0.5, 4, 1.5, 5))
         lines = []
         if best:
             lines.append(

@@ -22,6 +22,7 @@ from app.formatting import (
 )
 from app.formatting import si as _si
 from app.formatting import usd as _usd
+from app.recommendation_text import recommendation_text
 from models.options import OPTIONS
 from models.scenario import Execution
 from models.training.plan import TrainingPlan
@@ -202,7 +203,7 @@ def comparison_report(c: Comparison) -> str:
             for o in misses
         ]
     lines += ["", after_tax_line(c)]
-    lines += ["", "Recommendation: " + c.recommendation.why]
+    lines += ["", "Recommendation: " + recommendation_text(c.recommendation)]
     if c.stale_prices:
         lines += ["", f"Prices older than 12 months (catalogue as of {c.catalogue_as_of}):"]
         lines += [f"  {freshness.stale_line(p)}" for p in c.stale_prices]

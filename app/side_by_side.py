@@ -10,7 +10,7 @@ import json
 import pathlib
 from collections.abc import Sequence
 
-from app.exports import _finite
+from app.exports import comparison_data
 from app.formatting import days, on_day, usd, usd_rate
 from models.scenario_set import MAX_NAME_CHARS
 from pricing.results import Comparison
@@ -111,9 +111,7 @@ def report(sbs: SideBySide) -> str:
 def comparisons_json(comparisons: Sequence[Comparison]) -> str:
     """A JSON list of the whole comparisons, in the order given; as `clusterplan compare --json`
     prints one (numbers that are not finite written as null)."""
-    return json.dumps(
-        [_finite(c.model_dump(mode="json")) for c in comparisons], indent=2, allow_nan=False
-    )
+    return json.dumps([comparison_data(c) for c in comparisons], indent=2, allow_nan=False)
 
 
 def _clean(text: str, limit: int = MAX_NAME_CHARS) -> str:

@@ -39,17 +39,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.numbers import day_count, days, mid_sentence, on_day, pct, ratio, usd, usd_rate
+from models.numbers import mid_sentence, ratio, usd, usd_rate
 from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
 from pricing.results import (
+    DeadlineMiss,
+    DemandShape,
     FlipPoint,
+    OptionNpv,
     OptionResult,
     OptionUncertainty,
     Recommendation,
     Tornado,
     TornadoBar,
     Uncertainty,
+    WorkloadWait,
 )
 from pricing.valuation import base_params, npv_table
 
@@ -189,8 +193,9 @@ def _rows(inp: CostInputs, multipliers: dict[str, np.ndarray], n: int) -> dict[s
 def recommend(
     inp: CostInputs, results: list[OptionResult], uncertainty: Uncertainty | None = None
 ) -> Recommendation:
-    """The cheapest option by base NPV among those that complete the workload, and how sure that
-    is when `uncertainty` (the Monte Carlo over the same options) is given.
+    """The cheapest option by base NPV among those that complete the workload, how sure that is
+    when `uncertainty` (the Monte Carlo over the same options) is given, and the facts the answer
+    rests on (app/recommendation_text.py writes them in words).
 
     The contender is the other completing option that is cheapest in the most draws (ties: the
     lower base NPV). It is a close call when either
@@ -213,13 +218,9 @@ def recommend(
     ok = [r for r in results if r.available and r.completes_workload]
     if not ok:
         if not any(r.available for r in results):  # say why, not that none finishes in time
-            why = "; ".join(f"{r.label}: {r.note}" for r in results if r.note)
-            return Recommendation(
-                option=None,
-                why="No compared option is available" + (f" ({why})" if why else ""),
-            )
-        return Recommendation(option=None, why="No option completes the workload within the term")
-    deadline = inp.scenario.cluster.deadline_days
+            notes = [f"{r.label}: {r.note}" for r in results if r.note]
+            return Recommendation(option=None, none_reason="unavailable", unavailable_notes=notes)
+        return Recommendation(option=None, none_reason="incomplete")
     on_time = [r for r in ok if r.meets_deadline]
     late = [r for r in ok if r.meets_deadline is False]
     pool = on_time or ok
@@ -233,85 +234,61 @@ def recommend(
     contender = runner_up
     if q is not None and others:
         contender = max(others, key=lambda r: _probability(uncertainty, r.option))
-    ready = f"it is ready on {on_day(best.ready_day)}"
-    f_day, b_day = fastest.first_result_day, best.first_result_day
-    # only when it is sooner as shown (days as on_day writes them): "day 1 vs 1" says nothing
-    if (
-        fastest is not best
-        and f_day is not None
-        and (b_day is None or on_day(f_day) != on_day(b_day))
-    ):
-        vs = f" vs {on_day(b_day)}" if b_day is not None else f"; {best.label} finishes no run"
-        ready += f". {fastest.label} gives the first result soonest ({on_day(f_day)}{vs})"
-
-    def below(other: OptionResult | None) -> str:
-        if other is None or other.npv_usd <= 0:
-            return ""
-        return f", {pct(1 - best.npv_usd / other.npv_usd)} below {other.label}"
-
-    npv = f"NPV {usd(best.npv_usd)}"
-    among = ""
-    if late and on_time:
-        among = f" of the options that deliver by the {deadline:g}-day deadline"
-        cheaper = [r for r in sorted(late, key=lambda r: r.npv_usd) if r.npv_usd < best.npv_usd]
-        if cheaper:
-            ready += ". " + "; ".join(
-                f"{r.label} is cheaper but {_delivers(r, deadline)}" for r in cheaper
-            )
-    elif late:  # no option meets the deadline: the caveat comes first
-        closest = min(late, key=lambda r: r.first_result_day or np.inf)
-        prefix = (
-            f"No option delivers by the {deadline:g}-day deadline ({closest.label} comes closest: "
-            f"it {_delivers(closest, deadline)}). "
-        )
-    lowest = (
-        f"{best.label} has the lowest cost over {inp.months} months{among} ({npv}{below(runner_up)}"
-    )
-    if late and not on_time:
-        lowest = prefix + lowest
-    rec = dict(
+    facts = dict(
         option=best.option,
         label=best.label,
         fastest_option=fastest.option,
         meets_deadline=best.meets_deadline,
+        npv_usd=best.npv_usd,
+        months=inp.months,
+        ready_day=best.ready_day,
+        first_result_day=best.first_result_day,
+        fastest_label=fastest.label,
+        fastest_first_result_day=fastest.first_result_day,
+        runner_up=_npv_of(runner_up),
+        deadline_days=inp.scenario.cluster.deadline_days,
     )
+    if late and on_time:
+        facts["chosen_on_time"] = True
+        cheaper = [r for r in sorted(late, key=lambda r: r.npv_usd) if r.npv_usd < best.npv_usd]
+        facts["cheaper_but_late"] = [_miss(r) for r in cheaper]
+    elif late:  # no option meets the deadline
+        facts["closest_late"] = _miss(min(late, key=lambda r: r.first_result_day or np.inf))
     shape = demand_shape(inp, best, ok)
     if shape is not None:
-        ready += f". {shape[0]}"
-        rec["peak_to_mean_demand"], rec["idle_share"] = shape[1], shape[2]
-    if waits := longer_waits(best, ok):
-        ready += f". {waits}"
+        facts["demand_shape"], facts["peak_to_mean_demand"], facts["idle_share"] = shape
+    facts["longer_waits"], facts["longer_waits_more"] = longer_waits(best, ok)
     if q is None:
-        return Recommendation(**rec, why=f"{lowest}); {ready}")
+        return Recommendation(**facts)
     p = q.probability_cheapest
-    n = f"{uncertainty.draws:,} draws"
     spread = _gap_spread(uncertainty, best.option, contender)
     within = spread is not None and contender.npv_usd - best.npv_usd < spread
-    if contender is None or not (p < CLOSE_CALL_PROBABILITY or within):
-        why = f"{lowest}; cheapest in {pct(p)} of {n}); {ready}"
-        return Recommendation(**rec, why=why, probability_cheapest=p)
-    why = (
-        f"Too close to call between {best.label} and {contender.label}: {best.label} is cheapest "
-        f"in {pct(p)} of {n}, {contender.label} in {pct(_probability(uncertainty, contender.option))}"
-    )
-    if within:
-        gap = "the NPV gap"
-        if contender.npv_usd > 0:
-            gap += f" ({pct(1 - best.npv_usd / contender.npv_usd)})"
-            spread_text = f" (±{pct(spread / contender.npv_usd)})"
-        else:
-            spread_text = ""
-        why += f", and {gap} is within the spread of that gap over the draws{spread_text}"
-    why += (
-        f". On the base figures {best.label} costs least over {inp.months} months{among} "
-        f"({npv}{below(contender)}); " + ready
-    )
-    return Recommendation(
-        **rec,
-        why=why,
+    facts |= dict(
         probability_cheapest=p,
-        close_call=True,
-        contenders=[best.option, contender.option],
+        draws=uncertainty.draws,
+        contender=_npv_of(contender),
+        contender_probability_cheapest=(
+            _probability(uncertainty, contender.option) if contender is not None else None
+        ),
+        gap_spread_usd=spread,
+        gap_within_spread=within,
+    )
+    if contender is None or not (p < CLOSE_CALL_PROBABILITY or within):
+        return Recommendation(**facts)
+    return Recommendation(**facts, close_call=True, contenders=[best.option, contender.option])
+
+
+def _npv_of(r: OptionResult | None) -> OptionNpv | None:
+    return None if r is None else OptionNpv(option=r.option, label=r.label, npv_usd=r.npv_usd)
+
+
+def _miss(r: OptionResult) -> DeadlineMiss:
+    return DeadlineMiss(
+        option=r.option,
+        label=r.label,
+        npv_usd=r.npv_usd,
+        first_result_day=r.first_result_day,
+        days_past_deadline=r.days_past_deadline,
     )
 
 
@@ -319,14 +296,16 @@ def recommend(
 #: option where it waits least is named in the answer: a month is what a team notices, and the
 #: capacity plans size for work done by the term's end, not for how soon (pricing/planning/)
 WAIT_NOTE_DAYS = 30.0
-#: the most workloads the sentence names
+#: the most workloads the answer names
 WAIT_NOTE_NAMES = 3
 
 
-def longer_waits(best: OptionResult, completing: list[OptionResult]) -> str:
-    """'Its work waits longer: research up to 457 days (8.1 days on Cloud on-demand)' for each
-    workload of a portfolio whose longest wait on `best` is WAIT_NOTE_DAYS more than on the
-    completing option where it waits least; '' when none does (or for a version 1 scenario)."""
+def longer_waits(
+    best: OptionResult, completing: list[OptionResult]
+) -> tuple[list[WorkloadWait], int]:
+    """Each workload of a portfolio whose longest wait on `best` is WAIT_NOTE_DAYS more than on
+    the completing option where it waits least, the longest first (at most WAIT_NOTE_NAMES), and
+    how many more there are; none for a version 1 scenario."""
     least: dict[str, tuple[float, str]] = {}
     for o in completing:
         for d in o.workload_delays if o is not best else ():
@@ -339,34 +318,28 @@ def longer_waits(best: OptionResult, completing: list[OptionResult]) -> str:
         and d.name in least
         and d.delay_days_max - least[d.name][0] > WAIT_NOTE_DAYS
     ]
-    if not longer:
-        return ""
     longer.sort(key=lambda t: -t[0])
     named = [
-        f"{d.name} up to {days(d.delay_days_max)} ({days(least[d.name][0])} on {least[d.name][1]})"
+        WorkloadWait(
+            name=d.name,
+            delay_days_max=d.delay_days_max,
+            least_delay_days_max=least[d.name][0],
+            least_label=least[d.name][1],
+        )
         for _, d in longer[:WAIT_NOTE_NAMES]
     ]
-    more = len(longer) - len(named)
-    return "Its work waits longer: " + "; ".join(named) + (f"; and {more} more" if more else "")
-
-
-#: how each way of billing meets a peaky demand, in the recommendation's words
-SHAPE_REASON = {
-    "per_use": "paying only for the GPU-hours used is cheapest",
-    "hybrid": "owning the base and bursting the peaks is cheapest",
-    "fixed": "holding a cluster sized for the demand is cheapest",
-}
+    return named, len(longer) - len(named)
 
 
 def demand_shape(
     inp: CostInputs, best: OptionResult, completing: list[OptionResult]
-) -> tuple[str, float, float] | None:
-    """For a portfolio (scenario version 2): (sentence, peak / mean, idle share of the best).
+) -> tuple[DemandShape, float, float] | None:
+    """For a portfolio (scenario version 2): (the shape, peak / mean, idle share of the best).
     peak / mean = the busiest month's GPUs at work (its demanded GPU-hours / hours of a month,
-    models/portfolio/demand.py gpu_hours) over the mean of the months with demand (a median would read a
-    lab's near-idle months between two runs as its base); idle share = idle / (served + idle)
-    GPU-hours of what the option holds (OptionResult). The sentence names the most idle other completing option too.
-    None for a version 1 scenario."""
+    models/portfolio/demand.py gpu_hours) over the mean of the months with demand (a median would
+    read a lab's near-idle months between two runs as its base); idle share = idle / (served +
+    idle) GPU-hours of what the option holds (OptionResult). The shape names the most idle other
+    completing option too. None for a version 1 scenario."""
     if inp.portfolio is None or best.idle_gpu_hours is None:
         return None
     gpus = np.asarray(inp.portfolio.demand.gpu_hours, dtype=float) / HOURS_PER_MONTH
@@ -379,32 +352,18 @@ def demand_shape(
         held = (r.served_gpu_hours or 0.0) + (r.idle_gpu_hours or 0.0)
         return (r.idle_gpu_hours or 0.0) / held if held > 0 else 0.0
 
-    kind = spec(best.option).billing.value
-    reason = SHAPE_REASON.get(kind, SHAPE_REASON["fixed"])
-
-    def gpus_text(x: float) -> str:
-        return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
-
-    text = (
-        f"Demand peaks at {ratio:,.1f}× the average month with work ({gpus_text(busy.max())} vs "
-        f"{gpus_text(float(np.mean(busy)))} GPUs at work): {best.label} leaves {pct(idle(best))} of the GPU-hours it "
-        "holds idle"
+    shape = DemandShape(
+        peak_gpus=float(busy.max()),
+        mean_gpus=float(np.mean(busy)),
+        billing=spec(best.option).billing.value,
     )
     others = [r for r in completing if r is not best and r.idle_gpu_hours is not None]
     if others:
         worst = max(others, key=idle)
-        text += f", {worst.label} {pct(idle(worst))}"
-    return f"{text}; {reason}", ratio, idle(best)
-
-
-def _delivers(r: OptionResult, deadline: float) -> str:
-    """'delivers on day 240, 60 days after the 180-day deadline' (the first run's end)."""
-    if r.first_result_day is None:
-        return "finishes no run within the term"
-    return (
-        f"delivers on {on_day(r.first_result_day)}, {day_count(r.days_past_deadline or 0)} "
-        f"after the {deadline:g}-day deadline"
-    )
+        shape = shape.model_copy(
+            update={"most_idle_label": worst.label, "most_idle_share": idle(worst)}
+        )
+    return shape, ratio, idle(best)
 
 
 def _probability(uncertainty: Uncertainty, option: str) -> float:

@@ -7,6 +7,8 @@ what is here (cheapest, fastest, staff, spares, per-unit costs).
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from models.infrastructure import FabricPlan
@@ -154,15 +156,58 @@ class OptionResult(Record):
         )
 
 
+class OptionNpv(Record):
+    """An option the recommendation is weighed against: who, and its base NPV."""
+
+    option: str
+    label: str
+    npv_usd: float
+
+
+class DeadlineMiss(Record):
+    """An option that misses the deadline: when its first run ends (None: none ends in the term)
+    and how many days after the deadline."""
+
+    option: str
+    label: str
+    npv_usd: float
+    first_result_day: float | None
+    days_past_deadline: float | None
+
+
+class WorkloadWait(Record):
+    """A portfolio workload whose longest wait on the recommended option is at least
+    pricing/decision.py WAIT_NOTE_DAYS more than on the compared option where it waits least."""
+
+    name: str
+    delay_days_max: float
+    least_delay_days_max: float
+    least_label: str
+
+
+class DemandShape(Record):
+    """A portfolio's demand shape against the recommended option (pricing/decision.py
+    demand_shape): the busiest month's GPUs at work and the mean of the months with work, the
+    share of the GPU-hours the recommendation holds that sit idle, and the most idle other
+    completing option's."""
+
+    peak_gpus: float
+    mean_gpus: float
+    #: how the recommended option is billed (models/options.py Billing value)
+    billing: str
+    most_idle_label: str | None = None
+    most_idle_share: float | None = None
+
+
 class Recommendation(Record):
-    """The cheapest option by NPV among those that complete the workload, why, and how sure that
-    answer is (pricing/decision.py `recommend` states the close-call rule)."""
+    """The cheapest option by NPV among those that complete the workload, the facts it rests on,
+    and how sure that answer is (pricing/decision.py `recommend` states the rules). The facts
+    only: app/recommendation_text.py writes them in words."""
 
     option: str | None
     label: str | None = None
     #: the option whose first run finishes soonest
     fastest_option: str | None = None
-    why: str
     #: the recommended option's chance of being cheapest over the Monte Carlo draws (None: no
     #: Monte Carlo ran, e.g. decision support off or fewer than two options)
     probability_cheapest: float | None = None
@@ -178,6 +223,44 @@ class Recommendation(Record):
     #: GPU-hours left idle; None for a version 1 scenario
     peak_to_mean_demand: float | None = Field(None, exclude_if=_empty)
     idle_share: float | None = Field(None, exclude_if=_empty)
+    #: why there is no recommendation: no compared option can be offered ("unavailable", with
+    #: each one's reason in `unavailable_notes`, "label: note"), or none completes the workload
+    #: within the term ("incomplete"); None when there is one
+    none_reason: Literal["unavailable", "incomplete"] | None = Field(None, exclude_if=_empty)
+    unavailable_notes: list[str] = Field(default_factory=list, exclude_if=_empty)
+    #: the recommended option's base NPV, over a term of `months`; its ready day and the end of
+    #: its first run (None: none ends in the term)
+    npv_usd: float | None = Field(None, exclude_if=_empty)
+    months: int | None = Field(None, exclude_if=_empty)
+    ready_day: float | None = Field(None, exclude_if=_empty)
+    first_result_day: float | None = Field(None, exclude_if=_empty)
+    #: the fastest option's label and the end of its first run
+    fastest_label: str | None = Field(None, exclude_if=_empty)
+    fastest_first_result_day: float | None = Field(None, exclude_if=_empty)
+    #: the next cheapest by base NPV among the options it was chosen from
+    runner_up: OptionNpv | None = Field(None, exclude_if=_empty)
+    #: with a Monte Carlo: the other option cheapest in the most draws (the close call's other
+    #: side), its share of the draws, and the number of draws
+    contender: OptionNpv | None = Field(None, exclude_if=_empty)
+    contender_probability_cheapest: float | None = Field(None, exclude_if=_empty)
+    draws: int | None = Field(None, exclude_if=_empty)
+    #: half the P10–P90 width of the contender's NPV gap over the draws (None: not measured), and
+    #: whether the base gap is smaller (one of the two close-call tests)
+    gap_spread_usd: float | None = Field(None, exclude_if=_empty)
+    gap_within_spread: bool = Field(False, exclude_if=lambda v: not v)
+    #: the deadline (days, provisioning included), when the scenario sets one
+    deadline_days: float | None = Field(None, exclude_if=_empty)
+    #: some options meet the deadline and some miss it: the recommendation is among the first,
+    #: and these cheaper ones miss it (cheapest first)
+    chosen_on_time: bool = Field(False, exclude_if=lambda v: not v)
+    cheaper_but_late: list[DeadlineMiss] = Field(default_factory=list, exclude_if=_empty)
+    #: no option meets the deadline: the one whose first result comes soonest
+    closest_late: DeadlineMiss | None = Field(None, exclude_if=_empty)
+    demand_shape: DemandShape | None = Field(None, exclude_if=_empty)
+    #: workloads that wait much longer on the recommendation (the longest first, at most
+    #: pricing/decision.py WAIT_NOTE_NAMES), and how many more do
+    longer_waits: list[WorkloadWait] = Field(default_factory=list, exclude_if=_empty)
+    longer_waits_more: int = Field(0, exclude_if=lambda v: not v)
 
 
 class TornadoBar(Record):

@@ -17,7 +17,7 @@ MAX_FUNCTION_LINES = 80
 FILES_OVER = {
     "app/charts.py": 1419,
     "app/cli.py": 1058,
-    "app/report_pdf.py": 877,
+    "app/report_pdf.py": 868,
     "models/serving/plan.py": 733,
     "models/validation/training.py": 1097,
 }

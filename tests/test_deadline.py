@@ -9,6 +9,7 @@ import pathlib
 import pytest
 
 from app.formatting import deadline_miss, deadline_sizing, md_plain
+from app.recommendation_text import recommendation_text
 from app.report_text import comparison_report
 from models.errors import InputError
 from models.numbers import on_day
@@ -48,13 +49,17 @@ def test_build_that_cannot_provision_in_time_is_marked_and_not_recommended(late_
     assert build.days_past_deadline > 90 and rent.days_past_deadline == 0.0
     rec = c.recommendation
     assert (rec.option, rec.meets_deadline) == ("rent", True)
+    assert rec.chosen_on_time and rec.deadline_days == DEADLINE and rec.closest_late is None
+    assert [(m.option, m.days_past_deadline) for m in rec.cheaper_but_late] == [
+        ("build", build.days_past_deadline)
+    ]
     # the day in which the first run ends, by the number rule the engine writes with (ceil)
-    assert rec.why.endswith(
+    assert recommendation_text(rec).endswith(
         f"Build is cheaper but delivers on {on_day(build.first_result_day)}, "
         f"{build.days_past_deadline:,.0f} days after the 100-day deadline"
     )
     assert "lowest cost over 60 months of the options that deliver by the 100-day deadline" in (
-        rec.why
+        recommendation_text(rec)
     )
 
 
@@ -111,7 +116,9 @@ def test_when_no_option_meets_the_deadline_the_cheapest_is_recommended_with_the_
     )
     rec = ds.recommend(inp, [build, rent_late])
     assert (rec.option, rec.meets_deadline) == ("build", False)
-    assert rec.why.startswith(
+    assert rec.closest_late.option == "rent" and rec.closest_late.days_past_deadline == 3.0
+    assert not rec.chosen_on_time and rec.cheaper_but_late == []
+    assert recommendation_text(rec).startswith(
         "No option delivers by the 100-day deadline (Rent dedicated comes closest: it delivers "
         "on day 103, 3 days after the 100-day deadline). Build has the lowest cost over 60 months ("
     )

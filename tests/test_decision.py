@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from app import scenario_files
+from app.recommendation_text import recommendation_text
 from models.numbers import days, on_day, pct, usd
 from models.options import OPTION_IDS
 from models.scenario import Scenario
@@ -165,17 +166,27 @@ def test_a_one_percent_gap_is_too_close_to_call_and_names_both(close):
     )
     assert rec.close_call is True
     assert rec.contenders == ["cloud:on_demand", "rent"]
+    assert rec.contender.label == "Rent dedicated" and rec.draws == 2000
+    assert rec.npv_usd == close.option("cloud:on_demand").npv_usd and rec.months == 36
     assert (
         rec.probability_cheapest
         == close.uncertainty.options["cloud:on_demand"].probability_cheapest
     )
     assert 0.3 < rec.probability_cheapest < 0.7
-    assert rec.why.startswith("Too close to call between Cloud on-demand and Rent dedicated: ")
-    assert (
-        f"Cloud on-demand is cheapest in {pct(rec.probability_cheapest)} of 2,000 draws" in rec.why
+    assert recommendation_text(rec).startswith(
+        "Too close to call between Cloud on-demand and Rent dedicated: "
     )
-    assert "the NPV gap (1 %) is within the spread of that gap over the draws" in rec.why
-    assert rec.why.count("$") <= 1  # two would make a KaTeX span on the portal's markdown
+    assert (
+        f"Cloud on-demand is cheapest in {pct(rec.probability_cheapest)} of 2,000 draws"
+        in recommendation_text(rec)
+    )
+    assert (
+        "the NPV gap (1 %) is within the spread of that gap over the draws"
+        in recommendation_text(rec)
+    )
+    assert (
+        recommendation_text(rec).count("$") <= 1
+    )  # two would make a KaTeX span on the portal's markdown
 
 
 def test_a_clear_case_is_firm(cat):
@@ -185,10 +196,14 @@ def test_a_clear_case_is_firm(cat):
     assert rec.option == "cloud:on_demand"
     assert rec.close_call is False and rec.contenders == []
     assert rec.probability_cheapest >= 0.7
-    assert "too close" not in rec.why.lower()
-    assert rec.why.startswith("Cloud on-demand has the lowest cost over 36 months (NPV $")
-    assert f"cheapest in {pct(rec.probability_cheapest)} of 2,000 draws)" in rec.why
-    assert rec.why.count("$") <= 1
+    assert "too close" not in recommendation_text(rec).lower()
+    assert recommendation_text(rec).startswith(
+        "Cloud on-demand has the lowest cost over 36 months (NPV $"
+    )
+    assert f"cheapest in {pct(rec.probability_cheapest)} of 2,000 draws)" in recommendation_text(
+        rec
+    )
+    assert recommendation_text(rec).count("$") <= 1
 
 
 def test_without_decision_support_the_answer_is_todays(cat):
@@ -197,7 +212,7 @@ def test_without_decision_support_the_answer_is_todays(cat):
     rec = c.recommendation
     assert rec.probability_cheapest is None and rec.close_call is False and rec.contenders == []
     od, rent = c.option("cloud:on_demand"), c.option("rent")
-    assert rec.why == (
+    assert recommendation_text(rec) == (
         f"Cloud on-demand has the lowest cost over 36 months (NPV {usd(od.npv_usd)}, "
         f"{pct(1 - od.npv_usd / rent.npv_usd)} below Rent dedicated); it is ready on "
         f"{on_day(od.ready_day)}"
@@ -236,8 +251,13 @@ def test_the_close_call_rule(cat, close, p, spread_over_gap, close_call):
     rec = ds.recommend(inp, close.options, u)
     assert rec.close_call is close_call
     assert rec.probability_cheapest == p
-    assert rec.why.lower().startswith("too close to call") is close_call
-    assert ("within the spread" in rec.why) is (close_call and spread_over_gap > 1)
+    # the facts the words rest on: the gap against the spread of the gap over the draws
+    gap = close.option("rent").npv_usd - close.option("cloud:on_demand").npv_usd
+    assert rec.gap_spread_usd == pytest.approx(gap * spread_over_gap)
+    assert rec.gap_within_spread is (spread_over_gap > 1)
+    assert rec.contender.option == "rent" and rec.contender_probability_cheapest == 1 - p
+    assert recommendation_text(rec).lower().startswith("too close to call") is close_call
+    assert ("within the spread" in recommendation_text(rec)) is (close_call and spread_over_gap > 1)
     assert rec.contenders == (["cloud:on_demand", "rent"] if close_call else [])
 
 
@@ -267,7 +287,10 @@ def test_no_close_call_without_a_second_option_that_completes(cat, close):
     ]
     rec = ds.recommend(inp, results, _with(close, p=0.5, spread_over_gap=2.0))
     assert rec.option == "cloud:on_demand" and rec.close_call is False and rec.contenders == []
-    assert rec.probability_cheapest == 0.5 and "cheapest in 50 % of 2,000 draws" in rec.why
+    assert (
+        rec.probability_cheapest == 0.5
+        and "cheapest in 50 % of 2,000 draws" in recommendation_text(rec)
+    )
 
 
 def test_the_fastest_option_is_named_only_when_it_is_sooner_in_whole_days(fixture_catalogue):
@@ -292,7 +315,7 @@ def test_the_fastest_option_is_named_only_when_it_is_sooner_in_whole_days(fixtur
             cheap.model_copy(update={"first_result_day": cheap_day}),
             dear.model_copy(update={"first_result_day": dear_day}),
         ]
-        return ds.recommend(inp, results).why
+        return recommendation_text(ds.recommend(inp, results))
 
     assert "soonest" not in why(1.9, 1.2)  # both "day 2"
     assert why(1.2, 0.9).endswith(f"{dear.label} gives the first result soonest (day 1 vs day 2)")
@@ -375,7 +398,7 @@ def test_with_no_compared_option_available_the_answer_says_why(fixture_catalogue
     c = compare(Scenario.model_validate(data), fixture_catalogue)
     assert c.recommendation.option is None
     notes = "; ".join(f"{o.label}: {o.note}" for o in c.options)
-    assert c.recommendation.why == f"No compared option is available ({notes})"
+    assert recommendation_text(c.recommendation) == f"No compared option is available ({notes})"
     data["options"] = {"compare": ["cloud:spot", "rent"]}  # one available: no such sentence
     c = compare(Scenario.model_validate(data), fixture_catalogue)
     assert c.recommendation.option == "rent"
@@ -399,13 +422,13 @@ def test_a_recommended_plan_that_makes_work_wait_a_month_longer_says_so(fixture_
     wait = {o.label: o.workload_delays[0].delay_days_max for o in c.options}
     least = min((w, label) for label, w in wait.items() if label != best.label)
     assert wait[best.label] - least[0] > ds.WAIT_NOTE_DAYS
-    assert c.recommendation.why.endswith(
+    assert recommendation_text(c.recommendation).endswith(
         f". Its work waits longer: research up to {days(wait[best.label])} "
         f"({days(least[0])} on {least[1]})"
     )
     data["workloads"][0]["duration_months"] = 3  # a short burst: no long wait, no sentence
     c = compare(Scenario.model_validate(data), fixture_catalogue)
-    assert "waits longer" not in c.recommendation.why
+    assert "waits longer" not in recommendation_text(c.recommendation)
 
 
 def test_a_figure_no_compared_option_has_gets_no_tornado_bar(fixture_catalogue):

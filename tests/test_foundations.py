@@ -14,6 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from app import exports
+from app.recommendation_text import recommendation_text
 from models.errors import InputError
 from models.scenario import Scenario
 from pricing import cashflows as cf
@@ -113,7 +114,7 @@ def test_zero_rate_is_the_limit_of_small_rates_and_ranks_normally(financing, key
     assert zero.breakdown_usd.get("financing", 0.0) == 0.0
     best = min((o for o in c0.options if o.completes_workload), key=lambda o: o.npv_usd)
     assert c0.recommendation.option == best.option
-    assert "$nan" not in c0.recommendation.why.lower()
+    assert "$nan" not in recommendation_text(c0.recommendation).lower()
     exported = json.loads(exports.comparison_json(c0))  # non-finite numbers would be null here
     assert all(o["npv_usd"] is not None for o in exported["options"])
 

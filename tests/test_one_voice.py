@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import report_text
 from app.formatting import deadline_miss, deadline_sizing, on_day, pct, run_length, usd
+from app.recommendation_text import recommendation_text
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from pricing import decision as ds
@@ -28,9 +29,9 @@ def test_the_recommendation_writes_npv_and_shares_as_the_tables_do(example):
     """'NPV $0.3M' stood beside '$269,151': the sentence now uses the tables' money rule."""
     rec = example.recommendation
     best = example.option(rec.option)
-    assert f"NPV {usd(best.npv_usd)}" in rec.why
-    assert not re.search(r"\d%", rec.why)  # '77 %', never '77%'
-    assert f"ready on {on_day(best.ready_day)}" in rec.why
+    assert f"NPV {usd(best.npv_usd)}" in recommendation_text(rec)
+    assert not re.search(r"\d%", recommendation_text(rec))  # '77 %', never '77%'
+    assert f"ready on {on_day(best.ready_day)}" in recommendation_text(rec)
 
 
 def test_the_recommendation_counts_the_ready_day_as_the_tables_do(fixture_catalogue):
@@ -42,7 +43,7 @@ def test_the_recommendation_counts_the_ready_day_as_the_tables_do(fixture_catalo
     results = [
         o.model_copy(update={"ready_day": 7.3}) if o.option == best.option else o for o in c.options
     ]
-    why = ds.recommend(build_inputs(sc, fixture_catalogue), results).why
+    why = recommendation_text(ds.recommend(build_inputs(sc, fixture_catalogue), results))
     assert "ready on day 8" in why
 
 

@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import charts, share_link
 from app.formatting import capacity_size, md_plain, sentence, training_run_subject, usd, usd_rate
+from app.recommendation_text import recommendation_text
 from app.scenario_files import PORTFOLIOS
 from app.views.portfolio import apply_edits
 from models.errors import InputError
@@ -284,7 +285,12 @@ def test_compare_shows_the_engines_totals_capacity_delays_and_chargeback(name):
                 == f"{d.delay_days_max:,.1f} (mean {d.delay_days_mean:,.1f})"
             )
     shown = " ".join(m.value for m in at.markdown)
-    assert re.sub(r"\\(.)", r"\1", shown).replace("\u200b", "").count(c.recommendation.why) == 1
+    assert (
+        re.sub(r"\\(.)", r"\1", shown)
+        .replace("\u200b", "")
+        .count(recommendation_text(c.recommendation))
+        == 1
+    )
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)  # the recommended option's capacity
     rec = c.option(c.recommendation.option)
     by_kind = {t["meta"]["kind"]: t["y"] for t in spec["data"]}

@@ -28,6 +28,7 @@ from streamlit.testing.v1 import AppTest
 from app import exports, report_pdf, share_link
 from app.cli import main
 from app.formatting import pct, usd
+from app.recommendation_text import recommendation_text
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from models.training.plan import band_for
@@ -102,7 +103,7 @@ def test_every_total_the_recommendation_and_the_link(comparison, report, text, l
         assert o.label in text
         assert usd(o.total_usd) in text, (o.label, usd(o.total_usd))
         assert usd(o.npv_usd) in text
-    why = comparison.recommendation.why
+    why = recommendation_text(comparison.recommendation)
     assert flat(why[:1].upper() + why[1:]) in flat(text)
     assert f"Recommendation: {comparison.recommendation.label}" in text
     assert flat(link) in flat(text)
@@ -388,7 +389,12 @@ def _strict(text: str):
 
 def test_comparison_json_is_strict_and_whole(comparison):
     data = _strict(exports.comparison_json(comparison))
-    assert data == json.loads(json.dumps(comparison.model_dump(mode="json")))
+    engine = json.loads(json.dumps(comparison.model_dump(mode="json")))
+    assert "why" not in engine["recommendation"]  # the core returns facts, the app the words
+    engine["recommendation"]["why"] = recommendation_text(comparison.recommendation)
+    assert data == engine
+    # where the words always were: after the fastest option
+    assert list(data["recommendation"])[:4] == ["option", "label", "fastest_option", "why"]
     broken = comparison.model_copy(deep=True)
     broken.options[0].usd_per_gpu_hour = float("nan")
     broken.options[0].npv_usd = float("inf")

@@ -24,6 +24,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.recommendation_text import recommendation_text
 from app.report_text import refresh_lines
 from app.views import guide, side_by_side
 from models.options import Billing, spec
@@ -77,7 +78,7 @@ def render() -> None:
     )
     with m3.container(border=True):
         st.caption("Recommendation")
-        st.write(c.recommendation.why + ".")
+        st.write(recommendation_text(c.recommendation) + ".")
     _freshness(c)
     for o in c.options:
         if not o.completes_workload:
@@ -176,7 +177,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     )
     with m2.container(border=True):
         st.caption("Recommendation")
-        st.write(md_plain(rec.why) + ".")
+        st.write(md_plain(recommendation_text(rec)) + ".")
     _freshness(c)
     for o in c.options:
         if not o.completes_workload:

@@ -1,0 +1,134 @@
+"""The recommendation in words: one place writes what pricing/decision.py `recommend` decided
+(the Compare page, the text report, the PDF, the JSON export and the CLI all read it from here).
+The core returns facts (who wins, by how much, how sure, who misses the deadline and by how many
+days); this module only words them."""
+
+from __future__ import annotations
+
+from models.numbers import day_count, days, on_day, pct, usd
+from pricing.results import DeadlineMiss, DemandShape, OptionNpv, Recommendation, WorkloadWait
+
+#: how each way of billing meets a peaky demand (DemandShape.billing)
+SHAPE_REASON = {
+    "per_use": "paying only for the GPU-hours used is cheapest",
+    "hybrid": "owning the base and bursting the peaks is cheapest",
+    "fixed": "holding a cluster sized for the demand is cheapest",
+}
+
+
+def recommendation_text(rec: Recommendation) -> str:
+    """The answer in a paragraph: the cheapest option and its NPV against the next, how sure
+    (the share of the draws, or a close call), when it is ready and who delivers first, the
+    deadline, the demand's shape and the workloads that wait longer."""
+    if rec.option is None:
+        if rec.none_reason == "unavailable":
+            notes = "; ".join(rec.unavailable_notes)
+            return "No compared option is available" + (f" ({notes})" if notes else "")
+        return "No option completes the workload within the term"
+    ready = _ready(rec)
+    npv = f"NPV {usd(rec.npv_usd)}"
+    among = ""
+    if rec.chosen_on_time:
+        among = f" of the options that deliver by the {rec.deadline_days:g}-day deadline"
+    lowest = (
+        f"{rec.label} has the lowest cost over {rec.months} months{among} "
+        f"({npv}{_below(rec, rec.runner_up)}"
+    )
+    if rec.closest_late is not None:  # no option meets the deadline: the caveat comes first
+        closest = rec.closest_late
+        lowest = (
+            f"No option delivers by the {rec.deadline_days:g}-day deadline ({closest.label} comes "
+            f"closest: it {_delivers(closest, rec.deadline_days)}). " + lowest
+        )
+    if rec.probability_cheapest is None:
+        return f"{lowest}); {ready}"
+    n = f"{rec.draws:,} draws"
+    p = rec.probability_cheapest
+    if not rec.close_call:
+        return f"{lowest}; cheapest in {pct(p)} of {n}); {ready}"
+    other = rec.contender
+    why = (
+        f"Too close to call between {rec.label} and {other.label}: {rec.label} is cheapest "
+        f"in {pct(p)} of {n}, {other.label} in {pct(rec.contender_probability_cheapest)}"
+    )
+    if rec.gap_within_spread:
+        gap = "the NPV gap"
+        if other.npv_usd > 0:
+            gap += f" ({pct(1 - rec.npv_usd / other.npv_usd)})"
+            spread_text = f" (±{pct(rec.gap_spread_usd / other.npv_usd)})"
+        else:
+            spread_text = ""
+        why += f", and {gap} is within the spread of that gap over the draws{spread_text}"
+    return why + (
+        f". On the base figures {rec.label} costs least over {rec.months} months{among} "
+        f"({npv}{_below(rec, other)}); " + ready
+    )
+
+
+def _ready(rec: Recommendation) -> str:
+    """When it is ready, who gives the first result sooner (only when it is sooner as shown:
+    "day 1 vs 1" says nothing), the cheaper options that miss the deadline, the demand's shape and
+    the workloads that wait longer."""
+    ready = f"it is ready on {on_day(rec.ready_day)}"
+    f_day, b_day = rec.fastest_first_result_day, rec.first_result_day
+    if (
+        rec.fastest_option != rec.option
+        and f_day is not None
+        and (b_day is None or on_day(f_day) != on_day(b_day))
+    ):
+        vs = f" vs {on_day(b_day)}" if b_day is not None else f"; {rec.label} finishes no run"
+        ready += f". {rec.fastest_label} gives the first result soonest ({on_day(f_day)}{vs})"
+    if rec.cheaper_but_late:
+        ready += ". " + "; ".join(
+            f"{r.label} is cheaper but {_delivers(r, rec.deadline_days)}"
+            for r in rec.cheaper_but_late
+        )
+    if rec.demand_shape is not None:
+        ready += f". {shape_text(rec.demand_shape, rec)}"
+    if rec.longer_waits:
+        ready += f". {waits_text(rec.longer_waits, rec.longer_waits_more)}"
+    return ready
+
+
+def _below(rec: Recommendation, other: OptionNpv | None) -> str:
+    """ ", 12 % below Rent" (nothing when there is no other, or its NPV is not positive)."""
+    if other is None or other.npv_usd <= 0:
+        return ""
+    return f", {pct(1 - rec.npv_usd / other.npv_usd)} below {other.label}"
+
+
+def _delivers(r: DeadlineMiss, deadline: float) -> str:
+    """'delivers on day 240, 60 days after the 180-day deadline' (the first run's end)."""
+    if r.first_result_day is None:
+        return "finishes no run within the term"
+    return (
+        f"delivers on {on_day(r.first_result_day)}, {day_count(r.days_past_deadline or 0)} "
+        f"after the {deadline:g}-day deadline"
+    )
+
+
+def shape_text(shape: DemandShape, rec: Recommendation) -> str:
+    """'Demand peaks at 3.2× the average month with work (1,024 vs 320 GPUs at work): Build
+    leaves 41 % of the GPU-hours it holds idle, Rent 55 %; paying only ... is cheapest'."""
+
+    def gpus(x: float) -> str:
+        return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+
+    text = (
+        f"Demand peaks at {rec.peak_to_mean_demand:,.1f}× the average month with work "
+        f"({gpus(shape.peak_gpus)} vs {gpus(shape.mean_gpus)} GPUs at work): {rec.label} leaves "
+        f"{pct(rec.idle_share)} of the GPU-hours it holds idle"
+    )
+    if shape.most_idle_label is not None:
+        text += f", {shape.most_idle_label} {pct(shape.most_idle_share)}"
+    return f"{text}; {SHAPE_REASON.get(shape.billing, SHAPE_REASON['fixed'])}"
+
+
+def waits_text(waits: list[WorkloadWait], more: int) -> str:
+    """'Its work waits longer: research up to 457 days (8.1 days on Cloud on-demand)'."""
+    named = [
+        f"{w.name} up to {days(w.delay_days_max)} ({days(w.least_delay_days_max)} on "
+        f"{w.least_label})"
+        for w in waits
+    ]
+    return "Its work waits longer: " + "; ".join(named) + (f"; and {more} more" if more else "")
