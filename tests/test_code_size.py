@@ -16,8 +16,7 @@ MAX_FUNCTION_LINES = 80
 #: files over the limit on 2026-12-01, and their lines then
 FILES_OVER = {
     "app/charts.py": 1419,
-    "app/cli.py": 1058,
-    "app/report_pdf.py": 868,
+    "app/report_pdf.py": 867,
     "models/serving/plan.py": 733,
     "models/validation/training.py": 1097,
 }
@@ -29,8 +28,6 @@ FUNCTIONS_OVER = {
     "app/charts.py:serve_curve": 93,
     "app/charts.py:tornado": 93,
     "app/charts.py:uncertainty": 98,
-    "app/cli.py:build_parser": 220,
-    "app/cli.py:run_validate": 115,
     "app/report_text.py:training_report": 109,
     "app/views/assumptions.py:render": 101,
     "app/views/compare.py:_portfolio_page": 175,

@@ -16,8 +16,7 @@ import warnings
 import pytest
 from pydantic import ValidationError
 
-from app import cli
-from app.cli import main
+from app.cli import common, main
 from models.errors import InputError
 from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.portfolio.demand import Sizing, demand_of, size_workload
@@ -119,9 +118,9 @@ def test_cli_json_never_prints_a_number_that_is_not_finite(capsys, monkeypatch):
 
 
 def test_print_json_names_the_first_number_that_is_not_finite(capsys):
-    with pytest.raises(cli.UsageError, match=r"x: --json: a\.b\[1\] is not a finite number"):
-        cli.print_json("x", {"ok": 1.0, "a": {"b": [0.5, float("nan")]}})
-    cli.print_json("x", {"a": [1.0, None]})
+    with pytest.raises(common.UsageError, match=r"x: --json: a\.b\[1\] is not a finite number"):
+        common.print_json("x", {"ok": 1.0, "a": {"b": [0.5, float("nan")]}})
+    common.print_json("x", {"a": [1.0, None]})
     assert strict_json(capsys.readouterr().out) == {"a": [1.0, None]}
 
 

@@ -22,7 +22,9 @@ import pytest
 from pypdf import PdfReader
 from streamlit.testing.v1 import AppTest
 
-from app import cli, report_pdf, report_text, state
+from app import report_pdf, report_text, state
+from app.cli import compare as compare_command
+from app.cli import main
 from app.formatting import ZWSP
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
@@ -285,9 +287,9 @@ def test_the_cli_text_report_lists_stale_prices(
     path = tmp_path / "scenario.json"
     path.write_text(json.dumps(EXAMPLE))
     monkeypatch.setattr(
-        cli, "compare", lambda sc, **kw: compare(sc, old_server_catalogue, draws=DRAWS)
+        compare_command, "compare", lambda sc, **kw: compare(sc, old_server_catalogue, draws=DRAWS)
     )
-    assert cli.main(["compare", str(path)]) == 0
+    assert main(["compare", str(path)]) == 0
     out = capsys.readouterr().out
     assert "Prices older than 12 months" in out and SERVER_LINE in out
 

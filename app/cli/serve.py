@@ -1,0 +1,113 @@
+"""`clusterplan serve`: size an inference deployment (models/serving/plan.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.cli.common import given, number, print_json, sized
+from models.hardware import gpu_ids
+from models.shapes import load_presets
+
+
+def register(sub) -> None:
+    s = sub.add_parser(
+        "serve",
+        help="size inference serving: layout, KV cache, TTFT/TPOT, throughput, GPUs for a traffic",
+    )
+    s.add_argument("--model", required=True, help=f"model preset: {', '.join(load_presets())}")
+    s.add_argument("--gpu", required=True, help=f"GPU: {', '.join(gpu_ids())}")
+    s.add_argument("--input-tokens", type=int, required=True, help="mean prompt tokens per request")
+    s.add_argument("--output-tokens", type=int, required=True, help="mean output tokens")
+    traffic = s.add_mutually_exclusive_group()
+    traffic.add_argument("--rps", type=number, help="requests per second to carry")
+    traffic.add_argument("--users", type=int, help="requests in flight (concurrency)")
+    traffic.add_argument(
+        "--tokens-per-day",
+        type=number,
+        help="input + output tokens a day, averaged over 24 h (carried as this / 86400 / "
+        "tokens per request requests/s)",
+    )
+    s.add_argument(
+        "--gpus", type=int, help="one replica of this many GPUs at --users in flight (a benchmark)"
+    )
+    s.add_argument("--ttft-ms", type=number, help="time-to-first-token objective, ms")
+    s.add_argument("--tpot-ms", type=number, help="time-per-output-token objective, ms")
+    s.add_argument(
+        "--slo-percentile",
+        type=int,
+        help="50 (default), 90 or 99: the TTFT percentile, with the wait for a free slot (M/M/c)",
+    )
+    s.add_argument(
+        "--precision", default="bf16", help="weights: bf16, fp8 or fp4 (if the GPU has it)"
+    )
+    s.add_argument(
+        "--kv-precision", help="KV cache: bf16 or fp8 (default fp8 with fp8/fp4 weights)"
+    )
+    s.add_argument(
+        "--prefill-decode",
+        help="auto (default: split only where it needs fewer GPUs), colocated, or split "
+        "(separate prefill and decode pools; needs --rps or --tokens-per-day)",
+    )
+    s.add_argument("--json", action="store_true", help="print the plan as JSON")
+
+
+SERVE_OPTION = {
+    "model": "--model",
+    "gpu": "--gpu",
+    "input_tokens": "--input-tokens",
+    "output_tokens": "--output-tokens",
+    "rps": "--rps",
+    "users": "--users",
+    "tokens_per_day": "--tokens-per-day",
+    "gpus": "--gpus",
+    "batch": "--users",
+    "ttft_ms": "--ttft-ms",
+    "tpot_ms": "--tpot-ms",
+    "slo_percentile": "--slo-percentile",
+    "precision": "--precision",
+    "kv_precision": "--kv-precision",
+    "prefill_decode": "--prefill-decode",
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.formatting import deployment_text, prefill_decode_text
+    from models.serving.plan import ServeInputs, plan_serving  # only this command needs it
+
+    fields = {
+        "model": args.model,
+        "gpu": args.gpu,
+        "input_tokens": args.input_tokens,
+        "output_tokens": args.output_tokens,
+        "rps": args.rps,
+        "users": args.users,
+        "tokens_per_day": args.tokens_per_day,
+        "gpus": args.gpus,
+        "ttft_ms": args.ttft_ms,
+        "tpot_ms": args.tpot_ms,
+        "slo_percentile": args.slo_percentile,
+        "precision": args.precision,
+        "kv_precision": args.kv_precision,
+        "prefill_decode": args.prefill_decode,
+    }
+    plan = sized("serve", SERVE_OPTION, lambda: plan_serving(ServeInputs(**given(fields))))
+    if args.json:
+        print_json("clusterplan serve", plan.model_dump(mode="json"))
+        return 0
+    p = plan
+    print(
+        f"{p.model} on {p.gpu}, weights {p.precision}, KV cache {p.kv_precision}\n"
+        f"Layout          TP{p.tp}"
+        + (f" EP{p.ep}" if p.ep > 1 else "")
+        + f" ({p.gpus_per_replica} GPUs per replica), {p.batch} sequences in flight per "
+        f"{'decode ' if p.prefill_decode == 'split' else ''}replica; {prefill_decode_text(p)}\n"
+        f"Memory per GPU  weights {p.weights_gib_per_gpu:.1f} GiB, KV cache {p.kv_cache_gib_per_gpu:.1f} GiB "
+        f"({p.kv_bytes_per_token / 1024:.0f} KiB per token); {p.max_sequences_per_replica:,} sequences fit\n"
+        f"Latency         TTFT {p.ttft_ms:,.0f} ms at p{p.slo_percentile} ({p.ttft_queue_ms:,.0f} ms queued), TPOT {p.tpot_ms:.1f} ms (decode {p.decode_bound}-bound)\n"
+        f"Throughput/GPU  {p.output_tokens_per_s_per_gpu:,.0f} output tokens/s, prefill "
+        f"{p.prefill_tokens_per_s_per_gpu:,.0f} tokens/s; {p.output_tokens_per_gpu_hour / 1e6:.2f} M output tokens per GPU-hour\n"
+        f"Deployment      {deployment_text(p)}\n"
+        f"Rule of thumb   {p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU (HBM bandwidth / weight bytes x batch)\n"
+        f"Software        {p.software_generation}"
+    )
+    return 0

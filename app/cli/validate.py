@@ -1,0 +1,156 @@
+"""`clusterplan validate`: the model against published runs and benchmarks
+(models/data/validation/)."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.cli.common import UsageError, print_json
+
+
+def register(sub) -> None:
+    v = sub.add_parser(
+        "validate",
+        help="the model against published runs and benchmarks (models/data/validation/runs.csv)",
+    )
+    v.add_argument(
+        "--json", action="store_true", help="print every row and the error summary as JSON"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    # imported here: only this command needs it
+    from models.validation import finetune as FV
+    from models.validation import memory as MV
+    from models.validation import serving as SV
+    from models.validation.training import (
+        band_summary,
+        heldout_report,
+        modes_report,
+        modes_summary,
+        source_layout_report,
+        validate,
+        validate_heldout,
+        validate_heldout_source_layout,
+    )
+
+    try:
+        result = validate()
+        result_heldout = validate_heldout()
+        serving, finetune = SV.validate(), FV.validate()
+        memory = MV.validate_memory()
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"clusterplan validate: validation data: {exc}") from None
+    if args.json:
+        print_json(
+            "clusterplan validate",
+            {
+                **result,
+                "heldout_whole_runs": result_heldout,
+                "band": band_summary(),
+                "inference": serving,
+                "finetune": finetune,
+                "memory": memory,
+                "modes": modes_summary(result, result_heldout),
+            },
+            default=str,
+        )
+        return 0
+    print_rows(result)
+    print_errors_per_kind(result)
+    print_by_source(result)
+    print_misses(result["misses"])
+    print(heldout_report(result_heldout))
+    print(source_layout_report(validate_heldout_source_layout()))
+    print(modes_report(modes_summary(result, result_heldout), band_summary()))
+    print(MV.memory_report(memory))
+    print("\n== Inference serving (models/data/validation/inference.csv) ==")
+    print(SV.report(serving))
+    print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
+    print(FV.report(finetune))
+    return 0
+
+
+def print_rows(result: dict) -> None:
+    """The table of every row: its inputs, layout, published and modelled figures, both errors."""
+    from models.validation.training import UNITS
+
+    print(
+        f"{'row':34} {'inputs':40} {'layout':36} {'published':>11} {'model':>11} {'error':>7} {'rule':>7}  unit"
+    )
+    for r in result["rows"]:
+        gpus = f"{r['gpus']:,}{'*' if r['gpus_assumed'] else ''}"
+        inputs = f"{r['model']} {gpus}x{r['gpu']} s{r['seq_len']} b{r['global_batch_seqs']} {r['precision']}"
+        layout = r["layout"] + ("" if r["layout_fits"] else " #")
+        print(
+            f"{r['id']:34} {inputs:40} {layout:36} {r['published']:>11.4g} {r['predicted']:>11.4g} "
+            f"{r['error']:>+7.1%} {r['rule_error']:>+7.1%}  {UNITS[r['unit']]}{'' if r['scored'] else '  [not scored]'}"
+        )
+
+
+def print_errors_per_kind(result: dict) -> None:
+    """The model's and the rule of thumb's errors per kind: scored, held-out and all rows."""
+    mfu = result["rule_of_thumb_mfu"]
+    print(
+        f"\nerrors per kind (|predicted / published - 1|); rule of thumb = 6ND at {mfu:.1%} MFU, "
+        f"/{result['rule_of_thumb_goodput']:g} goodput for whole runs, MFU picked after the fact"
+    )
+    for title, key in (
+        ("scored rows", "by_kind"),
+        ("held-out rows (scored, not used to set any constant)", "by_kind_held_out"),
+        ("all rows, [not scored] included", "by_kind_all_rows"),
+    ):
+        print(
+            f"{title}:\n{'kind':12} {'rows':>4} {'model median':>13} {'model worst':>12} {'beyond':>7} "
+            f"{'rule median':>12} {'rule worst':>11}"
+        )
+        for kind, s in result[key].items():
+            m, t = s["model"], s["rule_of_thumb"]
+            print(
+                f"{kind:12} {m['rows']:>4} {m['median_abs_error']:>13.1%} {m['worst_abs_error']:>12.1%} "
+                f"{len(m['beyond_worst_target']):>7} {t['median_abs_error']:>12.1%} {t['worst_abs_error']:>11.1%}"
+            )
+
+
+def print_by_source(result: dict) -> None:
+    """The errors per source, the targets, what the table's marks mean, the figures not used."""
+    from models.validation.training import TARGETS
+
+    print(
+        f"by source, every row (bias = mean error in speed, + = the model optimistic: faster or cheaper):\n"
+        f"{'source':46} {'rows':>4} {'scored':>6} {'median':>7} {'worst':>7} {'bias':>7}"
+    )
+    for g in result["by_source"]:
+        print(
+            f"{g['source']:46} {g['rows']:>4} {g['scored_rows']:>6} {g['median_abs_error']:>7.1%} "
+            f"{g['worst_abs_error']:>7.1%} {g['bias']:>+7.1%}"
+        )
+    targets = ", ".join(f"{k} {m:.0%}/{w:.0%}" for k, (m, w) in TARGETS.items())
+    print(f"targets (median/worst): {targets}; beyond: rows over the worst-case target")
+    print(
+        "[not scored]: the row's notes in models/data/validation/runs.csv say why; *: GPU count not published, "
+        "the count shown is assumed (the row's notes say why); #: the source ran this layout, the "
+        "memory model says it does not fit"
+    )
+    print(
+        f"{len(result['skipped'])} published figures not used (models/data/validation/skipped.csv says why)"
+    )
+
+
+def print_misses(m: dict) -> None:
+    """The scored rows beyond the worst-case target, each read against the rows beside it."""
+    print(
+        "\nscored rows beyond the worst-case target, read against the rows beside them (models/data/validation/misses.csv):"
+    )
+    for e in m["explained"]:
+        others = ", ".join(
+            f"{o['id']} {o['error']:+.1%}" for o in e["compare_with"] if o["error"] is not None
+        )
+        print(
+            f"- {e['id']} {e['error']:+.1%} (memory model: {e['memory_share']:.0%} of HBM); beside: {others}\n"
+            f"  differs: {e['what_differs']}\n  likely cause: {e['likely_cause']}"
+        )
+    if m["unexplained"]:
+        print(
+            f"- not explained in models/data/validation/misses.csv: {', '.join(m['unexplained'])}"
+        )
