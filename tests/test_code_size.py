@@ -15,7 +15,6 @@ MAX_FUNCTION_LINES = 80
 
 #: files over the limit on 2026-12-01, and their lines then
 FILES_OVER = {
-    "app/charts.py": 1419,
     "app/cli.py": 1058,
     "app/report_pdf.py": 877,
     "models/serving/plan.py": 733,
@@ -23,12 +22,6 @@ FILES_OVER = {
 }
 #: functions over the limit on 2026-12-01, and their lines then
 FUNCTIONS_OVER = {
-    "app/charts.py:capacity_demand": 84,
-    "app/charts.py:provisioning_gantt": 123,
-    "app/charts.py:scaling_curve": 127,
-    "app/charts.py:serve_curve": 93,
-    "app/charts.py:tornado": 93,
-    "app/charts.py:uncertainty": 98,
     "app/cli.py:build_parser": 220,
     "app/cli.py:run_validate": 115,
     "app/report_text.py:training_report": 109,
