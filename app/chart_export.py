@@ -23,7 +23,9 @@ from pathlib import Path
 
 from defusedxml.ElementTree import fromstring as parse_xml
 
-from app import charts
+from app.charts.common import HEIGHT_PX
+from app.charts.compare import all_figures
+from app.charts.portfolio import capacity_demand
 from pricing.engine import Comparison
 
 log = logging.getLogger(__name__)
@@ -128,7 +130,7 @@ class _ChartServer:
                             opts={
                                 "format": "svg",
                                 "width": CHART_WIDTH_PX,
-                                "height": int(fig.layout.height or charts.HEIGHT_PX),
+                                "height": int(fig.layout.height or HEIGHT_PX),
                             },
                         )
                         for fig in figures
@@ -327,20 +329,20 @@ def print_figure(fig):
     if fig.layout.legend.y is None:  # the template's legend above the plot
         fig.update_layout(
             legend={"yref": "container", "y": 0, "yanchor": "bottom"},
-            height=int(fig.layout.height or charts.HEIGHT_PX) + 40,
+            height=int(fig.layout.height or HEIGHT_PX) + 40,
         )
     return fig
 
 
 def chart_svgs(c: Comparison) -> dict[str, bytes]:
-    """{name: SVG} of every chart in `app.charts.all_figures` order, then for a portfolio
-    (version 2) `capacity:<option>` for each available option (`charts.capacity_demand`);
-    ChartsUnavailable if none."""
-    figures = {k: print_figure(f) for k, f in charts.all_figures(c).items()}
+    """{name: SVG} of every chart in `app.charts.compare.all_figures` order, then for a portfolio
+    (version 2) `capacity:<option>` for each available option
+    (`app.charts.portfolio.capacity_demand`); ChartsUnavailable if none."""
+    figures = {k: print_figure(f) for k, f in all_figures(c).items()}
     if c.portfolio is not None:
         for o in c.options:
             if o.available and o.capacity_gpus:
-                figures[f"capacity:{o.option}"] = print_figure(charts.capacity_demand(c, o.option))
+                figures[f"capacity:{o.option}"] = print_figure(capacity_demand(c, o.option))
     return dict(zip(figures, _SERVER.svgs(list(figures.values())), strict=True))
 
 

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
-from app import charts, settings, share_link
+from app import settings, share_link
 from app import side_by_side as sbs_text
 from app.assumption_labels import overrides_line
 from app.chart_export import (  # noqa: F401  (re-exported for callers of the report)
@@ -44,6 +44,8 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     print_figure,
     svg_for_pdf,
 )
+from app.charts.common import CATEGORY_COLORS, HEIGHT_PX
+from app.charts.side_by_side import side_by_side_cost
 from app.formatting import (
     band,
     days,
@@ -531,9 +533,7 @@ class _Document(FPDF):
     def draw_charts(self, svgs: dict[str, bytes]) -> None:
         for svg in svgs.values():
             size = re.search(rb'<svg[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', svg)
-            w_px, h_px = (
-                (float(size[1]), float(size[2])) if size else (CHART_WIDTH_PX, charts.HEIGHT_PX)
-            )
+            w_px, h_px = (float(size[1]), float(size[2])) if size else (CHART_WIDTH_PX, HEIGHT_PX)
             w = self.epw
             h = w * h_px / w_px
             if self.get_y() + h > self.page_break_trigger:
@@ -544,7 +544,7 @@ class _Document(FPDF):
 
     def demand_capacity(self, svgs: dict[str, bytes], note: str) -> None:
         """A portfolio's demand against each option's capacity plan: the tables `clusterplan
-        compare` prints (app/report_text.py) and a chart per option (charts.capacity_demand)."""
+        compare` prints (app/report_text.py) and a chart per option (app.charts.portfolio)."""
         c = self.c
         self.heading("Demand and capacity")
         p = c.portfolio
@@ -620,7 +620,7 @@ class _Document(FPDF):
             self.grid(rows, (30, *(share,) * len(live)), ("RIGHT",) * (len(live) + 1), 7.2)
             cats = list(
                 dict.fromkeys(
-                    [k for k in charts.CATEGORY_COLORS if any(k in o.breakdown_usd for o in live)]
+                    [k for k in CATEGORY_COLORS if any(k in o.breakdown_usd for o in live)]
                     + [k for o in live for k in o.breakdown_usd]
                 )
             )
@@ -771,13 +771,13 @@ def side_by_side_title(sbs: SideBySide) -> str:
 
 
 def side_by_side_figure(sbs: SideBySide):
-    """The side-by-side PDF's chart (charts.side_by_side_cost) laid out for print: its legend of
-    one entry per scenario and option, two a row, below the plot."""
-    fig = charts.side_by_side_cost(sbs)
+    """The side-by-side PDF's chart (app/charts/side_by_side.py side_by_side_cost) laid out for
+    print: its legend of one entry per scenario and option, two a row, below the plot."""
+    fig = side_by_side_cost(sbs)
     rows = -(-sum(o.available for s in sbs.scenarios for o in s.options) // 2)
     fig.update_layout(
         legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
-        height=charts.HEIGHT_PX + 40 + 18 * rows,
+        height=HEIGHT_PX + 40 + 18 * rows,
     )
     return print_figure(fig)
 
@@ -792,7 +792,7 @@ def build_side_by_side_report(
 ) -> Report:
     """The PDF of 2-3 named scenarios side by side (pricing/side_by_side.py): each scenario and
     what its comparison recommends, the table the portal and `clusterplan compare A B` show
-    (app/side_by_side.py), the cumulative cost curves on one chart (charts.side_by_side_cost) and
+    (app/side_by_side.py), the cumulative cost curves on one chart (app/charts/side_by_side.py) and
     per scenario the monthly numbers behind them, and the share link that reopens the set.
     `comparisons` are the scenarios' own, in the same order (the assumptions and dates)."""
     generated = (generated or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)

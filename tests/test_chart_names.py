@@ -1,11 +1,11 @@
 """Names the user types, in charts (issue 27).
 
 A team, a workload's or a saved scenario's name reaches a plotly figure only escaped
-(app/charts.py `user_text`): plotly.js renders `<a href>` as a link and `<span style>` as styled
-text, and typesets text between two `$` as LaTeX. Every string plotly renders in every figure of
-a portfolio with hostile names, and of a side-by-side comparison of hostile scenario names, is
-swept; a new chart builder is either swept here or says why it shows no user text. The exported
-SVG (what the side-by-side PDF draws) prints the names as typed. Names refusing control
+(app/charts/common.py `user_text`): plotly.js renders `<a href>` as a link and `<span style>` as
+styled text, and typesets text between two `$` as LaTeX. Every string plotly renders in every
+figure of a portfolio with hostile names, and of a side-by-side comparison of hostile scenario
+names, is swept; a new chart builder is either swept here or says why it shows no user text. The
+exported SVG (what the side-by-side PDF draws) prints the names as typed. Names refusing control
 characters: tests/test_name_characters.py.
 """
 
@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import functools
 import html
+import importlib
 import inspect
 import json
+import pkgutil
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 import plotly.graph_objects as go
@@ -23,7 +26,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app import chart_export, charts, report_pdf
+import app.charts
+from app import chart_export, report_pdf
+from app.charts.common import user_text
+from app.charts.compare import all_figures
+from app.charts.portfolio import capacity_demand, portfolio_demand
+from app.charts.side_by_side import side_by_side_cost
 from app.scenario_files import PORTFOLIOS
 from models.scenario import Scenario
 from pricing.engine import compare
@@ -80,14 +88,14 @@ def _problems(fig: go.Figure) -> list[tuple[str, str]]:
 
 def _figures(c, sbs) -> dict[str, go.Figure]:
     """Every chart that can show a user's name, as the portal and the PDFs build them."""
-    figs = {f"all_figures:{k}": f for k, f in charts.all_figures(c).items()}
-    figs |= {f"dark:{k}": f for k, f in charts.all_figures(c, dark=True).items()}
-    figs["portfolio_demand"] = charts.portfolio_demand(c.portfolio)
-    figs["portfolio_demand:dict"] = charts.portfolio_demand(c.portfolio.model_dump(mode="json"))
+    figs = {f"all_figures:{k}": f for k, f in all_figures(c).items()}
+    figs |= {f"dark:{k}": f for k, f in all_figures(c, dark=True).items()}
+    figs["portfolio_demand"] = portfolio_demand(c.portfolio)
+    figs["portfolio_demand:dict"] = portfolio_demand(c.portfolio.model_dump(mode="json"))
     for o in c.options:
-        figs[f"capacity:{o.option}"] = charts.capacity_demand(c, o.option)
-    figs["capacity:unknown"] = charts.capacity_demand(c, HOSTILE[0])
-    figs["side_by_side"] = charts.side_by_side_cost(sbs)
+        figs[f"capacity:{o.option}"] = capacity_demand(c, o.option)
+    figs["capacity:unknown"] = capacity_demand(c, HOSTILE[0])
+    figs["side_by_side"] = side_by_side_cost(sbs)
     figs["side_by_side:pdf"] = report_pdf.side_by_side_figure(sbs)
     return figs
 
@@ -108,12 +116,12 @@ def _figures(c, sbs) -> dict[str, go.Figure]:
     ],
 )
 def test_user_text_escapes_markup_entities_and_dollars(text, escaped):
-    assert charts.user_text(text) == escaped
+    assert user_text(text) == escaped
 
 
 @given(st.text(max_size=80))
 def test_user_text_reads_back_as_typed_and_holds_no_markup(text):
-    out = charts.user_text(text)
+    out = user_text(text)
     assert html.unescape(out) == text
     assert not set("<>$") & set(out)
     assert re.fullmatch(r"([^&]|&(amp|lt|gt|#36);)*", out, re.DOTALL)
@@ -130,20 +138,23 @@ def test_no_chart_renders_a_name_as_markup_or_latex(hostile):
 
 def test_the_names_are_still_shown_escaped(hostile):
     c, sbs = hostile
-    escaped = {charts.user_text(h) for h in HOSTILE}
-    demand = charts.portfolio_demand(c.portfolio)
+    escaped = {user_text(h) for h in HOSTILE}
+    demand = portfolio_demand(c.portfolio)
     teams = {t.name for t in demand.data if t.meta["group"] == "team"}
     assert teams == escaped
     hover = {d.split(", month")[0] for t in demand.data for d in t.customdata}
     assert escaped <= hover
-    fig = charts.side_by_side_cost(sbs)
+    fig = side_by_side_cost(sbs)
     assert {t.name.split(" · ")[0] for t in fig.data} == escaped
     assert all(e in fig.layout.title.subtitle.text for e in escaped)
     assert {t.meta["scenario"] for t in fig.data} == set(HOSTILE)
-    unknown = charts.capacity_demand(c, HOSTILE[0])
-    assert unknown.layout.title.text.endswith(charts.user_text(HOSTILE[0]))
+    unknown = capacity_demand(c, HOSTILE[0])
+    assert unknown.layout.title.text.endswith(user_text(HOSTILE[0]))
 
 
+#: the shared module's helpers that return a figure (a new one, an empty state, cost axes): every
+#: builder starts from them, and none draws a chart of its own
+LAYOUT_HELPERS = {"figure", "empty", "cumulative_axes"}
 #: builders whose text is the app's own (validation rows, model presets, GPU names): they show no
 #: user text
 NO_USER_TEXT = {
@@ -155,16 +166,27 @@ NO_USER_TEXT = {
 }
 
 
+def _chart_modules() -> list:
+    return [
+        importlib.import_module(m.name)
+        for m in pkgutil.iter_modules(app.charts.__path__, "app.charts.")
+    ]
+
+
 def test_every_chart_builder_is_swept_or_shows_no_user_text(hostile, monkeypatch):
-    """Each public function of app/charts.py that returns a figure is called by the sweep (every
-    figure it returns is swept, those all_figures leaves out too) or is in NO_USER_TEXT."""
-    builders = {
-        name
-        for name, f in inspect.getmembers(charts, inspect.isfunction)
-        if f.__module__ == charts.__name__
+    """Each public function of app/charts/ that returns a figure is called by the sweep (every
+    figure it returns is swept, those all_figures leaves out too) or is in NO_USER_TEXT; those of
+    the shared module (app/charts/common.py) are the LAYOUT_HELPERS every builder starts from."""
+    found = {
+        (module.__name__, name): f
+        for module in _chart_modules()
+        for name, f in inspect.getmembers(module, inspect.isfunction)
+        if f.__module__ == module.__name__
         and not name.startswith("_")
         and inspect.signature(f).return_annotation in ("go.Figure", go.Figure)
     }
+    assert {name for module, name in found if module == "app.charts.common"} == LAYOUT_HELPERS
+    builders = {name: f for (module, name), f in found.items() if module != "app.charts.common"}
     built: list[tuple[str, go.Figure]] = []
 
     def spy(name, f):
@@ -176,11 +198,17 @@ def test_every_chart_builder_is_swept_or_shows_no_user_text(hostile, monkeypatch
 
         return wrapper
 
-    for name in builders:
-        monkeypatch.setattr(charts, name, spy(name, getattr(charts, name)))
+    # every name a builder is called by: its module's, its importers' (all_figures calls the
+    # Compare page's builders, the PDF the side by side's) and this file's
+    modules = [m for n, m in list(sys.modules.items()) if n.startswith("app.") or n == __name__]
+    for name, f in builders.items():
+        wrapper = spy(name, f)
+        for module in modules:
+            if getattr(module, name, None) is f:
+                monkeypatch.setattr(module, name, wrapper)
     _figures(*hostile)
     assert [(name, p) for name, fig in built if (p := _problems(fig))] == []
-    assert builders - {name for name, _ in built} == NO_USER_TEXT
+    assert builders.keys() - {name for name, _ in built} == NO_USER_TEXT
 
 
 # -------------------------------------------------------------- what the side-by-side PDF draws
@@ -195,7 +223,7 @@ def test_the_side_by_side_pdf_chart_prints_the_names_as_typed(hostile):
     """The SVG kaleido exports for the PDF, tidied as the PDF reads it: the names are text, no
     element is a link or takes the span's style, and `$$x$$` is printed, not typeset."""
     c, sbs = hostile
-    figures = [report_pdf.side_by_side_figure(sbs), charts.portfolio_demand(c.portfolio)]
+    figures = [report_pdf.side_by_side_figure(sbs), portfolio_demand(c.portfolio)]
     for svg in chart_export.figure_svgs(figures):
         root = ET.fromstring(chart_export.svg_for_pdf(svg))
         elements = list(root.iter())

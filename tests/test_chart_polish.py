@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from app import charts
+from app.charts.common import MIN_TEXT_CONTRAST, contrast
+from app.charts.cost import cost_breakdown, cumulative_cost
+from app.charts.memory import training_memory
+from app.charts.risk import tornado
+from app.charts.timeline import provisioning_gantt
 from app.formatting import on_day
 from app.scenario_files import EXAMPLE
 from models.options import OPTION_IDS
@@ -31,7 +35,7 @@ CHAR_PX, STAR_PX, PLOT_PX = 7.0, 15.0, 600.0
 
 def test_the_gantt_axis_holds_the_end_labels(example):
     """'day 20' was shown for day 203: the autorange ended at the star and clipped its label."""
-    fig = charts.provisioning_gantt(example)
+    fig = provisioning_gantt(example)
     stars = [t for t in fig.data if (t.meta or {}).get("kind") == "first_result"]
     assert stars
     right = fig.layout.xaxis.range[1]
@@ -45,7 +49,7 @@ def test_the_gantt_axis_holds_the_end_labels(example):
 
 def test_the_tornado_legend_sits_below_the_plot(example):
     """Above the plot it wrapped onto the subtitle."""
-    fig = charts.tornado(example)
+    fig = tornado(example)
     assert fig.layout.legend.y < 0 and fig.layout.legend.yanchor == "top"
     assert fig.layout.margin.b >= 100
 
@@ -53,17 +57,17 @@ def test_the_tornado_legend_sits_below_the_plot(example):
 @pytest.mark.parametrize("dark", [False, True])
 def test_option_coloured_text_is_readable(every_option, dark):
     """The pale yellow (Cloud 3-yr commit) on white, black on the dark theme: unreadable totals."""
-    fig = charts.cost_breakdown(every_option, dark=dark)
+    fig = cost_breakdown(every_option, dark=dark)
     bg = fig.layout.template.layout.paper_bgcolor
     totals = [a for a in fig.layout.annotations if a.name == "total"]
     assert len(totals) == sum(o.available for o in every_option.options)
     for a in totals:
-        assert charts.contrast(a.font.color, bg) >= charts.MIN_TEXT_CONTRAST, a.text
+        assert contrast(a.font.color, bg) >= MIN_TEXT_CONTRAST, a.text
 
 
 def test_the_training_memory_chart_has_a_title_and_units(fixture_catalogue):
     plan = plan_training(Scenario.model_validate(EXAMPLE))
-    fig = charts.training_memory(plan.model_dump(mode="json"))
+    fig = training_memory(plan.model_dump(mode="json"))
     assert fig.layout.title.text == "Memory per GPU by part"
     assert "GiB" in fig.layout.xaxis.title.text
     assert plan.model.name in fig.layout.title.subtitle.text
@@ -77,7 +81,7 @@ def test_the_training_memory_chart_has_a_title_and_units(fixture_catalogue):
 
 def test_a_breakeven_marker_names_the_pair(example):
     """Each ◆ has a legend entry saying which option passes which, and in which month."""
-    fig = charts.cumulative_cost(example)
+    fig = cumulative_cost(example)
     markers = [t for t in fig.data if (t.meta or {}).get("kind") == "breakeven"]
     assert markers, "the example has breakevens"
     labels = {o.option: o.label for o in example.options}

@@ -1,4 +1,4 @@
-"""Charts (app/charts.py): one template, one colour per option, every figure built from a real
+"""Charts (app/charts/): one template, one colour per option, every figure built from a real
 comparison, with and without decision support, from the model or from its JSON dict."""
 
 from __future__ import annotations
@@ -10,7 +10,22 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from app import charts
+from app.charts.common import (
+    DARK_TEMPLATE_NAME,
+    OPTION_COLORS,
+    TEMPLATE_NAME,
+    USD_AXIS,
+    category_color,
+    fmt_usd,
+    option_color,
+    template_name,
+)
+from app.charts.compare import all_figures
+from app.charts.cost import cost_breakdown, cumulative_cost
+from app.charts.risk import tornado, uncertainty
+from app.charts.scaling import scaling_curve
+from app.charts.timeline import provisioning_gantt
+from app.charts.validation import validation_scatter
 from app.scenario_files import EXAMPLE
 from models.scenario import OPTION_IDS, Scenario
 from pricing.engine import Comparison, OptionResult, compare
@@ -97,21 +112,21 @@ def _annotations(fig: go.Figure) -> list[str]:
 
 
 def test_templates_are_registered_with_the_house_style():
-    for name, bg in ((charts.TEMPLATE_NAME, "#FFFFFF"), (charts.DARK_TEMPLATE_NAME, "#0E1117")):
+    for name, bg in ((TEMPLATE_NAME, "#FFFFFF"), (DARK_TEMPLATE_NAME, "#0E1117")):
         layout = pio.templates[name].layout
         assert layout.separators == ".,"
         assert layout.legend.orientation == "h" and layout.legend.y > 1
         assert layout.font.family and layout.hoverlabel.font.size
         assert layout.paper_bgcolor == bg and layout.margin.t > 0
-    assert charts.USD_AXIS["tickprefix"] == "$"
-    assert charts.template_name(True) == charts.DARK_TEMPLATE_NAME
+    assert USD_AXIS["tickprefix"] == "$"
+    assert template_name(True) == DARK_TEMPLATE_NAME
 
 
 def test_one_distinct_colour_per_option_id():
-    assert set(charts.OPTION_COLORS) == set(OPTION_IDS)
-    assert len(set(charts.OPTION_COLORS.values())) == len(OPTION_IDS)
-    assert all(charts.option_color(o) == charts.OPTION_COLORS[o] for o in OPTION_IDS)
-    assert charts.category_color("no such category") == charts.category_color("no such category")
+    assert set(OPTION_COLORS) == set(OPTION_IDS)
+    assert len(set(OPTION_COLORS.values())) == len(OPTION_IDS)
+    assert all(option_color(o) == OPTION_COLORS[o] for o in OPTION_IDS)
+    assert category_color("no such category") == category_color("no such category")
 
 
 @pytest.mark.parametrize(
@@ -129,11 +144,11 @@ def test_one_distinct_colour_per_option_id():
     ],
 )
 def test_fmt_usd(x, text):
-    assert charts.fmt_usd(x) == text
+    assert fmt_usd(x) == text
 
 
 def test_every_figure_draws_each_option_in_its_own_colour(full):
-    figs = charts.all_figures(full)
+    figs = all_figures(full)
     assert tuple(figs) == KEYS
     seen: dict[str, set[str]] = {}
     for key, fig in figs.items():
@@ -142,14 +157,14 @@ def test_every_figure_draws_each_option_in_its_own_colour(full):
         if key != "scaling":  # the scaling curve is about the cluster, not the options
             assert colours, key
         for option, used in colours.items():
-            assert used == {charts.OPTION_COLORS[option]}, (key, option, used)
+            assert used == {OPTION_COLORS[option]}, (key, option, used)
             seen.setdefault(option, set()).update(used)
     assert {o.option for o in _available(full)} <= set(seen)
     assert all(len(v) == 1 for v in seen.values())
 
 
 def test_cumulative_ends_at_each_total_and_marks_breakevens(full):
-    fig = charts.cumulative_cost(full)
+    fig = cumulative_cost(full)
     pairs = 0
     for o in _available(full):
         (line,) = _traces(fig, "cumulative", o.option)
@@ -170,7 +185,7 @@ def test_cumulative_ends_at_each_total_and_marks_breakevens(full):
 
 
 def test_breakdown_bars_add_up_to_each_total(full):
-    fig = charts.cost_breakdown(full)
+    fig = cost_breakdown(full)
     categories = _traces(fig, "category")
     options = _available(full)
     for i, o in enumerate(options):
@@ -185,7 +200,7 @@ def test_breakdown_bars_add_up_to_each_total(full):
 
 
 def test_gantt_has_one_training_bar_per_available_option(with_unavailable):
-    fig = charts.provisioning_gantt(with_unavailable)
+    fig = provisioning_gantt(with_unavailable)
     for o in _available(with_unavailable):
         (bar,) = _traces(fig, "training", o.option)
         assert len(bar.x) == 1
@@ -201,7 +216,7 @@ def test_gantt_has_one_training_bar_per_available_option(with_unavailable):
 
 
 def test_gantt_gives_parallel_phases_their_own_lane(full):
-    fig = charts.provisioning_gantt(full)
+    fig = provisioning_gantt(full)
     (build,) = _traces(fig, "phase", "build")
     rows = {}
     for y, start, width in zip(build.y, build.base, build.x, strict=True):
@@ -213,7 +228,7 @@ def test_gantt_gives_parallel_phases_their_own_lane(full):
 
 
 def test_tornado_has_one_bar_per_input(full):
-    fig = charts.tornado(full)
+    fig = tornado(full)
     bars = full.sensitivity.bars
     segments = _traces(fig, "tornado")
     assert {t.meta["option"] for t in segments} == {
@@ -234,7 +249,7 @@ def test_tornado_has_one_bar_per_input(full):
 
 
 def test_uncertainty_shows_p10_to_p90_and_the_median(full):
-    fig = charts.uncertainty(full)
+    fig = uncertainty(full)
     for option, s in full.uncertainty.options.items():
         (rng,) = _traces(fig, "range", option)
         assert rng.base[0] == pytest.approx(s.p10_usd)
@@ -250,7 +265,7 @@ def test_scaling_curve_from_a_hand_made_curve(bare):
     data["training"] |= {"curve": CURVE, "chosen_gpus": 1024}
     # a deadline sizes the cluster: the scenario then gives no GPU count (it may not give both)
     data["scenario"]["cluster"] |= {"gpus": None, "deadline_days": 30}
-    fig = charts.scaling_curve(data)
+    fig = scaling_curve(data)
     (days,) = _traces(fig, "train_days")
     (ideal,) = _traces(fig, "ideal_days")
     (eff,) = _traces(fig, "efficiency")
@@ -270,13 +285,13 @@ def test_scaling_curve_from_a_hand_made_curve(bare):
     assert "no scaling curve" not in " ".join(_annotations(fig))
     # sized by the engine: the line is at the training time the deadline leaves after provisioning
     data["training"]["train_days_budget"] = 24.5
-    fig = charts.scaling_curve(data)
+    fig = scaling_curve(data)
     assert [s.y0 for s in fig.layout.shapes if s.name == "deadline"] == [24.5]
     assert "deadline: 30 days, 24 days to train after provisioning" in _annotations(fig)
     # no deadline: no line; unsorted input is drawn in GPU order
     data["scenario"]["cluster"] |= {"gpus": 1024, "deadline_days": None}
     data["training"]["curve"] = CURVE[::-1]
-    fig = charts.scaling_curve(data)
+    fig = scaling_curve(data)
     assert not fig.layout.shapes and list(_traces(fig, "train_days")[0].x) == [
         p["gpus"] for p in CURVE
     ]
@@ -285,13 +300,13 @@ def test_scaling_curve_from_a_hand_made_curve(bare):
 def test_scaling_curve_without_a_curve_says_so(bare):
     data = bare.model_dump(mode="json")
     data["training"].pop("curve", None)
-    fig = charts.scaling_curve(data)
+    fig = scaling_curve(data)
     assert not fig.data and "no scaling curve" in " ".join(_annotations(fig))
 
 
 def test_no_decision_support_gives_empty_states_not_errors(bare):
     assert not bare.sensitivity and not bare.uncertainty
-    figs = charts.all_figures(bare)
+    figs = all_figures(bare)
     for key in ("tornado", "uncertainty"):
         assert not figs[key].data
         assert [a.name for a in figs[key].layout.annotations] == ["empty"]
@@ -303,14 +318,14 @@ def test_no_available_option_gives_empty_states(full):
     none = full.model_copy(
         update={"options": [o.model_copy(update={"available": False}) for o in full.options]}
     )
-    figs = charts.all_figures(none)
+    figs = all_figures(none)
     for key in ("cumulative", "breakdown"):
         assert not figs[key].data and figs[key].layout.annotations[0].name == "empty"
     assert not _traces(figs["gantt"], "training")
 
 
 def test_unavailable_options_are_left_out_of_cost_charts(with_unavailable):
-    figs = charts.all_figures(with_unavailable)
+    figs = all_figures(with_unavailable)
     for key in ("cumulative", "breakdown", "uncertainty"):
         assert "cloud:spot" not in _option_colours(figs[key]), key
     assert "Cloud spot" not in figs["breakdown"].data[0].x
@@ -318,7 +333,7 @@ def test_unavailable_options_are_left_out_of_cost_charts(with_unavailable):
 
 def test_figures_serialise_without_mathjax(full, with_unavailable):
     for c in (full, with_unavailable):
-        for key, fig in charts.all_figures(c).items():
+        for key, fig in all_figures(c).items():
             text = fig.to_json()
             assert "$$" not in text, key
             # plotly.js typesets anything between two dollar signs as LaTeX when MathJax is loaded
@@ -329,7 +344,7 @@ def test_figures_serialise_without_mathjax(full, with_unavailable):
 
 
 def test_figures_have_titles_axis_titles_with_units_and_a_readable_height(full):
-    figs = charts.all_figures(full)
+    figs = all_figures(full)
     value_axes = {
         "cumulative": ("yaxis", "(USD)"),
         "breakdown": ("yaxis", "(USD)"),
@@ -348,20 +363,20 @@ def test_figures_have_titles_axis_titles_with_units_and_a_readable_height(full):
 
 
 def test_dark_variant_uses_the_dark_template(full):
-    for key, fig in charts.all_figures(full, dark=True).items():
-        assert fig.layout.template == pio.templates[charts.DARK_TEMPLATE_NAME], key
+    for key, fig in all_figures(full, dark=True).items():
+        assert fig.layout.template == pio.templates[DARK_TEMPLATE_NAME], key
         assert fig.layout.template.layout.paper_bgcolor == "#0E1117"
-    for key, fig in charts.all_figures(full).items():
-        assert fig.layout.template == pio.templates[charts.TEMPLATE_NAME], key
+    for key, fig in all_figures(full).items():
+        assert fig.layout.template == pio.templates[TEMPLATE_NAME], key
 
 
 def test_a_dict_gives_the_same_figures_as_the_model(full):
     data = json.loads(full.model_dump_json())  # what the JSON export and the CLI carry
-    by_dict, by_model = charts.all_figures(data), charts.all_figures(full)
+    by_dict, by_model = all_figures(data), all_figures(full)
     for key in KEYS:
         assert by_dict[key].to_json() == by_model[key].to_json(), key
     with pytest.raises(TypeError):
-        charts.cumulative_cost([1, 2, 3])
+        cumulative_cost([1, 2, 3])
 
 
 @pytest.mark.parametrize("dark", [False, True])
@@ -369,10 +384,10 @@ def test_validation_scatter_uses_the_template_and_marks_unscored_rows(dark):
     from models.validation.training import validate
 
     rows = validate()["rows"]
-    fig = charts.validation_scatter(rows, dark=dark)
+    fig = validation_scatter(rows, dark=dark)
     assert (
         fig.layout.template.layout.paper_bgcolor
-        == pio.templates[charts.template_name(dark)].layout.paper_bgcolor
+        == pio.templates[template_name(dark)].layout.paper_bgcolor
     )
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
     points = [t for t in fig.data if t.mode == "markers"]
@@ -395,13 +410,13 @@ def test_a_portfolio_report_draws_provisioning_only_and_no_one_run_scaling_curve
     from app.scenario_files import PORTFOLIOS
 
     c = compare(Scenario.model_validate(json.loads(PORTFOLIOS["lab"].read_text())), decision=False)
-    figures = charts.all_figures(c)
+    figures = all_figures(c)
     assert "scaling" not in figures
     assert figures["gantt"].layout.title.text.startswith("Time to capacity")
     assert [tr.name for tr in figures["gantt"].data] == [
-        tr.name for tr in charts.provisioning_gantt(c, first_run=False).data
+        tr.name for tr in provisioning_gantt(c, first_run=False).data
     ]
-    one_run = charts.all_figures(full)  # a one-run scenario keeps both
+    one_run = all_figures(full)  # a one-run scenario keeps both
     assert "scaling" in one_run and one_run["gantt"].layout.title.text.startswith("Time to first")
     data = report_pdf.build_pdf(c)
     text = "".join("".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(data)).pages)

@@ -9,7 +9,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import charts
+from app.charts.risk import tornado, uncertainty
+from app.charts.scaling import scaling_curve
+from app.charts.timeline import provisioning_gantt
 from app.formatting import days, gib, pct
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
@@ -49,7 +51,7 @@ def test_the_readback_refuses_a_number_not_written_by_the_rule():
 
 
 def test_the_tornado_writes_its_swing_as_a_percentage(example):
-    fig = charts.tornado(example)
+    fig = tornado(example)
     swing = pct(example.sensitivity.swing)
     assert re.fullmatch(r"\d+ %", swing)
     assert f"each input {swing} lower" in fig.layout.title.subtitle.text
@@ -59,7 +61,7 @@ def test_the_tornado_writes_its_swing_as_a_percentage(example):
 
 
 def test_the_uncertainty_chart_writes_shares_as_percentages(example):
-    fig = charts.uncertainty(example)
+    fig = uncertainty(example)
     u = example.uncertainty.options
     bars = [t for t in fig.data if (t.meta or {}).get("kind") == "probability"]
     assert bars
@@ -77,7 +79,7 @@ def test_the_uncertainty_chart_writes_shares_as_percentages(example):
 
 
 def test_the_time_charts_write_durations_and_points_as_the_tables_do(example):
-    fig = charts.scaling_curve(example)
+    fig = scaling_curve(example)
     (line,) = [t for t in fig.data if (t.meta or {}).get("kind") == "train_days"]
     for p, text in zip(
         sorted(example.training.curve, key=lambda p: p.gpus), line.customdata, strict=True
@@ -86,7 +88,7 @@ def test_the_time_charts_write_durations_and_points_as_the_tables_do(example):
             f"{p.gpus:,} GPUs: {days(p.train_days)} for one run (ideal {days(p.ideal_days)})"
         )
         assert f"scaling efficiency {pct(p.scaling_efficiency)}, MFU {pct(p.mfu)}" in text
-    gantt = charts.provisioning_gantt(example)
+    gantt = provisioning_gantt(example)
     runs = [t for t in gantt.data if (t.meta or {}).get("kind") == "training"]
     assert runs
     for t in runs:

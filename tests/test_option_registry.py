@@ -6,7 +6,7 @@ from __future__ import annotations
 import pathlib
 import re
 
-from app import charts
+from app.charts.common import option_color
 from models.options import OPTIONS, Billing, spec
 from models.scenario import Options
 from pricing import cashflows as cf
@@ -30,7 +30,7 @@ def test_every_record_can_be_priced_drawn_and_scheduled():
         rows_of = option.timeline_rows_of or option.id
         assert any(r.option == rows_of for r in cat.timeline_rows), option.id
         assert LABELS[option.id] == option.label
-        assert charts.option_color(option.id) == option.colour
+        assert option_color(option.id) == option.colour
 
 
 def test_the_schema_offers_exactly_the_registry():

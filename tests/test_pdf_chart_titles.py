@@ -13,10 +13,13 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
+import plotly.io as pio
 import pytest
 from fontTools.ttLib import TTFont
 
-from app import chart_export, charts, report_pdf
+from app import chart_export, report_pdf
+from app.charts.common import TEMPLATE_NAME
+from app.charts.compare import all_figures
 from app.scenario_files import EXAMPLE, PORTFOLIOS
 from models.scenario import Scenario
 from pricing.engine import compare
@@ -27,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 )
 NS = "{http://www.w3.org/2000/svg}"
 #: the charts' right margin (the template's margin.r): titles end before it
-RIGHT_PX = charts.pio.templates[charts.TEMPLATE_NAME].layout.margin.r
+RIGHT_PX = pio.templates[TEMPLATE_NAME].layout.margin.r
 
 
 @functools.cache
@@ -79,7 +82,7 @@ def run_comparisons():
 def test_every_chart_of_a_training_run_report(run_comparisons):
     for c in run_comparisons:
         svgs = chart_export.chart_svgs(c)
-        assert list(svgs) == list(charts.all_figures(c))
+        assert list(svgs) == list(all_figures(c))
         _check(svgs)
 
 

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from app import charts, share_link
+from app import share_link
+from app.charts.portfolio import capacity_demand
 from app.formatting import capacity_size, md_plain, sentence, training_run_subject, usd, usd_rate
 from app.recommendation_text import recommendation_text
 from app.scenario_files import PORTFOLIOS
@@ -311,7 +312,7 @@ def test_compare_capacity_chart_follows_the_chosen_option():
 
 def test_capacity_chart_of_an_unplanned_option_is_empty():
     c = compare(Scenario.model_validate(sample("lab")))
-    fig = charts.capacity_demand(c, "no-such-option")
+    fig = capacity_demand(c, "no-such-option")
     assert not fig.data and fig.layout.annotations[0].text.endswith("was not compared")
 
 

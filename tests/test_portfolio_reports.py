@@ -14,7 +14,9 @@ import plotly.io as pio
 import pytest
 from pypdf import PdfReader
 
-from app import charts, exports, report_pdf, report_text
+from app import exports, report_pdf, report_text
+from app.charts.common import DARK_TEMPLATE_NAME, TEMPLATE_NAME, option_color
+from app.charts.portfolio import capacity_demand, portfolio_demand
 from app.cli import main
 from app.formatting import usd
 from app.scenario_files import EXAMPLE, PORTFOLIOS
@@ -244,19 +246,19 @@ def test_v1_text_report_has_no_portfolio_tables(v1):
 
 def test_capacity_chart_draws_the_engines_arrays(v2):
     for o in live(v2):
-        fig = charts.capacity_demand(v2, o.option)
+        fig = capacity_demand(v2, o.option)
         by_kind = {t.meta["kind"]: t for t in fig.data}
         assert list(by_kind["served"].y) == o.served_gpu_hours_by_month
         assert list(by_kind["idle"].y) == o.idle_gpu_hours_by_month
         assert list(by_kind["demand"].y) == o.demand_gpu_hours
         assert fig.layout.barmode == "stack"
-        assert by_kind["served"].marker.color == charts.option_color(o.option)
+        assert by_kind["served"].marker.color == option_color(o.option)
         assert f"{o.capacity_gpus[20]:,.1f} GPUs held" in by_kind["served"].customdata[20]
-        assert fig.layout.template == pio.templates[charts.TEMPLATE_NAME]
-    dark = charts.capacity_demand(v2, "build", dark=True)
-    assert dark.layout.template == pio.templates[charts.DARK_TEMPLATE_NAME]
-    by_dict = charts.capacity_demand(json.loads(v2.model_dump_json()), "build")
-    assert by_dict.to_json() == charts.capacity_demand(v2, "build").to_json()
+        assert fig.layout.template == pio.templates[TEMPLATE_NAME]
+    dark = capacity_demand(v2, "build", dark=True)
+    assert dark.layout.template == pio.templates[DARK_TEMPLATE_NAME]
+    by_dict = capacity_demand(json.loads(v2.model_dump_json()), "build")
+    assert by_dict.to_json() == capacity_demand(v2, "build").to_json()
 
 
 def test_capacity_chart_empty_states(v1, v2):
@@ -264,7 +266,7 @@ def test_capacity_chart_empty_states(v1, v2):
         (v1, "build", "portfolio of workloads"),
         (v2, "cloud:spot", "was not compared"),
     ):
-        fig = charts.capacity_demand(c, option)
+        fig = capacity_demand(c, option)
         assert not fig.data
         assert words in fig.layout.annotations[0].text
     gone = v2.model_copy(
@@ -275,7 +277,7 @@ def test_capacity_chart_empty_states(v1, v2):
             ]
         }
     )
-    assert "not available" in charts.capacity_demand(gone, "rent").layout.annotations[0].text
+    assert "not available" in capacity_demand(gone, "rent").layout.annotations[0].text
 
 
 def test_a_rental_that_steps_down_says_so_in_its_chart_and_its_table():
@@ -291,9 +293,9 @@ def test_a_rental_that_steps_down_says_so_in_its_chart_and_its_table():
     both = f"{rent.capacity_size_gpus:,} → 8 from {on_day(rent.resized_day)}"
     rows = {r[0]: r[1] for r in report_text.capacity_rows(c)}
     assert rows["Rent dedicated"] == both and rows["Build"] == f"{build.capacity_size_gpus:,}"
-    fig = charts.capacity_demand(c, "rent")
+    fig = capacity_demand(c, "rent")
     subtitle = fig.layout.title.subtitle.text
     assert subtitle.startswith(f"1,024 GPUs → 8 GPUs from {on_day(rent.resized_day)}; ")
     assert "<br>" in subtitle and fig.layout.legend.y < 0
-    demand = charts.portfolio_demand(c.portfolio)
+    demand = portfolio_demand(c.portfolio)
     assert demand.layout.legend.x > 1 and demand.layout.legend.orientation == "v"

@@ -1,7 +1,7 @@
 """The Serve and Fine-tune pages (app/views/serve.py, finetune.py) through Streamlit's AppTest: the
 numbers shown are the cores' (models/serving/plan.py, models/finetune/plan.py) for the inputs on the page,
 bad input is named with its field and kept as typed, and the inputs live in their own session keys;
-and their charts (app/charts.py serve_curve, finetune_memory) draw the cores' figures."""
+and their charts (app/charts/ serve_curve, finetune_memory) draw the cores' figures."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ import zlib
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import charts, share_link
+from app import share_link
+from app.charts.common import FONT
+from app.charts.memory import finetune_memory
+from app.charts.serve import serve_curve
 from app.formatting import gib
 from app.scenario_files import EXAMPLE
 from app.views import finetune as finetune_page
@@ -247,7 +250,7 @@ def test_serve_curve_draws_the_sweep_the_objectives_and_the_plan():
     inp = serve_inputs()
     plan = plan_serving(inp)
     curve = sweep(inp, plan.tp, plan.ep)
-    fig = charts.serve_curve(curve, plan.model_dump(mode="json"), inp.ttft_ms, inp.tpot_ms)
+    fig = serve_curve(curve, plan.model_dump(mode="json"), inp.ttft_ms, inp.tpot_ms)
     by_kind = {}
     for t in fig.data:
         by_kind.setdefault(t.meta["kind"], []).append(t)
@@ -259,14 +262,14 @@ def test_serve_curve_draws_the_sweep_the_objectives_and_the_plan():
     assert sorted(t.y[0] for t in chosen) == sorted(
         [plan.output_tokens_per_s_per_gpu, plan.ttft_ms, plan.tpot_ms]
     )
-    assert fig.layout.template.layout.font.family == charts.FONT  # the shared template
-    no_slo = charts.serve_curve(curve, plan.model_dump(mode="json"), None, None)
+    assert fig.layout.template.layout.font.family == FONT  # the shared template
+    no_slo = serve_curve(curve, plan.model_dump(mode="json"), None, None)
     assert not [t for t in no_slo.data if t.meta["kind"].endswith("_slo")]
 
 
 def test_finetune_memory_bars_are_the_cores_parts():
     plan = plan_finetune(finetune_inputs(method="qlora"))
-    fig = charts.finetune_memory(plan.model_dump(mode="json"))
+    fig = finetune_memory(plan.model_dump(mode="json"))
     bars = fig.data[0]
     parts = {k: v for k, v in plan.memory_gib_per_gpu.items() if k != "total"}
     assert sorted(bars.x) == sorted(parts.values())

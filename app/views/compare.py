@@ -9,7 +9,12 @@ import re
 import pandas as pd
 import streamlit as st
 
-from app import charts, exports, report_pdf, share_link, state
+from app import exports, report_pdf, share_link, state
+from app.charts.cost import cost_breakdown, cumulative_cost
+from app.charts.portfolio import capacity_demand
+from app.charts.risk import tornado, uncertainty
+from app.charts.scaling import scaling_curve
+from app.charts.timeline import provisioning_gantt
 from app.formatting import (
     capacity_size,
     deadline_miss,
@@ -99,10 +104,10 @@ def render() -> None:
         _cost_over_the_term(c, dark)
     elif view == "Time":
         st.plotly_chart(
-            charts.provisioning_gantt(c, dark=dark), theme=None, width="stretch", key="chart_gantt"
+            provisioning_gantt(c, dark=dark), theme=None, width="stretch", key="chart_gantt"
         )
         st.plotly_chart(
-            charts.scaling_curve(c, dark=dark), theme=None, width="stretch", key="chart_scaling"
+            scaling_curve(c, dark=dark), theme=None, width="stretch", key="chart_scaling"
         )
     elif view == "Sensitivity and uncertainty":
         _sensitivity(c, dark)
@@ -334,14 +339,14 @@ def _capacity_figure(scenario_json: str, option: str, dark: bool):
     c, err = state.comparison(Scenario.model_validate_json(scenario_json))
     if err:
         raise ValueError(f"{err[0]}: {err[1]}")
-    return charts.capacity_demand(c, option, dark=dark)
+    return capacity_demand(c, option, dark=dark)
 
 
 def _portfolio_time(c: Comparison, dark: bool) -> None:
     """A portfolio's Time view: each option's provisioning, then what its capacity makes the
     workloads wait, and the demand by kind of work (the Guide's lines, app/views/guide.py)."""
     st.plotly_chart(
-        charts.provisioning_gantt(c, dark=dark, first_run=False),
+        provisioning_gantt(c, dark=dark, first_run=False),
         theme=None,
         width="stretch",
         key="chart_gantt_v2",
@@ -474,19 +479,17 @@ def _cost_over_the_term(c: Comparison, dark: bool) -> None:
     """The "Cost over the term" view, for a single run and a portfolio alike: the cumulative cost
     curves and the cost by category."""
     st.plotly_chart(
-        charts.cumulative_cost(c, dark=dark), theme=None, width="stretch", key="chart_cumulative"
+        cumulative_cost(c, dark=dark), theme=None, width="stretch", key="chart_cumulative"
     )
     st.plotly_chart(
-        charts.cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
+        cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
     )
 
 
 def _sensitivity(c: Comparison, dark: bool) -> None:
     """The tornado, the uncertainty bands and the flip points (both kinds of scenario)."""
-    st.plotly_chart(charts.tornado(c, dark=dark), theme=None, width="stretch", key="chart_tornado")
-    st.plotly_chart(
-        charts.uncertainty(c, dark=dark), theme=None, width="stretch", key="chart_uncertainty"
-    )
+    st.plotly_chart(tornado(c, dark=dark), theme=None, width="stretch", key="chart_tornado")
+    st.plotly_chart(uncertainty(c, dark=dark), theme=None, width="stretch", key="chart_uncertainty")
     if c.flip_points:
         st.markdown("**Flip points** (where the cheapest option changes)")
         for f in c.flip_points:

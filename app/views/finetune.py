@@ -13,7 +13,8 @@ import json
 
 import streamlit as st
 
-from app import charts, state
+from app import state
+from app.charts.memory import finetune_memory
 from app.formatting import gib, si
 from app.record_widgets import Form
 from models.errors import InputError
@@ -240,7 +241,7 @@ def render() -> None:
             return
         results(plan)
     st.plotly_chart(
-        charts.finetune_memory(plan.model_dump(mode="json"), state.dark_theme()),
+        finetune_memory(plan.model_dump(mode="json"), state.dark_theme()),
         theme=None,
         width="stretch",
         key="chart_finetune_memory",

@@ -23,8 +23,9 @@ import math
 import pandas as pd
 import streamlit as st
 
-from app import charts, state
 from app import schema_widgets as sw
+from app import state
+from app.charts.portfolio import portfolio_demand
 from app.field_problems import (
     EXPANSION_FIELD,
     REFRESH_FIELD,
@@ -491,7 +492,7 @@ def render() -> None:
                 _sizing(sc, selected, demand)
     if demand is not None:
         st.plotly_chart(
-            charts.portfolio_demand(demand, dark=state.dark_theme()),
+            portfolio_demand(demand, dark=state.dark_theme()),
             theme=None,
             width="stretch",
             key="chart_portfolio_demand",

@@ -12,7 +12,8 @@ import json
 
 import streamlit as st
 
-from app import charts, state
+from app import state
+from app.charts.serve import serve_curve
 from app.formatting import deployment_text, md_plain, prefill_decode_text, sentence
 from app.record_widgets import Form
 from models.errors import InputError
@@ -380,7 +381,7 @@ def render() -> None:
             return
         results(plan, curve, inp)
     st.plotly_chart(
-        charts.serve_curve(
+        serve_curve(
             curve, plan.model_dump(mode="json"), inp.ttft_ms, inp.tpot_ms, state.dark_theme()
         ),
         theme=None,

@@ -19,8 +19,9 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from app import charts, report_pdf, share_link, state
+from app import report_pdf, share_link, state
 from app import side_by_side as sbs_text
+from app.charts.side_by_side import side_by_side_cost
 from app.formatting import md_plain
 from models.errors import InputError
 from models.scenario_set import (
@@ -258,7 +259,7 @@ def _comparison(saved_set: ScenarioSet, picked: list[str]) -> None:
         "scenario's own comparison's (its Compare page shows the same)."
     )
     st.plotly_chart(
-        charts.side_by_side_cost(sbs, dark=state.dark_theme()),
+        side_by_side_cost(sbs, dark=state.dark_theme()),
         theme=None,
         width="stretch",
         key="chart_side_by_side",

@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from app import charts, state
+from app import state
+from app.charts.validation import benchmark_scatter, validation_scatter
 from app.formatting import md_plain
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
@@ -341,7 +342,7 @@ def render_serving() -> None:
     )
     rows = [{**r, "unit": SV.UNITS[r["unit"]]} for r in result["rows"]]
     st.plotly_chart(
-        charts.benchmark_scatter(
+        benchmark_scatter(
             rows,
             SV.TARGETS["throughput"],
             "Inference: predicted against published",
@@ -369,7 +370,7 @@ def render_finetune() -> None:
     )
     st.dataframe(finetune_summary(result), hide_index=True, column_config=PERCENT_COLUMNS)
     st.plotly_chart(
-        charts.benchmark_scatter(
+        benchmark_scatter(
             result["rows"],
             (0.15, 0.35),
             "Fine-tuning: predicted against published",
@@ -439,7 +440,7 @@ def render() -> None:
             column_config=_error_columns(),
         )
     st.plotly_chart(
-        charts.validation_scatter(result["rows"], dark=state.dark_theme()),
+        validation_scatter(result["rows"], dark=state.dark_theme()),
         theme=None,
         width="stretch",
         key="chart_validation",

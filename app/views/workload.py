@@ -4,8 +4,9 @@ sizing summary from the core. A switch at the top puts a portfolio of workloads 
 
 import streamlit as st
 
-from app import charts, glossary, state
+from app import glossary, state
 from app import schema_widgets as sw
+from app.charts.memory import training_memory
 from app.formatting import band, days, efficient_size_advice, gib, md_plain, pct, si
 from app.report_text import execution_text
 from app.views import portfolio as portfolio_view
@@ -420,7 +421,7 @@ def _run_page() -> None:
                     f"Checkpoint {gib(plan.checkpoint.size_gib)} every {plan.checkpoint.interval_min:.0f} min."
                 )
                 st.plotly_chart(
-                    charts.training_memory(plan.model_dump(mode="json"), state.dark_theme()),
+                    training_memory(plan.model_dump(mode="json"), state.dark_theme()),
                     theme=None,
                     width="stretch",
                     key="chart_training_memory",
