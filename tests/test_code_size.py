@@ -36,10 +36,10 @@ FUNCTIONS_OVER = {
     "models/serving/plan.py:evaluate": 91,
     "models/serving/plan.py:plan_serving": 84,
     "models/training/step_time.py:step_breakdown": 219,
-    "pricing/decision.py:recommend": 127,
+    "pricing/decision.py:recommend": 86,
     "pricing/engine.py:_portfolio_result": 106,
     "pricing/inputs.py:_cloud_price_figures": 85,
-    "pricing/inputs.py:build_inputs": 120,
+    "pricing/inputs.py:build_inputs": 117,
 }
 
 
