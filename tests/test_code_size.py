@@ -31,7 +31,6 @@ FUNCTIONS_OVER = {
     "app/views/validation.py:render": 102,
     "app/views/workload.py:_run_page": 334,
     "models/infrastructure.py:size_fat_tree": 101,
-    "models/portfolio/capacity.py:simulate": 143,
     "models/portfolio/demand.py:demand_of": 115,
     "models/serving/plan.py:evaluate": 91,
     "models/serving/plan.py:plan_serving": 84,

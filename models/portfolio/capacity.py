@@ -30,6 +30,7 @@ GPU-hours waited in the backlog (first-in first-out).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -425,6 +426,156 @@ def _none_for_nan(values: np.ndarray) -> list[float | None]:
     return out.tolist()
 
 
+@dataclass
+class _Tally:
+    """Per-workload accumulators of one simulation (`simulate`), filled step by step."""
+
+    served_by_month: np.ndarray  # (workloads, months) GPU-hours
+    queued: np.ndarray  # (workloads,) released, not started by the term end
+    beyond: np.ndarray  # (workloads,) started, past the term end
+    delay_max: list[float | None]
+    delay_mean: list[float | None]
+    delayed: float = 0.0  # GPU-hours served later than needed
+
+    @classmethod
+    def of(cls, n_w: int, months: int) -> _Tally:
+        return cls(
+            np.zeros((n_w, months)), np.zeros(n_w), np.zeros(n_w), [None] * n_w, [None] * n_w
+        )
+
+
+@dataclass
+class _Gang:
+    """The gang runs' columns under the FIFO queue (`_serve_gang`), one entry per run."""
+
+    start: np.ndarray
+    reason: dict[int, str]
+    started: np.ndarray
+    rel_day: np.ndarray
+    s_day: np.ndarray
+    f_day: np.ndarray
+    in_term: np.ndarray
+    beyond: np.ndarray
+    delay: np.ndarray
+    status: np.ndarray
+    queued_by_month: np.ndarray
+
+
+def _serve_flat(p: Prepared, cap_slot: np.ndarray, months: int, t: _Tally):
+    """Step 1, serving and steady work first: each flat workload's GPU-hours served by month,
+    queued at the term end, and its delays (the slot in which each slot's last GPU-hour is
+    served, less that slot; work still waiting at the term end has waited until then, a lower
+    bound). Returns (flat work served a slot, backlog a slot)."""
+    flat, dw, _, flat_served, backlog, prev, scale = _flat(p, cap_slot)
+    slots = months * SLOTS_PER_MONTH
+    month_end_slots = np.arange(1, months + 1) * SLOTS_PER_MONTH - 1
+    t.delayed = float(np.minimum(prev, flat_served).sum())
+    if not flat:
+        return flat_served, backlog
+    s_cum, a_ext, _, _, cums = _flat_months(p, flat_served, slots, month_end_slots)
+    done = np.searchsorted(s_cum, a_ext[1:] - _EPS * scale, side="left")
+    delay_slots = np.minimum(done, slots) - np.arange(slots)
+    for j, i in enumerate(flat):
+        aw, cum = p.aw[j], cums[j]
+        t.served_by_month[i] = np.diff(np.concatenate([[0.0], cum]))
+        t.queued[i] = aw[-1] - cum[-1]
+        mask = dw[j] > 0
+        if mask.any():
+            waits, weights = delay_slots[mask], dw[j][mask]
+            t.delay_max[i] = float(waits.max() * SLOT_DAYS)
+            # np.average's own operations, without its checks (one call per workload)
+            t.delay_mean[i] = float(np.multiply(waits, weights).sum() / weights.sum() * SLOT_DAYS)
+    return flat_served, backlog
+
+
+def _serve_gang(p: Prepared, avail: np.ndarray, months: int, t: _Tally) -> _Gang:
+    """Step 2, gang runs strictly FIFO on what flat work leaves (`_gang_starts`): each run's
+    start, finish, GPU-hours in and past the term, delay and status, added to its workload's
+    tally; and the gang work waiting at each month end (released by then, not started by then)."""
+    rel, gpus, days, whole = p.rel, p.gpus, p.days, p.whole
+    term_days = months * DAYS_PER_MONTH
+    start, reason = _gang_starts(p, avail)
+    started = start >= 0
+    rel_day = rel * SLOT_DAYS
+    s_day = np.where(started, start * SLOT_DAYS, np.nan)
+    f_day = s_day + days
+    in_term = np.where(started, gpus * 24 * np.minimum(days, term_days - s_day), 0.0)
+    beyond_run = np.where(started, whole - in_term, 0.0)
+    queued_run = np.where(started, 0.0, whole)
+    delay = np.where(started, s_day - rel_day, term_days - rel_day)
+    edges = np.arange(months + 1) * DAYS_PER_MONTH
+    t.served_by_month += _gang_by_month(p, start, s_day, f_day, edges, months)
+    t.beyond += p.per_workload(beyond_run)
+    t.queued += p.per_workload(queued_run)
+    t.delayed += float(in_term[started & (start > rel)].sum())
+    first_month = rel // SLOTS_PER_MONTH
+    until = np.where(started, start // SLOTS_PER_MONTH, months)
+    waiting = np.zeros(months + 1)
+    np.add.at(waiting, first_month, whole)
+    np.add.at(waiting, until, -whole)
+    status = np.where(
+        started,
+        np.where(f_day <= term_days + _EPS, "finished", "running at term end"),
+        "queued at term end",
+    )
+    for k in reason:
+        status[k] = "never fits"
+    queued_by_month = np.cumsum(waiting)[:months]
+    return _Gang(start, reason, started, rel_day, s_day, f_day, in_term, beyond_run, delay, status,
+                 queued_by_month)  # fmt: skip
+
+
+def _workload_outcomes(demand: Demand, p: Prepared, g: _Gang, t: _Tally) -> list[WorkloadOutcome]:
+    """Step 3, each workload's outcome and its runs' table (runs are in workload order: each
+    workload's runs are one slice of the columns, made Python lists once). The simulation's own
+    columns and figures are already of the fields' types: no validation pass over thousands of
+    runs and hundreds of workloads, simulated dozens of times (models/record.py construct)."""
+    wl = p.wl
+    bounds = np.searchsorted(wl, np.arange(len(demand.workloads) + 1))
+    columns = {
+        "release_day": g.rel_day.tolist(),
+        "start_day": _none_for_nan(g.s_day),  # NaN: not started
+        "finish_day": _none_for_nan(g.f_day),
+        "delay_days": g.delay.tolist(),
+        "status": g.status.tolist(),
+        "served_gpu_hours": g.in_term.tolist(),
+        "beyond_term_gpu_hours": g.beyond.tolist(),
+    }
+    n_started = np.concatenate([[0], np.cumsum(g.started)])
+    n_finished = np.concatenate([[0], np.cumsum(g.status == "finished")])
+    first_reason: dict[int, str] = {}  # each workload's first run that never fits, its reason
+    for k in sorted(g.reason, reverse=True):
+        first_reason[int(wl[k])] = g.reason[k]
+    out = []
+    for i, w in enumerate(demand.workloads):
+        sl = slice(bounds[i], bounds[i + 1])
+        if w.gang and sl.stop > sl.start:
+            t.delay_max[i] = float(g.delay[sl].max())
+            t.delay_mean[i] = float(g.delay[sl].mean())
+        table = construct(RunTable, {name: column[sl] for name, column in columns.items()})
+        out.append(
+            construct(
+                WorkloadOutcome,
+                name=w.name,
+                team=w.team,
+                kind=w.kind,
+                demanded_gpu_hours=w.demanded_gpu_hours,
+                served_gpu_hours=float(t.served_by_month[i].sum()),
+                queued_gpu_hours=float(t.queued[i]),
+                beyond_term_gpu_hours=float(t.beyond[i]),
+                served_gpu_hours_by_month=t.served_by_month[i].tolist(),
+                delay_days_max=t.delay_max[i],
+                delay_days_mean=t.delay_mean[i],
+                runs=int(sl.stop - sl.start),
+                runs_started=int(n_started[sl.stop] - n_started[sl.start]),
+                runs_finished=int(n_finished[sl.stop] - n_finished[sl.start]),
+                never_served=first_reason.get(i),
+                runs_table=table,
+            )
+        )
+    return out
+
+
 def simulate(
     demand: Demand,
     capacity_gpus: Sequence[float],
@@ -437,121 +588,16 @@ def simulate(
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
     cap, cap_slot = _capacity(capacity_gpus, months)
-    slots = months * SLOTS_PER_MONTH
-    term_days = months * DAYS_PER_MONTH
-    edges = np.arange(months + 1) * DAYS_PER_MONTH
-    month_end_slots = np.arange(1, months + 1) * SLOTS_PER_MONTH - 1
-    n_w = len(demand.workloads)
-    served_by_month = np.zeros((n_w, months))
-    queued_w = np.zeros(n_w)
-    beyond_w = np.zeros(n_w)
-    delay_max: list[float | None] = [None] * n_w
-    delay_mean: list[float | None] = [None] * n_w
-
-    # 1. flat work
-    flat, dw, d, flat_served, backlog, prev, scale = _flat(p, cap_slot)
+    t = _Tally.of(len(demand.workloads), months)
+    flat_served, backlog = _serve_flat(p, cap_slot, months, t)
     avail = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
-    delayed = float(np.minimum(prev, flat_served).sum())
-    if flat:
-        s_cum, a_ext, grid, tau, cums = _flat_months(p, flat_served, slots, month_end_slots)
-        # the slot in which each slot's last GPU-hour of work is served
-        done = np.searchsorted(s_cum, a_ext[1:] - _EPS * scale, side="left")
-        # work still waiting at the term end has waited until then (a lower bound)
-        delay_slots = np.minimum(done, slots) - np.arange(slots)
-        for j, i in enumerate(flat):
-            aw, cum = p.aw[j], cums[j]
-            served_by_month[i] = np.diff(np.concatenate([[0.0], cum]))
-            queued_w[i] = aw[-1] - cum[-1]
-            mask = dw[j] > 0
-            if mask.any():
-                waits, weights = delay_slots[mask], dw[j][mask]
-                delay_max[i] = float(waits.max() * SLOT_DAYS)
-                # np.average's own operations, without its checks (one call per workload)
-                delay_mean[i] = float(np.multiply(waits, weights).sum() / weights.sum() * SLOT_DAYS)
-
-    # 2. gang runs, strictly FIFO on what flat work leaves
-    wl, rel, gpus, days = p.wl, p.rel, p.gpus, p.days
-    start, reason = _gang_starts(p, avail)
-
-    started = start >= 0
-    whole = p.whole
-    rel_day = rel * SLOT_DAYS
-    s_day = np.where(started, start * SLOT_DAYS, np.nan)
-    f_day = s_day + days
-    in_term = np.where(started, gpus * 24 * np.minimum(days, term_days - s_day), 0.0)
-    beyond_run = np.where(started, whole - in_term, 0.0)
-    queued_run = np.where(started, 0.0, whole)
-    delay = np.where(started, s_day - rel_day, term_days - rel_day)
-    served_by_month += _gang_by_month(p, start, s_day, f_day, edges, months)
-    beyond_w += p.per_workload(beyond_run)
-    queued_w += p.per_workload(queued_run)
-    delayed += float(in_term[started & (start > rel)].sum())
-    # waiting at each month end: released by then, not started by then
-    first_month = rel // SLOTS_PER_MONTH
-    until = np.where(started, start // SLOTS_PER_MONTH, months)
-    waiting = np.zeros(months + 1)
-    np.add.at(waiting, first_month, whole)
-    np.add.at(waiting, until, -whole)
-    gang_queued_by_month = np.cumsum(waiting)[:months]
-    status = np.where(
-        started,
-        np.where(f_day <= term_days + _EPS, "finished", "running at term end"),
-        "queued at term end",
-    )
-    for k in reason:
-        status[k] = "never fits"
-
-    workloads = []
-    bounds = np.searchsorted(wl, np.arange(n_w + 1))  # runs are in workload order
-    # every run's columns as Python lists once, sliced per workload
-    columns = {
-        "release_day": rel_day.tolist(),
-        "start_day": _none_for_nan(s_day),  # NaN: not started
-        "finish_day": _none_for_nan(f_day),
-        "delay_days": delay.tolist(),
-        "status": status.tolist(),
-        "served_gpu_hours": in_term.tolist(),
-        "beyond_term_gpu_hours": beyond_run.tolist(),
-    }
-    n_started = np.concatenate([[0], np.cumsum(started)])
-    n_finished = np.concatenate([[0], np.cumsum(status == "finished")])
-    first_reason: dict[int, str] = {}  # each workload's first run that never fits, its reason
-    for k in sorted(reason, reverse=True):
-        first_reason[int(wl[k])] = reason[k]
-    for i, w in enumerate(demand.workloads):
-        sl = slice(bounds[i], bounds[i + 1])
-        if w.gang and sl.stop > sl.start:
-            delay_max[i] = float(delay[sl].max())
-            delay_mean[i] = float(delay[sl].mean())
-        never = first_reason.get(i)
-        # the simulation's own columns and figures, already of the fields' types: no validation
-        # pass over thousands of runs and hundreds of workloads, simulated dozens of times
-        table = construct(RunTable, {name: column[sl] for name, column in columns.items()})
-        workloads.append(
-            construct(
-                WorkloadOutcome,
-                name=w.name,
-                team=w.team,
-                kind=w.kind,
-                demanded_gpu_hours=w.demanded_gpu_hours,
-                served_gpu_hours=float(served_by_month[i].sum()),
-                queued_gpu_hours=float(queued_w[i]),
-                beyond_term_gpu_hours=float(beyond_w[i]),
-                served_gpu_hours_by_month=served_by_month[i].tolist(),
-                delay_days_max=delay_max[i],
-                delay_days_mean=delay_mean[i],
-                runs=int(sl.stop - sl.start),
-                runs_started=int(n_started[sl.stop] - n_started[sl.start]),
-                runs_finished=int(n_finished[sl.stop] - n_finished[sl.start]),
-                never_served=never,
-                runs_table=table,
-            )
-        )
-
-    served_month = served_by_month.sum(axis=0)
+    gang = _serve_gang(p, avail, months, t)
+    workloads = _workload_outcomes(demand, p, gang, t)
+    served_month = t.served_by_month.sum(axis=0)
     cap_hours = cap * HOURS_PER_MONTH
     idle_month = np.maximum(cap_hours - served_month, 0.0)
-    queued_month = backlog[month_end_slots] + gang_queued_by_month
+    month_end_slots = np.arange(1, months + 1) * SLOTS_PER_MONTH - 1
+    queued_month = backlog[month_end_slots] + gang.queued_by_month
     return CapacityResult(
         months=months,
         capacity_gpus=cap.tolist(),
@@ -562,10 +608,10 @@ def simulate(
         capacity_gpu_hours=float(cap_hours.sum()),
         demanded_gpu_hours=demand.demanded_gpu_hours,
         served_gpu_hours=float(served_month.sum()),
-        queued_gpu_hours=float(queued_w.sum()),
-        beyond_term_gpu_hours=float(beyond_w.sum()),
+        queued_gpu_hours=float(t.queued.sum()),
+        beyond_term_gpu_hours=float(t.beyond.sum()),
         idle_gpu_hours=float(idle_month.sum()),
-        delayed_gpu_hours=delayed,
+        delayed_gpu_hours=t.delayed,
         workloads=workloads,
     )
 
