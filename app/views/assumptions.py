@@ -127,25 +127,39 @@ def render() -> None:
         rejected.clear()
         _apply_and_rerun({})
     if c.sensitivity is not None:
-        t = c.sensitivity
-        names = {o.option: o.label for o in c.options}
-        elsewhere = [mid_sentence(b.label) for b in t.bars if b.key in USAGE_KEYS]
-        st.caption(
-            f"Sorted by how much the answer leans on each figure: rank 1 moves the NPV gap "
-            f"between {md_plain(names.get(t.cheapest, t.cheapest))} and "
-            f"{md_plain(names.get(t.runner_up, t.runner_up))} (today {usd(t.base_gap_usd)}) most "
-            f"when the figure is {t.swing:.0%} lower or higher (the tornado on Compare). A blank "
-            "rank: a figure the tornado does not vary."
-            + (
-                f" Ranks not listed are inputs set on the Workload page ({', '.join(elsewhere)})."
-                if elsewhere
-                else ""
-            )
-            + " Click a column's header to sort by it."
-        )
+        _ranking_caption(c)
 
     frame = table(c, defaults or c, overrides, rejected)
-    edited = st.data_editor(
+    edited = _editor(frame, generation)
+    _rejected_errors(c, rejected)
+    if edits := _edits(frame, edited):
+        _apply_edits(edits, defaults or c, overrides, rejected)
+
+
+def _ranking_caption(c: Comparison) -> None:
+    """What the Rank and NPV gap columns measure: the tornado's swing of the gap between the two
+    cheapest options (inputs of the Workload page named apart)."""
+    t = c.sensitivity
+    names = {o.option: o.label for o in c.options}
+    elsewhere = [mid_sentence(b.label) for b in t.bars if b.key in USAGE_KEYS]
+    st.caption(
+        f"Sorted by how much the answer leans on each figure: rank 1 moves the NPV gap "
+        f"between {md_plain(names.get(t.cheapest, t.cheapest))} and "
+        f"{md_plain(names.get(t.runner_up, t.runner_up))} (today {usd(t.base_gap_usd)}) most "
+        f"when the figure is {t.swing:.0%} lower or higher (the tornado on Compare). A blank "
+        "rank: a figure the tornado does not vary."
+        + (
+            f" Ranks not listed are inputs set on the Workload page ({', '.join(elsewhere)})."
+            if elsewhere
+            else ""
+        )
+        + " Click a column's header to sort by it."
+    )
+
+
+def _editor(frame: pd.DataFrame, generation: int) -> pd.DataFrame:
+    """The table, its Override column editable; the table as the user left it."""
+    return st.data_editor(
         frame,
         key=f"editor_{generation}",
         hide_index=True,
@@ -181,6 +195,10 @@ def render() -> None:
             "Link": st.column_config.LinkColumn("Link", width=45, display_text="open"),
         },
     )
+
+
+def _rejected_errors(c: Comparison, rejected: dict[str, float]) -> None:
+    """Each value typed out of its range, with the range and the value in use instead."""
     current = {a.key: a for a in c.assumptions}
     for key, typed in rejected.items():
         lo, hi = override_range(key)
@@ -191,22 +209,31 @@ def render() -> None:
             f"{md_plain(value_text(key, a.value, a.unit)) if a else 'the catalogue value'}.",
             icon=":material/error:",
         )
-    if edits := _edits(frame, edited):
-        default_of = {a.key: a for a in (defaults or c).assumptions}
-        new = dict(overrides)
-        for key, value in edits.items():
-            rejected.pop(key, None)
-            default = default_of[key].value if key in default_of else None
-            if value is None or (
-                default is not None and abs(value - default) <= 1e-12 * max(1.0, abs(default))
-            ):
-                new.pop(key, None)  # cleared, or back to the catalogue's figure
-            elif not _in_range(key, value):
-                rejected[key] = value  # shown as typed; the catalogue's figure stays in use
-                new.pop(key, None)
-            else:
-                new[key] = value
-        _apply_and_rerun(new)
+
+
+def _apply_edits(
+    edits: dict[str, float | None],
+    defaults: Comparison,
+    overrides: dict[str, float],
+    rejected: dict[str, float],
+) -> None:
+    """The edited cells as the scenario's overrides: a cleared cell or the catalogue's figure
+    drops the override, a value out of range is kept as rejected; then a rerun."""
+    default_of = {a.key: a for a in defaults.assumptions}
+    new = dict(overrides)
+    for key, value in edits.items():
+        rejected.pop(key, None)
+        default = default_of[key].value if key in default_of else None
+        if value is None or (
+            default is not None and abs(value - default) <= 1e-12 * max(1.0, abs(default))
+        ):
+            new.pop(key, None)  # cleared, or back to the catalogue's figure
+        elif not _in_range(key, value):
+            rejected[key] = value  # shown as typed; the catalogue's figure stays in use
+            new.pop(key, None)
+        else:
+            new[key] = value
+    _apply_and_rerun(new)
 
 
 def table(

@@ -35,7 +35,7 @@ from app.views import guide, side_by_side
 from models.options import Billing, spec
 from models.scenario import Scenario
 from pricing import freshness, price_checks
-from pricing.results import Comparison
+from pricing.results import Comparison, OptionResult
 
 
 def render() -> None:
@@ -45,13 +45,24 @@ def render() -> None:
 
     dark = state.dark_theme()
 
-    t = c.training
     rate = next((a.value for a in c.assumptions if a.key == "discount_rate_pct_per_year"), 0.0)
     if sc.is_portfolio:
         _portfolio_page(sc, c, rate, dark)
         return
     st.caption(run_caption(c, rate))
     deadline = sc.cluster.deadline_days
+    _deadline_sizing(c, deadline)
+    _run_cards(c)
+    _freshness(c)
+    _run_warnings(c, deadline)
+    _run_views(c, dark)
+    _run_totals(c, deadline)
+    _save_and_downloads(sc, c)
+
+
+def _deadline_sizing(c: Comparison, deadline: float | None) -> None:
+    """How the cluster was sized for the deadline, and a size that would be more efficient."""
+    t = c.training
     sized_for = c.option(t.deadline_sized_for) if t.deadline_sized_for else None
     if deadline is not None and sized_for is not None and t.train_days_budget is not None:
         st.caption(
@@ -63,6 +74,9 @@ def render() -> None:
         if advice := efficient_size_advice(t.gpus, t.efficient):
             st.info(md_plain(advice) + ".", icon=":material/speed:")
 
+
+def _run_cards(c: Comparison) -> None:
+    """The cheapest option, the fastest to a first result and the recommendation."""
     rec = c.recommendation  # the engine's choice: presentation does not rank again
     cheapest = c.option(rec.option) if rec.option else None
     fastest = c.option(rec.fastest_option) if rec.fastest_option else None
@@ -84,7 +98,10 @@ def render() -> None:
     with m3.container(border=True):
         st.caption("Recommendation")
         st.write(recommendation_text(c.recommendation) + ".")
-    _freshness(c)
+
+
+def _run_warnings(c: Comparison, deadline: float | None) -> None:
+    """The options that cannot complete the workload or miss the deadline."""
     for o in c.options:
         if not o.completes_workload:
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
@@ -92,6 +109,9 @@ def render() -> None:
             text = deadline_miss(o.label, deadline, o.first_result_day, o.days_past_deadline)
             st.warning(md_plain(text) + ".", icon=":material/event_busy:")
 
+
+def _run_views(c: Comparison, dark: bool) -> None:
+    """The chosen view: cost over the term, time, or sensitivity and uncertainty."""
     # Only the chosen view's charts are built: plotly figures take 10-20 ms each to construct.
     views = ["Cost over the term", "Time", "Sensitivity and uncertainty"]
     view = (
@@ -111,6 +131,10 @@ def render() -> None:
         )
     elif view == "Sensitivity and uncertainty":
         _sensitivity(c, dark)
+
+
+def _run_totals(c: Comparison, deadline: float | None) -> None:
+    """Each option's totals, $ per run, ready and first-result days, deadline and residual value."""
     st.subheader("Totals")
     rows = [
         {
@@ -135,6 +159,9 @@ def render() -> None:
         "$ per delivered GPU-hour divides the total by the GPU-hours of work done."
     )
 
+
+def _save_and_downloads(sc: Scenario, c: Comparison) -> None:
+    """Saving the comparison for Side by side, and the downloads (both kinds of scenario)."""
     st.subheader("Save for side by side")
     side_by_side.save_form()
     st.subheader("Downloads")
@@ -157,8 +184,25 @@ CAPACITY_VIEW = "Capacity and demand"
 def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     """Compare for a portfolio: the same cards, views and totals, with the capacity each option
     plans against the demand, each workload's delay and the chargeback by team."""
-    p = c.portfolio
     teams = sorted({w.team for w in sc.workloads})
+    _portfolio_captions(sc, c, rate, teams)
+    _portfolio_cards(c)
+    _freshness(c)
+    for o in c.options:
+        if not o.completes_workload:
+            st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
+    _portfolio_views(sc, c, dark)
+    _portfolio_totals(c)
+    available = [o for o in c.options if o.available]
+    _capacity_served(sc, available)
+    _workload_delays(available)
+    _chargeback(teams, available)
+    _save_and_downloads(sc, c)
+
+
+def _portfolio_captions(sc: Scenario, c: Comparison, rate: float, teams: list[str]) -> None:
+    """The portfolio, its demand, the term and the discount rate; the representative run."""
+    p = c.portfolio
     st.caption(
         f"A portfolio of {len(sc.workloads)} workloads from {len(teams)} team(s) on "
         f"{md_plain(sc.cluster.gpu)}: {p.demanded_gpu_hours:,.0f} GPU-hours demanded over "
@@ -171,6 +215,10 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         )
         + "."
     )
+
+
+def _portfolio_cards(c: Comparison) -> None:
+    """The cheapest option and the recommendation."""
     rec = c.recommendation
     cheapest = c.option(rec.option) if rec.option else None
     m1, m2 = st.columns([1, 2])
@@ -183,11 +231,10 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     with m2.container(border=True):
         st.caption("Recommendation")
         st.write(md_plain(recommendation_text(rec)) + ".")
-    _freshness(c)
-    for o in c.options:
-        if not o.completes_workload:
-            st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
 
+
+def _portfolio_views(sc: Scenario, c: Comparison, dark: bool) -> None:
+    """The chosen view: capacity and demand, cost over the term, time, or sensitivity."""
     views = [CAPACITY_VIEW, "Cost over the term", "Time", "Sensitivity and uncertainty"]
     view = (
         st.segmented_control(
@@ -196,24 +243,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         or views[0]
     )
     if view == CAPACITY_VIEW:
-        available = [o for o in c.options if o.available]
-        ids = [o.option for o in available]
-        if ids:
-            first = rec.option if rec.option in ids else ids[0]
-            option = st.radio(
-                "Option",
-                ids,
-                index=ids.index(first),
-                format_func=lambda i: c.option(i).label,
-                horizontal=True,
-                key="compare_capacity_option",
-            )
-            st.plotly_chart(
-                _capacity_figure(state.scenario_key(sc), option, dark),
-                theme=None,
-                width="stretch",
-                key="chart_capacity",
-            )
+        _capacity_view(sc, c, dark)
     elif view == "Cost over the term":
         _cost_over_the_term(c, dark)
     elif view == "Time":
@@ -221,6 +251,32 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     else:
         _sensitivity(c, dark)
 
+
+def _capacity_view(sc: Scenario, c: Comparison, dark: bool) -> None:
+    """The capacity and demand chart of one option, picked above it (the recommended first)."""
+    rec = c.recommendation
+    available = [o for o in c.options if o.available]
+    ids = [o.option for o in available]
+    if ids:
+        first = rec.option if rec.option in ids else ids[0]
+        option = st.radio(
+            "Option",
+            ids,
+            index=ids.index(first),
+            format_func=lambda i: c.option(i).label,
+            horizontal=True,
+            key="compare_capacity_option",
+        )
+        st.plotly_chart(
+            _capacity_figure(state.scenario_key(sc), option, dark),
+            theme=None,
+            width="stretch",
+            key="chart_capacity",
+        )
+
+
+def _portfolio_totals(c: Comparison) -> None:
+    """Each option's totals, ready day and residual value."""
     st.subheader("Totals")
     rows = [
         {
@@ -231,8 +287,11 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         for o in c.options
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="totals_v2")
-    available = [o for o in c.options if o.available]
 
+
+def _capacity_served(sc: Scenario, available: list[OptionResult]) -> None:
+    """Each option's capacity and the demand it serves, how its capacity is planned, the
+    expansion phases and the hardware refreshes."""
     st.subheader("Capacity and demand served")
     st.dataframe(
         pd.DataFrame(
@@ -286,6 +345,9 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         if o.hardware_refreshes:
             st.caption(f"{o.label}, hardware refresh: {'; '.join(refresh_lines(o))}.")
 
+
+def _workload_delays(available: list[OptionResult]) -> None:
+    """The longest and mean delay of each workload on each option, and the work never served."""
     st.subheader("Delay each workload suffers")
     first = available[0].workload_delays if available else []
     delay_rows = []
@@ -314,6 +376,9 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
                     icon=":material/hourglass_disabled:",
                 )
 
+
+def _chargeback(teams: list[str], available: list[OptionResult]) -> None:
+    """Each team's share of each option's total cost."""
     st.subheader("Chargeback by team")
     charge_rows = [
         {"Team": team, **{o.label: usd(o.chargeback_usd.get(team)) for o in available}}
@@ -324,11 +389,6 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
         "Each team's share of an option's total cost (nominal): the total times the team's share "
         "of the served GPU-hours, idle capacity shared in the same proportion."
     )
-
-    st.subheader("Save for side by side")
-    side_by_side.save_form()
-    st.subheader("Downloads")
-    _downloads(sc, c)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

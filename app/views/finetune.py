@@ -5,11 +5,12 @@ GPU-hours and the fewest GPUs that fit out.
 The inputs are a FinetuneInputs kept as a dict in st.session_state["finetune_inputs"]
 (app/record_widgets.py), apart from the training scenario; the share link carries them as its
 `finetune` section (app/state.py register_section), so a link made here opens this page with the
-same inputs."""
+same inputs.
+
+The page's layout, its model and GPU pickers and its error display are app/views/forms.py's,
+shared with Serve."""
 
 from __future__ import annotations
-
-import json
 
 import streamlit as st
 
@@ -17,10 +18,9 @@ from app import state
 from app.charts.memory import finetune_memory
 from app.formatting import gib, si
 from app.record_widgets import Form
+from app.views import forms
 from models.errors import InputError
 from models.finetune.plan import FinetuneInputs, FinetunePlan, plan_finetune
-from models.hardware import load_gpus
-from models.shapes import load_presets
 
 KEY = "finetune_inputs"
 #: a new session's inputs where FinetuneInputs has no default: LoRA of an 8B model on 100 M tokens
@@ -43,16 +43,14 @@ def _plan(inputs_json: str) -> tuple[dict | None, tuple[str, str] | None]:
 
 
 def plan_for(inp: FinetuneInputs) -> tuple[FinetunePlan | None, tuple[str, str] | None]:
-    plan, err = _plan(json.dumps(inp.model_dump(mode="json"), sort_keys=True))
+    plan, err = _plan(forms.cache_key(inp))
     return (FinetunePlan.model_validate(plan) if plan else None), err
 
 
 def link_section() -> FinetuneInputs | None:
     """The inputs as the share link carries them: None if this session never opened the page or
     they are invalid now."""
-    if KEY not in st.session_state:
-        return None
-    return FORM.record()[0]
+    return forms.link_record(FORM)
 
 
 def open_link_section(fields: dict) -> None:
@@ -64,16 +62,19 @@ state.register_section("finetune", link_section, open_link_section)
 
 
 def inputs() -> None:
-    presets, gpus = load_presets(), load_gpus()
+    _model_and_method()
+    _data_inputs()
+    _hardware_inputs()
+
+
+def _model_and_method() -> None:
+    """The model, the method (full, LoRA, QLoRA) and the adapters' rank."""
     st.subheader("Model and method")
     c1, c2, c3 = st.columns(3)
-    FORM.choice(
+    forms.model_choice(
+        FORM,
         c1,
-        "Model",
-        "model",
         "f_model",
-        choices=list(presets),
-        format_func=lambda m: presets[m].name if m in presets else m,
         help="Published shapes (model_presets.csv, each with its paper or model card).",
     )
     FORM.choice(
@@ -98,6 +99,9 @@ def inputs() -> None:
             "8 to 64 is usual.",
         )
 
+
+def _data_inputs() -> None:
+    """The dataset's tokens, the epochs and the sequence length."""
     st.subheader("Data")
     c1, c2, c3 = st.columns(3)
     FORM.number(
@@ -120,17 +124,12 @@ def inputs() -> None:
         help="Tokens per training sequence (examples packed to it).",
     )
 
+
+def _hardware_inputs() -> None:
+    """The GPU, the precision, the batch and a fixed GPU count."""
     st.subheader("Hardware")
     c1, c2 = st.columns(2)
-    FORM.choice(
-        c1,
-        "GPU",
-        "gpu",
-        "f_gpu",
-        choices=list(gpus),
-        format_func=lambda g: f"{g} ({gpus[g].memory_gib:g} GiB)" if g in gpus else g,
-        help="Specifications and sources: models/data/gpus.csv.",
-    )
+    forms.gpu_choice(FORM, c1, "f_gpu")
     FORM.choice(
         c2,
         "Precision",
@@ -219,30 +218,21 @@ def results(p: FinetunePlan) -> None:
 
 
 def render() -> None:
-    st.title("Fine-tune")
-    st.caption(
+    forms.sizing_page(
+        "Fine-tune",
         "Size a fine-tune (full, LoRA or QLoRA): the memory it needs, how long it takes and the "
-        "fewest GPUs that hold it. These inputs are kept separately from the training scenario."
+        "fewest GPUs that hold it. These inputs are kept separately from the training scenario.",
+        inputs=inputs,
+        record=FORM.record,
+        heading="Sizing",
+        spinner="Sizing the fine-tune...",
+        size=plan_for,
+        results=lambda plan, _inp: results(plan),
+        chart=_chart,
+        chart_key="chart_finetune_memory",
     )
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        inputs()
-    state.sync_link()  # the address carries these inputs from the first visit
-    inp, problems = FORM.record()
-    with right:
-        st.subheader("Sizing")
-        if problems:
-            state.show_problems(problems)
-            return
-        with st.spinner("Sizing the fine-tune..."):
-            plan, err = plan_for(inp)
-        if err:
-            state.show_error(*err)
-            return
-        results(plan)
-    st.plotly_chart(
-        finetune_memory(plan.model_dump(mode="json"), state.dark_theme()),
-        theme=None,
-        width="stretch",
-        key="chart_finetune_memory",
-    )
+
+
+def _chart(plan: FinetunePlan, _inp: FinetuneInputs, dark: bool):
+    """Memory per GPU by part."""
+    return finetune_memory(plan.model_dump(mode="json"), dark)

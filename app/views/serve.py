@@ -4,11 +4,12 @@ throughput and latency against concurrency.
 
 The inputs are a ServeInputs kept as a dict in st.session_state["serve_inputs"] (app/record_widgets.py),
 apart from the training scenario; the share link carries them as its `serve` section (app/state.py
-register_section), so a link made here opens this page with the same inputs."""
+register_section), so a link made here opens this page with the same inputs.
+
+The page's layout, its model and GPU pickers and its error display are app/views/forms.py's,
+shared with Fine-tune."""
 
 from __future__ import annotations
-
-import json
 
 import streamlit as st
 
@@ -16,10 +17,9 @@ from app import state
 from app.charts.serve import serve_curve
 from app.formatting import deployment_text, md_plain, prefill_decode_text, sentence
 from app.record_widgets import Form
+from app.views import forms
 from models.errors import InputError
-from models.hardware import load_gpus
 from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
-from models.shapes import load_presets
 
 KEY = "serve_inputs"
 #: which traffic field the page uses (the other is kept, for switching back, but left out); kept
@@ -65,7 +65,7 @@ def _plan(inputs_json: str) -> tuple[dict | None, dict | None, tuple[str, str] |
 
 
 def plan_for(inp: ServeInputs) -> tuple[ServePlan | None, dict | None, tuple[str, str] | None]:
-    plan, curve, err = _plan(json.dumps(inp.model_dump(mode="json"), sort_keys=True))
+    plan, curve, err = _plan(forms.cache_key(inp))
     return (ServePlan.model_validate(plan) if plan else None), curve, err
 
 
@@ -81,9 +81,7 @@ def _store_traffic() -> None:
 def link_section() -> ServeInputs | None:
     """The inputs as the share link carries them: None if this session never opened the page or
     they are invalid now."""
-    if KEY not in st.session_state:
-        return None
-    return FORM.record(leave_out=[t for t in TRAFFIC if t != traffic()])[0]
+    return forms.link_record(FORM, leave_out=[t for t in TRAFFIC if t != traffic()])
 
 
 def open_link_section(fields: dict) -> None:
@@ -99,28 +97,23 @@ state.register_section("serve", link_section, open_link_section)
 
 
 def inputs() -> None:
-    presets, gpus = load_presets(), load_gpus()
+    _model_and_gpu()
+    _traffic_inputs()
+    _objectives()
+
+
+def _model_and_gpu() -> None:
+    """The model, the GPU, the precision of the weights and that of the KV cache."""
     st.subheader("Model and GPU")
     c1, c2, c3 = st.columns(3)
-    FORM.choice(
+    forms.model_choice(
+        FORM,
         c1,
-        "Model",
-        "model",
         "s_model",
-        choices=list(presets),
-        format_func=lambda m: presets[m].name if m in presets else m,
         help="Published shapes (model_presets.csv, each with its paper or model card); "
         "mixture-of-experts models read only the experts a batch touches.",
     )
-    FORM.choice(
-        c2,
-        "GPU",
-        "gpu",
-        "s_gpu",
-        choices=list(gpus),
-        format_func=lambda g: f"{g} ({gpus[g].memory_gib:g} GiB)" if g in gpus else g,
-        help="Specifications and sources: models/data/gpus.csv.",
-    )
+    forms.gpu_choice(FORM, c2, "s_gpu")
     FORM.choice(
         c3,
         "Precision",
@@ -143,6 +136,9 @@ def inputs() -> None:
         "'as the weights' is FP8 with FP8 or FP4 weights, else BF16. FP8 halves the memory.",
     )
 
+
+def _traffic_inputs() -> None:
+    """How the traffic is given (rps, concurrent users or tokens per day) and the request sizes."""
     st.subheader("Traffic")
     mode = st.radio(
         "Traffic given as",
@@ -206,6 +202,9 @@ def inputs() -> None:
         help="Mean answer length.",
     )
 
+
+def _objectives() -> None:
+    """The latency objectives, a fixed replica and how prefill and decode are laid out."""
     st.subheader("Service-level objectives")
     c1, c2, c3 = st.columns(3)
     FORM.optional(
@@ -263,8 +262,23 @@ def inputs() -> None:
 
 def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     p = plan
-    layout = f"TP{p.tp}" + (f" · EP{p.ep}" if p.ep > 1 else "")
     c1, c2 = st.columns(2)
+    _size_and_memory(c1, c2, p, inp)
+    _throughput_and_latency(c1, c2, p)
+    st.caption(
+        sentence(md_plain(deployment_text(p))) + "; " + md_plain(prefill_decode_text(p)) + "."
+    )
+    st.caption(
+        f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "
+        f"{p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU. KV cache "
+        f"{p.kv_precision.upper()}, {p.kv_bytes_per_token / 1024:,.0f} KiB per token; "
+        f"{p.layouts_evaluated:,} layouts searched. Software assumed: {p.software_generation}."
+    )
+
+
+def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
+    """The GPUs, replicas, layout and batch, and the memory: KV cache and sequences that fit."""
+    layout = f"TP{p.tp}" + (f" · EP{p.ep}" if p.ep > 1 else "")
     c1.metric(
         "GPUs",
         f"{p.gpus:,}",
@@ -310,6 +324,11 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
         help=f"Per replica: requests of {inp.input_tokens + inp.output_tokens:,} tokens whose KV cache fits in the "
         "memory the weights leave: the most a replica can hold in flight.",
     )
+
+
+def _throughput_and_latency(c1, c2, p: ServePlan) -> None:
+    """Tokens per second per GPU, TTFT and TPOT, tokens per GPU-hour and a replica's capacity."""
+    split = p.prefill_decode == "split"
     c1.metric(
         "Prefill (tok/s/GPU)",
         f"{p.prefill_tokens_per_s_per_gpu:,.0f}",
@@ -345,46 +364,25 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
         if split
         else "Per replica: requests a replica completes per second at this batch (its capacity).",
     )
-    st.caption(
-        sentence(md_plain(deployment_text(p))) + "; " + md_plain(prefill_decode_text(p)) + "."
-    )
-    st.caption(
-        f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "
-        f"{p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU. KV cache "
-        f"{p.kv_precision.upper()}, {p.kv_bytes_per_token / 1024:,.0f} KiB per token; "
-        f"{p.layouts_evaluated:,} layouts searched. Software assumed: {p.software_generation}."
-    )
 
 
 def render() -> None:
-    st.title("Serve")
-    st.caption(
+    forms.sizing_page(
+        "Serve",
         "Size an inference deployment: describe the traffic and the latency users accept, see the "
         "layout, memory, latency, throughput and GPUs. The cost comparison comes in a later step; "
-        "these inputs are kept separately from the training scenario."
+        "these inputs are kept separately from the training scenario.",
+        inputs=inputs,
+        record=lambda: FORM.record(leave_out=[t for t in TRAFFIC if t != traffic()]),
+        heading="Deployment",
+        spinner="Sizing the deployment...",
+        size=plan_for,
+        results=results,
+        chart=_chart,
+        chart_key="chart_serve",
     )
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        inputs()
-    state.sync_link()  # the address carries these inputs from the first visit
-    mode = traffic()
-    inp, problems = FORM.record(leave_out=[t for t in TRAFFIC if t != mode])
-    with right:
-        st.subheader("Deployment")
-        if problems:
-            state.show_problems(problems)
-            return
-        with st.spinner("Sizing the deployment..."):
-            plan, curve, err = plan_for(inp)
-        if err:
-            state.show_error(*err)
-            return
-        results(plan, curve, inp)
-    st.plotly_chart(
-        serve_curve(
-            curve, plan.model_dump(mode="json"), inp.ttft_ms, inp.tpot_ms, state.dark_theme()
-        ),
-        theme=None,
-        width="stretch",
-        key="chart_serve",
-    )
+
+
+def _chart(plan: ServePlan, curve: dict, inp: ServeInputs, dark: bool):
+    """Throughput and latency against concurrency, with the objectives and the plan's point."""
+    return serve_curve(curve, plan.model_dump(mode="json"), inp.ttft_ms, inp.tpot_ms, dark)

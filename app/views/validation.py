@@ -392,6 +392,26 @@ def render() -> None:
     )
     result = validate()
     render_modes(result)
+    _error_per_kind(result)
+    st.plotly_chart(
+        validation_scatter(result["rows"], dark=state.dark_theme()),
+        theme=None,
+        width="stretch",
+        key="chart_validation",
+    )
+    render_heldout()
+    _every_row(result)
+    _misses(result)
+    with st.expander("Published figures not used, and why"):
+        st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
+    render_serving()
+    render_finetune()
+    _constants()
+
+
+def _error_per_kind(result: dict) -> None:
+    """Training errors per kind beside the rule of thumb's, the targets, and the errors by
+    source."""
     st.subheader("Error per kind")
     st.dataframe(
         summary(result),
@@ -439,13 +459,10 @@ def render() -> None:
             hide_index=True,
             column_config=_error_columns(),
         )
-    st.plotly_chart(
-        validation_scatter(result["rows"], dark=state.dark_theme()),
-        theme=None,
-        width="stretch",
-        key="chart_validation",
-    )
-    render_heldout()
+
+
+def _every_row(result: dict) -> None:
+    """Every training row with its prediction and errors."""
     st.subheader("Every row")
     st.dataframe(
         table(result),
@@ -458,6 +475,10 @@ def render() -> None:
             "memory (model) % of HBM": st.column_config.NumberColumn(format="%.0f"),
         },
     )
+
+
+def _misses(result: dict) -> None:
+    """Each scored row beyond its kind's worst-case target, explained, and those not yet."""
     st.subheader("Where the model misses")
     st.caption(
         "Each scored row beyond its kind's worst-case target, with the rows beside it in the same "
@@ -472,10 +493,10 @@ def render() -> None:
             "Beyond the target and not yet explained in models/data/validation/misses.csv: "
             + ", ".join(result["misses"]["unexplained"])
         )
-    with st.expander("Published figures not used, and why"):
-        st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
-    render_serving()
-    render_finetune()
+
+
+def _constants() -> None:
+    """The model's constants and their sources, in an expander."""
     with st.expander("The model's constants and their sources"):
         st.caption(
             "The same for every GPU, model and layout (models/constants.py); GPU differences come "

@@ -14,7 +14,8 @@ from app.views.execution import execution_inputs
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, label
 from models.scenario import Options
-from models.shapes import load_presets
+from models.shapes import ModelShape, load_presets
+from models.training.plan import TrainingPlan
 from pricing.catalogue import load_catalogue
 from pricing.inputs import CLOUD_KINDS
 
@@ -105,325 +106,377 @@ def _run_page() -> None:
 
     left, right = st.columns([3, 2], gap="large")
     with left:
-        st.subheader("Model")
-        custom = state.get("workload.params") is not None  # params win over a preset (schema)
-        model_choice = CUSTOM if custom else (sw.current("workload.model") or CUSTOM)
-        choice = st.selectbox(
-            "Model",
-            [*presets, CUSTOM],
-            index=[*presets, CUSTOM].index(model_choice if model_choice in presets else CUSTOM),
-            format_func=lambda m: (
-                presets[m].name if m in presets else "Custom (from parameter counts)"
-            ),
-            key="w_model",
-            help="Published shapes: model_presets.csv, each with its paper or model card. "
-            "A custom model gets a Llama-3-like shape from its parameter count.",
-        )
-        if choice != model_choice:
-            if choice == CUSTOM:
-                shape = presets[model_choice]
-                state.put("workload.model", None)
-                state.put("workload.params", float(round(shape.params_total, -6)))
-                if shape.is_moe:
-                    state.put("workload.active_params", float(round(shape.params_active, -6)))
-            else:
-                for key in ("params", "active_params"):
-                    state.put(f"workload.{key}", None)
-                state.put("workload.model", choice)
-            st.rerun()
-        if choice == CUSTOM:
-            c1, c2 = st.columns(2)
-            sw.number(
-                c1,
-                "Total parameters (billions)",
-                "workload.params",
-                "w_params",
-                step=1.0,
-                scale=1e9,
-                unit="billion",
-                help="All weights, experts included.",
-            )
-            active = state.get("workload.active_params")
-            c2.number_input(
-                "Active parameters per token (billions, 0 = dense)",
-                min_value=0.0,  # 0 stands for a dense model (no active_params)
-                max_value=sw.limits("workload.active_params", 1e9)[1],
-                value=float(active or 0) / 1e9,
-                step=1.0,
-                format="%g",
-                key="w_active",
-                on_change=state.bind(
-                    "workload.active_params", "w_active", lambda b: b * 1e9 if b > 0 else None
-                ),
-                help="For a mixture-of-experts model: the parameters one token passes through. "
-                f"{sw.allowed('workload.active_params', 1e9, 'billion')}, or 0 for a dense model.",
-            )
-        c1, c2, c3 = st.columns(3)
-        # a text box: a number box cannot group thousands ("2000" beside the GPUs' "1,024")
-        sw.count(
-            c1,
-            "Training tokens (billions)",
-            "workload.tokens",
-            "w_tokens",
-            scale=1e9,
-            unit="billion",
-            placeholder=f"{sw.start('workload.tokens') / 1e9:,.0f} (the default)",
-            help="Tokens seen in one training run (Llama 3: 15,600 billion).",
-        )
-        seq = int(sw.current("workload.seq_len"))
-        # the usual lengths, and the scenario's own (a link or file may give any allowed length)
-        seqs = sorted({1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, seq})
-        c2.selectbox(
-            "Sequence length",
-            seqs,
-            index=seqs.index(seq),
-            key="w_seq",
-            on_change=state.bind("workload.seq_len", "w_seq"),
-            help="Tokens per training sequence; longer sequences cost more attention compute and "
-            f"memory. {sw.allowed('workload.seq_len')} in a share link or scenario file.",
-        )
-        precision = sw.current("workload.precision")
-        c3.selectbox(
-            "Precision",
-            ["bf16", "fp8"],
-            index=["bf16", "fp8"].index(precision),
-            key="w_precision",
-            on_change=state.bind("workload.precision", "w_precision"),
-            format_func=str.upper,
-            help="FP8 needs FP8 tensor cores (H100 and newer, MI300X, L40S).",
-        )
-        execution_inputs(
-            fp8_ok=sw.current("workload.precision") == "fp8",
-            fp8_needs="precision FP8 (Model, Precision)",
-        )
-
-        st.subheader("Cluster")
-        c1, c2 = st.columns(2)
-        gpu = sw.current("cluster.gpu")
-        c1.selectbox(
-            "GPU",
-            list(gpus),
-            index=list(gpus).index(gpu),
-            key="w_gpu",
-            format_func=lambda g: (
-                f"{g} ({gpus[g].memory_gib:g} GiB, {gpus[g].bf16_dense_tflops:,.0f} TF)"
-            ),
-            on_change=state.bind("cluster.gpu", "w_gpu"),
-            help="Specifications and sources: models/data/gpus.csv.",
-        )
-        modes = ["fixed", "deadline"]
-        mode = "deadline" if state.get("cluster.deadline_days") else "fixed"
-        new_mode = c2.radio(
-            "Size the cluster by",
-            modes,
-            index=modes.index(mode),
-            horizontal=True,
-            key="w_sizing",
-            format_func={"fixed": "GPU count", "deadline": "deadline"}.get,
-            help="A fixed GPU count, or the fewest GPUs with which the first run ends by a "
-            "deadline counted from the decision, provisioning included (failures and restarts "
-            "too).",
-        )
-        if new_mode != mode:
-            if new_mode == "deadline":
-                state.put("cluster.gpus", None)
-                state.put("cluster.deadline_days", sw.start("cluster.deadline_days"))
-            else:
-                state.put("cluster.deadline_days", None)
-                state.put("cluster.gpus", sw.start("cluster.gpus"))
-            st.rerun()
-        if new_mode == "fixed":
-            sw.count(
-                c2,
-                "GPUs",
-                "cluster.gpus",
-                "w_gpus",
-                placeholder="smallest that fits",
-                help="The most is the largest cluster the planner sizes (past 65,536 GPUs "
-                "its fabric is a four-tier fat tree of 64-port switches); "
-                "left empty, the smallest cluster that holds the model.",
-            )
-        else:
-            sw.number(
-                c2,
-                "Deadline (days from the decision to the first result)",
-                "cluster.deadline_days",
-                "w_deadline",
-                step=5.0,
-                unit="days",
-                help="Provisioning included: the Compare page sizes the cluster so that the option "
-                "that can deliver first finishes its first run by then, and marks the options "
-                "that cannot. This page shows the GPUs for the training alone.",
-            )
-
-        sw.number(
-            st,
-            "Restart after a failure (minutes)",
-            "reliability.restart_minutes",
-            "w_restart",
-            step=1.0,
-            unit="minutes",
-            help="Minutes from a failure to training again (detect, swap the node, reload the "
-            "last checkpoint); with the failure rate and checkpoint interval it sets goodput. "
-            + glossary.GOODPUT,
-        )
-
-        st.subheader("Use over the term")
-        c1, c2, c3 = st.columns(3)
-        usage_modes = ["runs", "utilisation"]
-        umode = sw.current("usage.mode")
-        c1.radio(
-            "Workload over the term",
-            usage_modes,
-            index=usage_modes.index(umode),
-            key="w_umode",
-            format_func={"runs": "training runs", "utilisation": "steady use"}.get,
-            on_change=state.bind("usage.mode", "w_umode"),
-            help="A number of runs of this workload back to back, or steady use at a utilisation.",
-        )
-        if umode == "runs":
-            sw.number(c2, "Runs over the term", "usage.runs", "w_runs", step=1.0, help="")
-        else:
-            sw.slider(
-                c2,
-                "Utilisation (%)",
-                "usage.utilisation_pct",
-                "w_util",
-                help="Share of hours the GPUs do useful work.",
-            )
-        sw.slider(
-            c3,
-            "Term (months)",
-            "term.months",
-            "w_term",
-            unit="months",
-            help="The contract term every option is compared over.",
-        )
-        c1, c2 = st.columns(2)
-        fin = sw.current("term.financing")
-        c1.selectbox(
-            "Owned hardware is paid",
-            ["cash", "loan", "lease"],
-            index=["cash", "loan", "lease"].index(fin),
-            key="w_fin",
-            on_change=state.bind("term.financing", "w_fin"),
-            help="Cash on acceptance, an equipment loan (rate in Assumptions), or an operating lease.",
-        )
-        facility = sw.current("options.facility")
-        c2.selectbox(
-            "Owned hardware lives in",
-            ["colocation", "owned"],
-            index=["colocation", "owned"].index(facility),
-            key="w_facility",
-            on_change=state.bind("options.facility", "w_facility"),
-            format_func={
-                "colocation": "colocation (rented space)",
-                "owned": "a new facility of our own",
-            }.get,
-            help="Colocation at $/kW-month, or building a data hall at $/kW (18–24 months).",
-        )
-        if fin == "loan":
-            sw.slider(
-                c1,
-                "Loan length (years)",
-                "term.loan_years",
-                "w_loan_years",
-                unit="years",
-                help="Years over which the equipment loan is repaid (its rate is on the "
-                "Assumptions page).",
-            )
-        provider_inputs()
-        commitments = {
-            "1y": "1-year commitments",
-            "3y": "3-year commitments",
-            "monthly": "month to month",
-            "whole_term": "for the whole term",
-        }
-        held = sw.current("options.rent_commitment")
-        st.selectbox(
-            "A rented or managed cluster is held",
-            list(commitments),
-            index=list(commitments).index(held),
-            format_func=commitments.get,
-            key="w_commitment",
-            on_change=state.bind("options.rent_commitment", "w_commitment"),
-            help=Options.model_fields["rent_commitment"].description.capitalize() + ".",
-        )
-        st.toggle(
-            "Pay a per-GPU software licence (NVIDIA AI Enterprise)",
-            value=bool(sw.current("options.software_licence")),
-            key="w_licence",
-            on_change=state.bind("options.software_licence", "w_licence"),
-            help=Options.model_fields["software_licence"].description.capitalize()
-            + "; the price is licence_usd_per_gpu_year on the Assumptions page.",
-        )
-        chosen = state.get("options.compare") or sw.start("options.compare")
-        st.multiselect(
-            "Options to compare",
-            list(OPTION_IDS),
-            default=chosen,
-            key="w_options",
-            format_func=label,
-            on_change=state.bind("options.compare", "w_options"),
-            help="Build, rent a dedicated cluster, a managed service, or public cloud.",
-        )
-
+        _model_section(presets)
+        _cluster_section(gpus)
+        _use_over_the_term()
     with right:
-        st.subheader("Sizing")
-        sc, problems = state.scenario()
-        if problems:
-            state.show_problems(problems)
-        else:
-            with st.spinner("Sizing the cluster..."):
-                plan, err = state.training_plan(sc)
-            if err:
-                state.show_error(*err)
-            else:
-                lay = plan.layout
-                m1, m2 = st.columns(2)
-                m1.metric("GPUs", f"{plan.gpus:,}", help=f"Sizing: {plan.sizing}")
-                m2.metric(
-                    "Memory per GPU",
-                    gib(plan.memory_gib_per_gpu["total"]),
-                    help=f"of {gib(plan.memory_capacity_gib)}",
-                )
-                m1.metric("Ideal days", days(plan.ideal_days), help="No failures, no restarts")
-                low, high = plan.train_days_low, plan.train_days_high
-                likely = band(low, high).strip().removeprefix("(").removesuffix(")")
-                m2.metric(
-                    "Wall-clock days",
-                    days(plan.train_days),
-                    help=f"With failures and restarts; {likely} given the model's errors on "
-                    "published runs (Validation page)",
-                )
-                m1.metric("Goodput", pct(plan.goodput, 1), help=glossary.GOODPUT)
-                m2.metric(
-                    "MFU",
-                    pct(plan.mfu, 1),
-                    help=f"{glossary.MFU} Here {plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU.",
-                )
-                if plan.sizing == "deadline" and (
-                    advice := efficient_size_advice(plan.gpus, plan.efficient)
-                ):
-                    st.info(md_plain(advice) + ".", icon=":material/speed:")
-                st.markdown(
-                    f"**Layout:** TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · "
-                    f"PP {lay.pp} · DP {lay.dp} · EP {lay.ep} · "
-                    f"ZeRO-{lay.zero} · recompute {lay.recompute} · micro-batch {lay.micro_batch} · "
-                    f"interleave {lay.interleave}  \n**Execution:** {execution_text(plan.execution)}",
-                    help=LAYOUT_HELP,
-                )
-                st.caption(
-                    f"Wall-clock time {likely} (the model's error range on published whole runs). "
-                    f"{plan.model.name}: {si(plan.model.params)} parameters; {plan.steps:,} steps of "
-                    f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s; "
-                    f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
-                    f"Checkpoint {gib(plan.checkpoint.size_gib)} every {plan.checkpoint.interval_min:.0f} min."
-                )
-                st.plotly_chart(
-                    training_memory(plan.model_dump(mode="json"), state.dark_theme()),
-                    theme=None,
-                    width="stretch",
-                    key="chart_training_memory",
-                )
+        _sizing_panel()
         next_step()
+
+
+def _model_section(presets: dict[str, ModelShape]) -> None:
+    """The model (a preset, or custom from its parameter counts), the tokens, the sequence
+    length, the precision and the execution choices."""
+    st.subheader("Model")
+    choice = _model_picker(presets)
+    if choice == CUSTOM:
+        _custom_parameters()
+    _tokens_and_precision()
+    execution_inputs(
+        fp8_ok=sw.current("workload.precision") == "fp8",
+        fp8_needs="precision FP8 (Model, Precision)",
+    )
+
+
+def _model_picker(presets: dict[str, ModelShape]) -> str:
+    """The Model box; a change of model (to or from a custom one) is put in the scenario and the
+    page rerun. The model chosen."""
+    custom = state.get("workload.params") is not None  # params win over a preset (schema)
+    model_choice = CUSTOM if custom else (sw.current("workload.model") or CUSTOM)
+    choice = st.selectbox(
+        "Model",
+        [*presets, CUSTOM],
+        index=[*presets, CUSTOM].index(model_choice if model_choice in presets else CUSTOM),
+        format_func=lambda m: presets[m].name if m in presets else "Custom (from parameter counts)",
+        key="w_model",
+        help="Published shapes: model_presets.csv, each with its paper or model card. "
+        "A custom model gets a Llama-3-like shape from its parameter count.",
+    )
+    if choice != model_choice:
+        if choice == CUSTOM:
+            shape = presets[model_choice]
+            state.put("workload.model", None)
+            state.put("workload.params", float(round(shape.params_total, -6)))
+            if shape.is_moe:
+                state.put("workload.active_params", float(round(shape.params_active, -6)))
+        else:
+            for key in ("params", "active_params"):
+                state.put(f"workload.{key}", None)
+            state.put("workload.model", choice)
+        st.rerun()
+    return choice
+
+
+def _custom_parameters() -> None:
+    """A custom model's total and active parameters."""
+    c1, c2 = st.columns(2)
+    sw.number(
+        c1,
+        "Total parameters (billions)",
+        "workload.params",
+        "w_params",
+        step=1.0,
+        scale=1e9,
+        unit="billion",
+        help="All weights, experts included.",
+    )
+    active = state.get("workload.active_params")
+    c2.number_input(
+        "Active parameters per token (billions, 0 = dense)",
+        min_value=0.0,  # 0 stands for a dense model (no active_params)
+        max_value=sw.limits("workload.active_params", 1e9)[1],
+        value=float(active or 0) / 1e9,
+        step=1.0,
+        format="%g",
+        key="w_active",
+        on_change=state.bind(
+            "workload.active_params", "w_active", lambda b: b * 1e9 if b > 0 else None
+        ),
+        help="For a mixture-of-experts model: the parameters one token passes through. "
+        f"{sw.allowed('workload.active_params', 1e9, 'billion')}, or 0 for a dense model.",
+    )
+
+
+def _tokens_and_precision() -> None:
+    """Training tokens, sequence length and precision."""
+    c1, c2, c3 = st.columns(3)
+    # a text box: a number box cannot group thousands ("2000" beside the GPUs' "1,024")
+    sw.count(
+        c1,
+        "Training tokens (billions)",
+        "workload.tokens",
+        "w_tokens",
+        scale=1e9,
+        unit="billion",
+        placeholder=f"{sw.start('workload.tokens') / 1e9:,.0f} (the default)",
+        help="Tokens seen in one training run (Llama 3: 15,600 billion).",
+    )
+    seq = int(sw.current("workload.seq_len"))
+    # the usual lengths, and the scenario's own (a link or file may give any allowed length)
+    seqs = sorted({1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, seq})
+    c2.selectbox(
+        "Sequence length",
+        seqs,
+        index=seqs.index(seq),
+        key="w_seq",
+        on_change=state.bind("workload.seq_len", "w_seq"),
+        help="Tokens per training sequence; longer sequences cost more attention compute and "
+        f"memory. {sw.allowed('workload.seq_len')} in a share link or scenario file.",
+    )
+    precision = sw.current("workload.precision")
+    c3.selectbox(
+        "Precision",
+        ["bf16", "fp8"],
+        index=["bf16", "fp8"].index(precision),
+        key="w_precision",
+        on_change=state.bind("workload.precision", "w_precision"),
+        format_func=str.upper,
+        help="FP8 needs FP8 tensor cores (H100 and newer, MI300X, L40S).",
+    )
+
+
+def _cluster_section(gpus: dict) -> None:
+    """The GPU, the cluster's size (a GPU count or a deadline) and the restart time."""
+    st.subheader("Cluster")
+    c1, c2 = st.columns(2)
+    gpu = sw.current("cluster.gpu")
+    c1.selectbox(
+        "GPU",
+        list(gpus),
+        index=list(gpus).index(gpu),
+        key="w_gpu",
+        format_func=lambda g: (
+            f"{g} ({gpus[g].memory_gib:g} GiB, {gpus[g].bf16_dense_tflops:,.0f} TF)"
+        ),
+        on_change=state.bind("cluster.gpu", "w_gpu"),
+        help="Specifications and sources: models/data/gpus.csv.",
+    )
+    _cluster_size(c2)
+
+    sw.number(
+        st,
+        "Restart after a failure (minutes)",
+        "reliability.restart_minutes",
+        "w_restart",
+        step=1.0,
+        unit="minutes",
+        help="Minutes from a failure to training again (detect, swap the node, reload the "
+        "last checkpoint); with the failure rate and checkpoint interval it sets goodput. "
+        + glossary.GOODPUT,
+    )
+
+
+def _cluster_size(c2) -> None:
+    """Size the cluster by a GPU count or by a deadline, and the count or the deadline."""
+    modes = ["fixed", "deadline"]
+    mode = "deadline" if state.get("cluster.deadline_days") else "fixed"
+    new_mode = c2.radio(
+        "Size the cluster by",
+        modes,
+        index=modes.index(mode),
+        horizontal=True,
+        key="w_sizing",
+        format_func={"fixed": "GPU count", "deadline": "deadline"}.get,
+        help="A fixed GPU count, or the fewest GPUs with which the first run ends by a "
+        "deadline counted from the decision, provisioning included (failures and restarts "
+        "too).",
+    )
+    if new_mode != mode:
+        if new_mode == "deadline":
+            state.put("cluster.gpus", None)
+            state.put("cluster.deadline_days", sw.start("cluster.deadline_days"))
+        else:
+            state.put("cluster.deadline_days", None)
+            state.put("cluster.gpus", sw.start("cluster.gpus"))
+        st.rerun()
+    if new_mode == "fixed":
+        sw.count(
+            c2,
+            "GPUs",
+            "cluster.gpus",
+            "w_gpus",
+            placeholder="smallest that fits",
+            help="The most is the largest cluster the planner sizes (past 65,536 GPUs "
+            "its fabric is a four-tier fat tree of 64-port switches); "
+            "left empty, the smallest cluster that holds the model.",
+        )
+    else:
+        sw.number(
+            c2,
+            "Deadline (days from the decision to the first result)",
+            "cluster.deadline_days",
+            "w_deadline",
+            step=5.0,
+            unit="days",
+            help="Provisioning included: the Compare page sizes the cluster so that the option "
+            "that can deliver first finishes its first run by then, and marks the options "
+            "that cannot. This page shows the GPUs for the training alone.",
+        )
+
+
+def _use_over_the_term() -> None:
+    """Runs or steady use, the term, how owned hardware is paid and housed, who prices the rented
+    and cloud options, the rental commitment, the licence and the options compared."""
+    st.subheader("Use over the term")
+    c1, c2, c3 = st.columns(3)
+    usage_modes = ["runs", "utilisation"]
+    umode = sw.current("usage.mode")
+    c1.radio(
+        "Workload over the term",
+        usage_modes,
+        index=usage_modes.index(umode),
+        key="w_umode",
+        format_func={"runs": "training runs", "utilisation": "steady use"}.get,
+        on_change=state.bind("usage.mode", "w_umode"),
+        help="A number of runs of this workload back to back, or steady use at a utilisation.",
+    )
+    if umode == "runs":
+        sw.number(c2, "Runs over the term", "usage.runs", "w_runs", step=1.0, help="")
+    else:
+        sw.slider(
+            c2,
+            "Utilisation (%)",
+            "usage.utilisation_pct",
+            "w_util",
+            help="Share of hours the GPUs do useful work.",
+        )
+    sw.slider(
+        c3,
+        "Term (months)",
+        "term.months",
+        "w_term",
+        unit="months",
+        help="The contract term every option is compared over.",
+    )
+    _owned_hardware()
+    provider_inputs()
+    _rental_licence_and_options()
+
+
+def _owned_hardware() -> None:
+    """How owned hardware is paid (and the loan's length) and where it lives."""
+    c1, c2 = st.columns(2)
+    fin = sw.current("term.financing")
+    c1.selectbox(
+        "Owned hardware is paid",
+        ["cash", "loan", "lease"],
+        index=["cash", "loan", "lease"].index(fin),
+        key="w_fin",
+        on_change=state.bind("term.financing", "w_fin"),
+        help="Cash on acceptance, an equipment loan (rate in Assumptions), or an operating lease.",
+    )
+    facility = sw.current("options.facility")
+    c2.selectbox(
+        "Owned hardware lives in",
+        ["colocation", "owned"],
+        index=["colocation", "owned"].index(facility),
+        key="w_facility",
+        on_change=state.bind("options.facility", "w_facility"),
+        format_func={
+            "colocation": "colocation (rented space)",
+            "owned": "a new facility of our own",
+        }.get,
+        help="Colocation at $/kW-month, or building a data hall at $/kW (18–24 months).",
+    )
+    if fin == "loan":
+        sw.slider(
+            c1,
+            "Loan length (years)",
+            "term.loan_years",
+            "w_loan_years",
+            unit="years",
+            help="Years over which the equipment loan is repaid (its rate is on the "
+            "Assumptions page).",
+        )
+
+
+def _rental_licence_and_options() -> None:
+    """How a rented or managed cluster is held, the software licence and the options compared."""
+    commitments = {
+        "1y": "1-year commitments",
+        "3y": "3-year commitments",
+        "monthly": "month to month",
+        "whole_term": "for the whole term",
+    }
+    held = sw.current("options.rent_commitment")
+    st.selectbox(
+        "A rented or managed cluster is held",
+        list(commitments),
+        index=list(commitments).index(held),
+        format_func=commitments.get,
+        key="w_commitment",
+        on_change=state.bind("options.rent_commitment", "w_commitment"),
+        help=Options.model_fields["rent_commitment"].description.capitalize() + ".",
+    )
+    st.toggle(
+        "Pay a per-GPU software licence (NVIDIA AI Enterprise)",
+        value=bool(sw.current("options.software_licence")),
+        key="w_licence",
+        on_change=state.bind("options.software_licence", "w_licence"),
+        help=Options.model_fields["software_licence"].description.capitalize()
+        + "; the price is licence_usd_per_gpu_year on the Assumptions page.",
+    )
+    chosen = state.get("options.compare") or sw.start("options.compare")
+    st.multiselect(
+        "Options to compare",
+        list(OPTION_IDS),
+        default=chosen,
+        key="w_options",
+        format_func=label,
+        on_change=state.bind("options.compare", "w_options"),
+        help="Build, rent a dedicated cluster, a managed service, or public cloud.",
+    )
+
+
+def _sizing_panel() -> None:
+    """The core's sizing of the run, or the problems and the error that stop it."""
+    st.subheader("Sizing")
+    sc, problems = state.scenario()
+    if problems:
+        state.show_problems(problems)
+    else:
+        with st.spinner("Sizing the cluster..."):
+            plan, err = state.training_plan(sc)
+        if err:
+            state.show_error(*err)
+        else:
+            _sizing_results(plan)
+
+
+def _sizing_results(plan: TrainingPlan) -> None:
+    """The GPUs, memory, days, goodput and MFU, the layout and execution, and the memory chart."""
+    lay = plan.layout
+    m1, m2 = st.columns(2)
+    m1.metric("GPUs", f"{plan.gpus:,}", help=f"Sizing: {plan.sizing}")
+    m2.metric(
+        "Memory per GPU",
+        gib(plan.memory_gib_per_gpu["total"]),
+        help=f"of {gib(plan.memory_capacity_gib)}",
+    )
+    m1.metric("Ideal days", days(plan.ideal_days), help="No failures, no restarts")
+    low, high = plan.train_days_low, plan.train_days_high
+    likely = band(low, high).strip().removeprefix("(").removesuffix(")")
+    m2.metric(
+        "Wall-clock days",
+        days(plan.train_days),
+        help=f"With failures and restarts; {likely} given the model's errors on "
+        "published runs (Validation page)",
+    )
+    m1.metric("Goodput", pct(plan.goodput, 1), help=glossary.GOODPUT)
+    m2.metric(
+        "MFU",
+        pct(plan.mfu, 1),
+        help=f"{glossary.MFU} Here {plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU.",
+    )
+    if plan.sizing == "deadline" and (advice := efficient_size_advice(plan.gpus, plan.efficient)):
+        st.info(md_plain(advice) + ".", icon=":material/speed:")
+    st.markdown(
+        f"**Layout:** TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · "
+        f"PP {lay.pp} · DP {lay.dp} · EP {lay.ep} · "
+        f"ZeRO-{lay.zero} · recompute {lay.recompute} · micro-batch {lay.micro_batch} · "
+        f"interleave {lay.interleave}  \n**Execution:** {execution_text(plan.execution)}",
+        help=LAYOUT_HELP,
+    )
+    st.caption(
+        f"Wall-clock time {likely} (the model's error range on published whole runs). "
+        f"{plan.model.name}: {si(plan.model.params)} parameters; {plan.steps:,} steps of "
+        f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s; "
+        f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
+        f"Checkpoint {gib(plan.checkpoint.size_gib)} every {plan.checkpoint.interval_min:.0f} min."
+    )
+    st.plotly_chart(
+        training_memory(plan.model_dump(mode="json"), state.dark_theme()),
+        theme=None,
+        width="stretch",
+        key="chart_training_memory",
+    )

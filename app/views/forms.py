@@ -1,0 +1,105 @@
+"""The scaffolding the Serve and Fine-tune pages (app/views/serve.py, finetune.py) share: the page's
+layout (the inputs on the left, the core's answer on the right, its chart under both), the
+problems and the core's error shown where the answer would be, the model and GPU pickers, the
+cache key of a record and the record a share link carries.
+
+Each page keeps its own record in an app/record_widgets.py `Form` (bounds, choices and the
+"Allowed: ..." help come from the record's Field()s) and passes its own sections and words."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import streamlit as st
+from pydantic import BaseModel
+
+from app import state
+from app.record_widgets import Form
+from models.hardware import load_gpus
+from models.shapes import load_presets
+
+
+def sizing_page(
+    title: str,
+    caption: str,
+    *,
+    inputs: Callable[[], None],
+    record: Callable[[], tuple],
+    heading: str,
+    spinner: str,
+    size: Callable[..., tuple],
+    results: Callable[..., None],
+    chart: Callable[..., object],
+    chart_key: str,
+) -> None:
+    """A form's page: `inputs` drawn on the left; on the right under `heading`, the problems of
+    `record()` (a Form's (record, problems)), else the core's error, else `results`; then the
+    chart across the page. `size(record)` returns the core's answer as a tuple whose last item is
+    the error (None or (field, message)); the items before it are handed to `results(*answer,
+    record)` and `chart(*answer, record, dark)`."""
+    st.title(title)
+    st.caption(caption)
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        inputs()
+    state.sync_link()  # the address carries these inputs from the first visit
+    inp, problems = record()
+    with right:
+        st.subheader(heading)
+        if problems:
+            state.show_problems(problems)
+            return
+        with st.spinner(spinner):
+            *answer, err = size(inp)
+        if err:
+            state.show_error(*err)
+            return
+        results(*answer, inp)
+    st.plotly_chart(
+        chart(*answer, inp, state.dark_theme()),
+        theme=None,
+        width="stretch",
+        key=chart_key,
+    )
+
+
+def model_choice(form: Form, where, key: str, *, help: str):
+    """The Model picker: the published shapes (models/shapes.py), shown by name."""
+    presets = load_presets()
+    return form.choice(
+        where,
+        "Model",
+        "model",
+        key,
+        choices=list(presets),
+        format_func=lambda m: presets[m].name if m in presets else m,
+        help=help,
+    )
+
+
+def gpu_choice(form: Form, where, key: str):
+    """The GPU picker: the GPU catalogue (models/hardware.py), each with its memory."""
+    gpus = load_gpus()
+    return form.choice(
+        where,
+        "GPU",
+        "gpu",
+        key,
+        choices=list(gpus),
+        format_func=lambda g: f"{g} ({gpus[g].memory_gib:g} GiB)" if g in gpus else g,
+        help="Specifications and sources: models/data/gpus.csv.",
+    )
+
+
+def cache_key(inp: BaseModel) -> str:
+    """A record as the key of the page's cached plan: its JSON, keys sorted."""
+    return json.dumps(inp.model_dump(mode="json"), sort_keys=True)
+
+
+def link_record(form: Form, leave_out=()) -> BaseModel | None:
+    """The inputs as the share link carries them: None if this session never opened the page or
+    they are invalid now."""
+    if form.key not in st.session_state:
+        return None
+    return form.record(leave_out=leave_out)[0]
