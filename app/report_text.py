@@ -56,17 +56,9 @@ def execution_text(execution: Execution | Mapping | None) -> str:
     )
 
 
-def training_report(p: TrainingPlan) -> str:
-    """`clusterplan train`'s tables: the plan's fields written by the shared number rules
-    (models/numbers.py: days, pct, gpus, run_length), as the portal and the PDF write them."""
-    lay, mem, step, rel, fab = (
-        p.layout,
-        p.memory_gib_per_gpu,
-        p.step_breakdown_s,
-        p.reliability,
-        p.fabric,
-    )
-    head = (
+def _training_head(p: TrainingPlan) -> str:
+    """The report's first line: the model, its parameters, the GPUs and how they were sized."""
+    return (
         f"{p.model.name} ({_si(p.model.params)} params"
         + (f", {_si(p.model.active_params)} active" if p.model.experts > 1 else "")
         + f") on {p.gpus:,} x {p.gpu}  [sizing: {p.sizing}"
@@ -77,12 +69,18 @@ def training_report(p: TrainingPlan) -> str:
         )
         + "]"
     )
+
+
+def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
+    """The rows of the run itself: layout, execution, memory, step time, efficiency, throughput,
+    steps and one run's length."""
+    lay, mem, step = p.layout, p.memory_gib_per_gpu, p.step_breakdown_s
     mem_parts = ", ".join(f"{k} {v:.1f}" for k, v in mem.items() if k != "total" and v >= 0.05)
     step_parts = ", ".join(
         f"{k.replace('_', ' ')} {step[k]:.2f}"
         for k in ("compute", "pipeline_bubble", "pipeline_p2p", "data_parallel", "optimizer")
     )
-    rows = [
+    return [
         (
             "Layout",
             f"TP {lay.tp}{f' | CP {lay.cp}' if lay.cp > 1 else ''} | PP {lay.pp} | DP {lay.dp}"
@@ -104,6 +102,14 @@ def training_report(p: TrainingPlan) -> str:
             run_length(p.train_days, p.train_days_low, p.train_days_high, p.ideal_days, p.goodput)
             + f", {_si(p.gpu_hours)} GPU-hours",
         ),
+    ]
+
+
+def _infrastructure_rows(p: TrainingPlan) -> list[tuple[str, str]]:
+    """The rows of what the run needs around it: failures, checkpoints, storage, fabric, and the
+    layout search."""
+    rel, fab = p.reliability, p.fabric
+    return [
         (
             "Failures",
             f"job MTBF {rel.mtbf_hours:.1f} h, {plural(rel.expected_failures, 'failure')} expected,"
@@ -132,6 +138,12 @@ def training_report(p: TrainingPlan) -> str:
             f" {p.search.seconds:.2f} s",
         ),
     ]
+
+
+def _training_rows(p: TrainingPlan) -> list[tuple[str, str]]:
+    """Every row of the report's table, with the deadline the run was sized for and the model's
+    likely range, where the plan has them."""
+    rows = _run_rows(p) + _infrastructure_rows(p)
     if p.train_days_budget is not None:
         rows.insert(
             rows.index(next(r for r in rows if r[0] == "One run")) + 1,
@@ -145,10 +157,13 @@ def training_report(p: TrainingPlan) -> str:
                 f"{likely}: the model's error range on published whole runs (clusterplan validate)",
             )
         )
-    out = [head, _rows(rows)]
-    advice = efficient_size_advice(p.gpus, p.efficient, deadline=p.sizing == "deadline")
-    if advice:
-        out.append(advice)
+    return rows
+
+
+def _curve_lines(p: TrainingPlan) -> list[str]:
+    """The table of training time against GPU count, with the chosen count marked ([] without a
+    curve)."""
+    out: list[str] = []
     if p.curve:
         out.append(
             "\nTraining time against GPU count (diminishing returns show as falling efficiency)"
@@ -164,6 +179,17 @@ def training_report(p: TrainingPlan) -> str:
                 f" {days(c.train_days):>13} {_si(c.gpu_hours):>11}"
                 f" {pct(c.scaling_efficiency):>10}{mark}"
             )
+    return out
+
+
+def training_report(p: TrainingPlan) -> str:
+    """`clusterplan train`'s tables: the plan's fields written by the shared number rules
+    (models/numbers.py: days, pct, gpus, run_length), as the portal and the PDF write them."""
+    out = [_training_head(p), _rows(_training_rows(p))]
+    advice = efficient_size_advice(p.gpus, p.efficient, deadline=p.sizing == "deadline")
+    if advice:
+        out.append(advice)
+    out += _curve_lines(p)
     return "\n".join(out)
 
 

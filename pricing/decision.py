@@ -234,26 +234,8 @@ def recommend(
     contender = runner_up
     if q is not None and others:
         contender = max(others, key=lambda r: _probability(uncertainty, r.option))
-    facts = dict(
-        option=best.option,
-        label=best.label,
-        fastest_option=fastest.option,
-        meets_deadline=best.meets_deadline,
-        npv_usd=best.npv_usd,
-        months=inp.months,
-        ready_day=best.ready_day,
-        first_result_day=best.first_result_day,
-        fastest_label=fastest.label,
-        fastest_first_result_day=fastest.first_result_day,
-        runner_up=_npv_of(runner_up),
-        deadline_days=inp.scenario.cluster.deadline_days,
-    )
-    if late and on_time:
-        facts["chosen_on_time"] = True
-        cheaper = [r for r in sorted(late, key=lambda r: r.npv_usd) if r.npv_usd < best.npv_usd]
-        facts["cheaper_but_late"] = [_miss(r) for r in cheaper]
-    elif late:  # no option meets the deadline
-        facts["closest_late"] = _miss(min(late, key=lambda r: r.first_result_day or np.inf))
+    facts = _answer_facts(inp, best, fastest, runner_up)
+    facts |= _deadline_facts(best, on_time, late)
     shape = demand_shape(inp, best, ok)
     if shape is not None:
         facts["demand_shape"], facts["peak_to_mean_demand"], facts["idle_share"] = shape
@@ -276,6 +258,42 @@ def recommend(
     if contender is None or not (p < CLOSE_CALL_PROBABILITY or within):
         return Recommendation(**facts)
     return Recommendation(**facts, close_call=True, contenders=[best.option, contender.option])
+
+
+def _answer_facts(
+    inp: CostInputs, best: OptionResult, fastest: OptionResult, runner_up: OptionResult | None
+) -> dict:
+    """The facts every answer states: the recommended option, its NPV, readiness and first
+    result, the fastest option to a first result, the runner-up by base NPV and the deadline."""
+    return dict(
+        option=best.option,
+        label=best.label,
+        fastest_option=fastest.option,
+        meets_deadline=best.meets_deadline,
+        npv_usd=best.npv_usd,
+        months=inp.months,
+        ready_day=best.ready_day,
+        first_result_day=best.first_result_day,
+        fastest_label=fastest.label,
+        fastest_first_result_day=fastest.first_result_day,
+        runner_up=_npv_of(runner_up),
+        deadline_days=inp.scenario.cluster.deadline_days,
+    )
+
+
+def _deadline_facts(
+    best: OptionResult, on_time: list[OptionResult], late: list[OptionResult]
+) -> dict:
+    """What the deadline adds: when `best` was chosen among the options `on_time`, each cheaper
+    option that is `late` and by how much; when no option meets it, the one that comes closest."""
+    facts: dict = {}
+    if late and on_time:
+        facts["chosen_on_time"] = True
+        cheaper = [r for r in sorted(late, key=lambda r: r.npv_usd) if r.npv_usd < best.npv_usd]
+        facts["cheaper_but_late"] = [_miss(r) for r in cheaper]
+    elif late:  # no option meets the deadline
+        facts["closest_late"] = _miss(min(late, key=lambda r: r.first_result_day or np.inf))
+    return facts
 
 
 def _npv_of(r: OptionResult | None) -> OptionNpv | None:

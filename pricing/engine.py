@@ -18,6 +18,7 @@ import numpy as np
 from models.errors import InputError
 from models.numbers import on_day, pct
 from models.options import OPTIONS, Billing, Staffing, spec
+from models.portfolio.capacity import CapacityResult
 from models.scenario import Scenario
 from models.training.plan import TrainingPlan, plan_training
 from pricing import cashflows as cf
@@ -298,6 +299,97 @@ def trailing_hold(
     )
 
 
+def _paid_capacity(option: str, plan: OptionPlan, ctx: cf.Context) -> np.ndarray:
+    """The GPUs an option pays for, month by month: the simulated capacity, cut where a rental is
+    given back; each contract's GPUs while it is held when the plan resizes; the simulated
+    capacity itself for per-use billing, base + burst, or owned hardware added or replaced."""
+    # what is paid for: the simulated capacity, cut where a rental is given back
+    capacity = np.minimum(plan.capacity_gpus, plan.size_gpus * ctx.held[0])
+    if plan.second is not None:  # each contract's GPUs while it is held
+        capacity = sum(part_inp.gpus * part_ctx.held[0] for _, part_inp, _, part_ctx in ctx.parts)
+    elif (
+        spec(option).holds == "busy" or plan.split is not None or plan.tranches or plan.refreshes
+    ):  # per use, or base + burst used, or owned hardware added or replaced
+        capacity = plan.capacity_gpus
+    return capacity
+
+
+def _portfolio_note(inp: CostInputs, option: str, plan: OptionPlan) -> str:
+    """The option's note: why it is unavailable, else, when it does not finish the work, how many
+    GPU-hours the demand would finish in the term are queued or run past it."""
+    r = plan.result
+    late = r.queued_gpu_hours + r.beyond_term_gpu_hours - inp.portfolio.demand.beyond_term_gpu_hours
+    note = inp.unavailable.get(option, "")
+    if not bool(plan.completes) and not note:
+        note = (
+            f"{late:,.0f} GPU-hours the demand would finish in the term are queued or run past "
+            f"it on {plan.size_gpus:,} GPUs ready on {on_day(plan.ready_day)}"
+        )
+    return note
+
+
+def _chargeback(total: float, r: CapacityResult) -> dict[str, float]:
+    """The term's cost split by team in proportion to the GPU-hours served to each (none below
+    MIN_GPU_HOURS served in all)."""
+    by_team: dict[str, float] = {}
+    for w in r.workloads:
+        by_team[w.team] = by_team.get(w.team, 0.0) + w.served_gpu_hours
+    return (
+        {t: total * h / r.served_gpu_hours for t, h in sorted(by_team.items())}
+        if r.served_gpu_hours >= MIN_GPU_HOURS
+        else {}
+    )
+
+
+def _first_finish(r: CapacityResult) -> float | None:
+    """The day the first run of any workload finishes, or None when none does."""
+    finish = [
+        f for w in r.workloads for f, st in zip(w.runs_table.finish_day, w.runs_table.status, strict=True)
+        if st == "finished" and f is not None
+    ]  # fmt: skip
+    return min(finish) if finish else None
+
+
+def _workload_delays(r: CapacityResult) -> list[WorkloadDelay]:
+    """Each workload's demand, service, queueing and delays under the option's capacity plan."""
+    return [
+        WorkloadDelay(
+            name=w.name,
+            team=w.team,
+            kind=w.kind,
+            demanded_gpu_hours=w.demanded_gpu_hours,
+            served_gpu_hours=w.served_gpu_hours,
+            queued_gpu_hours=w.queued_gpu_hours,
+            beyond_term_gpu_hours=w.beyond_term_gpu_hours,
+            delay_days_max=w.delay_days_max,
+            delay_days_mean=w.delay_days_mean,
+            runs=w.runs,
+            runs_finished=w.runs_finished,
+            never_served=w.never_served,
+        )
+        for w in r.workloads
+    ]
+
+
+def _hardware_refreshes(plan: OptionPlan) -> list[HardwareRefresh]:
+    """Each owned-hardware refresh of the plan: its generation, order and ready days, and the day
+    the hardware it replaces is sold."""
+    return [
+        HardwareRefresh(
+            generation=f.generation,
+            gpus=plan.size_gpus,
+            order_day=f.order_day,
+            ready_day=f.ready_day,
+            replaced_sold_day=sold,
+        )
+        for f, sold in zip(
+            plan.refreshes,
+            [plan.retire_day, *(g.retire_day for g in plan.refreshes)],
+            strict=False,
+        )
+    ]
+
+
 def _portfolio_result(
     inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P
 ) -> OptionResult:
@@ -310,44 +402,17 @@ def _portfolio_result(
     )
     total = common["total_usd"]
     served = np.array(r.served_gpu_hours_by_month)
-    # what is paid for: the simulated capacity, cut where a rental is given back
-    capacity = np.minimum(plan.capacity_gpus, plan.size_gpus * ctx.held[0])
-    if plan.second is not None:  # each contract's GPUs while it is held
-        capacity = sum(part_inp.gpus * part_ctx.held[0] for _, part_inp, _, part_ctx in ctx.parts)
-    elif (
-        spec(option).holds == "busy" or plan.split is not None or plan.tranches or plan.refreshes
-    ):  # per use, or base + burst used, or owned hardware added or replaced
-        capacity = plan.capacity_gpus
+    capacity = _paid_capacity(option, plan, ctx)
     idle = np.maximum(capacity * HOURS_PER_MONTH - served, 0.0)
-    done = bool(plan.completes)
-    late = r.queued_gpu_hours + r.beyond_term_gpu_hours - inp.portfolio.demand.beyond_term_gpu_hours
-    note = inp.unavailable.get(option, "")
-    if not done and not note:
-        note = (
-            f"{late:,.0f} GPU-hours the demand would finish in the term are queued or run past "
-            f"it on {plan.size_gpus:,} GPUs ready on {on_day(plan.ready_day)}"
-        )
-    by_team: dict[str, float] = {}
-    for w in r.workloads:
-        by_team[w.team] = by_team.get(w.team, 0.0) + w.served_gpu_hours
-    chargeback = (
-        {t: total * h / r.served_gpu_hours for t, h in sorted(by_team.items())}
-        if r.served_gpu_hours >= MIN_GPU_HOURS
-        else {}
-    )
-    finish = [
-        f for w in r.workloads for f, st in zip(w.runs_table.finish_day, w.runs_table.status, strict=True)
-        if st == "finished" and f is not None
-    ]  # fmt: skip
     return OptionResult(
         **common,
-        note=note,
+        note=_portfolio_note(inp, option, plan),
         runs_completed=float(plan.runs_finished),
         usd_per_training_run=None,  # runs of different sizes: the chargeback splits the cost
-        completes_workload=done,
+        completes_workload=bool(plan.completes),
         train_days=plan.longest_run_days,
         ready_day=plan.ready_day,
-        first_result_day=min(finish) if finish else None,
+        first_result_day=_first_finish(r),
         breakeven_month={},
         capacity_size_gpus=plan.size_gpus,
         resized_gpus=plan.second.gpus_after(plan.size_gpus) if plan.second else None,
@@ -371,38 +436,9 @@ def _portfolio_result(
         queued_gpu_hours=r.queued_gpu_hours,
         beyond_term_gpu_hours=r.beyond_term_gpu_hours,
         idle_gpu_hours=float(idle.sum()),
-        workload_delays=[
-            WorkloadDelay(
-                name=w.name,
-                team=w.team,
-                kind=w.kind,
-                demanded_gpu_hours=w.demanded_gpu_hours,
-                served_gpu_hours=w.served_gpu_hours,
-                queued_gpu_hours=w.queued_gpu_hours,
-                beyond_term_gpu_hours=w.beyond_term_gpu_hours,
-                delay_days_max=w.delay_days_max,
-                delay_days_mean=w.delay_days_mean,
-                runs=w.runs,
-                runs_finished=w.runs_finished,
-                never_served=w.never_served,
-            )
-            for w in r.workloads
-        ],
-        chargeback_usd=chargeback,
-        hardware_refreshes=[
-            HardwareRefresh(
-                generation=f.generation,
-                gpus=plan.size_gpus,
-                order_day=f.order_day,
-                ready_day=f.ready_day,
-                replaced_sold_day=sold,
-            )
-            for f, sold in zip(
-                plan.refreshes,
-                [plan.retire_day, *(g.retire_day for g in plan.refreshes)],
-                strict=False,
-            )
-        ],
+        workload_delays=_workload_delays(r),
+        chargeback_usd=_chargeback(total, r),
+        hardware_refreshes=_hardware_refreshes(plan),
     )
 
 

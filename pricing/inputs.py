@@ -378,24 +378,12 @@ def on_demand_tier(cat: Catalogue, gpus: int) -> tuple[str | None, TimelineRow]:
     return ON_DEMAND_TIERS[min(bands.index(row), len(ON_DEMAND_TIERS) - 1)], row
 
 
-def _cloud_price_figures(
-    cat: Catalogue,
-    sc: Scenario,
-    gpu_id: str,
-    gpus: int,
-    figures: dict[str, Figure],
-    used: set[str],
-) -> tuple[dict[str, str], dict[str, str]]:
-    """The cloud price figures of `gpus` x `gpu_id`, from hyperscaler rows only (or the named cloud
-    provider's). On-demand follows on_demand_tier: the on-demand rate for one instance, the
-    capacity-block rate for a cluster (the on-demand rate, so labelled, where none is listed),
-    unavailable beyond the capacity-block quota. Returns (notes for options without a price,
-    notes for options unavailable whatever their price: spot above cloud_spot_max_gpus)."""
-    d1 = figures["committed_1y_discount_pct"].value / 100
-    d3 = figures["committed_3y_discount_pct"].value / 100
-    unit = "USD/GPU-hour"
-    cprov = sc.options.cloud_provider
-    no_price: dict[str, str] = {}
+def _cloud_on_demand_rate(
+    cat: Catalogue, gpu_id: str, cprov: str | None, no_price: dict[str, str]
+) -> tuple[float, str, str]:
+    """The hyperscaler (or named cloud provider's) on-demand rate of `gpu_id`, where it came from
+    and its `as_of`; NaN where the catalogue lists none, and then every cloud option gets a note
+    in `no_price` saying so (neocloud prices are not used for cloud options)."""
     try:
         od, od_src, od_as_of = _rental(cat, gpu_id, "on_demand", cprov, CLOUD_KINDS)
     except MissingFigureError:
@@ -407,7 +395,22 @@ def _cloud_price_figures(
         for option in OPTIONS:
             if option.price_key and option.price_key.startswith("cloud_"):
                 no_price[option.id] = od_src
+    return od, od_src, od_as_of
 
+
+def _on_demand_price(
+    cat: Catalogue,
+    gpu_id: str,
+    cprov: str | None,
+    gpus: int,
+    on_demand: tuple[float, str, str],
+    no_price: dict[str, str],
+) -> tuple[float, str, str]:
+    """What cloud:on_demand costs for `gpus` (on_demand_tier), where it came from and its `as_of`:
+    the `on_demand` rate (rate, source, as_of) for one instance, the capacity-block rate for a
+    cluster (the on-demand rate, so labelled, where none is listed), NaN beyond the capacity-block
+    quota (then a note in `no_price`)."""
+    od, od_src, od_as_of = on_demand
     tier, band = on_demand_tier(cat, gpus)
     size = f"{gpus:,} GPUs"
     as_of = od_as_of
@@ -430,6 +433,56 @@ def _cloud_price_figures(
             "hyperscaler cluster is a negotiated reservation; see the committed cloud options"
         )
         no_price.setdefault(ON_DEMAND.id, src)
+    return price, src, as_of
+
+
+def _cloud_committed_figures(
+    cat: Catalogue,
+    gpu_id: str,
+    cprov: str | None,
+    on_demand: tuple[float, str],
+    figures: dict[str, Figure],
+    used: set[str],
+) -> None:
+    """The 1- and 3-year committed cloud prices of `gpu_id`: the catalogue's, else the `on_demand`
+    rate (rate, source) less the committed discount (then added to `used` when the rate is
+    known)."""
+    od, od_src = on_demand
+    d1 = figures["committed_1y_discount_pct"].value / 100
+    d3 = figures["committed_3y_discount_pct"].value / 100
+    for years, disc in (("1y", d1), ("3y", d3)):
+        key = f"cloud_committed_{years}_usd_per_gpu_hour"
+        try:
+            price, psrc, pas_of = _rental(cat, gpu_id, f"committed_{years}", cprov, CLOUD_KINDS)
+        except MissingFigureError:
+            price, psrc, pas_of = (
+                od * (1 - disc),
+                f"derived: {od_src} x (1 - committed_{years}_discount_pct)",
+                "",  # derived: pricing/freshness.py dates it by the oldest of its parts
+            )
+            if math.isfinite(od):
+                used.add(f"committed_{years}_discount_pct")
+        figures[key] = Figure(key, price, "USD/GPU-hour", psrc, pas_of)
+
+
+def _cloud_price_figures(
+    cat: Catalogue,
+    sc: Scenario,
+    gpu_id: str,
+    gpus: int,
+    figures: dict[str, Figure],
+    used: set[str],
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The cloud price figures of `gpus` x `gpu_id`, from hyperscaler rows only (or the named cloud
+    provider's). On-demand follows on_demand_tier: the on-demand rate for one instance, the
+    capacity-block rate for a cluster (the on-demand rate, so labelled, where none is listed),
+    unavailable beyond the capacity-block quota. Returns (notes for options without a price,
+    notes for options unavailable whatever their price: spot above cloud_spot_max_gpus)."""
+    unit = "USD/GPU-hour"
+    cprov = sc.options.cloud_provider
+    no_price: dict[str, str] = {}
+    od, od_src, od_as_of = _cloud_on_demand_rate(cat, gpu_id, cprov, no_price)
+    price, src, as_of = _on_demand_price(cat, gpu_id, cprov, gpus, (od, od_src, od_as_of), no_price)
     figures["cloud_on_demand_usd_per_gpu_hour"] = Figure(
         "cloud_on_demand_usd_per_gpu_hour", price, unit, src, as_of
     )
@@ -443,25 +496,14 @@ def _cloud_price_figures(
         "cloud_spot_usd_per_gpu_hour", spot, unit, spot_src, spot_as_of
     )
     by_size: dict[str, str] = {}
+    size = f"{gpus:,} GPUs"
     spot_max = figures["cloud_spot_max_gpus"].value
     if gpus > spot_max:
         by_size[SPOT.id] = (
             f"spot is not offered for {size}: a multi-node job needs every node at once and spot "
             f"capacity is not guaranteed; above cloud_spot_max_gpus ({spot_max:,.0f} GPUs)"
         )
-    for years, disc in (("1y", d1), ("3y", d3)):
-        key = f"cloud_committed_{years}_usd_per_gpu_hour"
-        try:
-            price, psrc, pas_of = _rental(cat, gpu_id, f"committed_{years}", cprov, CLOUD_KINDS)
-        except MissingFigureError:
-            price, psrc, pas_of = (
-                od * (1 - disc),
-                f"derived: {od_src} x (1 - committed_{years}_discount_pct)",
-                "",  # derived: pricing/freshness.py dates it by the oldest of its parts
-            )
-            if math.isfinite(od):
-                used.add(f"committed_{years}_discount_pct")
-        figures[key] = Figure(key, price, unit, psrc, pas_of)
+    _cloud_committed_figures(cat, gpu_id, cprov, (od, od_src), figures, used)
     return no_price, by_size
 
 
@@ -492,24 +534,8 @@ def _apply_overrides(figures: dict[str, Figure], overrides: dict[str, float]) ->
         )
 
 
-def build_inputs(
-    scenario: Scenario, catalogue: Catalogue, plan: TrainingPlan | None = None
-) -> CostInputs:
-    """Sizes the workload once with the core, then gathers every figure from `catalogue` (always
-    given: only the entry point, `compare`, picks the bundled one); overrides win."""
-    cat = catalogue
-    plan = plan or plan_training(scenario, curve=True)
-    gpu = get_gpu(scenario.cluster.gpu)
-    figures = {key: _catalogue_figure(cat, key) for key in CATALOGUE_KEYS}
-    # catalogue figures first: the prices derived from them (committed discounts) follow overrides
-    overrides_left = dict(scenario.overrides)
-    _apply_overrides(
-        figures, {k: overrides_left.pop(k) for k in CATALOGUE_KEYS if k in overrides_left}
-    )
-    unavailable: dict[str, str] = {}
-    used: set[str] = set()
-    _price_figures(cat, scenario, gpu.gpu_id, figures, used)
-    no_price, by_size = _cloud_price_figures(cat, scenario, gpu.gpu_id, plan.gpus, figures, used)
+def _reliability_figures(plan: TrainingPlan, figures: dict[str, Figure]) -> None:
+    """The failure-rate and lead-time multipliers (1 = the models' and the catalogue's own)."""
     figures["failure_rate_multiplier"] = Figure(
         "failure_rate_multiplier",
         1.0,
@@ -524,17 +550,14 @@ def build_inputs(
         "1 = catalogue lead times (pricing/data/lead_times.csv)",
         "",
     )
-    # resale depends on the hardware's age when the term ends: the term less the months before the
-    # owned cluster is accepted (its provisioning), not the term's length
-    nodes = plan.fabric.nodes
-    site = Site(
-        gpu.gpu_id,
-        plan.gpus,
-        nodes,
-        nodes * gpu.node_power_kw,
-        cat,
-        own_facility=scenario.options.facility == "owned",
-    )
+
+
+def _residual_figure(
+    cat: Catalogue, scenario: Scenario, site: Site, figures: dict[str, Figure]
+) -> float:
+    """The residual value at term end, read at the owned hardware's age then: the term less the
+    days before the owned cluster on `site` is accepted (its provisioning), not the term's length.
+    Returns that age in years."""
     accepted_day = ready_day(OWNED_TIMELINE_OPTION, site)
     age_years = max(scenario.term.months * DAYS_PER_MONTH - accepted_day, 0.0) / DAYS_PER_YEAR
     figures["residual_value_pct"] = Figure(
@@ -545,6 +568,12 @@ def build_inputs(
         f"accepted on {on_day(accepted_day)})",
         "",
     )
+    return age_years
+
+
+def _discount_rate_figure(scenario: Scenario, figures: dict[str, Figure]) -> None:
+    """The scenario's term.discount_rate_pct as the discount rate figure, where it is set (and not
+    also overridden)."""
     if (
         scenario.term.discount_rate_pct is not None
         and "discount_rate_pct_per_year" in scenario.overrides
@@ -562,17 +591,22 @@ def build_inputs(
             "",
             True,
         )
-    _apply_overrides(figures, overrides_left)
-    for key in sorted(DISCOUNT_KEYS & scenario.overrides.keys() - used):
-        raise InputError(
-            f"overrides.{key}",
-            f"not used for {gpu.gpu_id}: the catalogue lists the prices it would discount; "
-            "override rent_usd_per_gpu_hour or cloud_committed_*_usd_per_gpu_hour instead",
-        )
+
+
+def _unavailable_options(
+    scenario: Scenario,
+    gpu_id: str,
+    figures: dict[str, Figure],
+    no_price: dict[str, str],
+    by_size: dict[str, str],
+) -> dict[str, str]:
+    """option id -> why it cannot be compared: no price (an override gives one), not offered at
+    this size (`by_size`), or, in a version 1 scenario, needing a demand shape."""
+    unavailable: dict[str, str] = {}
     for option in OPTIONS:  # an option without a price cannot be compared (an override gives one)
         if option.price_key and not math.isfinite(figures[option.price_key].value):
             unavailable[option.id] = no_price.get(
-                option.id, f"no {option.label} offer for {gpu.gpu_id} in the catalogue"
+                option.id, f"no {option.label} offer for {gpu_id} in the catalogue"
             )
     unavailable.update(by_size)
     if not scenario.is_portfolio:  # planned on a demand over time (pricing/planning/)
@@ -583,6 +617,59 @@ def build_inputs(
                     "month by month that sizes its base and its burst; a version 1 scenario "
                     "has one workload on a fixed GPU count"
                 )
+    return unavailable
+
+
+def _figures(
+    scenario: Scenario, cat: Catalogue, plan: TrainingPlan, gpu_id: str, site: Site
+) -> tuple[dict[str, Figure], dict[str, str], float]:
+    """Every figure of the scenario: the catalogue's, the prices of `gpu_id`, the reliability and
+    residual value figures and the discount rate, overrides applied (catalogue figures first: the
+    prices derived from them follow them). Returns (figures, option id -> why unavailable, the
+    owned hardware's age in years at term end)."""
+    figures = {key: _catalogue_figure(cat, key) for key in CATALOGUE_KEYS}
+    # catalogue figures first: the prices derived from them (committed discounts) follow overrides
+    overrides_left = dict(scenario.overrides)
+    _apply_overrides(
+        figures, {k: overrides_left.pop(k) for k in CATALOGUE_KEYS if k in overrides_left}
+    )
+    used: set[str] = set()
+    _price_figures(cat, scenario, gpu_id, figures, used)
+    no_price, by_size = _cloud_price_figures(cat, scenario, gpu_id, plan.gpus, figures, used)
+    _reliability_figures(plan, figures)
+    age_years = _residual_figure(cat, scenario, site, figures)
+    _discount_rate_figure(scenario, figures)
+    _apply_overrides(figures, overrides_left)
+    for key in sorted(DISCOUNT_KEYS & scenario.overrides.keys() - used):
+        raise InputError(
+            f"overrides.{key}",
+            f"not used for {gpu_id}: the catalogue lists the prices it would discount; "
+            "override rent_usd_per_gpu_hour or cloud_committed_*_usd_per_gpu_hour instead",
+        )
+    unavailable = _unavailable_options(scenario, gpu_id, figures, no_price, by_size)
+    return figures, unavailable, age_years
+
+
+def build_inputs(
+    scenario: Scenario, catalogue: Catalogue, plan: TrainingPlan | None = None
+) -> CostInputs:
+    """Sizes the workload once with the core, then gathers every figure from `catalogue` (always
+    given: only the entry point, `compare`, picks the bundled one); overrides win."""
+    cat = catalogue
+    plan = plan or plan_training(scenario, curve=True)
+    gpu = get_gpu(scenario.cluster.gpu)
+    # resale depends on the hardware's age when the term ends: the term less the months before the
+    # owned cluster is accepted (its provisioning), not the term's length
+    nodes = plan.fabric.nodes
+    site = Site(
+        gpu.gpu_id,
+        plan.gpus,
+        nodes,
+        nodes * gpu.node_power_kw,
+        cat,
+        own_facility=scenario.options.facility == "owned",
+    )
+    figures, unavailable, age_years = _figures(scenario, cat, plan, gpu.gpu_id, site)
     storage_tb = (
         CHECKPOINTS_KEPT * plan.checkpoint.size_gib * BYTES_PER_GIB / BYTES_PER_TB
         + DATASET_COPIES * plan.storage.dataset_tb

@@ -1,4 +1,4 @@
-"""The side-by-side PDF (app/report_pdf.py build_side_by_side_report), read back with pypdf: every
+"""The side-by-side PDF (app/report_pdf/ build_side_by_side_report), read back with pypdf: every
 scenario's figures, each as its own comparison gives them, the curves' monthly numbers, the link."""
 
 from __future__ import annotations

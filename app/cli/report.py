@@ -1,4 +1,4 @@
-"""`clusterplan report`: a scenario file's comparison as a PDF (app/report_pdf.py)."""
+"""`clusterplan report`: a scenario file's comparison as a PDF (app/report_pdf/)."""
 
 from __future__ import annotations
 

@@ -1,51 +1,12 @@
-"""The PDF report of a comparison, for the file: what the buyer saw in the portal, on paper.
-
-`build_pdf(c)` lays out, on A4 with fpdf2: a cover (title, scenario, the recommendation and why,
-the totals table, the share link that reopens the scenario), the six charts of `app.charts` as
-vector graphics, for a portfolio (scenario version 2) a "Demand and capacity" section (each
-option's size and GPU-hours served, queued, beyond the term and idle, the delay of each workload,
-the chargeback by team, a chart of monthly capacity against demand per option and its table;
-the tables are `app.report_text`'s, as `clusterplan compare` prints them), tables that hold
-every charted number, and every assumption with its source and date. Every page carries the generation date, the catalogue date and "page N of M". Text
-from the user (the title, names) goes into plain cells: it is never read as markup.
-
-Charts come from `app.chart_export` (kaleido with Debian's Chromium, one browser per process behind
-a lock) as SVG and are drawn as PDF paths and text. Without Chromium the report still builds, with
-a line saying that charts need it. The first PDF of a process waits 2-3 s for the browser; after
-that a report takes 1-1.5 s (bench/bench_pdf.py).
-No Streamlit here.
-"""
+"""The sections of a comparison's PDF (app/report_pdf/): the cover (title, the recommendation and
+why, stale prices, the scenario, the totals table, the share link), the charts, for a portfolio the
+demand against each option's capacity plan, the tables that hold every charted number, the
+sensitivity, uncertainty and flip points, and every assumption with its source and date."""
 
 from __future__ import annotations
 
-import io
-import re
-import unicodedata
-from dataclasses import dataclass
-from datetime import UTC, datetime
-
-from fpdf import FPDF
-from fpdf.enums import XPos, YPos
-
-from app import settings, share_link
-from app import side_by_side as sbs_text
 from app.assumption_labels import overrides_line
-from app.chart_export import (  # noqa: F401  (re-exported for callers of the report)
-    CHART_WIDTH_PX,
-    ChartsUnavailable,
-    ReportError,
-    _chart_glyphs,
-    _charts_note,
-    _font_files,
-    chart_svgs,
-    charts_available,
-    chromium_path,
-    figure_svgs,
-    print_figure,
-    svg_for_pdf,
-)
-from app.charts.common import CATEGORY_COLORS, HEIGHT_PX
-from app.charts.side_by_side import side_by_side_cost
+from app.charts.common import CATEGORY_COLORS
 from app.formatting import (
     band,
     days,
@@ -60,6 +21,7 @@ from app.formatting import (
     usd_rate,
 )
 from app.recommendation_text import recommendation_text
+from app.report_pdf.document import ACCENT, INK, MUTED, WARN, Document, plain
 from app.report_text import (
     accuracy_line,
     after_tax_line,
@@ -75,109 +37,6 @@ from app.report_text import (
 )
 from pricing import freshness, price_checks
 from pricing.results import Comparison, OptionResult
-from pricing.side_by_side import SideBySide
-
-MAX_TITLE_CHARS = 200
-MUTED, INK, ACCENT, RULE = (107, 114, 128), (38, 39, 48), (0, 114, 178), (229, 231, 235)
-WARN = (180, 83, 9)
-
-
-@dataclass(frozen=True)
-class Report:
-    """A built report: the PDF, its page count, whether the charts are in and, if not, why."""
-
-    data: bytes
-    pages: int
-    charts: bool
-    charts_note: str = ""
-
-
-def plain(text: object, limit: int = MAX_TITLE_CHARS) -> str:
-    """User text as one printable line: control and format characters become spaces, runs of
-    space collapse, and it is clipped. Nothing in it is interpreted."""
-    clean = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in str(text))
-    clean = " ".join(clean.split())
-    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
-
-
-def default_title(c: Comparison) -> str:
-    t = c.training
-    if c.portfolio is not None:
-        return f"Portfolio of {len(c.scenario.workloads)} workloads on {c.scenario.cluster.gpu}"
-    return f"{t.model} on {t.gpus:,} × {t.gpu}"
-
-
-def catalogue_date(c: Comparison) -> str:
-    """The newest `as_of` among the comparison's assumptions and the catalogue it was made with."""
-    dates = {a.as_of for a in c.assumptions} | {c.catalogue_as_of}
-    return max(
-        (d[:10] for d in dates if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", d)), default="unknown"
-    )
-
-
-#: printed under a share link that only opens on the computer that made the PDF
-LOCAL_LINK_NOTE = (
-    "This is a local address: it opens only where the portal runs on this computer. Set "
-    f"{settings.ENV_BASE_URL} (or base_url in .streamlit/secrets.toml) to the portal's public "
-    "address to share the PDF."
-)
-
-
-def default_link(c: Comparison, base_url: str | None = None) -> str | None:
-    """The share link that reopens the comparison's scenario at `base_url`, by default the portal's
-    configured address (app/settings.py base_url); None if none can be made."""
-    try:
-        return share_link.link_url(c.scenario, base_url or settings.base_url())
-    except (share_link.LinkError, ValueError):
-        return None
-
-
-def build_pdf(
-    c: Comparison,
-    *,
-    link: str | None = None,
-    title: str | None = None,
-    generated: datetime | None = None,
-) -> bytes:
-    """The report as PDF bytes (the same bytes for the same input and `generated`).
-
-    `link` is printed as the way to reopen the scenario; None makes one with the default portal
-    address (`default_link`), "" leaves it out. `title` (user text, never markup) defaults to a
-    summary like "Llama 3 70B on 1,024 × H100-SXM"; `generated` defaults to now (UTC)."""
-    return build_report(c, link=link, title=title, generated=generated).data
-
-
-def build_report(
-    c: Comparison,
-    *,
-    link: str | None = None,
-    title: str | None = None,
-    generated: datetime | None = None,
-) -> Report:
-    """`build_pdf`, with the page count and whether the charts are in."""
-    generated = (generated or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
-    if link is None:
-        link = default_link(c)
-    svgs, note = {}, ""
-    if charts_available():
-        try:
-            svgs = {k: svg_for_pdf(v) for k, v in chart_svgs(c).items()}
-        except ChartsUnavailable:
-            svgs = {}
-    if not svgs:
-        note = _charts_note()
-    pdf = _Document(
-        c,
-        title=plain(title) if title else default_title(c),
-        link=link,
-        generated=generated,
-        catalogue=catalogue_date(c),
-    )
-    pdf.write_all(svgs, note)
-    return Report(bytes(pdf.output()), pdf.pages_count, bool(svgs), note)
-
-
-# -------------------------------------------------------------------------------------- layout
 
 
 def _result(c: Comparison, option_id: str | None) -> OptionResult | None:
@@ -193,129 +52,9 @@ def _num(v: float | None) -> str:
     return text.rstrip("0").rstrip(".") if "." in text and "e" not in text else text
 
 
-def _safe_link(url: str) -> bool:
-    return url.lower().startswith(("https://", "http://"))
+class ComparisonDocument(Document):
+    """The report of one comparison: `write_all` lays out every section."""
 
-
-class _Document(FPDF):
-    """A4 portrait, 15 mm margins, DejaVu text; the page furniture is drawn once all pages exist."""
-
-    def __init__(
-        self, c: Comparison, *, title: str, link: str | None, generated: datetime, catalogue: str
-    ) -> None:
-        super().__init__(orientation="P", unit="mm", format="A4")
-        self.c, self.report_title, self.share_url = c, title, link
-        self.stamp, self.catalogue = generated.strftime("%Y-%m-%d %H:%M UTC"), catalogue
-        fonts = _font_files()
-        self.add_font("DejaVu", "", fonts["body"])
-        self.add_font("DejaVu", "B", fonts["bold"])
-        # plotly's font stack starts with "Inter": chart text resolves to the chart font
-        self.add_font("Inter", "", fonts["chart"])
-        self.add_font("Inter", "B", fonts["chart_bold"])
-        self.alias_nb_pages(None)  # "page N of M" is written at the end; "{nb}" in user text stays
-        self.set_margins(15, 16, 15)
-        self.set_auto_page_break(True, margin=17)
-        self.set_creation_date(generated)
-        self.set_title(title)
-        self.set_creator("GPU Cluster Planner")
-        self.set_lang("en")
-        self.set_draw_color(*RULE)
-        self.set_line_width(0.2)
-
-    # ---- building blocks
-    def text_block(self, text: str, size: float = 9, color=INK, style: str = "", **kw) -> None:
-        self.set_font("DejaVu", style, size)
-        self.set_text_color(*color)
-        self.multi_cell(0, size * 0.47, text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT, **kw)
-
-    def heading(self, text: str, size: float = 12, before: float = 5) -> None:
-        if self.get_y() + 30 > self.page_break_trigger:
-            self.add_page()
-        else:
-            self.ln(before)
-        self.text_block(text, size, INK, "B")
-        self.ln(1.2)
-
-    def wrap(self, text: str, width: float) -> list[str]:
-        """Greedy word wrap at the current font; a word wider than the column (a URL) is split."""
-        if self.get_string_width(text) <= width:
-            return [text]
-        lines, line = [], ""
-        for word in text.split(" "):
-            trial = f"{line} {word}" if line else word
-            if self.get_string_width(trial) <= width:
-                line = trial
-                continue
-            if line:
-                lines.append(line)
-            line = word
-            while self.get_string_width(line) > width and len(line) > 1:
-                cut = next(
-                    i
-                    for i in range(len(line) - 1, 0, -1)
-                    if i == 1 or self.get_string_width(line[:i]) <= width
-                )
-                soft = max(line.rfind(ch, 0, cut) for ch in "_/-.?&=")  # break after one if near
-                cut = soft + 1 if soft >= cut - 12 and soft > 0 else cut
-                lines.append(line[:cut])
-                line = line[cut:]
-        return [*lines, line] if line or not lines else lines
-
-    def grid(
-        self,
-        rows: list[list[str]],
-        widths: tuple,
-        align: tuple,
-        size: float = 7.8,
-        header: bool = True,
-    ) -> None:
-        """A table of plain text (never markup), wrapped within each column, alternate rows
-        shaded, the header row bold and repeated after a page break."""
-        widths = [w * self.epw / sum(widths) for w in widths]
-        pad, lh = 1.2, size * 0.46
-        head = None
-        for i, row in enumerate(rows):
-            bold = header and i == 0
-            self.set_font("DejaVu", "B" if bold else "", size)
-            cells = [self.wrap(str(text), w - 2 * pad) for text, w in zip(row, widths, strict=True)]
-            h = max(map(len, cells)) * lh + 1.8
-            if self.get_y() + h > self.page_break_trigger:
-                self.add_page()
-                if head is not None:
-                    self.set_font("DejaVu", "B", size)
-                    self.grid_row(*head)
-                    self.set_font("DejaVu", "", size)
-            fill = (
-                (243, 244, 246)
-                if bold
-                else (249, 250, 251)
-                if i % 2 == (0 if header else 1)
-                else None
-            )
-            self.grid_row(cells, widths, align, h, fill)
-            if bold:
-                head = (cells, widths, align, h, fill)
-        self.ln(1.5)
-
-    def grid_row(self, cells, widths, align, h, fill) -> None:
-        x, y = self.l_margin, self.get_y()
-        if fill:
-            self.set_fill_color(*fill)
-            self.rect(x, y, self.epw, h, style="F")
-        self.set_text_color(*INK)
-        lh = self.font_size_pt * 0.46
-        for lines, w, al in zip(cells, widths, align, strict=True):
-            for k, line in enumerate(lines):
-                self.set_xy(x + 1.2, y + 0.9 + k * lh)
-                self.cell(w - 2.4, lh, line, align=al[0])
-            x += w
-        self.line(self.l_margin, y + h, self.l_margin + self.epw, y + h)
-        self.set_xy(self.l_margin, y + h)
-
-    def caption(self, text: str) -> None:
-        self.text_block(text, 7.5, MUTED)
-
-    # ---- the report
     def write_all(self, svgs: dict[str, bytes], note: str) -> None:
         capacity = {k: v for k, v in svgs.items() if k.startswith("capacity:")}
         svgs = {k: v for k, v in svgs.items() if k not in capacity}
@@ -405,23 +144,6 @@ class _Document(FPDF):
             "Reopen this scenario",
             "This link opens the same scenario in the planner's portal:",
             "No share link could be made for this scenario.",
-        )
-
-    def reopen_link(self, heading: str, intro: str, missing: str) -> None:
-        """The share link under `heading`, clickable when safe, with the note when it is local."""
-        self.heading(heading, 11)
-        if not self.share_url:
-            self.caption(missing)
-            return
-        self.caption(intro)
-        if settings.is_local(self.share_url):
-            self.caption(LOCAL_LINK_NOTE)
-        self.text_block(
-            self.share_url,
-            7.5,
-            ACCENT,
-            wrapmode="CHAR",
-            link=self.share_url if _safe_link(self.share_url) else "",
         )
 
     def recommendation(self) -> None:
@@ -529,18 +251,6 @@ class _Document(FPDF):
             ],
         ]
         return [[k, plain(v, 600)] for k, v in rows]
-
-    def draw_charts(self, svgs: dict[str, bytes]) -> None:
-        for svg in svgs.values():
-            size = re.search(rb'<svg[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', svg)
-            w_px, h_px = (float(size[1]), float(size[2])) if size else (CHART_WIDTH_PX, HEIGHT_PX)
-            w = self.epw
-            h = w * h_px / w_px
-            if self.get_y() + h > self.page_break_trigger:
-                self.add_page()
-            self.image(io.BytesIO(svg), x=self.l_margin, y=self.get_y(), w=w, h=h)
-            self.current_font_is_set_on_page = False  # the chart's text changed fonts
-            self.set_y(self.get_y() + h + 3)
 
     def demand_capacity(self, svgs: dict[str, bytes], note: str) -> None:
         """A portfolio's demand against each option's capacity plan: the tables `clusterplan
@@ -739,129 +449,3 @@ class _Document(FPDF):
         self.grid(
             rows, (44, 17, 25, 76, 18), ("LEFT", "RIGHT", "LEFT", "LEFT", "LEFT"), 7, header=True
         )
-
-    def furniture(self) -> None:
-        """Running title and footer on every page, now that the page count is known."""
-        total = self.pages_count
-        self.set_auto_page_break(False)
-        for n in range(1, total + 1):
-            self.page = n
-            self.set_font("DejaVu", "", 7)
-            self.current_font_is_set_on_page = False  # this page's stream needs its own Tf
-            self.set_text_color(*MUTED)
-            if n > 1:
-                self.set_xy(self.l_margin, 7)
-                self.cell(self.epw, 4, plain(self.report_title, 110), align="L")
-            self.set_xy(self.l_margin, self.h - 11)
-            self.cell(
-                self.epw * 0.8,
-                4,
-                f"GPU Cluster Planner · generated {self.stamp} · catalogue as of {self.catalogue}",
-                align="L",
-            )
-            self.cell(self.epw * 0.2, 4, f"page {n} of {total}", align="R")
-        self.page = total
-
-
-# ------------------------------------------------------------------------------ side by side
-
-
-def side_by_side_title(sbs: SideBySide) -> str:
-    return "Side by side: " + " vs ".join(s.name for s in sbs.scenarios)
-
-
-def side_by_side_figure(sbs: SideBySide):
-    """The side-by-side PDF's chart (app/charts/side_by_side.py side_by_side_cost) laid out for
-    print: its legend of one entry per scenario and option, two a row, below the plot."""
-    fig = side_by_side_cost(sbs)
-    rows = -(-sum(o.available for s in sbs.scenarios for o in s.options) // 2)
-    fig.update_layout(
-        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
-        height=HEIGHT_PX + 40 + 18 * rows,
-    )
-    return print_figure(fig)
-
-
-def build_side_by_side_report(
-    sbs: SideBySide,
-    comparisons: list[Comparison],
-    *,
-    link: str | None = "",
-    title: str | None = None,
-    generated: datetime | None = None,
-) -> Report:
-    """The PDF of 2-3 named scenarios side by side (pricing/side_by_side.py): each scenario and
-    what its comparison recommends, the table the portal and `clusterplan compare A B` show
-    (app/side_by_side.py), the cumulative cost curves on one chart (app/charts/side_by_side.py) and
-    per scenario the monthly numbers behind them, and the share link that reopens the set.
-    `comparisons` are the scenarios' own, in the same order (the assumptions and dates)."""
-    generated = (generated or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
-    svg, note = None, ""
-    if charts_available():
-        try:
-            svg = svg_for_pdf(figure_svgs([side_by_side_figure(sbs)])[0])
-        except ChartsUnavailable:
-            svg = None
-    if svg is None:
-        note = _charts_note()
-    pdf = _SideBySideDocument(
-        comparisons[0],
-        title=plain(title) if title else plain(side_by_side_title(sbs)),
-        link=link,
-        generated=generated,
-        catalogue=max(catalogue_date(c) for c in comparisons),
-    )
-    pdf.sbs, pdf.comparisons = sbs, comparisons
-    pdf.write_side_by_side(svg, note)
-    return Report(bytes(pdf.output()), pdf.pages_count, svg is not None, note)
-
-
-class _SideBySideDocument(_Document):
-    sbs: SideBySide
-    comparisons: list[Comparison]
-
-    def write_side_by_side(self, svg: bytes | None, note: str) -> None:
-        sbs = self.sbs
-        self.add_page()
-        self.text_block("GPU CLUSTER COMPARISON · SIDE BY SIDE", 8, MUTED, "B")
-        self.ln(1)
-        self.text_block(self.report_title, 18, INK, "B")
-        self.text_block(
-            f"Generated {self.stamp} · prices and figures as of {self.catalogue}", 8.5, MUTED
-        )
-        self.heading("Scenarios", 11)
-        for s in sbs.scenarios:
-            self.text_block(f"• {plain(sbs_text.scenario_line(s), 600)}", 9)
-        self.heading("Side by side", 11)
-        rows = [[plain(x, 80) for x in r] for r in sbs_text.table_rows(sbs, grouped=True)]
-        self.grid(rows, (24, 38, 22, 22, 17, 20, 24), ("LEFT", "LEFT") + ("RIGHT",) * 5)
-        self.caption(
-            "Totals and NPV over each scenario's term (nominal USD; NPV discounted at each "
-            "scenario's rate). Ready: the day the cluster is ready, counted from the decision; "
-            f"{sbs_text.days_note(sbs)}; $ per delivered GPU-hour divides the total by "
-            "the GPU-hours of work done. Every figure is the scenario's own comparison's."
-        )
-        self.add_page()  # the chart is most of a page: it starts one, with its heading
-        self.heading("Cumulative cost over the term", before=0)
-        if svg is not None:
-            self.draw_charts({"side_by_side": svg})
-        else:
-            self.text_block(note, 10, WARN, "B")
-        for s in sbs.scenarios:
-            live = [o for o in s.options if o.available]
-            if not live:
-                continue
-            self.heading(f"{plain(s.name, 80)}: cumulative cost at the end of each month", 10)
-            rows = [["Month", *(o.label for o in live)]]
-            rows += [
-                [str(m + 1), *(usd(o.cumulative_usd[m]) for o in live)]
-                for m in range(len(live[0].cumulative_usd))
-            ]
-            share = 150 / len(live)
-            self.grid(rows, (30, *(share,) * len(live)), ("RIGHT",) * (len(live) + 1), 7.2)
-        self.reopen_link(
-            "Reopen these scenarios",
-            "This link opens the planner with these scenarios saved, on the Side by side page:",
-            "No share link was given for these scenarios.",
-        )
-        self.furniture()
