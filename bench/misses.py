@@ -16,8 +16,10 @@ import csv
 from models.training.layouts import RECOMPUTE_MODES
 from models.training.memory import GIB, memory_breakdown
 from models.validation import training as V
+from models.validation import training_predict as VP
+from models.validation import training_rows as VR
 
-MEMORY = V.ROOT / "memory.csv"
+MEMORY = VR.ROOT / "memory.csv"
 
 result = V.validate()
 rows = {r["id"]: r for r in result["rows"]}
@@ -42,12 +44,12 @@ for size in ("7b", "13b", "30b"):
     )
 
 print("\n2. A100-40GB multi-node rows, error with the inter-node link per GPU set to")
-multi = [r for r in V.load_runs() if r["id"].startswith("lf-a100-40-") and int(r["gpus"]) > 8]
+multi = [r for r in VR.load_runs() if r["id"].startswith("lf-a100-40-") and int(r["gpus"]) > 8]
 print(f"  {'Gb/s':>6} " + " ".join(f"{r['id'][11:-6]:>9}" for r in multi))
 for gbit in (200, 100, 80, 53.3, 40):
     errors = []
     for r in multi:
-        pred = V._predict_step({**r, "scaleout_gbit_per_s_per_gpu": str(gbit)})["predicted"]
+        pred = VP._predict_step({**r, "scaleout_gbit_per_s_per_gpu": str(gbit)})["predicted"]
         errors.append(pred / float(r["published"]) - 1)
     print(f"  {gbit:>6g} " + " ".join(f"{e:>+9.1%}" for e in errors))
 print(
@@ -62,15 +64,15 @@ print(
     "   model's memory on that layout against torchtitan's logged peak reserved memory (memory.csv)"
 )
 reserved = {r["id"]: float(r["published"]) for r in csv.DictReader(MEMORY.open(newline=""))}
-for r in V.load_runs():
+for r in VR.load_runs():
     if not r["id"].startswith("trainy-"):
         continue
     cells = []
     for mode in RECOMPUTE_MODES:  # op_sac: the mode these rows ran (heldout-scores.md Step 13)
         job_row = {**r, "recompute": mode}
-        job = V._job(job_row)
-        mem = float(memory_breakdown(job, V._layouts_for(job_row, job))["total"][0]) / GIB
-        err = V._predict_step(job_row)["predicted"] / float(r["published"]) - 1
+        job = VP._job(job_row)
+        mem = float(memory_breakdown(job, VP._layouts_for(job_row, job))["total"][0]) / GIB
+        err = VP._predict_step(job_row)["predicted"] / float(r["published"]) - 1
         cells.append(f"{mode} {err:+.1%} ({mem:.0f} GiB)")
     print(
         f"  {r['id']:24} " + "; ".join(cells) + f"; published reserved {reserved[r['id']]:.1f} GiB"

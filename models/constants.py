@@ -301,7 +301,7 @@ MEMORY_HEADROOM = 0.95
 #: m, v (12 B) and the bf16 weight (2 B).
 OPTIMIZER_STEP_BYTES = 30
 
-# --- serving (models/serving/plan.py) -----------------------------------------------------------------
+# --- serving (models/serving/plan.py, roofline.py) ----------------------------------------------------
 #: Fixed time per layer per forward step of a serving engine, seconds (kernel launches and tails,
 #: norms, sampling, scheduling). Declared before scoring as the one constant to fit, on the four
 #: TensorRT-LLM 0.6.1 H100 Llama 2 70B rows (inference.csv trt061-h100-llama2-70b-*), by the smallest
@@ -315,7 +315,7 @@ SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
 # step is a sequence of kernels, each bound by its own roofline, so the step time is the SUM over
 # operators of max(bytes / bandwidth, FLOPs / rate), not one max over the step's totals: Yuan et al.
 # 2024, "LLM Inference Unveiled: Survey and Roofline Model Insights" (arXiv 2402.16363, LLM-Viewer),
-# which rooflines each operator of a layer separately. models/serving/plan.py applies it to two operator
+# which rooflines each operator of a layer separately. models/serving/roofline.py applies it to two operator
 # groups: the weight GEMMs (weights read vs 2 · active params · tokens) and attention (KV read vs its
 # FLOPs). Both TTFT and throughput rows had been seen before (issue 14 helper, branch i14-servefid).
 

@@ -92,6 +92,55 @@ def fat_tree_tiers(endpoints: int, switch_radix: int) -> int:
     )
 
 
+def _fabric_inputs(
+    gpus: int, gpus_per_node: int, switch_radix: int, nic_gbit_per_s: float
+) -> tuple[int, int, int, float]:
+    """size_fat_tree's inputs checked: (gpus, gpus_per_node, radix, NIC Gbit/s); the radix even
+    (half its ports down, half up) and at least 4."""
+    gpu_count = count("gpus", gpus)
+    per_node = count("gpus_per_node", gpus_per_node)
+    radix = count("switch_radix", switch_radix, minimum=4)
+    if radix % 2:
+        raise ValueError(f"switch_radix must be even (half down, half up), got {switch_radix!r}")
+    nic = positive("nic_gbit_per_s", nic_gbit_per_s)
+    return gpu_count, per_node, radix, nic
+
+
+def _fabric_tiers(gpu_count: int, endpoints: int, radix: int) -> int:
+    """The fewest tiers serving `endpoints` NIC ports (fat_tree_tiers); ValueError, naming the GPU
+    count, past the 2·(k/2)^MAX_FABRIC_TIERS a MAX_FABRIC_TIERS-tier tree serves."""
+    most = fat_tree_max_endpoints(MAX_FABRIC_TIERS, radix)
+    if endpoints > most:
+        raise ValueError(
+            f"gpus={gpu_count} needs {endpoints} NIC ports, more than the {most} a "
+            f"{MAX_FABRIC_TIERS}-tier fat tree of radix {radix} serves"
+        )
+    return fat_tree_tiers(endpoints, radix)
+
+
+def _switch_counts(tiers: int, endpoints: int, radix: int) -> tuple[int, int, int, int, int]:
+    """(pods, leaves, spines, cores, switch links) of a `tiers`-tier tree with h = radix/2: one
+    switch for 1 tier; leaves = ceil(E/h), spines = ceil(leaves·h/k) and leaves·h links for 2;
+    for 3 or 4, pods = ceil(leaves/h), (tiers−2)·leaves spines, cores = ceil(leaves·h/k) and
+    (tiers−1)·leaves·h links (size_fat_tree gives the reasoning)."""
+    half = radix // 2
+    if tiers == 1:
+        pods, leaves, spines, cores = 0, 1, 0, 0
+        switch_links = 0
+    elif tiers == 2:
+        pods, cores = 0, 0
+        leaves = math.ceil(endpoints / half)
+        spines = math.ceil(leaves * half / radix)
+        switch_links = leaves * half
+    else:  # 3 or 4 tiers: every tier below the core as many switches as the leaves
+        leaves = math.ceil(endpoints / half)
+        pods = math.ceil(leaves / half)
+        spines = (tiers - 2) * leaves  # h per full pod, L for a partial pod of L leaves, per tier
+        cores = math.ceil(leaves * half / radix)
+        switch_links = (tiers - 1) * leaves * half
+    return pods, leaves, spines, cores, switch_links
+
+
 def size_fat_tree(
     gpus: int,
     gpus_per_node: int,
@@ -141,38 +190,13 @@ def size_fat_tree(
     Every cable is assumed optical (no copper DACs), so transceivers = 2·(node + switch links).
     Bisection (one direction) = floor(E/2)·NIC rate, which a non-blocking tree carries in full.
     """
-    gpu_count = count("gpus", gpus)
-    per_node = count("gpus_per_node", gpus_per_node)
-    radix = count("switch_radix", switch_radix, minimum=4)
-    if radix % 2:
-        raise ValueError(f"switch_radix must be even (half down, half up), got {switch_radix!r}")
-    nic = positive("nic_gbit_per_s", nic_gbit_per_s)
-
+    gpu_count, per_node, radix, nic = _fabric_inputs(
+        gpus, gpus_per_node, switch_radix, nic_gbit_per_s
+    )
     nodes = math.ceil(gpu_count / per_node)
     endpoints = nodes * per_node
-    half = radix // 2
-
-    most = fat_tree_max_endpoints(MAX_FABRIC_TIERS, radix)
-    if endpoints > most:
-        raise ValueError(
-            f"gpus={gpu_count} needs {endpoints} NIC ports, more than the {most} a "
-            f"{MAX_FABRIC_TIERS}-tier fat tree of radix {radix} serves"
-        )
-    tiers = fat_tree_tiers(endpoints, radix)
-    if tiers == 1:
-        pods, leaves, spines, cores = 0, 1, 0, 0
-        switch_links = 0
-    elif tiers == 2:
-        pods, cores = 0, 0
-        leaves = math.ceil(endpoints / half)
-        spines = math.ceil(leaves * half / radix)
-        switch_links = leaves * half
-    else:  # 3 or 4 tiers: every tier below the core as many switches as the leaves
-        leaves = math.ceil(endpoints / half)
-        pods = math.ceil(leaves / half)
-        spines = (tiers - 2) * leaves  # h per full pod, L for a partial pod of L leaves, per tier
-        cores = math.ceil(leaves * half / radix)
-        switch_links = (tiers - 1) * leaves * half
+    tiers = _fabric_tiers(gpu_count, endpoints, radix)
+    pods, leaves, spines, cores, switch_links = _switch_counts(tiers, endpoints, radix)
 
     node_links = endpoints
     return FabricPlan(

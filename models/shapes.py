@@ -53,7 +53,7 @@ class ModelShape(BaseModel):
     #: width of one attention head when it is not hidden / heads (Qwen3); 0 = hidden / heads
     attn_head_dim: int = Field(default=0, ge=0)
     #: values cached per token per layer when attention caches a latent (DeepSeek MLA: kv_lora_rank
-    #: + rope dim); 0 = K and V of every KV head (2 · kv_heads · head_dim). Read by models/serving/plan.py.
+    #: + rope dim); 0 = K and V of every KV head (2 · kv_heads · head_dim). Read by models/serving/roofline.py.
     kv_cache_dim: int = Field(default=0, ge=0)
     #: routed experts of one token confined to at most this many devices or nodes (DeepSeek-V2
     #: device-limited routing M = 3, V2 Sec. 2.2.2 / 3.1.2; DeepSeek-V3 node-limited routing, at most

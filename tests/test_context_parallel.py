@@ -16,6 +16,8 @@ from models.training.memory import fits, memory_breakdown
 from models.training.search import all_layouts, best_layout, context_parallel
 from models.training.step_time import step_breakdown
 from models.units import BYTES_PER_GB
+from models.validation import training_predict as VP
+from models.validation import training_rows as VR
 
 
 def _job(seq: int = 8192, batch: int = 128, model: str = "llama3-70b") -> Job:
@@ -114,10 +116,10 @@ def test_nemo_llama3_70b_runs_its_published_cp2_layout():
     r = rows["nemo-llama3-70b-64"]
     assert r["layout"].startswith("TP4 CP2 PP4 DP2 v5")
     assert r["layout_fits"]
-    row = next(x for x in V.load_runs() if x["id"] == "nemo-llama3-70b-64")
-    as_run = V._predict_step({**row, "flash_attention": str(int(AttentionKernel.CUDNN))})
+    row = next(x for x in VR.load_runs() if x["id"] == "nemo-llama3-70b-64")
+    as_run = VP._predict_step({**row, "flash_attention": str(int(AttentionKernel.CUDNN))})
     assert abs(as_run["predicted"] / float(row["published"]) - 1) < 0.02
-    job = V._job(row)
+    job = VP._job(row)
     folded = Layouts.single(128, tp=4, pp=4, dp=4, interleave=5, micro_batch=1, zero=1)
     assert not fits(job, memory_breakdown(job, folded)["total"])[0]
 

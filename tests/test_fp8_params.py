@@ -12,7 +12,8 @@ from models.hardware import get_gpu
 from models.training.job import Job, stage_params
 from models.training.layouts import Layouts
 from models.training.memory import fits, memory_breakdown
-from models.validation.training import ROOT, _job, _layouts_for, shape_of
+from models.validation.training_predict import _job, _layouts_for
+from models.validation.training_rows import ROOT, shape_of
 
 
 def _gpt3_job(**kw) -> Job:

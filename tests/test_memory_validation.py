@@ -17,6 +17,9 @@ from models.training.plan import Planner
 from models.training.sizing import EFFICIENT_SCALING
 from models.validation import memory as MV
 from models.validation import training as V
+from models.validation import training_predict as VP
+from models.validation import training_report as VT
+from models.validation import training_rows as VR
 
 
 def _job(model="llama3-405b", batch=2048):
@@ -112,16 +115,16 @@ def test_efficient_size_is_the_largest_node_count_keeping_the_scaling_efficiency
 
 
 def test_heldout_rows_without_a_count_use_the_efficient_size():
-    rows = {r["id"]: r for r in V.load_heldout_runs()}
+    rows = {r["id"]: r for r in VR.load_heldout_runs()}
     row = rows["ho-llama2-7b"]
     assert not row["gpus"]
-    planned = V.plan_heldout_run(row, {"software_stack": V.row_stack(row)})
-    p = Planner(V.heldout_scenario(row, {"software_stack": V.row_stack(row)}))
-    p.gpu = V._gpu_of(row)
+    planned = VP.plan_heldout_run(row, {"software_stack": V.row_stack(row)})
+    p = Planner(VP.heldout_scenario(row, {"software_stack": V.row_stack(row)}))
+    p.gpu = VP._gpu_of(row)
     assert planned["gpus_chosen"]
     assert planned["gpus"] == p.efficient().gpus != p.smallest().gpus
     published = rows["ho-pythia-1b"]
-    assert V.plan_heldout_run(published)["gpus"] == int(published["gpus"])
+    assert VP.plan_heldout_run(published)["gpus"] == int(published["gpus"])
 
 
 def test_heldout_errors_are_split_by_where_the_gpu_count_comes_from():
@@ -156,7 +159,7 @@ def test_both_modes_side_by_side_carry_their_own_errors_and_the_rule_of_thumb():
     assert whole["rule_median"] == heldout["rule_of_thumb"]["median_abs_error"]
     sized = own["gpu_hours, count sized (+)"]
     assert sized["rows"] == sum(r["gpus_chosen"] for r in heldout["rows"])
-    text = V.modes_report(modes, V.band_summary())
+    text = VT.modes_report(modes, V.band_summary())
     lines = text.splitlines()
     assert sum(x.startswith("published plan") for x in lines) == len(pub)
     assert sum(x.startswith("planner's plan") for x in lines) == 3

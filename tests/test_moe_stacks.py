@@ -15,7 +15,8 @@ from models.training.memory import in_flight_layers, memory_breakdown
 from models.training.plan import Planner
 from models.training.search import stack_allows
 from models.training.step_time import step_breakdown
-from models.validation.training import _gpu_of, heldout_scenario, load_heldout_runs
+from models.validation.training_predict import _gpu_of, heldout_scenario
+from models.validation.training_rows import load_heldout_runs
 
 
 def _job(row_id, stack, gpus):

@@ -15,16 +15,15 @@ from app.cli import main
 from models import constants as C
 from models.errors import InputError
 from models.hardware import load_gpus
-from models.serving import plan as serving_module
+from models.serving import roofline
 from models.serving.plan import (
     ServeInputs,
     evaluate,
-    expected_distinct_experts,
-    kv_bytes_per_token,
     plan_serving,
     queue_wait_s,
     requests_per_s,
 )
+from models.serving.roofline import expected_distinct_experts, kv_bytes_per_token
 from models.shapes import get_preset, load_presets
 from models.validation import serving as SV
 
@@ -307,7 +306,7 @@ def test_fp4_gemms_read_weights_at_the_measured_share_of_hbm():
             inp(gpu="B200", precision=prec, input_tokens=64, output_tokens=64), [1], [1], [1]
         )
         step[prec], pf[prec] = r["t_step"][0], r["t_prefill"][0]
-    w = serving_module._param_split(get_preset("llama3-70b"))[0]
+    w = roofline._param_split(get_preset("llama3-70b"))[0]
     fp4_s = w * 0.5 / (8.0e12 * 1.78 / 8.0)
     fp8_s = w * 1.0 / (8.0e12 * 0.80)
     assert step["fp4"] - step["fp8"] == pytest.approx(fp4_s - fp8_s, rel=1e-6)

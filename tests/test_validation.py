@@ -30,6 +30,9 @@ from models.training.layouts import Layouts
 from models.training.plan import plan_training
 from models.training.step_time import step_breakdown
 from models.validation import training as V
+from models.validation import training_report as VT
+from models.validation import training_rows as VR
+from models.validation import training_scores as VS
 
 TARGETS = V.TARGETS
 #: the scored throughput rows beyond the 15 % worst-case target today (see docs/limits.md)
@@ -100,20 +103,20 @@ def table() -> str:
 
 
 def test_every_row_has_a_source_and_known_inputs():
-    with V.RUNS.open(newline="") as f:
+    with VR.RUNS.open(newline="") as f:
         rows = list(csv.DictReader(f))
     assert len({r["id"] for r in rows}) == len(rows)
-    models = set(load_presets()) | set(V.custom_shapes())
-    for r in V.load_runs():
+    models = set(load_presets()) | set(VR.custom_shapes())
+    for r in VR.load_runs():
         assert r["source"].strip(), r["id"]
         assert r["kind"] in V.KINDS and r["unit"] in V.UNITS, r["id"]
         assert r["model"] in models and r["gpu"] in load_gpus(), r["id"]
         assert float(r["published"]) > 0 and int(r["gpus"]) > 0
         if r["kind"] == "gpu_hours":
             assert float(r["tokens"]) > 0
-    for s in V.custom_shapes().values():
+    for s in VR.custom_shapes().values():
         assert s.source and abs(s.params_total / 1e9 / s.published_params_b - 1) < 0.08, s.model_id
-    for s in V.load_skipped():
+    for s in VR.load_skipped():
         assert s["reason"].strip() and s["source"].strip()
 
 
@@ -122,11 +125,11 @@ def test_published_layouts_use_the_row_gpus_and_split_its_batch():
     published micro-batch divides the global batch into whole micro-batches per data-parallel rank:
     the published plan is scored as given (Layouts.single does not check either), so a mistyped
     degree would be scored silently."""
-    for r in V.load_runs():
-        tp, pp, dp, mb = (V._int(r, k) for k in ("tp", "pp", "dp", "micro_batch"))
+    for r in VR.load_runs():
+        tp, pp, dp, mb = (VR._int(r, k) for k in ("tp", "pp", "dp", "micro_batch"))
         if None in (tp, pp, dp):
             continue  # the search fills what the source does not publish
-        assert tp * (V._int(r, "cp") or 1) * pp * dp == int(r["gpus"]), r["id"]
+        assert tp * (VR._int(r, "cp") or 1) * pp * dp == int(r["gpus"]), r["id"]
         if mb:
             assert int(r["global_batch_seqs"]) % (dp * mb) == 0, r["id"]
 
@@ -280,15 +283,15 @@ def test_band_is_derived_from_held_out_errors_and_contains_80_pct():
     rows = V.validate_heldout()["rows"]
     errors = [r["error"] for r in rows]
     # the bands plans use are the ones today's held-out errors give (not set by hand): overall ...
-    assert V.band_from_errors(errors) == (V.GPU_HOURS_ERROR_LOW, V.GPU_HOURS_ERROR_HIGH)
+    assert VS.band_from_errors(errors) == (V.GPU_HOURS_ERROR_LOW, V.GPU_HOURS_ERROR_HIGH)
     # ... the size classes are the base classes merged by the rule on these runs ...
-    assert V.size_classes([r["params_total"] for r in rows]) == V.BAND_SIZE_CLASSES
+    assert VS.size_classes([r["params_total"] for r in rows]) == V.BAND_SIZE_CLASSES
     # ... and per size class, each from its own class's runs only
     for name, _ in V.BAND_SIZE_CLASSES:
         sel = [r["error"] for r in rows if r["size_class"] == name]
         assert len(sel) >= V.BAND_MIN_RUNS, name  # a smaller class is merged (constants.py)
-        assert V.band_from_errors(sel) == V.GPU_HOURS_ERROR_BY_SIZE[name], name
-        assert V.band_coverage(sel, *V.GPU_HOURS_ERROR_BY_SIZE[name]) >= V.BAND_COVERAGE
+        assert VS.band_from_errors(sel) == V.GPU_HOURS_ERROR_BY_SIZE[name], name
+        assert VS.band_coverage(sel, *V.GPU_HOURS_ERROR_BY_SIZE[name]) >= V.BAND_COVERAGE
     # the share of held-out runs inside their own class's band is computed, not asserted by hand
     b = V.band_summary()
     inside = sum(
@@ -300,22 +303,22 @@ def test_band_is_derived_from_held_out_errors_and_contains_80_pct():
     assert b["coverage"] == inside / len(rows) >= 0.80
     assert [c["runs"] for c in b["classes"]] == [28, 10]
     # issue 16's target, on runs the band was not derived from
-    assert b["leave_one_out_coverage"] == V.leave_one_out_coverage(rows) >= V.BAND_COVERAGE
+    assert b["leave_one_out_coverage"] == VS.leave_one_out_coverage(rows) >= V.BAND_COVERAGE
 
 
 def test_band_is_the_conformal_order_statistics():
-    assert V.band_coverage([-0.5, -0.1, 0.2, 0.4], -0.2, 0.3) == 0.5
+    assert VS.band_coverage([-0.5, -0.1, 0.2, 0.4], -0.2, 0.3) == 0.5
     # n = 19: the floor(20 * 0.1) = 2nd and ceil(20 * 0.9) = 18th of the sorted errors
     nineteen = [i / 100 for i in range(-9, 10)]
-    assert V.band_from_errors(nineteen) == (-0.08, 0.08)
+    assert VS.band_from_errors(nineteen) == (-0.08, 0.08)
     # n = 9: the 1st and the 9th; n = 29: the 3rd and the 27th
-    assert V.band_from_errors([0.3, -0.2, 0.1, 0.0, 0.05, -0.05, 0.2, -0.1, 0.15]) == (-0.2, 0.3)
-    assert V.band_from_errors([i / 100 for i in range(29)]) == (0.02, 0.26)
+    assert VS.band_from_errors([0.3, -0.2, 0.1, 0.0, 0.05, -0.05, 0.2, -0.1, 0.15]) == (-0.2, 0.3)
+    assert VS.band_from_errors([i / 100 for i in range(29)]) == (0.02, 0.26)
     # n = 8: too few for either side of an 80 % band, which is then unbounded
-    assert V.band_from_errors([i / 100 for i in range(8)]) == (-math.inf, math.inf)
+    assert VS.band_from_errors([i / 100 for i in range(8)]) == (-math.inf, math.inf)
     # rounded outward to a whole percent; the coverage argument sets the tails (60 %: 20 % each)
-    assert V.band_from_errors([-0.123, -0.1, 0.0, 0.1, 0.123], coverage=0.6) == (-0.13, 0.13)
-    assert V.band_from_errors([i / 100 for i in range(9)], coverage=0.6) == (0.01, 0.07)
+    assert VS.band_from_errors([-0.123, -0.1, 0.0, 0.1, 0.123], coverage=0.6) == (-0.13, 0.13)
+    assert VS.band_from_errors([i / 100 for i in range(9)], coverage=0.6) == (0.01, 0.07)
 
 
 def test_size_classes_merge_a_class_with_too_few_runs_into_the_one_below():
@@ -323,11 +326,11 @@ def test_size_classes_merge_a_class_with_too_few_runs_into_the_one_below():
         return [7e9] * small + [70e9] * mid + [405e9] * big
 
     inf = math.inf
-    assert V.size_classes(runs(18, 6, 3)) == (("under 20B", 20e9), ("20B and over", inf))
-    assert V.size_classes(runs(10, 10, 10)) == V.BAND_BASE_CLASSES
-    assert V.size_classes(runs(18, 2, 9)) == (("under 100B", 100e9), ("100B and over", inf))
-    assert V.size_classes(runs(3, 18, 9)) == (("under 100B", 100e9), ("100B and over", inf))
-    assert V.size_classes(runs(5, 5, 5)) == (("all sizes", inf),)
+    assert VS.size_classes(runs(18, 6, 3)) == (("under 20B", 20e9), ("20B and over", inf))
+    assert VS.size_classes(runs(10, 10, 10)) == V.BAND_BASE_CLASSES
+    assert VS.size_classes(runs(18, 2, 9)) == (("under 100B", 100e9), ("100B and over", inf))
+    assert VS.size_classes(runs(3, 18, 9)) == (("under 100B", 100e9), ("100B and over", inf))
+    assert VS.size_classes(runs(5, 5, 5)) == (("all sizes", inf),)
 
 
 def test_leave_one_out_coverage_re_derives_the_band_without_the_run():
@@ -337,8 +340,8 @@ def test_leave_one_out_coverage_re_derives_the_band_without_the_run():
     errors are then above the 27th of the 28 others)."""
     small = [{"error": i / 100, "params_total": 7e9} for i in range(-10, 10)]
     large = [{"error": 0.5 + i / 100, "params_total": 405e9} for i in range(9)]
-    assert V.leave_one_out_coverage(small + large) == pytest.approx(23 / 29)
-    assert V.leave_one_out_coverage(small) == pytest.approx(16 / 20)
+    assert VS.leave_one_out_coverage(small + large) == pytest.approx(23 / 29)
+    assert VS.leave_one_out_coverage(small) == pytest.approx(16 / 20)
 
 
 def test_size_class_follows_total_parameters():
@@ -404,14 +407,15 @@ def test_heldout_errors_are_reported_by_what_the_published_figure_covers():
     assert sum(g["rows"] for g in groups.values()) == len(res["rows"])
     for scope, g in groups.items():
         errs = [r["error"] for r in res["rows"] if r["scope"] == scope]
-        assert g == V.summarise(errs), scope
-    text = V.heldout_report(res)
+        assert g == VS.summarise(errs), scope
+    text = VT.heldout_report(res)
     for scope, g in groups.items():
         assert f"scope {scope:14} {g['rows']:>3} runs: median {g['median_abs_error']:.1%}" in text
 
 
 def test_heldout_runs_use_their_sources_stack_class():
-    from models.validation.training import load_heldout_runs, row_stack
+    from models.validation.training import row_stack
+    from models.validation.training_rows import load_heldout_runs
 
     rows = {r["id"]: r for r in load_heldout_runs()}
     assert row_stack(rows["ho-pythia-1b"]) == "megatron-3d-classic"
@@ -477,7 +481,7 @@ def test_heldout_runs_at_their_sources_layout():
     assert rows["ho-stablelm-3b-4e1t"]["layout"] == "TP1 PP1 DP256 v1 mb4 Z1 full"
     assert all(r["fits"] for r in rows.values())
     assert max(abs(r["error"]) for r in rows.values()) <= 0.12
-    text = V.source_layout_report(list(rows.values()))
+    text = VT.source_layout_report(list(rows.values()))
     assert f"{rows['ho-pythia-6.9b']['error']:>+7.1%}" in text
 
 
@@ -643,20 +647,20 @@ def test_the_rescaling_floor_is_the_best_one_factor_fitted_after_the_fact():
     rows all off by the same ratio are closed exactly; rows off by x0.5 and x2 reach at best a
     worst of 60 % (k = 0.8 balances 1 - 0.5k and 2k - 1). On the held-out whole runs it is printed
     beside the issue's targets, and it is no worse than the model as it is (k = 1 is tried)."""
-    same = V.rescaling_floor([2.0, 4.0, 6.0], [1.0, 2.0, 3.0])
+    same = VS.rescaling_floor([2.0, 4.0, 6.0], [1.0, 2.0, 3.0])
     assert same["median_abs_error"] < 1e-3 and same["worst_abs_error"] < 1e-3
     assert same["median_factor"] == pytest.approx(0.5, rel=1e-3)
-    one_outlier = V.rescaling_floor([1.0, 1.0, 3.0], [1.0, 1.0, 1.0])  # the median ignores it
+    one_outlier = VS.rescaling_floor([1.0, 1.0, 3.0], [1.0, 1.0, 1.0])  # the median ignores it
     assert one_outlier["median_abs_error"] < 1e-3
     assert one_outlier["median_factor"] == pytest.approx(1.0, rel=1e-3)
-    spread = V.rescaling_floor([0.5, 2.0], [1.0, 1.0])
+    spread = VS.rescaling_floor([0.5, 2.0], [1.0, 1.0])
     assert spread["worst_abs_error"] == pytest.approx(0.6, abs=1e-3)
     assert spread["worst_factor"] == pytest.approx(0.8, rel=1e-3)
     res = V.validate_heldout()
     floor, model = res["rescaling_floor"], res["model"]
     assert floor["median_abs_error"] <= model["median_abs_error"] + 1e-12
     assert floor["worst_abs_error"] <= model["worst_abs_error"] + 1e-12
-    report = V.heldout_report(res)
+    report = VT.heldout_report(res)
     assert (
         f"at best median {floor['median_abs_error']:.1%} (x{floor['median_factor']:.2f})" in report
     )

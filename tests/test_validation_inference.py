@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 from app.cli import main
 from models.validation import finetune as FV
 from models.validation import serving as SV
-from models.validation import training as V
+from models.validation import training_scores as VS
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 #: today's held-out (median, worst) absolute error per kind, with a little slack; not the targets
@@ -246,7 +246,7 @@ def test_the_serving_floor_is_the_held_out_rows_best_rescaling(serving, kind, ta
     sel = [r for r in serving["rows"] if r["kind"] == kind and r["scored"] and not r["calibration"]]
     held = serving["by_kind_held_out"][kind]
     floor = held["floor"]
-    assert floor == V.rescaling_floor([r["predicted"] for r in sel], [r["published"] for r in sel])
+    assert floor == VS.rescaling_floor([r["predicted"] for r in sel], [r["published"] for r in sel])
     assert floor["worst_abs_error"] <= held["model"]["worst_abs_error"] + 1e-12
     assert (
         f"floor, {kind}: the model x one factor picked after the fact on the held-out rows is at "

@@ -25,13 +25,15 @@ def run(args: argparse.Namespace) -> int:
     from models.validation import serving as SV
     from models.validation.training import (
         band_summary,
-        heldout_report,
-        modes_report,
         modes_summary,
-        source_layout_report,
         validate,
         validate_heldout,
         validate_heldout_source_layout,
+    )
+    from models.validation.training_report import (
+        heldout_report,
+        modes_report,
+        source_layout_report,
     )
 
     try:

@@ -361,16 +361,10 @@ def derive_demand(
     return demand_of(workloads, sizings, months, gpu=gpu, field=field)
 
 
-def demand_of(
-    workloads: Sequence[WorkloadBase],
-    sizings: Sequence[Sizing],
-    months: int,
-    *,
-    gpu: str = "",
-    field: str = "workloads",
-) -> Demand:
-    """The term's monthly demand from workloads and their sizings (no call into the core)."""
-    check_term(months)
+def _check_starts(
+    workloads: Sequence[WorkloadBase], sizings: Sequence[Sizing], months: int, field: str
+) -> None:
+    """One sizing per workload, and every workload starting inside the term (month 0 to months − 1)."""
     if len(workloads) != len(sizings):
         raise InputError(field, "one sizing per workload")
     for i, w in enumerate(workloads):
@@ -380,8 +374,95 @@ def demand_of(
                 f"{field}[{i}].start_month: {w.name} starts in month {w.start_month}, after the "
                 f"{months}-month term (allowed: 0 to {months - 1})",
             )
+
+
+def _add_gang(
+    i: int,
+    w: WorkloadBase,
+    s: Sizing,
+    g: list[int],
+    months: int,
+    field: str,
+    hours: np.ndarray,
+    gang_diff: np.ndarray,
+    cols: dict[str, list],
+) -> tuple[float, float, int]:
+    """Adds workload i's gang runs released in the term to the rows `g`: to `hours` each run's
+    gpus_per_run · 24 · days inside each month (a run starts on its release slot), to `gang_diff`
+    +gpus_per_run at that slot and −gpus_per_run ceil(run_days / SLOT_DAYS) slots later, and the
+    runs to `cols`. Returns (demanded GPU-hours = runs · gpus_per_run · run_days · 24, the GPU-hours
+    after the term end, runs)."""
     slots = months * SLOTS_PER_MONTH
     edges = np.arange(months + 1) * DAYS_PER_MONTH
+    try:
+        released = release_months(w)
+    except InputError as exc:
+        raise InputError(f"{field}[{i}].{exc.field}", f"{field}[{i}].{exc}") from None
+    rel = np.array([m for m in released if m < months])
+    slot0 = np.minimum(np.round(rel * SLOTS_PER_MONTH).astype(int), slots - 1)
+    start_day = slot0 * SLOT_DAYS
+    end_day = start_day + s.run_days
+    inside = np.clip(
+        np.minimum(end_day[:, None], edges[None, 1:])
+        - np.maximum(start_day[:, None], edges[None, :-1]),
+        0,
+        None,
+    )
+    w_hours = inside.sum(axis=0) * s.gpus_per_run * 24
+    total = len(rel) * s.gpus_per_run * s.run_days * 24
+    hours[g] += w_hours
+    beyond = s.gpus_per_run * 24 * np.clip(end_day - edges[-1], 0, None).sum()
+    n_slots = max(1, math.ceil(s.run_days / SLOT_DAYS - 1e-9))
+    for key in g:
+        np.add.at(gang_diff[key], slot0, s.gpus_per_run)
+        np.add.at(gang_diff[key], np.minimum(slot0 + n_slots, slots), -s.gpus_per_run)
+    cols["workload"] += [i] * len(rel)
+    cols["release_month"] += rel.tolist()
+    cols["release_slot"] += slot0.tolist()
+    cols["gpus"] += [s.gpus_per_run] * len(rel)
+    cols["run_days"] += [s.run_days] * len(rel)
+    return total, beyond, len(rel)
+
+
+def _add_flat(
+    i: int,
+    w: WorkloadBase,
+    s: Sizing,
+    g: list[int],
+    months: int,
+    field: str,
+    hours: np.ndarray,
+    flat_held: np.ndarray,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Adds a flat workload's months inside the term to the rows `g`: GPUs held (its sizing's
+    gpus_by_month from its start month) to `flat_held`, held × busy_fraction × HOURS_PER_MONTH to
+    `hours`. Returns (demanded GPU-hours, GPUs held and busy GPUs in each month of the term)."""
+    held = np.zeros(months)
+    lo, hi = w.start_month, min(w.end_month, months)
+    if len(s.gpus_by_month) < hi - lo:
+        raise InputError(f"{field}[{i}]", f"{w.name}: its sizing gives fewer months than it runs")
+    held[lo:hi] = s.gpus_by_month[: hi - lo]
+    busy = held * s.busy_fraction
+    total = float(busy.sum() * HOURS_PER_MONTH)
+    hours[g] += busy * HOURS_PER_MONTH
+    flat_held[g] += held
+    return total, held, busy
+
+
+def demand_of(
+    workloads: Sequence[WorkloadBase],
+    sizings: Sequence[Sizing],
+    months: int,
+    *,
+    gpu: str = "",
+    field: str = "workloads",
+) -> Demand:
+    """The term's monthly demand from workloads and their sizings (no call into the core): GPU-hours
+    and peak GPUs per month, overall, by team and by kind (gang runs: _add_gang, flat workloads:
+    _add_flat; peak = the most gang GPUs at once on the slot grid + the flat GPUs held)."""
+    check_term(months)
+    _check_starts(workloads, sizings, months, field)
+    slots = months * SLOTS_PER_MONTH
     teams = sorted({w.team for w in workloads})
     kinds = sorted({w.kind for w in workloads})
     n_groups = 1 + len(teams) + len(kinds)  # row 0: all; then teams; then kinds
@@ -400,45 +481,12 @@ def demand_of(
         g = groups(w)
         held = np.zeros(months)
         busy = np.zeros(months)
+        runs = 0
         if s.gang:
-            try:
-                released = release_months(w)
-            except InputError as exc:
-                raise InputError(f"{field}[{i}].{exc.field}", f"{field}[{i}].{exc}") from None
-            rel = np.array([m for m in released if m < months])
-            slot0 = np.minimum(np.round(rel * SLOTS_PER_MONTH).astype(int), slots - 1)
-            start_day = slot0 * SLOT_DAYS
-            end_day = start_day + s.run_days
-            inside = np.clip(
-                np.minimum(end_day[:, None], edges[None, 1:])
-                - np.maximum(start_day[:, None], edges[None, :-1]),
-                0,
-                None,
-            )
-            w_hours = inside.sum(axis=0) * s.gpus_per_run * 24
-            total = len(rel) * s.gpus_per_run * s.run_days * 24
-            hours[g] += w_hours
-            beyond += s.gpus_per_run * 24 * np.clip(end_day - edges[-1], 0, None).sum()
-            n_slots = max(1, math.ceil(s.run_days / SLOT_DAYS - 1e-9))
-            for key in g:
-                np.add.at(gang_diff[key], slot0, s.gpus_per_run)
-                np.add.at(gang_diff[key], np.minimum(slot0 + n_slots, slots), -s.gpus_per_run)
-            cols["workload"] += [i] * len(rel)
-            cols["release_month"] += rel.tolist()
-            cols["release_slot"] += slot0.tolist()
-            cols["gpus"] += [s.gpus_per_run] * len(rel)
-            cols["run_days"] += [s.run_days] * len(rel)
+            total, after, runs = _add_gang(i, w, s, g, months, field, hours, gang_diff, cols)
+            beyond += after
         else:
-            lo, hi = w.start_month, min(w.end_month, months)
-            if len(s.gpus_by_month) < hi - lo:
-                raise InputError(
-                    f"{field}[{i}]", f"{w.name}: its sizing gives fewer months than it runs"
-                )
-            held[lo:hi] = s.gpus_by_month[: hi - lo]
-            busy = held * s.busy_fraction
-            total = float(busy.sum() * HOURS_PER_MONTH)
-            hours[g] += busy * HOURS_PER_MONTH
-            flat_held[g] += held
+            total, held, busy = _add_flat(i, w, s, g, months, field, hours, flat_held)
         demanded += total
         out.append(
             WorkloadDemand(
@@ -448,7 +496,7 @@ def demand_of(
                 gang=s.gang,
                 basis=s.basis,
                 demanded_gpu_hours=float(total),
-                runs=len(rel) if s.gang else 0,
+                runs=runs,
                 gpus_per_run=s.gpus_per_run if s.gang else None,
                 run_days=s.run_days if s.gang else None,
                 held_gpus_by_month=held.tolist(),

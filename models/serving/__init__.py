@@ -1,1 +1,1 @@
-"""Serving: sizing an inference service (plan.py)."""
+"""Serving: sizing an inference service (plan.py; its per-GPU formulas in roofline.py)."""

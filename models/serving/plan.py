@@ -51,6 +51,9 @@ An older engine without a grouped-query decode kernel (TensorRT-LLM before XQA) 
 per query head of its group: `grouped_kv_decode=False` multiplies the KV read by heads ÷ kv_heads
 (models/constants.py, "Pre-XQA decode attention"); only the validation of such rows uses it.
 
+The per-GPU formulas (memory, the decode step, prefill) are in models/serving/roofline.py; `evaluate`
+puts them together for arrays of layouts.
+
 Sizing searches TP ∈ {1, 2, 4, 8} (within the scale-up domain), EP ∈ {1, TP} for MoE, the batch and
 (`prefill_decode`: auto) colocated or split, for the fewest GPUs that carry the traffic at
 SERVE_TARGET_UTILISATION of capacity within the SLOs; at equal GPUs colocated is kept.
@@ -67,13 +70,12 @@ from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
+from models.serving import roofline
 from models.shapes import ModelShape, get_preset, load_presets
 from models.training import collectives as coll
 from models.units import (
     BITS_PER_BYTE,
-    BYTES_PER_GB,
     BYTES_PER_GIB,
-    BYTES_PER_PARAM,
     SECONDS_PER_HOUR,
 )
 
@@ -97,7 +99,6 @@ RPS_FLOOR = f"one request a day ({MIN_RPS:g} requests/s), the least traffic the 
 #: the least tokens a day: one request of the shortest kind (1 prompt and 1 output token) a day;
 #: with the request's own tokens the floor is one request a day (`ServeInputs`)
 MIN_TOKENS_PER_DAY = 2.0
-ACTIVATION_BYTES = 2  # activations cross the all-reduce in BF16
 SOFTWARE_GENERATION = (
     "TensorRT-LLM-class engine of 2024–25: in-flight batching, CUDA graphs, FP8/FP4 GEMMs, "
     "one-shot NVLink all-reduce"
@@ -235,47 +236,6 @@ class ServePlan(Record):
     layouts_evaluated: int
 
 
-def kv_bytes_per_token(shape: ModelShape, kv_bytes: float) -> float:
-    """layers × (2 · kv_heads · head_dim, or the MLA latent) × bytes per value."""
-    width = shape.kv_cache_dim or 2 * shape.kv_heads * shape.head_dim
-    return shape.layers * width * kv_bytes
-
-
-def _param_split(shape: ModelShape) -> tuple[float, float]:
-    """(parameters read every step whatever the batch, parameters of one routed expert in one layer);
-    the input embedding is a lookup and is not read whole."""
-    lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
-    routed = shape.moe_layers * shape.experts * shape.expert_params if shape.is_moe else 0.0
-    return shape.params_total - routed - lookup, shape.expert_params if shape.is_moe else 0.0
-
-
-def _distinct_experts(shape: ModelShape, tokens) -> np.ndarray:
-    """Expected distinct routed experts a layer touches for `tokens` tokens of top-k uniform routing."""
-    e, k = shape.experts, shape.experts_per_token
-    return e * (1 - (1 - k / e) ** np.asarray(tokens, dtype=float))
-
-
-def _rates(gpu: GpuSpec, precision: str) -> tuple[float, float, float]:
-    """(GEMM FLOP/s, attention FLOP/s, HBM bytes/s) achievable on one GPU."""
-    share = gpu.matmul_fraction_of_peak * C.GEMM_SHARE_OF_MAMF
-    rel = {
-        "bf16": 1.0,
-        "fp8": C.FP8_GEMM_RELATIVE_EFFICIENCY,
-        "fp4": C.FP4_GEMM_RELATIVE_EFFICIENCY,
-    }
-    gemm = gpu.peak_tflops(precision) * 1e12 * share * rel[precision]
-    attn = gpu.bf16_dense_tflops * 1e12 * share * C.ATTENTION_RELATIVE_EFFICIENCY[2]
-    hbm = gpu.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
-    return gemm, attn, hbm
-
-
-def _allreduce_s(size_bytes, n, gpu: GpuSpec) -> np.ndarray:
-    """Bandwidth term of a ring all-reduce (models/training/collectives.py) + SERVE_ALLREDUCE_STEPS latencies."""
-    bw = gpu.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
-    band = coll.all_reduce_s(size_bytes, n, bw, 0.0)
-    return np.where(np.asarray(n) > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S, 0.0)
-
-
 def evaluate(
     inp: ServeInputs, tp, ep, batch, grouped_kv_decode: bool = True
 ) -> dict[str, np.ndarray]:
@@ -283,60 +243,28 @@ def evaluate(
     `grouped_kv_decode` False: an engine whose decode attention reads each K/V head once per query
     head of its group (heads ÷ kv_heads times; source in models/constants.py, "pre-XQA decode
     attention"), as TensorRT-LLM before its XQA kernel (≤ 0.7) did; True (the generation the
-    planner assumes): once per group."""
+    planner assumes): once per group. Memory, the decode step t_step and the prefill t_prefill
+    come from models/serving/roofline.py; then per replica output tokens/s = B · O / (B · t_prefill
+    + O · t_step), TTFT = t_prefill + t_step, TPOT = t_step + B · t_prefill / O, and split: TTFT =
+    t_prefill + t_kv + t_step, decode B / (O · t_step) and prefill 1 / t_prefill requests/s."""
     shape, gpu = get_preset(inp.model), get_gpu(inp.gpu)
     tp, ep, b = (np.asarray(x, dtype=float) for x in (tp, ep, batch))
-    w_bytes = BYTES_PER_PARAM[inp.precision]
-    kv_b = BYTES_PER_PARAM[kv_precision_of(inp)]
-    gemm, attn_rate, hbm = _rates(gpu, inp.precision)
-    # an FP4 GEMM reads its weights at a measured share of HBM bandwidth (models/constants.py)
-    w_rate = hbm
-    if inp.precision == "fp4":
-        w_rate = gpu.hbm_bandwidth_tbyte_per_s * 1e12 * C.FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM
-    i_tok, o_tok = float(inp.input_tokens), float(inp.output_tokens)
-    layers, attn_width = shape.layers, shape.heads * shape.head_dim
-    lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
-    active = shape.params_active - lookup
-
-    # memory
-    weights_gpu = shape.params_total * w_bytes / tp
-    kv_token = kv_bytes_per_token(shape, kv_b)
-    kv_shards = 1.0 if shape.kv_cache_dim else np.minimum(tp, shape.kv_heads)
-    kv_seq_gpu = kv_token * (i_tok + o_tok) / kv_shards
-    free = gpu.memory_gib * BYTES_PER_GIB - weights_gpu - C.FRAMEWORK_OVERHEAD_GIB * BYTES_PER_GIB
-    kv_budget = np.maximum(free, 0.0) * C.KV_CACHE_MEMORY_FRACTION
-    max_seqs = np.floor(kv_budget / kv_seq_gpu)
-
-    # decode step
-    fixed, expert = _param_split(shape)
-    routed = shape.moe_layers * _distinct_experts(shape, b) * expert
-    weights_read = (fixed + routed) * w_bytes / tp
-    ctx = i_tok + o_tok / 2
-    # a pre-XQA engine reads each K/V head once per query head of its group (models/constants.py)
-    # (query heads per GPU ÷ K/V heads per GPU: heads ÷ kv_heads while TP ≤ kv_heads)
-    per_q = shape.heads * np.minimum(tp, shape.kv_heads) / (tp * shape.kv_heads)
-    regroup = 1.0 if grouped_kv_decode or shape.kv_cache_dim else per_q
-    kv_read = b * ctx * kv_token / kv_shards * regroup
-    # each operator group on its own roofline, summed (Yuan et al. 2024, models/constants.py)
-    t_gemm_mem, t_gemm_cmp = weights_read / w_rate, 2 * active * b / tp / gemm
-    t_attn_mem = kv_read / hbm
-    t_attn_cmp = 4 * layers * attn_width * b * ctx / tp / attn_rate
-    t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
-    comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu)
-    overhead = layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER
-    t_gpu = (
-        np.maximum(t_gemm_mem, t_gemm_cmp) + np.maximum(t_attn_mem, t_attn_cmp) + comm + overhead
+    su = roofline.setup(
+        shape,
+        gpu,
+        inp.precision,
+        kv_precision_of(inp),
+        tp,
+        b,
+        inp.input_tokens,
+        inp.output_tokens,
     )
-    # the host's per-sequence work overlaps the GPU's forward (overlap scheduler)
-    t_step = np.maximum(t_gpu, b * C.SERVE_HOST_S_PER_SEQUENCE_STEP)
-
-    # prefill of one request
-    all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
-    pf_read = (fixed + all_experts) * w_bytes / tp / w_rate
-    pf_gemm = 2 * active * i_tok / tp / gemm
-    pf_attn = 2 * layers * attn_width * i_tok**2 / tp / attn_rate
-    pf_comm = 2 * layers * _allreduce_s(i_tok * shape.hidden * ACTIVATION_BYTES, tp, gpu)
-    t_prefill = np.maximum(pf_read, pf_gemm) + pf_attn + pf_comm + overhead
+    i_tok, o_tok, w_bytes = su.i_tok, su.o_tok, su.w_bytes
+    mem = roofline.memory(su)
+    weights_gpu, kv_token, kv_shards = mem.weights_gpu, mem.kv_token, mem.kv_shards
+    kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
+    t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
+    t_prefill = roofline.prefill_s(su)
 
     cycle = b * t_prefill + o_tok * t_step
     out_rate = b * o_tok / cycle  # per replica
@@ -354,7 +282,7 @@ def evaluate(
         "kv_gpu": b * kv_seq_gpu,
         "kv_token": np.full_like(b, kv_token),
         "t_step": t_step,
-        "memory_bound": t_mem >= t_cmp,
+        "memory_bound": memory_bound,
         "t_prefill": t_prefill,
         "prefill_tps_gpu": i_tok / t_prefill / tp,
         "ttft": t_prefill + t_step,
@@ -486,23 +414,7 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
         b = np.full_like(b, float(inp.users))
     r = evaluate(inp, tp, ep, b, grouped_kv_decode)
     fits = r["fits"]
-    if not fits.any() and inp.batch and (r["max_seqs"] >= 1).any():
-        raise InputError(
-            "batch",
-            f"a batch of {inp.batch} {inp.input_tokens + inp.output_tokens}-token sequences does "
-            f"not fit the KV cache of {inp.model} on {inp.gpu}: at most "
-            f"{int(r['max_seqs'].max())} fit; give a smaller batch or more GPUs",
-        )
-    if not fits.any():
-        need = float(np.min(r["weights_gpu"])) / BYTES_PER_GIB
-        where = f"{inp.gpus} GPUs" if inp.gpus else f"up to {max(tp):.0f} GPUs of {inp.gpu}"
-        raise InputError(
-            "gpus" if inp.gpus else "model",
-            f"{inp.model} at {inp.precision} does not fit {where} with room for one "
-            f"{inp.input_tokens + inp.output_tokens}-token sequence (weights alone "
-            f"{need:.0f} GiB per GPU of {gpu.memory_gib:g}); use more GPUs, a lower precision or "
-            "a GPU with more memory",
-        )
+    _refuse_unfit(inp, r, tp, gpu)
     u = inp.target_utilisation
     rps = requests_per_s(inp)
     queued = rps is not None and not inp.gpus  # an arrival rate, and replicas sized for it
@@ -537,6 +449,39 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     k = int(np.lexsort((c["tpot"], -c["out_tps_gpu"], c["split"], c["gpus"]))[0])
     i = int(c["index"][k])
     plan = _plan(inp, r, i, int(c["replicas"][k]), len(b))
+    return plan.model_copy(update=_chosen_update(inp, r, c, k, plan, queued))
+
+
+def _refuse_unfit(inp: ServeInputs, r: dict, tp, gpu: GpuSpec) -> None:
+    """Refuses when no layout fits: the batch given is over what the KV cache holds, or the
+    weights leave no room for one sequence on the GPUs tried."""
+    fits = r["fits"]
+    if not fits.any() and inp.batch and (r["max_seqs"] >= 1).any():
+        raise InputError(
+            "batch",
+            f"a batch of {inp.batch} {inp.input_tokens + inp.output_tokens}-token sequences does "
+            f"not fit the KV cache of {inp.model} on {inp.gpu}: at most "
+            f"{int(r['max_seqs'].max())} fit; give a smaller batch or more GPUs",
+        )
+    if not fits.any():
+        need = float(np.min(r["weights_gpu"])) / BYTES_PER_GIB
+        where = f"{inp.gpus} GPUs" if inp.gpus else f"up to {max(tp):.0f} GPUs of {inp.gpu}"
+        raise InputError(
+            "gpus" if inp.gpus else "model",
+            f"{inp.model} at {inp.precision} does not fit {where} with room for one "
+            f"{inp.input_tokens + inp.output_tokens}-token sequence (weights alone "
+            f"{need:.0f} GiB per GPU of {gpu.memory_gib:g}); use more GPUs, a lower precision or "
+            "a GPU with more memory",
+        )
+
+
+def _chosen_update(
+    inp: ServeInputs, r: dict, c: dict, k: int, plan: ServePlan, queued: bool
+) -> dict:
+    """What candidate k changes in its layout's plan: the SLO percentile; split, its two pools
+    (GPUs, the K/V transfer, TPOT = t_step, TTFT = prefill + transfer + first step, tokens/s over
+    both pools); with an arrival rate, the p-th percentile wait added to TTFT and the utilisation."""
+    i = int(c["index"][k])
     update = {"slo_percentile": inp.slo_percentile}
     if c["split"][k]:
         n_p = int(c["prefill_replicas"][k])
@@ -546,7 +491,7 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
             "gpus": int(c["gpus"][k]),
             "kv_transfer_ms": float(r["t_kv"][i]) * 1e3,
             "tpot_ms": float(r["t_step"][i]) * 1e3,
-            "ttft_ms": float(split_ttft[i]) * 1e3,
+            "ttft_ms": float(r["split_ttft"][i]) * 1e3,
             "requests_per_s_per_replica": float(r["rps_decode_replica"][i]),
             "output_tokens_per_s_per_gpu": float(c["out_tps_gpu"][k]),
             "output_tokens_per_gpu_hour": float(c["out_tps_gpu"][k]) * SECONDS_PER_HOUR,
@@ -558,7 +503,7 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
             "ttft_ms": update.get("ttft_ms", plan.ttft_ms) + wait * 1e3,
             "utilisation": float(c["rho"][k]),
         }
-    return plan.model_copy(update=update)
+    return update
 
 
 def _meets(inp: ServeInputs, ttft_s, tpot_s) -> np.ndarray:
@@ -713,12 +658,6 @@ def sweep(
     }
 
 
-def expected_distinct_experts(model: str, tokens: int) -> float:
-    """E · (1 − (1 − k/E)^tokens) for a preset (1 for a dense model)."""
-    shape = get_preset(model)
-    return float(_distinct_experts(shape, tokens)) if shape.is_moe else 1.0
-
-
 __all__ = [
     "ServeInputs",
     "ServePlan",
@@ -728,6 +667,4 @@ __all__ = [
     "evaluate",
     "sweep",
     "layout_gpus",
-    "kv_bytes_per_token",
-    "expected_distinct_experts",
 ]

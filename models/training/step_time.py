@@ -36,6 +36,8 @@ with k ranks per scale-up domain uses k NICs at once (NCCL's one channel per NIC
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from models import constants as C
@@ -74,10 +76,37 @@ def exposed(comm, window):
     return np.maximum(0.0, comm - window) + C.OVERLAP_INTERFERENCE * np.minimum(comm, window)
 
 
-def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
-    """Seconds per step by part plus `total`, one value per layout."""
+class _Context(NamedTuple):
+    """What every step of `step_breakdown` reads: the layouts' degrees as floats, the tokens of a
+    micro-batch on one GPU, the model's widths and the job's achievable rates on its GPU."""
+
+    tp: np.ndarray
+    pp: np.ndarray
+    v: np.ndarray  # interleaved chunks per stage
+    sp: np.ndarray  # sequence parallelism on (bool)
+    has_cp: bool  # any layout with context parallelism
+    cp: np.ndarray | int  # context-parallel ranks (1: none in these layouts)
+    dpc: np.ndarray  # dp·cp: the ranks gradients and the distributed optimizer span
+    T: np.ndarray  # tokens of one micro-batch on one GPU: micro_batch·seq (/cp)
+    f: int  # the MLP's token width (job.mlp_tokens_width)
+    gate: int  # 3 gated MLP, 2 not
+    kv_width: int  # 2·kv_heads·head_dim
+    moe_share: float  # MoE layers / layers
+    linear_peak: float  # FLOP/s of the linear layers' GEMMs (FP8 or BF16)
+    attn_peak: float  # FLOP/s of the attention core, forward
+    attn_peak_b: float  # and backward
+    hbm: float  # bytes/s
+    up_bw: float  # scale-up bytes/s per GPU
+    out_bw: float  # scale-out bytes/s per GPU
+    slow: float  # 1 / the stack's kernel efficiency (constants.SOFTWARE_STACKS)
+
+
+def _context(job: Job, lay: Layouts) -> _Context:
+    """The layouts' degrees, T = micro_batch·seq/cp tokens per GPU, and the rates: GEMMs at peak ·
+    MAMF share · GEMM_SHARE_OF_MAMF (FP8 × FP8_GEMM_RELATIVE_EFFICIENCY), the attention core at
+    ATTENTION_EFFICIENCY of the BF16 GEMM rate, HBM at HBM_EFFICIENCY, links at their efficiencies."""
     s, g = job.shape, job.gpu
-    h, seq, f = s.hidden, job.seq_len, job.mlp_tokens_width
+    seq = job.seq_len
     tp, pp, v = lay.tp.astype(float), lay.pp.astype(float), lay.interleave.astype(float)
     sp = lay.sequence_parallel.astype(bool)
     has_cp = lay.cp.max(initial=1) > 1
@@ -97,31 +126,60 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     hbm = g.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
     up_bw = g.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
     out_bw = g.scaleout_bandwidth_gbit_per_s / BITS_PER_BYTE * BYTES_PER_GB * C.SCALEOUT_EFFICIENCY
+    return _Context(
+        tp=tp,
+        pp=pp,
+        v=v,
+        sp=sp,
+        has_cp=has_cp,
+        cp=cp,
+        dpc=lay.dp * cp,
+        T=T,
+        f=job.mlp_tokens_width,
+        gate=gate,
+        kv_width=2 * s.kv_heads * s.head_dim,
+        moe_share=s.moe_layers / s.layers,
+        linear_peak=linear_peak,
+        attn_peak=attn_peak,
+        attn_peak_b=attn_peak_b,
+        hbm=hbm,
+        up_bw=up_bw,
+        out_bw=out_bw,
+        # the stack's measured kernel efficiency against this model (constants.SOFTWARE_STACKS)
+        slow=1.0 / C.SOFTWARE_STACKS[job.stack]["kernel_efficiency"],
+    )
 
-    def link(span):
-        """Bandwidth and latency for a group spanning `span` consecutive GPUs."""
-        inside = span <= g.scaleup_domain_gpus
-        return np.where(inside, up_bw, out_bw), np.where(
-            inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S
-        )
 
-    # --- one layer, one micro-batch -----------------------------------------------------------
-    kv_width = 2 * s.kv_heads * s.head_dim
+def _link(job: Job, ctx: _Context, span):
+    """Bandwidth and latency for a group spanning `span` consecutive GPUs: the scale-up link inside
+    one scale-up domain, the scale-out network past it."""
+    inside = span <= job.gpu.scaleup_domain_gpus
+    return np.where(inside, ctx.up_bw, ctx.out_bw), np.where(
+        inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S
+    )
+
+
+def _layer_compute(job: Job, lay: Layouts, ctx: _Context):
+    """(mm_f, attn_f, attn_b, el_f, softmax_f): one layer's forward GEMMs, attention core forward and
+    backward, element-wise kernels and softmax for one micro-batch. GEMMs: 2T·h(h + kv_width + h +
+    f·gate)/tp FLOPs at the GEMM rate plus GEMM_OVERHEAD_S each; attention 4T·seq·h/tp (half with
+    causal fused attention), backward twice; element-wise bytes at HBM speed."""
+    s = job.shape
+    h, seq, f, gate = s.hidden, job.seq_len, ctx.f, ctx.gate
+    T, tp, sp, slow, hbm = ctx.T, ctx.tp, ctx.sp, ctx.slow, ctx.hbm
+    kv_width, moe_share = ctx.kv_width, ctx.moe_share
     linear_flops = 2 * T * h * (h + kv_width + h + f * gate) / tp
     causal = 0.5 if job.fused_attention else 1.0
     attn_flops = 4 * T * seq * h / tp * causal
     local_experts = s.experts / lay.ep if s.is_moe else 0
-    moe_share = s.moe_layers / s.layers
     gemms = (
         4
         + moe_share * 2 * (local_experts + s.shared_experts - 1)
         + (1 if job.fused_attention else 2)
     )
-    # the stack's measured kernel efficiency against this model (constants.SOFTWARE_STACKS)
-    slow = 1.0 / C.SOFTWARE_STACKS[job.stack]["kernel_efficiency"]
-    mm_f = (linear_flops / linear_peak + gemms * C.GEMM_OVERHEAD_S) * slow
-    attn_f = attn_flops / attn_peak * slow
-    attn_b = 2 * attn_flops / attn_peak_b * slow  # backward: twice the forward's FLOPs
+    mm_f = (linear_flops / ctx.linear_peak + gemms * C.GEMM_OVERHEAD_S) * slow
+    attn_f = attn_flops / ctx.attn_peak * slow
+    attn_b = 2 * attn_flops / ctx.attn_peak_b * slow  # backward: twice the forward's FLOPs
 
     h_bytes = (20 + (10 if s.dropout else 0)) * h + (
         8 * h * s.experts_per_token * moe_share if s.is_moe else 0
@@ -130,8 +188,16 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     score_bytes = 0.0 if job.fused_attention else (4 + (5 if s.dropout else 0)) * s.heads * seq
     el_f = T * (np.where(sp, h_bytes / tp, h_bytes) + f_bytes / tp) / hbm * slow
     softmax_f = T * score_bytes / tp / hbm * slow
+    return mm_f, attn_f, attn_b, el_f, softmax_f
 
-    bw, lat = link(tp)
+
+def _layer_comm(job: Job, lay: Layouts, ctx: _Context):
+    """(tp_coll, a2a): one layer's tensor-parallel collective (a reduce-scatter of T·h BF16 values
+    and an all-gather of the next GEMM's input) and, for MoE, its all-to-all of the routed tokens,
+    moe_share · all_to_all(T·min(k, M)·h·2 bytes over the routing groups)."""
+    s, g = job.shape, job.gpu
+    h, T, tp, sp = s.hidden, ctx.T, ctx.tp, ctx.sp
+    bw, lat = _link(job, ctx, tp)
     # each tensor-parallel all-reduce is a reduce-scatter of the BF16 output and an all-gather of the
     # next GEMM's input; with FP8 and sequence parallelism the gathers move FP8
     # (constants.FP8_TP_ALL_GATHER_BYTES; not under LoRA, whose adapters need the gathered BF16 input)
@@ -140,7 +206,7 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     tp_coll = coll.reduce_scatter_s(T * h * 2.0, tp, bw, lat) + coll.all_gather_s(
         T * h * ag_bytes, tp, bw, lat
     )
-    a2a_bw, a2a_lat = link(tp * lay.ep)
+    a2a_bw, a2a_lat = _link(job, ctx, tp * lay.ep)
     # routing limited to M devices or nodes: a token crosses to at most M of them, once each (on a
     # node, NVLink forwards it to its experts there), so its copies are min(k, M) over as many groups
     copies, groups = s.experts_per_token, lay.ep
@@ -149,22 +215,34 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         if s.routing_limit_unit == "node":
             groups = np.maximum(tp * lay.ep // g.scaleup_domain_gpus, 1)
     routed = np.where(sp, T / tp, T) * copies * h * 2.0
-    a2a = moe_share * coll.all_to_all_s(routed, groups, a2a_bw, a2a_lat) if s.is_moe else 0.0
+    a2a = ctx.moe_share * coll.all_to_all_s(routed, groups, a2a_bw, a2a_lat) if s.is_moe else 0.0
+    return tp_coll, a2a
 
-    if has_cp:
-        cp_bw, cp_lat = link(tp * cp)
-        kv_bytes = T * kv_width * 2.0 / tp  # this rank's K and V (bf16), heads split over tp
+
+def _context_parallel(job: Job, ctx: _Context, attn_f, attn_b):
+    """(cp_coll, cp_f, cp_b): the ring's all-gather of this rank's K and V (T·kv_width·2/tp bytes
+    from each of cp ranks), and what of it the attention core does not hide, once forward and twice
+    backward; zeros without context parallelism."""
+    if ctx.has_cp:
+        tp, cp = ctx.tp, ctx.cp
+        cp_bw, cp_lat = _link(job, ctx, tp * cp)
+        kv_bytes = (
+            ctx.T * ctx.kv_width * 2.0 / tp
+        )  # this rank's K and V (bf16), heads split over tp
         cp_coll = coll.all_gather_s(cp * kv_bytes, cp, cp_bw, cp_lat)
         cp_f, cp_b = exposed(cp_coll, attn_f), exposed(2 * cp_coll, attn_b)
     else:  # no context parallelism in these layouts (the common case: skip the arrays)
         cp_coll = cp_f = cp_b = 0.0
+    return cp_coll, cp_f, cp_b
 
-    # backward GEMMs: activation gradients, plus weight gradients unless the weights are frozen
-    mm_b = (2.0 if job.weight_gradients else 1.0) * mm_f
-    if job.tp_comm_overlap:  # each collective pipelined with its neighbouring GEMM
-        tp_f, tp_b = exposed(2 * tp_coll, mm_f), exposed(2 * tp_coll, mm_b)
-    else:
-        tp_f = tp_b = 2 * tp_coll
+
+def _a2a_exposed(job: Job, ctx: _Context, a2a, mm_f, mm_b, attn_f, attn_b, el_f):
+    """(a2a_f, a2a_b): the MoE dispatch and combine (2 · a2a each way) left after the stack's
+    `a2a_overlap` hides them: behind the shared experts' GEMMs, behind DualPipe's paired chunk, or
+    not at all."""
+    s = job.shape
+    h, T, gate, moe_share = s.hidden, ctx.T, ctx.gate, ctx.moe_share
+    linear_peak, slow = ctx.linear_peak, ctx.slow
     stack = C.SOFTWARE_STACKS[job.stack]
     if (
         stack["a2a_overlap"] == "shared_experts"
@@ -176,16 +254,26 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         a2a_b = exposed(2 * a2a, mm_f + attn_f + el_f)
     else:
         a2a_f = a2a_b = 2 * a2a
-    fwd = mm_f + attn_f + el_f + softmax_f + tp_f + a2a_f + cp_f
-    bwd = mm_b + attn_b + 2 * (el_f + softmax_f) + tp_b + a2a_b + cp_b
+    return a2a_f, a2a_b
+
+
+def _recompute(job: Job, lay: Layouts, ctx: _Context, fwd, attn_f, softmax_f, el_f, tp_f):
+    """(rec, is_op_sac): seconds recomputed per layer and micro-batch: the whole forward (full), the
+    attention core and softmax (selective), or op_sac's unsaved matmuls (2T·macs/tp FLOPs plus
+    GEMM_OVERHEAD_S each), every element-wise kernel, the attention core only off the fused SDPA op,
+    and half of the forward TP collectives; 0 without recompute."""
+    s = job.shape
+    T, tp, slow = ctx.T, ctx.tp, ctx.slow
     is_op_sac = lay.recompute == Recompute.OP_SAC
     if is_op_sac.any():
         op_sac.check_dense(s)
-        macs, redo_gemms = op_sac.op_sac_recomputed_macs_per_token(h, kv_width, f, s.gated_mlp)
+        macs, redo_gemms = op_sac.op_sac_recomputed_macs_per_token(
+            s.hidden, ctx.kv_width, ctx.f, s.gated_mlp
+        )
         # the unsaved matmuls, all element-wise kernels, the attention core only off the fused
         # SDPA op (the math path is not in the save list), and the all-gathers: half of forward TP
         op_sac_f = (
-            (2 * T * macs / tp / linear_peak + redo_gemms * C.GEMM_OVERHEAD_S) * slow
+            (2 * T * macs / tp / ctx.linear_peak + redo_gemms * C.GEMM_OVERHEAD_S) * slow
             + el_f
             + (0.0 if job.fused_attention else attn_f + softmax_f)
             + tp_f / 2
@@ -197,9 +285,53 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         [fwd, attn_f + softmax_f, op_sac_f],
         0.0,
     )
+    return rec, is_op_sac
 
-    # --- stage, pipeline ----------------------------------------------------------------------
-    lps = layers_per_stage(job, lay)
+
+class _Layer(NamedTuple):
+    """Seconds of one layer's work for one micro-batch on one GPU, one value per layout."""
+
+    mm_f: np.ndarray  # forward GEMMs
+    attn_f: np.ndarray  # attention core, forward
+    attn_b: np.ndarray  # and backward
+    tp_coll: np.ndarray  # one tensor-parallel collective (reduce-scatter + all-gather)
+    cp_coll: np.ndarray | float  # the ring's K/V all-gather (0 without context parallelism)
+    fwd: np.ndarray  # forward with what its communication leaves exposed
+    bwd: np.ndarray  # backward likewise
+    rec: np.ndarray  # recomputed
+    is_op_sac: np.ndarray  # layouts with op_sac recompute (bool)
+
+
+def _layer(job: Job, lay: Layouts, ctx: _Context) -> _Layer:
+    """One layer, one micro-batch: forward = GEMMs + attention + element-wise + softmax + the exposed
+    TP, MoE and CP communication; backward = GEMMs ×2 (×1 with frozen weights) + attention backward
+    + element-wise and softmax ×2 + exposed communication; plus what recompute repeats."""
+    mm_f, attn_f, attn_b, el_f, softmax_f = _layer_compute(job, lay, ctx)
+    tp_coll, a2a = _layer_comm(job, lay, ctx)
+    cp_coll, cp_f, cp_b = _context_parallel(job, ctx, attn_f, attn_b)
+
+    # backward GEMMs: activation gradients, plus weight gradients unless the weights are frozen
+    mm_b = (2.0 if job.weight_gradients else 1.0) * mm_f
+    if job.tp_comm_overlap:  # each collective pipelined with its neighbouring GEMM
+        tp_f, tp_b = exposed(2 * tp_coll, mm_f), exposed(2 * tp_coll, mm_b)
+    else:
+        tp_f = tp_b = 2 * tp_coll
+    a2a_f, a2a_b = _a2a_exposed(job, ctx, a2a, mm_f, mm_b, attn_f, attn_b, el_f)
+    fwd = mm_f + attn_f + el_f + softmax_f + tp_f + a2a_f + cp_f
+    bwd = mm_b + attn_b + 2 * (el_f + softmax_f) + tp_b + a2a_b + cp_b
+    rec, is_op_sac = _recompute(job, lay, ctx, fwd, attn_f, softmax_f, el_f, tp_f)
+    return _Layer(mm_f, attn_f, attn_b, tp_coll, cp_coll, fwd, bwd, rec, is_op_sac)
+
+
+def _pipeline(job: Job, lay: Layouts, ctx: _Context, layer: _Layer, lps):
+    """(compute, bubble, p2p): m stage slots of lps layers plus the logits, the schedule's bubble
+    ((pp−1)/v slots for 1F1B, (pp−1)(F+B−2W) for ZB1P, (pp/2−1)(F&B+B−3W) for DualPipe) and the
+    pipeline's p2p sends in warm-up and drain."""
+    s = job.shape
+    h, T, tp, pp, v, sp = s.hidden, ctx.T, ctx.tp, ctx.pp, ctx.v, ctx.sp
+    linear_peak, hbm, slow = ctx.linear_peak, ctx.hbm, ctx.slow
+    fwd, bwd, rec, mm_f = layer.fwd, layer.bwd, layer.rec, layer.mm_f
+    stack = C.SOFTWARE_STACKS[job.stack]
     logits_flops = 2 * T * h * s.vocab / tp
     logit_gemms = 3 if job.weight_gradients else 2
     logits = (
@@ -221,16 +353,24 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         bubble = np.maximum(pp / 2 - 1, 0.0) * (stage + back - 3 * w)
     else:
         bubble = (pp - 1) / v * stage
-    dpc = lay.dp * cp  # gradients and the distributed optimizer span the dp·cp ranks
-    p2p_bw, p2p_lat = link(tp * dpc * pp)
+    p2p_bw, p2p_lat = _link(job, ctx, tp * ctx.dpc * pp)
     p2p_bytes = T * h * 2.0 / np.where(sp, tp, 1.0)
     p2p = np.where(pp > 1, 2 * (pp - 1) * v * coll.p2p_s(p2p_bytes, p2p_bw, p2p_lat), 0.0)
     if stack["a2a_overlap"] == "paired_chunk":  # "all-to-all and PP communication ... fully hidden"
         p2p = exposed(p2p, stage)
+    return compute, bubble, p2p
 
-    # --- data parallel ------------------------------------------------------------------------
+
+def _data_parallel(job: Job, lay: Layouts, ctx: _Context, fwd_mb, bwd_mb):
+    """(data_parallel, optimizer): the exposed part of the gradient reduce-scatter (all-reduce
+    without ZeRO) and parameter all-gather over dp·cp ranks (dp·cp/ep for expert weights), hidden
+    behind the stack's `dp_overlap` of the micro-batch's compute (ZeRO-3 repeats both every
+    micro-batch); and the memory-bound optimizer update of the parameters this GPU holds."""
+    g = job.gpu
+    tp, dpc, out_bw, up_bw = ctx.tp, ctx.dpc, ctx.out_bw, ctx.up_bw
+    m = lay.microbatches
     ne, ex = stage_params(job, lay)
-    dp_bw, dp_lat = link(tp * dpc)
+    dp_bw, dp_lat = _link(job, ctx, tp * dpc)
     # k ranks of a DP group share one scale-up domain, each with its own NIC: NCCL runs k channels,
     # one per NIC, so the group's bandwidth is k NICs, capped by the scale-up link.
     k = np.clip(g.scaleup_domain_gpus // tp, 1, dpc)
@@ -244,7 +384,6 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     ag = coll.all_gather_s(job.param_gather_bytes * ne, dpc, dp_bw, dp_lat) + (
         coll.all_gather_s(job.param_gather_bytes * ex, dpe, dp_bw, dp_lat)
     )
-    fwd_mb, bwd_mb = lps * fwd, lps * (bwd + rec)
     dp_overlap = C.SOFTWARE_STACKS[job.stack]["dp_overlap"]
     hide_f, hide_b = dp_overlap * fwd_mb, dp_overlap * bwd_mb
     z = lay.zero
@@ -257,7 +396,22 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         m * (exposed(ag, hide_f) + exposed(ag + rs, hide_b)),
     )
     opt_params = np.where(z >= 1, ne / dpc + ex / dpe, ne + ex)
-    optimizer = opt_params * C.OPTIMIZER_STEP_BYTES / hbm
+    optimizer = opt_params * C.OPTIMIZER_STEP_BYTES / ctx.hbm
+    return data_parallel, optimizer
+
+
+def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
+    """Seconds per step by part plus `total`, one value per layout: total = compute + pipeline
+    bubble + pipeline p2p + exposed data-parallel communication + optimizer update; besides them,
+    already inside `compute`, the TP communication, recompute, attention core and CP traffic."""
+    ctx = _context(job, lay)
+    layer = _layer(job, lay, ctx)
+    lps = layers_per_stage(job, lay)
+    compute, bubble, p2p = _pipeline(job, lay, ctx, layer, lps)
+    fwd_mb, bwd_mb = lps * layer.fwd, lps * (layer.bwd + layer.rec)
+    data_parallel, optimizer = _data_parallel(job, lay, ctx, fwd_mb, bwd_mb)
+    tp_coll, attn_f, is_op_sac = layer.tp_coll, layer.attn_f, layer.is_op_sac
+    m = lay.microbatches
 
     total = compute + bubble + p2p + data_parallel + optimizer
     return {
@@ -277,13 +431,13 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
                 0.0,
             )
         ),
-        "recompute": m * lps * rec,
+        "recompute": m * lps * layer.rec,
         # the attention core (QKᵀ, AV) forward, backward and recomputed (already inside `compute`)
         "attention": m
         * lps
         * (
             attn_f
-            + attn_b
+            + layer.attn_b
             # op_sac keeps the fused SDPA output: no attention core rerun
             + np.where(
                 (lay.recompute == Recompute.NONE) | (is_op_sac & job.fused_attention), 0.0, attn_f
@@ -291,5 +445,5 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         )
         + np.zeros(len(lay)),
         # the ring's K/V traffic, once forward and twice backward (mostly hidden: see fwd/bwd)
-        "cp_comm": m * lps * 3 * cp_coll + np.zeros(len(lay)),
+        "cp_comm": m * lps * 3 * layer.cp_coll + np.zeros(len(lay)),
     }

@@ -25,7 +25,7 @@ from models.hardware import get_gpu
 from models.training.job import Job
 from models.training.layouts import INTERLEAVES, Layouts
 from models.training.memory import GIB, fits, memory_breakdown
-from models.validation.training import ROOT, shape_of
+from models.validation.training_rows import ROOT, shape_of
 
 MEMORY_ROWS = ROOT / "memory.csv"
 KINDS = ("model_states", "reserved", "ran")

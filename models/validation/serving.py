@@ -21,7 +21,7 @@ from models import DATA_DIR
 from models.hardware import get_gpu
 from models.serving.plan import ServeInputs, evaluate, plan_serving
 from models.shapes import get_preset
-from models.validation.training import rescaling_floor
+from models.validation.training_scores import rescaling_floor
 
 ROOT = DATA_DIR / "validation"
 ROWS = ROOT / "inference.csv"

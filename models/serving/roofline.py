@@ -1,0 +1,202 @@
+"""The serving model's per-GPU formulas for arrays of layouts (the model itself: models/serving/plan.py's
+docstring): memory (weights and KV cache per GPU, the sequences that fit), the decode step of a batch
+(each operator group on its own roofline, summed, beside the host's per-sequence work) and the
+prefill of one request (compute-bound). models/serving/plan.py `evaluate` puts them together.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from models import constants as C
+from models.hardware import GpuSpec
+from models.shapes import ModelShape, get_preset
+from models.training import collectives as coll
+from models.units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_PARAM
+
+ACTIVATION_BYTES = 2  # activations cross the all-reduce in BF16
+
+
+def kv_bytes_per_token(shape: ModelShape, kv_bytes: float) -> float:
+    """layers × (2 · kv_heads · head_dim, or the MLA latent) × bytes per value."""
+    width = shape.kv_cache_dim or 2 * shape.kv_heads * shape.head_dim
+    return shape.layers * width * kv_bytes
+
+
+def _param_split(shape: ModelShape) -> tuple[float, float]:
+    """(parameters read every step whatever the batch, parameters of one routed expert in one layer);
+    the input embedding is a lookup and is not read whole."""
+    lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
+    routed = shape.moe_layers * shape.experts * shape.expert_params if shape.is_moe else 0.0
+    return shape.params_total - routed - lookup, shape.expert_params if shape.is_moe else 0.0
+
+
+def _distinct_experts(shape: ModelShape, tokens) -> np.ndarray:
+    """Expected distinct routed experts a layer touches for `tokens` tokens of top-k uniform routing."""
+    e, k = shape.experts, shape.experts_per_token
+    return e * (1 - (1 - k / e) ** np.asarray(tokens, dtype=float))
+
+
+def _rates(gpu: GpuSpec, precision: str) -> tuple[float, float, float]:
+    """(GEMM FLOP/s, attention FLOP/s, HBM bytes/s) achievable on one GPU."""
+    share = gpu.matmul_fraction_of_peak * C.GEMM_SHARE_OF_MAMF
+    rel = {
+        "bf16": 1.0,
+        "fp8": C.FP8_GEMM_RELATIVE_EFFICIENCY,
+        "fp4": C.FP4_GEMM_RELATIVE_EFFICIENCY,
+    }
+    gemm = gpu.peak_tflops(precision) * 1e12 * share * rel[precision]
+    attn = gpu.bf16_dense_tflops * 1e12 * share * C.ATTENTION_RELATIVE_EFFICIENCY[2]
+    hbm = gpu.hbm_bandwidth_tbyte_per_s * 1e12 * C.HBM_EFFICIENCY
+    return gemm, attn, hbm
+
+
+def _allreduce_s(size_bytes, n, gpu: GpuSpec) -> np.ndarray:
+    """Bandwidth term of a ring all-reduce (models/training/collectives.py) + SERVE_ALLREDUCE_STEPS latencies."""
+    bw = gpu.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    band = coll.all_reduce_s(size_bytes, n, bw, 0.0)
+    return np.where(np.asarray(n) > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S, 0.0)
+
+
+class Setup(NamedTuple):
+    """One model served on one GPU type at arrays of layouts: what every step reads."""
+
+    shape: ModelShape
+    gpu: GpuSpec
+    tp: np.ndarray
+    b: np.ndarray  # sequences in flight per replica
+    w_bytes: float  # bytes per weight
+    kv_b: float  # bytes per K/V value
+    i_tok: float  # prompt tokens per request
+    o_tok: float  # output tokens per request
+    gemm: float  # GEMM FLOP/s
+    attn_rate: float  # attention FLOP/s
+    hbm: float  # HBM bytes/s
+    w_rate: float  # bytes/s the GEMMs read their weights at
+    active: float  # active parameters, the input embedding (a lookup) left out
+
+
+def setup(
+    shape: ModelShape,
+    gpu: GpuSpec,
+    precision: str,
+    kv_precision: str,
+    tp,
+    b,
+    input_tokens: int,
+    output_tokens: int,
+) -> Setup:
+    """The bytes per weight and K/V value, the GPU's achievable rates (_rates; an FP4 GEMM reads
+    its weights at FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM of HBM bandwidth, not HBM_EFFICIENCY) and the
+    active parameters less the input embedding."""
+    w_bytes = BYTES_PER_PARAM[precision]
+    kv_b = BYTES_PER_PARAM[kv_precision]
+    gemm, attn_rate, hbm = _rates(gpu, precision)
+    # an FP4 GEMM reads its weights at a measured share of HBM bandwidth (models/constants.py)
+    w_rate = hbm
+    if precision == "fp4":
+        w_rate = gpu.hbm_bandwidth_tbyte_per_s * 1e12 * C.FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM
+    i_tok, o_tok = float(input_tokens), float(output_tokens)
+    lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
+    active = shape.params_active - lookup
+    return Setup(
+        shape, gpu, tp, b, w_bytes, kv_b, i_tok, o_tok, gemm, attn_rate, hbm, w_rate, active
+    )
+
+
+class Memory(NamedTuple):
+    """Memory per GPU of a replica, one value per layout."""
+
+    weights_gpu: np.ndarray  # bytes of weights
+    kv_token: float  # KV cache bytes per token, whole model
+    kv_shards: np.ndarray | float  # GPUs K and V are split over
+    kv_seq_gpu: np.ndarray  # KV cache bytes of one sequence on one GPU
+    free: np.ndarray  # bytes left by the weights and the framework
+    max_seqs: np.ndarray  # sequences whose KV cache fits
+
+
+def memory(su: Setup) -> Memory:
+    """Weights = params_total · bytes / tp; KV per sequence = KV bytes per token · (input + output)
+    / min(tp, kv_heads) (1 shard for an MLA latent); the KV cache gets KV_CACHE_MEMORY_FRACTION of
+    memory − weights − FRAMEWORK_OVERHEAD_GIB, so floor(that / KV per sequence) sequences fit."""
+    shape, gpu, tp, i_tok, o_tok = su.shape, su.gpu, su.tp, su.i_tok, su.o_tok
+    weights_gpu = shape.params_total * su.w_bytes / tp
+    kv_token = kv_bytes_per_token(shape, su.kv_b)
+    kv_shards = 1.0 if shape.kv_cache_dim else np.minimum(tp, shape.kv_heads)
+    kv_seq_gpu = kv_token * (i_tok + o_tok) / kv_shards
+    free = gpu.memory_gib * BYTES_PER_GIB - weights_gpu - C.FRAMEWORK_OVERHEAD_GIB * BYTES_PER_GIB
+    kv_budget = np.maximum(free, 0.0) * C.KV_CACHE_MEMORY_FRACTION
+    max_seqs = np.floor(kv_budget / kv_seq_gpu)
+    return Memory(weights_gpu, kv_token, kv_shards, kv_seq_gpu, free, max_seqs)
+
+
+def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(t_step, memory_bound): a decode step of the batch = max(weights read, 2 · active · B / tp
+    FLOPs) + max(KV read of B · mean context, 4 · layers · heads · head_dim · B · context / tp
+    FLOPs) + two all-reduces per layer + SERVE_STEP_OVERHEAD_S_PER_LAYER per layer, or the host's
+    B · SERVE_HOST_S_PER_SEQUENCE_STEP if longer; memory-bound where the reads outlast the FLOPs.
+    `grouped_kv_decode` False reads each K/V head once per query head of its group."""
+    shape, gpu, tp, b, i_tok, o_tok = su.shape, su.gpu, su.tp, su.b, su.i_tok, su.o_tok
+    gemm, attn_rate, hbm, w_rate, active = su.gemm, su.attn_rate, su.hbm, su.w_rate, su.active
+    kv_token, kv_shards = mem.kv_token, mem.kv_shards
+    layers, attn_width = shape.layers, shape.heads * shape.head_dim
+    fixed, expert = _param_split(shape)
+    routed = shape.moe_layers * _distinct_experts(shape, b) * expert
+    weights_read = (fixed + routed) * su.w_bytes / tp
+    ctx = i_tok + o_tok / 2
+    # a pre-XQA engine reads each K/V head once per query head of its group (models/constants.py)
+    # (query heads per GPU ÷ K/V heads per GPU: heads ÷ kv_heads while TP ≤ kv_heads)
+    per_q = shape.heads * np.minimum(tp, shape.kv_heads) / (tp * shape.kv_heads)
+    regroup = 1.0 if grouped_kv_decode or shape.kv_cache_dim else per_q
+    kv_read = b * ctx * kv_token / kv_shards * regroup
+    # each operator group on its own roofline, summed (Yuan et al. 2024, models/constants.py)
+    t_gemm_mem, t_gemm_cmp = weights_read / w_rate, 2 * active * b / tp / gemm
+    t_attn_mem = kv_read / hbm
+    t_attn_cmp = 4 * layers * attn_width * b * ctx / tp / attn_rate
+    t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
+    comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu)
+    overhead = layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER
+    t_gpu = (
+        np.maximum(t_gemm_mem, t_gemm_cmp) + np.maximum(t_attn_mem, t_attn_cmp) + comm + overhead
+    )
+    # the host's per-sequence work overlaps the GPU's forward (overlap scheduler)
+    t_step = np.maximum(t_gpu, b * C.SERVE_HOST_S_PER_SEQUENCE_STEP)
+    return t_step, t_mem >= t_cmp
+
+
+def prefill_s(su: Setup) -> np.ndarray:
+    """Prefill of one request: max(weights of the experts its tokens touch read, 2 · active · input
+    / tp FLOPs) + causal attention 2 · layers · heads · head_dim · input² / tp FLOPs + two all-reduces
+    per layer + SERVE_STEP_OVERHEAD_S_PER_LAYER per layer."""
+    shape, gpu, tp, i_tok = su.shape, su.gpu, su.tp, su.i_tok
+    gemm, attn_rate, w_rate, active = su.gemm, su.attn_rate, su.w_rate, su.active
+    layers, attn_width = shape.layers, shape.heads * shape.head_dim
+    fixed, expert = _param_split(shape)
+    overhead = layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER
+    all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
+    pf_read = (fixed + all_experts) * su.w_bytes / tp / w_rate
+    pf_gemm = 2 * active * i_tok / tp / gemm
+    pf_attn = 2 * layers * attn_width * i_tok**2 / tp / attn_rate
+    pf_comm = 2 * layers * _allreduce_s(i_tok * shape.hidden * ACTIVATION_BYTES, tp, gpu)
+    return np.maximum(pf_read, pf_gemm) + pf_attn + pf_comm + overhead
+
+
+def expected_distinct_experts(model: str, tokens: int) -> float:
+    """E · (1 − (1 − k/E)^tokens) for a preset (1 for a dense model)."""
+    shape = get_preset(model)
+    return float(_distinct_experts(shape, tokens)) if shape.is_moe else 1.0
+
+
+__all__ = [
+    "ACTIVATION_BYTES",
+    "Memory",
+    "Setup",
+    "decode_step",
+    "expected_distinct_experts",
+    "kv_bytes_per_token",
+    "memory",
+    "prefill_s",
+    "setup",
+]
