@@ -9,90 +9,10 @@ import pandas as pd
 import streamlit as st
 
 from app import state
-from app.assumption_labels import label, value_text
+from app.assumption_labels import LABELS, label, value_text
 from app.formatting import md_code, md_plain, mid_sentence, usd
 from pricing.inputs import USAGE_KEYS, override_range
 from pricing.results import Comparison
-
-#: which options pay each figure; figures the tornado does not rank follow in this order
-GROUPS = {
-    "Owned hardware": (
-        "server_usd_per_gpu",
-        "spares_pct_of_nodes",
-        "ib_switch_64port_ndr_usd_per_switch",
-        "optic_400g_usd_per_transceiver",
-        "storage_buy_usd_per_tb",
-        "storage_system_uplift_ratio",
-        "installation_usd_per_node",
-        "electricity_usd_per_kwh",
-        "pue",
-        "idle_power_pct",
-        "colocation_usd_per_kw_month",
-        "facility_capex_usd_per_kw",
-        "facility_life_years",
-        "facility_maintenance_pct_of_capex_per_year",
-        "ops_fte_per_1000_gpus",
-        "ops_min_team_fte",
-        "ops_salary_usd_per_year",
-        "ops_loaded_cost_ratio",
-        "ops_hiring_lead_months",
-        "support_pct_of_capex_per_year",
-        "insurance_pct_per_year",
-        "sales_tax_pct",
-        "property_tax_pct_per_year",
-        "hardware_deposit_pct",
-        "licence_usd_per_gpu_year",
-        "residual_value_pct",
-        "gpu_share_of_server_cost_pct",
-        "host_value_decline_pct_per_year",
-        "fabric_value_decline_pct_per_year",
-        "resale_bulk_haircut_pct",
-        "managed_owned_fee_pct_of_capex_per_year",
-        "storage_write_gbyte_per_s_per_tb",
-        "storage_min_system_tb",
-        "frontend_network_usd_per_node",
-        "oob_network_usd_per_node",
-        "mgmt_servers_per_1000_gpus",
-        "mgmt_min_servers",
-        "cpu_server_usd_per_server",
-        "rack_cabinet_usd_per_rack",
-        "rack_pdu_usd_per_rack",
-        "liquid_cooling_usd_per_kw",
-    ),
-    "Rented": (
-        "rent_usd_per_gpu_hour",
-        "rent_support_pct",
-        "rent_setup_fee_usd_per_node",
-        "rent_min_term_months",
-        "managed_premium_pct",
-        "managed_restart_ratio",
-        "storage_rent_usd_per_gb_month",
-        "egress_usd_per_gb",
-        "rented_ops_fte_per_1000_gpus",
-        "rented_ops_min_team_fte",
-    ),
-    "Public cloud": (
-        "cloud_on_demand_usd_per_gpu_hour",
-        "cloud_support_pct",
-        "cloud_spot_usd_per_gpu_hour",
-        "spot_interruption_overhead_pct",
-        "cloud_committed_1y_usd_per_gpu_hour",
-        "cloud_committed_3y_usd_per_gpu_hour",
-        "committed_1y_discount_pct",
-        "committed_3y_discount_pct",
-        "cloud_spot_max_gpus",
-    ),
-    "Money and risk": (
-        "discount_rate_pct_per_year",
-        "loan_rate_pct_per_year",
-        "lease_rate_pct_per_year",
-        "failure_rate_multiplier",
-        "lead_time_multiplier",
-        "tax_rate_pct",
-        "depreciation_years",
-    ),
-}
-
 
 #: session keys: {input: value typed out of its range} (shown as rejected, never in the scenario),
 #: and a counter in the editor's key: a new key gives an editor without the user's pending edits,
@@ -241,10 +161,10 @@ def table(
 ) -> pd.DataFrame:
     """One row per overridable figure the comparison used: its label, the value in use and the
     user's (an override, or a typed value refused as out of range), the tornado's rank and NPV
-    gaps, source and date; most influential first (then by GROUPS)."""
+    gaps, source and date; most influential first (then by group, app/assumption_labels.py GROUPED)."""
     default_of = {a.key: a for a in defaults.assumptions}
     bars = {b.key: (i + 1, b) for i, b in enumerate(c.sensitivity.bars if c.sensitivity else [])}
-    order = [*(k for keys in GROUPS.values() for k in keys)]
+    order = list(LABELS)  # by group (app/assumption_labels.py GROUPED)
     rows = []
     for a in c.assumptions:
         d = default_of.get(a.key, a)
