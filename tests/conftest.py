@@ -1,8 +1,10 @@
-"""Shared test set-up: the Hypothesis profile, the made-up fixture catalogue, and a real portal
-server and a real Chromium for the end-to-end tests."""
+"""Shared test set-up: the Hypothesis profile, the made-up fixture catalogue and a slow-delivery
+copy of the bundled one, and a real portal server and a real Chromium for the end-to-end tests.
+What the tests build (scenarios, portal sessions) is in tests/builders.py."""
 
 from __future__ import annotations
 
+import csv
 import os
 import pathlib
 import shutil
@@ -22,6 +24,10 @@ FIXTURE_CATALOGUE_DIR = pathlib.Path(__file__).resolve().with_name("fixtures") /
 settings.register_profile("planner", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("planner")
 
+# The shared helpers' asserts explain a failure as a test's own do (pytest rewrites test modules
+# only); registered before any test module imports them.
+pytest.register_assert_rewrite("tests.builders", "tests.readback", "tests.portal_app")
+
 sys.path.insert(0, str(ROOT / "scripts"))
 from portal_process import CHROME_ARGS, CHROMIUM, free_port, start_portal, wait_healthy  # noqa: E402
 
@@ -40,6 +46,26 @@ def fixture_catalogue():
     from pricing.catalogue import load_catalogue
 
     return load_catalogue(FIXTURE_CATALOGUE_DIR)
+
+
+@pytest.fixture(scope="module")
+def slow_delivery_catalogue(tmp_path_factory):
+    """A copy of the bundled catalogue whose GPU lead times are all 30 weeks longer."""
+    from pricing.catalogue import DATA_DIR, load_catalogue
+
+    folder = tmp_path_factory.mktemp("catalogue")
+    for path in DATA_DIR.glob("*.csv"):
+        shutil.copy(path, folder / path.name)
+    with (DATA_DIR / "lead_times.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        for col in ("lead_time_weeks_low", "lead_time_weeks_high"):
+            row[col] = str(float(row[col]) + 30)
+    with (folder / "lead_times.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return load_catalogue(folder)
 
 
 @pytest.fixture(scope="session")

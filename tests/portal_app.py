@@ -1,24 +1,9 @@
-"""Opening the portal's pages under AppTest, shared by the page tests: the harness renders the page
-named in session_state["_page"]; a share-link token goes in the `s` query parameter."""
+"""Moving about an open portal session under AppTest, shared by the page tests (a session is opened
+by tests/builders.py's `app`): the harness renders the page named in session_state["_page"]."""
 
 from __future__ import annotations
 
-import pathlib
-
 from streamlit.testing.v1 import AppTest
-
-HARNESS = str(pathlib.Path(__file__).resolve().with_name("portal_harness.py"))
-
-
-def open_page(page: str, token: str | None = None, timeout: float = 90) -> AppTest:
-    """A fresh session on `page` (from the link `token` if given), run once, with no exception."""
-    at = AppTest.from_file(HARNESS, default_timeout=timeout)
-    if token is not None:
-        at.query_params["s"] = token
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def goto(at: AppTest, page: str) -> AppTest:

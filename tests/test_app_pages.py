@@ -10,27 +10,17 @@ from app import share_link
 from app.scenario_files import EXAMPLE
 from app.schema_widgets import parse_number
 from models.scenario import Scenario
-from tests.readback import number
+from tests.builders import app
+from tests.portal_app import goto
+from tests.readback import metric, number
 
 MAIN = str(pathlib.Path(__file__).resolve().parents[1] / "app" / "main.py")
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 PAGES = ["workload", "compare", "assumptions", "guide", "serve", "finetune"]
 
 
 def switch(at: AppTest, page: str) -> AppTest:
     """Go to another page in the same session (the harness renders session_state["_page"])."""
     at.session_state["_page"] = page
-    return at
-
-
-def app(page: str | None = None, token: str | None = None) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=60)
-    if token is not None:
-        at.query_params["s"] = token
-    at.run()
-    if page:
-        switch(at, page).run()
-    assert not at.exception, at.exception
     return at
 
 
@@ -42,10 +32,6 @@ def gpus_box(at: AppTest):
 def set_gpus(at: AppTest, n: int) -> AppTest:
     box = gpus_box(at)
     return box.set_value(str(n) if box.type == "text_input" else n).run()
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
 
 def markdown_text(at: AppTest) -> str:
@@ -62,7 +48,7 @@ def test_main_renders_with_navigation():
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_renders(page):
-    at = app(page)
+    at = goto(app(), page)
     assert at.title and at.title[0].value
     assert not at.error, [e.value for e in at.error]
 
@@ -95,7 +81,7 @@ def test_compare_numbers_follow_term_and_survive_page_changes():
 
 
 def test_compare_changes_with_gpu_type():
-    at = app("compare")
+    at = goto(app(), "compare")
     first = at.dataframe[0].value.to_dict()
     switch(at, "workload").run()
     at.selectbox(key="w_gpu").set_value("H200").run()
@@ -111,7 +97,7 @@ def test_share_button_gives_a_link_that_restores_the_scenario():
     assert "?s=" in url and len(url) < 2000
     restored = share_link.decode(share_link.token_from_url(url))
     assert restored.cluster.gpus == 512
-    again = app("compare", token=share_link.token_from_url(url))
+    again = goto(app(token=share_link.token_from_url(url)), "compare")
     assert again.session_state["scenario"]["cluster"]["gpus"] == 512
     switch(again, "workload").run()
     assert int(gpus_box(again).value) == 512
@@ -140,7 +126,7 @@ def test_a_bad_input_keeps_what_was_typed_and_names_the_field():
 
 
 def test_guide_answers_with_numbers():
-    at = app("guide")
+    at = goto(app(), "guide")
     headers = [h.value for h in at.subheader]
     assert "How many GPUs?" in headers and "Build or rent?" in headers
     assert "1,024" in markdown_text(at) or any("1,024" in m.value for m in at.markdown)
@@ -150,7 +136,7 @@ def test_guide_answers_with_numbers():
 def test_compare_views_draw_their_charts(view):
     import json
 
-    at = app("compare")
+    at = goto(app(), "compare")
     at.session_state["compare_view"] = view
     at.run()
     assert not at.exception
@@ -236,7 +222,7 @@ def test_an_invalid_input_leaves_the_last_valid_scenario_in_the_address():
 
 def test_an_opened_link_stays_in_the_address():
     token = share_link.encode_data({**EXAMPLE, "cluster": {**EXAMPLE["cluster"], "gpus": 2048}})
-    at = app("compare", token=token)
+    at = goto(app(token=token), "compare")
     assert at.query_params["s"] == token
     at.query_params.clear()
     switch(at, "workload").run()
@@ -249,7 +235,7 @@ def test_an_override_that_stops_the_comparison_can_be_removed_where_it_is_shown(
     """A link's unknown key (or a discount no price uses) stops the comparison; the page offers to
     drop just that override, and the comparison comes back with the other overrides kept."""
     data = {**EXAMPLE, "overrides": {"no_such_input": 1.0, "pue": 1.2}}
-    at = app(page, share_link.encode(Scenario.model_validate(data)))
+    at = goto(app(token=share_link.encode(Scenario.model_validate(data))), page)
     assert any("overrides.no_such_input" in e.value for e in at.error)
     drop = next(b for b in at.button if b.key == "drop_bad")
     drop.click().run()
@@ -259,7 +245,7 @@ def test_an_override_that_stops_the_comparison_can_be_removed_where_it_is_shown(
 
 
 def test_the_software_licence_toggle_adds_the_line_to_every_option():
-    at = app("workload")
+    at = app()
     toggle = next(t for t in at.toggle if t.key == "w_licence")
     assert toggle.value is False
     toggle.set_value(True).run()
@@ -271,7 +257,7 @@ def test_the_software_licence_toggle_adds_the_line_to_every_option():
 
 
 def test_the_rental_commitment_changes_what_renting_costs():
-    at = app("workload")
+    at = app()
     box = next(s for s in at.selectbox if s.key == "w_commitment")
     assert box.value == "1y"
     box.set_value("whole_term").run()

@@ -5,7 +5,6 @@ the scenario's comparison and in the PDF (AppTest: the real script, no browser).
 from __future__ import annotations
 
 import copy
-import pathlib
 import re
 
 import pandas as pd
@@ -19,24 +18,13 @@ from app.views.assumptions import GAP, RANK, STATUS, YOURS
 from models.scenario import Scenario
 from pricing.engine import compare
 from pricing.inputs import CATALOGUE_KEYS, USAGE_KEYS
-
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
+from tests.builders import app
+from tests.portal_app import goto
 
 
 @pytest.fixture(scope="module")
 def example():
     return compare(Scenario.model_validate(EXAMPLE))
-
-
-def app(page: str, overrides: dict | None = None) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=60)
-    at.run()
-    if overrides is not None:
-        at.session_state["scenario"]["overrides"] = overrides
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def rows(at: AppTest) -> dict[str, dict]:
@@ -70,7 +58,7 @@ def test_every_catalogue_key_and_every_figure_used_has_a_label_and_a_format(exam
 
 
 def test_the_table_shows_labels_formatted_values_and_full_sources(example):
-    at = app("assumptions")
+    at = goto(app(), "assumptions")
     table = rows(at)
     used = {a.key: a for a in example.assumptions}
     assert set(table) == set(used)  # one table, every figure (each overridable)
@@ -95,7 +83,7 @@ def test_the_table_shows_labels_formatted_values_and_full_sources(example):
 
 
 def test_rows_follow_the_tornado_most_influential_first(example):
-    at = app("assumptions")
+    at = goto(app(), "assumptions")
     frame = at.data_editor[0].value
     bars = [b.key for b in example.sensitivity.bars]
     ranked = [(k, bars.index(k) + 1) for k in bars if k not in USAGE_KEYS]
@@ -114,7 +102,7 @@ def test_rows_follow_the_tornado_most_influential_first(example):
 
 
 def test_an_override_is_used_and_clearing_it_goes_back_to_the_catalogue(example):
-    at = app("assumptions")
+    at = goto(app(), "assumptions")
     edit(at, "electricity_usd_per_kwh", 0.2)
     assert at.session_state["scenario"]["overrides"] == {"electricity_usd_per_kwh": 0.2}
     row = rows(at)["electricity_usd_per_kwh"]
@@ -128,7 +116,9 @@ def test_an_override_is_used_and_clearing_it_goes_back_to_the_catalogue(example)
 
 
 def test_an_out_of_range_value_is_shown_as_rejected_and_the_default_stays_in_use():
-    at = app("assumptions", overrides={"pue": 1.2})
+    at = app()
+    at.session_state["scenario"]["overrides"] = {"pue": 1.2}
+    goto(at, "assumptions")
     assert rows(at)["pue"]["In use"] == "1.2"
     edit(at, "pue", 5.0)
     assert at.session_state["scenario"].get("overrides", {}) == {}  # never in the scenario
@@ -144,7 +134,9 @@ def test_an_out_of_range_value_is_shown_as_rejected_and_the_default_stays_in_use
 
 
 def test_reset_clears_overrides_and_rejected_values():
-    at = app("assumptions", overrides={"electricity_usd_per_kwh": 0.2})
+    at = app()
+    at.session_state["scenario"]["overrides"] = {"electricity_usd_per_kwh": 0.2}
+    goto(at, "assumptions")
     edit(at, "spares_pct_of_nodes", 150.0)
     at.button(key="reset_overrides").click().run()
     assert at.session_state["scenario"]["overrides"] == {}
@@ -160,9 +152,11 @@ LINE = "2 overridden assumptions in use: Electricity price = $0.20 per kWh, Powe
 
 @pytest.mark.parametrize("page", ["compare", "guide", "assumptions"])
 def test_every_page_that_uses_the_scenario_says_which_overrides_are_in_use(page):
-    lines = [i.value for i in app(page).info if "overridden" in i.value]
+    lines = [i.value for i in goto(app(), page).info if "overridden" in i.value]
     assert lines == []
-    at = app(page, overrides={"pue": 1.2, "electricity_usd_per_kwh": 0.2})
+    at = app()
+    at.session_state["scenario"]["overrides"] = {"pue": 1.2, "electricity_usd_per_kwh": 0.2}
+    goto(at, page)
     lines = [
         i.value.replace("\\", "").replace("\u200b", "") for i in at.info if "overridden" in i.value
     ]

@@ -40,7 +40,7 @@ from models.record import construct
 from models.scenario import Scenario
 from models.units import HOURS_PER_MONTH
 from pricing.planning.planner import Planner, plan_portfolio
-from tests.test_capacity import portfolios
+from tests.builders import portfolios, sample
 
 
 @settings(max_examples=300, derandomize=True)
@@ -202,7 +202,7 @@ def _sizes(scenario, catalogue, hint: bool) -> dict[str, tuple]:
 def test_a_size_search_from_another_options_size_finds_the_size_a_whole_search_finds(
     fixture_catalogue, name
 ):
-    data = json.loads(PORTFOLIOS[name].read_text())
+    data = sample(name)
     data["options"] = {"compare": list(OPTION_IDS)}
     s = Scenario.model_validate(data)
     assert _sizes(s, fixture_catalogue, True) == _sizes(s, fixture_catalogue, False)
@@ -211,7 +211,7 @@ def test_a_size_search_from_another_options_size_finds_the_size_a_whole_search_f
 @settings(max_examples=25, derandomize=True, deadline=None)
 @given(portfolios(), st.sampled_from([0.6, 0.8, 1.0]))
 def test_the_hinted_search_equals_the_whole_search_on_random_demands(case, share):
-    """The planner's size search on random demands (models/portfolio/capacity.py's test portfolios) with a
+    """The planner's size search on random demands (tests/builders.py's portfolios) with a
     hint at `share` of the whole search's answer gives the whole search's answer."""
     demand, _ = case
     planner = object.__new__(Planner)

@@ -25,45 +25,7 @@ from models.portfolio.workloads import Finetune, Pretrain, Serve, Steady
 from models.scenario import Cluster, Scenario, Workload
 from models.training.plan import plan_training
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
-
-
-def _gang(gpus: int, days: float) -> Sizing:
-    return Sizing(kind="pretrain", gang=True, gpus_per_run=gpus, run_days=days)
-
-
-@st.composite
-def portfolios(draw):
-    """A term, workloads of every kind with made-up sizings (no core call), and a capacity."""
-    months = draw(st.integers(12, 30))
-    workloads, sizings = [], []
-    for i in range(draw(st.integers(1, 6))):
-        kind = draw(st.sampled_from(["pretrain", "finetune", "serve", "steady"]))
-        base = {
-            "name": f"w{i}",
-            "team": draw(st.sampled_from(["a", "b"])),
-            "start_month": draw(st.integers(0, months - 1)),
-            "duration_months": draw(st.integers(1, 18)),
-        }
-        rate = draw(st.sampled_from([0.25, 0.5, 1.0, 3.0]))
-        gpus, days = draw(st.integers(1, 160)), draw(st.floats(0.2, 70))
-        if kind == "pretrain":
-            workloads.append(Pretrain(**base, runs_per_month=rate))
-            sizings.append(_gang(gpus, days))
-        elif kind == "finetune":
-            workloads.append(Finetune(**base, jobs_per_month=rate))
-            sizings.append(Sizing(kind=kind, gang=True, gpus_per_run=gpus, run_days=days))
-        elif kind == "serve":
-            workloads.append(Serve(**base))
-            held = draw(st.lists(st.integers(0, 48), min_size=18, max_size=18))
-            sizings.append(Sizing(kind=kind, gang=False, gpus_by_month=[float(g) for g in held]))
-        else:
-            w = Steady(
-                **base, gpus=draw(st.integers(1, 96)), utilisation_pct=draw(st.floats(5, 100))
-            )
-            workloads.append(w)
-            sizings.append(SIZERS["steady"](w, ""))
-    capacity = draw(st.lists(st.integers(0, 300), min_size=months, max_size=months))
-    return demand_of(workloads, sizings, months), [float(c) for c in capacity]
+from tests.builders import gang, portfolios
 
 
 @settings(max_examples=150, derandomize=True)
@@ -157,7 +119,7 @@ def test_more_capacity_runs_work_past_the_term_that_otherwise_waits():
     could not start in the term starts late in it with more capacity, and runs past its end."""
     w = Pretrain(name="p", start_month=0, duration_months=1)
     blocker = Pretrain(name="b", start_month=0, duration_months=1)
-    d = demand_of([blocker, w], [_gang(60, 400.0), _gang(60, 60.0)], 12)
+    d = demand_of([blocker, w], [gang(60, 400.0), gang(60, 60.0)], 12)
     one, two = simulate(d, [60.0] * 12), simulate(d, [60.0] * 11 + [120.0])
     assert one.workloads[1].queued_gpu_hours == pytest.approx(60 * 60 * 24)
     assert two.workloads[1].beyond_term_gpu_hours > 0
@@ -188,7 +150,7 @@ def test_a_flat_steady_portfolio_on_exactly_enough_capacity_has_no_queue_and_no_
 def test_a_gang_run_larger_than_the_capacity_is_never_served_and_says_why():
     big = Pretrain(name="big", start_month=0, duration_months=1)
     small = Finetune(name="ft", start_month=1, duration_months=1, jobs_per_month=1)
-    d = demand_of([big, small], [_gang(512, 10.0), _gang(8, 1.0)], 12)
+    d = demand_of([big, small], [gang(512, 10.0), gang(8, 1.0)], 12)
     r = simulate(d, [256.0] * 12)
     out = r.workloads[0]
     assert out.runs_table.status[0] == "never fits" and out.runs_started == 0
@@ -200,7 +162,7 @@ def test_a_gang_run_larger_than_the_capacity_is_never_served_and_says_why():
     s = Serve(name="s", duration_months=12)
     d2 = demand_of(
         [s, Pretrain(name="p", duration_months=1)],
-        [Sizing(kind="serve", gang=False, gpus_by_month=[100.0] * 12), _gang(200, 5.0)],
+        [Sizing(kind="serve", gang=False, gpus_by_month=[100.0] * 12), gang(200, 5.0)],
         12,
     )
     r2 = simulate(d2, [256.0] * 12)
@@ -209,7 +171,7 @@ def test_a_gang_run_larger_than_the_capacity_is_never_served_and_says_why():
 
 def test_a_run_that_waits_two_months_finishes_two_months_later():
     w = Pretrain(name="p", start_month=0, duration_months=1)
-    d = demand_of([w], [_gang(64, 20.0)], 12)
+    d = demand_of([w], [gang(64, 20.0)], 12)
     r = simulate(d, [0.0, 0.0] + [64.0] * 10)
     run = r.workloads[0].runs_table
     assert run.delay_days[0] == pytest.approx(2 * DAYS_PER_MONTH)
@@ -222,7 +184,7 @@ def test_runs_queue_first_in_first_out_and_a_small_job_never_overtakes():
     first = Pretrain(name="first", start_month=0, duration_months=1)
     big = Pretrain(name="big", start_month=1, duration_months=1)
     small = Finetune(name="small", start_month=2, duration_months=1, jobs_per_month=1)
-    d = demand_of([first, big, small], [_gang(64, 60.0), _gang(128, 10.0), _gang(8, 1.0)], 12)
+    d = demand_of([first, big, small], [gang(64, 60.0), gang(128, 10.0), gang(8, 1.0)], 12)
     r = simulate(d, [128.0] * 12)
     first_end = r.workloads[0].runs_table.finish_day[0]
     big_start = r.workloads[1].runs_table.start_day[0]
@@ -233,7 +195,7 @@ def test_runs_queue_first_in_first_out_and_a_small_job_never_overtakes():
 
 def test_work_past_the_term_is_reported_not_dropped():
     w = Pretrain(name="p", start_month=11, duration_months=1)
-    d = demand_of([w], [_gang(10, 45.0)], 12)
+    d = demand_of([w], [gang(10, 45.0)], 12)
     r = simulate(d, [10.0] * 12)
     run = r.workloads[0].runs_table
     assert run.status[0] == "running at term end"

@@ -4,8 +4,6 @@ whole simulation's, and a plan searched with probes equals one searched with who
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,9 +11,8 @@ from hypothesis import given, settings
 from app import scenario_files
 from models.portfolio.capacity import _flat, prepare, simulate, unmet_gpu_hours
 from models.portfolio.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH
-from models.scenario import Scenario
 from pricing.planning.planner import Planner, plan_portfolio
-from tests.test_capacity import portfolios
+from tests.builders import portfolios, sample, scenario
 
 
 def _earliest(free: np.ndarray, gpus: float, t0: int, n: int) -> int | None:
@@ -66,7 +63,7 @@ def test_runs_start_where_the_numpy_loop_started_them_and_probes_equal_simulatio
 def test_a_plan_searched_with_probes_equals_one_searched_with_whole_simulations(
     fixture_catalogue, name, monkeypatch
 ):
-    s = Scenario.model_validate(json.loads(scenario_files.PORTFOLIOS[name].read_text()))
+    s = scenario(sample(name))
     fast = plan_portfolio(s, fixture_catalogue)[1].plans
 
     def whole(self, option, gpus):

@@ -24,6 +24,7 @@ from models.errors import InputError
 from models.hardware import get_gpu
 from models.scenario import Scenario
 from models.training.plan import Planner, plan_training
+from tests.builders import scenario
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LLAMA8_1T = ["--model", "llama3-8b", "--tokens", "1T", "--gpu", "H100-SXM"]
@@ -64,10 +65,6 @@ def without_timing(plan: dict) -> dict:
     plan = json.loads(json.dumps(plan))
     plan["search"].pop("seconds")
     return plan
-
-
-def scenario(workload: dict, cluster: dict) -> Scenario:
-    return Scenario.model_validate({"workload": workload, "cluster": cluster})
 
 
 def ladder_days(sc: Scenario) -> dict[int, float]:
@@ -208,7 +205,9 @@ def test_curve_only_with_the_curve_flag(capsys):
 )
 def test_json_equals_plan_training_on_the_same_scenario(capsys, args, workload, cluster, curve):
     from_cli = train_json(capsys, *args)
-    direct = plan_training(scenario(workload, cluster), curve=curve).model_dump(mode="json")
+    direct = plan_training(
+        scenario({}, workload=workload, cluster=cluster), curve=curve
+    ).model_dump(mode="json")
     assert without_timing(from_cli) == without_timing(direct)
 
 
@@ -252,7 +251,7 @@ def test_deadline_is_met_and_tighter_deadlines_never_get_fewer_gpus(capsys):
 def test_deadline_gets_the_fewest_candidate_gpus_that_meet_it(capsys):
     """Checked against every count on the planner's ladder, including the tightest deadline any
     count meets, so a search that skips counts (days are not monotonic in GPUs) shows up."""
-    sc = scenario({"model": "llama3-8b", "tokens": 1e12}, {"gpu": "H100-SXM"})
+    sc = scenario({}, workload={"model": "llama3-8b", "tokens": 1e12}, cluster={"gpu": "H100-SXM"})
     days = ladder_days(sc)
     for deadline in (30.0, 3.0, 0.5, min(days.values()) * 1.0001):
         expected = min(n for n, d in days.items() if d <= deadline)

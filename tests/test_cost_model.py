@@ -19,10 +19,10 @@ from pricing import engine
 from pricing.catalogue import load_catalogue
 from pricing.inputs import build_inputs
 from pricing.planning.planner import plan_portfolio
-from tests.test_foundations import scenario, slow_delivery_catalogue  # noqa: F401 (fixture)
+from tests.builders import scenario
 
 
-def test_residual_value_follows_the_hardwares_age_at_term_end(slow_delivery_catalogue):  # noqa: F811
+def test_residual_value_follows_the_hardwares_age_at_term_end(slow_delivery_catalogue):
     """30 more weeks of lead time leave the hardware 30 weeks younger when the term ends, so it
     resells for more; the figure is the catalogue's curve at that age, not at the term's length."""
     sc = scenario(term={"months": 36})

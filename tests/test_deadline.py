@@ -13,31 +13,30 @@ from app.recommendation_text import recommendation_text
 from app.report_text import comparison_report
 from models.errors import InputError
 from models.numbers import on_day
-from models.scenario import MAX_GPUS, Scenario
+from models.scenario import MAX_GPUS
 from models.training.sizing import gpu_ladder
 from pricing import decision as ds
 from pricing.engine import compare
 from pricing.inputs import build_inputs
+from tests.builders import scenario
 
 DEADLINE = 100.0
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 
 
-def scenario(deadline=DEADLINE, options=("build", "rent"), **cluster) -> Scenario:
-    return Scenario.model_validate(
-        {
-            "workload": {"model": "llama3-8b", "tokens": 1e13, "seq_len": 4096},
-            "cluster": {"gpu": "H100-SXM", "deadline_days": deadline} | cluster,
-            "usage": {"mode": "runs", "runs": 20},
-            "term": {"months": 60},
-            "options": {"compare": list(options)},
-        }
-    )
+#: twenty 10T-token runs on H100s sized for the DEADLINE, building against renting
+DEADLINED = {
+    "workload": {"model": "llama3-8b", "tokens": 1e13, "seq_len": 4096},
+    "cluster": {"gpu": "H100-SXM", "deadline_days": DEADLINE},
+    "usage": {"mode": "runs", "runs": 20},
+    "term": {"months": 60},
+    "options": {"compare": ["build", "rent"]},
+}
 
 
 @pytest.fixture(scope="module")
 def late_build(fixture_catalogue):
-    return compare(scenario(), fixture_catalogue, draws=200)
+    return compare(scenario(DEADLINED), fixture_catalogue, draws=200)
 
 
 def test_build_that_cannot_provision_in_time_is_marked_and_not_recommended(late_build):
@@ -76,14 +75,18 @@ def test_deadline_sizing_leaves_room_for_the_provisioning_of_the_option_ready_fi
     # the fewest GPUs that do it: one step down the ladder, renting would finish late
     ladder = gpu_ladder(8, MAX_GPUS)
     fewer = ladder[ladder.index(t.gpus) - 1]
-    smaller = scenario(deadline=None, gpus=fewer)
+    smaller = scenario(DEADLINED, cluster={"deadline_days": None, "gpus": fewer})
     assert compare(smaller, fixture_catalogue, decision=False).option("rent").first_result_day > (
         DEADLINE
     )
 
 
 def test_no_deadline_leaves_the_deadline_fields_empty(fixture_catalogue):
-    c = compare(scenario(deadline=None, gpus=128), fixture_catalogue, decision=False)
+    c = compare(
+        scenario(DEADLINED, cluster={"deadline_days": None, "gpus": 128}),
+        fixture_catalogue,
+        decision=False,
+    )
     assert [(o.meets_deadline, o.days_past_deadline) for o in c.options] == [(None, None)] * 2
     assert c.recommendation.meets_deadline is None
     assert (c.training.train_days_budget, c.training.deadline_sized_for) == (None, None)
@@ -92,12 +95,12 @@ def test_no_deadline_leaves_the_deadline_fields_empty(fixture_catalogue):
 
 def test_a_deadline_before_any_option_is_ready_is_refused_naming_the_field(fixture_catalogue):
     with pytest.raises(InputError) as exc:
-        compare(scenario(deadline=15), fixture_catalogue)
+        compare(scenario(DEADLINED, cluster__deadline_days=15), fixture_catalogue)
     assert exc.value.field == "cluster.deadline_days"
     assert "Rent dedicated, is ready on day 17" in str(exc.value)
     # ready in time, but no cluster trains in the few hours left
     with pytest.raises(InputError) as exc:
-        compare(scenario(deadline=17.1), fixture_catalogue)
+        compare(scenario(DEADLINED, cluster__deadline_days=17.1), fixture_catalogue)
     assert exc.value.field == "cluster.deadline_days"
     assert "Rent dedicated, the option that can deliver first, is ready around day 17" in str(
         exc.value
@@ -109,7 +112,7 @@ def test_when_no_option_meets_the_deadline_the_cheapest_is_recommended_with_the_
 ):
     """Sizing makes one option meet the deadline; one that then cannot (e.g. it does not finish
     the workload) leaves only late ones: the answer says so first and names the closest."""
-    inp = build_inputs(scenario(), fixture_catalogue)
+    inp = build_inputs(scenario(DEADLINED), fixture_catalogue)
     build, rent = late_build.option("build"), late_build.option("rent")
     rent_late = rent.model_copy(
         update={"meets_deadline": False, "days_past_deadline": 3.0, "first_result_day": 103.0}
@@ -144,7 +147,7 @@ def test_the_compare_page_marks_the_options_that_miss_the_deadline():
     ready within 60 days, renting is."""
     from streamlit.testing.v1 import AppTest
 
-    sc = scenario(deadline=60.0)
+    sc = scenario(DEADLINED, cluster__deadline_days=60.0)
     at = AppTest.from_file(HARNESS, default_timeout=60)
     at.run()
     at.session_state["scenario"] = sc.model_dump(mode="json")

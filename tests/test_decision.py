@@ -17,7 +17,7 @@ from pricing.engine import compare
 from pricing.inputs import build_inputs
 from pricing.planning.planner import plan_portfolio
 from pricing.valuation import base_params, npv_table
-from tests.test_engine import scenario
+from tests.builders import UTILISED, sample, scenario
 
 ALL = [
     "build",
@@ -43,7 +43,11 @@ def test_monte_carlo_p50_of_on_demand_is_its_base_npv(cat, utilisation):
     # before issue 13 utilisation was drawn normal(1, 0.15) and capped at 100 %: at full use every
     # draw was at or below the base, and the P50 of on-demand was ~5 % under its base NPV
     c = compare(
-        scenario(usage__utilisation_pct=utilisation, options__compare=["cloud:on_demand", "rent"]),
+        scenario(
+            UTILISED,
+            usage__utilisation_pct=utilisation,
+            options__compare=["cloud:on_demand", "rent"],
+        ),
         cat,
     )
     base = c.option("cloud:on_demand").npv_usd
@@ -59,7 +63,7 @@ def test_monte_carlo_p50_of_on_demand_is_its_base_npv(cat, utilisation):
     ],
 )
 def test_draws_keep_their_median_and_never_leave_their_range(cat, overrides, utilisation):
-    sc = scenario(usage__utilisation_pct=utilisation, options__compare=ALL)
+    sc = scenario(UTILISED, usage__utilisation_pct=utilisation, options__compare=ALL)
     inp = build_inputs(sc.model_copy(update={"overrides": overrides}), cat)
     keys = ds.relevant_inputs(inp, ALL, ds._DRAWABLE)
     mult = ds.draw_multipliers(inp, keys, 20_000, seed=7)
@@ -77,7 +81,7 @@ def test_draws_keep_their_median_and_never_leave_their_range(cat, overrides, uti
 
 
 def test_utilisation_at_its_bound_stays_there(cat):
-    inp = build_inputs(scenario(usage__utilisation_pct=100), cat)
+    inp = build_inputs(scenario(UTILISED, usage__utilisation_pct=100), cat)
     m = ds.draw_multipliers(inp, ["utilisation_pct"], 1000, seed=1)["utilisation_pct"]
     assert np.all(m == 1.0)
 
@@ -87,7 +91,7 @@ def _corr(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def test_market_prices_and_hardware_prices_are_correlated_and_the_rest_is_not(cat):
-    inp = build_inputs(scenario(options__compare=ALL), cat)
+    inp = build_inputs(scenario(UTILISED, options__compare=ALL), cat)
     keys = ds.relevant_inputs(inp, ALL, ds._DRAWABLE)
     m = ds.draw_multipliers(inp, keys, 20_000, seed=3)
     rent, od = m["rent_usd_per_gpu_hour"], m["cloud_on_demand_usd_per_gpu_hour"]
@@ -109,7 +113,7 @@ def test_market_prices_and_hardware_prices_are_correlated_and_the_rest_is_not(ca
 
 
 def test_draws_are_seeded_and_do_not_depend_on_the_other_keys(cat):
-    inp = build_inputs(scenario(options__compare=ALL), cat)
+    inp = build_inputs(scenario(UTILISED, options__compare=ALL), cat)
     keys = ds.relevant_inputs(inp, ALL, ds._DRAWABLE)
     a = ds.draw_multipliers(inp, keys, 500, seed=11)
     b = ds.draw_multipliers(inp, ["cloud_on_demand_usd_per_gpu_hour", "pue"], 500, seed=11)
@@ -124,12 +128,12 @@ def test_draws_are_seeded_and_do_not_depend_on_the_other_keys(cat):
 
 
 def test_monte_carlo_varies_owned_hardware_and_not_the_discount_rate(cat):
-    c = compare(scenario(options__compare=["build", "rent"]), cat)
+    c = compare(scenario(UTILISED, options__compare=["build", "rent"]), cat)
     varied = c.uncertainty.varied
     assert "discount_rate_pct_per_year" not in varied
     assert {"server_usd_per_gpu", "ib_switch_64port_ndr_usd_per_switch"} <= set(varied)
     assert c.uncertainty.cheapest == c.recommendation.option
-    again = compare(scenario(options__compare=["build", "rent"]), cat)
+    again = compare(scenario(UTILISED, options__compare=["build", "rent"]), cat)
     assert again.uncertainty == c.uncertainty  # seeded: the same comparison, the same draws
 
 
@@ -138,7 +142,7 @@ def test_monte_carlo_varies_owned_hardware_and_not_the_discount_rate(cat):
 
 def _close_scenario(cat, gap: float = 0.01):
     """Rent dedicated priced so its NPV is `gap` above cloud on-demand's (NPV is linear in it)."""
-    sc = scenario(usage__utilisation_pct=70, options__compare=["rent", "cloud:on_demand"])
+    sc = scenario(UTILISED, usage__utilisation_pct=70, options__compare=["rent", "cloud:on_demand"])
 
     def at(price):
         c = compare(
@@ -191,7 +195,7 @@ def test_a_one_percent_gap_is_too_close_to_call_and_names_both(close):
 
 def test_a_clear_case_is_firm(cat):
     # at 10 % use cloud on-demand pays for a tenth of the hours every other option pays for
-    c = compare(scenario(usage__utilisation_pct=10), cat)
+    c = compare(scenario(UTILISED, usage__utilisation_pct=10), cat)
     rec = c.recommendation
     assert rec.option == "cloud:on_demand"
     assert rec.close_call is False and rec.contenders == []
@@ -262,8 +266,8 @@ def test_the_close_call_rule(cat, close, p, spread_over_gap, close_call):
 
 
 def test_the_contender_is_the_option_cheapest_most_often(cat):
-    c = compare(scenario(usage__utilisation_pct=70), cat)
-    inp = build_inputs(scenario(usage__utilisation_pct=70), cat)
+    c = compare(scenario(UTILISED, usage__utilisation_pct=70), cat)
+    inp = build_inputs(scenario(UTILISED, usage__utilisation_pct=70), cat)
     best = c.recommendation.option
     by_npv = sorted((o for o in c.options if o.option != best), key=lambda o: o.npv_usd)
     far = by_npv[-1].option  # the dearest option, made the one that wins the other draws
@@ -330,10 +334,8 @@ def test_the_fastest_option_is_named_only_when_it_is_sooner_in_whole_days(fixtur
 
 def _grid_scenario(which: str) -> Scenario:
     if which == "v1, loan":
-        return scenario(options__compare=ALL, term__financing="loan")
-    data = json.loads(scenario_files.PORTFOLIOS["enterprise"].read_text())
-    data["options"] = {"compare": list(OPTION_IDS)}
-    return Scenario.model_validate(data)
+        return scenario(UTILISED, options__compare=ALL, term__financing="loan")
+    return scenario(sample("enterprise"), options__compare=list(OPTION_IDS))
 
 
 @pytest.mark.parametrize("which", ["v1, loan", "portfolio, every option"])
@@ -359,7 +361,7 @@ def test_the_tornado_explains_the_close_call_the_recommendation_names():
     cheapest in a draw (it pays the same rent plus a premium), Build is cheapest in some. The
     recommendation calls it close between Rent dedicated and Build, so the tornado measures that
     gap, not the one to Managed."""
-    data = json.loads(scenario_files.PORTFOLIOS["university"].read_text())
+    data = sample("university")
     c = compare(Scenario.model_validate(data))
     r, t = c.recommendation, c.sensitivity
     by_npv = sorted((o for o in c.options if o.completes_workload), key=lambda o: o.npv_usd)
@@ -376,7 +378,7 @@ def test_a_flip_point_keeps_an_acronym_in_its_sentence():
     sentence only where its first word is an ordinary word (it read 'gpu server price')."""
     from models.numbers import mid_sentence
 
-    data = json.loads(scenario_files.PORTFOLIOS["university"].read_text())
+    data = sample("university")
     c = compare(Scenario.model_validate(data))
     server = next(f for f in c.flip_points if f.key == "server_usd_per_gpu")
     assert " when GPU server price is " in server.text

@@ -3,8 +3,6 @@
 one by one are in tests/test_cashflows_hand.py; finite output over generated scenarios in
 tests/test_fuzz_whole_path.py."""
 
-import json
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,21 +12,7 @@ from models.scenario import Scenario
 from pricing import timeline as tl
 from pricing.engine import breakeven_month, compare
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, InputError, build_inputs
-
-BASE = {
-    "workload": {"model": "llama3-8b", "tokens": 1e12, "seq_len": 4096},
-    "cluster": {"gpu": "H100-SXM", "gpus": 256},
-    "usage": {"mode": "utilisation", "utilisation_pct": 70},
-    "term": {"months": 36},
-}
-
-
-def scenario(**changes) -> Scenario:
-    data = {k: dict(v) for k, v in BASE.items()}
-    for path, value in changes.items():
-        section, key = path.split("__")
-        data.setdefault(section, {})[key] = value
-    return Scenario.model_validate(data)
+from tests.builders import UTILISED, sample, scenario
 
 
 def option(comparison, name):
@@ -51,7 +35,7 @@ def test_rent_only_equals_gpus_times_hours_times_price(cat):
         "rented_ops_fte_per_1000_gpus": 0,
         "rented_ops_min_team_fte": 0,
     }
-    sc = scenario(options__compare=["rent"], options__rent_commitment="whole_term")
+    sc = scenario(UTILISED, options__compare=["rent"], options__rent_commitment="whole_term")
     c = compare(sc.model_copy(update={"overrides": zero}), cat, decision=False)
     rent = option(c, "rent")
     held_hours = (36 * DAYS_PER_MONTH - rent.ready_day) * 24
@@ -60,7 +44,7 @@ def test_rent_only_equals_gpus_times_hours_times_price(cat):
 
 
 def test_cloud_on_demand_pays_only_busy_hours(cat):
-    sc = scenario(options__compare=["cloud:on_demand"])
+    sc = scenario(UTILISED, options__compare=["cloud:on_demand"])
     sc = sc.model_copy(
         update={
             "overrides": {
@@ -96,7 +80,7 @@ def expected_resale(inp, servers, fabric):
 
 
 def test_build_rebuilt_line_by_line(cat):
-    sc = scenario(options__compare=["build"])
+    sc = scenario(UTILISED, options__compare=["build"])
     c = compare(sc, cat, decision=False)
     inp = build_inputs(sc, cat)
     v = inp.value
@@ -173,17 +157,17 @@ def test_build_rebuilt_line_by_line(cat):
 
 
 def test_npv_below_nominal_and_equal_at_zero_rate(cat):
-    c = compare(scenario(), cat, decision=False)
+    c = compare(scenario(UTILISED), cat, decision=False)
     assert all(o.available and o.total_usd > 0 for o in c.options)
     for o in c.options:
         assert o.npv_usd < o.total_usd
-    c0 = compare(scenario(term__discount_rate_pct=0), cat, decision=False)
+    c0 = compare(scenario(UTILISED, term__discount_rate_pct=0), cat, decision=False)
     for o in c0.options:
         assert o.npv_usd == pytest.approx(o.total_usd)
 
 
 def test_breakeven_is_consistent_with_the_cumulative_curves(cat):
-    c = compare(scenario(), cat, decision=False)
+    c = compare(scenario(UTILISED), cat, decision=False)
     for a in c.options:
         for b_name, month in a.breakeven_month.items():
             b = option(c, b_name)
@@ -225,6 +209,7 @@ def test_costs_never_negative_and_never_fall_when_a_price_rises(
     cat, key, factor, months, financing
 ):
     sc = scenario(
+        UTILISED,
         term__months=months,
         term__financing=financing,
         options__compare=["build", "rent", "managed", "cloud:on_demand"],
@@ -240,19 +225,19 @@ def test_costs_never_negative_and_never_fall_when_a_price_rises(
 
 
 def test_managed_restarts_faster_so_runs_take_less_time(cat):
-    c = compare(scenario(), cat, decision=False)
+    c = compare(scenario(UTILISED), cat, decision=False)
     assert option(c, "managed").train_days < option(c, "rent").train_days
 
 
 def test_runs_mode_counts_runs_and_first_result(cat):
-    sc = scenario(usage__mode="runs", usage__runs=3)
+    sc = scenario(UTILISED, usage__mode="runs", usage__runs=3)
     c = compare(sc, cat, decision=False)
     for o in c.options:  # 3 runs of ~4 days fit in 36 months on every option
         assert o.completes_workload, o.option
         assert o.runs_completed == pytest.approx(3)
         assert o.first_result_day == pytest.approx(o.ready_day + o.train_days)
         assert o.usd_per_training_run == pytest.approx(o.total_usd / 3)
-    short = compare(scenario(usage__mode="runs", usage__runs=1000), cat, decision=False)
+    short = compare(scenario(UTILISED, usage__mode="runs", usage__runs=1000), cat, decision=False)
     for o in short.options:  # 1,000 runs of ~4 days do not fit in 36 months
         assert not o.completes_workload and o.runs_completed < 1000
         assert "runs fit in the term" in o.note
@@ -260,7 +245,7 @@ def test_runs_mode_counts_runs_and_first_result(cat):
 
 
 def test_timeline_ready_day_and_phases_come_from_the_catalogue_given(cat):
-    sc = scenario()
+    sc = scenario(UTILISED)
     c = compare(sc, cat, decision=False)
     inp = build_inputs(sc, cat)
     for o in c.options:
@@ -274,7 +259,7 @@ def test_timeline_ready_day_and_phases_come_from_the_catalogue_given(cat):
 
 
 def test_decision_support_shapes_and_probabilities(cat):
-    c = compare(scenario(), cat, draws=2000)
+    c = compare(scenario(UTILISED), cat, draws=2000)
     probs = [q.probability_cheapest for q in c.uncertainty.options.values()]
     assert sum(probs) == pytest.approx(1.0)
     for q in c.uncertainty.options.values():
@@ -286,16 +271,18 @@ def test_decision_support_shapes_and_probabilities(cat):
 
 
 def test_flip_point_is_where_the_cheapest_option_changes(cat):
-    c = compare(scenario(), cat)
+    c = compare(scenario(UTILISED), cat)
     assert c.flip_points
     for f in c.flip_points[:4]:
         beyond = f.flip_value * (0.97 if f.direction == "below" else 1.03)
         short = f.flip_value * (1.03 if f.direction == "below" else 0.97)
         after = compare(
-            scenario().model_copy(update={"overrides": {f.key: beyond}}), cat, decision=False
+            scenario(UTILISED).model_copy(update={"overrides": {f.key: beyond}}),
+            cat,
+            decision=False,
         )
         before = compare(
-            scenario().model_copy(update={"overrides": {f.key: short}}), cat, decision=False
+            scenario(UTILISED).model_copy(update={"overrides": {f.key: short}}), cat, decision=False
         )
         assert after.recommendation.option == f.cheapest_after, f
         assert before.recommendation.option == f.cheapest_now, f
@@ -303,18 +290,20 @@ def test_flip_point_is_where_the_cheapest_option_changes(cat):
 
 def test_unknown_override_and_provider_name_the_field(cat):
     with pytest.raises(InputError) as exc:
-        build_inputs(scenario().model_copy(update={"overrides": {"bogus_usd": 1.0}}), cat)
+        build_inputs(scenario(UTILISED).model_copy(update={"overrides": {"bogus_usd": 1.0}}), cat)
     assert exc.value.field == "overrides.bogus_usd"
     with pytest.raises(InputError) as exc:
-        build_inputs(scenario(options__rent_provider="Nobody"), cat)
+        build_inputs(scenario(UTILISED, options__rent_provider="Nobody"), cat)
     assert exc.value.field == "options.rent_provider"
     assert "HyperA" in str(exc.value)  # the message lists the providers that do have prices
 
 
 def test_owned_facility_replaces_colocation_and_waits_for_construction(cat):
-    colo = compare(scenario(options__compare=["build"]), cat, decision=False)
+    colo = compare(scenario(UTILISED, options__compare=["build"]), cat, decision=False)
     own = compare(
-        scenario(options__compare=["build"], options__facility="owned"), cat, decision=False
+        scenario(UTILISED, options__compare=["build"], options__facility="owned"),
+        cat,
+        decision=False,
     )
     b0, b1 = option(colo, "build"), option(own, "build")
     assert "colocation" in b0.breakdown_usd and "colocation" not in b1.breakdown_usd
@@ -323,8 +312,8 @@ def test_owned_facility_replaces_colocation_and_waits_for_construction(cat):
     assert "new construction" in facility.note
     assert "new construction" not in {p.phase: p for p in b0.timeline}["facility"].note
     assert b1.ready_day > facility.end_day > b0.ready_day  # racking waits for the building
-    inp = build_inputs(scenario(options__facility="owned"), cat)
-    inp0 = build_inputs(scenario(), cat)
+    inp = build_inputs(scenario(UTILISED, options__facility="owned"), cat)
+    inp0 = build_inputs(scenario(UTILISED), cat)
     site = inp.it_power_kw * inp.value("facility_capex_usd_per_kw")
     assert b1.breakdown_usd["hardware"] == pytest.approx(b0.breakdown_usd["hardware"] + site)
     left = site * (1 - 3 / inp.value("facility_life_years"))
@@ -346,13 +335,14 @@ def test_every_provider_bill_pays_its_support_plan_and_nothing_else_does(cat, ve
     """Rent pays its support plan on the rent (rent_support_pct, derived from AWS's support
     schedule), so every cloud option pays AWS's support plan on its compute (cloud_support_pct);
     a managed service's premium includes it, owned hardware pays its vendor contract instead."""
-    from app import scenario_files
     from models.options import OPTION_IDS, Billing, spec
 
     if version == 1:
-        sc = scenario(options__compare=[o for o in OPTION_IDS if not spec(o).needs_demand])
+        sc = scenario(
+            UTILISED, options__compare=[o for o in OPTION_IDS if not spec(o).needs_demand]
+        )
     else:
-        data = json.loads(scenario_files.PORTFOLIOS["enterprise"].read_text())
+        data = sample("enterprise")
         data["options"]["compare"] = list(OPTION_IDS)
         sc = Scenario.model_validate(data)
     c = compare(sc, cat, decision=False)

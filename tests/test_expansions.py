@@ -4,7 +4,6 @@ accepted, keeps demand conserved, and a version 1 scenario refuses it."""
 
 from __future__ import annotations
 
-import copy
 import json
 
 import numpy as np
@@ -17,22 +16,19 @@ from pricing import cashflows as cf
 from pricing.engine import base_params, compare
 from pricing.planning.option_context import context, option_params
 from pricing.planning.planner import plan_portfolio
-from tests.test_hybrid import PEAKY
+from tests.builders import PEAKY, scenario
 
-BASE = copy.deepcopy(PEAKY) | {"cluster": {"gpus": 256}}
-BASE["options"] = {"compare": ["build", "managed:owned"]}
+#: the peaky portfolio (tests/builders.py) on 256 GPUs, built or managed-owned, with no phase yet
+BASE = PEAKY | {
+    "cluster": {"gpus": 256},
+    "options": {"compare": ["build", "managed:owned"], "build_expansions": []},
+}
 PHASE = {"gpus": 256, "month": 6}
-
-
-def _scenario(*phases) -> Scenario:
-    d = copy.deepcopy(BASE)
-    d["options"]["build_expansions"] = list(phases)
-    return Scenario.model_validate(d)
 
 
 @pytest.fixture(scope="module")
 def grown(fixture_catalogue):
-    s0, s1 = _scenario(), _scenario(PHASE)
+    s0, s1 = scenario(BASE), scenario(BASE, options__build_expansions=[PHASE])
     return (
         plan_portfolio(s0, fixture_catalogue),
         plan_portfolio(s1, fixture_catalogue),
@@ -124,10 +120,11 @@ def test_a_version_1_scenario_refuses_phases():
 
 def test_a_phase_must_be_ordered_within_the_term():
     with pytest.raises(ValueError) as exc:
-        _scenario({"gpus": 8, "month": 36})
+        scenario(BASE, options__build_expansions=[{"gpus": 8, "month": 36}])
     ((field, message),) = explain_validation_error(exc.value)
     assert field == "options.build_expansions[0].month" and "0 to 35" in message
-    assert _scenario({"gpus": 8, "month": 35}).options.build_expansions[0].month == 35
+    last = scenario(BASE, options__build_expansions=[{"gpus": 8, "month": 35}])
+    assert last.options.build_expansions[0].month == 35
 
 
 def test_a_scenario_without_phases_writes_the_json_it_did():

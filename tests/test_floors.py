@@ -30,6 +30,7 @@ from models.portfolio.workloads import (
 )
 from models.scenario import field_bounds
 from models.serving.plan import MIN_RPS, ServeInputs, plan_serving
+from tests.builders import app
 
 SERVE = ["serve", "--model", "llama3-8b", "--gpu", "H100-SXM"]
 TOKENS = ["--input-tokens", "100", "--output-tokens", "100"]
@@ -239,9 +240,7 @@ def test_the_floors_are_the_records_bounds_that_the_pages_and_schema_read():
 
 
 def test_the_serve_page_takes_its_floor_from_the_record():
-    from tests.test_serve_finetune_pages import render
-
-    at = render("serve")
+    at = app("serve")
     assert at.number_input(key="s_rps").min == MIN_RPS
     at.radio(key="s_traffic").set_value("tokens_per_day").run()
     assert at.number_input(key="s_tokens_day").min == pytest.approx(2e-6)  # millions a day

@@ -5,9 +5,9 @@ finite, meaningful numbers; the engine refuses to rank what is not finite."""
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
-import shutil
 
 import numpy as np
 import pytest
@@ -16,25 +16,12 @@ from pydantic import ValidationError
 from app import exports
 from app.recommendation_text import recommendation_text
 from models.errors import InputError
-from models.scenario import Scenario
 from pricing import cashflows as cf
 from pricing import engine
 from pricing import timeline as tl
-from pricing.catalogue import DATA_DIR, load_catalogue
+from pricing.catalogue import load_catalogue
 from pricing.inputs import CATALOGUE_KEYS, build_inputs, override_range
-
-
-def scenario(**sections) -> Scenario:
-    data = {
-        "workload": {"model": "llama3-8b", "tokens": 2e11},
-        "cluster": {"gpu": "H100-SXM", "gpus": 64},
-        "usage": {"mode": "runs", "runs": 2},
-        "term": {"months": 36},
-        "options": {"compare": ["build", "rent", "managed", "cloud:on_demand"]},
-    }
-    for name, values in sections.items():
-        data[name] = {**data.get(name, {}), **values}
-    return Scenario.model_validate(data)
+from tests.builders import scenario
 
 
 def by_option(c: engine.Comparison) -> dict[str, engine.OptionResult]:
@@ -42,24 +29,6 @@ def by_option(c: engine.Comparison) -> dict[str, engine.OptionResult]:
 
 
 # --- the catalogue passed in reaches the timelines, the flows and the exports -------------------
-
-
-@pytest.fixture(scope="module")
-def slow_delivery_catalogue(tmp_path_factory):
-    """A copy of the bundled catalogue whose GPU lead times are all 30 weeks longer."""
-    folder = tmp_path_factory.mktemp("catalogue")
-    for path in DATA_DIR.glob("*.csv"):
-        shutil.copy(path, folder / path.name)
-    with (DATA_DIR / "lead_times.csv").open(newline="") as f:
-        rows = list(csv.DictReader(f))
-    for row in rows:
-        for col in ("lead_time_weeks_low", "lead_time_weeks_high"):
-            row[col] = str(float(row[col]) + 30)
-    with (folder / "lead_times.csv").open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    return load_catalogue(folder)
 
 
 def test_a_changed_catalogue_row_changes_every_figure_that_depends_on_it(slow_delivery_catalogue):
@@ -197,9 +166,12 @@ BINDING_VALUE = {
 }
 
 
-def _overridable() -> list[str]:
+@functools.cache
+def _overridable() -> tuple[str, ...]:
+    """Every figure is overridable (usage is set in `usage`); worked out once, for the two
+    parametrized tests' collection and one test."""
     inp = build_inputs(scenario(), load_catalogue())
-    return sorted(inp.figures)  # every figure is overridable; usage is set in `usage`
+    return tuple(sorted(inp.figures))
 
 
 def _other_value(key: str, value: float) -> float:

@@ -17,7 +17,7 @@ from app.cli import main
 from models import constants as C
 from models.scenario import Scenario, explain_validation_error
 from models.training.plan import plan_training
-from tests.portal_app import open_page
+from tests.builders import app
 from tests.readback import number
 
 #: a run whose chosen layout is the same with and without FP8 weights (so memory compares like
@@ -100,7 +100,7 @@ def _workload(precision: str, fp8_params: bool | None = None):
     }
     if fp8_params is not None:
         data["execution"] = {"fp8_params": fp8_params}
-    return open_page("workload", share_link.encode(Scenario.model_validate(data)))
+    return app("workload", share_link.encode(Scenario.model_validate(data)))
 
 
 def _memory(at) -> float:

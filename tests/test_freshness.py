@@ -8,7 +8,6 @@ few dates or sources changed, so no price refresh in pricing/data/ changes these
 
 from __future__ import annotations
 
-import copy
 import csv
 import io
 import json
@@ -27,12 +26,12 @@ from app.cli import compare as compare_command
 from app.cli import main
 from app.formatting import ZWSP
 from app.scenario_files import EXAMPLE
-from models.scenario import Scenario
 from pricing import freshness
 from pricing.catalogue import load_catalogue
 from pricing.catalogue_rows import PLANNER_DEFAULT_SOURCE
 from pricing.engine import compare
 from pricing.results import Comparison
+from tests.builders import scenario
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 FIXTURE_CATALOGUE_DIR = pathlib.Path(__file__).resolve().with_name("fixtures") / "catalogue"
@@ -90,12 +89,6 @@ def planner_default(key: str) -> Edit:
     return edit
 
 
-def scenario(**changes) -> Scenario:
-    data = copy.deepcopy(EXAMPLE)
-    data.update(changes)
-    return Scenario.model_validate(data)
-
-
 def stale(c: Comparison) -> dict[str, freshness.StalePrice]:
     return {s.key: s for s in c.stale_prices}
 
@@ -115,7 +108,7 @@ def old_server_catalogue(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def stale_comparison(old_server_catalogue) -> Comparison:
-    return compare(scenario(), old_server_catalogue, draws=DRAWS)
+    return compare(scenario(EXAMPLE), old_server_catalogue, draws=DRAWS)
 
 
 # ------------------------------------------------------------------------------------ the engine
@@ -140,7 +133,7 @@ def test_a_price_within_12_months_is_not_listed(tmp_path):
     cat = catalogue_copy(
         tmp_path, {"hardware_prices.csv": servers_dated("2023-01-01", "2024-02-01", "2023-06-01")}
     )
-    c = compare(scenario(), cat, draws=DRAWS)
+    c = compare(scenario(EXAMPLE), cat, draws=DRAWS)
     assert next(a for a in c.assumptions if a.key == "server_usd_per_gpu").as_of == "2024-02-01"
     assert c.stale_prices == []
 
@@ -168,7 +161,7 @@ def test_the_line_is_the_same_day_a_year_before_at_month_ends():
 
 
 def test_an_override_is_never_stale(old_server_catalogue):
-    sc = scenario(overrides={"server_usd_per_gpu": 30000.0})
+    sc = scenario(EXAMPLE, overrides={"server_usd_per_gpu": 30000.0})
     c = compare(sc, old_server_catalogue, draws=DRAWS)
     assert "server_usd_per_gpu" not in stale(c)
     assert "server_usd_per_gpu" not in c.planner_defaults
@@ -204,7 +197,7 @@ def test_an_old_planner_default_is_still_a_planner_default(tmp_path):
         dated("2019-01-01", key=key)(row)
 
     cat = catalogue_copy(tmp_path, {"assumptions.csv": edit})
-    c = compare(scenario(), cat, draws=DRAWS)
+    c = compare(scenario(EXAMPLE), cat, draws=DRAWS)
     assert c.planner_defaults == [key] and c.stale_prices == []
 
 
@@ -213,14 +206,14 @@ def test_a_derived_price_carries_the_oldest_date_it_came_from(tmp_path):
     the on-demand median (2025-01-01) and committed_1y_discount_pct, dated 2023-06-01 here."""
     key = "committed_1y_discount_pct"
     cat = catalogue_copy(tmp_path, {"assumptions.csv": dated("2023-06-01", key=key)})
-    c = compare(scenario(), cat, draws=DRAWS)
+    c = compare(scenario(EXAMPLE), cat, draws=DRAWS)
     price = next(a for a in c.assumptions if a.key == "cloud_committed_1y_usd_per_gpu_hour")
     assert price.source.startswith("derived:") and price.as_of == ""
     derived = stale(c)["cloud_committed_1y_usd_per_gpu_hour"]
     assert (derived.as_of, derived.age_months) == ("2023-06-01", 19)
     assert derived.label == "H100-SXM cloud 1-year commit price"
     # the discount overridden: what is left (the on-demand median) is fresh
-    c = compare(scenario(overrides={key: 25.0}), cat, draws=DRAWS)
+    c = compare(scenario(EXAMPLE, overrides={key: 25.0}), cat, draws=DRAWS)
     assert c.stale_prices == []
 
 
@@ -237,7 +230,9 @@ def test_a_rental_median_carries_the_date_of_its_rows(tmp_path):
         ):
             row["as_of"] = old
 
-    c = compare(scenario(), catalogue_copy(tmp_path, {"rental_prices.csv": edit}), draws=DRAWS)
+    c = compare(
+        scenario(EXAMPLE), catalogue_copy(tmp_path, {"rental_prices.csv": edit}), draws=DRAWS
+    )
     rent = stale(c)["rent_usd_per_gpu_hour"]
     assert (rent.as_of, rent.age_months, rent.label) == (old, 24, "H100-SXM dedicated rental price")
     assert "cloud_committed_1y_usd_per_gpu_hour" not in stale(c)  # HyperB is dated 2025-01-01
@@ -259,7 +254,7 @@ def test_the_figures_the_answer_depends_on(stale_comparison):
 
 
 def test_without_decision_support_the_price_figures_still_count(old_server_catalogue):
-    c = compare(scenario(), old_server_catalogue, decision=False)
+    c = compare(scenario(EXAMPLE), old_server_catalogue, decision=False)
     assert c.sensitivity is None
     assert list(stale(c)) == ["server_usd_per_gpu"]
     assert c.planner_defaults == []  # the discount rate is not among the price figures
@@ -295,7 +290,7 @@ def test_the_cli_text_report_lists_stale_prices(
 
 
 def test_the_text_report_says_nothing_when_every_price_is_fresh(fixture_catalogue):
-    c = compare(scenario(), fixture_catalogue, draws=DRAWS)
+    c = compare(scenario(EXAMPLE), fixture_catalogue, draws=DRAWS)
     assert c.stale_prices == [] and c.planner_defaults == []
     text = report_text.comparison_report(c)
     assert "older than 12 months" not in text and "Planner defaults" not in text
@@ -361,7 +356,7 @@ def test_a_price_read_from_rental_rows_shows_their_date(tmp_path):
     the rows its median is taken over, the date freshness gives it; a derived price carries none
     (freshness dates it by its oldest part)."""
     cat = catalogue_copy(tmp_path, {})
-    c = compare(scenario(), cat, draws=DRAWS)
+    c = compare(scenario(EXAMPLE), cat, draws=DRAWS)
     undated = c.model_copy(
         update={"assumptions": [a.model_copy(update={"as_of": ""}) for a in c.assumptions]}
     )

@@ -14,25 +14,12 @@ from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
 from pricing import cashflows as cf
 from pricing.engine import base_params, compare, evaluate
 from pricing.planning.planner import Planner, plan_portfolio
-from tests.test_foundations import scenario
-
-#: a research team's steady use of 256 GPUs, and a 512-GPU pre-training run every quarter
-PEAKY = {
-    "version": 2,
-    "term": {"months": 36},
-    "workloads": [
-        {"kind": "steady", "name": "research", "team": "research", "gpus": 256,
-         "utilisation_pct": 90, "duration_months": 36},
-        {"kind": "pretrain", "name": "quarterly", "team": "lab", "model": "llama3-8b",
-         "gpus": 512, "tokens": 2e12, "runs_per_month": 0.25, "duration_months": 36},
-    ],
-    "options": {"compare": ["build", "cloud:on_demand", "hybrid"], "software_licence": True},
-}  # fmt: skip
+from tests.builders import PEAKY, sample, scenario
 
 
 @pytest.fixture(scope="module")
 def peaky(fixture_catalogue):
-    s = Scenario.model_validate(PEAKY)
+    s = scenario(PEAKY)
     return s, compare(s, fixture_catalogue, decision=False), plan_portfolio(s, fixture_catalogue)
 
 
@@ -177,11 +164,8 @@ def test_the_burst_pays_its_own_sizes_price_where_the_base_is_priced_at_another(
     block tier). The burst's figures were scaled against the portfolio's reference inputs instead
     of the option's own, so it paid the base's rate: on the bundled catalogue compute $10.65M for
     $5.61M, and cloud on-demand recommended over a hybrid $0.67M cheaper in NPV."""
-    import json
 
-    from app import scenario_files
-
-    data = json.loads(scenario_files.PORTFOLIOS["lab"].read_text())
+    data = sample("lab")
     data["options"]["compare"] = ["hybrid", "cloud:on_demand", "build", "rent"]
     s = Scenario.model_validate(data)
     sp = plan_portfolio(s, fixture_catalogue)[1].plans["hybrid"].split
@@ -199,11 +183,8 @@ def test_the_base_is_the_candidate_whose_whole_plan_costs_least(fixture_catalogu
     """The university sample: the median month's peak (208 GPUs) owned as the base cost $15.04M on
     the bundled catalogue where 112 cost $9.96M. Each candidate base is now priced whole and the
     cheapest kept; the rule names it and the dearer ones."""
-    import json
 
-    from app import scenario_files
-
-    data = json.loads(scenario_files.PORTFOLIOS["university"].read_text())
+    data = sample("university")
     data["options"]["compare"] = ["hybrid", "build", "cloud:on_demand"]
     s = Scenario.model_validate(data)
     planner = Planner(s, fixture_catalogue)

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import base64
 import json
-import pathlib
 import re
 import zlib
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app import share_link
 from app.formatting import MAX_NAME_CHARS, md_code, md_plain
 from app.scenario_files import EXAMPLE
+from tests.builders import app
 
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 HOSTILE = (
     "x\n# Heading\n[click](https://evil.example) $x^2$ :material/warning: https://evil.example "
     ":red[red] :smile: www.evil.example a@evil.example **bold** <b>b</b> `tick` _it_ 1. | a | b |"
@@ -94,18 +92,9 @@ def hostile_link(**changes) -> str:
     return share_link.encode_data({**EXAMPLE, **changes})
 
 
-def run(page: str, token: str) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=60)
-    at.query_params["s"] = token
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 @pytest.mark.parametrize("page", ["compare", "assumptions", "guide"])
 def test_an_unknown_override_key_from_a_link_is_shown_as_code(page):
-    at = run(page, hostile_link(overrides={HOSTILE: 1.0}))
+    at = app(page, hostile_link(overrides={HOSTILE: 1.0}))
     bodies = [e.value for e in at.error]
     assert bodies, "the unknown key is reported"
     for body in bodies:
@@ -115,7 +104,7 @@ def test_an_unknown_override_key_from_a_link_is_shown_as_code(page):
 
 
 def test_a_provider_name_from_a_link_stays_text():
-    at = run("compare", hostile_link(options={"rent_provider": HOSTILE[:60]}))
+    at = app("compare", hostile_link(options={"rent_provider": HOSTILE[:60]}))
     bodies = [e.value for e in at.error]
     assert bodies and any("rent_provider" in b for b in bodies), bodies
     for body in bodies:
@@ -129,7 +118,7 @@ def raw_token(data: dict) -> str:
 
 
 def test_a_link_error_quoting_a_key_stays_text():
-    at = run("workload", raw_token({**EXAMPLE, "overrides": {HOSTILE: "not a number"}}))
+    at = app("workload", raw_token({**EXAMPLE, "overrides": {HOSTILE: "not a number"}}))
     warnings = [w.value for w in at.warning if "could not be opened" in w.value]
     assert warnings, [w.value for w in at.warning]
     for body in warnings:
@@ -137,7 +126,7 @@ def test_a_link_error_quoting_a_key_stays_text():
 
 
 def test_an_invalid_input_names_the_field_as_code():
-    at = run("workload", share_link.encode_data(EXAMPLE))
+    at = app("workload", share_link.encode_data(EXAMPLE))
     at.session_state["scenario"]["cluster"]["gpus"] = -1
     at.session_state["_page"] = "compare"
     at.run()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app import report_text
 from app.formatting import deadline_miss, deadline_sizing, on_day, pct, run_length, usd
@@ -17,7 +16,7 @@ from models.scenario import Scenario
 from pricing import decision as ds
 from pricing.engine import compare
 from pricing.inputs import build_inputs
-from tests.portal_app import open_page
+from tests.builders import app
 
 
 @pytest.fixture(scope="module")
@@ -85,18 +84,14 @@ def test_a_runs_length_is_one_parenthesis():
     assert text.count("(") == 1 and ") (" not in text
 
 
-def _app(page: str) -> AppTest:
-    return open_page(page, timeout=60)
-
-
 def test_the_sidebar_names_the_model_not_its_id():
-    at = _app("workload")
+    at = app("workload")
     caption = " ".join(c.value for c in at.sidebar.caption)
     assert "Llama 3 70B" in caption and "llama3-70b" not in caption
 
 
 def test_compare_totals_give_points_in_time_and_one_parenthesis():
-    at = _app("compare")
+    at = app("compare")
     totals = at.dataframe[0].value
     assert all(v == "n/a" or re.fullmatch(r"day [\d,]+", v) for v in totals["Ready"])
     assert all(v == "-" or re.fullmatch(r"day [\d,]+", v) for v in totals["First result"])
@@ -106,6 +101,6 @@ def test_compare_totals_give_points_in_time_and_one_parenthesis():
 
 def test_the_gpu_count_box_reads_with_thousands_separators():
     """It read "1024" beside the metric's "1,024"; parse_number reads "1,024" back."""
-    at = _app("workload")
+    at = app("workload")
     assert at.text_input(key="w_gpus").value == "1,024"
     assert at.session_state["scenario"]["cluster"]["gpus"] == 1024

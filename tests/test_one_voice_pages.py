@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app.charts.risk import tornado, uncertainty
 from app.charts.scaling import scaling_curve
@@ -16,7 +15,7 @@ from app.formatting import days, gib, pct
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from pricing.engine import compare
-from tests.portal_app import open_page
+from tests.builders import app
 from tests.readback import number
 
 
@@ -25,19 +24,15 @@ def example():
     return compare(Scenario.model_validate(EXAMPLE))
 
 
-def _app(page: str) -> AppTest:
-    return open_page(page, timeout=60)
-
-
 def test_the_workload_metrics_write_days_as_compare_does(example):
     t = example.training
-    at = _app("workload")
+    at = app("workload")
     shown = {m.label: m.value for m in at.metric}
     assert shown["Wall-clock days"] == days(t.train_days)
     assert shown["Ideal days"] == days(t.ideal_days)
     assert shown["Memory per GPU"] == gib(t.memory_gib_per_gpu["total"])
     # Compare's run line starts with the same words
-    compare_page = _app("compare")
+    compare_page = app("compare")
     run = next(c.value for c in compare_page.caption if "one run takes" in c.value)
     assert f"one run takes {shown['Wall-clock days']} (" in run
 
@@ -101,7 +96,7 @@ def test_the_time_charts_write_durations_and_points_as_the_tables_do(example):
 
 def test_the_token_count_reads_with_thousands_separators_as_the_gpu_count_does():
     """It read "2000" beside the GPUs' "1,024" (a number box cannot group thousands)."""
-    at = _app("workload")
+    at = app("workload")
     box = at.text_input(key="w_tokens")
     assert (box.value, at.text_input(key="w_gpus").value) == ("2,000", "1,024")
     days_before = number(next(m.value for m in at.metric if m.label == "Wall-clock days"), "days")

@@ -13,7 +13,7 @@ from pricing import cashflows as cf
 from pricing.catalogue import load_catalogue
 from pricing.engine import LABELS, compare
 from pricing.inputs import build_inputs
-from tests.test_foundations import scenario
+from tests.builders import scenario
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

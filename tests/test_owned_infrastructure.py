@@ -18,20 +18,10 @@ from models.scenario import Scenario
 from pricing import cashflows as cf
 from pricing import engine
 from pricing.inputs import build_inputs
+from tests.builders import RUNS, scenario
 
-
-def scenario(gpu="H100-SXM", gpus=64, overrides=None, write_gbyte_per_s=None) -> Scenario:
-    return Scenario.model_validate(
-        {
-            "workload": {"model": "llama3-8b", "tokens": 2e11},
-            "cluster": {"gpu": gpu, "gpus": gpus},
-            "usage": {"mode": "runs", "runs": 1},
-            "term": {"months": 36},
-            "options": {"compare": ["build", "rent"]},
-            "reliability": {"storage_write_gbyte_per_s": write_gbyte_per_s},
-            "overrides": overrides or {},
-        }
-    )
+#: one 200B-token run on 64 H100s over 36 months (tests/builders.py RUNS), building against renting
+OWNED = RUNS | {"usage": {"mode": "runs", "runs": 1}, "options": {"compare": ["build", "rent"]}}
 
 
 def capex(sc, cat) -> dict[str, float]:
@@ -56,7 +46,7 @@ def capex(sc, cat) -> dict[str, float]:
 def test_the_file_system_is_the_largest_of_capacity_bandwidth_and_the_smallest_system(
     fixture_catalogue, write, overrides, tb, sized_by
 ):
-    sc = scenario(write_gbyte_per_s=write, overrides=overrides)
+    sc = scenario(OWNED, reliability__storage_write_gbyte_per_s=write, overrides=overrides)
     inp = build_inputs(sc, fixture_catalogue)
     c = engine.compare(sc, fixture_catalogue, decision=False)
     expected = inp.storage_tb if tb is None else tb
@@ -68,9 +58,11 @@ def test_the_file_system_is_the_largest_of_capacity_bandwidth_and_the_smallest_s
 
 def test_rented_storage_stays_on_the_capacity_held(fixture_catalogue):
     """Rent pays storage_rent per GB-month on what it holds, whatever size of system a build buys."""
-    small = engine.compare(scenario(), fixture_catalogue, decision=False)
+    small = engine.compare(scenario(OWNED), fixture_catalogue, decision=False)
     big = engine.compare(
-        scenario(overrides={"storage_min_system_tb": 5000.0}), fixture_catalogue, decision=False
+        scenario(OWNED, overrides={"storage_min_system_tb": 5000.0}),
+        fixture_catalogue,
+        decision=False,
     )
     assert small.options[1].breakdown_usd["storage"] == big.options[1].breakdown_usd["storage"]
     # while the build buys 4,750 TB more at 200 USD/TB
@@ -79,10 +71,12 @@ def test_rented_storage_stays_on_the_capacity_held(fixture_catalogue):
 
 
 def test_networks_and_management_servers_follow_nodes_and_gpus(fixture_catalogue):
-    small = capex(scenario(gpus=64), fixture_catalogue)  # 8 nodes; the 3-server minimum binds
+    # 8 nodes; the 3-server minimum binds
+    small = capex(scenario(OWNED, cluster__gpus=64), fixture_catalogue)
     assert small["networks"] == pytest.approx(8 * (7090 + 500))
     assert small["management servers"] == pytest.approx(3 * 10424)
-    big = capex(scenario(gpus=1024), fixture_catalogue)  # 128 nodes; 4.92 per 1,000 GPUs binds
+    # 128 nodes; 4.92 per 1,000 GPUs binds
+    big = capex(scenario(OWNED, cluster__gpus=1024), fixture_catalogue)
     assert big["networks"] == pytest.approx(128 * (7090 + 500))
     assert big["management servers"] == pytest.approx(4.92 * 1.024 * 10424)
 
@@ -90,10 +84,12 @@ def test_networks_and_management_servers_follow_nodes_and_gpus(fixture_catalogue
 def test_racks_come_from_the_timelines_gpus_per_rack_and_liquid_racks_bring_their_cabinet(
     fixture_catalogue,
 ):
-    air = capex(scenario(gpus=64), fixture_catalogue)  # 64 / 32 = 2 racks, cabinet and PDUs
+    # 64 / 32 = 2 racks, cabinet and PDUs
+    air = capex(scenario(OWNED, cluster__gpus=64), fixture_catalogue)
     assert air["racks and PDUs"] == pytest.approx(2 * (3000 + 6000))
     assert air["liquid cooling"] == 0.0  # nothing for air-cooled GPUs
-    sc = scenario(gpu="GB200", gpus=144)  # 144 / 72 = 2 NVL72 racks: PDUs only
+    # 144 / 72 = 2 NVL72 racks: PDUs only
+    sc = scenario(OWNED, cluster={"gpu": "GB200", "gpus": 144})
     inp = build_inputs(sc, fixture_catalogue)
     liquid = capex(sc, fixture_catalogue)
     assert (inp.cooling, inp.racks) == ("liquid", 2)
@@ -103,7 +99,7 @@ def test_racks_come_from_the_timelines_gpus_per_rack_and_liquid_racks_bring_thei
 
 
 def test_the_hardware_lines_shown_sum_to_what_the_build_pays(fixture_catalogue):
-    c = engine.compare(scenario(gpus=1024), fixture_catalogue, decision=False)
+    c = engine.compare(scenario(OWNED, cluster__gpus=1024), fixture_catalogue, decision=False)
     lines = c.operations.hardware_capex_usd
     assert {"storage", "networks", "management servers", "racks and PDUs", "liquid cooling"} <= set(
         lines

@@ -8,29 +8,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.scenario import Scenario
 from models.units import DAYS_PER_MONTH
 from pricing import engine
 from pricing import timeline as tl
 from pricing.inputs import build_inputs
 from pricing.tax import after_tax_flows
+from tests.builders import UTILISED, scenario
 
-
-def scenario(financing: str = "cash", **overrides) -> Scenario:
-    return Scenario.model_validate(
-        {
-            "workload": {"model": "llama3-8b", "tokens": 1e12, "seq_len": 4096},
-            "cluster": {"gpu": "H100-SXM", "gpus": 256},
-            "usage": {"mode": "utilisation", "utilisation_pct": 70},
-            "term": {"months": 36, "financing": financing},
-            "options": {"compare": ["build", "managed:owned", "rent"]},
-            "overrides": overrides,
-        }
-    )
+#: 256 H100s used 70 % of the time over 36 months (tests/builders.py UTILISED), paid in cash,
+#: building and managed-owned against renting
+OWNED = UTILISED | {
+    "term": {"months": 36, "financing": "cash"},
+    "options": {"compare": ["build", "managed:owned", "rent"]},
+}
 
 
 def flows_of(cat, option="build", financing="cash", **overrides):
-    inp = build_inputs(scenario(financing, **overrides), cat)
+    inp = build_inputs(scenario(OWNED, term__financing=financing, overrides=overrides), cat)
     P = engine.base_params(inp)
     flows, ctx = engine.evaluate(inp, P, [option])[option]
     return inp, {k: np.broadcast_to(v, (1, inp.months))[0] for k, v in flows.items()}, ctx
@@ -126,7 +120,7 @@ def test_resale_prices_gpus_hosts_and_fabric_apart_less_the_haircut(fixture_cata
     base = flows_of(c)[1]["residual value"].sum()
     # the haircut scales the whole sale
     uncut = flows_of(c, resale_bulk_haircut_pct=0.0)[1]["residual value"].sum()
-    haircut = build_inputs(scenario(), c).value("resale_bulk_haircut_pct") / 100
+    haircut = build_inputs(scenario(OWNED), c).value("resale_bulk_haircut_pct") / 100
     assert base == pytest.approx(uncut * (1 - haircut))
     # host and fabric lose value at their own rates: keeping all their value raises the resale
     for key in ("host_value_decline_pct_per_year", "fabric_value_decline_pct_per_year"):
@@ -151,8 +145,8 @@ def test_resale_follows_the_hardware_age_at_term_end(fixture_catalogue):
     """A longer term leaves older hardware: every part resells for less."""
     resale = {}
     for months in (24, 36, 48):
-        sc = scenario().model_copy(
-            update={"term": scenario().term.model_copy(update={"months": months})}
+        sc = scenario(OWNED).model_copy(
+            update={"term": scenario(OWNED).term.model_copy(update={"months": months})}
         )
         inp = build_inputs(sc, fixture_catalogue)
         P = engine.base_params(inp)

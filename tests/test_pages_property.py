@@ -3,7 +3,6 @@ values: the inputs' bounds, starting values and "Allowed: ..." help are read fro
 (app/schema_widgets.py), and the GPU count reads what a person types (1e3, 1k, 1,024)."""
 
 import copy
-import pathlib
 import re
 
 import pytest
@@ -24,19 +23,9 @@ from models.scenario import (
     range_text,
 )
 from models.shapes import load_presets
+from tests.builders import app
 
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 PAGES = ["workload", "compare", "assumptions", "guide", "validation", "serve", "finetune"]
-
-
-def render(data: dict, page: str = "workload") -> AppTest:
-    """A new session holding `data` as its scenario (as a share link leaves it), on `page`."""
-    at = AppTest.from_file(HARNESS, default_timeout=120)
-    at.session_state["scenario"] = copy.deepcopy(data)
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, (page, data, at.exception)
-    return at
 
 
 def with_(**sections) -> dict:
@@ -55,13 +44,13 @@ def errors(at: AppTest) -> str:
 
 @pytest.mark.parametrize("runs", [1e-3, 0.05, 1000.0])
 def test_any_allowed_run_count_shows_as_it_is(runs):
-    at = render(with_(usage={"mode": "runs", "runs": runs}))
+    at = app(scenario=with_(usage={"mode": "runs", "runs": runs}))
     assert at.number_input(key="w_runs").value == runs
 
 
 @pytest.mark.parametrize("days", [1e-3, 0.05, 3650.0])
 def test_any_allowed_deadline_shows_and_an_unmeetable_one_says_why(days):
-    at = render(with_(cluster={"gpu": "H100-SXM", "deadline_days": days}))
+    at = app(scenario=with_(cluster={"gpu": "H100-SXM", "deadline_days": days}))
     assert at.number_input(key="w_deadline").value == days
     if days < 1:
         assert "deadline_days" in errors(at)  # cannot be met: a message, not a blank page
@@ -69,13 +58,13 @@ def test_any_allowed_deadline_shows_and_an_unmeetable_one_says_why(days):
 
 @pytest.mark.parametrize("pct", [1e-6, 0.5, 33.3, 100.0])
 def test_any_allowed_utilisation_keeps_its_value(pct):
-    at = render(with_(usage={"mode": "utilisation", "utilisation_pct": pct}))
+    at = app(scenario=with_(usage={"mode": "utilisation", "utilisation_pct": pct}))
     assert at.slider(key="w_util").value == pct
 
 
 @pytest.mark.parametrize("months", [12, 13, 59, 60])
 def test_any_allowed_term_keeps_its_months(months):
-    at = render(with_(term={"months": months}))
+    at = app(scenario=with_(term={"months": months}))
     term = at.slider(key="w_term")
     assert term.value == months
     assert (months - term.min) % term.step == 0  # a step the slider can land on, not only show
@@ -83,25 +72,25 @@ def test_any_allowed_term_keeps_its_months(months):
 
 @pytest.mark.parametrize("seq", [128, 3000, 1_048_576])
 def test_any_allowed_sequence_length_is_shown(seq):
-    at = render(with_(workload={"model": "llama3-8b", "tokens": 1e9, "seq_len": seq}))
+    at = app(scenario=with_(workload={"model": "llama3-8b", "tokens": 1e9, "seq_len": seq}))
     assert at.selectbox(key="w_seq").value == seq
 
 
 def test_custom_model_at_the_schema_bounds_shows_its_counts():
     low = with_(workload={"params": 1e8, "active_params": 1e7, "tokens": 1e6, "model": None})
-    at = render(low)
+    at = app(scenario=low)
     assert at.selectbox(key="w_model").value == "custom"
     assert at.number_input(key="w_params").value == pytest.approx(0.1)
     assert at.number_input(key="w_active").value == pytest.approx(0.01)
     assert at.text_input(key="w_tokens").value == "0.001"
     high = with_(workload={"params": 1e14, "tokens": 1e15, "model": None})
-    at = render(high)
+    at = app(scenario=high)
     assert at.number_input(key="w_params").value == pytest.approx(1e5)
     assert at.text_input(key="w_tokens").value == "1,000,000"
 
 
 def test_help_gives_the_schema_range_in_the_widget_unit():
-    at = render(with_(workload={"params": 7e9, "model": None}))
+    at = app(scenario=with_(workload={"params": 7e9, "model": None}))
     helps = {w.key: w.help for w in [*at.number_input, *at.slider, *at.text_input]}
     assert range_text(Usage, "runs").capitalize() in helps["w_runs"]
     assert "Allowed: more than 0 and at most 1,000." in helps["w_runs"]
@@ -113,7 +102,7 @@ def test_help_gives_the_schema_range_in_the_widget_unit():
 
 def test_a_scenario_without_a_gpu_count_shows_an_empty_count():
     data = with_(workload={"model": "llama3-8b", "tokens": 1e11}, cluster={"gpu": "H100-SXM"})
-    at = render(data)
+    at = app(scenario=data)
     assert at.text_input(key="w_gpus").value == ""
     assert at.text_input(key="w_gpus").placeholder == "smallest that fits"
     assert at.metric and not at.error
@@ -127,7 +116,7 @@ def test_a_scenario_without_a_gpu_count_shows_an_empty_count():
     [("1e3", 1000), ("1k", 1000), ("1.5k", 1500), ("1,024", 1024), (" 2048 ", 2048)],
 )
 def test_a_gpu_count_is_read_as_the_person_means_it(typed, gpus):
-    at = render(EXAMPLE)
+    at = app(scenario=EXAMPLE)
     at.text_input(key="w_gpus").input(typed).run()
     assert not at.exception
     assert at.session_state["scenario"]["cluster"]["gpus"] == gpus
@@ -137,7 +126,7 @@ def test_a_gpu_count_is_read_as_the_person_means_it(typed, gpus):
 
 @pytest.mark.parametrize("typed", ["lots", "1,5", "12.5", "0", "1e6", "nan"])
 def test_a_gpu_count_that_is_not_one_is_kept_and_named_with_the_range(typed):
-    at = render(EXAMPLE)
+    at = app(scenario=EXAMPLE)
     at.text_input(key="w_gpus").input(typed).run()
     assert not at.exception
     assert at.text_input(key="w_gpus").value == typed
@@ -148,7 +137,7 @@ def test_a_gpu_count_that_is_not_one_is_kept_and_named_with_the_range(typed):
 
 
 def test_clearing_the_gpu_count_sizes_the_smallest_cluster():
-    at = render(with_(workload={"model": "llama3-8b", "tokens": 1e11}))
+    at = app(scenario=with_(workload={"model": "llama3-8b", "tokens": 1e11}))
     at.text_input(key="w_gpus").input("").run()
     assert "gpus" not in at.session_state["scenario"]["cluster"]
     assert not at.error and at.metric
@@ -264,13 +253,13 @@ def shows_the_scenario(at: AppTest, data: dict) -> None:
 @example(with_(usage={"mode": "utilisation", "utilisation_pct": 33.3}, term={"months": 13}))
 @given(scenarios())
 def test_any_valid_scenario_shows_its_values_on_the_workload_page(data):
-    shows_the_scenario(render(data), data)
+    shows_the_scenario(app(scenario=data), data)
 
 
 @settings(max_examples=25)
 @given(scenarios())
 def test_any_valid_scenario_renders_on_every_page(data):
-    at = render(data, "workload")
+    at = app(scenario=data)
     for page in PAGES[1:]:
         at.session_state["_page"] = page
         at.run()

@@ -21,6 +21,8 @@ from pricing.engine import compare
 from pricing.planning.contracts import STEP_MIN_SAVING
 from pricing.planning.option_context import option_inputs
 from pricing.planning.planner import Planner, plan_portfolio
+from tests.builders import sample, scenario
+from tests.readback import flat, pdf_text
 
 #: the options both versions offer (hybrid needs a demand over time: version 2 only)
 ALL = [o for o in OPTION_IDS if not spec(o).needs_demand]
@@ -97,16 +99,12 @@ def test_v1_result_json_is_unchanged_by_the_portfolio_fields(fixture_catalogue):
     assert not {"capacity_gpus", "served_gpu_hours", "chargeback_usd"} & set(data["options"][0])
 
 
-def _sample(name: str) -> Scenario:
-    return Scenario.model_validate(json.loads(scenario_files.PORTFOLIOS[name].read_text()))
-
-
 @pytest.mark.parametrize("name", sorted(scenario_files.PORTFOLIOS))
 def test_samples_compare_and_conserve_demand(fixture_catalogue, name):
     """Each sample compares (decision support included), and under every option's plan served +
     queued + beyond the term = demanded, per workload and in total; the chargeback adds up to the
     total."""
-    c = compare(_sample(name), fixture_catalogue, draws=200)
+    c = compare(scenario(sample(name)), fixture_catalogue, draws=200)
     assert c.portfolio is not None and c.recommendation.option is not None
     for o in c.options:
         if not o.available:
@@ -127,7 +125,7 @@ def test_no_result_and_no_served_hour_before_the_ready_day(fixture_catalogue, na
     start of its ready month: no run finishes before ready day + its length, nothing is served in
     a month that ends before the ready day, and the ready month serves no more than the size's
     GPU-hours after it. A composite option's earliest part (the cloud burst) sets its ready day."""
-    s = _sample(name).model_copy(deep=True)
+    s = scenario(sample(name)).model_copy(deep=True)
     s.options.compare = list(OPTION_IDS)
     _, pf = plan_portfolio(s, fixture_catalogue)
     c = compare(s, fixture_catalogue, decision=False)
@@ -155,7 +153,7 @@ def test_no_result_and_no_served_hour_before_the_ready_day(fixture_catalogue, na
 def test_example_portfolio_cli_prints_a_valid_v2_scenario():
     for name in scenario_files.PORTFOLIOS:
         s = Scenario.model_validate_json(scenario_files.example_json(name))
-        assert s.version == 2 and s == _sample(name)
+        assert s.version == 2 and s == scenario(sample(name))
 
 
 def test_peaky_portfolio_favours_paying_per_use(fixture_catalogue):
@@ -250,7 +248,7 @@ def test_version_and_workloads_go_together(data, field):
 def test_v2_json_round_trips_without_defaults():
     """What a share link writes (model_dump exclude_defaults) reads back as the same scenario:
     each workload keeps its `kind` even at its default."""
-    s = _sample("lab")
+    s = scenario(sample("lab"))
     data = s.model_dump(mode="json", exclude_defaults=True)
     assert all("kind" in w for w in data["workloads"])
     assert Scenario.model_validate(data) == s
@@ -265,7 +263,6 @@ def test_the_summary_is_the_representative_run_on_the_gpus_the_demand_gave_it(fi
     from app.report_pdf import build_pdf
     from app.report_text import comparison_report
     from models.portfolio.demand import TrainingSettings, derive_demand
-    from tests.test_report_pdf import flat, pdf_text
 
     def checked(sc: Scenario, name: str, gpus: int) -> float:
         c = compare(sc, fixture_catalogue, decision=False)
@@ -290,7 +287,7 @@ def test_the_summary_is_the_representative_run_on_the_gpus_the_demand_gave_it(fi
         assert f": {days(t.train_days)} (" in cli
         return t.train_days
 
-    data = json.loads(scenario_files.PORTFOLIOS["lab"].read_text())
+    data = sample("lab")
     wide = checked(Scenario.model_validate(data), "base-70b", 1024)
     data["workloads"][1]["gpus"] = 512
     narrow = checked(Scenario.model_validate(data), "base-70b", 512)
@@ -302,16 +299,15 @@ def test_a_fine_tune_summary_says_it_is_planned_as_a_full_parameter_run(fixture_
     tokens, which does not fit one GPU: the summary takes the smallest count that does and the PDF
     says what it is; a portfolio with no gang workload says its run only sizes storage."""
     from app.report_pdf import build_pdf
-    from tests.test_report_pdf import flat, pdf_text
 
-    c = compare(_sample("enterprise"), fixture_catalogue, decision=False)
+    c = compare(scenario(sample("enterprise")), fixture_catalogue, decision=False)
     p = c.portfolio
     assert (p.representative_workload, p.representative_kind) == ("monthly-finetune", "finetune")
     assert p.representative_gpus > 1  # the LoRA run's single GPU cannot hold a full run
     assert flat(
         f"monthly-finetune as one full-parameter run of its tokens on {p.representative_gpus:,} ×"
     ) in flat(pdf_text(build_pdf(c)))
-    c = compare(_sample("university"), fixture_catalogue, decision=False)
+    c = compare(scenario(sample("university")), fixture_catalogue, decision=False)
     assert c.portfolio.representative_workload is None
     assert flat("no pre-training or fine-tuning workload; storage and checkpoints sized") in flat(
         pdf_text(build_pdf(c))
@@ -326,7 +322,7 @@ def test_no_option_serves_work_in_a_month_it_holds_and_pays_for_no_capacity(
     was given back after its minimum term (month 25) because the evaluations left after the 70B
     run (2.9 GPU-hours a month) fell under the plan's tolerance on undone work, while the
     simulation still served them on the returned GPUs, free."""
-    c = compare(_sample(name), fixture_catalogue, decision=False)
+    c = compare(scenario(sample(name)), fixture_catalogue, decision=False)
     for o in c.options:
         if not o.available:
             continue
@@ -342,7 +338,7 @@ def test_a_note_names_the_ready_day_the_tables_show(fixture_catalogue):
     10" in the note beside "day 11" in the table."""
     from models.numbers import on_day
 
-    data = json.loads(scenario_files.PORTFOLIOS["lab"].read_text())
+    data = sample("lab")
     data["cluster"]["gpus"] = 512  # the 70B run's 1,024 GPUs never fit: a note says what is late
     c = compare(Scenario.model_validate(data), fixture_catalogue, decision=False)
     late = [o for o in c.options if o.available and not o.completes_workload]
@@ -377,7 +373,7 @@ def test_a_rental_held_for_a_trickle_says_what_it_holds_and_for_how_little():
     busy[3] = 0.03 * full  # 1.1 % over the tail: not a trickle
     assert trailing_hold("rent", 64, held, busy) == ""
 
-    c = compare(_sample("lab"), decision=False)
+    c = compare(scenario(sample("lab")), decision=False)
     rent = c.option("rent")
     tail = np.array(rent.served_gpu_hours_by_month[13:])
     assert rent.capacity_rule.endswith(
@@ -388,12 +384,6 @@ def test_a_rental_held_for_a_trickle_says_what_it_holds_and_for_how_little():
     assert "holds" not in c.option("build").capacity_rule
 
 
-def _with(name: str, **options) -> Scenario:
-    data = json.loads(scenario_files.PORTFOLIOS[name].read_text())
-    data.setdefault("options", {}).update(options)
-    return Scenario.model_validate(data)
-
-
 def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block_ends():
     """The lab rents 1,024 GPUs for a 70B run that ends in month 13, then evaluations on one node
     to month 36. On 1-year commitments the first contract ends at the block that covers the big
@@ -402,7 +392,7 @@ def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block
     1,016 GPUs no longer rented. Nothing is served later or left undone."""
     from pricing.catalogue import load_catalogue
 
-    sc = _sample("lab")
+    sc = scenario(sample("lab"))
     _, portfolio = plan_portfolio(sc, load_catalogue())
     plan = portfolio.plans["rent"]
     step = plan.second
@@ -445,8 +435,12 @@ def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block
 def test_when_a_rental_cannot_step_down():
     """Month-to-month rentals step down as soon as the big work ends; a whole-term commitment and
     a size the buyer fixed never do; owned and per-use options have nothing to step down."""
-    monthly = plan_portfolio(_with("lab", rent_commitment="monthly"), _catalogue())[1]
-    whole = plan_portfolio(_with("lab", rent_commitment="whole_term"), _catalogue())[1]
+    monthly = plan_portfolio(
+        scenario(sample("lab"), options__rent_commitment="monthly"), _catalogue()
+    )[1]
+    whole = plan_portfolio(
+        scenario(sample("lab"), options__rent_commitment="whole_term"), _catalogue()
+    )[1]
     step = monthly.plans["rent"].second
     peaks = np.asarray(monthly.demand.peak_gpus)
     month = int(step.day // DAYS_PER_MONTH)
@@ -470,7 +464,7 @@ def _catalogue():
 def test_a_step_down_is_taken_only_where_it_costs_less_than_one_contract(monkeypatch):
     """contract_usd prices a contract as cashflows does (whole blocks, the minimum term, the setup
     fee per node); a second contract that would cost more than keeping the first is not signed."""
-    sc = _with("lab", rent_commitment="1y")
+    sc = scenario(sample("lab"), options__rent_commitment="1y")
     planner = Planner(sc, _catalogue())
     f = planner.inputs(8).figures
     rate, setup = f["rent_usd_per_gpu_hour"].value, f["rent_setup_fee_usd_per_node"].value
@@ -500,7 +494,7 @@ def test_a_rental_steps_up_as_the_demand_grows():
     work needs before the step, and adds the rest of the peak size from the start of a month. Each
     contract is paid at its own size's rate while held; the total is below one contract of the
     peak size, and no work is served later or left undone."""
-    sc = _sample("enterprise")
+    sc = scenario(sample("enterprise"))
     _, portfolio = plan_portfolio(sc, _catalogue())
     plan = portfolio.plans["rent"]
     step = plan.second
@@ -577,7 +571,7 @@ def test_a_second_contract_is_kept_only_where_the_whole_plan_costs_less():
 
 @pytest.mark.parametrize("name", ["lab", "enterprise"])
 def test_the_samples_second_contracts_cost_less_whole(name):
-    planner = Planner(_sample(name), _catalogue())
+    planner = Planner(scenario(sample(name)), _catalogue())
     for option in ("rent", "managed", "cloud:committed_1y"):
         plan = planner.plan(option)
         assert plan.second is not None, option

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import pathlib
 import re
 
 import pytest
@@ -27,23 +26,9 @@ from models.portfolio.demand import TrainingSettings, derive_demand, size_worklo
 from models.portfolio.workloads import parse_workloads
 from models.scenario import Scenario
 from pricing.engine import compare
+from tests.builders import app, sample
 from tests.portal_app import send_edits
-
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
-
-
-def sample(name: str) -> dict:
-    return json.loads(PORTFOLIOS[name].read_text())
-
-
-def app(data: dict | None = None, page: str = "workload") -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=120)
-    if data is not None:
-        at.session_state["scenario"] = copy.deepcopy(data)
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
+from tests.readback import compare_tables, errors, metric
 
 
 def to_portfolio(at: AppTest) -> AppTest:
@@ -52,18 +37,9 @@ def to_portfolio(at: AppTest) -> AppTest:
     return at
 
 
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
 def number(text: str) -> float:
     """The first number in a metric's text ('32.9 days' -> 32.9)."""
     return float(re.search(r"[\d,]+(?:\.\d+)?", text).group().replace(",", ""))
-
-
-def errors(at: AppTest) -> str:
-    text = " ".join(e.value for e in at.error)
-    return re.sub(r"\\(.)", r"\1", text).replace("\u200b", "").replace("`", "").replace("  ", " ")
 
 
 def edit(at: AppTest, **edits) -> AppTest:
@@ -112,7 +88,7 @@ def test_a_sample_loads_in_one_click_and_a_cell_edit_shows_the_cores_sizing():
 
 
 def test_the_selected_row_is_the_one_sized():
-    at = app(sample("enterprise"))
+    at = app(scenario=sample("enterprise"))
     select(at, 1)
     sc = Scenario.model_validate(sample("enterprise"))
     s = size_workload(sc.workloads[1], "H100-SXM")  # the serving workload: GPUs month by month
@@ -122,7 +98,7 @@ def test_the_selected_row_is_the_one_sized():
 
 
 def test_a_bad_cell_names_the_field_and_its_range_and_keeps_what_was_typed():
-    at = app(sample("lab"))
+    at = app(scenario=sample("lab"))
     edit(at, edited={2: {"jobs_per_month": 500.0}})
     message = errors(at)
     assert "workloads[2].jobs_per_month" in message and "at most 100" in message, message
@@ -134,14 +110,14 @@ def test_a_bad_cell_names_the_field_and_its_range_and_keeps_what_was_typed():
 
 
 def test_a_duplicate_name_is_named():
-    at = app(sample("lab"))
+    at = app(scenario=sample("lab"))
     edit(at, edited={1: {"name": "base-8b"}})
     assert "workloads[1].name" in errors(at) and "used twice" in errors(at)
     assert table(at)[1]["name"] == "base-8b"
 
 
 def test_rows_are_added_duplicated_and_removed():
-    at = app(sample("lab"))
+    at = app(scenario=sample("lab"))
     edit(at, added=[{"kind": "serve", "name": "chat", "team": "product", "rps": 5.0}])
     assert workloads(at)[-1] == {"kind": "serve", "name": "chat", "team": "product", "rps": 5.0}
     assert not at.error and len(table(at)) == 4
@@ -214,7 +190,7 @@ def test_the_address_never_holds_another_scenario_than_the_one_in_force():
 
 
 def test_the_demand_chart_draws_the_demand_by_team_and_kind():
-    at = app(sample("university"))
+    at = app(scenario=sample("university"))
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     demand = derive_demand(Scenario.model_validate(sample("university")).workloads, "H100-SXM", 36)
     teams = {t["meta"]["name"]: t["y"] for t in spec["data"] if t["meta"]["group"] == "team"}
@@ -228,29 +204,9 @@ def test_the_demand_chart_draws_the_demand_by_team_and_kind():
 # ------------------------------------------------------------------------------ Compare, v2
 
 
-def compare_tables(at: AppTest) -> dict:
-    """Compare's v2 tables, told apart by their columns."""
-    out = {}
-    for df in at.dataframe:
-        cols = list(df.value.columns)
-        name = (
-            "totals_v2"
-            if "NPV" in cols
-            else "capacity_v2"
-            if "Served GPU-hours" in cols
-            else "delays_v2"
-            if cols[0] == "Workload"
-            else "chargeback_v2"
-            if cols[0] == "Team"
-            else None
-        )
-        out[name] = df.value
-    return out
-
-
 @pytest.mark.parametrize("name", list(PORTFOLIOS))
 def test_compare_shows_the_engines_totals_capacity_delays_and_chargeback(name):
-    at = app(sample(name))
+    at = app(scenario=sample(name))
     at.session_state["_page"] = "compare"
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -301,7 +257,7 @@ def test_compare_shows_the_engines_totals_capacity_delays_and_chargeback(name):
 
 
 def test_compare_capacity_chart_follows_the_chosen_option():
-    at = app(sample("enterprise"), page="compare")
+    at = app("compare", scenario=sample("enterprise"))
     at.radio(key="compare_capacity_option").set_value("build").run()
     c = compare(Scenario.model_validate(sample("enterprise")))
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
@@ -376,7 +332,7 @@ def portfolios(draw) -> dict:
 @given(portfolios())
 def test_any_valid_portfolio_renders_on_workload_and_compare(data):
     assert data["cluster"]["gpu"] in load_gpus()
-    at = app(data)
+    at = app(scenario=data)
     assert [r["name"] for r in table(at)] == [w["name"] for w in data["workloads"]]
     assert at.session_state["scenario"] == data  # rendering changed nothing
     sized = any(m.label in ("GPUs per run", "GPUs, first month") for m in at.metric)
@@ -435,7 +391,7 @@ def test_a_portfolio_holds_weights_in_fp8_only_when_every_training_workload_trai
 
 def test_the_portfolio_page_sets_the_stack_its_pre_training_runs_with():
     """The execution plan on the portfolio page: the selected pre-training run's length follows it."""
-    at = to_portfolio(app(sample("lab")))
+    at = to_portfolio(app(scenario=sample("lab")))
     workloads = at.session_state["scenario"]["workloads"]
     before = metric(at, "Run length")
     at.selectbox(key="w_stack").set_value("megatron-3d-classic").run()
@@ -471,7 +427,7 @@ def test_every_input_of_every_kind_is_in_the_table_or_under_it():
 
 
 def test_a_services_prompt_length_and_objectives_are_edited_under_the_table():
-    at = app(sample("enterprise"))
+    at = app(scenario=sample("enterprise"))
     select(at, 1)
     first = metric(at, "GPUs, last month")
     assert detail(at, "tpot_ms").value == "50"
@@ -490,7 +446,7 @@ def test_a_services_prompt_length_and_objectives_are_edited_under_the_table():
 
 
 def test_a_bad_detail_names_the_field_and_its_range_and_keeps_what_was_typed():
-    at = app(sample("enterprise"))
+    at = app(scenario=sample("enterprise"))
     select(at, 1)
     detail(at, "tpot_ms").set_value("fast").run()
     message = errors(at)
@@ -504,7 +460,7 @@ def test_a_bad_detail_names_the_field_and_its_range_and_keeps_what_was_typed():
 
 
 def test_lora_rank_is_offered_only_to_an_adapter_method():
-    at = app(sample("enterprise"))
+    at = app(scenario=sample("enterprise"))
     assert detail(at, "lora_rank").value == 16
     detail(at, "epochs").set_value(3.0).run()
     assert workloads(at)[0]["epochs"] == 3.0

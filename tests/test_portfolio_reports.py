@@ -7,37 +7,26 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
-from datetime import UTC, datetime
 
 import plotly.io as pio
 import pytest
-from pypdf import PdfReader
 
 from app import exports, report_pdf, report_text
 from app.charts.common import DARK_TEMPLATE_NAME, TEMPLATE_NAME, option_color
 from app.charts.portfolio import capacity_demand, portfolio_demand
 from app.cli import main
 from app.formatting import usd
-from app.scenario_files import EXAMPLE, PORTFOLIOS
+from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from pricing.engine import compare
-
-GENERATED = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-
-
-def flat(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
-
-def pdf_text(data: bytes) -> str:
-    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+from tests.builders import GENERATED, sample, scenario
+from tests.readback import flat, pdf_text
 
 
 def portfolio() -> dict:
     """The lab sample on a fixed 768 GPUs (so the 1,024-GPU run is never served and queues), plus
     a team whose name and workload look like spreadsheet formulas."""
-    data = json.loads(PORTFOLIOS["lab"].read_text())
+    data = sample("lab")
     data["cluster"]["gpus"] = 768
     data["workloads"].append(
         {
@@ -287,7 +276,7 @@ def test_a_rental_that_steps_down_says_so_in_its_chart_and_its_table():
     two titled legend groups sit right of the plots, clear of the title and subtitle."""
     from app.formatting import on_day
 
-    c = compare(Scenario.model_validate(json.loads(PORTFOLIOS["lab"].read_text())), decision=False)
+    c = compare(scenario(sample("lab")), decision=False)
     rent, build = c.option("rent"), c.option("build")
     assert rent.resized_gpus == 8 and build.resized_gpus is None
     both = f"{rent.capacity_size_gpus:,} → 8 from {on_day(rent.resized_day)}"

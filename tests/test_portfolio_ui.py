@@ -19,8 +19,9 @@ from app.views import guide
 from models.portfolio.demand import derive_demand
 from models.scenario import Scenario
 from pricing.engine import compare
+from tests.builders import app, sample, ten_workloads, token_of_json
 from tests.portal_app import send_edits
-from tests.test_portfolio_pages import app, compare_tables, errors, metric, sample
+from tests.readback import compare_tables, errors, metric, refused
 
 PHASE_FIELD = "options.build_expansions"
 
@@ -48,7 +49,7 @@ def with_phases(data: dict, *rows) -> dict:
 
 
 def test_a_phase_added_on_the_workload_page_is_in_the_scenario_and_the_link():
-    at = app(sample("enterprise"))
+    at = app(scenario=sample("enterprise"))
     assert phases_editor(at).value.empty and phases(at) is None
     edit_phases(at, added=[{"gpus": 64, "month": 6}])
     assert phases(at) == [{"gpus": 64, "month": 6}]
@@ -76,7 +77,7 @@ def test_a_phase_added_on_the_workload_page_is_in_the_scenario_and_the_link():
     ids=["month-past-the-term", "no-gpus", "half-a-gpu", "month-before-the-decision"],
 )
 def test_a_bad_phase_names_the_field_and_its_range_and_keeps_what_was_typed(row, field, allowed):
-    at = app(sample("enterprise"))
+    at = app(scenario=sample("enterprise"))
     edit_phases(at, added=[row])
     message = errors(at)
     assert f"{PHASE_FIELD}[0].{field}" in message and allowed in message, message
@@ -90,12 +91,12 @@ def test_a_bad_phase_names_the_field_and_its_range_and_keeps_what_was_typed(row,
 
 
 def test_the_phases_caption_names_the_owned_options_they_apply_to():
-    at = app(sample("enterprise"))
+    at = app(scenario=sample("enterprise"))
     captions = " ".join(c.value for c in at.caption)
     assert "Applies to Build." in captions, captions
     data = copy.deepcopy(sample("enterprise"))
     data["options"]["compare"] = ["rent", "cloud:on_demand"]
-    at = app(data)
+    at = app(scenario=data)
     assert "No owned option is compared" in " ".join(c.value for c in at.caption)
 
 
@@ -106,7 +107,7 @@ def test_compare_shows_the_phase_in_builds_capacity_and_its_term_end_size():
     base = sample("enterprise")
     base["cluster"]["gpus"] = 64  # a fixed base, so the phase adds to it (no new size search)
     data = with_phases(base, {"gpus": 64, "month": 6})
-    at = app(data, page="compare")
+    at = app("compare", scenario=data)
     assert not at.exception and not at.error, [e.value for e in at.error]
     c0 = compare(Scenario.model_validate(base))
     c1 = compare(Scenario.model_validate(data))
@@ -133,8 +134,6 @@ EIGHT_PHASES = [{"gpus": 1024 * (i + 1), "month": 6 * i + 5} for i in range(8)]
 
 
 def test_a_ten_workload_portfolio_with_eight_phases_links_short_and_round_trips():
-    from tests.test_share_link import ten_workloads
-
     data = ten_workloads()
     data["options"]["build_expansions"] = EIGHT_PHASES  # the most the schema allows
     scenario = Scenario.model_validate(data)
@@ -166,8 +165,6 @@ def test_a_ten_workload_portfolio_with_eight_phases_links_short_and_round_trips(
     ids=["past-the-term", "past-ten-years", "no-gpus", "unknown-field", "nine-phases"],
 )
 def test_a_link_with_bad_phases_is_refused_naming_the_field(phases, pattern):
-    from tests.test_share_link import refused, ten_workloads, token_of_json
-
     data = ten_workloads()
     data["term"]["months"] = 36
     data["options"]["build_expansions"] = phases
@@ -270,12 +267,12 @@ def _plain(text: str) -> str:
 
 def test_the_guide_page_and_compares_time_view_show_the_portfolios_lines():
     c = compare(Scenario.model_validate(sample("lab")))
-    at = app(sample("lab"), page="guide")
+    at = app("guide", scenario=sample("lab"))
     shown = [_plain(m.value) for m in at.markdown]
     for line in [*guide.portfolio_gpus(c), *guide.portfolio_delays(c)]:
         assert f"- {line}" in shown, line
     assert guide.portfolio_server_or_cluster(c) in shown
-    at = app(sample("lab"), page="compare")
+    at = app("compare", scenario=sample("lab"))
     at.segmented_control(key="compare_view_v2").set_value("Time").run()
     assert not at.exception and not at.error
     shown = [_plain(m.value) for m in at.markdown]
@@ -291,7 +288,7 @@ def test_the_cached_capacity_chart_follows_the_scenario_and_the_theme():
     """Compare's capacity figure is cached per scenario, option and theme: an input changed, the
     chart shows the new comparison's numbers, not the figure built before."""
     data = sample("enterprise")
-    at = app(data, page="compare")
+    at = app("compare", scenario=data)
 
     def served() -> list[float]:
         spec = json.loads(at.get("plotly_chart")[0].proto.spec)

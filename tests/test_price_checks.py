@@ -4,23 +4,14 @@ order a buyer expects."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from app import report_text
-from app.scenario_files import EXAMPLE, PORTFOLIOS
+from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from pricing.engine import compare
 from pricing.price_checks import INVERSIONS_HEADING, inversion_line
-
-
-def scenario(overrides: dict, compare_ids=None, data=None) -> Scenario:
-    data = dict(data or EXAMPLE)
-    data["overrides"] = overrides
-    if compare_ids:
-        data["options"] = {**data.get("options", {}), "compare": compare_ids}
-    return Scenario.model_validate(data)
+from tests.builders import sample, scenario
 
 
 def figure(c, key: str) -> float:
@@ -32,11 +23,12 @@ def test_a_commitment_dearer_than_on_demand_is_said_with_both_figures(committed,
     on_demand = 6.0
     c = compare(
         scenario(
-            {
+            EXAMPLE,
+            overrides={
                 "cloud_on_demand_usd_per_gpu_hour": on_demand,
                 "cloud_committed_1y_usd_per_gpu_hour": committed,
                 "rent_usd_per_gpu_hour": 2.0,
-            }
+            },
         ),
         decision=False,
     )
@@ -59,14 +51,18 @@ def test_a_commitment_dearer_than_on_demand_is_said_with_both_figures(committed,
 def test_rent_and_managed_share_one_line_and_an_equal_rate_is_not_an_inversion():
     c = compare(
         scenario(
-            {"cloud_on_demand_usd_per_gpu_hour": 3.0, "rent_usd_per_gpu_hour": 3.5},
-            ["rent", "managed", "cloud:on_demand"],
+            EXAMPLE,
+            overrides={"cloud_on_demand_usd_per_gpu_hour": 3.0, "rent_usd_per_gpu_hour": 3.5},
+            options__compare=["rent", "managed", "cloud:on_demand"],
         ),
         decision=False,
     )
     assert [p.labels for p in c.price_inversions] == [["Rent dedicated", "Managed"]]
     same = compare(
-        scenario({"cloud_on_demand_usd_per_gpu_hour": 3.0, "rent_usd_per_gpu_hour": 3.0}),
+        scenario(
+            EXAMPLE,
+            overrides={"cloud_on_demand_usd_per_gpu_hour": 3.0, "rent_usd_per_gpu_hour": 3.0},
+        ),
         decision=False,
     )
     assert not any(p.key == "rent_usd_per_gpu_hour" for p in same.price_inversions)
@@ -75,8 +71,7 @@ def test_rent_and_managed_share_one_line_and_an_equal_rate_is_not_an_inversion()
 def test_a_portfolio_checks_each_option_at_its_own_size():
     """The lab's committed block is sized to 1,024 GPUs: the on-demand figure it is held against
     is the one for 1,024 GPUs (capacity blocks), read from that option's own inputs."""
-    data = json.loads(PORTFOLIOS["lab"].read_text())
-    c = compare(Scenario.model_validate(data), decision=False)
+    c = compare(scenario(sample("lab")), decision=False)
     p = next(p for p in c.price_inversions if p.key == "cloud_committed_1y_usd_per_gpu_hour")
     commit = c.option("cloud:committed_1y")
     assert p.gpus == commit.capacity_size_gpus == 1024

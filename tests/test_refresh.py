@@ -17,26 +17,23 @@ from pricing import cashflows as cf
 from pricing.engine import base_params, compare
 from pricing.planning.option_context import context, option_params
 from pricing.planning.planner import plan_portfolio
-from tests.test_hybrid import PEAKY
+from tests.builders import PEAKY, scenario
 
-BASE = copy.deepcopy(PEAKY) | {"cluster": {"gpus": 512}, "term": {"months": 48}}
+#: the peaky portfolio (tests/builders.py) on 512 GPUs over 48 months, paid in cash, built or
+#: managed-owned, with no refresh
+BASE = copy.deepcopy(PEAKY) | {
+    "cluster": {"gpus": 512},
+    "term": {"months": 48, "financing": "cash"},
+    "options": {"compare": ["build", "managed:owned"]},
+}
 for _w in BASE["workloads"]:
     _w["duration_months"] = 48
-BASE["options"] = {"compare": ["build", "managed:owned"]}
 AGE = 18  # months
-
-
-def _scenario(refresh: int | None, financing: str = "cash") -> Scenario:
-    d = copy.deepcopy(BASE)
-    d["term"]["financing"] = financing
-    if refresh is not None:
-        d["options"]["build_refresh_after_months"] = refresh
-    return Scenario.model_validate(d)
 
 
 @pytest.fixture(scope="module")
 def refreshed(fixture_catalogue):
-    s0, s1 = _scenario(None), _scenario(AGE)
+    s0, s1 = scenario(BASE), scenario(BASE, options__build_refresh_after_months=AGE)
     return (
         plan_portfolio(s0, fixture_catalogue),
         plan_portfolio(s1, fixture_catalogue),
@@ -126,7 +123,7 @@ def test_the_old_hardware_stops_costing_when_sold(refreshed):
 
 @pytest.mark.parametrize("financing", ["cash", "loan", "lease"])
 def test_demand_is_conserved_and_costs_are_finite_with_a_refresh(fixture_catalogue, financing):
-    s = _scenario(AGE, financing)
+    s = scenario(BASE, term__financing=financing, options__build_refresh_after_months=AGE)
     c = compare(s, fixture_catalogue, decision=False)
     _, pf = plan_portfolio(s, fixture_catalogue)
     for o in c.options:
@@ -140,16 +137,18 @@ def test_demand_is_conserved_and_costs_are_finite_with_a_refresh(fixture_catalog
 def test_the_refresh_age_is_refused_outside_its_range_by_name():
     for bad in (11, 48, 73):
         with pytest.raises(ValueError) as exc:
-            _scenario(bad)
+            scenario(BASE, options__build_refresh_after_months=bad)
         ((field, message),) = explain_validation_error(exc.value)
         assert field == "options.build_refresh_after_months" and "12 to 47" in message
-    assert _scenario(12).options.build_refresh_after_months == 12
-    assert _scenario(47).options.build_refresh_after_months == 47
+    youngest = scenario(BASE, options__build_refresh_after_months=12)
+    assert youngest.options.build_refresh_after_months == 12
+    oldest = scenario(BASE, options__build_refresh_after_months=47)
+    assert oldest.options.build_refresh_after_months == 47
 
 
 def test_a_term_too_short_for_any_refresh_says_so_not_an_empty_range():
     """A 12-month term left 'from 12 to 11 months' as the allowed ages."""
-    data = _scenario(12).model_dump(mode="json")
+    data = scenario(BASE, options__build_refresh_after_months=12).model_dump(mode="json")
     data["term"]["months"] = 12
     with pytest.raises(ValueError) as exc:
         Scenario.model_validate(data)

@@ -19,9 +19,8 @@ from app.views import guide
 from models.scenario import Scenario
 from models.units import DAYS_PER_MONTH
 from pricing.engine import compare
-from tests.test_portfolio_pages import app, errors, metric, sample
-from tests.test_portfolio_reports import GENERATED, flat, pdf_text
-from tests.test_share_link import refused, token_of_json
+from tests.builders import GENERATED, app, sample, token_of_json
+from tests.readback import errors, flat, metric, pdf_text, refused
 
 FIELD = "options.build_refresh_after_months"
 AGE = 12  # months: the enterprise sample's 36-month term holds two refreshes
@@ -70,7 +69,7 @@ def options(at) -> dict:
 
 
 def test_the_refresh_is_off_by_default_and_an_age_typed_is_in_the_scenario_and_the_link():
-    at = app(sample("enterprise"))
+    at = app(scenario=sample("enterprise"))
     assert refresh_box(at).value == "" and FIELD.split(".")[1] not in options(at)
     refresh_box(at).set_value("18").run()
     assert not at.exception and not at.error, errors(at)
@@ -90,7 +89,7 @@ def test_the_refresh_is_off_by_default_and_an_age_typed_is_in_the_scenario_and_t
     ids=["younger-than-a-year", "the-whole-term", "not-a-number"],
 )
 def test_a_bad_refresh_age_names_the_field_and_its_range_and_keeps_what_was_typed(typed, kept):
-    at = app(sample("enterprise"))
+    at = app(scenario=sample("enterprise"))
     refresh_box(at).set_value(typed).run()
     assert not at.exception
     message = errors(at)
@@ -107,7 +106,7 @@ def test_a_bad_refresh_age_names_the_field_and_its_range_and_keeps_what_was_type
 
 
 def test_compare_says_each_refresh_of_build_as_the_result_gives_it(with_refresh):
-    at = app(refreshed(), page="compare")
+    at = app("compare", scenario=refreshed())
     assert not at.exception and not at.error, [e.value for e in at.error]
     captions = [x.value for x in at.caption]
     build = with_refresh.option("build")
@@ -115,7 +114,7 @@ def test_compare_says_each_refresh_of_build_as_the_result_gives_it(with_refresh)
     assert line in captions, captions
     assert "refresh at month 16: new 24 GPUs ready day 458, old sold day 458" in line
     assert sum("hardware refresh:" in x for x in captions) == 1  # Build only: it owns hardware
-    at = app(sample("enterprise"), page="compare")
+    at = app("compare", scenario=sample("enterprise"))
     assert not any("hardware refresh:" in x.value for x in at.caption)
 
 

@@ -18,7 +18,6 @@ import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 
 import pytest
 from PIL import Image, ImageStat
@@ -33,9 +32,10 @@ from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from models.training.plan import band_for
 from pricing.engine import compare
+from tests.builders import GENERATED
+from tests.readback import flat, pdf_text
 
 HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
-GENERATED = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 BASE_URL = "https://planner.example.com/compare"
 CHART_TITLES = (
     "Cumulative cost over the term",
@@ -55,15 +55,6 @@ needs_poppler = pytest.mark.skipif(
     shutil.which("pdftoppm") is None and not IN_CI,
     reason="pdftoppm (poppler-utils) is not installed",
 )
-
-
-def pdf_text(data: bytes) -> str:
-    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
-
-
-def flat(text: str) -> str:
-    """Text without whitespace: table cells and the link wrap at the PDF's column edges."""
-    return re.sub(r"\s+", "", text)
 
 
 def undated(text: str) -> str:

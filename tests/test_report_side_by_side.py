@@ -3,40 +3,26 @@ scenario's figures, each as its own comparison gives them, the curves' monthly n
 
 from __future__ import annotations
 
-import copy
-import io
 import re
-from datetime import UTC, datetime
 
 import pytest
-from pypdf import PdfReader
 
 from app import report_pdf
 from app.formatting import days, on_day, usd, usd_rate
 from app.scenario_files import EXAMPLE
-from models.scenario import Scenario
 from pricing.side_by_side import compare_named
+from tests.builders import GENERATED, scenario
+from tests.readback import pdf_text
 
-GENERATED = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 LINK = "https://planner.example.com/side_by_side?s=eNqrVipLLSrOzM9TsjKsBQAiNgSu"
-
-
-def pdf_text(data: bytes) -> str:
-    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
-
-
-def variant(**cluster) -> Scenario:
-    data = copy.deepcopy(EXAMPLE)
-    data["cluster"].update(cluster)
-    return Scenario.model_validate(data)
 
 
 @pytest.fixture(scope="module")
 def result():
     named = [
-        ("H100 job", variant()),
-        ("B200 job", variant(gpu="B200")),
-        ("half", variant(gpus=512)),
+        ("H100 job", scenario(EXAMPLE)),
+        ("B200 job", scenario(EXAMPLE, cluster__gpu="B200")),
+        ("half", scenario(EXAMPLE, cluster__gpus=512)),
     ]
     return compare_named(named)
 

@@ -6,9 +6,7 @@ and their charts (app/charts/ serve_curve, finetune_memory) draw the cores' figu
 from __future__ import annotations
 
 import base64
-import copy
 import json
-import pathlib
 import re
 import zlib
 
@@ -27,24 +25,8 @@ from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.scenario import Scenario
 from models.serving.plan import ServeInputs, plan_serving, sweep
 from tests import readback
-
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
-
-
-def render(page: str, serve: dict | None = None, finetune: dict | None = None) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=60)
-    at.session_state["_page"] = page
-    if serve is not None:
-        at.session_state[serve_page.KEY] = copy.deepcopy(serve)
-    if finetune is not None:
-        at.session_state[finetune_page.KEY] = copy.deepcopy(finetune)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
+from tests.builders import app
+from tests.readback import metric
 
 
 def number(at: AppTest, label: str) -> float:
@@ -71,7 +53,7 @@ def serve_inputs(**changes) -> ServeInputs:
 
 
 def test_serve_shows_the_cores_plan():
-    at = render("serve")
+    at = app("serve")
     assert at.title[0].value == "Serve" and not at.error
     plan = plan_serving(serve_inputs())
     assert number(at, "GPUs") == plan.gpus
@@ -96,7 +78,7 @@ def test_serve_shows_the_cores_plan():
 
 
 def test_serve_numbers_follow_the_inputs_as_the_core_computes_them():
-    at = render("serve")
+    at = app("serve")
     before = number(at, "Output (tok/s/GPU)")
     at.number_input(key="s_input").set_value(8192).run()
     assert not at.exception and not at.error
@@ -111,7 +93,7 @@ def test_serve_numbers_follow_the_inputs_as_the_core_computes_them():
 
 
 def test_serve_concurrent_users_and_a_fixed_replica():
-    at = render("serve")
+    at = app("serve")
     at.radio(key="s_traffic").set_value("users").run()
     at.number_input(key="s_users").set_value(32).run()
     at.text_input(key="s_gpus").input("8").run()
@@ -124,7 +106,7 @@ def test_serve_concurrent_users_and_a_fixed_replica():
 
 
 def test_serve_traffic_as_tokens_per_day():
-    at = render("serve")
+    at = app("serve")
     at.radio(key="s_traffic").set_value("tokens_per_day").run()
     at.number_input(key="s_tokens_day").set_value(20_000.0).run()  # millions a day
     assert not at.exception and not at.error, errors(at)
@@ -135,7 +117,7 @@ def test_serve_traffic_as_tokens_per_day():
 
 
 def test_serve_ttft_percentile_choice_sizes_for_the_tail():
-    at = render("serve")
+    at = app("serve")
     at.text_input(key="s_ttft").input("400").run()
     p50 = number(at, "GPUs")
     at.selectbox(key="s_percentile").set_value(99).run()
@@ -147,7 +129,7 @@ def test_serve_ttft_percentile_choice_sizes_for_the_tail():
 
 @pytest.mark.parametrize("typed", ["1", "0.5"])
 def test_an_unmeetable_slo_is_named_with_the_best_achievable_and_kept(typed):
-    at = render("serve")
+    at = app("serve")
     at.text_input(key="s_tpot").input(typed).run()
     assert not at.exception
     message = errors(at)
@@ -159,7 +141,7 @@ def test_an_unmeetable_slo_is_named_with_the_best_achievable_and_kept(typed):
 
 
 def test_a_model_that_fits_no_layout_says_so_under_model():
-    at = render("serve")
+    at = app("serve")
     at.selectbox(key="s_model").set_value("llama3-405b").run()
     at.selectbox(key="s_precision").set_value("bf16").run()
     at.selectbox(key="s_gpu").set_value("L40S").run()
@@ -170,7 +152,7 @@ def test_a_model_that_fits_no_layout_says_so_under_model():
 
 
 def test_text_that_is_not_a_number_is_named_with_the_range_and_kept():
-    at = render("serve")
+    at = app("serve")
     at.text_input(key="s_ttft").input("soon").run()
     assert not at.exception
     assert at.text_input(key="s_ttft").value == "soon"
@@ -179,7 +161,7 @@ def test_text_that_is_not_a_number_is_named_with_the_range_and_kept():
 
 
 def test_serve_inputs_take_their_range_from_the_record_and_survive_a_page_change():
-    at = render("serve")
+    at = app("serve")
     assert "Allowed: at least 1 and at most 1,000,000." in at.number_input(key="s_input").help
     assert at.number_input(key="s_input").max == 1_000_000
     assert "at most 72" in at.text_input(key="s_gpus").help
@@ -200,7 +182,7 @@ def finetune_inputs(**changes) -> FinetuneInputs:
 
 
 def test_finetune_shows_the_cores_plan():
-    at = render("finetune")
+    at = app("finetune")
     assert at.title[0].value == "Fine-tune" and not at.error
     plan = plan_finetune(finetune_inputs())
     assert metric(at, "Trainable params").endswith(" M")  # three significant figures
@@ -217,7 +199,7 @@ def test_finetune_shows_the_cores_plan():
 
 
 def test_finetune_numbers_follow_method_and_data():
-    at = render("finetune")
+    at = app("finetune")
     at.selectbox(key="f_method").set_value("full").run()
     assert not at.exception and not at.error, errors(at)
     plan = plan_finetune(finetune_inputs(method="full"))
@@ -230,7 +212,7 @@ def test_finetune_numbers_follow_method_and_data():
 
 
 def test_finetune_too_few_gpus_and_qlora_in_fp8_are_named():
-    at = render("finetune")
+    at = app("finetune")
     at.selectbox(key="f_model").set_value("llama3-70b").run()
     at.selectbox(key="f_method").set_value("full").run()
     at.text_input(key="f_gpus").input("1").run()
@@ -296,19 +278,9 @@ LINKED_SCENARIO = Scenario.model_validate(
 )
 
 
-def opened(page: str, token: str) -> AppTest:
-    """A new session opening `token` on `page`, as a browser opening /page?s=token."""
-    at = AppTest.from_file(HARNESS, default_timeout=60)
-    at.query_params["s"] = token
-    at.session_state["_page"] = page
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def test_a_link_opens_serve_with_its_inputs_and_their_numbers():
     token = share_link.encode(LINKED_SCENARIO, {"serve": LINKED_SERVE})
-    at = opened("serve", token)
+    at = app("serve", token)
     assert not at.warning and not at.error, [w.value for w in at.warning]
     assert at.selectbox(key="s_model").value == "llama3-8b"
     assert at.selectbox(key="s_gpu").value == "H200"
@@ -328,7 +300,7 @@ def test_a_link_opens_serve_with_its_inputs_and_their_numbers():
 
 def test_a_link_opens_finetune_with_its_inputs_and_their_numbers():
     token = share_link.encode(LINKED_SCENARIO, {"finetune": LINKED_FINETUNE})
-    at = opened("finetune", token)
+    at = app("finetune", token)
     assert not at.warning and not at.error
     assert at.selectbox(key="f_method").value == "qlora"
     assert at.selectbox(key="f_gpu").value == "L40S"
@@ -342,7 +314,7 @@ def test_a_link_with_a_bad_serve_section_names_the_field_and_opens_the_rest():
     bad = {"version": 1, **LINKED_SERVE.model_dump(mode="json", exclude_none=True), "tpot_ms": -5}
     data = {**share_link.decode_data(share_link.encode(LINKED_SCENARIO)), "serve": bad}
     token = base64.urlsafe_b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
-    at = opened("serve", token.rstrip("="))
+    at = app("serve", token.rstrip("="))
     warning = re.sub(r"\\(.)", r"\1", " ".join(w.value for w in at.warning)).replace("\u200b", "")
     assert "the link's Serve inputs were not opened: tpot_ms: " in warning, warning
     assert at.session_state["scenario"]["cluster"]["gpus"] == 512  # the scenario opened
@@ -351,13 +323,13 @@ def test_a_link_with_a_bad_serve_section_names_the_field_and_opens_the_rest():
 
 
 def test_the_address_carries_the_serve_inputs_into_a_new_session():
-    at = render("serve")
+    at = app("serve")
     first = share_link.decode_link(at.query_params["s"]).sections  # from the first visit on
     assert ServeInputs.model_validate(first["serve"]) == serve_inputs()
     at.number_input(key="s_rps").set_value(25.0).run()
     link = share_link.decode_link(at.query_params["s"])
     assert link.sections["serve"]["rps"] == 25.0 and "users" not in link.sections["serve"]
-    again = opened("serve", at.query_params["s"])
+    again = app("serve", at.query_params["s"])
     assert again.number_input(key="s_rps").value == 25.0
     assert number(again, "GPUs") == plan_serving(serve_inputs(rps=25.0)).gpus
     at.text_input(key="s_tpot").input("0").run()  # invalid: the address keeps the last valid inputs
@@ -368,7 +340,7 @@ def test_serve_splits_prefill_and_decode_where_the_core_does_and_says_so():
     """Long prompts under a tight TPOT: the page shows the core's split plan (prefill + decode
     replicas, its GPUs) and says how the prompts' K/V reach the decode pool; a split asked of
     concurrent users is refused by name, with what was chosen kept."""
-    at = render("serve")
+    at = app("serve")
     at.number_input(key="s_input").set_value(8192).run()
     at.text_input(key="s_tpot").input("30").run()
     at.number_input(key="s_rps").set_value(20.0).run()

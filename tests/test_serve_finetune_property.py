@@ -4,8 +4,6 @@ naming the field, never a traceback, and rendering changes nothing in the inputs
 
 from __future__ import annotations
 
-import copy
-import pathlib
 import re
 
 import pytest
@@ -22,8 +20,8 @@ from models.hardware import load_gpus
 from models.scenario import field_bounds
 from models.serving.plan import ServeInputs, plan_serving
 from models.shapes import load_presets
+from tests.builders import app
 
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
 PRESETS = list(load_presets())
 GPUS = list(load_gpus())
 
@@ -38,17 +36,6 @@ def bounded(model, name, *edges, integers=False):
         inner = st.floats(low, high, exclude_min="gt" in b, allow_subnormal=False)
     ends = [high] if "gt" in b else [low, high]
     return st.one_of(st.sampled_from([*ends, *edges]), inner)
-
-
-def render(page: str, key: str, data: dict, extra: dict | None = None) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=120)
-    at.session_state["_page"] = page
-    at.session_state[key] = copy.deepcopy(data)
-    for k, v in (extra or {}).items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception, (page, data, at.exception)
-    return at
 
 
 def first_error(at: AppTest) -> str:
@@ -108,7 +95,7 @@ def serve_data(draw) -> tuple[dict, str]:
 @given(serve_data())
 def test_any_valid_serve_inputs_show_their_values_and_the_cores_plan(case):
     data, traffic = case
-    at = render("serve", serve_page.KEY, data, {serve_page.TRAFFIC_KEY: traffic})
+    at = app("serve", session={serve_page.KEY: data, serve_page.TRAFFIC_KEY: traffic})
     assert at.selectbox(key="s_model").value == data["model"]
     assert at.selectbox(key="s_gpu").value == data["gpu"]
     assert at.selectbox(key="s_precision").value == data["precision"]
@@ -152,7 +139,7 @@ def finetune_data(draw) -> dict:
 @settings(max_examples=30)
 @given(finetune_data())
 def test_any_valid_finetune_inputs_show_their_values_and_the_cores_plan(data):
-    at = render("finetune", finetune_page.KEY, data)
+    at = app("finetune", session={finetune_page.KEY: data})
     assert at.selectbox(key="f_model").value == data["model"]
     assert at.selectbox(key="f_method").value == data["method"]
     assert at.selectbox(key="f_gpu").value == data["gpu"]

@@ -11,7 +11,6 @@ import json
 import math
 import re
 import sys
-import time
 import zlib
 from typing import Literal
 
@@ -42,6 +41,8 @@ from models.scenario import OPTION_IDS, SCHEMA_VERSION, Scenario
 from models.scenario_set import ScenarioSet
 from models.serving.plan import ServeInputs
 from models.shapes import load_presets
+from tests.builders import EVERY_FIELD, TEN_NAMES, ten_workloads, token_of, token_of_json
+from tests.readback import assert_one_sentence, refused
 
 FAST = settings(max_examples=60)
 
@@ -87,35 +88,6 @@ FULL = {
         "cloud_on_demand_usd_per_gpu_hour": 6.88,
     },
 }
-
-
-def assert_one_sentence(exc: LinkError, token: str | None = None) -> str:
-    msg = str(exc)
-    assert msg and "\n" not in msg and "Traceback" not in msg, msg
-    assert len(msg) < 400, msg
-    if token and len(token) >= 24:
-        assert token not in msg
-    return msg
-
-
-def refused(token, pattern: str = "") -> str:
-    """Decoding `token` raises LinkError (and nothing else), fast; returns the message."""
-    start = time.perf_counter()
-    with pytest.raises(LinkError) as info:
-        decode_data(token)
-    assert time.perf_counter() - start < 1.0
-    msg = assert_one_sentence(info.value, token if isinstance(token, str) else None)
-    if pattern:
-        assert re.search(pattern, msg, re.I), msg
-    return msg
-
-
-def token_of(payload: bytes) -> str:
-    return base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
-
-
-def token_of_json(obj) -> str:
-    return token_of(json.dumps(obj).encode())
 
 
 # ------------------------------------------------------------------------------------ round trips
@@ -775,53 +747,6 @@ V1_TOKENS = {
     "full": "eNptUk2v2jAQ_CvI5wglgfBCrq9V37GXnqrKcuwlWDh26g9o9MR_724g5CHBAbA9Ozu7M5_sDD5oZ1lTZOzi_Mk4oVjzyXqnwLDGJmMyNggv-sCazTZ_fNZ5xoSM-gz88fz29BrdCSxeF9s6f64L8JcbwKbbfL_LWGdcKwxvRZRHPlftyn2xrXaIHjxIfRPJDkPNrhmTJoUInoR2Q8L7jzLPWcYUCGW0Ba7EiBxv1bpCtAejRauNjiNVHIQ2yUPgA3iO5QRmDQrL86IkdIjCR95rmyKQ_nrSHJ0XHfCL1xF41474TQSBpsBi7JMCAubloagUsWcQkaQjb6KxynWVfX3gg4wotJyE4kj9rd7GIxHXOJIO0iUbuRfUkdB74jhoK6zUtsNGaBp1oB8-gvBUinRuoA6BGKXr0SUU9Zu1SRtFesBG_OmFRdVq-de4i53O0riEJ8sV4NNyEwYXHwck7nWMoHgxvrjcjOwPahXyvn02k1N3Pnh31op8ZN__iX4wsPoGSkucVK1-_Py1eie6mfYV_GNED4IUBm9pYoyzR8g0cwCPR56Cmp3GiBbVLYJgQEavJap6IE6X45SDeoOhS7isYl3ipqUzTt7MWpB88gghu4ro3BB4EEb4hY2MoPBUc-jvAWrTgoktulmRndpi6ox5bmOnHJV3yXd_cA3Q69TfslBOgYIOUxuWUdtpDqJVBkPjLng5wTeT2mn5X_bCjy55yuammnf9sP0Fbreu6-v1P8VMbLE",
 }
 V1_SCENARIOS = {"defaults": {}, "example": EXAMPLE, "full": FULL}
-
-#: one workload of each kind with every field away from its default
-EVERY_FIELD = {
-    "pretrain": {"model": "llama3-70b", "tokens": 2.5e12, "seq_len": 4096, "precision": "fp8",
-                 "gpus": 2048, "runs_per_month": 0.25},
-    "finetune": {"model": "llama3-70b", "method": "qlora", "tokens": 3.2e8, "epochs": 2.5,
-                 "seq_len": 8192, "global_batch_seqs": 64, "lora_rank": 64, "precision": "fp8",
-                 "gpus": 16, "jobs_per_month": 6.5},
-    "serve": {"model": "llama3-8b", "precision": "bf16", "input_tokens": 2400,
-              "output_tokens": 450, "rps": 37.5, "growth_pct_per_month": 10.0, "ttft_ms": 800.0,
-              "tpot_ms": 45.0},
-    "steady": {"gpus": 192, "utilisation_pct": 55.5},
-}  # fmt: skip
-TEN_NAMES = (
-    "support-assistant-70b", "search-ranking-finetune", "base-model-pretrain-q3",
-    "code-completion-serving", "vision-research-group", "speech-team-finetunes",
-    "evaluation-harness-nightly", "robotics-lab-steady-use", "multilingual-pretrain-v2",
-    "agent-platform-inference",
-)  # fmt: skip
-
-
-def ten_workloads() -> dict:
-    """A ten-workload portfolio, every workload field and most scenario fields set, long names."""
-    kinds = list(EVERY_FIELD)
-    workloads = [
-        {
-            "kind": kinds[i % 4],
-            "name": name,
-            "team": f"{('applied-ml', 'research', 'platform', 'data-science')[i % 4]}-{i}",
-            "start_month": 3 + i,
-            "duration_months": 30 - i,
-            **EVERY_FIELD[kinds[i % 4]],
-        }
-        for i, name in enumerate(TEN_NAMES)
-    ]
-    return {
-        "version": 2,
-        "cluster": {"gpu": "H200"},
-        "term": {"months": 60, "discount_rate_pct": 9.5, "financing": "loan", "loan_years": 4},
-        "options": {
-            "compare": ["build", "rent", "managed", "cloud:on_demand", "cloud:committed_1y"],
-            "facility": "owned",
-            "rent_commitment": "monthly",
-        },
-        "overrides": {"server_usd_per_gpu": 31500.0, "electricity_usd_per_kwh": 0.083},
-        "workloads": workloads,
-    }
 
 
 @pytest.mark.parametrize("name", list(V1_TOKENS))

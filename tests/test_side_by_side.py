@@ -3,28 +3,20 @@ comparison's field, in the order given; the count, names and the saved set are c
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 from pydantic import ValidationError
 
 from app.scenario_files import EXAMPLE
 from models.errors import InputError
-from models.scenario import Scenario
 from models.scenario_set import MAX_SAVED, ScenarioSet
 from pricing.engine import compare
 from pricing.side_by_side import compare_named, side_by_side
-
-
-def scenario(**cluster) -> Scenario:
-    data = copy.deepcopy(EXAMPLE)
-    data["cluster"].update(cluster)
-    return Scenario.model_validate(data)
+from tests.builders import scenario
 
 
 @pytest.fixture(scope="module")
 def pair(fixture_catalogue):
-    named = [("1,024 GPUs", scenario()), ("512 GPUs", scenario(gpus=512))]
+    named = [("1,024 GPUs", scenario(EXAMPLE)), ("512 GPUs", scenario(EXAMPLE, cluster__gpus=512))]
     return named, compare_named(named, fixture_catalogue)
 
 
@@ -90,11 +82,11 @@ def test_compare_named_checks_before_comparing(monkeypatch):
 
     monkeypatch.setattr(pricing.engine, "compare", lambda *a, **k: pytest.fail("compared"))
     with pytest.raises(InputError):
-        compare_named([(f"s{i}", scenario()) for i in range(4)])
+        compare_named([(f"s{i}", scenario(EXAMPLE)) for i in range(4)])
 
 
 def test_saved_set_validates():
-    sc = scenario().model_dump(mode="json")
+    sc = scenario(EXAMPLE).model_dump(mode="json")
     ok = ScenarioSet.model_validate(
         {
             "scenarios": [{"name": "a", "scenario": sc}, {"name": "b", "scenario": sc}],

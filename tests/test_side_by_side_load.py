@@ -6,19 +6,17 @@ share link carries."""
 from __future__ import annotations
 
 import copy
-import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.formatting import usd
-from app.scenario_files import EXAMPLE, PORTFOLIOS
+from app.scenario_files import EXAMPLE
 from app.views import side_by_side
 from models.scenario import Scenario
 from pricing.engine import compare
-from tests.portal_app import goto, open_page
-
-app = open_page
+from tests.builders import app, sample
+from tests.portal_app import goto
 
 
 def save(at: AppTest, name: str) -> AppTest:
@@ -82,7 +80,7 @@ def test_loading_a_portfolio_keeps_the_training_run_for_the_mode_switch():
     at = app("side_by_side")
     save(at, "run")
     run = copy.deepcopy(at.session_state["scenario"])
-    portfolio = {"name": "portfolio", "scenario": json.loads(PORTFOLIOS["enterprise"].read_text())}
+    portfolio = {"name": "portfolio", "scenario": sample("enterprise")}
     at.session_state[side_by_side.KEY]["scenarios"].append(portfolio)
     at.run()
     at.selectbox(key="sbs_load").set_value("portfolio").run()

@@ -13,11 +13,7 @@ from app.side_by_side import HEADER
 from models.scenario import Scenario
 from models.scenario_set import ScenarioSet
 from pricing.engine import compare
-from tests.portal_app import open_page
-
-
-def app(page: str = "side_by_side", token: str | None = None) -> AppTest:
-    return open_page(page, token)
+from tests.builders import app
 
 
 def save(at: AppTest, name: str) -> AppTest:
@@ -29,7 +25,7 @@ def save(at: AppTest, name: str) -> AppTest:
 
 @pytest.fixture(scope="module")
 def saved_two():
-    at = app()
+    at = app("side_by_side")
     save(at, "H100")
     at.session_state["scenario"]["cluster"]["gpu"] = "B200"  # as the Workload page would
     save(at, "B200")
@@ -70,13 +66,13 @@ def test_the_address_carries_the_set_and_a_fresh_session_opens_it(saved_two):
     got = ScenarioSet.model_validate(link.sections["side_by_side"])
     assert [s.name for s in got.scenarios] == ["H100", "B200"]
     assert got.named("B200").cluster.gpu == "B200" and got.picked == ["H100", "B200"]
-    fresh = app(token=token)
+    fresh = app("side_by_side", token)
     assert fresh.multiselect(key="sbs_pick").value == ["H100", "B200"]
     assert fresh.dataframe[0].value.equals(saved_two.dataframe[0].value)
 
 
 def test_one_picked_asks_for_another_and_bad_names_are_refused():
-    at = app()
+    at = app("side_by_side")
     save(at, "only")
     assert not at.dataframe
     assert any("Pick 2 or 3" in i.value for i in at.info)

@@ -18,13 +18,13 @@ from app import report_pdf
 from app import side_by_side as sbs_text
 from app.cli import main
 from app.formatting import days
-from app.scenario_files import EXAMPLE, PORTFOLIOS
+from app.scenario_files import EXAMPLE
 from app.views import side_by_side as page
 from models.scenario import Scenario
 from pricing.side_by_side import compare_named
-from tests.portal_app import open_page
+from tests.builders import app, sample
 
-LAB = json.loads(PORTFOLIOS["lab"].read_text())  # 3 workloads, 2 teams
+LAB = sample("lab")  # 3 workloads, 2 teams
 MARK = "portfolio of 3 workloads"
 
 
@@ -93,7 +93,7 @@ def test_the_pdf_marks_the_portfolio(result, monkeypatch):
 
 
 def test_the_page_marks_the_portfolio():
-    at = open_page("side_by_side", timeout=180)
+    at = app("side_by_side", timeout=180)
     at.session_state[page.KEY] = {
         "scenarios": [
             {"name": "run", "scenario": copy.deepcopy(EXAMPLE)},

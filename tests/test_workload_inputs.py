@@ -5,7 +5,6 @@ price Rent and cloud, the loan length, the restart time; its terms carry plain-w
 from __future__ import annotations
 
 import copy
-import pathlib
 
 from streamlit.testing.v1 import AppTest
 
@@ -15,18 +14,7 @@ from app.views import workload
 from models.scenario import Scenario
 from pricing.catalogue import load_catalogue
 from pricing.engine import compare
-
-HARNESS = str(pathlib.Path(__file__).with_name("portal_harness.py"))
-
-
-def render(data: dict | None = None) -> AppTest:
-    at = AppTest.from_file(HARNESS, default_timeout=120)
-    if data is not None:
-        at.session_state["scenario"] = copy.deepcopy(data)
-    at.session_state["_page"] = "workload"
-    at.run()
-    assert not at.exception, at.exception
-    return at
+from tests.builders import app
 
 
 def scenario_of(at: AppTest) -> Scenario:
@@ -34,7 +22,7 @@ def scenario_of(at: AppTest) -> Scenario:
 
 
 def test_the_rent_provider_is_an_input_and_travels_in_the_link():
-    at = render()
+    at = app()
     box = at.selectbox(key="w_rent_provider")
     assert box.value is None  # the catalogue median
     names = [o for o in box.options if o != "catalogue median of providers"]
@@ -51,7 +39,7 @@ def test_the_rent_provider_is_an_input_and_travels_in_the_link():
 
 
 def test_the_cloud_provider_is_an_input():
-    at = render()
+    at = app()
     box = at.selectbox(key="w_cloud_provider")
     names = [o for o in box.options if o != "catalogue median of providers"]
     assert names
@@ -64,13 +52,13 @@ def test_a_linked_provider_the_catalogue_lacks_is_shown_and_kept():
     engine refuses it by name, rather than the page silently dropping it."""
     data = copy.deepcopy(EXAMPLE)
     data["options"]["rent_provider"] = "Nobody Cloud"
-    at = render(data)
+    at = app(scenario=data)
     assert at.selectbox(key="w_rent_provider").value == "Nobody Cloud"
     assert scenario_of(at).options.rent_provider == "Nobody Cloud"
 
 
 def test_the_loan_length_shows_with_a_loan_and_is_bounded_by_the_schema():
-    at = render()
+    at = app()
     assert not [s for s in at.slider if s.key == "w_loan_years"]
     at.selectbox(key="w_fin").set_value("loan").run()
     years = at.slider(key="w_loan_years")
@@ -80,7 +68,7 @@ def test_the_loan_length_shows_with_a_loan_and_is_bounded_by_the_schema():
 
 
 def test_the_restart_time_is_an_input_that_moves_goodput():
-    at = render()
+    at = app()
     box = at.number_input(key="w_restart")
     assert box.value == 10.0 and box.min == 0.0 and box.max == 24 * 60
     before = next(m.value for m in at.metric if m.label == "Goodput")
@@ -90,7 +78,7 @@ def test_the_restart_time_is_an_input_that_moves_goodput():
 
 
 def test_the_terms_have_plain_words_help():
-    at = render()
+    at = app()
     helps = {m.label: m.help for m in at.metric}
     assert glossary.MFU in helps["MFU"] and glossary.GOODPUT in helps["Goodput"]
     layout = next(m for m in at.markdown if m.value.startswith("**Layout:**"))
@@ -99,6 +87,6 @@ def test_the_terms_have_plain_words_help():
 
 
 def test_the_page_ends_with_the_step_to_compare():
-    at = render()
+    at = app()
     texts = [m.value for m in at.main.markdown]
     assert texts[-1] == "Next: Compare the options (cost, time and risk)"

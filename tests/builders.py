@@ -1,0 +1,219 @@
+"""What the tests build, in one place: scenarios from a few base dicts, portal sessions under
+AppTest, share-link tokens, sample and generated portfolios. A test that needs other defaults passes
+them at the call (another base, or the sections it changes), so a reader sees them where they act.
+
+Imported as `tests.builders` (run the tests with `python -m pytest` from the repository root)."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import pathlib
+import zlib
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from hypothesis import strategies as st
+
+from app.scenario_files import PORTFOLIOS
+from models.portfolio.demand import SIZERS, Sizing, demand_of
+from models.portfolio.workloads import Finetune, Pretrain, Serve, Steady
+from models.scenario import Scenario
+
+if TYPE_CHECKING:
+    from streamlit.testing.v1 import AppTest
+
+HARNESS = str(pathlib.Path(__file__).resolve().with_name("portal_harness.py"))
+
+#: the time the report tests stamp on a report, so a report's text is the same on every run
+GENERATED = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+# ------------------------------------------------------------------------------------- scenarios
+
+#: two 200B-token runs of Llama 3 8B on 64 H100s over 36 months, four options (the default base)
+RUNS = {
+    "workload": {"model": "llama3-8b", "tokens": 2e11},
+    "cluster": {"gpu": "H100-SXM", "gpus": 64},
+    "usage": {"mode": "runs", "runs": 2},
+    "term": {"months": 36},
+    "options": {"compare": ["build", "rent", "managed", "cloud:on_demand"]},
+}
+
+#: 256 H100s used 70 % of the time over 36 months (1T tokens of Llama 3 8B), the default options
+UTILISED = {
+    "workload": {"model": "llama3-8b", "tokens": 1e12, "seq_len": 4096},
+    "cluster": {"gpu": "H100-SXM", "gpus": 256},
+    "usage": {"mode": "utilisation", "utilisation_pct": 70},
+    "term": {"months": 36},
+}
+
+#: a version 2 portfolio: a research team's steady use of 256 GPUs, and a 512-GPU pre-training
+#: run every quarter
+PEAKY = {
+    "version": 2,
+    "term": {"months": 36},
+    "workloads": [
+        {"kind": "steady", "name": "research", "team": "research", "gpus": 256,
+         "utilisation_pct": 90, "duration_months": 36},
+        {"kind": "pretrain", "name": "quarterly", "team": "lab", "model": "llama3-8b",
+         "gpus": 512, "tokens": 2e12, "runs_per_month": 0.25, "duration_months": 36},
+    ],
+    "options": {"compare": ["build", "cloud:on_demand", "hybrid"], "software_licence": True},
+}  # fmt: skip
+
+
+def scenario(base: dict = RUNS, /, **changes) -> Scenario:
+    """`base` (a copy; RUNS unless given) with `changes`, validated. `section={...}` sets those keys
+    of the section and keeps its others (a new section, or a value that is not a dict, replaces);
+    `section__key=value` sets one key."""
+    data = copy.deepcopy(base)
+    for name, value in changes.items():
+        section, _, key = name.partition("__")
+        if key:
+            data.setdefault(section, {})[key] = value
+        elif isinstance(value, dict) and isinstance(data.get(name), dict):
+            data[name] = {**data[name], **value}
+        else:
+            data[name] = value
+    return Scenario.model_validate(data)
+
+
+def sample(name: str) -> dict:
+    """The portal's sample portfolio `name` (app/scenario_files.py PORTFOLIOS), as a dict."""
+    return json.loads(PORTFOLIOS[name].read_text())
+
+
+#: one workload of each kind with every field away from its default
+EVERY_FIELD = {
+    "pretrain": {"model": "llama3-70b", "tokens": 2.5e12, "seq_len": 4096, "precision": "fp8",
+                 "gpus": 2048, "runs_per_month": 0.25},
+    "finetune": {"model": "llama3-70b", "method": "qlora", "tokens": 3.2e8, "epochs": 2.5,
+                 "seq_len": 8192, "global_batch_seqs": 64, "lora_rank": 64, "precision": "fp8",
+                 "gpus": 16, "jobs_per_month": 6.5},
+    "serve": {"model": "llama3-8b", "precision": "bf16", "input_tokens": 2400,
+              "output_tokens": 450, "rps": 37.5, "growth_pct_per_month": 10.0, "ttft_ms": 800.0,
+              "tpot_ms": 45.0},
+    "steady": {"gpus": 192, "utilisation_pct": 55.5},
+}  # fmt: skip
+TEN_NAMES = (
+    "support-assistant-70b", "search-ranking-finetune", "base-model-pretrain-q3",
+    "code-completion-serving", "vision-research-group", "speech-team-finetunes",
+    "evaluation-harness-nightly", "robotics-lab-steady-use", "multilingual-pretrain-v2",
+    "agent-platform-inference",
+)  # fmt: skip
+
+
+def ten_workloads() -> dict:
+    """A ten-workload portfolio, every workload field and most scenario fields set, long names."""
+    kinds = list(EVERY_FIELD)
+    workloads = [
+        {
+            "kind": kinds[i % 4],
+            "name": name,
+            "team": f"{('applied-ml', 'research', 'platform', 'data-science')[i % 4]}-{i}",
+            "start_month": 3 + i,
+            "duration_months": 30 - i,
+            **EVERY_FIELD[kinds[i % 4]],
+        }
+        for i, name in enumerate(TEN_NAMES)
+    ]
+    return {
+        "version": 2,
+        "cluster": {"gpu": "H200"},
+        "term": {"months": 60, "discount_rate_pct": 9.5, "financing": "loan", "loan_years": 4},
+        "options": {
+            "compare": ["build", "rent", "managed", "cloud:on_demand", "cloud:committed_1y"],
+            "facility": "owned",
+            "rent_commitment": "monthly",
+        },
+        "overrides": {"server_usd_per_gpu": 31500.0, "electricity_usd_per_kwh": 0.083},
+        "workloads": workloads,
+    }
+
+
+# --------------------------------------------------------------------- demand for the capacity core
+
+
+def gang(gpus: int, days: float) -> Sizing:
+    """A pre-training run's sizing: `gpus` together for `days`."""
+    return Sizing(kind="pretrain", gang=True, gpus_per_run=gpus, run_days=days)
+
+
+@st.composite
+def portfolios(draw):
+    """(demand, capacity): a term, workloads of every kind with made-up sizings (no core call),
+    and a capacity a month."""
+    months = draw(st.integers(12, 30))
+    workloads, sizings = [], []
+    for i in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["pretrain", "finetune", "serve", "steady"]))
+        base = {
+            "name": f"w{i}",
+            "team": draw(st.sampled_from(["a", "b"])),
+            "start_month": draw(st.integers(0, months - 1)),
+            "duration_months": draw(st.integers(1, 18)),
+        }
+        rate = draw(st.sampled_from([0.25, 0.5, 1.0, 3.0]))
+        gpus, days = draw(st.integers(1, 160)), draw(st.floats(0.2, 70))
+        if kind == "pretrain":
+            workloads.append(Pretrain(**base, runs_per_month=rate))
+            sizings.append(gang(gpus, days))
+        elif kind == "finetune":
+            workloads.append(Finetune(**base, jobs_per_month=rate))
+            sizings.append(Sizing(kind=kind, gang=True, gpus_per_run=gpus, run_days=days))
+        elif kind == "serve":
+            workloads.append(Serve(**base))
+            held = draw(st.lists(st.integers(0, 48), min_size=18, max_size=18))
+            sizings.append(Sizing(kind=kind, gang=False, gpus_by_month=[float(g) for g in held]))
+        else:
+            w = Steady(
+                **base, gpus=draw(st.integers(1, 96)), utilisation_pct=draw(st.floats(5, 100))
+            )
+            workloads.append(w)
+            sizings.append(SIZERS["steady"](w, ""))
+    capacity = draw(st.lists(st.integers(0, 300), min_size=months, max_size=months))
+    return demand_of(workloads, sizings, months), [float(c) for c in capacity]
+
+
+# ------------------------------------------------------------------------------- share-link tokens
+
+
+def token_of(payload: bytes) -> str:
+    """A share-link token of any bytes, as the planner packs a scenario's JSON (zlib, base64url)."""
+    return base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
+
+
+def token_of_json(obj) -> str:
+    return token_of(json.dumps(obj).encode())
+
+
+# ---------------------------------------------------------------------------- the portal (AppTest)
+
+
+def app(
+    page: str = "workload",
+    token: str | None = None,
+    *,
+    scenario: dict | None = None,
+    session: dict | None = None,
+    timeout: float = 120,
+) -> AppTest:
+    """A new portal session (tests/portal_harness.py) on `page`, run once, with no exception: opened
+    from the share-link `token` if given (as a browser opening /page?s=token), holding a copy of
+    `scenario` as its scenario and a copy of each of `session`'s entries in its session state if
+    given (as a share link or an earlier page leaves them). tests/portal_app.py's `goto` moves it to
+    another page."""
+    from streamlit.testing.v1 import AppTest  # here: a test that opens no page never loads it
+
+    at = AppTest.from_file(HARNESS, default_timeout=timeout)
+    if token is not None:
+        at.query_params["s"] = token
+    if scenario is not None:
+        at.session_state["scenario"] = copy.deepcopy(scenario)
+    for key, value in (session or {}).items():
+        at.session_state[key] = copy.deepcopy(value)
+    at.session_state["_page"] = page
+    at.run()
+    assert not at.exception, (page, at.exception)
+    return at
