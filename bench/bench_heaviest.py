@@ -122,7 +122,7 @@ def mixed_owned() -> Scenario:
 def giant(n: int = 50, term: int = 60) -> dict:
     """The link of issue 27 (739 characters): n teams of llama3-405b at the most GPUs a run may
     have, 30 runs a month for ten years, in a `term`-month term, every option; refused by the
-    runs cap before anything is priced (tests/test_bounded_work.py uses it too)."""
+    runs cap before anything is priced (tests/test_capacity_bounds.py uses it too)."""
     return {
         "version": 2,
         "workloads": [

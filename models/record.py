@@ -23,7 +23,7 @@ def construct(cls: type[Record], values: dict | None = None, /, **fields) -> Rec
     validation: what `cls.model_construct` builds (the same instance state pydantic's own
     constructor leaves: `__dict__`, the fields set, no extras, no private attributes), at a
     quarter of its cost, for the hundreds of outcomes a capacity search builds. Every field must
-    be given (else model_construct fills the defaults); tests/test_bounded_work.py checks it
+    be given (else model_construct fills the defaults); tests/test_capacity_bounds.py checks it
     equals model_construct, so a pydantic upgrade that changes the state fails there."""
     data = {**(values or {}), **fields}
     names = _FIELD_NAMES.get(cls)

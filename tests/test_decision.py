@@ -282,7 +282,7 @@ def test_the_contender_is_the_option_cheapest_most_often(cat):
 
 
 def test_no_close_call_without_a_second_option_that_completes(cat, close):
-    # found by tests/test_fuzz_whole_path.py: a winner cheapest in few draws, and no other option
+    # found by tests/test_engine_fuzz.py: a winner cheapest in few draws, and no other option
     # completing the workload to be close to
     inp = build_inputs(_close_scenario(cat), cat)
     results = [

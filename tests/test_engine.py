@@ -1,7 +1,7 @@
 """The cost engine against hand computation, and its properties, on the made-up fixture catalogue
 (tests/fixtures/catalogue), so a price refresh never moves these numbers. The cash-flow formulas
-one by one are in tests/test_cashflows_hand.py; finite output over generated scenarios in
-tests/test_fuzz_whole_path.py."""
+one by one are in tests/test_cashflows.py; finite output over generated scenarios in
+tests/test_engine_fuzz.py."""
 
 import numpy as np
 import pytest

@@ -192,7 +192,7 @@ def test_a_hostile_link_given_to_the_builders_is_printed_but_never_clickable(
     comparison, monkeypatch, link
 ):
     """The guard inside the PDF (app/report_pdf/document.py _safe_link), reached directly: `report --link` and
-    the settings refuse these addresses earlier (tests/test_base_url.py), so only a caller of the
+    the settings refuse these addresses earlier (tests/test_settings.py), so only a caller of the
     builders can bring one here."""
     from pricing.side_by_side import side_by_side
 

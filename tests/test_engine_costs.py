@@ -47,7 +47,8 @@ def test_software_licences_are_charged_alike_to_every_option_or_to_none():
     )
     per_gpu_year = {a.key: a.value for a in on.assumptions}["licence_usd_per_gpu_year"]
     for o in on.options:
-        if not o.available:  # hybrid on a version 1 scenario (tests/test_hybrid.py prices it)
+        # hybrid on a version 1 scenario (tests/test_planning_hybrid.py prices it)
+        if not o.available:
             assert spec(o.option).needs_demand, o.option
             continue
         line = o.breakdown_usd["software licences"]

@@ -110,7 +110,7 @@ def test_any_portfolio_keeps_its_books_under_every_option(data):
     try:
         scenario = Scenario.model_validate(data)
     except ValueError:
-        return  # refused by the schema, naming the field (tests/test_portfolio_compare.py)
+        return  # refused by the schema, naming the field (tests/test_planning.py)
     try:
         c = compare(scenario, decision=False)
     except InputError as exc:

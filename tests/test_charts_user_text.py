@@ -6,7 +6,7 @@ styled text, and typesets text between two `$` as LaTeX. Every string plotly ren
 figure of a portfolio with hostile names, and of a side-by-side comparison of hostile scenario
 names, is swept; a new chart builder is either swept here or says why it shows no user text. The
 exported SVG (what the side-by-side PDF draws) prints the names as typed. Names refusing control
-characters: tests/test_name_characters.py.
+characters: tests/test_checks.py.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ not there: values of every type at every path of a scenario through the link, th
 of the source for pickle/eval/exec, and XSS in a real browser. Markup in the PDF title is
 tests/test_report_pdf.py::test_markup_in_the_title_is_printed_not_read.
 
-`HOSTILE_EXAMPLES=5000 .venv/bin/python -m pytest tests/test_hostile_input.py` is the longer run
+`HOSTILE_EXAMPLES=5000 .venv/bin/python -m pytest tests/test_scenario_hostile.py` is the longer run
 (default: 40 examples per property).
 """
 

@@ -11,7 +11,7 @@ and the CSV holds finite numbers that add up to each option's total.
 The generator reaches the edges on purpose: 0 % loan, lease and discount rates, utilisation and run
 counts down to 5e-324, every override at both ends of its allowed range, one GPU to MAX_GPUS
 (262,144), and the shortest and longest terms. `FUZZ_EXAMPLES=500 .venv/bin/python -m pytest
-tests/test_fuzz_whole_path.py` is the longer run (default: 30 examples, derandomized).
+tests/test_engine_fuzz.py` is the longer run (default: 30 examples, derandomized).
 """
 
 from __future__ import annotations

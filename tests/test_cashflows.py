@@ -40,7 +40,7 @@ ROUND_CAPEX = {
 }
 #: the financing formulas alone: no deposit with the order, no sales tax financed beside the
 #: hardware, and the whole server resold at the GPU resale curve with no whole-cluster haircut
-#: (tests/test_owned_money.py checks those lines)
+#: (tests/test_cashflows_owning.py checks those lines)
 PLAIN_FINANCING = {
     "hardware_deposit_pct": 0.0,
     "sales_tax_pct": 0.0,
