@@ -24,8 +24,8 @@ from models.training.plan import TrainingPlan, plan_training
 from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl
-from pricing.catalogue import Catalogue, load_catalogue
-from pricing.freshness import with_freshness
+from pricing.catalogue.freshness import with_freshness
+from pricing.catalogue.loader import Catalogue, load_catalogue
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs, build_inputs
 from pricing.planning.planner import plan_portfolio
 from pricing.planning.records import OptionPlan, Portfolio
