@@ -28,8 +28,9 @@ from models.scenario import Execution
 from models.training.plan import TrainingPlan
 from models.units import DAYS_PER_MONTH
 from models.validation.stacks import load_stacks
-from pricing import freshness, price_checks
-from pricing.catalogue_rows import RentalRow
+from pricing import price_checks
+from pricing.catalogue import freshness
+from pricing.catalogue.rows import RentalRow
 from pricing.engine import MIN_GPU_HOURS
 from pricing.results import Comparison
 

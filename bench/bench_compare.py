@@ -17,7 +17,7 @@ import time  # noqa: E402
 from models.options import DEFAULT_COMPARE  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
 from models.training.plan import plan_training  # noqa: E402
-from pricing.catalogue import load_catalogue  # noqa: E402
+from pricing.catalogue.loader import load_catalogue  # noqa: E402
 from pricing.engine import compare  # noqa: E402
 
 SCENARIO = Scenario.model_validate(

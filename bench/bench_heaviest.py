@@ -33,7 +33,7 @@ from models.options import OPTION_IDS
 from models.portfolio import demand as demand_module
 from models.portfolio.workloads import MAX_GANG_RUNS, MAX_GPUS, MAX_MONTHS
 from models.scenario import MAX_EXPANSIONS, MAX_WORKLOADS, Scenario, Term, field_bounds
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
 
 TERM = int(field_bounds(Term, "months")["le"])

@@ -19,7 +19,7 @@ from bench.bench_portfolio import portfolio
 from models.options import OPTION_IDS
 from models.portfolio.capacity import simulate
 from models.scenario import Scenario
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
 from pricing.planning.planner import Planner
 

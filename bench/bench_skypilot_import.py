@@ -23,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code
 
 from models.errors import InputError
-from pricing import catalogue
-from pricing import skypilot_guards as guards
-from pricing import skypilot_import as sky
+from pricing.catalogue import loader as catalogue
+from pricing.catalogue import skypilot_guards as guards
+from pricing.catalogue import skypilot_import as sky
 
 HEADER = "InstanceType,AcceleratorName,AcceleratorCount,Price,SpotPrice,Region,AvailabilityZone\n"
 GPUS = (("H100", 4.0), ("A100", 1.5), ("A100-80GB", 2.0), ("H200", 5.0), ("L40S", 1.0))

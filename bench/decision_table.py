@@ -19,7 +19,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from models.options import label  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
-from pricing.catalogue import load_catalogue  # noqa: E402
+from pricing.catalogue.loader import load_catalogue  # noqa: E402
 from pricing.engine import compare  # noqa: E402
 
 SIZES = (64, 256, 1024)

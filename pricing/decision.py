@@ -41,6 +41,7 @@ import numpy as np
 
 from models.numbers import mid_sentence, ratio, usd, usd_rate
 from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
+from pricing.delivery import delivery_of
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
 from pricing.results import (
     DeadlineMiss,
@@ -150,11 +151,6 @@ GROUPS: dict[str, tuple[float, frozenset[str]]] = {
 #: every input the Monte Carlo can draw, in a fixed order: an input's draws do not depend on which
 #: others are drawn with it
 _DRAWABLE = (*KEY_INPUTS, *MONTE_CARLO_INPUTS)
-#: inputs a portfolio's capacity plans fix at their base values (pricing/planning/: one
-#: simulation per option, not per draw), so they move no portfolio NPV and are not varied
-PORTFOLIO_FIXED = frozenset(
-    {"runs", "utilisation_pct", "lead_time_multiplier", "failure_rate_multiplier"}
-)
 #: a close call (`recommend`): the recommended option is cheapest in fewer draws than this
 CLOSE_CALL_PROBABILITY = 0.7
 
@@ -168,15 +164,12 @@ def relevant_inputs(
     inp: CostInputs, options: list[str], keys: dict[str, str] | tuple[str, ...] = tuple(KEY_INPUTS)
 ) -> list[str]:
     """The inputs among `keys` (default: the key inputs) that touch one of `options`."""
+    fixed = delivery_of(inp).fixed_inputs(inp)
     out = []
     for key in keys:
         if not any(touches(key, o) for o in options):
             continue
-        if inp.portfolio is not None and key in PORTFOLIO_FIXED:
-            continue
-        if key == "runs" and inp.scenario.usage.mode != "runs":
-            continue
-        if key == "utilisation_pct" and inp.scenario.usage.mode != "utilisation":
+        if key in fixed:  # not varied for this kind of scenario (pricing/delivery.py)
             continue
         out.append(key)
     return out

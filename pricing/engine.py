@@ -24,8 +24,9 @@ from models.training.plan import TrainingPlan, plan_training
 from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl
-from pricing.catalogue import Catalogue, load_catalogue
-from pricing.freshness import with_freshness
+from pricing.catalogue.freshness import with_freshness
+from pricing.catalogue.loader import Catalogue, load_catalogue
+from pricing.delivery import delivery_of, ready_and_train_days
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs, build_inputs
 from pricing.planning.planner import plan_portfolio
 from pricing.planning.records import OptionPlan, Portfolio
@@ -50,7 +51,6 @@ from pricing.valuation import (  # noqa: F401  (base_params, evaluate, totals: t
     evaluate,
     npv_columns,
     npv_table,
-    ready_and_train_days,
     totals,
 )
 
@@ -220,8 +220,12 @@ def _money_and_timeline(
 def _option_result(
     inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P
 ) -> OptionResult:
-    if inp.portfolio is not None:
-        return _portfolio_result(inp, option, flows, ctx, P)
+    """The option's result, built for the kind of scenario it prices (pricing/delivery.py)."""
+    return _RESULT_OF[delivery_of(inp).kind](inp, option, flows, ctx, P)
+
+
+def _run_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P) -> OptionResult:
+    """A single run's option: its runs done in the term, the first result, the deadline."""
     busy_hours = float(ctx.busy.sum() * HOURS_PER_MONTH * inp.gpus)
     common = _money_and_timeline(inp, option, flows, ctx, P, busy_hours, inp.site)
     total = common["total_usd"]
@@ -440,6 +444,10 @@ def _portfolio_result(
         chargeback_usd=_chargeback(total, r),
         hardware_refreshes=_hardware_refreshes(plan),
     )
+
+
+#: the result builder of each kind of scenario (pricing/delivery.py `kind`)
+_RESULT_OF = {"run": _run_result, "portfolio": _portfolio_result}
 
 
 def _portfolio_demand(portfolio: Portfolio) -> PortfolioDemand:

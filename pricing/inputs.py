@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -30,9 +30,15 @@ from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the 
     DAYS_PER_YEAR,
     HOURS_PER_MONTH,
 )
-from pricing.catalogue import PLANNER_DEFAULT_SOURCE, Catalogue, MissingFigureError, TimelineRow
+from pricing.catalogue.loader import (
+    PLANNER_DEFAULT_SOURCE,
+    Catalogue,
+    MissingFigureError,
+    TimelineRow,
+)
 from pricing.timeline import Site, ready_day
 from pricing.timeline import racks as rack_count
+from pricing.usage import USAGE_KEYS, UsageInputs
 
 #: the owned option whose provisioning sets when owned hardware starts to age
 OWNED_TIMELINE_OPTION = next(o.id for o in OPTIONS if o.builds and o.timeline_rows_of is None)
@@ -125,28 +131,6 @@ OVERRIDE_RANGES: dict[str, tuple[float, float]] = {
     "storage_write_gbyte_per_s_per_tb": (0.001, 100.0),
 }
 DISCOUNT_KEYS = frozenset({"committed_1y_discount_pct", "committed_3y_discount_pct"})
-
-
-@dataclass(frozen=True)
-class UsageInputs:
-    """The scenario's own numbers the cost lines read (a version 1 scenario's usage: how many
-    training runs, or the utilisation of steady use), kept apart from the catalogue's figures
-    (`CostInputs.figures`, each with a source and a date): they are the buyer's to set in
-    `usage`, never an override. The decision support varies them as it varies the figures, so
-    the parameter table (`base_params`) holds both."""
-
-    runs: float
-    utilisation_pct: float
-
-    #: each one's unit, as a figure's (the tornado and the flip points print it)
-    UNITS: ClassVar[dict[str, str]] = {"runs": "runs", "utilisation_pct": "%"}
-
-    def values(self) -> dict[str, float]:
-        return {"runs": self.runs, "utilisation_pct": self.utilisation_pct}
-
-
-#: the parameter table's keys that are the scenario's usage, not catalogue figures
-USAGE_KEYS = frozenset(UsageInputs.UNITS)
 
 
 def base_params(inp: CostInputs, n: int = 1) -> dict[str, np.ndarray]:
@@ -276,7 +260,7 @@ def _rental(
     """The named provider's price when one is given, else the median over the first provider kind
     (hyperscaler, neocloud, ...; None = any) that has one; where it came from; and the newest
     `as_of` of the rows it was taken from (a price derived from it carries none of its own:
-    pricing/freshness.py dates that by the oldest of its parts)."""
+    pricing/catalogue/freshness.py dates that by the oldest of its parts)."""
     choices = [(provider, None)] if provider else [(None, kind) for kind in kinds]
     for who, kind in choices:
         try:
@@ -458,7 +442,7 @@ def _cloud_committed_figures(
             price, psrc, pas_of = (
                 od * (1 - disc),
                 f"derived: {od_src} x (1 - committed_{years}_discount_pct)",
-                "",  # derived: pricing/freshness.py dates it by the oldest of its parts
+                "",  # derived: pricing/catalogue/freshness.py dates it by the oldest of its parts
             )
             if math.isfinite(od):
                 used.add(f"committed_{years}_discount_pct")

@@ -6,7 +6,7 @@ EC2 Capacity Blocks). So the comparison says it and changes nothing; a quoted
 rate entered on the Assumptions page compares like with like.
 
 Each option is checked on its own inputs (a portfolio's capacity plan prices each option at its own
-size, pricing/planning/option_context.py option_inputs); options that share a figure (rent and managed both
+size: pricing/delivery.py option_inputs); options that share a figure (rent and managed both
 read `rent_usd_per_gpu_hour`) are one line.
 """
 
@@ -16,8 +16,8 @@ import math
 
 from models.numbers import usd_rate
 from models.options import Billing, spec
+from pricing.delivery import delivery_of
 from pricing.inputs import CostInputs
-from pricing.planning.option_context import option_inputs
 from pricing.results import PriceInversion
 
 #: the ways of billing that commit to capacity, and so should not cost more an hour than on demand
@@ -32,7 +32,7 @@ def price_inversions(inp: CostInputs, options: list[str]) -> list[PriceInversion
         s = spec(option)
         if s.billing not in COMMITTED_BILLING or s.price_key is None:
             continue
-        own = option_inputs(inp, option)
+        own = delivery_of(inp).option_inputs(inp, option)
         rate, on_demand = own.figures[s.price_key], own.figures.get(ON_DEMAND_KEY)
         if on_demand is None or not (math.isfinite(rate.value) and math.isfinite(on_demand.value)):
             continue

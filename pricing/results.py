@@ -354,7 +354,7 @@ class PriceInversion(Record):
 
 class StalePrice(Record):
     """A figure the answer depends on whose date is more than 12 months before the catalogue's
-    newest (pricing/freshness.py says which figures count and how a derived one is dated)."""
+    newest (pricing/catalogue/freshness.py says which figures count and how a derived one is dated)."""
 
     key: str
     #: the figure as a reader knows it, e.g. "H100-SXM server price"
@@ -475,7 +475,7 @@ class Comparison(Record):
     catalogue_as_of: str
     operations: Operations
     #: figures the answer depends on dated more than 12 months before `catalogue_as_of`
-    #: (pricing/freshness.py); overrides are never stale
+    #: (pricing/catalogue/freshness.py); overrides are never stale
     stale_prices: list[StalePrice] = Field(default_factory=list)
     #: keys of the figures the answer depends on that no public source gives (planner defaults)
     planner_defaults: list[str] = Field(default_factory=list)

@@ -23,7 +23,7 @@ from models.scenario_set import check_count, check_name, check_unique
 from pricing.results import Comparison
 
 if TYPE_CHECKING:
-    from pricing.catalogue import Catalogue
+    from pricing.catalogue.loader import Catalogue
 
 # ---------------------------------------------------------------------------------- the result
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from models.infrastructure import fat_tree_tiers
 from models.options import spec
-from pricing.catalogue import GPU_IDS, TIMELINE_OPTIONS, Catalogue, TimelineRow
+from pricing.catalogue.loader import GPU_IDS, TIMELINE_OPTIONS, Catalogue, TimelineRow
 
 SWITCH_RADIX = 64  # Quantum-2 NDR, as the core sizes the fabric
 _FACILITY_KINDS = ("existing colocation space", "colocation build-out", "new construction")

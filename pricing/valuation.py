@@ -11,45 +11,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.options import spec
 from pricing import cashflows as cf
-from pricing import timeline as tl
+from pricing.delivery import delivery_of
 from pricing.inputs import CostInputs, base_params  # noqa: F401  (base_params: the API)
-from pricing.planning.option_context import context, option_inputs, option_params
 from pricing.tax import after_tax_flows
 
 
 def evaluate(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> dict[str, tuple]:
-    """{option: (flows, context)} for every parameter set in P (arrays of shape (n, 1))."""
+    """{option: (flows, context)} for every parameter set in P (arrays of shape (n, 1)): each
+    option on its own inputs and figures, in the Context its delivery gives it
+    (pricing/delivery.py: a single run's timeline, or a portfolio option's capacity plan)."""
+    delivery = delivery_of(inp)
     out = {}
     for option in options:
-        opt = spec(option)
-        if inp.portfolio is not None:  # a portfolio: the option's own plan, inputs and figures
-            own, Po = option_inputs(inp, option), option_params(inp, P, option)
-            ctx = context(inp, Po, option)
-        else:
-            own, Po = inp, P
-            ready, days = ready_and_train_days(inp, P, option)
-            ctx = cf.make_context(inp, P, ready, days, hold=opt.holds)
+        own, Po = delivery.option_inputs(inp, option), delivery.option_params(inp, P, option)
+        ctx = delivery.context(inp, Po, option)
         out[option] = (cf.option_flows(option, own, Po, ctx), ctx)
     return out
-
-
-def ready_and_train_days(
-    inp: CostInputs, P: dict[str, np.ndarray], option: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """(ready day, wall-clock days of one run) of `option` per parameter set, shape (n, 1): the
-    provisioning timeline's ready day (pricing/timeline.py), and the ideal days stretched by the
-    option's goodput (a managed service restarts faster) and, when interruptible, the spot
-    interruption overhead."""
-    ready = tl.ready_day(option, inp.site, lead_time_multiplier=P["lead_time_multiplier"])
-    ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
-    opt = spec(option)
-    ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0
-    days = inp.plan.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
-    if opt.interruptible:
-        days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
-    return ready, days
 
 
 def discount_factors(P: dict[str, np.ndarray], months: int) -> np.ndarray:

@@ -43,7 +43,7 @@ def _require_chromium() -> None:
 def fixture_catalogue():
     """The made-up test catalogue: tests that assert numbers read from a catalogue use this one, so a
     price refresh in pricing/data/ never breaks them."""
-    from pricing.catalogue import load_catalogue
+    from pricing.catalogue.loader import load_catalogue
 
     return load_catalogue(FIXTURE_CATALOGUE_DIR)
 
@@ -51,10 +51,10 @@ def fixture_catalogue():
 @pytest.fixture(scope="module")
 def slow_delivery_catalogue(tmp_path_factory):
     """A copy of the bundled catalogue whose GPU lead times are all 30 weeks longer."""
-    from pricing.catalogue import DATA_DIR, load_catalogue
+    from pricing.catalogue.loader import DATA_DIR, load_catalogue
 
     folder = tmp_path_factory.mktemp("catalogue")
-    for path in DATA_DIR.glob("*.csv"):
+    for path in [*DATA_DIR.glob("*.csv"), DATA_DIR / "VERSION"]:
         shutil.copy(path, folder / path.name)
     with (DATA_DIR / "lead_times.csv").open(newline="") as f:
         rows = list(csv.DictReader(f))

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from models.options import TIMELINE_ROW_OPTIONS
-from pricing.catalogue import (
+from pricing.catalogue.loader import (
     DATA_DIR,
     EXPECTED_ASSUMPTIONS,
     FILES,
     GPU_IDS,
     PLANNER_DEFAULT_SOURCE,
+    SCHEMA_VERSION,
     CatalogueError,
     MissingFigureError,
     clear_cache,
@@ -411,3 +412,18 @@ def test_ragged_row_missing_column_and_missing_file_fail_loudly(data_copy):
     rental.write_text(original, encoding="utf-8")
     (data_copy / "lead_times.csv").unlink()
     assert "lead_times.csv: file not found" in _load_error(data_copy)
+
+
+def test_a_folder_of_another_schema_version_is_refused_by_name(data_copy):
+    """The catalogue folder states its schema version (pricing/data/VERSION, as SkyPilot versions
+    its catalog): a folder without one, or written for another schema, is refused, not read as if
+    it were this one."""
+    assert (DATA_DIR / "VERSION").read_text().strip() == str(SCHEMA_VERSION)
+    (data_copy / "VERSION").write_text(f"{SCHEMA_VERSION + 1}\n", encoding="utf-8")
+    message = _load_error(data_copy)
+    assert "VERSION" in message and f"schema version '{SCHEMA_VERSION + 1}'" in message
+    assert f"reads version {SCHEMA_VERSION}" in message
+    (data_copy / "VERSION").unlink()
+    assert "file not found" in _load_error(data_copy)
+    (data_copy / "VERSION").write_text(f"{SCHEMA_VERSION}\n", encoding="utf-8")
+    assert load_catalogue(data_copy).missing() == load_catalogue(FIXTURE_CATALOGUE_DIR).missing()

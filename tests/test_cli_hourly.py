@@ -18,7 +18,7 @@ import pytest
 from app import report_text
 from app.cli import main
 from models.scenario import Scenario
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
 
 ARGS = ["--gpu", "H100-SXM", "--gpus", "256", "--months", "36", "--utilisation", "100", "60"]

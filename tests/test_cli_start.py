@@ -16,7 +16,7 @@ from app.cli import example as example_command
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "app" / "data" / "example_scenario.json"
-HEAVY = ("pandas", "plotly", "pricing.engine", "pricing.catalogue", "streamlit")
+HEAVY = ("pandas", "plotly", "pricing.engine", "pricing.catalogue.loader", "streamlit")
 PROBE = (
     "import sys, io, contextlib; from app.cli import main\n"
     "with contextlib.redirect_stdout(io.StringIO()):\n"

@@ -16,7 +16,7 @@ from models.options import OPTION_IDS, spec
 from models.scenario import Scenario
 from models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_MONTH
 from pricing import engine
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.inputs import build_inputs
 from pricing.planning.planner import plan_portfolio
 from tests.builders import scenario
@@ -218,7 +218,7 @@ def test_planner_defaults_say_so_instead_of_a_date():
     date; the catalogue row's as_of is only the day the default was set."""
     import re
 
-    from pricing.catalogue_rows import PLANNER_DEFAULT_SOURCE
+    from pricing.catalogue.rows import PLANNER_DEFAULT_SOURCE
 
     c = engine.compare(scenario(), decision=False)
     defaults = [a for a in c.assumptions if a.source == PLANNER_DEFAULT_SOURCE]

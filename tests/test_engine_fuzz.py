@@ -35,7 +35,7 @@ from app.report_text import comparison_report
 from models.hardware import gpu_ids
 from models.scenario import MAX_GPUS, OPTION_IDS, Scenario
 from models.shapes import load_presets
-from pricing.catalogue import Catalogue, load_catalogue
+from pricing.catalogue.loader import Catalogue, load_catalogue
 from pricing.engine import compare
 from pricing.inputs import CATALOGUE_KEYS, InputError, override_range
 

@@ -19,7 +19,7 @@ from models.errors import InputError
 from pricing import cashflows as cf
 from pricing import engine
 from pricing import timeline as tl
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.inputs import CATALOGUE_KEYS, build_inputs, override_range
 from tests.builders import scenario
 

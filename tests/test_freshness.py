@@ -1,4 +1,4 @@
-"""Prices that stay fresh (pricing/freshness.py): the figures an answer depends on that are dated
+"""Prices that stay fresh (pricing/catalogue/freshness.py): the figures an answer depends on that are dated
 more than 12 months before the catalogue's newest date are listed with their age, overrides never
 are, planner defaults are named instead of dated; the Compare page, the PDF and the CLI report
 say so.
@@ -26,9 +26,9 @@ from app.cli import compare as compare_command
 from app.cli import main
 from app.formatting import ZWSP
 from app.scenario_files import EXAMPLE
-from pricing import freshness
-from pricing.catalogue import load_catalogue
-from pricing.catalogue_rows import PLANNER_DEFAULT_SOURCE
+from pricing.catalogue import freshness
+from pricing.catalogue.loader import load_catalogue
+from pricing.catalogue.rows import PLANNER_DEFAULT_SOURCE
 from pricing.engine import compare
 from pricing.results import Comparison
 from tests.builders import scenario

@@ -22,7 +22,7 @@ from app.views.guide import (
 )
 from models.scenario import Scenario
 from models.training.sizing import EFFICIENT_SCALING, scaling_efficiencies
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
 
 EXAMPLE = json.loads(

@@ -12,7 +12,7 @@ import math
 import pytest
 
 from pricing import engine
-from pricing.catalogue import GPU_IDS, load_catalogue
+from pricing.catalogue.loader import GPU_IDS, load_catalogue
 from pricing.inputs import ON_DEMAND_TIERS, build_inputs
 from pricing.timeline import ready_day
 from tests.builders import RUNS, scenario

@@ -14,7 +14,7 @@ from models.options import OPTIONS, Staffing
 from models.scenario import Scenario
 from pricing import cashflows as cf
 from pricing import engine
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.inputs import HOURS_PER_MONTH, build_inputs
 
 GPUS = 8

@@ -10,7 +10,7 @@ from app.charts.common import option_color
 from models.options import OPTIONS, Billing, spec
 from models.scenario import Options
 from pricing import cashflows as cf
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.engine import LABELS, compare
 from pricing.inputs import build_inputs
 from tests.builders import scenario

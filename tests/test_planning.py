@@ -390,7 +390,7 @@ def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block
     run, and a second contract of one node, at its own price tier, serves the rest: every month
     after the step holds and pays for 8 GPUs, and the total is the one-contract total less the
     1,016 GPUs no longer rented. Nothing is served later or left undone."""
-    from pricing.catalogue import load_catalogue
+    from pricing.catalogue.loader import load_catalogue
 
     sc = scenario(sample("lab"))
     _, portfolio = plan_portfolio(sc, load_catalogue())
@@ -456,7 +456,7 @@ def test_when_a_rental_cannot_step_down():
 
 
 def _catalogue():
-    from pricing.catalogue import load_catalogue
+    from pricing.catalogue.loader import load_catalogue
 
     return load_catalogue()
 

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from models.portfolio.workloads import MAX_MONTHS
 from models.scenario import MAX_WORKLOADS, REFRESH_MONTHS, Scenario
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
 from pricing.inputs import build_inputs
 

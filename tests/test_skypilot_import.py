@@ -17,9 +17,9 @@ import pytest
 
 from app.cli import main
 from models.hardware import gpu_ids
-from pricing import skypilot_guards as guards
-from pricing import skypilot_import as sky
-from pricing.catalogue import DATA_DIR, load_catalogue
+from pricing.catalogue import skypilot_guards as guards
+from pricing.catalogue import skypilot_import as sky
+from pricing.catalogue.loader import DATA_DIR, load_catalogue
 
 TESTS = pathlib.Path(__file__).resolve().parent
 SKYPILOT = TESTS / "fixtures" / "skypilot"

@@ -135,7 +135,7 @@ def test_an_expansion_is_depreciated_from_its_own_acceptance_in_the_engine():
     model on each part's capital flows, the phase from its own acceptance month."""
     from models.scenario import Scenario
     from pricing import cashflows as cf
-    from pricing.catalogue import load_catalogue
+    from pricing.catalogue.loader import load_catalogue
     from pricing.engine import base_params, compare
     from pricing.planning.option_context import context, option_params
     from pricing.planning.planner import plan_portfolio

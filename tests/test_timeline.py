@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 
 from models.hardware import get_gpu
 from models.options import spec
-from pricing.catalogue import DATA_DIR, DAYS_PER_UNIT, GPU_IDS, TIMELINE_OPTIONS, load_catalogue
+from pricing.catalogue.loader import (
+    DATA_DIR,
+    DAYS_PER_UNIT,
+    GPU_IDS,
+    TIMELINE_OPTIONS,
+    load_catalogue,
+)
 from pricing.timeline import Phase, Site, Timeline, provisioning_timeline, ready_day
 
 MONTH = DAYS_PER_UNIT["months"]

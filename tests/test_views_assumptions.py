@@ -17,7 +17,8 @@ from app.scenario_files import EXAMPLE
 from app.views.assumptions import GAP, RANK, STATUS, YOURS
 from models.scenario import Scenario
 from pricing.engine import compare
-from pricing.inputs import CATALOGUE_KEYS, USAGE_KEYS
+from pricing.inputs import CATALOGUE_KEYS
+from pricing.usage import USAGE_KEYS
 from tests.builders import app
 from tests.portal_app import goto
 

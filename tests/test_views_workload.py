@@ -12,7 +12,7 @@ from app import glossary, share_link, state
 from app.scenario_files import EXAMPLE
 from app.views import workload
 from models.scenario import Scenario
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
 from tests.builders import app
 

@@ -1,5 +1,5 @@
 """`clusterplan catalogue`: maintain the price catalogue (pricing/data/); its one action,
-`import-skypilot`, reads SkyPilot's catalog (pricing/skypilot_import.py)."""
+`import-skypilot`, reads SkyPilot's catalog (pricing/catalogue/skypilot_import.py)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imported here: only this command reads SkyPilot files
-    from pricing import skypilot_import as sky
+    from pricing.catalogue import skypilot_import as sky
 
     prog = f"clusterplan catalogue {args.catalogue_command}"
     data_dir = pathlib.Path(args.data_dir) if args.data_dir else None

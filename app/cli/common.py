@@ -43,7 +43,7 @@ def compare(*args, **kwargs):
 
 
 def load_catalogue(*args, **kwargs):
-    return importlib.import_module("pricing.catalogue").load_catalogue(*args, **kwargs)
+    return importlib.import_module("pricing.catalogue.loader").load_catalogue(*args, **kwargs)
 
 
 def plan_training(*args, **kwargs):

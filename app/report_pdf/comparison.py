@@ -35,7 +35,8 @@ from app.report_text import (
     monthly_capacity_rows,
     refresh_lines,
 )
-from pricing import freshness, price_checks
+from pricing import price_checks
+from pricing.catalogue import freshness
 from pricing.results import Comparison, OptionResult
 
 
@@ -174,7 +175,7 @@ class ComparisonDocument(Document):
 
     def stale_prices(self) -> None:
         """Under the recommendation: the prices it depends on that are over a year older than the
-        catalogue, and the planner defaults it leans on (pricing/freshness.py)."""
+        catalogue, and the planner defaults it leans on (pricing/catalogue/freshness.py)."""
         c = self.c
         if c.stale_prices:
             self.ln(2)

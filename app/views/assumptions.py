@@ -11,8 +11,9 @@ import streamlit as st
 from app import state
 from app.assumption_labels import LABELS, label, value_text
 from app.formatting import md_code, md_plain, mid_sentence, usd
-from pricing.inputs import USAGE_KEYS, override_range
+from pricing.inputs import override_range
 from pricing.results import Comparison
+from pricing.usage import USAGE_KEYS
 
 #: session keys: {input: value typed out of its range} (shown as rejected, never in the scenario),
 #: and a counter in the editor's key: a new key gives an editor without the user's pending edits,

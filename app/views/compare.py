@@ -34,7 +34,8 @@ from app.report_text import refresh_lines
 from app.views import guide, side_by_side
 from models.options import Billing, spec
 from models.scenario import Scenario
-from pricing import freshness, price_checks
+from pricing import price_checks
+from pricing.catalogue import freshness
 from pricing.results import Comparison, OptionResult
 
 
@@ -421,7 +422,7 @@ def _portfolio_time(c: Comparison, dark: bool) -> None:
 
 def _freshness(c) -> None:
     """The prices the answer depends on that are over a year older than the catalogue, and the
-    planner defaults it leans on (pricing/freshness.py)."""
+    planner defaults it leans on (pricing/catalogue/freshness.py)."""
     if c.stale_prices:
         lines = "\n".join(f"- {md_plain(freshness.stale_line(p))}" for p in c.stale_prices)
         st.warning(

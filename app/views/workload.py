@@ -16,7 +16,7 @@ from models.options import OPTION_IDS, label
 from models.scenario import Options
 from models.shapes import ModelShape, load_presets
 from models.training.plan import TrainingPlan
-from pricing.catalogue import load_catalogue
+from pricing.catalogue.loader import load_catalogue
 from pricing.inputs import CLOUD_KINDS
 
 #: provider kinds that price Rent (pricing/inputs.py prices a dedicated rental from them)

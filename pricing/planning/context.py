@@ -24,7 +24,7 @@ from models.scenario import Scenario
 from models.units import DAYS_PER_MONTH
 from pricing import timeline as tl
 from pricing.cashflows import window
-from pricing.catalogue import Catalogue
+from pricing.catalogue.loader import Catalogue
 from pricing.inputs import CostInputs, build_inputs
 from pricing.planning.records import CONTRACTS, TOLERANCE, Tranche
 from pricing.planning.representative import plan_representative, representative_run

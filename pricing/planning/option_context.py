@@ -19,8 +19,8 @@ from pricing.planning.records import SERVED_RESIDUE_GPU_HOURS, TOLERANCE, Option
 
 
 def option_inputs(inp: CostInputs, option: str) -> CostInputs:
-    """The option's own inputs: its plan's for a portfolio, the scenario's otherwise."""
-    return inp.portfolio.plans[option].inputs if inp.portfolio is not None else inp
+    """The option's own inputs: its plan's (its size, its hardware's resale age)."""
+    return inp.portfolio.plans[option].inputs
 
 
 def option_params(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> dict:

@@ -13,7 +13,7 @@ from models.options import Billing, spec
 from models.portfolio.workloads import Finetune, Pretrain
 from models.scenario import Scenario
 from pricing.cashflows import option_flows
-from pricing.catalogue import Catalogue
+from pricing.catalogue.loader import Catalogue
 from pricing.inputs import CostInputs, base_params
 from pricing.planning.context import PlanContext
 from pricing.planning.contracts import STEP_MIN_SAVING, Contracts

@@ -7,7 +7,7 @@ import dataclasses
 
 from models.numbers import on_day
 from models.units import DAYS_PER_YEAR
-from pricing.catalogue import Catalogue
+from pricing.catalogue.loader import Catalogue
 from pricing.inputs import CostInputs
 
 

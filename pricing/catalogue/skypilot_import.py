@@ -19,7 +19,7 @@ The steps are pure functions, each usable on its own:
   data folder before it replaces the real one, so a bad merge never leaves a broken catalogue.
 
 Bad input raises `InputError` naming the file, the line and the column, and so does input that
-would poison the catalogue (`pricing/skypilot_guards.py`: prices per GPU-hour out of range, names
+would poison the catalogue (`pricing/catalogue/skypilot_guards.py`: prices per GPU-hour out of range, names
 outside a safe alphabet, oversized files, a price moving more than 10x; the whole import is refused).
 """
 
@@ -39,9 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from models.errors import InputError, data_file_error
-from pricing import catalogue
-from pricing import skypilot_guards as guards
-from pricing.catalogue_rows import GPU_IDS, RentalRow
+from pricing.catalogue import loader as catalogue
+from pricing.catalogue import skypilot_guards as guards
+from pricing.catalogue.rows import GPU_IDS, RentalRow
 
 RENTAL_FILE = "rental_prices.csv"
 
@@ -194,7 +194,7 @@ class Written:
 
 
 def key(row: dict[str, str]) -> tuple[str, str, str, str]:
-    """A rental row's identity in the catalogue (its unique key in `pricing/catalogue.py`)."""
+    """A rental row's identity in the catalogue (its unique key in `pricing/catalogue/loader.py`)."""
     return row["gpu_id"], row["provider"], row["offer"], row["region"]
 
 

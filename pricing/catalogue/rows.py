@@ -1,7 +1,7 @@
 """Row schemas of the price catalogue's data files, and the vocabulary they use.
 
 Every row carries `as_of` (ISO date), `grade` (A/B/C source quality, as in docs/reference/tco.md)
-and a non-empty `source`; assumption keys end in the unit of their value. `pricing/catalogue.py`
+and a non-empty `source`; assumption keys end in the unit of their value. `pricing/catalogue/loader.py`
 reads the files through these models.
 """
 

@@ -35,8 +35,8 @@ from datetime import date
 
 from models.numbers import mid_sentence
 from models.options import spec
-from pricing.catalogue import Catalogue
-from pricing.catalogue_rows import PLANNER_DEFAULT_SOURCE
+from pricing.catalogue.loader import Catalogue
+from pricing.catalogue.rows import PLANNER_DEFAULT_SOURCE
 from pricing.decision import KEY_INPUTS, MONTE_CARLO_INPUTS
 from pricing.results import Assumption, Comparison, StalePrice
 

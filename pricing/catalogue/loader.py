@@ -31,7 +31,7 @@ from pydantic import ValidationError
 
 from models.errors import InputError, data_file_error
 from models.options import spec
-from pricing.catalogue_rows import (  # noqa: F401  (re-exported: the catalogue's vocabulary)
+from pricing.catalogue.rows import (  # noqa: F401  (re-exported: the catalogue's vocabulary)
     DAYS_PER_UNIT,
     EXPECTED_ASSUMPTIONS,
     GPU_IDS,
@@ -53,7 +53,13 @@ from pricing.catalogue_rows import (  # noqa: F401  (re-exported: the catalogue'
     unit_for_key,
 )
 
-DATA_DIR = Path(__file__).resolve().with_name("data")
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+#: the schema of the catalogue's files (their columns and meanings), written in each catalogue
+#: folder's VERSION file, as SkyPilot versions its catalog: a folder written for another schema
+#: is refused by name rather than read as if it were this one. Raise it when a file's columns or
+#: their meaning change, and convert the bundled folder with it.
+SCHEMA_VERSION = 1
+VERSION_FILE = "VERSION"
 
 M = TypeVar("M", bound=_Row)
 
@@ -322,8 +328,25 @@ class Catalogue:
         return gaps + [f"assumption: {key}" for key in EXPECTED_ASSUMPTIONS if key not in have]
 
 
+def check_version(data_dir: Path) -> None:
+    """Refuses a catalogue folder whose VERSION file is missing or names another schema."""
+    path = data_dir / VERSION_FILE
+    if not path.is_file():
+        raise data_file_error(
+            path, None, "(file)", f"file not found: a catalogue folder states its schema version "
+            f"({SCHEMA_VERSION}) in {VERSION_FILE}"
+        )  # fmt: skip
+    text = path.read_text(encoding="utf-8").strip()
+    if text != str(SCHEMA_VERSION):
+        raise data_file_error(
+            path, 1, "(file)", f"schema version {text[:20]!r}; this planner reads version "
+            f"{SCHEMA_VERSION}"
+        )  # fmt: skip
+
+
 @functools.lru_cache(maxsize=8)
 def _load(data_dir: Path) -> Catalogue:
+    check_version(data_dir)
     tables: list[tuple] = []
     for name, (model, key_fields) in FILES.items():
         tables.append(_read(data_dir / name, model, key_fields))

@@ -1,0 +1,90 @@
+"""How the compared options deliver a scenario's work: one interface for both kinds of scenario.
+The valuation, the decision support, the price checks and the result builder ask
+`delivery_of(inp)` and do not branch on which kind it is.
+
+- `SingleRun` (scenario version 1): one training run, repeated `usage.runs` times or used
+  steadily at `usage.utilisation_pct`. Every option prices the scenario's own inputs; its Context
+  comes from its provisioning timeline's ready day and the run's wall-clock length
+  (`ready_and_train_days`), per parameter set, so the draws move both.
+- `PortfolioPlans` (version 2): each option has its own capacity plan (pricing/planning/), with its
+  own inputs (its size), figures (its size's price tier, its hardware's resale age) and Context
+  (its simulation, made once on the base figures)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.options import spec
+from pricing import cashflows as cf
+from pricing import timeline as tl
+from pricing.inputs import CostInputs
+from pricing.planning import option_context
+
+
+def ready_and_train_days(
+    inp: CostInputs, P: dict[str, np.ndarray], option: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ready day, wall-clock days of one run) of `option` per parameter set, shape (n, 1): the
+    provisioning timeline's ready day (pricing/timeline.py), and the ideal days stretched by the
+    option's goodput (a managed service restarts faster) and, when interruptible, the spot
+    interruption overhead."""
+    ready = tl.ready_day(option, inp.site, lead_time_multiplier=P["lead_time_multiplier"])
+    ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
+    opt = spec(option)
+    ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0
+    days = inp.plan.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
+    if opt.interruptible:
+        days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
+    return ready, days
+
+
+class SingleRun:
+    """A version 1 scenario: one training run, repeated or used steadily."""
+
+    kind = "run"
+
+    def option_inputs(self, inp: CostInputs, option: str) -> CostInputs:
+        return inp
+
+    def option_params(self, inp: CostInputs, P: dict[str, np.ndarray], option: str) -> dict:
+        return P
+
+    def context(self, inp: CostInputs, P: dict[str, np.ndarray], option: str) -> cf.Context:
+        ready, days = ready_and_train_days(inp, P, option)
+        return cf.make_context(inp, P, ready, days, hold=spec(option).holds)
+
+    def fixed_inputs(self, inp: CostInputs) -> frozenset[str]:
+        """Inputs the decision support does not vary: the usage number the scenario does not use
+        (the utilisation of a scenario counted in runs, the runs of steady use)."""
+        return frozenset({"utilisation_pct"} if inp.scenario.usage.mode == "runs" else {"runs"})
+
+
+class PortfolioPlans:
+    """A version 2 scenario: a capacity plan per option (pricing/planning/)."""
+
+    kind = "portfolio"
+    #: inputs the capacity plans fix at their base values (one simulation per option, not per
+    #: draw), so they move no portfolio NPV and are not varied
+    FIXED = frozenset(
+        {"runs", "utilisation_pct", "lead_time_multiplier", "failure_rate_multiplier"}
+    )
+
+    def option_inputs(self, inp: CostInputs, option: str) -> CostInputs:
+        return option_context.option_inputs(inp, option)
+
+    def option_params(self, inp: CostInputs, P: dict[str, np.ndarray], option: str) -> dict:
+        return option_context.option_params(inp, P, option)
+
+    def context(self, inp: CostInputs, P: dict[str, np.ndarray], option: str) -> cf.Context:
+        return option_context.context(inp, P, option)
+
+    def fixed_inputs(self, inp: CostInputs) -> frozenset[str]:
+        return self.FIXED
+
+
+SINGLE_RUN, PORTFOLIO = SingleRun(), PortfolioPlans()
+
+
+def delivery_of(inp: CostInputs) -> SingleRun | PortfolioPlans:
+    """The kind of scenario `inp` prices: the one place that asks."""
+    return PORTFOLIO if inp.portfolio is not None else SINGLE_RUN
