@@ -267,3 +267,22 @@ def test_the_queue_starts_runs_as_the_plain_fifo_does(case):
         flat_served = cap._flat(p, cap_slot)[3]
         avail = cap_slot - flat_served / SLOT_HOURS
         assert fifo_starts(*p.fifo, avail).tolist() == _plain_fifo(p, avail, slots)
+
+
+@settings(max_examples=60, derandomize=True)
+@given(portfolios())
+def test_a_summary_is_the_simulation_without_its_outcomes(case):
+    """`simulate(..., outcomes=False)` (a capacity search's candidates) gives every figure the
+    whole simulation gives, bit for bit, and the per-workload facts the planner reads from it
+    (runs finished, the gang workloads' GPU-hours a month), without the outcome records."""
+    demand, capacity = case
+    whole = simulate(demand, capacity)
+    summary = simulate(demand, capacity, outcomes=False)
+    assert summary.workloads == [] and whole.workloads
+    assert summary.model_dump(exclude={"workloads"}) == whole.model_dump(exclude={"workloads"})
+    assert summary.runs_finished_by_workload == [w.runs_finished for w in whole.workloads]
+    gang = [0.0] * demand.months
+    for w, d in zip(whole.workloads, demand.workloads, strict=True):
+        if d.gang:
+            gang = [a + b for a, b in zip(gang, w.served_gpu_hours_by_month, strict=True)]
+    assert summary.gang_served_gpu_hours_by_month == gang

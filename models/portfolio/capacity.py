@@ -102,7 +102,13 @@ class CapacityResult(Record):
     idle_gpu_hours: float
     #: served in the term, but later than it was needed
     delayed_gpu_hours: float
+    #: each workload's outcome and run table, in the demand's order; empty in a summary
+    #: (`simulate(..., outcomes=False)`: what a capacity search's candidates need, without them)
     workloads: list[WorkloadOutcome]
+    #: gang runs finished in the term, per workload (the demand's order)
+    runs_finished_by_workload: list[int]
+    #: GPU-hours the gang workloads (pre-training, fine-tuning) serve each month, summed
+    gang_served_gpu_hours_by_month: list[float]
 
 
 def check_capacity(capacity_gpus: Sequence[float], months: int) -> np.ndarray:
@@ -581,10 +587,15 @@ def simulate(
     capacity_gpus: Sequence[float],
     prepared: Prepared | None = None,
     whole_gpus: Sequence[float] | None = None,
+    *,
+    outcomes: bool = True,
 ) -> CapacityResult:
     """Serves `demand` on `capacity_gpus` (one figure a month or a slot) under the discipline above.
     `prepared`: `prepare(demand)`, to share across many capacities of one demand; `whole_gpus`:
-    the GPUs held for each whole slot, where gang runs may run (default: the capacity)."""
+    the GPUs held for each whole slot, where gang runs may run (default: the capacity).
+    `outcomes=False`: a summary, every figure but the per-workload outcomes and run tables (the
+    most of a simulation's cost with hundreds of workloads; a capacity search's candidates need
+    the totals only)."""
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
     cap, cap_slot = _capacity(capacity_gpus, months)
@@ -592,7 +603,13 @@ def simulate(
     flat_served, backlog = _serve_flat(p, cap_slot, months, t)
     avail = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
     gang = _serve_gang(p, avail, months, t)
-    workloads = _workload_outcomes(demand, p, gang, t)
+    workloads = _workload_outcomes(demand, p, gang, t) if outcomes else []
+    finished = np.concatenate([[0], np.cumsum(gang.status == "finished")])
+    bounds = np.searchsorted(p.wl, np.arange(len(demand.workloads) + 1))
+    gang_served = np.zeros(months)
+    for i, w in enumerate(demand.workloads):
+        if w.gang:
+            gang_served += t.served_by_month[i]
     served_month = t.served_by_month.sum(axis=0)
     cap_hours = cap * HOURS_PER_MONTH
     idle_month = np.maximum(cap_hours - served_month, 0.0)
@@ -613,6 +630,8 @@ def simulate(
         idle_gpu_hours=float(idle_month.sum()),
         delayed_gpu_hours=t.delayed,
         workloads=workloads,
+        runs_finished_by_workload=(finished[bounds[1:]] - finished[bounds[:-1]]).tolist(),
+        gang_served_gpu_hours_by_month=gang_served.tolist(),
     )
 
 

@@ -47,6 +47,8 @@ class PlanContext:
         self.rep = plan_representative(self.representative, self.gpu.gpu_id, training)
         self._inputs: dict[int, CostInputs] = {}
         self._sims: dict[tuple, CapacityResult] = {}
+        #: the capacity each cached summary was simulated on, by the summary's id (`complete`)
+        self._capacity_of: dict[int, np.ndarray] = {}
         self._unmet: dict[tuple, float] = {}
         self._ready: dict[tuple[str, int], float] = {}
         self._slots: dict[tuple[float, float | None], np.ndarray] = {}
@@ -179,11 +181,24 @@ class PlanContext:
         return window(self.months, np.array([[ready]]), np.array([[term]]))[0]
 
     def simulate(self, capacity: np.ndarray) -> CapacityResult:
-        """`capacity`: GPUs a slot and GPUs held for the whole slot (`slots`)."""
+        """A summary of the simulation on `capacity` (GPUs a slot and GPUs held for the whole
+        slot, `slots`): every figure but the per-workload outcomes, which only the chosen plan
+        needs (`complete`). Cached by capacity."""
         key = np.round(capacity, 9).tobytes()
         if key not in self._sims:
-            self._sims[key] = simulate(self.demand, capacity[0], self.prepared, capacity[1])
+            self._sims[key] = simulate(
+                self.demand, capacity[0], self.prepared, capacity[1], outcomes=False
+            )
+            self._capacity_of[id(self._sims[key])] = capacity
         return self._sims[key]
+
+    def complete(self, r: CapacityResult) -> CapacityResult:
+        """The whole simulation of a summary `simulate` returned: its workloads' outcomes too
+        (the same capacity, so the same figures; the queue's starts are cached, `prepared`)."""
+        if r.workloads or not self.demand.workloads:
+            return r
+        capacity = self._capacity_of[id(r)]
+        return simulate(self.demand, capacity[0], self.prepared, capacity[1])
 
     def unmet(self, r: CapacityResult) -> float:
         return r.queued_gpu_hours + r.beyond_term_gpu_hours

@@ -152,10 +152,7 @@ def _context(
     r = plan.result
     busy = np.broadcast_to(served / (size * HOURS_PER_MONTH), (n, months))
     if opt.interruptible:  # a training run interrupted runs that much longer, and pays for it
-        gang = np.zeros(months)
-        for w, d in zip(r.workloads, inp.portfolio.demand.workloads, strict=True):
-            if d.gang:
-                gang += w.served_gpu_hours_by_month
+        gang = np.asarray(r.gang_served_gpu_hours_by_month)
         extra = gang / (size * HOURS_PER_MONTH)
         busy = busy + extra[None, :] * P["spot_interruption_overhead_pct"] / 100
     ready = np.full((n, 1), ready_day)

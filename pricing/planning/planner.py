@@ -44,10 +44,10 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
         else:
             size, rule, ready, cap, r = (self.per_use if per_use else self.fixed)(option)
         if split or spec(option).billing not in CONTRACTS or self.scenario.cluster.gpus is not None:
-            return self._plan(option, size, rule, ready, cap, r, split)
+            return self._completed(self._plan(option, size, rule, ready, cap, r, split))
         best, cost = self.contracts(option, size, rule, ready, cap, r)
         if not best.completes or not self.backlogged(r, ready):
-            return best
+            return self._completed(best)
         for bigger in self.larger_sizes(size):  # finishing sooner can end a commitment sooner
             ready2, cap2, r2 = self.fixed_at(option, bigger)
             if self.unmet(r2) > self.unmet(r) + self.tol:
@@ -61,7 +61,11 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
             plan, total = self.contracts(option, bigger, why, ready2, cap2, r2)
             if total < cost * (1 - STEP_MIN_SAVING):
                 best, cost = plan, total
-        return best
+        return self._completed(best)
+
+    def _completed(self, plan: OptionPlan) -> OptionPlan:
+        """The chosen plan with its whole simulation (the candidates were priced on summaries)."""
+        return dataclasses.replace(plan, result=self.complete(plan.result))
 
     def total_usd(self, plan: OptionPlan) -> float:
         """The plan's nominal cost over the term at the catalogue's base figures, every line, by
@@ -76,7 +80,8 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
     def _plan(self, option, size, rule, ready, cap, r, split, step=None) -> OptionPlan:
         """The OptionPlan of a size, rule and simulation: its inputs, note, expansion phases and
         refreshes."""
-        finished = {w.name: w.runs_finished for w in r.workloads}
+        names = (w.name for w in self.demand.workloads)
+        finished = dict(zip(names, r.runs_finished_by_workload, strict=True))
         inp = self.inputs(size)
         if spec(option).billing is Billing.OWNED:  # its resale at its own age if bought later
             inp = self._bought_for_work(option, size, ready)
