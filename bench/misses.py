@@ -49,7 +49,7 @@ print(f"  {'Gb/s':>6} " + " ".join(f"{r['id'][11:-6]:>9}" for r in multi))
 for gbit in (200, 100, 80, 53.3, 40):
     errors = []
     for r in multi:
-        pred = VP._predict_step({**r, "scaleout_gbit_per_s_per_gpu": str(gbit)})["predicted"]
+        pred = VP.predict_step({**r, "scaleout_gbit_per_s_per_gpu": str(gbit)})["predicted"]
         errors.append(pred / float(r["published"]) - 1)
     print(f"  {gbit:>6g} " + " ".join(f"{e:>+9.1%}" for e in errors))
 print(
@@ -70,9 +70,9 @@ for r in VR.load_runs():
     cells = []
     for mode in RECOMPUTE_MODES:  # op_sac: the mode these rows ran (heldout-scores.md Step 13)
         job_row = {**r, "recompute": mode}
-        job = VP._job(job_row)
-        mem = float(memory_breakdown(job, VP._layouts_for(job_row, job))["total"][0]) / GIB
-        err = VP._predict_step(job_row)["predicted"] / float(r["published"]) - 1
+        job = VP.job_of(job_row)
+        mem = float(memory_breakdown(job, VP.layouts_for(job_row, job))["total"][0]) / GIB
+        err = VP.predict_step(job_row)["predicted"] / float(r["published"]) - 1
         cells.append(f"{mode} {err:+.1%} ({mem:.0f} GiB)")
     print(
         f"  {r['id']:24} " + "; ".join(cells) + f"; published reserved {reserved[r['id']]:.1f} GiB"

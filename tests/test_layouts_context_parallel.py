@@ -20,7 +20,7 @@ from models.validation import training_predict as VP
 from models.validation import training_rows as VR
 
 
-def _job(seq: int = 8192, batch: int = 128, model: str = "llama3-70b") -> Job:
+def job_of(seq: int = 8192, batch: int = 128, model: str = "llama3-70b") -> Job:
     return Job(get_preset(model), get_gpu("H100-SXM"), seq, batch)
 
 
@@ -33,7 +33,7 @@ def _pair(job: Job, **kw) -> Layouts:
 
 @pytest.mark.parametrize("recompute", ["none", "selective", "full"])
 def test_cp_divides_activations_and_shards_the_optimizer_over_dp_times_cp(recompute):
-    job = _job()
+    job = job_of()
     lay = _pair(job, tp=4, pp=4, dp=2, interleave=5, micro_batch=1, zero=1, recompute=recompute)
     mem = memory_breakdown(job, lay)
     # every stored activation, in-flight micro-batch and the logits are those of seq / cp tokens
@@ -45,7 +45,7 @@ def test_cp_divides_activations_and_shards_the_optimizer_over_dp_times_cp(recomp
 
 
 def test_cp_halves_the_work_per_gpu_and_pays_the_ring_exchange():
-    job = _job()
+    job = job_of()
     lay = _pair(job, tp=4, pp=4, dp=2, interleave=5, micro_batch=1, zero=1)
     step = step_breakdown(job, lay)
     assert step["cp_comm"][0] == 0.0
@@ -79,10 +79,10 @@ def test_cp_halves_the_work_per_gpu_and_pays_the_ring_exchange():
 
 
 def test_the_search_tries_cp_only_for_long_sequences():
-    assert context_parallel(_job(8192)) == (1,)
-    assert context_parallel(_job(C.CP_SEARCH_MIN_SEQ_LEN)) == (1, 2, 4, 8)
-    assert set(all_layouts(_job(8192), 64).cp) == {1}
-    long = _job(131072, 128, "llama3-405b")
+    assert context_parallel(job_of(8192)) == (1,)
+    assert context_parallel(job_of(C.CP_SEARCH_MIN_SEQ_LEN)) == (1, 2, 4, 8)
+    assert set(all_layouts(job_of(8192), 64).cp) == {1}
+    long = job_of(131072, 128, "llama3-405b")
     lay = all_layouts(long, 16384)
     assert set(lay.cp) == {1, 2, 4, 8, 16, 32}
     assert np.all(lay.tp * lay.cp * lay.pp * lay.dp == 16384)
@@ -98,7 +98,7 @@ def test_the_search_tries_cp_only_for_long_sequences():
 def test_stacks_without_megatron_core_get_no_cp():
     from models.training.search import stack_allows
 
-    long = _job(32768, 64)
+    long = job_of(32768, 64)
     lay = all_layouts(long, 256)
     for stack, spec in C.SOFTWARE_STACKS.items():
         ok = stack_allows(Job(long.shape, long.gpu, 32768, 64, stack=stack), lay)
@@ -117,9 +117,9 @@ def test_nemo_llama3_70b_runs_its_published_cp2_layout():
     assert r["layout"].startswith("TP4 CP2 PP4 DP2 v5")
     assert r["layout_fits"]
     row = next(x for x in VR.load_runs() if x["id"] == "nemo-llama3-70b-64")
-    as_run = VP._predict_step({**row, "flash_attention": str(int(AttentionKernel.CUDNN))})
+    as_run = VP.predict_step({**row, "flash_attention": str(int(AttentionKernel.CUDNN))})
     assert abs(as_run["predicted"] / float(row["published"]) - 1) < 0.02
-    job = VP._job(row)
+    job = VP.job_of(row)
     folded = Layouts.single(128, tp=4, pp=4, dp=4, interleave=5, micro_batch=1, zero=1)
     assert not fits(job, memory_breakdown(job, folded)["total"])[0]
 

@@ -12,7 +12,7 @@ from models.hardware import get_gpu
 from models.training.job import Job, stage_params
 from models.training.layouts import Layouts
 from models.training.memory import fits, memory_breakdown
-from models.validation.training_predict import _job, _layouts_for
+from models.validation.training_predict import job_of, layouts_for
 from models.validation.training_rows import ROOT, shape_of
 
 
@@ -60,9 +60,9 @@ def test_mlperf_layouts_fit_with_their_published_fp8_params(row_id):
     rows = {r["id"]: r for r in csv.DictReader((ROOT / "runs.csv").open(newline=""))}
     row = rows[row_id]
     assert row["fp8_params"] == "1"
-    job = _job(row)
-    lay = _layouts_for(row, job)
+    job = job_of(row)
+    lay = layouts_for(row, job)
     assert len(lay) == 1 and lay.recompute[0] == 0
     assert fits(job, memory_breakdown(job, lay)["total"]).all()
-    without = _job({**row, "fp8_params": ""})
+    without = job_of({**row, "fp8_params": ""})
     assert not fits(without, memory_breakdown(without, lay)["total"]).any()

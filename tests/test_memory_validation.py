@@ -22,7 +22,7 @@ from models.validation import training_report as VT
 from models.validation import training_rows as VR
 
 
-def _job(model="llama3-405b", batch=2048):
+def job_of(model="llama3-405b", batch=2048):
     return Job(get_preset(model), get_gpu("H100-SXM"), 8192, batch, "bf16")
 
 
@@ -33,7 +33,7 @@ def _lay(pp, v, dp, batch=2048):
 def test_interleaved_first_stage_holds_megatron_warmup_chunks():
     """Megatron's interleaved schedule: 2(pp-1) + (v-1)pp warm-up chunks plus one, each of L/(pp v)
     layers, i.e. Korthikanti's L(1 + (pp-1)/(pp v)) when there are enough micro-batches."""
-    job = _job()
+    job = job_of()
     lay = _lay(pp=16, v=4, dp=32)  # m = 64 micro-batches: the warm-up is not capped
     lps = 8  # ceil(126 / 64) chunks of 2 layers, 4 chunks
     assert int(lay.microbatches[0]) == 64
@@ -44,7 +44,7 @@ def test_interleaved_with_as_many_micro_batches_as_stages_holds_them_all_once():
     """m = pp: every forward runs before the first backward (Megatron's all-warm-up case), so the
     first stage holds each of its layers for each micro-batch once: no interleaving surcharge
     (untrimmed ends: the first stage is then the busiest)."""
-    job = Job(**{**_job().__dict__, "pp_ends_trimmed": False})
+    job = Job(**{**job_of().__dict__, "pp_ends_trimmed": False})
     plain, inter = _lay(pp=16, v=1, dp=128), _lay(pp=16, v=2, dp=128)
     assert int(inter.microbatches[0]) == 16
     acts = [float(memory_breakdown(job, x)["activations"][0]) for x in (plain, inter)]
@@ -52,7 +52,7 @@ def test_interleaved_with_as_many_micro_batches_as_stages_holds_them_all_once():
 
 
 def test_one_f_one_b_holds_at_most_the_step_micro_batches():
-    job = _job()
+    job = job_of()
     few = _lay(pp=16, v=1, dp=512)  # m = 4 < pp
     assert int(few.microbatches[0]) == 4
     assert in_flight_layers(job, few)[0] == pytest.approx(4 * 8)
@@ -120,7 +120,7 @@ def test_heldout_rows_without_a_count_use_the_efficient_size():
     assert not row["gpus"]
     planned = VP.plan_heldout_run(row, {"software_stack": V.row_stack(row)})
     p = Planner(VP.heldout_scenario(row, {"software_stack": V.row_stack(row)}))
-    p.gpu = VP._gpu_of(row)
+    p.gpu = VP.gpu_of(row)
     assert planned["gpus_chosen"]
     assert planned["gpus"] == p.efficient().gpus != p.smallest().gpus
     published = rows["ho-pythia-1b"]
@@ -171,13 +171,13 @@ def test_trimmed_ends_take_one_layer_off_the_first_stage_and_the_second_stage_ma
     1F1B (v1, 16 micro-batches): rank 0 holds 16 x 7 layer-micro-batches, rank 1 15 x 8 = 120, so
     rank 1 (8 layers, no embedding) is the busiest stage; untrimmed rank 0 held 16 x 8."""
     lay = _lay(16, 1, 128)
-    plain = memory_breakdown(Job(**{**_job().__dict__, "pp_ends_trimmed": False}), lay)
-    trim = memory_breakdown(_job(), lay)
+    plain = memory_breakdown(Job(**{**job_of().__dict__, "pp_ends_trimmed": False}), lay)
+    trim = memory_breakdown(job_of(), lay)
     per = plain["activations"][0] / 128  # one layer-micro-batch, untrimmed rank 0 = 16 x 8
     assert trim["activations"][0] == pytest.approx(120 * per)
     assert trim["weights"][0] < plain["weights"][0]  # no embedding on rank 1
     # interleaved v2 with m = pp: rank 1 also runs every forward before its first backward
-    inter = memory_breakdown(_job(), _lay(16, 2, 128))
+    inter = memory_breakdown(job_of(), _lay(16, 2, 128))
     assert inter["activations"][0] == pytest.approx(128 * per)
     # 96 layers at PP16 (6 per stage, no spare slot): trimming would add a layer somewhere: off
     j = Job(get_preset("gpt3-175b"), get_gpu("H100-SXM"), 2048, 1536, "bf16")

@@ -15,14 +15,14 @@ from models.training.memory import in_flight_layers, memory_breakdown
 from models.training.plan import Planner
 from models.training.search import stack_allows
 from models.training.step_time import step_breakdown
-from models.validation.training_predict import _gpu_of, heldout_scenario
+from models.validation.training_predict import gpu_of, heldout_scenario
 from models.validation.training_rows import load_heldout_runs
 
 
-def _job(row_id, stack, gpus):
+def job_of(row_id, stack, gpus):
     row = {r["id"]: r for r in load_heldout_runs()}[row_id]
     p = Planner(heldout_scenario(row, {"software_stack": stack}))
-    p.gpu = _gpu_of(row)
+    p.gpu = gpu_of(row)
     return p.job(gpus)
 
 
@@ -34,7 +34,7 @@ def _v3_layout(job, **kw):
 
 @pytest.fixture(scope="module")
 def v3():
-    return _job("ho-deepseek-v3", "in-house", 2048)
+    return job_of("ho-deepseek-v3", "in-house", 2048)
 
 
 def test_node_limited_routing_sends_a_token_to_at_most_four_nodes(v3):
@@ -107,7 +107,7 @@ def test_zero_bubble_and_dualpipe_stacks_run_no_interleaving(v3):
 def test_v2_overlaps_the_all_to_all_with_the_shared_experts_only():
     """V2 (EP8 in one node, at most 3 devices): the exposed part is what the shared experts' GEMMs
     cannot cover, so it lies between nothing hidden (in-house) and DualPipe's full overlap."""
-    base = _job("ho-deepseek-v2", "in-house", 1024)
+    base = job_of("ho-deepseek-v2", "in-house", 1024)
     lay = Layouts.single(
         base.global_batch_seqs, tp=1, pp=16, dp=64, ep=8, micro_batch=1, zero=1, sequence_parallel=0
     )

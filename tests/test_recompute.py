@@ -49,7 +49,7 @@ def _torchtitan_policy(ops):
     return saved
 
 
-def _job():
+def job_of():
     return Job(get_preset("llama3-8b"), get_gpu("H100-SXM"), 8192, 16, "bf16")
 
 
@@ -70,7 +70,7 @@ def test_saved_matmuls_follow_torchtitans_counter():
 
 def test_op_sac_kept_bytes_follow_the_save_list():
     """8B, no TP: block input + outputs of the saved matmuls + SDPA output and logsumexp."""
-    job = _job()
+    job = job_of()
     s = job.shape
     h, kv, f = s.hidden, s.kv_heads * s.head_dim, s.ffn_hidden
     width = {"wq": h, "wk": kv, "wv": kv, "wo": h, "w1": f, "w3": f, "w2": h}
@@ -82,7 +82,7 @@ def test_op_sac_kept_bytes_follow_the_save_list():
 
 
 def test_op_sac_lies_between_selective_and_full_for_an_8b_block():
-    job = _job()
+    job = job_of()
     lays = _layouts("selective", "op_sac", "full")
     rec = [float(step_breakdown(job, x)["recompute"][0]) for x in lays]
     assert rec[0] < rec[1] < rec[2]
@@ -99,7 +99,7 @@ def test_op_sac_recomputes_the_unsaved_matmuls_and_the_elementwise_ops(monkeypat
     selective's recompute). The element-wise kernels then come on top."""
     from models import constants as C
 
-    job = _job()
+    job = job_of()
     s = job.shape
     h, kv, f = s.hidden, s.kv_heads * s.head_dim, s.ffn_hidden
     macs = {

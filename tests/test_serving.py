@@ -306,7 +306,7 @@ def test_fp4_gemms_read_weights_at_the_measured_share_of_hbm():
             inp(gpu="B200", precision=prec, input_tokens=64, output_tokens=64), [1], [1], [1]
         )
         step[prec], pf[prec] = r["t_step"][0], r["t_prefill"][0]
-    w = roofline._param_split(get_preset("llama3-70b"))[0]
+    w = roofline.param_split(get_preset("llama3-70b"))[0]
     fp4_s = w * 0.5 / (8.0e12 * 1.78 / 8.0)
     fp8_s = w * 1.0 / (8.0e12 * 0.80)
     assert step["fp4"] - step["fp8"] == pytest.approx(fp4_s - fp8_s, rel=1e-6)

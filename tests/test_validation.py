@@ -126,10 +126,10 @@ def test_published_layouts_use_the_row_gpus_and_split_its_batch():
     the published plan is scored as given (Layouts.single does not check either), so a mistyped
     degree would be scored silently."""
     for r in VR.load_runs():
-        tp, pp, dp, mb = (VR._int(r, k) for k in ("tp", "pp", "dp", "micro_batch"))
+        tp, pp, dp, mb = (VR.int_cell(r, k) for k in ("tp", "pp", "dp", "micro_batch"))
         if None in (tp, pp, dp):
             continue  # the search fills what the source does not publish
-        assert tp * (VR._int(r, "cp") or 1) * pp * dp == int(r["gpus"]), r["id"]
+        assert tp * (VR.int_cell(r, "cp") or 1) * pp * dp == int(r["gpus"]), r["id"]
         if mb:
             assert int(r["global_batch_seqs"]) % (dp * mb) == 0, r["id"]
 

@@ -25,7 +25,7 @@ def kv_bytes_per_token(shape: ModelShape, kv_bytes: float) -> float:
     return shape.layers * width * kv_bytes
 
 
-def _param_split(shape: ModelShape) -> tuple[float, float]:
+def param_split(shape: ModelShape) -> tuple[float, float]:
     """(parameters read every step whatever the batch, parameters of one routed expert in one layer);
     the input embedding is a lookup and is not read whole."""
     lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
@@ -142,7 +142,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     gemm, attn_rate, hbm, w_rate, active = su.gemm, su.attn_rate, su.hbm, su.w_rate, su.active
     kv_token, kv_shards = mem.kv_token, mem.kv_shards
     layers, attn_width = shape.layers, shape.heads * shape.head_dim
-    fixed, expert = _param_split(shape)
+    fixed, expert = param_split(shape)
     routed = shape.moe_layers * _distinct_experts(shape, b) * expert
     weights_read = (fixed + routed) * su.w_bytes / tp
     ctx = i_tok + o_tok / 2
@@ -173,7 +173,7 @@ def prefill_s(su: Setup) -> np.ndarray:
     shape, gpu, tp, i_tok = su.shape, su.gpu, su.tp, su.i_tok
     gemm, attn_rate, w_rate, active = su.gemm, su.attn_rate, su.w_rate, su.active
     layers, attn_width = shape.layers, shape.heads * shape.head_dim
-    fixed, expert = _param_split(shape)
+    fixed, expert = param_split(shape)
     overhead = layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER
     all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
     pf_read = (fixed + all_experts) * su.w_bytes / tp / w_rate

@@ -45,10 +45,10 @@ from models.training.plan import size_class
 from models.units import SECONDS_PER_HOUR
 from models.validation.training_predict import (
     RULE_GOODPUT,
-    _predict_run,
-    _predict_step,
     plan_heldout_run,
     plan_heldout_source_layout,
+    predict_run,
+    predict_step,
 )
 from models.validation.training_rows import (
     load_heldout_runs,
@@ -58,11 +58,11 @@ from models.validation.training_rows import (
     shape_of,
 )
 from models.validation.training_scores import (
-    _err,
     band_coverage,
     band_from_errors,
     best_rule_mfu,
     leave_one_out_coverage,
+    relative_error,
     rescaling_floor,
     summarise,
 )
@@ -121,7 +121,7 @@ def validate() -> dict:
     """Every row predicted, the rule of thumb beside it, and the median/worst error per kind."""
     out = []
     for row in load_runs():
-        pred = _predict_run(row) if row["kind"] == "gpu_hours" else _predict_step(row)
+        pred = predict_run(row) if row["kind"] == "gpu_hours" else predict_step(row)
         out.append(
             {
                 "id": row["id"],
@@ -151,8 +151,8 @@ def validate() -> dict:
     mfu = best_rule_mfu([r for r in out if r["scored"]])
     for r in out:
         r["rule_of_thumb"] = r.pop("_rule")(mfu)
-        r["error"] = _err(r["predicted"], r["published"])
-        r["rule_error"] = _err(r["rule_of_thumb"], r["published"])
+        r["error"] = relative_error(r["predicted"], r["published"])
+        r["rule_error"] = relative_error(r["rule_of_thumb"], r["published"])
 
     def per_kind(rows: list[dict]) -> dict:
         out_kind = {}
@@ -270,7 +270,7 @@ def validate_heldout_source_layout() -> list[dict]:
                 "stack_class": row["stack_class"],
                 "published": published,
                 **got,
-                "error": _err(got["predicted"], published),
+                "error": relative_error(got["predicted"], published),
                 "planner_error": chosen[row["id"]]["error"],
             }
         )
@@ -320,11 +320,11 @@ def validate_heldout(stack: str | None = None) -> dict:
             }
         )
     for r in out:
-        r["error"] = _err(r["predicted"], r["published"])
+        r["error"] = relative_error(r["predicted"], r["published"])
     mfu = best_rule_mfu(out)
     for r in out:
         r["rule_of_thumb"] = r.pop("_rule")(mfu)
-        r["rule_error"] = _err(r["rule_of_thumb"], r["published"])
+        r["rule_error"] = relative_error(r["rule_of_thumb"], r["published"])
     classes = sorted({r["stack_class"] for r in out})
     return {
         "rows": out,

@@ -23,7 +23,7 @@ from models.training.search import all_layouts, describe, evaluate
 from models.training.step_time import model_flops_per_token, step_breakdown
 from models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from models.validation.calibration import job_and_layout
-from models.validation.training_rows import _int, shape_of
+from models.validation.training_rows import int_cell, shape_of
 
 #: Goodput the rule of thumb assumes for whole runs.
 RULE_GOODPUT = 0.90
@@ -37,7 +37,7 @@ def layout_text(lay: dict) -> str:
     )
 
 
-def _job(row: dict) -> Job:
+def job_of(row: dict) -> Job:
     plan = {}
     if row.get("grad_bytes"):
         plan["grad_bytes"] = int(row["grad_bytes"])
@@ -65,11 +65,11 @@ def _job(row: dict) -> Job:
     )
 
 
-def _layouts_for(row: dict, job: Job) -> Layouts:
+def layouts_for(row: dict, job: Job) -> Layouts:
     """The published layout, or every valid layout that matches the published fields."""
     gpus = int(row["gpus"])
-    given = {k: _int(row, k) for k in ("tp", "pp", "dp", "interleave", "micro_batch", "zero")}
-    cp = _int(row, "cp") or 1  # context parallelism as published (empty: none)
+    given = {k: int_cell(row, k) for k in ("tp", "pp", "dp", "interleave", "micro_batch", "zero")}
+    cp = int_cell(row, "cp") or 1  # context parallelism as published (empty: none)
     rec = row.get("recompute") or None
     if "_table5" in row:
         return job_and_layout(row["_table5"])[1]
@@ -86,7 +86,7 @@ def _layouts_for(row: dict, job: Job) -> Layouts:
                 zero=given["zero"] or 0,
                 cp=cp,
                 recompute=mode,
-                sequence_parallel=_int(row, "sequence_parallel")
+                sequence_parallel=int_cell(row, "sequence_parallel")
                 if row.get("sequence_parallel")
                 else int(given["tp"] > 1),
             )
@@ -147,10 +147,10 @@ def _in_unit(unit: str, job: Job, gpus: int, batch_seqs: int, step_s: float) -> 
     raise ValueError(f"unknown unit {unit!r}")
 
 
-def _predict_step(row: dict) -> dict:
-    job = _job(row)
+def predict_step(row: dict) -> dict:
+    job = job_of(row)
     gpus = int(row["gpus"])
-    lay = _layouts_for(row, job)
+    lay = layouts_for(row, job)
     if len(lay) == 0:
         raise ValueError(f"{row['id']}: no valid layout matches the published fields")
     mem, step = memory_breakdown(job, lay), step_breakdown(job, lay)
@@ -175,7 +175,7 @@ def _predict_step(row: dict) -> dict:
     }
 
 
-def _predict_run(row: dict) -> dict:
+def predict_run(row: dict) -> dict:
     shape = shape_of(row["model"])
     gpus, seq = int(row["gpus"]), int(row["seq_len"])
     workload = {
@@ -187,7 +187,7 @@ def _predict_run(row: dict) -> dict:
     cluster = Cluster(gpu=row["gpu"], gpus=gpus)
     if (
         row["model"] in load_presets()
-        and _int(row, "tp") is None
+        and int_cell(row, "tp") is None
         and row["flash_attention"] in ("", "2")
     ):
         plan = plan_training(
@@ -198,8 +198,8 @@ def _predict_run(row: dict) -> dict:
     else:  # a custom shape, a published layout or execution plan, or older attention kernels: the
         # same planner, choosing only among the layouts the row allows, with the row's Job
         planner_gpu = get_gpu(row["gpu"])
-        job = _job(row)
-        lay = _layouts_for(row, job)
+        job = job_of(row)
+        lay = layouts_for(row, job)
         mem, step = evaluate(job, lay)
         ok = np.nonzero(fits(job, mem["total"]))[0]
         layout_fits = ok.size > 0
@@ -238,7 +238,7 @@ def heldout_scenario(row: dict, execution: dict | None = None) -> Scenario:
     plan_heldout_run), sequence length, batch (empty: the planner's default) and precision (fp16 runs as
     bf16: the same tensor-core rate)."""
     seq = int(row["seq_len"])
-    batch = _int(row, "global_batch_seqs")
+    batch = int_cell(row, "global_batch_seqs")
     workload = Workload(
         model=row["model"],
         tokens=float(row["tokens"]),
@@ -248,12 +248,12 @@ def heldout_scenario(row: dict, execution: dict | None = None) -> Scenario:
     )
     return Scenario(
         workload=workload,
-        cluster=Cluster(gpu=row["gpu"], gpus=_int(row, "gpus")),
+        cluster=Cluster(gpu=row["gpu"], gpus=int_cell(row, "gpus")),
         **({"execution": execution} if execution is not None else {}),
     )
 
 
-def _gpu_of(row: dict):
+def gpu_of(row: dict):
     """The catalogue GPU with the row's published links where they differ (H800 NVLink, P4d EFA)."""
     gpu = get_gpu(row["gpu"])
     update = {}
@@ -272,8 +272,8 @@ def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
     from models.training.plan import Planner  # models.training.plan imports this module's constants
 
     planner = Planner(heldout_scenario(row, execution))
-    planner.gpu = _gpu_of(row)
-    gpus = _int(row, "gpus")
+    planner.gpu = gpu_of(row)
+    gpus = int_cell(row, "gpus")
     choice = planner.fixed(gpus) if gpus else planner.efficient()
     days, _ = planner.wall_days(choice.gpus)
     return {
@@ -301,7 +301,7 @@ def plan_heldout_source_layout(row: dict, execution: dict | None = None) -> dict
     choice of layout from the model's speed at the layout the team ran."""
     from models.training.plan import Planner
 
-    gpus = _int(row, "gpus")
+    gpus = int_cell(row, "gpus")
     required = [k for k in SOURCE_LAYOUT_FIELDS if k not in SOURCE_LAYOUT_OPTIONAL]
     if not gpus or any(not row.get(k) for k in required):
         return None
@@ -309,11 +309,11 @@ def plan_heldout_source_layout(row: dict, execution: dict | None = None) -> dict
     if row.get("attention"):
         ex["attention"] = row["attention"]
     planner = Planner(heldout_scenario(row, ex))
-    planner.gpu = _gpu_of(row)
+    planner.gpu = gpu_of(row)
     job = planner.job(gpus)
     tp, pp = int(row["tp"]), int(row["pp"])
     dp = gpus // (tp * pp)
-    given_mb = _int(row, "micro_batch")
+    given_mb = int_cell(row, "micro_batch")
     best = None
     for mb in (
         [given_mb]
@@ -325,7 +325,7 @@ def plan_heldout_source_layout(row: dict, execution: dict | None = None) -> dict
             tp=tp,
             pp=pp,
             dp=dp,
-            ep=_int(row, "ep") or 1,
+            ep=int_cell(row, "ep") or 1,
             micro_batch=mb,
             zero=int(row["zero"]),
             recompute=row["recompute"],

@@ -89,7 +89,7 @@ def load_runs() -> list[dict]:
     return rows
 
 
-def _int(row: dict, key: str) -> int | None:
+def int_cell(row: dict, key: str) -> int | None:
     v = row.get(key, "")
     return int(float(v)) if v not in ("", None) else None
 

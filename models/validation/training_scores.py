@@ -16,14 +16,17 @@ from models.constants import BAND_BASE_CLASSES, BAND_COVERAGE, BAND_MIN_RUNS
 RESCALING_FACTORS = np.geomspace(0.25, 4.0, 4001)
 
 
-def _err(pred: float, pub: float) -> float:
+def relative_error(pred: float, pub: float) -> float:
     return pred / pub - 1
 
 
 def best_rule_mfu(rows: list[dict]) -> float:
     """The one MFU that minimises the rule of thumb's median absolute error over all rows."""
     grid = np.round(np.arange(0.20, 0.701, 0.005), 3)
-    med = [statistics.median(abs(_err(r["_rule"](m), r["published"])) for r in rows) for m in grid]
+    med = [
+        statistics.median(abs(relative_error(r["_rule"](m), r["published"])) for r in rows)
+        for m in grid
+    ]
     return float(grid[int(np.argmin(med))])
 
 
