@@ -192,6 +192,8 @@ class Prepared:
         self.order = np.lexsort((self.wl, self.rel))
         self.whole = self.gpus * self.days * 24
         self.n_w = n_w
+        #: each workload's runs are wl[bounds[i]:bounds[i + 1]] (runs are in workload order)
+        self.bounds = np.searchsorted(self.wl, np.arange(n_w + 1))
         slots = months * SLOTS_PER_MONTH
         profile = np.zeros(slots + 1)
         np.add.at(profile, self.rel, self.gpus)
@@ -531,13 +533,14 @@ def _serve_gang(p: Prepared, avail: np.ndarray, months: int, t: _Tally) -> _Gang
                  queued_by_month)  # fmt: skip
 
 
-def _workload_outcomes(demand: Demand, p: Prepared, g: _Gang, t: _Tally) -> list[WorkloadOutcome]:
+def _workload_outcomes(
+    demand: Demand, p: Prepared, g: _Gang, t: _Tally, finished: list[int]
+) -> list[WorkloadOutcome]:
     """Step 3, each workload's outcome and its runs' table (runs are in workload order: each
     workload's runs are one slice of the columns, made Python lists once). The simulation's own
     columns and figures are already of the fields' types: no validation pass over thousands of
     runs and hundreds of workloads, simulated dozens of times (models/record.py construct)."""
-    wl = p.wl
-    bounds = np.searchsorted(wl, np.arange(len(demand.workloads) + 1))
+    wl, bounds = p.wl, p.bounds
     columns = {
         "release_day": g.rel_day.tolist(),
         "start_day": _none_for_nan(g.s_day),  # NaN: not started
@@ -548,7 +551,6 @@ def _workload_outcomes(demand: Demand, p: Prepared, g: _Gang, t: _Tally) -> list
         "beyond_term_gpu_hours": g.beyond.tolist(),
     }
     n_started = np.concatenate([[0], np.cumsum(g.started)])
-    n_finished = np.concatenate([[0], np.cumsum(g.status == "finished")])
     first_reason: dict[int, str] = {}  # each workload's first run that never fits, its reason
     for k in sorted(g.reason, reverse=True):
         first_reason[int(wl[k])] = g.reason[k]
@@ -574,7 +576,7 @@ def _workload_outcomes(demand: Demand, p: Prepared, g: _Gang, t: _Tally) -> list
                 delay_days_mean=t.delay_mean[i],
                 runs=int(sl.stop - sl.start),
                 runs_started=int(n_started[sl.stop] - n_started[sl.start]),
-                runs_finished=int(n_finished[sl.stop] - n_finished[sl.start]),
+                runs_finished=finished[i],
                 never_served=first_reason.get(i),
                 runs_table=table,
             )
@@ -603,9 +605,9 @@ def simulate(
     flat_served, backlog = _serve_flat(p, cap_slot, months, t)
     avail = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
     gang = _serve_gang(p, avail, months, t)
-    workloads = _workload_outcomes(demand, p, gang, t) if outcomes else []
-    finished = np.concatenate([[0], np.cumsum(gang.status == "finished")])
-    bounds = np.searchsorted(p.wl, np.arange(len(demand.workloads) + 1))
+    n_finished = np.concatenate([[0], np.cumsum(gang.status == "finished")])
+    finished = (n_finished[p.bounds[1:]] - n_finished[p.bounds[:-1]]).tolist()  # per workload
+    workloads = _workload_outcomes(demand, p, gang, t, finished) if outcomes else []
     gang_served = np.zeros(months)
     for i, w in enumerate(demand.workloads):
         if w.gang:
@@ -630,7 +632,7 @@ def simulate(
         idle_gpu_hours=float(idle_month.sum()),
         delayed_gpu_hours=t.delayed,
         workloads=workloads,
-        runs_finished_by_workload=(finished[bounds[1:]] - finished[bounds[:-1]]).tolist(),
+        runs_finished_by_workload=finished,
         gang_served_gpu_hours_by_month=gang_served.tolist(),
     )
 
