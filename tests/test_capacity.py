@@ -281,6 +281,10 @@ def test_a_summary_is_the_simulation_without_its_outcomes(case):
     assert summary.workloads == [] and whole.workloads
     assert summary.model_dump(exclude={"workloads"}) == whole.model_dump(exclude={"workloads"})
     assert summary.runs_finished_by_workload == [w.runs_finished for w in whole.workloads]
+    # and the count is the runs the table says finished (not one computation checked by itself)
+    assert summary.runs_finished_by_workload == [
+        w.runs_table.status.count("finished") for w in whole.workloads
+    ]
     gang = [0.0] * demand.months
     for w, d in zip(whole.workloads, demand.workloads, strict=True):
         if d.gang:

@@ -32,8 +32,14 @@ def test_a_single_run_varies_the_usage_number_it_uses_and_a_portfolio_neither():
     assert "utilisation_pct" in ds.relevant_inputs(steady, options)
     assert "runs" not in ds.relevant_inputs(steady, options)
     # the capacity plans are made once, on the base figures: what they fix is not varied
+    plans_fix = {"runs", "utilisation_pct", "lead_time_multiplier", "failure_rate_multiplier"}
+    assert plans_fix == PORTFOLIO.FIXED
     varied = ds.relevant_inputs(portfolio, list(portfolio.scenario.options.compare))
-    assert varied and not set(varied) & PORTFOLIO.FIXED
+    assert varied and not set(varied) & plans_fix
+    # a single run varies the lead time and the failure rate: each draw re-times it
+    assert {"lead_time_multiplier", "failure_rate_multiplier"} <= set(
+        ds.relevant_inputs(runs, options)
+    )
 
 
 def test_a_portfolio_option_is_priced_on_its_own_plan():
