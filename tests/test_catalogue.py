@@ -5,6 +5,7 @@ breaks them)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import re
 import shutil
 from datetime import date
@@ -187,6 +188,22 @@ def test_rental_price_is_a_median_over_provider_medians(fixture_catalogue):
     # the marketplace on its own is all there is, so its grade C row is used
     market = cat.rental_price("H100-SXM", "on_demand", provider_kind="marketplace")
     assert market == pytest.approx(1.5)
+
+
+def test_a_catalogue_of_other_rows_does_not_reuse_the_remembered_medians(fixture_catalogue):
+    """The medians are remembered per catalogue (loader.py `_median`): a catalogue built from
+    other rows (an import's preview, an override) prices on its own rows, also after the first
+    has answered the same question."""
+    cat = fixture_catalogue
+    assert cat.rental_price("H100-SXM", "on_demand", provider="HyperA") == pytest.approx(9.0)
+    doubled = tuple(
+        r.model_copy(update={"price_usd_per_gpu_hour": 2 * r.price_usd_per_gpu_hour})
+        for r in cat.rental_rows
+    )
+    other = dataclasses.replace(cat, rental_rows=doubled)
+    assert other.rental_price("H100-SXM", "on_demand", provider="HyperA") == pytest.approx(18.0)
+    assert cat.rental_price("H100-SXM", "on_demand", provider="HyperA") == pytest.approx(9.0)
+    assert other.rental_as_of("H100-SXM", "on_demand") == cat.rental_as_of("H100-SXM", "on_demand")
 
 
 def test_server_price_prefers_grade_a_and_b_quotes(fixture_catalogue):

@@ -469,11 +469,11 @@ class _Gang:
     queued_by_month: np.ndarray
 
 
-def _serve_flat(p: Prepared, cap_slot: np.ndarray, months: int, t: _Tally):
+def _serve_flat(p: Prepared, cap_slot: np.ndarray, months: int, t: _Tally, delays: bool = True):
     """Step 1, serving and steady work first: each flat workload's GPU-hours served by month,
-    queued at the term end, and its delays (the slot in which each slot's last GPU-hour is
-    served, less that slot; work still waiting at the term end has waited until then, a lower
-    bound). Returns (flat work served a slot, backlog a slot)."""
+    queued at the term end, and (`delays`: a whole simulation's outcomes) its delays (the slot in
+    which each slot's last GPU-hour is served, less that slot; work still waiting at the term end
+    has waited until then, a lower bound). Returns (flat work served a slot, backlog a slot)."""
     flat, dw, _, flat_served, backlog, prev, scale = _flat(p, cap_slot)
     slots = months * SLOTS_PER_MONTH
     month_end_slots = np.arange(1, months + 1) * SLOTS_PER_MONTH - 1
@@ -481,12 +481,14 @@ def _serve_flat(p: Prepared, cap_slot: np.ndarray, months: int, t: _Tally):
     if not flat:
         return flat_served, backlog
     s_cum, a_ext, _, _, cums = _flat_months(p, flat_served, slots, month_end_slots)
+    # every flat workload's row at once (row by row, the same operations)
+    t.served_by_month[flat] = np.diff(cums, axis=1, prepend=0.0)
+    t.queued[flat] = p.aw_rows[:, -1] - cums[:, -1]
+    if not delays:
+        return flat_served, backlog
     done = np.searchsorted(s_cum, a_ext[1:] - _EPS * scale, side="left")
     delay_slots = np.minimum(done, slots) - np.arange(slots)
     for j, i in enumerate(flat):
-        aw, cum = p.aw[j], cums[j]
-        t.served_by_month[i] = np.diff(np.concatenate([[0.0], cum]))
-        t.queued[i] = aw[-1] - cum[-1]
         mask = dw[j] > 0
         if mask.any():
             waits, weights = delay_slots[mask], dw[j][mask]
@@ -554,13 +556,20 @@ def _workload_outcomes(
     first_reason: dict[int, str] = {}  # each workload's first run that never fits, its reason
     for k in sorted(g.reason, reverse=True):
         first_reason[int(wl[k])] = g.reason[k]
+    # each workload's figures as Python numbers, a column at a time (row sums: each row's own
+    # reduction, the same numbers as one row's sum)
+    served = t.served_by_month.sum(axis=1).tolist()
+    by_month = t.served_by_month.tolist()
+    queued, beyond = t.queued.tolist(), t.beyond.tolist()
+    edges = bounds.tolist()
+    started = n_started[bounds].tolist()
     out = []
     for i, w in enumerate(demand.workloads):
-        sl = slice(bounds[i], bounds[i + 1])
-        if w.gang and sl.stop > sl.start:
-            t.delay_max[i] = float(g.delay[sl].max())
-            t.delay_mean[i] = float(g.delay[sl].mean())
-        table = construct(RunTable, {name: column[sl] for name, column in columns.items()})
+        lo, hi = edges[i], edges[i + 1]
+        if w.gang and hi > lo:
+            t.delay_max[i] = float(g.delay[lo:hi].max())
+            t.delay_mean[i] = float(g.delay[lo:hi].mean())
+        table = construct(RunTable, {name: column[lo:hi] for name, column in columns.items()})
         out.append(
             construct(
                 WorkloadOutcome,
@@ -568,14 +577,14 @@ def _workload_outcomes(
                 team=w.team,
                 kind=w.kind,
                 demanded_gpu_hours=w.demanded_gpu_hours,
-                served_gpu_hours=float(t.served_by_month[i].sum()),
-                queued_gpu_hours=float(t.queued[i]),
-                beyond_term_gpu_hours=float(t.beyond[i]),
-                served_gpu_hours_by_month=t.served_by_month[i].tolist(),
+                served_gpu_hours=served[i],
+                queued_gpu_hours=queued[i],
+                beyond_term_gpu_hours=beyond[i],
+                served_gpu_hours_by_month=by_month[i],
                 delay_days_max=t.delay_max[i],
                 delay_days_mean=t.delay_mean[i],
-                runs=int(sl.stop - sl.start),
-                runs_started=int(n_started[sl.stop] - n_started[sl.start]),
+                runs=hi - lo,
+                runs_started=started[i + 1] - started[i],
                 runs_finished=finished[i],
                 never_served=first_reason.get(i),
                 runs_table=table,
@@ -602,7 +611,7 @@ def simulate(
     months = demand.months
     cap, cap_slot = _capacity(capacity_gpus, months)
     t = _Tally.of(len(demand.workloads), months)
-    flat_served, backlog = _serve_flat(p, cap_slot, months, t)
+    flat_served, backlog = _serve_flat(p, cap_slot, months, t, delays=outcomes)
     avail = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
     gang = _serve_gang(p, avail, months, t)
     n_finished = np.concatenate([[0], np.cumsum(gang.status == "finished")])

@@ -181,6 +181,20 @@ class Catalogue:
         return _frame(self.timeline_rows)
 
     @functools.cached_property
+    def _rentals_by_gpu(self) -> dict[str, tuple[RentalRow, ...]]:
+        """The rental rows by GPU, in file order (built once, as `_assumption_by_key`)."""
+        out: dict[str, list[RentalRow]] = {}
+        for row in self.rental_rows:
+            out.setdefault(row.gpu_id, []).append(row)
+        return {gpu: tuple(rows) for gpu, rows in out.items()}
+
+    @functools.cached_property
+    def _medians(self) -> dict[tuple, tuple[float | None, str]]:
+        """(`rental_price`, `rental_as_of`) by their arguments, filled as they are asked for (a
+        capacity plan prices hundreds of sizes on the same few rows)."""
+        return {}
+
+    @functools.cached_property
     def _assumption_by_key(self) -> dict[str, AssumptionRow]:
         """The assumption rows by key, the first of a key kept (the rows are immutable: built
         once; the engine looks up thousands of figures per comparison)."""
@@ -208,9 +222,8 @@ class Catalogue:
             raise ValueError(f"unknown offer {offer!r}; known: {', '.join(OFFERS)}")
         return tuple(
             row
-            for row in self.rental_rows
-            if row.gpu_id == gpu_id
-            and offer in (None, row.offer)
+            for row in self._rentals_by_gpu.get(gpu_id, ())
+            if offer in (None, row.offer)
             and provider in (None, row.provider)
             and provider_kind in (None, row.provider_kind)
         )
@@ -221,21 +234,32 @@ class Catalogue:
         """USD per GPU-hour: one provider's price (median over its regions of its newest reading),
         or when provider is None the median over providers of each provider's median (grade A/B
         rows preferred; of a provider's rows only those of its latest as_of count)."""
-        rows = self.rentals(gpu_id, offer, provider, provider_kind)
-        if not rows:
+        price, _ = self._median(gpu_id, offer, provider, provider_kind)
+        if price is None:
             who = provider or provider_kind or "any provider"
             raise MissingFigureError(f"no {offer} rental price for {gpu_id} from {who}")
-        by_provider: dict[str, list[float]] = {}
-        for row in _newest_per_provider(_best_graded(rows)):
-            by_provider.setdefault(row.provider, []).append(row.price_usd_per_gpu_hour)
-        return float(statistics.median(statistics.median(p) for p in by_provider.values()))
+        return price
 
     def rental_as_of(
         self, gpu_id: str, offer: str, provider: str | None = None, provider_kind: str | None = None
     ) -> str:
         """The newest `as_of` of the rows `rental_price` takes its median over ('' when none)."""
-        rows = self.rentals(gpu_id, offer, provider, provider_kind)
-        return max((str(r.as_of) for r in _newest_per_provider(_best_graded(rows))), default="")
+        return self._median(gpu_id, offer, provider, provider_kind)[1]
+
+    def _median(self, *key: str | None) -> tuple[float | None, str]:
+        """(`rental_price` or None where no row matches, `rental_as_of`), computed once per key."""
+        if key not in self._medians:
+            rows = _newest_per_provider(_best_graded(self.rentals(*key)))
+            by_provider: dict[str, list[float]] = {}
+            for row in rows:
+                by_provider.setdefault(row.provider, []).append(row.price_usd_per_gpu_hour)
+            price = (
+                float(statistics.median(statistics.median(p) for p in by_provider.values()))
+                if rows
+                else None
+            )
+            self._medians[key] = price, max((str(r.as_of) for r in rows), default="")
+        return self._medians[key]
 
     def providers(self, gpu_id: str) -> list[str]:
         """Providers with at least one rental price for this GPU, sorted by name."""

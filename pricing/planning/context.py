@@ -49,6 +49,8 @@ class PlanContext:
         self._sims: dict[tuple, CapacityResult] = {}
         #: the capacity each cached summary was simulated on, by the summary's id (`complete`)
         self._capacity_of: dict[int, np.ndarray] = {}
+        #: the whole simulation of each summary completed, by the summary's id (`complete`)
+        self._whole: dict[int, CapacityResult] = {}
         self._unmet: dict[tuple, float] = {}
         self._ready: dict[tuple[str, int], float] = {}
         self._slots: dict[tuple[float, float | None], np.ndarray] = {}
@@ -197,8 +199,10 @@ class PlanContext:
         (the same capacity, so the same figures; the queue's starts are cached, `prepared`)."""
         if r.workloads or not self.demand.workloads:
             return r
-        capacity = self._capacity_of[id(r)]
-        return simulate(self.demand, capacity[0], self.prepared, capacity[1])
+        if id(r) not in self._whole:  # options planned on the same capacity share it
+            capacity = self._capacity_of[id(r)]
+            self._whole[id(r)] = simulate(self.demand, capacity[0], self.prepared, capacity[1])
+        return self._whole[id(r)]
 
     def unmet(self, r: CapacityResult) -> float:
         return r.queued_gpu_hours + r.beyond_term_gpu_hours

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from models.errors import InputError
 from models.portfolio.demand import Demand, TrainingSettings
 from models.portfolio.workloads import Finetune, Pretrain, Serve
@@ -62,5 +64,7 @@ def plan_representative(rep: Representative, gpu: str, training: TrainingSetting
         raise InputError("workloads", f"the representative workload: {exc}") from None
 
 
+@functools.lru_cache(maxsize=256)
 def weights_gb(model: str) -> float:
+    """The model's bf16 weights, GB (cached: a plan weighs each of hundreds of workloads)."""
     return BYTES_PER_PARAM["bf16"] * get_preset(model).params_total / BYTES_PER_GB
