@@ -17,10 +17,12 @@ from app import scenario_files
 from models.options import OPTION_IDS, spec
 from models.scenario import MAX_GPUS, Scenario, explain_validation_error
 from models.units import DAYS_PER_MONTH
+from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
 from pricing.planning.contracts import STEP_MIN_SAVING
 from pricing.planning.option_context import option_inputs
 from pricing.planning.planner import Planner, plan_portfolio
+from pricing.planning.records import CONTRACTS
 from tests.builders import sample, scenario
 from tests.readback import flat, pdf_text
 
@@ -824,3 +826,19 @@ def test_a_portfolio_peaking_near_200000_gpus_is_priced_within_the_largest_clust
     assert c.operations.hardware_capex_usd["fabric"] == pytest.approx(
         fabric.switches * 20_000 + fabric.transceivers * 500
     )
+
+
+@pytest.mark.parametrize("provider", [None, "Lambda"])
+def test_a_contracts_rate_minimum_term_and_setup_fee_do_not_depend_on_its_size(provider):
+    """`contract_usd` reads them at one node's inputs while a search tries hundreds of sizes:
+    a contract option's figures at any size must be those."""
+    data = sample("enterprise")
+    if provider:
+        data["options"]["rent_provider"] = provider
+    planner = Planner(Scenario.model_validate(data), load_catalogue())
+    keys = ["rent_min_term_months", "rent_setup_fee_usd_per_node"]
+    keys += sorted({spec(o).price_key for o in OPTION_IDS if spec(o).billing in CONTRACTS})
+    one = {k: planner.inputs(planner.node).figures[k] for k in keys}
+    for nodes in (2, 3, 17, 128, 1000, 4096):
+        figures = planner.inputs(nodes * planner.node).figures
+        assert {k: figures[k] for k in keys} == one, nodes

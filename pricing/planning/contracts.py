@@ -58,8 +58,11 @@ class Contracts:
         at the catalogue's base figures: its rate × the GPU-hours held (whole commitment blocks,
         the minimum term, past the term too: pricing/cashflows.py rental_end, committed) plus a
         rental's setup fee per node. The candidates' first test of worth (storage and the
-        platform team are left out; `plan` then prices the chosen plan whole)."""
-        opt, inp = spec(option), self.inputs(gpus)
+        platform team are left out; `plan` then prices the chosen plan whole). The rate, the
+        minimum term and the setup fee are the same at every size (pricing/inputs.py: only the
+        cloud's on-demand and spot figures depend on it), so they are read at one node's inputs
+        (tests/test_planning.py checks it): a search tries hundreds of sizes."""
+        opt, inp = spec(option), self.inputs(self.node)
         f = inp.figures
         if opt.billing is Billing.COMMITTED:
             block = 12 * opt.commit_years * DAYS_PER_MONTH
