@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from app import scenario_files
 from models.options import OPTION_IDS, spec
+from models.portfolio.demand import TrainingSettings, derive_demand
 from models.scenario import MAX_GPUS, Scenario, explain_validation_error
 from models.units import DAYS_PER_MONTH
 from pricing.catalogue.loader import load_catalogue
@@ -842,3 +843,19 @@ def test_a_contracts_rate_minimum_term_and_setup_fee_do_not_depend_on_its_size(p
     for nodes in (2, 3, 17, 128, 1000, 4096):
         figures = planner.inputs(nodes * planner.node).figures
         assert {k: figures[k] for k in keys} == one, nodes
+
+
+def test_the_remembered_demand_is_the_one_of_these_workloads_gpu_term_and_settings():
+    """context.py keeps the last demands derived (pricing one link again with other figures
+    derives it once): a portfolio priced after another with the same workloads on another GPU,
+    term or training settings gets its own demand, the one derived afresh."""
+    base = sample("lab")  # pre-training runs: their days follow the software stack
+    variants = [base, {**base, "cluster": {"gpu": "H200"}}, {**base, "term": {"months": 24}}]
+    variants.append({**base, "execution": {"software_stack": "megatron-3d-classic"}})
+    for data in variants:
+        sc = Scenario.model_validate(data)
+        planner = Planner(sc, load_catalogue())
+        fresh = derive_demand(
+            sc.workloads, sc.cluster.gpu, sc.term.months, training=TrainingSettings.of(sc)
+        )
+        assert planner.demand == fresh

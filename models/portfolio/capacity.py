@@ -179,9 +179,8 @@ class Prepared:
         busy = busy.reshape(-1, months)
         self.dw = np.repeat(busy, SLOTS_PER_MONTH, axis=1) * SLOT_HOURS  # (flat workloads, slots)
         self.d = self.dw.sum(axis=0)
-        self.aw = [np.concatenate([[0.0], np.cumsum(row)]) for row in self.dw]
-        #: the same rows as one (flat workloads, slots + 1) array, for `_interp_rows`
-        self.aw_rows = np.array(self.aw).reshape(len(self.aw), months * SLOTS_PER_MONTH + 1)
+        #: each flat workload's cumulative work from 0, one row each (flat workloads, slots + 1)
+        self.aw_rows = np.concatenate([np.zeros((len(self.dw), 1)), self.dw.cumsum(axis=1)], axis=1)
         runs = demand.runs
         n_w = len(demand.workloads)
         self.wl = np.array(runs.workload, dtype=int)
@@ -294,12 +293,13 @@ def _gang_starts(p: Prepared, avail: np.ndarray, *, reasons: bool = True):
         start[:] = p.rel
         return start, {}
     key = avail.tobytes()
-    if key not in p.starts:
+    start = p.starts.get(key)  # read once: another session's comparison may clear the cache
+    if start is None:
         if len(p.starts) >= STARTS_KEPT:
             p.starts.clear()
-        p.starts[key] = start = fifo_starts(*p.fifo, np.ascontiguousarray(avail, dtype=float))
+        start = fifo_starts(*p.fifo, np.ascontiguousarray(avail, dtype=float))
         start.flags.writeable = False
-    start = p.starts[key]
+        p.starts[key] = start
     return start, (_never_fits(p, avail, start) if reasons else {})
 
 
@@ -378,8 +378,7 @@ def unmet_gpu_hours(
     avail = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
     if p.flat:
         *_, cums = _flat_months(p, flat_served, slots, month_end_slots)
-        for j, i in enumerate(p.flat):
-            queued_w[i] = p.aw[j][-1] - cums[j][-1]
+        queued_w[p.flat] = p.aw_rows[:, -1] - cums[:, -1]
     start, _ = _gang_starts(p, avail, reasons=False)
     started = start >= 0
     s_day = np.where(started, start * SLOT_DAYS, np.nan)

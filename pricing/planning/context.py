@@ -4,6 +4,7 @@ days, capacity shares and cached simulations, shared by every decision the plann
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -14,12 +15,13 @@ from models.numbers import on_day
 from models.options import Billing, spec
 from models.portfolio.capacity import (
     CapacityResult,
+    Prepared,
     prepare,
     simulate,
     slot_capacity,
     unmet_gpu_hours,
 )
-from models.portfolio.demand import TrainingSettings, derive_demand
+from models.portfolio.demand import Demand, TrainingSettings, derive_demand
 from models.scenario import Scenario
 from models.units import DAYS_PER_MONTH
 from pricing import timeline as tl
@@ -31,6 +33,17 @@ from pricing.planning.representative import plan_representative, representative_
 from pricing.planning.resale import age_at_term_end, aged, with_resale_age
 
 
+@functools.lru_cache(maxsize=4)  # a 200-service demand's arrays are ~10 MB
+def _demand(workloads: tuple, gpu: str, months: int, training_key: str) -> tuple[Demand, Prepared]:
+    """The workloads' demand on `gpu` over the term and its arrays (`prepare`), shared by every
+    simulation; cached, as each workload's sizing is (models/portfolio/demand.py): the demand
+    depends on the workloads alone, so pricing one portfolio with other figures derives it once
+    (the Prepared's cache of queue orders is then shared too, as it is safe to)."""
+    training = TrainingSettings.model_validate_json(training_key)
+    demand = derive_demand(workloads, gpu, months, training=training)
+    return demand, prepare(demand)
+
+
 class PlanContext:
     """What every decision on one scenario's plans reads: its demand, the representative run,
     inputs by size, ready days, capacity shares, and simulations cached by capacity."""
@@ -40,8 +53,8 @@ class PlanContext:
         self.months = scenario.term.months
         self.gpu = get_gpu(scenario.cluster.gpu)
         training = TrainingSettings.of(scenario)
-        self.demand = derive_demand(
-            scenario.workloads, self.gpu.gpu_id, self.months, training=training
+        self.demand, self.prepared = _demand(
+            tuple(scenario.workloads), self.gpu.gpu_id, self.months, training.key()
         )
         self.representative = representative_run(scenario, self.demand)
         self.rep = plan_representative(self.representative, self.gpu.gpu_id, training)
@@ -58,7 +71,6 @@ class PlanContext:
         self._tranches: dict[str, tuple[Tranche, ...]] = {}
         #: the size the last fixed-size search found: the next one starts there (`bracket`)
         self._size_hint = 0
-        self.prepared = prepare(self.demand)  # the demand's arrays, shared by every simulation
         d = self.demand
         self.tol = TOLERANCE * max(d.demanded_gpu_hours, 1.0)
         self.baseline = d.beyond_term_gpu_hours  # unconstrained work past the term

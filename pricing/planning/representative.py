@@ -50,16 +50,24 @@ def plan_representative(rep: Representative, gpu: str, training: TrainingSetting
     """The representative run planned on its own GPU count: the plan the demand made for a
     pre-training workload, so the summary's days, layout and MFU are that run's. A fine-tune
     planned as a full-parameter run may not fit the count its method (LoRA, QLoRA) needed: it
-    then takes the smallest count that fits."""
+    then takes the smallest count that fits. Cached, as the workloads' sizings are (a plan is
+    immutable): a portal that prices one link again with other figures plans it once."""
+    return _plan_cached(rep.workload.model_dump_json(), rep.gpus, gpu, training.key())
+
+
+@functools.lru_cache(maxsize=64)
+def _plan_cached(workload_json: str, gpus: int | None, gpu: str, training_key: str) -> TrainingPlan:
+    workload = Workload.model_validate_json(workload_json)
+    training = TrainingSettings.model_validate_json(training_key)
     try:
-        if rep.gpus is not None:
+        if gpus is not None:
             try:
                 return plan_training(
-                    training.scenario(rep.workload, Cluster(gpu=gpu, gpus=rep.gpus)), curve=False
+                    training.scenario(workload, Cluster(gpu=gpu, gpus=gpus)), curve=False
                 )
             except InputError:
                 pass
-        return plan_training(training.scenario(rep.workload, Cluster(gpu=gpu)), curve=False)
+        return plan_training(training.scenario(workload, Cluster(gpu=gpu)), curve=False)
     except InputError as exc:
         raise InputError("workloads", f"the representative workload: {exc}") from None
 
