@@ -28,6 +28,7 @@ from pricing import timeline as tl
 from pricing.cashflows import window
 from pricing.catalogue.loader import Catalogue
 from pricing.inputs import CostInputs, build_inputs
+from pricing.planning import representative
 from pricing.planning.records import CONTRACTS, TOLERANCE, Tranche
 from pricing.planning.representative import plan_representative, representative_run
 from pricing.planning.resale import age_at_term_end, aged, with_resale_age
@@ -42,6 +43,12 @@ def _demand(workloads: tuple, gpu: str, months: int, training_key: str) -> tuple
     training = TrainingSettings.model_validate_json(training_key)
     demand = derive_demand(workloads, gpu, months, training=training)
     return demand, prepare(demand)
+
+
+def clear_caches() -> None:
+    """Forgets the demands and representative plans derived so far (a bench's first call)."""
+    _demand.cache_clear()
+    representative.plan_cache_clear()
 
 
 class PlanContext:

@@ -55,6 +55,10 @@ def plan_representative(rep: Representative, gpu: str, training: TrainingSetting
     return _plan_cached(rep.workload.model_dump_json(), rep.gpus, gpu, training.key())
 
 
+def plan_cache_clear() -> None:
+    _plan_cached.cache_clear()
+
+
 @functools.lru_cache(maxsize=64)
 def _plan_cached(workload_json: str, gpus: int | None, gpu: str, training_key: str) -> TrainingPlan:
     workload = Workload.model_validate_json(workload_json)
