@@ -37,6 +37,8 @@ from models.units import BYTES_PER_PARAM
 SCHEMA_VERSION = 1
 #: version 2: a portfolio of workloads (models/portfolio/workloads.py) instead of one workload and its usage
 PORTFOLIO_VERSION = 2
+#: the two kinds of scenario (`Scenario.kind`)
+ScenarioKind = Literal["run", "portfolio"]
 #: the most workloads a v2 scenario holds
 MAX_WORKLOADS = 200
 
@@ -475,6 +477,12 @@ class Scenario(BaseModel):
     @property
     def is_portfolio(self) -> bool:
         return self.version == PORTFOLIO_VERSION
+
+    @property
+    def kind(self) -> ScenarioKind:
+        """"run" (version 1: one training run) or "portfolio" (version 2: workloads over time):
+        the key of every per-kind table (pricing/delivery.py, pricing/engine.py, app/)."""
+        return "portfolio" if self.is_portfolio else "run"
 
     @field_validator("overrides")
     @classmethod

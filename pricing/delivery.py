@@ -83,8 +83,10 @@ class PortfolioPlans:
 
 
 SINGLE_RUN, PORTFOLIO = SingleRun(), PortfolioPlans()
+#: each kind of scenario's delivery (models/scenario.py `Scenario.kind`)
+DELIVERY = {d.kind: d for d in (SINGLE_RUN, PORTFOLIO)}
 
 
 def delivery_of(inp: CostInputs) -> SingleRun | PortfolioPlans:
-    """The kind of scenario `inp` prices: the one place that asks."""
-    return PORTFOLIO if inp.portfolio is not None else SINGLE_RUN
+    """How the options deliver the kind of scenario `inp` prices."""
+    return DELIVERY[inp.scenario.kind]

@@ -450,6 +450,22 @@ def _portfolio_result(
 _RESULT_OF = {"run": _run_result, "portfolio": _portfolio_result}
 
 
+def _plan_run(scenario: Scenario, cat: Catalogue) -> tuple[CostInputs, None, str | None]:
+    """(inputs, no portfolio, the option a deadline's size left room for): one run, sized."""
+    inp, sized_for = size_for_deadline(scenario, cat)
+    return inp, None, sized_for
+
+
+def _plan_portfolio(scenario: Scenario, cat: Catalogue) -> tuple[CostInputs, Portfolio, None]:
+    """(inputs, the portfolio with a capacity plan per option (pricing/planning/), None)."""
+    inp, portfolio = plan_portfolio(scenario, cat)
+    return inp, portfolio, None
+
+
+#: how each kind of scenario (models/scenario.py `Scenario.kind`) is planned before it is priced
+_PLAN_OF = {"run": _plan_run, "portfolio": _plan_portfolio}
+
+
 def _portfolio_demand(portfolio: Portfolio) -> PortfolioDemand:
     d = portfolio.demand
     return PortfolioDemand(
@@ -478,10 +494,7 @@ def compare(
     seed: int = 20261129,
 ) -> Comparison:
     cat = catalogue if catalogue is not None else load_catalogue()
-    if scenario.is_portfolio:  # a capacity plan per option (pricing/planning/)
-        (inp, portfolio), sized_for = plan_portfolio(scenario, cat), None
-    else:
-        (inp, sized_for), portfolio = size_for_deadline(scenario, cat), None
+    inp, portfolio, sized_for = _PLAN_OF[scenario.kind](scenario, cat)
     options = [o for o in scenario.options.compare if o not in inp.unavailable]
     P = base_params(inp)
     results = evaluate(inp, P, options)
