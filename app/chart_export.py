@@ -339,10 +339,9 @@ def chart_svgs(c: Comparison) -> dict[str, bytes]:
     (version 2) `capacity:<option>` for each available option
     (`app.charts.portfolio.capacity_demand`); ChartsUnavailable if none."""
     figures = {k: print_figure(f) for k, f in all_figures(c).items()}
-    if c.portfolio is not None:
-        for o in c.options:
-            if o.available and o.capacity_gpus:
-                figures[f"capacity:{o.option}"] = print_figure(capacity_demand(c, o.option))
+    for o in c.options:  # an option with a capacity plan (a portfolio's): its chart too
+        if o.available and o.capacity_gpus:
+            figures[f"capacity:{o.option}"] = print_figure(capacity_demand(c, o.option))
     return dict(zip(figures, _SERVER.svgs(list(figures.values())), strict=True))
 
 

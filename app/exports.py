@@ -56,9 +56,12 @@ def _cell(text: str) -> str:
 
 def monthly_csv(c: Comparison) -> str:
     """Long-format CSV of every option's monthly cash flows by category (USD, nominal); for a
-    portfolio also its monthly capacity, demand, served and idle, and the chargeback by team."""
-    if c.portfolio is not None:
-        return _portfolio_csv(c)
+    portfolio also its monthly capacity, demand, served and idle, and the chargeback by team
+    (the module docstring: each kind of scenario its own columns)."""
+    return _CSV_OF[c.scenario.kind](c)
+
+
+def _run_csv(c: Comparison) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_HEADER)
@@ -97,6 +100,10 @@ def _portfolio_csv(c: Comparison) -> str:
                 [o.option, o.label, "chargeback", _cell(team), "", repr(float(value)), "usd"]
             )
     return buf.getvalue()
+
+
+#: the CSV writer of each kind of scenario (models/scenario.py `Scenario.kind`)
+_CSV_OF = {"run": _run_csv, "portfolio": _portfolio_csv}
 
 
 def _finite(value: Any) -> Any:

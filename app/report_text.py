@@ -199,14 +199,22 @@ def _label(c: Comparison, option: str) -> str:
     return next((o.label for o in c.options if o.option == option), option)
 
 
-def comparison_report(c: Comparison) -> str:
+def _run_head(c: Comparison) -> str:
     t = c.training
-    head = (
+    return (
         f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {days(t.train_days)}"
         f" ({days(t.ideal_days)} ideal, goodput {pct(t.goodput, 1)}); term {c.scenario.term.months} months"
     )
-    if c.portfolio is not None:
-        head = portfolio_head(c) + f"\nRepresentative run: {training_run_text(c)}"
+
+
+def _portfolio_head(c: Comparison) -> str:
+    return portfolio_head(c) + f"\nRepresentative run: {training_run_text(c)}"
+
+
+def comparison_report(c: Comparison) -> str:
+    """`clusterplan compare`'s text: the kind's head (`_HEAD_OF`), the options, the decision
+    support, then the kind's own sections (`_TAIL_OF`: a portfolio's demand and capacity)."""
+    head = _HEAD_OF[c.scenario.kind](c)
     cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready':>9} {'first result':>12}"
     lines = [head]
     lines += deadline_sizing_line(c)
@@ -263,8 +271,7 @@ def comparison_report(c: Comparison) -> str:
             )
     if c.flip_points:
         lines += ["", "Flip points:"] + [f"  {f.text}" for f in c.flip_points]
-    if c.portfolio is not None:
-        lines += ["", portfolio_report(c)]
+    lines += _TAIL_OF[c.scenario.kind](c)
     return "\n".join(lines)
 
 
@@ -646,3 +653,9 @@ def accuracy_line() -> str:
         f"({b['leave_one_out_coverage']:.0%} when each run is left out of the band it is checked "
         "against)"
     )
+
+
+#: each kind of scenario's (models/scenario.py `Scenario.kind`) head of `comparison_report` and
+#: the sections it adds after the options and the decision support
+_HEAD_OF = {"run": _run_head, "portfolio": _portfolio_head}
+_TAIL_OF = {"run": lambda c: [], "portfolio": lambda c: ["", portfolio_report(c)]}

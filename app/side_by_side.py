@@ -39,20 +39,15 @@ def _cells(s: SideScenario, o: SideOption) -> list[str]:
         usd(o.total_usd),
         usd(o.npv_usd),
         on_day(o.ready_day),
-        portfolio_words(s) if s.is_portfolio else days(o.train_days),
+        _DAYS_CELL_OF[s.kind](s, o),
         usd_rate(o.usd_per_gpu_hour),
     ]
 
 
 def days_note(sbs: SideBySide) -> str:
     """What the training-days column means, and why a portfolio's row has none."""
-    note = "training days: one run on that option"
-    if any(s.is_portfolio for s in sbs.scenarios):
-        note += (
-            "; a portfolio has no one run (its work is many runs of several workloads): its "
-            "row says so, and its Compare page gives each workload's delays"
-        )
-    return note
+    kinds = dict.fromkeys(s.kind for s in sbs.scenarios)  # each kind shown, in order
+    return "training days: one run on that option" + "".join(_DAYS_NOTE_OF[k] for k in kinds)
 
 
 def table_rows(sbs: SideBySide, grouped: bool = False) -> list[list[str]]:
@@ -85,14 +80,32 @@ def scenario_line(s: SideScenario) -> str:
     """What one named scenario plans (one training run, or a portfolio of workloads), and what its
     own comparison recommends."""
     rec = s.recommended_label or "none (no option completes the workload)"
-    if s.is_portfolio:
-        teams = f"{s.teams:,} team{'' if s.teams == 1 else 's'}"
-        plans = (
-            f"{portfolio_words(s)} ({teams}) on {s.gpu}, peak {s.peak_gpus or 0:,} GPUs demanded"
-        )
-    else:
-        plans = f"one training run of {s.model} on {s.gpus:,} × {s.gpu}"
+    plans = _PLANS_OF[s.kind](s)
     return f"{s.name}: {plans}, {s.term_months}-month term; recommended: {rec}"
+
+
+def _portfolio_plans(s: SideScenario) -> str:
+    teams = f"{s.teams:,} team{'' if s.teams == 1 else 's'}"
+    return f"{portfolio_words(s)} ({teams}) on {s.gpu}, peak {s.peak_gpus or 0:,} GPUs demanded"
+
+
+#: for each kind of scenario (models/scenario.py `Scenario.kind`): its row's training-days cell,
+#: what the column's note adds for it, and what it plans in `scenario_line`
+_DAYS_CELL_OF = {
+    "run": lambda s, o: days(o.train_days),
+    "portfolio": lambda s, o: portfolio_words(s),
+}
+_DAYS_NOTE_OF = {
+    "run": "",
+    "portfolio": (
+        "; a portfolio has no one run (its work is many runs of several workloads): its "
+        "row says so, and its Compare page gives each workload's delays"
+    ),
+}
+_PLANS_OF = {
+    "run": lambda s: f"one training run of {s.model} on {s.gpus:,} × {s.gpu}",
+    "portfolio": _portfolio_plans,
+}
 
 
 def report(sbs: SideBySide) -> str:

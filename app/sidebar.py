@@ -5,8 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import share_link, state
-from app.formatting import si
-from models.shapes import load_presets
+from app.kinds import words
 
 
 def _page_url() -> str:
@@ -60,29 +59,7 @@ def render() -> None:
         if sc is None:
             st.caption("The scenario has an input to fix; see the Workload page.")
             return
-        w, c = sc.workload, sc.cluster
-        if sc.is_portfolio:
-            teams = len({x.team for x in sc.workloads})
-            size = f"{c.gpus:,} GPUs" if c.gpus else "sized to the demand"
-            st.caption(
-                f"Portfolio: {len(sc.workloads)} workloads of {teams} team(s) · {c.gpu} · {size} · "
-                f"{sc.term.months} months"
-            )
-        else:
-            preset = load_presets().get(w.model) if w.model else None
-            model = preset.name if preset else (w.model or f"custom {si(w.params or 0)} parameters")
-            size = (
-                f"{c.gpus:,} GPUs"
-                if c.gpus
-                else (
-                    f"deadline {c.deadline_days:g} days"
-                    if c.deadline_days
-                    else "smallest that fits"
-                )
-            )
-            st.caption(
-                f"{model} · {si(w.tokens)} tokens · {c.gpu} · {size} · {sc.term.months} months"
-            )
+        st.caption(words(sc).summary(sc))
         if st.button("Share link", icon=":material/share:", width="stretch", key="share"):
             try:
                 token = state.link_token(sc)

@@ -70,6 +70,11 @@ class SideScenario(Record):
     recommended_label: str | None
     options: list[SideOption]
 
+    @property
+    def kind(self) -> str:
+        """The scenario's kind (models/scenario.py `Scenario.kind`)."""
+        return "portfolio" if self.is_portfolio else "run"
+
 
 class SideBySide(Record):
     """2-3 named scenarios, in the order given."""

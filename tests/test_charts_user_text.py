@@ -31,6 +31,7 @@ from app import chart_export, report_pdf
 from app.charts.common import user_text
 from app.charts.compare import all_figures
 from app.charts.portfolio import capacity_demand, portfolio_demand
+from app.charts.scaling import scaling_curve
 from app.charts.side_by_side import side_by_side_cost
 from app.scenario_files import PORTFOLIOS
 from models.scenario import Scenario
@@ -90,6 +91,7 @@ def _figures(c, sbs) -> dict[str, go.Figure]:
     """Every chart that can show a user's name, as the portal and the PDFs build them."""
     figs = {f"all_figures:{k}": f for k, f in all_figures(c).items()}
     figs |= {f"dark:{k}": f for k, f in all_figures(c, dark=True).items()}
+    figs["scaling"] = scaling_curve(c)  # a portfolio's Compare has none; its builder still escapes
     figs["portfolio_demand"] = portfolio_demand(c.portfolio)
     figs["portfolio_demand:dict"] = portfolio_demand(c.portfolio.model_dump(mode="json"))
     for o in c.options:

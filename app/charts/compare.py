@@ -19,15 +19,24 @@ def all_figures(c: Comparison | Mapping, dark: bool = False) -> dict[str, go.Fig
     portfolio's work is many workloads, not one run: its Gantt draws provisioning only and it has
     no scaling curve of one run (the portal's portfolio page shows the same)."""
     c = as_comparison(c)
-    portfolio = c.portfolio is not None
-    figures = {
-        "cumulative": cumulative_cost(c, dark),
-        "breakdown": cost_breakdown(c, dark),
-        "gantt": provisioning_gantt(c, dark, first_run=not portfolio),
-        "scaling": scaling_curve(c, dark),
-        "tornado": tornado(c, dark),
-        "uncertainty": uncertainty(c, dark),
+    charts = {  # read when called: the builders as this module holds them then
+        "cumulative": cumulative_cost,
+        "breakdown": cost_breakdown,
+        "gantt": provisioning_gantt,
+        "phases": lambda c, dark: provisioning_gantt(c, dark, first_run=False),
+        "scaling": scaling_curve,
+        "tornado": tornado,
+        "uncertainty": uncertainty,
     }
-    if portfolio:
-        del figures["scaling"]
-    return figures
+    return {name: charts[builder](c, dark) for name, builder in CHARTS_OF[c.scenario.kind]}
+
+
+_MONEY = (("cumulative", "cumulative"), ("breakdown", "breakdown"))
+_RISK = (("tornado", "tornado"), ("uncertainty", "uncertainty"))
+#: the charts of each kind of scenario (models/scenario.py `Scenario.kind`), as placed, each as
+#: (name, builder): a portfolio's work is many workloads, so its Gantt draws the provisioning
+#: phases only and it has no scaling curve of one run
+CHARTS_OF = {
+    "run": (*_MONEY, ("gantt", "gantt"), ("scaling", "scaling"), *_RISK),
+    "portfolio": (*_MONEY, ("gantt", "phases"), *_RISK),
+}

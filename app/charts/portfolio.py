@@ -108,6 +108,10 @@ def _gpu_hours(x: float) -> str:
     return f"{x:,.0f}"
 
 
+#: why a kind of scenario (models/scenario.py `Scenario.kind`) has no capacity plan to draw
+NO_CAPACITY_PLAN = {"run": "Capacity plans are made for a portfolio of workloads (version 2)"}
+
+
 def capacity_demand(c: Comparison | Mapping, option: str, dark: bool = False) -> go.Figure:
     """A portfolio's monthly capacity against its demand under one option's capacity plan: the
     GPU-hours served and held idle each month stacked (together the capacity held,
@@ -118,8 +122,8 @@ def capacity_demand(c: Comparison | Mapping, option: str, dark: bool = False) ->
     o = c.option(option)
     label = o.label if o is not None else user_text(str(option)[:60])
     fig = figure(f"Capacity against demand: {label}", "", dark)
-    if c.portfolio is None or not c.scenario.is_portfolio:
-        return empty(fig, "Capacity plans are made for a portfolio of workloads (version 2)")
+    if why := NO_CAPACITY_PLAN.get(c.scenario.kind):
+        return empty(fig, why)
     if o is None or not o.available or not o.capacity_gpus:
         why = "was not compared" if o is None else "is not available for this scenario"
         return empty(fig, f"{label} {why}")

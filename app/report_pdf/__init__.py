@@ -41,6 +41,7 @@ from app.chart_export import (  # noqa: F401  (re-exported for callers of the re
     print_figure,
     svg_for_pdf,
 )
+from app.kinds import words
 from app.report_pdf.comparison import ComparisonDocument
 from app.report_pdf.document import (  # noqa: F401  (re-exported for callers of the report)
     LOCAL_LINK_NOTE,
@@ -67,10 +68,7 @@ class Report:
 
 
 def default_title(c: Comparison) -> str:
-    t = c.training
-    if c.portfolio is not None:
-        return f"Portfolio of {len(c.scenario.workloads)} workloads on {c.scenario.cluster.gpu}"
-    return f"{t.model} on {t.gpus:,} × {t.gpu}"
+    return words(c.scenario).title(c)
 
 
 def catalogue_date(c: Comparison) -> str:

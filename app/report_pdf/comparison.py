@@ -20,6 +20,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.kinds import teams, words
 from app.recommendation_text import recommendation_text
 from app.report_pdf.document import ACCENT, INK, MUTED, WARN, Document, plain
 from app.report_text import (
@@ -67,8 +68,8 @@ class ComparisonDocument(Document):
             self.draw_charts(svgs)
         else:
             self.text_block(note, 10, WARN, "B")
-        if self.c.portfolio is not None:
-            self.demand_capacity(capacity, note)
+        for section in self.SECTIONS_OF[self.c.scenario.kind]:  # the kind's own sections
+            section(self, capacity, note)
         self.numbers()
         self.assumptions()
         self.furniture()
@@ -196,11 +197,10 @@ class ComparisonDocument(Document):
             for p in c.price_inversions:
                 self.text_block(f"• {plain(price_checks.inversion_line(p), 600)}", 8.5)
 
-    def scenario_rows(self) -> list[list[str]]:
+    def _run_work(self) -> tuple[list[str], str, str]:
+        """(the work, the cluster, the usage) of one training run, for `scenario_rows`."""
         s, t = self.c.scenario, self.c.training
-        w, cl, u, term, opts = s.workload, s.cluster, s.usage, s.term, s.options
-        lay = t.layout
-        labels = {o.option: o.label for o in self.c.options}
+        w, cl, u = s.workload, s.cluster, s.usage
         work = [t.model, f"{si(w.tokens)} tokens", f"sequence {w.seq_len:,}", w.precision.upper()]
         cluster = f"{t.gpus:,} × {t.gpu} ({t.nodes:,} nodes)"
         if cl.deadline_days:
@@ -210,26 +210,39 @@ class ComparisonDocument(Document):
             if u.mode == "runs"
             else f"{u.utilisation_pct:g} % utilisation"
         )
+        return work, cluster, usage
+
+    def _portfolio_work(self) -> tuple[list[str], str, str]:
+        """(the workloads, the cluster, the demand) of a portfolio, for `scenario_rows`."""
+        s, p, cl = self.c.scenario, self.c.portfolio, self.c.scenario.cluster
+        n = teams(s)
+        work = [
+            f"{len(s.workloads)} workloads, {n} team{'s' if n != 1 else ''}",
+            *(f"{x.name} ({x.kind}, {x.team})" for x in s.workloads[:12]),
+        ] + ([f"{len(s.workloads) - 12} more"] if len(s.workloads) > 12 else [])
+        cluster = f"{self.c.training.gpu}; " + (
+            f"{cl.gpus:,} GPUs on the fixed-size options"
+            if cl.gpus
+            else "each option's size from its capacity plan (Demand and capacity)"
+        )
+        usage = (
+            f"{gpu_hours(p.demanded_gpu_hours)} GPU-hours over the term, "
+            f"peak {max(p.peak_gpus, default=0):,.0f} GPUs"
+        )
+        return work, cluster, usage
+
+    def scenario_rows(self) -> list[list[str]]:
+        s, t = self.c.scenario, self.c.training
+        term, opts = s.term, s.options
+        lay = t.layout
+        labels = {o.option: o.label for o in self.c.options}
+        work, cluster, usage = self.WORK_OF[s.kind](self)
         fin = term.financing + (
             f" over {term.loan_years} years" if term.financing != "cash" else ""
         )
-        if s.is_portfolio:
-            teams = len({x.team for x in s.workloads})
-            work = [
-                f"{len(s.workloads)} workloads, {teams} team{'s' if teams != 1 else ''}",
-                *(f"{x.name} ({x.kind}, {x.team})" for x in s.workloads[:12]),
-            ] + ([f"{len(s.workloads) - 12} more"] if len(s.workloads) > 12 else [])
-            cluster = f"{t.gpu}; " + (
-                f"{cl.gpus:,} GPUs on the fixed-size options"
-                if cl.gpus
-                else "each option's size from its capacity plan (Demand and capacity)"
-            )
-            usage = (
-                f"{gpu_hours(self.c.portfolio.demanded_gpu_hours)} GPU-hours over the term, "
-                f"peak {max(self.c.portfolio.peak_gpus, default=0):,.0f} GPUs"
-            )
+        said = words(s)
         rows = [
-            ["Workloads" if s.is_portfolio else "Workload", " · ".join(work)],
+            [said.work_row, " · ".join(work)],
             ["Cluster", cluster],
             ["Execution plan", execution_text(s.execution)],
             [
@@ -238,7 +251,7 @@ class ComparisonDocument(Document):
                 + f"; layout TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · PP {lay.pp} · DP {lay.dp}; "
                 + f"MFU {pct(t.mfu, 1)}",
             ],
-            ["Demand" if s.is_portfolio else "Usage", usage],
+            [said.usage_row, usage],
             ["Term", f"{term.months} months, financing: {fin}"],
             ["Facility (build)", opts.facility],
             ["Options compared", ", ".join(labels.get(o, o) for o in opts.compare)],
@@ -344,7 +357,7 @@ class ComparisonDocument(Document):
             rows.append(["Total", *(usd(o.total_usd) for o in live)])
             self.grid(rows, (30, *(share,) * len(live)), ("LEFT",) + ("RIGHT",) * len(live))
             self.heading("Provisioning and time to first result", 10)
-            run = "Longest run" if c.portfolio is not None else "One run"
+            run = words(c.scenario).run_column
             rows = [["Option", "Ready", run, "First result", "Phases (start and end day)"]]
             for o in live:
                 phases = "; ".join(
@@ -450,3 +463,8 @@ class ComparisonDocument(Document):
         self.grid(
             rows, (44, 17, 25, 76, 18), ("LEFT", "RIGHT", "LEFT", "LEFT", "LEFT"), 7, header=True
         )
+
+    #: each kind of scenario's (models/scenario.py `Scenario.kind`) description of its work for
+    #: the scenario table, and the sections it adds after the charts
+    WORK_OF = {"run": _run_work, "portfolio": _portfolio_work}
+    SECTIONS_OF = {"run": (), "portfolio": (demand_capacity,)}

@@ -47,9 +47,11 @@ def render() -> None:
     dark = state.dark_theme()
 
     rate = next((a.value for a in c.assumptions if a.key == "discount_rate_pct_per_year"), 0.0)
-    if sc.is_portfolio:
-        _portfolio_page(sc, c, rate, dark)
-        return
+    _PAGE_OF[sc.kind](sc, c, rate, dark)
+
+
+def _run_page(sc: Scenario, c: Comparison, rate: float, dark: bool) -> None:
+    """Compare for one training run: the cards, warnings, views and totals."""
     st.caption(run_caption(c, rate))
     deadline = sc.cluster.deadline_days
     _deadline_sizing(c, deadline)
@@ -566,3 +568,7 @@ def _money_columns(o) -> dict[str, str]:
         "NPV after tax": usd(o.npv_after_tax_usd) if o.available else "n/a",
         "$ per delivered GPU-hour": usd_rate(o.usd_per_gpu_hour),
     }
+
+
+#: the page body of each kind of scenario (models/scenario.py `Scenario.kind`)
+_PAGE_OF = {"run": _run_page, "portfolio": _portfolio_page}

@@ -215,7 +215,7 @@ def maintenance(c: Comparison) -> str:
     replaced = fig.get("part_replacement_pct_per_year")
     # a portfolio's operations figures are the engine's for its representative workload on the
     # size it costs storage and checkpoints for (pricing/planning/): say so
-    p = c.portfolio if c.scenario.is_portfolio else None
+    p = c.portfolio
     whose = (
         f"For the portfolio's representative run ({training_run_subject(c)}; "
         f"{p.representative_model}), "
@@ -326,22 +326,24 @@ def portfolio_delays(c: Comparison) -> list[str]:
 
 
 def answers(c: Comparison) -> dict[str, str | list[str]]:
-    """Each of QUESTIONS with its answer (a paragraph, or a list of lines)."""
-    portfolio = c.portfolio is not None and c.scenario.is_portfolio
-    return dict(
-        zip(
-            QUESTIONS,
-            (
-                portfolio_server_or_cluster(c) if portfolio else server_or_cluster(c),
-                portfolio_gpus(c) if portfolio else how_many_gpus(c),
-                renting_cost(c),
-                build_or_rent(c),
-                portfolio_delays(c) if portfolio else deployment(c),
-                maintenance(c),
-            ),
-            strict=True,
-        )
-    )
+    """Each of QUESTIONS with its answer (a paragraph, or a list of lines): the answers of the
+    comparison's kind of scenario (`ANSWERS_OF`)."""
+    return {q: answer(c) for q, answer in zip(QUESTIONS, ANSWERS_OF[c.scenario.kind], strict=True)}
+
+
+#: the answer to each of QUESTIONS, in order, for each kind of scenario (models/scenario.py
+#: `Scenario.kind`): a portfolio's own where its work is not one run's
+ANSWERS_OF = {
+    "run": (server_or_cluster, how_many_gpus, renting_cost, build_or_rent, deployment, maintenance),
+    "portfolio": (
+        portfolio_server_or_cluster,
+        portfolio_gpus,
+        renting_cost,
+        build_or_rent,
+        portfolio_delays,
+        maintenance,
+    ),
+}
 
 
 def render() -> None:

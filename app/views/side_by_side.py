@@ -23,6 +23,7 @@ from app import report_pdf, share_link, state
 from app import side_by_side as sbs_text
 from app.charts.side_by_side import side_by_side_cost
 from app.formatting import md_plain
+from app.kinds import words
 from models.errors import InputError
 from models.scenario_set import (
     MAX_NAME_CHARS,
@@ -130,9 +131,7 @@ def save_form() -> None:
     sc, _ = state.scenario()
     with st.form("sbs_save", border=True):
         name_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
-        default = ""
-        if sc is not None and not sc.is_portfolio:
-            default = f"{sc.cluster.gpu}, {sc.term.months} months"
+        default = words(sc).save_name(sc) if sc is not None else ""
         name = name_col.text_input(
             "Save this scenario as",
             value=default,
