@@ -155,9 +155,17 @@ def iso_date(text: str) -> dt.date:
     raise argparse.ArgumentTypeError(f"{text!r} is not a date written YYYY-MM-DD")
 
 
-def given(fields: dict) -> dict:
-    """The flags the user gave (argparse leaves the others None; the record's defaults apply)."""
-    return {k: v for k, v in fields.items() if v is not None}
+def given(args: argparse.Namespace, flags: dict[str, str], *, aliases: frozenset = frozenset()):
+    """The core record's fields from the flags the user gave (`flags`: record field ->
+    command-line option, as `sized` names them; argparse leaves the flags not given None, so the
+    record's defaults apply). `aliases`: fields named by another field's flag in `sized`'s
+    messages only (serve's `batch` is its `--users`), not read from it."""
+    values = {
+        field: getattr(args, flag.removeprefix("--").replace("-", "_"))
+        for field, flag in flags.items()
+        if field not in aliases
+    }
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def sized(command: str, flags: dict[str, str], size):

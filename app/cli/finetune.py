@@ -44,21 +44,8 @@ FINETUNE_OPTION = {
 def run(args: argparse.Namespace) -> int:
     from models.finetune.plan import FinetuneInputs, plan_finetune  # only this command needs it
 
-    fields = {
-        "model": args.model,
-        "method": args.method,
-        "tokens": args.tokens,
-        "epochs": args.epochs,
-        "gpu": args.gpu,
-        "gpus": args.gpus,
-        "seq_len": args.seq_len,
-        "global_batch_seqs": args.batch,
-        "lora_rank": args.rank,
-        "precision": args.precision,
-    }
-    plan = sized(
-        "finetune", FINETUNE_OPTION, lambda: plan_finetune(FinetuneInputs(**given(fields)))
-    )
+    fields = given(args, FINETUNE_OPTION)
+    plan = sized("finetune", FINETUNE_OPTION, lambda: plan_finetune(FinetuneInputs(**fields)))
     if args.json:
         print_json("clusterplan finetune", plan.model_dump(mode="json"))
         return 0

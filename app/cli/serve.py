@@ -74,23 +74,8 @@ def run(args: argparse.Namespace) -> int:
     from app.formatting import deployment_text, prefill_decode_text
     from models.serving.plan import ServeInputs, plan_serving  # only this command needs it
 
-    fields = {
-        "model": args.model,
-        "gpu": args.gpu,
-        "input_tokens": args.input_tokens,
-        "output_tokens": args.output_tokens,
-        "rps": args.rps,
-        "users": args.users,
-        "tokens_per_day": args.tokens_per_day,
-        "gpus": args.gpus,
-        "ttft_ms": args.ttft_ms,
-        "tpot_ms": args.tpot_ms,
-        "slo_percentile": args.slo_percentile,
-        "precision": args.precision,
-        "kv_precision": args.kv_precision,
-        "prefill_decode": args.prefill_decode,
-    }
-    plan = sized("serve", SERVE_OPTION, lambda: plan_serving(ServeInputs(**given(fields))))
+    fields = given(args, SERVE_OPTION, aliases=frozenset({"batch"}))
+    plan = sized("serve", SERVE_OPTION, lambda: plan_serving(ServeInputs(**fields)))
     if args.json:
         print_json("clusterplan serve", plan.model_dump(mode="json"))
         return 0
