@@ -14,6 +14,7 @@ import contextlib
 import io
 import pathlib
 import re
+import shlex
 
 import pytest
 
@@ -36,6 +37,11 @@ COMMANDS = [
         "docs/portfolios.md",
     ),
     (".venv/bin/clusterplan hourly", "docs/compare.md"),
+    (
+        ".venv/bin/clusterplan example > scenario.json && sed 's/\"H100-SXM\"/\"B200\"/' "
+        "scenario.json > b200.json && .venv/bin/clusterplan compare scenario.json b200.json",
+        "docs/reports.md",
+    ),
     (
         ".venv/bin/clusterplan serve --model llama3-70b --gpu H100-SXM --input-tokens 2048 "
         "--output-tokens 256 --rps 10 --precision fp8 --ttft-ms 400 --tpot-ms 50",
@@ -104,6 +110,12 @@ def test_a_documented_block_is_its_commands_output(command, page, tmp_path):
     files: dict[str, str] = {}
     out = ""
     for step in command.split(" && "):
+        if step.startswith("sed "):  # sed 's/A/B/' IN > OUT, the one other command pages use
+            _, script, source, _, target = shlex.split(step)
+            _, old, new, _ = script.split("/")
+            (tmp_path / target).write_text((tmp_path / source).read_text().replace(old, new))
+            files[target] = str(tmp_path / target)
+            continue
         words = step.split()
         assert words[0] == PROGRAM, step
         args = [files.get(w, w) for w in words[1:]]

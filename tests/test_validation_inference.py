@@ -9,7 +9,7 @@ heldout-scores.md step 26; 8.1 % before GB200 got its measured MAMF, step 25; 14
 read their weights at the measured FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM; 12.8 % / 133.7 % over 44 before
 the pre-XQA decode attention of TensorRT-LLM ≤ 0.7 was modelled and the two XQA-blog rows were added).
 `TODAY` holds that level so it cannot quietly get worse, and BEYOND names the 4 throughput and 4 TTFT
-rows over 35 % (README, "Inference and fine-tuning", still shows the earlier 15).
+rows over 35 % (docs/validation.md, "Inference serving and fine-tuning", shows the same 4).
 """
 
 import contextlib
