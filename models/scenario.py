@@ -480,8 +480,9 @@ class Scenario(BaseModel):
 
     @property
     def kind(self) -> ScenarioKind:
-        """"run" (version 1: one training run) or "portfolio" (version 2: workloads over time):
-        the key of every per-kind table (pricing/delivery.py, pricing/engine.py, app/)."""
+        """The kind of scenario, "run" (version 1: one training run) or "portfolio" (version 2:
+        workloads over time): the key of every per-kind table (pricing/delivery.py,
+        pricing/engine.py, app/)."""
         return "portfolio" if self.is_portfolio else "run"
 
     @field_validator("overrides")

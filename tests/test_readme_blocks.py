@@ -38,7 +38,7 @@ COMMANDS = [
     ),
     (".venv/bin/clusterplan hourly", "docs/compare.md"),
     (
-        ".venv/bin/clusterplan example > scenario.json && sed 's/\"H100-SXM\"/\"B200\"/' "
+        '.venv/bin/clusterplan example > scenario.json && sed \'s/"H100-SXM"/"B200"/\' '
         "scenario.json > b200.json && .venv/bin/clusterplan compare scenario.json b200.json",
         "docs/reports.md",
     ),
