@@ -23,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from models.validation import finetune as FV
     from models.validation import memory as MV
     from models.validation import serving as SV
+    from models.validation import silicon
     from models.validation.training import (
         band_summary,
         modes_summary,
@@ -54,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
                 "finetune": finetune,
                 "memory": memory,
                 "modes": modes_summary(result, result_heldout),
+                "serving_measured": silicon.as_json(),
             },
             default=str,
         )
@@ -68,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     print(MV.memory_report(memory))
     print("\n== Inference serving (models/data/validation/inference.csv) ==")
     print(SV.report(serving))
+    print("\n== Serving, measured (models/data/validation/aiconfigurator_silicon.csv) ==")
+    print("\n".join(silicon.report_lines()))
     print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
     print(FV.report(finetune))
     return 0

@@ -9,6 +9,7 @@ from app.formatting import md_plain
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
 from models.validation import serving as SV
+from models.validation import silicon
 from models.validation.training import (
     BAND_COVERAGE,
     HELDOUT_TARGETS,
@@ -358,6 +359,62 @@ def render_serving() -> None:
         st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
 
 
+def measured_serving_table(data: dict) -> pd.DataFrame:
+    """One row per split, backend, GPU and model class of `silicon.as_json()`: rows, refused, and
+    the TPOT (the model's and the rule of thumb's) and TTFT errors in percent."""
+
+    def pct(x: float | None) -> float | None:
+        return None if x is None else 100 * x
+
+    return pd.DataFrame(
+        [
+            {
+                "split": c["split"],
+                "backend": c["backend"],
+                "GPU": c["gpu"],
+                "class": c["model_class"],
+                "rows": c["rows"],
+                "refused": c["refused"],
+                "TPOT median %": pct(c["tpot"]["median_abs"]),
+                "TPOT p90 %": pct(c["tpot"]["p90_abs"]),
+                "TPOT signed %": pct(c["tpot"]["signed_median"]),
+                "rule TPOT median %": pct(c["tpot_rule_of_thumb"]["median_abs"]),
+                "TTFT median %": pct(c["ttft"]["median_abs"]),
+                "TTFT signed %": pct(c["ttft"]["signed_median"]),
+            }
+            for c in data["classes"]
+        ]
+    )
+
+
+def render_serving_measured() -> None:
+    data = silicon.as_json()
+    st.subheader("Serving, measured at scale")
+    st.caption(
+        f"NVIDIA AIConfigurator's {data['rows']:,} measured serving rows "
+        "(models/data/validation/aiconfigurator_silicon.csv: TensorRT-LLM, SGLang and vLLM, each "
+        "row a layout, a concurrency and the measured TTFT and TPOT). The held-out split, the "
+        "model's form and the mapping were written down before the first score "
+        "(docs/reference/serving-evidence.md); nothing is fitted on these rows. "
+        f"{data['expressible']:,} rows are expressible today, {data['held_out']:,} held out. "
+        "Signed: negative means the model is faster than measured."
+    )
+    columns = [c for c in measured_serving_table(data).columns if c.endswith("%")]
+    st.dataframe(
+        measured_serving_table(data),
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format="%+.0f" if "signed" in c else "%.0f")
+            for c in columns
+        },
+    )
+    with st.expander("Rows not expressible yet, and why"):
+        st.dataframe(
+            pd.DataFrame([{"reason": k, "rows": n} for k, n in data["not_expressible"].items()]),
+            hide_index=True,
+        )
+
+
 def render_finetune() -> None:
     result = FV.validate()
     st.header("Fine-tuning")
@@ -405,6 +462,7 @@ def render() -> None:
     with st.expander("Published figures not used, and why"):
         st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
     render_serving()
+    render_serving_measured()
     render_finetune()
     _constants()
 

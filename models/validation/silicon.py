@@ -1,0 +1,332 @@
+"""The serving model against NVIDIA AIConfigurator's measured serving rows
+(`models/data/validation/aiconfigurator_silicon.csv`, 5,221 end-to-end measurements of TensorRT-LLM,
+SGLang and vLLM on H100 to GB300). The held-out split, the model's form as first scored and the
+mapping of the file's models, GPUs, precisions and layouts were written down before the first score
+(docs/reference/serving-evidence.md, 2026-12-01); nothing here is fitted on the file.
+
+Each expressible row is predicted at its own layout and concurrency with `models/serving/plan.py`
+`evaluate`: an aggregated row's TPOT = t_step + B · t_prefill / O and TTFT = t_prefill + t_step; a
+disaggregated row's TPOT = the decode pool's t_step and TTFT = the prefill pool's t_prefill + the
+K/V transfer + the decode pool's first step. Errors are predicted / measured − 1, reported per
+split, backend, GPU and model class (dense, MoE)."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from models import DATA_DIR
+from models.errors import InputError
+from models.serving.plan import ServeInputs, evaluate
+from models.shapes import get_preset
+
+ROWS = DATA_DIR / "validation" / "aiconfigurator_silicon.csv"
+#: the file's models that have a preset (docs/reference/serving-evidence.md, "The mapping")
+MODELS = {
+    "meta-llama/Llama-3.1-70B": "llama3-70b",
+    "meta-llama/Llama-3.1-8B-Instruct": "llama3.1-8b",
+    "nvidia/Llama-3.1-8B-Instruct-FP8": "llama3.1-8b",
+    "deepseek-ai/DeepSeek-R1": "deepseek-v3-like",
+    "deepseek-ai/DeepSeek-V3": "deepseek-v3-like",
+    "nvidia/DeepSeek-R1-NVFP4": "deepseek-v3-like",
+    "nvidia/DeepSeek-V3.1-NVFP4": "deepseek-v3-like",
+}
+GPUS = {"h100_sxm": "H100-SXM", "h200_sxm": "H200", "b200_sxm": "B200", "gb200": "GB200"}
+#: the whole GPU generation held out (Blackwell Ultra), whatever the hash says
+HELD_OUT_SYSTEMS = frozenset({"b300_sxm", "gb300"})
+#: one row in this many is held out, by the SHA-256 of its id
+HELD_OUT_MODULUS = 10
+PRECISIONS = {"bf16": "bf16", "fp8": "fp8", "fp4": "fp4"}
+
+
+def held_out(row: dict) -> bool:
+    """The split of docs/reference/serving-evidence.md: a fixed tenth by the id's SHA-256, and
+    every Blackwell Ultra row."""
+    digest = int(hashlib.sha256(row["id"].encode("utf-8")).hexdigest(), 16)
+    return digest % HELD_OUT_MODULUS == 0 or row["system"] in HELD_OUT_SYSTEMS
+
+
+def load_rows() -> list[dict]:
+    with ROWS.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _size(cell: str) -> int:
+    """A layout size as the file writes it: empty or 0 reads as 1."""
+    return int(cell) if cell not in ("", "0") else 1
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One pool's layout: tensor-parallel GPUs (the experts spread over the same GPUs) and the
+    sequences in flight on one worker."""
+
+    tp: int
+    batch: int
+
+
+def _pool(row: dict, prefix: str, moe: bool) -> tuple[Pool | None, str | None]:
+    """(the pool of `prefix` ("" for an aggregated row, "prefill_", "decode_"), None) or (None,
+    why it cannot be expressed). The MoE sizes are checked for a MoE model only (a dense model's
+    rows write them as 1; docs/reference/serving-evidence.md, the first amendment)."""
+    tp, pp = _size(row[f"{prefix}tp_size"]), _size(row[f"{prefix}pp_size"])
+    adp = _size(row[f"{prefix}attention_dp_size"])
+    experts = _size(row[f"{prefix}moe_tp_size"]) * _size(row[f"{prefix}moe_ep_size"])
+    if pp > 1:
+        return None, "pipeline parallelism in a serving replica is not modelled"
+    if adp > 1:
+        return None, "attention data parallelism is not modelled"
+    if moe and experts != tp:
+        return None, f"MoE TP × EP ({experts}) differs from the TP size ({tp})"
+    return Pool(tp, _size(row[f"{prefix}batch_size"])), None
+
+
+def _precision(row: dict) -> str | None:
+    if row["precision"] == "" and not row["gemm_quant_mode"] and not row["moe_quant_mode"]:
+        return "bf16"
+    return PRECISIONS.get(row["precision"])
+
+
+def expressible(row: dict) -> tuple[dict | None, str | None]:
+    """({model, gpu, precision, pools}, None), or (None, why the model cannot express the row)."""
+    if row["system"] not in GPUS:
+        return None, f"GPU {row['system']} is not in models/data/gpus.csv"
+    if row["model_path"] not in MODELS:
+        return None, f"no preset for {row['model_path']}"
+    precision = _precision(row)
+    if precision is None:
+        return None, f"{row['precision']} weights are not modelled"
+    prefixes = ("",) if row["mode"] == "agg" else ("prefill_", "decode_")
+    moe = get_preset(MODELS[row["model_path"]]).is_moe
+    pools = []
+    for prefix in prefixes:
+        pool, why = _pool(row, prefix, moe)
+        if pool is None:
+            return None, f"{prefix.rstrip('_') or 'replica'}: {why}"
+        pools.append(pool)
+    setup = {"model": MODELS[row["model_path"]], "gpu": GPUS[row["system"]], "precision": precision}
+    return setup | {"pools": pools}, None
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One row: what it measured, what the model predicts (None where it refuses or cannot
+    express the row) and why not."""
+
+    id: str
+    backend: str
+    system: str
+    model: str
+    moe: bool | None
+    mode: str
+    held_out: bool
+    tpot_ms: float
+    ttft_ms: float
+    tpot_predicted_ms: float | None = None
+    ttft_predicted_ms: float | None = None
+    #: the rule of thumb's TPOT: a step reads the weights once at the HBM bandwidth (the same rule
+    #: as models/validation/serving.py's, at the row's batch and GPUs)
+    tpot_rule_ms: float | None = None
+    refused: str = ""
+    not_expressible: str = ""
+
+    @property
+    def tpot_error(self) -> float | None:
+        return None if self.tpot_predicted_ms is None else self.tpot_predicted_ms / self.tpot_ms - 1
+
+    @property
+    def tpot_rule_error(self) -> float | None:
+        return None if self.tpot_rule_ms is None else self.tpot_rule_ms / self.tpot_ms - 1
+
+    @property
+    def ttft_error(self) -> float | None:
+        return None if self.ttft_predicted_ms is None else self.ttft_predicted_ms / self.ttft_ms - 1
+
+
+def _inputs(setup: dict, row: dict) -> ServeInputs:
+    return ServeInputs(
+        model=setup["model"],
+        gpu=setup["gpu"],
+        precision=setup["precision"],
+        input_tokens=int(row["isl"]),
+        output_tokens=int(row["osl"]),
+    )
+
+
+def _figures(setup: dict, row: dict, pool: Pool) -> dict[str, float]:
+    r = evaluate(_inputs(setup, row), [pool.tp], [pool.tp], [pool.batch])
+    return {k: float(np.asarray(v).ravel()[0]) for k, v in r.items()}
+
+
+def _refusal(f: dict[str, float], pool: Pool, name: str) -> str:
+    if f["fits"]:
+        return ""
+    if f["max_seqs"] < 1:
+        return f"{name}: the weights and one sequence do not fit on TP{pool.tp}"
+    return f"{name}: {int(f['max_seqs']):,} of {pool.batch:,} sequences fit on TP{pool.tp}"
+
+
+def _rule_tpot_ms(f: dict[str, float], pool: Pool) -> float:
+    """The rule of thumb's TPOT: `rule_tps_gpu` is output tokens/s per GPU at the batch."""
+    return pool.batch / (f["rule_tps_gpu"] * pool.tp) * 1e3
+
+
+def predict(setup: dict, row: dict) -> tuple[float, float, float, str]:
+    """(TPOT ms, TTFT ms, the rule of thumb's TPOT ms, why refused or "") of an expressible row
+    (module docstring)."""
+    if row["mode"] == "agg":
+        (pool,) = setup["pools"]
+        f = _figures(setup, row, pool)
+        rule = _rule_tpot_ms(f, pool)
+        return f["tpot"] * 1e3, f["ttft"] * 1e3, rule, _refusal(f, pool, "replica")
+    prefill, decode = setup["pools"]
+    p, d = _figures(setup, row, prefill), _figures(setup, row, decode)
+    ttft = p["t_prefill"] + p["t_kv"] + d["t_step"]
+    why = _refusal(p, prefill, "prefill") or _refusal(d, decode, "decode")
+    return d["t_step"] * 1e3, ttft * 1e3, _rule_tpot_ms(d, decode), why
+
+
+def score_row(row: dict) -> Scored:
+    base = {
+        "id": row["id"],
+        "backend": row["backend"],
+        "system": row["system"],
+        "model": row["model_path"],
+        "mode": row["mode"],
+        "held_out": held_out(row),
+        "tpot_ms": float(row["silicon_tpot_ms"]),
+        "ttft_ms": float(row["silicon_ttft_ms"]),
+    }
+    setup, why = expressible(row)
+    if setup is None:
+        return Scored(moe=None, not_expressible=why or "", **base)
+    moe = get_preset(setup["model"]).is_moe
+    try:
+        tpot, ttft, rule, refused = predict(setup, row)
+    except InputError as exc:
+        return Scored(moe=moe, refused=str(exc), **base)
+    if refused:
+        return Scored(moe=moe, refused=refused, **base)
+    return Scored(
+        moe=moe, tpot_predicted_ms=tpot, ttft_predicted_ms=ttft, tpot_rule_ms=rule, **base
+    )
+
+
+@functools.cache
+def score() -> tuple[Scored, ...]:
+    """Every row of the file, scored (cached: the file and the model do not change in a run)."""
+    return tuple(score_row(row) for row in load_rows())
+
+
+def summary(errors: Iterable[float]) -> dict[str, float | int | None]:
+    """rows, median and 90th-percentile absolute error, signed median."""
+    e = list(errors)
+    if not e:
+        return {"rows": 0, "median_abs": None, "p90_abs": None, "signed_median": None}
+    a = np.abs(np.asarray(e))
+    return {
+        "rows": len(e),
+        "median_abs": float(np.median(a)),
+        "p90_abs": float(np.percentile(a, 90)),
+        "signed_median": statistics.median(e),
+    }
+
+
+def _not_expressible(rows: Iterable[Scored]) -> dict[str, int]:
+    """How many rows each reason leaves out, the most first."""
+    why: dict[str, int] = {}
+    for s in rows:
+        if s.not_expressible:
+            why[s.not_expressible] = why.get(s.not_expressible, 0) + 1
+    return dict(sorted(why.items(), key=lambda x: -x[1]))
+
+
+def model_class(s: Scored) -> str:
+    return "MoE" if s.moe else "dense"
+
+
+def by_class(rows: Iterable[Scored]) -> dict[tuple[str, str, str, str], list[Scored]]:
+    """The rows the model expresses, by (split, backend, GPU, model class)."""
+    out: dict[tuple[str, str, str, str], list[Scored]] = {}
+    for s in rows:
+        if s.not_expressible:
+            continue
+        split = "held out" if s.held_out else "tuning"
+        out.setdefault((split, s.backend, GPUS[s.system], model_class(s)), []).append(s)
+    return dict(sorted(out.items()))
+
+
+def report_lines() -> list[str]:
+    """`clusterplan validate`'s table of these rows (docs/validation.md shows it)."""
+    rows = score()
+    expressed = [s for s in rows if not s.not_expressible]
+    lines = [
+        "AIConfigurator measured serving rows (docs/reference/serving-evidence.md; split and form "
+        "written before the first score)",
+        f"{len(rows):,} rows: {len(expressed):,} expressible, "
+        f"{sum(1 for s in expressed if s.refused):,} of them refused by the model; "
+        f"{sum(1 for s in rows if s.held_out):,} held out",
+        "errors: predicted / measured - 1, absolute median and 90th percentile, and the signed "
+        "median (negative: the model is too fast); rule: the rule of thumb's TPOT",
+        f"  {'split':9} {'backend':7} {'GPU':9} {'class':5} {'rows':>5} {'refused':>7}  "
+        f"{'TPOT median':>11} {'p90':>5} {'signed':>6}  {'rule':>5}  {'TTFT median':>11} "
+        f"{'p90':>5} {'signed':>6}",
+    ]
+    for (split, backend, gpu, cls), group in by_class(rows).items():
+        ok = [s for s in group if not s.refused]
+        tpot = summary(s.tpot_error for s in ok)
+        rule = summary(s.tpot_rule_error for s in ok)
+        ttft = summary(s.ttft_error for s in ok)
+        lines.append(
+            f"  {split:9} {backend:7} {gpu:9} {cls:5} {len(group):>5} "
+            f"{len(group) - len(ok):>7}  {_pct(tpot['median_abs']):>11} {_pct(tpot['p90_abs']):>5} "
+            f"{_pct(tpot['signed_median'], signed=True):>6}  {_pct(rule['median_abs']):>5}  "
+            f"{_pct(ttft['median_abs']):>11} {_pct(ttft['p90_abs']):>5} "
+            f"{_pct(ttft['signed_median'], signed=True):>6}"
+        )
+    why = _not_expressible(rows)
+    lines.append("Not expressible yet:")
+    lines += [f"  {n:>5}  {reason}" for reason, n in why.items()]
+    return lines
+
+
+def as_json() -> dict:
+    """`clusterplan validate --json`'s summary of these rows: the counts, each class's errors
+    (TPOT, the rule of thumb's TPOT, TTFT) and why rows are not expressed."""
+    rows = score()
+    classes = []
+    for (split, backend, gpu, cls), group in by_class(rows).items():
+        ok = [s for s in group if not s.refused]
+        classes.append(
+            {
+                "split": split,
+                "backend": backend,
+                "gpu": gpu,
+                "model_class": cls,
+                "rows": len(group),
+                "refused": len(group) - len(ok),
+                "tpot": summary(s.tpot_error for s in ok),
+                "tpot_rule_of_thumb": summary(s.tpot_rule_error for s in ok),
+                "ttft": summary(s.ttft_error for s in ok),
+            }
+        )
+    why = _not_expressible(rows)
+    return {
+        "rows": len(rows),
+        "expressible": sum(1 for s in rows if not s.not_expressible),
+        "held_out": sum(1 for s in rows if s.held_out),
+        "classes": classes,
+        "not_expressible": why,
+    }
+
+
+def _pct(x: float | None, signed: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"{x * 100:+.0f}%" if signed else f"{x * 100:.0f}%"

@@ -1,0 +1,205 @@
+"""The serving model on AIConfigurator's measured rows (models/validation/silicon.py): the split is
+the one docs/reference/serving-evidence.md fixed before the first score, the file is the one it
+names, each row is expressed by the mapping the page states or left out with its reason, the
+formulas are the page's, and today's error levels hold, so that a change that makes them worse
+fails here (and one that makes them better lowers them)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import pathlib
+import re
+
+import pytest
+
+from app.cli import main
+from models.serving.plan import evaluate
+from models.validation import silicon
+from tests.builders import app
+
+PAGE = pathlib.Path(__file__).resolve().parents[1] / "docs" / "reference" / "serving-evidence.md"
+
+
+def run(args: list[str]) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args) == 0
+    return out.getvalue()
+
+
+def test_the_file_is_the_one_the_page_names():
+    digest = hashlib.sha256(silicon.ROWS.read_bytes()).hexdigest()
+    assert digest in PAGE.read_text()
+    assert len(silicon.load_rows()) == 5221
+
+
+def test_the_split_is_the_pages_rule():
+    text = PAGE.read_text()
+    assert f"is 0 modulo {silicon.HELD_OUT_MODULUS}" in text
+    for system in silicon.HELD_OUT_SYSTEMS:
+        assert f"`{system}`" in text
+    rows = silicon.load_rows()
+    by_hash = {
+        r["id"] for r in rows if int(hashlib.sha256(r["id"].encode()).hexdigest(), 16) % 10 == 0
+    }
+    generation = {r["id"] for r in rows if r["system"] in ("b300_sxm", "gb300")}
+    assert {r["id"] for r in rows if silicon.held_out(r)} == by_hash | generation
+    # a fixed tenth, give or take the hash's spread, and the whole generation on top
+    assert 0.08 < len(by_hash) / len(rows) < 0.12
+    assert len(by_hash | generation) == 1095
+
+
+def _row(**changes) -> dict:
+    """An aggregated Llama 3.1 70B row on H100 (TP4, 64 in flight, 1,024 in and out)."""
+    row = dict.fromkeys(silicon.load_rows()[0], "")
+    row |= {
+        "id": "test",
+        "backend": "trtllm",
+        "model_path": "meta-llama/Llama-3.1-70B",
+        "system": "h100_sxm",
+        "precision": "fp8",
+        "mode": "agg",
+        "isl": "1024",
+        "osl": "1024",
+        "batch_size": "64",
+        "tp_size": "4",
+        "pp_size": "1",
+        "attention_dp_size": "1",
+        "moe_tp_size": "1",
+        "moe_ep_size": "1",
+        "silicon_ttft_ms": "100",
+        "silicon_tpot_ms": "20",
+    }
+    return row | changes
+
+
+@pytest.mark.parametrize(
+    ("changes", "why"),
+    [
+        ({}, None),
+        ({"attention_dp_size": "0"}, None),  # written as 0: read as 1
+        ({"pp_size": "2"}, "pipeline parallelism"),
+        ({"attention_dp_size": "4"}, "attention data parallelism"),
+        ({"system": "gb300"}, "gb300 is not in"),
+        ({"model_path": "Qwen/Qwen3-32B"}, "no preset"),
+        ({"precision": "int4"}, "int4 weights"),
+        ({"model_path": "deepseek-ai/DeepSeek-R1", "tp_size": "8"}, "MoE TP × EP (1)"),
+        (
+            {"model_path": "deepseek-ai/DeepSeek-R1", "tp_size": "8", "moe_ep_size": "8"},
+            None,
+        ),
+    ],
+)
+def test_a_row_is_expressed_by_the_pages_mapping_or_left_out_with_its_reason(changes, why):
+    setup, reason = silicon.expressible(_row(**changes))
+    if why is None:
+        assert reason is None and setup is not None
+    else:
+        assert setup is None and why in reason
+
+
+def test_an_empty_precision_without_quantisation_is_bf16():
+    setup, _ = silicon.expressible(_row(precision=""))
+    assert setup["precision"] == "bf16"
+    assert silicon.expressible(_row(precision="", gemm_quant_mode="fp8"))[0] is None
+
+
+def test_an_aggregated_rows_tpot_shares_the_worker_with_the_others_prefill():
+    """TPOT = t_step + B · t_prefill / O and TTFT = t_prefill + t_step (the page's form)."""
+    row = _row()
+    setup, _ = silicon.expressible(row)
+    tpot, ttft, _, refused = silicon.predict(setup, row)
+    f = evaluate(silicon._inputs(setup, row), [4], [4], [64])
+    step, prefill = float(f["t_step"][0]), float(f["t_prefill"][0])
+    assert refused == ""
+    assert tpot == pytest.approx((step + 64 * prefill / 1024) * 1e3, rel=1e-12)
+    assert ttft == pytest.approx((prefill + step) * 1e3, rel=1e-12)
+
+
+def test_a_disaggregated_rows_tpot_is_its_decode_pools_step_alone():
+    row = _row(
+        mode="disagg",
+        tp_size="",
+        batch_size="",
+        **{f"{pool}_{k}": v for pool in ("prefill", "decode") for k, v in (
+            ("pp_size", "1"), ("attention_dp_size", "1"), ("moe_tp_size", "1"),
+            ("moe_ep_size", "1"))},
+        prefill_tp_size="2",
+        prefill_batch_size="1",
+        decode_tp_size="4",
+        decode_batch_size="32",
+    )  # fmt: skip
+    setup, why = silicon.expressible(row)
+    assert why is None
+    tpot, ttft, _, _ = silicon.predict(setup, row)
+    inp = silicon._inputs(setup, row)
+    d, p = evaluate(inp, [4], [4], [32]), evaluate(inp, [2], [2], [1])
+    assert tpot == pytest.approx(float(d["t_step"][0]) * 1e3, rel=1e-12)
+    expected = float(p["t_prefill"][0] + p["t_kv"][0] + d["t_step"][0]) * 1e3
+    assert ttft == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_row_the_model_refuses_is_counted_not_dropped():
+    rows = silicon.score()
+    assert len(rows) == 5221
+    refused = [s for s in rows if s.refused]
+    assert refused and all(s.tpot_predicted_ms is None for s in refused)
+    classes = silicon.by_class(rows)
+    assert sum(len(g) for g in classes.values()) == sum(1 for s in rows if not s.not_expressible)
+    assert sum(1 for g in classes.values() for s in g if s.refused) == len(refused)
+
+
+#: today's levels (2026-12-01, the model as first scored): the median absolute TPOT error of each
+#: (split, model class) over every backend and GPU, and the rows expressed and refused; a change
+#: that makes one worse fails, one that makes it better should lower it here
+TODAY = {
+    ("tuning", "dense"): 0.227,  # 0.2264 over 612 rows
+    ("tuning", "MoE"): 0.739,  # 0.7380 over 1,386
+    ("held out", "dense"): 0.184,  # 0.1835 over 61
+    ("held out", "MoE"): 0.733,  # 0.7321 over 154
+}
+EXPRESSED, REFUSED = 2296, 83
+
+
+def test_todays_levels_hold():
+    rows = silicon.score()
+    assert sum(1 for s in rows if not s.not_expressible) >= EXPRESSED
+    assert sum(1 for s in rows if s.refused) <= REFUSED
+    for (split, cls), level in TODAY.items():
+        errors = [
+            abs(s.tpot_error)
+            for s in rows
+            if s.tpot_error is not None
+            and s.held_out == (split == "held out")
+            and silicon.model_class(s) == cls
+        ]
+        median = sorted(errors)[len(errors) // 2]
+        assert median <= level, (split, cls, median)
+
+
+def test_validate_prints_the_table_and_its_json():
+    out = run(["validate"])
+    assert "== Serving, measured (models/data/validation/aiconfigurator_silicon.csv) ==" in out
+    line = next(
+        x for x in out.split("\n") if re.match(r"\s+held out\s+trtllm\s+H100-SXM\s+dense", x)
+    )
+    assert line.split()[5] == "17"  # rows
+    data = json.loads(run(["validate", "--json"]))["serving_measured"]
+    assert (data["rows"], data["expressible"], data["held_out"]) == (5221, 2296, 1095)
+    assert data["not_expressible"]["no preset for openai/gpt-oss-120b"] == 485
+
+
+def test_the_validation_page_shows_the_same_table():
+    at = app("validation")
+    frames = [d.value for d in at.dataframe if "TPOT median %" in d.value.columns]
+    assert len(frames) == 1
+    frame, data = frames[0], silicon.as_json()
+    assert len(frame) == len(data["classes"])
+    first = data["classes"][0]
+    assert frame.iloc[0]["rows"] == first["rows"]
+    assert frame.iloc[0]["TPOT median %"] == pytest.approx(100 * first["tpot"]["median_abs"])
+    captions = " ".join(c.value for c in at.caption)
+    assert f"{data['expressible']:,} rows are expressible today" in captions
