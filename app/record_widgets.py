@@ -80,11 +80,14 @@ class Form:
         return text[:1].upper() + text[1:]
 
     def options(self, name: str) -> list:
-        """The choices of a Literal field (or of an optional one)."""
+        """The choices of a Literal field; an optional one's start with None (left out: the
+        record's default)."""
         annotation = self.model.model_fields[name].annotation
-        for arg in (annotation, *typing.get_args(annotation)):
+        args = typing.get_args(annotation)
+        none = [None] if type(None) in args else []
+        for arg in (annotation, *args):
             if typing.get_origin(arg) is typing.Literal:
-                return list(typing.get_args(arg))
+                return none + list(typing.get_args(arg))
         raise TypeError(f"{name} is not a choice")
 
     # --- widgets

@@ -13,7 +13,7 @@ as before, byte for byte. Every problem becomes
 a `LinkError` whose message is one short sentence for the user; the token itself is never echoed.
 
 Optional sections beside the scenario's fields carry the Serve and Fine-tune pages' inputs:
-`"serve": {"version": 1, ...ServeInputs}` and `"finetune": {"version": 1, ...FinetuneInputs}`, and
+`"serve": {"version": 2, ...ServeInputs}` and `"finetune": {"version": 1, ...FinetuneInputs}`, and
 the Side by side page's saved scenarios, `"side_by_side": {"version": 1, "scenarios": [{"name",
 "scenario"}, ...], "picked": [names]}` (models/scenario_set.py ScenarioSet: at most 6 scenarios,
 each validated by the scenario schema, at most SECTION_JSON_BYTES of JSON), each
@@ -84,10 +84,25 @@ SECTION_NAMES = {
     "finetune": "Fine-tune inputs",
     "side_by_side": "saved scenarios (Side by side)",
 }
-#: the sections' schema version, apart from the scenario's
-SECTION_VERSION = 1
-#: SECTION_MIGRATIONS[name][v] turns a version-v section into a version-(v+1) one (none yet)
-SECTION_MIGRATIONS: dict[str, dict[int, Callable[[dict], dict]]] = {name: {} for name in SECTIONS}
+#: each section's schema version, apart from the scenario's
+SECTION_VERSIONS = {"serve": 2, "finetune": 1, "side_by_side": 1}
+
+
+def _serve_v1_precision(fields: dict) -> dict:
+    """Serve version 1 to 2: version 1's precision defaulted to bf16, so a link left it out for
+    bf16 (section_data drops defaults); version 2's default is the GPU's (fp8 where it has FP8,
+    models/serving/precision.py), so the bf16 is written out."""
+    if "precision" not in fields:
+        fields["precision"] = "bf16"
+    return fields
+
+
+#: SECTION_MIGRATIONS[name][v] turns a version-v section into a version-(v+1) one
+SECTION_MIGRATIONS: dict[str, dict[int, Callable[[dict], dict]]] = {
+    "serve": {1: _serve_v1_precision},
+    "finetune": {},
+    "side_by_side": {},
+}
 #: largest JSON one section may take (a Serve section is about 250 bytes)
 MAX_SECTION_JSON_BYTES = 4096
 #: sections allowed more: the saved scenarios hold up to models/scenario_set.py MAX_SAVED whole
@@ -158,12 +173,13 @@ def _check_section(name: str, section: Any) -> dict:
     version = section.get("version")
     if type(version) is not int:
         raise _section_problem(name, "version: missing or not a whole number")
-    if version > SECTION_VERSION:
+    current = SECTION_VERSIONS[name]
+    if version > current:
         raise _section_problem(
-            name, f"version: made by a newer planner; this one reads up to {SECTION_VERSION}"
+            name, f"version: made by a newer planner; this one reads up to {current}"
         )
     fields = {k: v for k, v in section.items() if k != "version"}
-    while version < SECTION_VERSION:
+    while version < current:
         step = SECTION_MIGRATIONS[name].get(version)
         if step is None:
             raise _section_problem(name, "version: too old for this planner to read")
@@ -189,7 +205,10 @@ def section_data(name: str, record: BaseModel | dict) -> dict:
     """A section as a link holds it: `version`, then the fields that differ from the defaults."""
     if isinstance(record, BaseModel):
         record = record.model_dump(mode="json", exclude_defaults=True)
-    return {"version": SECTION_VERSION, **{k: v for k, v in record.items() if k != "version"}}
+    return {
+        "version": SECTION_VERSIONS[name],
+        **{k: v for k, v in record.items() if k != "version"},
+    }
 
 
 # ---------------------------------------------------------------------------------------- encode

@@ -39,7 +39,7 @@ from models.hardware import gpu_ids
 from models.options import spec
 from models.scenario import OPTION_IDS, SCHEMA_VERSION, Scenario
 from models.scenario_set import ScenarioSet
-from models.serving.plan import ServeInputs
+from models.serving.plan import ServeInputs, plan_serving
 from models.shapes import load_presets
 from tests.builders import EVERY_FIELD, TEN_NAMES, ten_workloads, token_of, token_of_json
 from tests.readback import assert_one_sentence, refused
@@ -633,7 +633,8 @@ def test_sections_round_trip_beside_the_scenario():
     assert link.scenario == decode_data(token) == decode_data(encode(sc))
     assert decode(token) == sc
     raw = json.loads(zlib.decompress(base64.urlsafe_b64decode(token + "==")))
-    assert raw["serve"]["version"] == share_link.SECTION_VERSION == 1
+    assert raw["serve"]["version"] == share_link.SECTION_VERSIONS["serve"] == 2
+    assert raw["finetune"]["version"] == share_link.SECTION_VERSIONS["finetune"] == 1
     # encode_data takes the sections as written, too
     again = encode_data({**FULL, "serve": share_link.section_data("serve", SERVE)})
     assert decode_link(again).sections == {"serve": link.sections["serve"]}
@@ -702,6 +703,42 @@ def test_a_bad_serve_section_is_named_and_the_rest_opens(section, field):
     assert FinetuneInputs.model_validate(link.sections["finetune"]) == FINETUNE  # so does the other
     with pytest.raises(LinkError, match="Serve inputs"):  # and nothing writes such a link
         encode_data({**EXAMPLE, "serve": section})
+
+
+#: tokens the planner wrote before Serve sections were version 2 (the example scenario and a 70B
+#: service on H100, version-1 Serve sections): bf16 was the record's default, so the first left it out
+V1_SERVE_TOKENS = {
+    "bf16": "eNpVkM2KAjEQhN-lz6NkXP_IE3jx5GVhkSFOWhlM0iHpuIj47nZGQc2l4aOqUt03uGDKAwXQbQP_lM6OjAV9A6Yzhgx6pj7eVN0b6F3JjKmKTrGIpFWzufCSzQkrTaUal6OYIkt6rrgnH00SxR8cyuAsNJAwsAxvglgr6B0Vqyl0FgW-iXj9wIy2a6-wl9yM6TJ-9tnfk0UHGpwz3vxMVuogAdJR0KZVarL73QoYQizcvfebr6Vm4S-4WEq5OO42VQ0wH7nzr2uMINITLOpN7g8Y32eu",
+    "fp8": "eNpVkM1qAzEMhN9F503w5h8_QS855VIoZXHWSjCxLWPLKSXk3StvAkl9EXzMjEe6wRVzcRRB9x38UL54Mhb0DZguGAvohXp7c3XvYPS1MOYmOqcqkl4tVsJrMWdsNNdm3ExiSizppeGRQjJZFF9wrM5b6CBjZBnBRLE2MHqqVlMcLAp8EfEGx4x26H_hW3IL5uv02Xv_QBY9aPDeBLOcbdVRAqSjoI9eqdnhcy8gZRzdwwOntBPiYqo8vDZe7aR45X9wvZG6adp2rjpgPvEQnveZQKIHWLcr3f8Aq4Vtdg",
+}
+
+
+@pytest.mark.parametrize("precision", list(V1_SERVE_TOKENS))
+def test_a_version_1_serve_link_keeps_the_precision_it_was_made_with(precision):
+    """Version 1 left bf16 out of its links (its default then); the default is now the GPU's
+    (fp8 on H100), so the upgrade to version 2 writes the bf16 in: an old link sizes what it
+    sized when it was made, and one that named fp8 keeps it."""
+    raw = json.loads(zlib.decompress(base64.urlsafe_b64decode(V1_SERVE_TOKENS[precision] + "==")))
+    assert raw["serve"]["version"] == 1 and ("precision" in raw["serve"]) == (precision == "fp8")
+    link = decode_link(V1_SERVE_TOKENS[precision])
+    assert link.problems == {} and link.sections["serve"]["precision"] == precision
+    assert plan_serving(ServeInputs.model_validate(link.sections["serve"])).precision == precision
+    assert share_link.section_data("serve", link.sections["serve"])["version"] == 2
+
+
+@pytest.mark.parametrize("gpu, precision", [("H100-SXM", "fp8"), ("A100-80GB", "bf16")])
+def test_a_serve_link_at_the_default_precision_leaves_it_out_and_opens_at_the_gpus(gpu, precision):
+    """A version-2 section without a precision is the GPU's default, as the page and the command
+    line size it: written without one, it opens without one."""
+    inp = ServeInputs(
+        model="llama3-8b", gpu=gpu, input_tokens=1000, output_tokens=300, users=48, tpot_ms=40
+    )
+    token = encode(Scenario.model_validate(EXAMPLE), {"serve": inp})
+    raw = json.loads(zlib.decompress(base64.urlsafe_b64decode(token + "==")))
+    assert raw["serve"]["version"] == 2 and "precision" not in raw["serve"]
+    opened = ServeInputs.model_validate(decode_link(token).sections["serve"])
+    assert opened == inp and opened.precision is None
+    assert plan_serving(opened).precision == precision
 
 
 def test_a_bad_finetune_section_is_named():

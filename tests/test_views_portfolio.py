@@ -445,6 +445,22 @@ def test_a_services_prompt_length_and_objectives_are_edited_under_the_table():
     assert workloads(at)[0] == sample("enterprise")["workloads"][0]
 
 
+def test_a_service_can_be_left_at_the_gpus_default_precision():
+    """A service's precision offers the default (None: FP8 where the cluster's GPU has it, else
+    BF16, as the Serve page and `clusterplan serve`); choosing it leaves the field out, and on
+    H100 the enterprise service's FP8 is that default, so its GPUs stay."""
+    at = app(scenario=sample("enterprise"))
+    select(at, 1)
+    first = metric(at, "GPUs, last month")
+    box = detail(at, "precision")
+    assert box.value == "fp8" and box.options[0].startswith("Default: FP8 where the GPU has it")
+    box.select_index(0).run()  # AppTest's set_value(None) sets nothing
+    assert not at.exception and not at.error
+    assert "precision" not in workloads(at)[1]
+    assert detail(at, "precision").value is None
+    assert metric(at, "GPUs, last month") == first
+
+
 def test_a_bad_detail_names_the_field_and_its_range_and_keeps_what_was_typed():
     at = app(scenario=sample("enterprise"))
     select(at, 1)

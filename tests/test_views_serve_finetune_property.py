@@ -69,10 +69,11 @@ def serve_data(draw) -> tuple[dict, str]:
     data = {
         "model": draw(st.sampled_from(PRESETS)),
         "gpu": draw(st.sampled_from(GPUS)),
-        "precision": draw(st.sampled_from(["bf16", "fp8", "fp4"])),
         "input_tokens": draw(bounded(ServeInputs, "input_tokens", 128, 2048, integers=True)),
         "output_tokens": draw(bounded(ServeInputs, "output_tokens", 128, 512, integers=True)),
     }
+    if precision := draw(st.sampled_from([None, "bf16", "fp8", "fp4"])):  # None: the GPU's
+        data["precision"] = precision
     if kv := draw(st.sampled_from([None, "bf16", "fp8"])):
         data["kv_precision"] = kv
     traffic = draw(st.sampled_from(["rps", "users"]))
@@ -98,7 +99,7 @@ def test_any_valid_serve_inputs_show_their_values_and_the_cores_plan(case):
     at = app("serve", session={serve_page.KEY: data, serve_page.TRAFFIC_KEY: traffic})
     assert at.selectbox(key="s_model").value == data["model"]
     assert at.selectbox(key="s_gpu").value == data["gpu"]
-    assert at.selectbox(key="s_precision").value == data["precision"]
+    assert at.selectbox(key="s_precision").value == data.get("precision")
     assert at.selectbox(key="s_kv").value == data.get("kv_precision")
     assert at.selectbox(key="s_prefill_decode").value == data.get("prefill_decode", "auto")
     assert at.number_input(key="s_input").value == data["input_tokens"]

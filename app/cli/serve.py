@@ -6,6 +6,7 @@ import argparse
 
 from app.cli.common import given, number, print_json, sized
 from models.hardware import gpu_ids
+from models.serving.precision import DEFAULT_PRECISION_TEXT
 from models.shapes import load_presets
 
 
@@ -38,7 +39,8 @@ def register(sub) -> None:
         help="50 (default), 90 or 99: the TTFT percentile, with the wait for a free slot (M/M/c)",
     )
     s.add_argument(
-        "--precision", default="bf16", help="weights: bf16, fp8 or fp4 (if the GPU has it)"
+        "--precision",
+        help=f"weights: bf16, fp8 or fp4 (B200, GB200); default {DEFAULT_PRECISION_TEXT}",
     )
     s.add_argument(
         "--kv-precision", help="KV cache: bf16 or fp8 (default fp8 with fp8/fp4 weights)"

@@ -19,7 +19,9 @@ from app.formatting import deployment_text, md_plain, prefill_decode_text, sente
 from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
+from models.hardware import load_gpus
 from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
+from models.serving.precision import DEFAULT_PRECISION_TEXT, default_precision
 
 KEY = "serve_inputs"
 #: which traffic field the page uses (the other is kept, for switching back, but left out); kept
@@ -30,11 +32,11 @@ TRAFFIC = {
     "users": "concurrent users",
     "tokens_per_day": "tokens per day",
 }
-#: a new session's inputs where ServeInputs has no default: a 70B chat service on H100s
+#: a new session's inputs where ServeInputs has no default: a 70B chat service on H100s (the
+#: precision is the record's default, the GPU's: models/serving/precision.py, as the command line)
 STARTING = {
     "model": "llama3-70b",
     "gpu": "H100-SXM",
-    "precision": "fp8",
     "input_tokens": 2048,
     "output_tokens": 256,
     "rps": 10.0,
@@ -44,7 +46,13 @@ STARTING = {
     "tpot_ms": 50,
 }
 FORM = Form(ServeInputs, KEY, STARTING)
-PRECISIONS = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4 (B200, GB200)"}
+#: how the weights' precisions read; None is the record's default, the GPU's (precision_label)
+PRECISIONS = {
+    None: "Default: FP8 where the GPU has it, else BF16",
+    "bf16": "BF16",
+    "fp8": "FP8",
+    "fp4": "FP4 (B200, GB200)",
+}
 PREFILL_DECODE = {
     "auto": "automatic (split if it saves GPUs)",
     "colocated": "colocated",
@@ -114,14 +122,17 @@ def _model_and_gpu() -> None:
         "mixture-of-experts models read only the experts a batch touches.",
     )
     forms.gpu_choice(FORM, c2, "s_gpu")
+    gpu = FORM.current("gpu")
     FORM.choice(
         c3,
         "Precision",
         "precision",
         "s_precision",
-        format_func=lambda p: PRECISIONS.get(p, p),
-        help="Weights and matrix multiplies. FP8 needs H100 or newer; FP4 a Blackwell GPU. "
-        "The KV cache's precision is chosen below.",
+        choices=list(PRECISIONS),
+        format_func=lambda p: precision_label(p, gpu),
+        help=f"Weights and matrix multiplies. Default: {DEFAULT_PRECISION_TEXT}, as the "
+        "command line's `clusterplan serve`. FP8 needs FP8 tensor cores (not A100); FP4 a "
+        "Blackwell GPU. The KV cache's precision is chosen below.",
     )
 
     _, _, c3 = st.columns(3)  # under the precision of the weights
@@ -135,6 +146,13 @@ def _model_and_gpu() -> None:
         help="Precision of the attention keys and values kept for every request in flight; "
         "'as the weights' is FP8 with FP8 or FP4 weights, else BF16. FP8 halves the memory.",
     )
+
+
+def precision_label(p: str | None, gpu: str) -> str:
+    """How a weights' precision reads in the picker; the default (None) as what it is on `gpu`."""
+    if p is None and gpu in load_gpus():
+        return f"Default: {default_precision(gpu).upper()} on {gpu}"
+    return PRECISIONS.get(p, str(p))
 
 
 def _traffic_inputs() -> None:
@@ -270,8 +288,9 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     )
     st.caption(
         f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "
-        f"{p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU. KV cache "
-        f"{p.kv_precision.upper()}, {p.kv_bytes_per_token / 1024:,.0f} KiB per token; "
+        f"{p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU. Weights "
+        f"{p.precision.upper()}, KV cache {p.kv_precision.upper()}, "
+        f"{p.kv_bytes_per_token / 1024:,.0f} KiB per token; "
         f"{p.layouts_evaluated:,} layouts searched. Software assumed: {p.software_generation}."
     )
 

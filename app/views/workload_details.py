@@ -16,13 +16,16 @@ from app import state
 from app.record_widgets import Form
 from app.views.serve import PRECISIONS, PREFILL_DECODE
 from models.portfolio.workloads import WORKLOAD_KINDS
+from models.serving.precision import DEFAULT_PRECISION_TEXT
 
 #: the inputs shown here: field -> (label, help, step of its number box)
 DETAILS: dict[str, tuple[str, str, float]] = {
     "precision": (
         "Precision",
         "Number format of the weights and matrix multiplies. FP8 needs a GPU that has it "
-        "(H100 and later); FP4 serving needs B200 or GB200.",
+        "(not A100); FP4 serving needs B200 or GB200. A service left at its default is sized "
+        f"at {DEFAULT_PRECISION_TEXT} (the cluster's GPU), as the Serve page and `clusterplan "
+        "serve` size it.",
         0,
     ),
     "seq_len": ("Sequence length (tokens)", "Tokens in each training sequence.", 1024),

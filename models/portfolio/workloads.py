@@ -29,6 +29,7 @@ from models.errors import InputError
 from models.hardware import load_gpus
 from models.record import Record, at_least
 from models.serving.plan import MIN_RPS, RPS_FLOOR, PrefillDecode, SloPercentile
+from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision
 from models.shapes import load_presets
 
 #: the furthest month a workload may reach (start + duration): ten years
@@ -148,7 +149,11 @@ class Serve(WorkloadBase):
 
     kind: Literal["serve"] = "serve"
     model: str = Field("llama3-70b", description="model preset id")
-    precision: Literal["bf16", "fp8", "fp4"] = "fp8"
+    precision: Precision | None = Field(
+        None,
+        description=f"weights and GEMMs; default (empty) as `clusterplan serve` and the Serve "
+        f"page: {DEFAULT_PRECISION_TEXT} (the cluster's GPU)",
+    )
     input_tokens: int = Field(1000, ge=1, le=1_000_000, description="mean prompt tokens")
     output_tokens: int = Field(300, ge=1, le=1_000_000, description="mean output tokens")
     rps: float = Field(

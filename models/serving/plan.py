@@ -2,7 +2,8 @@
 and the replicas a traffic level and its latency objectives need.
 
 The model (each figure per GPU of a replica of `tp` GPUs; constants in models/constants.py):
-- Weights: every parameter once, at the weight precision, split over the replica. KV cache per token
+- Weights: every parameter once, at the weight precision (when none is given, FP8 where the GPU has
+  FP8 tensor cores, else BF16: models/serving/precision.py), split over the replica. KV cache per token
   = layers × (2 · kv_heads · head_dim, or the MLA latent width) × bytes; K and V split over
   min(tp, kv_heads) GPUs (heads beyond that are copies). A sequence holds input + output tokens
   (TensorRT-LLM's default scheduler reserves a request's whole length). The KV cache gets
@@ -71,6 +72,7 @@ from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
 from models.serving import roofline
+from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
 from models.shapes import ModelShape, get_preset, load_presets
 from models.training import collectives as coll
 from models.units import (
@@ -79,7 +81,6 @@ from models.units import (
     SECONDS_PER_HOUR,
 )
 
-Precision = Literal["bf16", "fp8", "fp4"]
 TP_CHOICES = (1, 2, 4, 8)
 #: batch sizes the search tries (engines' CUDA-graph batch list runs 1 … 8192 in similar steps)
 BATCHES = np.array(
@@ -125,7 +126,9 @@ class ServeInputs(Record):
 
     model: str = Field(description="model preset id (models/data/model_presets.csv)")
     gpu: str = Field(description="GPU id (models/data/gpus.csv)")
-    precision: Precision = Field("bf16", description="weights and GEMMs")
+    precision: Precision | None = Field(
+        None, description=f"weights and GEMMs; default {DEFAULT_PRECISION_TEXT}"
+    )
     kv_precision: Literal["bf16", "fp8"] | None = Field(
         None, description="KV cache; default FP8 when the weights are FP8 or FP4, else BF16"
     )
@@ -252,7 +255,7 @@ def evaluate(
     su = roofline.setup(
         shape,
         gpu,
-        inp.precision,
+        precision_of(inp),
         kv_precision_of(inp),
         tp,
         b,
@@ -322,10 +325,17 @@ def _max_utilisation(ttft_s, slots, lifetime_s, slo_s, percentile, ceiling) -> n
     return np.where(fine, ceiling, lo)
 
 
+def precision_of(inp: ServeInputs) -> str:
+    """The weights' precision: as given, else the GPU's default (models/serving/precision.py:
+    fp8 where the GPU has FP8 tensor cores, else bf16)."""
+    return inp.precision or default_precision(inp.gpu)
+
+
 def kv_precision_of(inp: ServeInputs) -> str:
+    """The KV cache's precision: as given, else fp8 with fp8 or fp4 weights, else bf16."""
     if inp.kv_precision:
         return inp.kv_precision
-    return "fp8" if inp.precision in ("fp8", "fp4") else "bf16"
+    return "fp8" if precision_of(inp) in ("fp8", "fp4") else "bf16"
 
 
 def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:
@@ -336,7 +346,7 @@ def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:
     if inp.gpu not in load_gpus():
         raise InputError("gpu", f"unknown GPU '{inp.gpu}'; choose one of: {', '.join(load_gpus())}")
     gpu = get_gpu(inp.gpu)
-    for field, prec in (("precision", inp.precision), ("kv_precision", kv_precision_of(inp))):
+    for field, prec in (("precision", precision_of(inp)), ("kv_precision", kv_precision_of(inp))):
         if prec != "bf16":
             try:
                 gpu.peak_tflops(prec)
@@ -378,7 +388,7 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
     return ServePlan(
         model=inp.model,
         gpu=inp.gpu,
-        precision=inp.precision,
+        precision=precision_of(inp),
         kv_precision=kv_precision_of(inp),
         software_generation=SOFTWARE_GENERATION,
         tp=tp,
@@ -468,7 +478,7 @@ def _refuse_unfit(inp: ServeInputs, r: dict, tp, gpu: GpuSpec) -> None:
         where = f"{inp.gpus} GPUs" if inp.gpus else f"up to {max(tp):.0f} GPUs of {inp.gpu}"
         raise InputError(
             "gpus" if inp.gpus else "model",
-            f"{inp.model} at {inp.precision} does not fit {where} with room for one "
+            f"{inp.model} at {precision_of(inp)} does not fit {where} with room for one "
             f"{inp.input_tokens + inp.output_tokens}-token sequence (weights alone "
             f"{need:.0f} GiB per GPU of {gpu.memory_gib:g}); use more GPUs, a lower precision or "
             "a GPU with more memory",
@@ -661,7 +671,9 @@ def sweep(
 __all__ = [
     "ServeInputs",
     "ServePlan",
+    "Precision",
     "plan_serving",
+    "precision_of",
     "requests_per_s",
     "queue_wait_s",
     "evaluate",
