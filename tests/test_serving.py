@@ -26,6 +26,7 @@ from models.serving.plan import (
 from models.serving.roofline import expected_distinct_experts, kv_bytes_per_token
 from models.shapes import get_preset, load_presets
 from models.validation import serving as SV
+from pricing.serving_economics import economics
 
 #: today's held-out errors (median, worst) with a little slack: the model must not quietly get worse.
 #: Throughput is within the median target (8.3 %) but not the worst (80 %: the XQA-blog rows); see docs/validation.md.
@@ -233,8 +234,11 @@ def test_cli_serve_json_matches_the_engine():
     rc, out, _ = run_cli(*args, "--json")
     assert rc == 0
     got = json.loads(out)
-    want = plan_serving(inp(rps=20, tpot_ms=50)).model_dump(mode="json")
+    plan = plan_serving(inp(rps=20, tpot_ms=50))
+    want = plan.model_dump(mode="json")
+    priced = got.pop("economics")  # the cost per million tokens, beside the plan
     assert got == want
+    assert priced == economics(inp(rps=20, tpot_ms=50), plan).model_dump(mode="json")
     rc, text, _ = run_cli(*args)
     assert rc == 0 and f"{want['gpus']} GPUs" in text and f"TP{want['tp']}" in text
 
@@ -384,7 +388,9 @@ def test_cli_serve_tokens_per_day():
     base += ["--output-tokens", "500", "--precision", "fp8", "--json"]
     rc, out, _ = run_cli(*base, "--tokens-per-day", str(40 * 1500 * 86_400))
     assert rc == 0
-    assert json.loads(out) == plan_serving(inp(rps=40)).model_dump(mode="json")
+    got = json.loads(out)
+    assert got.pop("economics")["requests_per_s"] == pytest.approx(40)
+    assert got == plan_serving(inp(rps=40)).model_dump(mode="json")
     rc, _, err = run_cli(*base, "--tokens-per-day", "1e16")
     assert rc == 2 and err.startswith("clusterplan serve: --tokens-per-day:")
 
@@ -477,6 +483,7 @@ def test_cli_serve_slo_percentile():
     assert rc == 0
     want = inp(input_tokens=2048, output_tokens=256, rps=10, ttft_ms=400, tpot_ms=50)
     got = json.loads(out)
+    got.pop("economics")
     assert got == plan_serving(want.model_copy(update={"slo_percentile": 99})).model_dump(
         mode="json"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli.common import given, number, print_json, sized
+from app.cli.common import UsageError, given, number, print_json, sized
 from models.hardware import gpu_ids
 from models.serving.precision import DEFAULT_PRECISION_TEXT
 from models.shapes import load_presets
@@ -50,6 +50,13 @@ def register(sub) -> None:
         help="auto (default: split only where it needs fewer GPUs), colocated, or split "
         "(separate prefill and decode pools; needs --rps or --tokens-per-day)",
     )
+    s.add_argument(
+        "--term-months",
+        type=int,
+        default=36,
+        metavar="N",
+        help="the term the cost per million tokens is priced over, months (default 36)",
+    )
     s.add_argument("--json", action="store_true", help="print the plan as JSON")
 
 
@@ -77,9 +84,15 @@ def run(args: argparse.Namespace) -> int:
     from models.serving.plan import ServeInputs, plan_serving  # only this command needs it
 
     fields = given(args, SERVE_OPTION, aliases=frozenset({"batch"}))
-    plan = sized("serve", SERVE_OPTION, lambda: plan_serving(ServeInputs(**fields)))
+    inputs = sized("serve", SERVE_OPTION, lambda: ServeInputs(**fields))
+    plan = sized("serve", SERVE_OPTION, lambda: plan_serving(inputs))
+    economics, problem = _economics(inputs, plan, args.term_months)
     if args.json:
-        print_json("clusterplan serve", plan.model_dump(mode="json"))
+        data = plan.model_dump(mode="json")
+        data["economics"] = economics.model_dump(mode="json") if economics else None
+        if problem:
+            data["economics_problem"] = problem
+        print_json("clusterplan serve", data)
         return 0
     p = plan
     print(
@@ -97,4 +110,41 @@ def run(args: argparse.Namespace) -> int:
         f"Rule of thumb   {p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU (HBM bandwidth / weight bytes x batch)\n"
         f"Software        {p.software_generation}"
     )
+    print_economics(economics, problem)
     return 0
+
+
+def _economics(inputs, plan, term_months: int):
+    """(the service's cost per million tokens on every option, None) or (None, why it is not
+    priced: no traffic, or a term or traffic the portfolio engine refuses)."""
+    from pydantic import ValidationError
+
+    from models.errors import InputError
+    from models.scenario import Term, explain_validation_error, field_bounds
+    from pricing.serving_economics import economics
+
+    bounds = field_bounds(Term, "months")
+    lo, hi = int(bounds.get("ge", bounds.get("gt", 0) + 1)), int(bounds["le"])
+    if not lo <= term_months <= hi:
+        raise UsageError(f"clusterplan serve: --term-months: {term_months} is not {lo} to {hi}")
+    try:
+        result = economics(inputs, plan, term_months=term_months)
+    except InputError as exc:
+        return None, f"{exc.field}: {exc}"
+    except ValidationError as exc:
+        return None, ": ".join(explain_validation_error(exc)[0])
+    return result, "" if result else "no traffic given (--rps, --users or --tokens-per-day)"
+
+
+def print_economics(economics, problem: str) -> None:
+    from app import serving_cost
+    from app.report_text import text_table
+
+    if economics is None:
+        print(f"Cost per million tokens: not priced: {problem}")
+        return
+    print("\nCost per million tokens, every option:")
+    print("\n".join(text_table(serving_cost.rows(economics))))
+    print(serving_cost.caption(economics))
+    for line in serving_cost.notes(economics):
+        print(f"  {line}")

@@ -11,17 +11,20 @@ shared with Fine-tune."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from app import state
+from app import serving_cost, state
 from app.charts.serve import serve_curve
 from app.formatting import deployment_text, md_plain, prefill_decode_text, sentence
 from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
 from models.hardware import load_gpus
+from models.scenario import Term, field_bounds
 from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
 from models.serving.precision import DEFAULT_PRECISION_TEXT, default_precision
+from pricing.serving_economics import DEFAULT_TERM_MONTHS, ServingEconomics, economics
 
 KEY = "serve_inputs"
 #: which traffic field the page uses (the other is kept, for switching back, but left out); kept
@@ -53,6 +56,8 @@ PRECISIONS = {
     "fp8": "FP8",
     "fp4": "FP4 (B200, GB200)",
 }
+#: the terms the cost per million tokens may be priced over (the scenario's own bounds)
+TERM_MONTHS = (int(field_bounds(Term, "months")["ge"]), int(field_bounds(Term, "months")["le"]))
 PREFILL_DECODE = {
     "auto": "automatic (split if it saves GPUs)",
     "colocated": "colocated",
@@ -70,6 +75,20 @@ def _plan(inputs_json: str) -> tuple[dict | None, dict | None, tuple[str, str] |
     except InputError as exc:
         return None, None, (exc.field, str(exc))
     return plan.model_dump(mode="json"), sweep(inp, plan.tp, plan.ep, plan.prefill_decode), None
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _economics(inputs_json: str, plan_json: str, term_months: int) -> tuple[dict | None, str]:
+    """(the service's cost per million tokens on every option, "") or (None, why not): two
+    portfolio comparisons, cached by the inputs, the plan and the term."""
+    inp = ServeInputs.model_validate_json(inputs_json)
+    try:
+        e = economics(inp, ServePlan.model_validate_json(plan_json), term_months=term_months)
+    except InputError as exc:
+        return None, str(exc)
+    if e is None:
+        return None, "give a traffic (requests per second, users or tokens per day) to price it"
+    return e.model_dump(mode="json"), ""
 
 
 def plan_for(inp: ServeInputs) -> tuple[ServePlan | None, dict | None, tuple[str, str] | None]:
@@ -293,6 +312,32 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
         f"{p.kv_bytes_per_token / 1024:,.0f} KiB per token; "
         f"{p.layouts_evaluated:,} layouts searched. Software assumed: {p.software_generation}."
     )
+    _cost_per_token(p, inp)
+
+
+def _cost_per_token(plan: ServePlan, inp: ServeInputs) -> None:
+    """Each option's cost per million tokens for this service over a term the user picks."""
+    st.subheader("Cost per million tokens")
+    term = st.number_input(
+        "Term (months)",
+        min_value=TERM_MONTHS[0],
+        max_value=TERM_MONTHS[1],
+        value=DEFAULT_TERM_MONTHS,
+        step=12,
+        key="s_term_months",
+        help="the contract term every option is priced over, as on Compare",
+    )
+    with st.spinner("Pricing every option for this service..."):
+        data, why = _economics(forms.cache_key(inp), plan.model_dump_json(), int(term))
+    if data is None:
+        st.info(md_plain(f"Not priced: {why}."))
+        return
+    e = ServingEconomics.model_validate(data)
+    table = serving_cost.rows(e)
+    st.dataframe(pd.DataFrame(table[1:], columns=table[0]), hide_index=True)
+    st.caption(md_plain(serving_cost.caption(e)))
+    for line in serving_cost.notes(e):
+        st.caption(md_plain(line))
 
 
 def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
@@ -389,8 +434,8 @@ def render() -> None:
     forms.sizing_page(
         "Serve",
         "Size an inference deployment: describe the traffic and the latency users accept, see the "
-        "layout, memory, latency, throughput and GPUs. The cost comparison comes in a later step; "
-        "these inputs are kept separately from the training scenario.",
+        "layout, memory, latency, throughput and GPUs, and what the service costs per million "
+        "tokens on every option. These inputs are kept separately from the training scenario.",
         inputs=inputs,
         record=lambda: FORM.record(leave_out=[t for t in TRAFFIC if t != traffic()]),
         heading="Deployment",

@@ -1,0 +1,58 @@
+"""A service's cost per million tokens on each option (pricing/serving_economics.py) as rows and
+a caption, the same for `clusterplan serve` and the Serve page: every figure read from the
+engine's result, none recomputed."""
+
+from __future__ import annotations
+
+from app.formatting import usd, usd_rate
+from models.numbers import on_day
+from models.units import DAYS_PER_MONTH
+from pricing.serving_economics import ServingEconomics
+
+HEADER = ["Option", "$ per M output tokens", "$ per M tokens in+out", "Total", "Peak GPUs"]
+
+
+def rows(e: ServingEconomics) -> list[list[str]]:
+    """HEADER, then one row per option in the comparison's order; the cheapest marked."""
+    out = [list(HEADER)]
+    for o in e.options:
+        mark = " (cheapest)" if o.option == e.cheapest else ""
+        if o.usd_per_million_output_tokens is None:
+            out.append([o.label + mark, "-", "-", usd(o.total_usd), _gpus(o.peak_gpus)])
+            continue
+        out.append(
+            [
+                o.label + mark,
+                usd_rate(o.usd_per_million_output_tokens),
+                usd_rate(o.usd_per_million_tokens),
+                usd(o.total_usd),
+                _gpus(o.peak_gpus),
+            ]
+        )
+    return out
+
+
+def _gpus(n: float | None) -> str:
+    return "-" if n is None else f"{n:,.0f}"
+
+
+def caption(e: ServingEconomics) -> str:
+    """What the figures are: the term, when the service starts, its rate and tokens."""
+    start = (
+        f"from month {e.start_month} ({on_day(e.start_month * DAYS_PER_MONTH)}: the first month "
+        "every option is ready)"
+        if e.start_month
+        else "from the first month"
+    )
+    text = (
+        f"The service at {e.requests_per_s:,.3g} requests/s {start} to the end of a "
+        f"{e.term_months}-month term on {e.gpu}: {e.output_tokens_millions:,.0f} M output tokens, "
+        f"{e.tokens_millions:,.0f} M in and out. Each option's total is every cost it pays over "
+        "the term (its capacity plan, as on Compare), divided by those tokens."
+    )
+    return text + (f" Note: {e.note}." if e.note else "")
+
+
+def notes(e: ServingEconomics) -> list[str]:
+    """Why an option has no figure, one line each."""
+    return [f"{o.label}: {o.note}" for o in e.options if o.note]

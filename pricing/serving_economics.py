@@ -1,0 +1,173 @@
+"""What a service costs per million tokens on each option (issue 29, item 7).
+
+The service is priced as the portfolio it is: one serving workload at its traffic (models/portfolio/
+workloads.py Serve), on the service's GPU, every option compared by the engine like any portfolio
+(each option's capacity plan, every cost line the buyer pays on it, the hybrid too). It starts in
+the first month in which every option is ready (the latest ready day of a first pricing), so that
+every option serves the same requests and none sizes itself to catch up a backlog of requests
+made before it existed (a portfolio's serving work waits for capacity; a real service would not
+have been sent to a cluster still being built). Its tokens are requests/s × seconds from that
+month to the term end × tokens per request; an option's cost per million tokens is its total
+(nominal) cost over the term, the months before the start included (an owned cluster is bought
+and built then) ÷ those tokens, in millions: dollars per million output tokens, and per million
+tokens in and out. An option that does not serve the whole traffic (its capacity plan leaves work
+queued) has no figure, and says why.
+
+The rate is the service's own: `rps`, or `tokens_per_day` as its day's mean rate
+(models/serving/plan.py requests_per_s), or for `users` in flight the rate they make at the plan's
+latencies (users ÷ (TTFT + output tokens × TPOT), Little's law). A service given without a traffic
+has no rate, hence no economics. The portfolio's serving workload sizes its own layout and KV
+cache (the planner's choice); a fixed replica or batch (`gpus`, `batch`) or a K/V precision given
+to the plan are not carried over, and the result says so."""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import Field
+
+from models.options import OPTION_IDS, spec
+from models.record import Record
+from models.scenario import Scenario
+from models.serving.plan import ServeInputs, ServePlan, precision_of, requests_per_s
+from models.units import DAYS_PER_MONTH, SECONDS_PER_DAY
+from pricing.catalogue.loader import Catalogue
+from pricing.engine import compare
+
+#: the term a service is priced over when none is given (months)
+DEFAULT_TERM_MONTHS = 36
+#: the ServeInputs fields a portfolio's serving workload does not take (its planner chooses them)
+NOT_CARRIED = ("gpus", "batch", "kv_precision")
+
+
+class OptionTokenCost(Record):
+    """One option's cost of the service over the term, and per million tokens."""
+
+    option: str
+    label: str
+    available: bool
+    #: why the option has no figure (not offered, or it leaves traffic unserved); "" when it has
+    note: str = ""
+    total_usd: float | None = None
+    npv_usd: float | None = None
+    #: the most GPUs its capacity plan holds in a month
+    peak_gpus: float | None = None
+    usd_per_million_output_tokens: float | None = None
+    usd_per_million_tokens: float | None = Field(None, description="per million tokens in and out")
+
+
+class ServingEconomics(Record):
+    """The service's cost per million tokens on each option, over `term_months`."""
+
+    term_months: int
+    #: the month the service starts in: the first in which every option is ready
+    start_month: int
+    gpu: str
+    requests_per_s: float
+    output_tokens_millions: float = Field(description="over the term")
+    tokens_millions: float = Field(description="input and output, over the term")
+    options: list[OptionTokenCost]
+    #: the option with the lowest cost per million output tokens (None: none serves it all)
+    cheapest: str | None
+    #: what the portfolio's serving workload did not carry over from the inputs ("" if nothing)
+    note: str = ""
+
+
+def service_rate(inp: ServeInputs, plan: ServePlan) -> float | None:
+    """Requests/s the service makes (module docstring); None without a traffic."""
+    rate = requests_per_s(inp)
+    if rate is None and inp.users is not None:
+        cycle_s = (plan.ttft_ms + inp.output_tokens * plan.tpot_ms) / 1e3
+        rate = inp.users / cycle_s
+    return rate
+
+
+def scenario_of(inp: ServeInputs, rate: float, term_months: int, start_month: int = 0) -> Scenario:
+    """The service as a one-workload portfolio from `start_month` to the term end, every option
+    compared."""
+    workload = {
+        "kind": "serve",
+        "name": "service",
+        "model": inp.model,
+        "precision": precision_of(inp),
+        "input_tokens": inp.input_tokens,
+        "output_tokens": inp.output_tokens,
+        "rps": rate,
+        "ttft_ms": inp.ttft_ms,
+        "tpot_ms": inp.tpot_ms,
+        "slo_percentile": inp.slo_percentile,
+        "prefill_decode": inp.prefill_decode,
+        "start_month": start_month,
+        "duration_months": term_months - start_month,
+    }
+    return Scenario.model_validate(
+        {
+            "version": 2,
+            "workloads": [{k: v for k, v in workload.items() if v is not None}],
+            "cluster": {"gpu": inp.gpu},
+            "term": {"months": term_months},
+            "options": {"compare": list(OPTION_IDS)},
+        }
+    )
+
+
+def economics(
+    inp: ServeInputs,
+    plan: ServePlan,
+    catalogue: Catalogue | None = None,
+    term_months: int = DEFAULT_TERM_MONTHS,
+) -> ServingEconomics | None:
+    """The service's cost per million tokens on every option (module docstring); None when the
+    service has no traffic to price."""
+    rate = service_rate(inp, plan)
+    if rate is None:
+        return None
+    first = compare(scenario_of(inp, rate, term_months), catalogue, decision=False)
+    ready = max((o.ready_day for o in first.options if o.available), default=0.0)
+    start = min(math.ceil(ready / DAYS_PER_MONTH - 1e-9), term_months - 1)
+    c = compare(scenario_of(inp, rate, term_months, start), catalogue, decision=False)
+    seconds = (term_months - start) * DAYS_PER_MONTH * SECONDS_PER_DAY
+    output_m = rate * seconds * inp.output_tokens / 1e6
+    tokens_m = rate * seconds * (inp.input_tokens + inp.output_tokens) / 1e6
+    options = []
+    for o in c.options:
+        serves = o.available and o.completes_workload
+        note = o.note if not serves else ""
+        if o.available and not o.completes_workload and not note:
+            note = "its capacity plan leaves traffic unserved"
+        options.append(
+            OptionTokenCost(
+                option=o.option,
+                label=o.label,
+                available=o.available,
+                note=note,
+                total_usd=o.total_usd if o.available else None,
+                npv_usd=o.npv_usd if o.available else None,
+                peak_gpus=max(o.capacity_gpus, default=None) if o.available else None,
+                usd_per_million_output_tokens=o.total_usd / output_m if serves else None,
+                usd_per_million_tokens=o.total_usd / tokens_m if serves else None,
+            )
+        )
+    priced = [o for o in options if o.usd_per_million_output_tokens is not None]
+    cheapest = min(priced, key=lambda o: o.usd_per_million_output_tokens, default=None)
+    left_out = [f for f in NOT_CARRIED if getattr(inp, f) is not None]
+    note = (
+        f"priced on the planner's own layout: {', '.join(left_out)} not carried over"
+        if left_out
+        else ""
+    )
+    return ServingEconomics(
+        term_months=term_months,
+        start_month=start,
+        gpu=inp.gpu,
+        requests_per_s=rate,
+        output_tokens_millions=output_m,
+        tokens_millions=tokens_m,
+        options=options,
+        cheapest=cheapest.option if cheapest else None,
+        note=note,
+    )
+
+
+def label(option: str) -> str:
+    return spec(option).label

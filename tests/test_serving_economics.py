@@ -1,0 +1,128 @@
+"""A service's cost per million tokens on each option (pricing/serving_economics.py), on the
+command line and the Serve page: the tokens are the traffic's over the months every option serves,
+each option's figure is its whole cost over them, no option sizes itself to catch up requests made
+before it was ready, and a service without a traffic or an option that cannot serve it has no
+figure and says why."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from app import serving_cost
+from app.cli import main
+from models.serving.plan import ServeInputs, plan_serving
+from pricing.catalogue.loader import load_catalogue
+from pricing.serving_economics import economics
+from tests.builders import app
+
+#: a 70B chat service on H100s (the Serve page's starting service)
+SERVICE = ServeInputs(
+    model="llama3-70b",
+    gpu="H100-SXM",
+    input_tokens=2048,
+    output_tokens=256,
+    rps=10.0,
+    ttft_ms=2000,
+    tpot_ms=50,
+)
+
+
+@pytest.fixture(scope="module")
+def priced():
+    plan = plan_serving(SERVICE)
+    return plan, economics(SERVICE, plan, load_catalogue(), term_months=36)
+
+
+def test_the_tokens_are_the_traffics_from_the_start_to_the_term_end(priced):
+    _, e = priced
+    seconds = (36 - e.start_month) * 365.25 / 12 * 86_400
+    assert e.output_tokens_millions == pytest.approx(10.0 * seconds * 256 / 1e6, rel=1e-12)
+    assert e.tokens_millions == pytest.approx(10.0 * seconds * 2304 / 1e6, rel=1e-12)
+
+
+def test_each_figure_is_the_options_whole_cost_over_those_tokens(priced):
+    _, e = priced
+    for o in e.options:
+        assert o.usd_per_million_output_tokens == pytest.approx(
+            o.total_usd / e.output_tokens_millions, rel=1e-12
+        )
+        # in and out: the same cost over 9 times the tokens (2,304 a request against 256)
+        assert o.usd_per_million_tokens * 2304 == pytest.approx(
+            o.usd_per_million_output_tokens * 256, rel=1e-12
+        )
+    figures = {o.option: o.usd_per_million_output_tokens for o in e.options}
+    assert e.cheapest == min(figures, key=figures.get)
+
+
+def test_no_option_sizes_itself_to_catch_up_requests_made_before_it_was_ready(priced):
+    """The service starts in the first month every option is ready: a cluster still being built
+    is not sent requests it would then serve late on twice the GPUs."""
+    plan, e = priced
+    assert e.start_month > 0  # an owned cluster takes months to build
+    for o in e.options:
+        assert o.peak_gpus == pytest.approx(plan.gpus), o.option
+
+
+def test_users_in_flight_make_a_rate_by_littles_law():
+    inp = SERVICE.model_copy(update={"rps": None, "users": 64})
+    plan = plan_serving(inp)
+    e = economics(inp, plan, load_catalogue())
+    cycle_s = (plan.ttft_ms + 256 * plan.tpot_ms) / 1e3
+    assert e.requests_per_s == pytest.approx(64 / cycle_s, rel=1e-12)
+
+
+def test_a_service_without_traffic_or_an_option_that_cannot_serve_it_has_no_figure():
+    bare = SERVICE.model_copy(update={"rps": None})
+    assert economics(bare, plan_serving(bare), load_catalogue()) is None
+    big = SERVICE.model_copy(update={"rps": 400.0})
+    e = economics(big, plan_serving(big), load_catalogue())
+    spot = next(o for o in e.options if o.option == "cloud:spot")
+    assert not spot.available and spot.usd_per_million_output_tokens is None
+    assert "spot is not offered" in spot.note
+    row = next(r for r in serving_cost.rows(e) if r[0].startswith(spot.label))
+    assert row[1:3] == ["-", "-"]
+
+
+def _cli(*args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["serve", *args]) == 0
+    return out.getvalue()
+
+
+ARGS = ["--model", "llama3-70b", "--gpu", "H100-SXM", "--input-tokens", "2048"]
+ARGS += ["--output-tokens", "256", "--rps", "10", "--ttft-ms", "2000", "--tpot-ms", "50"]
+
+
+def test_the_command_line_prints_the_engines_figures(priced):
+    _, e = priced
+    text = _cli(*ARGS)
+    for row in serving_cost.rows(e)[1:]:
+        line = next(x for x in text.split("\n") if x.strip().startswith(row[0]))
+        assert line.split()[-4:] == row[1:] or all(cell in line for cell in row[1:])
+    data = json.loads(_cli(*ARGS, "--json"))
+    assert data["economics"] == e.model_dump(mode="json")
+    assert "not priced: no traffic given" in _cli(*ARGS[:6], "--output-tokens", "256")
+
+
+def test_a_term_outside_the_scenarios_bounds_is_refused_by_name():
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["serve", *ARGS, "--term-months", "500"]) == 2
+    assert "--term-months: 500 is not 12 to 120" in err.getvalue()
+
+
+def test_the_serve_page_shows_the_same_table(priced):
+    _, e = priced
+    at = app("serve")
+    frames = [d.value for d in at.dataframe if "$ per M output tokens" in d.value.columns]
+    assert len(frames) == 1
+    assert frames[0].values.tolist() == serving_cost.rows(e)[1:]
+    at.number_input(key="s_term_months").set_value(60).run()
+    frame = next(d.value for d in at.dataframe if "$ per M output tokens" in d.value.columns)
+    longer = economics(SERVICE, plan_serving(SERVICE), load_catalogue(), term_months=60)
+    assert frame.values.tolist() == serving_cost.rows(longer)[1:]
