@@ -7,7 +7,7 @@ from __future__ import annotations
 from app.formatting import usd, usd_rate
 from models.numbers import on_day
 from models.units import DAYS_PER_MONTH
-from pricing.serving_economics import ServingEconomics
+from pricing.serving_economics import GpuChoice, ServingEconomics
 
 HEADER = ["Option", "$ per M output tokens", "$ per M tokens in+out", "Total", "Peak GPUs"]
 
@@ -56,3 +56,38 @@ def caption(e: ServingEconomics) -> str:
 def notes(e: ServingEconomics) -> list[str]:
     """Why an option has no figure, one line each."""
     return [f"{o.label}: {o.note}" for o in e.options if o.note]
+
+
+GPU_HEADER = [
+    "GPU",
+    "GPUs",
+    "Weights",
+    "TTFT ms",
+    "TPOT ms",
+    "Cheapest option",
+    "$ per M output tokens",
+    "$ per M tokens in+out",
+]
+
+
+def gpu_rows(choices: list[GpuChoice]) -> list[list[str]]:
+    """GPU_HEADER, then one row per GPU: the service's size, latencies and cheapest option there,
+    or why it has none (in the option column)."""
+    out = [list(GPU_HEADER)]
+    for g in choices:
+        if g.gpus is None:
+            out.append([g.gpu, "-", "-", "-", "-", g.note, "-", "-"])
+            continue
+        out.append(
+            [
+                g.gpu,
+                f"{g.gpus:,}",
+                (g.precision or "").upper(),
+                f"{g.ttft_ms:,.0f}",
+                f"{g.tpot_ms:,.1f}",
+                g.cheapest_label or g.note,
+                usd_rate(g.usd_per_million_output_tokens),
+                usd_rate(g.usd_per_million_tokens),
+            ]
+        )
+    return out

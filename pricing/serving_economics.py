@@ -26,7 +26,7 @@ import math
 
 from pydantic import Field
 
-from models.options import OPTION_IDS, spec
+from models.options import OPTION_IDS
 from models.record import Record
 from models.scenario import Scenario
 from models.serving.plan import ServeInputs, ServePlan, precision_of, requests_per_s
@@ -169,5 +169,57 @@ def economics(
     )
 
 
-def label(option: str) -> str:
-    return spec(option).label
+class GpuChoice(Record):
+    """The service on one GPU: its plan's size and latencies, and its cheapest option per million
+    tokens; or why it cannot be served there."""
+
+    gpu: str
+    gpus: int | None = None
+    ttft_ms: float | None = None
+    tpot_ms: float | None = None
+    precision: str | None = None
+    cheapest: str | None = None
+    cheapest_label: str | None = None
+    usd_per_million_output_tokens: float | None = None
+    usd_per_million_tokens: float | None = None
+    #: why the service has no plan or no price on this GPU ("" when it has both)
+    note: str = ""
+
+
+def compare_gpus(
+    inp: ServeInputs,
+    gpus: list[str],
+    catalogue: Catalogue | None = None,
+    term_months: int = DEFAULT_TERM_MONTHS,
+) -> list[GpuChoice]:
+    """The service on each of `gpus` at its own default precision (unless one is given and the
+    GPU has it): GPUs needed, TTFT and TPOT at the objective, and the cheapest option's cost per
+    million tokens (`economics`)."""
+    from models.errors import InputError  # the core's refusals, named per GPU
+    from models.serving.plan import plan_serving
+
+    out = []
+    for gpu in gpus:
+        on = inp.model_copy(update={"gpu": gpu})
+        try:
+            plan = plan_serving(on)
+            e = economics(on, plan, catalogue, term_months)
+        except InputError as exc:
+            out.append(GpuChoice(gpu=gpu, note=str(exc)))
+            continue
+        best = next((o for o in e.options if e and o.option == e.cheapest), None) if e else None
+        out.append(
+            GpuChoice(
+                gpu=gpu,
+                gpus=plan.gpus,
+                ttft_ms=plan.ttft_ms,
+                tpot_ms=plan.tpot_ms,
+                precision=plan.precision,
+                cheapest=best.option if best else None,
+                cheapest_label=best.label if best else None,
+                usd_per_million_output_tokens=best.usd_per_million_output_tokens if best else None,
+                usd_per_million_tokens=best.usd_per_million_tokens if best else None,
+                note="" if best else "no option serves it all" if e else "no traffic to price",
+            )
+        )
+    return out

@@ -14,9 +14,10 @@ import pytest
 
 from app import serving_cost
 from app.cli import main
+from models.hardware import load_gpus
 from models.serving.plan import ServeInputs, plan_serving
 from pricing.catalogue.loader import load_catalogue
-from pricing.serving_economics import economics
+from pricing.serving_economics import compare_gpus, economics
 from tests.builders import app
 
 #: a 70B chat service on H100s (the Serve page's starting service)
@@ -126,3 +127,29 @@ def test_the_serve_page_shows_the_same_table(priced):
     frame = next(d.value for d in at.dataframe if "$ per M output tokens" in d.value.columns)
     longer = economics(SERVICE, plan_serving(SERVICE), load_catalogue(), term_months=60)
     assert frame.values.tolist() == serving_cost.rows(longer)[1:]
+
+
+def test_each_gpu_shows_its_own_plan_and_cheapest_option():
+    inp = SERVICE.model_copy(update={"model": "llama3.1-405b"})
+    choices = {c.gpu: c for c in compare_gpus(inp, ["H100-SXM", "B200", "L40S"], load_catalogue())}
+    h100 = choices["H100-SXM"]
+    plan = plan_serving(inp)
+    e = economics(inp, plan, load_catalogue())
+    assert (h100.gpus, h100.tpot_ms, h100.cheapest) == (plan.gpus, plan.tpot_ms, e.cheapest)
+    assert h100.usd_per_million_output_tokens == min(
+        o.usd_per_million_output_tokens for o in e.options if o.usd_per_million_output_tokens
+    )
+    assert choices["B200"].gpus < h100.gpus  # 192 GB and twice the bandwidth
+    # 405B does not fit a replica of 48 GB cards: said, not raised
+    assert choices["L40S"].gpus is None and "does not fit" in choices["L40S"].note
+    row = next(r for r in serving_cost.gpu_rows(list(choices.values())) if r[0] == "L40S")
+    assert "does not fit" in row[5] and row[1] == "-"
+
+
+def test_the_serve_page_compares_every_gpu_on_request():
+    at = app("serve")
+    assert not [d for d in at.dataframe if "Cheapest option" in d.value.columns]
+    at.toggle(key="s_compare_gpus").set_value(True).run()
+    frame = next(d.value for d in at.dataframe if "Cheapest option" in d.value.columns)
+    want = serving_cost.gpu_rows(compare_gpus(SERVICE, list(load_gpus()), load_catalogue()))
+    assert frame.values.tolist() == want[1:]

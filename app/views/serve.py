@@ -24,7 +24,13 @@ from models.hardware import load_gpus
 from models.scenario import Term, field_bounds
 from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
 from models.serving.precision import DEFAULT_PRECISION_TEXT, default_precision
-from pricing.serving_economics import DEFAULT_TERM_MONTHS, ServingEconomics, economics
+from pricing.serving_economics import (
+    DEFAULT_TERM_MONTHS,
+    GpuChoice,
+    ServingEconomics,
+    compare_gpus,
+    economics,
+)
 
 KEY = "serve_inputs"
 #: which traffic field the page uses (the other is kept, for switching back, but left out); kept
@@ -89,6 +95,14 @@ def _economics(inputs_json: str, plan_json: str, term_months: int) -> tuple[dict
     if e is None:
         return None, "give a traffic (requests per second, users or tokens per day) to price it"
     return e.model_dump(mode="json"), ""
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _gpu_choices(inputs_json: str, term_months: int) -> list[dict]:
+    """The service on every GPU of the catalogue (serving_economics.compare_gpus), cached."""
+    inp = ServeInputs.model_validate_json(inputs_json)
+    choices = compare_gpus(inp, list(load_gpus()), term_months=term_months)
+    return [c.model_dump(mode="json") for c in choices]
 
 
 def plan_for(inp: ServeInputs) -> tuple[ServePlan | None, dict | None, tuple[str, str] | None]:
@@ -338,6 +352,29 @@ def _cost_per_token(plan: ServePlan, inp: ServeInputs) -> None:
     st.caption(md_plain(serving_cost.caption(e)))
     for line in serving_cost.notes(e):
         st.caption(md_plain(line))
+    _gpus_side_by_side(inp, int(term))
+
+
+def _gpus_side_by_side(inp: ServeInputs, term: int) -> None:
+    """The same service on every GPU, on request (each GPU is two portfolio comparisons)."""
+    st.subheader("The same service on every GPU")
+    if not st.toggle(
+        "Compare GPUs",
+        key="s_compare_gpus",
+        help="plan and price this service on each GPU of the catalogue, at each GPU's default "
+        "weight precision unless you chose one (a few seconds)",
+    ):
+        return
+    with st.spinner("Planning and pricing the service on every GPU..."):
+        choices = [GpuChoice.model_validate(c) for c in _gpu_choices(forms.cache_key(inp), term)]
+    table = serving_cost.gpu_rows(choices)
+    st.dataframe(pd.DataFrame(table[1:], columns=table[0]), hide_index=True)
+    st.caption(
+        md_plain(
+            f"Each GPU: the GPUs the service needs within its objectives, TTFT and TPOT there, and "
+            f"its cheapest option's cost per million tokens over {term} months (as above)."
+        )
+    )
 
 
 def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
