@@ -379,6 +379,25 @@ def chargeback_rows(c: Comparison) -> list[list[str]]:
     return rows
 
 
+#: what the serving cost table's figures are (the page, the PDF and the terminal say the same)
+TOKEN_COST_NOTE = (
+    "each serving workload's share of an option's total cost (as the chargeback shares it) per "
+    "million output tokens it serves over the term"
+)
+
+
+def token_cost_rows(c: Comparison) -> list[list[str]]:
+    """Per serving workload and option: its cost per million output tokens
+    (`usd_per_million_output_tokens`); only the header when the portfolio serves nothing."""
+    options = _portfolio_options(c)
+    names = list(dict.fromkeys(w for o in options for w in o.usd_per_million_output_tokens))
+    rows = [["Serving workload", *(o.label for o in options)]]
+    rows += [
+        [w, *(usd_rate(o.usd_per_million_output_tokens.get(w)) for o in options)] for w in names
+    ]
+    return rows
+
+
 def monthly_capacity_rows(c: Comparison) -> list[list[str]]:
     """Per month: the GPU-hours demanded, then the GPUs each option holds (`capacity_gpus`; the
     CSV has the GPU-hours served and idle too)."""
@@ -416,6 +435,9 @@ def portfolio_report(c: Comparison) -> str:
     lines += [f"  {n}" for n in delay_notes(c)]
     lines += ["", "Chargeback by team (nominal USD over the term):"]
     lines += text_table(chargeback_rows(c))
+    if len(tokens := token_cost_rows(c)) > 1:
+        lines += ["", f"Serving cost per million output tokens ({TOKEN_COST_NOTE}):"]
+        lines += text_table(tokens)
     lines += ["", "Monthly capacity (GPUs held) against demand:"]
     lines += text_table(monthly_capacity_rows(c))
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from models.options import OPTIONS, Billing, Staffing, spec
 from models.portfolio.capacity import CapacityResult
 from models.scenario import Scenario
 from models.training.plan import TrainingPlan, plan_training
+from models.units import SECONDS_PER_DAY
 from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl
@@ -442,8 +443,27 @@ def _portfolio_result(
         idle_gpu_hours=float(idle.sum()),
         workload_delays=_workload_delays(r),
         chargeback_usd=_chargeback(total, r),
+        usd_per_million_output_tokens=_token_costs(inp, total, r),
         hardware_refreshes=_hardware_refreshes(plan),
     )
+
+
+def _token_costs(inp: CostInputs, total: float, r: CapacityResult) -> dict[str, float]:
+    """Each serving workload's cost per million output tokens under the option
+    (OptionResult.usd_per_million_output_tokens): total × its served GPU-hours ÷ all served, over
+    Σ months requests/s × seconds × output tokens × its served ÷ demanded GPU-hours, in millions."""
+    if r.served_gpu_hours < MIN_GPU_HOURS:
+        return {}
+    month_s = DAYS_PER_MONTH * SECONDS_PER_DAY
+    out = {}
+    for w, outcome in zip(inp.scenario.workloads, r.workloads, strict=True):
+        if w.kind != "serve" or outcome.served_gpu_hours <= 0 or outcome.demanded_gpu_hours <= 0:
+            continue
+        share_usd = total * outcome.served_gpu_hours / r.served_gpu_hours
+        tokens = sum(w.rps_by_month()) * month_s * w.output_tokens
+        served = tokens * outcome.served_gpu_hours / outcome.demanded_gpu_hours
+        out[w.name] = share_usd / (served / 1e6)
+    return out
 
 
 #: the result builder of each kind of scenario (pricing/delivery.py `kind`)

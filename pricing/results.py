@@ -125,6 +125,11 @@ class OptionResult(Record):
     #: team -> its share of the option's total cost (nominal, USD): total × the team's share of
     #: the served GPU-hours (idle capacity is shared in the same proportion)
     chargeback_usd: dict[str, float] = Field(default_factory=dict, exclude_if=_empty)
+    #: a portfolio's serving workloads: each one's share of the option's total (as the chargeback
+    #: shares it: by GPU-hours served, idle capacity in the same proportion) per million output
+    #: tokens it serves over the term (its requests each month × output tokens, times the share
+    #: of its GPU-hours served); none where it serves nothing
+    usd_per_million_output_tokens: dict[str, float] = Field(default_factory=dict, exclude_if=_empty)
     #: an owned option's hardware refreshes, in order (empty without options.build_refresh_after_months)
     hardware_refreshes: list[HardwareRefresh] = Field(default_factory=list, exclude_if=_empty)
 

@@ -12,13 +12,19 @@ import json
 
 import pytest
 
-from app import serving_cost
+from app import scenario_files, serving_cost
 from app.cli import main
+from app.formatting import usd_rate
+from app.report_pdf import build_report
+from app.report_text import comparison_report, text_table, token_cost_rows
 from models.hardware import load_gpus
+from models.scenario import Scenario
 from models.serving.plan import ServeInputs, plan_serving
 from pricing.catalogue.loader import load_catalogue
-from pricing.serving_economics import compare_gpus, economics
+from pricing.engine import compare
+from pricing.serving_economics import compare_gpus, economics, scenario_of
 from tests.builders import app
+from tests.readback import flat, pdf_text
 
 #: a 70B chat service on H100s (the Serve page's starting service)
 SERVICE = ServeInputs(
@@ -153,3 +159,68 @@ def test_the_serve_page_compares_every_gpu_on_request():
     frame = next(d.value for d in at.dataframe if "Cheapest option" in d.value.columns)
     want = serving_cost.gpu_rows(compare_gpus(SERVICE, list(load_gpus()), load_catalogue()))
     assert frame.values.tolist() == want[1:]
+
+
+# ------------------------------------------- a portfolio's serving workloads, on every option
+
+
+def test_a_portfolios_serving_cost_per_token_is_the_services_own():
+    """A portfolio of the one service (from the month every option is ready, as `economics`
+    prices it): each option's figure for the workload is the service's, two ways of counting."""
+    plan = plan_serving(SERVICE)
+    e = economics(SERVICE, plan, load_catalogue())
+    c = compare(
+        scenario_of(SERVICE, e.requests_per_s, e.term_months, e.start_month),
+        load_catalogue(),
+        decision=False,
+    )
+    for o, priced in zip(c.options, e.options, strict=True):
+        assert o.usd_per_million_output_tokens["service"] == pytest.approx(
+            priced.usd_per_million_output_tokens, rel=1e-9
+        ), o.option
+
+
+def test_the_table_is_on_the_terminal_the_pdf_and_the_compare_page_and_only_for_serving():
+    ent = Scenario.model_validate_json(scenario_files.example_json("enterprise"))
+    c = compare(ent, load_catalogue())
+    rows = token_cost_rows(c)
+    assert rows[1][0] == "assistant-api" and len(rows) == 2
+    assert rows[1][1:] == [
+        usd_rate(o.usd_per_million_output_tokens["assistant-api"]) for o in c.options if o.available
+    ]
+    # its share is its team's chargeback (the team runs only it): the figure times its tokens
+    w = next(x for x in ent.workloads if x.name == "assistant-api")
+    for o in (o for o in c.options if o.available):
+        d = next(x for x in o.workload_delays if x.name == w.name)
+        tokens = sum(w.rps_by_month()) * 365.25 / 12 * 86_400 * w.output_tokens
+        served = tokens * d.served_gpu_hours / d.demanded_gpu_hours
+        assert o.usd_per_million_output_tokens[w.name] * served / 1e6 == pytest.approx(
+            o.chargeback_usd["product"], rel=1e-9
+        ), o.option
+    assert "\n".join(text_table(rows)) in comparison_report(c)
+    pdf = flat(pdf_text(build_report(c).data))
+    assert flat("Serving cost per million output tokens") in pdf and flat(rows[1][1]) in pdf
+    at = app("compare", scenario=json.loads(scenario_files.example_json("enterprise")))
+    frame = next(d.value for d in at.dataframe if "Serving workload" in d.value.columns)
+    assert frame.values.tolist() == rows[1:]
+    # a portfolio that serves nothing has no table, and its JSON no such field
+    lab = compare(Scenario.model_validate_json(scenario_files.example_json("lab")))
+    assert len(token_cost_rows(lab)) == 1
+    assert "usd_per_million_output_tokens" not in lab.model_dump_json()
+    assert "Serving cost per million" not in comparison_report(lab)
+
+
+def test_a_service_only_partly_served_pays_for_the_tokens_it_serves():
+    """On a cluster held at half the GPUs the service needs, an owned option serves part of the
+    traffic: its cost is spread over the tokens it serves, not those asked for."""
+    data = json.loads(scenario_of(SERVICE, 10.0, 36).model_dump_json())
+    data["cluster"]["gpus"] = 4  # the service needs 8
+    c = compare(Scenario.model_validate(data), load_catalogue(), decision=False)
+    build = next(o for o in c.options if o.option == "build")
+    d = build.workload_delays[0]
+    assert d.served_gpu_hours < 0.9 * d.demanded_gpu_hours
+    asked = 10.0 * 36 * 365.25 / 12 * 86_400 * 256
+    served = asked * d.served_gpu_hours / d.demanded_gpu_hours
+    assert build.usd_per_million_output_tokens["service"] == pytest.approx(
+        build.total_usd / (served / 1e6), rel=1e-9
+    )

@@ -24,6 +24,7 @@ from app.kinds import teams, words
 from app.recommendation_text import recommendation_text
 from app.report_pdf.document import ACCENT, INK, MUTED, WARN, Document, plain
 from app.report_text import (
+    TOKEN_COST_NOTE,
     accuracy_line,
     after_tax_line,
     capacity_rows,
@@ -35,6 +36,7 @@ from app.report_text import (
     gpu_hours,
     monthly_capacity_rows,
     refresh_lines,
+    token_cost_rows,
 )
 from pricing import price_checks
 from pricing.catalogue import freshness
@@ -313,6 +315,15 @@ class ComparisonDocument(Document):
             (34, *(146 / max(n, 1),) * n),
             ("LEFT",) + ("RIGHT",) * n,
         )
+        if len(rows := token_cost_rows(c)) > 1:
+            n = len(rows[0]) - 1
+            self.heading("Serving cost per million output tokens", 10)
+            self.caption(TOKEN_COST_NOTE[0].upper() + TOKEN_COST_NOTE[1:] + ".")
+            self.grid(
+                [[plain(x, 60) for x in r] for r in rows],
+                (34, *(146 / max(n, 1),) * n),
+                ("LEFT",) + ("RIGHT",) * n,
+            )
         self.heading("Monthly capacity against demand", 10)
         if svgs:
             self.draw_charts(svgs)

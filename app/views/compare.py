@@ -30,7 +30,7 @@ from app.formatting import (
     usd_rate,
 )
 from app.recommendation_text import recommendation_text
-from app.report_text import refresh_lines
+from app.report_text import TOKEN_COST_NOTE, refresh_lines, token_cost_rows
 from app.views import guide, side_by_side
 from models.options import Billing, spec
 from models.scenario import Scenario
@@ -200,6 +200,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     _capacity_served(sc, available)
     _workload_delays(available)
     _chargeback(teams, available)
+    _token_costs(c)
     _save_and_downloads(sc, c)
 
 
@@ -392,6 +393,16 @@ def _chargeback(teams: list[str], available: list[OptionResult]) -> None:
         "Each team's share of an option's total cost (nominal): the total times the team's share "
         "of the served GPU-hours, idle capacity shared in the same proportion."
     )
+
+
+def _token_costs(c: Comparison) -> None:
+    """Each serving workload's cost per million output tokens on each option (none: no table)."""
+    rows = token_cost_rows(c)
+    if len(rows) < 2:
+        return
+    st.subheader("Serving cost per million output tokens")
+    st.dataframe(pd.DataFrame(rows[1:], columns=rows[0]), hide_index=True, width="stretch")
+    st.caption(md_plain(TOKEN_COST_NOTE[0].upper() + TOKEN_COST_NOTE[1:] + "."))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
