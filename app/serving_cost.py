@@ -1,5 +1,6 @@
-"""A service's cost per million tokens on each option (pricing/serving_economics.py) as rows and
-a caption, the same for `clusterplan serve` and the Serve page: every figure read from the
+"""A service's cost per million tokens (pricing/serving_economics.py) and a fine-tune's cost per
+job (pricing/finetune_economics.py) on each option as rows and captions, the same for
+`clusterplan serve` / `finetune` and the Serve / Fine-tune pages: every figure read from the
 engine's result, none recomputed."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 from app.formatting import usd, usd_rate
 from models.numbers import on_day
 from models.units import DAYS_PER_MONTH
+from pricing.finetune_economics import FinetuneEconomics
 from pricing.serving_economics import GpuChoice, ServingEconomics
 
 HEADER = ["Option", "$ per M output tokens", "$ per M tokens in+out", "Total", "Peak GPUs"]
@@ -91,3 +93,28 @@ def gpu_rows(choices: list[GpuChoice]) -> list[list[str]]:
             ]
         )
     return out
+
+
+JOB_HEADER = ["Option", "$ per job", "Jobs finished", "Total", "Largest cost line"]
+
+
+def job_rows(e: FinetuneEconomics) -> list[list[str]]:
+    """JOB_HEADER, then one row per option: its cost per job, or "-" where it has none."""
+    out = [list(JOB_HEADER)]
+    for o in e.options:
+        mark = " (cheapest)" if o.option == e.cheapest else ""
+        largest = f"{o.largest_line} ({o.largest_share:.0%})" if o.largest_line else "-"
+        jobs = "-" if o.jobs_finished is None else f"{o.jobs_finished:,.0f}"
+        out.append([o.label + mark, usd(o.usd_per_job), jobs, usd(o.total_usd), largest])
+    return out
+
+
+def job_caption(e: FinetuneEconomics) -> str:
+    start = f"from month {e.start_month} (the first month every option is ready)"
+    return (
+        f"{e.jobs_per_month:g} jobs a month of {e.gpus_per_job:,} × {e.gpu} {start} to the end "
+        f"of a {e.term_months}-month term: {e.jobs_released:,.0f} jobs. Each option's total is "
+        "every cost it pays over the term, its fixed lines included (a platform team, storage, "
+        "a cluster held between jobs), divided by the jobs it finishes; more jobs a month spread "
+        "them thinner." + (f" Note: {e.note}." if e.note else "")
+    )

@@ -1,17 +1,13 @@
 """What a service costs per million tokens on each option (issue 29, item 7).
 
-The service is priced as the portfolio it is: one serving workload at its traffic (models/portfolio/
-workloads.py Serve), on the service's GPU, every option compared by the engine like any portfolio
-(each option's capacity plan, every cost line the buyer pays on it, the hybrid too). It starts in
-the first month in which every option is ready (the latest ready day of a first pricing), so that
-every option serves the same requests and none sizes itself to catch up a backlog of requests
-made before it existed (a portfolio's serving work waits for capacity; a real service would not
-have been sent to a cluster still being built). Its tokens are requests/s × seconds from that
-month to the term end × tokens per request; an option's cost per million tokens is its total
-(nominal) cost over the term, the months before the start included (an owned cluster is bought
-and built then) ÷ those tokens, in millions: dollars per million output tokens, and per million
-tokens in and out. An option that does not serve the whole traffic (its capacity plan leaves work
-queued) has no figure, and says why.
+The service is priced as the portfolio it is (pricing/one_workload.py): one serving workload at
+its traffic, on the service's GPU, every option compared by the engine like any portfolio (each
+option's capacity plan, every cost line the buyer pays on it, the hybrid too), from the first month
+every option is ready. Its tokens are requests/s × seconds from that month to the term end ×
+tokens per request; an option's cost per million tokens is its total (nominal) cost over the term
+÷ those tokens, in millions: dollars per million output tokens, and per million tokens in and
+out. An option that does not serve the whole traffic (its capacity plan leaves work queued) has
+no figure, and says why.
 
 The rate is the service's own: `rps`, or `tokens_per_day` as its day's mean rate
 (models/serving/plan.py requests_per_s), or for `users` in flight the rate they make at the plan's
@@ -22,17 +18,14 @@ to the plan are not carried over, and the result says so."""
 
 from __future__ import annotations
 
-import math
-
 from pydantic import Field
 
-from models.options import OPTION_IDS
 from models.record import Record
 from models.scenario import Scenario
 from models.serving.plan import ServeInputs, ServePlan, precision_of, requests_per_s
 from models.units import DAYS_PER_MONTH, SECONDS_PER_DAY
 from pricing.catalogue.loader import Catalogue
-from pricing.engine import compare
+from pricing.one_workload import portfolio_of, priced_alone
 
 #: the term a service is priced over when none is given (months)
 DEFAULT_TERM_MONTHS = 36
@@ -82,10 +75,9 @@ def service_rate(inp: ServeInputs, plan: ServePlan) -> float | None:
     return rate
 
 
-def scenario_of(inp: ServeInputs, rate: float, term_months: int, start_month: int = 0) -> Scenario:
-    """The service as a one-workload portfolio from `start_month` to the term end, every option
-    compared."""
-    workload = {
+def service_workload(inp: ServeInputs, rate: float) -> dict:
+    """The service as a portfolio's serving workload at `rate` requests/s."""
+    return {
         "kind": "serve",
         "name": "service",
         "model": inp.model,
@@ -97,18 +89,12 @@ def scenario_of(inp: ServeInputs, rate: float, term_months: int, start_month: in
         "tpot_ms": inp.tpot_ms,
         "slo_percentile": inp.slo_percentile,
         "prefill_decode": inp.prefill_decode,
-        "start_month": start_month,
-        "duration_months": term_months - start_month,
     }
-    return Scenario.model_validate(
-        {
-            "version": 2,
-            "workloads": [{k: v for k, v in workload.items() if v is not None}],
-            "cluster": {"gpu": inp.gpu},
-            "term": {"months": term_months},
-            "options": {"compare": list(OPTION_IDS)},
-        }
-    )
+
+
+def scenario_of(inp: ServeInputs, rate: float, term_months: int, start_month: int = 0) -> Scenario:
+    """The service as a one-workload portfolio from `start_month` to the term end."""
+    return portfolio_of(service_workload(inp, rate), inp.gpu, term_months, start_month)
 
 
 def economics(
@@ -122,10 +108,7 @@ def economics(
     rate = service_rate(inp, plan)
     if rate is None:
         return None
-    first = compare(scenario_of(inp, rate, term_months), catalogue, decision=False)
-    ready = max((o.ready_day for o in first.options if o.available), default=0.0)
-    start = min(math.ceil(ready / DAYS_PER_MONTH - 1e-9), term_months - 1)
-    c = compare(scenario_of(inp, rate, term_months, start), catalogue, decision=False)
+    c, start = priced_alone(service_workload(inp, rate), inp.gpu, term_months, catalogue)
     seconds = (term_months - start) * DAYS_PER_MONTH * SECONDS_PER_DAY
     output_m = rate * seconds * inp.output_tokens / 1e6
     tokens_m = rate * seconds * (inp.input_tokens + inp.output_tokens) / 1e6

@@ -17,11 +17,13 @@ from app.cli import main
 from app.formatting import usd_rate
 from app.report_pdf import build_report
 from app.report_text import comparison_report, text_table, token_cost_rows
+from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.hardware import load_gpus
 from models.scenario import Scenario
 from models.serving.plan import ServeInputs, plan_serving
 from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
+from pricing.finetune_economics import economics as job_economics
 from pricing.serving_economics import compare_gpus, economics, scenario_of
 from tests.builders import app
 from tests.readback import flat, pdf_text
@@ -120,7 +122,7 @@ def test_a_term_outside_the_scenarios_bounds_is_refused_by_name():
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
         assert main(["serve", *ARGS, "--term-months", "500"]) == 2
-    assert "--term-months: 500 is not 12 to 120" in err.getvalue()
+    assert "argument --term-months: 500 months is not 12 to 120" in err.getvalue()
 
 
 def test_the_serve_page_shows_the_same_table(priced):
@@ -224,3 +226,40 @@ def test_a_service_only_partly_served_pays_for_the_tokens_it_serves():
     assert build.usd_per_million_output_tokens["service"] == pytest.approx(
         build.total_usd / (served / 1e6), rel=1e-9
     )
+
+
+# ---------------------------------------------------------------- a fine-tune's cost per job
+
+JOB = FinetuneInputs(model="llama3-8b", method="lora", gpu="H100-SXM", tokens=1e8)
+
+
+def test_a_jobs_cost_is_each_options_total_over_the_jobs_it_finishes():
+    plan = plan_finetune(JOB)
+    e = job_economics(JOB, plan, load_catalogue(), jobs_per_month=8.0)
+    assert e.jobs_released == pytest.approx(8.0 * (36 - e.start_month))
+    for o in e.options:
+        assert o.usd_per_job == pytest.approx(o.total_usd / o.jobs_finished, rel=1e-12)
+        assert o.jobs_finished == pytest.approx(e.jobs_released, abs=1)
+    # a cluster held between jobs costs the same whatever the jobs: twice the jobs, half as much
+    # per job; per use, the compute scales with the jobs and the cost per job falls far less
+    twice = job_economics(JOB, plan, load_catalogue(), jobs_per_month=16.0)
+    per_job = {o.option: o.usd_per_job for o in e.options}
+    halved = {o.option: o.usd_per_job / per_job[o.option] for o in twice.options}
+    assert halved["build"] < 0.55 and halved["cloud:on_demand"] > halved["build"]
+
+
+def test_the_finetune_command_and_page_show_the_same_table():
+    plan = plan_finetune(JOB)
+    e = job_economics(JOB, plan, load_catalogue())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        args = ["finetune", "--model", "llama3-8b", "--method", "lora", "--tokens", "1e8"]
+        assert main([*args, "--gpu", "H100-SXM"]) == 0
+    assert "\n".join(text_table(serving_cost.job_rows(e))) in out.getvalue()
+    at = app("finetune")
+    frame = next(d.value for d in at.dataframe if "$ per job" in d.value.columns)
+    assert frame.values.tolist() == serving_cost.job_rows(e)[1:]
+    at.number_input(key="f_jobs_per_month").set_value(16.0).run()
+    frame = next(d.value for d in at.dataframe if "$ per job" in d.value.columns)
+    busier = job_economics(JOB, plan, load_catalogue(), jobs_per_month=16.0)
+    assert frame.values.tolist() == serving_cost.job_rows(busier)[1:]

@@ -145,6 +145,29 @@ def whole(text: str) -> int:
     return int(value)
 
 
+def term_months(text: str) -> int:
+    """A contract term in whole months, within the scenario's bounds (models/scenario.py Term)."""
+    from models.scenario import Term, field_bounds  # only the commands that price need it
+
+    value = whole(text)
+    bounds = field_bounds(Term, "months")
+    lo, hi = int(bounds["ge"]), int(bounds["le"])
+    if not lo <= value <= hi:
+        raise argparse.ArgumentTypeError(f"{value} months is not {lo} to {hi}")
+    return value
+
+
+def add_term_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--term-months`: the term `what` is priced over on every option (default 36)."""
+    parser.add_argument(
+        "--term-months",
+        type=term_months,
+        default=36,
+        metavar="N",
+        help=f"the term {what} is priced over on every option, months (default 36)",
+    )
+
+
 def iso_date(text: str) -> dt.date:
     """A calendar date written YYYY-MM-DD."""
     try:

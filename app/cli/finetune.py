@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli.common import given, number, print_json, sized
+from app.cli.common import add_term_argument, given, number, print_json, sized
 from models.hardware import gpu_ids
 from models.shapes import load_presets
 
@@ -24,7 +24,29 @@ def register(sub) -> None:
     f.add_argument("--batch", type=int, help="global batch in sequences (default 32)")
     f.add_argument("--rank", type=int, help="LoRA rank (default 16)")
     f.add_argument("--precision", help="bf16 (default) or fp8")
+    f.add_argument(
+        "--jobs-per-month",
+        type=_jobs_per_month,
+        default=4.0,
+        metavar="N",
+        help="jobs started a month, for the cost per job on every option (default 4)",
+    )
+    add_term_argument(f, "the cost per job")
     f.add_argument("--json", action="store_true", help="print the plan as JSON")
+
+
+def _jobs_per_month(text: str) -> float:
+    """Jobs a month within a portfolio fine-tuning workload's bounds."""
+    from models.portfolio.workloads import Finetune
+    from models.scenario import field_bounds
+
+    value = number(text)
+    bounds = field_bounds(Finetune, "jobs_per_month")
+    if not bounds["ge"] <= value <= bounds["le"]:
+        raise argparse.ArgumentTypeError(
+            f"{value:g} is not {bounds['ge']:.3g} (one job in ten years) to {bounds['le']:g}"
+        )
+    return value
 
 
 FINETUNE_OPTION = {
@@ -45,9 +67,15 @@ def run(args: argparse.Namespace) -> int:
     from models.finetune.plan import FinetuneInputs, plan_finetune  # only this command needs it
 
     fields = given(args, FINETUNE_OPTION)
-    plan = sized("finetune", FINETUNE_OPTION, lambda: plan_finetune(FinetuneInputs(**fields)))
+    inputs = sized("finetune", FINETUNE_OPTION, lambda: FinetuneInputs(**fields))
+    plan = sized("finetune", FINETUNE_OPTION, lambda: plan_finetune(inputs))
+    economics, problem = _economics(inputs, plan, args)
     if args.json:
-        print_json("clusterplan finetune", plan.model_dump(mode="json"))
+        data = plan.model_dump(mode="json")
+        data["economics"] = economics.model_dump(mode="json") if economics else None
+        if problem:
+            data["economics_problem"] = problem
+        print_json("clusterplan finetune", data)
         return 0
     p, lay = plan, plan.layout
     mem = ", ".join(f"{k} {v:.1f}" for k, v in p.memory_gib_per_gpu.items() if k != "total")
@@ -68,4 +96,31 @@ def run(args: argparse.Namespace) -> int:
         f"Rule of thumb   {p.rule_of_thumb_tokens_per_s:,.0f} tokens/s (MFU 40 %, 6 x params); "
         f"{p.rule_of_thumb_memory_gib_per_gpu:.1f} GiB per GPU (16/2/0.5 bytes per param)"
     )
+    if economics is None:
+        print(f"Cost per job: not priced: {problem}")
+        return 0
+    from app import serving_cost
+    from app.report_text import text_table
+
+    print(f"\nCost per job, every option ({economics.jobs_per_month:g} jobs a month):")
+    print("\n".join(text_table(serving_cost.job_rows(economics))))
+    print(serving_cost.job_caption(economics))
     return 0
+
+
+def _economics(inputs, plan, args: argparse.Namespace):
+    """(the job's cost on every option, "") or (None, why the portfolio engine refuses it)."""
+    from pydantic import ValidationError
+
+    from models.errors import InputError
+    from models.scenario import explain_validation_error
+    from pricing.finetune_economics import economics
+
+    try:
+        return economics(
+            inputs, plan, term_months=args.term_months, jobs_per_month=args.jobs_per_month
+        ), ""
+    except InputError as exc:
+        return None, f"{exc.field}: {exc}"
+    except ValidationError as exc:
+        return None, ": ".join(explain_validation_error(exc)[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli.common import UsageError, given, number, print_json, sized
+from app.cli.common import add_term_argument, given, number, print_json, sized
 from models.hardware import gpu_ids
 from models.serving.precision import DEFAULT_PRECISION_TEXT
 from models.shapes import load_presets
@@ -50,13 +50,7 @@ def register(sub) -> None:
         help="auto (default: split only where it needs fewer GPUs), colocated, or split "
         "(separate prefill and decode pools; needs --rps or --tokens-per-day)",
     )
-    s.add_argument(
-        "--term-months",
-        type=int,
-        default=36,
-        metavar="N",
-        help="the term the cost per million tokens is priced over, months (default 36)",
-    )
+    add_term_argument(s, "the cost per million tokens")
     s.add_argument("--json", action="store_true", help="print the plan as JSON")
 
 
@@ -120,13 +114,9 @@ def _economics(inputs, plan, term_months: int):
     from pydantic import ValidationError
 
     from models.errors import InputError
-    from models.scenario import Term, explain_validation_error, field_bounds
+    from models.scenario import explain_validation_error
     from pricing.serving_economics import economics
 
-    bounds = field_bounds(Term, "months")
-    lo, hi = int(bounds.get("ge", bounds.get("gt", 0) + 1)), int(bounds["le"])
-    if not lo <= term_months <= hi:
-        raise UsageError(f"clusterplan serve: --term-months: {term_months} is not {lo} to {hi}")
     try:
         result = economics(inputs, plan, term_months=term_months)
     except InputError as exc:

@@ -12,20 +12,29 @@ shared with Serve."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from app import state
+from app import serving_cost, state
 from app.charts.memory import finetune_memory
-from app.formatting import gib, si
+from app.formatting import gib, md_plain, si
 from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
 from models.finetune.plan import FinetuneInputs, FinetunePlan, plan_finetune
+from models.portfolio.workloads import Finetune
+from models.scenario import field_bounds
+from pricing.finetune_economics import DEFAULT_JOBS_PER_MONTH, FinetuneEconomics, economics
 
 KEY = "finetune_inputs"
 #: a new session's inputs where FinetuneInputs has no default: LoRA of an 8B model on 100 M tokens
 STARTING = {"model": "llama3-8b", "method": "lora", "gpu": "H100-SXM", "tokens": 1e8}
 FORM = Form(FinetuneInputs, KEY, STARTING)
+#: the jobs a month the cost per job may be priced at (a portfolio fine-tune's bounds)
+JOBS_PER_MONTH = (
+    float(field_bounds(Finetune, "jobs_per_month")["ge"]),
+    float(field_bounds(Finetune, "jobs_per_month")["le"]),
+)
 METHODS = {
     "full": "full (all parameters)",
     "lora": "LoRA (adapters, BF16 base)",
@@ -40,6 +49,19 @@ def _plan(inputs_json: str) -> tuple[dict | None, tuple[str, str] | None]:
     except InputError as exc:
         return None, (exc.field, str(exc))
     return plan.model_dump(mode="json"), None
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _economics(inputs_json: str, plan_json: str, term: int, jobs: float) -> tuple[dict | None, str]:
+    """(the job's cost on every option, "") or (None, why not): two portfolio comparisons,
+    cached by the inputs, the plan, the term and the jobs a month."""
+    inp = FinetuneInputs.model_validate_json(inputs_json)
+    plan = FinetunePlan.model_validate_json(plan_json)
+    try:
+        e = economics(inp, plan, term_months=term, jobs_per_month=jobs)
+    except InputError as exc:
+        return None, str(exc)
+    return e.model_dump(mode="json"), ""
 
 
 def plan_for(inp: FinetuneInputs) -> tuple[FinetunePlan | None, tuple[str, str] | None]:
@@ -158,7 +180,7 @@ def _hardware_inputs() -> None:
     )
 
 
-def results(p: FinetunePlan) -> None:
+def results(p: FinetunePlan, inp: FinetuneInputs) -> None:
     lay = p.layout
     c1, c2 = st.columns(2)
     c1.metric(
@@ -215,6 +237,31 @@ def results(p: FinetunePlan) -> None:
         f"{p.activations_gib_full_recompute:,.1f} GiB with full; {p.layouts_evaluated:,} layouts "
         "searched."
     )
+    _cost_per_job(p, inp)
+
+
+def _cost_per_job(plan: FinetunePlan, inp: FinetuneInputs) -> None:
+    """Each option's cost per job at a number of jobs a month over a term the user picks."""
+    st.subheader("Cost per job")
+    c1, c2 = st.columns(2)
+    jobs = c1.number_input(
+        "Jobs per month",
+        min_value=JOBS_PER_MONTH[0],
+        max_value=JOBS_PER_MONTH[1],
+        value=DEFAULT_JOBS_PER_MONTH,
+        key="f_jobs_per_month",
+        help="how often the job runs: an owned or rented cluster is paid for between jobs",
+    )
+    term = forms.term_input("f_term_months", c2)
+    with st.spinner("Pricing every option for this job..."):
+        data, why = _economics(forms.cache_key(inp), plan.model_dump_json(), term, float(jobs))
+    if data is None:
+        st.info(md_plain(f"Not priced: {why}."))
+        return
+    e = FinetuneEconomics.model_validate(data)
+    table = serving_cost.job_rows(e)
+    st.dataframe(pd.DataFrame(table[1:], columns=table[0]), hide_index=True)
+    st.caption(md_plain(serving_cost.job_caption(e)))
 
 
 def render() -> None:
@@ -227,7 +274,7 @@ def render() -> None:
         heading="Sizing",
         spinner="Sizing the fine-tune...",
         size=plan_for,
-        results=lambda plan, _inp: results(plan),
+        results=results,
         chart=_chart,
         chart_key="chart_finetune_memory",
     )

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from app import state
 from app.record_widgets import Form
 from models.hardware import load_gpus
+from models.scenario import Term, field_bounds
 from models.shapes import load_presets
 
 
@@ -103,3 +104,20 @@ def link_record(form: Form, leave_out=()) -> BaseModel | None:
     if form.key not in st.session_state:
         return None
     return form.record(leave_out=leave_out)[0]
+
+
+def term_input(key: str, where=st) -> int:
+    """The contract term an option's cost is priced over on Serve and Fine-tune, in the scenario's
+    bounds (models/scenario.py Term), 36 months to start."""
+    bounds = field_bounds(Term, "months")
+    return int(
+        where.number_input(
+            "Term (months)",
+            min_value=int(bounds["ge"]),
+            max_value=int(bounds["le"]),
+            value=36,
+            step=12,
+            key=key,
+            help="the contract term every option is priced over, as on Compare",
+        )
+    )

@@ -21,11 +21,9 @@ from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
 from models.hardware import load_gpus
-from models.scenario import Term, field_bounds
 from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
 from models.serving.precision import DEFAULT_PRECISION_TEXT, default_precision
 from pricing.serving_economics import (
-    DEFAULT_TERM_MONTHS,
     GpuChoice,
     ServingEconomics,
     compare_gpus,
@@ -62,8 +60,6 @@ PRECISIONS = {
     "fp8": "FP8",
     "fp4": "FP4 (B200, GB200)",
 }
-#: the terms the cost per million tokens may be priced over (the scenario's own bounds)
-TERM_MONTHS = (int(field_bounds(Term, "months")["ge"]), int(field_bounds(Term, "months")["le"]))
 PREFILL_DECODE = {
     "auto": "automatic (split if it saves GPUs)",
     "colocated": "colocated",
@@ -332,15 +328,7 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
 def _cost_per_token(plan: ServePlan, inp: ServeInputs) -> None:
     """Each option's cost per million tokens for this service over a term the user picks."""
     st.subheader("Cost per million tokens")
-    term = st.number_input(
-        "Term (months)",
-        min_value=TERM_MONTHS[0],
-        max_value=TERM_MONTHS[1],
-        value=DEFAULT_TERM_MONTHS,
-        step=12,
-        key="s_term_months",
-        help="the contract term every option is priced over, as on Compare",
-    )
+    term = forms.term_input("s_term_months")
     with st.spinner("Pricing every option for this service..."):
         data, why = _economics(forms.cache_key(inp), plan.model_dump_json(), int(term))
     if data is None:
