@@ -204,3 +204,12 @@ def capacity_size(o, gpus: str = "") -> str:
     if o.resized_gpus is None:
         return size
     return f"{size} → {o.resized_gpus:,}{gpus} from {on_day(o.resized_day)}"
+
+
+def waiting_text(p) -> str:
+    """A fixed replica's users beyond what its KV cache holds (ServePlan.users_waiting), who wait
+    for a free slot: how many and how long on average (in the plan's TTFT)."""
+    return (
+        f"{p.users_waiting:,} users beyond the {p.batch:,} sequences the KV cache holds wait for "
+        f"a free slot, {p.ttft_queue_ms:,.0f} ms on average (in the TTFT)"
+    )

@@ -74,7 +74,7 @@ SERVE_OPTION = {
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.formatting import deployment_text, prefill_decode_text
+    from app.formatting import deployment_text, prefill_decode_text, waiting_text
     from models.serving.plan import ServeInputs, plan_serving  # only this command needs it
 
     fields = given(args, SERVE_OPTION, aliases=frozenset({"batch"}))
@@ -104,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         f"Rule of thumb   {p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU (HBM bandwidth / weight bytes x batch)\n"
         f"Software        {p.software_generation}"
     )
+    if p.users_waiting:
+        print(f"Waiting         {waiting_text(p)}")
     print_economics(economics, problem)
     return 0
 

@@ -16,7 +16,13 @@ import streamlit as st
 
 from app import serving_cost, state
 from app.charts.serve import serve_curve
-from app.formatting import deployment_text, md_plain, prefill_decode_text, sentence
+from app.formatting import (
+    deployment_text,
+    md_plain,
+    prefill_decode_text,
+    sentence,
+    waiting_text,
+)
 from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
@@ -315,6 +321,8 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     st.caption(
         sentence(md_plain(deployment_text(p))) + "; " + md_plain(prefill_decode_text(p)) + "."
     )
+    if p.users_waiting:
+        st.warning(sentence(md_plain(waiting_text(p))) + ".", icon=":material/hourglass_top:")
     st.caption(
         f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "
         f"{p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU. Weights "

@@ -73,6 +73,7 @@ from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
 from models.serving import roofline
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
+from models.serving.queueing import max_utilisation, queue_wait_s
 from models.shapes import ModelShape, get_preset, load_presets
 from models.training import collectives as coll
 from models.units import (
@@ -222,7 +223,14 @@ class ServePlan(Record):
     ttft_ms: float = Field(description="at slo_percentile, the wait for a free slot included")
     tpot_ms: float
     slo_percentile: int = 50
-    ttft_queue_ms: float = Field(0.0, description="the wait for a free slot at slo_percentile")
+    ttft_queue_ms: float = Field(
+        0.0,
+        description="the wait for a free slot at slo_percentile (an arrival rate), or the mean "
+        "wait of the users beyond what the KV cache holds (users in flight on a fixed replica)",
+    )
+    users_waiting: int = Field(
+        0, description="users in flight beyond the sequences the KV cache holds: they wait"
+    )
     utilisation: float | None = Field(
         None, description="arrivals ÷ capacity per replica; None without an arrival rate"
     )
@@ -298,31 +306,6 @@ def evaluate(
         "rps_decode_replica": b / (o_tok * t_step),
         "rps_prefill_replica": 1.0 / t_prefill,
     }
-
-
-def queue_wait_s(rho, slots, lifetime_s, percentile: float) -> np.ndarray:
-    """The p-th percentile of the wait for a free slot in an M/M/c queue of c = `slots` servers each
-    busy `lifetime_s` per request at utilisation ρ: C = ρ^(√(2(c+1))−1) (Sakasegawa 1977), and
-    P(W > t) = C · e^(−c(1−ρ)t/lifetime) (Kleinrock 1975 §3.5), so max(0, ln(C/(1−p))) · lifetime /
-    (c(1−ρ))."""
-    rho = np.clip(np.asarray(rho, dtype=float), 0.0, 1.0 - 1e-12)
-    c = np.asarray(slots, dtype=float)
-    with np.errstate(divide="ignore"):
-        log_c = (np.sqrt(2 * (c + 1)) - 1) * np.log(rho)  # -inf at ρ = 0: no wait
-    excess = np.maximum(0.0, log_c - np.log(1 - percentile / 100))
-    return excess * np.asarray(lifetime_s, dtype=float) / (c * (1 - rho))
-
-
-def _max_utilisation(ttft_s, slots, lifetime_s, slo_s, percentile, ceiling) -> np.ndarray:
-    """The highest utilisation ≤ `ceiling` at which TTFT plus the p-th percentile wait meets the SLO
-    (bisection; the wait rises with ρ)."""
-    lo, hi = np.zeros_like(ttft_s), np.full_like(ttft_s, ceiling)
-    fine = ttft_s + queue_wait_s(hi, slots, lifetime_s, percentile) <= slo_s
-    for _ in range(40):
-        mid = (lo + hi) / 2
-        ok = ttft_s + queue_wait_s(mid, slots, lifetime_s, percentile) <= slo_s
-        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
-    return np.where(fine, ceiling, lo)
 
 
 def precision_of(inp: ServeInputs) -> str:
@@ -423,6 +406,8 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     if inp.users is not None and inp.gpus:
         b = np.full_like(b, float(inp.users))
     r = evaluate(inp, tp, ep, b, grouped_kv_decode)
+    if inp.users is not None and inp.gpus:
+        r = _closed_loop(inp, tp, ep, r, grouped_kv_decode)
     fits = r["fits"]
     _refuse_unfit(inp, r, tp, gpu)
     u = inp.target_utilisation
@@ -460,6 +445,22 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     i = int(c["index"][k])
     plan = _plan(inp, r, i, int(c["replicas"][k]), len(b))
     return plan.model_copy(update=_chosen_update(inp, r, c, k, plan, queued))
+
+
+def _closed_loop(inp: ServeInputs, tp, ep, r: dict, grouped_kv_decode: bool) -> dict:
+    """`users` in flight on one fixed replica (a benchmark's closed loop): where the KV cache holds
+    fewer sequences B than the users U, the engine runs B and the others wait for a free slot, as
+    a real server queues them. Each sequence then lives cycle = B · t_prefill + O · t_step, the
+    replica completes B / cycle requests a second, and by Little's law over all U users a request
+    waits (U − B) / (B / cycle) before its slot, added to its TTFT (`closed_wait`)."""
+    users = float(inp.users)
+    over = ~r["fits"] & (r["max_seqs"] >= 1)
+    if not over.any():
+        return r | {"closed_wait": np.zeros_like(r["batch"])}
+    b = np.where(over, np.floor(r["max_seqs"]), users)
+    r = evaluate(inp, tp, ep, b, grouped_kv_decode)
+    wait = (users - r["batch"]) / r["rps_replica"]
+    return r | {"ttft": r["ttft"] + wait, "closed_wait": wait}
 
 
 def _refuse_unfit(inp: ServeInputs, r: dict, tp, gpu: GpuSpec) -> None:
@@ -512,6 +513,11 @@ def _chosen_update(
             "ttft_queue_ms": wait * 1e3,
             "ttft_ms": update.get("ttft_ms", plan.ttft_ms) + wait * 1e3,
             "utilisation": float(c["rho"][k]),
+        }
+    if "closed_wait" in r:  # users beyond what the KV cache holds wait (already in ttft)
+        update |= {
+            "ttft_queue_ms": float(r["closed_wait"][i]) * 1e3,
+            "users_waiting": int(round(inp.users - r["batch"][i])),
         }
     return update
 
@@ -570,7 +576,7 @@ def _colocated(inp: ServeInputs, r: dict, idx, rps, queued: bool, u: float) -> d
     if queued:
         ceiling = np.full(len(idx), u)
         if inp.ttft_ms is not None:  # the TTFT SLO at its percentile may need a lower utilisation
-            ceiling = _max_utilisation(
+            ceiling = max_utilisation(
                 r["ttft"][idx], slots, slots / cap, inp.ttft_ms / 1e3, inp.slo_percentile, u
             )
         keep = ceiling >= 1e-3
