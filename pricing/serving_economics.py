@@ -89,6 +89,7 @@ def service_workload(inp: ServeInputs, rate: float) -> dict:
         "tpot_ms": inp.tpot_ms,
         "slo_percentile": inp.slo_percentile,
         "prefill_decode": inp.prefill_decode,
+        "engine": inp.engine,
     }
 
 

@@ -46,6 +46,10 @@ def register(sub) -> None:
         "--kv-precision", help="KV cache: bf16 or fp8 (default fp8 with fp8/fp4 weights)"
     )
     s.add_argument(
+        "--engine",
+        help="serving engine: tensorrt-llm (default, the model's calibration), vllm or sglang",
+    )
+    s.add_argument(
         "--prefill-decode",
         help="auto (default: split only where it needs fewer GPUs), colocated, or split "
         "(separate prefill and decode pools; needs --rps or --tokens-per-day)",
@@ -69,12 +73,14 @@ SERVE_OPTION = {
     "slo_percentile": "--slo-percentile",
     "precision": "--precision",
     "kv_precision": "--kv-precision",
+    "engine": "--engine",
     "prefill_decode": "--prefill-decode",
 }
 
 
 def run(args: argparse.Namespace) -> int:
     from app.formatting import deployment_text, prefill_decode_text, waiting_text
+    from models.serving.engines import ENGINES
     from models.serving.plan import ServeInputs, plan_serving  # only this command needs it
 
     fields = given(args, SERVE_OPTION, aliases=frozenset({"batch"}))
@@ -90,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     p = plan
     print(
-        f"{p.model} on {p.gpu}, weights {p.precision}, KV cache {p.kv_precision}\n"
+        f"{p.model} on {p.gpu}, weights {p.precision}, KV cache {p.kv_precision}, "
+        f"{ENGINES[p.engine].label}\n"
         f"Layout          TP{p.tp}"
         + (f" EP{p.ep}" if p.ep > 1 else "")
         + f" ({p.gpus_per_replica} GPUs per replica), {p.batch} sequences in flight per "

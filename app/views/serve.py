@@ -27,6 +27,7 @@ from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
 from models.hardware import load_gpus
+from models.serving.engines import ENGINES
 from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
 from models.serving.precision import DEFAULT_PRECISION_TEXT, default_precision
 from pricing.serving_economics import (
@@ -146,7 +147,7 @@ def inputs() -> None:
 
 
 def _model_and_gpu() -> None:
-    """The model, the GPU, the precision of the weights and that of the KV cache."""
+    """The model, the GPU, the serving engine, the precision of the weights and of the KV cache."""
     st.subheader("Model and GPU")
     c1, c2, c3 = st.columns(3)
     forms.model_choice(
@@ -170,7 +171,18 @@ def _model_and_gpu() -> None:
         "Blackwell GPU. The KV cache's precision is chosen below.",
     )
 
-    _, _, c3 = st.columns(3)  # under the precision of the weights
+    _, c2, c3 = st.columns(3)  # under the GPU and the precision of the weights
+    FORM.choice(
+        c2,
+        "Serving engine",
+        "engine",
+        "s_engine",
+        choices=list(ENGINES),
+        format_func=lambda e: ENGINES[e].label,
+        help="The software that serves the model. The model is calibrated as TensorRT-LLM; "
+        "vLLM's and SGLang's decode steps take a factor longer, measured against TensorRT-LLM "
+        "on the same model, GPU and load (models/serving/engines.py).",
+    )
     FORM.choice(
         c3,
         "KV cache",

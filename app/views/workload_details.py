@@ -16,6 +16,7 @@ from app import state
 from app.record_widgets import Form
 from app.views.serve import PRECISIONS, PREFILL_DECODE
 from models.portfolio.workloads import WORKLOAD_KINDS
+from models.serving.engines import ENGINES
 from models.serving.precision import DEFAULT_PRECISION_TEXT
 
 #: the inputs shown here: field -> (label, help, step of its number box)
@@ -54,6 +55,12 @@ DETAILS: dict[str, tuple[str, str, float]] = {
         "Longest acceptable gap between streamed tokens (50 ms is 20 tokens/s).",
         0,
     ),
+    "engine": (
+        "Serving engine",
+        "The software that serves the model: TensorRT-LLM (the model's calibration), vLLM or "
+        "SGLang, whose decode steps take a measured factor longer (models/serving/engines.py).",
+        0,
+    ),
     "prefill_decode": (
         "Prefill and decode",
         "Colocated: every replica reads prompts and generates. Split: one pool reads prompts and "
@@ -67,6 +74,7 @@ CHOICE_LABELS = {
     "precision": PRECISIONS,
     "slo_percentile": {p: f"p{p}" for p in (50, 90, 99)},
     "prefill_decode": PREFILL_DECODE,
+    "engine": {e.id: e.label for e in ENGINES.values()},
 }
 #: inputs that apply only to some rows of their kind: field -> does it apply to this row
 APPLIES = {

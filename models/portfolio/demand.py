@@ -175,6 +175,7 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
             tpot_ms=w.tpot_ms,
             slo_percentile=w.slo_percentile,
             prefill_decode=w.prefill_decode,
+            engine=w.engine,
         )
 
     def layout(p: ServePlan) -> tuple:

@@ -28,6 +28,7 @@ from models.checks import printable
 from models.errors import InputError
 from models.hardware import load_gpus
 from models.record import Record, at_least
+from models.serving.engines import DEFAULT_ENGINE, Engine
 from models.serving.plan import MIN_RPS, RPS_FLOOR, PrefillDecode, SloPercentile
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision
 from models.shapes import load_presets
@@ -169,6 +170,7 @@ class Serve(WorkloadBase):
     tpot_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-per-output-token SLO")
     slo_percentile: SloPercentile = 50
     prefill_decode: PrefillDecode = "auto"
+    engine: Engine = Field(DEFAULT_ENGINE, description="serving engine (models/serving/engines.py)")
 
     _model = field_validator("model")(_known_model)
     _rps_floor = field_validator("rps", mode="before")(at_least(MIN_RPS, RPS_FLOOR))

@@ -72,6 +72,12 @@ from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
 from models.serving import roofline
+from models.serving.engines import (
+    DEFAULT_ENGINE,
+    ENGINES,
+    Engine,
+    software_generation,
+)
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
 from models.serving.queueing import max_utilisation, queue_wait_s
 from models.shapes import ModelShape, get_preset, load_presets
@@ -101,10 +107,6 @@ RPS_FLOOR = f"one request a day ({MIN_RPS:g} requests/s), the least traffic the 
 #: the least tokens a day: one request of the shortest kind (1 prompt and 1 output token) a day;
 #: with the request's own tokens the floor is one request a day (`ServeInputs`)
 MIN_TOKENS_PER_DAY = 2.0
-SOFTWARE_GENERATION = (
-    "TensorRT-LLM-class engine of 2024–25: in-flight batching, CUDA graphs, FP8/FP4 GEMMs, "
-    "one-shot NVLink all-reduce"
-)
 
 
 #: the objectives' percentile and where prefill and decode run: one definition for a service's
@@ -132,6 +134,11 @@ class ServeInputs(Record):
     )
     kv_precision: Literal["bf16", "fp8"] | None = Field(
         None, description="KV cache; default FP8 when the weights are FP8 or FP4, else BF16"
+    )
+    engine: Engine = Field(
+        DEFAULT_ENGINE,
+        description="serving engine: tensorrt-llm (default, the model's calibration), vllm or "
+        "sglang (each decode step a measured factor longer: models/serving/engines.py)",
     )
     input_tokens: int = Field(ge=1, le=1_000_000, description="mean prompt tokens per request")
     output_tokens: int = Field(ge=1, le=1_000_000, description="mean output tokens per request")
@@ -208,6 +215,7 @@ class ServePlan(Record):
     gpu: str
     precision: str
     kv_precision: str
+    engine: str = DEFAULT_ENGINE
     software_generation: str
     tp: int
     ep: int
@@ -275,6 +283,7 @@ def evaluate(
     weights_gpu, kv_token, kv_shards = mem.weights_gpu, mem.kv_token, mem.kv_shards
     kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
     t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
+    t_step = t_step * ENGINES[inp.engine].decode_step_factor  # the engine's own step
     t_prefill = roofline.prefill_s(su)
 
     cycle = b * t_prefill + o_tok * t_step
@@ -373,7 +382,8 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
         gpu=inp.gpu,
         precision=precision_of(inp),
         kv_precision=kv_precision_of(inp),
-        software_generation=SOFTWARE_GENERATION,
+        engine=inp.engine,
+        software_generation=software_generation(inp.engine),
         tp=tp,
         ep=int(r["ep"][i]),
         gpus_per_replica=tp,

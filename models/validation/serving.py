@@ -35,7 +35,7 @@ DECLARED_CALIBRATION_PREFIXES = ("trt061-h100-llama2-70b-",)
 TARGETS = {"throughput": (0.15, 0.35), "ttft": (0.15, 0.35)}
 UNITS = {"output_tokens_per_s_per_gpu": "output tokens/s/GPU", "ttft_ms": "ms to first token"}
 #: the software generation of each (engine, version) in inference.csv. The model assumes the newest
-#: (models/serving/plan.py SOFTWARE_GENERATION); every row stays scored whatever its generation (the errors
+#: (models/serving/engines.py SOFTWARE_GENERATION); every row stays scored whatever its generation (the errors
 #: were seen before this label was added, so it changes no scoring), and the errors are shown per
 #: generation so an older engine's bias is visible. Versions: TensorRT-LLM's docs/source/performance.md
 #: (0.5, 0.6.1: gptSessionBenchmark, static batching) and perf-overview.md (trtllm-bench, in-flight).

@@ -23,6 +23,7 @@ import numpy as np
 
 from models import DATA_DIR
 from models.errors import InputError
+from models.serving.engines import ENGINE_OF_BACKEND
 from models.serving.plan import ServeInputs, evaluate
 from models.shapes import get_preset
 
@@ -150,12 +151,14 @@ class Scored:
 
 
 def _inputs(setup: dict, row: dict) -> ServeInputs:
+    """The row's service at its own engine (its `backend`; the second amendment's form)."""
     return ServeInputs(
         model=setup["model"],
         gpu=setup["gpu"],
         precision=setup["precision"],
         input_tokens=int(row["isl"]),
         output_tokens=int(row["osl"]),
+        engine=ENGINE_OF_BACKEND[row["backend"]],
     )
 
 
