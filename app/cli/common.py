@@ -168,6 +168,30 @@ def add_term_argument(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def model_name(text: str) -> str:
+    """A model preset's id, or a JSON file of a model's fields (models/model_file.py), read,
+    checked and registered for this run under its own id."""
+    from models.shapes import load_presets
+
+    if not text.endswith(".json"):
+        if text not in load_presets():
+            raise argparse.ArgumentTypeError(
+                f"{text[:60]!r} is not a model preset nor a .json model file; presets: "
+                + ", ".join(load_presets())
+            )
+        return text
+    from models.errors import InputError
+    from models.model_file import read_model_file, register
+
+    try:
+        return register(read_model_file(text))
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+MODEL_HELP = "model preset id, or a JSON file of model_presets.csv's fields (a model of your own)"
+
+
 def iso_date(text: str) -> dt.date:
     """A calendar date written YYYY-MM-DD."""
     try:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli.common import add_term_argument, given, number, print_json, sized
+from app.cli.common import (
+    MODEL_HELP,
+    add_term_argument,
+    given,
+    model_name,
+    number,
+    print_json,
+    sized,
+)
 from models.hardware import gpu_ids
 from models.shapes import load_presets
 
@@ -14,7 +22,9 @@ def register(sub) -> None:
         "finetune",
         help="size a fine-tune (full, LoRA, QLoRA): memory, step time, wall-clock, fewest GPUs",
     )
-    f.add_argument("--model", required=True, help=f"model preset: {', '.join(load_presets())}")
+    f.add_argument(
+        "--model", required=True, type=model_name, help=f"{MODEL_HELP}: {', '.join(load_presets())}"
+    )
     f.add_argument("--method", required=True, help="full, lora or qlora")
     f.add_argument("--tokens", type=number, required=True, help="dataset tokens (one epoch)")
     f.add_argument("--epochs", type=number, help="passes over the dataset (default 1)")

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli.common import add_term_argument, given, number, print_json, sized
+from app.cli.common import (
+    MODEL_HELP,
+    add_term_argument,
+    given,
+    model_name,
+    number,
+    print_json,
+    sized,
+)
 from models.hardware import gpu_ids
 from models.serving.precision import DEFAULT_PRECISION_TEXT
 from models.shapes import load_presets
@@ -15,7 +23,9 @@ def register(sub) -> None:
         "serve",
         help="size inference serving: layout, KV cache, TTFT/TPOT, throughput, GPUs for a traffic",
     )
-    s.add_argument("--model", required=True, help=f"model preset: {', '.join(load_presets())}")
+    s.add_argument(
+        "--model", required=True, type=model_name, help=f"{MODEL_HELP}: {', '.join(load_presets())}"
+    )
     s.add_argument("--gpu", required=True, help=f"GPU: {', '.join(gpu_ids())}")
     s.add_argument("--input-tokens", type=int, required=True, help="mean prompt tokens per request")
     s.add_argument("--output-tokens", type=int, required=True, help="mean output tokens")

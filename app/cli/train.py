@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from app.cli.common import (
+    MODEL_HELP,
     UsageError,
     explain_validation_error,
+    model_name,
     number,
     plan_training,
     print_json,
@@ -54,9 +56,9 @@ def register(sub) -> None:
     which = t.add_mutually_exclusive_group(required=True)
     which.add_argument(
         "--model",
-        choices=list(load_presets()),
-        metavar="PRESET",
-        help="model preset: " + ", ".join(load_presets()),
+        type=model_name,
+        metavar="PRESET|FILE.json",
+        help=f"{MODEL_HELP}: " + ", ".join(load_presets()),
     )
     which.add_argument(
         "--params", type=number, metavar="N", help="total parameters of a custom model"
