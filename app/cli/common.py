@@ -233,6 +233,19 @@ def sized(command: str, flags: dict[str, str], size):
         ) from None
 
 
+def priced(price):
+    """(what `price()` returns, "") or (None, why the engine refuses it: the field and its
+    message): a cost a command prints beside its plan without failing the command."""
+    from models.scenario import explain_validation_error
+
+    try:
+        return price(), ""
+    except InputError as exc:
+        return None, f"{exc.field}: {exc}"
+    except ValidationError as exc:
+        return None, ": ".join(explain_validation_error(exc)[0])
+
+
 def refused_input(prog: str, path: str, exc: InputError) -> UsageError:
     """The one-line usage error for a scenario file the engine refuses: the file, the field (cut
     to MAX_KEY_CHARS) and the engine's message."""

@@ -10,6 +10,7 @@ from app.cli.common import (
     given,
     model_name,
     number,
+    priced,
     print_json,
     sized,
 )
@@ -120,17 +121,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _economics(inputs, plan, args: argparse.Namespace):
     """(the job's cost on every option, "") or (None, why the portfolio engine refuses it)."""
-    from pydantic import ValidationError
-
-    from models.errors import InputError
-    from models.scenario import explain_validation_error
     from pricing.finetune_economics import economics
 
-    try:
-        return economics(
+    return priced(
+        lambda: economics(
             inputs, plan, term_months=args.term_months, jobs_per_month=args.jobs_per_month
-        ), ""
-    except InputError as exc:
-        return None, f"{exc.field}: {exc}"
-    except ValidationError as exc:
-        return None, ": ".join(explain_validation_error(exc)[0])
+        )
+    )

@@ -10,6 +10,7 @@ from app.cli.common import (
     given,
     model_name,
     number,
+    priced,
     print_json,
     sized,
 )
@@ -128,21 +129,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _economics(inputs, plan, term_months: int):
-    """(the service's cost per million tokens on every option, None) or (None, why it is not
-    priced: no traffic, or a term or traffic the portfolio engine refuses)."""
-    from pydantic import ValidationError
-
-    from models.errors import InputError
-    from models.scenario import explain_validation_error
+    """(the service's cost per million tokens on every option, "") or (None, why it is not
+    priced: no traffic, or a traffic the portfolio engine refuses)."""
     from pricing.serving_economics import economics
 
-    try:
-        result = economics(inputs, plan, term_months=term_months)
-    except InputError as exc:
-        return None, f"{exc.field}: {exc}"
-    except ValidationError as exc:
-        return None, ": ".join(explain_validation_error(exc)[0])
-    return result, "" if result else "no traffic given (--rps, --users or --tokens-per-day)"
+    result, problem = priced(lambda: economics(inputs, plan, term_months=term_months))
+    if result is None and not problem:
+        problem = "no traffic given (--rps, --users or --tokens-per-day)"
+    return result, problem
 
 
 def print_economics(economics, problem: str) -> None:

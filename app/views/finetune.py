@@ -12,12 +12,11 @@ shared with Serve."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from app import serving_cost, state
 from app.charts.memory import finetune_memory
-from app.formatting import gib, md_plain, si
+from app.formatting import gib, si
 from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
@@ -255,13 +254,13 @@ def _cost_per_job(plan: FinetunePlan, inp: FinetuneInputs) -> None:
     term = forms.term_input("f_term_months", c2)
     with st.spinner("Pricing every option for this job..."):
         data, why = _economics(forms.cache_key(inp), plan.model_dump_json(), term, float(jobs))
-    if data is None:
-        st.info(md_plain(f"Not priced: {why}."))
-        return
-    e = FinetuneEconomics.model_validate(data)
-    table = serving_cost.job_rows(e)
-    st.dataframe(pd.DataFrame(table[1:], columns=table[0]), hide_index=True)
-    st.caption(md_plain(serving_cost.job_caption(e)))
+    e = FinetuneEconomics.model_validate(data) if data else None
+    forms.priced_table(
+        data,
+        why,
+        serving_cost.job_rows(e) if e else None,
+        [serving_cost.job_caption(e)] if e else [],
+    )
 
 
 def render() -> None:

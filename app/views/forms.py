@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pandas as pd
 import streamlit as st
 from pydantic import BaseModel
 
 from app import state
+from app.formatting import md_plain
 from app.record_widgets import Form
 from models.hardware import load_gpus
 from models.scenario import Term, field_bounds
@@ -121,3 +123,14 @@ def term_input(key: str, where=st) -> int:
             help="the contract term every option is priced over, as on Compare",
         )
     )
+
+
+def priced_table(data: dict | None, why: str, rows: list[list[str]] | None, captions) -> None:
+    """A cost table of the Serve and Fine-tune pages (app/serving_cost.py rows: a header, then
+    one row per option) with its captions, or why it was not priced."""
+    if data is None or rows is None:
+        st.info(md_plain(f"Not priced: {why}."))
+        return
+    st.dataframe(pd.DataFrame(rows[1:], columns=rows[0]), hide_index=True)
+    for line in captions:
+        st.caption(md_plain(line))

@@ -351,15 +351,13 @@ def _cost_per_token(plan: ServePlan, inp: ServeInputs) -> None:
     term = forms.term_input("s_term_months")
     with st.spinner("Pricing every option for this service..."):
         data, why = _economics(forms.cache_key(inp), plan.model_dump_json(), int(term))
-    if data is None:
-        st.info(md_plain(f"Not priced: {why}."))
-        return
-    e = ServingEconomics.model_validate(data)
-    table = serving_cost.rows(e)
-    st.dataframe(pd.DataFrame(table[1:], columns=table[0]), hide_index=True)
-    st.caption(md_plain(serving_cost.caption(e)))
-    for line in serving_cost.notes(e):
-        st.caption(md_plain(line))
+    e = ServingEconomics.model_validate(data) if data else None
+    forms.priced_table(
+        data,
+        why,
+        serving_cost.rows(e) if e else None,
+        [serving_cost.caption(e), *serving_cost.notes(e)] if e else [],
+    )
     _gpus_side_by_side(inp, int(term))
 
 
