@@ -37,6 +37,10 @@ MODELS = {
     "deepseek-ai/DeepSeek-V3": "deepseek-v3-like",
     "nvidia/DeepSeek-R1-NVFP4": "deepseek-v3-like",
     "nvidia/DeepSeek-V3.1-NVFP4": "deepseek-v3-like",
+    # the third amendment (docs/reference/serving-evidence.md)
+    "Qwen/Qwen3-32B": "qwen3-32b",
+    "nvidia/Qwen3-32B-NVFP4": "qwen3-32b",
+    "Qwen/Qwen3-235B-A22B-FP8": "qwen3-235b-a22b",
 }
 GPUS = {"h100_sxm": "H100-SXM", "h200_sxm": "H200", "b200_sxm": "B200", "gb200": "GB200"}
 #: the whole GPU generation held out (Blackwell Ultra), whatever the hash says
