@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import math
 
+from pydantic import ValidationError
+
+from models.errors import InputError
 from models.options import OPTION_IDS
-from models.scenario import Scenario
+from models.scenario import Scenario, explain_validation_error
 from models.units import DAYS_PER_MONTH
 from pricing.catalogue.loader import Catalogue
 from pricing.engine import Comparison, compare
@@ -25,15 +28,18 @@ def portfolio_of(workload: dict, gpu: str, term_months: int, start_month: int = 
     term end on `gpu`, every option compared."""
     fields = {k: v for k, v in workload.items() if v is not None}
     fields |= {"start_month": start_month, "duration_months": term_months - start_month}
-    return Scenario.model_validate(
-        {
-            "version": 2,
-            "workloads": [fields],
-            "cluster": {"gpu": gpu},
-            "term": {"months": term_months},
-            "options": {"compare": list(OPTION_IDS)},
-        }
-    )
+    data = {
+        "version": 2,
+        "workloads": [fields],
+        "cluster": {"gpu": gpu},
+        "term": {"months": term_months},
+        "options": {"compare": list(OPTION_IDS)},
+    }
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:  # e.g. a rate past what a portfolio's workload carries
+        field, message = explain_validation_error(exc)[0]
+        raise InputError(field, f"priced as a portfolio workload, {field}: {message}") from None
 
 
 def priced_alone(

@@ -17,6 +17,7 @@ from app.cli import main
 from app.formatting import usd_rate
 from app.report_pdf import build_report
 from app.report_text import comparison_report, text_table, token_cost_rows
+from models.errors import InputError
 from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.hardware import load_gpus
 from models.scenario import Scenario
@@ -263,3 +264,18 @@ def test_the_finetune_command_and_page_show_the_same_table():
     frame = next(d.value for d in at.dataframe if "$ per job" in d.value.columns)
     busier = job_economics(JOB, plan, load_catalogue(), jobs_per_month=16.0)
     assert frame.values.tolist() == serving_cost.job_rows(busier)[1:]
+
+
+def test_a_traffic_past_what_a_portfolio_carries_is_not_priced_and_says_why():
+    """Ten million users of one-token requests make a rate a portfolio's serving workload does not
+    take: the plan stands, its cost is not priced, the command and the page say why."""
+    inp = ServeInputs(model="gpt3-175b", gpu="H200", input_tokens=1, output_tokens=1,
+                      users=10_000_000, tpot_ms=20.0)  # fmt: skip
+    with pytest.raises(InputError, match="workloads\\[0\\].rps"):
+        economics(inp, plan_serving(inp), load_catalogue())
+    args = ["serve", "--model", "gpt3-175b", "--gpu", "H200", "--input-tokens", "1"]
+    args += ["--output-tokens", "1", "--users", "10000000", "--tpot-ms", "20"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args) == 0
+    assert "Cost per million tokens: not priced: workloads[0].rps" in out.getvalue()
