@@ -118,3 +118,24 @@ def job_caption(e: FinetuneEconomics) -> str:
         "a cluster held between jobs), divided by the jobs it finishes; more jobs a month spread "
         "them thinner." + (f" Note: {e.note}." if e.note else "")
     )
+
+
+#: a class whose held-out rows are this much faster than measured (median) gets a warning
+WARN_BELOW = -0.25
+
+
+def accuracy_warning(moe: bool) -> str:
+    """What the measured serving rows say of plans of this model class, when they say the plans
+    are optimistic (models/validation/silicon.py held_out_bias); "" otherwise."""
+    from models.validation.silicon import held_out_bias
+
+    bias, rows = held_out_bias(moe)
+    if bias > WARN_BELOW or not rows:
+        return ""
+    kind = "mixture-of-experts" if moe else "dense"
+    return (
+        f"On {rows} held-out measured serving rows (docs/validation.md) the model's time per "
+        f"output token is {-bias:.0%} shorter than measured for {kind} models (median): GPU "
+        f"counts and costs per token for this model are likely optimistic, by about "
+        f"{1 / (1 + bias):.1f}x"
+    )

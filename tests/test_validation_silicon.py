@@ -203,3 +203,24 @@ def test_the_validation_page_shows_the_same_table():
     assert frame.iloc[0]["TPOT median %"] == pytest.approx(100 * first["tpot"]["median_abs"])
     captions = " ".join(c.value for c in at.caption)
     assert f"{data['expressible']:,} rows are expressible today" in captions
+
+
+def test_a_plan_of_a_class_the_evidence_finds_optimistic_says_so():
+    """MoE plans are read against the held-out rows of their class (58 % fast today): the command
+    line and the Serve page say by how much the GPUs and costs are likely short; dense plans
+    (12 % today) carry no warning."""
+    from app.serving_cost import accuracy_warning
+
+    bias, rows = silicon.held_out_bias(True)
+    assert bias < -0.25 and rows == 177
+    warning = accuracy_warning(True)
+    assert f"On {rows} held-out" in warning and f"{1 / (1 + bias):.1f}x" in warning
+    assert accuracy_warning(False) == ""
+    out = run(["serve", "--model", "deepseek-v3-like", "--gpu", "H200", "--input-tokens", "1024",
+               "--output-tokens", "1024", "--rps", "2"])  # fmt: skip
+    assert f"Accuracy        {warning}" in out
+    at = app("serve", session={"serve_inputs": {"model": "deepseek-v3-like", "gpu": "H200",
+                                                "input_tokens": 1024, "output_tokens": 1024,
+                                                "rps": 2.0}})  # fmt: skip
+    shown = [w.value.replace("\\", "") for w in at.warning]  # the page escapes markdown
+    assert any("likely optimistic" in w and f"On {rows} held" in w for w in shown), shown

@@ -91,8 +91,10 @@ SERVE_OPTION = {
 
 def run(args: argparse.Namespace) -> int:
     from app.formatting import deployment_text, prefill_decode_text, waiting_text
+    from app.serving_cost import accuracy_warning
     from models.serving.engines import ENGINES
     from models.serving.plan import ServeInputs, plan_serving  # only this command needs it
+    from models.shapes import get_preset
 
     fields = given(args, SERVE_OPTION, aliases=frozenset({"batch"}))
     inputs = sized("serve", SERVE_OPTION, lambda: ServeInputs(**fields))
@@ -124,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if p.users_waiting:
         print(f"Waiting         {waiting_text(p)}")
+    if warning := accuracy_warning(get_preset(p.model).is_moe):
+        print(f"Accuracy        {warning}")
     print_economics(economics, problem)
     return 0
 

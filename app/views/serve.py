@@ -30,6 +30,7 @@ from models.hardware import load_gpus
 from models.serving.engines import ENGINES
 from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
 from models.serving.precision import DEFAULT_PRECISION_TEXT, default_precision
+from models.shapes import get_preset
 from pricing.serving_economics import (
     GpuChoice,
     ServingEconomics,
@@ -335,6 +336,8 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     )
     if p.users_waiting:
         st.warning(sentence(md_plain(waiting_text(p))) + ".", icon=":material/hourglass_top:")
+    if warning := serving_cost.accuracy_warning(get_preset(p.model).is_moe):
+        st.warning(md_plain(warning) + ".", icon=":material/warning:")
     st.caption(
         f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "
         f"{p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU. Weights "

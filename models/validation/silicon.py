@@ -333,6 +333,18 @@ def as_json() -> dict:
     }
 
 
+@functools.cache
+def held_out_bias(moe: bool) -> tuple[float, int]:
+    """(the median signed TPOT error, rows) of the held-out rows of one model class: what a plan
+    of that class should be read against (negative: the model is faster than measured)."""
+    errors = [
+        s.tpot_error
+        for s in score()
+        if s.held_out and s.tpot_error is not None and bool(s.moe) == moe
+    ]
+    return (statistics.median(errors), len(errors)) if errors else (0.0, 0)
+
+
 def _pct(x: float | None, signed: bool = False) -> str:
     if x is None:
         return "-"
