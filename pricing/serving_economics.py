@@ -191,7 +191,7 @@ def compare_gpus(
         except InputError as exc:
             out.append(GpuChoice(gpu=gpu, note=str(exc)))
             continue
-        best = next((o for o in e.options if e and o.option == e.cheapest), None) if e else None
+        best = next((o for o in e.options if o.option == e.cheapest), None) if e else None
         out.append(
             GpuChoice(
                 gpu=gpu,

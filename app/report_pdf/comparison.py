@@ -268,6 +268,17 @@ class ComparisonDocument(Document):
         ]
         return [[k, plain(v, 600)] for k, v in rows]
 
+    def option_table(self, heading: str, caption: str, rows: list[list[str]]) -> None:
+        """A table of a first column then one column per option, under its heading and caption."""
+        n = len(rows[0]) - 1
+        self.heading(heading, 10)
+        self.caption(caption)
+        self.grid(
+            [[plain(x, 60) for x in r] for r in rows],
+            (34, *(146 / max(n, 1),) * n),
+            ("LEFT",) + ("RIGHT",) * n,
+        )
+
     def demand_capacity(self, svgs: dict[str, bytes], note: str) -> None:
         """A portfolio's demand against each option's capacity plan: the tables `clusterplan
         compare` prints (app/report_text.py) and a chart per option (app.charts.portfolio)."""
@@ -303,26 +314,15 @@ class ComparisonDocument(Document):
         )
         for line in delay_notes(c):
             self.caption(plain(line, 400) + ".")
-        rows = chargeback_rows(c)
-        n = len(rows[0]) - 1
-        self.heading("Chargeback by team", 10)
-        self.caption(
+        self.option_table(
+            "Chargeback by team",
             "Each team's share of an option's total cost (nominal): the total times the team's "
-            "share of the GPU-hours served; idle capacity is shared in the same proportion."
-        )
-        self.grid(
-            [[plain(x, 60) for x in r] for r in rows],
-            (34, *(146 / max(n, 1),) * n),
-            ("LEFT",) + ("RIGHT",) * n,
+            "share of the GPU-hours served; idle capacity is shared in the same proportion.",
+            chargeback_rows(c),
         )
         if len(rows := token_cost_rows(c)) > 1:
-            n = len(rows[0]) - 1
-            self.heading("Serving cost per million output tokens", 10)
-            self.caption(TOKEN_COST_NOTE[0].upper() + TOKEN_COST_NOTE[1:] + ".")
-            self.grid(
-                [[plain(x, 60) for x in r] for r in rows],
-                (34, *(146 / max(n, 1),) * n),
-                ("LEFT",) + ("RIGHT",) * n,
+            self.option_table(
+                "Serving cost per million output tokens", sentence(TOKEN_COST_NOTE) + ".", rows
             )
         self.heading("Monthly capacity against demand", 10)
         if svgs:

@@ -402,7 +402,7 @@ def _token_costs(c: Comparison) -> None:
         return
     st.subheader("Serving cost per million output tokens")
     st.dataframe(pd.DataFrame(rows[1:], columns=rows[0]), hide_index=True, width="stretch")
-    st.caption(md_plain(TOKEN_COST_NOTE[0].upper() + TOKEN_COST_NOTE[1:] + "."))
+    st.caption(md_plain(sentence(TOKEN_COST_NOTE) + "."))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

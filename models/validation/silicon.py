@@ -270,36 +270,32 @@ def by_class(rows: Iterable[Scored]) -> dict[tuple[str, str, str, str], list[Sco
 
 
 def report_lines() -> list[str]:
-    """`clusterplan validate`'s table of these rows (docs/validation.md shows it)."""
-    rows = score()
-    expressed = [s for s in rows if not s.not_expressible]
+    """`clusterplan validate`'s table of these rows (docs/validation.md shows it), from
+    `as_json`'s figures."""
+    data = as_json()
+    refused = sum(c["refused"] for c in data["classes"])
     lines = [
         "AIConfigurator measured serving rows (docs/reference/serving-evidence.md; split and form "
         "written before the first score)",
-        f"{len(rows):,} rows: {len(expressed):,} expressible, "
-        f"{sum(1 for s in expressed if s.refused):,} of them refused by the model; "
-        f"{sum(1 for s in rows if s.held_out):,} held out",
+        f"{data['rows']:,} rows: {data['expressible']:,} expressible, {refused:,} of them refused "
+        f"by the model; {data['held_out']:,} held out",
         "errors: predicted / measured - 1, absolute median and 90th percentile, and the signed "
         "median (negative: the model is too fast); rule: the rule of thumb's TPOT",
         f"  {'split':9} {'backend':7} {'GPU':9} {'class':5} {'rows':>5} {'refused':>7}  "
         f"{'TPOT median':>11} {'p90':>5} {'signed':>6}  {'rule':>5}  {'TTFT median':>11} "
         f"{'p90':>5} {'signed':>6}",
     ]
-    for (split, backend, gpu, cls), group in by_class(rows).items():
-        ok = [s for s in group if not s.refused]
-        tpot = summary(s.tpot_error for s in ok)
-        rule = summary(s.tpot_rule_error for s in ok)
-        ttft = summary(s.ttft_error for s in ok)
+    for c in data["classes"]:
+        tpot, rule, ttft = c["tpot"], c["tpot_rule_of_thumb"], c["ttft"]
         lines.append(
-            f"  {split:9} {backend:7} {gpu:9} {cls:5} {len(group):>5} "
-            f"{len(group) - len(ok):>7}  {_pct(tpot['median_abs']):>11} {_pct(tpot['p90_abs']):>5} "
+            f"  {c['split']:9} {c['backend']:7} {c['gpu']:9} {c['model_class']:5} {c['rows']:>5} "
+            f"{c['refused']:>7}  {_pct(tpot['median_abs']):>11} {_pct(tpot['p90_abs']):>5} "
             f"{_pct(tpot['signed_median'], signed=True):>6}  {_pct(rule['median_abs']):>5}  "
             f"{_pct(ttft['median_abs']):>11} {_pct(ttft['p90_abs']):>5} "
             f"{_pct(ttft['signed_median'], signed=True):>6}"
         )
-    why = _not_expressible(rows)
     lines.append("Not expressible yet:")
-    lines += [f"  {n:>5}  {reason}" for reason, n in why.items()]
+    lines += [f"  {n:>5}  {reason}" for reason, n in data["not_expressible"].items()]
     return lines
 
 
