@@ -120,22 +120,31 @@ def job_caption(e: FinetuneEconomics) -> str:
     )
 
 
-#: a class whose held-out rows are this much faster than measured (median) gets a warning
-WARN_BELOW = -0.25
+#: a class whose held-out rows are this much faster or slower than measured (median) gets a warning
+WARN_BEYOND = 0.25
 
 
-def accuracy_warning(moe: bool) -> str:
-    """What the measured serving rows say of plans of this model class, when they say the plans
-    are optimistic (models/validation/silicon.py held_out_bias); "" otherwise."""
+def accuracy_warning(moe: bool, engine: str | None = None, gpu: str | None = None) -> str:
+    """What the measured serving rows say of plans of this model class on this engine and GPU
+    (models/validation/silicon.py held_out_bias: their own held-out rows where there are enough,
+    else the class's), when the model's TPOT is off by more than WARN_BEYOND either way; "" otherwise."""
     from models.validation.silicon import held_out_bias
 
-    bias, rows = held_out_bias(moe)
-    if bias > WARN_BELOW or not rows:
+    bias, rows, scope = held_out_bias(moe, engine, gpu)
+    if abs(bias) < WARN_BEYOND or not rows:
         return ""
     kind = "mixture-of-experts" if moe else "dense"
+    where = f" on {scope}" if scope else ""
+    if bias < 0:
+        return (
+            f"On {rows} held-out measured serving rows of {kind} models{where} (docs/validation.md) "
+            f"the model's time per output token is {-bias:.0%} shorter than measured (median): GPU "
+            f"counts and costs per token for this model are likely optimistic, by about "
+            f"{1 / (1 + bias):.1f}x"
+        )
     return (
-        f"On {rows} held-out measured serving rows (docs/validation.md) the model's time per "
-        f"output token is {-bias:.0%} shorter than measured for {kind} models (median): GPU "
-        f"counts and costs per token for this model are likely optimistic, by about "
-        f"{1 / (1 + bias):.1f}x"
+        f"On {rows} held-out measured serving rows of {kind} models{where} (docs/validation.md) "
+        f"the model's time per output token is {bias:.0%} longer than measured (median): GPU "
+        f"counts and costs per token for this model are likely pessimistic, by about "
+        f"{1 + bias:.1f}x"
     )

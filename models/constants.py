@@ -311,6 +311,15 @@ OPTIMIZER_STEP_BYTES = 30
 #: output tokens): an attention/KV-read cost of that release, not a fixed per-step one. Not adopted:
 #: 0, no constant is fitted, and every inference row is held out.
 SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
+#: Fixed time per MoE layer per forward step, seconds: the router, top-k, the permutation of tokens to
+#: their experts and back, the grouped GEMM's launches, the dispatch and combine; work that tensor or
+#: expert parallelism does not shorten, and the floor of a MoE decode step at a small batch (6-11 ms a
+#: token for DeepSeek-V3 on 4 to 72 GPUs where the weight reads take 1.5-5 ms). Fitted 2026-12-01 by
+#: the rule docs/reference/serving-evidence.md (fifth amendment) fixed before the fit: the median,
+#: over NVIDIA AIConfigurator's measured tuning rows (ai-dynamo/aiconfigurator silicon_sample.csv,
+#: Apache-2.0) that are TensorRT-LLM, aggregated, MoE, batch <= 4 and TP <= 8, of (measured TPOT -
+#: the model's TPOT without it) / MoE layers; bench/serve_moe_step.py reproduces it.
+SERVE_MOE_STEP_S_PER_LAYER = 55.9e-6
 # (Not a number: a structure, declared here with its source before the rows were re-scored.) A serving
 # step is a sequence of kernels, each bound by its own roofline, so the step time is the SUM over
 # operators of max(bytes / bandwidth, FLOPs / rate), not one max over the step's totals: Yuan et al.

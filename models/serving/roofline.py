@@ -53,6 +53,14 @@ def _rates(gpu: GpuSpec, precision: str) -> tuple[float, float, float]:
     return gemm, attn, hbm
 
 
+def fixed_step_s(shape: ModelShape) -> float:
+    """A forward step's fixed time: SERVE_STEP_OVERHEAD_S_PER_LAYER per layer + SERVE_MOE_STEP_S_PER_LAYER
+    per MoE layer (routing, permutation, grouped-GEMM launches; docs/reference/serving-evidence.md,
+    fifth amendment)."""
+    moe = shape.moe_layers * C.SERVE_MOE_STEP_S_PER_LAYER if shape.is_moe else 0.0
+    return shape.layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER + moe
+
+
 def _allreduce_s(size_bytes, n, gpu: GpuSpec) -> np.ndarray:
     """Bandwidth term of a ring all-reduce (models/training/collectives.py) + SERVE_ALLREDUCE_STEPS latencies."""
     bw = gpu.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
@@ -135,7 +143,7 @@ def memory(su: Setup) -> Memory:
 def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.ndarray, np.ndarray]:
     """(t_step, memory_bound): a decode step of the batch = max(weights read, 2 · active · B / tp
     FLOPs) + max(KV read of B · mean context, 4 · layers · heads · head_dim · B · context / tp
-    FLOPs) + two all-reduces per layer + SERVE_STEP_OVERHEAD_S_PER_LAYER per layer, or the host's
+    FLOPs) + two all-reduces per layer + the fixed step time (`fixed_step_s`), or the host's
     B · SERVE_HOST_S_PER_SEQUENCE_STEP if longer; memory-bound where the reads outlast the FLOPs.
     `grouped_kv_decode` False reads each K/V head once per query head of its group."""
     shape, gpu, tp, b, i_tok, o_tok = su.shape, su.gpu, su.tp, su.b, su.i_tok, su.o_tok
@@ -157,7 +165,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     t_attn_cmp = 4 * layers * attn_width * b * ctx / tp / attn_rate
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
     comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu)
-    overhead = layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER
+    overhead = fixed_step_s(shape)
     t_gpu = (
         np.maximum(t_gemm_mem, t_gemm_cmp) + np.maximum(t_attn_mem, t_attn_cmp) + comm + overhead
     )
@@ -169,12 +177,12 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
 def prefill_s(su: Setup) -> np.ndarray:
     """Prefill of one request: max(weights of the experts its tokens touch read, 2 · active · input
     / tp FLOPs) + causal attention 2 · layers · heads · head_dim · input² / tp FLOPs + two all-reduces
-    per layer + SERVE_STEP_OVERHEAD_S_PER_LAYER per layer."""
+    per layer + the fixed step time (`fixed_step_s`)."""
     shape, gpu, tp, i_tok = su.shape, su.gpu, su.tp, su.i_tok
     gemm, attn_rate, w_rate, active = su.gemm, su.attn_rate, su.w_rate, su.active
     layers, attn_width = shape.layers, shape.heads * shape.head_dim
     fixed, expert = param_split(shape)
-    overhead = layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER
+    overhead = fixed_step_s(shape)
     all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
     pf_read = (fixed + all_experts) * su.w_bytes / tp / w_rate
     pf_gemm = 2 * active * i_tok / tp / gemm
@@ -195,6 +203,7 @@ __all__ = [
     "Setup",
     "decode_step",
     "expected_distinct_experts",
+    "fixed_step_s",
     "kv_bytes_per_token",
     "memory",
     "prefill_s",

@@ -23,7 +23,7 @@ import numpy as np
 
 from models import DATA_DIR
 from models.errors import InputError
-from models.serving.engines import ENGINE_OF_BACKEND
+from models.serving.engines import ENGINE_OF_BACKEND, ENGINES
 from models.serving.plan import ServeInputs, evaluate
 from models.shapes import get_preset
 
@@ -78,8 +78,9 @@ class Pool:
 
 def _pool(row: dict, prefix: str, moe: bool) -> tuple[Pool | None, str | None]:
     """(the pool of `prefix` ("" for an aggregated row, "prefill_", "decode_"), None) or (None,
-    why it cannot be expressed). The MoE sizes are checked for a MoE model only (a dense model's
-    rows write them as 1; docs/reference/serving-evidence.md, the first amendment)."""
+        why it cannot be expressed). The MoE sizes are checked for a MoE model only (a dense model's
+        rows write them as 1; docs/reference/serving-evidence.md, the first amendment). A pool with no
+    batch size is not expressible (the fourth amendment: its workers are not in the file)."""
     tp, pp = _size(row[f"{prefix}tp_size"]), _size(row[f"{prefix}pp_size"])
     adp = _size(row[f"{prefix}attention_dp_size"])
     experts = _size(row[f"{prefix}moe_tp_size"]) * _size(row[f"{prefix}moe_ep_size"])
@@ -89,7 +90,9 @@ def _pool(row: dict, prefix: str, moe: bool) -> tuple[Pool | None, str | None]:
         return None, "attention data parallelism is not modelled"
     if moe and experts != tp:
         return None, f"MoE TP × EP ({experts}) differs from the TP size ({tp})"
-    return Pool(tp, _size(row[f"{prefix}batch_size"])), None
+    if row[f"{prefix}batch_size"] in ("", "0"):  # the fourth amendment
+        return None, "the pool's batch is not in the file (only the deployment's concurrency)"
+    return Pool(tp, int(row[f"{prefix}batch_size"])), None
 
 
 def _precision(row: dict) -> str | None:
@@ -329,16 +332,28 @@ def as_json() -> dict:
     }
 
 
+#: the fewest held-out rows of a plan's own engine and GPU (and class) whose bias is read instead of
+#: the class's over every engine and GPU
+MIN_ROWS_OF_A_CELL = 8
+
+
 @functools.cache
-def held_out_bias(moe: bool) -> tuple[float, int]:
-    """(the median signed TPOT error, rows) of the held-out rows of one model class: what a plan
-    of that class should be read against (negative: the model is faster than measured)."""
-    errors = [
-        s.tpot_error
-        for s in score()
-        if s.held_out and s.tpot_error is not None and bool(s.moe) == moe
-    ]
-    return (statistics.median(errors), len(errors)) if errors else (0.0, 0)
+def held_out_bias(
+    moe: bool, engine: str | None = None, gpu: str | None = None
+) -> tuple[float, int, str]:
+    """(the median signed TPOT error, rows, what they are) of the held-out rows a plan of one model
+    class on `engine` and `gpu` should be read against (negative: the model is faster than
+    measured): that engine's and GPU's rows of the class when there are MIN_ROWS_OF_A_CELL of them,
+    else the class's over every engine and GPU ("" for what they are)."""
+    rows = [s for s in score() if s.held_out and s.tpot_error is not None and bool(s.moe) == moe]
+    backend = ENGINES[engine].backend if engine in ENGINES else None
+    system = next((k for k, v in GPUS.items() if v == gpu), None)
+    own = [s for s in rows if s.backend == backend and s.system == system]
+    scope = f"{ENGINES[engine].label} on {gpu}" if own else ""
+    if len(own) < MIN_ROWS_OF_A_CELL:
+        own, scope = rows, ""
+    errors = [s.tpot_error for s in own]
+    return (statistics.median(errors), len(errors), scope) if errors else (0.0, 0, "")
 
 
 def _pct(x: float | None, signed: bool = False) -> str:
