@@ -21,12 +21,18 @@ def gpt3_job(**kw):
     )
 
 
+#: presets whose publisher counts the active parameters without some of the embeddings (their
+#: `source` says so): the tables left out of the comparison, in embedding tables of vocab × hidden
+ACTIVE_COUNTED_WITHOUT = {"gpt-oss-120b": 1, "minimax-m2.5": 2}
+
+
 @pytest.mark.parametrize("model_id", list(load_presets()))
 def test_preset_parameter_counts_match_published(model_id):
     s = get_preset(model_id)
     tol = 0.05 if model_id == "deepseek-v3-like" else 0.015  # MLA approximated by MHA
     assert s.params_total / 1e9 == pytest.approx(s.published_params_b, rel=tol)
-    assert s.params_active / 1e9 == pytest.approx(s.published_active_params_b, rel=max(tol, 0.05))
+    active = s.params_active - ACTIVE_COUNTED_WITHOUT.get(model_id, 0) * s.vocab * s.hidden
+    assert active / 1e9 == pytest.approx(s.published_active_params_b, rel=max(tol, 0.05))
 
 
 def test_gpt3_parameter_count_by_hand():

@@ -152,7 +152,9 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     layers, attn_width = shape.layers, shape.heads * shape.head_dim
     fixed, expert = param_split(shape)
     routed = shape.moe_layers * _distinct_experts(shape, b) * expert
-    weights_read = (fixed + routed) * su.w_bytes / tp
+    # the routed experts' grouped GEMMs read at the HBM rate of any weight; FP4 dense GEMMs at
+    # their measured share (docs/reference/serving-evidence.md, seventh amendment)
+    t_weights = fixed * su.w_bytes / tp / w_rate + routed * su.w_bytes / tp / hbm
     ctx = i_tok + o_tok / 2
     # a pre-XQA engine reads each K/V head once per query head of its group (models/constants.py)
     # (query heads per GPU ÷ K/V heads per GPU: heads ÷ kv_heads while TP ≤ kv_heads)
@@ -160,7 +162,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     regroup = 1.0 if grouped_kv_decode or shape.kv_cache_dim else per_q
     kv_read = b * ctx * kv_token / kv_shards * regroup
     # each operator group on its own roofline, summed (Yuan et al. 2024, models/constants.py)
-    t_gemm_mem, t_gemm_cmp = weights_read / w_rate, 2 * active * b / tp / gemm
+    t_gemm_mem, t_gemm_cmp = t_weights, 2 * active * b / tp / gemm
     t_attn_mem = kv_read / hbm
     t_attn_cmp = 4 * layers * attn_width * b * ctx / tp / attn_rate
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
@@ -184,7 +186,7 @@ def prefill_s(su: Setup) -> np.ndarray:
     fixed, expert = param_split(shape)
     overhead = fixed_step_s(shape)
     all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
-    pf_read = (fixed + all_experts) * su.w_bytes / tp / w_rate
+    pf_read = fixed * su.w_bytes / tp / w_rate + all_experts * su.w_bytes / tp / su.hbm
     pf_gemm = 2 * active * i_tok / tp / gemm
     pf_attn = 2 * layers * attn_width * i_tok**2 / tp / attn_rate
     pf_comm = 2 * layers * _allreduce_s(i_tok * shape.hidden * ACTIVATION_BYTES, tp, gpu)

@@ -23,6 +23,7 @@ import numpy as np
 
 from models import DATA_DIR
 from models.errors import InputError
+from models.hardware import get_gpu
 from models.serving.engines import ENGINE_OF_BACKEND, ENGINES
 from models.serving.plan import ServeInputs, evaluate
 from models.shapes import get_preset
@@ -41,6 +42,10 @@ MODELS = {
     "Qwen/Qwen3-32B": "qwen3-32b",
     "nvidia/Qwen3-32B-NVFP4": "qwen3-32b",
     "Qwen/Qwen3-235B-A22B-FP8": "qwen3-235b-a22b",
+    # the sixth amendment
+    "openai/gpt-oss-120b": "gpt-oss-120b",
+    "MiniMaxAI/MiniMax-M2.5": "minimax-m2.5",
+    "moonshotai/Kimi-K2.5": "kimi-k2.5",
 }
 GPUS = {"h100_sxm": "H100-SXM", "h200_sxm": "H200", "b200_sxm": "B200", "gb200": "GB200"}
 #: the whole GPU generation held out (Blackwell Ultra), whatever the hash says
@@ -110,6 +115,9 @@ def expressible(row: dict) -> tuple[dict | None, str | None]:
     precision = _precision(row)
     if precision is None:
         return None, f"{row['precision']} weights are not modelled"
+    if precision == "fp4" and get_gpu(GPUS[row["system"]]).fp4_dense_tflops is None:
+        # the sixth amendment: weight-only FP4 on a GPU without FP4 tensor cores
+        return None, f"FP4 weights on {GPUS[row['system']]} (no FP4 tensor cores) are not modelled"
     prefixes = ("",) if row["mode"] == "agg" else ("prefill_", "decode_")
     moe = get_preset(MODELS[row["model_path"]]).is_moe
     pools = []
