@@ -95,6 +95,26 @@ def prefill_decode_text(p) -> str:
     )
 
 
+def layout_text(p, sep: str = " · ") -> str:
+    """A serving plan's layout per replica: 'TP8', 'TP8 · EP8', 'TP2 · EP16 · DP8' (attention data
+    parallel groups, ServePlan.attention_dp)."""
+    parts = (
+        [f"TP{p.tp}"] + [f"EP{p.ep}"] * (p.ep > 1) + [f"DP{p.attention_dp}"] * (p.attention_dp > 1)
+    )
+    return sep.join(parts)
+
+
+def batch_text(p, replica: str = "replica") -> str:
+    """'64 sequences in flight per replica', or with attention data parallelism '64 sequences in
+    flight per attention group (512 per replica)'; `replica` names what one is ("decode replica")."""
+    if p.attention_dp > 1:
+        return (
+            f"{p.batch:,} sequences in flight per attention group "
+            f"({p.batch * p.attention_dp:,} per {replica})"
+        )
+    return f"{p.batch:,} sequences in flight per {replica}"
+
+
 def deployment_text(p) -> str:
     """'4 replica(s), 8 GPUs (3.87 requests/s per replica at full load)', or with a split the
     two pools: '22 replicas (18 prefill, 4 decode), 44 GPUs (...per decode replica...)'."""

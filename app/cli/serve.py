@@ -90,7 +90,13 @@ SERVE_OPTION = {
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.formatting import deployment_text, prefill_decode_text, waiting_text
+    from app.formatting import (
+        batch_text,
+        deployment_text,
+        layout_text,
+        prefill_decode_text,
+        waiting_text,
+    )
     from app.serving_cost import accuracy_warning
     from models.serving.engines import ENGINES
     from models.serving.plan import ServeInputs, plan_serving  # only this command needs it
@@ -111,10 +117,9 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{p.model} on {p.gpu}, weights {p.precision}, KV cache {p.kv_precision}, "
         f"{ENGINES[p.engine].label}\n"
-        f"Layout          TP{p.tp}"
-        + (f" EP{p.ep}" if p.ep > 1 else "")
-        + f" ({p.gpus_per_replica} GPUs per replica), {p.batch} sequences in flight per "
-        f"{'decode ' if p.prefill_decode == 'split' else ''}replica; {prefill_decode_text(p)}\n"
+        f"Layout          {layout_text(p, ' ')} ({p.gpus_per_replica} GPUs per replica), "
+        + batch_text(p, "decode replica" if p.prefill_decode == "split" else "replica")
+        + f"; {prefill_decode_text(p)}\n"
         f"Memory per GPU  weights {p.weights_gib_per_gpu:.1f} GiB, KV cache {p.kv_cache_gib_per_gpu:.1f} GiB "
         f"({p.kv_bytes_per_token / 1024:.0f} KiB per token); {p.max_sequences_per_replica:,} sequences fit\n"
         f"Latency         TTFT {p.ttft_ms:,.0f} ms at p{p.slo_percentile} ({p.ttft_queue_ms:,.0f} ms queued), TPOT {p.tpot_ms:.1f} ms (decode {p.decode_bound}-bound)\n"

@@ -18,6 +18,7 @@ from app import serving_cost, state
 from app.charts.serve import serve_curve
 from app.formatting import (
     deployment_text,
+    layout_text,
     md_plain,
     prefill_decode_text,
     sentence,
@@ -84,7 +85,11 @@ def _plan(inputs_json: str) -> tuple[dict | None, dict | None, tuple[str, str] |
         plan = plan_serving(inp)
     except InputError as exc:
         return None, None, (exc.field, str(exc))
-    return plan.model_dump(mode="json"), sweep(inp, plan.tp, plan.ep, plan.prefill_decode), None
+    return (
+        plan.model_dump(mode="json"),
+        sweep(inp, plan.tp, plan.ep, plan.prefill_decode, plan.attention_dp),
+        None,
+    )
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -388,7 +393,7 @@ def _gpus_side_by_side(inp: ServeInputs, term: int) -> None:
 
 def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
     """The GPUs, replicas, layout and batch, and the memory: KV cache and sequences that fit."""
-    layout = f"TP{p.tp}" + (f" · EP{p.ep}" if p.ep > 1 else "")
+    layout = layout_text(p)
     c1.metric(
         "GPUs",
         f"{p.gpus:,}",
@@ -415,12 +420,15 @@ def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
         "Layout per replica",
         layout,
         help="Tensor parallelism (TP): every layer split over this many GPUs joined by the scale-up "
-        "link (NVLink); EP: experts spread over that many GPUs.",
+        "link (NVLink); EP: experts spread over that many GPUs; DP: attention data-parallel groups "
+        "of TP GPUs, each with its own sequences, the experts over all of them (a model too large "
+        "for one node).",
     )
     c2.metric(
         "Batch (sequences)",
-        f"{p.batch:,}",
-        help="Requests a replica decodes together at this load (continuous batching).",
+        f"{p.batch:,}" + (f" × {p.attention_dp}" if p.attention_dp > 1 else ""),
+        help="Requests a replica decodes together at this load (continuous batching)"
+        + (", per attention group × the groups." if p.attention_dp > 1 else "."),
     )
     c1.metric(
         "KV cache per GPU",

@@ -55,7 +55,13 @@ per query head of its group: `grouped_kv_decode=False` multiplies the KV read by
 The per-GPU formulas (memory, the decode step, prefill) are in models/serving/roofline.py; `evaluate`
 puts them together for arrays of layouts.
 
-Sizing searches TP ∈ {1, 2, 4, 8} (within the scale-up domain), EP ∈ {1, TP} for MoE, the batch and
+Attention data parallelism (docs/reference/serving-evidence.md, eighth amendment): a replica of
+DP groups of TP GPUs, each group running attention and the non-expert layers for its own
+sequences, the routed experts over all TP · DP GPUs, with a dispatch and a combine all-to-all per
+MoE layer (scale-up link within the domain, scale-out network beyond); roofline.py takes `dp`.
+
+Sizing searches TP ∈ {1, 2, 4, 8} (within the scale-up domain), EP ∈ {1, TP} for MoE (and, for a
+MoE model too large for TP 8, attention data-parallel replicas of 16, 32 or 64 GPUs), the batch and
 (`prefill_decode`: auto) colocated or split, for the fewest GPUs that carry the traffic at
 SERVE_TARGET_UTILISATION of capacity within the SLOs; at equal GPUs colocated is kept.
 """
@@ -71,7 +77,7 @@ from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
-from models.serving import roofline
+from models.serving import pools, roofline
 from models.serving.engines import (
     DEFAULT_ENGINE,
     ENGINES,
@@ -79,7 +85,7 @@ from models.serving.engines import (
     software_generation,
 )
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
-from models.serving.queueing import max_utilisation, queue_wait_s
+from models.serving.queueing import queue_wait_s
 from models.shapes import ModelShape, get_preset, load_presets
 from models.training import collectives as coll
 from models.units import (
@@ -219,8 +225,13 @@ class ServePlan(Record):
     software_generation: str
     tp: int
     ep: int
+    attention_dp: int = Field(
+        1,
+        description="attention data-parallel groups of tp GPUs in a replica, the routed experts "
+        "over all tp × attention_dp (a model too large for one scale-up domain)",
+    )
     gpus_per_replica: int
-    batch: int = Field(description="sequences in flight per replica")
+    batch: int = Field(description="sequences in flight per replica (per attention group)")
     max_sequences_per_replica: int = Field(description="sequences whose KV cache fits")
     weights_gib_per_gpu: float
     kv_cache_gib_per_gpu: float = Field(description="KV cache at this batch")
@@ -256,7 +267,7 @@ class ServePlan(Record):
 
 
 def evaluate(
-    inp: ServeInputs, tp, ep, batch, grouped_kv_decode: bool = True
+    inp: ServeInputs, tp, ep, batch, grouped_kv_decode: bool = True, dp=1.0
 ) -> dict[str, np.ndarray]:
     """Every figure of the serving model for arrays of layouts (tp, ep, batch), vectorized.
     `grouped_kv_decode` False: an engine whose decode attention reads each K/V head once per query
@@ -265,7 +276,10 @@ def evaluate(
     planner assumes): once per group. Memory, the decode step t_step and the prefill t_prefill
     come from models/serving/roofline.py; then per replica output tokens/s = B · O / (B · t_prefill
     + O · t_step), TTFT = t_prefill + t_step, TPOT = t_step + B · t_prefill / O, and split: TTFT =
-    t_prefill + t_kv + t_step, decode B / (O · t_step) and prefill 1 / t_prefill requests/s."""
+    t_prefill + t_kv + t_step, decode B / (O · t_step) and prefill 1 / t_prefill requests/s.
+    `dp` > 1: the replica is dp attention data-parallel groups of tp GPUs, the routed experts over
+    all tp · dp (docs/reference/serving-evidence.md, eighth amendment); `batch` is one group's, the
+    latencies a group's, the per-GPU rates the replica's."""
     shape, gpu = get_preset(inp.model), get_gpu(inp.gpu)
     tp, ep, b = (np.asarray(x, dtype=float) for x in (tp, ep, batch))
     su = roofline.setup(
@@ -277,6 +291,7 @@ def evaluate(
         b,
         inp.input_tokens,
         inp.output_tokens,
+        dp,
     )
     i_tok, o_tok, w_bytes = su.i_tok, su.o_tok, su.w_bytes
     mem = roofline.memory(su)
@@ -291,7 +306,8 @@ def evaluate(
     # split: each prefill GPU sends its shard of the prompt's K/V to its decode GPU over its NIC
     nic = gpu.scaleout_bandwidth_gbit_per_s * 1e9 / BITS_PER_BYTE * C.SCALEOUT_EFFICIENCY
     t_kv = coll.p2p_s(kv_token * i_tok / kv_shards, nic, C.SCALEOUT_LATENCY_S)
-    rule = gpu.hbm_bandwidth_tbyte_per_s * 1e12 / (shape.params_total * w_bytes) * b
+    # a step of the replica's b · dp sequences reads every weight once, spread over its GPUs
+    rule = gpu.hbm_bandwidth_tbyte_per_s * 1e12 / (shape.params_total * w_bytes) * (b * su.dp)
     return {
         "tp": tp,
         "ep": ep,
@@ -308,12 +324,14 @@ def evaluate(
         "ttft": t_prefill + t_step,
         "tpot": t_step + b * t_prefill / o_tok,
         "out_tps_gpu": out_rate / tp,
-        "rps_replica": b / cycle,
+        "rps_replica": b * su.dp / cycle,
+        "dp": su.dp * np.ones_like(b),
+        "gpus_replica": tp * su.dp,
         "rule_tps_gpu": rule,
         "t_kv": t_kv * np.ones_like(b),
         "split_ttft": t_prefill + t_kv + t_step,  # split: prefill, K/V transfer, first step
-        "rps_decode_replica": b / (o_tok * t_step),
-        "rps_prefill_replica": 1.0 / t_prefill,
+        "rps_decode_replica": b * su.dp / (o_tok * t_step),
+        "rps_prefill_replica": su.dp / t_prefill,
     }
 
 
@@ -353,30 +371,51 @@ def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:
     return get_preset(inp.model), gpu
 
 
+#: a MoE model too large for the largest tensor-parallel replica tried spans this many times its
+#: GPUs (attention data parallel, the experts over every GPU: docs/reference/serving-evidence.md,
+#: eighth amendment); past the scale-up domain, over the scale-out network
+DP_REPLICA_MULTIPLES = (2, 4, 8)
+
+
 def _layouts(inp: ServeInputs, shape: ModelShape, gpu: GpuSpec):
-    tps = [inp.gpus] if inp.gpus else [t for t in TP_CHOICES if t <= gpu.scaleup_domain_gpus]
+    """(tp, ep, dp, batch) of every layout tried: TP within the scale-up domain, EP ∈ {1, TP} for
+    MoE; and for a MoE model whose weights leave no room for one sequence on the largest of those,
+    replicas of DP_REPLICA_MULTIPLES times its GPUs with attention data parallelism (groups of TP
+    GPUs, the experts over all of them). The measured rows find the model 20–30 % fast on such
+    layouts (docs/validation.md), so they are offered only where nothing smaller holds the model."""
+    domain = gpu.scaleup_domain_gpus
+    tps = [inp.gpus] if inp.gpus else [t for t in TP_CHOICES if t <= domain]
     lay = []
     for t in tps:
         eps = sorted({1, t}) if shape.is_moe and shape.experts % t == 0 else [1]
         for e in eps:
-            lay.append((t, e))
+            lay.append((t, e, 1))
+    if not inp.gpus and shape.is_moe and not _fits(inp, max(tps)):
+        for g in (n * max(tps) for n in DP_REPLICA_MULTIPLES):
+            if shape.experts % g == 0:
+                lay += [(t, g, g // t) for t in tps if g % t == 0]
     batches = np.array([inp.batch], dtype=float) if inp.batch else BATCHES
-    tp = np.repeat([x[0] for x in lay], len(batches))
-    ep = np.repeat([x[1] for x in lay], len(batches))
-    return tp, ep, np.tile(batches, len(lay))
+    tp, ep, dp = (np.repeat([x[k] for x in lay], len(batches)) for k in range(3))
+    return tp, ep, dp, np.tile(batches, len(lay))
 
 
-def _with_max_fit(inp: ServeInputs, tp, ep, b):
+def _fits(inp: ServeInputs, tp: int) -> bool:
+    """Whether the weights and one sequence fit a tensor-parallel replica of `tp` GPUs."""
+    return bool(evaluate(inp, [tp], [tp], [1.0])["max_seqs"][0] >= 1)
+
+
+def _with_max_fit(inp: ServeInputs, tp, ep, dp, b):
     """Adds, per layout, the largest batch whose KV cache fits (the offline operating point)."""
     if inp.batch:
-        return tp, ep, b
-    probe = evaluate(inp, tp, ep, np.ones_like(b))  # memory only: the decode kernel does not matter
+        return (tp, ep, dp), b
+    # memory only: the decode kernel does not matter
+    probe = evaluate(inp, tp, ep, np.ones_like(b), dp=dp)
     extra = np.maximum(probe["max_seqs"], 1)
-    return np.concatenate([tp, tp]), np.concatenate([ep, ep]), np.concatenate([b, extra])
+    return tuple(np.concatenate([x, x]) for x in (tp, ep, dp)), np.concatenate([b, extra])
 
 
 def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan:
-    tp = int(r["tp"][i])
+    tp, per_replica = int(r["tp"][i]), int(r["gpus_replica"][i])
     return ServePlan(
         model=inp.model,
         gpu=inp.gpu,
@@ -386,7 +425,8 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
         software_generation=software_generation(inp.engine),
         tp=tp,
         ep=int(r["ep"][i]),
-        gpus_per_replica=tp,
+        attention_dp=int(r["dp"][i]),
+        gpus_per_replica=per_replica,
         batch=int(r["batch"][i]),
         max_sequences_per_replica=int(r["max_seqs"][i]),
         weights_gib_per_gpu=float(r["weights_gpu"][i]) / BYTES_PER_GIB,
@@ -399,7 +439,7 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
         tpot_ms=float(r["tpot"][i]) * 1e3,
         requests_per_s_per_replica=float(r["rps_replica"][i]),
         replicas=replicas,
-        gpus=replicas * tp,
+        gpus=replicas * per_replica,
         output_tokens_per_gpu_hour=float(r["out_tps_gpu"][i]) * SECONDS_PER_HOUR,
         rule_of_thumb_tokens_per_s_per_gpu=float(r["rule_tps_gpu"][i]),
         layouts_evaluated=n,
@@ -412,14 +452,14 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     batch that gives it the most throughput within the SLOs). `grouped_kv_decode` as in evaluate
     (False only to score an older engine's published rows)."""
     shape, gpu = _check(inp)
-    tp, ep, b = _with_max_fit(inp, *_layouts(inp, shape, gpu))
+    (tp, ep, dp), b = _with_max_fit(inp, *_layouts(inp, shape, gpu))
     if inp.users is not None and inp.gpus:
         b = np.full_like(b, float(inp.users))
-    r = evaluate(inp, tp, ep, b, grouped_kv_decode)
+    r = evaluate(inp, tp, ep, b, grouped_kv_decode, dp)
     if inp.users is not None and inp.gpus:
         r = _closed_loop(inp, tp, ep, r, grouped_kv_decode)
     fits = r["fits"]
-    _refuse_unfit(inp, r, tp, gpu)
+    _refuse_unfit(inp, r, r["gpus_replica"], gpu)
     u = inp.target_utilisation
     rps = requests_per_s(inp)
     queued = rps is not None and not inp.gpus  # an arrival rate, and replicas sized for it
@@ -437,9 +477,9 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
         _refuse_slos(inp, r, fits, queued)
     candidates = []
     if ok.any():
-        candidates.append(_colocated(inp, r, np.nonzero(ok)[0], rps, queued, u))
+        candidates.append(pools.colocated(inp, r, np.nonzero(ok)[0], rps, queued, u))
     if split_ok.any():
-        candidates.append(_split(inp, r, np.nonzero(split_ok)[0], rps, u))
+        candidates.append(pools.split(inp, r, np.nonzero(split_ok)[0], rps, u))
     candidates = [x for x in candidates if len(x["index"])]
     if not candidates:  # every layout met the SLOs before any wait, none with one
         raise InputError(
@@ -468,7 +508,7 @@ def _closed_loop(inp: ServeInputs, tp, ep, r: dict, grouped_kv_decode: bool) -> 
     if not over.any():
         return r | {"closed_wait": np.zeros_like(r["batch"])}
     b = np.where(over, np.floor(r["max_seqs"]), users)
-    r = evaluate(inp, tp, ep, b, grouped_kv_decode)
+    r = evaluate(inp, tp, ep, b, grouped_kv_decode, r["dp"])
     wait = (users - r["batch"]) / r["rps_replica"]
     return r | {"ttft": r["ttft"] + wait, "closed_wait": wait}
 
@@ -565,113 +605,34 @@ def _refuse_slos(inp: ServeInputs, r: dict, fits: np.ndarray, queued: bool) -> N
     )
 
 
-def _candidates(idx, replicas, gpus, out_tps_gpu, tpot, wait, rho, split, prefill) -> dict:
-    return {
-        "index": idx,
-        "replicas": replicas,
-        "gpus": gpus,
-        "out_tps_gpu": out_tps_gpu,
-        "tpot": tpot,
-        "wait": wait,
-        "rho": rho,
-        "split": np.full(len(idx), split),
-        "prefill_replicas": prefill,
-    }
-
-
-def _colocated(inp: ServeInputs, r: dict, idx, rps, queued: bool, u: float) -> dict:
-    """Replicas of each colocated layout for the traffic (an M/M/c queue of batch slots per
-    replica when sized for arrivals, whose TTFT tail may need a lower utilisation)."""
-    cap, slots = r["rps_replica"][idx], r["batch"][idx]
-    if queued:
-        ceiling = np.full(len(idx), u)
-        if inp.ttft_ms is not None:  # the TTFT SLO at its percentile may need a lower utilisation
-            ceiling = max_utilisation(
-                r["ttft"][idx], slots, slots / cap, inp.ttft_ms / 1e3, inp.slo_percentile, u
-            )
-        keep = ceiling >= 1e-3
-        idx, cap, slots, ceiling = idx[keep], cap[keep], slots[keep], ceiling[keep]
-        replicas = np.ceil(rps / (cap * ceiling))
-        rho = rps / (replicas * cap)
-        wait = queue_wait_s(rho, slots, slots / cap, inp.slo_percentile)
-    else:  # no arrival rate: no queue
-        users = inp.users is not None and not inp.gpus
-        replicas = np.ceil(inp.users / (slots * u)) if users else np.ones(len(idx))
-        wait = rho = np.zeros(len(idx))
-    nothing = np.zeros(len(idx))  # no prefill pool
-    gpus = replicas * r["tp"][idx]
-    return _candidates(
-        idx, replicas, gpus, r["out_tps_gpu"][idx], r["tpot"][idx], wait, rho, False, nothing
-    )
-
-
-#: the prefill pool grows by this share (at least one replica) until TTFT's tail meets the SLO,
-#: at most SPLIT_PREFILL_STEPS times
-SPLIT_PREFILL_GROWTH = 0.05
-SPLIT_PREFILL_STEPS = 200
-
-
-def _split(inp: ServeInputs, r: dict, idx, rps: float, u: float) -> dict:
-    """Prefill and decode pools of each layout for the arrivals: decode replicas for the decode
-    work at the target utilisation, prefill replicas likewise, then more prefill replicas until
-    TTFT (prefill, K/V transfer, first step, the p-th percentile waits for a prefill replica and a
-    decode slot) meets the SLO."""
-    pct = inp.slo_percentile
-    cap_d, cap_p = r["rps_decode_replica"][idx], r["rps_prefill_replica"][idx]
-    slots = r["batch"][idx]
-    n_d = np.ceil(rps / (cap_d * u))
-    rho_d = rps / (n_d * cap_d)
-    wait_d = queue_wait_s(rho_d, n_d * slots, slots / cap_d, pct)
-    n_p = np.ceil(rps / (cap_p * u))
-
-    def wait_p(n):
-        return queue_wait_s(rps / (n * cap_p), n, 1.0 / cap_p, pct)
-
-    ttft = r["split_ttft"][idx]
-    if inp.ttft_ms is not None:
-        slo = inp.ttft_ms / 1e3
-        for _ in range(SPLIT_PREFILL_STEPS):
-            late = ttft + wait_d + wait_p(n_p) > slo
-            if not late.any():
-                break
-            n_p = np.where(late, n_p + np.maximum(1, np.ceil(n_p * SPLIT_PREFILL_GROWTH)), n_p)
-        keep = ttft + wait_d + wait_p(n_p) <= slo
-        idx, n_p, n_d, wait_d, rho_d = idx[keep], n_p[keep], n_d[keep], wait_d[keep], rho_d[keep]
-        cap_d, cap_p = cap_d[keep], cap_p[keep]
-    gpus = (n_p + n_d) * r["tp"][idx]
-    full = np.minimum(n_p * cap_p, n_d * cap_d) * inp.output_tokens  # output tokens/s at full load
-    rho = np.maximum(rps / (n_p * cap_p), rho_d)
-    return _candidates(
-        idx, n_p + n_d, gpus, full / gpus, r["t_step"][idx], wait_p(n_p) + wait_d, rho, True, n_p
-    )
-
-
 def layout_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:
     """GPUs `plan`'s layout (TP, EP, batch, colocated or split) needs for `inp`'s arrivals: the
     sizing plan_serving gives that one layout (`_colocated`: replicas at the utilisation the TTFT
     tail allows; `_split`: both pools, the prefill pool grown for TTFT's tail); None if it cannot
     meet the TTFT objective at that rate."""
-    r = evaluate(inp, [plan.tp], [plan.ep], [plan.batch])
+    r = evaluate(inp, [plan.tp], [plan.ep], [plan.batch], dp=[plan.attention_dp])
     idx, rps, u = np.array([0]), requests_per_s(inp), inp.target_utilisation
     if plan.prefill_decode == "split":
-        c = _split(inp, r, idx, rps, u)
+        c = pools.split(inp, r, idx, rps, u)
     else:
-        c = _colocated(inp, r, idx, rps, True, u)
+        c = pools.colocated(inp, r, idx, rps, True, u)
     return int(c["gpus"][0]) if len(c["index"]) else None
 
 
 def sweep(
-    inp: ServeInputs, tp: int, ep: int = 1, prefill_decode: str = "colocated"
+    inp: ServeInputs, tp: int, ep: int = 1, prefill_decode: str = "colocated", dp: int = 1
 ) -> dict[str, list[float]]:
     """Throughput and latency against batch for one layout (for charts): batches that fit only.
     Split: TPOT is the decode step, TTFT prefill + K/V transfer + first step (before any wait),
     and tokens/s per GPU counts both pools in the proportion of their capacities, o / (tp · (1 /
-    decode rate + 1 / prefill rate)): whole replicas put a plan a little under it."""
-    r = evaluate(inp, np.full(len(BATCHES), tp), np.full(len(BATCHES), ep), BATCHES)
+    decode rate + 1 / prefill rate)): whole replicas put a plan a little under it. `dp`: attention
+    data-parallel groups of tp GPUs (ServePlan.attention_dp), the batch per group."""
+    n = len(BATCHES)
+    r = evaluate(inp, np.full(n, tp), np.full(n, ep), BATCHES, dp=np.full(n, float(dp)))
     keep = r["fits"]
     if prefill_decode == "split":
         per_gpu = inp.output_tokens / (
-            tp * (1 / r["rps_decode_replica"] + 1 / r["rps_prefill_replica"])
+            tp * dp * (1 / r["rps_decode_replica"] + 1 / r["rps_prefill_replica"])
         )
         ttft, tpot = r["split_ttft"], r["t_step"]
     else:

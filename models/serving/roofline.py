@@ -14,7 +14,7 @@ from models import constants as C
 from models.hardware import GpuSpec
 from models.shapes import ModelShape, get_preset
 from models.training import collectives as coll
-from models.units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_PARAM
+from models.units import BITS_PER_BYTE, BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_PARAM
 
 ACTIVATION_BYTES = 2  # activations cross the all-reduce in BF16
 
@@ -68,6 +68,27 @@ def _allreduce_s(size_bytes, n, gpu: GpuSpec) -> np.ndarray:
     return np.where(np.asarray(n) > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S, 0.0)
 
 
+def _moe_all_to_all_s(tokens, su: Setup) -> np.ndarray:
+    """With attention data parallelism (dp > 1), each MoE layer's dispatch and combine: an
+    all-to-all over the replica's tp · dp GPUs of a group's tokens · top-k · hidden activations
+    (each of its tp GPUs a share), at the bandwidth term of models/training/collectives.py plus one
+    latency step: on the scale-up link within one scale-up domain, else on the scale-out network
+    (docs/reference/serving-evidence.md, eighth amendment). 0 where dp = 1 (the experts are within
+    the tensor-parallel group, whose all-reduces carry them)."""
+    shape, gpu, tp, dp = su.shape, su.gpu, su.tp, su.dp
+    if not shape.is_moe or not np.any(dp > 1):
+        return np.zeros_like(np.asarray(tokens * tp * dp, dtype=float))
+    g = tp * dp
+    size = tokens * shape.experts_per_token * shape.hidden * ACTIVATION_BYTES / tp
+    up = gpu.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    out = gpu.scaleout_bandwidth_gbit_per_s * 1e9 / BITS_PER_BYTE * C.SCALEOUT_EFFICIENCY
+    within = g <= gpu.scaleup_domain_gpus
+    bw = np.where(within, up, out)
+    latency = np.where(within, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
+    one = coll.all_to_all_s(size, g, bw, 0.0) + latency
+    return np.where(dp > 1, 2 * shape.moe_layers * one, 0.0)
+
+
 class Setup(NamedTuple):
     """One model served on one GPU type at arrays of layouts: what every step reads."""
 
@@ -84,6 +105,9 @@ class Setup(NamedTuple):
     hbm: float  # HBM bytes/s
     w_rate: float  # bytes/s the GEMMs read their weights at
     active: float  # active parameters, the input embedding (a lookup) left out
+    #: attention data-parallel groups of `tp` GPUs in a replica (the routed experts over tp · dp
+    #: GPUs; `b` is one group's sequences); 1: one tensor-parallel group
+    dp: np.ndarray | float = 1.0
 
 
 def setup(
@@ -95,10 +119,12 @@ def setup(
     b,
     input_tokens: int,
     output_tokens: int,
+    dp=1.0,
 ) -> Setup:
     """The bytes per weight and K/V value, the GPU's achievable rates (_rates; an FP4 GEMM reads
     its weights at FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM of HBM bandwidth, not HBM_EFFICIENCY) and the
-    active parameters less the input embedding."""
+    active parameters less the input embedding. `dp`: attention data-parallel groups of `tp` GPUs
+    (docs/reference/serving-evidence.md, eighth amendment)."""
     w_bytes = BYTES_PER_PARAM[precision]
     kv_b = BYTES_PER_PARAM[kv_precision]
     gemm, attn_rate, hbm = _rates(gpu, precision)
@@ -109,8 +135,9 @@ def setup(
     i_tok, o_tok = float(input_tokens), float(output_tokens)
     lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
     active = shape.params_active - lookup
+    dp = np.asarray(dp, dtype=float)
     return Setup(
-        shape, gpu, tp, b, w_bytes, kv_b, i_tok, o_tok, gemm, attn_rate, hbm, w_rate, active
+        shape, gpu, tp, b, w_bytes, kv_b, i_tok, o_tok, gemm, attn_rate, hbm, w_rate, active, dp
     )
 
 
@@ -126,11 +153,16 @@ class Memory(NamedTuple):
 
 
 def memory(su: Setup) -> Memory:
-    """Weights = params_total · bytes / tp; KV per sequence = KV bytes per token · (input + output)
+    """Weights = params_total · bytes / tp (with attention data parallelism: the routed experts'
+    / (tp · dp), the rest / tp); KV per sequence = KV bytes per token · (input + output)
     / min(tp, kv_heads) (1 shard for an MLA latent); the KV cache gets KV_CACHE_MEMORY_FRACTION of
     memory − weights − FRAMEWORK_OVERHEAD_GIB, so floor(that / KV per sequence) sequences fit."""
     shape, gpu, tp, i_tok, o_tok = su.shape, su.gpu, su.tp, su.i_tok, su.o_tok
     weights_gpu = shape.params_total * su.w_bytes / tp
+    if np.any(su.dp > 1):
+        routed = shape.moe_layers * shape.experts * shape.expert_params if shape.is_moe else 0.0
+        spread = ((shape.params_total - routed) / tp + routed / (tp * su.dp)) * su.w_bytes
+        weights_gpu = np.where(su.dp > 1, spread, weights_gpu)
     kv_token = kv_bytes_per_token(shape, su.kv_b)
     kv_shards = 1.0 if shape.kv_cache_dim else np.minimum(tp, shape.kv_heads)
     kv_seq_gpu = kv_token * (i_tok + o_tok) / kv_shards
@@ -151,10 +183,11 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     kv_token, kv_shards = mem.kv_token, mem.kv_shards
     layers, attn_width = shape.layers, shape.heads * shape.head_dim
     fixed, expert = param_split(shape)
-    routed = shape.moe_layers * _distinct_experts(shape, b) * expert
+    # every group's tokens reach the routed experts, spread over the replica's tp · dp GPUs
+    routed = shape.moe_layers * _distinct_experts(shape, b * su.dp) * expert
     # the routed experts' grouped GEMMs read at the HBM rate of any weight; FP4 dense GEMMs at
     # their measured share (docs/reference/serving-evidence.md, seventh amendment)
-    t_weights = fixed * su.w_bytes / tp / w_rate + routed * su.w_bytes / tp / hbm
+    t_weights = fixed * su.w_bytes / tp / w_rate + routed * su.w_bytes / (tp * su.dp) / hbm
     ctx = i_tok + o_tok / 2
     # a pre-XQA engine reads each K/V head once per query head of its group (models/constants.py)
     # (query heads per GPU ÷ K/V heads per GPU: heads ÷ kv_heads while TP ≤ kv_heads)
@@ -167,6 +200,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     t_attn_cmp = 4 * layers * attn_width * b * ctx / tp / attn_rate
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
     comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu)
+    comm = comm + _moe_all_to_all_s(b, su)
     overhead = fixed_step_s(shape)
     t_gpu = (
         np.maximum(t_gemm_mem, t_gemm_cmp) + np.maximum(t_attn_mem, t_attn_cmp) + comm + overhead
@@ -186,10 +220,11 @@ def prefill_s(su: Setup) -> np.ndarray:
     fixed, expert = param_split(shape)
     overhead = fixed_step_s(shape)
     all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
-    pf_read = fixed * su.w_bytes / tp / w_rate + all_experts * su.w_bytes / tp / su.hbm
+    pf_read = fixed * su.w_bytes / tp / w_rate + all_experts * su.w_bytes / (tp * su.dp) / su.hbm
     pf_gemm = 2 * active * i_tok / tp / gemm
     pf_attn = 2 * layers * attn_width * i_tok**2 / tp / attn_rate
     pf_comm = 2 * layers * _allreduce_s(i_tok * shape.hidden * ACTIVATION_BYTES, tp, gpu)
+    pf_comm = pf_comm + _moe_all_to_all_s(i_tok, su)
     return np.maximum(pf_read, pf_gemm) + pf_attn + pf_comm + overhead
 
 

@@ -74,30 +74,30 @@ def _size(cell: str) -> int:
 
 @dataclass(frozen=True)
 class Pool:
-    """One pool's layout: tensor-parallel GPUs (the experts spread over the same GPUs) and the
-    sequences in flight on one worker."""
+    """One pool's layout: tensor-parallel GPUs, attention data-parallel groups of them (the
+    experts spread over tp · dp GPUs) and the sequences in flight on one group."""
 
     tp: int
     batch: int
+    dp: int = 1
 
 
 def _pool(row: dict, prefix: str, moe: bool) -> tuple[Pool | None, str | None]:
     """(the pool of `prefix` ("" for an aggregated row, "prefill_", "decode_"), None) or (None,
         why it cannot be expressed). The MoE sizes are checked for a MoE model only (a dense model's
         rows write them as 1; docs/reference/serving-evidence.md, the first amendment). A pool with no
-    batch size is not expressible (the fourth amendment: its workers are not in the file)."""
+    batch size is not expressible (the fourth amendment: its workers are not in the file). Attention
+    data-parallel groups (`attention_dp_size`) are expressed as such (the eighth amendment)."""
     tp, pp = _size(row[f"{prefix}tp_size"]), _size(row[f"{prefix}pp_size"])
     adp = _size(row[f"{prefix}attention_dp_size"])
     experts = _size(row[f"{prefix}moe_tp_size"]) * _size(row[f"{prefix}moe_ep_size"])
     if pp > 1:
         return None, "pipeline parallelism in a serving replica is not modelled"
-    if adp > 1:
-        return None, "attention data parallelism is not modelled"
-    if moe and experts != tp:
-        return None, f"MoE TP × EP ({experts}) differs from the TP size ({tp})"
+    if moe and experts != tp * adp:  # the eighth amendment: experts over tp · adp GPUs
+        return None, f"MoE TP × EP ({experts}) differs from the GPUs ({tp * adp})"
     if row[f"{prefix}batch_size"] in ("", "0"):  # the fourth amendment
         return None, "the pool's batch is not in the file (only the deployment's concurrency)"
-    return Pool(tp, int(row[f"{prefix}batch_size"])), None
+    return Pool(tp, int(row[f"{prefix}batch_size"]), adp), None
 
 
 def _precision(row: dict) -> str | None:
@@ -178,7 +178,8 @@ def _inputs(setup: dict, row: dict) -> ServeInputs:
 
 
 def _figures(setup: dict, row: dict, pool: Pool) -> dict[str, float]:
-    r = evaluate(_inputs(setup, row), [pool.tp], [pool.tp], [pool.batch])
+    gpus = pool.tp * pool.dp
+    r = evaluate(_inputs(setup, row), [pool.tp], [gpus], [pool.batch], dp=[pool.dp])
     return {k: float(np.asarray(v).ravel()[0]) for k, v in r.items()}
 
 

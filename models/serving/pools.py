@@ -1,0 +1,93 @@
+"""Sizing the replicas of serving layouts for a traffic level (models/serving/plan.py's model
+docstring, "Colocated", "Split" and "Latency percentile"): colocated replicas as an M/M/c queue of
+batch slots, or prefill and decode pools, each at the target utilisation its TTFT tail allows.
+Inputs are the service (`inp`, a plan.py ServeInputs: plan.py imports this module), `evaluate`'s
+figures per layout (arrays) and the indices of the layouts to size."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.serving.queueing import max_utilisation, queue_wait_s
+
+
+def candidates(idx, replicas, gpus, out_tps_gpu, tpot, wait, rho, split, prefill) -> dict:
+    """The sized layouts `idx` as columns (plan_serving picks one by fewest GPUs)."""
+    return {
+        "index": idx,
+        "replicas": replicas,
+        "gpus": gpus,
+        "out_tps_gpu": out_tps_gpu,
+        "tpot": tpot,
+        "wait": wait,
+        "rho": rho,
+        "split": np.full(len(idx), split),
+        "prefill_replicas": prefill,
+    }
+
+
+def colocated(inp, r: dict, idx, rps, queued: bool, u: float) -> dict:
+    """Replicas of each colocated layout for the traffic (an M/M/c queue of batch slots per
+    replica when sized for arrivals, whose TTFT tail may need a lower utilisation)."""
+    cap, slots = r["rps_replica"][idx], r["batch"][idx]
+    if queued:
+        ceiling = np.full(len(idx), u)
+        if inp.ttft_ms is not None:  # the TTFT SLO at its percentile may need a lower utilisation
+            ceiling = max_utilisation(
+                r["ttft"][idx], slots, slots / cap, inp.ttft_ms / 1e3, inp.slo_percentile, u
+            )
+        keep = ceiling >= 1e-3
+        idx, cap, slots, ceiling = idx[keep], cap[keep], slots[keep], ceiling[keep]
+        replicas = np.ceil(rps / (cap * ceiling))
+        rho = rps / (replicas * cap)
+        wait = queue_wait_s(rho, slots, slots / cap, inp.slo_percentile)
+    else:  # no arrival rate: no queue
+        users = inp.users is not None and not inp.gpus
+        replicas = np.ceil(inp.users / (slots * u)) if users else np.ones(len(idx))
+        wait = rho = np.zeros(len(idx))
+    nothing = np.zeros(len(idx))  # no prefill pool
+    gpus = replicas * r["gpus_replica"][idx]
+    return candidates(
+        idx, replicas, gpus, r["out_tps_gpu"][idx], r["tpot"][idx], wait, rho, False, nothing
+    )
+
+
+#: the prefill pool grows by this share (at least one replica) until TTFT's tail meets the SLO,
+#: at most SPLIT_PREFILL_STEPS times
+SPLIT_PREFILL_GROWTH = 0.05
+SPLIT_PREFILL_STEPS = 200
+
+
+def split(inp, r: dict, idx, rps: float, u: float) -> dict:
+    """Prefill and decode pools of each layout for the arrivals: decode replicas for the decode
+    work at the target utilisation, prefill replicas likewise, then more prefill replicas until
+    TTFT (prefill, K/V transfer, first step, the p-th percentile waits for a prefill replica and a
+    decode slot) meets the SLO."""
+    pct = inp.slo_percentile
+    cap_d, cap_p = r["rps_decode_replica"][idx], r["rps_prefill_replica"][idx]
+    slots = r["batch"][idx]
+    n_d = np.ceil(rps / (cap_d * u))
+    rho_d = rps / (n_d * cap_d)
+    wait_d = queue_wait_s(rho_d, n_d * slots, slots / cap_d, pct)
+    n_p = np.ceil(rps / (cap_p * u))
+
+    def wait_p(n):
+        return queue_wait_s(rps / (n * cap_p), n, 1.0 / cap_p, pct)
+
+    ttft = r["split_ttft"][idx]
+    if inp.ttft_ms is not None:
+        slo = inp.ttft_ms / 1e3
+        for _ in range(SPLIT_PREFILL_STEPS):
+            late = ttft + wait_d + wait_p(n_p) > slo
+            if not late.any():
+                break
+            n_p = np.where(late, n_p + np.maximum(1, np.ceil(n_p * SPLIT_PREFILL_GROWTH)), n_p)
+        keep = ttft + wait_d + wait_p(n_p) <= slo
+        idx, n_p, n_d, wait_d, rho_d = idx[keep], n_p[keep], n_d[keep], wait_d[keep], rho_d[keep]
+        cap_d, cap_p = cap_d[keep], cap_p[keep]
+    gpus = (n_p + n_d) * r["gpus_replica"][idx]
+    full = np.minimum(n_p * cap_p, n_d * cap_d) * inp.output_tokens  # output tokens/s at full load
+    rho = np.maximum(rps / (n_p * cap_p), rho_d)
+    return candidates(
+        idx, n_p + n_d, gpus, full / gpus, r["t_step"][idx], wait_p(n_p) + wait_d, rho, True, n_p
+    )
