@@ -1,4 +1,4 @@
-"""Times serving sizing (models/serving/plan.py plan_serving: the TP/EP × batch search for the SLOs);
+"""Times serving sizing (models/serving/plan.py plan_serving: the TP/EP(/DP) × batch search for the SLOs);
 the target is under 50 ms. Run: python -m bench.bench_serve"""
 
 from __future__ import annotations
@@ -37,6 +37,16 @@ CASES = [
         rps=50,
         ttft_ms=1000,
         tpot_ms=40,
+    ),
+    # too large for 8 H100s: the search adds attention data-parallel replicas of 16 to 64 GPUs
+    ServeInputs(
+        model="deepseek-v3-like",
+        gpu="H100-SXM",
+        precision="fp8",
+        input_tokens=1024,
+        output_tokens=1024,
+        rps=2,
+        tpot_ms=50,
     ),
 ]
 
