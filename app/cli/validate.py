@@ -22,8 +22,8 @@ def run(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
     from models.validation import finetune as FV
     from models.validation import memory as MV
+    from models.validation import mlperf, silicon
     from models.validation import serving as SV
-    from models.validation import silicon
     from models.validation.training import (
         band_summary,
         modes_summary,
@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
                 "memory": memory,
                 "modes": modes_summary(result, result_heldout),
                 "serving_measured": silicon.as_json(),
+                "mlperf_offline": mlperf.as_json(),
             },
             default=str,
         )
@@ -72,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     print(SV.report(serving))
     print("\n== Serving, measured (models/data/validation/aiconfigurator_silicon.csv) ==")
     print("\n".join(silicon.report_lines()))
+    print("\n== Serving, MLPerf Inference Offline (models/data/validation/mlperf_offline.csv) ==")
+    print("\n".join(mlperf.report_lines()))
     print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
     print(FV.report(finetune))
     return 0

@@ -8,8 +8,8 @@ from app.charts.validation import benchmark_scatter, validation_scatter
 from app.formatting import md_plain
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
+from models.validation import mlperf, silicon
 from models.validation import serving as SV
-from models.validation import silicon
 from models.validation.training import (
     BAND_COVERAGE,
     HELDOUT_TARGETS,
@@ -415,6 +415,49 @@ def render_serving_measured() -> None:
         )
 
 
+def mlperf_table(data: dict) -> pd.DataFrame:
+    """One row per benchmark and GPU of `mlperf.as_json()`: rows and the errors in percent."""
+
+    def pct(x: float | None) -> float | None:
+        return None if x is None else 100 * x
+
+    return pd.DataFrame(
+        [
+            {
+                "benchmark": c["benchmark"],
+                "GPU": c["gpu"],
+                "rows": c["rows"],
+                "median %": pct(c["median_abs"]),
+                "worst %": pct(c["worst_abs"]),
+                "signed %": pct(c["signed_median"]),
+            }
+            for c in data["classes"]
+        ]
+    )
+
+
+def render_mlperf() -> None:
+    data = mlperf.as_json()
+    a = data["all"]
+    st.subheader("Serving, MLPerf Inference Offline")
+    st.caption(
+        f"{data['rows']} published Offline results (MLPerf Inference v5.0 to v6.0, closed, one node; "
+        "models/data/validation/mlperf_offline.csv), each against the model's best layout on the "
+        "submission's node at the benchmark's mean lengths. Every row is held out; the split, the "
+        "lengths and the precision rule were written before the first score "
+        f"(docs/reference/mlperf-serving-evidence.md). Median error {100 * a['median_abs']:.0f} %, "
+        f"{a['within_target']} of {a['rows']} rows within {100 * mlperf.TARGET:.0f} %."
+    )
+    st.dataframe(
+        mlperf_table(data),
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format="%+.0f" if "signed" in c else "%.0f")
+            for c in ("median %", "worst %", "signed %")
+        },
+    )
+
+
 def render_finetune() -> None:
     result = FV.validate()
     st.header("Fine-tuning")
@@ -463,6 +506,7 @@ def render() -> None:
         st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
     render_serving()
     render_serving_measured()
+    render_mlperf()
     render_finetune()
     _constants()
 
