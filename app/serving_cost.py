@@ -124,13 +124,15 @@ def job_caption(e: FinetuneEconomics) -> str:
 WARN_BEYOND = 0.25
 
 
-def accuracy_warning(moe: bool, engine: str | None = None, gpu: str | None = None) -> str:
+def accuracy_warning(
+    moe: bool, engine: str | None = None, gpu: str | None = None, data_parallel: bool = False
+) -> str:
     """What the measured serving rows say of plans of this model class on this engine and GPU
     (models/validation/silicon.py held_out_bias: their own held-out rows where there are enough,
-    else the class's), when the model's TPOT is off by more than WARN_BEYOND either way; "" otherwise."""
+    else the class's; a plan with attention data parallelism, the rows that have it), when the model's TPOT is off by more than WARN_BEYOND either way; "" otherwise."""
     from models.validation.silicon import held_out_bias
 
-    bias, rows, scope = held_out_bias(moe, engine, gpu)
+    bias, rows, scope = held_out_bias(moe, engine, gpu, data_parallel)
     if abs(bias) < WARN_BEYOND or not rows:
         return ""
     kind = "mixture-of-experts" if moe else "dense"

@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if p.users_waiting:
         print(f"Waiting         {waiting_text(p)}")
-    if warning := accuracy_warning(get_preset(p.model).is_moe, p.engine, p.gpu):
+    if warning := accuracy_warning(get_preset(p.model).is_moe, p.engine, p.gpu, p.attention_dp > 1):
         print(f"Accuracy        {warning}")
     print_economics(economics, problem)
     return 0

@@ -341,7 +341,9 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     )
     if p.users_waiting:
         st.warning(sentence(md_plain(waiting_text(p))) + ".", icon=":material/hourglass_top:")
-    if warning := serving_cost.accuracy_warning(get_preset(p.model).is_moe, p.engine, p.gpu):
+    if warning := serving_cost.accuracy_warning(
+        get_preset(p.model).is_moe, p.engine, p.gpu, p.attention_dp > 1
+    ):
         st.warning(md_plain(warning) + ".", icon=":material/warning:")
     st.caption(
         f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "

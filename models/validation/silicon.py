@@ -151,6 +151,8 @@ class Scored:
     tpot_rule_ms: float | None = None
     refused: str = ""
     not_expressible: str = ""
+    #: attention data-parallel groups of the pool that decodes (1: none)
+    dp: int = 1
 
     @property
     def tpot_error(self) -> float | None:
@@ -226,6 +228,7 @@ def score_row(row: dict) -> Scored:
     if setup is None:
         return Scored(moe=None, not_expressible=why or "", **base)
     moe = get_preset(setup["model"]).is_moe
+    base["dp"] = setup["pools"][-1].dp  # the decode pool (the only one of an aggregated row)
     try:
         tpot, ttft, rule, refused = predict(setup, row)
     except InputError as exc:
@@ -348,13 +351,20 @@ MIN_ROWS_OF_A_CELL = 8
 
 @functools.cache
 def held_out_bias(
-    moe: bool, engine: str | None = None, gpu: str | None = None
+    moe: bool, engine: str | None = None, gpu: str | None = None, data_parallel: bool = False
 ) -> tuple[float, int, str]:
     """(the median signed TPOT error, rows, what they are) of the held-out rows a plan of one model
     class on `engine` and `gpu` should be read against (negative: the model is faster than
-    measured): that engine's and GPU's rows of the class when there are MIN_ROWS_OF_A_CELL of them,
-    else the class's over every engine and GPU ("" for what they are)."""
+    measured): with attention data parallelism (`data_parallel`), the class's held-out rows that
+    have it, on every engine and GPU (they are few); else that engine's and GPU's rows of the class
+    when there are MIN_ROWS_OF_A_CELL of them, else the class's over every engine and GPU ("" for
+    what they are)."""
     rows = [s for s in score() if s.held_out and s.tpot_error is not None and bool(s.moe) == moe]
+    if data_parallel:
+        own = [s for s in rows if s.dp > 1]
+        if own:
+            errors = [s.tpot_error for s in own]
+            return statistics.median(errors), len(errors), "attention data-parallel layouts"
     backend = ENGINES[engine].backend if engine in ENGINES else None
     system = next((k for k, v in GPUS.items() if v == gpu), None)
     own = [s for s in rows if s.backend == backend and s.system == system]
