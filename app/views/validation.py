@@ -359,12 +359,14 @@ def render_serving() -> None:
         st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
 
 
+def pct(x: float | None) -> float | None:
+    """A share as percent; None stays None (a class with no scored row)."""
+    return None if x is None else 100 * x
+
+
 def measured_serving_table(data: dict) -> pd.DataFrame:
     """One row per split, backend, GPU and model class of `silicon.as_json()`: rows, refused, and
     the TPOT (the model's and the rule of thumb's) and TTFT errors in percent."""
-
-    def pct(x: float | None) -> float | None:
-        return None if x is None else 100 * x
 
     return pd.DataFrame(
         [
@@ -417,9 +419,6 @@ def render_serving_measured() -> None:
 
 def mlperf_table(data: dict) -> pd.DataFrame:
     """One row per benchmark and GPU of `mlperf.as_json()`: rows and the errors in percent."""
-
-    def pct(x: float | None) -> float | None:
-        return None if x is None else 100 * x
 
     return pd.DataFrame(
         [
