@@ -45,6 +45,10 @@ MAX_CAPACITY_GPUS = 10_000_000
 _EPS = 1e-9
 #: the most queue orders a Prepared keeps (`_gang_starts`; a size search probes a few dozen)
 STARTS_KEPT = 128
+#: the most simulation summaries and probes a Prepared keeps (`simulate(..., outcomes=False)`,
+#: `unmet_gpu_hours`), and the most whole simulations (each up to a few MB with 5,000 runs)
+SUMMARIES_KEPT = 128
+WHOLE_KEPT = 16
 
 RunStatus = Literal["finished", "running at term end", "queued at term end", "never fits"]
 
@@ -229,6 +233,26 @@ class Prepared:
         #: `_gang_starts` by the GPUs free of flat work (its bytes): the same capacity probed by a
         #: search and then simulated queues the same way
         self.starts: dict[bytes, np.ndarray] = {}
+        #: `simulate`'s results and `unmet_gpu_hours`' figures on this demand, by the capacity and
+        #: whole GPUs given (their bytes; `_kept`): the same capacity simulated again (another
+        #: option's plan, the same portfolio priced again with other prices) gives the same result
+        self.summaries: dict[tuple, CapacityResult | float] = {}
+        self.outcomes: dict[tuple, CapacityResult] = {}
+
+
+def _capacity_key(capacity_gpus, whole_gpus) -> tuple[bytes, bytes | None]:
+    """The bytes of a simulation's capacity and whole GPUs as floats (`Prepared.summaries`)."""
+    whole = None if whole_gpus is None else np.asarray(whole_gpus, dtype=float).tobytes()
+    return np.asarray(capacity_gpus, dtype=float).tobytes(), whole
+
+
+def _kept(cache: dict, key, limit: int, value):
+    """Stores `value` under `key` in one of a Prepared's caches, emptied when it holds `limit`
+    (another session's comparison may clear it meanwhile: each read is one `get`); returns it."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 def prepare(demand: Demand) -> Prepared:
@@ -367,6 +391,17 @@ def unmet_gpu_hours(
 ) -> float:
     """`simulate(demand, capacity_gpus)`'s queued + beyond-term GPU-hours (the same float
     operations, so the same number), without the rest of its result: a capacity search's probe."""
+    if prepared is not None and prepared.demand is demand:  # probed before on this demand
+        key = ("unmet", *_capacity_key(capacity_gpus, whole_gpus))
+        hit = prepared.summaries.get(key)
+        if hit is None:
+            hit = _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus)
+            _kept(prepared.summaries, key, SUMMARIES_KEPT, hit)
+        return hit
+    return _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus)
+
+
+def _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus) -> float:
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
     _, cap_slot = _capacity(capacity_gpus, months)
@@ -605,7 +640,22 @@ def simulate(
     the GPUs held for each whole slot, where gang runs may run (default: the capacity).
     `outcomes=False`: a summary, every figure but the per-workload outcomes and run tables (the
     most of a simulation's cost with hundreds of workloads; a capacity search's candidates need
-    the totals only)."""
+    the totals only). With `prepared`, each result is kept on it by its capacity
+    (`Prepared.summaries`, `.outcomes`): the same capacity simulated again returns that result."""
+    if prepared is not None and prepared.demand is demand:
+        key = (outcomes, *_capacity_key(capacity_gpus, whole_gpus))
+        cache, limit = (
+            (prepared.outcomes, WHOLE_KEPT) if outcomes else (prepared.summaries, SUMMARIES_KEPT)
+        )
+        hit = cache.get(key)
+        if hit is None:
+            hit = _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes)
+            _kept(cache, key, limit, hit)
+        return hit
+    return _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes)
+
+
+def _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes: bool) -> CapacityResult:
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
     cap, cap_slot = _capacity(capacity_gpus, months)
