@@ -27,6 +27,7 @@ platform team while the work runs.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -205,14 +206,12 @@ def storage_system(inp: CostInputs, P: dict) -> tuple[np.ndarray, list[str]]:
     capacity it holds (kept checkpoints + dataset copies, `storage_tb`), the TB whose write
     bandwidth the plan assumes (bandwidth / storage_write_gbyte_per_s_per_tb, all-flash
     Lustre: NERSC Perlmutter) and the smallest system sold (storage_min_system_tb)."""
-    cap = np.broadcast_to(np.asarray(inp.storage_tb, dtype=float), P["storage_min_system_tb"].shape)
-    need = np.stack(
-        [
-            cap,
-            inp.storage_write_gbyte_per_s / P["storage_write_gbyte_per_s_per_tb"],
-            P["storage_min_system_tb"],
-        ]
+    columns = np.broadcast_arrays(
+        np.asarray(inp.storage_tb, dtype=float),
+        inp.storage_write_gbyte_per_s / P["storage_write_gbyte_per_s_per_tb"],
+        P["storage_min_system_tb"],
     )
+    need = np.stack(columns)
     which = np.argmax(need, axis=0)[:, 0]
     return need.max(axis=0), [STORAGE_SIZED_BY[i] for i in which]
 
@@ -399,7 +398,9 @@ def per_distinct_row(fn: Callable[..., np.ndarray], *columns: np.ndarray) -> np.
     return fn(*columns)
 
 
-def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context, team: bool = True) -> Flows:
+    """One owned cluster's lines (`owned`); `team=False`: its staff line is left in its place at
+    0, for a caller that prices one team for all its parts."""
     capex = hardware_capex(inp, P)
     if ctx.expansion_of_gpus:  # the base's file system serves it; the management servers it adds
         before = ctx.expansion_of_gpus
@@ -426,7 +427,7 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     )
     days = {k: v + ctx.order_day for k, v in days.items()}  # an expansion's, from its order
     term = np.full_like(ctx.ready_day, inp.term_days)
-    site_from = np.minimum(np.broadcast_to(days["facility"], ctx.ready_day.shape), ctx.ready_day)
+    site_from = np.minimum(days["facility"], ctx.ready_day)
     site_held = window(ctx.months, site_from, term)
     deposit = equipment * P["hardware_deposit_pct"] / 100
     site_value = 0.0
@@ -456,8 +457,7 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     if not own_site and not ctx.refresh:
         flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * site_held
     if spec.staffed:  # hired ops_hiring_lead_months before acceptance
-        hired = np.maximum(ctx.ready_day - P["ops_hiring_lead_months"] * DAYS_PER_MONTH, 0.0)
-        flows |= staff_cost(spec, inp, P, ctx, window(ctx.months, hired, term))
+        flows |= _hired_team(spec, inp, P, ctx, term) if team else {"staff": 0.0}
     else:
         flows["managed service"] = (
             P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held
@@ -473,6 +473,13 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
         P["property_tax_pct_per_year"] / 100 / 12 * equipment * book_value_share(P, ctx) * held
     )
     return flows
+
+
+def _hired_team(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context, term) -> Flows:
+    """An owned cluster's operations team (`staff_cost`), employed from its hiring lead
+    (ops_hiring_lead_months) before acceptance to the term end."""
+    hired = np.maximum(ctx.ready_day - P["ops_hiring_lead_months"] * DAYS_PER_MONTH, 0.0)
+    return staff_cost(spec, inp, P, ctx, window(ctx.months, hired, term))
 
 
 def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -> np.ndarray:
@@ -491,8 +498,8 @@ def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     if not ctx.parts:
         return _owned(spec, inp, P, ctx)
     flows: Flows = {}
-    for part, part_inp, part_P, part_ctx in ctx.parts:
-        for key, value in _owned(part, part_inp, part_P, part_ctx).items():
+    for part, part_inp, part_P, part_ctx in ctx.parts:  # the team is priced once, below
+        for key, value in _owned(part, part_inp, part_P, part_ctx, team=False).items():
             flows[key] = flows[key] + value if key in flows else value
     if spec.staffed:
         per_1000, minimum = STAFF_KEYS[spec.staffing]
@@ -620,7 +627,60 @@ OPTION_FLOWS: dict[str, FlowFunction] = {
 
 def option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
     """The option's flows on its own inputs, with software licences where the scenario pays them:
-    charged alike to every option, an option of parts on each part's own GPUs."""
+    charged alike to every option, an option of parts on each part's own GPUs. Over many
+    parameter sets, every figure and timing that no set moves is taken as one row (`one_row`):
+    each line is computed as it is on n rows (the same operations on the same numbers), each
+    product by a figure no set moves on one row instead of n (the lines as (n, M) views)."""
+    n = len(ctx.ready_day)
+    if n == 1:
+        return _option_flows(option, own, P, ctx)
+    rows = _Rows(n)
+    flows = _option_flows(option, own, rows.params(P), rows.context(ctx))
+    return {
+        k: np.broadcast_to(v, np.broadcast_shapes(np.shape(v), (n, ctx.months)))
+        for k, v in flows.items()
+    }
+
+
+class _Rows:
+    """Arrays of n parameter-set rows taken as one row where every row is alike (`option_flows`):
+    an (n, 1) column of one value, an (n, M) array spread from one row (a read-only view)."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self._seen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def array(self, a):
+        if not isinstance(a, np.ndarray) or a.ndim != 2 or len(a) != self.n:
+            return a
+        hit = self._seen.get(id(a))
+        if hit is not None and hit[0] is a:
+            return hit[1]
+        alike = a.strides[0] == 0 or (a.shape[1] == 1 and (a == a[0]).all())
+        out = a[:1] if alike else a
+        self._seen[id(a)] = (a, out)
+        return out
+
+    def params(self, P: dict) -> dict:
+        return {k: self.array(v) for k, v in P.items()}
+
+    def context(self, ctx: Context) -> Context:
+        fields = (
+            "ready_day",
+            "train_days",
+            "runs_done",
+            "busy",
+            "busy_end",
+            "held",
+            "beyond_months",
+        )
+        parts = tuple((s, i, self.params(p), self.context(c)) for s, i, p, c in ctx.parts)
+        return dataclasses.replace(
+            ctx, parts=parts, **{f: self.array(getattr(ctx, f)) for f in fields}
+        )
+
+
+def _option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
     flows = OPTION_FLOWS[option](own, P, ctx)
     if own.scenario.options.software_licence and ctx.parts:
         flows["software licences"] = sum(
