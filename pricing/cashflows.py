@@ -69,6 +69,9 @@ class Context:
     retire_day: float | None = None
     #: a refresh: new hardware in the space, file system and management of the cluster it replaces
     refresh: bool = False
+    #: `at_month` gives a MonthColumns where one month is every row's (`option_flows` over many
+    #: parameter sets, which adds the parts' lines and gives each line as an array)
+    month_columns: bool = False
 
     @property
     def ready_month(self) -> np.ndarray:
@@ -87,12 +90,15 @@ class Context:
         if idx.ndim == 2 and idx.shape[1] == 1 and amt.ndim <= 2 and amt.shape[1:] in ((), (1,)):
             # the same numbers as np.where, placed instead of selected (thousands of rows)
             n = np.broadcast_shapes(idx.shape, amt.shape if amt.ndim == 2 else (1, 1))[0]
-            out = np.zeros((n, self.months))
             i = np.broadcast_to(idx, (n, 1))[:, 0]
             column = np.broadcast_to(amt.reshape(-1, 1), (n, 1))[:, 0]
             if 0 <= i[0] < self.months and (i == i[0]).all():  # one month for every row
+                if self.month_columns:
+                    return MonthColumns((n, self.months), {int(i[0]): column})
+                out = np.zeros((n, self.months))
                 out[:, i[0]] = column
                 return out
+            out = np.zeros((n, self.months))
             ok = (i >= 0) & (i < self.months)
             out[np.flatnonzero(ok), i[ok]] = column[ok]
             return out
@@ -108,6 +114,46 @@ class Context:
             return np.full_like(self.ready_month, self.months - 1)
         last = min(int(self.retire_day // DAYS_PER_MONTH), self.months - 1)
         return np.full_like(self.ready_month, last)
+
+
+class MonthColumns:
+    """An (n, M) array that is 0 but in a few months, kept as {month: its (n,) column}
+    (`Context.at_month`): adding it to another, to 0 or to an array gives, element by element,
+    what adding its array (`dense`) gives, without the zeros."""
+
+    __array_ufunc__ = None  # an array + MonthColumns: MonthColumns.__radd__
+
+    def __init__(self, shape: tuple[int, int], columns: dict[int, np.ndarray]):
+        self.shape, self.columns = shape, columns
+
+    def dense(self) -> np.ndarray:
+        out = np.zeros(self.shape)
+        for month, column in self.columns.items():
+            out[:, month] = column
+        return out
+
+    def __add__(self, other):
+        if isinstance(other, MonthColumns):  # both: the sum; one: itself + 0 (as its array)
+            shape = np.broadcast_shapes(self.shape, other.shape)
+            columns = {}
+            for month in [*self.columns, *(m for m in other.columns if m not in self.columns)]:
+                a, b = self.columns.get(month), other.columns.get(month)
+                column = (a if b is None else b) + 0.0 if a is None or b is None else a + b
+                columns[month] = np.broadcast_to(column, shape[:1])
+            return MonthColumns(shape, columns)
+        if np.ndim(other) == 0 and other == 0:  # 0 + x is x's value where x is 0
+            return MonthColumns(self.shape, {m: c + other for m, c in self.columns.items()})
+        if np.ndim(other) == 0:
+            return self.dense() + other
+        other = np.asarray(other)
+        shape = np.broadcast_shapes(self.shape, other.shape)
+        whole = np.broadcast_to(other, shape)
+        out = whole + 0.0
+        for month, column in self.columns.items():
+            out[:, month] = whole[:, month] + column
+        return out
+
+    __radd__ = __add__
 
 
 def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -636,8 +682,11 @@ def option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
         return _option_flows(option, own, P, ctx)
     rows = _Rows(n)
     flows = _option_flows(option, own, rows.params(P), rows.context(ctx))
+    shape = (n, ctx.months)
     return {
-        k: np.broadcast_to(v, np.broadcast_shapes(np.shape(v), (n, ctx.months)))
+        k: np.broadcast_to(v.dense(), shape)
+        if isinstance(v, MonthColumns)
+        else np.broadcast_to(v, np.broadcast_shapes(np.shape(v), shape))
         for k, v in flows.items()
     }
 
@@ -675,9 +724,8 @@ class _Rows:
             "beyond_months",
         )
         parts = tuple((s, i, self.params(p), self.context(c)) for s, i, p, c in ctx.parts)
-        return dataclasses.replace(
-            ctx, parts=parts, **{f: self.array(getattr(ctx, f)) for f in fields}
-        )
+        alike = {f: self.array(getattr(ctx, f)) for f in fields}
+        return dataclasses.replace(ctx, parts=parts, month_columns=True, **alike)
 
 
 def _option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
