@@ -535,6 +535,26 @@ def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -
     return P["licence_usd_per_gpu_year"] / 12 * inp.gpus * share
 
 
+def _add_line(flows: Flows, summed: set[str], key: str, value) -> None:
+    """flows[key] + value into flows[key] (value alone if there is none): the first sum is a new
+    array, and each later one is added into it in place (`summed`: the keys whose array is such
+    a sum), the same numbers without a new array per part."""
+    if key not in flows:
+        flows[key] = value
+        return
+    total = flows[key]
+    if (
+        key in summed
+        and isinstance(total, np.ndarray)
+        and isinstance(value, np.ndarray)
+        and np.broadcast_shapes(total.shape, value.shape) == total.shape
+    ):
+        total += value
+        return
+    flows[key] = total + value
+    summed.add(key)
+
+
 def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     """Build (staffed by the buyer) or managed on owned hardware (a provider's fee instead). With
     expansion phases (ctx.parts: the base, then each phase as its own owned cluster ordered in its
@@ -544,9 +564,10 @@ def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     if not ctx.parts:
         return _owned(spec, inp, P, ctx)
     flows: Flows = {}
+    summed: set[str] = set()
     for part, part_inp, part_P, part_ctx in ctx.parts:  # the team is priced once, below
         for key, value in _owned(part, part_inp, part_P, part_ctx, team=False).items():
-            flows[key] = flows[key] + value if key in flows else value
+            _add_line(flows, summed, key, value)
     if spec.staffed:
         per_1000, minimum = STAFF_KEYS[spec.staffing]
         employed, installed = 0.0, 0.0
@@ -634,9 +655,10 @@ def composed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     on its GPUs, the per-use burst on the GPU-hours it serves), summed line by line. Each part
     bills only its own capacity, so nothing is counted twice."""
     flows: Flows = {}
+    summed: set[str] = set()
     for part, part_inp, part_P, part_ctx in ctx.parts:
         for key, value in BILLING_FLOWS[part.billing](part, part_inp, part_P, part_ctx).items():
-            flows[key] = flows[key] + value if key in flows else value
+            _add_line(flows, summed, key, value)
     return flows
 
 
