@@ -90,8 +90,10 @@ class Context:
         if idx.ndim == 2 and idx.shape[1] == 1 and amt.ndim <= 2 and amt.shape[1:] in ((), (1,)):
             # the same numbers as np.where, placed instead of selected (thousands of rows)
             n = np.broadcast_shapes(idx.shape, amt.shape if amt.ndim == 2 else (1, 1))[0]
-            i = np.broadcast_to(idx, (n, 1))[:, 0]
-            column = np.broadcast_to(amt.reshape(-1, 1), (n, 1))[:, 0]
+            i = idx[:, 0] if len(idx) == n else np.broadcast_to(idx, (n, 1))[:, 0]
+            column = amt.reshape(-1)
+            if len(column) != n:
+                column = np.broadcast_to(column, (n,))
             if 0 <= i[0] < self.months and (i == i[0]).all():  # one month for every row
                 if self.month_columns:
                     return MonthColumns((n, self.months), {int(i[0]): column})
@@ -139,7 +141,9 @@ class MonthColumns:
             for month in [*self.columns, *(m for m in other.columns if m not in self.columns)]:
                 a, b = self.columns.get(month), other.columns.get(month)
                 column = (a if b is None else b) + 0.0 if a is None or b is None else a + b
-                columns[month] = np.broadcast_to(column, shape[:1])
+                columns[month] = (
+                    column if column.shape == shape[:1] else np.broadcast_to(column, shape[:1])
+                )
             return MonthColumns(shape, columns)
         if np.ndim(other) == 0 and other == 0:  # 0 + x is x's value where x is 0
             return MonthColumns(self.shape, {m: c + other for m, c in self.columns.items()})
@@ -733,7 +737,7 @@ class _Rows:
         return out
 
     def params(self, P: dict) -> dict:
-        return {k: self.array(v) for k, v in P.items()}
+        return _RowParams(P, self)
 
     def context(self, ctx: Context) -> Context:
         fields = (
@@ -748,6 +752,25 @@ class _Rows:
         parts = tuple((s, i, self.params(p), self.context(c)) for s, i, p, c in ctx.parts)
         alike = {f: self.array(getattr(ctx, f)) for f in fields}
         return dataclasses.replace(ctx, parts=parts, month_columns=True, **alike)
+
+
+class _RowParams(dict):
+    """P with each figure taken as one row where every row is alike (`_Rows.array`) when the
+    cash flows first read it (an owned cluster's part reads a few dozen of its figures)."""
+
+    def __init__(self, P: dict, rows: _Rows):
+        super().__init__()
+        self._P, self._rows = P, rows
+
+    def __missing__(self, key: str):
+        value = self[key] = self._rows.array(self._P[key])
+        return value
+
+    def __contains__(self, key) -> bool:
+        return key in self._P
+
+    def get(self, key, default=None):
+        return self[key] if key in self._P else default
 
 
 def _option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
