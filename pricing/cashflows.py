@@ -73,9 +73,12 @@ class Context:
     #: parameter sets, which adds the parts' lines and gives each line as an array)
     month_columns: bool = False
 
-    @property
+    @functools.cached_property
     def ready_month(self) -> np.ndarray:
-        return np.minimum(np.floor(self.ready_day / DAYS_PER_MONTH), self.months - 1).astype(int)
+        """The month the cluster is ready in (n, 1); computed once per Context (read only)."""
+        month = np.minimum(np.floor(self.ready_day / DAYS_PER_MONTH), self.months - 1).astype(int)
+        month.flags.writeable = False
+        return month
 
     @property
     def order_month(self) -> np.ndarray:
@@ -89,9 +92,10 @@ class Context:
         idx, amt = np.asarray(month_index), np.asarray(amount, dtype=float)
         if idx.ndim == 2 and idx.shape[1] == 1 and amt.ndim <= 2 and amt.shape[1:] in ((), (1,)):
             # the same numbers as np.where, placed instead of selected (thousands of rows)
-            n = np.broadcast_shapes(idx.shape, amt.shape if amt.ndim == 2 else (1, 1))[0]
-            i = idx[:, 0] if len(idx) == n else np.broadcast_to(idx, (n, 1))[:, 0]
-            column = amt.reshape(-1)
+            i, column = idx[:, 0], amt.reshape(-1)
+            n = max(len(i), len(column))
+            if len(i) != n:
+                i = np.broadcast_to(i, (n,))
             if len(column) != n:
                 column = np.broadcast_to(column, (n,))
             if 0 <= i[0] < self.months and (i == i[0]).all():  # one month for every row
@@ -256,14 +260,24 @@ def storage_system(inp: CostInputs, P: dict) -> tuple[np.ndarray, list[str]]:
     capacity it holds (kept checkpoints + dataset copies, `storage_tb`), the TB whose write
     bandwidth the plan assumes (bandwidth / storage_write_gbyte_per_s_per_tb, all-flash
     Lustre: NERSC Perlmutter) and the smallest system sold (storage_min_system_tb)."""
-    columns = np.broadcast_arrays(
+    need = np.stack(np.broadcast_arrays(*_storage_needs(inp, P)))
+    which = np.argmax(need, axis=0)[:, 0]
+    return need.max(axis=0), [STORAGE_SIZED_BY[i] for i in which]
+
+
+def _storage_needs(inp: CostInputs, P: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The TB each of STORAGE_SIZED_BY asks of the file system (`storage_system`)."""
+    return (
         np.asarray(inp.storage_tb, dtype=float),
         inp.storage_write_gbyte_per_s / P["storage_write_gbyte_per_s_per_tb"],
         P["storage_min_system_tb"],
     )
-    need = np.stack(columns)
-    which = np.argmax(need, axis=0)[:, 0]
-    return need.max(axis=0), [STORAGE_SIZED_BY[i] for i in which]
+
+
+def storage_tb(inp: CostInputs, P: dict) -> np.ndarray:
+    """`storage_system`'s usable TB alone (the largest need, as its max), without what sized it."""
+    capacity, bandwidth, smallest = _storage_needs(inp, P)
+    return np.maximum(np.maximum(capacity, bandwidth), smallest)
 
 
 def mgmt_servers(inp: CostInputs, P: dict) -> np.ndarray:
@@ -285,12 +299,12 @@ def hardware_capex(inp: CostInputs, P: dict) -> dict[str, np.ndarray]:
         inp.switches * P["ib_switch_64port_ndr_usd_per_switch"]
         + inp.transceivers * P["optic_400g_usd_per_transceiver"]
     )
-    storage_tb, _ = storage_system(inp, P)
+    system_tb = storage_tb(inp, P)
     return {
         "servers": servers,
         "spares": servers * P["spares_pct_of_nodes"] / 100,
         "fabric": fabric,
-        "storage": storage_tb * P["storage_buy_usd_per_tb"] * P["storage_system_uplift_ratio"],
+        "storage": system_tb * P["storage_buy_usd_per_tb"] * P["storage_system_uplift_ratio"],
         "networks": inp.nodes
         * (P["frontend_network_usd_per_node"] + P["oob_network_usd_per_node"]),
         "management servers": mgmt_servers(inp, P) * P["cpu_server_usd_per_server"],
