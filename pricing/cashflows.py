@@ -123,9 +123,11 @@ class Context:
 
 
 class MonthColumns:
-    """An (n, M) array that is 0 but in a few months, kept as {month: its (n,) column}
-    (`Context.at_month`): adding it to another, to 0 or to an array gives, element by element,
-    what adding its array (`dense`) gives, without the zeros."""
+    """An (n, M) array that is 0 but in a few months, kept as {month: its (n,) or (1,) column}
+    (`Context.at_month` over many parameter sets): adding it to another, to 0 or to an array
+    gives, element by element, what adding its array (`dense`) gives, without adding the zeros;
+    a month that only one of two holds keeps its column as it is (x, not x + 0: only the sign of
+    a 0 can differ, which adding the option's lines into their total, from +0, cannot show)."""
 
     __array_ufunc__ = None  # an array + MonthColumns: MonthColumns.__radd__
 
@@ -139,18 +141,14 @@ class MonthColumns:
         return out
 
     def __add__(self, other):
-        if isinstance(other, MonthColumns):  # both: the sum; one: itself + 0 (as its array)
-            shape = np.broadcast_shapes(self.shape, other.shape)
-            columns = {}
-            for month in [*self.columns, *(m for m in other.columns if m not in self.columns)]:
-                a, b = self.columns.get(month), other.columns.get(month)
-                column = (a if b is None else b) + 0.0 if a is None or b is None else a + b
-                columns[month] = (
-                    column if column.shape == shape[:1] else np.broadcast_to(column, shape[:1])
-                )
-            return MonthColumns(shape, columns)
-        if np.ndim(other) == 0 and other == 0:  # 0 + x is x's value where x is 0
-            return MonthColumns(self.shape, {m: c + other for m, c in self.columns.items()})
+        if isinstance(other, MonthColumns):  # both: the sum; one: its own column
+            columns = dict(self.columns)
+            for month, b in other.columns.items():
+                a = columns.get(month)
+                columns[month] = b if a is None else a + b
+            return MonthColumns(np.broadcast_shapes(self.shape, other.shape), columns)
+        if np.ndim(other) == 0 and other == 0:  # 0 + x is x
+            return MonthColumns(self.shape, dict(self.columns))
         if np.ndim(other) == 0:
             return self.dense() + other
         other = np.asarray(other)
