@@ -69,6 +69,11 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
         return dataclasses.replace(plan, result=self.complete(plan.result))
 
     @functools.cached_property
+    def longest_run_days(self) -> float:
+        """The longest gang run's days (0 without any): each plan's `longest_run_days`."""
+        return max(self.demand.runs.run_days, default=0.0)
+
+    @functools.cached_property
     def trained_weights(self) -> list[tuple[str, float]]:
         """(name, bf16 weights GB) of each training workload, in the scenario's order: the
         weights each finished run exports (`_plan`'s weighted runs)."""
@@ -131,7 +136,7 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
             completes=self.unmet(r) <= self.baseline + self.tol,
             runs_finished=sum(finished.values()),
             weighted_runs=weighted,
-            longest_run_days=max(self.demand.runs.run_days, default=0.0),
+            longest_run_days=self.longest_run_days,
             split=split,
             unavailable=note,
             tranches=tranches,
