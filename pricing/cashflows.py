@@ -27,7 +27,6 @@ platform team while the work runs.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ import numpy as np
 from models.options import OPTIONS, Billing, OptionSpec, Staffing
 from models.options import spec as spec_of
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
+from pricing.rows import MonthColumns, Rows, add_line, per_distinct_row, window
 from pricing.timeline import build_milestones
 
 Flows = dict[str, np.ndarray]
@@ -120,63 +120,6 @@ class Context:
             return np.full_like(self.ready_month, self.months - 1)
         last = min(int(self.retire_day // DAYS_PER_MONTH), self.months - 1)
         return np.full_like(self.ready_month, last)
-
-
-class MonthColumns:
-    """An (n, M) array that is 0 but in a few months, kept as {month: its (n,) or (1,) column}
-    (`Context.at_month` over many parameter sets): adding it to another, to 0 or to an array
-    gives, element by element, what adding its array (`dense`) gives, without adding the zeros;
-    a month that only one of two holds keeps its column as it is (x, not x + 0: only the sign of
-    a 0 can differ, which adding the option's lines into their total, from +0, cannot show)."""
-
-    __array_ufunc__ = None  # an array + MonthColumns: MonthColumns.__radd__
-
-    def __init__(self, shape: tuple[int, int], columns: dict[int, np.ndarray]):
-        self.shape, self.columns = shape, columns
-
-    def dense(self) -> np.ndarray:
-        out = np.zeros(self.shape)
-        for month, column in self.columns.items():
-            out[:, month] = column
-        return out
-
-    def __add__(self, other):
-        if isinstance(other, MonthColumns):  # both: the sum; one: its own column
-            columns = dict(self.columns)
-            for month, b in other.columns.items():
-                a = columns.get(month)
-                columns[month] = b if a is None else a + b
-            return MonthColumns(np.broadcast_shapes(self.shape, other.shape), columns)
-        if np.ndim(other) == 0 and other == 0:  # 0 + x is x
-            return MonthColumns(self.shape, dict(self.columns))
-        if np.ndim(other) == 0:
-            return self.dense() + other
-        other = np.asarray(other)
-        shape = np.broadcast_shapes(self.shape, other.shape)
-        whole = np.broadcast_to(other, shape)
-        out = whole + 0.0
-        for month, column in self.columns.items():
-            out[:, month] = whole[:, month] + column
-        return out
-
-    __radd__ = __add__
-
-
-def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Share of each month inside [start, end) days, shape (n, M)."""
-    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
-    if (
-        start.ndim == end.ndim == 2
-        and start.shape[1] == end.shape[1] == 1
-        and max(len(start), len(end)) > 1
-        and (start == start.flat[0]).all()
-        and (end == end.flat[0]).all()
-    ):  # every row alike (a portfolio's ready day): one row, spread as a read-only view
-        row = window(months, start[:1], end[:1])
-        return np.broadcast_to(row, (max(len(start), len(end)), months))
-    lo = np.arange(months)[None, :] * DAYS_PER_MONTH
-    overlap = np.minimum(end, lo + DAYS_PER_MONTH) - np.maximum(start, lo)
-    return np.clip(overlap, 0.0, DAYS_PER_MONTH) / DAYS_PER_MONTH
 
 
 #: length of one rental commitment, days (`Options.rent_commitment`); "whole_term" holds to the end
@@ -449,17 +392,6 @@ def book_value_share(P: dict, ctx: Context) -> np.ndarray:
     return per_distinct_row(share, ctx.ready_month, life)
 
 
-def per_distinct_row(fn: Callable[..., np.ndarray], *columns: np.ndarray) -> np.ndarray:
-    """`fn(*columns)` for (n, 1) columns and an (n, M) result whose each row depends only on that
-    row of the columns: when every row is alike (a portfolio's ready month, a figure no draw
-    moves), computed on one row and spread to n as a read-only view (the same numbers)."""
-    n = max(len(c) for c in columns)
-    if n > 1 and all((c == c[0]).all() for c in columns):
-        one = fn(*(c[:1] for c in columns))
-        return np.broadcast_to(one, (n, one.shape[1]))
-    return fn(*columns)
-
-
 def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context, team: bool = True) -> Flows:
     """One owned cluster's lines (`owned`); `team=False`: its staff line is left in its place at
     0, for a caller that prices one team for all its parts."""
@@ -561,26 +493,6 @@ def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -
     return P["licence_usd_per_gpu_year"] / 12 * inp.gpus * share
 
 
-def _add_line(flows: Flows, summed: set[str], key: str, value) -> None:
-    """flows[key] + value into flows[key] (value alone if there is none): the first sum is a new
-    array, and each later one is added into it in place (`summed`: the keys whose array is such
-    a sum), the same numbers without a new array per part."""
-    if key not in flows:
-        flows[key] = value
-        return
-    total = flows[key]
-    if (
-        key in summed
-        and isinstance(total, np.ndarray)
-        and isinstance(value, np.ndarray)
-        and np.broadcast_shapes(total.shape, value.shape) == total.shape
-    ):
-        total += value
-        return
-    flows[key] = total + value
-    summed.add(key)
-
-
 def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     """Build (staffed by the buyer) or managed on owned hardware (a provider's fee instead). With
     expansion phases (ctx.parts: the base, then each phase as its own owned cluster ordered in its
@@ -596,7 +508,7 @@ def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
         if len(part_ctx.ready_day) == 1:  # the base case: its capital lines are read again
             object.__setattr__(part_ctx, "_part_flows", (part, part_inp, part_P, part_flows))
         for key, value in part_flows.items():
-            _add_line(flows, summed, key, value)
+            add_line(flows, summed, key, value)
     if spec.staffed:
         per_1000, minimum = STAFF_KEYS[spec.staffing]
         employed, installed = 0.0, 0.0
@@ -687,7 +599,7 @@ def composed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     summed: set[str] = set()
     for part, part_inp, part_P, part_ctx in ctx.parts:
         for key, value in BILLING_FLOWS[part.billing](part, part_inp, part_P, part_ctx).items():
-            _add_line(flows, summed, key, value)
+            add_line(flows, summed, key, value)
     return flows
 
 
@@ -725,77 +637,14 @@ OPTION_FLOWS: dict[str, FlowFunction] = {
 def option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
     """The option's flows on its own inputs, with software licences where the scenario pays them:
     charged alike to every option, an option of parts on each part's own GPUs. Over many
-    parameter sets, every figure and timing that no set moves is taken as one row (`one_row`):
+    parameter sets, every figure and timing that no set moves is taken as one row (pricing/rows.py Rows):
     each line is computed as it is on n rows (the same operations on the same numbers), each
     product by a figure no set moves on one row instead of n (the lines as (n, M) views)."""
     n = len(ctx.ready_day)
     if n == 1:
         return _option_flows(option, own, P, ctx)
-    rows = _Rows(n)
-    flows = _option_flows(option, own, rows.params(P), rows.context(ctx))
-    shape = (n, ctx.months)
-    return {
-        k: np.broadcast_to(v.dense(), shape)
-        if isinstance(v, MonthColumns)
-        else np.broadcast_to(v, np.broadcast_shapes(np.shape(v), shape))
-        for k, v in flows.items()
-    }
-
-
-class _Rows:
-    """Arrays of n parameter-set rows taken as one row where every row is alike (`option_flows`):
-    an (n, 1) column of one value, an (n, M) array spread from one row (a read-only view)."""
-
-    def __init__(self, n: int):
-        self.n = n
-        self._seen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-    def array(self, a):
-        if not isinstance(a, np.ndarray) or a.ndim != 2 or len(a) != self.n:
-            return a
-        hit = self._seen.get(id(a))
-        if hit is not None and hit[0] is a:
-            return hit[1]
-        alike = a.strides[0] == 0 or (a.shape[1] == 1 and (a == a[0]).all())
-        out = a[:1] if alike else a
-        self._seen[id(a)] = (a, out)
-        return out
-
-    def params(self, P: dict) -> dict:
-        return _RowParams(P, self)
-
-    def context(self, ctx: Context) -> Context:
-        fields = (
-            "ready_day",
-            "train_days",
-            "runs_done",
-            "busy",
-            "busy_end",
-            "held",
-            "beyond_months",
-        )
-        parts = tuple((s, i, self.params(p), self.context(c)) for s, i, p, c in ctx.parts)
-        alike = {f: self.array(getattr(ctx, f)) for f in fields}
-        return dataclasses.replace(ctx, parts=parts, month_columns=True, **alike)
-
-
-class _RowParams(dict):
-    """P with each figure taken as one row where every row is alike (`_Rows.array`) when the
-    cash flows first read it (an owned cluster's part reads a few dozen of its figures)."""
-
-    def __init__(self, P: dict, rows: _Rows):
-        super().__init__()
-        self._P, self._rows = P, rows
-
-    def __missing__(self, key: str):
-        value = self[key] = self._rows.array(self._P[key])
-        return value
-
-    def __contains__(self, key) -> bool:
-        return key in self._P
-
-    def get(self, key, default=None):
-        return self[key] if key in self._P else default
+    one = Rows(n)
+    return one.spread(_option_flows(option, own, one.params(P), one.context(ctx)), ctx.months)
 
 
 def _option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:

@@ -45,10 +45,9 @@ MAX_CAPACITY_GPUS = 10_000_000
 _EPS = 1e-9
 #: the most queue orders a Prepared keeps (`_gang_starts`; a size search probes a few dozen)
 STARTS_KEPT = 128
-#: the most simulation summaries and probes a Prepared keeps (`simulate(..., outcomes=False)`,
-#: `unmet_gpu_hours`), and the most whole simulations (each up to a few MB with 5,000 runs)
-SUMMARIES_KEPT = 128
-WHOLE_KEPT = 16
+#: the most simulation summaries and probes, and whole simulations (up to a few MB each with
+#: 5,000 runs), a Prepared keeps (`Prepared.kept`; a plan of 9 options makes ~100 and ~10)
+SUMMARIES_KEPT, WHOLE_KEPT = 256, 16
 
 RunStatus = Literal["finished", "running at term end", "queued at term end", "never fits"]
 
@@ -233,26 +232,25 @@ class Prepared:
         #: `_gang_starts` by the GPUs free of flat work (its bytes): the same capacity probed by a
         #: search and then simulated queues the same way
         self.starts: dict[bytes, np.ndarray] = {}
-        #: `simulate`'s results and `unmet_gpu_hours`' figures on this demand, by the capacity and
-        #: whole GPUs given (their bytes; `_kept`): the same capacity simulated again (another
-        #: option's plan, the same portfolio priced again with other prices) gives the same result
+        #: `simulate`'s summaries and `unmet_gpu_hours`' figures, and whole simulations, by
+        #: capacity (`kept`)
         self.summaries: dict[tuple, CapacityResult | float] = {}
         self.outcomes: dict[tuple, CapacityResult] = {}
 
-
-def _capacity_key(capacity_gpus, whole_gpus) -> tuple[bytes, bytes | None]:
-    """The bytes of a simulation's capacity and whole GPUs as floats (`Prepared.summaries`)."""
-    whole = None if whole_gpus is None else np.asarray(whole_gpus, dtype=float).tobytes()
-    return np.asarray(capacity_gpus, dtype=float).tobytes(), whole
-
-
-def _kept(cache: dict, key, limit: int, value):
-    """Stores `value` under `key` in one of a Prepared's caches, emptied when it holds `limit`
-    (another session's comparison may clear it meanwhile: each read is one `get`); returns it."""
-    if len(cache) >= limit:
-        cache.clear()
-    cache[key] = value
-    return value
+    def kept(self, kind: str, capacity_gpus, whole_gpus, compute):
+        """`compute()` for a capacity and whole GPUs on this demand, kept by `kind` and their
+        bytes: the same capacity simulated again (another option's plan, the portfolio priced
+        again with other prices) gives the same result. Each cache is emptied when full; each
+        read is one `get` (another session's comparison may clear it meanwhile)."""
+        whole = None if whole_gpus is None else np.asarray(whole_gpus, dtype=float).tobytes()
+        key = (kind, np.asarray(capacity_gpus, dtype=float).tobytes(), whole)
+        cache = self.outcomes if kind == "whole" else self.summaries
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) >= (WHOLE_KEPT if kind == "whole" else SUMMARIES_KEPT):
+                cache.clear()
+            hit = cache[key] = compute()
+        return hit
 
 
 def prepare(demand: Demand) -> Prepared:
@@ -391,14 +389,10 @@ def unmet_gpu_hours(
 ) -> float:
     """`simulate(demand, capacity_gpus)`'s queued + beyond-term GPU-hours (the same float
     operations, so the same number), without the rest of its result: a capacity search's probe."""
-    if prepared is not None and prepared.demand is demand:  # probed before on this demand
-        key = ("unmet", *_capacity_key(capacity_gpus, whole_gpus))
-        hit = prepared.summaries.get(key)
-        if hit is None:
-            hit = _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus)
-            _kept(prepared.summaries, key, SUMMARIES_KEPT, hit)
-        return hit
-    return _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus)
+    args = (demand, capacity_gpus, prepared, whole_gpus)
+    if prepared is not None and prepared.demand is demand:  # probed before on this demand?
+        return prepared.kept("unmet", capacity_gpus, whole_gpus, lambda: _unmet_gpu_hours(*args))
+    return _unmet_gpu_hours(*args)
 
 
 def _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus) -> float:
@@ -641,18 +635,12 @@ def simulate(
     `outcomes=False`: a summary, every figure but the per-workload outcomes and run tables (the
     most of a simulation's cost with hundreds of workloads; a capacity search's candidates need
     the totals only). With `prepared`, each result is kept on it by its capacity
-    (`Prepared.summaries`, `.outcomes`): the same capacity simulated again returns that result."""
+    (`Prepared.kept`): the same capacity simulated again returns that result."""
+    args = (demand, capacity_gpus, prepared, whole_gpus, outcomes)
     if prepared is not None and prepared.demand is demand:
-        key = (outcomes, *_capacity_key(capacity_gpus, whole_gpus))
-        cache, limit = (
-            (prepared.outcomes, WHOLE_KEPT) if outcomes else (prepared.summaries, SUMMARIES_KEPT)
-        )
-        hit = cache.get(key)
-        if hit is None:
-            hit = _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes)
-            _kept(cache, key, limit, hit)
-        return hit
-    return _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes)
+        kind = "whole" if outcomes else "summary"
+        return prepared.kept(kind, capacity_gpus, whole_gpus, lambda: _simulate(*args))
+    return _simulate(*args)
 
 
 def _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes: bool) -> CapacityResult:
