@@ -476,16 +476,6 @@ def _hired_team(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context, term) 
     return staff_cost(spec, inp, P, ctx, window(ctx.months, hired, term))
 
 
-def capital_flows(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    """A part's flows, for its capital lines (pricing/tax.py CAPITAL): those `owned` priced for
-    the part on one parameter set (kept on its Context, for the same spec, inputs and P), else
-    its billing's own (the capital lines do not depend on who prices the team)."""
-    kept = ctx.__dict__.get("_part_flows")
-    if kept is not None and kept[0] is spec and kept[1] is inp and kept[2] is P:
-        return kept[3]
-    return BILLING_FLOWS[spec.billing](spec, inp, P, ctx)
-
-
 def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -> np.ndarray:
     """The per-GPU software licence (NVIDIA AI Enterprise) when the scenario takes one, on every
     option alike: per GPU-year on the GPUs held (dedicated options) or in use (per-use cloud)."""
@@ -504,10 +494,7 @@ def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     flows: Flows = {}
     summed: set[str] = set()
     for part, part_inp, part_P, part_ctx in ctx.parts:  # the team is priced once, below
-        part_flows = _owned(part, part_inp, part_P, part_ctx, team=False)
-        if len(part_ctx.ready_day) == 1:  # the base case: its capital lines are read again
-            object.__setattr__(part_ctx, "_part_flows", (part, part_inp, part_P, part_flows))
-        for key, value in part_flows.items():
+        for key, value in _owned(part, part_inp, part_P, part_ctx, team=False).items():
             add_line(flows, summed, key, value)
     if spec.staffed:
         per_1000, minimum = STAFF_KEYS[spec.staffing]

@@ -69,7 +69,8 @@ def after_tax_totals(
     parts (expansion phases, refreshes, a hybrid's base) depreciates each part's hardware from
     its own acceptance to its own sale."""
     assets = [
-        (cf.capital_flows(s, i, p, c), c.ready_month, c.sold_month) for s, i, p, c in ctx.parts
+        (cf.BILLING_FLOWS[s.billing](s, i, p, c), c.ready_month, c.sold_month)
+        for s, i, p, c in ctx.parts
     ]
     monthly = after_tax_flows(
         flows,
