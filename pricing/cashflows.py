@@ -36,6 +36,7 @@ import numpy as np
 from models.options import OPTIONS, Billing, OptionSpec, Staffing
 from models.options import spec as spec_of
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
+from pricing.rows import MonthColumns, Rows, add_line, per_distinct_row, window
 from pricing.timeline import build_milestones
 
 Flows = dict[str, np.ndarray]
@@ -68,10 +69,16 @@ class Context:
     retire_day: float | None = None
     #: a refresh: new hardware in the space, file system and management of the cluster it replaces
     refresh: bool = False
+    #: `at_month` gives a MonthColumns where one month is every row's (`option_flows` over many
+    #: parameter sets, which adds the parts' lines and gives each line as an array)
+    month_columns: bool = False
 
-    @property
+    @functools.cached_property
     def ready_month(self) -> np.ndarray:
-        return np.minimum(np.floor(self.ready_day / DAYS_PER_MONTH), self.months - 1).astype(int)
+        """The month the cluster is ready in (n, 1); computed once per Context (read only)."""
+        month = np.minimum(np.floor(self.ready_day / DAYS_PER_MONTH), self.months - 1).astype(int)
+        month.flags.writeable = False
+        return month
 
     @property
     def order_month(self) -> np.ndarray:
@@ -85,13 +92,19 @@ class Context:
         idx, amt = np.asarray(month_index), np.asarray(amount, dtype=float)
         if idx.ndim == 2 and idx.shape[1] == 1 and amt.ndim <= 2 and amt.shape[1:] in ((), (1,)):
             # the same numbers as np.where, placed instead of selected (thousands of rows)
-            n = np.broadcast_shapes(idx.shape, amt.shape if amt.ndim == 2 else (1, 1))[0]
-            out = np.zeros((n, self.months))
-            i = np.broadcast_to(idx, (n, 1))[:, 0]
-            column = np.broadcast_to(amt.reshape(-1, 1), (n, 1))[:, 0]
+            i, column = idx[:, 0], amt.reshape(-1)
+            n = max(len(i), len(column))
+            if len(i) != n:
+                i = np.broadcast_to(i, (n,))
+            if len(column) != n:
+                column = np.broadcast_to(column, (n,))
             if 0 <= i[0] < self.months and (i == i[0]).all():  # one month for every row
+                if self.month_columns:
+                    return MonthColumns((n, self.months), {int(i[0]): column})
+                out = np.zeros((n, self.months))
                 out[:, i[0]] = column
                 return out
+            out = np.zeros((n, self.months))
             ok = (i >= 0) & (i < self.months)
             out[np.flatnonzero(ok), i[ok]] = column[ok]
             return out
@@ -107,23 +120,6 @@ class Context:
             return np.full_like(self.ready_month, self.months - 1)
         last = min(int(self.retire_day // DAYS_PER_MONTH), self.months - 1)
         return np.full_like(self.ready_month, last)
-
-
-def window(months: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Share of each month inside [start, end) days, shape (n, M)."""
-    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
-    if (
-        start.ndim == end.ndim == 2
-        and start.shape[1] == end.shape[1] == 1
-        and max(len(start), len(end)) > 1
-        and (start == start.flat[0]).all()
-        and (end == end.flat[0]).all()
-    ):  # every row alike (a portfolio's ready day): one row, spread as a read-only view
-        row = window(months, start[:1], end[:1])
-        return np.broadcast_to(row, (max(len(start), len(end)), months))
-    lo = np.arange(months)[None, :] * DAYS_PER_MONTH
-    overlap = np.minimum(end, lo + DAYS_PER_MONTH) - np.maximum(start, lo)
-    return np.clip(overlap, 0.0, DAYS_PER_MONTH) / DAYS_PER_MONTH
 
 
 #: length of one rental commitment, days (`Options.rent_commitment`); "whole_term" holds to the end
@@ -205,16 +201,24 @@ def storage_system(inp: CostInputs, P: dict) -> tuple[np.ndarray, list[str]]:
     capacity it holds (kept checkpoints + dataset copies, `storage_tb`), the TB whose write
     bandwidth the plan assumes (bandwidth / storage_write_gbyte_per_s_per_tb, all-flash
     Lustre: NERSC Perlmutter) and the smallest system sold (storage_min_system_tb)."""
-    cap = np.broadcast_to(np.asarray(inp.storage_tb, dtype=float), P["storage_min_system_tb"].shape)
-    need = np.stack(
-        [
-            cap,
-            inp.storage_write_gbyte_per_s / P["storage_write_gbyte_per_s_per_tb"],
-            P["storage_min_system_tb"],
-        ]
-    )
+    need = np.stack(np.broadcast_arrays(*_storage_needs(inp, P)))
     which = np.argmax(need, axis=0)[:, 0]
     return need.max(axis=0), [STORAGE_SIZED_BY[i] for i in which]
+
+
+def _storage_needs(inp: CostInputs, P: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The TB each of STORAGE_SIZED_BY asks of the file system (`storage_system`)."""
+    return (
+        np.asarray(inp.storage_tb, dtype=float),
+        inp.storage_write_gbyte_per_s / P["storage_write_gbyte_per_s_per_tb"],
+        P["storage_min_system_tb"],
+    )
+
+
+def storage_tb(inp: CostInputs, P: dict) -> np.ndarray:
+    """`storage_system`'s usable TB alone (the largest need, as its max), without what sized it."""
+    capacity, bandwidth, smallest = _storage_needs(inp, P)
+    return np.maximum(np.maximum(capacity, bandwidth), smallest)
 
 
 def mgmt_servers(inp: CostInputs, P: dict) -> np.ndarray:
@@ -236,12 +240,12 @@ def hardware_capex(inp: CostInputs, P: dict) -> dict[str, np.ndarray]:
         inp.switches * P["ib_switch_64port_ndr_usd_per_switch"]
         + inp.transceivers * P["optic_400g_usd_per_transceiver"]
     )
-    storage_tb, _ = storage_system(inp, P)
+    system_tb = storage_tb(inp, P)
     return {
         "servers": servers,
         "spares": servers * P["spares_pct_of_nodes"] / 100,
         "fabric": fabric,
-        "storage": storage_tb * P["storage_buy_usd_per_tb"] * P["storage_system_uplift_ratio"],
+        "storage": system_tb * P["storage_buy_usd_per_tb"] * P["storage_system_uplift_ratio"],
         "networks": inp.nodes
         * (P["frontend_network_usd_per_node"] + P["oob_network_usd_per_node"]),
         "management servers": mgmt_servers(inp, P) * P["cpu_server_usd_per_server"],
@@ -388,18 +392,9 @@ def book_value_share(P: dict, ctx: Context) -> np.ndarray:
     return per_distinct_row(share, ctx.ready_month, life)
 
 
-def per_distinct_row(fn: Callable[..., np.ndarray], *columns: np.ndarray) -> np.ndarray:
-    """`fn(*columns)` for (n, 1) columns and an (n, M) result whose each row depends only on that
-    row of the columns: when every row is alike (a portfolio's ready month, a figure no draw
-    moves), computed on one row and spread to n as a read-only view (the same numbers)."""
-    n = max(len(c) for c in columns)
-    if n > 1 and all((c == c[0]).all() for c in columns):
-        one = fn(*(c[:1] for c in columns))
-        return np.broadcast_to(one, (n, one.shape[1]))
-    return fn(*columns)
-
-
-def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
+def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context, team: bool = True) -> Flows:
+    """One owned cluster's lines (`owned`); `team=False`: its staff line is left in its place at
+    0, for a caller that prices one team for all its parts."""
     capex = hardware_capex(inp, P)
     if ctx.expansion_of_gpus:  # the base's file system serves it; the management servers it adds
         before = ctx.expansion_of_gpus
@@ -426,7 +421,7 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     )
     days = {k: v + ctx.order_day for k, v in days.items()}  # an expansion's, from its order
     term = np.full_like(ctx.ready_day, inp.term_days)
-    site_from = np.minimum(np.broadcast_to(days["facility"], ctx.ready_day.shape), ctx.ready_day)
+    site_from = np.minimum(days["facility"], ctx.ready_day)
     site_held = window(ctx.months, site_from, term)
     deposit = equipment * P["hardware_deposit_pct"] / 100
     site_value = 0.0
@@ -456,8 +451,7 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     if not own_site and not ctx.refresh:
         flows["colocation"] = kw * P["colocation_usd_per_kw_month"] * site_held
     if spec.staffed:  # hired ops_hiring_lead_months before acceptance
-        hired = np.maximum(ctx.ready_day - P["ops_hiring_lead_months"] * DAYS_PER_MONTH, 0.0)
-        flows |= staff_cost(spec, inp, P, ctx, window(ctx.months, hired, term))
+        flows |= _hired_team(spec, inp, P, ctx, term) if team else {"staff": 0.0}
     else:
         flows["managed service"] = (
             P["managed_owned_fee_pct_of_capex_per_year"] / 100 / 12 * total * held
@@ -473,6 +467,13 @@ def _owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
         P["property_tax_pct_per_year"] / 100 / 12 * equipment * book_value_share(P, ctx) * held
     )
     return flows
+
+
+def _hired_team(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context, term) -> Flows:
+    """An owned cluster's operations team (`staff_cost`), employed from its hiring lead
+    (ops_hiring_lead_months) before acceptance to the term end."""
+    hired = np.maximum(ctx.ready_day - P["ops_hiring_lead_months"] * DAYS_PER_MONTH, 0.0)
+    return staff_cost(spec, inp, P, ctx, window(ctx.months, hired, term))
 
 
 def software_licences(inp: CostInputs, P: dict, ctx: Context, dedicated: bool) -> np.ndarray:
@@ -491,9 +492,10 @@ def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     if not ctx.parts:
         return _owned(spec, inp, P, ctx)
     flows: Flows = {}
-    for part, part_inp, part_P, part_ctx in ctx.parts:
-        for key, value in _owned(part, part_inp, part_P, part_ctx).items():
-            flows[key] = flows[key] + value if key in flows else value
+    summed: set[str] = set()
+    for part, part_inp, part_P, part_ctx in ctx.parts:  # the team is priced once, below
+        for key, value in _owned(part, part_inp, part_P, part_ctx, team=False).items():
+            add_line(flows, summed, key, value)
     if spec.staffed:
         per_1000, minimum = STAFF_KEYS[spec.staffing]
         employed, installed = 0.0, 0.0
@@ -581,9 +583,10 @@ def composed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     on its GPUs, the per-use burst on the GPU-hours it serves), summed line by line. Each part
     bills only its own capacity, so nothing is counted twice."""
     flows: Flows = {}
+    summed: set[str] = set()
     for part, part_inp, part_P, part_ctx in ctx.parts:
         for key, value in BILLING_FLOWS[part.billing](part, part_inp, part_P, part_ctx).items():
-            flows[key] = flows[key] + value if key in flows else value
+            add_line(flows, summed, key, value)
     return flows
 
 
@@ -620,7 +623,18 @@ OPTION_FLOWS: dict[str, FlowFunction] = {
 
 def option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
     """The option's flows on its own inputs, with software licences where the scenario pays them:
-    charged alike to every option, an option of parts on each part's own GPUs."""
+    charged alike to every option, an option of parts on each part's own GPUs. Over many
+    parameter sets, every figure and timing that no set moves is taken as one row (pricing/rows.py Rows):
+    each line is computed as it is on n rows (the same operations on the same numbers), each
+    product by a figure no set moves on one row instead of n (the lines as (n, M) views)."""
+    n = len(ctx.ready_day)
+    if n == 1:
+        return _option_flows(option, own, P, ctx)
+    one = Rows(n)
+    return one.spread(_option_flows(option, own, one.params(P), one.context(ctx)), ctx.months)
+
+
+def _option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
     flows = OPTION_FLOWS[option](own, P, ctx)
     if own.scenario.options.software_licence and ctx.parts:
         flows["software licences"] = sum(

@@ -346,6 +346,24 @@ def _chargeback(total: float, r: CapacityResult) -> dict[str, float]:
     )
 
 
+#: each capacity result's (first finish, workload delays), by the result's id with the result
+#: itself (a demand keeps its simulations: pricing the portfolio again reads the same objects)
+_READ_OF_RESULT: dict[int, tuple[CapacityResult, float | None, list[WorkloadDelay]]] = {}
+_READ_KEPT = 64
+
+
+def _read_result(r: CapacityResult) -> tuple[float | None, list[WorkloadDelay]]:
+    """(`_first_finish`, a copy of `_workload_delays`'s list) of a capacity result: each read
+    once per result, which options planned on the same capacity share and which the demand keeps
+    between comparisons (models/portfolio/capacity.py `Prepared`)."""
+    hit = _READ_OF_RESULT.get(id(r))
+    if hit is None or hit[0] is not r:
+        if len(_READ_OF_RESULT) >= _READ_KEPT:
+            _READ_OF_RESULT.clear()
+        hit = _READ_OF_RESULT[id(r)] = (r, _first_finish(r), _workload_delays(r))
+    return hit[1], list(hit[2])
+
+
 def _first_finish(r: CapacityResult) -> float | None:
     """The day the first run of any workload finishes, or None when none does."""
     finish = [
@@ -409,6 +427,7 @@ def _portfolio_result(
     served = np.array(r.served_gpu_hours_by_month)
     capacity = _paid_capacity(option, plan, ctx)
     idle = np.maximum(capacity * HOURS_PER_MONTH - served, 0.0)
+    first_finish, delays = _read_result(r)
     return OptionResult(
         **common,
         note=_portfolio_note(inp, option, plan),
@@ -417,7 +436,7 @@ def _portfolio_result(
         completes_workload=bool(plan.completes),
         train_days=plan.longest_run_days,
         ready_day=plan.ready_day,
-        first_result_day=_first_finish(r),
+        first_result_day=first_finish,
         breakeven_month={},
         capacity_size_gpus=plan.size_gpus,
         resized_gpus=plan.second.gpus_after(plan.size_gpus) if plan.second else None,
@@ -441,7 +460,7 @@ def _portfolio_result(
         queued_gpu_hours=r.queued_gpu_hours,
         beyond_term_gpu_hours=r.beyond_term_gpu_hours,
         idle_gpu_hours=float(idle.sum()),
-        workload_delays=_workload_delays(r),
+        workload_delays=delays,
         chargeback_usd=_chargeback(total, r),
         usd_per_million_output_tokens=_token_costs(inp, total, r),
         hardware_refreshes=_hardware_refreshes(plan),

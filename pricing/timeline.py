@@ -142,7 +142,28 @@ def _procurement(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[f
     return 7.0 * weeks, note
 
 
+#: the most build durations `_build_parts` keeps (a comparison asks for a few dozen sites)
+_PARTS_KEPT = 512
+_parts_kept: dict[tuple, tuple[Catalogue, _BuildParts]] = {}
+
+
 def _build_parts(option: str, site: Site) -> _BuildParts:
+    """The build phases' durations of `option` on `site` (`_make_build_parts`), kept by the
+    option, the site's figures and its catalogue (the same object: a catalogue is not changed in
+    place), since every cash-flow evaluation of an owned cluster asks for them again."""
+    key = (option, site.gpu_id, site.gpus, site.nodes, site.it_power_kw, site.own_facility,
+           id(site.catalogue))  # fmt: skip
+    hit = _parts_kept.get(key)
+    if hit is not None and hit[0] is site.catalogue:
+        return hit[1]
+    parts = _make_build_parts(option, site)
+    if len(_parts_kept) >= _PARTS_KEPT:
+        _parts_kept.clear()
+    _parts_kept[key] = (site.catalogue, parts)
+    return parts
+
+
+def _make_build_parts(option: str, site: Site) -> _BuildParts:
     cat, gpu_id, gpus, nodes = site.catalogue, site.gpu_id, site.gpus, site.nodes
     it_power_kw, own_facility = site.it_power_kw, site.own_facility
     procurement, proc_note = _procurement(cat, option, gpu_id, gpus)

@@ -75,3 +75,20 @@ def test_a_plan_searched_with_probes_equals_one_searched_with_whole_simulations(
     for o in slow:
         assert (fast[o].size_gpus, fast[o].ready_day) == (slow[o].size_gpus, slow[o].ready_day)
         assert fast[o].result == slow[o].result
+
+
+@settings(max_examples=40, derandomize=True)
+@given(portfolios())
+def test_a_simulation_kept_on_its_demand_is_the_one_made_afresh(case):
+    """`Prepared` keeps each simulation and probe by its capacity: asked again, it returns the
+    kept result, which equals one simulated without it (summary, whole, probe)."""
+    demand, capacity = case
+    p = prepare(demand)
+    for outcomes in (False, True):
+        first = simulate(demand, capacity, p, outcomes=outcomes)
+        assert simulate(demand, list(capacity), p, outcomes=outcomes) is first
+        assert first == simulate(demand, capacity, outcomes=outcomes)
+    assert unmet_gpu_hours(demand, capacity, p) == unmet_gpu_hours(demand, capacity)
+    assert unmet_gpu_hours(demand, capacity, p) == unmet_gpu_hours(demand, capacity, p)
+    other = np.asarray(capacity, dtype=float) + 1.0
+    assert simulate(demand, other, p) == simulate(demand, other)

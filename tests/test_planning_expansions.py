@@ -131,3 +131,34 @@ def test_a_scenario_without_phases_writes_the_json_it_did():
     d = json.loads(Scenario().model_dump_json())
     assert "build_expansions" not in d["options"]
     assert spec("build").billing is spec("managed:owned").billing
+
+
+@pytest.mark.parametrize("financing", ["cash", "loan", "lease"])
+@pytest.mark.parametrize("facility", ["colocation", "owned"])
+def test_many_draws_price_each_row_as_that_row_alone(fixture_catalogue, financing, facility):
+    """option_flows over many parameter sets takes what no set moves as one row: each set's
+    lines and NPV are exactly those of that set priced on its own (two phases, a refresh)."""
+    from pricing import decision as ds
+    from pricing.valuation import evaluate, npv_table
+
+    s = scenario(
+        BASE,
+        term__financing=financing,
+        options__facility=facility,
+        options__build_expansions=[PHASE, {"gpus": 128, "month": 20}],
+        options__build_refresh_after_months=24,
+    )
+    inp, _ = plan_portfolio(s, fixture_catalogue)
+    options = ["build", "managed:owned"]
+    keys = [k for k in ds.relevant_inputs(inp, options, ds._DRAWABLE) if k not in ds.NOT_DRAWN]
+    mult = ds.draw_multipliers(inp, keys, 4, 7)
+    P = ds._rows(inp, mult, 4)
+    many, table = evaluate(inp, P, options), npv_table(inp, P, options)
+    for i in range(4):
+        Pi = {k: v[i : i + 1] for k, v in P.items()}
+        one = evaluate(inp, Pi, options)
+        assert np.array_equal(npv_table(inp, Pi, options)[0], table[i])
+        for o in options:
+            assert list(one[o][0]) == list(many[o][0])
+            for key, line in one[o][0].items():
+                assert np.array_equal(line[0], many[o][0][key][i]), (o, key)

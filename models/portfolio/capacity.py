@@ -45,6 +45,9 @@ MAX_CAPACITY_GPUS = 10_000_000
 _EPS = 1e-9
 #: the most queue orders a Prepared keeps (`_gang_starts`; a size search probes a few dozen)
 STARTS_KEPT = 128
+#: the most simulation summaries and probes, and whole simulations (up to a few MB each with
+#: 5,000 runs), a Prepared keeps (`Prepared.kept`; a plan of 9 options makes ~100 and ~10)
+SUMMARIES_KEPT, WHOLE_KEPT = 256, 16
 
 RunStatus = Literal["finished", "running at term end", "queued at term end", "never fits"]
 
@@ -229,6 +232,25 @@ class Prepared:
         #: `_gang_starts` by the GPUs free of flat work (its bytes): the same capacity probed by a
         #: search and then simulated queues the same way
         self.starts: dict[bytes, np.ndarray] = {}
+        #: `simulate`'s summaries and `unmet_gpu_hours`' figures, and whole simulations, by
+        #: capacity (`kept`)
+        self.summaries: dict[tuple, CapacityResult | float] = {}
+        self.outcomes: dict[tuple, CapacityResult] = {}
+
+    def kept(self, kind: str, capacity_gpus, whole_gpus, compute):
+        """`compute()` for a capacity and whole GPUs on this demand, kept by `kind` and their
+        bytes: the same capacity simulated again (another option's plan, the portfolio priced
+        again with other prices) gives the same result. Each cache is emptied when full; each
+        read is one `get` (another session's comparison may clear it meanwhile)."""
+        whole = None if whole_gpus is None else np.asarray(whole_gpus, dtype=float).tobytes()
+        key = (kind, np.asarray(capacity_gpus, dtype=float).tobytes(), whole)
+        cache = self.outcomes if kind == "whole" else self.summaries
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) >= (WHOLE_KEPT if kind == "whole" else SUMMARIES_KEPT):
+                cache.clear()
+            hit = cache[key] = compute()
+        return hit
 
 
 def prepare(demand: Demand) -> Prepared:
@@ -367,6 +389,13 @@ def unmet_gpu_hours(
 ) -> float:
     """`simulate(demand, capacity_gpus)`'s queued + beyond-term GPU-hours (the same float
     operations, so the same number), without the rest of its result: a capacity search's probe."""
+    args = (demand, capacity_gpus, prepared, whole_gpus)
+    if prepared is not None and prepared.demand is demand:  # probed before on this demand?
+        return prepared.kept("unmet", capacity_gpus, whole_gpus, lambda: _unmet_gpu_hours(*args))
+    return _unmet_gpu_hours(*args)
+
+
+def _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus) -> float:
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
     _, cap_slot = _capacity(capacity_gpus, months)
@@ -605,7 +634,16 @@ def simulate(
     the GPUs held for each whole slot, where gang runs may run (default: the capacity).
     `outcomes=False`: a summary, every figure but the per-workload outcomes and run tables (the
     most of a simulation's cost with hundreds of workloads; a capacity search's candidates need
-    the totals only)."""
+    the totals only). With `prepared`, each result is kept on it by its capacity
+    (`Prepared.kept`): the same capacity simulated again returns that result."""
+    args = (demand, capacity_gpus, prepared, whole_gpus, outcomes)
+    if prepared is not None and prepared.demand is demand:
+        kind = "whole" if outcomes else "summary"
+        return prepared.kept(kind, capacity_gpus, whole_gpus, lambda: _simulate(*args))
+    return _simulate(*args)
+
+
+def _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes: bool) -> CapacityResult:
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
     cap, cap_slot = _capacity(capacity_gpus, months)

@@ -19,6 +19,7 @@ The records import nothing that imports the scenario schema, so a scenario can h
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Annotated, Literal
 
@@ -177,8 +178,15 @@ class Serve(WorkloadBase):
 
     def rps_by_month(self) -> list[float]:
         """Traffic in each month of its duration: rps × (1 + growth)^k for k = 0 … duration − 1."""
-        g = 1 + self.growth_pct_per_month / 100
-        return [self.rps * g**k for k in range(self.duration_months)]
+        return list(_rps_by_month(self.rps, self.growth_pct_per_month, self.duration_months))
+
+
+@functools.lru_cache(maxsize=4096)
+def _rps_by_month(rps: float, growth_pct: float, months: int) -> tuple[float, ...]:
+    """rps × (1 + growth)^k for k = 0 … months − 1 (`Serve.rps_by_month`), kept: a comparison
+    reads each service's traffic once per option it prices."""
+    g = 1 + growth_pct / 100
+    return tuple(rps * g**k for k in range(months))
 
 
 class Steady(WorkloadBase):

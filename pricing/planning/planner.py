@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -67,6 +68,21 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
         """The chosen plan with its whole simulation (the candidates were priced on summaries)."""
         return dataclasses.replace(plan, result=self.complete(plan.result))
 
+    @functools.cached_property
+    def longest_run_days(self) -> float:
+        """The longest gang run's days (0 without any): each plan's `longest_run_days`."""
+        return max(self.demand.runs.run_days, default=0.0)
+
+    @functools.cached_property
+    def trained_weights(self) -> list[tuple[str, float]]:
+        """(name, bf16 weights GB) of each training workload, in the scenario's order: the
+        weights each finished run exports (`_plan`'s weighted runs)."""
+        return [
+            (w.name, weights_gb(w.model))
+            for w in self.scenario.workloads
+            if isinstance(w, Pretrain | Finetune)
+        ]
+
     def total_usd(self, plan: OptionPlan) -> float:
         """The plan's nominal cost over the term at the catalogue's base figures, every line, by
         the cash-flow functions the engine prices it with (cashflows.option_flows)."""
@@ -94,11 +110,7 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
                 if burst is not None and split.burst_option in burst.unavailable
                 else ""
             )
-        weighted = sum(
-            finished[w.name] * weights_gb(w.model) / inp.weights_gb
-            for w in self.scenario.workloads
-            if isinstance(w, Pretrain | Finetune)
-        )
+        weighted = sum(finished[name] * gb / inp.weights_gb for name, gb in self.trained_weights)
         tranches = self.tranches(option)
         if tranches:
             added = ", ".join(f"{t.gpus:,} GPUs ordered in month {t.month}" for t in tranches)
@@ -124,7 +136,7 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
             completes=self.unmet(r) <= self.baseline + self.tol,
             runs_finished=sum(finished.values()),
             weighted_runs=weighted,
-            longest_run_days=max(self.demand.runs.run_days, default=0.0),
+            longest_run_days=self.longest_run_days,
             split=split,
             unavailable=note,
             tranches=tranches,
