@@ -14,8 +14,10 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   one read of the weights they touch at HBM_EFFICIENCY of HBM bandwidth, the attention after them.
 - Decode step of a batch of B sequences: each operator group on its own roofline, summed (Yuan et
   al. 2024, arXiv 2402.16363): the weight GEMMs take the larger of reading the weights the batch
-  touches (at HBM_EFFICIENCY of HBM bandwidth; FP4 GEMMs at the measured
-  FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM, FlashInfer issue #1732) and 2 · active parameters · B FLOPs; attention takes
+  touches (at HBM_EFFICIENCY of HBM bandwidth; FP4 dense GEMMs at the measured
+  FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM, FlashInfer issue #1732, a MoE's routed experts at
+  HBM_EFFICIENCY: docs/reference/serving-evidence.md, seventh amendment) and 2 · active parameters
+  · B FLOPs; a MoE model adds SERVE_MOE_STEP_S_PER_LAYER per MoE layer (fifth amendment); attention takes
   the larger of reading B · mean context · KV bytes and its FLOPs over the context. So the GEMMs are
   memory-bound at small batch and compute-bound at large, while attention stays memory-bound. The
   engine's host work (B · SERVE_HOST_S_PER_SEQUENCE_STEP) overlaps the GPU's, so a step takes the
