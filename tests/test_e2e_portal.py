@@ -226,6 +226,9 @@ def test_pdf_and_csv_download_from_the_compare_page(portal_url, watched, tmp_pat
     page.get_by_role("button", name="Prepare PDF report").click()
     button = page.get_by_role("button", name="Download PDF report")
     button.wait_for(timeout=120_000)  # the first PDF of the server starts Chromium for the charts
+    # the run that drew the button must end first: on a loaded machine a click during it can
+    # reach a file the run then replaces, and no download comes
+    wait_idle(page)
     with page.expect_download() as pdf:
         button.click()
     data = pathlib.Path(pdf.value.path()).read_bytes()
