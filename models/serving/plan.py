@@ -91,7 +91,6 @@ from models.serving.queueing import queue_wait_s
 from models.shapes import ModelShape, get_preset, load_presets
 from models.training import collectives as coll
 from models.units import (
-    BITS_PER_BYTE,
     BYTES_PER_GIB,
     SECONDS_PER_HOUR,
 )
@@ -306,7 +305,7 @@ def evaluate(
     cycle = b * t_prefill + o_tok * t_step
     out_rate = b * o_tok / cycle  # per replica
     # split: each prefill GPU sends its shard of the prompt's K/V to its decode GPU over its NIC
-    nic = gpu.scaleout_bandwidth_gbit_per_s * 1e9 / BITS_PER_BYTE * C.SCALEOUT_EFFICIENCY
+    nic = roofline.link_rates(gpu)[1]
     t_kv = coll.p2p_s(kv_token * i_tok / kv_shards, nic, C.SCALEOUT_LATENCY_S)
     # a step of the replica's b · dp sequences reads every weight once, spread over its GPUs
     rule = gpu.hbm_bandwidth_tbyte_per_s * 1e12 / (shape.params_total * w_bytes) * (b * su.dp)
@@ -406,7 +405,7 @@ def _fits(inp: ServeInputs, tp: int) -> bool:
     return bool(evaluate(inp, [tp], [tp], [1.0])["max_seqs"][0] >= 1)
 
 
-def _with_max_fit(inp: ServeInputs, tp, ep, dp, b):
+def with_max_fit(inp: ServeInputs, tp, ep, dp, b):
     """Adds, per layout, the largest batch whose KV cache fits (the offline operating point)."""
     if inp.batch:
         return (tp, ep, dp), b
@@ -454,7 +453,7 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     batch that gives it the most throughput within the SLOs). `grouped_kv_decode` as in evaluate
     (False only to score an older engine's published rows)."""
     shape, gpu = _check(inp)
-    (tp, ep, dp), b = _with_max_fit(inp, *_layouts(inp, shape, gpu))
+    (tp, ep, dp), b = with_max_fit(inp, *_layouts(inp, shape, gpu))
     if inp.users is not None and inp.gpus:
         b = np.full_like(b, float(inp.users))
     r = evaluate(inp, tp, ep, b, grouped_kv_decode, dp)

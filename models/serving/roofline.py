@@ -61,9 +61,17 @@ def fixed_step_s(shape: ModelShape) -> float:
     return shape.layers * C.SERVE_STEP_OVERHEAD_S_PER_LAYER + moe
 
 
+def link_rates(gpu: GpuSpec) -> tuple[float, float]:
+    """(scale-up, scale-out) bytes/s one GPU moves: NVLink at SCALEUP_EFFICIENCY, its NIC at
+    SCALEOUT_EFFICIENCY (the training model's efficiencies)."""
+    up = gpu.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    out = gpu.scaleout_bandwidth_gbit_per_s * 1e9 / BITS_PER_BYTE * C.SCALEOUT_EFFICIENCY
+    return up, out
+
+
 def _allreduce_s(size_bytes, n, gpu: GpuSpec) -> np.ndarray:
     """Bandwidth term of a ring all-reduce (models/training/collectives.py) + SERVE_ALLREDUCE_STEPS latencies."""
-    bw = gpu.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    bw = link_rates(gpu)[0]
     band = coll.all_reduce_s(size_bytes, n, bw, 0.0)
     return np.where(np.asarray(n) > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S, 0.0)
 
@@ -80,8 +88,7 @@ def _moe_all_to_all_s(tokens, su: Setup) -> np.ndarray:
         return np.zeros_like(np.asarray(tokens * tp * dp, dtype=float))
     g = tp * dp
     size = tokens * shape.experts_per_token * shape.hidden * ACTIVATION_BYTES / tp
-    up = gpu.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
-    out = gpu.scaleout_bandwidth_gbit_per_s * 1e9 / BITS_PER_BYTE * C.SCALEOUT_EFFICIENCY
+    up, out = link_rates(gpu)
     within = g <= gpu.scaleup_domain_gpus
     bw = np.where(within, up, out)
     latency = np.where(within, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
@@ -241,6 +248,7 @@ __all__ = [
     "decode_step",
     "expected_distinct_experts",
     "fixed_step_s",
+    "link_rates",
     "kv_bytes_per_token",
     "memory",
     "prefill_s",

@@ -21,7 +21,7 @@ import numpy as np
 
 from models import DATA_DIR
 from models.hardware import get_gpu
-from models.serving.plan import BATCHES, TP_CHOICES, ServeInputs, evaluate
+from models.serving.plan import BATCHES, TP_CHOICES, ServeInputs, evaluate, with_max_fit
 from models.shapes import get_preset
 
 ROWS = DATA_DIR / "validation" / "mlperf_offline.csv"
@@ -88,9 +88,7 @@ def best_tps_gpu(model: str, gpu: str, gpus: int, input_tokens: int, output_toke
         return None
     tp = np.repeat([x[0] for x in lay], len(BATCHES)).astype(float)
     ep = np.repeat([x[1] for x in lay], len(BATCHES)).astype(float)
-    b = np.tile(BATCHES, len(lay))
-    most = np.maximum(evaluate(inp, tp, ep, np.ones_like(b))["max_seqs"], 1)
-    tp, ep, b = np.concatenate([tp, tp]), np.concatenate([ep, ep]), np.concatenate([b, most])
+    (tp, ep, _), b = with_max_fit(inp, tp, ep, np.ones_like(tp), np.tile(BATCHES, len(lay)))
     r = evaluate(inp, tp, ep, b)
     tps = np.where(r["fits"], r["out_tps_gpu"], -np.inf)
     i = int(np.argmax(tps))
