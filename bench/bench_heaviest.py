@@ -16,13 +16,19 @@ longest term, models/portfolio/workloads.py MAX_GPUS and MAX_GANG_RUNS), every o
 For each: the first call (every workload sized by the core, the sizing, demand and representative
 plan caches cleared) and the warm median of 5 and the fastest of them (those cached, as the portal's second look at a link
 is), wall and this process's CPU time. The example is `clusterplan example` (version 1) and the enterprise sample (version 2).
+Then the issue's own measure: `clusterplan compare FILE` as a fresh process (imports, the cold
+sizing of every workload, the text report) for the example and each family, wall time, the median
+of 3 (1 with --quick).
 Run: python -m bench.bench_heaviest [--quick] [--workloads N] [--months M]"""
 
 from __future__ import annotations
 
 import json
+import pathlib
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 from pydantic import ValidationError
@@ -160,6 +166,26 @@ def _times(build, cat, repeats: int) -> tuple[float, float, float, float]:
     return first, statistics.median(wall), statistics.median(cpu), min(wall)
 
 
+def _cli_times(rows: dict, repeats: int) -> dict[str, float]:
+    """Wall seconds of `clusterplan compare FILE` in a fresh process per scenario (median)."""
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, build in rows.items():
+            path = pathlib.Path(tmp, "s.json")
+            path.write_text(build().model_dump_json(exclude_defaults=True))
+            walls = []
+            for _ in range(repeats):
+                t = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "app.cli", "compare", str(path)],
+                    check=True,
+                    capture_output=True,
+                )
+                walls.append(time.perf_counter() - t)
+            out[label] = statistics.median(walls)
+    return out
+
+
 def main() -> None:
     global WORKLOADS, TERM
     quick = "--quick" in sys.argv
@@ -205,6 +231,11 @@ def main() -> None:
         f"{worst_fastest / base_fastest:.1f}x (each one's fastest call), first call "
         f"{worst_first / base_first:.1f}x (target {FACTOR_TARGET:g}x)"
     )
+    cli = _cli_times({k: v for k, v in rows.items() if k != "enterprise sample"}, 1 if quick else 3)
+    base = cli.pop("example (version 1)")
+    print(f"clusterplan compare FILE, a fresh process: example {base:.2f} s")
+    for label, wall in cli.items():
+        print(f"{label:29s} {wall:6.2f} s   {wall / base:.1f}x the example")
 
 
 if __name__ == "__main__":

@@ -659,3 +659,44 @@ def test_a_refusal_names_only_the_objectives_set(objectives, field, said):
     with pytest.raises(InputError) as exc:
         plan_serving(inp)
     assert exc.value.field == field and said in str(exc.value) and "∞" not in str(exc.value)
+
+
+@settings(max_examples=20, deadline=None)
+@example(percentile=99, ttft=1000.0, deployment="colocated", rps=20.0)
+@example(percentile=90, ttft=2000.0, deployment="split", rps=4.0)
+@given(
+    percentile=st.sampled_from([50, 90, 99]),
+    ttft=st.sampled_from([None, 600.0, 1000.0, 2000.0]),
+    deployment=st.sampled_from(["colocated", "split"]),
+    rps=st.floats(0.5, 40),
+)
+def test_one_layout_sized_at_many_rates_is_plan_serving_at_each_rate(
+    percentile, ttft, deployment, rps
+):
+    """layout_gpus_by_rate evaluates a layout once and sizes it at every rate (a growing service's
+    months): at each rate where plan_serving picks that same layout, the GPUs are plan_serving's,
+    the TTFT tail's utilisation ceiling and the split's prefill growth included."""
+    from models.serving.plan import layout_gpus_by_rate
+
+    fields = dict(model="llama3-70b", precision="fp8", input_tokens=8192, output_tokens=256)
+    objectives = dict(ttft_ms=ttft, tpot_ms=30.0, slo_percentile=percentile)
+    rates = [rps * 1.07**k for k in range(12)]
+    try:
+        plans = [
+            plan_serving(inp(**fields, **objectives, rps=r, prefill_decode=deployment))
+            for r in rates
+        ]
+    except InputError:
+        return
+    first = plans[0]
+    sized = layout_gpus_by_rate(
+        inp(**fields, **objectives, rps=rates[0], prefill_decode=deployment), first, rates
+    )
+    same = [
+        (k, p.gpus)
+        for k, p in enumerate(plans)
+        if (p.tp, p.ep, p.batch, p.prefill_decode)
+        == (first.tp, first.ep, first.batch, first.prefill_decode)
+    ]
+    assert same[0] == (0, sized[0])
+    assert all(sized[k] == g for k, g in same), (sized, same)

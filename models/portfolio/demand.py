@@ -9,7 +9,7 @@ Sizing (`SIZERS`, one function per kind of models/portfolio/workloads.py `WORKLO
 - serve: models/serving/plan.py plan_serving at each month's traffic: GPUs = replicas × GPUs per
   replica, held every hour. The search is run where the traffic starts and ends and, while the two
   layouts differ, in between (bisection); months between two points with the same layout take
-  the GPUs plan_serving gives that layout for the month's arrivals (serving.layout_gpus: replicas
+  the GPUs plan_serving gives that layout for the month's arrivals (serving.layout_gpus_by_rate: replicas
   at the utilisation the TTFT objective's percentile allows, or a split layout's two pools);
 - steady: `gpus` held, `utilisation_pct` of their hours busy.
 
@@ -51,7 +51,7 @@ from models.serving.plan import (
     RPS_FLOOR,
     ServeInputs,
     ServePlan,
-    layout_gpus,
+    layout_gpus_by_rate,
     plan_serving,
 )
 from models.training.plan import plan_training
@@ -181,11 +181,13 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
     def layout(p: ServePlan) -> tuple:
         return (p.tp, p.ep, p.batch, p.prefill_decode)
 
-    def gpus_with(p: ServePlan, k: int) -> int:
-        """The month's GPUs on layout p, sized for its arrivals; its own plan where p's layout
-        cannot meet the TTFT objective at that rate."""
-        n = layout_gpus(inputs(rps[k]), p)
-        return n if n is not None else plan(k).gpus
+    def gpus_with(p: ServePlan, lo: int, hi: int) -> list[int]:
+        """Months lo..hi-1's GPUs on layout p, each sized for its arrivals; a month's own plan
+        where p's layout cannot meet the TTFT objective at that rate."""
+        sized = layout_gpus_by_rate(inputs(rps[lo]), p, rps[lo:hi])
+        return [
+            n if n is not None else plan(k).gpus for k, n in zip(range(lo, hi), sized, strict=True)
+        ]
 
     plans: dict[int, ServePlan] = {}
 
@@ -201,8 +203,7 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
         if hi - lo <= 1:
             return
         if layout(plan(lo)) == layout(plan(hi)):
-            for k in range(lo + 1, hi):
-                gpus[k] = gpus_with(plan(lo), k)
+            gpus[lo + 1 : hi] = gpus_with(plan(lo), lo + 1, hi)
             return
         mid = (lo + hi) // 2
         fill(lo, mid)

@@ -611,13 +611,22 @@ def layout_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:
     sizing plan_serving gives that one layout (`_colocated`: replicas at the utilisation the TTFT
     tail allows; `_split`: both pools, the prefill pool grown for TTFT's tail); None if it cannot
     meet the TTFT objective at that rate."""
+    return layout_gpus_by_rate(inp, plan, [requests_per_s(inp)])[0]
+
+
+def layout_gpus_by_rate(inp: ServeInputs, plan: ServePlan, rates) -> list[int | None]:
+    """`layout_gpus` at each arrival rate in `rates` (inp's own rate not used): the layout
+    evaluated once, since nothing evaluate computes depends on the rate, and the same sizing."""
     r = evaluate(inp, [plan.tp], [plan.ep], [plan.batch], dp=[plan.attention_dp])
-    idx, rps, u = np.array([0]), requests_per_s(inp), inp.target_utilisation
+    u = inp.target_utilisation
     if plan.prefill_decode == "split":
-        c = pools.split(inp, r, idx, rps, u)
-    else:
-        c = pools.colocated(inp, r, idx, rps, True, u)
-    return int(c["gpus"][0]) if len(c["index"]) else None
+        out = []
+        for rate in rates:
+            c = pools.split(inp, r, np.array([0]), rate, u)
+            out.append(int(c["gpus"][0]) if len(c["index"]) else None)
+        return out
+    gpus = pools.colocated_gpus(inp, r, 0, rates, u)
+    return [None] * len(rates) if gpus is None else [int(g) for g in gpus]
 
 
 def sweep(
@@ -657,4 +666,5 @@ __all__ = [
     "evaluate",
     "sweep",
     "layout_gpus",
+    "layout_gpus_by_rate",
 ]

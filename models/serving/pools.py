@@ -26,16 +26,34 @@ def candidates(idx, replicas, gpus, out_tps_gpu, tpot, wait, rho, split, prefill
     }
 
 
+def utilisation_ceiling(inp, r: dict, idx, u: float) -> np.ndarray:
+    """The highest utilisation of each colocated layout `idx` under arrivals: the target `u`, or
+    lower where the TTFT objective at its percentile needs it (it does not depend on the rate)."""
+    cap, slots = r["rps_replica"][idx], r["batch"][idx]
+    if inp.ttft_ms is None:
+        return np.full(len(idx), u)
+    return max_utilisation(
+        r["ttft"][idx], slots, slots / cap, inp.ttft_ms / 1e3, inp.slo_percentile, u
+    )
+
+
+def colocated_gpus(inp, r: dict, i: int, rates, u: float) -> np.ndarray | None:
+    """GPUs of colocated layout `i` for each arrival rate in `rates` (what `colocated` gives it at
+    each rate, the ceiling found once); None where the TTFT objective cannot be met at any rate."""
+    idx = np.array([i])
+    ceiling = utilisation_ceiling(inp, r, idx, u)
+    if not ceiling[0] >= 1e-3:
+        return None
+    replicas = np.ceil(np.asarray(rates, dtype=float) / (r["rps_replica"][idx] * ceiling))
+    return replicas * r["gpus_replica"][idx]
+
+
 def colocated(inp, r: dict, idx, rps, queued: bool, u: float) -> dict:
     """Replicas of each colocated layout for the traffic (an M/M/c queue of batch slots per
     replica when sized for arrivals, whose TTFT tail may need a lower utilisation)."""
     cap, slots = r["rps_replica"][idx], r["batch"][idx]
     if queued:
-        ceiling = np.full(len(idx), u)
-        if inp.ttft_ms is not None:  # the TTFT SLO at its percentile may need a lower utilisation
-            ceiling = max_utilisation(
-                r["ttft"][idx], slots, slots / cap, inp.ttft_ms / 1e3, inp.slo_percentile, u
-            )
+        ceiling = utilisation_ceiling(inp, r, idx, u)
         keep = ceiling >= 1e-3
         idx, cap, slots, ceiling = idx[keep], cap[keep], slots[keep], ceiling[keep]
         replicas = np.ceil(rps / (cap * ceiling))

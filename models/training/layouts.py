@@ -18,6 +18,7 @@ tp·cp·pp·dp = GPUs. Validity rules (Megatron-LM conventions):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 from enum import IntEnum
 
@@ -114,7 +115,16 @@ def _powers_of_two(limit: int) -> np.ndarray:
     return np.array([1 << i for i in range(0, 31) if (1 << i) <= limit], dtype=np.int64)
 
 
-def enumerate_layouts(
+def enumerate_layouts(**kw) -> Layouts:
+    """Every valid layout for this GPU count and global batch (`_enumerate`'s, cached: a portfolio's
+    workloads of one model and GPU count search the same grid; the arrays are read-only)."""
+    return _enumerate(**kw)
+
+
+#: a few grids: one plan searches the same GPU count more than once (the smallest fitting count, then
+#: the best layout); a MoE grid is up to about 10 MB, so at most about 80 MB are kept
+@functools.lru_cache(maxsize=8)
+def _enumerate(
     *,
     gpus: int,
     global_batch_seqs: int,
@@ -153,7 +163,7 @@ def enumerate_layouts(
     ok &= (pp == 1) | (zero <= 1)
     ok &= (v == 1) | ((pp > 1) & (pp * v <= layers) & (m % pp == 0))
     keep = np.nonzero(ok)[0]
-    return Layouts(
+    lay = Layouts(
         tp=tp[keep],
         pp=pp[keep],
         dp=dp[keep],
@@ -166,3 +176,6 @@ def enumerate_layouts(
         microbatches=m[keep],
         cp=cp[keep] if cps else np.full(len(keep), cp, dtype=np.int64),
     )
+    for f in fields(lay):
+        getattr(lay, f.name).flags.writeable = False
+    return lay
