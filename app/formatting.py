@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from models.constraints import describe, excluded
 from models.numbers import (  # noqa: F401  the rules live in the core, shared by every layer
     MILLIONS_FROM_USD,
     NA,
@@ -233,3 +234,20 @@ def waiting_text(p) -> str:
         f"{p.users_waiting:,} users beyond the {p.batch:,} sequences the KV cache holds wait for "
         f"a free slot, {p.ttft_queue_ms:,.0f} ms on average (in the TTFT)"
     )
+
+
+def ruled_out(c) -> dict[str, str]:
+    """The compared options the buyer's constraints rule out (id -> reason)."""
+    return {
+        o: why for o, why in excluded(c.scenario.constraints).items() if c.option(o) is not None
+    }
+
+
+def constraints_line(c) -> list[str]:
+    """The buyer's constraints and the options they leave out, as one line (none without any),
+    the same on the Compare page, the PDF cover and the text report."""
+    said = describe(c.scenario.constraints)
+    if said is None:
+        return []
+    out = [c.option(o).label for o in ruled_out(c)]
+    return [f"Constraints: {said}" + (f"; not offered: {', '.join(out)}" if out else "")]

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from app.formatting import (
     band,
     capacity_size,
+    constraints_line,
     days,
     deadline_miss,
     deadline_sizing,
@@ -218,6 +219,7 @@ def comparison_report(c: Comparison) -> str:
     cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready':>9} {'first result':>12}"
     lines = [head]
     lines += deadline_sizing_line(c)
+    lines += constraints_line(c)  # app/formatting.py
     lines += ["", cols]
     for o in c.options:
         if not o.available:

@@ -159,3 +159,16 @@ def count(
         args=(path, key, scale),
         help=f"{help} {allowed(path, scale, unit)}. Written as 1024, 1,024, 1e3 or 1k.".strip(),
     )
+
+
+def toggle(where, label: str, path: str, key: str, help: str = "") -> bool:
+    """An on/off input for a boolean field, its help the schema's description (and `help`)."""
+    model, name = _field(path)
+    said = (model.model_fields[name].description or "").capitalize()
+    return where.toggle(
+        label,
+        value=bool(current(path)),
+        key=key,
+        on_change=state.bind(path, key),
+        help=" ".join(t for t in (said + "." if said else "", help) if t),
+    )

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ValidationError
 
 from app import settings, share_link
 from app.assumption_labels import overrides_line
-from app.formatting import md_code, md_plain
+from app.formatting import constraints_line, md_code, md_plain
 from app.scenario_files import EXAMPLE, PORTFOLIOS
 from models.errors import InputError
 from models.portfolio.demand import Demand, Sizing, TrainingSettings, derive_demand, size_workload
@@ -396,6 +396,7 @@ def require_comparison(spinner: str) -> tuple[Scenario, Comparison]:
         _offer_to_drop_override(err[0], sc)
         st.stop()
     show_overrides(c)
+    show_constraints(c)
     return sc, c
 
 
@@ -405,6 +406,13 @@ def show_overrides(c: Comparison) -> None:
     units = {a.key: a.unit for a in c.assumptions}
     if line := overrides_line(c.scenario.overrides, units):
         st.info(md_plain(line, MAX_MESSAGE_CHARS), icon=":material/edit_note:")
+
+
+def show_constraints(c: Comparison) -> None:
+    """The buyer's constraints and the options they leave out, on every page that shows a
+    comparison (app/report_text.py constraints_line; the PDF and the text report print the same)."""
+    for line in constraints_line(c):
+        st.info(md_plain(line, MAX_MESSAGE_CHARS), icon=":material/policy:")
 
 
 def _offer_to_drop_override(field: str, sc: Scenario) -> None:

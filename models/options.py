@@ -70,6 +70,9 @@ class OptionSpec:
     composed_of: tuple[str, ...] = ()
     #: it needs a portfolio's demand over time (scenario version 2) to be planned
     needs_demand: bool = False
+    #: its GPUs are a public cloud's (shared tenancy in the provider's regions), which a buyer's
+    #: constraints may rule out (models/constraints.py)
+    public_cloud: bool = False
 
     @property
     def staffing(self) -> Staffing:
@@ -79,6 +82,11 @@ class OptionSpec:
         if self.managed:
             return Staffing.NONE
         return Staffing.OWNED if self.owned else Staffing.RENTED
+
+    @property
+    def uses_public_cloud(self) -> bool:
+        """It puts work on public cloud: its own GPUs, or a part's (a hybrid's cloud burst)."""
+        return self.public_cloud or any(REGISTRY[p].public_cloud for p in self.composed_of)
 
     @property
     def staffed(self) -> bool:
@@ -149,6 +157,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "#D55E00",
         price_key="cloud_on_demand_usd_per_gpu_hour",
         default=True,
+        public_cloud=True,
     ),
     OptionSpec(
         "cloud:spot",
@@ -157,6 +166,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "#CC79A7",
         interruptible=True,
         price_key="cloud_spot_usd_per_gpu_hour",
+        public_cloud=True,
     ),
     OptionSpec(
         "cloud:committed_1y",
@@ -165,6 +175,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "#999999",
         price_key="cloud_committed_1y_usd_per_gpu_hour",
         commit_years=1,
+        public_cloud=True,
     ),
     OptionSpec(
         "cloud:committed_3y",
@@ -173,6 +184,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "#F0E442",  # the pale yellow goes to the option least often compared
         price_key="cloud_committed_3y_usd_per_gpu_hour",
         commit_years=3,
+        public_cloud=True,
     ),
     OptionSpec(
         "hybrid",

@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from models.constants import DEFAULT_SOFTWARE_STACK, SOFTWARE_STACKS
+from models.constraints import Constraints, excluded
 from models.errors import InputError
 from models.hardware import load_gpus
 from models.options import DEFAULT_COMPARE, OPTION_IDS, OptionId
@@ -378,6 +379,14 @@ class Scenario(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     term: Term = Field(default_factory=Term)
     options: Options = Field(default_factory=Options)
+    constraints: Constraints = Field(
+        default_factory=Constraints,
+        exclude_if=lambda v: (
+            v == Constraints()
+        ),  # a scenario without constraints writes its JSON as before
+        description="what the buyer rules out before any cost (models/constraints.py): "
+        "public_cloud_allowed",
+    )
     #: User values that replace catalogue figures for this scenario only (the files never change),
     #: keyed by the cost engine's input names, e.g. {"server_usd_per_gpu": 30000}.
     overrides: dict[str, Annotated[float, Strict()]] = Field(default_factory=dict, max_length=64)
@@ -403,6 +412,18 @@ class Scenario(BaseModel):
         if v is None or out is None:
             return out
         return [{"kind": w.kind, **d} for w, d in zip(v, out, strict=True)]
+
+    @model_validator(mode="after")
+    def _something_offered(self) -> Scenario:
+        """The constraints leave at least one compared option to offer."""
+        ruled_out = excluded(self.constraints)
+        if ruled_out and all(o in ruled_out for o in self.options.compare):
+            raise InputError(
+                "constraints.public_cloud_allowed",
+                "every option compared puts work on public cloud, which the constraints rule "
+                "out; compare Build, Rent dedicated or Managed as well, or allow public cloud",
+            )
+        return self
 
     @model_validator(mode="after")
     def _portfolio_by_version(self) -> Scenario:
@@ -540,6 +561,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "usage": Usage,
     "term": Term,
     "options": Options,
+    "constraints": Constraints,
 }
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from models.constraints import excluded
 from models.errors import InputError
 from models.hardware import get_gpu
 from models.numbers import on_day
@@ -585,7 +586,8 @@ def _unavailable_options(
     by_size: dict[str, str],
 ) -> dict[str, str]:
     """option id -> why it cannot be compared: no price (an override gives one), not offered at
-    this size (`by_size`), or, in a version 1 scenario, needing a demand shape."""
+    this size (`by_size`), in a version 1 scenario needing a demand shape, or ruled out by the
+    buyer's constraints (models/constraints.py; that reason first)."""
     unavailable: dict[str, str] = {}
     for option in OPTIONS:  # an option without a price cannot be compared (an override gives one)
         if option.price_key and not math.isfinite(figures[option.price_key].value):
@@ -601,6 +603,7 @@ def _unavailable_options(
                     "month by month that sizes its base and its burst; a version 1 scenario "
                     "has one workload on a fixed GPU count"
                 )
+    unavailable.update(excluded(scenario.constraints))  # the buyer's rule before any price
     return unavailable
 
 

@@ -9,6 +9,7 @@ from app.assumption_labels import overrides_line
 from app.charts.common import CATEGORY_COLORS
 from app.formatting import (
     band,
+    constraints_line,
     days,
     deadline_miss,
     on_day,
@@ -91,6 +92,8 @@ class ComparisonDocument(Document):
         )
         if line := overrides_line(c.scenario.overrides, {a.key: a.unit for a in c.assumptions}):
             self.text_block(plain(line, 600), 8.5, WARN)  # the line every portal page shows
+        for line in constraints_line(c):  # what the buyer ruled out before any cost
+            self.text_block(plain(line, 600), 8.5, INK, "B")
         self.ln(4)
         self.recommendation()
         self.stale_prices()

@@ -23,6 +23,7 @@ from app.formatting import (
     efficient_size_advice,
     md_plain,
     on_day,
+    ruled_out,
     run_length,
     sentence,
     training_run_text,
@@ -106,7 +107,7 @@ def _run_cards(c: Comparison) -> None:
 def _run_warnings(c: Comparison, deadline: float | None) -> None:
     """The options that cannot complete the workload or miss the deadline."""
     for o in c.options:
-        if not o.completes_workload:
+        if not o.completes_workload and o.option not in ruled_out(c):  # said once, above
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
         if o.meets_deadline is False:
             text = deadline_miss(o.label, deadline, o.first_result_day, o.days_past_deadline)
@@ -192,7 +193,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     _portfolio_cards(c)
     _freshness(c)
     for o in c.options:
-        if not o.completes_workload:
+        if not o.completes_workload and o.option not in ruled_out(c):  # said once, above
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
     _portfolio_views(sc, c, dark)
     _portfolio_totals(c)

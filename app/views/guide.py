@@ -152,7 +152,9 @@ def renting_cost(c: Comparison) -> str:
             f"{usd_rate(rent.usd_per_gpu_hour, 'delivered GPU-hour')}."
         )
     cloud = fig.get("cloud_on_demand_usd_per_gpu_hour")
-    if cloud is not None and cloud.value is not None:
+    if not sc.constraints.public_cloud_allowed:  # the buyer ruled it out: no price to quote
+        parts.append("Public cloud is ruled out by your constraints, so no cloud price is quoted.")
+    elif cloud is not None and cloud.value is not None:
         parts.append(
             f"Public cloud on-demand lists at {usd_rate(cloud.value, 'GPU-hour')}, paid only for "
             "the hours used."

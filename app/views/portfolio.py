@@ -421,6 +421,7 @@ def _settings() -> None:
         unit="months",
         help="The contract term every option is compared over.",
     )
+    sw.toggle(st, "Public cloud allowed", "constraints.public_cloud_allowed", "p_public_cloud")
     chosen = state.get("options.compare") or sw.start("options.compare")
     st.multiselect(
         "Options to compare",

@@ -406,6 +406,7 @@ def _rental_licence_and_options() -> None:
         help=Options.model_fields["software_licence"].description.capitalize()
         + "; the price is licence_usd_per_gpu_year on the Assumptions page.",
     )
+    sw.toggle(st, "Public cloud allowed", "constraints.public_cloud_allowed", "w_public_cloud")
     chosen = state.get("options.compare") or sw.start("options.compare")
     st.multiselect(
         "Options to compare",

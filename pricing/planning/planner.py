@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from models.constraints import excluded
 from models.numbers import on_day
 from models.options import Billing, spec
 from models.portfolio.workloads import Finetune, Pretrain
@@ -151,10 +152,12 @@ def plan_portfolio(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs
     """The base inputs (the representative plan on the largest option's size, for the summary
     and the decision support's figures) with every compared option's plan attached."""
     planner = Planner(scenario, catalogue)
-    plans = {o: planner.plan(o) for o in scenario.options.compare}
+    ruled_out = excluded(scenario.constraints)  # not planned at all
+    plans = {o: planner.plan(o) for o in scenario.options.compare if o not in ruled_out}
     size = max(p.size_gpus for p in plans.values())
     base = _priced_where_offered(planner.inputs(size), plans)
     unavailable = {o: p.unavailable for o, p in plans.items() if p.unavailable}
+    unavailable |= {o: why for o, why in ruled_out.items() if o in scenario.options.compare}
     portfolio = Portfolio(
         demand=planner.demand,
         representative=planner.rep,
