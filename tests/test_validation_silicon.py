@@ -128,15 +128,46 @@ def test_an_empty_precision_without_quantisation_is_bf16():
 
 
 def test_an_aggregated_rows_tpot_shares_the_worker_with_the_others_prefill():
-    """TPOT = t_step + B · t_prefill / O and TTFT = t_prefill + t_step (the page's form)."""
+    """TPOT = t_step + B · t_prefill / O and TTFT = a + t_prefill · (k + w · (B − 1)) + t_step at
+    the row's engine, B requests in flight (the page's form, the ninth amendment)."""
     row = _row()
     setup, _ = silicon.expressible(row)
     tpot, ttft, _, refused = silicon.predict(setup, row)
     f = evaluate(silicon._inputs(setup, row), [4], [4], [64])
     step, prefill = float(f["t_step"][0]), float(f["t_prefill"][0])
+    a, k, w = 0.120, 2.3, 0.045  # TensorRT-LLM's, fitted on the tuning rows
     assert refused == ""
     assert tpot == pytest.approx((step + 64 * prefill / 1024) * 1e3, rel=1e-12)
-    assert ttft == pytest.approx((prefill + step) * 1e3, rel=1e-12)
+    assert ttft == pytest.approx((a + prefill * (k + w * 63) + step) * 1e3, rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["trtllm", "vllm", "sglang"])
+def test_a_rows_ttft_carries_its_engines_fixed_time_and_the_others_prefills(backend):
+    """The ninth amendment's terms, each one checked to matter: without the fixed time, the
+    factor on the request's own prefill or the share of the others' prefills (at 64 in flight),
+    the row's TTFT is shorter; at one request in flight the others' share is gone."""
+    from models.serving import engines
+
+    spec = engines.ENGINES[engines.ENGINE_OF_BACKEND[backend]]
+    assert spec.ttft_fixed_s > 0 and spec.ttft_prefill_factor >= 1 and spec.ttft_wave_share > 0
+    row = _row(backend=backend)
+    setup, _ = silicon.expressible(row)
+    f = evaluate(silicon._inputs(setup, row), [4], [4], [64])
+    step, prefill = float(f["t_step"][0]), float(f["t_prefill"][0])
+    ttft = silicon.predict(setup, row)[1] / 1e3
+    others = spec.ttft_wave_share * 63 * prefill
+    assert ttft == pytest.approx(
+        spec.ttft_fixed_s + spec.ttft_prefill_factor * prefill + others + step, rel=1e-12
+    )
+    assert others > 0 and ttft - (prefill + step) >= spec.ttft_fixed_s + others - 1e-12
+    one = _row(backend=backend, batch_size="1")
+    lone = silicon.predict(silicon.expressible(one)[0], one)[1] / 1e3
+    g = evaluate(silicon._inputs(setup, one), [4], [4], [1])
+    assert lone == pytest.approx(
+        spec.ttft_fixed_s + spec.ttft_prefill_factor * float(g["t_prefill"][0])
+        + float(g["t_step"][0]),
+        rel=1e-12,
+    )  # fmt: skip
 
 
 def test_a_disaggregated_rows_tpot_is_its_decode_pools_step_alone():
@@ -151,6 +182,8 @@ def test_a_disaggregated_rows_tpot_is_its_decode_pools_step_alone():
         prefill_batch_size="1",
         decode_tp_size="4",
         decode_batch_size="32",
+        prefill_num_workers="1",
+        decode_num_workers="1",
     )  # fmt: skip
     setup, why = silicon.expressible(row)
     assert why is None
@@ -158,8 +191,12 @@ def test_a_disaggregated_rows_tpot_is_its_decode_pools_step_alone():
     inp = silicon._inputs(setup, row)
     d, p = evaluate(inp, [4], [4], [32]), evaluate(inp, [2], [2], [1])
     assert tpot == pytest.approx(float(d["t_step"][0]) * 1e3, rel=1e-12)
-    expected = float(p["t_prefill"][0] + p["t_kv"][0] + d["t_step"][0]) * 1e3
-    assert ttft == pytest.approx(expected, rel=1e-12)
+    # the ninth amendment: 32 in flight on one decode worker share the one prefill worker
+    assert silicon.in_flight(setup) == 32
+    a, k, w = 0.120, 2.3, 0.045
+    prefill = float(p["t_prefill"][0])
+    expected = a + prefill * (k + w * 31) + float(p["t_kv"][0] + d["t_step"][0])
+    assert ttft == pytest.approx(expected * 1e3, rel=1e-12)
 
 
 def test_a_row_the_model_refuses_is_counted_not_dropped():
@@ -208,6 +245,56 @@ def test_todays_levels_hold():
         ]
         median = sorted(errors)[len(errors) // 2]
         assert median <= level, (split, cls, median)
+
+
+#: today's TTFT levels (2026-12-02, the ninth amendment: each engine's fixed time, prefill factor
+#: and share of the others' prefills fitted on its aggregated tuning rows): the median absolute TTFT
+#: error per (split, backend), and over every backend. Before it: tuning 0.843 / 0.746 / 0.942
+#: (TensorRT-LLM / vLLM / SGLang), held out 0.832 / 0.734 / 0.945, 0.821 over all 273 held out
+TODAY_TTFT = {
+    ("tuning", "trtllm"): 0.329,  # 0.3284 over 1,212 rows
+    ("tuning", "vllm"): 0.232,  # 0.2318 over 856
+    ("tuning", "sglang"): 0.301,  # 0.3002 over 492
+    ("held out", "trtllm"): 0.300,  # 0.2994 over 137
+    ("held out", "vllm"): 0.238,  # 0.2378 over 88
+    ("held out", "sglang"): 0.259,  # 0.2585 over 48
+    ("held out", None): 0.256,  # 0.2560 over 273 (the issue's target: 0.30)
+}
+
+
+def test_todays_ttft_levels_hold():
+    rows = silicon.score()
+    for (split, backend), level in TODAY_TTFT.items():
+        errors = sorted(
+            abs(s.ttft_error)
+            for s in rows
+            if s.ttft_error is not None
+            and s.held_out == (split == "held out")
+            and backend in (None, s.backend)
+        )
+        assert errors[len(errors) // 2] <= level, (split, backend, errors[len(errors) // 2])
+
+
+def test_the_planner_takes_the_same_first_token_with_users_and_none_with_arrivals():
+    """Every surface gets the ninth amendment's TTFT: `--users` on a fixed replica (a closed loop)
+    waits for a share of the others' prefills, an arrival rate does not (its wait is the M/M/c
+    queue's, counted once)."""
+    from models.serving.engines import first_token_s
+    from models.serving.plan import ServeInputs, plan_serving
+
+    base = dict(model="llama3-70b", gpu="H100-SXM", precision="fp8", input_tokens=2048,
+                output_tokens=256)  # fmt: skip
+    closed = ServeInputs(**base, users=32, gpus=4)
+    plan = plan_serving(closed)
+    f = evaluate(closed, [4], [4], [32])
+    expected = first_token_s("tensorrt-llm", f["t_prefill"][0], f["t_step"][0], 32)
+    assert plan.users_waiting == 0
+    assert plan.ttft_ms == pytest.approx(float(expected) * 1e3, rel=1e-9)
+    lone = first_token_s("tensorrt-llm", f["t_prefill"][0], f["t_step"][0], 1)
+    assert plan.ttft_ms > float(lone) * 1e3 + 100  # 31 others' prefills at 4.5 % each
+    opened = ServeInputs(**base, rps=1.0, gpus=4, batch=32)
+    plan = plan_serving(opened)
+    assert plan.ttft_ms == pytest.approx(float(lone) * 1e3, rel=1e-9)
 
 
 def test_validate_prints_the_table_and_its_json():

@@ -3,12 +3,17 @@ model's roofline (models/serving/roofline.py) is a TensorRT-LLM-class engine's, 
 calibrated to on published rows (models/data/validation/inference.csv); another engine's decode
 step takes `decode_step_factor` times as long, measured against TensorRT-LLM on the same model,
 GPU, precision, layout and load (docs/reference/serving-evidence.md, second amendment: the rule
-was written before the fit; bench/serve_engines.py reproduces it)."""
+was written before the fit; bench/serve_engines.py reproduces it). Each engine's time to first
+token (`first_token_s`) adds a fixed time per request, a factor on the request's own prefill and,
+in a closed loop, a share of the others' prefills, fitted on its aggregated tuning rows (the
+ninth amendment; bench/serve_ttft_fit.py reproduces them)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+import numpy as np
 
 Engine = Literal["tensorrt-llm", "vllm", "sglang"]
 #: the engine the roofline is calibrated as
@@ -24,6 +29,13 @@ FIT_SOURCE = (
     "Apache-2.0), tuning rows only: median over configurations measured on both engines of the "
     "engine's TPOT over TensorRT-LLM's; fitted 2026-12-01 (bench/serve_engines.py)"
 )
+#: where the time-to-first-token constants come from (one source, one date)
+TTFT_FIT_SOURCE = (
+    "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
+    "Apache-2.0), the engine's aggregated tuning rows only: the grid point minimising the median "
+    "absolute TTFT error (docs/reference/serving-evidence.md, ninth amendment); fitted 2026-12-02 "
+    "(bench/serve_ttft_fit.py)"
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,18 @@ class EngineSpec:
     source: str
     #: the `backend` the AIConfigurator rows name it by
     backend: str
+    #: time to first token (docs/reference/serving-evidence.md, ninth amendment; `first_token_s`):
+    #: TTFT = ttft_fixed_s + t_prefill · (ttft_prefill_factor + ttft_wave_share · (C − 1)) + t_step,
+    #: C the requests in flight on the request's prefill server in a closed loop (1 with arrivals).
+    #: ttft_fixed_s: seconds a request spends that the roofline has no term for (scheduling,
+    #: tokenisation, the first step's launch, the client's round trip)
+    ttft_fixed_s: float = 0.0
+    #: the request's own prefill as the client sees it over the roofline's (chunked beside the
+    #: others' decode steps)
+    ttft_prefill_factor: float = 1.0
+    #: the share of each other in-flight request's prefill a request waits for in a closed loop
+    #: (½: every request in one wave; about 1/20: only the first wave of a run of 10 × C requests)
+    ttft_wave_share: float = 0.0
 
 
 ENGINES: dict[str, EngineSpec] = {
@@ -44,6 +68,10 @@ ENGINES: dict[str, EngineSpec] = {
         1.0,
         "the model's calibration (models/data/validation/inference.csv)",
         "trtllm",
+        # TTFT: fitted over 1,098 tuning rows (TTFT_FIT_SOURCE)
+        ttft_fixed_s=0.120,
+        ttft_prefill_factor=2.3,
+        ttft_wave_share=0.045,
     ),
     "vllm": EngineSpec(
         "vllm",
@@ -51,6 +79,10 @@ ENGINES: dict[str, EngineSpec] = {
         1.1043,
         f"{FIT_SOURCE}: 263 configurations (Llama 3.1 70B, gpt-oss-120b)",
         "vllm",
+        # TTFT: fitted over 842 tuning rows (TTFT_FIT_SOURCE)
+        ttft_fixed_s=0.015,
+        ttft_prefill_factor=2.3,
+        ttft_wave_share=0.090,
     ),
     "sglang": EngineSpec(
         "sglang",
@@ -58,10 +90,27 @@ ENGINES: dict[str, EngineSpec] = {
         1.1708,
         f"{FIT_SOURCE}: 150 configurations (DeepSeek-V3, -R1)",
         "sglang",
+        # TTFT: fitted over 423 tuning rows (TTFT_FIT_SOURCE)
+        ttft_fixed_s=0.145,
+        ttft_prefill_factor=1.0,
+        ttft_wave_share=0.440,
     ),
 }
 #: the engine each AIConfigurator `backend` names
 ENGINE_OF_BACKEND = {e.backend: e.id for e in ENGINES.values()}
+
+
+def first_token_s(engine: str, t_prefill, t_step, in_flight=1.0):
+    """Time to first token on `engine` (docs/reference/serving-evidence.md, ninth amendment):
+    ttft_fixed_s + t_prefill · (ttft_prefill_factor + ttft_wave_share · (in_flight − 1)) + t_step,
+    `in_flight` the requests in a closed loop that share the request's prefill server (1 for
+    open-loop arrivals, whose wait for a free slot is the M/M/c queue's). t_prefill is the
+    roofline's prefill of one request, t_step the engine's decode step (its factor applied); add
+    the K/V transfer when prefill and decode are split. Arrays broadcast."""
+    spec = ENGINES[engine]
+    others = np.maximum(np.asarray(in_flight, dtype=float) - 1.0, 0.0)
+    share = spec.ttft_prefill_factor + spec.ttft_wave_share * others
+    return spec.ttft_fixed_s + t_prefill * share + t_step
 
 
 def software_generation(engine: str) -> str:

@@ -28,14 +28,21 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   kernels), plus SERVE_STEP_OVERHEAD_S_PER_LAYER per layer per step (the fitted constant).
 - Colocated (prefill and decode on the same replicas, continuous batching): over one request's life
   the replica runs O decode steps and B prefills, so output tokens/s = B · O / (B · t_prefill + O ·
-  t_step), TPOT = t_step + B · t_prefill / O (others' prefills stall decoding), TTFT = t_prefill +
-  t_step.
+  t_step), TPOT = t_step + B · t_prefill / O (others' prefills stall decoding), TTFT = the
+  engine's first token (below) after t_prefill and t_step.
+- Time to first token (docs/reference/serving-evidence.md, ninth amendment; models/serving/
+  engines.py `first_token_s`, constants fitted per engine on AIConfigurator's tuning rows):
+  TTFT = a_e + t_prefill · (k_e + w_e · (C − 1)) + t_step: a fixed time per request a_e, the
+  request's own prefill as the client sees it (k_e times the roofline's) and, with users in flight
+  (a closed loop), a share w_e of each of the C − 1 others' prefills (C the replica's batch). With
+  an arrival rate C is 1: the wait for a free slot is the M/M/c queue's, counted once. TPOT and
+  throughput keep the roofline's t_prefill.
 - Split (disaggregated prefill and decode, DistServe, Zhong et al. 2024, arXiv 2401.09670): a
   prefill pool of replicas each prefilling one request at a time (1 / t_prefill requests/s) and a
   decode pool of replicas of the same layout that only decode (B / (O · t_step) requests/s), so
   TPOT = t_step; the prompt's K/V cache goes from a prefill GPU to its decode GPU over the
   scale-out network (each GPU its own shard, models/training/collectives.py p2p at SCALEOUT_EFFICIENCY), so
-  TTFT = t_prefill + t_kv + t_step plus the waits for a free prefill replica and a free decode
+  TTFT = a_e + k_e · t_prefill + t_kv + t_step plus the waits for a free prefill replica and a free decode
   slot. Each pool is sized for the arrivals at the target utilisation; the prefill pool grows until
   TTFT at its percentile meets the SLO. Only a deployment sized for an arrival rate is split.
 - Latency percentile (slo_percentile, p50 default): with an arrival rate (rps or tokens_per_day) a
@@ -84,6 +91,7 @@ from models.serving.engines import (
     DEFAULT_ENGINE,
     ENGINES,
     Engine,
+    first_token_s,
     software_generation,
 )
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
@@ -276,8 +284,9 @@ def evaluate(
     attention"), as TensorRT-LLM before its XQA kernel (≤ 0.7) did; True (the generation the
     planner assumes): once per group. Memory, the decode step t_step and the prefill t_prefill
     come from models/serving/roofline.py; then per replica output tokens/s = B · O / (B · t_prefill
-    + O · t_step), TTFT = t_prefill + t_step, TPOT = t_step + B · t_prefill / O, and split: TTFT =
-    t_prefill + t_kv + t_step, decode B / (O · t_step) and prefill 1 / t_prefill requests/s.
+    + O · t_step), TTFT = engines.first_token_s (t_prefill, t_step and, with users, the batch in
+    flight), TPOT = t_step + B · t_prefill / O, and split: TTFT = first_token_s (no wave) + t_kv,
+    decode B / (O · t_step) and prefill 1 / t_prefill requests/s.
     `dp` > 1: the replica is dp attention data-parallel groups of tp GPUs, the routed experts over
     all tp · dp (docs/reference/serving-evidence.md, eighth amendment); `batch` is one group's, the
     latencies a group's, the per-GPU rates the replica's."""
@@ -302,6 +311,11 @@ def evaluate(
     t_step = t_step * ENGINES[inp.engine].decode_step_factor  # the engine's own step
     t_prefill = roofline.prefill_s(su)
 
+    # time to first token (docs/reference/serving-evidence.md, ninth amendment): the engine's fixed
+    # time, its own prefill as the client sees it and, with users in flight (a closed loop), a
+    # share of the others' prefills; with arrivals the wait for a slot is the queue's (pools.py)
+    in_flight = b if inp.users is not None else 1.0
+    ttft = first_token_s(inp.engine, t_prefill, t_step, in_flight)
     cycle = b * t_prefill + o_tok * t_step
     out_rate = b * o_tok / cycle  # per replica
     # split: each prefill GPU sends its shard of the prompt's K/V to its decode GPU over its NIC
@@ -322,7 +336,7 @@ def evaluate(
         "memory_bound": memory_bound,
         "t_prefill": t_prefill,
         "prefill_tps_gpu": i_tok / t_prefill / tp,
-        "ttft": t_prefill + t_step,
+        "ttft": ttft,
         "tpot": t_step + b * t_prefill / o_tok,
         "out_tps_gpu": out_rate / tp,
         "rps_replica": b * su.dp / cycle,
@@ -330,7 +344,8 @@ def evaluate(
         "gpus_replica": tp * su.dp,
         "rule_tps_gpu": rule,
         "t_kv": t_kv * np.ones_like(b),
-        "split_ttft": t_prefill + t_kv + t_step,  # split: prefill, K/V transfer, first step
+        # split (sized for arrivals only: no wave): prefill, K/V transfer, first step
+        "split_ttft": first_token_s(inp.engine, t_prefill, t_step) + t_kv,
         "rps_decode_replica": b * su.dp / (o_tok * t_step),
         "rps_prefill_replica": su.dp / t_prefill,
     }

@@ -2,12 +2,15 @@
 (`models/data/validation/aiconfigurator_silicon.csv`, 5,221 end-to-end measurements of TensorRT-LLM,
 SGLang and vLLM on H100 to GB300). The held-out split, the model's form as first scored and the
 mapping of the file's models, GPUs, precisions and layouts were written down before the first score
-(docs/reference/serving-evidence.md, 2026-12-01); nothing here is fitted on the file.
+(docs/reference/serving-evidence.md, 2026-12-01); what is fitted on the file (the engines' factors
+and time-to-first-token constants, a MoE layer's fixed step) is fitted on tuning rows only.
 
 Each expressible row is predicted at its own layout and concurrency with `models/serving/plan.py`
-`evaluate`: an aggregated row's TPOT = t_step + B · t_prefill / O and TTFT = t_prefill + t_step; a
-disaggregated row's TPOT = the decode pool's t_step and TTFT = the prefill pool's t_prefill + the
-K/V transfer + the decode pool's first step. Errors are predicted / measured − 1, reported per
+`evaluate`: an aggregated row's TPOT = t_step + B · t_prefill / O; a disaggregated row's TPOT = the
+decode pool's t_step. TTFT (the ninth amendment, models/serving/engines.py `first_token_s`) = the
+engine's a + t_prefill · (k + w · (C − 1)) + t_step, C the requests in flight on the request's
+prefill server (`in_flight`), plus the K/V transfer for a disaggregated row (the prefill pool's
+t_prefill, the decode pool's first step). Errors are predicted / measured − 1, reported per
 split, backend, GPU and model class (dense, MoE)."""
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 from models import DATA_DIR
 from models.errors import InputError
 from models.hardware import get_gpu
-from models.serving.engines import ENGINE_OF_BACKEND, ENGINES
+from models.serving.engines import ENGINE_OF_BACKEND, ENGINES, first_token_s
 from models.serving.plan import ServeInputs, evaluate
 from models.shapes import get_preset
 
@@ -80,6 +83,8 @@ class Pool:
     tp: int
     batch: int
     dp: int = 1
+    #: workers of the pool (a disaggregated row's; 1 for an aggregated row)
+    workers: int = 1
 
 
 def _pool(row: dict, prefix: str, moe: bool) -> tuple[Pool | None, str | None]:
@@ -97,7 +102,8 @@ def _pool(row: dict, prefix: str, moe: bool) -> tuple[Pool | None, str | None]:
         return None, f"MoE TP × EP ({experts}) differs from the GPUs ({tp * adp})"
     if row[f"{prefix}batch_size"] in ("", "0"):  # the fourth amendment
         return None, "the pool's batch is not in the file (only the deployment's concurrency)"
-    return Pool(tp, int(row[f"{prefix}batch_size"]), adp), None
+    workers = _size(row[f"{prefix}num_workers"]) if prefix else 1
+    return Pool(tp, int(row[f"{prefix}batch_size"]), adp, workers), None
 
 
 def _precision(row: dict) -> str | None:
@@ -198,17 +204,30 @@ def _rule_tpot_ms(f: dict[str, float], pool: Pool) -> float:
     return pool.batch / (f["rule_tps_gpu"] * pool.tp) * 1e3
 
 
+def in_flight(setup: dict) -> float:
+    """The requests in flight that share a request's prefill server (the ninth amendment's C): an
+    aggregated row's batch (per attention group); a disaggregated row's concurrency (decode batch ×
+    workers × attention groups) over its prefill workers × attention groups."""
+    if len(setup["pools"]) == 1:
+        return float(setup["pools"][0].batch)
+    prefill, decode = setup["pools"]
+    return decode.batch * decode.workers * decode.dp / (prefill.workers * prefill.dp)
+
+
 def predict(setup: dict, row: dict) -> tuple[float, float, float, str]:
     """(TPOT ms, TTFT ms, the rule of thumb's TPOT ms, why refused or "") of an expressible row
-    (module docstring)."""
+    (module docstring). Every row is a closed loop at its concurrency, so its TTFT is the
+    engine's first token at the requests in flight (`in_flight`; the ninth amendment)."""
+    engine = ENGINE_OF_BACKEND[row["backend"]]
     if row["mode"] == "agg":
         (pool,) = setup["pools"]
         f = _figures(setup, row, pool)
         rule = _rule_tpot_ms(f, pool)
-        return f["tpot"] * 1e3, f["ttft"] * 1e3, rule, _refusal(f, pool, "replica")
+        ttft = first_token_s(engine, f["t_prefill"], f["t_step"], in_flight(setup))
+        return f["tpot"] * 1e3, ttft * 1e3, rule, _refusal(f, pool, "replica")
     prefill, decode = setup["pools"]
     p, d = _figures(setup, row, prefill), _figures(setup, row, decode)
-    ttft = p["t_prefill"] + p["t_kv"] + d["t_step"]
+    ttft = first_token_s(engine, p["t_prefill"], d["t_step"], in_flight(setup)) + p["t_kv"]
     why = _refusal(p, prefill, "prefill") or _refusal(d, decode, "decode")
     return d["t_step"] * 1e3, ttft * 1e3, _rule_tpot_ms(d, decode), why
 
