@@ -3,6 +3,7 @@ show inside the portal's markdown (md_plain, md_code)."""
 
 from __future__ import annotations
 
+import math
 import re
 
 from models.constraints import describe, excluded
@@ -172,20 +173,33 @@ def deadline_status(met: bool | None, days_past: float | None) -> str:
 
 def deadline_miss(label: str, deadline: float, first_day: float | None, days_past) -> str:
     """'Build misses the 180-day deadline: its first run ends on day 240, 60 days late
-    (provisioning included)' for an option whose meets_deadline is False."""
+    (provisioning included)' for an option whose meets_deadline is False; the days late are
+    counted from the day shown (day 151 against 150 is 1 day late, never '0 days')."""
     if first_day is None or days_past is None:
         return f"{label} misses the {deadline:g}-day deadline: no run ends within the term"
+    late = max(_shown_day(first_day) - deadline, 1.0)
     return (
         f"{label} misses the {deadline:g}-day deadline: its first run ends on "
-        f"{on_day(first_day)}, {day_count(days_past)} late (provisioning included)"
+        f"{on_day(first_day)}, {day_count(math.ceil(late))} late (provisioning included)"
     )
 
 
-def deadline_sizing(deadline: float, budget: float, label: str, ready_day: float) -> str:
-    """How a deadline sized the cluster (TrainingSummary.train_days_budget, deadline_sized_for)."""
+def _shown_day(x: float) -> int:
+    """The day `on_day` shows for a point in time."""
+    return math.ceil(x - 1e-9)
+
+
+def deadline_sizing(deadline: float, label: str, ready_day: float, first_result_day: float) -> str:
+    """How a deadline sized the cluster, in numbers that add up as shown: 'Sized for the 150-day
+    deadline from the decision: Managed, the option that can deliver first, is ready on day 58,
+    leaving 92 days; a run takes 89 days there, so its first result is on day 147' (the days left
+    and the run's days are the differences of the days shown)."""
+    ready, first = _shown_day(ready_day), _shown_day(first_result_day)
     return (
         f"Sized for the {deadline:g}-day deadline from the decision: {label}, the option that can "
-        f"deliver first, is ready on {on_day(ready_day)}, leaving {days(budget)} to train"
+        f"deliver first, is ready on {on_day(ready_day)}, leaving {day_count(deadline - ready)}; "
+        f"a run takes {day_count(first - ready)} there, so its first result is on "
+        f"{on_day(first_result_day)}"
     )
 
 

@@ -184,10 +184,20 @@ def _curve_lines(p: TrainingPlan) -> list[str]:
     return out
 
 
-def training_report(p: TrainingPlan) -> str:
+def training_report(p: TrainingPlan, answer=None) -> str:
     """`clusterplan train`'s tables: the plan's fields written by the shared number rules
-    (models/numbers.py: days, pct, gpus, run_length), as the portal and the PDF write them."""
-    out = [_training_head(p), _rows(_training_rows(p))]
+    (models/numbers.py: days, pct, gpus, run_length), as the portal and the PDF write them;
+    `answer` (pricing/results.py DeadlineAnswer): how a deadline sized it, as Compare says it."""
+    rows = _training_rows(p)
+    if answer is not None:
+        said = deadline_sizing(
+            answer.deadline_days, answer.label, answer.ready_day, answer.first_result_day
+        )
+        rows = [
+            ("Deadline", said.removeprefix("Sized ")) if k == "Deadline" else (k, v)
+            for k, v in rows
+        ]
+    out = [_training_head(p), _rows(rows)]
     advice = efficient_size_advice(p.gpus, p.efficient, deadline=p.sizing == "deadline")
     if advice:
         out.append(advice)
@@ -453,7 +463,7 @@ def deadline_sizing_line(c: Comparison) -> list[str]:
         return []
     advice = efficient_size_advice(t.gpus, t.efficient)
     return [
-        deadline_sizing(deadline, t.train_days_budget, sized_for.label, sized_for.ready_day),
+        deadline_sizing(deadline, sized_for.label, sized_for.ready_day, sized_for.first_result_day),
         *([advice] if advice else []),
     ]
 

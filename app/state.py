@@ -39,7 +39,9 @@ from models.errors import InputError
 from models.portfolio.demand import Demand, Sizing, TrainingSettings, derive_demand, size_workload
 from models.scenario import PORTFOLIO_VERSION, Scenario, Workload, explain_validation_error
 from models.training.plan import TrainingPlan, plan_training
+from pricing import deadline
 from pricing.engine import Comparison, compare
+from pricing.results import DeadlineAnswer
 
 KEY = "scenario"
 #: session keys: the JSON of the scenario the address last matched, and that address's token
@@ -310,9 +312,15 @@ def scenario_without(*paths: str) -> tuple[Scenario | None, list[tuple[str, str]
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _plan(scenario_json: str) -> tuple[dict | None, tuple[str, str] | None]:
+    """The run's plan; with a deadline, pricing/deadline.py's answer (counted from the decision,
+    provisioning included: the same GPU count as Compare's), as {"deadline": ..., "plan": ...}."""
     try:
-        plan = plan_training(Scenario.model_validate_json(scenario_json), curve=False)
-        return plan.model_dump(mode="json"), None
+        sc = Scenario.model_validate_json(scenario_json)
+        if sc.cluster.deadline_days is not None:
+            answer = deadline.answer(sc)
+            if answer is not None:
+                return {"deadline": answer.model_dump(mode="json")}, None
+        return {"plan": plan_training(sc, curve=False).model_dump(mode="json")}, None
     except InputError as exc:
         return None, (exc.field, str(exc))
 
@@ -372,8 +380,22 @@ def workload_sizing(sc: Scenario, i: int) -> tuple[Sizing | None, tuple[str, str
 
 
 def training_plan(sc: Scenario) -> tuple[TrainingPlan | None, tuple[str, str] | None]:
-    plan, err = _plan(_key(sc))
-    return (TrainingPlan.model_validate(plan) if plan else None), err
+    plan, _, err = sized_run(sc)
+    return plan, err
+
+
+def sized_run(
+    sc: Scenario,
+) -> tuple[TrainingPlan | None, DeadlineAnswer | None, tuple[str, str] | None]:
+    """(the run's plan, how a deadline sized it (None without one), the error): one answer with
+    Compare's (pricing/deadline.py)."""
+    out, err = _plan(_key(sc))
+    if out is None:
+        return None, None, err
+    if "deadline" in out:
+        answer = DeadlineAnswer.model_validate(out["deadline"])
+        return answer.plan, answer, None
+    return TrainingPlan.model_validate(out["plan"]), None, None
 
 
 def comparison(sc: Scenario) -> tuple[Comparison | None, tuple[str, str] | None]:

@@ -20,15 +20,15 @@ from models.numbers import on_day, pct
 from models.options import OPTIONS, Billing, Staffing, spec
 from models.portfolio.capacity import CapacityResult
 from models.scenario import Scenario
-from models.training.plan import TrainingPlan, plan_training
 from models.units import SECONDS_PER_DAY
 from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import timeline as tl
 from pricing.catalogue.freshness import with_freshness
 from pricing.catalogue.loader import Catalogue, load_catalogue
-from pricing.delivery import delivery_of, ready_and_train_days
-from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs, build_inputs
+from pricing.deadline import size_for_deadline
+from pricing.delivery import delivery_of
+from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
 from pricing.planning.planner import plan_portfolio
 from pricing.planning.records import OptionPlan, Portfolio
 from pricing.price_checks import price_inversions
@@ -68,89 +68,6 @@ TRAILING_MONTHS = 3
 TRAILING_IDLE_BUSY_SHARE = 0.01
 #: the options that pay for their size while it is held and could give it back sooner
 RELEASABLE = (Billing.RENT, Billing.MANAGED_RENT, Billing.COMMITTED)
-
-
-#: most fixed-point steps of the deadline sizing: each step re-sizes for the provisioning of the
-#: cluster sized by the step before; the GPU count only grows and settles within two or three
-DEADLINE_SIZING_STEPS = 12
-
-
-def _training_budgets(inp: CostInputs, deadline: float) -> dict[str, tuple[float, float]]:
-    """option -> (training budget, ready day) on this plan's cluster. The budget is the core's
-    training days (`TrainingPlan.train_days`) that let the option's first run end by the deadline:
-    (deadline − ready day) × core days / the option's own days (a managed service's faster
-    restarts and spot interruptions change them). Options the catalogue cannot offer are left
-    out."""
-    P = base_params(inp)
-    out = {}
-    for option in inp.scenario.options.compare:
-        if option in inp.unavailable:
-            continue
-        ready, days = (float(x[0, 0]) for x in ready_and_train_days(inp, P, option))
-        out[option] = ((deadline - ready) * inp.plan.train_days / days, ready)
-    return out
-
-
-def size_for_deadline(scenario: Scenario, catalogue: Catalogue) -> tuple[CostInputs, str | None]:
-    """The engine's inputs, with a deadline's GPU count leaving room for provisioning, and the
-    option it left room for (None without a deadline).
-
-    Rule: the fewest GPUs on which at least one compared option's first run ends by the deadline,
-    i.e. training fits the deadline less the provisioning of the option that can deliver first
-    (the largest budget of `_training_budgets`). Ready days grow with the cluster (procurement
-    ramps with order size, racking with rack count, capacity bands with GPU count), so it is a
-    fixed point: size for the whole deadline, take the budget the resulting cluster leaves, re-size
-    for it, and repeat until the cluster fits its own budget. Options that provision more slowly
-    may then miss the deadline; `compare` marks them. Refused (InputError naming
-    cluster.deadline_days) when no option can deliver by the deadline."""
-    deadline = scenario.cluster.deadline_days
-    if deadline is None:
-        return build_inputs(scenario, catalogue), None
-    plan = _deadline_plan(scenario, deadline, None)
-    for _ in range(DEADLINE_SIZING_STEPS):
-        inp = build_inputs(scenario, catalogue, plan)
-        budgets = _training_budgets(inp, deadline)
-        if not budgets:  # nothing can be offered: the comparison says why
-            return inp, None
-        option = max(budgets, key=lambda o: budgets[o][0])
-        budget, ready = budgets[option]
-        if budget <= 0:
-            raise InputError(
-                "cluster.deadline_days",
-                f"a {deadline:g}-day deadline cannot be met: the option that can deliver first, "
-                f"{LABELS[option]}, is ready on {on_day(ready)} for {plan.gpus:,} {plan.gpu}, "
-                "before any training; allowed: a deadline after that day",
-            )
-        if plan.train_days <= budget * (1 + 1e-12):  # the cluster fits its own budget
-            plan = plan.model_copy(update={"train_days_budget": budget})
-            return build_inputs(scenario, catalogue, plan), option
-        plan = _deadline_plan(scenario, deadline, (budget, ready, option))
-    raise InputError(
-        "cluster.deadline_days",
-        f"the GPU count for a {deadline:g}-day deadline did not settle in "
-        f"{DEADLINE_SIZING_STEPS} steps; try a looser deadline",
-    )
-
-
-def _deadline_plan(
-    scenario: Scenario, deadline: float, target: tuple[float, float, str] | None
-) -> TrainingPlan:
-    """The core's plan (with its scaling curve) for the whole deadline, or for `target`'s training
-    budget (budget, ready day, option); its refusal restated with the provisioning."""
-    try:
-        budget = None if target is None else target[0]
-        return plan_training(scenario, curve=True, train_days_budget=budget)
-    except InputError as exc:
-        if exc.field != "deadline_days":
-            raise
-        if target is None:
-            raise InputError("cluster.deadline_days", str(exc)) from None
-        _, ready, option = target
-        raise InputError(
-            "cluster.deadline_days",
-            f"a {deadline:g}-day deadline cannot be met: {LABELS[option]}, the option that can "
-            f"deliver first, is ready around {on_day(ready)}, and {exc}",
-        ) from None
 
 
 def _check_finite(inp: CostInputs, option: str, flows: cf.Flows) -> None:

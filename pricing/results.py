@@ -14,7 +14,14 @@ from pydantic import Field
 from models.infrastructure import FabricPlan
 from models.record import Record
 from models.scenario import Scenario
-from models.training.plan import Checkpoint, CurvePoint, EfficientSize, Layout, StorageNeeds
+from models.training.plan import (
+    Checkpoint,
+    CurvePoint,
+    EfficientSize,
+    Layout,
+    StorageNeeds,
+    TrainingPlan,
+)
 
 
 def _empty(v) -> bool:
@@ -370,6 +377,23 @@ class StalePrice(Record):
     #: whole months from `as_of` to `Comparison.catalogue_as_of`
     age_months: int
     source: str
+
+
+class DeadlineAnswer(Record):
+    """How a deadline sized one run, counted from the decision (pricing/deadline.py `answer`): the
+    compared option that can deliver first, its ready day and its own days of one run, on the
+    GPU count chosen; the same answer on Compare, the Workload page and `clusterplan train`."""
+
+    deadline_days: float
+    option: str
+    label: str
+    gpus: int
+    gpu: str
+    ready_day: float
+    #: one run's wall-clock days on that option (a managed service's faster restarts shorten it)
+    run_days: float
+    first_result_day: float
+    plan: TrainingPlan
 
 
 class TrainingSummary(Record):

@@ -204,10 +204,19 @@ def test_curve_only_with_the_curve_flag(capsys):
     ids=["fixed", "deadline+curve", "smallest-fp8-mixtral", "custom-moe"],
 )
 def test_json_equals_plan_training_on_the_same_scenario(capsys, args, workload, cluster, curve):
+    """The command's plan is the core's; with a deadline, the one the deadline's answer gives
+    (pricing/deadline.py: counted from the decision, provisioning included, as compare sizes it),
+    with the option it left room for beside it."""
+    from pricing.deadline import answer
+
     from_cli = train_json(capsys, *args)
-    direct = plan_training(
-        scenario({}, workload=workload, cluster=cluster), curve=curve
-    ).model_dump(mode="json")
+    sc = scenario({}, workload=workload, cluster=cluster)
+    if "deadline_days" in cluster:
+        a = answer(sc)
+        assert from_cli.pop("deadline") == a.model_dump(mode="json", exclude={"plan"})
+        direct = a.plan.model_dump(mode="json")
+    else:
+        direct = plan_training(sc, curve=curve).model_dump(mode="json")
     assert without_timing(from_cli) == without_timing(direct)
 
 
@@ -236,10 +245,27 @@ def test_params_suffix_equals_the_plain_number(capsys):
 # ---------------------------------------------------------------------------------- deadlines
 
 
-def test_deadline_is_met_and_tighter_deadlines_never_get_fewer_gpus(capsys):
+def core_deadline_plan(days: float) -> dict:
+    """The core's own deadline sizing (training days only; the command adds provisioning)."""
+    sc = scenario({}, workload={"model": "llama3-8b", "tokens": 1e12}, cluster={"gpu": "H100-SXM"})
+    sc = sc.model_copy(update={"cluster": sc.cluster.model_copy(update={"deadline_days": days})})
+    return plan_training(sc).model_dump(mode="json")
+
+
+def test_the_commands_deadline_counts_provisioning_and_tighter_ones_get_more_gpus(capsys):
+    gpus = []
+    for days in (60, 30, 20):  # loosest first
+        p = train_json(capsys, *LLAMA8_1T, "--deadline-days", str(days))
+        assert p["deadline"]["first_result_day"] <= days
+        assert p["deadline"]["ready_day"] > 0  # provisioning counted
+        gpus.append(p["gpus"])
+    assert gpus == sorted(gpus) and gpus[0] < gpus[-1], gpus
+
+
+def test_deadline_is_met_and_tighter_deadlines_never_get_fewer_gpus():
     gpus = []
     for days in (30, 10, 3):  # loosest first
-        p = train_json(capsys, *LLAMA8_1T, "--deadline-days", str(days))
+        p = core_deadline_plan(days)
         assert p["train_days"] <= days
         assert p["sizing"] == "deadline"
         assert p["layout"]["tp"] * p["layout"]["pp"] * p["layout"]["dp"] == p["gpus"]
@@ -248,14 +274,14 @@ def test_deadline_is_met_and_tighter_deadlines_never_get_fewer_gpus(capsys):
     assert gpus[0] < gpus[-1]
 
 
-def test_deadline_gets_the_fewest_candidate_gpus_that_meet_it(capsys):
+def test_deadline_gets_the_fewest_candidate_gpus_that_meet_it():
     """Checked against every count on the planner's ladder, including the tightest deadline any
     count meets, so a search that skips counts (days are not monotonic in GPUs) shows up."""
     sc = scenario({}, workload={"model": "llama3-8b", "tokens": 1e12}, cluster={"gpu": "H100-SXM"})
     days = ladder_days(sc)
     for deadline in (30.0, 3.0, 0.5, min(days.values()) * 1.0001):
         expected = min(n for n, d in days.items() if d <= deadline)
-        p = train_json(capsys, *LLAMA8_1T, "--deadline-days", repr(deadline))
+        p = core_deadline_plan(deadline)
         assert p["gpus"] == expected, (deadline, p["gpus"], expected)
         assert p["train_days"] <= deadline
 
@@ -267,11 +293,12 @@ def test_impossible_deadline_names_the_option_and_what_would_work(capsys):
     m = re.search(r"([\d.]+) days on ([\d,]+) GPUs", line)
     assert m, line
     fastest_days, fastest_gpus = float(m.group(1)), int(m.group(2).replace(",", ""))
-    # what it suggests really works
+    # what it suggests really works: the fastest count, and the earliest first result as a deadline
     p = train_json(capsys, *args, "--gpus", str(fastest_gpus))
     assert p["train_days"] == pytest.approx(fastest_days, abs=0.051)
-    p = train_json(capsys, *args, "--deadline-days", str(fastest_days + 0.1))
-    assert p["train_days"] <= fastest_days + 0.1
+    earliest = int(re.search(r"a deadline of ([\d,]+) days or more", line)[1].replace(",", ""))
+    p = train_json(capsys, *args, "--deadline-days", str(earliest))
+    assert p["deadline"]["first_result_day"] <= earliest
 
 
 # ------------------------------------------------------------------------------- custom models

@@ -4,15 +4,26 @@ models/numbers.py): percentages with a space, durations by `days`, one run's len
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from app.cli import main
-from app.formatting import band, days, efficient_size_advice, gpus, pct, run_length, si
+from app.formatting import (
+    band,
+    days,
+    deadline_sizing,
+    efficient_size_advice,
+    gpus,
+    pct,
+    run_length,
+    si,
+)
 from app.report_text import training_report
 from models.scenario import Scenario
 from models.training.plan import plan_training
+from pricing.results import DeadlineAnswer
 
 LLAMA8 = {"model": "llama3-8b", "tokens": 1e12}
 
@@ -71,16 +82,21 @@ def test_the_curve_writes_percent_and_days_per_cell(plan):
 def test_a_deadline_says_its_budget_and_the_efficient_size(capsys):
     rc = main(
         ["train", "--model", "llama3-70b", "--tokens", "15T", "--gpu", "H100-SXM"]
-        + ["--deadline-days", "60", "--json"]
+        + ["--deadline-days", "90", "--json"]
     )
     assert rc == 0
     from models.training.plan import TrainingPlan
 
-    p = TrainingPlan.model_validate_json(capsys.readouterr().out)
-    out = training_report(p)
-    assert _row(out, "Deadline") == f"sized to finish a run within {days(60)}"
+    data = json.loads(capsys.readouterr().out)
+    said = data.pop("deadline")
+    p = TrainingPlan.model_validate(data)
+    a = DeadlineAnswer.model_validate({**said, "plan": p})
+    out = training_report(p, a)
+    sentence = deadline_sizing(90, a.label, a.ready_day, a.first_result_day)
+    assert _row(out, "Deadline") == sentence.removeprefix("Sized ")
+    assert "for the 90-day deadline from the decision" in sentence
     advice = efficient_size_advice(p.gpus, p.efficient)
-    assert advice.startswith("Efficient size: 2,048 GPUs")
+    assert advice.startswith("Efficient size: 4,096 GPUs")
     assert advice in out.splitlines()
 
 

@@ -138,7 +138,7 @@ def test_the_text_report_marks_the_late_option_and_says_how_the_deadline_sized_t
     )
     assert not any(line.startswith("Rent dedicated misses") for line in lines)
     assert lines[1] == deadline_sizing(
-        DEADLINE, c.training.train_days_budget, "Rent dedicated", rent.ready_day
+        DEADLINE, "Rent dedicated", rent.ready_day, rent.first_result_day
     )
 
 
@@ -183,6 +183,6 @@ def test_the_pdf_marks_the_late_option_and_says_how_the_deadline_sized_the_clust
     text = re.sub(r"\s+", "", "".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages))
     for line in (
         deadline_miss("Build", DEADLINE, build.first_result_day, build.days_past_deadline),
-        deadline_sizing(DEADLINE, c.training.train_days_budget, "Rent dedicated", rent.ready_day),
+        deadline_sizing(DEADLINE, "Rent dedicated", rent.ready_day, rent.first_result_day),
     ):
         assert re.sub(r"\s+", "", line) + "." in text

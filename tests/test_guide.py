@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from app.formatting import days, gib, gpus, on_day, plural, usd, usd_rate
+from app.formatting import days, deadline_sizing, gib, gpus, on_day, plural, usd, usd_rate
 from app.views.guide import (
     EXAMPLE_DEADLINES_DAYS,
     QUESTIONS,
@@ -104,12 +104,12 @@ def test_how_many_gpus_gives_fewest_efficient_and_deadline_counts(example):
 def test_how_many_gpus_with_a_deadline_names_the_budget(b200_deadline):
     t = b200_deadline.training
     assert t.sizing == "deadline" and t.train_days_budget is not None
-    label = next(o.label for o in b200_deadline.options if o.option == t.deadline_sized_for)
+    o = next(o for o in b200_deadline.options if o.option == t.deadline_sized_for)
     text = how_many_gpus(b200_deadline)
-    assert (
-        f"The deadline needs {gpus(t.gpus)}: {label}, the option that can deliver first, leaves "
-        f"{days(t.train_days_budget)} to train" in text
+    said = deadline_sizing(
+        b200_deadline.scenario.cluster.deadline_days, o.label, o.ready_day, o.first_result_day
     )
+    assert f"The deadline needs {gpus(t.gpus)}. {said}." in text
 
 
 def test_renting_cost_quotes_rates_with_units(example):

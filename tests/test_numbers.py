@@ -73,9 +73,11 @@ def test_the_text_report_writes_days_as_points_and_percent_with_a_space(example)
 
 
 def test_a_deadline_miss_and_the_sizing_count_days_as_on_day():
-    assert "ends on day 240, 59 days late" in deadline_miss("Build", 180, 239.4, 59.4)
-    line = deadline_sizing(180, 95.04, "Rent dedicated", 10.2)
-    assert "ready on day 11" in line and "leaving 95 days to train" in line
+    # day 240 against 180 is 60 days late, as shown (not the 59.4 days past rounded)
+    assert "ends on day 240, 60 days late" in deadline_miss("Build", 180, 239.4, 59.4)
+    line = deadline_sizing(180, "Rent dedicated", 10.2, 105.3)
+    assert "ready on day 11, leaving 169 days; a run takes 95 days there" in line
+    assert line.endswith("its first result is on day 106")
 
 
 def test_a_runs_length_is_one_parenthesis():

@@ -76,7 +76,9 @@ def register(sub) -> None:
         "--deadline-days",
         type=number,
         metavar="D",
-        help="fewest GPUs that finish within D wall-clock days",
+        help="fewest GPUs whose first run ends within D days of the decision, provisioning "
+        "included (of the option that can deliver first: build, rent, managed or cloud "
+        "on-demand), as `clusterplan compare` and the portal size it",
     )
     t.add_argument("--seq-len", type=whole, metavar="N", help="sequence length (default 8192)")
     t.add_argument(
@@ -154,14 +156,25 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
 
 def run(args: argparse.Namespace) -> int:
     scenario = scenario_from_args(args)
+    answer = None
     try:
-        plan = plan_training(scenario, curve=args.curve)
+        if scenario.cluster.deadline_days is not None:  # one answer with compare's
+            from pricing.deadline import answer as deadline_answer
+
+            answer = deadline_answer(scenario)
+        if answer is None:
+            plan = plan_training(scenario, curve=args.curve)
+        else:
+            plan = answer.plan if args.curve else answer.plan.model_copy(update={"curve": None})
     except InputError as exc:
         raise UsageError(
             f"clusterplan train: {OPTION_FOR_FIELD.get(exc.field, exc.field)}: {exc}"
         ) from None
     if args.json:
-        print_json("clusterplan train", plan.model_dump(mode="json"))
+        out = plan.model_dump(mode="json")
+        if answer is not None:  # the option the deadline left room for, its ready and first days
+            out["deadline"] = answer.model_dump(mode="json", exclude={"plan"})
+        print_json("clusterplan train", out)
     else:
-        print(report_text.training_report(plan))
+        print(report_text.training_report(plan, answer))
     return 0

@@ -71,7 +71,9 @@ def _deadline_sizing(c: Comparison, deadline: float | None) -> None:
     if deadline is not None and sized_for is not None and t.train_days_budget is not None:
         st.caption(
             md_plain(
-                deadline_sizing(deadline, t.train_days_budget, sized_for.label, sized_for.ready_day)
+                deadline_sizing(
+                    deadline, sized_for.label, sized_for.ready_day, sized_for.first_result_day
+                )
             )
             + "."
         )

@@ -14,6 +14,7 @@ import re
 from app import glossary
 from app.formatting import (
     days,
+    deadline_sizing,
     gib,
     gpus,
     md_plain,
@@ -86,17 +87,18 @@ def server_or_cluster(c: Comparison) -> str:
 
 def how_many_gpus(c: Comparison) -> str:
     t = c.training
-    label = {o.option: o.label for o in c.options}
     parts = []
     if t.min_gpus is not None:
         parts.append(f"Fewest that fit in memory: {gpus(t.min_gpus)}.")
-    if t.deadline_sized_for is not None and t.train_days_budget is not None:
-        parts.append(
-            f"The deadline needs {gpus(t.gpus)}: {label.get(t.deadline_sized_for, t.deadline_sized_for)}, "
-            f"the option that can deliver first, leaves "
-            f"{days(t.train_days_budget)} to train, and {gpus(t.gpus)} finish a run in "
-            f"{days(t.train_days)}."
+    sized_for = c.option(t.deadline_sized_for) if t.deadline_sized_for else None
+    if sized_for is not None and c.scenario.cluster.deadline_days is not None:
+        said = deadline_sizing(
+            c.scenario.cluster.deadline_days,
+            sized_for.label,
+            sized_for.ready_day,
+            sized_for.first_result_day,
         )
+        parts.append(f"The deadline needs {gpus(t.gpus)}. {said}.")
     else:
         parts.append(f"Planned: {gpus(t.gpus)} ({t.sizing}), one run in {days(t.train_days)}.")
     curve = t.curve

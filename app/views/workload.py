@@ -7,7 +7,16 @@ import streamlit as st
 from app import glossary, state
 from app import schema_widgets as sw
 from app.charts.memory import training_memory
-from app.formatting import band, days, efficient_size_advice, gib, md_plain, pct, si
+from app.formatting import (
+    band,
+    days,
+    deadline_sizing,
+    efficient_size_advice,
+    gib,
+    md_plain,
+    pct,
+    si,
+)
 from app.report_text import execution_text
 from app.views import portfolio as portfolio_view
 from app.views.execution import execution_inputs
@@ -427,10 +436,15 @@ def _sizing_panel() -> None:
         state.show_problems(problems)
     else:
         with st.spinner("Sizing the cluster..."):
-            plan, err = state.training_plan(sc)
+            plan, answer, err = state.sized_run(sc)
         if err:
             state.show_error(*err)
         else:
+            if answer is not None:  # the same sentence as Compare's, the PDF's and the CLI's
+                said = deadline_sizing(
+                    answer.deadline_days, answer.label, answer.ready_day, answer.first_result_day
+                )
+                st.caption(md_plain(said) + ".")
             _sizing_results(plan)
 
 
