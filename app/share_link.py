@@ -222,26 +222,21 @@ def _check_section(name: str, section: Any) -> dict:
         raise _section_problem(name, f"{_quote(where, 80)}: {_quote(msg)}{more}") from None
     except (TypeError, ValueError, RecursionError):
         raise _section_problem(name, "invalid") from None
-    if name == "models":
-        for i, entry in enumerate(fields["models"]):
-            try:
-                model_from_fields(entry)
-            except InputError as exc:
-                raise _section_problem(name, f"model {i + 1}: {_quote(str(exc))}") from None
     return fields
 
 
 def _open_models(sections: dict) -> dict | None:
-    """The models section of a section dict, checked, each model registered under its content id
-    (models first, so the scenario and the pages' inputs that name them validate); None if the
-    dict has none."""
+    """The models section of a section dict, checked (its size and shape, then each model as a
+    model file is, models/model_file.py), each model registered under its content id (models
+    first, so the scenario and the pages' inputs that name them validate); None if the dict has
+    none. A model that fails its checks, or takes a preset's id, refuses the section."""
     if "models" not in sections:
         return None
     fields = _check_section("models", sections["models"])
     for i, entry in enumerate(fields["models"]):
         try:
             register_own(model_from_fields(entry))
-        except InputError as exc:  # a preset's id with other fields
+        except InputError as exc:
             raise _section_problem("models", f"model {i + 1}: {_quote(str(exc))}") from None
     return fields
 

@@ -108,6 +108,21 @@ def test_every_sizing_takes_a_registered_model_and_refuses_an_unregistered_one()
         Scenario.model_validate(RUNS | {"workload": {"model": model}})
 
 
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('{"model_id": "m", "published_params_b": NaN}', "NaN is not a number"),
+        ('{"model_id": "m", "layers": ' + "9" * 5000 + "}", "not JSON"),
+        ("[1, 2]", "a JSON object"),
+        (b"\xff\xfe", "not JSON"),
+        (" " * (model_file.MAX_FILE_BYTES + 1), "over the 65,536 allowed"),
+    ],
+)
+def test_text_that_is_no_model_is_refused_before_it_is_read_as_one(text, says):
+    with pytest.raises(InputError, match=says):
+        model_file.model_from_json(text, "pasted")
+
+
 # ----------------------------------------------------------------------------------- share link
 
 

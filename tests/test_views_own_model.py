@@ -83,6 +83,9 @@ def test_serve_takes_a_pasted_model_and_a_link_reopens_it_in_a_new_session(regis
     assert plan.tpot_ms != plan_serving(serve_inputs()).tpot_ms  # 70 layers, not the preset's 80
     assert "Model of your own: Acme 70B" in captions(at) and model in captions(at)
     assert at.selectbox(key="s_model").value == model
+    registry.clear()  # other sessions' models pushed it out of the server's registry
+    at.run()
+    assert not at.error and number(at, "GPUs") == plan.gpus  # registered again from the copy
     link = token(at)
     registry.clear()  # another server process, or the model dropped since
     again = app("serve", link)
@@ -109,6 +112,7 @@ def test_serve_takes_an_uploaded_file_and_refuses_a_bad_one_naming_the_field():
     at.file_uploader(key="s_own_file").set_value(("big.json", big, "application/json"))
     at.run()
     assert f"over the {MAX_FILE_BYTES:,} allowed" in errors(at)
+    assert "Acme 70B" in at.text_area(key="s_own_text").value  # refused before it was read
 
 
 def test_finetune_takes_a_pasted_model_and_keeps_a_bad_one_as_typed():
@@ -143,6 +147,9 @@ def test_workload_sizes_a_pasted_model_and_its_link_reopens_the_same_result(regi
     assert model.startswith("acme-70b@") and get_preset(model).layers == 30
     assert "Model of your own: Acme 8B" in captions(at)
     gpus, days = metric(at, "GPUs"), metric(at, "Wall-clock days")
+    registry.clear()  # pushed out of the server's registry: registered again from the copy
+    at.run()
+    assert not at.error and metric(at, "GPUs") == gpus
     link = token(at)
     registry.clear()
     again = app("workload", link)
