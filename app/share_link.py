@@ -13,7 +13,12 @@ as before, byte for byte. Every problem becomes
 a `LinkError` whose message is one short sentence for the user; the token itself is never echoed.
 
 Optional sections beside the scenario's fields carry the Serve and Fine-tune pages' inputs:
-`"serve": {"version": 2, ...ServeInputs}` and `"finetune": {"version": 1, ...FinetuneInputs}`, and
+`"serve": {"version": 2, ...ServeInputs}` and `"finetune": {"version": 1, ...FinetuneInputs}`, the
+models of one's own they and the scenario name, `"models": {"version": 1, "models": [{fields of
+model_presets.csv}, ...]}` (at most MAX_LINK_MODELS, each checked as a model file is,
+models/model_file.py, then registered under its content id before anything that names it is
+validated; `encode_data` adds it for every registered model of one's own the data names as a
+`model`, so a link carries a model's fields, never only its id), and
 the Side by side page's saved scenarios, `"side_by_side": {"version": 1, "scenarios": [{"name",
 "scenario"}, ...], "picked": [names]}` (models/scenario_set.py ScenarioSet: at most 6 scenarios,
 each validated by the scenario schema, at most SECTION_JSON_BYTES of JSON), each
@@ -38,11 +43,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.field_problems import named_problems
 from app.settings import LOCAL_BASE_URL
+from models.errors import InputError
 from models.finetune.plan import FinetuneInputs
+from models.model_file import is_content_id, model_from_fields, register_own
 from models.scenario import (
     PORTFOLIO_VERSION,
     SCHEMA_VERSION,
@@ -52,6 +59,7 @@ from models.scenario import (
 )
 from models.scenario_set import ScenarioSet
 from models.serving.plan import ServeInputs
+from models.shapes import own_model
 
 #: longest encoded token accepted (checked before any decoding)
 MAX_LINK_CHARS = 8192
@@ -72,20 +80,35 @@ VERSIONS: tuple[int, ...] = (SCHEMA_VERSION, PORTFOLIO_VERSION)
 #: versions older than any in VERSIONS. Empty: every version ever written is still read as it is.
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
 
+#: most models of one's own a link carries (one for each page that takes one, and a spare)
+MAX_LINK_MODELS = 4
+
+
+class OwnModels(BaseModel):
+    """A link's models of one's own: each the fields of model_presets.csv, checked as a model file
+    (models/model_file.py model_from_fields) once this record validates."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    models: list[dict] = Field(min_length=1, max_length=MAX_LINK_MODELS)
+
+
 #: the optional sections (top-level keys beside the scenario's) and the record each must validate as
 SECTIONS: dict[str, type[BaseModel]] = {
     "serve": ServeInputs,
     "finetune": FinetuneInputs,
     "side_by_side": ScenarioSet,
+    "models": OwnModels,
 }
 #: what each section is called in a message
 SECTION_NAMES = {
     "serve": "Serve inputs",
     "finetune": "Fine-tune inputs",
     "side_by_side": "saved scenarios (Side by side)",
+    "models": "models of your own",
 }
 #: each section's schema version, apart from the scenario's
-SECTION_VERSIONS = {"serve": 2, "finetune": 1, "side_by_side": 1}
+SECTION_VERSIONS = {"serve": 2, "finetune": 1, "side_by_side": 1, "models": 1}
 
 
 def _serve_v1_precision(fields: dict) -> dict:
@@ -102,12 +125,13 @@ SECTION_MIGRATIONS: dict[str, dict[int, Callable[[dict], dict]]] = {
     "serve": {1: _serve_v1_precision},
     "finetune": {},
     "side_by_side": {},
+    "models": {},
 }
 #: largest JSON one section may take (a Serve section is about 250 bytes)
 MAX_SECTION_JSON_BYTES = 4096
 #: sections allowed more: the saved scenarios hold up to models/scenario_set.py MAX_SAVED whole
 #: scenarios (a scenario with 64 overrides is about 2.5 KB); the token's caps still hold
-SECTION_JSON_BYTES = {"side_by_side": 24576}
+SECTION_JSON_BYTES = {"side_by_side": 24576, "models": 8192}
 
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]*")
 
@@ -201,6 +225,22 @@ def _check_section(name: str, section: Any) -> dict:
     return fields
 
 
+def _open_models(sections: dict) -> dict | None:
+    """The models section of a section dict, checked (its size and shape, then each model as a
+    model file is, models/model_file.py), each model registered under its content id (models
+    first, so the scenario and the pages' inputs that name them validate); None if the dict has
+    none. A model that fails its checks, or takes a preset's id, refuses the section."""
+    if "models" not in sections:
+        return None
+    fields = _check_section("models", sections["models"])
+    for i, entry in enumerate(fields["models"]):
+        try:
+            register_own(model_from_fields(entry))
+        except InputError as exc:
+            raise _section_problem("models", f"model {i + 1}: {_quote(str(exc))}") from None
+    return fields
+
+
 def section_data(name: str, record: BaseModel | dict) -> dict:
     """A section as a link holds it: `version`, then the fields that differ from the defaults."""
     if isinstance(record, BaseModel):
@@ -214,19 +254,50 @@ def section_data(name: str, record: BaseModel | dict) -> dict:
 # ---------------------------------------------------------------------------------------- encode
 
 
+def _named_models(data: dict) -> list[str]:
+    """The content ids (models of one's own) `data` names as a `model` anywhere, in order."""
+    found, stack = [], [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            model = item.get("model")
+            if is_content_id(model) and model not in found:
+                found.append(model)
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return found
+
+
+def _with_models(data: dict) -> dict:
+    """`data` with a `models` section holding the fields of each registered model of one's own it
+    names (a `models` section given is kept as given)."""
+    if "models" in data:
+        return data
+    shapes = [s for m in _named_models(data) if (s := own_model(m)) is not None]
+    if not shapes:
+        return data
+    entries = [s.model_dump(mode="json", exclude_defaults=True) for s in shapes]
+    return {**data, "models": {"version": SECTION_VERSIONS["models"], "models": entries}}
+
+
 def encode_data(data: dict) -> str:
-    """A token for this scenario dict, keys kept as given (`version` added first if missing)."""
+    """A token for this scenario dict, keys kept as given (`version` added first if missing), with
+    the fields of the models of one's own it names (`_with_models`)."""
     if not isinstance(data, dict):
         raise LinkError("a scenario must be a JSON object")
     if "version" not in data:
         data = {"version": SCHEMA_VERSION, **data}
+    data = _with_models(data)
     version = data["version"]
     if type(version) is not int or version not in VERSIONS:
         raise LinkError(f"the scenario's version must be one of {', '.join(map(str, VERSIONS))}")
     scenario_part, sections = _split(data)
+    _open_models(sections)
     _validate(scenario_part)
     for name, section in sections.items():
-        _check_section(name, section)
+        if name != "models":
+            _check_section(name, section)
     try:
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         raw = text.encode("utf-8")
@@ -390,9 +461,21 @@ def decode_link(token: str) -> Link:
     section is only left out (Link.problems says why, naming its field)."""
     scenario_part, raw_sections = _split(_parse(_inflate(_bytes_from_token(token))))
     data = _migrate(scenario_part)
-    _validate(data)
     sections, problems = {}, {}
+    try:
+        if (models := _open_models(raw_sections)) is not None:
+            sections["models"] = models
+    except LinkError as exc:
+        problems["models"] = str(exc)
+    try:
+        _validate(data)
+    except LinkError:
+        if "models" in problems:  # the scenario names the model refused: say why that was
+            raise LinkError(problems["models"]) from None
+        raise
     for name, section in raw_sections.items():
+        if name == "models":
+            continue
         try:
             sections[name] = _check_section(name, section)
         except LinkError as exc:

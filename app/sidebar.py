@@ -26,6 +26,9 @@ def link_carries(sections: dict[str, dict]) -> str:
         parts.append("the Serve inputs")
     if "finetune" in sections:
         parts.append("the Fine-tune inputs")
+    if own := sections.get("models"):
+        n = len(own.get("models", []))
+        parts.append(f"{n} model{'s' if n != 1 else ''} of your own")
     if sbs := sections.get("side_by_side"):
         n, picked = len(sbs.get("scenarios", [])), len(sbs.get("picked", []))
         parts.append(

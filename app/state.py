@@ -20,6 +20,10 @@ The Serve and Fine-tune pages keep their inputs apart from the scenario, and reg
 (`register_section`): the token carries each one the session has opened (its last valid inputs) as
 an optional section of the link (app/share_link.py), and a link's sections are put back into those
 pages' inputs when the session opens. A bad section is named in a warning; the rest opens.
+
+Models of one's own (app/own_models.py) are registered again at the start of every run (`init`);
+a token carries the fields of each one it names (share_link's `models` section), and a link's
+models become the opening session's own.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from collections.abc import Callable
 import streamlit as st
 from pydantic import BaseModel, ValidationError
 
-from app import settings, share_link
+from app import own_models, settings, share_link
 from app.assumption_labels import overrides_line
 from app.formatting import constraints_line, md_code, md_plain
 from app.scenario_files import EXAMPLE, PORTFOLIOS
@@ -79,7 +83,9 @@ PAGES_KEY = "_pages"
 
 
 def init() -> None:
-    """Once per session: the scenario from the link's `s` parameter, else the defaults."""
+    """Every run: the session's models of its own registered again. Once per session: the
+    scenario from the link's `s` parameter (and its models of one's own), else the defaults."""
+    own_models.register_session()
     if KEY in st.session_state:
         return
     data = copy.deepcopy(EXAMPLE)
@@ -92,6 +98,8 @@ def init() -> None:
         else:
             data = link.scenario
             st.session_state[_TOKEN] = token
+            if "models" in link.sections:
+                own_models.restore(copy.deepcopy(link.sections["models"]["models"]))
             for name, fields in link.sections.items():
                 if name in SECTIONS:
                     SECTIONS[name][1](copy.deepcopy(fields))

@@ -2,12 +2,26 @@
 of `models/data/model_presets.csv` (dense, grouped-query attention, MoE with shared experts and
 leading dense layers, an attention head width of its own, MLA's latent K/V cache), checked as a
 preset row is and bounded, since a file is untrusted: at most MAX_FILE_BYTES, every size within
-LIMITS, nothing but those fields. Once read it is registered for the process under its own
-`model_id`, so every sizing (`train`, `serve`, `finetune`) takes it by that id as it takes a
-preset's."""
+LIMITS, a name and a source of at most NAME_CHARS and SOURCE_CHARS printable characters, nothing
+but those fields. The same checks read a file (`read_model_file`, the command line), the portal's
+upload or pasted text (`model_from_json`) and a share link's fields (`model_from_fields`).
+
+Two registrations, both kept apart from the presets (models/shapes.py holds them; a preset's id
+is never taken over, so `llama3-70b` always means the published shape):
+
+- `register` (the command line, one process per run): under the file's own `model_id`, so the
+  outputs name the model as the file does;
+- `register_own` (the portal, one server process for every session): under `content_id`, the
+  file's `model_id` and a short hash of all its fields, so the same content always gets the same
+  id (registering again changes nothing) and different content never shares one; sessions do not
+  see each other's models unless they hold the same content. models/shapes.py keeps at most
+  MAX_OWN_MODELS, the least recently used dropped first; a session registers its own again on
+  every run (app/own_models.py).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
 import re
@@ -15,7 +29,7 @@ import re
 from pydantic import ValidationError
 
 from models.errors import InputError
-from models.shapes import ModelShape, load_presets
+from models.shapes import ModelShape, add_own_model, load_presets, own_model
 
 MAX_FILE_BYTES = 64 * 1024
 #: the largest value each size may take (well above today's largest open models: DeepSeek-V3's
@@ -36,7 +50,12 @@ LIMITS = {
     "kv_cache_dim": 65_536,
     "routing_limit": 4_096,
 }
+#: longest name and source (the presets' longest are 30 and about 410 characters)
+NAME_CHARS = 100
+SOURCE_CHARS = 1_000
 MODEL_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,59}")
+#: hex digits of the content hash in a portal id (`model_id@` and these)
+HASH_CHARS = 12
 
 
 def read_model_file(path: str | pathlib.Path) -> ModelShape:
@@ -48,63 +67,174 @@ def read_model_file(path: str | pathlib.Path) -> ModelShape:
         raise InputError("model", f"{path}: {exc.strerror}") from None
     if size > MAX_FILE_BYTES:
         raise InputError("model", f"{path}: {size:,} bytes, over the {MAX_FILE_BYTES:,} allowed")
+    return model_from_json(p.read_bytes(), str(path))
+
+
+def _say(where: str, text: str) -> str:
+    return f"{where}: {text}" if where else text
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a number")
+
+
+def model_from_json(raw: bytes | str, where: str = "") -> ModelShape:
+    """The model a JSON text describes (an upload, a pasted text, a file's bytes), checked;
+    InputError naming the field, its message starting with `where` when given."""
+    data = raw.encode("utf-8") if isinstance(raw, str) else raw
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(
+            "model", _say(where, f"{len(data):,} bytes, over the {MAX_FILE_BYTES:,} allowed")
+        )
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError("model", f"{path}: not JSON ({exc})") from None
+        fields = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # ValueError: not JSON, NaN or Infinity, an integer of too many digits
+        raise InputError("model", _say(where, f"not JSON ({exc})"[:200])) from None
+    return model_from_fields(fields, where)
+
+
+def model_from_fields(data: object, where: str = "") -> ModelShape:
+    """The model a dict of model_presets.csv's fields describes, checked (module docstring)."""
     if not isinstance(data, dict):
-        raise InputError("model", f"{path}: a JSON object of model_presets.csv's fields is needed")
-    unknown = sorted(set(data) - set(ModelShape.model_fields))
+        raise InputError(
+            "model", _say(where, "a JSON object of model_presets.csv's fields is needed")
+        )
+    unknown = sorted(set(data) - set(ModelShape.model_fields), key=str)
     if unknown:
-        raise InputError(f"model.{unknown[0]}", f"{path}: {unknown[0]}: not a model field")
+        name = str(unknown[0])[:60]
+        raise InputError(f"model.{name}", _say(where, f"{name}: not a model field"))
     try:
         shape = ModelShape.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"])
-        raise InputError(f"model.{where}", f"{path}: {where}: {err['msg']}") from None
-    _check(shape, str(path))
+        field = ".".join(str(x) for x in err["loc"])
+        msg = err["msg"] + (f" (allowed {allowed(field)})" if field in LIMITS else "")
+        raise InputError(f"model.{field}", _say(where, f"{field}: {msg}")) from None
+    _check(shape, where)
     return shape
 
 
-def _check(shape: ModelShape, path: str) -> None:
+def allowed(field: str) -> str:
+    """A bounded size's range as a message gives it: '1 to 1,000'."""
+    low = next((m.ge for m in ModelShape.model_fields[field].metadata if hasattr(m, "ge")), 0)
+    return f"{low:,} to {LIMITS[field]:,}"
+
+
+def _check(shape: ModelShape, where: str) -> None:
     if not MODEL_ID.fullmatch(shape.model_id):
         raise InputError(
             "model.model_id",
-            f"{path}: model_id: {shape.model_id[:60]!r} is not lower-case letters, digits, '.', "
-            "'_' and '-', at most 60",
+            _say(
+                where,
+                f"model_id: {shape.model_id[:60]!r} is not lower-case letters, digits, '.', "
+                "'_' and '-', at most 60",
+            ),
         )
+    for field, most in (("name", NAME_CHARS), ("source", SOURCE_CHARS)):
+        text = getattr(shape, field)
+        if len(text) > most or not text.isprintable() or (field == "name" and not text.strip()):
+            raise InputError(
+                f"model.{field}",
+                _say(where, f"{field}: 1 to {most:,} printable characters, on one line"),
+            )
     for field, limit in LIMITS.items():
         if getattr(shape, field) > limit:
             raise InputError(
-                f"model.{field}", f"{path}: {field}: {getattr(shape, field):,} is over {limit:,}"
+                f"model.{field}",
+                _say(
+                    where,
+                    f"{field}: {getattr(shape, field):,} is over {limit:,} "
+                    f"(allowed {allowed(field)})",
+                ),
             )
     if shape.experts_per_token > shape.experts:
         raise InputError(
             "model.experts_per_token",
-            f"{path}: experts_per_token: {shape.experts_per_token} is more than the "
-            f"{shape.experts} experts",
+            _say(
+                where,
+                f"experts_per_token: {shape.experts_per_token} is more than the "
+                f"{shape.experts} experts (allowed 1 to experts)",
+            ),
         )
     if shape.kv_heads > shape.heads or shape.heads % shape.kv_heads:
         raise InputError(
             "model.kv_heads",
-            f"{path}: kv_heads: {shape.kv_heads} does not divide the {shape.heads} attention heads",
+            _say(
+                where,
+                f"kv_heads: {shape.kv_heads} does not divide the {shape.heads} attention heads",
+            ),
         )
     if shape.dense_layers > shape.layers:
         raise InputError(
-            "model.dense_layers", f"{path}: dense_layers: more than the {shape.layers} layers"
+            "model.dense_layers",
+            _say(where, f"dense_layers: more than the {shape.layers} layers (allowed 0 to layers)"),
         )
+
+
+def _refuse_preset_id(shape: ModelShape) -> str | None:
+    """The preset's id when `shape` is that preset exactly; InputError when it takes a preset's id
+    with other fields; None when its id is no preset's."""
+    known = load_presets().get(shape.model_id)
+    if known is None:
+        return None
+    if known != shape:
+        raise InputError(
+            "model.model_id",
+            f"model_id: {shape.model_id!r} is a preset's; give your model another id",
+        )
+    return shape.model_id
 
 
 def register(shape: ModelShape) -> str:
-    """Makes `shape` a model every sizing of this process takes by its id; a preset's id is not
-    taken over (a file cannot change what `llama3-70b` means). Returns the id."""
-    presets = load_presets()
-    known = presets.get(shape.model_id)
+    """Makes `shape` a model every sizing of this process takes by its own id (the command line:
+    one run, one process). A preset's id is not taken over (a file cannot change what
+    `llama3-70b` means), nor an id this process already holds for other fields. Returns the id."""
+    if (preset := _refuse_preset_id(shape)) is not None:
+        return preset
+    known = own_model(shape.model_id)
     if known is not None and known != shape:
         raise InputError(
             "model.model_id",
-            f"model_id: {shape.model_id!r} is a preset's; give the file's model another id",
+            f"model_id: {shape.model_id!r} is another model's in this run; give this one another id",
         )
-    presets[shape.model_id] = shape
+    add_own_model(shape.model_id, shape)
     return shape.model_id
+
+
+def canonical_json(shape: ModelShape) -> str:
+    """Every field of the model, keys sorted, no spaces: what `content_id` hashes."""
+    return json.dumps(shape.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+
+def content_id(shape: ModelShape) -> str:
+    """`model_id@` and the first HASH_CHARS hex digits of the SHA-256 of its canonical JSON. The
+    '@' is not a character a model_id may hold, so no file's id, nor a preset's, is ever one."""
+    digest = hashlib.sha256(canonical_json(shape).encode("utf-8")).hexdigest()
+    return f"{shape.model_id}@{digest[:HASH_CHARS]}"
+
+
+def register_own(shape: ModelShape) -> str:
+    """Registers `shape` for a shared server (the portal): under `content_id` (module docstring);
+    a preset's exact fields under the preset's id; a preset's id with other fields refused.
+    Registering the same content again only marks it recently used. Returns the id."""
+    if (preset := _refuse_preset_id(shape)) is not None:
+        return preset
+    model_id = content_id(shape)
+    known = own_model(model_id)
+    if known is not None and known != shape:  # two contents of one hash: refused, never swapped
+        raise InputError("model.model_id", f"model_id: {model_id!r} is another model's")
+    add_own_model(model_id, shape)
+    return model_id
+
+
+def is_content_id(model_id: object) -> bool:
+    """Whether `model_id` has the form `content_id` gives (a model of one's own in the portal)."""
+    if not isinstance(model_id, str):
+        return False
+    base, at, digest = model_id.partition("@")
+    return (
+        bool(at)
+        and MODEL_ID.fullmatch(base) is not None
+        and re.fullmatch(f"[0-9a-f]{{{HASH_CHARS}}}", digest) is not None
+    )

@@ -31,7 +31,7 @@ from models.portfolio.workloads import (
     check_runs,
     parse_workloads,
 )
-from models.shapes import ModelShape, get_preset, load_presets, shape_from_params
+from models.shapes import ModelShape, get_preset, known_model, load_presets, shape_from_params
 from models.training.job import AttentionKernel
 from models.units import BYTES_PER_PARAM
 
@@ -72,7 +72,7 @@ class Workload(BaseModel):
     @field_validator("model")
     @classmethod
     def _known_model(cls, v: str | None) -> str | None:
-        if v is not None and v not in load_presets():
+        if v is not None and not known_model(v):
             raise ValueError(f"unknown model preset; choose one of: {', '.join(load_presets())}")
         return v
 

@@ -11,6 +11,8 @@ import csv
 import functools
 import math
 import pathlib
+import threading
+from collections import OrderedDict
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -133,11 +135,56 @@ def load_presets(path: pathlib.Path = DATA_FILE) -> dict[str, ModelShape]:
     return presets
 
 
+#: models of one's own held at once (models/model_file.py registers them); the least recently
+#: used goes first, and a portal session registers its own again on every run, so one dropped
+#: comes back from the session's copy
+MAX_OWN_MODELS = 64
+#: id -> shape of the models of one's own, least recently used first; apart from the presets, so
+#: `load_presets()` (and every picker and message listing it) holds the published shapes only
+_OWN: OrderedDict[str, ModelShape] = OrderedDict()
+_OWN_LOCK = threading.Lock()  # a portal server runs its sessions in threads
+
+
+def own_model(model_id: str) -> ModelShape | None:
+    """The model of one's own registered under `model_id` (now the most recently used), or None."""
+    with _OWN_LOCK:
+        shape = _OWN.get(model_id)
+        if shape is not None:
+            _OWN.move_to_end(model_id)
+        return shape
+
+
+def add_own_model(model_id: str, shape: ModelShape) -> None:
+    """Holds `shape` under `model_id` (models/model_file.py decides the id and checks it is free);
+    past MAX_OWN_MODELS the least recently used is dropped. Never a preset's id."""
+    if model_id in load_presets():
+        raise ValueError(f"{model_id!r} is a preset's id")
+    with _OWN_LOCK:
+        _OWN[model_id] = shape
+        _OWN.move_to_end(model_id)
+        while len(_OWN) > MAX_OWN_MODELS:
+            _OWN.popitem(last=False)
+
+
+def forget_own_model(model_id: str) -> None:
+    with _OWN_LOCK:
+        _OWN.pop(model_id, None)
+
+
+def known_model(model_id: object) -> bool:
+    """Whether `model_id` names a preset or a model of one's own registered now."""
+    return isinstance(model_id, str) and (
+        model_id in load_presets() or own_model(model_id) is not None
+    )
+
+
 def get_preset(model_id: str) -> ModelShape:
+    """A preset's shape, else a registered model of one's own; KeyError listing the presets."""
     presets = load_presets()
-    if model_id not in presets:
+    shape = presets[model_id] if model_id in presets else own_model(model_id)
+    if shape is None:
         raise KeyError(f"unknown model preset '{model_id}'; choose one of: {', '.join(presets)}")
-    return presets[model_id]
+    return shape
 
 
 def _round_to(x: float, step: int) -> int:

@@ -14,7 +14,7 @@ from app.cli import main
 from models.errors import InputError
 from models.model_file import LIMITS, MAX_FILE_BYTES, read_model_file, register
 from models.serving.plan import ServeInputs, plan_serving
-from models.shapes import get_preset, load_presets
+from models.shapes import forget_own_model, get_preset
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def model_file(tmp_path):
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(fields))
     yield path, fields
-    load_presets().pop("my-70b", None)
+    forget_own_model("my-70b")
 
 
 def _cli(*args: str) -> tuple[int, str, str]:

@@ -119,6 +119,7 @@ def _model_and_method() -> None:
             help="Width r of each adapter (it adds r × (inputs + outputs) parameters per matrix); "
             "8 to 64 is usual.",
         )
+    forms.own_model(FORM, "f", "f_model")
 
 
 def _data_inputs() -> None:
@@ -181,6 +182,7 @@ def _hardware_inputs() -> None:
 
 def results(p: FinetunePlan, inp: FinetuneInputs) -> None:
     lay = p.layout
+    forms.own_model_caption(inp.model)
     c1, c2 = st.columns(2)
     c1.metric(
         "Trainable params",

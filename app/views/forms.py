@@ -15,9 +15,10 @@ import pandas as pd
 import streamlit as st
 from pydantic import BaseModel
 
-from app import state
+from app import own_models, state
 from app.formatting import md_plain
 from app.record_widgets import Form
+from app.views.own_model import own_model_input
 from models.hardware import load_gpus
 from models.scenario import Term, field_bounds
 from models.shapes import load_presets
@@ -68,17 +69,36 @@ def sizing_page(
 
 
 def model_choice(form: Form, where, key: str, *, help: str):
-    """The Model picker: the published shapes (models/shapes.py), shown by name."""
-    presets = load_presets()
+    """The Model picker: the published shapes (models/shapes.py), then the session's models of
+    its own (app/own_models.py), shown by name."""
+    # the names read now: a format_func may be called where session state is not at hand
+    labels = {m: own_models.label(m) for m in [*load_presets(), *own_models.ids()]}
     return form.choice(
         where,
         "Model",
         "model",
         key,
-        choices=list(presets),
-        format_func=lambda m: presets[m].name if m in presets else m,
+        choices=list(labels),
+        format_func=lambda m: labels.get(m, m),
         help=help,
     )
+
+
+def own_model(form: Form, prefix: str, picker_key: str) -> None:
+    """The "model of your own" expander under a page's pickers (app/views/own_model.py); a model
+    it takes becomes the form's, and the picker (`picker_key`) shows it."""
+
+    def use(model_id: str) -> None:
+        form.put("model", model_id)
+        st.session_state.pop(picker_key, None)  # drawn again at the new model
+
+    own_model_input(prefix, form.current("model"), use)
+
+
+def own_model_caption(model_id: str) -> None:
+    """A result's line naming the model of one's own it is for (nothing for a preset)."""
+    if line := own_models.caption(model_id):
+        st.caption(md_plain(line), help="Given as JSON under 'A model of your own'.")
 
 
 def gpu_choice(form: Form, where, key: str):

@@ -199,6 +199,7 @@ def _model_and_gpu() -> None:
         help="Precision of the attention keys and values kept for every request in flight; "
         "'as the weights' is FP8 with FP8 or FP4 weights, else BF16. FP8 halves the memory.",
     )
+    forms.own_model(FORM, "s", "s_model")
 
 
 def precision_label(p: str | None, gpu: str) -> str:
@@ -333,6 +334,7 @@ def _objectives() -> None:
 
 def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     p = plan
+    forms.own_model_caption(p.model)
     c1, c2 = st.columns(2)
     _size_and_memory(c1, c2, p, inp)
     _throughput_and_latency(c1, c2, p)

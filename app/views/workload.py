@@ -4,7 +4,7 @@ sizing summary from the core. A switch at the top puts a portfolio of workloads 
 
 import streamlit as st
 
-from app import glossary, state
+from app import glossary, own_models, state
 from app import schema_widgets as sw
 from app.charts.memory import training_memory
 from app.formatting import (
@@ -20,10 +20,12 @@ from app.formatting import (
 from app.report_text import execution_text
 from app.views import portfolio as portfolio_view
 from app.views.execution import execution_inputs
+from app.views.forms import own_model_caption
+from app.views.own_model import own_model_input
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, label
 from models.scenario import Options
-from models.shapes import ModelShape, load_presets
+from models.shapes import ModelShape, get_preset, load_presets
 from models.training.plan import TrainingPlan
 from pricing.catalogue.loader import load_catalogue
 from pricing.inputs import CLOUD_KINDS
@@ -130,6 +132,7 @@ def _model_section(presets: dict[str, ModelShape]) -> None:
     choice = _model_picker(presets)
     if choice == CUSTOM:
         _custom_parameters()
+    own_model_input("w", None if choice == CUSTOM else choice, _use_own_model)
     _tokens_and_precision()
     execution_inputs(
         fp8_ok=sw.current("workload.precision") == "fp8",
@@ -142,18 +145,22 @@ def _model_picker(presets: dict[str, ModelShape]) -> str:
     page rerun. The model chosen."""
     custom = state.get("workload.params") is not None  # params win over a preset (schema)
     model_choice = CUSTOM if custom else (sw.current("workload.model") or CUSTOM)
+    # the session's models of its own after the presets, named now (app/views/forms.py says why)
+    labels = {m: own_models.label(m) for m in [*presets, *own_models.ids()]}
+    labels[CUSTOM] = "Custom (from parameter counts)"
     choice = st.selectbox(
         "Model",
-        [*presets, CUSTOM],
-        index=[*presets, CUSTOM].index(model_choice if model_choice in presets else CUSTOM),
-        format_func=lambda m: presets[m].name if m in presets else "Custom (from parameter counts)",
+        list(labels),
+        index=list(labels).index(model_choice if model_choice in labels else CUSTOM),
+        format_func=lambda m: labels.get(m, m),
         key="w_model",
         help="Published shapes: model_presets.csv, each with its paper or model card. "
-        "A custom model gets a Llama-3-like shape from its parameter count.",
+        "A custom model gets a Llama-3-like shape from its parameter count; a model of your "
+        "own is given by its fields, below.",
     )
     if choice != model_choice:
         if choice == CUSTOM:
-            shape = presets[model_choice]
+            shape = get_preset(model_choice)
             state.put("workload.model", None)
             state.put("workload.params", float(round(shape.params_total, -6)))
             if shape.is_moe:
@@ -164,6 +171,14 @@ def _model_picker(presets: dict[str, ModelShape]) -> str:
             state.put("workload.model", choice)
         st.rerun()
     return choice
+
+
+def _use_own_model(model_id: str) -> None:
+    """A model of one's own (app/views/own_model.py) as the run's model, in place of params."""
+    for key in ("params", "active_params"):
+        state.put(f"workload.{key}", None)
+    state.put("workload.model", model_id)
+    st.session_state.pop("w_model", None)  # the picker drawn again at the new model
 
 
 def _custom_parameters() -> None:
@@ -445,6 +460,7 @@ def _sizing_panel() -> None:
                     answer.deadline_days, answer.label, answer.ready_day, answer.first_result_day
                 )
                 st.caption(md_plain(said) + ".")
+            own_model_caption(sc.workload.model or "")
             _sizing_results(plan)
 
 

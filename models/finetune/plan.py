@@ -39,7 +39,7 @@ from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
-from models.shapes import ModelShape, get_preset, load_presets
+from models.shapes import ModelShape, get_preset, known_model, load_presets
 from models.training import collectives as coll
 from models.training.job import Job, layers_per_stage, stage_params
 from models.training.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts, Recompute
@@ -400,7 +400,7 @@ def _best(inp: FinetuneInputs, job: Job, gpus: int):
 
 
 def _check(inp: FinetuneInputs) -> tuple[ModelShape, GpuSpec]:
-    if inp.model not in load_presets():
+    if not known_model(inp.model):
         raise InputError(
             "model", f"unknown model '{inp.model}'; choose one of: {', '.join(load_presets())}"
         )

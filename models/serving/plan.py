@@ -96,7 +96,7 @@ from models.serving.engines import (
 )
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
 from models.serving.queueing import queue_wait_s
-from models.shapes import ModelShape, get_preset, load_presets
+from models.shapes import ModelShape, get_preset, known_model, load_presets
 from models.training import collectives as coll
 from models.units import (
     BYTES_PER_GIB,
@@ -365,7 +365,7 @@ def kv_precision_of(inp: ServeInputs) -> str:
 
 
 def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:
-    if inp.model not in load_presets():
+    if not known_model(inp.model):
         raise InputError(
             "model", f"unknown model '{inp.model}'; choose one of: {', '.join(load_presets())}"
         )
