@@ -60,6 +60,10 @@ GROUPED: dict[str, dict[str, tuple[str, str]]] = {
     },
     "Rented": {
         "rent_usd_per_gpu_hour": ("Dedicated rental price", "USD per GPU-hour"),
+        "rent_on_demand_usd_per_gpu_hour": (
+            "Dedicated rental by the hour (a bridge to go-live)",
+            "USD per GPU-hour",
+        ),
         "rent_support_pct": ("Rental support plan", "% of rent"),
         "rent_setup_fee_usd_per_node": ("Rental setup fee", "USD per node"),
         "rent_min_term_months": ("Shortest rental term", "months"),

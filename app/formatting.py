@@ -189,16 +189,23 @@ def _shown_day(x: float) -> int:
     return math.ceil(x - 1e-9)
 
 
-def deadline_sizing(deadline: float, label: str, ready_day: float, first_result_day: float) -> str:
+def deadline_sizing(
+    deadline: float, label: str, ready_day: float, first_result_day: float | None
+) -> str:
     """How a deadline sized the cluster, in numbers that add up as shown: 'Sized for the 150-day
     deadline from the decision: Managed, the option that can deliver first, is ready on day 58,
     leaving 92 days; a run takes 89 days there, so its first result is on day 147' (the days left
     and the run's days are the differences of the days shown)."""
-    ready, first = _shown_day(ready_day), _shown_day(first_result_day)
-    return (
+    ready = _shown_day(ready_day)
+    said = (
         f"Sized for the {deadline:g}-day deadline from the decision: {label}, the option that can "
-        f"deliver first, is ready on {on_day(ready_day)}, leaving {day_count(deadline - ready)}; "
-        f"a run takes {day_count(first - ready)} there, so its first result is on "
+        f"deliver first, is ready on {on_day(ready_day)}, leaving {day_count(deadline - ready)}"
+    )
+    if first_result_day is None:  # the deadline lies past the term's end
+        return said + "; its first run does not end within the term"
+    first = _shown_day(first_result_day)
+    return (
+        f"{said}; a run takes {day_count(first - ready)} there, so its first result is on "
         f"{on_day(first_result_day)}"
     )
 
@@ -265,3 +272,19 @@ def constraints_line(c) -> list[str]:
         return []
     out = [c.option(o).label for o in ruled_out(c)]
     return [f"Constraints: {said}" + (f"; not offered: {', '.join(out)}" if out else "")]
+
+
+def bridge_lines(c) -> list[str]:
+    """Each option bridged to its go-live (pricing/bridge.py), one line: on whose capacity, from
+    and to which day, at what cost (its `bridge` line, nominal); none without bridges."""
+    out = []
+    for o in c.options:
+        if o.available and o.bridged_by is not None and o.work_start_day is not None:
+            by = c.option(o.bridged_by)
+            cost = o.breakdown_usd.get("bridge", 0.0)
+            out.append(
+                f"{o.label} runs the work on {by.label if by else o.bridged_by} capacity, hired by "
+                f"the hour, from {on_day(o.work_start_day)} to its go-live on {on_day(o.ready_day)} "
+                f"({usd(cost)}, its bridge line), so it delivers the same work from the same day"
+            )
+    return out

@@ -5,7 +5,7 @@ days); this module only words them."""
 
 from __future__ import annotations
 
-from models.numbers import day_count, days, on_day, pct, usd
+from models.numbers import day_count, days, on_day, pct, usd, usd_rate
 from pricing.results import DeadlineMiss, DemandShape, OptionNpv, Recommendation, WorkloadWait
 
 #: how each way of billing meets a peaky demand (DemandShape.billing)
@@ -26,6 +26,8 @@ def recommendation_text(rec: Recommendation) -> str:
             return "No compared option is available" + (f" ({notes})" if notes else "")
         return "No option completes the workload within the term"
     ready = _ready(rec)
+    if rec.ranked_per is not None:  # bridging off: the options deliver different work
+        return f"{_per_unit(rec)}; {ready}"
     npv = f"NPV {usd(rec.npv_usd)}"
     among = ""
     if rec.chosen_on_time:
@@ -88,6 +90,24 @@ def _ready(rec: Recommendation) -> str:
     if rec.longer_waits:
         ready += f". {waits_text(rec.longer_waits, rec.longer_waits_more)}"
     return ready
+
+
+def _per_unit(rec: Recommendation) -> str:
+    """The answer ranked per delivered unit (bridging off): the cheapest per unit, against the
+    next, and why the unit."""
+    unit = rec.ranked_per
+    text = (
+        f"{rec.label} has the lowest cost per delivered {unit} over {rec.months} months (NPV "
+        f"{usd_rate(rec.npv_per_unit_usd, unit)}"
+    )
+    if rec.runner_up is not None and rec.runner_up_npv_per_unit_usd is not None:
+        text += (
+            f" against {usd_rate(rec.runner_up_npv_per_unit_usd, unit)} for {rec.runner_up.label}"
+        )
+    return (
+        text + "): bridging to go-live is off, so the options deliver different work and are "
+        f"ranked per {unit}, not on their NPVs"
+    )
 
 
 def _below(rec: Recommendation, other: OptionNpv | None) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from app.formatting import (
     band,
+    bridge_lines,
     capacity_size,
     constraints_line,
     days,
@@ -230,6 +231,7 @@ def comparison_report(c: Comparison) -> str:
     lines = [head]
     lines += deadline_sizing_line(c)
     lines += constraints_line(c)  # app/formatting.py
+    lines += bridge_lines(c)
     lines += ["", cols]
     for o in c.options:
         if not o.available:

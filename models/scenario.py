@@ -339,6 +339,14 @@ class Options(BaseModel):
         description="version 2 only: expansion phases of the owned cluster (build, managed on "
         "owned hardware), each `gpus` more GPUs ordered in `month`",
     )
+    bridge: bool = Field(
+        default=True,
+        description="version 1: an option ready later than the first that can be hired by the "
+        "hour (rent, managed or cloud on demand) runs the work on that capacity until its own "
+        "go-live, priced as its own line, so every option delivers the same work from the same "
+        "day; off: options are ranked on their own, delivering different work",
+        exclude_if=lambda v: v,  # on (the default): a scenario's JSON is as it was
+    )
     build_refresh_after_months: int | None = Field(
         default=None,
         exclude_if=lambda v: v is None,  # a scenario without a refresh writes the JSON it did

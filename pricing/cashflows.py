@@ -35,6 +35,7 @@ import numpy as np
 
 from models.options import OPTIONS, Billing, OptionSpec, Staffing
 from models.options import spec as spec_of
+from pricing.bridge import bridge_flows
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
 from pricing.rows import MonthColumns, Rows, add_line, per_distinct_row, window
 from pricing.timeline import build_milestones
@@ -72,6 +73,9 @@ class Context:
     #: `at_month` gives a MonthColumns where one month is every row's (`option_flows` over many
     #: parameter sets, which adds the parts' lines and gives each line as an array)
     month_columns: bool = False
+    #: a one-run option ready after the bridge (pricing/bridge.py): (spec, inputs, P, Context) of
+    #: the bridge's capacity from the work's start to the go-live; empty for any other
+    bridge: tuple = ()
 
     @functools.cached_property
     def ready_month(self) -> np.ndarray:
@@ -151,19 +155,24 @@ def make_context(
     ready_day: np.ndarray,
     train_days: np.ndarray,
     hold: str = "term",
+    start_day: np.ndarray | None = None,
 ) -> Context:
     """`hold` (OptionSpec.holds): "term" (owned: from the ready day to the term's end), "busy"
-    (per use: while the work runs) or "rental" (rented: `rental_end`)."""
+    (per use: while the work runs) or "rental" (rented: `rental_end`). `start_day`: the work
+    starts then, on a bridge until the ready day (pricing/bridge.py): the runs done and their end
+    count from it, the option's own GPUs work from the ready day."""
     months, term = inp.months, inp.term_days
     usage = inp.scenario.usage
+    start = ready_day if start_day is None else start_day
     if usage.mode == "runs":
-        runs_done = np.clip((term - ready_day) / train_days, 0.0, P["runs"])
-        busy_end = ready_day + runs_done * train_days
-        busy = window(months, ready_day, busy_end)
+        runs_done = np.clip((term - start) / train_days, 0.0, P["runs"])
+        busy_end = start + runs_done * train_days
+        busy = window(months, ready_day, np.maximum(busy_end, ready_day))
     else:
         util = np.clip(P["utilisation_pct"] / 100.0, 0.0, 1.0)
         busy = window(months, ready_day, np.full_like(ready_day, term)) * util
-        runs_done = busy.sum(axis=1, keepdims=True) * DAYS_PER_MONTH / train_days
+        worked = window(months, start, np.full_like(ready_day, term)) * util
+        runs_done = worked.sum(axis=1, keepdims=True) * DAYS_PER_MONTH / train_days
         busy_end = np.full_like(ready_day, term)
     held_end = {
         "term": lambda: np.full_like(ready_day, term),
@@ -636,6 +645,10 @@ def option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
 
 def _option_flows(option: str, own: CostInputs, P: dict, ctx: Context) -> Flows:
     flows = OPTION_FLOWS[option](own, P, ctx)
+    if ctx.bridge:  # the work on the bridge's capacity until the go-live (pricing/bridge.py)
+        flows["bridge"] = bridge_flows(
+            ctx.bridge, lambda s, i, p, c: BILLING_FLOWS[s.billing](s, i, p, c)
+        )
     if own.scenario.options.software_licence and ctx.parts:
         flows["software licences"] = sum(
             software_licences(i, p, c, s.dedicated) for s, i, p, c in ctx.parts

@@ -41,7 +41,7 @@ import numpy as np
 
 from models.numbers import mid_sentence, ratio, usd, usd_rate
 from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
-from pricing.delivery import delivery_of
+from pricing.delivery import bridges, delivery_of
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
 from pricing.results import (
     DeadlineMiss,
@@ -155,9 +155,13 @@ _DRAWABLE = (*KEY_INPUTS, *MONTE_CARLO_INPUTS)
 CLOSE_CALL_PROBABILITY = 0.7
 
 
-def touches(key: str, option: str) -> bool:
-    """Whether `key` enters `option`'s cash flows (ONLY_FOR; every other input touches all)."""
-    return key not in ONLY_FOR or option in ONLY_FOR[key]
+def touches(key: str, option: str, bridged: dict[str, str] | None = None) -> bool:
+    """Whether `key` enters `option`'s cash flows (ONLY_FOR; every other input touches all), or
+    its bridge's (`bridged`: pricing/delivery.py bridges, option -> the option that bridges it)."""
+    if key not in ONLY_FOR or option in ONLY_FOR[key]:
+        return True
+    by = (bridged or {}).get(option)
+    return by is not None and option != by and touches(key, by)
 
 
 def relevant_inputs(
@@ -165,9 +169,10 @@ def relevant_inputs(
 ) -> list[str]:
     """The inputs among `keys` (default: the key inputs) that touch one of `options`."""
     fixed = delivery_of(inp).fixed_inputs(inp)
+    bridged = bridges(inp)
     out = []
     for key in keys:
-        if not any(touches(key, o) for o in options):
+        if not any(touches(key, o, bridged) for o in options):
             continue
         if key in fixed:  # not varied for this kind of scenario (pricing/delivery.py)
             continue
@@ -217,6 +222,9 @@ def recommend(
     on_time = [r for r in ok if r.meets_deadline]
     late = [r for r in ok if r.meets_deadline is False]
     pool = on_time or ok
+    unit = per_delivered_unit(inp, pool)
+    if unit is not None:  # bridging off, different work: ranked per unit, no Monte Carlo on it
+        return _per_unit_answer(inp, pool, ok, on_time, late, unit)
     best = min(pool, key=lambda r: r.npv_usd)
     fastest = min(
         ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf
@@ -251,6 +259,49 @@ def recommend(
     if contender is None or not (p < CLOSE_CALL_PROBABILITY or within):
         return Recommendation(**facts)
     return Recommendation(**facts, close_call=True, contenders=[best.option, contender.option])
+
+
+#: options delivering work within this share of each other deliver the same work
+SAME_WORK_TOLERANCE = 1e-6
+#: the unit each kind of use is ranked per when bridging is off (OptionResult's delivered field)
+PER_UNIT = {"utilisation": ("GPU-hour", "delivered_gpu_hours"), "runs": ("run", "runs_completed")}
+
+
+def per_delivered_unit(inp: CostInputs, pool: list[OptionResult]) -> str | None:
+    """The unit the options are ranked per: with bridging off (options.bridge) in a one-run
+    scenario whose options deliver different work (GPU-hours of steady use, runs done), "GPU-hour"
+    or "run"; None otherwise (they are ranked by NPV)."""
+    sc = inp.scenario
+    if sc.is_portfolio or sc.options.bridge or len(pool) < 2:
+        return None
+    unit, field = PER_UNIT[sc.usage.mode]
+    work = [getattr(r, field) for r in pool]
+    if min(work) <= 0 or max(work) <= min(work) * (1 + SAME_WORK_TOLERANCE):
+        return None
+    return unit
+
+
+def _per_unit_answer(inp, pool, ok, on_time, late, unit: str) -> Recommendation:
+    """`recommend` ranked by NPV per delivered unit (`per_delivered_unit`): the cheapest per
+    unit, the runner-up per unit; the Monte Carlo draws rank NPVs, so how sure is not said."""
+    field = PER_UNIT[inp.scenario.usage.mode][1]
+
+    def per(r: OptionResult) -> float:
+        return r.npv_usd / getattr(r, field)
+
+    ranked = sorted(pool, key=per)
+    best, runner_up = ranked[0], (ranked[1] if len(ranked) > 1 else None)
+    fastest = min(
+        ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf
+    )
+    facts = _answer_facts(inp, best, fastest, runner_up)
+    facts |= _deadline_facts(best, on_time, late)
+    facts |= dict(
+        ranked_per=unit,
+        npv_per_unit_usd=per(best),
+        runner_up_npv_per_unit_usd=per(runner_up) if runner_up is not None else None,
+    )
+    return Recommendation(**facts)
 
 
 def _answer_facts(
@@ -596,8 +647,9 @@ def _grid_npv(inp: CostInputs, options: list[str], keys: list[str], base: np.nda
     others it keeps its base NPV `base`, since the key does not enter its cash flows."""
     g = len(FLIP_GRID)
     npv = np.repeat(np.asarray(base, dtype=float)[None, :], len(keys) * g, axis=0)
+    bridged = bridges(inp)
     for j, option in enumerate(options):
-        felt = [i for i, k in enumerate(keys) if touches(k, option)]
+        felt = [i for i, k in enumerate(keys) if touches(k, option, bridged)]
         if not felt:
             continue
         n = len(felt) * g

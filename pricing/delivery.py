@@ -12,12 +12,15 @@ The valuation, the decision support, the price checks and the result builder ask
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from models.options import spec
+from pricing import bridge
 from pricing import cashflows as cf
 from pricing import timeline as tl
-from pricing.inputs import CostInputs
+from pricing.inputs import CostInputs, base_params
 from pricing.planning import option_context
 
 
@@ -50,8 +53,19 @@ class SingleRun:
         return P
 
     def context(self, inp: CostInputs, P: dict[str, np.ndarray], option: str) -> cf.Context:
+        """The option's Context; an option ready after the bridge (pricing/bridge.py) starts its
+        work on the bridge's capacity, which its Context carries as `bridge`."""
         ready, days = ready_and_train_days(inp, P, option)
-        return cf.make_context(inp, P, ready, days, hold=spec(option).holds)
+        ctx = cf.make_context(inp, P, ready, days, hold=spec(option).holds)
+        start, by = _bridge_of(inp, P, option, ctx)
+        if by is None:
+            return ctx
+        ctx = cf.make_context(inp, P, ready, days, hold=spec(option).holds, start_day=start)
+        steady = inp.scenario.usage.mode != "runs"
+        util = np.clip(P["utilisation_pct"] / 100.0, 0.0, 1.0) if steady else None
+        return dataclasses.replace(
+            ctx, bridge=bridge.bridge_part(inp, dict(P), by, start, ctx, util)
+        )
 
     def fixed_inputs(self, inp: CostInputs) -> frozenset[str]:
         """Inputs the decision support does not vary: the usage number the scenario does not use
@@ -85,6 +99,41 @@ class PortfolioPlans:
 SINGLE_RUN, PORTFOLIO = SingleRun(), PortfolioPlans()
 #: each kind of scenario's delivery (models/scenario.py `Scenario.kind`)
 DELIVERY = {d.kind: d for d in (SINGLE_RUN, PORTFOLIO)}
+
+
+def _bridge_of(
+    inp: CostInputs, P: dict, option: str, own: cf.Context
+) -> tuple[np.ndarray | None, str | None]:
+    """(the day the option's work starts, per parameter set; the option that bridges it), or
+    (None, None): an option ready after the bridge (pricing/bridge.py) is bridged for steady use
+    always (its GPU-hours count from the start), and for runs only when it would not finish
+    them within the term alone (`own`: its Context without a bridge): runs it finishes deliver
+    the same work, later."""
+    if inp.scenario.usage.mode == "runs" and own.runs_done.flat[0] >= P["runs"].flat[0] - 1e-9:
+        return None, None
+    compared = [o for o in inp.scenario.options.compare if o not in inp.unavailable]
+    ready = {o: ready_and_train_days(inp, P, o)[0] for o in compared}
+    by = bridge.bridged(inp, {o: float(r.flat[0]) for o, r in ready.items()}, P).get(option)
+    if by is None:
+        return None, None
+    return np.minimum(ready[by], ready[option]), by
+
+
+def bridges(inp: CostInputs) -> dict[str, str]:
+    """option -> the option that bridges it to its go-live at the base case (`_bridge_of`);
+    empty for a portfolio or with bridging off."""
+    if inp.scenario.is_portfolio or not inp.scenario.options.bridge:
+        return {}
+    P = base_params(inp)
+    out = {}
+    for o in inp.scenario.options.compare:
+        if o in inp.unavailable:
+            continue
+        ready, days = ready_and_train_days(inp, P, o)
+        by = _bridge_of(inp, P, o, cf.make_context(inp, P, ready, days, hold=spec(o).holds))[1]
+        if by is not None:
+            out[o] = by
+    return out
 
 
 def delivery_of(inp: CostInputs) -> SingleRun | PortfolioPlans:

@@ -143,15 +143,30 @@ def _option_result(
 
 
 def _run_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, P) -> OptionResult:
-    """A single run's option: its runs done in the term, the first result, the deadline."""
-    busy_hours = float(ctx.busy.sum() * HOURS_PER_MONTH * inp.gpus)
+    """A single run's option: its runs done in the term, the first result, the deadline; an option
+    bridged to its go-live (pricing/bridge.py) counts the work on the bridge, which starts it."""
+    bridge = ctx.bridge[3] if ctx.bridge else None
+    busy = ctx.busy.sum() + (bridge.busy.sum() if bridge is not None else 0.0)
+    busy_hours = float(busy * HOURS_PER_MONTH * inp.gpus)
     common = _money_and_timeline(inp, option, flows, ctx, P, busy_hours, inp.site)
     total = common["total_usd"]
     runs = float(ctx.runs_done[0, 0])
     done = bool(completes(inp, ctx, P)[0, 0])
     train_days = float(ctx.train_days[0, 0])
     ready = float(ctx.ready_day[0, 0])
-    first = ready + train_days if runs >= 1 - 1e-9 else None
+    start = ready if bridge is None else float(bridge.ready_day[0, 0])
+    first = start + train_days if runs >= 1 - 1e-9 else None
+    if bridge is not None:
+        by = ctx.bridge[0].label
+        common["timeline"].append(
+            Phase(
+                phase=f"bridged on {by}",
+                start_day=start,
+                end_day=ready,
+                note=f"the work runs on {by} capacity, hired by the hour, until go-live",
+            )
+        )
+        common["bridged_by"], common["work_start_day"] = ctx.bridge[0].id, start
     deadline = inp.scenario.cluster.deadline_days
     note = inp.unavailable.get(option, "")
     if not done and not note:

@@ -339,6 +339,10 @@ def _price_figures(
     figures["rent_usd_per_gpu_hour"] = Figure(
         "rent_usd_per_gpu_hour", rent, unit, rent_src, rent_as_of
     )
+    # what a bridge to go-live pays on dedicated capacity hired by the hour (pricing/bridge.py)
+    figures["rent_on_demand_usd_per_gpu_hour"] = Figure(
+        "rent_on_demand_usd_per_gpu_hour", on_demand_neo, unit, src, od_neo_as_of
+    )
 
 
 #: What cloud:on_demand can buy in each of its capacity_reservation bands (timeline.csv, by GPU

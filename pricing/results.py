@@ -96,6 +96,11 @@ class OptionResult(Record):
     timeline: list[Phase]
     ready_day: float
     first_result_day: float | None
+    #: the option whose capacity runs the work from its start to this option's go-live
+    #: (pricing/bridge.py; its cost is the `bridge` line); None: not bridged
+    bridged_by: str | None = Field(None, exclude_if=_empty)
+    #: the day its work starts on the bridge (before its ready day); None: not bridged
+    work_start_day: float | None = Field(None, exclude_if=_empty)
     #: with a deadline (cluster.deadline_days, days from the decision on day 0, provisioning
     #: included): whether the first run ends by then (False when no run ends in the term); None
     #: without a deadline or for an option that is not available
@@ -273,6 +278,12 @@ class Recommendation(Record):
     #: pricing/decision.py WAIT_NOTE_NAMES), and how many more do
     longer_waits: list[WorkloadWait] = Field(default_factory=list, exclude_if=_empty)
     longer_waits_more: int = Field(0, exclude_if=lambda v: not v)
+    #: bridging off (options.bridge) and the options deliver different work: ranked by NPV per
+    #: delivered unit ("GPU-hour" for steady use, "run" for runs; pricing/decision.py
+    #: `per_delivered_unit`), with the recommended option's and the runner-up's NPV per unit
+    ranked_per: str | None = Field(None, exclude_if=_empty)
+    npv_per_unit_usd: float | None = Field(None, exclude_if=_empty)
+    runner_up_npv_per_unit_usd: float | None = Field(None, exclude_if=_empty)
 
 
 class TornadoBar(Record):

@@ -143,8 +143,12 @@ class Rows:
             "beyond_months",
         )
         parts = tuple((s, i, self.params(p), self.context(c)) for s, i, p, c in ctx.parts)
+        bridge = ()
+        if ctx.bridge:  # the bridge to go-live (pricing/bridge.py), as a part is
+            s, i, p, c = ctx.bridge
+            bridge = (s, i, self.params(p), self.context(c))
         alike = {f: self.array(getattr(ctx, f)) for f in fields}
-        return dataclasses.replace(ctx, parts=parts, month_columns=True, **alike)
+        return dataclasses.replace(ctx, parts=parts, bridge=bridge, month_columns=True, **alike)
 
     def spread(self, flows: dict, months: int) -> dict[str, np.ndarray]:
         """Each line as an (n, M) array: a MonthColumns' array, a row spread as a read-only view."""

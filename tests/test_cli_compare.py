@@ -605,7 +605,7 @@ def test_hourly_prints_owned_cost_from_the_engine_next_to_rental_prices(capsys):
                 "cluster": {"gpu": "H100-SXM", "gpus": 256},
                 "usage": {"mode": "utilisation", "utilisation_pct": 60},
                 "term": {"months": 36},
-                "options": {"compare": ["build"]},
+                "options": {"compare": ["build"], "bridge": False},
             }
         ),
         decision=False,

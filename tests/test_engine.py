@@ -253,9 +253,14 @@ def test_timeline_ready_day_and_phases_come_from_the_catalogue_given(cat):
             o.option, tl.Site("H100-SXM", inp.gpus, inp.nodes, inp.it_power_kw, cat)
         )
         assert o.ready_day == pytest.approx(t.ready_day), o.option
+        # the provisioning phases, then, for an option bridged to its go-live, the bridge's
+        bridge = []
+        if o.bridged_by:
+            by = c.option(o.bridged_by).label
+            bridge = [(f"bridged on {by}", o.work_start_day, o.ready_day)]
         assert [(p.phase, p.start_day, p.end_day) for p in o.timeline] == [
             (p.name, p.start_day, p.end_day) for p in t.phases
-        ], o.option
+        ] + bridge, o.option
 
 
 def test_decision_support_shapes_and_probabilities(cat):

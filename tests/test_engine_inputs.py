@@ -145,6 +145,11 @@ CONTEXT = {
     "cloud_committed_1y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_1y", "rent"]}},
     "cloud_committed_3y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_3y", "rent"]}},
     "licence_usd_per_gpu_year": {"options": {"software_licence": True}},
+    # what a bridge to go-live pays by the hour (pricing/bridge.py): steady use, Build bridged
+    "rent_on_demand_usd_per_gpu_hour": {
+        "usage": {"mode": "utilisation", "utilisation_pct": 80},
+        "options": {"compare": ["build", "rent"]},
+    },
     # the liquid-cooling loop is bought only for liquid-cooled GPUs (a GB200 NVL72 rack)
     "liquid_cooling_usd_per_kw": {"cluster": {"gpu": "GB200", "gpus": 72}},
     "utilisation_pct": None,

@@ -44,6 +44,8 @@ def _pair(financing: str, months: int = 36) -> tuple[Scenario, Scenario]:
             "workload": {"model": "llama3-8b", "tokens": 1e9},
             "usage": {"mode": "utilisation", "utilisation_pct": 100.0},
             **common,
+            # a portfolio is not bridged to go-live (pricing/bridge.py): nor is this one
+            "options": {**common["options"], "bridge": False},
         }
     )
     v2 = Scenario.model_validate(

@@ -89,7 +89,7 @@ def _gantt_items(o: OptionResult, first_run: bool) -> list[tuple[str, float, flo
         items.append(
             (
                 "training",
-                o.ready_day,
+                o.ready_day if o.work_start_day is None else o.work_start_day,  # on a bridge
                 o.first_result_day,
                 f"one run: {days(o.train_days)}",
             )

@@ -63,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
             "usage": {"mode": "utilisation", "utilisation_pct": util},
             "term": {"months": args.months},
             # the owned option first (the report reads it), then the options the rental
-            # figures price, so an offer the cluster's size rules out is shown as not offered
-            "options": {"compare": [OWNED_STAFFED, *RENTAL_OPTIONS]},
+            # figures price, so an offer the cluster's size rules out is shown as not offered;
+            # not bridged (pricing/bridge.py): an owned GPU-hour's own cost, not a blend with rent
+            "options": {"compare": [OWNED_STAFFED, *RENTAL_OPTIONS], "bridge": False},
         }
         try:
             scenario = scenario_model.Scenario.model_validate(data)

@@ -9,6 +9,7 @@ from app.assumption_labels import overrides_line
 from app.charts.common import CATEGORY_COLORS
 from app.formatting import (
     band,
+    bridge_lines,
     constraints_line,
     days,
     deadline_miss,
@@ -94,6 +95,8 @@ class ComparisonDocument(Document):
             self.text_block(plain(line, 600), 8.5, WARN)  # the line every portal page shows
         for line in constraints_line(c):  # what the buyer ruled out before any cost
             self.text_block(plain(line, 600), 8.5, INK, "B")
+        for line in bridge_lines(c):  # options put on the same work (pricing/bridge.py)
+            self.text_block(plain(line, 600) + ".", 8.5, MUTED)
         self.ln(4)
         self.recommendation()
         self.stale_prices()

@@ -16,6 +16,7 @@ from app.charts.risk import tornado, uncertainty
 from app.charts.scaling import scaling_curve
 from app.charts.timeline import provisioning_gantt
 from app.formatting import (
+    bridge_lines,
     capacity_size,
     deadline_miss,
     deadline_sizing,
@@ -58,6 +59,8 @@ def _run_page(sc: Scenario, c: Comparison, rate: float, dark: bool) -> None:
     _deadline_sizing(c, deadline)
     _run_cards(c)
     _freshness(c)
+    for line in bridge_lines(c):  # options put on the same work (pricing/bridge.py)
+        st.caption(md_plain(line) + ".")
     _run_warnings(c, deadline)
     _run_views(c, dark)
     _run_totals(c, deadline)

@@ -431,6 +431,7 @@ def _rental_licence_and_options() -> None:
         + "; the price is licence_usd_per_gpu_year on the Assumptions page.",
     )
     sw.toggle(st, "Public cloud allowed", "constraints.public_cloud_allowed", "w_public_cloud")
+    sw.toggle(st, "Bridge a late option until its go-live", "options.bridge", "w_bridge")
     chosen = state.get("options.compare") or sw.start("options.compare")
     st.multiselect(
         "Options to compare",
