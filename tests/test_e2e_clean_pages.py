@@ -84,9 +84,9 @@ def test_a_fresh_deep_link_leaves_a_clean_console(portal_url, wide, path):
 
 
 #: text on the page cut off to fit: a select's value (an input narrower than its text) or a label
-#: or chip that ends in an ellipsis
+#: or chip that ends in an ellipsis (a file uploader's input is hidden at 0 px high, not text)
 CLIPPED = """() => [...document.querySelectorAll("[data-testid='stMain'] *")]
-  .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1
+  .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1 && e.type !== "file"
     && (e.tagName === "INPUT" || getComputedStyle(e).textOverflow === "ellipsis"))
   .map(e => e.innerText || e.value)"""
 
