@@ -28,11 +28,13 @@ platform team while the work runs.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from models.hardware import get_gpu
 from models.options import OPTIONS, Billing, OptionSpec, Staffing
 from models.options import spec as spec_of
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
@@ -550,9 +552,19 @@ def _cloud_support(compute: np.ndarray, P: dict) -> Flows:
     return {"support": compute * P["cloud_support_pct"] / 100}
 
 
+def instance_gpus(inp: CostInputs) -> int:
+    """The GPUs a cloud bills for `inp.gpus`: whole instances of a node's GPUs (the catalogue's
+    cloud rates are 8-GPU instances', p5.48xlarge and the like, and capacity blocks sell only
+    whole instances), so a fraction of one pays for the instance."""
+    node = get_gpu(inp.gpu_id).gpus_per_node
+    return math.ceil(inp.gpus / node - 1e-9) * node
+
+
 def per_use(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    """Busy GPU-hours only, at the option's price, and the support plan on that bill."""
-    compute = P[spec.price_key] * inp.gpus * HOURS_PER_MONTH * ctx.busy
+    """Busy GPU-hours only, at the option's price, in whole instances (`instance_gpus`; a
+    portfolio's busy share is already its GPUs in use in whole instances), and the support plan
+    on that bill."""
+    compute = P[spec.price_key] * instance_gpus(inp) * HOURS_PER_MONTH * ctx.busy
     return (
         {"compute": compute}
         | _cloud_support(compute, P)
@@ -567,7 +579,7 @@ def committed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows
     block = 12 * spec.commit_years * DAYS_PER_MONTH
     blocks = np.maximum(np.ceil((ctx.busy_end - ctx.ready_day) / block - 1e-9), 1.0)
     end = ctx.ready_day + blocks * block
-    hours = inp.gpus * HOURS_PER_MONTH * P[spec.price_key]
+    hours = instance_gpus(inp) * HOURS_PER_MONTH * P[spec.price_key]
     beyond = np.maximum(end - inp.term_days, 0.0) / DAYS_PER_MONTH
     compute = hours * window(ctx.months, ctx.ready_day, end) + ctx.at_end(beyond * hours)
     return (
