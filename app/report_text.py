@@ -214,7 +214,7 @@ def _run_head(c: Comparison) -> str:
     t = c.training
     return (
         f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {days(t.train_days)}"
-        f" ({days(t.ideal_days)} ideal, goodput {pct(t.goodput, 1)}); term {c.scenario.term.months} months"
+        f" ({days(t.ideal_days)} ideal, goodput {pct(t.goodput, 1)}); {term_text(c.scenario.term)}"
     )
 
 
@@ -305,8 +305,16 @@ def portfolio_head(c: Comparison) -> str:
     return (
         f"Portfolio of {len(s.workloads)} workloads ({teams} team{'s' if teams != 1 else ''}) on "
         f"{s.cluster.gpu}: {gpu_hours(p.demanded_gpu_hours)} GPU-hours demanded, peak "
-        f"{max(p.peak_gpus, default=0):,.0f} GPUs; term {s.term.months} months"
+        f"{max(p.peak_gpus, default=0):,.0f} GPUs; {term_text(s.term)}"
     )
+
+
+def term_text(term) -> str:
+    """'term 36 months', and how commitment months past it are valued where not the default."""
+    said = f"term {term.months} months"
+    if term.past_term == "resold":
+        said += " (commitment months past it resold or assigned at term end)"
+    return said
 
 
 def _portfolio_options(c: Comparison) -> list:

@@ -93,3 +93,103 @@ def test_v1_cloud_on_a_fraction_of_an_instance_pays_the_instance(fixture_catalog
         return o.breakdown_usd["compute"] / (o.train_days * 24)
 
     assert run(4) == pytest.approx(run(8), rel=1e-9)  # both pay 8 GPUs an hour of the run
+
+
+def _committed_past_term(past_term: str = "idle") -> Scenario:
+    """A 12-month term whose dedicated cluster, ready after day 0 on 1-year commitments, is held
+    a year from its ready day: its last commitment runs past the term."""
+    term = {"months": 12} | ({"past_term": past_term} if past_term != "idle" else {})
+    return Scenario.model_validate(
+        {
+            "workload": {"model": "llama3-8b", "tokens": 1e11},
+            "cluster": {"gpu": "H100-SXM", "gpus": 64},
+            "usage": {"mode": "utilisation", "utilisation_pct": 80},
+            "term": term,
+            "options": {"compare": ["rent", "cloud:committed_1y", "build"],
+                        "rent_commitment": "1y"},
+        }
+    )  # fmt: skip
+
+
+def test_commitment_months_past_the_term_are_their_own_line(fixture_catalogue):
+    """The months a 1-year commitment runs past a 12-month term are the line "past the term", paid
+    in the last month at the commitment's rate, out of the rent (and cloud compute) line; support
+    is paid on them as on the rent."""
+    c = compare(_committed_past_term(), fixture_catalogue, decision=False)
+    rent = c.option("rent")
+    rate = _figure(c, "rent_usd_per_gpu_hour")
+    beyond_months = rent.ready_day / (365.25 / 12)
+    assert beyond_months > 0
+    past = rent.monthly_by_category_usd["past the term"]
+    assert past[:-1] == [0.0] * 11
+    assert past[-1] == pytest.approx(beyond_months * 64 * rate * 365.25 * 24 / 12, rel=1e-9)
+    assert max(rent.monthly_by_category_usd["rent"]) <= 64 * rate * 365.25 * 24 / 12 * (1 + 1e-12)
+    support = _figure(c, "rent_support_pct") / 100
+    assert rent.breakdown_usd["support"] == pytest.approx(
+        support * (rent.breakdown_usd["rent"] + rent.breakdown_usd["past the term"]), rel=1e-9
+    )
+    assert "past-term resale" not in rent.breakdown_usd
+    cloud = c.option("cloud:committed_1y")
+    assert cloud.breakdown_usd["past the term"] > 0
+    assert "past the term" not in c.option("build").breakdown_usd
+
+
+def test_commitment_months_past_the_term_resold_at_the_haircut(fixture_catalogue):
+    """Resold: a credit of the months past the term less commitment_resale_haircut_pct, in the
+    last month, on every commitment alike; nothing else moves."""
+    idle = compare(_committed_past_term(), fixture_catalogue, decision=False)
+    sold = compare(_committed_past_term("resold"), fixture_catalogue, decision=False)
+    haircut = _figure(sold, "commitment_resale_haircut_pct") / 100
+    assert haircut == pytest.approx(0.12)
+    rate = _figure(sold, "discount_rate_pct_per_year") / 100
+    for option in ("rent", "cloud:committed_1y"):
+        a, b = idle.option(option), sold.option(option)
+        owed = a.breakdown_usd["past the term"]
+        credit = b.monthly_by_category_usd["past-term resale"]
+        assert credit[-1] == pytest.approx(-(1 - haircut) * owed, rel=1e-9)
+        assert b.total_usd == pytest.approx(a.total_usd - (1 - haircut) * owed, rel=1e-9)
+        assert b.npv_usd == pytest.approx(
+            a.npv_usd - (1 - haircut) * owed * (1 + rate) ** -1, rel=1e-9
+        )
+        # the credit is income: after tax it is worth (1 - t) of itself
+        t = _figure(sold, "tax_rate_pct") / 100
+        assert b.total_after_tax_usd == pytest.approx(
+            a.total_after_tax_usd - (1 - t) * (1 - haircut) * owed, rel=1e-9
+        )
+    assert sold.option("build").npv_usd == idle.option("build").npv_usd
+
+
+def test_past_term_default_keeps_the_scenario_json(fixture_catalogue):
+    s = _committed_past_term()
+    assert "past_term" not in s.model_dump_json()
+    assert '"past_term":"resold"' in _committed_past_term("resold").model_dump_json()
+    with pytest.raises(ValueError):
+        Scenario.model_validate({"term": {"past_term": "burned"}})
+
+
+def test_ranged_figures_state_their_range_and_the_tornado_swings_to_it(fixture_catalogue):
+    """Each figure without a current source carries its plausible range: the catalogue row's notes
+    state the range pricing/decision.py RANGES holds, the value lies in it, the tornado swings to
+    its ends and every Monte Carlo draw stays inside it with the base value as its median."""
+    import re
+
+    import numpy as np
+
+    from pricing.catalogue.loader import load_catalogue
+    from pricing.decision import RANGES, draw_multipliers, swing_multipliers
+    from pricing.inputs import build_inputs
+
+    cat = load_catalogue()
+    for key, (lo, hi) in RANGES.items():
+        row = cat.assumption(key)
+        stated = re.search(r"[Pp]lausible range (\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)", row.notes)
+        assert stated and (float(stated[1]), float(stated[2])) == (lo, hi), key
+        assert lo <= row.value <= hi, key
+    inp = build_inputs(_committed_past_term("resold"), cat)
+    for key, (lo, hi) in RANGES.items():
+        x = inp.value(key)
+        low, high = swing_multipliers(inp, key)
+        assert (low * x, high * x) == pytest.approx((lo, hi)), key
+        drawn = draw_multipliers(inp, [key], 4000, 1)[key] * x
+        assert drawn.min() >= lo - 1e-9 and drawn.max() <= hi + 1e-9, key
+        assert np.median(drawn) == pytest.approx(x, rel=0.05), key
