@@ -265,3 +265,9 @@ def constraints_line(c) -> list[str]:
         return []
     out = [c.option(o).label for o in ruled_out(c)]
     return [f"Constraints: {said}" + (f"; not offered: {', '.join(out)}" if out else "")]
+
+
+def term_text(term) -> str:
+    """'term 36 months' (and how commitment months past it are valued, where not the default)."""
+    resold = " (commitment months past it resold or assigned at term end)"
+    return f"term {term.months} months" + (resold if term.past_term == "resold" else "")

@@ -18,6 +18,7 @@ from app.formatting import (
     pct,
     plural,
     run_length,
+    term_text,
     training_run_text,
     usd_rate,
 )
@@ -307,14 +308,6 @@ def portfolio_head(c: Comparison) -> str:
         f"{s.cluster.gpu}: {gpu_hours(p.demanded_gpu_hours)} GPU-hours demanded, peak "
         f"{max(p.peak_gpus, default=0):,.0f} GPUs; {term_text(s.term)}"
     )
-
-
-def term_text(term) -> str:
-    """'term 36 months', and how commitment months past it are valued where not the default."""
-    said = f"term {term.months} months"
-    if term.past_term == "resold":
-        said += " (commitment months past it resold or assigned at term end)"
-    return said
 
 
 def _portfolio_options(c: Comparison) -> list:

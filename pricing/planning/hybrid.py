@@ -8,11 +8,8 @@ import math
 import numpy as np
 
 from models.options import spec
-from models.portfolio.capacity import (
-    CapacityResult,
-    instance_gpu_hours,
-    served_within,
-)
+from models.portfolio.capacity import CapacityResult
+from models.portfolio.in_use import instance_gpu_hours, served_within
 from models.scenario import MAX_GPUS
 from models.units import (
     DAYS_PER_MONTH,

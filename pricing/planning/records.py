@@ -116,7 +116,7 @@ class OptionPlan:
     #: a rented, managed or committed option's second contract (None: one contract)
     second: SecondContract | None = None
     #: (M,) a per-use option's billed GPU-hours: its GPUs in use in whole cloud instances
-    #: (models/portfolio/capacity.py instance_gpu_hours); None: billed as served
+    #: (models/portfolio/in_use.py instance_gpu_hours); None: billed as served
     billed_gpu_hours: np.ndarray | None = None
     #: the day its provisioning (a hybrid's: its base's) starts: 0, or later for work that starts
     #: later (`Planner.ready`); its timeline is shown from then

@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from models.portfolio.capacity import CapacityResult, instance_gpu_hours
+from models.portfolio.capacity import CapacityResult
+from models.portfolio.in_use import instance_gpu_hours
 from models.scenario import MAX_GPUS
 from models.units import (
     DAYS_PER_MONTH,
