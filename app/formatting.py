@@ -288,3 +288,9 @@ def bridge_lines(c) -> list[str]:
                 f"({usd(cost)}, its bridge line), so it delivers the same work from the same day"
             )
     return out
+
+
+def term_text(term) -> str:
+    """'term 36 months' (and how commitment months past it are valued, where not the default)."""
+    resold = " (commitment months past it resold or assigned at term end)"
+    return f"term {term.months} months" + (resold if term.past_term == "resold" else "")

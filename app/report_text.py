@@ -19,6 +19,7 @@ from app.formatting import (
     pct,
     plural,
     run_length,
+    term_text,
     training_run_text,
     usd_rate,
 )
@@ -215,7 +216,7 @@ def _run_head(c: Comparison) -> str:
     t = c.training
     return (
         f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {days(t.train_days)}"
-        f" ({days(t.ideal_days)} ideal, goodput {pct(t.goodput, 1)}); term {c.scenario.term.months} months"
+        f" ({days(t.ideal_days)} ideal, goodput {pct(t.goodput, 1)}); {term_text(c.scenario.term)}"
     )
 
 
@@ -307,7 +308,7 @@ def portfolio_head(c: Comparison) -> str:
     return (
         f"Portfolio of {len(s.workloads)} workloads ({teams} team{'s' if teams != 1 else ''}) on "
         f"{s.cluster.gpu}: {gpu_hours(p.demanded_gpu_hours)} GPU-hours demanded, peak "
-        f"{max(p.peak_gpus, default=0):,.0f} GPUs; term {s.term.months} months"
+        f"{max(p.peak_gpus, default=0):,.0f} GPUs; {term_text(s.term)}"
     )
 
 

@@ -277,6 +277,15 @@ class Term(BaseModel):
         default="cash", description="how owned hardware is paid for"
     )
     loan_years: int = Field(default=3, ge=1, le=10, description="loan length, years")
+    past_term: Literal["idle", "resold"] = Field(
+        default="idle",
+        exclude_if=lambda v: (
+            v == "idle"
+        ),  # a scenario that keeps the default writes its JSON as before
+        description="how the months a rental or cloud commitment runs past the term are valued: "
+        "paid and idle, or resold (or assigned) at term end for their price less "
+        "commitment_resale_haircut_pct",
+    )
 
 
 #: version 2: the workload kinds that must train in FP8 for `execution.fp8_params` (the gang

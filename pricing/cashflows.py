@@ -16,7 +16,9 @@ insurance % of the equipment a year from delivery; property tax % of its straigh
 a year; licences per GPU-year; resale at term end: the GPU share of the servers at the GPU curve,
 host and fabric at their own yearly decline, less a whole-cluster haircut (docs/reference/tco.md
 section 3).
-Rent: committed $/GPU-hour for every held hour, take-or-pay to the minimum term, support tier %,
+Rent: committed $/GPU-hour for every held hour, take-or-pay to the minimum term (months committed
+past the term are their own line, paid in its last month, and credited at a haircut where the
+buyer resells or assigns them: `past_term`), support tier %,
 setup fee per node, storage $/GB-month, egress of the trained weights, and the buyer's own platform
 team (rented_ops_* FTE at the same loaded salary) while the cluster is held. Managed: the rent plus
 the managed premium, no staff; on owned hardware, build without staff plus a yearly fee.
@@ -28,11 +30,13 @@ platform team while the work runs.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from models.hardware import get_gpu
 from models.options import OPTIONS, Billing, OptionSpec, Staffing
 from models.options import spec as spec_of
 from pricing.bridge import bridge_flows
@@ -537,14 +541,35 @@ def _dedicated(inp: CostInputs, P: dict, ctx: Context, rate: np.ndarray, label: 
     committed past the term are paid in its last month (take-or-pay)."""
     hours = inp.gpus * HOURS_PER_MONTH
     beyond = ctx.beyond_months if ctx.beyond_months is not None else 0.0
-    flows = {label: rate * hours * ctx.held + ctx.at_end(beyond * rate * hours)}
+    flows = {label: rate * hours * ctx.held}
+    flows |= past_term(inp, P, ctx, beyond * rate * hours)
     flows["setup"] = ctx.at_month(ctx.ready_month, inp.nodes * P["rent_setup_fee_usd_per_node"])
     return flows | _storage_and_egress(inp, P, ctx)
 
 
+#: the line of a commitment's months past the term, and its credit where they are resold
+PAST_TERM, PAST_TERM_RESALE = "past the term", "past-term resale"
+
+
+def past_term(inp: CostInputs, P: dict, ctx: Context, owed) -> Flows:
+    """A commitment's months past the term (`owed`, USD, (n, 1) or 0), paid in the term's last
+    month (take-or-pay), as their own line where any are owed; valued as the buyer says
+    (`Term.past_term`): "idle", paid and unused; "resold", sold or assigned at term end, so a
+    credit of the owed amount less commitment_resale_haircut_pct (as owned hardware is credited
+    its resale value at term end)."""
+    owed = np.asarray(owed, dtype=float)
+    if not np.any(owed > 0):
+        return {}
+    flows = {PAST_TERM: ctx.at_end(owed)}
+    if inp.scenario.term.past_term == "resold":
+        kept = np.clip(1 - P["commitment_resale_haircut_pct"] / 100, 0.0, 1.0)
+        flows[PAST_TERM_RESALE] = ctx.at_end(-owed * kept)
+    return flows
+
+
 def rent(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     flows = _dedicated(inp, P, ctx, P[spec.price_key], "rent")
-    flows["support"] = flows["rent"] * P["rent_support_pct"] / 100
+    flows["support"] = (flows["rent"] + flows.get(PAST_TERM, 0.0)) * P["rent_support_pct"] / 100
     return flows | staff_cost(spec, inp, P, ctx)
 
 
@@ -559,9 +584,19 @@ def _cloud_support(compute: np.ndarray, P: dict) -> Flows:
     return {"support": compute * P["cloud_support_pct"] / 100}
 
 
+def instance_gpus(inp: CostInputs) -> int:
+    """The GPUs a cloud bills for `inp.gpus`: whole instances of a node's GPUs (the catalogue's
+    cloud rates are 8-GPU instances', p5.48xlarge and the like, and capacity blocks sell only
+    whole instances), so a fraction of one pays for the instance."""
+    node = get_gpu(inp.gpu_id).gpus_per_node
+    return math.ceil(inp.gpus / node - 1e-9) * node
+
+
 def per_use(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
-    """Busy GPU-hours only, at the option's price, and the support plan on that bill."""
-    compute = P[spec.price_key] * inp.gpus * HOURS_PER_MONTH * ctx.busy
+    """Busy GPU-hours only, at the option's price, in whole instances (`instance_gpus`; a
+    portfolio's busy share is already its GPUs in use in whole instances), and the support plan
+    on that bill."""
+    compute = P[spec.price_key] * instance_gpus(inp) * HOURS_PER_MONTH * ctx.busy
     return (
         {"compute": compute}
         | _cloud_support(compute, P)
@@ -576,12 +611,14 @@ def committed(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows
     block = 12 * spec.commit_years * DAYS_PER_MONTH
     blocks = np.maximum(np.ceil((ctx.busy_end - ctx.ready_day) / block - 1e-9), 1.0)
     end = ctx.ready_day + blocks * block
-    hours = inp.gpus * HOURS_PER_MONTH * P[spec.price_key]
+    hours = instance_gpus(inp) * HOURS_PER_MONTH * P[spec.price_key]
     beyond = np.maximum(end - inp.term_days, 0.0) / DAYS_PER_MONTH
-    compute = hours * window(ctx.months, ctx.ready_day, end) + ctx.at_end(beyond * hours)
+    compute = hours * window(ctx.months, ctx.ready_day, end)
+    past = past_term(inp, P, ctx, beyond * hours)
     return (
         {"compute": compute}
-        | _cloud_support(compute, P)
+        | past
+        | _cloud_support(compute + past.get(PAST_TERM, 0.0), P)
         | _storage_and_egress(inp, P, ctx)
         | staff_cost(spec, inp, P, ctx)
     )

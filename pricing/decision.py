@@ -10,6 +10,10 @@ Monte Carlo draws (planner assumptions, stated so they can be challenged; `draw_
   times from 0.75× to 1.5×, half the draws uniform below the catalogue's and half above (slips run
   longer than gains). The discount rate is the planner's choice, not drawn. The median of every
   draw is its base value: nothing is clipped on one side, which would move the centre.
+- Ranged inputs (`RANGES`: figures without a current public source, or with only an old one):
+  half the draws uniform from the range's low end to the base value and half from it to the high
+  end, so the median is the base value and every draw stays in the range; the tornado swings
+  them to the range's ends.
 - Bounded inputs (`BOUNDS`: utilisation, residual value, PUE) are drawn on the logit of where the
   value sits in its range: x = lo + (hi − lo)·expit(logit(p) + s·z) with p = (x₀ − lo)/(hi − lo).
   The spread is symmetric in logit space, so the median is x₀ and no draw leaves the range; s gives
@@ -36,6 +40,8 @@ Monte Carlo draws (planner assumptions, stated so they can be challenged; `draw_
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -81,6 +87,22 @@ KEY_INPUTS = {
     "host_value_decline_pct_per_year": "Server host resale decline",
     "fabric_value_decline_pct_per_year": "Fabric resale decline",
     "rented_ops_fte_per_1000_gpus": "Rented platform team",
+    "managed_owned_fee_pct_of_capex_per_year": "Managed-on-owned fee",
+    "spot_interruption_overhead_pct": "Spot interruption overhead",
+    "resale_bulk_haircut_pct": "Whole-cluster resale haircut",
+    "commitment_resale_haircut_pct": "Past-term resale haircut",
+}
+#: figures with no current public source, or one this old, carried over their plausible range
+#: (the catalogue row's notes state it, tests/test_cost_lines.py checks they agree): the tornado
+#: swings each to its range's ends instead of ±SWING, and the Monte Carlo draws it as it draws
+#: lead times, half the draws uniform below the base value and half above, so its median stays
+#: the base value
+RANGES: dict[str, tuple[float, float]] = {
+    "support_pct_of_capex_per_year": (10.0, 20.0),
+    "managed_owned_fee_pct_of_capex_per_year": (2.0, 10.0),
+    "spot_interruption_overhead_pct": (2.0, 30.0),
+    "resale_bulk_haircut_pct": (10.0, 40.0),
+    "commitment_resale_haircut_pct": (12.0, 50.0),
 }
 #: inputs only the Monte Carlo varies (owned hardware bought with the servers): key -> label
 MONTE_CARLO_INPUTS = {
@@ -109,6 +131,14 @@ ONLY_FOR["ops_salary_usd_per_year"] = frozenset(s.id for s in OPTIONS if s.staff
 ONLY_FOR["rented_ops_fte_per_1000_gpus"] = ids_where(staffing=Staffing.RENTED)
 ONLY_FOR["managed_premium_pct"] = frozenset(
     s.id for s in OPTIONS if s.billing is Billing.MANAGED_RENT
+)
+ONLY_FOR["managed_owned_fee_pct_of_capex_per_year"] = ids_where(owned=True) - frozenset(
+    s.id for s in OPTIONS if s.staffed
+)
+ONLY_FOR["spot_interruption_overhead_pct"] = frozenset(s.id for s in OPTIONS if s.interruptible)
+ONLY_FOR["resale_bulk_haircut_pct"] = ids_where(owned=True)
+ONLY_FOR["commitment_resale_haircut_pct"] = frozenset(
+    s.id for s in OPTIONS if s.billing in (Billing.RENT, Billing.MANAGED_RENT, Billing.COMMITTED)
 )
 ONLY_FOR["rent_support_pct"] = frozenset(s.id for s in OPTIONS if s.billing is Billing.RENT)
 ONLY_FOR["cloud_support_pct"] = frozenset(
@@ -176,6 +206,8 @@ def relevant_inputs(
             continue
         if key in fixed:  # not varied for this kind of scenario (pricing/delivery.py)
             continue
+        if key == "commitment_resale_haircut_pct" and inp.scenario.term.past_term != "resold":
+            continue  # months past the term paid and idle: no resale to haircut
         out.append(key)
     return out
 
@@ -478,8 +510,9 @@ def tornado(
     n = 1 + 2 * len(keys)
     mult = {k: np.ones(n) for k in keys}
     for i, k in enumerate(keys):
-        mult[k][1 + 2 * i] = 1 - SWING
-        mult[k][2 + 2 * i] = 1 + SWING
+        low, high = swing_multipliers(inp, k)
+        mult[k][1 + 2 * i] = low
+        mult[k][2 + 2 * i] = high
     npv = npv_table(inp, _rows(inp, mult, n), [a, b])
     with np.errstate(invalid="ignore"):  # neither completes at a swing: inf - inf, shown as None
         gap = npv[:, 1] - npv[:, 0]
@@ -498,6 +531,16 @@ def tornado(
         )
     bars.sort(key=lambda b: -abs((b.gap_high_usd or 0) - (b.gap_low_usd or 0)))
     return Tornado(cheapest=a, runner_up=b, swing=SWING, base_gap_usd=float(gap[0]), bars=bars)
+
+
+def swing_multipliers(inp: CostInputs, key: str) -> tuple[float, float]:
+    """The tornado's low and high multipliers of `key`: its RANGES ends over its value, else
+    1 ∓ SWING."""
+    value = inp.value(key)
+    if key in RANGES and value > 0:
+        lo, hi = RANGES[key]
+        return min(lo, value) / value, max(hi, value) / value
+    return 1 - SWING, 1 + SWING
 
 
 def _finite(x: float) -> float | None:
@@ -529,11 +572,19 @@ def draw_multipliers(
         elif key == "lead_time_multiplier":
             lo, hi = LEAD_TIME_RANGE
             out[key] = np.where(lead < 0.5, lo + (1 - lo) * 2 * lead, 1 + (hi - 1) * (2 * lead - 1))
+        elif key in RANGES and inp.value(key) > 0:
+            x = inp.value(key)
+            lo, hi = min(RANGES[key][0], x), max(RANGES[key][1], x)
+            u = 0.5 * (1 + _erf(z / math.sqrt(2)))  # the input's own normal draw, uniform
+            out[key] = np.where(u < 0.5, lo + (x - lo) * 2 * u, x + (hi - x) * (2 * u - 1)) / x
         elif key in BOUNDS:
             out[key] = _bounded(inp.value(key), *BOUNDS[key], z)
         else:
             out[key] = np.exp(SIGMA * z)
     return out
+
+
+_erf = np.vectorize(math.erf, otypes=[float])
 
 
 def _bounded(x: float, lo: float, hi: float, z: np.ndarray) -> np.ndarray:

@@ -95,6 +95,7 @@ CATALOGUE_KEYS = (
     "hardware_deposit_pct",
     "ops_hiring_lead_months",
     "resale_bulk_haircut_pct",
+    "commitment_resale_haircut_pct",
     "gpu_share_of_server_cost_pct",
     "host_value_decline_pct_per_year",
     "fabric_value_decline_pct_per_year",

@@ -218,8 +218,12 @@ def test_a_3_year_block_in_a_2_year_term_pays_the_third_year_at_term_end(fixture
     compute = committed(fixture_catalogue, 3, train_days=100)
     month = GPUS * MONTH_HOURS * 4.0  # 23,376 a month
     assert compute[:23] == pytest.approx(np.full(23, month))
-    assert compute[23] == pytest.approx(month + 12 * month)  # its own month + 12 beyond the term
-    assert compute.sum() == pytest.approx(36 * month)
+    assert compute[23] == pytest.approx(month)  # its own month; the 12 beyond the term are ...
+    inp, P = setup(fixture_catalogue, overrides=COMMITTED)
+    ctx = context(inp, P, ready_day=0.0, train_days=100, hold="busy")
+    past = row(flows_of("cloud:committed_3y", inp, P, ctx), "past the term")
+    assert past[23] == pytest.approx(12 * month) and past[:23].sum() == 0  # ... their own line
+    assert compute.sum() + past.sum() == pytest.approx(36 * month)
 
 
 # --- dedicated rent: take-or-pay to the minimum term ----------------------------------------------
@@ -234,8 +238,10 @@ def test_a_short_rental_pays_up_to_the_minimum_term(fixture_catalogue):
     month = GPUS * MONTH_HOURS * 2.0  # 11,688 a month
     assert rent[:3] == pytest.approx(np.zeros(3))
     assert rent[3:11] == pytest.approx(np.full(8, month))
-    assert rent[11] == pytest.approx(month + (18 - 9) * month)  # the unheld 9 months at the end
-    assert rent.sum() == pytest.approx(18 * month)
+    assert rent[11] == pytest.approx(month)
+    # the unheld 9 months past the term, at its end, as their own line
+    assert row(flows, "past the term")[11] == pytest.approx((18 - 9) * month)
+    assert rent.sum() + row(flows, "past the term").sum() == pytest.approx(18 * month)
     assert row(flows, "support").sum() == pytest.approx(0.10 * 18 * month)  # 10 % support tier
     # with no minimum, only the 9 held months are paid
     inp0, P0 = setup(
@@ -338,10 +344,12 @@ def test_a_commitment_running_past_the_term_is_paid_at_its_end(fixture_catalogue
     # 12 paid in the last month (take-or-pay)
     overrides = {"rent_usd_per_gpu_hour": 2.0, "rent_min_term_months": 0}
     inp, P = setup(fixture_catalogue, months=24, overrides=overrides, commitment="3y")
-    rent = row(flows_of("rent", inp, P, context(inp, P, train_days=40.0, hold="rental")), "rent")
+    flows = flows_of("rent", inp, P, context(inp, P, train_days=40.0, hold="rental"))
+    rent, past = row(flows, "rent"), row(flows, "past the term")
     month = GPUS * MONTH_HOURS * 2.0
     assert rent[:23] == pytest.approx(np.full(23, month))
-    assert rent[23] == pytest.approx(month + 12 * month)
+    assert rent[23] == pytest.approx(month)
+    assert past[23] == pytest.approx(12 * month) and past[:23].sum() == 0  # their own line
 
 
 def test_a_yearly_commitment_never_ends_before_the_minimum_term(fixture_catalogue):

@@ -28,7 +28,7 @@ from pricing.catalogue.loader import (
 )
 
 FIXTURE_CATALOGUE_DIR = Path(__file__).resolve().with_name("fixtures") / "catalogue"
-LATEST_AS_OF = date(2026, 12, 1)  # the catalogue was last read up to this day
+LATEST_AS_OF = date(2026, 12, 2)  # the catalogue was last read up to this day
 # shared/reference lists a single on-demand provider for these GPUs.
 SINGLE_ON_DEMAND_SOURCE = {"A100-40GB", "GB200"}
 

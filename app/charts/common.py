@@ -47,6 +47,8 @@ CATEGORY_COLORS: dict[str, str] = {
     "storage": "#99DDFF",
     "egress": "#FFAABB",
     "residual value": "#AAAAAA",
+    "past the term": "#EE7733",
+    "past-term resale": "#CCCCCC",
 }
 _SPARE_COLORS = ("#44BB99", "#AAAA00", "#EE7733", "#0077BB", "#EE3377", "#BBBBBB")
 #: teams, validation kinds: series that are neither options nor cost categories (Okabe-Ito)

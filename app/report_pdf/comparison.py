@@ -260,7 +260,15 @@ class ComparisonDocument(Document):
                 + f"MFU {pct(t.mfu, 1)}",
             ],
             [said.usage_row, usage],
-            ["Term", f"{term.months} months, financing: {fin}"],
+            [
+                "Term",
+                f"{term.months} months, financing: {fin}; commitment months past the term: "
+                + (
+                    "resold or assigned at term end"
+                    if term.past_term == "resold"
+                    else "paid and idle"
+                ),
+            ],
             ["Facility (build)", opts.facility],
             ["Options compared", ", ".join(labels.get(o, o) for o in opts.compare)],
             [

@@ -39,7 +39,7 @@ from app.views.execution import execution_inputs
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
 from models.portfolio.workloads import WORKLOAD_KINDS
-from models.scenario import FP8_PARAMS_KINDS
+from models.scenario import FP8_PARAMS_KINDS, Term
 from models.shapes import load_presets
 
 #: session keys: the table's generation (in its key) and the selected row
@@ -390,6 +390,28 @@ def _sizing(sc, i: int, demand) -> None:
     st.caption(md_plain(s.basis))
 
 
+#: how the months a commitment runs past the term are valued (Term.past_term), in words
+PAST_TERM_CHOICES = {
+    "idle": "paid and idle",
+    "resold": "resold or assigned at term end",
+}
+
+
+def past_term_input(key: str) -> None:
+    """The choice of how a commitment's months past the term are valued (Workload, Portfolio)."""
+    chosen = sw.current("term.past_term")
+    st.selectbox(
+        "Commitment months past the term are",
+        list(PAST_TERM_CHOICES),
+        index=list(PAST_TERM_CHOICES).index(chosen),
+        format_func=PAST_TERM_CHOICES.get,
+        key=key,
+        on_change=state.bind("term.past_term", key),
+        help=Term.model_fields["past_term"].description.capitalize()
+        + " (on the Assumptions page).",
+    )
+
+
 def _settings() -> None:
     """GPU, term, options, the execution plan and the restart time: the parts a portfolio shares
     with a training-run scenario (the last two apply to its pre-training runs)."""
@@ -422,6 +444,7 @@ def _settings() -> None:
         help="The contract term every option is compared over.",
     )
     sw.toggle(st, "Public cloud allowed", "constraints.public_cloud_allowed", "p_public_cloud")
+    past_term_input("p_past_term")
     chosen = state.get("options.compare") or sw.start("options.compare")
     st.multiselect(
         "Options to compare",

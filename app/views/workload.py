@@ -422,6 +422,7 @@ def _rental_licence_and_options() -> None:
         on_change=state.bind("options.rent_commitment", "w_commitment"),
         help=Options.model_fields["rent_commitment"].description.capitalize() + ".",
     )
+    portfolio_view.past_term_input("w_past_term")
     st.toggle(
         "Pay a per-GPU software licence (NVIDIA AI Enterprise)",
         value=bool(sw.current("options.software_licence")),

@@ -418,43 +418,6 @@ def _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus) -> float:
     return float(queued_w.sum()) + float(beyond_w.sum())
 
 
-def served_within(
-    demand: Demand,
-    capacity_gpus: Sequence[float],
-    base_gpus: Sequence[float],
-    prepared: Prepared | None = None,
-    whole_gpus: Sequence[float] | None = None,
-) -> np.ndarray:
-    """GPU-hours a month that the first `base_gpus` of `capacity_gpus` serve (one figure a month
-    or a slot each, base ≤ capacity), when `simulate(demand, capacity_gpus)` runs and the base is used
-    first: Σ over the month's slots of min(GPUs in use, base) × slot hours. GPUs in use in a slot:
-    the flat work served in it, plus every started gang run's GPUs for its whole slots and that
-    share of its last one. A hybrid's base (the rest of what is served is its burst)."""
-    p = prepared if prepared is not None else prepare(demand)
-    months = demand.months
-    _, cap_slot = _capacity(capacity_gpus, months)
-    _, base_slot = _capacity(base_gpus, months)
-    slots = months * SLOTS_PER_MONTH
-    _, _, _, flat_served, _, _, _ = _flat(p, cap_slot)
-    free = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
-    start, _ = _gang_starts(p, free, reasons=False)
-    ok = start >= 0
-    s, g = start[ok], p.gpus[ok]
-    span = p.days[ok] / SLOT_DAYS
-    whole = np.floor(span + 1e-9).astype(int)
-    part = np.maximum(span - whole, 0.0)
-    gang = np.zeros(slots + 1)
-    np.add.at(gang, np.minimum(s, slots), g)
-    np.add.at(gang, np.minimum(s + whole, slots), -g)
-    gang = np.cumsum(gang)[:slots]
-    last = s + whole
-    inside = last < slots
-    np.add.at(gang, last[inside], g[inside] * part[inside])
-    in_use = flat_served + gang * SLOT_HOURS
-    on_base = np.minimum(in_use, base_slot * SLOT_HOURS)
-    return on_base.reshape(months, SLOTS_PER_MONTH).sum(axis=1)
-
-
 def _none_for_nan(values: np.ndarray) -> list[float | None]:
     """`values` as a list of Python floats, None where NaN."""
     out = values.astype(object)
@@ -690,7 +653,6 @@ __all__ = [
     "WorkloadOutcome",
     "check_capacity",
     "prepare",
-    "served_within",
     "simulate",
     "slot_capacity",
     "unmet_gpu_hours",

@@ -48,7 +48,7 @@ and a share of the ready month; the simulation gets it slot by slot, models/port
   available that month (before the base is ready, the whole peak), from the cloud's ready day,
   priced at the on-demand / capacity-block figure of S GPUs. One simulation on base + burst; in
   each slot (≈ a day) the base serves first, min(GPUs in use, base), and the burst the rest
-  (models/portfolio/capacity.py `served_within`; a gang run may span both: a simplification). Its flows are the base option's on the base's GPUs and
+  (models/portfolio/in_use.py `served_within`; a gang run may span both: a simplification). Its flows are the base option's on the base's GPUs and
   served hours plus the burst option's on the burst's (pricing/cashflows.py `composed`): the
   owned team for the base, the rented platform team only in months the burst serves work.
   A version 1 scenario has no demand over time: hybrid is unavailable there (inputs.py).

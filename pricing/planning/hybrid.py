@@ -8,10 +8,8 @@ import math
 import numpy as np
 
 from models.options import spec
-from models.portfolio.capacity import (
-    CapacityResult,
-    served_within,
-)
+from models.portfolio.capacity import CapacityResult
+from models.portfolio.in_use import instance_gpu_hours, served_within
 from models.scenario import MAX_GPUS
 from models.units import (
     DAYS_PER_MONTH,
@@ -79,7 +77,8 @@ class Hybrid:
         base_ready = self.ready(option, base)
         base_cap = base * self.share(base_ready)
         excess = np.asarray(self.demand.peak_gpus, dtype=float) - base_cap
-        burst = min(max(math.ceil(float(excess.max()) - 1e-9), 0), MAX_GPUS)
+        node = self.node  # the cloud burst rents whole instances
+        burst = min(max(math.ceil(float(excess.max()) / node - 1e-9), 0) * node, MAX_GPUS)
         months = self.months
         base_slots = base * self.slots(base_ready)
         if burst:
@@ -94,6 +93,10 @@ class Hybrid:
         burst_served = served - on_base
         burst_served[burst_served <= 1e-9 * served] = 0.0  # rounding, not work
         base_served = served - burst_served
+        billed = instance_gpu_hours(
+            self.demand, both[0], node, base_slots[0], self.prepared, both[1]
+        )
+        billed[burst_served == 0.0] = 0.0  # the burst rents instances only while it serves
         split = Split(
             base_option=base_opt,
             burst_option=burst_opt,
@@ -106,9 +109,11 @@ class Hybrid:
             base_capacity_gpus=base_cap,
             base_served_gpu_hours=base_served,
             burst_served_gpu_hours=burst_served,
+            burst_billed_gpu_hours=np.maximum(billed, burst_served),
         )
         rule = (
             f"owned base: {why}; cloud burst up to {burst:,} GPUs (the largest month's peak less "
             "the base ready by then), paying only the GPU-hours the base cannot serve"
         )
-        return base, rule, base_ready, base_cap + burst_served / HOURS_PER_MONTH, r, split
+        held = base_cap + split.burst_billed_gpu_hours / HOURS_PER_MONTH
+        return base, rule, base_ready, held, r, split

@@ -57,7 +57,8 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
         return _stepped_context(inp, P, opt, plan, served)
     if plan.split is None:
         ctx = _context(inp, P, opt, plan.inputs, plan, served, plan.size_gpus, plan.ready_day,
-                       plan.capacity_gpus, plan.weighted_runs)  # fmt: skip
+                       plan.capacity_gpus, plan.weighted_runs,
+                       billed=plan.billed_gpu_hours)  # fmt: skip
         return dataclasses.replace(ctx, order_day=plan.order_day) if plan.order_day else ctx
     sp = plan.split
     base_spec = spec(sp.base_option)
@@ -73,7 +74,8 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
         burst = _context(inp, Pb, burst_spec, sp.burst_inputs, plan, sp.burst_served_gpu_hours,
                          sp.burst_gpus, sp.burst_ready_day,
                          sp.burst_served_gpu_hours / HOURS_PER_MONTH,
-                         plan.weighted_runs * share)  # fmt: skip
+                         plan.weighted_runs * share,
+                         billed=sp.burst_billed_gpu_hours)  # fmt: skip
         parts.append((burst_spec, sp.burst_inputs, Pb, burst))
     return dataclasses.replace(base, parts=tuple(parts))
 
@@ -142,15 +144,18 @@ def _context(
     weighted_runs: float,
     retire_day: float | None = None,
     busy_end_day: float | None = None,
+    billed: np.ndarray | None = None,
 ) -> Context:
     """The Context of `size` GPUs of option `opt` serving `served` GPU-hours a month from
     `ready_day`, holding `capacity` GPUs a month (per use: what it serves); owned hardware
     replaced by a refresh is held to `retire_day` and sold then; a contract that ends at a step
-    down has its work end on `busy_end_day` (its commitment ends then)."""
+    down has its work end on `busy_end_day` (its commitment ends then); a per-use option is
+    busy (and bills) its `billed` GPU-hours, its GPUs in use in whole cloud instances."""
     months = own.months
     n = next(iter(P.values())).shape[0]
     r = plan.result
-    busy = np.broadcast_to(served / (size * HOURS_PER_MONTH), (n, months))
+    in_use = served if billed is None else billed
+    busy = np.broadcast_to(in_use / (size * HOURS_PER_MONTH), (n, months))
     if opt.interruptible:  # a training run interrupted runs that much longer, and pays for it
         gang = np.asarray(r.gang_served_gpu_hours_by_month)
         extra = gang / (size * HOURS_PER_MONTH)

@@ -14,6 +14,7 @@ from models.numbers import on_day
 from models.options import Billing, spec
 from models.portfolio.workloads import Finetune, Pretrain
 from models.scenario import Scenario
+from models.units import HOURS_PER_MONTH
 from pricing.cashflows import option_flows
 from pricing.catalogue.loader import Catalogue
 from pricing.inputs import CostInputs, base_params
@@ -126,6 +127,8 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
                 f"{rule}; hardware refreshed at {age} months of age: new {size:,} GPUs ready on "
                 f"{days}, each ordered its lead time ahead, the old sold when it reaches the age"
             )
+        # per use: what it holds is its GPUs in use in whole instances (SizeSearch.per_use)
+        billed = cap * HOURS_PER_MONTH if spec(option).billing is Billing.PER_USE else None
         return OptionPlan(
             option=option,
             inputs=inp,
@@ -145,6 +148,7 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
             retire_day=retire,
             second=step,
             order_day=self.order_day(option, size),
+            billed_gpu_hours=billed,
         )
 
 

@@ -38,6 +38,8 @@ class Split:
     base_capacity_gpus: np.ndarray  # (M,) B × the share of each month from its ready day
     base_served_gpu_hours: np.ndarray  # (M,)
     burst_served_gpu_hours: np.ndarray  # (M,)
+    #: (M,) what the burst bills: its GPUs in use in whole cloud instances (None: as served)
+    burst_billed_gpu_hours: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,9 @@ class OptionPlan:
     retire_day: float | None = None
     #: a rented, managed or committed option's second contract (None: one contract)
     second: SecondContract | None = None
+    #: (M,) a per-use option's billed GPU-hours: its GPUs in use in whole cloud instances
+    #: (models/portfolio/in_use.py instance_gpu_hours); None: billed as served
+    billed_gpu_hours: np.ndarray | None = None
     #: the day its provisioning (a hybrid's: its base's) starts: 0, or later for work that starts
     #: later (`Planner.ready`); its timeline is shown from then
     order_day: float = 0.0

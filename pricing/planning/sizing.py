@@ -9,11 +9,13 @@ import math
 import numpy as np
 
 from models.portfolio.capacity import CapacityResult
+from models.portfolio.in_use import instance_gpu_hours
 from models.scenario import MAX_GPUS
 from models.units import (
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
 )
+from pricing.planning.records import SERVED_RESIDUE_GPU_HOURS
 
 #: doublings of the size above the peak while they still serve more (fixed-size search)
 MAX_DOUBLINGS = 4
@@ -110,17 +112,23 @@ class SizeSearch:
         )
 
     def per_use(self, option: str) -> tuple[int, str, float, np.ndarray, CapacityResult]:
-        size = max(math.ceil(max(self.demand.peak_gpus) - 1e-9), 1)
+        node = self.node
+        size = max(math.ceil(max(self.demand.peak_gpus) / node - 1e-9), 1) * node
         rule = (
-            "per use: up to the demand's peak GPUs from the ready day, holding (and paying) "
-            "only the GPU-hours served"
+            f"per use: up to the demand's peak GPUs in whole {node}-GPU instances from the ready "
+            "day, holding (and paying) only the instances in use, a fraction of one as the whole "
+            "instance"
         )
         if size > MAX_GPUS:
             size, rule = MAX_GPUS, f"{rule}; {self.capped_rule('up to')}"
         ready = self.ready(option, size)
-        r = self.simulate(size * self.slots(ready))
-        held = np.array(r.served_gpu_hours_by_month) / HOURS_PER_MONTH  # what is in use
-        return size, rule, ready, held, r
+        slots = size * self.slots(ready)
+        r = self.simulate(slots)
+        # what is held (and paid): the GPUs in use in whole instances, at least what is served
+        served = np.asarray(r.served_gpu_hours_by_month, dtype=float)
+        billed = instance_gpu_hours(self.demand, slots[0], node, None, self.prepared, slots[1])
+        billed = np.where(served > SERVED_RESIDUE_GPU_HOURS, np.maximum(billed, served), 0.0)
+        return size, rule, ready, billed / HOURS_PER_MONTH, r
 
     def backlogged(self, r: CapacityResult, ready: float) -> bool:
         """Whether work waits for capacity after the ready month (the GPU-hours served by some
