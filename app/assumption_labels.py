@@ -66,6 +66,7 @@ GROUPED: dict[str, dict[str, tuple[str, str]]] = {
         ),
         "rent_support_pct": ("Rental support plan", "% of rent"),
         "rent_setup_fee_usd_per_node": ("Rental setup fee", "USD per node"),
+        "commitment_resale_haircut_pct": ("Past-term resale haircut", "% of the months' price"),
         "rent_min_term_months": ("Shortest rental term", "months"),
         "managed_premium_pct": ("Managed-service premium", "% over rent"),
         "managed_restart_ratio": ("Managed restart time", "× of self-run"),

@@ -143,3 +143,19 @@ def mid_sentence(label: str) -> str:
     if first[1:] != first[1:].lower():
         return label
     return f"{first[:1].lower()}{first[1:]}{space}{rest}"
+
+
+def in_unit(value: float, unit: str) -> str:
+    """A flip value in its unit, written by models/numbers: '$2.06 per GPU-hour', '$0.15M per
+    year', '2.84×' for a ratio (a multiplier), '6.85 runs', '12 % a year'."""
+    if unit.startswith("USD"):
+        per = unit.split("/", 1)[1] if "/" in unit else ""
+        money = usd_rate(value) if abs(value) < 1_000 else usd(value)
+        return f"{money} per {per}" if per else money
+    if unit == "ratio":
+        return ratio(value)
+    return f"{value:,.3g} {UNIT_WORDS.get(unit, unit)}"
+
+
+#: units said in words in a sentence
+UNIT_WORDS = {"%/year": "% a year"}

@@ -119,3 +119,23 @@ def bridge_flows(part: tuple, flows_of) -> np.ndarray:
         if key not in LEFT_OUT:
             total = total + value
     return total
+
+
+#: options delivering work within this share of each other deliver the same work
+SAME_WORK_TOLERANCE = 1e-6
+#: the unit each kind of use is ranked per when bridging is off (OptionResult's delivered field)
+PER_UNIT = {"utilisation": ("GPU-hour", "delivered_gpu_hours"), "runs": ("run", "runs_completed")}
+
+
+def per_delivered_unit(inp: CostInputs, pool: list) -> str | None:
+    """The unit the options are ranked per: with bridging off (options.bridge) in a one-run
+    scenario whose options deliver different work (GPU-hours of steady use, runs done), "GPU-hour"
+    or "run"; None otherwise (they are ranked by NPV)."""
+    sc = inp.scenario
+    if sc.is_portfolio or sc.options.bridge or len(pool) < 2:
+        return None
+    unit, field = PER_UNIT[sc.usage.mode]
+    work = [getattr(r, field) for r in pool]
+    if min(work) <= 0 or max(work) <= min(work) * (1 + SAME_WORK_TOLERANCE):
+        return None
+    return unit

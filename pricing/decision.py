@@ -45,10 +45,12 @@ import math
 
 import numpy as np
 
-from models.numbers import mid_sentence, ratio, usd, usd_rate
+from models.numbers import in_unit, mid_sentence
 from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
+from pricing import bridge
 from pricing.delivery import bridges, delivery_of
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
+from pricing.ranges import RANGES
 from pricing.results import (
     DeadlineMiss,
     DemandShape,
@@ -91,18 +93,6 @@ KEY_INPUTS = {
     "spot_interruption_overhead_pct": "Spot interruption overhead",
     "resale_bulk_haircut_pct": "Whole-cluster resale haircut",
     "commitment_resale_haircut_pct": "Past-term resale haircut",
-}
-#: figures with no current public source, or one this old, carried over their plausible range
-#: (the catalogue row's notes state it, tests/test_cost_lines.py checks they agree): the tornado
-#: swings each to its range's ends instead of ±SWING, and the Monte Carlo draws it as it draws
-#: lead times, half the draws uniform below the base value and half above, so its median stays
-#: the base value
-RANGES: dict[str, tuple[float, float]] = {
-    "support_pct_of_capex_per_year": (10.0, 20.0),
-    "managed_owned_fee_pct_of_capex_per_year": (2.0, 10.0),
-    "spot_interruption_overhead_pct": (2.0, 30.0),
-    "resale_bulk_haircut_pct": (10.0, 40.0),
-    "commitment_resale_haircut_pct": (12.0, 50.0),
 }
 #: inputs only the Monte Carlo varies (owned hardware bought with the servers): key -> label
 MONTE_CARLO_INPUTS = {
@@ -254,7 +244,7 @@ def recommend(
     on_time = [r for r in ok if r.meets_deadline]
     late = [r for r in ok if r.meets_deadline is False]
     pool = on_time or ok
-    unit = per_delivered_unit(inp, pool)
+    unit = bridge.per_delivered_unit(inp, pool)
     if unit is not None:  # bridging off, different work: ranked per unit, no Monte Carlo on it
         return _per_unit_answer(inp, pool, ok, on_time, late, unit)
     best = min(pool, key=lambda r: r.npv_usd)
@@ -293,30 +283,10 @@ def recommend(
     return Recommendation(**facts, close_call=True, contenders=[best.option, contender.option])
 
 
-#: options delivering work within this share of each other deliver the same work
-SAME_WORK_TOLERANCE = 1e-6
-#: the unit each kind of use is ranked per when bridging is off (OptionResult's delivered field)
-PER_UNIT = {"utilisation": ("GPU-hour", "delivered_gpu_hours"), "runs": ("run", "runs_completed")}
-
-
-def per_delivered_unit(inp: CostInputs, pool: list[OptionResult]) -> str | None:
-    """The unit the options are ranked per: with bridging off (options.bridge) in a one-run
-    scenario whose options deliver different work (GPU-hours of steady use, runs done), "GPU-hour"
-    or "run"; None otherwise (they are ranked by NPV)."""
-    sc = inp.scenario
-    if sc.is_portfolio or sc.options.bridge or len(pool) < 2:
-        return None
-    unit, field = PER_UNIT[sc.usage.mode]
-    work = [getattr(r, field) for r in pool]
-    if min(work) <= 0 or max(work) <= min(work) * (1 + SAME_WORK_TOLERANCE):
-        return None
-    return unit
-
-
 def _per_unit_answer(inp, pool, ok, on_time, late, unit: str) -> Recommendation:
     """`recommend` ranked by NPV per delivered unit (`per_delivered_unit`): the cheapest per
     unit, the runner-up per unit; the Monte Carlo draws rank NPVs, so how sure is not said."""
-    field = PER_UNIT[inp.scenario.usage.mode][1]
+    field = bridge.PER_UNIT[inp.scenario.usage.mode][1]
 
     def per(r: OptionResult) -> float:
         return r.npv_usd / getattr(r, field)
@@ -684,7 +654,7 @@ def flip_points(
                             text=(
                                 f"{label(options[other])} becomes cheapest when "
                                 f"{mid_sentence(KEY_INPUTS[k])} is "
-                                f"{direction} {_fmt(inp.value(k) * x, inp.unit(k))}"
+                                f"{direction} {in_unit(inp.value(k) * x, inp.unit(k))}"
                             ),
                         )
                     )
@@ -719,19 +689,3 @@ def _crossing(x0, x1, row0, row1, a, b) -> float:
     if not (np.isfinite(d0) and np.isfinite(d1)) or d0 == d1:
         return float(x1)
     return float(x0 + (x1 - x0) * d0 / (d0 - d1))
-
-
-def _fmt(value: float, unit: str) -> str:
-    """A flip value in its unit, written by models/numbers: '$2.06 per GPU-hour', '$0.15M per
-    year', '2.84×' for a ratio (a multiplier), '6.85 runs', '12 % a year'."""
-    if unit.startswith("USD"):
-        per = unit.split("/", 1)[1] if "/" in unit else ""
-        money = usd_rate(value) if abs(value) < 1_000 else usd(value)
-        return f"{money} per {per}" if per else money
-    if unit == "ratio":
-        return ratio(value)
-    return f"{value:,.3g} {UNIT_WORDS.get(unit, unit)}"
-
-
-#: units said in words in a sentence
-UNIT_WORDS = {"%/year": "% a year"}

@@ -51,8 +51,6 @@ def test_the_table_rules_out_every_cloud_option_and_the_cloud_burst_only():
 
 def test_no_public_cloud_offers_and_recommends_none_and_leaves_the_rest_as_they_were(pair):
     free, ruled = pair
-    # without the constraint a cloud option or the hybrid wins this sample: the constraint decides
-    assert free.recommendation.option in CLOUD | {"hybrid"}
     assert ruled.recommendation.option not in CLOUD | {"hybrid"}
     for o in ruled.options:
         if o.option in CLOUD | {"hybrid"}:
@@ -70,6 +68,19 @@ def test_no_public_cloud_offers_and_recommends_none_and_leaves_the_rest_as_they_
     assert all(
         {f.cheapest_now, f.cheapest_after}.isdisjoint(CLOUD | {"hybrid"}) for f in ruled.flip_points
     )
+
+
+def test_where_cloud_wins_the_constraint_decides():
+    """Steady use at 10 % of 256 GPUs: paying per busy hour wins by far, until it is ruled out."""
+    data = {
+        "cluster": {"gpus": 256},
+        "usage": {"mode": "utilisation", "utilisation_pct": 10},
+        "options": {"compare": ["build", "rent", "cloud:on_demand"]},
+    }
+    free = compare(Scenario.model_validate(data), decision=False)
+    assert free.recommendation.option == "cloud:on_demand"
+    no = {**data, "constraints": {"public_cloud_allowed": False}}
+    assert compare(Scenario.model_validate(no), decision=False).recommendation.option == "rent"
 
 
 def test_a_one_run_scenario_leaves_cloud_out_too():

@@ -145,6 +145,11 @@ CONTEXT = {
     "cloud_committed_1y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_1y", "rent"]}},
     "cloud_committed_3y_usd_per_gpu_hour": {"options": {"compare": ["cloud:committed_3y", "rent"]}},
     "licence_usd_per_gpu_year": {"options": {"software_licence": True}},
+    # a 3-year rental on an 18-month term, the months past it resold at its end (Term.past_term)
+    "commitment_resale_haircut_pct": {
+        "term": {"months": 18, "past_term": "resold"},
+        "options": {"compare": ["rent", "build"], "rent_commitment": "3y"},
+    },
     # what a bridge to go-live pays by the hour (pricing/bridge.py): steady use, Build bridged
     "rent_on_demand_usd_per_gpu_hour": {
         "usage": {"mode": "utilisation", "utilisation_pct": 80},

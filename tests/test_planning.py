@@ -428,7 +428,11 @@ def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block
     assert rent_two[inside] == pytest.approx(8 * small_rate * hours)
     assert rent_one[inside] == pytest.approx(1024 * big_rate * hours)
     past = (plan.ready_day + 3 * year) - sc.term.months * DAYS_PER_MONTH  # the 2nd block's end
-    assert rent_two[-1] == pytest.approx(8 * small_rate * hours * (1 + past / DAYS_PER_MONTH))
+    # the last month's rent, and the months past the term as their own line, paid then
+    assert rent_two[-1] == pytest.approx(8 * small_rate * hours)
+    past_line = np.array(two.monthly_by_category_usd["past the term"])
+    assert past_line[-1] == pytest.approx(8 * small_rate * hours * past / DAYS_PER_MONTH)
+    assert not past_line[:-1].any()
     assert rent_two[: month - 1] == pytest.approx(rent_one[: month - 1])
     assert two.total_usd < one.total_usd - 1000 * big_rate * hours * 10  # 10 months of 1,000
     doc = (pathlib.Path(__file__).parents[1] / "docs" / "portfolios.md").read_text()
