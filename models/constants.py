@@ -318,8 +318,11 @@ SERVE_STEP_OVERHEAD_S_PER_LAYER = 0.0
 #: the rule docs/reference/serving-evidence.md (fifth amendment) fixed before the fit: the median,
 #: over NVIDIA AIConfigurator's measured tuning rows (ai-dynamo/aiconfigurator silicon_sample.csv,
 #: Apache-2.0) that are TensorRT-LLM, aggregated, MoE, batch <= 4 and TP <= 8, of (measured TPOT -
-#: the model's TPOT without it) / MoE layers; bench/serve_moe_step.py reproduces it.
-SERVE_MOE_STEP_S_PER_LAYER = 55.9e-6
+#: the model's TPOT without it) / MoE layers; bench/serve_moe_step.py reproduces it. 55.9 µs over 48
+#: rows then; refitted 2026-12-02 by the same rule (87 rows since the sixth to eighth amendments)
+#: with TensorRT-LLM's all-reduce latency per doubling of TP in place, which takes part of the same
+#: cost at TP 4 and 8 (tenth amendment; bench/serve_tpot_fit.py fits both in the rule's order).
+SERVE_MOE_STEP_S_PER_LAYER = 30.7e-6
 # (Not a number: a structure, declared here with its source before the rows were re-scored.) A serving
 # step is a sequence of kernels, each bound by its own roofline, so the step time is the SUM over
 # operators of max(bytes / bandwidth, FLOPs / rate), not one max over the step's totals: Yuan et al.

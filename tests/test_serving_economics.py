@@ -270,11 +270,11 @@ def test_a_traffic_past_what_a_portfolio_carries_is_not_priced_and_says_why():
     """Ten million users of one-token requests make a rate a portfolio's serving workload does not
     take: the plan stands, its cost is not priced, the command and the page say why."""
     inp = ServeInputs(model="gpt3-175b", gpu="H200", input_tokens=1, output_tokens=1,
-                      users=10_000_000, tpot_ms=20.0)  # fmt: skip
+                      users=10_000_000, tpot_ms=30.0)  # fmt: skip
     with pytest.raises(InputError, match="workloads\\[0\\].rps"):
         economics(inp, plan_serving(inp), load_catalogue())
     args = ["serve", "--model", "gpt3-175b", "--gpu", "H200", "--input-tokens", "1"]
-    args += ["--output-tokens", "1", "--users", "10000000", "--tpot-ms", "20"]
+    args += ["--output-tokens", "1", "--users", "10000000", "--tpot-ms", "30"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(args) == 0

@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 
+import numpy as np
 import pytest
 
 from app.cli import main
@@ -16,6 +17,7 @@ from models.portfolio.demand import size_workload
 from models.portfolio.workloads import Serve
 from models.serving.engines import ENGINES
 from models.serving.plan import ServeInputs, evaluate, plan_serving
+from models.shapes import get_preset
 
 SERVICE = {"model": "llama3-70b", "gpu": "H100-SXM", "input_tokens": 2048, "output_tokens": 256}
 
@@ -33,11 +35,24 @@ def test_each_factor_is_the_fit_on_the_tuning_rows():
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
 def test_an_engine_lengthens_the_decode_step_and_nothing_else(engine):
-    trt = evaluate(ServeInputs(**SERVICE), [2, 4], [2, 4], [16, 64])
-    other = evaluate(ServeInputs(**SERVICE, engine=engine), [2, 4], [2, 4], [16, 64])
+    """At TP 1 an engine's step is its factor times TensorRT-LLM's and nothing else moves; above it
+    each engine's all-reduces also take its own latency per doubling of TP (the tenth amendment:
+    2 · layers · λ · log2 TP in the step, before the factor, and in the prefill)."""
+    trt = evaluate(ServeInputs(**SERVICE), [1, 1], [1, 1], [16, 64])
+    other = evaluate(ServeInputs(**SERVICE, engine=engine), [1, 1], [1, 1], [16, 64])
     k = ENGINES[engine].decode_step_factor
     assert other["t_step"] == pytest.approx(trt["t_step"] * k, rel=1e-12)
     for same in ("t_prefill", "max_seqs", "weights_gpu", "kv_gpu"):
+        assert other[same] == pytest.approx(trt[same], rel=1e-12), same
+    trt = evaluate(ServeInputs(**SERVICE), [2, 4], [2, 4], [16, 64])
+    other = evaluate(ServeInputs(**SERVICE, engine=engine), [2, 4], [2, 4], [16, 64])
+    sync = 2 * get_preset("llama3-70b").layers * np.log2([2, 4])
+    gap = (
+        ENGINES[engine].allreduce_s_per_doubling - ENGINES["tensorrt-llm"].allreduce_s_per_doubling
+    ) * sync
+    assert other["t_step"] == pytest.approx((trt["t_step"] + gap) * k, rel=1e-12)
+    assert other["t_prefill"] == pytest.approx(trt["t_prefill"] + gap, rel=1e-12)
+    for same in ("max_seqs", "weights_gpu", "kv_gpu"):
         assert other[same] == pytest.approx(trt[same], rel=1e-12), same
 
 
@@ -54,7 +69,8 @@ def test_every_surface_takes_the_engine_and_names_it():
         assert main([*args, "--output-tokens", "256", "--rps", "10", "--json"]) == 0
     assert json.loads(out.getvalue())["engine"] == "tensorrt-llm"  # the default, named
     # a portfolio's serving workload sizes at its engine: a slower step, at least as many GPUs
-    work = {k: v for k, v in SERVICE.items() if k != "gpu"} | {"rps": 50.0, "tpot_ms": 30.0}
+    # (at a TPOT objective of 25 ms: at 30 ms both fit 30 GPUs since the tenth amendment)
+    work = {k: v for k, v in SERVICE.items() if k != "gpu"} | {"rps": 50.0, "tpot_ms": 25.0}
     fast = size_workload(Serve(name="s", **work), "H100-SXM")
     slow = size_workload(Serve(name="s", engine="sglang", **work), "H100-SXM")
     assert max(slow.gpus_by_month) > max(fast.gpus_by_month)

@@ -6,7 +6,9 @@ GPU, precision, layout and load (docs/reference/serving-evidence.md, second amen
 was written before the fit; bench/serve_engines.py reproduces it). Each engine's time to first
 token (`first_token_s`) adds a fixed time per request, a factor on the request's own prefill and,
 in a closed loop, a share of the others' prefills, fitted on its aggregated tuning rows (the
-ninth amendment; bench/serve_ttft_fit.py reproduces them)."""
+ninth amendment; bench/serve_ttft_fit.py reproduces them). Each engine's tensor-parallel all-reduce
+takes a latency per doubling of its group (`allreduce_s_per_doubling`), fitted on its tuning rows
+(the tenth amendment; bench/serve_tpot_fit.py reproduces them)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,13 @@ TTFT_FIT_SOURCE = (
     "absolute TTFT error (docs/reference/serving-evidence.md, ninth amendment); fitted 2026-12-02 "
     "(bench/serve_ttft_fit.py)"
 )
+#: where the all-reduce latencies per doubling come from (one source, one date)
+TPOT_FIT_SOURCE = (
+    "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
+    "Apache-2.0), tuning rows within one scale-up domain only: the grid point minimising the median "
+    "absolute TPOT error (docs/reference/serving-evidence.md, tenth amendment); fitted 2026-12-02 "
+    "(bench/serve_tpot_fit.py)"
+)
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,12 @@ class EngineSpec:
     #: the share of each other in-flight request's prefill a request waits for in a closed loop
     #: (½: every request in one wave; about 1/20: only the first wave of a run of 10 × C requests)
     ttft_wave_share: float = 0.0
+    #: time per output token (docs/reference/serving-evidence.md, tenth amendment): each
+    #: tensor-parallel all-reduce of a forward step (two per layer, decode and prefill) takes, besides
+    #: its bandwidth term and SERVE_ALLREDUCE_STEPS latency steps, this · log2(TP) seconds (a step of
+    #: synchronisation per doubling of the group), so t_step = decode_step_factor · (roofline step
+    #: + 2 · layers · this · log2 TP) and t_prefill gains 2 · layers · this · log2 TP; 0 at TP 1
+    allreduce_s_per_doubling: float = 0.0
 
 
 ENGINES: dict[str, EngineSpec] = {
@@ -72,6 +87,8 @@ ENGINES: dict[str, EngineSpec] = {
         ttft_fixed_s=0.120,
         ttft_prefill_factor=2.3,
         ttft_wave_share=0.045,
+        # TPOT: fitted over its 534 dense tuning rows within one scale-up domain (TPOT_FIT_SOURCE)
+        allreduce_s_per_doubling=8.4e-6,
     ),
     "vllm": EngineSpec(
         "vllm",
@@ -83,6 +100,8 @@ ENGINES: dict[str, EngineSpec] = {
         ttft_fixed_s=0.015,
         ttft_prefill_factor=2.3,
         ttft_wave_share=0.090,
+        # TPOT: fitted over 856 tuning rows within one scale-up domain (TPOT_FIT_SOURCE)
+        allreduce_s_per_doubling=9.8e-6,
     ),
     "sglang": EngineSpec(
         "sglang",
@@ -94,6 +113,8 @@ ENGINES: dict[str, EngineSpec] = {
         ttft_fixed_s=0.145,
         ttft_prefill_factor=1.0,
         ttft_wave_share=0.440,
+        # TPOT: fitted over 405 tuning rows within one scale-up domain (TPOT_FIT_SOURCE)
+        allreduce_s_per_doubling=6.2e-6,
     ),
 }
 #: the engine each AIConfigurator `backend` names

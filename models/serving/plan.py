@@ -25,7 +25,9 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   distinct experts for B·k uniform routings.
 - Tensor parallelism: two all-reduces of the step's activations per layer on the scale-up link
   (bandwidth as in models/training/collectives.py; SERVE_ALLREDUCE_STEPS latency steps, as engines' one-shot
-  kernels), plus SERVE_STEP_OVERHEAD_S_PER_LAYER per layer per step (the fitted constant).
+  kernels, and the engine's latency per doubling of the group, allreduce_s_per_doubling · log2 TP:
+  docs/reference/serving-evidence.md, tenth amendment, fitted per engine on AIConfigurator's tuning
+  rows), plus SERVE_STEP_OVERHEAD_S_PER_LAYER per layer per step (the fitted constant).
 - Colocated (prefill and decode on the same replicas, continuous batching): over one request's life
   the replica runs O decode steps and B prefills, so output tokens/s = B · O / (B · t_prefill + O ·
   t_step), TPOT = t_step + B · t_prefill / O (others' prefills stall decoding), TTFT = the
@@ -302,6 +304,7 @@ def evaluate(
         inp.input_tokens,
         inp.output_tokens,
         dp,
+        ENGINES[inp.engine].allreduce_s_per_doubling,
     )
     i_tok, o_tok, w_bytes = su.i_tok, su.o_tok, su.w_bytes
     mem = roofline.memory(su)

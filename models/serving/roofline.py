@@ -69,11 +69,16 @@ def link_rates(gpu: GpuSpec) -> tuple[float, float]:
     return up, out
 
 
-def _allreduce_s(size_bytes, n, gpu: GpuSpec) -> np.ndarray:
-    """Bandwidth term of a ring all-reduce (models/training/collectives.py) + SERVE_ALLREDUCE_STEPS latencies."""
+def _allreduce_s(size_bytes, n, gpu: GpuSpec, per_doubling_s: float = 0.0) -> np.ndarray:
+    """Bandwidth term of a ring all-reduce (models/training/collectives.py) + SERVE_ALLREDUCE_STEPS
+    latencies + the engine's latency per doubling of the group, `per_doubling_s` · log2(n)
+    (docs/reference/serving-evidence.md, tenth amendment; models/serving/engines.py
+    `allreduce_s_per_doubling`)."""
     bw = link_rates(gpu)[0]
+    n = np.asarray(n, dtype=float)
     band = coll.all_reduce_s(size_bytes, n, bw, 0.0)
-    return np.where(np.asarray(n) > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S, 0.0)
+    sync = per_doubling_s * np.log2(np.maximum(n, 1.0))
+    return np.where(n > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S + sync, 0.0)
 
 
 def _moe_all_to_all_s(tokens, su: Setup) -> np.ndarray:
@@ -115,6 +120,9 @@ class Setup(NamedTuple):
     #: attention data-parallel groups of `tp` GPUs in a replica (the routed experts over tp · dp
     #: GPUs; `b` is one group's sequences); 1: one tensor-parallel group
     dp: np.ndarray | float = 1.0
+    #: the engine's all-reduce latency per doubling of the tensor-parallel group, seconds (tenth
+    #: amendment; models/serving/engines.py `allreduce_s_per_doubling`); 0: the roofline's alone
+    ar_doubling_s: float = 0.0
 
 
 def setup(
@@ -127,11 +135,13 @@ def setup(
     input_tokens: int,
     output_tokens: int,
     dp=1.0,
+    ar_doubling_s: float = 0.0,
 ) -> Setup:
     """The bytes per weight and K/V value, the GPU's achievable rates (_rates; an FP4 GEMM reads
     its weights at FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM of HBM bandwidth, not HBM_EFFICIENCY) and the
     active parameters less the input embedding. `dp`: attention data-parallel groups of `tp` GPUs
-    (docs/reference/serving-evidence.md, eighth amendment)."""
+    (docs/reference/serving-evidence.md, eighth amendment). `ar_doubling_s`: the engine's
+    all-reduce latency per doubling of the tensor-parallel group (tenth amendment)."""
     w_bytes = BYTES_PER_PARAM[precision]
     kv_b = BYTES_PER_PARAM[kv_precision]
     gemm, attn_rate, hbm = _rates(gpu, precision)
@@ -144,7 +154,21 @@ def setup(
     active = shape.params_active - lookup
     dp = np.asarray(dp, dtype=float)
     return Setup(
-        shape, gpu, tp, b, w_bytes, kv_b, i_tok, o_tok, gemm, attn_rate, hbm, w_rate, active, dp
+        shape,
+        gpu,
+        tp,
+        b,
+        w_bytes,
+        kv_b,
+        i_tok,
+        o_tok,
+        gemm,
+        attn_rate,
+        hbm,
+        w_rate,
+        active,
+        dp,
+        float(ar_doubling_s),
     )
 
 
@@ -182,7 +206,8 @@ def memory(su: Setup) -> Memory:
 def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.ndarray, np.ndarray]:
     """(t_step, memory_bound): a decode step of the batch = max(weights read, 2 · active · B / tp
     FLOPs) + max(KV read of B · mean context, 4 · layers · heads · head_dim · B · context / tp
-    FLOPs) + two all-reduces per layer + the fixed step time (`fixed_step_s`), or the host's
+    FLOPs) + two all-reduces per layer (each with the engine's latency per doubling of tp, the tenth
+    amendment) + the fixed step time (`fixed_step_s`), or the host's
     B · SERVE_HOST_S_PER_SEQUENCE_STEP if longer; memory-bound where the reads outlast the FLOPs.
     `grouped_kv_decode` False reads each K/V head once per query head of its group."""
     shape, gpu, tp, b, i_tok, o_tok = su.shape, su.gpu, su.tp, su.b, su.i_tok, su.o_tok
@@ -206,7 +231,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     t_attn_mem = kv_read / hbm
     t_attn_cmp = 4 * layers * attn_width * b * ctx / tp / attn_rate
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
-    comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu)
+    comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu, su.ar_doubling_s)
     comm = comm + _moe_all_to_all_s(b, su)
     overhead = fixed_step_s(shape)
     t_gpu = (
@@ -220,7 +245,8 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
 def prefill_s(su: Setup) -> np.ndarray:
     """Prefill of one request: max(weights of the experts its tokens touch read, 2 · active · input
     / tp FLOPs) + causal attention 2 · layers · heads · head_dim · input² / tp FLOPs + two all-reduces
-    per layer + the fixed step time (`fixed_step_s`)."""
+    per layer (with the engine's latency per doubling of tp, the tenth amendment) + the fixed step
+    time (`fixed_step_s`)."""
     shape, gpu, tp, i_tok = su.shape, su.gpu, su.tp, su.i_tok
     gemm, attn_rate, w_rate, active = su.gemm, su.attn_rate, su.w_rate, su.active
     layers, attn_width = shape.layers, shape.heads * shape.head_dim
@@ -230,7 +256,8 @@ def prefill_s(su: Setup) -> np.ndarray:
     pf_read = fixed * su.w_bytes / tp / w_rate + all_experts * su.w_bytes / (tp * su.dp) / su.hbm
     pf_gemm = 2 * active * i_tok / tp / gemm
     pf_attn = 2 * layers * attn_width * i_tok**2 / tp / attn_rate
-    pf_comm = 2 * layers * _allreduce_s(i_tok * shape.hidden * ACTIVATION_BYTES, tp, gpu)
+    pf_size = i_tok * shape.hidden * ACTIVATION_BYTES
+    pf_comm = 2 * layers * _allreduce_s(pf_size, tp, gpu, su.ar_doubling_s)
     pf_comm = pf_comm + _moe_all_to_all_s(i_tok, su)
     return np.maximum(pf_read, pf_gemm) + pf_attn + pf_comm + overhead
 
