@@ -12,6 +12,7 @@ from app import report_text
 from app.formatting import deadline_miss, deadline_sizing, on_day, pct, run_length, usd
 from app.recommendation_text import recommendation_text
 from app.scenario_files import EXAMPLE
+from models.numbers import in_unit
 from models.scenario import Scenario
 from pricing import decision as ds
 from pricing.engine import compare
@@ -56,7 +57,7 @@ def test_the_recommendation_counts_the_ready_day_as_the_tables_do(fixture_catalo
     ],
 )
 def test_a_flip_value_is_written_in_its_unit(value, unit, text):
-    assert ds._fmt(value, unit) == text
+    assert in_unit(value, unit) == text
 
 
 def test_the_text_report_writes_days_as_points_and_percent_with_a_space(example):
