@@ -16,6 +16,10 @@ SHAPE_REASON = {
 }
 
 
+#: the most workloads named as waiting past their service level
+WAIT_MISSES_NAMED = 3
+
+
 def recommendation_text(rec: Recommendation) -> str:
     """The answer in a paragraph: the cheapest option and its NPV against the next, how sure
     (the share of the draws, or a close call), when it is ready and who delivers first, the
@@ -42,6 +46,8 @@ def recommendation_text(rec: Recommendation) -> str:
             f"No option delivers by the {rec.deadline_days:g}-day deadline ({closest.label} comes "
             f"closest: it {_delivers(closest, rec.deadline_days)}). " + lowest
         )
+    if rec.closest_service is not None:  # no option meets the service level: said first
+        lowest = f"{no_service_text(rec)}. {lowest}"
     if rec.probability_cheapest is None:
         return f"{lowest}); {ready}"
     n = f"{rec.draws:,} draws"
@@ -85,11 +91,51 @@ def _ready(rec: Recommendation) -> str:
             f"{r.label} is cheaper but {_delivers(r, rec.deadline_days)}"
             for r in rec.cheaper_but_late
         )
+    if rec.cheaper_but_slow:
+        ready += ". " + "; ".join(
+            f"{r.label} is cheaper but keeps work waiting longer than its max_wait_days"
+            for r in rec.cheaper_but_slow
+        )
     if rec.demand_shape is not None:
         ready += f". {shape_text(rec.demand_shape, rec)}"
     if rec.longer_waits:
         ready += f". {waits_text(rec.longer_waits, rec.longer_waits_more)}"
     return ready
+
+
+def no_service_text(rec: Recommendation) -> str:
+    """ "No option keeps every workload within its max_wait_days (Rent comes closest: …)"."""
+    level = rec.closest_service_level
+    misses = ", ".join(
+        f"{m.name} waits up to {days(m.wait_days)} against {days(m.max_wait_days)}"
+        for m in level.misses[:WAIT_MISSES_NAMED]
+    )
+    more = len(level.misses) - WAIT_MISSES_NAMED
+    misses += f" and {more} more" if more > 0 else ""
+    return (
+        "No option keeps every workload within its service level (max_wait_days; "
+        f"{rec.closest_service.label} comes closest, {days(level.excess_days)} over in all: "
+        f"{misses})"
+    )
+
+
+def service_notes(options: list) -> list[str]:
+    """Each option's service level in a line (OptionResult.service_level): met, or who waits
+    longer than its max_wait_days (counted from the later of release and the ready day)."""
+    out = []
+    for o in options:
+        level = o.service_level
+        if level is None:
+            continue
+        if level.met:
+            out.append(f"{o.label}: every workload within its max_wait_days")
+            continue
+        who = "; ".join(
+            f"{m.name} waits up to {days(m.wait_days)} (max {days(m.max_wait_days)})"
+            for m in level.misses
+        )
+        out.append(f"{o.label}: misses the service level, {who}")
+    return out
 
 
 def _per_unit(rec: Recommendation) -> str:

@@ -25,7 +25,7 @@ from app.formatting import (
 )
 from app.formatting import si as _si
 from app.formatting import usd as _usd
-from app.recommendation_text import recommendation_text
+from app.recommendation_text import recommendation_text, service_notes
 from models.options import OPTIONS
 from models.scenario import Execution
 from models.training.plan import TrainingPlan
@@ -374,8 +374,9 @@ def delay_rows(c: Comparison) -> list[list[str]]:
 
 
 def delay_notes(c: Comparison) -> list[str]:
-    """Why some workloads' runs are never served on an option's plan, one line each."""
-    return [
+    """Why some workloads' runs are never served on an option's plan, one line each; then each
+    option's service level (app/recommendation_text.py service_notes)."""
+    return service_notes(_portfolio_options(c)) + [
         f"{o.label}, {d.name}: {d.never_served}"
         for o in _portfolio_options(c)
         for d in o.workload_delays

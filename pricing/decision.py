@@ -64,6 +64,7 @@ from pricing.results import (
     Uncertainty,
     WorkloadWait,
 )
+from pricing.service_level import service_facts
 from pricing.valuation import base_params, npv_table
 
 #: inputs varied by the tornado, the Monte Carlo and the flip-point search: key -> label
@@ -241,12 +242,13 @@ def recommend(
             notes = [f"{r.label}: {r.note}" for r in results if r.note]
             return Recommendation(option=None, none_reason="unavailable", unavailable_notes=notes)
         return Recommendation(option=None, none_reason="incomplete")
-    on_time = [r for r in ok if r.meets_deadline]
-    late = [r for r in ok if r.meets_deadline is False]
-    pool = on_time or ok
+    served, service = service_facts(ok)  # the service level first (pricing/service_level.py)
+    on_time = [r for r in served if r.meets_deadline]
+    late = [r for r in served if r.meets_deadline is False]
+    pool = on_time or served
     unit = bridge.per_delivered_unit(inp, pool)
     if unit is not None:  # bridging off, different work: ranked per unit, no Monte Carlo on it
-        return _per_unit_answer(inp, pool, ok, on_time, late, unit)
+        return _per_unit_answer(inp, pool, ok, on_time, late, unit).model_copy(update=service)
     best = min(pool, key=lambda r: r.npv_usd)
     fastest = min(
         ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf
@@ -258,7 +260,7 @@ def recommend(
     if q is not None and others:
         contender = max(others, key=lambda r: _probability(uncertainty, r.option))
     facts = _answer_facts(inp, best, fastest, runner_up)
-    facts |= _deadline_facts(best, on_time, late)
+    facts |= _deadline_facts(best, on_time, late) | service
     shape = demand_shape(inp, best, ok)
     if shape is not None:
         facts["demand_shape"], facts["peak_to_mean_demand"], facts["idle_share"] = shape

@@ -43,6 +43,7 @@ from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engi
     TrainingSummary,
     WorkloadDelay,
 )
+from pricing.service_level import meets
 from pricing.valuation import (  # noqa: F401  (base_params, evaluate, totals: the engine's API)
     after_tax_totals,
     base_params,
@@ -371,6 +372,7 @@ def _portfolio_result(
         first_result_day=first_finish,
         breakeven_month={},
         capacity_size_gpus=plan.size_gpus,
+        service_level=plan.service,
         resized_gpus=plan.second.gpus_after(plan.size_gpus) if plan.second else None,
         resized_day=plan.second.day if plan.second else None,
         capacity_rule=plan.rule
@@ -484,8 +486,9 @@ def compare(
     ordered = [rows[o] for o in scenario.options.compare]
     # with a deadline the decision support compares the options that meet it (if any does):
     # they are the ones `recommend` chooses from
-    on_time = [o for o in options if rows[o].meets_deadline]
-    ranked = on_time or options
+    served = [o for o in options if meets(rows[o])] or options  # the service level first
+    on_time = [o for o in served if rows[o].meets_deadline]
+    ranked = on_time or served
     supported = decision and len(ranked) >= 2
     if supported:
         base = npv_columns(inp, results, P, ranked)[0]  # the base case, evaluated above

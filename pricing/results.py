@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from models.infrastructure import FabricPlan
+from models.portfolio.service import ServiceLevel
 from models.record import Record
 from models.scenario import Scenario
 from models.training.plan import (
@@ -115,6 +116,9 @@ class OptionResult(Record):
     #: the plan's size (fixed-size options) or its largest month (per use), GPUs; and its rule
     capacity_size_gpus: int | None = Field(None, exclude_if=_empty)
     capacity_rule: str = Field("", exclude_if=_empty)
+    #: whether its plan's waits meet every workload's max_wait_days, and who waits longer
+    #: (models/portfolio/service.py); None for a version 1 scenario
+    service_level: ServiceLevel | None = Field(None, exclude_if=_empty)
     #: a rented, managed or committed option of two contracts (pricing/planning/ step
     #: down, step up): the GPUs held from the day the second starts, and that day; None: one
     resized_gpus: int | None = Field(None, exclude_if=_empty)
@@ -232,6 +236,14 @@ class Recommendation(Record):
     close_call: bool = False
     #: when a close call: the recommended option and its closest contender (option ids)
     contenders: list[str] = Field(default_factory=list)
+    #: a portfolio's service level (max_wait_days): False when no option meets it (the answer
+    #: says so and names `closest_service`); None for a version 1 scenario or without a choice
+    meets_service_level: bool | None = Field(None, exclude_if=_empty)
+    #: the cheaper options left out for keeping work waiting longer than it accepts
+    cheaper_but_slow: list[OptionNpv] = Field(default_factory=list, exclude_if=_empty)
+    #: when no option meets the service level: the one with the least excess wait, and its misses
+    closest_service: OptionNpv | None = Field(None, exclude_if=_empty)
+    closest_service_level: ServiceLevel | None = Field(None, exclude_if=_empty)
     #: with a deadline: whether the recommended option's first run ends by it (False: no option
     #: does, and the answer says so); None without a deadline or without a recommendation
     meets_deadline: bool | None = None

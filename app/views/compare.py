@@ -31,7 +31,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
-from app.recommendation_text import recommendation_text
+from app.recommendation_text import recommendation_text, service_notes
 from app.report_text import TOKEN_COST_NOTE, refresh_lines, token_cost_rows
 from app.views import guide, side_by_side
 from models.options import Billing, spec
@@ -374,6 +374,8 @@ def _workload_delays(available: list[OptionResult]) -> None:
             )
         delay_rows.append(row)
     st.dataframe(pd.DataFrame(delay_rows), hide_index=True, width="stretch", key="delays_v2")
+    for note in service_notes(available):
+        st.caption(f"Service level (max_wait_days, waits from the ready day): {note}")
     st.caption(
         "Days a workload's work waited for capacity: the longest wait (and the mean) on each "
         "option; work still waiting at the term end counts its wait until then."

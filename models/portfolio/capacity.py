@@ -79,6 +79,9 @@ class WorkloadOutcome(Record):
     #: waiting at the term end counts the wait until then (a lower bound); None when it has no work
     delay_days_max: float | None
     delay_days_mean: float | None
+    #: the longest wait counted from the later of its release and the capacity's first slot (the
+    #: option's ready day): the service level's measure (`max_wait_days`, pricing/planning/)
+    wait_days_max: float | None = None
     runs: int
     runs_started: int
     runs_finished: int
@@ -434,13 +437,13 @@ class _Tally:
     beyond: np.ndarray  # (workloads,) started, past the term end
     delay_max: list[float | None]
     delay_mean: list[float | None]
+    wait_max: list[float | None]  # the longest wait from the later of release and go-live
+    live: int = 0  # the first slot with capacity (go-live)
     delayed: float = 0.0  # GPU-hours served later than needed
 
     @classmethod
     def of(cls, n_w: int, months: int) -> _Tally:
-        return cls(
-            np.zeros((n_w, months)), np.zeros(n_w), np.zeros(n_w), [None] * n_w, [None] * n_w
-        )
+        return cls(np.zeros((n_w, months)), np.zeros(n_w), np.zeros(n_w), *([None] * n_w,) * 3)
 
 
 @dataclass
@@ -479,11 +482,13 @@ def _serve_flat(p: Prepared, cap_slot: np.ndarray, months: int, t: _Tally, delay
         return flat_served, backlog
     done = np.searchsorted(s_cum, a_ext[1:] - _EPS * scale, side="left")
     delay_slots = np.minimum(done, slots) - np.arange(slots)
+    wait_slots = np.minimum(done, slots) - np.maximum(np.arange(slots), t.live)
     for j, i in enumerate(flat):
         mask = dw[j] > 0
         if mask.any():
             waits, weights = delay_slots[mask], dw[j][mask]
             t.delay_max[i] = float(waits.max() * SLOT_DAYS)
+            t.wait_max[i] = float(max(wait_slots[mask].max(), 0) * SLOT_DAYS)
             # np.average's own operations, without its checks (one call per workload)
             t.delay_mean[i] = float(np.multiply(waits, weights).sum() / weights.sum() * SLOT_DAYS)
     return flat_served, backlog
@@ -560,6 +565,9 @@ def _workload_outcomes(
         if w.gang and hi > lo:
             t.delay_max[i] = float(g.delay[lo:hi].max())
             t.delay_mean[i] = float(g.delay[lo:hi].mean())
+            live = np.maximum(g.rel_day[lo:hi], t.live * SLOT_DAYS)
+            end = np.where(g.started[lo:hi], g.s_day[lo:hi], demand.months * DAYS_PER_MONTH)
+            t.wait_max[i] = float(max((end - live).max(), 0.0))
         table = construct(RunTable, {name: column[lo:hi] for name, column in columns.items()})
         out.append(
             construct(
@@ -574,6 +582,7 @@ def _workload_outcomes(
                 served_gpu_hours_by_month=by_month[i],
                 delay_days_max=t.delay_max[i],
                 delay_days_mean=t.delay_mean[i],
+                wait_days_max=t.wait_max[i],
                 runs=hi - lo,
                 runs_started=started[i + 1] - started[i],
                 runs_finished=finished[i],
@@ -611,6 +620,9 @@ def _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes: bool) -> Ca
     months = demand.months
     cap, cap_slot = _capacity(capacity_gpus, months)
     t = _Tally.of(len(demand.workloads), months)
+    held = np.flatnonzero(cap_slot > _EPS)  # go-live: the first slot held whole
+    t.live = int(held[0]) + int(len(held) > 1 and cap_slot[held[0]] < cap_slot[held[1]] - _EPS) \
+        if len(held) else len(cap_slot)  # fmt: skip
     flat_served, backlog = _serve_flat(p, cap_slot, months, t, delays=outcomes)
     avail = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
     gang = _serve_gang(p, avail, months, t)

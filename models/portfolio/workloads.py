@@ -65,6 +65,31 @@ MIN_RUNS_PER_MONTH = 1 / MAX_MONTHS
 RUNS_FLOOR = f"one in ten years ({MIN_RUNS_PER_MONTH:g} a month), the longest a workload runs"
 
 
+#: the longest wait a workload accepts by default, days, by kind (`max_wait_days`): a service
+#: answers its traffic as it comes; a fine-tuning job or a research team's work can wait a few
+#: days for a free slot; a pre-training run is planned weeks ahead, so a fortnight's slip is
+#: the most a team plans around
+MAX_WAIT_DAYS_DEFAULT = {"pretrain": 14.0, "finetune": 3.0, "serve": 0.0, "steady": 3.0}
+#: the longest service level a workload may set: the longest a workload runs (ten years)
+MAX_WAIT_DAYS = 3650.0
+MAX_WAIT_TEXT = (
+    "the longest wait this workload accepts, days (the service level every capacity plan is sized "
+    "to meet): the longest wait of any of its runs or jobs (start less release) or of its served "
+    "GPU-hours (how long they wait in the backlog), counted from the later of its release and the "
+    "option's ready day (the wait for go-live is the ready day's, shown on its own), as the "
+    "capacity simulation measures it; work still waiting at the term end counts its wait until "
+    "then. Default by kind: "
+)
+
+
+def _max_wait(kind: str):
+    """The `max_wait_days` field of `kind`, its default from MAX_WAIT_DAYS_DEFAULT."""
+    defaults = ", ".join(f"{k} {v:g}" for k, v in MAX_WAIT_DAYS_DEFAULT.items())
+    return Field(
+        MAX_WAIT_DAYS_DEFAULT[kind], ge=0, le=MAX_WAIT_DAYS, description=MAX_WAIT_TEXT + defaults
+    )
+
+
 def _known_model(v: str) -> str:
     if v not in load_presets():
         raise ValueError(f"unknown model preset; choose one of: {', '.join(load_presets())}")
@@ -98,6 +123,7 @@ class Pretrain(WorkloadBase):
     """Pre-training runs of a preset model, each all its GPUs at once (a gang)."""
 
     kind: Literal["pretrain"] = "pretrain"
+    max_wait_days: float = _max_wait("pretrain")
     model: str = Field("llama3-8b", description="model preset id (models/data/model_presets.csv)")
     tokens: float = Field(1e12, ge=1e6, le=1e15, description="training tokens per run")
     seq_len: int = Field(8192, ge=128, le=1_048_576, description="sequence length")
@@ -123,6 +149,7 @@ class Finetune(WorkloadBase):
     """Fine-tuning jobs (full, LoRA, QLoRA), each all its GPUs at once (a gang)."""
 
     kind: Literal["finetune"] = "finetune"
+    max_wait_days: float = _max_wait("finetune")
     model: str = Field("llama3-8b", description="model preset id")
     method: Literal["full", "lora", "qlora"] = "lora"
     tokens: float = Field(1e8, gt=0, le=1e13, description="dataset tokens per epoch")
@@ -150,6 +177,7 @@ class Serve(WorkloadBase):
     traffic needs within the latency objectives."""
 
     kind: Literal["serve"] = "serve"
+    max_wait_days: float = _max_wait("serve")
     model: str = Field("llama3-70b", description="model preset id")
     precision: Precision | None = Field(
         None,
@@ -194,6 +222,7 @@ class Steady(WorkloadBase):
     GPU-hours are work that any free GPU can do (it needs no gang)."""
 
     kind: Literal["steady"] = "steady"
+    max_wait_days: float = _max_wait("steady")
     gpus: int = Field(64, ge=1, le=MAX_GPUS, description="GPUs the team uses at its peak")
     utilisation_pct: float = Field(60.0, gt=0, le=100, description="share of hours they are busy")
 
@@ -315,6 +344,8 @@ __all__ = [
     "DEMAND_FIELD",
     "MAX_DEMAND_TERM_MULTIPLE",
     "MAX_GANG_RUNS",
+    "MAX_WAIT_DAYS",
+    "MAX_WAIT_DAYS_DEFAULT",
     "WORKLOAD_KINDS",
     "GANG_RATE_FIELD",
     "PortfolioWorkload",

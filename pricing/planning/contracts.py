@@ -188,5 +188,7 @@ class Contracts:
         else:
             return one, cost
         two = self._plan(option, size, rule, ready, cap, r, None, step)
+        if self.service_of(one.result).met and not self.service_of(r).met:
+            return one, cost  # the second contract would keep work waiting past its service level
         total = self.total_usd(two)
         return (two, total) if total < cost * (1 - STEP_MIN_SAVING) else (one, cost)

@@ -26,10 +26,11 @@ from pricing.planning.records import CONTRACTS, OptionPlan, Portfolio
 from pricing.planning.refresh import Refreshes
 from pricing.planning.representative import weights_gb
 from pricing.planning.resale import aged_years
+from pricing.planning.service import ServiceSearch
 from pricing.planning.sizing import LARGER_SIZE_FACTORS, SizeSearch
 
 
-class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
+class Planner(SizeSearch, ServiceSearch, Contracts, Hybrid, Refreshes, PlanContext):
     """Builds the plans of one scenario: each decision in its own class, the shared context
     (inputs by size, simulations by capacity) in PlanContext."""
 
@@ -46,6 +47,8 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
             size, rule, ready, cap, r, split = self.cheapest_hybrid(option)
         else:
             size, rule, ready, cap, r = (self.per_use if per_use else self.fixed)(option)
+            if not per_use and self.scenario.cluster.gpus is None:  # the service level's size
+                size, rule, ready, cap, r = self.service_size(option, size, rule, (ready, cap, r))
         if split or spec(option).billing not in CONTRACTS or self.scenario.cluster.gpus is not None:
             return self._completed(self._plan(option, size, rule, ready, cap, r, split))
         best, cost = self.contracts(option, size, rule, ready, cap, r)
@@ -67,8 +70,10 @@ class Planner(SizeSearch, Contracts, Hybrid, Refreshes, PlanContext):
         return self._completed(best)
 
     def _completed(self, plan: OptionPlan) -> OptionPlan:
-        """The chosen plan with its whole simulation (the candidates were priced on summaries)."""
-        return dataclasses.replace(plan, result=self.complete(plan.result))
+        """The chosen plan with its whole simulation (the candidates were priced on summaries)
+        and its service level."""
+        whole = self.complete(plan.result)
+        return dataclasses.replace(plan, result=whole, service=self.service_of(whole))
 
     @functools.cached_property
     def longest_run_days(self) -> float:

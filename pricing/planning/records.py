@@ -10,6 +10,7 @@ import numpy as np
 from models.options import Billing
 from models.portfolio.capacity import CapacityResult
 from models.portfolio.demand import Demand
+from models.portfolio.service import ServiceLevel
 from models.scenario import Workload
 from models.training.plan import TrainingPlan
 from pricing.inputs import CostInputs
@@ -121,6 +122,9 @@ class OptionPlan:
     #: the day its provisioning (a hybrid's: its base's) starts: 0, or later for work that starts
     #: later (`Planner.ready`); its timeline is shown from then
     order_day: float = 0.0
+    #: whether its waits meet every workload's max_wait_days, and who waits longer (set on the
+    #: chosen plan, Planner._completed; None on a candidate)
+    service: ServiceLevel | None = None
 
 
 @dataclass(frozen=True)
