@@ -217,3 +217,17 @@ def app(
     at.run()
     assert not at.exception, (page, at.exception)
     return at
+
+
+#: a service level no plan has to size for (models/portfolio/workloads.py max_wait_days' largest)
+PATIENT_DAYS = 3650.0
+
+
+def patient(data: dict) -> dict:
+    """A copy of a version 2 scenario dict whose every workload accepts any wait: its plans are
+    sized for the work done by the term's end alone, as before the service level (issue 30), for
+    tests of what such plans do (a trickle held, a step down, a close call)."""
+    out = copy.deepcopy(data)
+    for w in out.get("workloads") or []:
+        w["max_wait_days"] = PATIENT_DAYS
+    return out

@@ -17,7 +17,7 @@ from pricing.engine import compare
 from pricing.inputs import build_inputs
 from pricing.planning.planner import plan_portfolio
 from pricing.valuation import base_params, npv_table
-from tests.builders import UTILISED, sample, scenario
+from tests.builders import UTILISED, patient, sample, scenario
 
 ALL = [
     "build",
@@ -361,7 +361,7 @@ def test_the_tornado_explains_the_close_call_the_recommendation_names():
     cheapest in a draw (it pays the same rent plus a premium), Build is cheapest in some. The
     recommendation calls it close between Rent dedicated and Build, so the tornado measures that
     gap, not the one to Managed."""
-    data = sample("university")
+    data = patient(sample("university"))  # the plans as sized without a service level
     c = compare(Scenario.model_validate(data))
     r, t = c.recommendation, c.sensitivity
     by_npv = sorted((o for o in c.options if o.completes_workload), key=lambda o: o.npv_usd)
@@ -378,7 +378,7 @@ def test_a_flip_point_keeps_an_acronym_in_its_sentence():
     sentence only where its first word is an ordinary word (it read 'gpu server price')."""
     from models.numbers import mid_sentence
 
-    data = sample("university")
+    data = patient(sample("university"))  # Build ranked: no workload's wait rules it out
     c = compare(Scenario.model_validate(data))
     server = next(f for f in c.flip_points if f.key == "server_usd_per_gpu")
     assert " when GPU server price is " in server.text
@@ -419,6 +419,7 @@ def test_a_recommended_plan_that_makes_work_wait_a_month_longer_says_so(fixture_
              "start_month": 4, "duration_months": 25}
         ],
     }  # fmt: skip
+    data = patient(data)  # a plan sized for the term's end alone: the wait the note names
     c = compare(Scenario.model_validate(data), fixture_catalogue)
     best = c.option(c.recommendation.option)
     wait = {o.label: o.workload_delays[0].delay_days_max for o in c.options}

@@ -24,7 +24,7 @@ from pricing.planning.contracts import STEP_MIN_SAVING
 from pricing.planning.option_context import option_inputs
 from pricing.planning.planner import Planner, plan_portfolio
 from pricing.planning.records import CONTRACTS
-from tests.builders import sample, scenario
+from tests.builders import patient, sample, scenario
 from tests.readback import flat, pdf_text
 
 #: the options both versions offer (hybrid needs a demand over time: version 2 only)
@@ -380,7 +380,7 @@ def test_a_rental_held_for_a_trickle_says_what_it_holds_and_for_how_little():
     busy[3] = 0.03 * full  # 1.1 % over the tail: not a trickle
     assert trailing_hold("rent", 64, held, busy) == ""
 
-    c = compare(scenario(sample("lab")), decision=False)
+    c = compare(scenario(patient(sample("lab"))), decision=False)
     rent = c.option("rent")
     tail = np.array(rent.served_gpu_hours_by_month[13:])
     assert rent.capacity_rule.endswith(
@@ -399,7 +399,7 @@ def test_a_rental_steps_down_to_what_the_work_left_needs_when_a_commitment_block
     1,016 GPUs no longer rented. Nothing is served later or left undone."""
     from pricing.catalogue.loader import load_catalogue
 
-    sc = scenario(sample("lab"))
+    sc = scenario(patient(sample("lab")))
     _, portfolio = plan_portfolio(sc, load_catalogue())
     plan = portfolio.plans["rent"]
     step = plan.second
@@ -744,7 +744,7 @@ def test_a_contract_is_sized_for_the_cheapest_whole_plan_not_the_fewest_gpus(fix
     """A team of 256 GPUs at 50 % for 9 months: the smallest size that does the work by the
     term's end drains it for two years on a commitment held as long; a few more GPUs finish it
     sooner and the contract ends sooner. The larger sizes are priced whole and the cheapest kept."""
-    data = _one_team(["cloud:committed_1y", "rent"], 256, 50, 1, 9)
+    data = patient(_one_team(["cloud:committed_1y", "rent"], 256, 50, 1, 9))
     sc = Scenario.model_validate(data)
     planner = Planner(sc, fixture_catalogue)
     for option in ("cloud:committed_1y", "rent"):

@@ -11,7 +11,7 @@ from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from pricing.engine import compare
 from pricing.price_checks import INVERSIONS_HEADING, inversion_line
-from tests.builders import sample, scenario
+from tests.builders import patient, sample, scenario
 
 
 def figure(c, key: str) -> float:
@@ -71,7 +71,7 @@ def test_rent_and_managed_share_one_line_and_an_equal_rate_is_not_an_inversion()
 def test_a_portfolio_checks_each_option_at_its_own_size():
     """The lab's committed block is sized to 1,024 GPUs: the on-demand figure it is held against
     is the one for 1,024 GPUs (capacity blocks), read from that option's own inputs."""
-    c = compare(scenario(sample("lab")), decision=False)
+    c = compare(scenario(patient(sample("lab"))), decision=False)
     p = next(p for p in c.price_inversions if p.key == "cloud_committed_1y_usd_per_gpu_hour")
     commit = c.option("cloud:committed_1y")
     assert p.gpus == commit.capacity_size_gpus == 1024

@@ -19,7 +19,7 @@ from app.formatting import usd
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from pricing.engine import compare
-from tests.builders import GENERATED, sample, scenario
+from tests.builders import GENERATED, patient, sample, scenario
 from tests.readback import flat, pdf_text
 
 
@@ -276,7 +276,7 @@ def test_a_rental_that_steps_down_says_so_in_its_chart_and_its_table():
     two titled legend groups sit right of the plots, clear of the title and subtitle."""
     from app.formatting import on_day
 
-    c = compare(scenario(sample("lab")), decision=False)
+    c = compare(scenario(patient(sample("lab"))), decision=False)
     rent, build = c.option("rent"), c.option("build")
     assert rent.resized_gpus == 8 and build.resized_gpus is None
     both = f"{rent.capacity_size_gpus:,} → 8 from {on_day(rent.resized_day)}"

@@ -19,7 +19,7 @@ from app.views import guide
 from models.portfolio.demand import derive_demand
 from models.scenario import Scenario
 from pricing.engine import compare
-from tests.builders import app, sample, ten_workloads, token_of_json
+from tests.builders import app, patient, sample, ten_workloads, token_of_json
 from tests.portal_app import send_edits
 from tests.readback import compare_tables, errors, metric, refused
 
@@ -179,7 +179,7 @@ GUIDE_Q = dict(enumerate(guide.QUESTIONS))
 
 @pytest.fixture(scope="module")
 def lab(fixture_catalogue):
-    return compare(Scenario.model_validate(sample("lab")), fixture_catalogue)
+    return compare(Scenario.model_validate(patient(sample("lab"))), fixture_catalogue)
 
 
 @pytest.fixture(scope="module")
@@ -266,13 +266,13 @@ def _plain(text: str) -> str:
 
 
 def test_the_guide_page_and_compares_time_view_show_the_portfolios_lines():
-    c = compare(Scenario.model_validate(sample("lab")))
-    at = app("guide", scenario=sample("lab"))
+    c = compare(Scenario.model_validate(patient(sample("lab"))))
+    at = app("guide", scenario=patient(sample("lab")))
     shown = [_plain(m.value) for m in at.markdown]
     for line in [*guide.portfolio_gpus(c), *guide.portfolio_delays(c)]:
         assert f"- {line}" in shown, line
     assert guide.portfolio_server_or_cluster(c) in shown
-    at = app("compare", scenario=sample("lab"))
+    at = app("compare", scenario=patient(sample("lab")))
     at.segmented_control(key="compare_view_v2").set_value("Time").run()
     assert not at.exception and not at.error
     shown = [_plain(m.value) for m in at.markdown]

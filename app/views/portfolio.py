@@ -38,7 +38,7 @@ from app.views import workload_details
 from app.views.execution import execution_inputs
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
-from models.portfolio.workloads import WORKLOAD_KINDS
+from models.portfolio.workloads import MAX_WAIT_DAYS_DEFAULT, WORKLOAD_KINDS
 from models.scenario import FP8_PARAMS_KINDS, Term
 from models.shapes import load_presets
 
@@ -78,6 +78,12 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "rps": ("Requests/s", "serve: requests per second in its first month"),
     "growth_pct_per_month": ("Growth %/month", "serve: traffic growth a month, compounded"),
     "utilisation_pct": ("Busy %", "steady: share of hours its GPUs are busy"),
+    "max_wait_days": (
+        "Max wait (days)",
+        "service level: the longest its work may wait for capacity after release (and the "
+        "option's go-live); empty for its kind's default: "
+        + ", ".join(f"{k} {v:g}" for k, v in MAX_WAIT_DAYS_DEFAULT.items()),
+    ),
 }
 INTEGER_FIELDS = {"start_month", "duration_months", "gpus"}
 
