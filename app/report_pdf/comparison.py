@@ -267,6 +267,12 @@ class ComparisonDocument(Document):
                     "resold or assigned at term end"
                     if term.past_term == "resold"
                     else "paid and idle"
+                )
+                + "; after tax: "
+                + (
+                    "US bonus depreciation of 2025 (100 % in the first month)"
+                    if term.depreciation == "bonus_2025"
+                    else "straight-line depreciation"
                 ),
             ],
             ["Facility (build)", opts.facility],
