@@ -135,3 +135,42 @@ def test_reports_state_the_rule(fixture_catalogue):
     assert "100 % in its first month (US bonus depreciation, 2025 law)" in said
     assert "the new facility over 39 years" in said
     assert depreciation_text(_build(facility="owned"), 5).endswith("new facility over 39 years")
+
+
+def test_the_workload_page_chooses_the_rule_and_the_link_carries_it():
+    from app import share_link, state
+    from tests.builders import app
+
+    at = app()
+    box = at.selectbox(key="w_depreciation")
+    assert box.value == "straight_line"
+    box.set_value("bonus_2025").run()
+    sc = Scenario.model_validate(at.session_state[state.KEY])
+    assert sc.term.depreciation == "bonus_2025"
+    assert share_link.decode(share_link.encode(sc)).term.depreciation == "bonus_2025"
+
+
+def test_the_pdf_states_the_rule(fixture_catalogue):
+    from app.report_pdf.comparison import ComparisonDocument
+    from tests.builders import GENERATED
+
+    c = compare(_build("bonus_2025"), fixture_catalogue, decision=False)
+    doc = ComparisonDocument(c, title="t", link="", generated=GENERATED, catalogue="2026-11-29")
+    rows = dict(doc.scenario_rows())
+    assert "after tax: US bonus depreciation of 2025" in rows["Term"]
+    assert "straight-line depreciation" in dict(
+        ComparisonDocument(
+            compare(_build(), fixture_catalogue, decision=False),
+            title="t", link="", generated=GENERATED, catalogue="2026-11-29",
+        ).scenario_rows()
+    )["Term"]  # fmt: skip
+
+
+def test_figures_without_a_current_source_are_ranged():
+    """Electricity (EIA's 2023 average: no 2024 or 2025 US figure found) and the host and fabric
+    resale declines (2002 dealer prices) are carried over their range (pricing/ranges.py)."""
+    from pricing.ranges import RANGES
+
+    assert RANGES["electricity_usd_per_kwh"] == (0.066, 0.098)
+    assert RANGES["host_value_decline_pct_per_year"] == (37.0, 75.0)
+    assert RANGES["fabric_value_decline_pct_per_year"] == (37.0, 75.0)
