@@ -268,11 +268,10 @@ class ComparisonDocument(Document):
                     if term.past_term == "resold"
                     else "paid and idle"
                 )
-                + "; after tax: "
-                + (
-                    "US bonus depreciation of 2025 (100 % in the first month)"
+                + (  # the default (straight-line) is said in the after-tax line only
+                    "; after tax: US bonus depreciation of 2025 (100 % in the first month)"
                     if term.depreciation == "bonus_2025"
-                    else "straight-line depreciation"
+                    else ""
                 ),
             ],
             ["Facility (build)", opts.facility],
