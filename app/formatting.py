@@ -294,3 +294,15 @@ def term_text(term) -> str:
     """'term 36 months' (and how commitment months past it are valued, where not the default)."""
     resold = " (commitment months past it resold or assigned at term end)"
     return f"term {term.months} months" + (resold if term.past_term == "resold" else "")
+
+
+def depreciation_text(scenario, years: float) -> str:
+    """How the after-tax figures recover owned hardware (Term.depreciation) and a new facility
+    (pricing/tax.py): 'hardware depreciated over 5 years' by default."""
+    if scenario.term.depreciation == "bonus_2025":
+        said = "hardware 100 % in its first month (US bonus depreciation, 2025 law)"
+    else:
+        said = f"hardware depreciated over {years:g} years"
+    if scenario.options.facility == "owned":
+        said += ", the new facility over 39 years"
+    return said

@@ -13,6 +13,7 @@ from app.formatting import (
     days,
     deadline_miss,
     deadline_sizing,
+    depreciation_text,
     efficient_size_advice,
     gpus,
     on_day,
@@ -540,10 +541,8 @@ def after_tax_line(c: Comparison) -> str:
     """The after-tax NPVs in one line, with the tax rate and depreciation period they use."""
     figures = {a.key: a.value for a in c.assumptions}
     parts = ", ".join(f"{o.label} {_usd(o.npv_after_tax_usd)}" for o in c.options if o.available)
-    return (
-        f"NPV after tax ({figures.get('tax_rate_pct', 0):g} % tax, hardware depreciated over "
-        f"{figures.get('depreciation_years', 0):g} years): {parts}"
-    )
+    how = depreciation_text(c.scenario, figures.get("depreciation_years", 0))
+    return f"NPV after tax ({figures.get('tax_rate_pct', 0):g} % tax, {how}): {parts}"
 
 
 def hourly_report(gpu: str, gpus: int, months: int, rows: list[tuple[float, Comparison]]) -> str:

@@ -286,6 +286,13 @@ class Term(BaseModel):
         "paid and idle, or resold (or assigned) at term end for their price less "
         "commitment_resale_haircut_pct",
     )
+    depreciation: Literal["straight_line", "bonus_2025"] = Field(
+        default="straight_line",
+        exclude_if=lambda v: v == "straight_line",  # the default writes its JSON as before
+        description="how owned hardware is depreciated after tax: straight-line over the "
+        "depreciation period, or the US bonus depreciation of 2025 (100 % in the month it is "
+        "placed in service); a new facility is depreciated over 39 years either way",
+    )
 
 
 #: version 2: the workload kinds that must train in FP8 for `execution.fp8_params` (the gang

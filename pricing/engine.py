@@ -101,7 +101,7 @@ def _money_and_timeline(
     started its timeline ahead of later work)."""
     months = inp.months
     nominal, npv = totals(flows, P, months)
-    nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P)
+    nominal_after_tax, npv_after_tax = after_tax_totals(inp, flows, ctx, P, spec(option))
     monthly = sum(flows.values())[0]
     total = float(nominal[0])
     return {

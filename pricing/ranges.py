@@ -15,4 +15,9 @@ RANGES: dict[str, tuple[float, float]] = {
     "spot_interruption_overhead_pct": (2.0, 30.0),
     "resale_bulk_haircut_pct": (10.0, 40.0),
     "commitment_resale_haircut_pct": (12.0, 50.0),
+    # no 2024-26 source found (searched 2026-12): EIA's 2023 industrial average, the 2002 dealer
+    # prices of used servers and switches
+    "electricity_usd_per_kwh": (0.066, 0.098),
+    "host_value_decline_pct_per_year": (37.0, 75.0),
+    "fabric_value_decline_pct_per_year": (37.0, 75.0),
 }

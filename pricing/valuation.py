@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from models.options import OptionSpec
 from pricing import cashflows as cf
 from pricing.delivery import delivery_of
 from pricing.inputs import CostInputs, base_params  # noqa: F401  (base_params: the API)
@@ -63,13 +64,23 @@ def totals(flows: cf.Flows, P: dict[str, np.ndarray], months: int) -> tuple[np.n
 
 
 def after_tax_totals(
-    inp: CostInputs, flows: cf.Flows, ctx: cf.Context, P: dict[str, np.ndarray]
+    inp: CostInputs,
+    flows: cf.Flows,
+    ctx: cf.Context,
+    P: dict[str, np.ndarray],
+    option: OptionSpec | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(nominal, NPV) after tax per parameter set (pricing/tax.py), shape (n,); an option of
     parts (expansion phases, refreshes, a hybrid's base) depreciates each part's hardware from
-    its own acceptance to its own sale."""
+    its own acceptance to its own sale, and a facility of the buyer's own (built with the
+    `option`'s hardware, or a part's) over a building's life."""
     assets = [
-        (cf.BILLING_FLOWS[s.billing](s, i, p, c), c.ready_month, c.sold_month)
+        (
+            cf.BILLING_FLOWS[s.billing](s, i, p, c),
+            c.ready_month,
+            c.sold_month,
+            facility_cost(s, i, p, c),
+        )
         for s, i, p, c in ctx.parts
     ]
     monthly = after_tax_flows(
@@ -79,8 +90,21 @@ def after_tax_totals(
         P["tax_rate_pct"],
         P["depreciation_years"],
         assets or None,
+        depreciation=inp.scenario.term.depreciation,
+        facility_basis=facility_cost(option, inp, P, ctx) if option is not None else 0.0,
     )
     return monthly.sum(axis=1), (monthly * discount_factors(P, inp.months)).sum(axis=1)
+
+
+def facility_cost(
+    spec: OptionSpec, inp: CostInputs, P: dict[str, np.ndarray], ctx: cf.Context
+) -> np.ndarray | float:
+    """The construction cost of the facility an owned cluster builds with its hardware
+    (options.facility = "owned"; a refresh moves into it), part of its `hardware` flows
+    (pricing/cashflows.py `_owned`); 0 for any other."""
+    if not spec.owned or inp.scenario.options.facility != "owned" or ctx.refresh:
+        return 0.0
+    return inp.it_power_kw * P["facility_capex_usd_per_kw"]
 
 
 def npv_table(inp: CostInputs, P: dict[str, np.ndarray], options: list[str]) -> np.ndarray:

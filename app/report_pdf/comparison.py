@@ -267,6 +267,11 @@ class ComparisonDocument(Document):
                     "resold or assigned at term end"
                     if term.past_term == "resold"
                     else "paid and idle"
+                )
+                + (  # the default (straight-line) is said in the after-tax line only
+                    "; after tax: US bonus depreciation of 2025 (100 % in the first month)"
+                    if term.depreciation == "bonus_2025"
+                    else ""
                 ),
             ],
             ["Facility (build)", opts.facility],

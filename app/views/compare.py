@@ -163,8 +163,10 @@ def _run_totals(c: Comparison, deadline: float | None) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption(
         "Totals are sums of monthly cash flows over the term; NPV discounts each month. NPV after "
-        "tax deducts expenses as paid, depreciates hardware straight-line and taxes its sale "
-        "on the gain over book value (tax rate and depreciation period on the Assumptions page). "
+        "tax deducts expenses as paid, depreciates hardware straight-line (or, by the Workload "
+        "page's choice, 100 % at once under the US bonus depreciation of 2025) and a new facility "
+        "over 39 years, and taxes a sale on the gain over book value (tax rate and depreciation "
+        "period on the Assumptions page). "
         "$ per delivered GPU-hour divides the total by the GPU-hours of work done."
     )
 

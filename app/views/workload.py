@@ -24,7 +24,7 @@ from app.views.forms import own_model_caption
 from app.views.own_model import own_model_input
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, label
-from models.scenario import Options
+from models.scenario import Options, Term
 from models.shapes import ModelShape, get_preset, load_presets
 from models.training.plan import TrainingPlan
 from pricing.catalogue.loader import load_catalogue
@@ -392,6 +392,7 @@ def _owned_hardware() -> None:
         }.get,
         help="Colocation at $/kW-month, or building a data hall at $/kW (18–24 months).",
     )
+    _depreciation_input(c2)
     if fin == "loan":
         sw.slider(
             c1,
@@ -402,6 +403,28 @@ def _owned_hardware() -> None:
             help="Years over which the equipment loan is repaid (its rate is on the "
             "Assumptions page).",
         )
+
+
+#: how owned hardware is depreciated after tax (Term.depreciation), in words
+DEPRECIATION_WORDS = {
+    "straight_line": "straight-line over the depreciation period",
+    "bonus_2025": "US bonus depreciation of 2025 (100 % at once)",
+}
+
+
+def _depreciation_input(column) -> None:
+    """How the after-tax figures depreciate owned hardware (pricing/tax.py)."""
+    chosen = sw.current("term.depreciation")
+    column.selectbox(
+        "After tax, owned hardware is depreciated",
+        list(DEPRECIATION_WORDS),
+        index=list(DEPRECIATION_WORDS).index(chosen),
+        format_func=DEPRECIATION_WORDS.get,
+        key="w_depreciation",
+        on_change=state.bind("term.depreciation", "w_depreciation"),
+        help=Term.model_fields["depreciation"].description.capitalize()
+        + " (26 U.S.C. § 168(k) and § 168(c); a lease depreciates nothing).",
+    )
 
 
 def _rental_licence_and_options() -> None:
