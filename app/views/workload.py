@@ -407,8 +407,8 @@ def _owned_hardware() -> None:
 
 #: how owned hardware is depreciated after tax (Term.depreciation), in words
 DEPRECIATION_WORDS = {
-    "straight_line": "straight-line over the depreciation period",
-    "bonus_2025": "US bonus depreciation of 2025 (100 % at once)",
+    "straight_line": "straight line over its life",
+    "bonus_2025": "US 2025 bonus (100 % at once)",
 }
 
 
