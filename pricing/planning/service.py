@@ -37,8 +37,20 @@ class ServiceSearch:
         return limits_of(self.scenario.workloads)
 
     def service_of(self, r: CapacityResult) -> ServiceLevel:
-        """The service level of a simulation (its whole simulation, `complete`)."""
-        return service_level(self.complete(r), self.wait_limits)
+        """The service level of a simulation (its whole simulation, `complete`), kept with the
+        demand's summaries by capacity (models/portfolio/capacity.py `Prepared.kept`): the probes'
+        whole simulations are many more than the demand keeps, and the portfolio priced again
+        (another look at the same link, other prices) asks for the same levels."""
+        capacity = self._capacity_of.get(id(r))
+        if capacity is None or r.workloads:
+            return service_level(self.complete(r), self.wait_limits)
+        kind = f"service {sorted(self.wait_limits.items())}"
+        return self.prepared.kept(
+            kind,
+            capacity[0],
+            capacity[1],
+            lambda: service_level(self.complete(r), self.wait_limits),
+        )
 
     def service_size(
         self, option: str, size: int, rule: str, found: tuple[float, np.ndarray, CapacityResult]
