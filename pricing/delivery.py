@@ -121,9 +121,18 @@ def _bridge_of(
 
 def bridges(inp: CostInputs) -> dict[str, str]:
     """option -> the option that bridges it to its go-live at the base case (`_bridge_of`);
-    empty for a portfolio or with bridging off."""
+    empty for a portfolio or with bridging off. Worked out once per inputs (the decision support
+    asks for it several times) and kept on them."""
     if inp.scenario.is_portfolio or not inp.scenario.options.bridge:
         return {}
+    kept = inp.__dict__.get("_bridges")
+    if kept is None:
+        kept = _bridges(inp)
+        object.__setattr__(inp, "_bridges", kept)  # frozen: set once, read only after
+    return kept
+
+
+def _bridges(inp: CostInputs) -> dict[str, str]:
     P = base_params(inp)
     out = {}
     for o in inp.scenario.options.compare:
