@@ -28,7 +28,7 @@ def _run_summary(sc: Scenario) -> str:
     size = (
         f"{c.gpus:,} GPUs"
         if c.gpus
-        else (f"deadline {c.deadline_days:g} days" if c.deadline_days else "smallest that fits")
+        else (f"deadline {c.deadline_days:g} days" if c.deadline_days else "the efficient size")
     )
     return f"{model} · {si(w.tokens)} tokens · {c.gpu} · {size} · {sc.term.months} months"
 

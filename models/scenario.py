@@ -124,7 +124,8 @@ class Workload(BaseModel):
 
 
 class Cluster(BaseModel):
-    """Which GPUs and how many: a fixed count, a deadline to meet, or neither (smallest that fits)."""
+    """Which GPUs and how many: a fixed count, a deadline to meet, or neither (the efficient size,
+    models/training/plan.py plan_training)."""
 
     model_config = ConfigDict(extra="forbid")
 

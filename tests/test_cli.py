@@ -488,9 +488,12 @@ def test_needs_at_least_names_the_true_smallest_count(capsys):
     m = re.search(r"needs at least ([\d,]+) H100-SXM", line)
     assert m, line
     needed = int(m.group(1).replace(",", ""))
-    smallest = train_json(capsys, *args)  # neither --gpus nor --deadline-days: smallest that fits
-    assert smallest["sizing"] == "smallest that fits"
-    assert smallest["gpus"] == needed
+    # neither --gpus nor --deadline-days: the efficient size, the smallest that fits beside it
+    efficient = train_json(capsys, *args)
+    assert efficient["sizing"] == "efficient size"
+    assert efficient["min_gpus"] == needed < efficient["gpus"]
+    curve = train_json(capsys, *args, "--curve")
+    assert curve["gpus"] == curve["efficient"]["gpus"] == efficient["gpus"]  # the Guide's advice
     assert train_json(capsys, *args, "--gpus", str(needed))["gpus"] == needed
 
 

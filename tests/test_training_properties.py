@@ -178,7 +178,8 @@ def test_smallest_that_fits_and_needs_at_least():
     plan = plan_training(
         Scenario.model_validate(
             {"workload": {"model": "llama3-405b", "tokens": 1e12}, "cluster": {"gpu": "H100-SXM"}}
-        )
+        ),
+        unsized="smallest",
     )
     assert plan.sizing == "smallest that fits" and plan.gpus >= 48
     below = max(n for n in gpu_ladder(8, 65536) if n < plan.gpus)

@@ -309,10 +309,11 @@ def _cluster_size(c2) -> None:
             "GPUs",
             "cluster.gpus",
             "w_gpus",
-            placeholder="smallest that fits",
+            placeholder="the efficient size",
             help="The most is the largest cluster the planner sizes (past 65,536 GPUs "
             "its fabric is a four-tier fat tree of 64-port switches); "
-            "left empty, the smallest cluster that holds the model.",
+            "left empty, the efficient size (the Guide's advice; the smallest that fits is shown "
+            "beside it).",
         )
     else:
         sw.number(

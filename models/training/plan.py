@@ -1,6 +1,6 @@
 """scenario -> training plan: the one entry point the CLI, the portal, the PDF and the tests call.
 
-It sizes the cluster (fixed count, deadline, or smallest that fits), picks the fastest fitting
+It sizes the cluster (fixed count, deadline, or the efficient size), picks the fastest fitting
 layout, turns step time into ideal days, stretches them by goodput into wall-clock days, and sizes
 what the cluster needs around the GPUs (checkpoint storage, dataset read rate, fabric).
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+from typing import Literal
 
 from pydantic import ConfigDict
 
@@ -126,7 +127,7 @@ class TrainingPlan(Record):
     model: ModelSummary
     gpu: str
     gpus: int
-    sizing: str  # "fixed", "deadline" or "smallest that fits"
+    sizing: str  # "fixed", "deadline", "efficient size" or "smallest that fits"
     min_gpus: int | None
     layout: Layout
     #: the execution plan it was sized for (Scenario.execution)
@@ -327,11 +328,19 @@ class Planner:
 
 
 def plan_training(
-    scenario: Scenario, *, curve: bool = False, train_days_budget: float | None = None
+    scenario: Scenario,
+    *,
+    curve: bool = False,
+    train_days_budget: float | None = None,
+    unsized: Literal["efficient", "smallest"] = "efficient",
 ) -> TrainingPlan:
     """Sizes and plans one run. With a deadline (cluster.deadline_days) the GPU count is the fewest
     whose wall-clock training days fit `train_days_budget`: the deadline itself unless the caller
-    passes less (pricing/engine.py passes the deadline less provisioning)."""
+    passes less (pricing/engine.py passes the deadline less provisioning). With neither a count
+    nor a deadline, `unsized`: the efficient size (`Planner.efficient`, the rule the Guide
+    advises; the smallest count that fits is kept beside it as `min_gpus`), or the smallest that
+    fits (a portfolio's representative fine-tune: one full-parameter run of its tokens, sizing
+    storage and checkpoints)."""
     start = time.perf_counter()
     planner = Planner(scenario)
     cluster = scenario.cluster
@@ -357,9 +366,12 @@ def plan_training(
                 f"{exc.days:.1f} days on {exc.gpus:,} GPUs",
             ) from None
         sizing = "deadline"
-    else:
+    elif unsized == "smallest":
         choice = planner.smallest()
         min_gpus, sizing = choice.gpus, "smallest that fits"
+    else:
+        min_gpus = planner.smallest().gpus
+        choice, sizing = planner.efficient(), "efficient size"
     plan = _assemble(planner, choice, sizing, min_gpus, curve, start)
     return plan if budget is None else plan.model_copy(update={"train_days_budget": budget})
 

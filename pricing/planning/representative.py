@@ -71,7 +71,9 @@ def _plan_cached(workload_json: str, gpus: int | None, gpu: str, training_key: s
                 )
             except InputError:
                 pass
-        return plan_training(training.scenario(workload, Cluster(gpu=gpu)), curve=False)
+        return plan_training(
+            training.scenario(workload, Cluster(gpu=gpu)), curve=False, unsized="smallest"
+        )
     except InputError as exc:
         raise InputError("workloads", f"the representative workload: {exc}") from None
 
