@@ -104,7 +104,7 @@ def test_a_scenario_without_a_gpu_count_shows_an_empty_count():
     data = with_(workload={"model": "llama3-8b", "tokens": 1e11}, cluster={"gpu": "H100-SXM"})
     at = app(scenario=data)
     assert at.text_input(key="w_gpus").value == ""
-    assert at.text_input(key="w_gpus").placeholder == "smallest that fits"
+    assert at.text_input(key="w_gpus").placeholder == "the efficient size"
     assert at.metric and not at.error
 
 
