@@ -54,12 +54,14 @@ class SingleRun:
 
     def context(self, inp: CostInputs, P: dict[str, np.ndarray], option: str) -> cf.Context:
         """The option's Context; an option ready after the bridge (pricing/bridge.py) starts its
-        work on the bridge's capacity, which its Context carries as `bridge`."""
+        work on the bridge's capacity, which its Context carries as `bridge`. Which options are
+        bridged, and by which, is the base case's (`bridges`, worked out once per inputs); each
+        parameter set starts the work on its own ready day of the bridge."""
         ready, days = ready_and_train_days(inp, P, option)
-        ctx = cf.make_context(inp, P, ready, days, hold=spec(option).holds)
-        start, by = _bridge_of(inp, P, option, ctx)
+        by = bridges(inp).get(option)
         if by is None:
-            return ctx
+            return cf.make_context(inp, P, ready, days, hold=spec(option).holds)
+        start = np.minimum(ready_and_train_days(inp, P, by)[0], ready)
         ctx = cf.make_context(inp, P, ready, days, hold=spec(option).holds, start_day=start)
         steady = inp.scenario.usage.mode != "runs"
         util = np.clip(P["utilisation_pct"] / 100.0, 0.0, 1.0) if steady else None
@@ -101,26 +103,16 @@ SINGLE_RUN, PORTFOLIO = SingleRun(), PortfolioPlans()
 DELIVERY = {d.kind: d for d in (SINGLE_RUN, PORTFOLIO)}
 
 
-def _bridge_of(
-    inp: CostInputs, P: dict, option: str, own: cf.Context
-) -> tuple[np.ndarray | None, str | None]:
-    """(the day the option's work starts, per parameter set; the option that bridges it), or
-    (None, None): an option ready after the bridge (pricing/bridge.py) is bridged for steady use
-    always (its GPU-hours count from the start), and for runs only when it would not finish
-    them within the term alone (`own`: its Context without a bridge): runs it finishes deliver
-    the same work, later."""
-    if inp.scenario.usage.mode == "runs" and own.runs_done.flat[0] >= P["runs"].flat[0] - 1e-9:
-        return None, None
-    compared = [o for o in inp.scenario.options.compare if o not in inp.unavailable]
-    ready = {o: ready_and_train_days(inp, P, o)[0] for o in compared}
-    by = bridge.bridged(inp, {o: float(r.flat[0]) for o, r in ready.items()}, P).get(option)
-    if by is None:
-        return None, None
-    return np.minimum(ready[by], ready[option]), by
+def _may_bridge(inp: CostInputs, P: dict, own: cf.Context) -> bool:
+    """Whether an option ready after the bridge is bridged (pricing/bridge.py): steady use always (its
+    GPU-hours count from the start), runs only when it would not finish them within the term
+    alone (`own`: its Context without a bridge): runs it finishes deliver the same work, later."""
+    return inp.scenario.usage.mode != "runs" or own.runs_done.flat[0] < P["runs"].flat[0] - 1e-9
 
 
 def bridges(inp: CostInputs) -> dict[str, str]:
-    """option -> the option that bridges it to its go-live at the base case (`_bridge_of`);
+    """option -> the option that bridges it to its go-live at the base case (bridge.bridged,
+    `_may_bridge`);
     empty for a portfolio or with bridging off. Worked out once per inputs (the decision support
     asks for it several times) and kept on them."""
     if inp.scenario.is_portfolio or not inp.scenario.options.bridge:
@@ -134,15 +126,14 @@ def bridges(inp: CostInputs) -> dict[str, str]:
 
 def _bridges(inp: CostInputs) -> dict[str, str]:
     P = base_params(inp)
-    out = {}
-    for o in inp.scenario.options.compare:
-        if o in inp.unavailable:
-            continue
-        ready, days = ready_and_train_days(inp, P, o)
-        by = _bridge_of(inp, P, o, cf.make_context(inp, P, ready, days, hold=spec(o).holds))[1]
-        if by is not None:
-            out[o] = by
-    return out
+    compared = [o for o in inp.scenario.options.compare if o not in inp.unavailable]
+    timing = {o: ready_and_train_days(inp, P, o) for o in compared}
+    by = bridge.bridged(inp, {o: float(t[0][0, 0]) for o, t in timing.items()}, P)
+    return {
+        o: b
+        for o, b in by.items()
+        if _may_bridge(inp, P, cf.make_context(inp, P, *timing[o], hold=spec(o).holds))
+    }
 
 
 def delivery_of(inp: CostInputs) -> SingleRun | PortfolioPlans:
