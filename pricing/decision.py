@@ -250,9 +250,7 @@ def recommend(
     if unit is not None:  # bridging off, different work: ranked per unit, no Monte Carlo on it
         return _per_unit_answer(inp, pool, ok, on_time, late, unit).model_copy(update=service)
     best = min(pool, key=lambda r: r.npv_usd)
-    fastest = min(
-        ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf
-    )
+    fastest = _fastest(ok)
     others = sorted((r for r in pool if r is not best), key=lambda r: r.npv_usd)
     q = uncertainty.options.get(best.option) if uncertainty is not None else None
     runner_up = others[0] if others else None  # by base NPV
@@ -295,9 +293,7 @@ def _per_unit_answer(inp, pool, ok, on_time, late, unit: str) -> Recommendation:
 
     ranked = sorted(pool, key=per)
     best, runner_up = ranked[0], (ranked[1] if len(ranked) > 1 else None)
-    fastest = min(
-        ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf
-    )
+    fastest = _fastest(ok)
     facts = _answer_facts(inp, best, fastest, runner_up)
     facts |= _deadline_facts(best, on_time, late)
     facts |= dict(
@@ -306,6 +302,11 @@ def _per_unit_answer(inp, pool, ok, on_time, late, unit: str) -> Recommendation:
         runner_up_npv_per_unit_usd=per(runner_up) if runner_up is not None else None,
     )
     return Recommendation(**facts)
+
+
+def _fastest(ok: list[OptionResult]) -> OptionResult:
+    """The option whose first run ends soonest (one that finishes none, last)."""
+    return min(ok, key=lambda r: r.first_result_day if r.first_result_day is not None else np.inf)
 
 
 def _answer_facts(

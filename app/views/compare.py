@@ -111,8 +111,9 @@ def _run_cards(c: Comparison) -> None:
 
 def _run_warnings(c: Comparison, deadline: float | None) -> None:
     """The options that cannot complete the workload or miss the deadline."""
+    ruled = ruled_out(c)
     for o in c.options:
-        if not o.completes_workload and o.option not in ruled_out(c):  # said once, above
+        if not o.completes_workload and o.option not in ruled:  # said once, above
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
         if o.meets_deadline is False:
             text = deadline_miss(o.label, deadline, o.first_result_day, o.days_past_deadline)
@@ -199,8 +200,9 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     _portfolio_captions(sc, c, rate, teams)
     _portfolio_cards(c)
     _freshness(c)
+    ruled = ruled_out(c)
     for o in c.options:
-        if not o.completes_workload and o.option not in ruled_out(c):  # said once, above
+        if not o.completes_workload and o.option not in ruled:  # said once, above
             st.warning(f"{o.label}: {md_plain(o.note)}", icon=":material/warning:")
     _portfolio_views(sc, c, dark)
     _portfolio_totals(c)
