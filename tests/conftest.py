@@ -113,3 +113,14 @@ def page(browser):
     pg = context.new_page()
     yield pg
     context.close()
+
+
+@pytest.fixture
+def registry():
+    """The process's models of one's own (models/shapes.py `_OWN`), left as the test found them."""
+    from models import shapes
+
+    saved = dict(shapes._OWN)
+    yield shapes._OWN
+    shapes._OWN.clear()
+    shapes._OWN.update(saved)

@@ -106,3 +106,15 @@ def refused(token, pattern: str = "") -> str:
     if pattern:
         assert re.search(pattern, msg, re.I), msg
     return msg
+
+
+def metric_number(at: AppTest, label: str) -> float:
+    """A metric's number ('6,335' -> 6335.0, '12.5 ms' -> 12.5)."""
+    text = metric(at, label)
+    return number(text, text.partition(" ")[2])
+
+
+def field_errors(at: AppTest) -> str:
+    """The error messages as read on the page: the field's code span and markdown escapes dropped."""
+    text = " ".join(re.sub(r"^` (.*?) `", r"\1", e.value) for e in at.error)
+    return re.sub(r"\\(.)", r"\1", text).replace("\u200b", "")

@@ -21,14 +21,8 @@ from pricing.engine import compare
 from tests.builders import RUNS, token_of_json
 from tests.readback import flat, pdf_text
 
-
-@pytest.fixture(autouse=True)
-def registry():
-    """Each test starts from and leaves the registry as it found it."""
-    saved = dict(shapes._OWN)
-    yield shapes._OWN
-    shapes._OWN.clear()
-    shapes._OWN.update(saved)
+#: each test starts from and leaves the registry as it found it (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("registry")
 
 
 def mine(**changes) -> shapes.ModelShape:

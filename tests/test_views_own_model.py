@@ -12,34 +12,18 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models import shapes
 from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.model_file import MAX_FILE_BYTES, content_id
 from models.serving.plan import ServeInputs, plan_serving
 from models.shapes import ModelShape, get_preset
-from tests import readback
 from tests.builders import RUNS, app, token_of_json
 from tests.portal_app import goto
+from tests.readback import field_errors as errors
 from tests.readback import metric
+from tests.readback import metric_number as number
 
-
-@pytest.fixture(autouse=True)
-def registry():
-    saved = dict(shapes._OWN)
-    yield shapes._OWN
-    shapes._OWN.clear()
-    shapes._OWN.update(saved)
-
-
-def number(at: AppTest, label: str) -> float:
-    text = metric(at, label)
-    return readback.number(text, text.partition(" ")[2])
-
-
-def errors(at: AppTest) -> str:
-    """The error messages as read on the page: the field's code span and markdown escapes dropped."""
-    text = " ".join(re.sub(r"^` (.*?) `", r"\1", e.value) for e in at.error)
-    return re.sub(r"\\(.)", r"\1", text).replace("\u200b", "")
+#: each test starts from and leaves the registry as it found it (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("registry")
 
 
 def serve_inputs(model: str = "llama3-70b") -> ServeInputs:

@@ -11,7 +11,6 @@ import re
 import zlib
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app import share_link
 from app.charts.common import FONT
@@ -24,21 +23,10 @@ from app.views import serve as serve_page
 from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.scenario import Scenario
 from models.serving.plan import ServeInputs, plan_serving, sweep
-from tests import readback
 from tests.builders import app
+from tests.readback import field_errors as errors
 from tests.readback import metric
-
-
-def number(at: AppTest, label: str) -> float:
-    """A metric's number, read back by tests/readback.py ('6,335' -> 6335.0, '12.5 ms' -> 12.5)."""
-    text = metric(at, label)
-    return readback.number(text, text.partition(" ")[2])
-
-
-def errors(at: AppTest) -> str:
-    """The error messages as read on the page: the field's code span and markdown escapes dropped."""
-    text = " ".join(re.sub(r"^` (.*?) `", r"\1", e.value) for e in at.error)
-    return re.sub(r"\\(.)", r"\1", text).replace("\u200b", "")
+from tests.readback import metric_number as number
 
 
 def serve_inputs(**changes) -> ServeInputs:
