@@ -51,7 +51,7 @@ class KindWords:
     run_column: str
     #: the report's default title
     title: Callable[[Comparison], str]
-    #: the name a scenario is offered to be saved under on Side by side ("": none offered)
+    #: the name a scenario is offered to be saved under on Side by side
     save_name: Callable[[Scenario], str]
     #: the scenario in one line (the sidebar's)
     summary: Callable[[Scenario], str]
@@ -73,7 +73,9 @@ WORDS: dict[str, KindWords] = {
         title=lambda c: (
             f"Portfolio of {len(c.scenario.workloads)} workloads on {c.scenario.cluster.gpu}"
         ),
-        save_name=lambda sc: "",
+        save_name=lambda sc: (
+            f"Portfolio, {len(sc.workloads)} workloads, {sc.cluster.gpu}, {sc.term.months} months"
+        ),
         summary=_portfolio_summary,
     ),
 }

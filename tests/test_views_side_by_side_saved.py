@@ -105,3 +105,17 @@ def test_the_share_caption_says_what_the_link_carries(two_saved):
     caption = _share_caption(bare)
     assert caption.startswith("This link carries the scenario (every page shows it);")
     assert "Serve inputs, Fine-tune inputs and saved scenarios join it" in caption
+
+
+def test_a_portfolio_is_offered_a_save_name_that_says_what_it_is():
+    """The save form's name is never blank: a portfolio is offered its workloads, GPU and term (it
+    was offered "" and a buyer had to invent a name before saving)."""
+    at = app("side_by_side", scenario=sample("university"))
+    sc = Scenario.model_validate(sample("university"))
+    offered = at.text_input(key="sbs_name").value
+    assert offered == (
+        f"Portfolio, {len(sc.workloads)} workloads, {sc.cluster.gpu}, {sc.term.months} months"
+    )
+    at.button[0].click().run()  # saved under the offered name, untouched
+    assert not at.exception, at.exception
+    assert saved_names(at) == [offered]
