@@ -257,6 +257,23 @@ def waiting_text(p) -> str:
     )
 
 
+def rule_of_thumb_text(p, scores: str = "the Validation page") -> str:
+    """What the serving rule of thumb is (ServePlan.rule_of_thumb_tokens_per_s_per_gpu: HBM
+    bandwidth ÷ weight bytes × batch) and what it is for: the figure a buyer meets in a vendor deck
+    or a blog, set beside this plan's so the gap is explained rather than left to puzzle over. It
+    reads the weights once per step and nothing else (no KV cache, attention, communication or the
+    engine's per-step costs), so it is an upper bound, not a size to buy on; `scores` names where the two are
+    scored."""
+    times = p.rule_of_thumb_tokens_per_s_per_gpu / max(p.output_tokens_per_s_per_gpu, 1e-9)
+    return (
+        f"the back-of-envelope figure (HBM bandwidth ÷ weight bytes × batch) is "
+        f"{p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} output tokens/s per GPU, {times:,.1f}× this "
+        f"plan's {p.output_tokens_per_s_per_gpu:,.0f}: it reads the weights once per step and "
+        f"leaves out the KV cache, attention, communication and the engine's per-step costs, so it "
+        f"is a ceiling, not a size to buy on (how each scores against measured servers: {scores})"
+    )
+
+
 def ruled_out(c) -> dict[str, str]:
     """The compared options the buyer's constraints rule out (id -> reason)."""
     return {

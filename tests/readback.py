@@ -39,11 +39,15 @@ def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
-def errors(at: AppTest) -> str:
-    """The page's error messages as read: markdown escapes, zero-width spaces, code marks and
-    doubled spaces dropped."""
-    text = " ".join(e.value for e in at.error)
+def as_read(text: str) -> str:
+    """Markdown as a reader sees it: escapes, zero-width spaces, code marks and doubled spaces
+    dropped."""
     return re.sub(r"\\(.)", r"\1", text).replace("\u200b", "").replace("`", "").replace("  ", " ")
+
+
+def errors(at: AppTest) -> str:
+    """The page's error messages as read."""
+    return as_read(" ".join(e.value for e in at.error))
 
 
 def compare_tables(at: AppTest) -> dict:

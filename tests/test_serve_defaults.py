@@ -144,3 +144,17 @@ def test_the_help_says_what_the_default_is():
     assert DEFAULT_PRECISION_TEXT in " ".join(out.getvalue().split())
     assert DEFAULT_PRECISION_TEXT in ServeInputs.model_fields["precision"].description
     assert DEFAULT_PRECISION_TEXT in Serve.model_fields["precision"].description
+
+
+def test_the_rule_of_thumb_line_reads_as_on_the_page():
+    """`clusterplan serve` sets the rule of thumb beside the plan's throughput in the Serve page's
+    words (one sentence in app/formatting.py), pointing to where the two are scored."""
+    plan = plan_serving(ServeInputs(**{k: serve_page.STARTING[k] for k in OPTIONS}))
+    rc, out, err = serve_cli(*starting_service())
+    assert rc == 0 and not err, err
+    line = next(x for x in out.splitlines() if x.startswith("Rule of thumb"))
+    rule, own = plan.rule_of_thumb_tokens_per_s_per_gpu, plan.output_tokens_per_s_per_gpu
+    assert f"{rule:,.0f} output tokens/s per GPU, {rule / own:,.1f}× this plan's {own:,.0f}" in line
+    assert line.endswith(
+        "a size to buy on (how each scores against measured servers: clusterplan validate)"
+    )

@@ -24,8 +24,8 @@ from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.scenario import Scenario
 from models.serving.plan import ServeInputs, plan_serving, sweep
 from tests.builders import app
+from tests.readback import as_read, metric
 from tests.readback import field_errors as errors
-from tests.readback import metric
 from tests.readback import metric_number as number
 
 
@@ -63,6 +63,21 @@ def test_serve_shows_the_cores_plan():
     )
     assert all(m.help for m in at.metric)  # every number says what it means
     assert len(at.get("plotly_chart")) == 1
+
+
+def test_serve_says_what_the_rule_of_thumb_is_for_beside_the_plans_figure():
+    """The rule of thumb is set beside the plan's own throughput and said to be a ceiling, with the
+    gap as a multiple (issue 32: "9,283 tokens/s beside the model's 697" was left unexplained); the
+    command line prints the same sentence."""
+    at = app("serve")
+    plan = plan_serving(serve_inputs())
+    caption = as_read(next(c.value for c in at.caption if c.value.startswith("Rule of thumb")))
+    rule, own = plan.rule_of_thumb_tokens_per_s_per_gpu, plan.output_tokens_per_s_per_gpu
+    assert f"is {rule:,.0f} output tokens/s per GPU, {rule / own:,.1f}× this plan's {own:,.0f}" in (
+        caption
+    )
+    assert "a ceiling, not a size to buy on" in caption
+    assert "the Validation page" in caption
 
 
 def test_serve_numbers_follow_the_inputs_as_the_core_computes_them():

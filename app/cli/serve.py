@@ -95,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         deployment_text,
         layout_text,
         prefill_decode_text,
+        rule_of_thumb_text,
+        sentence,
         waiting_text,
     )
     from app.serving_cost import accuracy_warning
@@ -126,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         f"Throughput/GPU  {p.output_tokens_per_s_per_gpu:,.0f} output tokens/s, prefill "
         f"{p.prefill_tokens_per_s_per_gpu:,.0f} tokens/s; {p.output_tokens_per_gpu_hour / 1e6:.2f} M output tokens per GPU-hour\n"
         f"Deployment      {deployment_text(p)}\n"
-        f"Rule of thumb   {p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU (HBM bandwidth / weight bytes x batch)\n"
+        f"Rule of thumb   {sentence(rule_of_thumb_text(p, 'clusterplan validate'))}\n"
         f"Software        {p.software_generation}"
     )
     if p.users_waiting:

@@ -21,6 +21,7 @@ from app.formatting import (
     layout_text,
     md_plain,
     prefill_decode_text,
+    rule_of_thumb_text,
     sentence,
     waiting_text,
 )
@@ -348,8 +349,7 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     ):
         st.warning(md_plain(warning) + ".", icon=":material/warning:")
     st.caption(
-        f"Rule of thumb (HBM bandwidth ÷ weight bytes × batch): "
-        f"{p.rule_of_thumb_tokens_per_s_per_gpu:,.0f} tokens/s per GPU. Weights "
+        f"Rule of thumb: {md_plain(rule_of_thumb_text(p))}. Weights "
         f"{p.precision.upper()}, KV cache {p.kv_precision.upper()}, "
         f"{p.kv_bytes_per_token / 1024:,.0f} KiB per token; "
         f"{p.layouts_evaluated:,} layouts searched. Software assumed: {p.software_generation}."
