@@ -219,8 +219,11 @@ def test_compare_shows_the_engines_totals_capacity_delays_and_chargeback(name):
         (o.label, usd(o.npv_usd), usd(o.total_usd), usd_rate(o.usd_per_gpu_hour)) for o in c.options
     ]
     charge = frames["chargeback_v2"].set_index("Team").to_dict()
-    for o in c.options:
-        assert charge[o.label] == {team: usd(v) for team, v in o.chargeback_usd.items()}
+    for o in c.options:  # each team's share, then the option's total (as the CLI and PDF print)
+        assert charge[o.label] == {
+            **{team: usd(v) for team, v in o.chargeback_usd.items()},
+            "Total": usd(o.total_usd),
+        }
     # the run storage and checkpoints are sized for, as the PDF and the CLI name it
     run = next(x.value for x in at.caption if "representative run" in x.value)
     assert md_plain(training_run_subject(c)) in run, run

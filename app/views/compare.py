@@ -32,7 +32,7 @@ from app.formatting import (
     usd_rate,
 )
 from app.recommendation_text import recommendation_text, service_notes
-from app.report_text import TOKEN_COST_NOTE, refresh_lines, token_cost_rows
+from app.report_text import TOKEN_COST_NOTE, chargeback_rows, refresh_lines, token_cost_rows
 from app.views import guide, side_by_side
 from models.options import Billing, spec
 from models.scenario import Scenario
@@ -209,7 +209,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     available = [o for o in c.options if o.available]
     _capacity_served(sc, available)
     _workload_delays(available)
-    _chargeback(teams, available)
+    _chargeback(c)
     _token_costs(c)
     _save_and_downloads(sc, c)
 
@@ -393,14 +393,14 @@ def _workload_delays(available: list[OptionResult]) -> None:
                 )
 
 
-def _chargeback(teams: list[str], available: list[OptionResult]) -> None:
-    """Each team's share of each option's total cost."""
+def _chargeback(c) -> None:
+    """Each team's share of each option's total cost, and the option's total: the table the PDF and
+    the text report print (report_text.chargeback_rows)."""
     st.subheader("Chargeback by team")
-    charge_rows = [
-        {"Team": team, **{o.label: usd(o.chargeback_usd.get(team)) for o in available}}
-        for team in teams
-    ]
-    st.dataframe(pd.DataFrame(charge_rows), hide_index=True, width="stretch", key="chargeback_v2")
+    header, *rows = chargeback_rows(c)
+    st.dataframe(
+        pd.DataFrame(rows, columns=header), hide_index=True, width="stretch", key="chargeback_v2"
+    )
     st.caption(
         "Each team's share of an option's total cost (nominal): the total times the team's share "
         "of the served GPU-hours, idle capacity shared in the same proportion."
