@@ -172,3 +172,24 @@ def test_gang_runs_per_month_and_their_gpu_hours():
     assert len(d.runs) == 36 and d.workloads[0].runs == 36
     assert d.demanded_gpu_hours == pytest.approx(36 * 8 * 0.5 * 24)
     assert math.isclose(sum(d.gpu_hours), d.demanded_gpu_hours)
+
+
+@pytest.mark.parametrize("name", ["enterprise", "lab", "university"])
+def test_each_workloads_sizing_is_said_in_a_buyers_words(name):
+    """How a workload was sized is shown on the Workload page: it names what it was sized as and
+    the figures, never a function of the code ("plan_training: ..." reached the page, issue 32)."""
+    import re
+
+    from tests.builders import sample
+
+    sc = Scenario.model_validate(sample(name))
+    opening = {
+        "pretrain": "sized as one training run: ",
+        "finetune": "sized as one fine-tune: ",
+        "serve": "sized as a service: ",
+    }
+    for w in sc.workloads:
+        basis = size_workload(w, sc.cluster.gpu).basis
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b", basis), basis  # no code name
+        if w.kind in opening:
+            assert basis.startswith(opening[w.kind]), basis

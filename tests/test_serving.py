@@ -578,7 +578,7 @@ def test_a_portfolio_sizes_a_split_service_month_by_month_as_plan_serving_does()
         duration_months=12,
     )
     sizing = size_workload(w, "H100-SXM")
-    assert sizing.basis.startswith("plan_serving: TP2 replicas in prefill and decode pools, ")
+    assert sizing.basis.startswith("sized as a service: TP2 replicas in prefill and decode pools, ")
     months = [g for g in sizing.gpus_by_month if g]
     assert len(months) == 12
     for k, gpus in enumerate(months):

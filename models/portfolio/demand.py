@@ -31,6 +31,7 @@ from pydantic import ConfigDict, ValidationError
 
 from models.errors import InputError
 from models.finetune.plan import FinetuneInputs, plan_finetune
+from models.numbers import plural
 from models.portfolio.workloads import (
     DEMAND_FIELD,
     GANG_RATE_FIELD,
@@ -75,7 +76,8 @@ class Sizing(Record):
     run_days: float = 0.0
     gpus_by_month: list[float] = []
     busy_fraction: float = 1.0
-    #: how it was sized, in words (e.g. "plan_training: 64 × H100-SXM for 15.9 days")
+    #: how it was sized, in a buyer's words (e.g. "sized as one training run: 64 × H100-SXM for
+    #: 15.9 days"; no function names: issue 32)
     basis: str = ""
 
 
@@ -119,7 +121,7 @@ def _size_pretrain(w: Pretrain, gpu: str, training: TrainingSettings = DEFAULT_T
         gang=True,
         gpus_per_run=plan.gpus,
         run_days=plan.train_days,
-        basis=f"plan_training: {plan.gpus:,} × {gpu} for {plan.train_days:.1f} days",
+        basis=f"sized as one training run: {plan.gpus:,} × {gpu} for {plan.train_days:.1f} days",
     )
 
 
@@ -142,7 +144,7 @@ def _size_finetune(w: Finetune, gpu: str, training: TrainingSettings = DEFAULT_T
         gang=True,
         gpus_per_run=plan.gpus,
         run_days=plan.train_hours / 24,
-        basis=f"plan_finetune: {plan.gpus:,} × {gpu} for {plan.train_hours:.1f} hours",
+        basis=f"sized as one fine-tune: {plan.gpus:,} × {gpu} for {plan.train_hours:.1f} hours",
     )
 
 
@@ -215,10 +217,10 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
         kind=w.kind,
         gang=False,
         gpus_by_month=[float(g) for g in gpus],
-        basis=f"plan_serving: TP{first.tp} replicas"
+        basis=f"sized as a service: TP{first.tp} replicas"
         + (" in prefill and decode pools" if first.prefill_decode == "split" else "")
-        + f", {gpus[0]:,} → {gpus[-1]:,} GPUs "
-        f"({len(plans)} sizings)",
+        + f", {gpus[0]:,} → {gpus[-1]:,} GPUs over the term "
+        f"(sized at {plural(len(plans), 'traffic level')})",
     )
 
 
