@@ -93,7 +93,7 @@ def _ready(rec: Recommendation) -> str:
         )
     if rec.cheaper_but_slow:
         ready += ". " + "; ".join(
-            f"{r.label} is cheaper but keeps work waiting longer than its max_wait_days"
+            f"{r.label} is cheaper but keeps work waiting longer than its maximum wait"
             for r in rec.cheaper_but_slow
         )
     if rec.demand_shape is not None:
@@ -104,7 +104,7 @@ def _ready(rec: Recommendation) -> str:
 
 
 def no_service_text(rec: Recommendation) -> str:
-    """ "No option keeps every workload within its max_wait_days (Rent comes closest: …)"."""
+    """ "No option keeps every workload within its maximum wait (Rent comes closest: …)"."""
     level = rec.closest_service_level
     misses = ", ".join(
         f"{m.name} waits up to {days(m.wait_days)} against {days(m.max_wait_days)}"
@@ -113,7 +113,7 @@ def no_service_text(rec: Recommendation) -> str:
     more = len(level.misses) - WAIT_MISSES_NAMED
     misses += f" and {more} more" if more > 0 else ""
     return (
-        "No option keeps every workload within its service level (max_wait_days; "
+        "No option keeps every workload within its service level (its maximum wait; "
         f"{rec.closest_service.label} comes closest, {days(level.excess_days)} over in all: "
         f"{misses})"
     )
@@ -128,7 +128,7 @@ def service_notes(options: list) -> list[str]:
         if level is None:
             continue
         if level.met:
-            out.append(f"{o.label}: every workload within its max_wait_days")
+            out.append(f"{o.label}: every workload within its maximum wait")
             continue
         who = "; ".join(
             f"{m.name} waits up to {days(m.wait_days)} (max {days(m.max_wait_days)})"

@@ -477,12 +477,15 @@ def compare(
     for o in scenario.options.compare:
         if o in inp.unavailable:
             rows[o] = _unavailable(inp, o)
+    factors = discount_factors(P, inp.months)[0]
+    discounted = {o: np.cumsum(np.array(rows[o].monthly_usd) * factors) for o in options}
     for a in options:
         for b in options:
             if a != b:
                 rows[a].breakeven_month[b] = breakeven_month(
                     np.array(rows[a].cumulative_usd), np.array(rows[b].cumulative_usd)
                 )
+                rows[a].breakeven_month_npv[b] = breakeven_month(discounted[a], discounted[b])
     ordered = [rows[o] for o in scenario.options.compare]
     # with a deadline the decision support compares the options that meet it (if any does):
     # they are the ones `recommend` chooses from

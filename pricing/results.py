@@ -111,6 +111,9 @@ class OptionResult(Record):
     days_past_deadline: float | None = None
     #: other option id -> first month (1-based) from which this one stays cheaper, or None
     breakeven_month: dict[str, int | None]
+    #: the same on the discounted cumulative cost (each month's flow at the scenario's discount
+    #: rate, as the NPV counts it): the break-even on the basis the recommendation ranks on
+    breakeven_month_npv: dict[str, int | None] = Field(default_factory=dict, exclude_if=_empty)
     # --- a portfolio (scenario version 2; empty or None for version 1): the option's capacity
     # plan (pricing/planning/) and what it serves (models/portfolio/capacity.py)
     #: the plan's size (fixed-size options) or its largest month (per use), GPUs; and its rule

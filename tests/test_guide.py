@@ -10,6 +10,7 @@ import pytest
 
 from app.formatting import days, deadline_sizing, gib, gpus, on_day, plural, usd, usd_rate
 from app.views.guide import (
+    CLUSTER_ADDS,
     EXAMPLE_DEADLINES_DAYS,
     QUESTIONS,
     answers,
@@ -72,6 +73,7 @@ def test_server_or_cluster_says_why_a_cluster(example):
     assert f"at least {gpus(t.min_gpus)} ({plural(-(-t.min_gpus // 8), 'server')})" in text
     assert f"{plural(t.nodes, 'node')} of 8" in text
     assert f"{plural(t.fabric.switches, 'switch')} and " in text
+    assert text.endswith(CLUSTER_ADDS)  # what a cluster adds over a server (issue 32)
 
 
 def test_server_branch_reached_with_a_typed_count(small_fixed):
@@ -82,6 +84,7 @@ def test_server_branch_reached_with_a_typed_count(small_fixed):
     assert text.startswith(f"One server is enough to hold it: the model fits on {gpus(t.min_gpus)}")
     one = next(p for p in t.curve if p.gpus == 8)
     assert f"On one full server a run takes {days(one.train_days)}." in text
+    assert CLUSTER_ADDS not in text  # one server: nothing to say about what a cluster adds
 
 
 def test_how_many_gpus_gives_fewest_efficient_and_deadline_counts(example):
@@ -125,10 +128,12 @@ def test_build_or_rent_answers_build_or_rent_never_cloud(example):
     by = {o.option: o for o in example.options}
     build, rent = by["build"], by["rent"]
     text = build_or_rent(example)
+    rate = next(a.value for a in example.assumptions if a.key == "discount_rate_pct_per_year")
     cheap, dear = (build, rent) if build.npv_usd <= rent.npv_usd else (rent, build)
     assert text.startswith(
-        f"{'Build' if cheap is build else 'Rent'}: {cheap.label} costs NPV {usd(cheap.npv_usd)} "
-        f"against {usd(dear.npv_usd)} for {dear.label}, {usd(dear.npv_usd - cheap.npv_usd)}"
+        f"{'Build' if cheap is build else 'Rent'}, on net present value (at {rate:g} % a year, the one "
+        f"basis of this answer): {cheap.label} costs {usd(cheap.npv_usd)} against "
+        f"{usd(dear.npv_usd)} for {dear.label}, {usd(dear.npv_usd - cheap.npv_usd)}"
     )
     # the overall winner may be a cloud option: it is named only as a side note
     if example.recommendation.option not in ("build", "rent"):
@@ -147,7 +152,10 @@ def test_deployment_lines_are_ready_days(example):
 def test_maintenance_quotes_the_gpus_own_failure_source(b200_deadline):
     text = maintenance(b200_deadline)
     t, ops = b200_deadline.training, b200_deadline.operations
-    assert text.startswith(f"Expect about {ops.interruptions_per_week:.2g} job interruptions")
+    assert text.startswith(
+        f"On the {gpus(t.gpus)} this run is costed on, expect about "
+        f"{ops.interruptions_per_week:.2g} job interruptions a week"
+    )
     assert f"{ops.failures_per_gpu_day:.2e} per GPU-day for B200" in text
     assert "no published Blackwell rate" in text  # not "Llama 3's rate for H100" as B200's own
     assert f"({gib(t.checkpoint.size_gib)} every {t.checkpoint.interval_min:.0f} min)" in text
@@ -169,18 +177,98 @@ def test_scaling_efficiencies_against_the_cheapest_point():
     assert scaling_efficiencies([100.0, 80.0, 160.0]) == [0.8, 1.0, 0.5]
 
 
-def test_a_portfolios_maintenance_answer_says_whose_figures_it_quotes(fixture_catalogue):
-    """A portfolio's interruptions and checkpoint are the engine's for its representative workload
-    on one size; the answer read as if it were the whole portfolio's."""
+def test_a_portfolios_maintenance_answer_is_about_the_cluster_it_costs():
+    """A portfolio's interruptions, staff and spares are the engine's for the cluster it costs;
+    the answer says so, names the job its checkpoints are sized for, and says a staff share below
+    one post as part of an engineer's time and spares in whole servers (issue 32: "0.4 staff, 0.4
+    spare nodes" for 56 GPUs, beside a 4-GPU run)."""
     from app.scenario_files import PORTFOLIOS
 
     sc = Scenario.model_validate(json.loads(PORTFOLIOS["enterprise"].read_text()))
-    c = compare(sc, fixture_catalogue, draws=200)
+    c = compare(sc, load_catalogue(), draws=100)
     text = maintenance(c)
+    ops = c.operations
     assert text.startswith(
-        "For the portfolio's representative run (monthly-finetune as one full-parameter run of "
-        f"its tokens on {c.portfolio.representative_gpus} × H100-SXM (sizes storage and "
-        f"checkpoints); {c.portfolio.representative_model}), "
-        f"expect about {c.operations.interruptions_per_week:.2g} job interruptions a week on "
-        f"{gpus(c.training.gpus)}"
+        f"On the {gpus(c.training.gpus)} this portfolio is costed on, expect about "
+        f"{ops.interruptions_per_week:.2g} job interruptions a week"
     )
+    p = c.portfolio
+    assert f"for its training job {p.representative_workload} ({p.representative_model})" in text
+    assert ops.staff_fte < 1 and ops.spare_nodes < 1  # a small cluster: the words, not 0.2 staff
+    assert (
+        f"Owning takes part of one engineer's time ({ops.staff_fte:.1f} of a full-time post)"
+        in (text)
+    )
+    assert f"1 spare server (the costs carry {ops.spare_nodes:.1f} of one)" in text
+
+
+def test_cluster_cost_gives_the_hardware_as_capital_beside_the_running_cost(example):
+    """ "How much does a cluster cost?": Build's hardware bought line by line (the lines sum to its
+    hardware cost line), its other capital, the running cost over the term and the resale, then
+    the rent (issue 32: the answer quoted only rental rates)."""
+    text = answers(example)["How much does a cluster cost?"]
+    build = example.option("build")
+    b, capex = build.breakdown_usd, example.operations.hardware_capex_usd
+    assert sum(capex.values()) == pytest.approx(b["hardware"])
+    assert text.startswith(
+        f"Buying {gpus(example.training.gpus)}: {usd(b['hardware'])} of hardware up front ("
+        + ", ".join(f"{k} {usd(v)}" for k, v in capex.items() if v)
+        + f"), and sales tax {usd(b['sales tax'])}."
+    )
+    running = {k: v for k, v in b.items() if k not in ("hardware", "sales tax", "residual value")}
+    assert f"Running it over 36 months adds {usd(sum(running.values()))} (" in text
+    assert all(f"{k} {usd(v)}" in text for k, v in running.items() if v)
+    assert f"selling it at the end returns {usd(-b['residual value'])}" in text
+    assert f"{build.label} in all: {usd(build.total_usd)} (NPV {usd(build.npv_usd)})." in text
+    assert text.endswith(renting_cost(example))
+
+
+def test_build_or_rent_reads_the_break_even_on_the_npv_basis(fixture_catalogue):
+    """The enterprise sample's Build catches up with cloud on demand in month 36 nominally, never
+    on NPV: the answer's one basis is NPV, so the break-even it quotes is the discounted one
+    (OptionResult.breakeven_month_npv, each month's flow discounted as the NPV counts it)."""
+    import numpy as np
+
+    from app.scenario_files import PORTFOLIOS
+
+    sc = Scenario.model_validate(json.loads(PORTFOLIOS["enterprise"].read_text()))
+    c = compare(sc, load_catalogue(), draws=100)
+    build = c.option("build")
+    rate = next(a.value for a in c.assumptions if a.key == "discount_rate_pct_per_year") / 100
+    for o in c.options:
+        if not o.available or o is build:
+            continue
+        factors = (1 + rate) ** (-(np.arange(len(o.monthly_usd)) + 1) / 12)
+        mine = np.cumsum(np.array(build.monthly_usd) * factors)
+        theirs = np.cumsum(np.array(o.monthly_usd) * factors)
+        assert mine[-1] == pytest.approx(build.npv_usd)
+        ok = mine <= theirs + 1e-6
+        expected = None if not ok[-1] else int(np.nonzero(~ok)[0][-1] + 2) if (~ok).any() else 1
+        assert build.breakeven_month_npv[o.option] == expected, o.option
+    assert build.breakeven_month["cloud:on_demand"] == 36
+    assert build.breakeven_month_npv["cloud:on_demand"] is None
+
+
+@pytest.mark.parametrize("name", ["run", "enterprise", "lab", "university"])
+def test_no_answer_quotes_a_repository_path(fixture_catalogue, name):
+    """A buyer reads the Guide: the GPU table's source notes cite docs/reference/... files, which
+    are dropped from the answers (issue 32)."""
+    import re
+
+    from app.scenario_files import PORTFOLIOS
+
+    data = EXAMPLE if name == "run" else json.loads(PORTFOLIOS[name].read_text())
+    c = compare(Scenario.model_validate(data), fixture_catalogue, draws=100)
+    for answer in answers(c).values():
+        for line in [answer] if isinstance(answer, str) else answer:
+            assert not re.search(r"[\w.-]+/[\w./-]+\.(md|csv|py)\b", line), line
+
+
+def test_build_or_rent_quotes_the_discounted_break_even(example):
+    """The answer's break-even month is OptionResult.breakeven_month_npv's, not the nominal one."""
+    c = example.model_copy(deep=True)
+    build = c.option("build")
+    build.breakeven_month["rent"], build.breakeven_month_npv["rent"] = 9, 31
+    assert "Owning catches up with renting in month 31." in build_or_rent(c)
+    build.breakeven_month["rent"], build.breakeven_month_npv["rent"] = 9, None
+    assert "catches up" not in build_or_rent(c)

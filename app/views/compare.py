@@ -379,7 +379,9 @@ def _workload_delays(available: list[OptionResult]) -> None:
         delay_rows.append(row)
     st.dataframe(pd.DataFrame(delay_rows), hide_index=True, width="stretch", key="delays_v2")
     for note in service_notes(available):
-        st.caption(f"Service level (max_wait_days, waits from the ready day): {note}")
+        st.caption(
+            f"Service level (each workload's maximum wait, counted from the ready day): {note}"
+        )
     st.caption(
         "Days a workload's work waited for capacity: the longest wait (and the mean) on each "
         "option; work still waiting at the term end counts its wait until then."

@@ -9,6 +9,7 @@ capacity plan and workload delays: no single training run stands for it.
 
 from __future__ import annotations
 
+import math
 import re
 
 from app import glossary
@@ -21,7 +22,6 @@ from app.formatting import (
     on_day,
     pct,
     plural,
-    training_run_subject,
     usd,
     usd_rate,
 )
@@ -34,7 +34,7 @@ from pricing.results import Comparison
 QUESTIONS = (
     "Do we need a server or a cluster?",
     "How many GPUs?",
-    "What does renting cost?",
+    "How much does a cluster cost?",
     "Build or rent?",
     "How long does deployment take?",
     "What does maintenance need?",
@@ -47,10 +47,41 @@ BUILD_BILLING = (Billing.OWNED,)
 RENT_BILLING = (Billing.RENT,)
 
 
+#: what a cluster gives over one server, said wherever the answer is "a cluster"
+CLUSTER_ADDS = (
+    "What a cluster adds over a server: a fast network between the servers (the fabric), so one "
+    "job can span them; shared storage for data and checkpoints; a scheduler that queues jobs and "
+    "shares the GPUs among teams; and failure handling (spare servers, health checks, restarts "
+    "from the last checkpoint)."
+)
+#: a repository path in a source note ("(docs/reference/training.md 2.1)"): not for a buyer
+_PATH_NOTE = re.compile(r"\s*\((?:[\w.-]+/)+[\w.-]+\.(?:md|csv|py)[^()]*\)")
+
+
 def _failure_source(gpu_notes: str) -> str:
-    """The GPU table's own sentence on where its failure rate comes from."""
+    """The GPU table's own sentence on where its failure rate comes from, without the repository
+    paths the table's notes cite."""
     said = next((part for part in re.split(r"\.\s", gpu_notes) if "failure" in part.lower()), "")
+    said = _PATH_NOTE.sub("", said)
     return said.strip().rstrip(".") or "the GPU table's rate"
+
+
+def _staff(fte: float, who: str) -> str:
+    """A staff figure as a buyer would say it: 'part of one engineer's time (0.2 FTE)' below one
+    full-time post, else 'about 2.7 full-time {who}'."""
+    if fte < 1:
+        return f"part of one engineer's time ({fte:.1f} of a full-time post)"
+    return f"about {fte:.1f} full-time {who}"
+
+
+def _spares(nodes: float) -> str:
+    """Spare servers in whole servers on hand (at least one), with the share the costs carry when
+    that differs ('1 spare server (the costs carry 0.4 of one)')."""
+    whole = max(1, math.ceil(nodes - 1e-9))
+    text = plural(whole, "spare server")
+    if abs(whole - nodes) > 0.05:
+        text += f" (the costs carry {nodes:.1f} of {'one' if whole == 1 else 'them'})"
+    return text
 
 
 def server_or_cluster(c: Comparison) -> str:
@@ -73,7 +104,7 @@ def server_or_cluster(c: Comparison) -> str:
         if one is not None:
             text += f" On one full server a run takes {days(one.train_days)}."
         if t.gpus > node:
-            text += f" More servers are for speed, not to fit. {plan}"
+            text += f" More servers are for speed, not to fit. {plan} {CLUSTER_ADDS}"
         return text
     fabric = t.fabric
     return (
@@ -81,7 +112,8 @@ def server_or_cluster(c: Comparison) -> str:
         f"gradients and optimizer state need at least {gpus(fewest)} "
         f"({plural(-(-fewest // node), 'server')}) of {gib(gpu.memory_gib)} each. {plan} "
         f"The servers are joined by a {fabric.tiers}-tier fat tree of "
-        f"{plural(fabric.switches, 'switch')} and {plural(fabric.transceivers, 'optical transceiver')}."
+        f"{plural(fabric.switches, 'switch')} and {plural(fabric.transceivers, 'optical transceiver')}. "
+        + CLUSTER_ADDS
     )
 
 
@@ -135,6 +167,50 @@ def how_many_gpus(c: Comparison) -> str:
     return " ".join(parts)
 
 
+#: Build's cost lines that are paid to own the hardware (the rest of its lines run it; the
+#: residual value comes back at the end)
+CAPITAL_LINES = ("hardware", "sales tax", "facility")
+
+
+def _lines(breakdown: dict[str, float], keys) -> str:
+    return ", ".join(f"{k} {usd(v)}" for k, v in breakdown.items() if k in keys and v)
+
+
+def buying_cost(c: Comparison) -> str:
+    """What owning costs, as capital and as running cost: the hardware bought line by line
+    (Operations.hardware_capex_usd, whose lines sum to Build's `hardware` line), the other capital
+    lines, then Build's running lines over the term and the resale at its end (its breakdown_usd);
+    "" when no owned option is compared."""
+    build = next(
+        (o for o in c.options if o.available and spec(o.option).billing in BUILD_BILLING), None
+    )
+    ops = c.operations
+    if build is None or ops is None or not ops.hardware_capex_usd:
+        return ""
+    b = build.breakdown_usd
+    capital = [k for k in b if k in CAPITAL_LINES and b[k]]
+    running = [k for k in b if k not in CAPITAL_LINES and k != "residual value" and b[k]]
+    text = (
+        f"Buying {gpus(c.training.gpus)}: {usd(b.get('hardware', 0.0))} of hardware up front "
+        f"({', '.join(f'{k} {usd(v)}' for k, v in ops.hardware_capex_usd.items() if v)})"
+    )
+    others = [k for k in capital if k != "hardware"]
+    if others:
+        text += f", and {_lines(b, others)}"
+    text += (
+        f". Running it over {c.scenario.term.months} months adds "
+        f"{usd(sum(b[k] for k in running))} ({_lines(b, running)})"
+    )
+    if b.get("residual value"):
+        text += f"; selling it at the end returns {usd(-b['residual value'])}"
+    return text + f". {build.label} in all: {usd(build.total_usd)} (NPV {usd(build.npv_usd)})."
+
+
+def cluster_cost(c: Comparison) -> str:
+    """How much a cluster costs: bought (buying_cost) and rented (renting_cost), side by side."""
+    return " ".join(part for part in (buying_cost(c), renting_cost(c)) if part)
+
+
 def renting_cost(c: Comparison) -> str:
     sc = c.scenario
     fig = {a.key: a for a in c.assumptions}
@@ -165,7 +241,9 @@ def renting_cost(c: Comparison) -> str:
 
 
 def build_or_rent(c: Comparison) -> str:
-    """Owned (build) against dedicated rent, by NPV; cloud and managed are not an answer to it."""
+    """Owned (build) against dedicated rent, by NPV, the break-even month included (on the
+    discounted cumulative cost, OptionResult.breakeven_month_npv); cloud and managed are not an
+    answer to it."""
     avail = [o for o in c.options if o.available]
     build = [o for o in avail if spec(o.option).billing in BUILD_BILLING]
     rent = [o for o in avail if spec(o.option).billing in RENT_BILLING]
@@ -176,13 +254,17 @@ def build_or_rent(c: Comparison) -> str:
     r = min(rent, key=lambda o: o.npv_usd)
     cheap, dear = (b, r) if b.npv_usd <= r.npv_usd else (r, b)
     gap = dear.npv_usd - cheap.npv_usd
+    rate = next((x.value for x in c.assumptions if x.key == "discount_rate_pct_per_year"), None)
+    basis = f"at {rate:g} % a year" if rate is not None else "at the scenario's discount rate"
     text = (
-        f"{'Build' if cheap is b else 'Rent'}: {cheap.label} costs NPV {usd(cheap.npv_usd)} "
-        f"against {usd(dear.npv_usd)} for {dear.label}, {usd(gap)} "
-        f"({pct(gap / dear.npv_usd) if dear.npv_usd else '-'}) less over "
+        f"{'Build' if cheap is b else 'Rent'}, on net present value ({basis}, the one basis of "
+        f"this answer): {cheap.label} costs {usd(cheap.npv_usd)} against {usd(dear.npv_usd)} for "
+        f"{dear.label}, {usd(gap)} ({pct(gap / dear.npv_usd) if dear.npv_usd else '-'}) less over "
         f"{c.scenario.term.months} months."
     )
-    month = b.breakeven_month.get(r.option)
+    # the break-even on the same discounted basis (the nominal one, on Compare's cumulative cost
+    # chart, can fall in a month where the NPV still favours renting: issue 32)
+    month = b.breakeven_month_npv.get(r.option)
     if month is not None:
         text += f" Owning catches up with renting in month {month}."
     elif cheap is r:
@@ -212,32 +294,35 @@ def deployment(c: Comparison) -> list[str]:
 
 
 def maintenance(c: Comparison) -> str:
+    """What running it takes, for the cluster the comparison costs (its GPUs, its failures, its
+    staff and spares), with a staff share below one post said as part of an engineer's time and
+    spares in whole servers; a portfolio names the training job its checkpoints are sized for."""
     t = c.training
     ops = c.operations
     gpu = get_gpu(t.gpu)
     fig = {a.key: a.value for a in c.assumptions}
     replaced = fig.get("part_replacement_pct_per_year")
-    # a portfolio's operations figures are the engine's for its representative workload on the
-    # size it costs storage and checkpoints for (pricing/planning/): say so
+    # a portfolio's figures are the engine's for the cluster it costs storage and checkpoints on
+    # (pricing/planning/representative.py); its checkpoint is the representative job's
     p = c.portfolio
-    whose = (
-        f"For the portfolio's representative run ({training_run_subject(c)}; "
-        f"{p.representative_model}), "
-        if p is not None
-        else ""
-    )
-    return whose + (
-        f"{'expect' if whose else 'Expect'} about {ops.interruptions_per_week:.2g} job "
-        "interruptions a week on "
-        f"{gpus(t.gpus)} ({ops.failures_per_gpu_day:.2e} per GPU-day for {gpu.gpu_id}; "
+    checkpoint = f"{gib(t.checkpoint.size_gib)} every {t.checkpoint.interval_min:.0f} min"
+    if p is not None:
+        checkpoint += (
+            f", for its training job {p.representative_workload} ({p.representative_model})"
+            if p.representative_workload
+            else f", sized for a {p.representative_model} run, as no workload here trains"
+        )
+    return (
+        f"On the {gpus(t.gpus)} {'this portfolio is' if p is not None else 'this run is'} costed "
+        f"on, expect about {ops.interruptions_per_week:.2g} job interruptions a week "
+        f"({ops.failures_per_gpu_day:.2e} per GPU-day for {gpu.gpu_id}; "
         f"{_failure_source(gpu.notes)}), each costing a restart from the last checkpoint "
-        f"({gib(t.checkpoint.size_gib)} every {t.checkpoint.interval_min:.0f} min). Owning means "
-        f"an operations team of about {ops.staff_fte:.1f} full-time staff, "
-        f"{ops.spare_nodes:.1f} spare {'node' if ops.spare_nodes == 1 else 'nodes'}, "
+        f"({checkpoint}). Owning takes {_staff(ops.staff_fte, 'staff')} for operations, "
+        f"{_spares(ops.spare_nodes)}, "
         + (f"{replaced:g} % of servers replaced a year, " if replaced is not None else "")
-        + f"and {t.it_power_kw:,.0f} kW of IT power. Renting bare metal or cloud still needs about "
-        f"{ops.rented_staff_fte:.1f} full-time engineers of the buyer's own for the scheduler, storage, "
-        "software stack and job debugging. A managed service takes the operations on."
+        + f"and {t.it_power_kw:,.0f} kW of IT power. Renting bare metal or cloud still takes "
+        f"{_staff(ops.rented_staff_fte, 'engineers')} of the buyer's own for the scheduler, "
+        "storage, software stack and job debugging. A managed service takes the operations on."
     )
 
 
@@ -262,7 +347,8 @@ def portfolio_server_or_cluster(c: Comparison) -> str:
         else f"One server is enough: the {plural(n, 'workload')} together need at most "
         f"{gpus(peak)} at once (month {month}), and one {gpu.gpu_id} server holds {node}."
     )
-    return f"{head} The quietest month needs {gpus(low)} (month {low_month})."
+    tail = f" {CLUSTER_ADDS}" if peak > node else ""
+    return f"{head} The quietest month needs {gpus(low)} (month {low_month}).{tail}"
 
 
 def portfolio_kind_lines(c: Comparison) -> list[str]:
@@ -338,11 +424,11 @@ def answers(c: Comparison) -> dict[str, str | list[str]]:
 #: the answer to each of QUESTIONS, in order, for each kind of scenario (models/scenario.py
 #: `Scenario.kind`): a portfolio's own where its work is not one run's
 ANSWERS_OF = {
-    "run": (server_or_cluster, how_many_gpus, renting_cost, build_or_rent, deployment, maintenance),
+    "run": (server_or_cluster, how_many_gpus, cluster_cost, build_or_rent, deployment, maintenance),
     "portfolio": (
         portfolio_server_or_cluster,
         portfolio_gpus,
-        renting_cost,
+        cluster_cost,
         build_or_rent,
         portfolio_delays,
         maintenance,

@@ -88,13 +88,13 @@ class ServiceSearch:
                 lo, hi = (lo, mid) if probe(mid) else (mid, hi)
             why = (
                 f"{rule}; raised from {size:,} to {hi:,} GPUs, the smallest tried whose waits meet "
-                "every workload's max_wait_days"
+                "every workload's maximum wait"
             )
             return hi, why, *tried[hi][1]
         least = min(lv.excess_days for lv, _ in tried.values())
         best = min(g for g, (lv, _) in tried.items() if lv.excess_days <= least + CLOSE_DAYS)
         why = (
             f"{rule}; no size tried up to {max(tried):,} GPUs meets every workload's "
-            f"max_wait_days: {best:,} GPUs, the smallest that comes closest"
+            f"maximum wait: {best:,} GPUs, the smallest that comes closest"
         )
         return best, why, *tried[best][1]
