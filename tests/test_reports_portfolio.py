@@ -12,8 +12,16 @@ import plotly.io as pio
 import pytest
 
 from app import exports, report_pdf, report_text
-from app.charts.common import DARK_TEMPLATE_NAME, TEMPLATE_NAME, option_color
-from app.charts.portfolio import capacity_demand, portfolio_demand
+from app.charts.common import (
+    DARK_TEMPLATE_NAME,
+    KIND_COLORS,
+    TEMPLATE_NAME,
+    THEMES,
+    option_color,
+    pale,
+    team_colors,
+)
+from app.charts.portfolio import IDLE_SHARE, capacity_demand, portfolio_demand
 from app.cli import main
 from app.formatting import usd
 from app.scenario_files import EXAMPLE
@@ -242,6 +250,12 @@ def test_capacity_chart_draws_the_engines_arrays(v2):
         assert list(by_kind["demand"].y) == o.demand_gpu_hours
         assert fig.layout.barmode == "stack"
         assert by_kind["served"].marker.color == option_color(o.option)
+        # idle in a solid pale colour, so its legend swatch is as pale as its bars (a marker
+        # opacity left the swatch the served colour: issue 32)
+        idle = by_kind["idle"].marker
+        assert idle.opacity is None
+        assert idle.color == pale(option_color(o.option), THEMES[False]["bg"], IDLE_SHARE)
+        assert idle.color != by_kind["served"].marker.color
         assert f"{o.capacity_gpus[20]:,.1f} GPUs held" in by_kind["served"].customdata[20]
         assert fig.layout.template == pio.templates[TEMPLATE_NAME]
     dark = capacity_demand(v2, "build", dark=True)
@@ -288,3 +302,23 @@ def test_a_rental_that_steps_down_says_so_in_its_chart_and_its_table():
     assert "<br>" in subtitle and fig.layout.legend.y < 0
     demand = portfolio_demand(c.portfolio)
     assert demand.layout.legend.x > 1 and demand.layout.legend.orientation == "v"
+
+
+def test_one_colour_per_team_and_kind_on_every_chart(v2):
+    """A team keeps its colour whatever order its series come in (by name among the scenario's
+    teams), kinds have theirs from one table, and no team shares a colour with a kind in the chart
+    that stacks both (issue 32: the team and kind colours swapped between the two)."""
+    fig = portfolio_demand(v2.portfolio)
+    teams = {t.meta["name"]: t.marker.color for t in fig.data if t.meta["group"] == "team"}
+    kinds = {t.meta["name"]: t.marker.color for t in fig.data if t.meta["group"] == "kind"}
+    assert teams == team_colors(v2.portfolio.gpu_hours_by_team)
+    assert kinds == {k: KIND_COLORS[k] for k in kinds}
+    assert not set(teams.values()) & set(KIND_COLORS.values())
+    assert len(set(teams.values())) == len(teams)
+    reordered = v2.portfolio.model_copy(
+        update={"gpu_hours_by_team": dict(reversed(v2.portfolio.gpu_hours_by_team.items()))}
+    )
+    again = portfolio_demand(reordered)
+    assert {t.meta["name"]: t.marker.color for t in again.data if t.meta["group"] == "team"} == (
+        teams
+    )

@@ -51,8 +51,28 @@ CATEGORY_COLORS: dict[str, str] = {
     "past-term resale": "#CCCCCC",
 }
 _SPARE_COLORS = ("#44BB99", "#AAAA00", "#EE7733", "#0077BB", "#EE3377", "#BBBBBB")
-#: teams, validation kinds: series that are neither options nor cost categories (Okabe-Ito)
+#: validation kinds: series that are neither options nor cost categories (Okabe-Ito)
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
+#: a portfolio's workload kinds (models/portfolio/workloads.py WORKLOAD_KINDS), Okabe-Ito: the
+#: one place a kind's colour is decided, for every chart, page and the PDF
+KIND_COLORS = {
+    "pretrain": "#0072B2",
+    "finetune": "#E69F00",
+    "serve": "#009E73",
+    "steady": "#CC79A7",
+}
+#: a portfolio's teams (Paul Tol's muted palette): no colour of KIND_COLORS, so a team's bar is
+#: never read as a kind's in the chart that stacks both
+TEAM_PALETTE = (
+    "#332288",
+    "#88CCEE",
+    "#882255",
+    "#999933",
+    "#44AA99",
+    "#DDCC77",
+    "#CC6677",
+    "#AA4499",
+)
 #: serving and fine-tuning charts: one colour per series (Okabe-Ito, as the options)
 SERVE_COLORS = {"throughput": "#0072B2", "ttft": "#D55E00", "tpot": "#009E73"}
 
@@ -108,6 +128,26 @@ def text_color(option_id: str, dark: bool = False) -> str:
     """The option's colour for text when it is readable on the theme's background, else the ink."""
     color, t = option_color(option_id), THEMES[dark]
     return color if contrast(color, t["bg"]) >= MIN_TEXT_CONTRAST else t["fg"]
+
+
+def kind_color(kind: str) -> str:
+    """The fixed colour of a workload kind (a neutral grey for one this module does not know)."""
+    return KIND_COLORS.get(kind, "#7F7F7F")
+
+
+def team_colors(teams) -> dict[str, str]:
+    """Each team's colour, decided by its place among the scenario's teams in name order, so that
+    every chart of one scenario (whatever order its series come in) gives a team one colour."""
+    return {t: TEAM_PALETTE[i % len(TEAM_PALETTE)] for i, t in enumerate(sorted(set(teams)))}
+
+
+def pale(color: str, background: str, share: float) -> str:
+    """`color` laid over `background` at `share` opacity, as one solid colour: bars drawn in it
+    and their legend swatch look the same (a trace's marker opacity leaves the swatch solid)."""
+    a, b = ([int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in (color, background))
+    return "#" + "".join(
+        f"{round(share * x + (1 - share) * y):02X}" for x, y in zip(a, b, strict=True)
+    )
 
 
 def category_color(category: str) -> str:

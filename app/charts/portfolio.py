@@ -12,24 +12,18 @@ from plotly.subplots import make_subplots
 from app.charts.common import (
     HEIGHT_PX,
     HOVER,
-    PALETTE,
     THEMES,
     as_comparison,
     empty,
     figure,
+    kind_color,
     option_color,
+    pale,
+    team_colors,
     user_text,
 )
 from app.formatting import capacity_size
 from pricing.results import Comparison, OptionResult
-
-#: workload kinds of a portfolio (models/portfolio/workloads.py WORKLOAD_KINDS), Okabe-Ito
-WORKLOAD_KIND_COLORS = {
-    "pretrain": "#0072B2",
-    "finetune": "#E69F00",
-    "serve": "#009E73",
-    "steady": "#CC79A7",
-}
 
 
 def _field(record, name: str):
@@ -59,9 +53,10 @@ def portfolio_demand(demand, dark: bool = False) -> go.Figure:
         fig,
     )
     x = list(range(1, months + 1))
+    teams = team_colors(by_team)
     for row, groups, colour in (
-        (1, by_team, lambda i, _: PALETTE[i % len(PALETTE)]),
-        (2, by_kind, lambda _, k: WORKLOAD_KIND_COLORS.get(k, "#7F7F7F")),
+        (1, by_team, lambda _, t: teams[t]),
+        (2, by_kind, lambda _, k: kind_color(k)),
     ):
         for i, (name, hours) in enumerate(groups.items()):
             fig.add_trace(
@@ -139,24 +134,29 @@ def capacity_demand(c: Comparison | Mapping, option: str, dark: bool = False) ->
             f"{_gpu_hours(o.idle_gpu_hours or 0)} idle."
         )
     )
-    _capacity_traces(fig, o, months, THEMES[dark]["fg"])
+    _capacity_traces(fig, o, months, THEMES[dark])
     return _capacity_layout(fig, len(months))
 
 
-def _capacity_traces(fig: go.Figure, o: OptionResult, months: list[int], fg: str) -> None:
-    """GPU-hours served and held idle each month, stacked bars in the option's colour (idle pale),
-    and the demand as a line."""
+#: how much of the option's colour the idle bars keep, laid over the background
+IDLE_SHARE = 0.3
+
+
+def _capacity_traces(fig: go.Figure, o: OptionResult, months: list[int], theme: dict) -> None:
+    """GPU-hours served and held idle each month, stacked bars in the option's colour (idle in a
+    pale solid colour, so its legend swatch is pale too), and the demand as a line."""
     color = option_color(o.option)
-    for name, values, opacity in (
-        ("Served", o.served_gpu_hours_by_month, 1.0),
-        ("Idle", o.idle_gpu_hours_by_month, 0.3),
+    fg = theme["fg"]
+    for name, values, fill in (
+        ("Served", o.served_gpu_hours_by_month, color),
+        ("Idle", o.idle_gpu_hours_by_month, pale(color, theme["bg"], IDLE_SHARE)),
     ):
         fig.add_trace(
             go.Bar(
                 x=months,
                 y=values,
                 name=name,
-                marker={"color": color, "opacity": opacity, "line": {"width": 0}},
+                marker={"color": fill, "line": {"width": 0}},
                 meta={"option": o.option, "kind": name.lower()},
                 customdata=[
                     f"Month {m}: {name.lower()} {_gpu_hours(v)} GPU-hours; {gpus:,.1f} GPUs held"
