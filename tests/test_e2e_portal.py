@@ -568,7 +568,7 @@ def build_at_term_end(page) -> str:
     header = grid.evaluate(
         "g => [...g.querySelectorAll('[role=columnheader]')].map(c => c.textContent)"
     )
-    at = header.index("GPUs at the term end")
+    at = header.index("GPUs at term end")
     build = next(r for r in rows if r and r[0] == "Build")
     return build[at]
 

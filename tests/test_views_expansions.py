@@ -113,14 +113,14 @@ def test_compare_shows_the_phase_in_builds_capacity_and_its_term_end_size():
     c1 = compare(Scenario.model_validate(data))
     capacity = compare_tables(at)["capacity_v2"].set_index("Option").to_dict("index")
     for o in c1.options:
-        assert capacity[o.label]["GPUs at the term end"] == f"{o.capacity_gpus[-1]:,.0f}"
+        assert capacity[o.label]["GPUs at term end"] == f"{o.capacity_gpus[-1]:,.0f}"
     build0, build1 = c0.option("build"), c1.option("build")
     assert (build0.capacity_gpus[-1], build1.capacity_gpus[-1]) == (64, 128)
     rules = [m.value for m in at.markdown if m.value.startswith("- **")][0].splitlines()
     build_rule = next(r for r in rules if r.startswith("- **Build**: "))
     assert md_plain("64 GPUs ordered in month 6") in build_rule, rules
     rent0, rent1 = c0.option("rent"), c1.option("rent")  # a rented cluster has no phases
-    assert capacity[rent1.label]["GPUs at the term end"] == f"{rent0.capacity_gpus[-1]:,.0f}"
+    assert capacity[rent1.label]["GPUs at term end"] == f"{rent0.capacity_gpus[-1]:,.0f}"
     assert rent1.capacity_gpus == rent0.capacity_gpus
     captions = " ".join(x.value for x in at.caption)
     assert "Expansion phases (Workload page): 64 GPUs ordered in month 6; they add to Build." in (

@@ -235,7 +235,7 @@ def test_compare_shows_the_engines_totals_capacity_delays_and_chargeback(name):
         assert row["GPUs"] == capacity_size(o)  # '1,024 → 8 from day 741' where it steps
         assert f"- **{md_plain(o.label)}**: {md_plain(sentence(o.capacity_rule))}." in rules
         assert row["Served GPU-hours"] == f"{o.served_gpu_hours:,.0f}"
-        assert row["Queued at the term end"] == f"{o.queued_gpu_hours or 0:,.0f}"
+        assert row["Queued at term end"] == f"{o.queued_gpu_hours or 0:,.0f}"
         assert row["Idle GPU-hours"] == f"{o.idle_gpu_hours or 0:,.0f}"
     delays = frames["delays_v2"].set_index("Workload").to_dict()
     for o in c.options:

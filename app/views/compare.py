@@ -313,12 +313,12 @@ def _capacity_served(sc: Scenario, available: list[OptionResult]) -> None:
                 {
                     "Option": o.label,
                     "GPUs": capacity_size(o),
-                    "GPUs at the term end": f"{o.capacity_gpus[-1]:,.0f}"
+                    "GPUs at term end": f"{o.capacity_gpus[-1]:,.0f}"
                     if o.capacity_gpus
                     else "-",
                     "Served GPU-hours": f"{o.served_gpu_hours or 0:,.0f}",
-                    "Queued at the term end": f"{o.queued_gpu_hours or 0:,.0f}",
-                    "Finishing after the term": f"{o.beyond_term_gpu_hours or 0:,.0f}",
+                    "Queued at term end": f"{o.queued_gpu_hours or 0:,.0f}",
+                    "Finishing after term": f"{o.beyond_term_gpu_hours or 0:,.0f}",
                     "Idle GPU-hours": f"{o.idle_gpu_hours or 0:,.0f}",
                 }
                 for o in available

@@ -238,7 +238,6 @@ def results(p: FinetunePlan, inp: FinetuneInputs) -> None:
         f"{p.activations_gib_full_recompute:,.1f} GiB with full; {p.layouts_evaluated:,} layouts "
         "searched."
     )
-    _cost_per_job(p, inp)
 
 
 def _cost_per_job(plan: FinetunePlan, inp: FinetuneInputs) -> None:
@@ -278,6 +277,7 @@ def render() -> None:
         results=results,
         chart=_chart,
         chart_key="chart_finetune_memory",
+        below=_cost_per_job,
     )
 
 

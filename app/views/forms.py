@@ -36,12 +36,14 @@ def sizing_page(
     results: Callable[..., None],
     chart: Callable[..., object],
     chart_key: str,
+    below: Callable[..., None] | None = None,
 ) -> None:
     """A form's page: `inputs` drawn on the left; on the right under `heading`, the problems of
     `record()` (a Form's (record, problems)), else the core's error, else `results`; then the
-    chart across the page. `size(record)` returns the core's answer as a tuple whose last item is
-    the error (None or (field, message)); the items before it are handed to `results(*answer,
-    record)` and `chart(*answer, record, dark)`."""
+    chart across the page, and `below(*answer, record)` across the page after it (the cost
+    tables: in the right column their columns were cut off). `size(record)` returns the core's
+    answer as a tuple whose last item is the error (None or (field, message)); the items before
+    it are handed to `results(*answer, record)` and `chart(*answer, record, dark)`."""
     st.title(title)
     st.caption(caption)
     left, right = st.columns([3, 2], gap="large")
@@ -66,6 +68,8 @@ def sizing_page(
         width="stretch",
         key=chart_key,
     )
+    if below is not None:
+        below(*answer, inp)
 
 
 def model_choice(form: Form, where, key: str, *, help: str):
@@ -151,6 +155,6 @@ def priced_table(data: dict | None, why: str, rows: list[list[str]] | None, capt
     if data is None or rows is None:
         st.info(md_plain(f"Not priced: {why}."))
         return
-    st.dataframe(pd.DataFrame(rows[1:], columns=rows[0]), hide_index=True)
+    st.dataframe(pd.DataFrame(rows[1:], columns=rows[0]), hide_index=True, width="stretch")
     for line in captions:
         st.caption(md_plain(line))

@@ -86,6 +86,8 @@ COLUMNS: dict[str, tuple[str, str]] = {
     ),
 }
 INTEGER_FIELDS = {"start_month", "duration_months", "gpus"}
+#: the columns that say which workload a row is: pinned at the table's left
+KEY_COLUMNS = ("kind", "name", "team", "model")
 
 #: the expansion phases' table: field -> (header, help)
 EXPANSION_COLUMNS: dict[str, tuple[str, str]] = {
@@ -206,8 +208,10 @@ def _column_config() -> dict:
             config[col] = st.column_config.TextColumn(header, help=help_)
         else:
             config[col] = st.column_config.NumberColumn(
-                header, help=help_, format="%d" if col in INTEGER_FIELDS else "%g"
+                header, help=help_, format="%d" if col in INTEGER_FIELDS else "%g", width="small"
             )
+    for col in KEY_COLUMNS:
+        config[col]["pinned"] = True
     return config
 
 
@@ -216,8 +220,9 @@ def _rows() -> list:
     return rows if isinstance(rows, list) else []
 
 
-def _table() -> int:
-    """The table of workloads and its buttons; returns the selected row."""
+def _table() -> None:
+    """The table of workloads, across the page's width: its key columns (kind, name, team, model)
+    pinned at the left, so they stay in view whatever else scrolls."""
     workloads = _rows()
     generation = st.session_state.get(GENERATION, 0)
     key = f"p_table_{generation}"
@@ -239,6 +244,12 @@ def _table() -> int:
         "does not use stay empty; the selected workload's other inputs (precision, sequence "
         "length, epochs, prompt and output tokens, latency objectives) are below the buttons."
     )
+
+
+def _selection() -> int:
+    """The selected workload, its buttons and its other inputs; returns the selected row."""
+    workloads = _rows()
+    generation = st.session_state.get(GENERATION, 0)
     if not workloads:
         return 0
     selected = min(st.session_state.get(SELECTED, 0), len(workloads) - 1)
@@ -501,10 +512,11 @@ def render() -> None:
             "scenario until it can be linked."
         )
 
+    st.subheader("Workloads")
+    _table()
     left, right = st.columns([3, 2], gap="large")
     with left:
-        st.subheader("Workloads")
-        selected = _table()
+        selected = _selection()
     sc, problems = state.scenario()
     others = [p for p in problems if not p[0].startswith(PLAN_FIELDS)]
     if problems and not others:  # only the owned plan is wrong: the workloads are sized meanwhile

@@ -354,7 +354,6 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
         f"{p.kv_bytes_per_token / 1024:,.0f} KiB per token; "
         f"{p.layouts_evaluated:,} layouts searched. Software assumed: {p.software_generation}."
     )
-    _cost_per_token(p, inp)
 
 
 def _cost_per_token(plan: ServePlan, inp: ServeInputs) -> None:
@@ -386,7 +385,7 @@ def _gpus_side_by_side(inp: ServeInputs, term: int) -> None:
     with st.spinner("Planning and pricing the service on every GPU..."):
         choices = [GpuChoice.model_validate(c) for c in _gpu_choices(forms.cache_key(inp), term)]
     table = serving_cost.gpu_rows(choices)
-    st.dataframe(pd.DataFrame(table[1:], columns=table[0]), hide_index=True)
+    st.dataframe(pd.DataFrame(table[1:], columns=table[0]), hide_index=True, width="stretch")
     st.caption(
         md_plain(
             f"Each GPU: the GPUs the service needs within its objectives, TTFT and TPOT there, and "
@@ -502,6 +501,7 @@ def render() -> None:
         results=results,
         chart=_chart,
         chart_key="chart_serve",
+        below=lambda plan, _curve, inp: _cost_per_token(plan, inp),
     )
 
 
