@@ -5,6 +5,7 @@ days); this module only words them."""
 
 from __future__ import annotations
 
+from app.formatting import sentence
 from models.numbers import day_count, days, on_day, pct, usd, usd_rate
 from pricing.results import DeadlineMiss, DemandShape, OptionNpv, Recommendation, WorkloadWait
 
@@ -74,10 +75,19 @@ def recommendation_text(rec: Recommendation) -> str:
 
 
 def _ready(rec: Recommendation) -> str:
-    """When it is ready, who gives the first result sooner (only when it is sooner as shown:
-    "day 1 vs 1" says nothing), the cheaper options that miss the deadline, the demand's shape and
-    the workloads that wait longer."""
+    """When it is ready, who gives the first result sooner, the cheaper options that miss the
+    deadline or the service level, the demand's shape and the workloads that wait longer: the
+    lines of `_ready_lines` in one run of text."""
+    return ". ".join(_ready_lines(rec))
+
+
+def _ready_lines(rec: Recommendation) -> list[str]:
+    """`_ready`'s parts, one a line (the first lower-case, as it follows a semicolon): when it is
+    ready, who gives the first result sooner (only when it is sooner as shown: "day 1 vs 1" says
+    nothing), the cheaper options that miss the deadline or keep work waiting, the demand's shape
+    and the workloads that wait longer."""
     ready = f"it is ready on {on_day(rec.ready_day)}"
+    lines = [ready]
     f_day, b_day = rec.fastest_first_result_day, rec.first_result_day
     if (
         rec.fastest_option != rec.option
@@ -85,22 +95,85 @@ def _ready(rec: Recommendation) -> str:
         and (b_day is None or on_day(f_day) != on_day(b_day))
     ):
         vs = f" vs {on_day(b_day)}" if b_day is not None else f"; {rec.label} finishes no run"
-        ready += f". {rec.fastest_label} gives the first result soonest ({on_day(f_day)}{vs})"
+        lines.append(f"{rec.fastest_label} gives the first result soonest ({on_day(f_day)}{vs})")
     if rec.cheaper_but_late:
-        ready += ". " + "; ".join(
-            f"{r.label} is cheaper but {_delivers(r, rec.deadline_days)}"
-            for r in rec.cheaper_but_late
+        lines.append(
+            "; ".join(
+                f"{r.label} is cheaper but {_delivers(r, rec.deadline_days)}"
+                for r in rec.cheaper_but_late
+            )
         )
     if rec.cheaper_but_slow:
-        ready += ". " + "; ".join(
-            f"{r.label} is cheaper but keeps work waiting longer than its maximum wait"
-            for r in rec.cheaper_but_slow
+        lines.append(
+            "; ".join(
+                f"{r.label} is cheaper but keeps work waiting longer than its maximum wait"
+                for r in rec.cheaper_but_slow
+            )
         )
     if rec.demand_shape is not None:
-        ready += f". {shape_text(rec.demand_shape, rec)}"
+        lines.append(shape_text(rec.demand_shape, rec))
     if rec.longer_waits:
-        ready += f". {waits_text(rec.longer_waits, rec.longer_waits_more)}"
-    return ready
+        lines.append(waits_text(rec.longer_waits, rec.longer_waits_more))
+    return lines
+
+
+def headline(rec: Recommendation) -> str:
+    """The answer in one sentence a buyer can repeat in a meeting: which option, how much cheaper
+    than the next and over what term, and how sure (the share of the Monte Carlo draws, or a close
+    call); a caveat that changes the answer's meaning (no option meets the deadline or the service
+    level) is said in it too. The reasons follow as `reasons`; `recommendation_text` is the whole
+    argument in a paragraph."""
+    if rec.option is None:
+        return sentence(recommendation_text(rec)) + "."
+    if rec.ranked_per is not None:
+        return sentence(_per_unit(rec).split(":")[0].replace(" (NPV", ",", 1)) + "."
+    other = rec.contender if rec.close_call and rec.contender is not None else rec.runner_up
+    gap = _below(rec, other).lstrip(", ").replace(" below ", " cheaper than ", 1)
+    text = f"{rec.label}: " + (f"{gap} " if gap else "the lowest cost ")
+    text += f"over {rec.months} months (NPV {usd(rec.npv_usd)})"
+    if rec.chosen_on_time:
+        text += f" among the options that deliver by the {rec.deadline_days:g}-day deadline"
+    if rec.probability_cheapest is not None:
+        p, n = pct(rec.probability_cheapest), f"{rec.draws:,} draws"
+        if rec.close_call and rec.contender is not None:
+            text += (
+                f", but too close to call: cheapest in {p} of {n}, {rec.contender.label} in "
+                f"{pct(rec.contender_probability_cheapest)}"
+            )
+        else:
+            text += f", cheapest in {p} of {n}"
+    if rec.closest_late is not None:
+        text += f"; no option meets the {rec.deadline_days:g}-day deadline"
+    if rec.closest_service is not None:
+        text += "; no option keeps every workload within its maximum wait"
+    return text + "."
+
+
+def reasons(rec: Recommendation) -> list[str]:
+    """The reasons behind `headline`, a short line each: the caveats in full, the close call's
+    gap against its spread, then `_ready_lines`."""
+    if rec.option is None or rec.ranked_per is not None:
+        return [sentence(_per_unit(rec).split(": ", 1)[1])] if rec.ranked_per else []
+    out = []
+    if rec.closest_late is not None:
+        out.append(
+            f"No option delivers by the {rec.deadline_days:g}-day deadline: "
+            f"{rec.closest_late.label} comes closest, it "
+            f"{_delivers(rec.closest_late, rec.deadline_days)}"
+        )
+    if rec.closest_service is not None:
+        out.append(no_service_text(rec))
+    if rec.close_call and rec.gap_within_spread and rec.contender is not None:
+        out.append(
+            "The NPV gap is within the spread of that gap over the draws"
+            + (
+                f" (±{pct(rec.gap_spread_usd / rec.contender.npv_usd)})"
+                if rec.contender.npv_usd > 0 and rec.gap_spread_usd is not None
+                else ""
+            )
+        )
+    out += [sentence(line) for line in _ready_lines(rec)]
+    return out
 
 
 def no_service_text(rec: Recommendation) -> str:

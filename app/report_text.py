@@ -26,7 +26,7 @@ from app.formatting import (
 )
 from app.formatting import si as _si
 from app.formatting import usd as _usd
-from app.recommendation_text import recommendation_text, service_notes
+from app.recommendation_text import headline, reasons, service_notes
 from models.options import OPTIONS
 from models.scenario import Execution
 from models.training.plan import TrainingPlan
@@ -254,7 +254,8 @@ def comparison_report(c: Comparison) -> str:
             for o in misses
         ]
     lines += ["", after_tax_line(c)]
-    lines += ["", "Recommendation: " + recommendation_text(c.recommendation)]
+    lines += ["", "Recommendation: " + headline(c.recommendation)]
+    lines += [f"  - {line}" for line in reasons(c.recommendation)]
     if c.stale_prices:
         lines += ["", f"Prices older than 12 months (catalogue as of {c.catalogue_as_of}):"]
         lines += [f"  {freshness.stale_line(p)}" for p in c.stale_prices]

@@ -4,7 +4,7 @@ words what it decided."""
 
 from __future__ import annotations
 
-from app.recommendation_text import recommendation_text, shape_text, waits_text
+from app.recommendation_text import headline, reasons, recommendation_text, shape_text, waits_text
 from pricing.results import (
     DeadlineMiss,
     DemandShape,
@@ -176,3 +176,83 @@ def test_workloads_that_wait_longer():
     assert waits_text([wait], 2).endswith("; and 2 more")
     rec = chosen(longer_waits=[wait], longer_waits_more=2)
     assert recommendation_text(rec).endswith(". " + waits_text([wait], 2))
+
+
+# ------------------------------------------------------------- the answer first (issue 32)
+
+
+def test_the_headline_says_which_how_much_cheaper_and_how_sure():
+    """One sentence a buyer can repeat: the option, how much cheaper than the next over the term
+    and its NPV, and the share of the draws; the reasons follow as lines."""
+    rec = chosen(probability_cheapest=0.9, draws=2000, contender=RENT)
+    assert headline(rec) == (
+        "Cloud on-demand: 8 % cheaper than Rent dedicated over 36 months (NPV $19.84M), cheapest "
+        "in 90 % of 2,000 draws."
+    )
+    assert reasons(rec) == ["It is ready on day 8"]
+
+
+def test_a_close_call_says_so_in_the_headline_and_its_spread_in_a_reason():
+    rec = chosen(
+        probability_cheapest=0.8,
+        draws=2000,
+        contender=RENT,
+        contender_probability_cheapest=0.2,
+        close_call=True,
+        gap_spread_usd=4_312_000.0,
+        gap_within_spread=True,
+    )
+    assert headline(rec) == (
+        "Cloud on-demand: 8 % cheaper than Rent dedicated over 36 months (NPV $19.84M), but too "
+        "close to call: cheapest in 80 % of 2,000 draws, Rent dedicated in 20 %."
+    )
+    assert reasons(rec)[0] == "The NPV gap is within the spread of that gap over the draws (±20 %)"
+
+
+def test_a_caveat_that_changes_the_answer_is_in_the_headline_and_said_in_full_first():
+    closest = DeadlineMiss(
+        option="rent",
+        label="Rent dedicated",
+        npv_usd=1.0,
+        first_result_day=240,
+        days_past_deadline=150,
+    )
+    rec = chosen(deadline_days=90, closest_late=closest)
+    assert headline(rec).endswith("; no option meets the 90-day deadline.")
+    assert reasons(rec)[0] == (
+        "No option delivers by the 90-day deadline: Rent dedicated comes closest, it delivers on "
+        "day 240, 150 days after the 90-day deadline"
+    )
+    late = DeadlineMiss(
+        option="build", label="Build", npv_usd=1.0, first_result_day=240, days_past_deadline=60
+    )
+    on_time = chosen(deadline_days=180, chosen_on_time=True, cheaper_but_late=[late])
+    assert (
+        "over 36 months (NPV $19.84M) among the options that deliver by the 180-day deadline."
+        in (headline(on_time))
+    )
+    assert reasons(on_time) == [
+        "It is ready on day 8",
+        "Build is cheaper but delivers on day 240, 60 days after the 180-day deadline",
+    ]
+
+
+def test_every_fact_of_the_paragraph_is_in_the_headline_or_a_reason():
+    """The short form drops nothing the paragraph says: a sooner first result, the demand's shape
+    and the waits each get their own line."""
+    rec = chosen(
+        fastest_option="rent",
+        fastest_label="Rent dedicated",
+        fastest_first_result_day=20,
+        longer_waits=[
+            WorkloadWait(
+                name="research",
+                delay_days_max=457,
+                least_delay_days_max=8.1,
+                least_label="Cloud on-demand",
+            )
+        ],
+    )
+    lines = reasons(rec)
+    assert lines[1] == "Rent dedicated gives the first result soonest (day 20 vs day 30)"
+    assert lines[-1].startswith("Its work waits longer: research up to 457 days")

@@ -27,7 +27,7 @@ from streamlit.testing.v1 import AppTest
 from app import exports, report_pdf, share_link
 from app.cli import main
 from app.formatting import pct, usd
-from app.recommendation_text import recommendation_text
+from app.recommendation_text import headline, reasons, recommendation_text
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
 from models.training.plan import band_for
@@ -94,9 +94,13 @@ def test_every_total_the_recommendation_and_the_link(comparison, report, text, l
         assert o.label in text
         assert usd(o.total_usd) in text, (o.label, usd(o.total_usd))
         assert usd(o.npv_usd) in text
-    why = recommendation_text(comparison.recommendation)
-    assert flat(why[:1].upper() + why[1:]) in flat(text)
-    assert f"Recommendation: {comparison.recommendation.label}" in text
+    # the answer in one sentence, then its reasons, in that order (as on Compare and in the text
+    # report: issue 32)
+    rec = comparison.recommendation
+    said = [flat(headline(rec)), *(flat(f"- {line}.") for line in reasons(rec))]
+    where = [flat(text).find(part) for part in said]
+    assert -1 not in where and where == sorted(where), where
+    assert f"Recommendation: {rec.label}" in text
     assert flat(link) in flat(text)
     assert share_link.decode(share_link.token_from_url(link)) == Scenario.model_validate(EXAMPLE)
 

@@ -262,3 +262,23 @@ def test_the_rental_commitment_changes_what_renting_costs():
     assert box.value == "1y"
     box.set_value("whole_term").run()
     assert at.session_state["scenario"]["options"]["rent_commitment"] == "whole_term"
+
+
+@pytest.mark.parametrize("which", ["run", "enterprise"])
+def test_compare_leads_with_the_answer_in_one_sentence(which):
+    """The recommendation box: the one sentence first (bold), the reasons as short lines, and the
+    whole paragraph behind an expander (issue 32: a paragraph of six clauses)."""
+    from app.formatting import md_plain
+    from app.recommendation_text import headline, reasons, recommendation_text
+    from pricing.engine import compare
+    from tests.builders import sample
+
+    data = EXAMPLE if which == "run" else sample(which)
+    at = app("compare", scenario=data)
+    assert not at.exception
+    rec = compare(Scenario.model_validate(data)).recommendation
+    said = [m.value for m in at.markdown]
+    first = said.index(f"**{md_plain(headline(rec))}**")
+    assert said[first + 1] == "\n".join(f"- {md_plain(line)}" for line in reasons(rec))
+    whole = next(e for e in at.expander if e.label == "The whole argument")
+    assert whole.markdown[0].value == md_plain(recommendation_text(rec)) + "."

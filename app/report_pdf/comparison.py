@@ -23,7 +23,7 @@ from app.formatting import (
     usd_rate,
 )
 from app.kinds import teams, words
-from app.recommendation_text import recommendation_text
+from app.recommendation_text import headline, reasons
 from app.report_pdf.document import ACCENT, INK, MUTED, WARN, Document, plain
 from app.report_text import (
     TOKEN_COST_NOTE,
@@ -164,8 +164,10 @@ class ComparisonDocument(Document):
         self.set_fill_color(239, 246, 251)
         title = f"Recommendation: {rec.label or 'none'}"
         self.text_block(title, 12.5, INK, "B", fill=True, padding=(3, 4, 1, 5))
-        why = sentence(recommendation_text(rec)) + "."
-        self.text_block(why, 9.5, INK, fill=True, padding=(0.5, 4, 1.5, 5))
+        self.text_block(headline(rec), 9.5, INK, "B", fill=True, padding=(0.5, 4, 1, 5))
+        why = "\n".join(f"- {line}." for line in reasons(rec))
+        if why:
+            self.text_block(why, 9, INK, fill=True, padding=(0.5, 4, 1.5, 5))
         lines = []
         if best:
             lines.append(

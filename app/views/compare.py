@@ -31,7 +31,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
-from app.recommendation_text import recommendation_text, service_notes
+from app.recommendation_text import headline, reasons, recommendation_text, service_notes
 from app.report_text import TOKEN_COST_NOTE, chargeback_rows, refresh_lines, token_cost_rows
 from app.views import guide, side_by_side
 from models.options import Billing, spec
@@ -105,8 +105,19 @@ def _run_cards(c: Comparison) -> None:
         fastest and f"first run done on {on_day(fastest.first_result_day)}",
     )
     with m3.container(border=True):
-        st.caption("Recommendation")
-        st.write(recommendation_text(c.recommendation) + ".")
+        _recommendation(c.recommendation)
+
+
+def _recommendation(rec) -> None:
+    """The recommendation box: the answer in one sentence, its reasons as short lines, and the
+    whole argument behind an expander (app/recommendation_text.py; the PDF and the text report
+    give the same sentence and lines in the same order)."""
+    st.caption("Recommendation")
+    st.markdown(f"**{md_plain(headline(rec))}**")
+    if lines := reasons(rec):
+        st.markdown("\n".join(f"- {md_plain(line)}" for line in lines))
+    with st.expander("The whole argument"):
+        st.write(md_plain(recommendation_text(rec)) + ".")
 
 
 def _run_warnings(c: Comparison, deadline: float | None) -> None:
@@ -243,8 +254,7 @@ def _portfolio_cards(c: Comparison) -> None:
         cheapest and f"NPV {usd(cheapest.npv_usd)} · nominal {usd(cheapest.total_usd)}",
     )
     with m2.container(border=True):
-        st.caption("Recommendation")
-        st.write(md_plain(recommendation_text(rec)) + ".")
+        _recommendation(rec)
 
 
 def _portfolio_views(sc: Scenario, c: Comparison, dark: bool) -> None:
@@ -313,9 +323,7 @@ def _capacity_served(sc: Scenario, available: list[OptionResult]) -> None:
                 {
                     "Option": o.label,
                     "GPUs": capacity_size(o),
-                    "GPUs at term end": f"{o.capacity_gpus[-1]:,.0f}"
-                    if o.capacity_gpus
-                    else "-",
+                    "GPUs at term end": f"{o.capacity_gpus[-1]:,.0f}" if o.capacity_gpus else "-",
                     "Served GPU-hours": f"{o.served_gpu_hours or 0:,.0f}",
                     "Queued at term end": f"{o.queued_gpu_hours or 0:,.0f}",
                     "Finishing after term": f"{o.beyond_term_gpu_hours or 0:,.0f}",
