@@ -504,13 +504,14 @@ def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     one operations team, max(minimum team × employed, FTE per 1,000 GPUs × GPUs installed / 1,000),
     each part's GPUs counted from its hiring lead before its acceptance."""
     if not ctx.parts:  # a facility upgrade where the buyer's site needs one (site_power.py)
-        return site_power.with_upgrade(spec.id, _owned(spec, inp, P, ctx), inp.site, P, ctx)
+        flows = _owned(spec, inp, P, ctx)
+        return site_power.with_upgrade(spec.id, flows, inp.site, P, ctx, build_milestones)
     flows: Flows = {}
     summed: set[str] = set()
     for part, part_inp, part_P, part_ctx in ctx.parts:  # the team is priced once, below
         own = _owned(part, part_inp, part_P, part_ctx, team=False)
         for key, value in site_power.with_upgrade(
-            part.id, own, part_inp.site, part_P, part_ctx
+            part.id, own, part_inp.site, part_P, part_ctx, build_milestones
         ).items():
             add_line(flows, summed, key, value)
     if spec.staffed:

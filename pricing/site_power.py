@@ -136,16 +136,15 @@ def upgrade_flow(site, P: dict, ctx, facility_day: np.ndarray) -> np.ndarray | N
     return ctx.at_month(np.minimum(month, ctx.months - 1), cost)
 
 
-def with_upgrade(option: str, flows: dict, site, P: dict, ctx) -> dict:
+def with_upgrade(option: str, flows: dict, site, P: dict, ctx, milestones) -> dict:
     """An owned cluster's flows with its `facility upgrade` line where it needs one, paid in the
-    month its facility phase ends (pricing/timeline.py build_milestones, from its order day); not
-    for an expansion or a refresh, which go into the space the first cluster's upgrade made."""
+    month its facility phase ends (`milestones`: pricing/timeline.py build_milestones, which
+    reads this module; from the cluster's order day); not for an expansion or a refresh, which
+    go into the space the first cluster's upgrade made."""
     if ctx.refresh or ctx.expansion_of_gpus or not need(site).upgrade:
         return flows
-    from pricing.timeline import build_milestones  # the timeline reads this module
-
     m = np.asarray(P["lead_time_multiplier"])
-    day = build_milestones(option, site, lead_time_multiplier=m)["facility"] + ctx.order_day
+    day = milestones(option, site, lead_time_multiplier=m)["facility"] + ctx.order_day
     return {**flows, "facility upgrade": upgrade_flow(site, P, ctx, day)}
 
 
