@@ -57,6 +57,7 @@ GROUPED: dict[str, dict[str, tuple[str, str]]] = {
         "rack_cabinet_usd_per_rack": ("Rack cabinet", "USD per rack"),
         "rack_pdu_usd_per_rack": ("Rack power distribution", "USD per rack"),
         "liquid_cooling_usd_per_kw": ("Liquid cooling", "USD per kW"),
+        "liquid_retrofit_usd_per_kw": ("Liquid retrofit of an air-cooled site", "USD per kW"),
     },
     "Rented": {
         "rent_usd_per_gpu_hour": ("Dedicated rental price", "USD per GPU-hour"),

@@ -276,9 +276,11 @@ def rule_of_thumb_text(p, scores: str = "the Validation page") -> str:
 
 def ruled_out(c) -> dict[str, str]:
     """The compared options the buyer's constraints rule out (id -> reason)."""
-    return {
-        o: why for o, why in excluded(c.scenario.constraints).items() if c.option(o) is not None
-    }
+    out = {o: why for o, why in excluded(c.scenario.constraints).items() if c.option(o) is not None}
+    for o in c.options:  # an owned cluster beyond the site, with no upgrade allowed
+        if not o.available and o.note.startswith("ruled out by the buyer's constraints"):
+            out.setdefault(o.option, o.note)
+    return out
 
 
 def constraints_line(c) -> list[str]:

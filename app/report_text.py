@@ -27,6 +27,7 @@ from app.formatting import (
 from app.formatting import si as _si
 from app.formatting import usd as _usd
 from app.recommendation_text import headline, reasons, service_notes
+from app.site_text import site_lines
 from models.options import OPTIONS
 from models.scenario import Execution
 from models.training.plan import TrainingPlan
@@ -232,7 +233,7 @@ def comparison_report(c: Comparison) -> str:
     cols = f"{'option':20} {'total':>11} {'NPV':>11} {'$/GPU-h':>8} {'$/run':>11} {'ready':>9} {'first result':>12}"
     lines = [head]
     lines += deadline_sizing_line(c)
-    lines += constraints_line(c)  # app/formatting.py
+    lines += constraints_line(c) + site_lines(c)  # app/formatting.py, app/site_text.py
     lines += bridge_lines(c)
     lines += ["", cols]
     for o in c.options:

@@ -9,9 +9,17 @@ and never ranked, priced, planned or recommended. One table of reasons, read by 
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from models.options import OPTIONS
+
+#: the largest site power the planner takes, kW: 10 GW, above the largest AI campuses announced
+#: (a planner bound on input, not a figure the costs use)
+MAX_SITE_POWER_KW = 10_000_000.0
+#: the longest delivery lead time the planner takes, weeks (three years)
+MAX_LEAD_TIME_WEEKS = 156.0
 
 NO_PUBLIC_CLOUD = "ruled out by the buyer's constraints: no public cloud"
 NO_CLOUD_BURST = (
@@ -31,13 +39,53 @@ class Constraints(BaseModel):
         "off for data residency or a regulated industry: those options are not offered, and the "
         "Guide quotes no cloud price",
     )
+    site_power_kw: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_SITE_POWER_KW,
+        description="IT power, kW, that the buyer's site (its own hall or contracted colocation "
+        "space) can give owned hardware (Build, Managed (owned), a hybrid's base); an owned "
+        "cluster that draws more needs a facility upgrade (pricing/site_power.py) or is not "
+        "offered; empty: no site limit",
+    )
+    site_cooling: Literal["air", "liquid"] | None = Field(
+        default=None,
+        description="how the buyer's site cools racks: air, or liquid-ready (facility water to "
+        "the racks); rack-scale GPUs such as GB200 NVL72 need liquid; empty: not stated",
+    )
+    facility_upgrade_allowed: bool = Field(
+        default=True,
+        description="an owned cluster beyond the site's power or cooling may get a facility "
+        "upgrade (its own lead time and cost); off: such an option is not offered",
+    )
+    hardware_lead_time_weeks: float | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_LEAD_TIME_WEEKS,
+        description="a delivery lead time the buyer has been quoted for owned hardware, weeks "
+        "from the order to shipment; it replaces the catalogue's lead time (lead_times.csv) "
+        "and so moves the ready day; empty: the catalogue's, by GPU and order size",
+    )
+
+    @property
+    def states_site(self) -> bool:
+        """The buyer has said what the site can take (power or cooling)."""
+        return self.site_power_kw is not None or self.site_cooling is not None
 
 
 def describe(constraints: Constraints) -> str | None:
-    """The constraints in words, for every report (None when they rule nothing out)."""
-    if constraints.public_cloud_allowed:
-        return None
-    return "no public cloud (data residency)"
+    """The constraints in words, for every report (None when the buyer stated none)."""
+    c = constraints
+    parts = [] if c.public_cloud_allowed else ["no public cloud (data residency)"]
+    if c.states_site:
+        power = f"{c.site_power_kw:,.0f} kW of IT power" if c.site_power_kw is not None else ""
+        cooling = f"{c.site_cooling}-cooled" if c.site_cooling is not None else ""
+        site = " ".join(p for p in (cooling, "site") if p) + (f" with {power}" if power else "")
+        upgrade = "facility upgrades allowed" if c.facility_upgrade_allowed else "no upgrades"
+        parts.append(f"{site} ({upgrade})")
+    if c.hardware_lead_time_weeks is not None:
+        parts.append(f"quoted hardware lead time {c.hardware_lead_time_weeks:g} weeks")
+    return "; ".join(parts) or None
 
 
 def excluded(constraints: Constraints) -> dict[str, str]:
@@ -51,4 +99,12 @@ def excluded(constraints: Constraints) -> dict[str, str]:
     }
 
 
-__all__ = ["Constraints", "describe", "excluded", "NO_PUBLIC_CLOUD", "NO_CLOUD_BURST"]
+__all__ = [
+    "Constraints",
+    "describe",
+    "excluded",
+    "NO_PUBLIC_CLOUD",
+    "NO_CLOUD_BURST",
+    "MAX_SITE_POWER_KW",
+    "MAX_LEAD_TIME_WEEKS",
+]

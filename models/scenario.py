@@ -410,7 +410,8 @@ class Scenario(BaseModel):
             v == Constraints()
         ),  # a scenario without constraints writes its JSON as before
         description="what the buyer rules out before any cost (models/constraints.py): "
-        "public_cloud_allowed",
+        "public_cloud_allowed, the site's power and cooling, facility upgrades, a quoted "
+        "hardware lead time",
     )
     #: User values that replace catalogue figures for this scenario only (the files never change),
     #: keyed by the cost engine's input names, e.g. {"server_usd_per_gpu": 30000}.

@@ -39,6 +39,7 @@ import numpy as np
 from models.hardware import get_gpu
 from models.options import OPTIONS, Billing, OptionSpec, Staffing
 from models.options import spec as spec_of
+from pricing import site_power
 from pricing.bridge import bridge_flows
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
 from pricing.rows import MonthColumns, Rows, add_line, per_distinct_row, window
@@ -502,12 +503,16 @@ def owned(spec: OptionSpec, inp: CostInputs, P: dict, ctx: Context) -> Flows:
     month, pricing/planning/), every line is each part's own, summed, except the staff:
     one operations team, max(minimum team × employed, FTE per 1,000 GPUs × GPUs installed / 1,000),
     each part's GPUs counted from its hiring lead before its acceptance."""
-    if not ctx.parts:
-        return _owned(spec, inp, P, ctx)
+    if not ctx.parts:  # a facility upgrade where the buyer's site needs one (site_power.py)
+        flows = _owned(spec, inp, P, ctx)
+        return site_power.with_upgrade(spec.id, flows, inp.site, P, ctx, build_milestones)
     flows: Flows = {}
     summed: set[str] = set()
     for part, part_inp, part_P, part_ctx in ctx.parts:  # the team is priced once, below
-        for key, value in _owned(part, part_inp, part_P, part_ctx, team=False).items():
+        own = _owned(part, part_inp, part_P, part_ctx, team=False)
+        for key, value in site_power.with_upgrade(
+            part.id, own, part_inp.site, part_P, part_ctx, build_milestones
+        ).items():
             add_line(flows, summed, key, value)
     if spec.staffed:
         per_1000, minimum = STAFF_KEYS[spec.staffing]

@@ -23,6 +23,7 @@ from models.scenario import Scenario
 from models.units import SECONDS_PER_DAY
 from pricing import cashflows as cf
 from pricing import decision as ds
+from pricing import site_power
 from pricing import timeline as tl
 from pricing.catalogue.freshness import with_freshness
 from pricing.catalogue.loader import Catalogue, load_catalogue
@@ -40,6 +41,7 @@ from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engi
     OptionResult,
     Phase,
     PortfolioDemand,
+    SitePower,
     TrainingSummary,
     WorkloadDelay,
 )
@@ -133,7 +135,19 @@ def _money_and_timeline(
             )
             for p in tl.provisioning_timeline(option, site).phases
         ],
+        "power": SitePower(**site_power.power_of(option, site, P, _upgrade_days(option, site))),
     }
+
+
+def _upgrade_days(option: str, site: tl.Site) -> float | None:
+    """The facility phase's length when it carries an upgrade (pricing/site_power.py)."""
+    if not spec(option).builds or not site_power.need(site).upgrade:
+        return None
+    return next(
+        p.end_day - p.start_day
+        for p in tl.provisioning_timeline(option, site).phases
+        if p.name == "facility"
+    )
 
 
 def _option_result(

@@ -37,6 +37,8 @@ from pricing.catalogue.loader import (
     MissingFigureError,
     TimelineRow,
 )
+from pricing.site_power import LIQUID_RETROFIT_KEY, site_limits
+from pricing.site_power import not_offered as site_not_offered
 from pricing.timeline import Site, ready_day
 from pricing.timeline import racks as rack_count
 from pricing.usage import USAGE_KEYS, UsageInputs
@@ -222,8 +224,9 @@ class CostInputs:
     def site(self) -> Site:
         """The cluster as the provisioning timelines take it (pricing/timeline.py)."""
         return Site(
-            self.gpu_id, self.gpus, self.nodes, self.it_power_kw, self.catalogue, self.own_facility
-        )
+            self.gpu_id, self.gpus, self.nodes, self.it_power_kw, self.catalogue, self.own_facility,
+            **site_limits(self.scenario.constraints),
+        )  # fmt: skip
 
     def goodput(self, failure_multiplier: np.ndarray, restart_ratio: float = 1.0) -> np.ndarray:
         """Goodput for failure-rate multipliers (vectorized): the core's Daly interval and exact
@@ -589,6 +592,7 @@ def _unavailable_options(
     figures: dict[str, Figure],
     no_price: dict[str, str],
     by_size: dict[str, str],
+    site: Site,
 ) -> dict[str, str]:
     """option id -> why it cannot be compared: no price (an override gives one), not offered at
     this size (`by_size`), in a version 1 scenario needing a demand shape, or ruled out by the
@@ -608,6 +612,9 @@ def _unavailable_options(
                     "month by month that sizes its base and its burst; a version 1 scenario "
                     "has one workload on a fixed GPU count"
                 )
+    for option in OPTIONS:  # an owned cluster beyond the site, where no upgrade is allowed
+        if why := site_not_offered(option.id, site):
+            unavailable[option.id] = why
     unavailable.update(excluded(scenario.constraints))  # the buyer's rule before any price
     return unavailable
 
@@ -620,6 +627,8 @@ def _figures(
     prices derived from them follow them). Returns (figures, option id -> why unavailable, the
     owned hardware's age in years at term end)."""
     figures = {key: _catalogue_figure(cat, key) for key in CATALOGUE_KEYS}
+    if scenario.constraints.site_cooling == "air":  # prices a liquid retrofit (site_power.py)
+        figures[LIQUID_RETROFIT_KEY] = _catalogue_figure(cat, LIQUID_RETROFIT_KEY)
     # catalogue figures first: the prices derived from them (committed discounts) follow overrides
     overrides_left = dict(scenario.overrides)
     _apply_overrides(
@@ -638,7 +647,7 @@ def _figures(
             f"not used for {gpu_id}: the catalogue lists the prices it would discount; "
             "override rent_usd_per_gpu_hour or cloud_committed_*_usd_per_gpu_hour instead",
         )
-    unavailable = _unavailable_options(scenario, gpu_id, figures, no_price, by_size)
+    unavailable = _unavailable_options(scenario, gpu_id, figures, no_price, by_size, site)
     return figures, unavailable, age_years
 
 
@@ -660,6 +669,7 @@ def build_inputs(
         nodes * gpu.node_power_kw,
         cat,
         own_facility=scenario.options.facility == "owned",
+        **site_limits(scenario.constraints),
     )
     figures, unavailable, age_years = _figures(scenario, cat, plan, gpu.gpu_id, site)
     storage_tb = (

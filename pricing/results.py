@@ -72,6 +72,25 @@ class WorkloadDelay(Record):
     never_served: str | None = None
 
 
+class SitePower(Record):
+    """The power an option's cluster draws and what the buyer's site needs for it
+    (pricing/site_power.py): IT kW = nodes × node power; facility kW = IT × PUE."""
+
+    it_power_kw: float
+    facility_power_kw: float
+    pue: float
+    #: how its racks are cooled: "air" or "liquid" (rack-scale NVL72)
+    cooling: str
+    #: the buyer owns the hardware, so it draws on the buyer's site (else the provider's)
+    on_buyer_site: bool
+    #: the facility upgrade it needs beyond the stated site, in words ("" when none)
+    upgrade: str = ""
+    #: the upgrade's length in days (it ends the facility phase) and its cost, USD (the
+    #: `facility upgrade` line); None without an upgrade
+    upgrade_days: float | None = None
+    upgrade_usd: float | None = None
+
+
 class OptionResult(Record):
     option: str
     label: str
@@ -96,6 +115,8 @@ class OptionResult(Record):
     train_days: float
     timeline: list[Phase]
     ready_day: float
+    #: the power it draws and any facility upgrade it needs (None: not available)
+    power: SitePower | None = None
     first_result_day: float | None
     #: the option whose capacity runs the work from its start to this option's go-live
     #: (pricing/bridge.py; its cost is the `bridge` line); None: not bridged

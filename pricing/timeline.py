@@ -35,6 +35,7 @@ import numpy as np
 
 from models.infrastructure import fat_tree_tiers
 from models.options import spec
+from pricing import site_power as sp
 from pricing.catalogue.loader import GPU_IDS, TIMELINE_OPTIONS, Catalogue, TimelineRow
 
 SWITCH_RADIX = 64  # Quantum-2 NDR, as the core sizes the fabric
@@ -68,6 +69,12 @@ class Site:
     it_power_kw: float
     catalogue: Catalogue
     own_facility: bool = False
+    #: the buyer's constraints on the site (models/constraints.py; pricing/site_power.py): its IT
+    #: power (kW) and cooling, whether it may be upgraded, and a quoted hardware lead time (weeks)
+    site_power_kw: float | None = None
+    site_cooling: str | None = None
+    upgrade_allowed: bool = True
+    lead_time_weeks: float | None = None
 
 
 @dataclass(frozen=True)
@@ -113,9 +120,7 @@ def _days(row: TimelineRow) -> float:
     return (low + high) / 2
 
 
-def _cooling(cat: Catalogue, gpu_id: str) -> str:
-    """'liquid' for rack-scale NVL72 systems (a rack_nvl72 price row), else 'air'."""
-    return "liquid" if any(r.item == "rack_nvl72" for r in cat.server_prices(gpu_id)) else "air"
+_cooling = sp.cooling  # 'liquid' for rack-scale NVL72 systems, else 'air' (pricing/site_power.py)
 
 
 def racks(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[str, int]:
@@ -126,7 +131,17 @@ def racks(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[str, int
     return cooling, math.ceil(gpus / per_rack)
 
 
-def _procurement(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[float, str]:
+def _procurement(
+    cat: Catalogue, option: str, gpu_id: str, gpus: int, quoted: float | None = None
+) -> tuple[float, str]:
+    """Procurement days at multiplier 1: 7 × the buyer's quoted weeks when it has one
+    (constraints.hardware_lead_time_weeks), else the catalogue's by GPU and order size."""
+    if quoted is not None:
+        note = (
+            f"{gpu_id} lead time {quoted:g} weeks as quoted to the buyer "
+            f"(constraints.hardware_lead_time_weeks) for an order of {gpus:,} GPUs"
+        )
+        return 7.0 * quoted, note
     lead = cat.lead_time(gpu_id)
     ramp = cat.timeline_row(option, "procurement", "order_size_ramp")
     low, high = lead.lead_time_weeks_low, lead.lead_time_weeks_high
@@ -152,7 +167,7 @@ def _build_parts(option: str, site: Site) -> _BuildParts:
     option, the site's figures and its catalogue (the same object: a catalogue is not changed in
     place), since every cash-flow evaluation of an owned cluster asks for them again."""
     key = (option, site.gpu_id, site.gpus, site.nodes, site.it_power_kw, site.own_facility,
-           id(site.catalogue))  # fmt: skip
+           site.site_power_kw, site.site_cooling, site.lead_time_weeks, id(site.catalogue))  # fmt: skip
     hit = _parts_kept.get(key)
     if hit is not None and hit[0] is site.catalogue:
         return hit[1]
@@ -166,7 +181,7 @@ def _build_parts(option: str, site: Site) -> _BuildParts:
 def _make_build_parts(option: str, site: Site) -> _BuildParts:
     cat, gpu_id, gpus, nodes = site.catalogue, site.gpu_id, site.gpus, site.nodes
     it_power_kw, own_facility = site.it_power_kw, site.own_facility
-    procurement, proc_note = _procurement(cat, option, gpu_id, gpus)
+    procurement, proc_note = _procurement(cat, option, gpu_id, gpus, site.lead_time_weeks)
     delivery = cat.timeline_row(option, "delivery")
     facility = cat.timeline_row(option, "facility", size=it_power_kw)
     bands = sorted(
@@ -174,8 +189,16 @@ def _make_build_parts(option: str, site: Site) -> _BuildParts:
     )
     if own_facility:  # a facility of one's own is new construction, whatever the load
         facility = bands[-1]
+    elif site.site_power_kw is not None or site.site_cooling is not None:
+        facility = bands[0]  # the buyer's stated site stands: the fit-out of existing space
     kind = bands.index(facility)
     kind_name = _FACILITY_KINDS[kind] if kind < len(_FACILITY_KINDS) else "facility"
+    facility_days, facility_note = _days(facility), _range(facility)
+    need = sp.need(site)
+    if need.upgrade:  # beyond the stated site: an upgrade ends the facility phase
+        up = sp.upgrade_band(bands, need)
+        facility_days = max(facility_days, _days(up))
+        facility_note += f"; facility upgrade ({need.words(it_power_kw)}): {_range(up)}"
 
     cooling = _cooling(cat, gpu_id)
     per_rack = cat.timeline_row(option, "rack_and_cable", "gpus_per_rack", applies_to=cooling).mid
@@ -192,7 +215,7 @@ def _make_build_parts(option: str, site: Site) -> _BuildParts:
     notes = {
         "procurement": proc_note,
         "delivery": f"freight, customs and receiving: {_range(delivery)}",
-        "facility": f"{kind_name} for {it_power_kw:,.0f} kW of IT load: {_range(facility)}",
+        "facility": f"{kind_name} for {it_power_kw:,.0f} kW of IT load: {facility_note}",
         "rack and cable": (
             f"{nodes:,} nodes in {racks:,} {cooling}-cooled racks of {per_rack:g} GPUs at "
             f"{rate:g} racks/day per team, {teams:.2g} team(s)"
@@ -201,7 +224,7 @@ def _make_build_parts(option: str, site: Site) -> _BuildParts:
         "burn-in and acceptance": f"burn-in soak and acceptance suite: {_range(burn_in)}",
     }
     return _BuildParts(
-        procurement, _days(delivery), _days(facility), rack_days, _days(fabric), _days(burn_in),
+        procurement, _days(delivery), facility_days, rack_days, _days(fabric), _days(burn_in),
         notes,
     )  # fmt: skip
 

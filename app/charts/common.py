@@ -38,6 +38,7 @@ CATEGORY_COLORS: dict[str, str] = {
     "compute": "#4477AA",
     "setup": "#EE8866",
     "facility upkeep": "#999933",
+    "facility upgrade": "#661100",
     "power": "#DDCC77",
     "colocation": "#44AA99",
     "staff": "#CC6677",

@@ -40,6 +40,7 @@ from app.report_text import (
     refresh_lines,
     token_cost_rows,
 )
+from app.site_text import power_line, upgrade_lines
 from pricing import price_checks
 from pricing.catalogue import freshness
 from pricing.results import Comparison, OptionResult
@@ -95,6 +96,8 @@ class ComparisonDocument(Document):
             self.text_block(plain(line, 600), 8.5, WARN)  # the line every portal page shows
         for line in constraints_line(c):  # what the buyer ruled out before any cost
             self.text_block(plain(line, 600), 8.5, INK, "B")
+        for line in upgrade_lines(c):  # what the buyer's site needs (app/site_text.py)
+            self.text_block(plain(line, 600) + ".", 8.5, MUTED)
         for line in bridge_lines(c):  # options put on the same work (pricing/bridge.py)
             self.text_block(plain(line, 600) + ".", 8.5, MUTED)
         self.ln(4)
@@ -405,6 +408,8 @@ class ComparisonDocument(Document):
                     ]
                 )
             self.grid(rows, (28, 18, 18, 22, 94), ("LEFT", "RIGHT", "RIGHT", "RIGHT", "LEFT"))
+            for line in power_line(c):  # the power each option draws (app/site_text.py)
+                self.text_block(plain(line, 600) + ".", 8.5, MUTED)
         curve = c.training.curve
         if curve:
             self.heading("Training time against GPU count", 10)

@@ -33,6 +33,7 @@ from app.formatting import (
 )
 from app.recommendation_text import headline, reasons, recommendation_text, service_notes
 from app.report_text import TOKEN_COST_NOTE, chargeback_rows, refresh_lines, token_cost_rows
+from app.site_text import power_line, upgrade_lines
 from app.views import guide, side_by_side
 from models.options import Billing, spec
 from models.scenario import Scenario
@@ -61,10 +62,20 @@ def _run_page(sc: Scenario, c: Comparison, rate: float, dark: bool) -> None:
     _freshness(c)
     for line in bridge_lines(c):  # options put on the same work (pricing/bridge.py)
         st.caption(md_plain(line) + ".")
+    _site(c)
     _run_warnings(c, deadline)
     _run_views(c, dark)
     _run_totals(c, deadline)
     _save_and_downloads(sc, c)
+
+
+def _site(c: Comparison) -> None:
+    """The facility upgrades the buyer's site needs, then the power each option draws
+    (app/site_text.py; the PDF and the text report print the same lines)."""
+    for line in upgrade_lines(c):
+        st.warning(md_plain(line) + ".", icon=":material/bolt:")
+    for line in power_line(c):
+        st.caption(md_plain(line) + ".")
 
 
 def _deadline_sizing(c: Comparison, deadline: float | None) -> None:
@@ -211,6 +222,7 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     _portfolio_captions(sc, c, rate, teams)
     _portfolio_cards(c)
     _freshness(c)
+    _site(c)
     ruled = ruled_out(c)
     for o in c.options:
         if not o.completes_workload and o.option not in ruled:  # said once, above

@@ -34,7 +34,7 @@ from app.field_problems import (
     refresh_range,
 )
 from app.formatting import md_plain
-from app.views import workload_details
+from app.views import site_inputs, workload_details
 from app.views.execution import execution_inputs
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
@@ -460,7 +460,7 @@ def _settings() -> None:
         unit="months",
         help="The contract term every option is compared over.",
     )
-    sw.toggle(st, "Public cloud allowed", "constraints.public_cloud_allowed", "p_public_cloud")
+    site_inputs.render(st, "p")  # the buyer's constraints (app/views/site_inputs.py)
     past_term_input("p_past_term")
     chosen = state.get("options.compare") or sw.start("options.compare")
     st.multiselect(

@@ -19,6 +19,7 @@ from app.formatting import (
 )
 from app.report_text import execution_text
 from app.views import portfolio as portfolio_view
+from app.views import site_inputs
 from app.views.execution import execution_inputs
 from app.views.forms import own_model_caption
 from app.views.own_model import own_model_input
@@ -455,7 +456,7 @@ def _rental_licence_and_options() -> None:
         help=Options.model_fields["software_licence"].description.capitalize()
         + "; the price is licence_usd_per_gpu_year on the Assumptions page.",
     )
-    sw.toggle(st, "Public cloud allowed", "constraints.public_cloud_allowed", "w_public_cloud")
+    site_inputs.render(st, "w")  # the buyer's constraints (app/views/site_inputs.py)
     sw.toggle(st, "Bridge a late option until its go-live", "options.bridge", "w_bridge")
     chosen = state.get("options.compare") or sw.start("options.compare")
     st.multiselect(

@@ -61,7 +61,7 @@ EXPECTED_ASSUMPTIONS: tuple[str, ...] = (
     "storage_write_gbyte_per_s_per_tb", "storage_min_system_tb", "frontend_network_usd_per_node",
     "oob_network_usd_per_node", "mgmt_servers_per_1000_gpus", "mgmt_min_servers",
     "cpu_server_usd_per_server", "rack_cabinet_usd_per_rack", "rack_pdu_usd_per_rack",
-    "liquid_cooling_usd_per_kw",
+    "liquid_cooling_usd_per_kw", "liquid_retrofit_usd_per_kw",
     "cloud_spot_max_gpus",
 )
 PLANNER_DEFAULT_SOURCE = "planner default (no public figure found)"

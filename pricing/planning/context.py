@@ -32,6 +32,7 @@ from pricing.planning import representative
 from pricing.planning.records import CONTRACTS, TOLERANCE, Tranche
 from pricing.planning.representative import plan_representative, representative_run
 from pricing.planning.resale import age_at_term_end, aged, with_resale_age
+from pricing.site_power import site_limits
 
 
 @functools.lru_cache(maxsize=4)  # a 200-service demand's arrays are ~10 MB
@@ -148,6 +149,7 @@ class PlanContext:
             nodes * self.gpu.node_power_kw,
             self.cat,
             own_facility=self.scenario.options.facility == "owned",
+            **site_limits(self.scenario.constraints),
         )
 
     def tranches(self, option: str) -> tuple[Tranche, ...]:
