@@ -27,6 +27,7 @@ from app.formatting import (
 from app.formatting import si as _si
 from app.formatting import usd as _usd
 from app.recommendation_text import recommendation_text, service_notes
+from app.time_value_text import time_value_lines
 from models.options import OPTIONS
 from models.scenario import Execution
 from models.training.plan import TrainingPlan
@@ -253,7 +254,7 @@ def comparison_report(c: Comparison) -> str:
             deadline_miss(o.label, deadline, o.first_result_day, o.days_past_deadline)
             for o in misses
         ]
-    lines += ["", after_tax_line(c)]
+    lines += ["", after_tax_line(c)] + time_value_lines(c)  # app/time_value_text.py
     lines += ["", "Recommendation: " + recommendation_text(c.recommendation)]
     if c.stale_prices:
         lines += ["", f"Prices older than 12 months (catalogue as of {c.catalogue_as_of}):"]

@@ -191,6 +191,9 @@ class CostInputs:
     #: a version 2 scenario: its demand and every compared option's capacity plan
     #: (pricing/planning/records.py Portfolio); None for version 1
     portfolio: Any = None
+    #: option -> its value of time, USD (pricing/time_value.py): added to its NPV in the
+    #: ranking (pricing/valuation.py npv_columns), never to a cash flow; empty without one
+    time_value_usd: dict[str, float] = field(default_factory=dict)
 
     def with_portfolio(self, portfolio: Any, unavailable: dict[str, str]) -> CostInputs:
         """These inputs with a portfolio's plans and the options its plans cannot offer."""
