@@ -12,7 +12,7 @@ HEADING = (
     "Value of time: the buyer's value per day of earlier results, added to each option's NPV in "
     "the ranking only (not a cash flow, in no total)"
 )
-HEADER = ["option", "NPV", "value of time", "in the ranking", "later by"]
+HEADER = ["option", "NPV (cash)", "value of time", "in the ranking", "later by"]
 
 
 def basis(c: Comparison) -> str:

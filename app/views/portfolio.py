@@ -78,6 +78,12 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "rps": ("Requests/s", "serve: requests per second in its first month"),
     "growth_pct_per_month": ("Growth %/month", "serve: traffic growth a month, compounded"),
     "utilisation_pct": ("Busy %", "steady: share of hours its GPUs are busy"),
+    "value_usd_per_day_earlier": (
+        "$ per day earlier",
+        "value of time: what a day less of its mean wait (its results a day earlier) is worth; "
+        "an option whose results come later pays for the days in the ranking (not a cash flow). "
+        "Empty: time has no value",
+    ),
     "max_wait_days": (
         "Max wait (days)",
         "service level: the longest its work may wait for capacity after release (and the "
