@@ -155,3 +155,21 @@ def test_a_portfolio_values_each_workloads_mean_delay_against_the_least(lab):
         assert w.value_usd == pytest.approx(20_000 * (mean[o.option] - least))
         assert o.value_of_time.value_usd == pytest.approx(w.value_usd)
     assert "base-8b" in comparison_report(lab)
+
+
+def test_the_cli_reads_it_from_the_scenario_file_and_names_a_bad_one(tmp_path, capsys):
+    from app.cli import main
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_runs(VALUE).model_dump(mode="json")))
+    assert main(["compare", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["recommendation"]["option"] == "rent"
+    assert data["recommendation"]["time_trade"]["option"] == "build"
+    bad = _runs(VALUE).model_dump(mode="json")
+    bad["usage"]["value_usd_per_day_earlier"] = -1
+    path.write_text(json.dumps(bad))
+    assert main(["compare", str(path)]) != 0
+    err = capsys.readouterr().err
+    assert "usage.value_usd_per_day_earlier" in err and "at most 1e+09" in err
+    assert "Traceback" not in err
