@@ -15,24 +15,34 @@ HEADING = (
 HEADER = ["option", "NPV (cash)", "value of time", "in the ranking", "later by"]
 
 
-def basis(c: Comparison) -> str:
-    """What was valued, in a line: the runs' value per day, or each valued workload's."""
-    if c.scenario.is_portfolio:
-        parts = [
-            f"{w.name} {usd(w.value_usd_per_day_earlier)}/day"
-            for w in c.scenario.workloads or []
-            if w.value_usd_per_day_earlier is not None
-        ]
-        return (
-            "Per workload, a day less of its mean wait (runs' start less release, go-live "
-            "included), against the completing option where it waits least: " + ", ".join(parts)
-        )
+def _portfolio_basis(c: Comparison) -> str:
+    parts = [
+        f"{w.name} {usd(w.value_usd_per_day_earlier)}/day"
+        for w in c.scenario.workloads or []
+        if w.value_usd_per_day_earlier is not None
+    ]
+    return (
+        "Per workload, a day less of its mean wait (runs' start less release, go-live included), "
+        "against the completing option where it waits least: " + ", ".join(parts)
+    )
+
+
+def _run_basis(c: Comparison) -> str:
     usage = c.scenario.usage
     earliest = next((o.value_of_time.earliest_label for o in c.options if o.value_of_time), "")
     return (
         f"Per training run, {usd(usage.value_usd_per_day_earlier)} a day: each of "
         f"{usage.runs:g} runs' result against the earliest first result ({earliest})"
     )
+
+
+#: what was valued, in words, for each kind of scenario (models/scenario.py `Scenario.kind`)
+_BASIS_OF = {"run": _run_basis, "portfolio": _portfolio_basis}
+
+
+def basis(c: Comparison) -> str:
+    """What was valued, in a line: the runs' value per day, or each valued workload's."""
+    return _BASIS_OF[c.scenario.kind](c)
 
 
 def time_value_rows(c: Comparison) -> list[list[str]]:

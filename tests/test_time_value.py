@@ -17,17 +17,8 @@ from models.errors import InputError
 from models.portfolio.workloads import MAX_VALUE_USD_PER_DAY, parse_workloads
 from models.scenario import Scenario, explain_validation_error
 from pricing.engine import compare
+from tests.builders import TIME_RUNS as RUNS
 
-#: 30 runs of Llama 3 70B on 1,024 H100 over 60 months; the server price overridden down so that
-#: Build is the cheapest in cash (ready on day 181, Rent on day 11)
-RUNS = {
-    "workload": {"model": "llama3-70b", "tokens": 2e12},
-    "cluster": {"gpu": "H100-SXM", "gpus": 1024},
-    "usage": {"mode": "runs", "runs": 30},
-    "term": {"months": 60},
-    "options": {"compare": ["build", "rent", "managed"]},
-    "overrides": {"server_usd_per_gpu": 8000.0},
-}
 VALUE = 5000.0
 
 

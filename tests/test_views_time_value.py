@@ -13,16 +13,15 @@ from app import report_pdf, share_link
 from app.formatting import usd
 from models.scenario import Scenario
 from pricing.engine import compare
-from tests.builders import GENERATED, app, sample
+from tests.builders import GENERATED, TIME_RUNS, app, sample
 from tests.portal_app import send_edits
 from tests.readback import errors, flat, pdf_text
-from tests.test_time_value import RUNS
 
 FIELD = "value_usd_per_day_earlier"
 
 
 def _valued_runs() -> dict:
-    data = copy.deepcopy(RUNS)
+    data = copy.deepcopy(TIME_RUNS)
     data["usage"][FIELD] = 5000.0
     return data
 
@@ -77,7 +76,7 @@ def test_compare_shows_the_value_of_time_and_the_trade():
 
 
 def test_compare_without_a_value_has_no_value_of_time():
-    at = app("compare", scenario=copy.deepcopy(RUNS))
+    at = app("compare", scenario=copy.deepcopy(TIME_RUNS))
     assert not any("value of time" in df.value.columns for df in at.dataframe)
     assert not any(s.value == "Value of time" for s in at.subheader)
 
@@ -111,7 +110,7 @@ def test_the_pdf_prints_the_value_of_time_and_the_trade(no_charts):
     assert flat(usd(c.option("build").value_of_time.value_usd)) in text
     assert flat("buys results 170 days earlier") in text
     assert flat("First with the value of time") in text
-    plain = compare(Scenario.model_validate(RUNS), draws=200)
+    plain = compare(Scenario.model_validate(TIME_RUNS), draws=200)
     assert flat("Value of time") not in flat(
         pdf_text(report_pdf.build_report(plain, generated=GENERATED).data)
     )
