@@ -40,6 +40,8 @@ def recommendation_text(rec: Recommendation) -> str:
     lowest = (
         f"{rec.label} has the lowest cost over {rec.months} months{among} "
         f"({npv}{_below(rec, rec.runner_up)}"
+        if rec.ranked_npv_usd is None
+        else f"{_ranked_first(rec, among)} ({npv}{_with_time(rec)}"
     )
     if rec.closest_late is not None:  # no option meets the deadline: the caveat comes first
         closest = rec.closest_late
@@ -54,7 +56,8 @@ def recommendation_text(rec: Recommendation) -> str:
     n = f"{rec.draws:,} draws"
     p = rec.probability_cheapest
     if not rec.close_call:
-        return f"{lowest}; cheapest in {pct(p)} of {n}); {ready}"
+        first = "first" if rec.ranked_npv_usd is not None else "cheapest"
+        return f"{lowest}; {first} in {pct(p)} of {n}); {ready}"
     other = rec.contender
     why = (
         f"Too close to call between {rec.label} and {other.label}: {rec.label} is cheapest "
@@ -68,6 +71,9 @@ def recommendation_text(rec: Recommendation) -> str:
         else:
             spread_text = ""
         why += f", and {gap} is within the spread of that gap over the draws{spread_text}"
+    if rec.ranked_npv_usd is not None:
+        lead = f"{_ranked_first(rec, among)} ({npv}{_with_time(rec)})"
+        return f"{why}. On the base figures {lead}; {ready}"
     return why + (
         f". On the base figures {rec.label} costs least over {rec.months} months{among} "
         f"({npv}{_below(rec, other)}); " + ready
@@ -114,6 +120,8 @@ def _ready_lines(rec: Recommendation) -> list[str]:
         lines.append(shape_text(rec.demand_shape, rec))
     if rec.longer_waits:
         lines.append(waits_text(rec.longer_waits, rec.longer_waits_more))
+    if rec.time_trade is not None:
+        lines.append(time_trade_text(rec))
     return lines
 
 
@@ -131,6 +139,11 @@ def headline(rec: Recommendation) -> str:
     gap = _below(rec, other).lstrip(", ").replace(" below ", " cheaper than ", 1)
     text = f"{rec.label}: " + (f"{gap} " if gap else "the lowest cost ")
     text += f"over {rec.months} months (NPV {usd(rec.npv_usd)})"
+    if rec.ranked_npv_usd is not None:  # the buyer's value of time decides: said so, not "cheaper"
+        text = (
+            f"{rec.label}: first over {rec.months} months with the value of time "
+            f"({usd(rec.ranked_npv_usd)} in the ranking, NPV {usd(rec.npv_usd)} in cash)"
+        )
     if rec.chosen_on_time:
         text += f" among the options that deliver by the {rec.deadline_days:g}-day deadline"
     if rec.probability_cheapest is not None:
@@ -141,7 +154,8 @@ def headline(rec: Recommendation) -> str:
                 f"{pct(rec.contender_probability_cheapest)}"
             )
         else:
-            text += f", cheapest in {p} of {n}"
+            first = "first" if rec.ranked_npv_usd is not None else "cheapest"
+            text += f", {first} in {p} of {n}"
     if rec.closest_late is not None:
         text += f"; no option meets the {rec.deadline_days:g}-day deadline"
     if rec.closest_service is not None:
@@ -174,6 +188,45 @@ def reasons(rec: Recommendation) -> list[str]:
         )
     out += [sentence(line) for line in _ready_lines(rec)]
     return out
+
+
+def _ranked_first(rec: Recommendation, among: str = "") -> str:
+    """'Rent ranks first over 60 months with the value of time'."""
+    return f"{rec.label} ranks first over {rec.months} months{among} with the value of time"
+
+
+def _with_time(rec: Recommendation) -> str:
+    """', plus $0 value of time for later results: $41.32M in the ranking'."""
+    return (
+        f", plus {usd(rec.value_of_time_usd)} value of time for later results: "
+        f"{usd(rec.ranked_npv_usd)} in the ranking"
+    )
+
+
+def time_trade_text(rec: Recommendation) -> str:
+    """How much of the margin is the value of time (pricing/time_value.py `facts`): 'Build is
+    $1.34M cheaper; Rent dedicated's extra $1.34M buys results 170 days earlier, valued at
+    $25.53M' (the other option cheaper in cash), else 'Rent is also $6.35M cheaper than Managed
+    in cash; the value of time adds $5.38M to that (its results come 9 days later)'."""
+    t = rec.time_trade
+    cash = t.npv_usd - rec.npv_usd  # > 0: the other option costs more in cash
+    time = t.value_usd - t.best_value_usd  # > 0: the other option's results are worth less
+    if cash < 0:
+        return (
+            f"{t.label} is {usd(-cash)} cheaper; {rec.label}'s extra {usd(-cash)} buys results "
+            f"{days(abs(t.days_later))} {'earlier' if t.days_later >= 0 else 'later'}, valued "
+            f"at {usd(time)} (the buyer's value of time, not a cash line)"
+        )
+    lead = f"{rec.label} is also {usd(cash)} cheaper than {t.label} in cash"
+    if t.days_later >= 0:
+        return (
+            f"{lead}; the value of time adds {usd(time)} to that ({t.label}'s results come "
+            f"{days(t.days_later)} later)"
+        )
+    return (
+        f"{lead}; {t.label}'s results come {days(-t.days_later)} earlier, valued at "
+        f"{usd(-time)}, less than that"
+    )
 
 
 def no_service_text(rec: Recommendation) -> str:
@@ -217,7 +270,8 @@ def _per_unit(rec: Recommendation) -> str:
     unit = rec.ranked_per
     text = (
         f"{rec.label} has the lowest cost per delivered {unit} over {rec.months} months (NPV "
-        f"{usd_rate(rec.npv_per_unit_usd, unit)}"
+        + ("plus value of time " if rec.ranked_npv_usd is not None else "")
+        + f"{usd_rate(rec.npv_per_unit_usd, unit)}"
     )
     if rec.runner_up is not None and rec.runner_up_npv_per_unit_usd is not None:
         text += (

@@ -30,6 +30,7 @@ from models.portfolio.workloads import (
     PortfolioWorkload,
     check_runs,
     parse_workloads,
+    value_of_time_field,
 )
 from models.shapes import ModelShape, get_preset, known_model, load_presets, shape_from_params
 from models.training.job import AttentionKernel
@@ -257,6 +258,10 @@ class Usage(BaseModel):
     runs: float = Field(default=1.0, gt=0, le=1000, description="training runs over the term")
     utilisation_pct: float = Field(
         default=60.0, gt=0, le=100, description="share of hours the GPUs are busy (steady use)"
+    )
+    value_usd_per_day_earlier: float | None = value_of_time_field(
+        "training run: a day earlier for each run's result (runs mode; steady use is bridged "
+        "to the same hours, so it has no delay to value)"
     )
 
 

@@ -47,7 +47,7 @@ import numpy as np
 
 from models.numbers import in_unit, mid_sentence
 from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
-from pricing import bridge
+from pricing import bridge, time_value
 from pricing.delivery import bridges, delivery_of
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
 from pricing.ranges import RANGES
@@ -65,6 +65,7 @@ from pricing.results import (
     WorkloadWait,
 )
 from pricing.service_level import service_facts
+from pricing.time_value import ranked_npv
 from pricing.valuation import base_params, npv_table
 
 #: inputs varied by the tornado, the Monte Carlo and the flip-point search: key -> label
@@ -249,16 +250,18 @@ def recommend(
     unit = bridge.per_delivered_unit(inp, pool)
     if unit is not None:  # bridging off, different work: ranked per unit, no Monte Carlo on it
         return _per_unit_answer(inp, pool, ok, on_time, late, unit).model_copy(update=service)
-    best = min(pool, key=lambda r: r.npv_usd)
+    best = min(pool, key=ranked_npv)  # NPV, plus the value of time when the buyer gives one
     fastest = _fastest(ok)
-    others = sorted((r for r in pool if r is not best), key=lambda r: r.npv_usd)
+    others = sorted((r for r in pool if r is not best), key=ranked_npv)
     q = uncertainty.options.get(best.option) if uncertainty is not None else None
-    runner_up = others[0] if others else None  # by base NPV
+    runner_up = others[0] if others else None  # by base NPV (+ value of time)
     contender = runner_up
     if q is not None and others:
         contender = max(others, key=lambda r: _probability(uncertainty, r.option))
     facts = _answer_facts(inp, best, fastest, runner_up)
-    facts |= _deadline_facts(best, on_time, late) | service
+    facts |= (
+        _deadline_facts(best, on_time, late) | service | time_value.facts(best, pool, runner_up)
+    )
     shape = demand_shape(inp, best, ok)
     if shape is not None:
         facts["demand_shape"], facts["peak_to_mean_demand"], facts["idle_share"] = shape
@@ -267,7 +270,7 @@ def recommend(
         return Recommendation(**facts)
     p = q.probability_cheapest
     spread = _gap_spread(uncertainty, best.option, contender)
-    within = spread is not None and contender.npv_usd - best.npv_usd < spread
+    within = spread is not None and ranked_npv(contender) - ranked_npv(best) < spread
     facts |= dict(
         probability_cheapest=p,
         draws=uncertainty.draws,
@@ -289,13 +292,13 @@ def _per_unit_answer(inp, pool, ok, on_time, late, unit: str) -> Recommendation:
     field = bridge.PER_UNIT[inp.scenario.usage.mode][1]
 
     def per(r: OptionResult) -> float:
-        return r.npv_usd / getattr(r, field)
+        return ranked_npv(r) / getattr(r, field)
 
     ranked = sorted(pool, key=per)
     best, runner_up = ranked[0], (ranked[1] if len(ranked) > 1 else None)
     fastest = _fastest(ok)
     facts = _answer_facts(inp, best, fastest, runner_up)
-    facts |= _deadline_facts(best, on_time, late)
+    facts |= _deadline_facts(best, on_time, late) | time_value.facts(best, pool, runner_up)
     facts |= dict(
         ranked_per=unit,
         npv_per_unit_usd=per(best),

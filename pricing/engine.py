@@ -13,6 +13,8 @@ chosen; pricing/decision.py `recommend` recommends only options that meet it whe
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from models.errors import InputError
@@ -23,7 +25,7 @@ from models.scenario import Scenario
 from models.units import SECONDS_PER_DAY
 from pricing import cashflows as cf
 from pricing import decision as ds
-from pricing import site_power
+from pricing import site_power, time_value
 from pricing import timeline as tl
 from pricing.catalogue.freshness import with_freshness
 from pricing.catalogue.loader import Catalogue, load_catalogue
@@ -500,6 +502,9 @@ def compare(
                     np.array(rows[a].cumulative_usd), np.array(rows[b].cumulative_usd)
                 )
                 rows[a].breakeven_month_npv[b] = breakeven_month(discounted[a], discounted[b])
+    rows = time_value.attach(scenario, rows)  # what later results are worth, when valued
+    if time_value.adjustments(rows):  # the ranking reads NPV + value of time
+        inp = dataclasses.replace(inp, time_value_usd=time_value.adjustments(rows))
     ordered = [rows[o] for o in scenario.options.compare]
     # with a deadline the decision support compares the options that meet it (if any does):
     # they are the ones `recommend` chooses from

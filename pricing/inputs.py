@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from models.constraints import excluded
 from models.errors import InputError
 from models.hardware import get_gpu
 from models.numbers import on_day
@@ -31,6 +30,7 @@ from models.units import (  # noqa: F401  (DAYS_PER_MONTH, HOURS_PER_MONTH: the 
     DAYS_PER_YEAR,
     HOURS_PER_MONTH,
 )
+from pricing.availability import unavailable_options
 from pricing.catalogue.loader import (
     PLANNER_DEFAULT_SOURCE,
     Catalogue,
@@ -38,7 +38,6 @@ from pricing.catalogue.loader import (
     TimelineRow,
 )
 from pricing.site_power import LIQUID_RETROFIT_KEY, site_limits
-from pricing.site_power import not_offered as site_not_offered
 from pricing.timeline import Site, ready_day
 from pricing.timeline import racks as rack_count
 from pricing.usage import USAGE_KEYS, UsageInputs
@@ -193,6 +192,9 @@ class CostInputs:
     #: a version 2 scenario: its demand and every compared option's capacity plan
     #: (pricing/planning/records.py Portfolio); None for version 1
     portfolio: Any = None
+    #: option -> its value of time, USD (pricing/time_value.py): added to its NPV in the
+    #: ranking (pricing/valuation.py npv_columns), never to a cash flow; empty without one
+    time_value_usd: dict[str, float] = field(default_factory=dict)
 
     def with_portfolio(self, portfolio: Any, unavailable: dict[str, str]) -> CostInputs:
         """These inputs with a portfolio's plans and the options its plans cannot offer."""
@@ -586,39 +588,6 @@ def _discount_rate_figure(scenario: Scenario, figures: dict[str, Figure]) -> Non
         )
 
 
-def _unavailable_options(
-    scenario: Scenario,
-    gpu_id: str,
-    figures: dict[str, Figure],
-    no_price: dict[str, str],
-    by_size: dict[str, str],
-    site: Site,
-) -> dict[str, str]:
-    """option id -> why it cannot be compared: no price (an override gives one), not offered at
-    this size (`by_size`), in a version 1 scenario needing a demand shape, or ruled out by the
-    buyer's constraints (models/constraints.py; that reason first)."""
-    unavailable: dict[str, str] = {}
-    for option in OPTIONS:  # an option without a price cannot be compared (an override gives one)
-        if option.price_key and not math.isfinite(figures[option.price_key].value):
-            unavailable[option.id] = no_price.get(
-                option.id, f"no {option.label} offer for {gpu_id} in the catalogue"
-            )
-    unavailable.update(by_size)
-    if not scenario.is_portfolio:  # planned on a demand over time (pricing/planning/)
-        for option in OPTIONS:
-            if option.needs_demand:
-                unavailable[option.id] = (
-                    "needs a demand shape: a version 2 scenario's workloads give the demand "
-                    "month by month that sizes its base and its burst; a version 1 scenario "
-                    "has one workload on a fixed GPU count"
-                )
-    for option in OPTIONS:  # an owned cluster beyond the site, where no upgrade is allowed
-        if why := site_not_offered(option.id, site):
-            unavailable[option.id] = why
-    unavailable.update(excluded(scenario.constraints))  # the buyer's rule before any price
-    return unavailable
-
-
 def _figures(
     scenario: Scenario, cat: Catalogue, plan: TrainingPlan, gpu_id: str, site: Site
 ) -> tuple[dict[str, Figure], dict[str, str], float]:
@@ -647,7 +616,7 @@ def _figures(
             f"not used for {gpu_id}: the catalogue lists the prices it would discount; "
             "override rent_usd_per_gpu_hour or cloud_committed_*_usd_per_gpu_hour instead",
         )
-    unavailable = _unavailable_options(scenario, gpu_id, figures, no_price, by_size, site)
+    unavailable = unavailable_options(scenario, gpu_id, figures, no_price, by_size, site)
     return figures, unavailable, age_years
 
 

@@ -91,6 +91,50 @@ class SitePower(Record):
     upgrade_usd: float | None = None
 
 
+class WorkloadTimeValue(Record):
+    """One portfolio workload's value of time on an option (pricing/time_value.py): its mean delay
+    less the least mean delay on any completing option, at its value per day."""
+
+    name: str
+    value_usd_per_day_earlier: float
+    delay_days: float
+    value_usd: float
+
+
+class TimeValue(Record):
+    """What an option's later results are worth to the buyer (pricing/time_value.py): an adjustment
+    to its NPV in the ranking only, never a cash flow or part of a total."""
+
+    #: Σ value per day × days later than the earliest completing option (0 for the earliest)
+    value_usd: float
+    #: one run: days its first result comes after the earliest option's; a portfolio: its
+    #: workloads' delays weighted by their value per day
+    delay_days: float
+    #: the NPV the ranking reads: npv_usd + value_usd
+    ranked_npv_usd: float
+    #: one run: the runs whose results are valued, and the option whose first result is earliest
+    runs: float | None = Field(None, exclude_if=_empty)
+    earliest_label: str | None = Field(None, exclude_if=_empty)
+    #: a portfolio: each workload with a value per day
+    workloads: list[WorkloadTimeValue] = Field(default_factory=list, exclude_if=_empty)
+
+
+class TimeTrade(Record):
+    """The recommendation's value of time against one other option (pricing/time_value.py
+    `trade`): the option cheapest in cash when that is not the recommended one, else the
+    runner-up in the ranking."""
+
+    option: str
+    label: str
+    npv_usd: float
+    #: the other option's value of time, and the recommended option's
+    value_usd: float
+    best_value_usd: float
+    #: how many days later the other option's results come (negative: earlier), as TimeValue
+    #: measures them
+    days_later: float
+
+
 class OptionResult(Record):
     option: str
     label: str
@@ -172,6 +216,10 @@ class OptionResult(Record):
     usd_per_million_output_tokens: dict[str, float] = Field(default_factory=dict, exclude_if=_empty)
     #: an owned option's hardware refreshes, in order (empty without options.build_refresh_after_months)
     hardware_refreshes: list[HardwareRefresh] = Field(default_factory=list, exclude_if=_empty)
+    #: with a value per day of earlier results (usage or a workload's
+    #: value_usd_per_day_earlier): what its later results are worth, added to its NPV in the
+    #: ranking only (pricing/time_value.py); None without one or for an option not ranked
+    value_of_time: TimeValue | None = Field(None, exclude_if=_empty)
 
     @classmethod
     def unavailable(cls, option: str, label: str, note: str, months: int) -> OptionResult:
@@ -320,6 +368,12 @@ class Recommendation(Record):
     ranked_per: str | None = Field(None, exclude_if=_empty)
     npv_per_unit_usd: float | None = Field(None, exclude_if=_empty)
     runner_up_npv_per_unit_usd: float | None = Field(None, exclude_if=_empty)
+    #: with a value of time (pricing/time_value.py): ranked on NPV + value of time; the
+    #: recommended option's value of time and ranked NPV, and the trade against the option
+    #: cheapest in cash (or the runner-up)
+    value_of_time_usd: float | None = Field(None, exclude_if=_empty)
+    ranked_npv_usd: float | None = Field(None, exclude_if=_empty)
+    time_trade: TimeTrade | None = Field(None, exclude_if=_empty)
 
 
 class TornadoBar(Record):

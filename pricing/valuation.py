@@ -117,11 +117,14 @@ def npv_columns(
     inp: CostInputs, results: dict[str, tuple], P: dict[str, np.ndarray], options: list[str]
 ) -> np.ndarray:
     """`npv_table` from `evaluate(inp, P, ...)`'s results (the engine's base case, already
-    evaluated)."""
+    evaluated). The NPV the ranking reads: an option's value of time (`inp.time_value_usd`,
+    pricing/time_value.py) is added to it; a result's own `npv_usd` never includes it."""
     cols = []
     for option in options:
         flows, ctx = results[option]
         value = npv(flows, P, inp.months)
+        if option in inp.time_value_usd:  # the ranking's NPV (pricing/time_value.py)
+            value = value + inp.time_value_usd[option]
         ok = completes(inp, ctx, P).ravel() & np.isfinite(value)
         cols.append(np.where(ok, value, np.inf))
     return np.stack(cols, axis=1)

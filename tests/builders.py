@@ -231,3 +231,15 @@ def patient(data: dict) -> dict:
     for w in out.get("workloads") or []:
         w["max_wait_days"] = PATIENT_DAYS
     return out
+
+
+#: 30 runs of Llama 3 70B on 1,024 H100 over 60 months; the server price overridden down so that
+#: Build is the cheapest in cash (ready on day 181, Rent on day 11)
+TIME_RUNS = {
+    "workload": {"model": "llama3-70b", "tokens": 2e12},
+    "cluster": {"gpu": "H100-SXM", "gpus": 1024},
+    "usage": {"mode": "runs", "runs": 30},
+    "term": {"months": 60},
+    "options": {"compare": ["build", "rent", "managed"]},
+    "overrides": {"server_usd_per_gpu": 8000.0},
+}

@@ -180,6 +180,25 @@ def test_a_run_that_waits_two_months_finishes_two_months_later():
     assert r.delayed_gpu_hours == pytest.approx(64 * 20 * 24)
 
 
+def test_a_workloads_delay_counts_the_wait_for_go_live_its_service_wait_does_not():
+    """delay_days_max/mean are a run's start less its release (go-live included); wait_days_max
+    counts from the later of release and go-live. Three figures, three lists: they once shared
+    one list, so every delay read the service-level wait (0 here, not two months)."""
+    gangs = [Pretrain(name="p", duration_months=1), Finetune(name="f", duration_months=1)]
+    flat = Steady(name="s", gpus=8, utilisation_pct=50.0, duration_months=12)
+    fine = Sizing(kind="finetune", gang=True, gpus_per_run=8, run_days=1.0)
+    d = demand_of([*gangs, flat], [gang(64, 20.0), fine, SIZERS["steady"](flat, "")], 12)
+    r = simulate(d, [0.0, 0.0] + [128.0] * 10)
+    p, f, s = r.workloads
+    two_months = 2 * DAYS_PER_MONTH  # the flat backlog goes first: a few days more
+    assert two_months <= p.delay_days_max < two_months + 3
+    assert p.delay_days_mean == p.delay_days_max  # one run
+    assert p.wait_days_max < 3
+    assert f.delay_days_max >= 2 * DAYS_PER_MONTH - 1e-6 and f.wait_days_max < 3
+    assert s.delay_days_max >= two_months - 1
+    assert s.delay_days_mean < s.delay_days_max
+
+
 def test_runs_queue_first_in_first_out_and_a_small_job_never_overtakes():
     first = Pretrain(name="first", start_month=0, duration_months=1)
     big = Pretrain(name="big", start_month=1, duration_months=1)

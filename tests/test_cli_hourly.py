@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from app import report_text
+from app import report_hourly
 from app.cli import main
 from models.scenario import Scenario
 from pricing.catalogue.loader import load_catalogue
@@ -124,7 +124,7 @@ def test_a_figure_the_catalogue_lacks_is_null_not_nan(capsys):
         for a in comparison.assumptions
     ]
     broken = comparison.model_copy(update={"assumptions": nan})
-    data = report_text.hourly_data("H100-SXM", 64, 60, [(50.0, broken)], [])
+    data = report_hourly.hourly_data("H100-SXM", 64, 60, [(50.0, broken)], [])
     spot = next(f for f in data["rental_figures"] if f["key"] == "cloud_spot_usd_per_gpu_hour")
     assert spot["usd_per_gpu_hour"] is None
     json.dumps(data, allow_nan=False)

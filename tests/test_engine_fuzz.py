@@ -30,7 +30,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.exports import comparison_json, monthly_csv
-from app.recommendation_text import recommendation_text
+from app.recommendation_text import headline, reasons, recommendation_text
 from app.report_text import comparison_report
 from models.hardware import gpu_ids
 from models.scenario import MAX_GPUS, OPTION_IDS, Scenario
@@ -171,6 +171,7 @@ def check_whole_path(data: dict, catalogue: Catalogue | None = None) -> None:
         assert best.available and best.completes_workload and math.isfinite(best.npv_usd)
         assert best.npv_usd == min(o.npv_usd for o in ranked)
     assert "nan" not in recommendation_text(c.recommendation).lower()
+    assert "nan" not in " ".join([headline(c.recommendation), *reasons(c.recommendation)]).lower()
 
     exported = _strict_json(comparison_json(c))
     exported["recommendation"].pop("why")  # the app's words (app/recommendation_text.py)
@@ -251,5 +252,5 @@ def test_the_pdf_of_any_valid_scenario_reads_back_with_finite_numbers(data):
     pages = pypdf.PdfReader(io.BytesIO(report.data)).pages
     assert len(pages) == report.pages
     text = "\n".join(page.extract_text() for page in pages)
-    assert recommendation_text(c.recommendation)[:40] in " ".join(text.split())
+    assert headline(c.recommendation)[:40] in " ".join(text.split())
     assert not re.search(r"\b(nan|inf|infinity)\b", text, re.I)

@@ -14,7 +14,6 @@ from app.cli.common import (
     load_catalogue,
     number,
     print_json,
-    report_text,
     scenario_model,
     whole,
 )
@@ -76,10 +75,12 @@ def run(args: argparse.Namespace) -> int:
         except InputError as exc:
             raise UsageError(f"clusterplan hourly: --{exc.field}: {exc}") from None
         rows.append((util, comparison))
+    from app import report_hourly  # only this command needs it (the CLI starts light)
+
     if args.json:
         rentals = load_catalogue().rentals(args.gpu)  # the catalogue compare() priced with
-        data = report_text.hourly_data(args.gpu, args.gpus, args.months, rows, rentals)
+        data = report_hourly.hourly_data(args.gpu, args.gpus, args.months, rows, rentals)
         print_json("clusterplan hourly", data)
     else:
-        print(report_text.hourly_report(args.gpu, args.gpus, args.months, rows))
+        print(report_hourly.hourly_report(args.gpu, args.gpus, args.months, rows))
     return 0

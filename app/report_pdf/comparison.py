@@ -41,6 +41,9 @@ from app.report_text import (
     token_cost_rows,
 )
 from app.site_text import power_line, upgrade_lines
+from app.time_value_text import HEADING as TIME_VALUE_HEADING
+from app.time_value_text import basis as time_value_basis
+from app.time_value_text import time_value_rows, workload_lines
 from pricing import price_checks
 from pricing.catalogue import freshness
 from pricing.results import Comparison, OptionResult
@@ -134,6 +137,7 @@ class ComparisonDocument(Document):
             )
         self.grid(rows, (30, 23, 21, 20, 23, 20, 21, 22), ("LEFT",) + ("RIGHT",) * 7)
         self.caption(after_tax_line(c))
+        self.value_of_time()
         for o in c.options:
             if not o.completes_workload or not o.available:
                 self.caption(f"{o.label}: {o.note}")
@@ -159,6 +163,21 @@ class ComparisonDocument(Document):
             "No share link could be made for this scenario.",
         )
 
+    def value_of_time(self) -> None:
+        """The buyer's value of time beside each NPV (app/time_value_text.py; none without it)."""
+        rows = time_value_rows(self.c)
+        if not rows:
+            return
+        self.heading("Value of time", 11)
+        self.caption(f"{TIME_VALUE_HEADING}. {plain(time_value_basis(self.c), 600)}.")
+        self.grid(
+            [[plain(x, 60) for x in r] for r in rows],
+            (40, 35, 35, 35, 35),
+            ("LEFT",) + ("RIGHT",) * 4,
+        )
+        for line in workload_lines(self.c):
+            self.caption(plain(line, 600))
+
     def recommendation(self) -> None:
         c, rec = self.c, self.c.recommendation
         best = _result(c, rec.option)
@@ -173,9 +192,11 @@ class ComparisonDocument(Document):
             self.text_block(why, 9, INK, fill=True, padding=(0.5, 4, 1.5, 5))
         lines = []
         if best:
+            first = "Cheapest over the term"
+            if rec.ranked_npv_usd is not None:
+                first = f"First with the value of time ({usd(rec.ranked_npv_usd)} in the ranking)"
             lines.append(
-                f"Cheapest over the term: {best.label}, NPV {usd(best.npv_usd)}, "
-                f"nominal {usd(best.total_usd)}."
+                f"{first}: {best.label}, NPV {usd(best.npv_usd)}, nominal {usd(best.total_usd)}."
             )
         if fastest and fastest.first_result_day is not None:
             lines.append(

@@ -34,6 +34,9 @@ from app.formatting import (
 from app.recommendation_text import headline, reasons, recommendation_text, service_notes
 from app.report_text import TOKEN_COST_NOTE, chargeback_rows, refresh_lines, token_cost_rows
 from app.site_text import power_line, upgrade_lines
+from app.time_value_text import HEADING as TIME_VALUE_HEADING
+from app.time_value_text import basis as time_value_basis
+from app.time_value_text import time_value_rows, workload_lines
 from app.views import guide, side_by_side
 from models.options import Billing, spec
 from models.scenario import Scenario
@@ -192,6 +195,7 @@ def _run_totals(c: Comparison, deadline: float | None) -> None:
         "period on the Assumptions page). "
         "$ per delivered GPU-hour divides the total by the GPU-hours of work done."
     )
+    _value_of_time(c)
 
 
 def _save_and_downloads(sc: Scenario, c: Comparison) -> None:
@@ -323,6 +327,22 @@ def _portfolio_totals(c: Comparison) -> None:
         for o in c.options
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="totals_v2")
+    _value_of_time(c)
+
+
+def _value_of_time(c: Comparison) -> None:
+    """The buyer's value of time beside each option's NPV (app/time_value_text.py): the ranking's
+    own adjustment, not a cash line; nothing without a value per day."""
+    rows = time_value_rows(c)
+    if not rows:
+        return
+    st.subheader("Value of time")
+    st.dataframe(
+        pd.DataFrame(rows[1:], columns=rows[0]), hide_index=True, width="stretch", key="time_value"
+    )
+    st.caption(md_plain(f"{TIME_VALUE_HEADING}. {time_value_basis(c)}."))
+    for line in workload_lines(c):
+        st.caption(md_plain(line))
 
 
 def _capacity_served(sc: Scenario, available: list[OptionResult]) -> None:

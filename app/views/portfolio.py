@@ -36,6 +36,8 @@ from app.field_problems import (
 from app.formatting import md_plain
 from app.views import site_inputs, workload_details
 from app.views.execution import execution_inputs
+from app.workloads_csv import MAX_CSV_BYTES, read_workloads_csv, workloads_csv
+from models.errors import InputError
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
 from models.portfolio.workloads import MAX_WAIT_DAYS_DEFAULT, WORKLOAD_KINDS
@@ -78,6 +80,12 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "rps": ("Requests/s", "serve: requests per second in its first month"),
     "growth_pct_per_month": ("Growth %/month", "serve: traffic growth a month, compounded"),
     "utilisation_pct": ("Busy %", "steady: share of hours its GPUs are busy"),
+    "value_usd_per_day_earlier": (
+        "$ per day earlier",
+        "value of time: what a day less of its mean wait (its results a day earlier) is worth; "
+        "an option whose results come later pays for the days in the ranking (not a cash flow). "
+        "Empty: time has no value",
+    ),
     "max_wait_days": (
         "Max wait (days)",
         "service level: the longest its work may wait for capacity after release (and the "
@@ -284,6 +292,59 @@ def _selection() -> int:
         st.rerun()
     workload_details.render(choice, generation)
     return choice
+
+
+#: the workloads CSV's uploader and the problem its last file had (kept outside PREFIX: a new
+#: scenario drops this view's widgets, and the upload is what made it)
+CSV_FILE, CSV_ERROR = "workloads_csv_file", "workloads_csv_error"
+
+
+def _import_csv() -> None:
+    """The uploaded workloads file in force (app/workloads_csv.py), or its first problem kept to
+    show, naming the row and column; the workloads stay as they were then."""
+    file = st.session_state.get(CSV_FILE)
+    if file is None:
+        return
+    try:
+        if file.size > MAX_CSV_BYTES:  # refused before it is read
+            raise InputError("workloads", f"larger than {MAX_CSV_BYTES // 1024} KiB")
+        items = read_workloads_csv(file.getvalue().decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        st.session_state[CSV_ERROR] = ("workloads", f"{file.name[:80]}: not UTF-8 text")
+        return
+    except InputError as exc:
+        st.session_state[CSV_ERROR] = (exc.field, f"{file.name[:80]}: {exc}")
+        return
+    st.session_state.pop(CSV_ERROR, None)
+    state.put("workloads", items)
+    _drop_widgets()
+
+
+def _csv_files(sc) -> None:
+    """Download the workloads as CSV (every field, the service level and the value of time
+    included) and upload such a file in their place."""
+    down, up = st.columns(2)
+    if sc is not None and sc.workloads:
+        down.download_button(
+            "Download workloads (CSV)",
+            workloads_csv(sc.workloads),
+            file_name="workloads.csv",
+            mime="text/csv",
+            icon=":material/download:",
+            key="p_csv_download",
+            help="One row per workload, every field a column (max_wait_days and "
+            "value_usd_per_day_earlier too); edit it in a spreadsheet and upload it back.",
+        )
+    up.file_uploader(
+        "Upload workloads (CSV)",
+        type=["csv"],
+        key=CSV_FILE,
+        on_change=_import_csv,
+        help="A header with kind and name and any workload fields; an empty cell or a column left "
+        f"out takes the kind's default. At most {MAX_CSV_BYTES // 1024} KiB.",
+    )
+    if error := st.session_state.get(CSV_ERROR):
+        state.show_error(*error)
 
 
 def _expansion_rows() -> list:
@@ -518,6 +579,8 @@ def render() -> None:
     with left:
         selected = _selection()
     sc, problems = state.scenario()
+    with left:
+        _csv_files(sc)
     others = [p for p in problems if not p[0].startswith(PLAN_FIELDS)]
     if problems and not others:  # only the owned plan is wrong: the workloads are sized meanwhile
         sc, _ = state.scenario_without(*PLAN_FIELDS)

@@ -348,6 +348,16 @@ def _use_over_the_term() -> None:
     )
     if umode == "runs":
         sw.number(c2, "Runs over the term", "usage.runs", "w_runs", step=1.0, help="")
+        sw.count(
+            c2,
+            "Value of a day earlier, per run ($)",
+            "usage.value_usd_per_day_earlier",
+            "w_value_time",
+            help="What a day earlier for each run's result is worth to you. With it, an option "
+            "whose results come later pays for the days in the ranking (its own 'value of time' "
+            "line on Compare, not a cash flow). Empty: time has no value.",
+            placeholder="time has no value",
+        )
     else:
         sw.slider(
             c2,

@@ -90,6 +90,30 @@ def _max_wait(kind: str):
     )
 
 
+#: the most a day of earlier results may be worth, USD (`value_usd_per_day_earlier`): a planner
+#: bound, not a sourced figure; $1B a day is $365B a year, past any buyer's whole budget, so a
+#: larger value is a typo (an extra zero or three), not a valuation
+MAX_VALUE_USD_PER_DAY = 1e9
+VALUE_OF_TIME_TEXT = (
+    "optional: what a day of earlier results is worth to the buyer, USD per day (empty: time has "
+    "no value and options are ranked on NPV alone). With it, each option's delay against the "
+    "earliest compared option is valued at this rate and added to its NPV in the ranking only "
+    "(pricing/time_value.py): it is not a cash flow and no total includes it. "
+)
+
+
+def value_of_time_field(what: str):
+    """The optional `value_usd_per_day_earlier` field of `what` ("workload", "training run"):
+    at least 0, at most MAX_VALUE_USD_PER_DAY; None (left out of the JSON) without it."""
+    return Field(
+        None,
+        ge=0,
+        le=MAX_VALUE_USD_PER_DAY,
+        description=VALUE_OF_TIME_TEXT + f"Counted per {what}.",
+        exclude_if=lambda v: v is None,  # a scenario without it writes the JSON it did
+    )
+
+
 def _known_model(v: str) -> str:
     if v not in load_presets():
         raise ValueError(f"unknown model preset; choose one of: {', '.join(load_presets())}")
@@ -105,6 +129,9 @@ class WorkloadBase(Record):
     team: str = Field("default", min_length=1, max_length=40, description="who is charged")
     start_month: int = Field(0, ge=0, le=MAX_MONTHS - 1, description="first month, 0 = term start")
     duration_months: int = Field(12, ge=1, le=MAX_MONTHS, description="months it runs")
+    value_usd_per_day_earlier: float | None = value_of_time_field(
+        "workload: a day less of its mean wait (the mean delay of its runs or GPU-hours)"
+    )
 
     @field_validator("name", "team")
     @classmethod
@@ -345,6 +372,7 @@ __all__ = [
     "MAX_DEMAND_TERM_MULTIPLE",
     "MAX_GANG_RUNS",
     "MAX_WAIT_DAYS",
+    "MAX_VALUE_USD_PER_DAY",
     "MAX_WAIT_DAYS_DEFAULT",
     "WORKLOAD_KINDS",
     "GANG_RATE_FIELD",
