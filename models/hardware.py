@@ -42,7 +42,7 @@ class GpuSpec(BaseModel):
     failures_per_gpu_day: float = Field(gt=0)
     #: Chip generation (NVIDIA's architecture name; AMD's CDNA generation): the key of the measured
     #: attention-kernel rates (constants.ATTENTION_EFFICIENCY), which differ by generation at one GEMM rate.
-    architecture: Literal["ampere", "ada", "hopper", "blackwell", "cdna3"]
+    architecture: Literal["ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3"]
     as_of: str
     source: str = Field(min_length=1)
     notes: str = ""

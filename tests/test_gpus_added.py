@@ -1,0 +1,81 @@
+"""The GPUs added on 2026-12-02 (issue 29's Blackwell Ultra, issue 31 item 5's training GPUs):
+each row carries the published figures its source column names, the figures that could not be
+sourced say so, and every surface that lists GPUs takes them."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.hardware import get_gpu, load_gpus
+from models.serving.plan import ServeInputs, plan_serving
+from pricing.catalogue.loader import load_catalogue
+
+ADDED = ("H800", "MI250X", "MI325X", "B300", "GB300")
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return load_catalogue()
+
+
+def test_the_h800_is_an_h100_with_nvlink_cut_to_400_gb_per_s_both_ways():
+    h800, h100 = get_gpu("H800"), get_gpu("H100-SXM")
+    assert h800.scaleup_bandwidth_gbyte_per_s == 200  # 400 GB/s bidirectional
+    same = ("bf16_dense_tflops", "fp8_dense_tflops", "memory_gib", "hbm_bandwidth_tbyte_per_s")
+    assert all(getattr(h800, f) == getattr(h100, f) for f in same)
+    assert h800.architecture == "hopper"
+
+
+def test_an_mi250x_gpu_is_one_of_its_two_dies_as_the_published_runs_count_them():
+    gcd = get_gpu("MI250X")
+    assert gcd.bf16_dense_tflops == 383 / 2 and gcd.memory_gib == 128 / 2
+    assert gcd.hbm_bandwidth_tbyte_per_s == pytest.approx(3.2768 / 2)
+    assert gcd.fp8_dense_tflops is None and gcd.architecture == "cdna2"
+    assert gcd.gpus_per_node == 8  # 4 MI250X = 8 GCDs per Frontier or LUMI node
+
+
+def test_blackwell_ultra_has_its_published_peaks_and_memory():
+    b300, gb300 = get_gpu("B300"), get_gpu("GB300")
+    assert (b300.bf16_dense_tflops, b300.fp8_dense_tflops, b300.fp4_dense_tflops) == (
+        2250,
+        4500,
+        14000,
+    )
+    assert (gb300.bf16_dense_tflops, gb300.fp8_dense_tflops, gb300.fp4_dense_tflops) == (
+        2500,
+        5000,
+        15000,
+    )
+    assert b300.memory_gib == 270 and gb300.memory_gib == 279
+    assert gb300.scaleup_domain_gpus == 72 and b300.scaleup_domain_gpus == 8
+    assert get_gpu("MI325X").memory_gib == 256
+
+
+@pytest.mark.parametrize("gpu", ADDED)
+def test_an_unmeasured_matmul_rate_names_the_gpu_it_was_taken_from(gpu):
+    spec = get_gpu(gpu)
+    notes = spec.notes
+    assert "matmul fraction of peak" in notes
+    if "MAMF:" not in notes:  # measured on this GPU: the MAMF figure; else whose and why
+        assert "assumed" in notes and "no " in notes, notes
+        donor = {"H800": "H100-SXM", "MI250X": "MI300X", "GB300": "GB200"}[gpu]
+        assert spec.matmul_fraction_of_peak == get_gpu(donor).matmul_fraction_of_peak
+
+
+def test_a_price_no_source_gives_is_a_planner_default_and_says_so(cat):
+    rows = [r for r in cat.rental_rows if r.gpu_id in ADDED and r.provider == "Planner default"]
+    assert {r.gpu_id for r in rows} == {"H800", "MI250X", "GB300"}
+    assert all(r.source.startswith("planner default") and r.grade == "C" for r in rows)
+    for gpu in ("H800", "MI250X"):
+        (server,) = cat.server_prices(gpu)
+        assert server.source.startswith("planner default"), server
+
+
+@pytest.mark.parametrize("gpu", ADDED)
+def test_each_added_gpu_is_priced_and_serves(gpu, cat):
+    assert gpu in load_gpus()
+    assert cat.server_price_usd_per_gpu(gpu) > 0 and cat.rental_price(gpu, "on_demand") > 0
+    plan = plan_serving(
+        ServeInputs(model="llama3.1-8b", gpu=gpu, input_tokens=1000, output_tokens=200, rps=2)
+    )
+    assert plan.gpus >= 1
