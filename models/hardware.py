@@ -90,6 +90,13 @@ def gpu_ids() -> list[str]:
     return list(load_gpus())
 
 
+def gpus_with(precision: str, has: bool = True) -> list[str]:
+    """The catalogue's GPU ids that have (or, has=False, lack) tensor cores for `precision` (fp8,
+    fp4): the lists help texts name, read from the catalogue so a GPU added there is named."""
+    field = {"fp8": "fp8_dense_tflops", "fp4": "fp4_dense_tflops"}[precision]
+    return [g for g, spec in load_gpus().items() if (getattr(spec, field) is not None) == has]
+
+
 def get_gpu(gpu_id: str) -> GpuSpec:
     gpus = load_gpus()
     if gpu_id not in gpus:

@@ -111,3 +111,25 @@ def test_runs_added_on_2026_12_02_are_marked_and_predicted():
         assert predict_step(r)["predicted"] > 0
     for r in tuned:
         assert finetune.predict(r)["predicted"] > 0
+
+
+@pytest.mark.parametrize(
+    ("page", "key"), [("workload", "w_gpu"), ("serve", "s_gpu"), ("finetune", "f_gpu")]
+)
+def test_every_page_that_picks_a_gpu_offers_the_added_ones(page, key):
+    from tests.builders import app
+
+    at = app(page)
+    assert not at.exception
+    offered = " ".join(str(o) for o in at.selectbox(key=key).options)
+    assert all(g in offered for g in ADDED), (page, offered)
+
+
+def test_the_precision_help_names_the_catalogues_gpus():
+    """The FP4 and FP8 help texts read the catalogue: a GPU added there is named there."""
+    from app.views.serve import PRECISIONS
+    from app.views.workload_details import DETAILS
+
+    assert all(g in PRECISIONS["fp4"] for g in ("B200", "GB200", "B300", "GB300"))
+    text = DETAILS["precision"][1]
+    assert "B300" in text and "MI250X" in text  # FP4 on Blackwell Ultra; no FP8 on MI250X
