@@ -43,8 +43,9 @@ ATTENTION_RELATIVE_EFFICIENCY = {0: 0.70, 1: 0.35, 2: 0.70}
 #: Engine's DotProductAttention, which runs cuDNN fused attention on sm90 and later and flash-attention
 #: on sm8x (TE docs/examples/attention/attention.ipynb selection order), so its Ampere entry is FA2's.
 #: FA3 runs on Hopper only (FA3 README: "Requirements: H100 / H800 GPU"): no entry elsewhere.
-#: Blackwell, Ada and CDNA3 keep the rule: no forward-and-backward measurement at these settings was
-#: found (the FlashAttention-4 paper's abstract gives a B200 forward peak, 1,613 TF/s, and ratios only).
+#: Blackwell (B300/GB300 included), Ada, CDNA2 (MI250X, added 2026-12-02) and CDNA3 keep the rule:
+#: no forward-and-backward measurement at these settings was found (the FlashAttention-4 paper's
+#: abstract gives a B200 forward peak, 1,613 TF/s, and ratios only).
 #: Added after the held-out errors were seen (heldout-scores.md step 12); no validation row set a number.
 _ATTENTION_RULE = {k: (e, e) for k, e in ATTENTION_RELATIVE_EFFICIENCY.items()} | {4: (0.70, 0.70)}
 ATTENTION_EFFICIENCY = {
@@ -52,6 +53,7 @@ ATTENTION_EFFICIENCY = {
     "hopper": {0: (0.70, 0.70), 1: (0.19, 0.19), 2: (0.40, 0.40), 3: (0.72, 0.70), 4: (0.65, 0.65)},
     "blackwell": _ATTENTION_RULE,
     "ada": _ATTENTION_RULE,
+    "cdna2": _ATTENTION_RULE,
     "cdna3": _ATTENTION_RULE,
 }
 #: FP8 GEMMs reach a lower fraction of their (2×) peak than BF16 ones: NeMo 24.12 Llama 3 70B FP8 at

@@ -42,7 +42,7 @@ class GpuSpec(BaseModel):
     failures_per_gpu_day: float = Field(gt=0)
     #: Chip generation (NVIDIA's architecture name; AMD's CDNA generation): the key of the measured
     #: attention-kernel rates (constants.ATTENTION_EFFICIENCY), which differ by generation at one GEMM rate.
-    architecture: Literal["ampere", "ada", "hopper", "blackwell", "cdna3"]
+    architecture: Literal["ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3"]
     as_of: str
     source: str = Field(min_length=1)
     notes: str = ""
@@ -88,6 +88,13 @@ def load_gpus(path: pathlib.Path = DATA_FILE) -> dict[str, GpuSpec]:
 
 def gpu_ids() -> list[str]:
     return list(load_gpus())
+
+
+def gpus_with(precision: str, has: bool = True) -> list[str]:
+    """The catalogue's GPU ids that have (or, has=False, lack) tensor cores for `precision` (fp8,
+    fp4): the lists help texts name, read from the catalogue so a GPU added there is named."""
+    field = {"fp8": "fp8_dense_tflops", "fp4": "fp4_dense_tflops"}[precision]
+    return [g for g, spec in load_gpus().items() if (getattr(spec, field) is not None) == has]
 
 
 def get_gpu(gpu_id: str) -> GpuSpec:

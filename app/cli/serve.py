@@ -14,7 +14,7 @@ from app.cli.common import (
     print_json,
     sized,
 )
-from models.hardware import gpu_ids
+from models.hardware import gpu_ids, gpus_with
 from models.serving.precision import DEFAULT_PRECISION_TEXT
 from models.shapes import load_presets
 
@@ -51,7 +51,8 @@ def register(sub) -> None:
     )
     s.add_argument(
         "--precision",
-        help=f"weights: bf16, fp8 or fp4 (B200, GB200); default {DEFAULT_PRECISION_TEXT}",
+        help=f"weights: bf16, fp8 or fp4 ({', '.join(gpus_with('fp4'))}); "
+        f"default {DEFAULT_PRECISION_TEXT}",
     )
     s.add_argument(
         "--kv-precision", help="KV cache: bf16 or fp8 (default fp8 with fp8/fp4 weights)"

@@ -28,7 +28,7 @@ from app.formatting import (
 from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
-from models.hardware import load_gpus
+from models.hardware import gpus_with, load_gpus
 from models.serving.engines import ENGINES
 from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
 from models.serving.precision import DEFAULT_PRECISION_TEXT, default_precision
@@ -68,7 +68,7 @@ PRECISIONS = {
     None: "Default: FP8 where the GPU has it, else BF16",
     "bf16": "BF16",
     "fp8": "FP8",
-    "fp4": "FP4 (B200, GB200)",
+    "fp4": f"FP4 ({', '.join(gpus_with('fp4'))})",
 }
 PREFILL_DECODE = {
     "auto": "automatic (split if it saves GPUs)",

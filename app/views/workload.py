@@ -23,7 +23,7 @@ from app.views import site_inputs
 from app.views.execution import execution_inputs
 from app.views.forms import own_model_caption
 from app.views.own_model import own_model_input
-from models.hardware import load_gpus
+from models.hardware import gpus_with, load_gpus
 from models.options import OPTION_IDS, label
 from models.scenario import Options, Term
 from models.shapes import ModelShape, get_preset, load_presets
@@ -246,7 +246,7 @@ def _tokens_and_precision() -> None:
         key="w_precision",
         on_change=state.bind("workload.precision", "w_precision"),
         format_func=str.upper,
-        help="FP8 needs FP8 tensor cores (H100 and newer, MI300X, L40S).",
+        help=f"FP8 needs FP8 tensor cores (not {', '.join(gpus_with('fp8', has=False))}).",
     )
 
 

@@ -15,6 +15,7 @@ import streamlit as st
 from app import state
 from app.record_widgets import Form
 from app.views.serve import PRECISIONS, PREFILL_DECODE
+from models.hardware import gpus_with
 from models.portfolio.workloads import WORKLOAD_KINDS
 from models.serving.engines import ENGINES
 from models.serving.precision import DEFAULT_PRECISION_TEXT
@@ -24,7 +25,8 @@ DETAILS: dict[str, tuple[str, str, float]] = {
     "precision": (
         "Precision",
         "Number format of the weights and matrix multiplies. FP8 needs a GPU that has it "
-        "(not A100); FP4 serving needs B200 or GB200. A service left at its default is sized "
+        f"(not {', '.join(gpus_with('fp8', has=False))}); FP4 serving needs one of "
+        f"{', '.join(gpus_with('fp4'))}. A service left at its default is sized "
         f"at {DEFAULT_PRECISION_TEXT} (the cluster's GPU), as the Serve page and `clusterplan "
         "serve` size it.",
         0,

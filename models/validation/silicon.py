@@ -50,7 +50,15 @@ MODELS = {
     "MiniMaxAI/MiniMax-M2.5": "minimax-m2.5",
     "moonshotai/Kimi-K2.5": "kimi-k2.5",
 }
-GPUS = {"h100_sxm": "H100-SXM", "h200_sxm": "H200", "b200_sxm": "B200", "gb200": "GB200"}
+GPUS = {
+    "h100_sxm": "H100-SXM",
+    "h200_sxm": "H200",
+    "b200_sxm": "B200",
+    "gb200": "GB200",
+    # the eleventh amendment (2026-12-02): Blackwell Ultra, held out whole by the split
+    "b300_sxm": "B300",
+    "gb300": "GB300",
+}
 #: the whole GPU generation held out (Blackwell Ultra), whatever the hash says
 HELD_OUT_SYSTEMS = frozenset({"b300_sxm", "gb300"})
 #: one row in this many is held out, by the SHA-256 of its id

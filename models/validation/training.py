@@ -98,6 +98,10 @@ SOURCE_GROUPS = (
     ("nemotron4-", "Nemotron-4 15B / 340B reports Table 2 (Megatron-Core, H100, BF16)"),
     ("dgxc-", "NVIDIA DGX Cloud benchmarking recipes (NeMo 25.02/25.04, H100/GB200)"),
     ("run-", "whole training runs"),
+    (
+        "frontier-tt-",
+        "torchtitan on Frontier (MI250X; one practitioner's figure, added 2026-12-02)",
+    ),
 )
 UNITS = {
     "s_per_step": "s/step",
