@@ -7,7 +7,10 @@ model says does not fit is scored anyway and reported "REJECTED by the memory mo
 training rows are), else the fastest that fits. Kinds: `throughput` (tokens/s per GPU), `time_to_train_min` (the row's samples, else 3,072, × length ÷ tokens/s),
 `memory` (peak GiB per GPU; a row with bound `upper` passes when the model is at or under it),
 `memory_total` (all GPUs, bound `lower`) and `trainable_params`. No row sets a constant: all are held
-out. Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
+out. Rows with split `added` were entered after the model's form was fixed
+(docs/reference/finetune-model.md) and are scored apart, per method (`added_scores`); the levels
+`by_kind` are the seen rows'. Each row runs with its own framework (empty: megatron) and the memory
+savings its source names (column `savings`; the rest off), on its published ZeRO stage (`zero`). Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
 memory = 16 / 2 / 0.5 bytes per parameter (full / LoRA / QLoRA) ÷ GPUs.
 """
 
@@ -25,6 +28,7 @@ from models.finetune.plan import (
     evaluate_layout,
     lora_params,
 )
+from models.finetune.savings import SAVINGS
 from models.hardware import get_gpu
 from models.shapes import get_preset
 from models.units import BYTES_PER_GB, BYTES_PER_GIB
@@ -53,6 +57,10 @@ def inputs_of(row: dict) -> FinetuneInputs:
         global_batch_seqs=int(row["global_batch_seqs"]),
         precision=row["precision"],
         fp8_activation_input_store=row.get("fp8_act") == "1",
+        # the row's framework (empty: the MLPerf/NeMo rows, megatron) and its memory savings, each
+        # on where the source says so and off otherwise (the run's own choices, not the planner's)
+        framework=row.get("framework") or "megatron",
+        **{k: k in (row.get("savings") or "").split() for k in SAVINGS},
     )
 
 
@@ -73,6 +81,7 @@ def predict(row: dict) -> dict:
         cp=cp,
         dp=n // (tp * pp * cp),
         micro_batch=int(row["micro_batch"]),
+        zero=int(row.get("zero") or 0),
         **mode,
     )
     fit = {"recompute": r["recompute"], "fits": r["fits"]}
@@ -121,11 +130,14 @@ def validate() -> dict:
                 "published_recompute": row.get("recompute") or None,
                 "fits": p.get("fits", True),
                 "source": row["source"],
+                "split": row.get("split") or "seen",
+                "method": row["method"],
+                "framework": row.get("framework") or "megatron",
             }
         )
     by_kind = {}
     for kind in ("throughput", "time_to_train_min", "memory"):
-        sel = [r for r in out if r["kind"] == kind and not r["bound"]]
+        sel = [r for r in out if r["kind"] == kind and not r["bound"] and r["split"] != "added"]
         if sel:
             by_kind[kind] = {
                 "rows": len(sel),
@@ -134,7 +146,31 @@ def validate() -> dict:
                 "rule_median_abs_error": statistics.median(abs(r["rule_error"]) for r in sel),
                 "rule_worst_abs_error": max(abs(r["rule_error"]) for r in sel),
             }
-    return {"rows": out, "by_kind": by_kind}
+    return {"rows": out, "by_kind": by_kind, "added": added_scores(out)}
+
+
+def added_scores(rows: list[dict]) -> dict:
+    """Tokens/s per GPU on the rows added after the model's form was fixed
+    (docs/reference/finetune-model.md), by method and over all: median |error|, signed median
+    error (positive: the model is optimistic), the rule of thumb's median |error| and the rows the
+    memory model rejects at their published settings."""
+    sel = [r for r in rows if r["split"] == "added" and r["kind"] == "throughput"]
+    groups = {"all": sel} | {
+        m: [r for r in sel if r["method"] == m]
+        for m in ("full", "lora", "qlora")
+        if any(r["method"] == m for r in sel)
+    }
+    return {
+        name: {
+            "rows": len(g),
+            "median_abs_error": statistics.median(abs(r["error"]) for r in g),
+            "signed_median_error": statistics.median(r["error"] for r in g),
+            "rule_median_abs_error": statistics.median(abs(r["rule_error"]) for r in g),
+            "rejected": [r["id"] for r in g if not r["fits"]],
+        }
+        for name, g in groups.items()
+        if g
+    }
 
 
 def report(result: dict) -> str:
@@ -166,6 +202,17 @@ def report(result: dict) -> str:
         lines.append(
             f"{kind:18} {s['rows']:>4} {s['median_abs_error']:>13.1%} {s['worst_abs_error']:>12.1%} "
             f"{s['rule_median_abs_error']:>12.1%} {s['rule_worst_abs_error']:>11.1%}"
+        )
+    lines.append(
+        "rows added after the model's form was fixed (docs/reference/finetune-model.md), "
+        "tokens/s per GPU; signed: + = the model is optimistic:\n"
+        f"{'method':8} {'rows':>4} {'median':>8} {'signed':>8} {'rule median':>12}  rejected"
+    )
+    for name, s in result["added"].items():
+        lines.append(
+            f"{name:8} {s['rows']:>4} {s['median_abs_error']:>8.1%} "
+            f"{s['signed_median_error']:>+8.1%} {s['rule_median_abs_error']:>12.1%}  "
+            f"{', '.join(s['rejected']) or 'none'}"
         )
     return "\n".join(lines)
 
