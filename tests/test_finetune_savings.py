@@ -179,3 +179,9 @@ def test_added_rows_are_scored_apart_and_hold_their_first_scores():
     assert a["median_abs_error"] <= 0.19 and abs(a["signed_median_error"]) <= 0.19
     assert a["rejected"] == ["tt2405-llama2-70b-full-a100x8-paged"]
     assert "rows added after the model's form was fixed" in FV.report(res)
+
+
+def test_parameter_offload_alone_brings_the_optimizer_offload():
+    p = plan_finetune(inp(model="llama3-8b", method="full", gpus=8, param_offload=True))
+    assert p.savings["param_offload"] and p.savings["optimizer_offload"]
+    assert p.memory_gib_per_gpu["optimizer"] == 0 and p.step_breakdown_s["cpu_optimizer"] > 0

@@ -32,8 +32,12 @@ class Choice:
 
 
 def _minimal(fixed: dict[str, bool | None]) -> dict[str, bool]:
-    """The buyer's choices with every free one off."""
-    return {k: bool(fixed.get(k)) for k in savings.SAVINGS}
+    """The buyer's choices with every free one off; parameter offload brings the optimizer's
+    along where the buyer left that free (the step runs on the CPU)."""
+    c = {k: bool(fixed.get(k)) for k in savings.SAVINGS}
+    if c["param_offload"] and fixed.get("optimizer_offload") is None:
+        c["optimizer_offload"] = True
+    return c
 
 
 def _fastest_of(lay, mem, step, combo, ctx) -> tuple[float, int, dict, dict, np.ndarray] | None:
