@@ -443,3 +443,34 @@ NF4_BYTES_PER_PARAM = (4 + 0.127) / 8
 #: GEMM then reads, at HBM_EFFICIENCY. No measured overhead figure with stated settings was found to
 #: set it instead (Google's Vertex AI LoRA/QLoRA page says only "LoRA is about 66% faster").
 QLORA_DEQUANT_BYTES_PER_PARAM = NF4_BYTES_PER_PARAM + 2
+
+# --- fine-tuning memory savings (models/finetune/savings.py; docs/reference/finetune-model.md) ----
+#: Bytes per parameter of Adam with 8-bit states (bitsandbytes Adam8bit; Dettmers et al. 2022,
+#: "8-bit Optimizers via Block-wise Quantization", arXiv 2110.02861): the FP32 master copy (4) and
+#: m and v in one byte each (block-wise quantised; the per-block FP32 scale, one per 2,048 values, is
+#: under 0.01 B and left out), against OPTIMIZER_BYTES' 4 + 4 + 4.
+OPTIMIZER_8BIT_BYTES = 6
+#: HBM (or host) traffic of one 8-bit Adam update per parameter: OPTIMIZER_STEP_BYTES with m and v
+#: read and written at 1 byte instead of 4: read master 4, m 1, v 1, gradient 4; write master 4, m 1,
+#: v 1; the BF16 weight 2.
+OPTIMIZER_8BIT_STEP_BYTES = 18
+#: Bytes per offloaded parameter crossing the host link each step under optimizer offload: the
+#: BF16 gradient down and the updated BF16 weight up (ZeRO-Offload, Ren et al. 2021, arXiv
+#: 2101.06840 Sec. 4.1: "fp16 gradients" to the CPU, "fp16 parameters" back to the GPU).
+OFFLOAD_TRANSFER_BYTES_PER_PARAM = 4
+#: Share of the host link's per-direction bandwidth (models/data/host_links.csv) a pinned
+#: host-device copy achieves. PLANNER DEFAULT (an assumption, no measured source entered): 0.8,
+#: ~25 GB/s on PCIe 4.0 x16.
+HOST_LINK_EFFICIENCY = 0.8
+#: Share of the host's memory bandwidth (host_links.csv, per GPU) a CPU optimizer step achieves
+#: (DeepSpeed CPU-Adam, torch fused AdamW on CPU), streaming OPTIMIZER_STEP_BYTES per parameter.
+#: PLANNER DEFAULT (an assumption, no measured source entered): 0.5.
+HOST_MEMORY_EFFICIENCY = 0.5
+#: Bytes of activations and GEMM outputs an eager (unfused) PEFT LoRA layer moves per token per
+#: adapted matrix beyond the adapter GEMMs, per unit of (d_in, d_out): PEFT tuners/lora/layer.py
+#: Linear.forward `result = result + lora_B(lora_A(dropout(x))) * scaling` runs dropout (read x,
+#: write a copy: 2 × 2 B per input element), the scale and the add (read two, write one: 3 × 2 B per
+#: output element) as separate kernels; backward moves the same again twice (the gradient of the add
+#: and the scale, and of dropout). Megatron/NeMo fuse them (no cost there).
+EAGER_LORA_BYTES_PER_IN = 2 * 2 * 3
+EAGER_LORA_BYTES_PER_OUT = 3 * 2 * 3

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from models.finetune.plan import FinetuneInputs, FinetunePlan
+from models.finetune.savings import SAVINGS
 from models.record import Record
 from pricing.catalogue.loader import Catalogue
 from pricing.one_workload import priced_alone
@@ -69,6 +70,8 @@ def finetune_workload(inp: FinetuneInputs, plan: FinetunePlan, jobs_per_month: f
         "precision": inp.precision,
         "gpus": plan.gpus,
         "jobs_per_month": jobs_per_month,
+        "framework": inp.framework,
+        **{k: getattr(inp, k) for k in SAVINGS},
     }
 
 

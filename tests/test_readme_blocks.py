@@ -64,6 +64,11 @@ COMMANDS = [
         "docs/sizing.md",
     ),
     (
+        ".venv/bin/clusterplan finetune --model llama2-70b --method full --tokens 1e8 "
+        "--gpu A100-80GB --gpus 8",
+        "docs/sizing.md",
+    ),
+    (
         ".venv/bin/clusterplan train --model llama3-405b --tokens 15.6T --gpu H100-SXM "
         "--gpus 16384 --curve",
         "docs/sizing.md",

@@ -245,6 +245,12 @@ def test_validation_page_shows_inference_and_finetune(serving, finetune):
         assert ft.loc[kind, "model median %"] == pytest.approx(100 * s["median_abs_error"])
     ft_rows = next(f for f in frames if "within bound" in f)
     assert list(ft_rows["row"]) == [r["id"] for r in finetune["rows"]]
+    assert list(ft_rows["split"]) == [r["split"] for r in finetune["rows"]]
+    added = next(f for f in frames if "method (rows added after the fit)" in f)
+    added = added.set_index("method (rows added after the fit)")
+    for name, s in finetune["added"].items():
+        assert added.loc[name, "model median %"] == pytest.approx(100 * s["median_abs_error"])
+        assert added.loc[name, "signed median %"] == pytest.approx(100 * s["signed_median_error"])
     charts = at.get("plotly_chart")
     assert len(charts) >= 3  # training, inference, fine-tuning
 

@@ -486,3 +486,19 @@ def test_lora_rank_is_offered_only_to_an_adapter_method():
     edit(at, edited={0: {"method": "full"}})
     assert not any(str(w.key).endswith("_lora_rank") for w in at.number_input)
     assert workloads(at)[0]["epochs"] == 3.0  # a table edit keeps the detail typed before it
+
+
+def test_a_fine_tune_rows_framework_and_savings_are_edited_under_the_table():
+    """Issue 31: a portfolio fine-tune carries its framework and memory savings (each left to the
+    planner by default); a choice here is written into the workload and sizes it."""
+    at = app(scenario=sample("enterprise"))
+    select(at, 0)
+    assert detail(at, "framework").value == "fsdp"
+    assert detail(at, "optimizer_offload").value is None
+    detail(at, "framework").set_value("megatron").run()
+    detail(at, "optimizer_offload").set_value(True).run()
+    assert not at.exception and not at.error
+    row = workloads(at)[0]
+    assert row["framework"] == "megatron" and row["optimizer_offload"] is True
+    sc = Scenario.model_validate(at.session_state["scenario"])
+    assert sc.workloads[0].framework == "megatron" and sc.workloads[0].optimizer_offload

@@ -20,6 +20,7 @@ from app.formatting import gib
 from app.scenario_files import EXAMPLE
 from app.views import finetune as finetune_page
 from app.views import serve as serve_page
+from models.finetune import savings
 from models.finetune.plan import FinetuneInputs, plan_finetune
 from models.scenario import Scenario
 from models.serving.plan import ServeInputs, plan_serving, sweep
@@ -220,12 +221,56 @@ def test_finetune_too_few_gpus_and_qlora_in_fp8_are_named():
     at.selectbox(key="f_method").set_value("full").run()
     at.text_input(key="f_gpus").input("1").run()
     assert not at.exception
-    assert errors(at).startswith("gpus:") and "needs at least" in errors(at), errors(at)
+    assert errors(at).startswith("gpus:") and "at least" in errors(at), errors(at)
     assert at.text_input(key="f_gpus").value == "1"
     at.text_input(key="f_gpus").input("").run()
     at.selectbox(key="f_method").set_value("qlora").run()
     at.selectbox(key="f_precision").set_value("fp8").run()
     assert errors(at).startswith("precision:"), errors(at)
+
+
+def _savings_text(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Memory savings:**"))
+
+
+def test_finetune_says_which_savings_the_planner_chose_and_what_each_costs():
+    """70B full on 8 H100 fits only with savings: the page names each and its seconds per step,
+    as the core chose them (issue 31)."""
+    at = app("finetune")
+    at.selectbox(key="f_model").set_value("llama3-70b").run()
+    at.selectbox(key="f_method").set_value("full").run()
+    at.text_input(key="f_gpus").input("8").run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_finetune(finetune_inputs(model="llama3-70b", method="full", gpus=8))
+    text = _savings_text(at)
+    assert plan.savings_chosen_by == "planner" and "chosen by the planner to fit" in text
+    for name, on in plan.savings.items():
+        label = savings.LABELS[name]
+        assert (label in text) == on, (name, text)
+        if on:
+            assert f"{label} ({plan.savings_step_s[name]:+,.2f} s per step)" in text
+    assert f"the fewest GPUs that fit is {plan.min_gpus:,}" in text
+
+
+def test_finetune_a_saving_set_on_is_honoured_and_the_framework_moves_the_numbers():
+    at = app("finetune")
+    at.selectbox(key="f_optimizer_offload").set_value(True).run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_finetune(finetune_inputs(optimizer_offload=True))
+    assert plan.savings["optimizer_offload"] and "as you set" in _savings_text(at)
+    assert number(at, "Step time") == pytest.approx(plan.step_time_s, abs=0.005)
+    at.selectbox(key="f_framework").set_value("megatron").run()
+    mega = plan_finetune(finetune_inputs(optimizer_offload=True, framework="megatron"))
+    assert number(at, "Step time") == pytest.approx(mega.step_time_s, abs=0.005)
+    assert mega.step_time_s != plan.step_time_s
+
+
+def test_finetune_contradictory_savings_are_named():
+    at = app("finetune")
+    at.selectbox(key="f_optimizer_offload").set_value(False).run()
+    at.selectbox(key="f_param_offload").set_value(True).run()
+    assert not at.exception
+    assert errors(at).startswith("param_offload:"), errors(at)
 
 
 # ---------------------------------------------------------------------------------------- charts

@@ -14,6 +14,7 @@ from app.cli.common import (
     print_json,
     sized,
 )
+from models.finetune.savings import LABELS, SAVINGS
 from models.hardware import gpu_ids
 from models.shapes import load_presets
 
@@ -35,6 +36,18 @@ def register(sub) -> None:
     f.add_argument("--batch", type=int, help="global batch in sequences (default 32)")
     f.add_argument("--rank", type=int, help="LoRA rank (default 16)")
     f.add_argument("--precision", help="bf16 (default) or fp8")
+    f.add_argument(
+        "--framework",
+        help="fsdp (default: PyTorch FSDP / DeepSpeed ZeRO under Hugging Face, TRL, Axolotl, "
+        "torchtune) or megatron (NeMo / Megatron-Core: tensor, pipeline, context parallelism)",
+    )
+    for name in SAVINGS:
+        f.add_argument(
+            "--" + name.replace("_", "-"),
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help=f"{LABELS[name]}: on or off (default: the planner turns it on only to fit)",
+        )
     f.add_argument(
         "--jobs-per-month",
         type=_jobs_per_month,
@@ -71,7 +84,8 @@ FINETUNE_OPTION = {
     "global_batch_seqs": "--batch",
     "lora_rank": "--rank",
     "precision": "--precision",
-}
+    "framework": "--framework",
+} | {name: "--" + name.replace("_", "-") for name in SAVINGS}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,14 +103,16 @@ def run(args: argparse.Namespace) -> int:
         print_json("clusterplan finetune", data)
         return 0
     p, lay = plan, plan.layout
-    mem = ", ".join(f"{k} {v:.1f}" for k, v in p.memory_gib_per_gpu.items() if k != "total")
+    mem = ", ".join(f"{k} {v:.1f}" for k, v in p.memory_gib_per_gpu.items() if k != "total" and v)
     adapter = f", rank {p.lora_rank} on {' '.join(p.lora_targets)}" if p.lora_rank else ""
     print(
         f"{p.model} {p.method}{adapter} on {p.gpu} ({p.precision})\n"
         f"Trainable       {p.trainable_params / 1e6:,.1f} M of {p.params_total / 1e9:,.2f} B parameters\n"
         f"GPUs            {p.gpus} ({p.nodes} node(s), {p.sizing}; fewest that fit {p.min_gpus})\n"
-        f"Layout          TP{lay.tp} PP{lay.pp} DP{lay.dp} ZeRO-{lay.zero}, recompute {lay.recompute}, "
-        f"micro-batch {lay.micro_batch} x {lay.microbatches}, batch {lay.global_batch_seqs} sequences\n"
+        f"Layout          {p.framework}: TP{lay.tp} PP{lay.pp} DP{lay.dp} ZeRO-{lay.zero}, recompute "
+        f"{lay.recompute}, micro-batch {lay.micro_batch} x {lay.microbatches}, batch "
+        f"{lay.global_batch_seqs} sequences\n"
+        f"Memory savings  {savings_line(p)}\n"
         f"Memory per GPU  {p.memory_gib_per_gpu['total']:.1f} of {p.memory_capacity_gib:g} GiB ({mem}); "
         f"activations {p.activations_gib_no_recompute:.1f} GiB without recompute, "
         f"{p.activations_gib_full_recompute:.1f} with full\n"
@@ -117,6 +133,23 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(text_table(serving_cost.job_rows(economics))))
     print(serving_cost.job_caption(economics))
     return 0
+
+
+def savings_line(p) -> str:
+    """Which memory savings the plan uses, who chose them and what each costs per step."""
+    on = [k for k, v in p.savings.items() if v]
+    if not on:
+        return f"none (fewest GPUs with savings: {p.min_gpus_with_savings})"
+    parts = [f"{LABELS[k]} {p.savings_step_s.get(k, 0.0):+.2f} s/step" for k in on]
+    who = {"planner": "chosen by the planner to fit", "buyer": "as given"}.get(
+        p.savings_chosen_by, p.savings_chosen_by
+    )
+    host = (
+        f"; {p.host_memory_gib_per_gpu:.0f} GiB of CPU memory per GPU"
+        if p.host_memory_gib_per_gpu
+        else ""
+    )
+    return f"{', '.join(parts)} ({who}{host})"
 
 
 def _economics(inputs, plan, args: argparse.Namespace):

@@ -20,6 +20,7 @@ from app.formatting import gib, si
 from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
+from models.finetune import savings
 from models.finetune.plan import FinetuneInputs, FinetunePlan, plan_finetune
 from models.portfolio.workloads import Finetune
 from models.scenario import field_bounds
@@ -86,6 +87,7 @@ def inputs() -> None:
     _model_and_method()
     _data_inputs()
     _hardware_inputs()
+    _saving_inputs()
 
 
 def _model_and_method() -> None:
@@ -180,6 +182,72 @@ def _hardware_inputs() -> None:
     )
 
 
+FRAMEWORKS = {
+    "fsdp": "FSDP / DeepSpeed (Hugging Face, TRL, Axolotl, torchtune)",
+    "megatron": "NeMo / Megatron-Core",
+}
+SAVING_STATES = {None: "planner decides", True: "on", False: "off"}
+
+
+def _saving_inputs() -> None:
+    """The framework and the memory savings (each: the planner decides, on or off)."""
+    st.subheader("Framework and memory savings")
+    c1, c2 = st.columns(2)
+    FORM.choice(
+        c1,
+        "Framework",
+        "framework",
+        "f_framework",
+        format_func=lambda f: FRAMEWORKS.get(f, f),
+        help="FSDP / DeepSpeed: data parallelism with sharded weights and eager (unfused) LoRA "
+        "layers. NeMo / Megatron-Core: tensor, pipeline and context parallelism with fused kernels.",
+    )
+    cols = st.columns(3)
+    for n, name in enumerate(savings.SAVINGS):
+        FORM.choice(
+            cols[n % 3],
+            savings.LABELS[name].capitalize(),
+            name,
+            f"f_{name}",
+            choices=list(SAVING_STATES),
+            format_func=lambda v: SAVING_STATES.get(v, str(v)),
+            help=SAVING_HELP[name],
+        )
+
+
+SAVING_HELP = {
+    "optimizer_offload": "Optimizer states and the optimizer step on the CPU (DeepSpeed "
+    "ZeRO-Offload, FSDP CPU offload): costs the gradient and weight copies over the host link and "
+    "the CPU's step every optimizer step.",
+    "param_offload": "Weights on the CPU too, copied up for every forward and backward (ZeRO-3 "
+    "offload, FSDP CPU offload); needs optimizer offload and a fully sharded layout.",
+    "optimizer_8bit": "Adam's two states in 8 bits (bitsandbytes): 6 instead of 12 bytes per "
+    "trained parameter, a slightly faster step.",
+    "paged_optimizer": "Optimizer states the GPU cannot hold paged to the CPU and back each step "
+    "(bitsandbytes paged optimizers).",
+    "activation_offload": "Activations kept on the CPU between forward and backward; costs the "
+    "copies compute does not hide.",
+}
+
+
+def _savings_caption(p: FinetunePlan) -> str:
+    """Which savings the plan uses, who chose them and what each costs per step."""
+    on = [k for k, v in p.savings.items() if v]
+    if not on:
+        return (
+            f"**Memory savings:** none needed on {p.gpus:,} GPUs (with savings, as few as "
+            f"{p.min_gpus_with_savings:,} fit)."
+        )
+    costs = ", ".join(
+        f"{savings.LABELS[k]} ({p.savings_step_s.get(k, 0.0):+,.2f} s per step)" for k in on
+    )
+    who = "chosen by the planner to fit" if p.savings_chosen_by == "planner" else "as you set"
+    return (
+        f"**Memory savings:** {costs}; {who}. {gib(p.host_memory_gib_per_gpu)} of CPU memory per "
+        f"GPU; without savings the fewest GPUs that fit is {p.min_gpus:,}."
+    )
+
+
 def results(p: FinetunePlan, inp: FinetuneInputs) -> None:
     lay = p.layout
     forms.own_model_caption(inp.model)
@@ -228,9 +296,11 @@ def results(p: FinetunePlan, inp: FinetuneInputs) -> None:
         help="Wall-clock hours × GPUs: what a cloud bills.",
     )
     st.markdown(
-        f"**Layout:** TP {lay.tp} · PP {lay.pp} · DP {lay.dp} · ZeRO-{lay.zero} · recompute "
-        f"{lay.recompute} · micro-batch {lay.micro_batch} × {lay.microbatches}"
+        f"**Layout:** {FRAMEWORKS.get(p.framework, p.framework)} · TP {lay.tp} · PP {lay.pp} · "
+        f"DP {lay.dp} · ZeRO-{lay.zero} · recompute {lay.recompute} · micro-batch "
+        f"{lay.micro_batch} × {lay.microbatches}"
     )
+    st.markdown(_savings_caption(p))
     st.caption(
         f"Rule of thumb: {p.rule_of_thumb_tokens_per_s:,.0f} tokens/s (40 % MFU, 6 × parameters) "
         f"and {p.rule_of_thumb_memory_gib_per_gpu:,.1f} GiB per GPU (16 / 2 / 0.5 bytes per "

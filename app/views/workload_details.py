@@ -15,6 +15,7 @@ import streamlit as st
 from app import state
 from app.record_widgets import Form
 from app.views.serve import PRECISIONS, PREFILL_DECODE
+from models.finetune import savings
 from models.hardware import gpus_with
 from models.portfolio.workloads import WORKLOAD_KINDS
 from models.serving.engines import ENGINES
@@ -63,6 +64,23 @@ DETAILS: dict[str, tuple[str, str, float]] = {
         "SGLang, whose decode steps take a measured factor longer (models/serving/engines.py).",
         0,
     ),
+    "framework": (
+        "Fine-tuning framework",
+        "FSDP / DeepSpeed (Hugging Face, TRL, Axolotl, torchtune): data parallelism with sharded "
+        "weights and eager LoRA layers; NeMo / Megatron-Core: tensor, pipeline and context "
+        "parallelism with fused kernels (docs/sizing.md).",
+        0,
+    ),
+    **{
+        name: (
+            savings.LABELS[name].capitalize(),
+            "A memory saving of each job: the planner turns it on only when the job does not fit "
+            "its GPUs without it, or set it on or off; the Fine-tune page shows what it costs in "
+            "time.",
+            0,
+        )
+        for name in savings.SAVINGS
+    },
     "prefill_decode": (
         "Prefill and decode",
         "Colocated: every replica reads prompts and generates. Split: one pool reads prompts and "
@@ -77,7 +95,11 @@ CHOICE_LABELS = {
     "slo_percentile": {p: f"p{p}" for p in (50, 90, 99)},
     "prefill_decode": PREFILL_DECODE,
     "engine": {e.id: e.label for e in ENGINES.values()},
+    "framework": {"fsdp": "FSDP / DeepSpeed", "megatron": "NeMo / Megatron-Core"},
+    **{name: {None: "planner decides", True: "on", False: "off"} for name in savings.SAVINGS},
 }
+#: choices of a field that is not a Literal (the savings: None, True, False)
+CHOICES = {name: [None, True, False] for name in savings.SAVINGS}
 #: inputs that apply only to some rows of their kind: field -> does it apply to this row
 APPLIES = {
     "lora_rank": lambda row: row.get("method", "lora") != "full",
@@ -128,7 +150,13 @@ def render(i: int, generation: int) -> None:
             if name in CHOICE_LABELS:
                 labels = CHOICE_LABELS[name]
                 form.choice(
-                    where, label, name, key, help=help_, format_func=lambda v, m=labels: m.get(v, v)
+                    where,
+                    label,
+                    name,
+                    key,
+                    help=help_,
+                    choices=CHOICES.get(name),
+                    format_func=lambda v, m=labels: m.get(v, v),
                 )
             elif name in EMPTY:
                 form.optional(where, label, name, key, help=help_, placeholder=EMPTY[name])

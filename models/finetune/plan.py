@@ -37,6 +37,7 @@ from pydantic import Field, field_validator, model_validator
 
 from models import constants as C
 from models.errors import InputError
+from models.finetune import choose, savings
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
 from models.shapes import ModelShape, get_preset, known_model, load_presets
@@ -44,11 +45,14 @@ from models.training import collectives as coll
 from models.training.job import Job, layers_per_stage, stage_params
 from models.training.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts, Recompute
 from models.training.memory import GIB, fits
-from models.training.search import all_layouts, evaluate
+from models.training.search import all_layouts, evaluate, stack_allows
 from models.training.sizing import gpu_ladder
 from models.units import BITS_PER_BYTE, BYTES_PER_GB, SECONDS_PER_HOUR
 
 Method = Literal["full", "lora", "qlora"]
+Framework = Literal["fsdp", "megatron"]
+#: the training core's software stack for each framework (constants.SOFTWARE_STACKS)
+FRAMEWORK_STACKS = {"fsdp": "fsdp-zero", "megatron": "megatron-core-tuned"}
 Target = Literal["q", "k", "v", "o", "gate", "up", "down"]
 #: PEFT's target_modules="all-linear" for a Llama-style block: attention and MLP projections
 ALL_TARGETS: tuple[Target, ...] = ("q", "k", "v", "o", "gate", "up", "down")
@@ -110,6 +114,29 @@ class FinetuneInputs(Record):
     fp8_gemm_input_store: bool = Field(
         False, description="trainable GEMMs keep their input as its FP8 cast (TE FP8 training)"
     )
+    framework: Framework = Field(
+        "fsdp",
+        description="fsdp: PyTorch FSDP / DeepSpeed ZeRO (Hugging Face, TRL, Axolotl, torchtune); "
+        "megatron: NeMo / Megatron-Core (tensor, pipeline and context parallelism)",
+    )
+    optimizer_offload: bool | None = Field(
+        None,
+        description="optimizer states and step on the CPU (ZeRO-Offload); default: the planner",
+    )
+    param_offload: bool | None = Field(
+        None, description="weights on the CPU too (ZeRO-3 / FSDP offload); default: the planner"
+    )
+    optimizer_8bit: bool | None = Field(
+        None, description="8-bit Adam states (bitsandbytes); default: the planner"
+    )
+    paged_optimizer: bool | None = Field(
+        None,
+        description="optimizer states paged to the CPU when the GPU is full; default: the planner",
+    )
+    activation_offload: bool | None = Field(
+        None,
+        description="activations kept on the CPU between forward and backward; default: the planner",
+    )
 
     _tokens_floor = field_validator("tokens", mode="before")(
         at_least(MIN_SEQ_LEN, f"one sequence of the shortest length ({MIN_SEQ_LEN} tokens)")
@@ -125,6 +152,11 @@ class FinetuneInputs(Record):
         if len(set(self.lora_targets)) != len(self.lora_targets):
             raise ValueError("lora_targets names a matrix twice")
         return self
+
+    @property
+    def fixed_savings(self) -> dict[str, bool | None]:
+        """The memory-saving choices as the buyer set them (None: the planner's)."""
+        return {k: getattr(self, k) for k in savings.SAVINGS}
 
     @property
     def dataset_tokens(self) -> float:
@@ -181,6 +213,18 @@ class FinetunePlan(Record):
         description="16 / 2 / 0.5 bytes per parameter (full / LoRA / QLoRA) ÷ GPUs"
     )
     layouts_evaluated: int
+    framework: str = Field(description="fsdp (FSDP / DeepSpeed ZeRO) or megatron (NeMo)")
+    savings: dict[str, bool] = Field(description="each memory-saving choice, on or off")
+    savings_chosen_by: str = Field(
+        description='"buyer" (all set), "planner" (it turned one on to fit) or "none needed"'
+    )
+    savings_step_s: dict[str, float] = Field(
+        description="seconds per step each chosen saving adds (8-bit optimizer: saves, negative)"
+    )
+    host_memory_gib_per_gpu: float = Field(description="CPU memory the offloaded state takes")
+    min_gpus_with_savings: int = Field(
+        description="the fewest GPUs on the node ladder that fit when savings may be chosen"
+    )
 
 
 # --- parameters -----------------------------------------------------------------------------------
@@ -284,6 +328,7 @@ def job_for(inp: FinetuneInputs, shape: ModelShape, gpu: GpuSpec) -> Job:
         inp.seq_len,
         inp.global_batch_seqs,
         inp.precision,
+        stack=FRAMEWORK_STACKS[inp.framework],
         weight_gradients=not adapted,
         frozen_gemm_inputs=frozen_gemm_inputs(inp),
         adapter_bytes_per_token_layer=2.0
@@ -303,26 +348,65 @@ def breakdowns(inp: FinetuneInputs, job: Job, lay: Layouts) -> tuple[dict, dict]
     mem, step = evaluate(job, lay)
     if inp.method == "full":
         return mem, step
-    shape, g = job.shape, job.gpu
+    return _adapter_memory(inp, job, lay, mem), _adapter_step(inp, job, lay, step)
+
+
+def _base_shards(lay: Layouts) -> np.ndarray:
+    """Copies of the frozen base a GPU's share is cut into: dp·cp under a fully sharded layout
+    (FSDP FULL_SHARD / ZeRO-3, framework fsdp), else 1 (replicated)."""
+    return np.where(lay.zero == 3, lay.dp * lay.cp, 1)
+
+
+def _adapter_memory(inp: FinetuneInputs, job: Job, lay: Layouts, mem: dict) -> dict:
+    """LoRA/QLoRA memory per GPU: the base (sharded where fully sharded, plus the two layers
+    gathered in flight, the core's zero3_gather at the base's bytes), adapters with their
+    gradients and Adam states, the core's activations and overhead."""
+    shape = job.shape
     ne, ex = stage_params(job, lay)
     held = ne + ex
-    share = held / shape.params_total
-    adapters = lora_params(shape, inp.lora_rank, inp.lora_targets) * share
-    base = held * base_bytes_per_param(inp, shape)
-    weights = base + adapters * C.WEIGHT_BYTES
-    grads = adapters * C.GRAD_BYTES
-    optimizer = adapters * C.OPTIMIZER_BYTES
-    total = weights + grads + optimizer + mem["activations"] + mem["overhead"]
+    adapters = lora_params(shape, inp.lora_rank, inp.lora_targets) * held / shape.params_total
+    bpp = base_bytes_per_param(inp, shape)
+    base = held * bpp / _base_shards(lay)
+    gather = np.where(lay.zero == 3, mem["zero3_gather"] * bpp / job.param_gather_bytes, 0.0)
     memory = {
         "base_weights": base,
         "adapter_weights": adapters * C.WEIGHT_BYTES,
-        "gradients": grads,
-        "optimizer": optimizer,
+        "gradients": adapters * C.GRAD_BYTES,
+        "optimizer": adapters * C.OPTIMIZER_BYTES,
+        "zero3_gather": gather,
         "activations": mem["activations"],
         "overhead": mem["overhead"],
-        "total": total,
     }
+    memory["total"] = sum(memory.values())
+    return memory
 
+
+def eager_lora_bytes_per_token(shape: ModelShape, targets) -> float:
+    """HBM bytes an eager PEFT LoRA layer moves per token beyond its GEMMs, forward and backward,
+    over the whole model: Σ over adapted matrices of (EAGER_LORA_BYTES_PER_IN·d_in +
+    EAGER_LORA_BYTES_PER_OUT·d_out) × the copies one token passes (constants)."""
+    mats = _matrices(shape)
+    per_token_mlp = (shape.experts_per_token + shape.shared_experts) if shape.is_moe else 1
+    total = 0.0
+    for t in targets:
+        if t not in mats:
+            continue
+        din, dout, copies = mats[t]
+        if t in ("gate", "up", "down") and shape.is_moe:
+            copies = shape.moe_layers * per_token_mlp + (shape.layers - shape.moe_layers)
+        total += (C.EAGER_LORA_BYTES_PER_IN * din + C.EAGER_LORA_BYTES_PER_OUT * dout) * copies
+    return total
+
+
+def _adapter_step(inp: FinetuneInputs, job: Job, lay: Layouts, step: dict) -> dict:
+    """LoRA/QLoRA seconds per step by part (module docstring), plus, under framework fsdp, the
+    eager adapters' element-wise traffic (eager_lora_bytes_per_token) and, on fully sharded layouts,
+    the base's all-gather before each forward and each backward, exposed beyond the stack's overlap
+    of one micro-batch's compute (a third of it forward, two thirds backward)."""
+    shape, g = job.shape, job.gpu
+    ne, ex = stage_params(job, lay)
+    held = ne + ex
+    adapters = lora_params(shape, inp.lora_rank, inp.lora_targets) * held / shape.params_total
     rel = C.FP8_GEMM_RELATIVE_EFFICIENCY if inp.precision == "fp8" else 1.0
     linear_peak = (
         g.peak_tflops(inp.precision) * 1e12 * rel * g.matmul_fraction_of_peak * C.GEMM_SHARE_OF_MAMF
@@ -331,8 +415,7 @@ def breakdowns(inp: FinetuneInputs, job: Job, lay: Layouts) -> tuple[dict, dict]
     tp, pp, v = lay.tp.astype(float), lay.pp.astype(float), lay.interleave.astype(float)
     slots = lay.microbatches + (pp - 1) / v  # stage slots per step, bubble included (1F1B)
     lps = layers_per_stage(job, lay)
-    cp = lay.cp.astype(float)
-    T = lay.micro_batch * job.seq_len / cp  # a CP rank holds 1/cp of each sequence (as the core)
+    T = lay.micro_batch * job.seq_len / lay.cp.astype(float)  # a CP rank's share (as the core)
     full_rec = lay.recompute == Recompute.FULL
     passes = 2.0 + full_rec  # forward, backward, and the recomputed forward
     per_layer_flops = adapter_flops_per_token(shape, inp.lora_rank, inp.lora_targets) / shape.layers
@@ -346,25 +429,16 @@ def breakdowns(inp: FinetuneInputs, job: Job, lay: Layouts) -> tuple[dict, dict]
             + (6.0 + 2 * full_rec) * mats * C.GEMM_OVERHEAD_S
         )
     )
+    if inp.framework == "fsdp":  # forward's third again when recomputed
+        eager = eager_lora_bytes_per_token(shape, inp.lora_targets) / shape.layers
+        adapter_s = adapter_s + slots * lps * T * eager * (3.0 + full_rec) / 3.0 / tp / hbm
     dequant = np.zeros(len(lay))
     if inp.method == "qlora":
         lin_share = linear_params(shape) / shape.params_total
         dequant = slots * passes * held * lin_share * C.QLORA_DEQUANT_BYTES_PER_PARAM / hbm
-    up_bw = g.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
-    out_bw = g.scaleout_bandwidth_gbit_per_s / BITS_PER_BYTE * BYTES_PER_GB * C.SCALEOUT_EFFICIENCY
-    # adapter gradients are reduced over the dp·cp ranks holding the same weights (as the core)
-    dpc = lay.dp * lay.cp
-    inside = tp * dpc <= g.scaleup_domain_gpus
-    bw = np.where(inside, up_bw, out_bw)
-    lat = np.where(inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
-    reduce = coll.all_reduce_s(C.GRAD_BYTES * adapters, dpc, bw, lat)
-    hide = C.DP_OVERLAP * step["compute"] / np.maximum(lay.microbatches, 1)
-    data_parallel = np.maximum(0.0, reduce - hide) + C.OVERLAP_INTERFERENCE * np.minimum(
-        reduce, hide
-    )
+    data_parallel = _adapter_data_parallel(inp, job, lay, step, adapters, held)
     opt_step = adapters * C.OPTIMIZER_STEP_BYTES / hbm
     base_part = step["compute"] + step["pipeline_bubble"] + step["pipeline_p2p"]
-    total_s = base_part + adapter_s + dequant + data_parallel + opt_step
     steps = {
         "compute": step["compute"],
         "pipeline_bubble": step["pipeline_bubble"],
@@ -373,30 +447,65 @@ def breakdowns(inp: FinetuneInputs, job: Job, lay: Layouts) -> tuple[dict, dict]
         "dequantisation": dequant,
         "data_parallel": data_parallel,
         "optimizer": opt_step,
-        "total": total_s,
     }
-    return memory, steps
+    steps["total"] = base_part + adapter_s + dequant + data_parallel + opt_step
+    return steps
+
+
+def _adapter_data_parallel(inp, job: Job, lay: Layouts, step: dict, adapters, held) -> np.ndarray:
+    """The adapters' gradient all-reduce over the dp·cp ranks holding the same weights (as the core),
+    exposed beyond DP_OVERLAP of a micro-batch's compute; on fully sharded layouts the base's
+    all-gather, forward and backward, every micro-batch."""
+    g = job.gpu
+    tp = lay.tp.astype(float)
+    up_bw = g.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    out_bw = g.scaleout_bandwidth_gbit_per_s / BITS_PER_BYTE * BYTES_PER_GB * C.SCALEOUT_EFFICIENCY
+    dpc = lay.dp * lay.cp
+    inside = tp * dpc <= g.scaleup_domain_gpus
+    bw = np.where(inside, up_bw, out_bw)
+    lat = np.where(inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
+    reduce = coll.all_reduce_s(C.GRAD_BYTES * adapters, dpc, bw, lat)
+    per_micro = step["compute"] / np.maximum(lay.microbatches, 1)
+    hide = C.DP_OVERLAP * per_micro
+    exposed = np.maximum(0.0, reduce - hide) + C.OVERLAP_INTERFERENCE * np.minimum(reduce, hide)
+    gather = coll.all_gather_s(held * base_bytes_per_param(inp, job.shape), dpc, bw, lat)
+    overlap = C.SOFTWARE_STACKS[job.stack]["dp_overlap"] * per_micro
+    sharded = lay.microbatches * (
+        np.maximum(0.0, gather - overlap / 3.0) + np.maximum(0.0, gather - 2.0 * overlap / 3.0)
+    )
+    return exposed + np.where(lay.zero == 3, sharded, 0.0)
 
 
 def _layouts(inp: FinetuneInputs, job: Job, gpus: int) -> Layouts:
+    """The layouts the framework runs (search.stack_allows under fsdp); under LoRA the frozen base
+    is replicated (ZeRO 0, megatron; ZeRO 1, fsdp) or, under fsdp, fully sharded (ZeRO-3)."""
     lay = all_layouts(job, gpus)
-    if inp.method != "full":  # the frozen base is not sharded over data parallelism
-        lay = lay.take(np.nonzero(lay.zero == 0)[0])
+    if inp.framework == "fsdp":
+        lay = lay.take(np.nonzero(stack_allows(job, lay))[0])
+    if inp.method != "full":
+        keep = (0,) if inp.framework == "megatron" else (1, 3)
+        lay = lay.take(np.nonzero(np.isin(lay.zero, keep))[0])
     return lay
 
 
-def _best(inp: FinetuneInputs, job: Job, gpus: int):
-    """(layouts, memory, step, index of the fastest fitting layout) or None when none fits."""
+def _best(inp: FinetuneInputs, job: Job, gpus: int, allow_auto: bool):
+    """choose.Choice of the fastest fitting (layout, savings) on `gpus`, or None (choose.fastest)."""
     lay = _layouts(inp, job, gpus)
     if len(lay) == 0:
         return None
     mem, step = breakdowns(inp, job, lay)
-    ok = fits(job, mem["total"])
-    if not ok.any():
-        return None
-    cand = np.nonzero(ok)[0]
-    per_seq = step["total"][cand] / lay.batch_seqs[cand]
-    return lay, mem, step, int(cand[np.argmin(per_seq)])
+    return choose.fastest(lay, mem, step, inp.fixed_savings, allow_auto, _context(inp, job, lay))
+
+
+def _context(inp: FinetuneInputs, job: Job, lay: Layouts) -> dict:
+    """What savings.apply needs beside the breakdowns: the host link, the GPU's usable bytes, the
+    gradient width the optimizer offload replaces, the layers per stage."""
+    return {
+        "host": savings.host_link(inp.gpu),
+        "gpu_bytes": C.MEMORY_HEADROOM * job.gpu.memory_gib * GIB,
+        "grad_bytes": job.grad_bytes if inp.method == "full" else C.GRAD_BYTES,
+        "layers_per_stage": layers_per_stage(job, lay),
+    }
 
 
 def _check(inp: FinetuneInputs) -> tuple[ModelShape, GpuSpec]:
@@ -411,6 +520,14 @@ def _check(inp: FinetuneInputs) -> tuple[ModelShape, GpuSpec]:
         raise InputError("precision", f"{inp.gpu} has no FP8 tensor cores; use bf16")
     if inp.precision == "fp8" and inp.method == "qlora":
         raise InputError("precision", "QLoRA computes in BF16 over its 4-bit base; use bf16")
+    if inp.param_offload and inp.optimizer_offload is False:
+        raise InputError(
+            "param_offload", "parameter offload needs optimizer offload (the step runs on the CPU)"
+        )
+    if inp.paged_optimizer and inp.optimizer_offload:
+        raise InputError(
+            "paged_optimizer", "a paged optimizer pages GPU optimizer states: not with offload"
+        )
     trained = inp.dataset_tokens * inp.epochs
     if trained < inp.seq_len:
         field = "epochs" if inp.dataset_tokens >= inp.seq_len else "tokens"
@@ -425,50 +542,55 @@ def _check(inp: FinetuneInputs) -> tuple[ModelShape, GpuSpec]:
     return get_preset(inp.model), gpu
 
 
+def _smallest(inp: FinetuneInputs, job: Job, ladder, allow_auto: bool, below: int | None = None):
+    """(GPU count, choice) of the fewest GPUs on the ladder that fit, or None."""
+    for n in ladder:
+        if below is not None and n >= below:
+            return None
+        found = _best(inp, job, n, allow_auto)
+        if found is not None:
+            return n, found
+    return None
+
+
 def plan_finetune(inp: FinetuneInputs) -> FinetunePlan:
     """The fastest fitting layout on `gpus` GPUs, or on the fewest GPUs of the node ladder
-    (1, 2, 4, then whole nodes) that fit; always reports that fewest count."""
+    (1, 2, 4, then whole nodes) that fit without a saving the buyer did not ask for; with `gpus`
+    under that count, the planner switches on the savings that fit at the least time
+    (models/finetune/choose.py) instead of refusing. Always reports both fewest counts."""
     shape, gpu = _check(inp)
     job = job_for(inp, shape, gpu)
     ladder = gpu_ladder(gpu.gpus_per_node, MAX_FINETUNE_GPUS)
-    evaluated = 0
-    smallest = None
-    for n in ladder:
-        found = _best(inp, job, n)
-        if found is not None:
-            smallest = (n, found)
-            break
-    if smallest is None:
+    plain = _smallest(inp, job, ladder, allow_auto=False)
+    saving = _smallest(inp, job, ladder, allow_auto=True, below=plain[0] if plain else None)
+    saving = saving or plain
+    if saving is None:
         raise InputError(
             "gpus",
             f"{inp.model} ({inp.method}) does not fit on up to {MAX_FINETUNE_GPUS:,} {inp.gpu} "
-            f"with a batch of {inp.global_batch_seqs} × {inp.seq_len} tokens",
+            f"with a batch of {inp.global_batch_seqs} × {inp.seq_len} tokens, even with every "
+            "memory saving (offload, 8-bit and paged optimizers, activation offload)",
         )
     if inp.gpus is None:
-        n, (lay, mem, step, i) = smallest
-        sizing = "smallest that fits"
+        n, found = plain or saving
+        sizing = "smallest that fits" if plain else "smallest that fits with savings"
     else:
         n = inp.gpus
-        if n < smallest[0]:
-            raise InputError(
-                "gpus",
-                f"{inp.model} ({inp.method}) needs at least {smallest[0]} {inp.gpu}; "
-                f"give {smallest[0]} or more",
-            )
-        found = _best(inp, job, n)
+        found = _best(inp, job, n, allow_auto=True)
         if found is None:
             raise InputError(
                 "gpus",
-                f"{n} GPUs cannot split a batch of {inp.global_batch_seqs} sequences into a "
-                f"layout that fits; try {smallest[0]} or a multiple of the batch",
+                f"{inp.model} ({inp.method}) does not fit on {n} {inp.gpu} even with every memory "
+                f"saving (or {n} GPUs cannot split a batch of {inp.global_batch_seqs} "
+                f"sequences); give at least {saving[0]}, or a multiple of the batch",
             )
-        lay, mem, step, i = found
         sizing = "fixed"
-    evaluated += len(lay)
-    return _assemble(inp, shape, gpu, job, lay, mem, step, i, n, sizing, smallest[0], evaluated)
+    min_plain = plain[0] if plain else saving[0]
+    return _assemble(inp, shape, gpu, job, found, n, sizing, (min_plain, saving[0]))
 
 
-def _assemble(inp, shape, gpu, job, lay, mem, step, i, n, sizing, min_gpus, evaluated):
+def _assemble(inp, shape, gpu, job, choice, n, sizing, min_gpus):
+    lay, mem, step, i = choice.lay, choice.mem, choice.step, choice.index
     row = lay.row(i)
     step_s = float(step["total"][i])
     batch_tokens = row["global_batch_seqs"] * inp.seq_len
@@ -479,10 +601,10 @@ def _assemble(inp, shape, gpu, job, lay, mem, step, i, n, sizing, min_gpus, eval
         one = lay.take([i])
         one = Layouts(**{**one.__dict__, "recompute": np.array([int(mode)], dtype=np.int64)})
         alt[mode] = float(breakdowns(inp, job, one)[0]["activations"][0]) / GIB
-    trainable = trainable_params(inp, shape)
     rule_tps = (
         RULE_OF_THUMB_MFU * gpu.peak_tflops(inp.precision) * 1e12 * n / (6 * shape.params_total)
     )
+    step_i = {k: float(v[i]) for k, v in step.items()}
     return FinetunePlan(
         model=inp.model,
         method=inp.method,
@@ -491,11 +613,11 @@ def _assemble(inp, shape, gpu, job, lay, mem, step, i, n, sizing, min_gpus, eval
         gpus=n,
         nodes=math.ceil(n / gpu.gpus_per_node),
         sizing=sizing,
-        min_gpus=min_gpus,
+        min_gpus=min_gpus[0],
         lora_rank=None if inp.method == "full" else inp.lora_rank,
         lora_targets=None if inp.method == "full" else list(inp.lora_targets),
         params_total=float(shape.params_total),
-        trainable_params=trainable,
+        trainable_params=trainable_params(inp, shape),
         layout=FinetuneLayout(
             tp=row["tp"],
             pp=row["pp"],
@@ -511,9 +633,7 @@ def _assemble(inp, shape, gpu, job, lay, mem, step, i, n, sizing, min_gpus, eval
         activations_gib_no_recompute=alt[Recompute.NONE],
         activations_gib_full_recompute=alt[Recompute.FULL],
         step_time_s=step_s,
-        step_breakdown_s={
-            k: float(v[i]) for k, v in step.items() if k not in ("tp_comm", "recompute")
-        },
+        step_breakdown_s={k: v for k, v in step_i.items() if k not in ("tp_comm", "recompute")},
         tokens_per_s=batch_tokens / step_s,
         tokens_per_s_per_gpu=batch_tokens / step_s / n,
         dataset_tokens=inp.dataset_tokens,
@@ -526,21 +646,32 @@ def _assemble(inp, shape, gpu, job, lay, mem, step, i, n, sizing, min_gpus, eval
         * shape.params_total
         / n
         / GIB,
-        layouts_evaluated=evaluated,
+        layouts_evaluated=len(lay),
+        framework=inp.framework,
+        savings=choice.combo,
+        savings_chosen_by=choice.chosen_by,
+        savings_step_s=savings.seconds_by_saving(
+            choice.combo, step_i, {k: float(v[i]) for k, v in choice.base_step.items()}
+        ),
+        host_memory_gib_per_gpu=choice.host_bytes / GIB,
+        min_gpus_with_savings=min_gpus[1],
     )
 
 
 def evaluate_layout(inp: FinetuneInputs, **layout) -> dict:
-    """Memory (GiB) and step time (s) of one explicit layout (a published configuration), with
-    the recompute mode given or, when omitted, the fastest that fits."""
+    """Memory (GiB) and step time (s) of one explicit layout (a published configuration) with the
+    savings the inputs set (the unset ones off), the recompute mode given or, when omitted, the
+    fastest that fits."""
     shape, gpu = _check(inp)
     job = job_for(inp, shape, gpu)
     modes = [layout.pop("recompute")] if "recompute" in layout else list(SEARCH_RECOMPUTE_MODES)
+    combo = {k: bool(v) for k, v in inp.fixed_savings.items()}
     best = None
     for mode in modes:
         lay = Layouts.single(inp.global_batch_seqs, recompute=mode, **layout)
         mem, step = breakdowns(inp, job, lay)
-        ok = bool(fits(job, mem["total"])[0])
+        mem, step, extra = savings.apply(combo, mem, step, lay, _context(inp, job, lay))
+        ok = bool(fits(job, mem["total"])[0] and extra["valid"][0])
         cand = (not ok, float(step["total"][0]), mode, mem, step)
         if best is None or cand[:2] < best[:2]:
             best = cand

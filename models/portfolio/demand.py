@@ -31,6 +31,7 @@ from pydantic import ConfigDict, ValidationError
 
 from models.errors import InputError
 from models.finetune.plan import FinetuneInputs, plan_finetune
+from models.finetune.savings import SAVINGS
 from models.numbers import plural
 from models.portfolio.workloads import (
     DEMAND_FIELD,
@@ -137,6 +138,8 @@ def _size_finetune(w: Finetune, gpu: str, training: TrainingSettings = DEFAULT_T
         seq_len=w.seq_len,
         global_batch_seqs=w.global_batch_seqs,
         precision=w.precision,
+        framework=w.framework,
+        **{k: getattr(w, k) for k in SAVINGS},
     )
     plan = plan_finetune(inp)
     return Sizing(

@@ -192,6 +192,15 @@ class Finetune(WorkloadBase):
         le=100,
         description="jobs started per month; at least 1/120, one job in ten years",
     )
+    framework: Literal["fsdp", "megatron"] = Field(
+        "fsdp", description="fsdp (FSDP / DeepSpeed) or megatron (NeMo / Megatron-Core)"
+    )
+    #: memory savings (models/finetune/savings.py): True on, False off, None the planner's choice
+    optimizer_offload: bool | None = None
+    param_offload: bool | None = None
+    optimizer_8bit: bool | None = None
+    paged_optimizer: bool | None = None
+    activation_offload: bool | None = None
 
     _model = field_validator("model")(_known_model)
     _jobs_floor = field_validator("jobs_per_month", mode="before")(

@@ -7,7 +7,12 @@ model says does not fit is scored anyway and reported "REJECTED by the memory mo
 training rows are), else the fastest that fits. Kinds: `throughput` (tokens/s per GPU), `time_to_train_min` (the row's samples, else 3,072, × length ÷ tokens/s),
 `memory` (peak GiB per GPU; a row with bound `upper` passes when the model is at or under it),
 `memory_total` (all GPUs, bound `lower`) and `trainable_params`. No row sets a constant: all are held
-out. Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
+out. Rows with split `added` were entered after the model's form was fixed
+(docs/reference/finetune-model.md) and are scored apart, per method (`added_scores`); rows with
+split `gpus-added` (AMD MLPerf rows entered with the MI300X/MI325X catalogue rows on 2026-12-02,
+before their errors were seen) are scored apart too (`by_kind_gpus_added`); the levels `by_kind`
+are the seen rows'. Each row runs with its own framework (empty: megatron) and the memory
+savings its source names (column `savings`; the rest off), on its published ZeRO stage (`zero`). Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
 memory = 16 / 2 / 0.5 bytes per parameter (full / LoRA / QLoRA) ÷ GPUs.
 """
 
@@ -25,6 +30,7 @@ from models.finetune.plan import (
     evaluate_layout,
     lora_params,
 )
+from models.finetune.savings import SAVINGS
 from models.hardware import get_gpu
 from models.shapes import get_preset
 from models.units import BYTES_PER_GB, BYTES_PER_GIB
@@ -33,9 +39,6 @@ ROWS = DATA_DIR / "validation" / "finetune.csv"
 #: samples of 8,192 tokens an MLPerf Llama 2 70B LoRA run trains on to the target (median of the
 #: runs in the rows' logs) where a time-to-train row gives no `samples` (its runs' median)
 MLPERF_SAMPLES = 3072
-#: how a row added after the fits of 2026-12-02 starts its notes (issue 31: runs added after a fit are
-#: scored apart, so the levels set before them stay comparable)
-ADDED_AFTER_FIT = "added 2026-12-02"
 
 
 def load_rows() -> list[dict]:
@@ -56,6 +59,10 @@ def inputs_of(row: dict) -> FinetuneInputs:
         global_batch_seqs=int(row["global_batch_seqs"]),
         precision=row["precision"],
         fp8_activation_input_store=row.get("fp8_act") == "1",
+        # the row's framework (empty: the MLPerf/NeMo rows, megatron) and its memory savings, each
+        # on where the source says so and off otherwise (the run's own choices, not the planner's)
+        framework=row.get("framework") or "megatron",
+        **{k: k in (row.get("savings") or "").split() for k in SAVINGS},
     )
 
 
@@ -76,6 +83,7 @@ def predict(row: dict) -> dict:
         cp=cp,
         dp=n // (tp * pp * cp),
         micro_batch=int(row["micro_batch"]),
+        zero=int(row.get("zero") or 0),
         **mode,
     )
     fit = {"recompute": r["recompute"], "fits": r["fits"]}
@@ -123,19 +131,24 @@ def validate() -> dict:
                 "recompute": p.get("recompute"),
                 "published_recompute": row.get("recompute") or None,
                 "fits": p.get("fits", True),
-                "added_after_fit": row["notes"].startswith(ADDED_AFTER_FIT),
                 "source": row["source"],
+                "split": row.get("split") or "seen",
+                "method": row["method"],
+                "framework": row.get("framework") or "megatron",
             }
         )
+    seen = [r for r in out if r["split"] == "seen"]
+    gpus_added = [r for r in out if r["split"] == "gpus-added"]
     return {
         "rows": out,
-        "by_kind": _by_kind([r for r in out if not r["added_after_fit"]]),
-        "by_kind_added_after_fit": _by_kind([r for r in out if r["added_after_fit"]]),
+        "by_kind": _by_kind(seen),
+        "by_kind_gpus_added": _by_kind(gpus_added),
+        "added": added_scores(out),
     }
 
 
 def _by_kind(rows: list[dict]) -> dict:
-    """Median and worst absolute error per kind (rows with a bound apart), the rule of thumb's beside."""
+    """Median and worst |error| of the model and the rule of thumb per kind, rows without a bound."""
     by_kind = {}
     for kind in ("throughput", "time_to_train_min", "memory"):
         sel = [r for r in rows if r["kind"] == kind and not r["bound"]]
@@ -148,6 +161,30 @@ def _by_kind(rows: list[dict]) -> dict:
                 "rule_worst_abs_error": max(abs(r["rule_error"]) for r in sel),
             }
     return by_kind
+
+
+def added_scores(rows: list[dict]) -> dict:
+    """Tokens/s per GPU on the rows added after the model's form was fixed
+    (docs/reference/finetune-model.md), by method and over all: median |error|, signed median
+    error (positive: the model is optimistic), the rule of thumb's median |error| and the rows the
+    memory model rejects at their published settings."""
+    sel = [r for r in rows if r["split"] == "added" and r["kind"] == "throughput"]
+    groups = {"all": sel} | {
+        m: [r for r in sel if r["method"] == m]
+        for m in ("full", "lora", "qlora")
+        if any(r["method"] == m for r in sel)
+    }
+    return {
+        name: {
+            "rows": len(g),
+            "median_abs_error": statistics.median(abs(r["error"]) for r in g),
+            "signed_median_error": statistics.median(r["error"] for r in g),
+            "rule_median_abs_error": statistics.median(abs(r["rule_error"]) for r in g),
+            "rejected": [r["id"] for r in g if not r["fits"]],
+        }
+        for name, g in groups.items()
+        if g
+    }
 
 
 def report(result: dict) -> str:
@@ -180,11 +217,22 @@ def report(result: dict) -> str:
             f"{kind:18} {s['rows']:>4} {s['median_abs_error']:>13.1%} {s['worst_abs_error']:>12.1%} "
             f"{s['rule_median_abs_error']:>12.1%} {s['rule_worst_abs_error']:>11.1%}"
         )
-    for kind, s in result.get("by_kind_added_after_fit", {}).items():
+    for kind, s in result["by_kind_gpus_added"].items():
         lines.append(
             f"{kind + '*':18} {s['rows']:>4} {s['median_abs_error']:>13.1%} "
             f"{s['worst_abs_error']:>12.1%} {s['rule_median_abs_error']:>12.1%} "
-            f"{s['rule_worst_abs_error']:>11.1%}  (*: rows {ADDED_AFTER_FIT}, scored apart)"
+            f"{s['rule_worst_abs_error']:>11.1%}  (*: AMD rows added 2026-12-02, scored apart)"
+        )
+    lines.append(
+        "rows added after the model's form was fixed (docs/reference/finetune-model.md), "
+        "tokens/s per GPU; signed: + = the model is optimistic:\n"
+        f"{'method':8} {'rows':>4} {'median':>8} {'signed':>8} {'rule median':>12}  rejected"
+    )
+    for name, s in result["added"].items():
+        lines.append(
+            f"{name:8} {s['rows']:>4} {s['median_abs_error']:>8.1%} "
+            f"{s['signed_median_error']:>+8.1%} {s['rule_median_abs_error']:>12.1%}  "
+            f"{', '.join(s['rejected']) or 'none'}"
         )
     return "\n".join(lines)
 
