@@ -84,6 +84,35 @@ def caption(model_id: str) -> str | None:
     )
 
 
+def _named(data: dict) -> list[str]:
+    """The models a scenario dict's workloads name (a one-run `workload` and a portfolio's
+    `workloads`), in order."""
+    one = data.get("workload")
+    many = data.get("workloads")
+    rows = [one] if isinstance(one, dict) else []
+    rows += [w for w in many if isinstance(w, dict)] if isinstance(many, list) else []
+    return list(dict.fromkeys(m for w in rows if isinstance(m := w.get("model"), str)))
+
+
+def with_definitions(data: dict) -> dict:
+    """`data` (the session's scenario dict) with `own_models` holding the fields of each of the
+    session's models its workloads name and it does not carry yet, so the scenario validated
+    from it (and its JSON, share link, PDF) reopens anywhere (models/scenario.py own_models).
+    `data` itself is left as it is; a scenario of presets comes back unchanged."""
+    given = data.get("own_models")
+    carried = list(given) if isinstance(given, list) else []
+    have = set()
+    for entry in carried:
+        try:
+            have.add(register_own(model_from_fields(entry)))
+        except InputError:  # the schema names it when the scenario is validated
+            continue
+    extra = [_copies()[m] for m in _named(data) if m in _copies() and m not in have]
+    if not extra or (given is not None and not isinstance(given, list)):
+        return data
+    return {**data, "own_models": carried + extra}
+
+
 def restore(entries: list[dict]) -> None:
     """A share link's models (already checked by the link's codec) as the session's own."""
     for fields in entries:

@@ -23,8 +23,8 @@ import math
 import pandas as pd
 import streamlit as st
 
+from app import own_models, state
 from app import schema_widgets as sw
-from app import state
 from app.charts.portfolio import portfolio_demand
 from app.field_problems import (
     EXPANSION_FIELD,
@@ -36,6 +36,7 @@ from app.field_problems import (
 from app.formatting import md_plain
 from app.views import workload_details
 from app.views.execution import execution_inputs
+from app.views.own_model import own_model_input
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
 from models.portfolio.workloads import MAX_WAIT_DAYS_DEFAULT, WORKLOAD_KINDS
@@ -66,7 +67,11 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "team": ("Team", "who is charged for it (chargeback on Compare)"),
     "start_month": ("Start month", "first month, 0 = the start of the term"),
     "duration_months": ("Months", "how many months it runs"),
-    "model": ("Model", "model preset (pretrain, finetune, serve)"),
+    "model": (
+        "Model",
+        "pretrain, finetune, serve: a model preset, or a model of your own (given as JSON under "
+        "the table; the scenario file and the share link carry its fields)",
+    ),
     "tokens": ("Tokens", "pretrain: training tokens per run; finetune: dataset tokens per epoch"),
     "gpus": (
         "GPUs",
@@ -188,8 +193,17 @@ def apply_edits(workloads: list[dict], delta: dict) -> list[dict]:
     return out
 
 
-def _column_config() -> dict:
-    presets = list(load_presets())
+def _model_options(workloads: list) -> dict[str, str]:
+    """The Model column's choices and their names: the presets, the session's models of its own
+    (app/own_models.py) and any other model a row names (a scenario file's own model), so a
+    row's model is always one of them."""
+    named = [w.get("model") for w in workloads if isinstance(w, dict)]
+    ids = [*load_presets(), *own_models.ids(), *(m for m in named if isinstance(m, str))]
+    return {m: own_models.label(m) for m in dict.fromkeys(ids)}
+
+
+def _column_config(workloads: list) -> dict:
+    models = _model_options(workloads)
     config = {}
     for col, (header, help_) in COLUMNS.items():
         if col == "kind":
@@ -197,7 +211,12 @@ def _column_config() -> dict:
                 header, help=help_, options=list(WORKLOAD_KINDS), required=True, default="steady"
             )
         elif col == "model":
-            config[col] = st.column_config.SelectboxColumn(header, help=help_, options=presets)
+            config[col] = st.column_config.SelectboxColumn(
+                header,
+                help=help_,
+                options=list(models),
+                format_func=lambda m: models.get(m, m),
+            )
         elif col == "method":
             config[col] = st.column_config.SelectboxColumn(
                 header, help=help_, options=["full", "lora", "qlora"]
@@ -227,7 +246,7 @@ def _table() -> int:
         num_rows="dynamic",
         hide_index=True,
         width="stretch",
-        column_config=_column_config(),
+        column_config=_column_config(workloads),
     )
     delta = st.session_state.get(key) or {}
     if any(delta.get(k) for k in ("edited_rows", "added_rows", "deleted_rows")):
@@ -272,7 +291,26 @@ def _table() -> int:
         st.session_state[SELECTED] = max(0, choice - 1)
         st.rerun()
     workload_details.render(choice, generation)
+    _own_model(workloads, choice)
     return choice
+
+
+def _own_model(workloads: list, choice: int) -> None:
+    """The "model of your own" inputs (app/views/own_model.py) for the selected row, when its
+    kind has a model: a model given there becomes the row's (and a choice in the Model column)."""
+    row = workloads[choice] if isinstance(workloads[choice], dict) else {}
+    if "model" not in _fields(row.get("kind")):
+        return
+
+    def use(model_id: str) -> None:
+        rows = [dict(w) if isinstance(w, dict) else w for w in _rows()]
+        if choice < len(rows) and isinstance(rows[choice], dict):
+            rows[choice]["model"] = model_id
+            state.put("workloads", rows)
+            st.session_state[GENERATION] = st.session_state.get(GENERATION, 0) + 1
+
+    model = row.get("model")
+    own_model_input("p", model if isinstance(model, str) else None, use)
 
 
 def _expansion_rows() -> list:
