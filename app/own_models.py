@@ -9,6 +9,9 @@ id; `register_session()`, run before every page (app/state.py init), registers t
 copies again, so a model another session's work pushed out comes back. A share link carries the
 fields of every model of one's own it names (app/share_link.py, its `models` section), and a
 link's models become the opening session's copies (`restore`, from app/state.py init).
+The scenario the pages validate carries the fields of the session's models its workloads name
+(`with_definitions`, into the scenario's `own_models`, models/scenario.py), so its JSON and link
+reopen anywhere; a scenario's own models, opened or loaded, become the session's copies.
 
 No widgets here (app/views/own_model.py draws them); session state only."""
 

@@ -4,7 +4,10 @@ leading dense layers, an attention head width of its own, MLA's latent K/V cache
 preset row is and bounded, since a file is untrusted: at most MAX_FILE_BYTES, every size within
 LIMITS, a name and a source of at most NAME_CHARS and SOURCE_CHARS printable characters, nothing
 but those fields. The same checks read a file (`read_model_file`, the command line), the portal's
-upload or pasted text (`model_from_json`) and a share link's fields (`model_from_fields`).
+upload or pasted text (`model_from_json`), a share link's fields (`model_from_fields`) and a
+scenario's `own_models` (`scenario_models`: at most MAX_SCENARIO_MODELS, registered as the
+portal registers them, so a portfolio's workloads can name them on any machine). A model whose
+sizes multiply past MAX_PARAMS parameters is refused too.
 
 Two registrations, both kept apart from the presets (models/shapes.py holds them; a preset's id
 is never taken over, so `llama3-70b` always means the published shape):

@@ -67,6 +67,8 @@ def test_a_pasted_model_becomes_the_rows_and_a_link_reopens_it_anywhere(registry
     assert not again.error and not again.exception
     assert again.session_state["scenario"]["workloads"][0]["model"] == mine
     assert list(again.session_state["own_models"]) == [mine]  # the pickers name it
+    shown = " ".join(c.value for c in again.caption).replace("\\", "").replace("\u200b", "")
+    assert "Model of your own: Acme 8B" in shown
     assert metric(again, "GPUs per run") == f"{sized.gpus_per_run:,}"
     goto(again, "compare")
     assert not again.error and not again.exception

@@ -36,6 +36,7 @@ from app.field_problems import (
 from app.formatting import md_plain
 from app.views import workload_details
 from app.views.execution import execution_inputs
+from app.views.forms import own_model_caption
 from app.views.own_model import own_model_input
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
@@ -309,8 +310,10 @@ def _own_model(workloads: list, choice: int) -> None:
             state.put("workloads", rows)
             st.session_state[GENERATION] = st.session_state.get(GENERATION, 0) + 1
 
-    model = row.get("model")
-    own_model_input("p", model if isinstance(model, str) else None, use)
+    model = row.get("model") if isinstance(row.get("model"), str) else None
+    if model:
+        own_model_caption(model)
+    own_model_input("p", model, use)
 
 
 def _expansion_rows() -> list:
