@@ -9,6 +9,9 @@ id; `register_session()`, run before every page (app/state.py init), registers t
 copies again, so a model another session's work pushed out comes back. A share link carries the
 fields of every model of one's own it names (app/share_link.py, its `models` section), and a
 link's models become the opening session's copies (`restore`, from app/state.py init).
+The scenario the pages validate carries the fields of the session's models its workloads name
+(`with_definitions`, into the scenario's `own_models`, models/scenario.py), so its JSON and link
+reopen anywhere; a scenario's own models, opened or loaded, become the session's copies.
 
 No widgets here (app/views/own_model.py draws them); session state only."""
 
@@ -82,6 +85,35 @@ def caption(model_id: str) -> str | None:
     return (
         f"Model of your own: {own.name} ({si(own.params_total)} parameters{active}; id {model_id})."
     )
+
+
+def _named(data: dict) -> list[str]:
+    """The models a scenario dict's workloads name (a one-run `workload` and a portfolio's
+    `workloads`), in order."""
+    one = data.get("workload")
+    many = data.get("workloads")
+    rows = [one] if isinstance(one, dict) else []
+    rows += [w for w in many if isinstance(w, dict)] if isinstance(many, list) else []
+    return list(dict.fromkeys(m for w in rows if isinstance(m := w.get("model"), str)))
+
+
+def with_definitions(data: dict) -> dict:
+    """`data` (the session's scenario dict) with `own_models` holding the fields of each of the
+    session's models its workloads name and it does not carry yet, so the scenario validated
+    from it (and its JSON, share link, PDF) reopens anywhere (models/scenario.py own_models).
+    `data` itself is left as it is; a scenario of presets comes back unchanged."""
+    given = data.get("own_models")
+    carried = list(given) if isinstance(given, list) else []
+    have = set()
+    for entry in carried:
+        try:
+            have.add(register_own(model_from_fields(entry)))
+        except InputError:  # the schema names it when the scenario is validated
+            continue
+    extra = [_copies()[m] for m in _named(data) if m in _copies() and m not in have]
+    if not extra or (given is not None and not isinstance(given, list)):
+        return data
+    return {**data, "own_models": carried + extra}
 
 
 def restore(entries: list[dict]) -> None:

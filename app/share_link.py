@@ -18,7 +18,8 @@ models of one's own they and the scenario name, `"models": {"version": 1, "model
 model_presets.csv}, ...]}` (at most MAX_LINK_MODELS, each checked as a model file is,
 models/model_file.py, then registered under its content id before anything that names it is
 validated; `encode_data` adds it for every registered model of one's own the data names as a
-`model`, so a link carries a model's fields, never only its id), and
+`model` that the scenario's own `own_models` (models/scenario.py) does not already carry, so a
+link carries a model's fields once, never only its id), and
 the Side by side page's saved scenarios, `"side_by_side": {"version": 1, "scenarios": [{"name",
 "scenario"}, ...], "picked": [names]}` (models/scenario_set.py ScenarioSet: at most 6 scenarios,
 each validated by the scenario schema, at most SECTION_JSON_BYTES of JSON), each
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import math
 import re
@@ -49,7 +51,7 @@ from app.field_problems import named_problems
 from app.settings import LOCAL_BASE_URL
 from models.errors import InputError
 from models.finetune.plan import FinetuneInputs
-from models.model_file import is_content_id, model_from_fields, register_own
+from models.model_file import content_id, is_content_id, model_from_fields, register_own
 from models.scenario import (
     PORTFOLIO_VERSION,
     SCHEMA_VERSION,
@@ -269,12 +271,25 @@ def _named_models(data: dict) -> list[str]:
     return found
 
 
+def _carried(data: dict) -> set[str]:
+    """The content ids of the models the scenario itself carries (its `own_models`,
+    models/scenario.py), which need no copy in the `models` section."""
+    out = set()
+    for entry in data.get("own_models") or []:
+        with contextlib.suppress(InputError):
+            out.add(content_id(model_from_fields(entry)))
+    return out
+
+
 def _with_models(data: dict) -> dict:
     """`data` with a `models` section holding the fields of each registered model of one's own it
     names (a `models` section given is kept as given)."""
     if "models" in data:
         return data
-    shapes = [s for m in _named_models(data) if (s := own_model(m)) is not None]
+    carried = _carried(data)
+    shapes = [
+        s for m in _named_models(data) if m not in carried and (s := own_model(m)) is not None
+    ]
     if not shapes:
         return data
     entries = [s.model_dump(mode="json", exclude_defaults=True) for s in shapes]

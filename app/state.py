@@ -100,6 +100,7 @@ def init() -> None:
             st.session_state[_TOKEN] = token
             if "models" in link.sections:
                 own_models.restore(copy.deepcopy(link.sections["models"]["models"]))
+            _keep_own_models(data)
             for name, fields in link.sections.items():
                 if name in SECTIONS:
                     SECTIONS[name][1](copy.deepcopy(fields))
@@ -107,6 +108,14 @@ def init() -> None:
                 st.session_state["link_section_errors"] = list(link.problems.values())
     st.session_state[KEY] = data
     st.session_state[_SYNCED] = _now()
+
+
+def _keep_own_models(scenario: dict) -> None:
+    """A scenario's own models (its `own_models`, already checked by the schema) kept as the
+    session's, so the pickers list them by name."""
+    entries = scenario.get("own_models")
+    if isinstance(entries, list):
+        own_models.restore(copy.deepcopy([e for e in entries if isinstance(e, dict)]))
 
 
 def _json(data) -> str:
@@ -253,6 +262,7 @@ def load_scenario(scenario: dict) -> None:
     if is_portfolio() != (scenario.get("version") == PORTFOLIO_VERSION):
         st.session_state[_STASH[PORTFOLIO_VERSION if is_portfolio() else 1]] = data()
     st.session_state[KEY] = copy.deepcopy(scenario)
+    _keep_own_models(scenario)
     st.session_state.pop("shared_url", None)
     _forget_token()
 
@@ -296,7 +306,7 @@ def bind(path: str, widget_key: str, transform=None):
 def scenario() -> tuple[Scenario | None, list[tuple[str, str]]]:
     """The validated scenario, or None and (field, message) problems."""
     try:
-        return Scenario.model_validate(data()), []
+        return Scenario.model_validate(own_models.with_definitions(data())), []
     except ValidationError as exc:
         return None, explain_validation_error(exc)
 
@@ -304,7 +314,7 @@ def scenario() -> tuple[Scenario | None, list[tuple[str, str]]]:
 def scenario_without(*paths: str) -> tuple[Scenario | None, list[tuple[str, str]]]:
     """The scenario validated with fields (dotted paths) left out, so their schema defaults apply:
     the rest of a page goes on while those fields' values are being fixed."""
-    trimmed = copy.deepcopy(data())
+    trimmed = copy.deepcopy(own_models.with_definitions(data()))
     for path in paths:
         *parents, last = path.split(".")
         node = trimmed
@@ -367,7 +377,7 @@ def portfolio_demand(sc: Scenario) -> tuple[Demand | None, tuple[str, str] | Non
     full = sc.model_dump(mode="json")
     key = json.dumps(
         {"version": PORTFOLIO_VERSION}
-        | {k: full[k] for k in ("workloads", "execution", "reliability")}
+        | {k: full[k] for k in ("own_models", "workloads", "execution", "reliability") if k in full}
     )
     d, err = _demand(key, sc.cluster.gpu, sc.term.months)
     return (Demand.model_validate(d) if d else None), err

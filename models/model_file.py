@@ -4,7 +4,10 @@ leading dense layers, an attention head width of its own, MLA's latent K/V cache
 preset row is and bounded, since a file is untrusted: at most MAX_FILE_BYTES, every size within
 LIMITS, a name and a source of at most NAME_CHARS and SOURCE_CHARS printable characters, nothing
 but those fields. The same checks read a file (`read_model_file`, the command line), the portal's
-upload or pasted text (`model_from_json`) and a share link's fields (`model_from_fields`).
+upload or pasted text (`model_from_json`), a share link's fields (`model_from_fields`) and a
+scenario's `own_models` (`scenario_models`: at most MAX_SCENARIO_MODELS, registered as the
+portal registers them, so a portfolio's workloads can name them on any machine). A model whose
+sizes multiply past MAX_PARAMS parameters is refused too.
 
 Two registrations, both kept apart from the presets (models/shapes.py holds them; a preset's id
 is never taken over, so `llama3-70b` always means the published shape):
@@ -50,6 +53,13 @@ LIMITS = {
     "kv_cache_dim": 65_536,
     "routing_limit": 4_096,
 }
+#: the most parameters a model file may describe: a version-1 workload's own cap on `params`
+#: (models/scenario.py Workload, 1e14), so sizes each within LIMITS cannot multiply into a model
+#: no planner input could name (1,000 layers of 4,096 experts of 1,048,576-wide FFNs)
+MAX_PARAMS = 1e14
+#: the most models of one's own a scenario carries in `own_models` (a session keeps 8,
+#: app/own_models.py MAX_SESSION_MODELS)
+MAX_SCENARIO_MODELS = 8
 #: longest name and source (the presets' longest are 30 and about 410 characters)
 NAME_CHARS = 100
 SOURCE_CHARS = 1_000
@@ -170,6 +180,15 @@ def _check(shape: ModelShape, where: str) -> None:
             "model.dense_layers",
             _say(where, f"dense_layers: more than the {shape.layers} layers (allowed 0 to layers)"),
         )
+    if shape.params_total > MAX_PARAMS:
+        raise InputError(
+            "model",
+            _say(
+                where,
+                f"layers, hidden, ffn_hidden, experts and vocab give {shape.params_total:.3g} "
+                f"parameters (allowed at most {MAX_PARAMS:g})",
+            ),
+        )
 
 
 def _refuse_preset_id(shape: ModelShape) -> str | None:
@@ -238,3 +257,37 @@ def is_content_id(model_id: object) -> bool:
         and MODEL_ID.fullmatch(base) is not None
         and re.fullmatch(f"[0-9a-f]{{{HASH_CHARS}}}", digest) is not None
     )
+
+
+def scenario_models(entries: object, field: str = "own_models") -> dict[str, str]:
+    """A scenario's models of one's own (its `own_models`: at most MAX_SCENARIO_MODELS, each
+    checked as a model file is), each registered under its content id (`register_own`), so the
+    workloads that name one validate and size on any machine. Returns the id each is known by
+    in the scenario (its own `model_id`, and its content id) -> the id it is registered under.
+    InputError naming `own_models[i].field`: a bad model, or one `model_id` given two shapes."""
+    if not isinstance(entries, list):
+        raise InputError(field, f"{field}: a list of model files' fields is needed")
+    if len(entries) > MAX_SCENARIO_MODELS:
+        raise InputError(
+            field,
+            f"{field}: {len(entries)} models, over the {MAX_SCENARIO_MODELS} a scenario may "
+            f"carry (allowed 0 to {MAX_SCENARIO_MODELS})",
+        )
+    ids: dict[str, str] = {}
+    for i, entry in enumerate(entries):
+        where = f"{field}[{i}]"
+        try:
+            shape = model_from_fields(entry)
+            registered = register_own(shape)
+        except InputError as exc:  # "model.layers", "layers: ..." -> "own_models[0].layers", "..."
+            sub = exc.field.removeprefix("model").removeprefix(".")
+            text = str(exc).removeprefix(f"{sub}: ") if sub else str(exc)
+            raise InputError(where + exc.field.removeprefix("model"), text) from None
+        if ids.get(shape.model_id, registered) != registered:
+            raise InputError(
+                f"{where}.model_id",
+                f"{where}.model_id: {shape.model_id!r} is given to two different models; "
+                "give each its own id",
+            )
+        ids[shape.model_id] = ids[registered] = registered
+    return ids

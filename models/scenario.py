@@ -23,6 +23,7 @@ from models.constants import DEFAULT_SOFTWARE_STACK, SOFTWARE_STACKS
 from models.constraints import Constraints, excluded
 from models.errors import InputError
 from models.hardware import load_gpus
+from models.model_file import MAX_SCENARIO_MODELS, scenario_models
 from models.options import DEFAULT_COMPARE, OPTION_IDS, OptionId
 from models.portfolio.workloads import (
     MAX_GPUS,
@@ -32,7 +33,13 @@ from models.portfolio.workloads import (
     parse_workloads,
     value_of_time_field,
 )
-from models.shapes import ModelShape, get_preset, known_model, load_presets, shape_from_params
+from models.shapes import (
+    ModelShape,
+    get_preset,
+    known_model,
+    shape_from_params,
+    unknown_model,
+)
 from models.training.job import AttentionKernel
 from models.units import BYTES_PER_PARAM
 
@@ -51,7 +58,8 @@ class Workload(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str | None = Field(
-        default="llama3-70b", description="model preset id; leave empty to give params instead"
+        default="llama3-70b",
+        description="model preset id, or a model in own_models; leave empty to give params instead",
     )
     params: float | None = Field(
         default=None, ge=1e8, le=1e14, description="total parameters", examples=[7e9]
@@ -74,7 +82,7 @@ class Workload(BaseModel):
     @classmethod
     def _known_model(cls, v: str | None) -> str | None:
         if v is not None and not known_model(v):
-            raise ValueError(f"unknown model preset; choose one of: {', '.join(load_presets())}")
+            raise ValueError(unknown_model(v))
         return v
 
     @field_validator("active_params")
@@ -385,6 +393,24 @@ class Options(BaseModel):
         return v
 
 
+def _named_by_id(data: dict, ids: dict[str, str]) -> dict:
+    """`data` with each workload's `model` that names one of `own_models` by its own id
+    (a hand-written file's "my-moe") naming it by the id it is registered under."""
+    out = dict(data)
+    one = out.get("workload")
+    if isinstance(one, dict) and one.get("model") in ids:
+        out["workload"] = {**one, "model": ids[one["model"]]}
+    many = out.get("workloads")
+    if isinstance(many, list):
+        out["workloads"] = [
+            {**w, "model": ids[w["model"]]}
+            if isinstance(w, dict) and isinstance(w.get("model"), str) and w["model"] in ids
+            else w
+            for w in many
+        ]
+    return out
+
+
 class Scenario(BaseModel):
     """Version 1: one training workload (`workload`) used as `usage` says. Version 2: a portfolio
     of `workloads` (models/portfolio/workloads.py; `workload` and `usage` are not used and must stay at their
@@ -396,6 +422,15 @@ class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: Literal[1, 2] = SCHEMA_VERSION
+    own_models: list[ModelShape] | None = Field(
+        default=None,
+        max_length=MAX_SCENARIO_MODELS,
+        exclude_if=lambda v: not v,  # a scenario of presets writes its JSON as before
+        description="models of one's own the workloads name (each the fields of "
+        "models/data/model_presets.csv, checked as a `--model` file is, models/model_file.py): "
+        "a workload names one by its model_id or its content id (model_id@hash), so the file "
+        f"reopens on any machine; at most {MAX_SCENARIO_MODELS}",
+    )
     workload: Workload = Field(default_factory=Workload)
     workloads: list[PortfolioWorkload] | None = Field(
         default=None,
@@ -421,6 +456,16 @@ class Scenario(BaseModel):
     #: User values that replace catalogue figures for this scenario only (the files never change),
     #: keyed by the cost engine's input names, e.g. {"server_usd_per_gpu": 30000}.
     overrides: dict[str, Annotated[float, Strict()]] = Field(default_factory=dict, max_length=64)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _own_models_first(cls, data):
+        """The scenario's own models checked and registered (models/model_file.py
+        scenario_models) before any workload that names one is validated; a workload naming
+        one by its own model_id then names it by its content id, as the portal and links do."""
+        if not isinstance(data, dict) or not data.get("own_models"):
+            return data
+        return _named_by_id(data, scenario_models(data["own_models"]))
 
     @field_validator("workloads", mode="before")
     @classmethod

@@ -178,6 +178,15 @@ def known_model(model_id: object) -> bool:
     )
 
 
+def unknown_model(name: object) -> str:
+    """Why a workload's `model` is refused: neither a preset nor a model of one's own that the
+    scenario defines (its `own_models`, models/scenario.py) or the session registered."""
+    return (
+        f"unknown model {str(name)[:60]!r}: not a preset, nor a model in this scenario's "
+        f"own_models; presets: {', '.join(load_presets())}"
+    )
+
+
 def get_preset(model_id: str) -> ModelShape:
     """A preset's shape, else a registered model of one's own; KeyError listing the presets."""
     presets = load_presets()

@@ -850,7 +850,7 @@ def _with_workload(i: int, **fields) -> dict:
         (_v2(workloads=[{"kind": "steady", "name": "a"}, 5]), r"workloads\[1\]: .*dictionary"),
         (_with_workload(2, rps=-1), r"workloads\[2\]\.rps: .*one request a day.*allowed: at least"),
         (_with_workload(1, jobs_per_month=0), r"workloads\[1\]\.jobs_per_month: .*one in ten years.*at least"),
-        (_with_workload(0, model="gpt-9"), r"workloads\[0\]\.model: unknown model preset"),
+        (_with_workload(0, model="gpt-9"), r"workloads\[0\]\.model: unknown model .gpt-9.: not a preset"),
         (_with_workload(4, method="lora"), r"workloads\[4\]\.method: Extra inputs"),
         (_with_workload(5, __class__="os"), r"workloads\[5\]\.__class__: Extra inputs"),
         (_with_workload(6, start_month=200), r"workloads\[6\]\.start_month: .*at most 119"),

@@ -23,8 +23,8 @@ import math
 import pandas as pd
 import streamlit as st
 
+from app import own_models, state
 from app import schema_widgets as sw
-from app import state
 from app.charts.portfolio import portfolio_demand
 from app.field_problems import (
     EXPANSION_FIELD,
@@ -36,6 +36,8 @@ from app.field_problems import (
 from app.formatting import md_plain
 from app.views import site_inputs, workload_details
 from app.views.execution import execution_inputs
+from app.views.forms import own_model_caption
+from app.views.own_model import own_model_input
 from app.workloads_csv import MAX_CSV_BYTES, read_workloads_csv, workloads_csv
 from models.errors import InputError
 from models.hardware import load_gpus
@@ -68,7 +70,11 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "team": ("Team", "who is charged for it (chargeback on Compare)"),
     "start_month": ("Start month", "first month, 0 = the start of the term"),
     "duration_months": ("Months", "how many months it runs"),
-    "model": ("Model", "model preset (pretrain, finetune, serve)"),
+    "model": (
+        "Model",
+        "pretrain, finetune, serve: a model preset, or a model of your own (given as JSON under "
+        "the table; the scenario file and the share link carry its fields)",
+    ),
     "tokens": ("Tokens", "pretrain: training tokens per run; finetune: dataset tokens per epoch"),
     "gpus": (
         "GPUs",
@@ -198,8 +204,17 @@ def apply_edits(workloads: list[dict], delta: dict) -> list[dict]:
     return out
 
 
-def _column_config() -> dict:
-    presets = list(load_presets())
+def _model_options(workloads: list) -> dict[str, str]:
+    """The Model column's choices and their names: the presets, the session's models of its own
+    (app/own_models.py) and any other model a row names (a scenario file's own model), so a
+    row's model is always one of them."""
+    named = [w.get("model") for w in workloads if isinstance(w, dict)]
+    ids = [*load_presets(), *own_models.ids(), *(m for m in named if isinstance(m, str))]
+    return {m: own_models.label(m) for m in dict.fromkeys(ids)}
+
+
+def _column_config(workloads: list) -> dict:
+    models = _model_options(workloads)
     config = {}
     for col, (header, help_) in COLUMNS.items():
         if col == "kind":
@@ -207,7 +222,12 @@ def _column_config() -> dict:
                 header, help=help_, options=list(WORKLOAD_KINDS), required=True, default="steady"
             )
         elif col == "model":
-            config[col] = st.column_config.SelectboxColumn(header, help=help_, options=presets)
+            config[col] = st.column_config.SelectboxColumn(
+                header,
+                help=help_,
+                options=list(models),
+                format_func=lambda m: models.get(m, m),
+            )
         elif col == "method":
             config[col] = st.column_config.SelectboxColumn(
                 header, help=help_, options=["full", "lora", "qlora"]
@@ -240,7 +260,7 @@ def _table() -> None:
         num_rows="dynamic",
         hide_index=True,
         width="stretch",
-        column_config=_column_config(),
+        column_config=_column_config(workloads),
     )
     delta = st.session_state.get(key) or {}
     if any(delta.get(k) for k in ("edited_rows", "added_rows", "deleted_rows")):
@@ -291,6 +311,7 @@ def _selection() -> int:
         st.session_state[SELECTED] = max(0, choice - 1)
         st.rerun()
     workload_details.render(choice, generation)
+    _own_model(workloads, choice)
     return choice
 
 
@@ -345,6 +366,26 @@ def _csv_files(sc) -> None:
     )
     if error := st.session_state.get(CSV_ERROR):
         state.show_error(*error)
+
+
+def _own_model(workloads: list, choice: int) -> None:
+    """The "model of your own" inputs (app/views/own_model.py) for the selected row, when its
+    kind has a model: a model given there becomes the row's (and a choice in the Model column)."""
+    row = workloads[choice] if isinstance(workloads[choice], dict) else {}
+    if "model" not in _fields(row.get("kind")):
+        return
+
+    def use(model_id: str) -> None:
+        rows = [dict(w) if isinstance(w, dict) else w for w in _rows()]
+        if choice < len(rows) and isinstance(rows[choice], dict):
+            rows[choice]["model"] = model_id
+            state.put("workloads", rows)
+            st.session_state[GENERATION] = st.session_state.get(GENERATION, 0) + 1
+
+    model = row.get("model") if isinstance(row.get("model"), str) else None
+    if model:
+        own_model_caption(model)
+    own_model_input("p", model, use)
 
 
 def _expansion_rows() -> list:

@@ -32,7 +32,7 @@ from models.record import Record, at_least
 from models.serving.engines import DEFAULT_ENGINE, Engine
 from models.serving.plan import MIN_RPS, RPS_FLOOR, PrefillDecode, SloPercentile
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision
-from models.shapes import load_presets
+from models.shapes import known_model, unknown_model
 
 #: the furthest month a workload may reach (start + duration): ten years
 MAX_MONTHS = 120
@@ -114,9 +114,18 @@ def value_of_time_field(what: str):
     )
 
 
+#: what a workload's `model` names
+MODEL_TEXT = (
+    "model preset id (models/data/model_presets.csv), or a model of one's own in the scenario's "
+    "own_models (by its model_id or content id)"
+)
+
+
 def _known_model(v: str) -> str:
-    if v not in load_presets():
-        raise ValueError(f"unknown model preset; choose one of: {', '.join(load_presets())}")
+    """A preset, or a model of one's own registered now (a scenario's `own_models`, registered
+    before its workloads are validated: models/scenario.py Scenario._own_models_first)."""
+    if not known_model(v):
+        raise ValueError(unknown_model(v))
     return v
 
 
@@ -151,7 +160,7 @@ class Pretrain(WorkloadBase):
 
     kind: Literal["pretrain"] = "pretrain"
     max_wait_days: float = _max_wait("pretrain")
-    model: str = Field("llama3-8b", description="model preset id (models/data/model_presets.csv)")
+    model: str = Field("llama3-8b", description=MODEL_TEXT)
     tokens: float = Field(1e12, ge=1e6, le=1e15, description="training tokens per run")
     seq_len: int = Field(8192, ge=128, le=1_048_576, description="sequence length")
     precision: Literal["bf16", "fp8"] = "bf16"
@@ -177,7 +186,7 @@ class Finetune(WorkloadBase):
 
     kind: Literal["finetune"] = "finetune"
     max_wait_days: float = _max_wait("finetune")
-    model: str = Field("llama3-8b", description="model preset id")
+    model: str = Field("llama3-8b", description=MODEL_TEXT)
     method: Literal["full", "lora", "qlora"] = "lora"
     tokens: float = Field(1e8, gt=0, le=1e13, description="dataset tokens per epoch")
     epochs: float = Field(1.0, gt=0, le=1000)
@@ -214,7 +223,7 @@ class Serve(WorkloadBase):
 
     kind: Literal["serve"] = "serve"
     max_wait_days: float = _max_wait("serve")
-    model: str = Field("llama3-70b", description="model preset id")
+    model: str = Field("llama3-70b", description=MODEL_TEXT)
     precision: Precision | None = Field(
         None,
         description=f"weights and GEMMs; default (empty) as `clusterplan serve` and the Serve "
