@@ -146,8 +146,9 @@ class ComparisonDocument(Document):
             "Totals are sums of monthly cash flows over the term; NPV discounts each month. "
             f"$ per GPU-hour divides the total by the GPU-hours of work done. "
             f"{sentence(training_run_subject(c))}: "
-            f"{days(t.train_days)}{band(t.train_days_low, t.train_days_high)}; "
-            "the band comes from the model's errors against published runs."
+            f"{days(t.train_days)} whole run{band(t.train_days_low, t.train_days_high)}"
+            + (f", steady state {days(t.steady_days)}" if t.steady_days is not None else "")
+            + "."
         )
         self.caption(accuracy_line() + ".")
         self.reopen_link(

@@ -9,7 +9,8 @@ before it was fitted (docs/reference/whole-run-model.md, committed 2026-12-02):
     F(N_active, G) = max(1, exp(a + b · log10(N_active / 1e9) + c · log10(G)))
     whole-run GPU-hours = F · steady-state GPU-hours;  whole-run days = F · steady-state days
 
-(a, b, c) = WHOLE_RUN_FIT (models/constants.py), fitted by least absolute deviations
+with N_active and G held inside the range of the fitted runs (WHOLE_RUN_RANGE; amendment 1 of the
+form file). (a, b, c) = WHOLE_RUN_FIT (models/constants.py), fitted by least absolute deviations
 (`fit_whole_run`) on the published whole runs of models/data/validation/whole_runs_heldout.csv;
 `bench/whole_run_fit.py` reproduces the fit and its leave-one-out scores. The band on the days
 (`whole_run_band`) is the split-conformal band of the leave-one-out errors, per size class by
@@ -22,7 +23,12 @@ import math
 
 import numpy as np
 
-from models.constants import BAND_SIZE_CLASSES, WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
+from models.constants import (
+    BAND_SIZE_CLASSES,
+    WHOLE_RUN_BAND_BY_SIZE,
+    WHOLE_RUN_FIT,
+    WHOLE_RUN_RANGE,
+)
 
 #: IRLS iterations and the floor on |residual| in the weights (docs/reference/whole-run-model.md)
 LAD_ITERATIONS = 200
@@ -37,8 +43,10 @@ def features(params_active: float, gpus: int) -> tuple[float, float, float]:
 def whole_run_factor(
     params_active: float, gpus: int, fit: tuple[float, float, float] = WHOLE_RUN_FIT
 ) -> float:
-    """F = max(1, exp(a + b·log10(N_active/1e9) + c·log10(G))): whole-run over steady-state time."""
-    x = features(params_active, gpus)
+    """F = max(1, exp(a + b·log10(N_active/1e9) + c·log10(G))): whole-run over steady-state time,
+    with N_active and G held inside the fitted runs' range (WHOLE_RUN_RANGE: no extrapolation)."""
+    (n_lo, n_hi), (g_lo, g_hi) = WHOLE_RUN_RANGE
+    x = features(min(max(params_active, n_lo), n_hi), min(max(gpus, g_lo), g_hi))
     return max(1.0, math.exp(sum(p * v for p, v in zip(fit, x, strict=True))))
 
 
