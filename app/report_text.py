@@ -176,7 +176,7 @@ def _curve_lines(p: TrainingPlan) -> list[str]:
             "\nTraining time against GPU count (diminishing returns show as falling efficiency)"
         )
         out.append(
-            f"{'GPUs':>8} {'step s':>8} {'MFU':>7} {'ideal':>11} {'with failures':>13}"
+            f"{'GPUs':>8} {'step s':>8} {'MFU':>7} {'ideal':>11} {'whole run':>13}"
             f" {'GPU-hours':>11} {'efficiency':>10}"
         )
         for c in p.curve:
