@@ -218,8 +218,9 @@ def _label(c: Comparison, option: str) -> str:
 def _run_head(c: Comparison) -> str:
     t = c.training
     return (
-        f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {days(t.train_days)}"
-        f" ({days(t.ideal_days)} ideal, goodput {pct(t.goodput, 1)}); {term_text(c.scenario.term)}"
+        f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {days(t.train_days)}, the whole run"
+        f" (steady state {days(t.steady_days)}, {days(t.ideal_days)} ideal, goodput "
+        f"{pct(t.goodput, 1)}); {term_text(c.scenario.term)}"
     )
 
 
