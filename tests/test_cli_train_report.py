@@ -97,7 +97,7 @@ def test_a_deadline_says_its_budget_and_the_efficient_size(capsys):
     assert _row(out, "Deadline") == sentence.removeprefix("Sized ")
     assert "for the 90-day deadline from the decision" in sentence
     advice = efficient_size_advice(p.gpus, p.efficient)
-    assert advice.startswith("Efficient size: 2,048 GPUs")
+    assert advice.startswith("Efficient size: 8,192 GPUs")
     assert advice in out.splitlines()
 
 

@@ -271,14 +271,16 @@ class Planner:
         size (sizing.efficient_size, EFFICIENT_SCALING) on the curve of power-of-two node counts from
         the smallest that fits to MAX_GPUS, i.e. the largest count whose run costs at most 1/0.8 of
         the fewest GPU-hours on that curve. Counts with no fitting layout (the batch no longer
-        splits) are skipped."""
+        splits) are skipped. The curve is the steady state's: scaling efficiency is the physics'
+        (the whole-run factor's growth with the GPU count is a fitted correction, not a scaling
+        law: on it alone the efficient size would be about 6× the smallest count)."""
         start = self.smallest().gpus
         node = self.gpu.gpus_per_node
         counts = sorted({start} | {node << i for i in range(20) if start < node << i <= MAX_GPUS})
         points = []
         for n in counts:
             try:
-                days, _ = self.wall_days(n)
+                days, _ = self.steady_days(n)
             except NoFittingLayout:
                 continue
             points.append((n, days))
@@ -308,7 +310,8 @@ class Planner:
 
     def curve(self, chosen: int, up_to_chosen: bool = False) -> list[CurvePoint]:
         """Training time against GPU count, from 1/16 of the chosen count (or the smallest that
-        fits) to 8× the chosen count (to the chosen count with `up_to_chosen`)."""
+        fits) to 8× the chosen count (to the chosen count with `up_to_chosen`): whole-run days and
+        GPU-hours, the steady state's scaling efficiency."""
         start = max(self.smallest().gpus, chosen // 16)
         top = chosen if up_to_chosen else min(MAX_GPUS, 8 * chosen)
         # power-of-two node counts (how clusters are usually grown), plus the chosen count
@@ -317,11 +320,14 @@ class Planner:
         if len(keep) < 3:
             keep |= {n for n in self.ladder if start <= n <= top}
         points: list[CurvePoint] = []
+        steady_hours: list[float] = []  # scaling efficiency: the steady state's (see efficient)
         for n in sorted(keep):
             try:
-                days, choice = self.wall_days(n)
+                steady, choice = self.steady_days(n)
             except NoFittingLayout:
                 continue
+            days = steady * self.factor(n)
+            steady_hours.append(steady * 24 * n)
             ideal = self.steps(n) * choice.step_time_s / SECONDS_PER_DAY
             points.append(
                 CurvePoint(
@@ -334,7 +340,7 @@ class Planner:
                     scaling_efficiency=0.0,
                 )
             )
-        effs = scaling_efficiencies([p.gpu_hours for p in points])
+        effs = scaling_efficiencies(steady_hours)
         return [
             p.model_copy(update={"scaling_efficiency": e})
             for p, e in zip(points, effs, strict=True)
