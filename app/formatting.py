@@ -39,14 +39,39 @@ MAX_NAME_CHARS = 80
 
 
 def run_length(
-    train_days: float, low: float | None, high: float | None, ideal: float, goodput: float
+    train_days: float,
+    low: float | None,
+    high: float | None,
+    ideal: float,
+    goodput: float,
+    steady: float | None = None,
 ) -> str:
-    """One run's length with its band, ideal days and goodput in one parenthesis: '22 days
-    (likely 18–25 days; 22 days without failures, goodput 98.7 %)'."""
+    """One run's length with its band, the steady-state run, ideal days and goodput in one
+    parenthesis: '32 days expected for the whole run (likely 23–64 days; steady state 22 days,
+    22 days without failures, goodput 98.7 %)'. Without `steady` (a plan from before the
+    whole-run expectation) the length alone."""
     likely = band(low, high).strip().removeprefix("(").removesuffix(")")
+    head = days(train_days) if steady is None else f"{days(train_days)} expected for the whole run"
+    state = "" if steady is None else f"steady state {days(steady)}, "
     return (
-        f"{days(train_days)} ({likely + '; ' if likely else ''}{days(ideal)} without failures, "
+        f"{head} ({likely + '; ' if likely else ''}{state}{days(ideal)} without failures, "
         f"goodput {pct(goodput, 1)})"
+    )
+
+
+def plan_length(t) -> str:
+    """run_length of a training plan or a comparison's training summary (its own fields)."""
+    return run_length(
+        t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput, t.steady_days
+    )
+
+
+def steady_state_text(p) -> str:
+    """The steady-state run beside the whole-run expectation a plan's costs use (TrainingPlan)."""
+    return (
+        f"{days(p.steady_days)}, {si(p.steady_gpu_hours)} GPU-hours at this layout; the whole run "
+        f"takes x{p.whole_run_factor:.2f} (restarts, evaluation, data stalls, warm-up and schedule "
+        "phases, an allocation not fully used: fitted on published whole runs)"
     )
 
 
@@ -82,9 +107,7 @@ def training_run_text(c) -> str:
     """The summary's run and its length: 'one run of base-70b on 1,024 × H100-SXM: 22 days
     (likely 20–37 days; ...)' (training_run_subject, run_length)."""
     t = c.training
-    return f"{training_run_subject(c)}: " + run_length(
-        t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput
-    )
+    return f"{training_run_subject(c)}: " + plan_length(t)
 
 
 def prefill_decode_text(p) -> str:

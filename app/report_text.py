@@ -17,8 +17,9 @@ from app.formatting import (
     gpus,
     on_day,
     pct,
+    plan_length,
     plural,
-    run_length,
+    steady_state_text,
     term_text,
     training_run_text,
     usd_rate,
@@ -102,9 +103,9 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
         ("Steps", f"{p.steps:,} of {_si(p.global_batch_tokens)} tokens"),
         (
             "One run",
-            run_length(p.train_days, p.train_days_low, p.train_days_high, p.ideal_days, p.goodput)
-            + f", {_si(p.gpu_hours)} GPU-hours",
+            plan_length(p) + f", {_si(p.gpu_hours)} GPU-hours",
         ),
+        ("Steady state", steady_state_text(p)),
     ]
 
 
@@ -157,7 +158,8 @@ def _training_rows(p: TrainingPlan) -> list[tuple[str, str]]:
         rows.append(
             (
                 "Uncertainty",
-                f"{likely}: the model's error range on published whole runs (clusterplan validate)",
+                f"{likely}: the whole-run expectation's error range on published whole runs, each "
+                "left out of the fit in turn (clusterplan validate)",
             )
         )
     return rows
@@ -172,7 +174,7 @@ def _curve_lines(p: TrainingPlan) -> list[str]:
             "\nTraining time against GPU count (diminishing returns show as falling efficiency)"
         )
         out.append(
-            f"{'GPUs':>8} {'step s':>8} {'MFU':>7} {'ideal':>11} {'with failures':>13}"
+            f"{'GPUs':>8} {'step s':>8} {'MFU':>7} {'ideal':>11} {'whole run':>13}"
             f" {'GPU-hours':>11} {'efficiency':>10}"
         )
         for c in p.curve:
@@ -214,8 +216,9 @@ def _label(c: Comparison, option: str) -> str:
 def _run_head(c: Comparison) -> str:
     t = c.training
     return (
-        f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {days(t.train_days)}"
-        f" ({days(t.ideal_days)} ideal, goodput {pct(t.goodput, 1)}); {term_text(c.scenario.term)}"
+        f"{t.model} on {t.gpus:,} x {t.gpu}: one run takes {days(t.train_days)}, the whole run"
+        f" (steady state {days(t.steady_days)}, {days(t.ideal_days)} ideal, goodput "
+        f"{pct(t.goodput, 1)}); {term_text(c.scenario.term)}"
     )
 
 
@@ -520,26 +523,24 @@ def after_tax_line(c: Comparison) -> str:
 
 
 def accuracy_line() -> str:
-    """How close the training model comes, in both modes, and the band's coverage (clusterplan
-    validate; models/validation/training.py modes_summary and band_summary): one sentence for reports."""
-    from models.validation.training import (  # only reports with a plan need it
-        band_summary,
-        modes_summary,
-    )
+    """How close the training model comes, in both modes, the whole-run expectation's scores and its
+    band's coverage (clusterplan validate; models/validation/training.py modes_summary,
+    models/validation/whole_run.py): one sentence for reports."""
+    from models.validation.training import modes_summary  # only reports with a plan need it
+    from models.validation.whole_run import added_scores, whole_run_scores
 
     modes = {(m["mode"], m["kind"]): m for m in modes_summary()}
-    pub = modes[("published plan", "gpu_hours")]
-    own = modes[("planner's plan", "gpu_hours (held-out whole runs)")]
-    b = band_summary()
+    pub, w, d = modes[("published plan", "gpu_hours")], whole_run_scores(), added_scores()
+    loo, add = w["leave_one_out"], d["whole_run"]
     return (
         f"Model accuracy on whole-run GPU-hours (clusterplan validate): given the published plan, "
-        f"median error {pub['model_median']:.0%}, worst {pub['model_worst']:.0%} over {pub['rows']} "
-        f"runs (rule of thumb {pub['rule_median']:.0%} / {pub['rule_worst']:.0%}); with the "
-        f"planner's own plan, median {own['model_median']:.0%}, worst {own['model_worst']:.0%} over "
-        f"{own['rows']} held-out runs (rule of thumb {own['rule_median']:.0%} / "
-        f"{own['rule_worst']:.0%}). The band contains {b['coverage']:.0%} of those {b['runs']} runs "
-        f"({b['leave_one_out_coverage']:.0%} when each run is left out of the band it is checked "
-        "against)"
+        f"median error {pub['model_median']:.0%} over {pub['rows']} runs; with the planner's own plan, "
+        f"steady state median {w['pre_fit']['all']['median_abs_error']:.0%}, whole-run expectation "
+        f"median {loo['all']['median_abs_error']:.0%} (signed {loo['all']['signed_median']:+.0%}) "
+        f"over {len(w['rows'])} runs each left out of the fit, rule of thumb "
+        f"{w['rule_of_thumb']['median_abs_error']:.0%}. The band contains {loo['band_coverage']:.0%} "
+        f"of them and {add['band_coverage']:.0%} of {add['all']['rows']} runs added after the fit "
+        f"(median {add['all']['median_abs_error']:.0%}, signed {add['all']['signed_median']:+.0%})"
     )
 
 

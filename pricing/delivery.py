@@ -29,13 +29,15 @@ def ready_and_train_days(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(ready day, wall-clock days of one run) of `option` per parameter set, shape (n, 1): the
     provisioning timeline's ready day (pricing/timeline.py), and the ideal days stretched by the
-    option's goodput (a managed service restarts faster) and, when interruptible, the spot
-    interruption overhead."""
+    option's goodput (a managed service restarts faster), by the plan's whole-run factor
+    (TrainingPlan.whole_run_factor) and, when interruptible, the spot interruption overhead."""
     ready = tl.ready_day(option, inp.site, lead_time_multiplier=P["lead_time_multiplier"])
     ready = np.broadcast_to(np.asarray(ready, dtype=float), P["lead_time_multiplier"].shape)
     opt = spec(option)
     ratio = inp.value("managed_restart_ratio") if opt.managed else 1.0
+    # × the whole-run factor (models/training/whole_run.py): costs use the whole-run expectation
     days = inp.plan.ideal_days / inp.goodput(P["failure_rate_multiplier"], ratio)
+    days = days * inp.plan.whole_run_factor
     if opt.interruptible:
         days = days * (1 + P["spot_interruption_overhead_pct"] / 100)
     return ready, days

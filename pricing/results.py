@@ -509,10 +509,15 @@ class TrainingSummary(Record):
     mfu: float
     ideal_days: float
     goodput: float
+    #: the whole-run expectation (models/training/plan.py TrainingPlan.train_days): costs use it
     train_days: float
     train_days_low: float | None = None
     train_days_high: float | None = None
     gpu_hours_per_run: float
+    #: the steady-state run and the factor between the two (TrainingPlan.steady_days)
+    steady_days: float | None = None
+    steady_gpu_hours_per_run: float | None = None
+    whole_run_factor: float = 1.0
     it_power_kw: float
     storage_tb: float
     #: usable TB of the parallel file system an owned cluster buys (pricing/cashflows.py

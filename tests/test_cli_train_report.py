@@ -48,10 +48,11 @@ def test_percentages_and_days_follow_the_shared_rules(plan):
     out = training_report(p)
     assert _row(out, "Efficiency").startswith("MFU 14.7 %, ")
     assert _row(out, "One run") == (
-        run_length(94.66, p.train_days_low, p.train_days_high, 7.46, 0.83)
+        run_length(94.66, p.train_days_low, p.train_days_high, 7.46, 0.83, p.steady_days)
         + f", {si(p.gpu_hours)} GPU-hours"
     )
-    assert "95 days (likely " in _row(out, "One run")
+    assert "95 days expected for the whole run (likely " in _row(out, "One run")
+    assert f"steady state {days(p.steady_days)}, 7.5 days" in _row(out, "One run")
     assert "7.5 days without failures, goodput 83.0 %" in _row(out, "One run")
     assert not re.search(r"\d%", out)  # '83 %', never '83%'
 
@@ -96,7 +97,7 @@ def test_a_deadline_says_its_budget_and_the_efficient_size(capsys):
     assert _row(out, "Deadline") == sentence.removeprefix("Sized ")
     assert "for the 90-day deadline from the decision" in sentence
     advice = efficient_size_advice(p.gpus, p.efficient)
-    assert advice.startswith("Efficient size: 4,096 GPUs")
+    assert advice.startswith("Efficient size: 8,192 GPUs")
     assert advice in out.splitlines()
 
 
@@ -119,7 +120,7 @@ def test_the_workload_page_writes_the_band_as_the_report_does():
     likely = band(p.train_days_low, p.train_days_high).strip().strip("()")
     assert likely.startswith("likely ") and "–" in likely
     captions = [c.value for c in at.caption]
-    assert any(f"Wall-clock time {likely} (the model's error range" in c for c in captions)
+    assert any(f", {likely} (the whole-run model's error range" in c for c in captions)
 
 
 def test_the_efficient_size_beside_a_fixed_count_does_not_speak_of_a_deadline():

@@ -99,7 +99,7 @@ def test_defaults_show_the_sizing(portal_url, watched):
     page.get_by_role("heading", name="Workload").wait_for()
     assert metric_value(page, "GPUs") == "1,024"
     plan = plan_training(Scenario.model_validate(EXAMPLE), curve=False)
-    assert metric_value(page, "Wall-clock days") == days(plan.train_days)
+    assert metric_value(page, "Whole-run days") == days(plan.train_days)
     assert metric_value(page, "Ideal days") == days(plan.ideal_days)  # as Compare writes it
     assert errors == [], errors
 
@@ -108,14 +108,14 @@ def test_gpu_type_and_tokens_change_the_numbers(portal_url, watched):
     page, errors = watched
     page.goto(portal_url)
     page.get_by_role("heading", name="Workload").wait_for()
-    days = metric_value(page, "Wall-clock days")
+    days = metric_value(page, "Whole-run days")
     choose(page, "GPU", "B200")
     page.wait_for_function(
         "d => ![...document.querySelectorAll('[data-testid=stMetricValue]')]"
         ".some(e => e.innerText === d)",
         arg=days,
     )
-    shown = metric_value(page, "Wall-clock days")
+    shown = metric_value(page, "Whole-run days")
     b200 = number(shown, "days")
     assert shown != days
     tokens = page.get_by_role("textbox", name="Training tokens (billions)")
@@ -127,9 +127,7 @@ def test_gpu_type_and_tokens_change_the_numbers(portal_url, watched):
         ".some(e => e.innerText === d)",
         arg=shown,
     )
-    assert number(metric_value(page, "Wall-clock days"), "days") == pytest.approx(
-        2 * b200, rel=0.06
-    )
+    assert number(metric_value(page, "Whole-run days"), "days") == pytest.approx(2 * b200, rel=0.06)
     assert errors == [], errors
 
 
@@ -164,13 +162,13 @@ def test_share_link_opens_the_same_scenario_elsewhere(portal_url, watched, brows
     url = code.inner_text().strip()
     assert "?s=" in url and len(url) < 2000
     assert share_link.decode(share_link.token_from_url(url)).cluster.gpus == 512
-    days = metric_value(page, "Wall-clock days")
+    days = metric_value(page, "Whole-run days")
     fresh = browser.new_context(viewport={"width": 1280, "height": 900})
     other = fresh.new_page()
     other.goto(url)
     other.get_by_role("heading", name="Workload").wait_for()
     assert metric_value(other, "GPUs") == "512"
-    assert metric_value(other, "Wall-clock days") == days
+    assert metric_value(other, "Whole-run days") == days
     fresh.close()
     assert errors == [], errors
 

@@ -83,7 +83,8 @@ def test_deadline_sizing_leaves_room_for_the_provisioning_of_the_option_ready_fi
 
 def test_no_deadline_leaves_the_deadline_fields_empty(fixture_catalogue):
     c = compare(
-        scenario(DEADLINED, cluster={"deadline_days": None, "gpus": 128}),
+        # 15 runs: 20 whole runs of ~109 days no longer fit the 60-month term on 128 GPUs
+        scenario(DEADLINED, cluster={"deadline_days": None, "gpus": 128}, usage={"runs": 15}),
         fixture_catalogue,
         decision=False,
     )

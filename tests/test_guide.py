@@ -23,6 +23,7 @@ from app.views.guide import (
 )
 from models.scenario import Scenario
 from models.training.sizing import EFFICIENT_SCALING, scaling_efficiencies
+from models.training.whole_run import whole_run_factor
 from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
 
@@ -166,10 +167,13 @@ def test_scaling_efficiency_is_at_most_one_and_one_at_the_cheapest_point(example
     curve = example.training.curve
     effs = [p.scaling_efficiency for p in curve]
     assert max(effs) == pytest.approx(1.0)
-    cheapest = min(curve, key=lambda p: p.gpu_hours)
-    assert cheapest.scaling_efficiency == pytest.approx(1.0)
-    for p in curve:
-        assert p.scaling_efficiency == pytest.approx(cheapest.gpu_hours / p.gpu_hours)
+    # the steady state's efficiency (Planner.curve): whole-run GPU-hours / the factor
+    steady = [
+        p.gpu_hours / whole_run_factor(example.scenario.workload.shape().params_active, p.gpus)
+        for p in curve
+    ]
+    for p, h in zip(curve, steady, strict=True):
+        assert p.scaling_efficiency == pytest.approx(min(steady) / h)
 
 
 def test_scaling_efficiencies_against_the_cheapest_point():

@@ -105,7 +105,7 @@ def test_efficient_size_is_the_largest_node_count_keeping_the_scaling_efficiency
     hours = {}
     for n in counts:
         try:
-            hours[n] = p.wall_days(n)[0] * 24 * n
+            hours[n] = p.steady_days(n)[0] * 24 * n  # the efficient size is the steady state's
         except Exception:
             continue
     best = min(hours.values())

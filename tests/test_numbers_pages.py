@@ -28,13 +28,14 @@ def test_the_workload_metrics_write_days_as_compare_does(example):
     t = example.training
     at = app("workload")
     shown = {m.label: m.value for m in at.metric}
-    assert shown["Wall-clock days"] == days(t.train_days)
+    assert shown["Whole-run days"] == days(t.train_days)
+    assert shown["Steady-state days"] == days(t.steady_days)
     assert shown["Ideal days"] == days(t.ideal_days)
     assert shown["Memory per GPU"] == gib(t.memory_gib_per_gpu["total"])
     # Compare's run line starts with the same words
     compare_page = app("compare")
     run = next(c.value for c in compare_page.caption if "one run takes" in c.value)
-    assert f"one run takes {shown['Wall-clock days']} (" in run
+    assert f"one run takes {shown['Whole-run days']} expected for the whole run (" in run
 
 
 def test_the_readback_refuses_a_number_not_written_by_the_rule():
@@ -99,11 +100,11 @@ def test_the_token_count_reads_with_thousands_separators_as_the_gpu_count_does()
     at = app("workload")
     box = at.text_input(key="w_tokens")
     assert (box.value, at.text_input(key="w_gpus").value) == ("2,000", "1,024")
-    days_before = number(next(m.value for m in at.metric if m.label == "Wall-clock days"), "days")
+    days_before = number(next(m.value for m in at.metric if m.label == "Whole-run days"), "days")
     box.set_value("4,000").run()
     assert at.session_state["scenario"]["workload"]["tokens"] == 4e12
     assert at.text_input(key="w_tokens").value == "4,000"
-    after = number(next(m.value for m in at.metric if m.label == "Wall-clock days"), "days")
+    after = number(next(m.value for m in at.metric if m.label == "Whole-run days"), "days")
     assert after == pytest.approx(2 * days_before, rel=0.05)
     at.text_input(key="w_tokens").set_value("1.5k").run()
     assert at.session_state["scenario"]["workload"]["tokens"] == 1.5e12

@@ -110,13 +110,13 @@ def test_a_link_made_on_one_replica_opens_on_the_other_and_through_nginx(cluster
     url = share(page)
     assert url.startswith(cluster["a"].rstrip("/")) and "?s=" in url, url
     assert share_link.decode(share_link.token_from_url(url)).cluster.gpus == 512
-    days = metric_value(page, "Wall-clock days")
+    days = metric_value(page, "Whole-run days")
     context.close()
 
     for where in ("b", "lb"):
         context, page, errors = open_page(browser, at(url, cluster[where]))
         assert metric_value(page, "GPUs") == "512", where
-        assert metric_value(page, "Wall-clock days") == days, where
+        assert metric_value(page, "Whole-run days") == days, where
         if where == "lb":
             cookies = {c["name"]: c["value"] for c in context.cookies()}
             assert cookies.get("planner_route"), cookies  # the sticky-session cookie

@@ -30,7 +30,7 @@ from app.formatting import pct, usd
 from app.recommendation_text import headline, reasons, recommendation_text
 from app.scenario_files import EXAMPLE
 from models.scenario import Scenario
-from models.training.plan import band_for
+from models.training.whole_run import whole_run_band
 from pricing.engine import compare
 from tests.builders import GENERATED
 from tests.readback import flat, pdf_text
@@ -422,9 +422,9 @@ def test_training_days_come_with_their_band(comparison, text):
     from app.formatting import band
 
     t = comparison.training
-    # the band from the held-out whole runs (models/validation/training.py band_summary), read from the result
-    # the model's size class
-    low, high = band_for(comparison.scenario.workload.shape().params_total)
+    # the band from the whole-run model's leave-one-out errors on published whole runs, by the
+    # model's active-size class (models/training/whole_run.py), read from the result
+    low, high = whole_run_band(comparison.scenario.workload.shape().params_active)
     assert (t.train_days_low, t.train_days_high) == pytest.approx(
         (t.train_days / (1 + high), t.train_days / (1 + low))
     )
@@ -439,20 +439,18 @@ def test_the_execution_plan_is_on_the_cover(comparison, text):
 
 
 def test_the_band_coverage_and_both_modes_are_in_the_report(text):
-    """The band's coverage of held-out runs and the model's errors in both modes, beside the rule
-    of thumb's (models/validation/training.py band_summary, modes_summary), are printed with the band."""
-    from models.validation.training import band_summary, modes_summary
+    """The whole-run band's coverage of the fitted runs (each left out of the fit) and of the runs
+    added after the fit, and the model's errors in both modes beside the rule of thumb's
+    (models/validation/whole_run.py, models/validation/training.py modes_summary)."""
+    from models.validation.whole_run import added_scores, whole_run_scores
 
     flat = " ".join(text.split())
-    b = band_summary()
-    assert f"The band contains {b['coverage']:.0%} of those {b['runs']} runs" in flat
-    assert f"({b['leave_one_out_coverage']:.0%} when each run is left out of the band" in flat
-    own = next(m for m in modes_summary() if m["mode"] == "planner's plan")
-    assert (
-        f"planner's own plan, median {own['model_median']:.0%}, worst {own['model_worst']:.0%}"
-        in flat
-    )
-    assert f"(rule of thumb {own['rule_median']:.0%} / {own['rule_worst']:.0%})" in flat
+    w, d = whole_run_scores(), added_scores()
+    loo = w["leave_one_out"]
+    assert f"The band contains {loo['band_coverage']:.0%} of them" in flat
+    assert f"{d['whole_run']['band_coverage']:.0%} of 5 runs added after the fit" in flat
+    assert f"whole-run expectation median {loo['all']['median_abs_error']:.0%}" in flat
+    assert f"steady state median {w['pre_fit']['all']['median_abs_error']:.0%}" in flat
 
 
 def test_the_uncertainty_table_writes_shares_as_every_page_does(comparison, text):

@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 from app.cli import main
 from app.formatting import band, md_plain
 from models.constants import MEMORY_HEADROOM as C_HEADROOM
+from models.constants import WHOLE_RUN_BAND_BY_SIZE
 from models.hardware import get_gpu, load_gpus
 from models.scenario import Scenario
 from models.shapes import load_presets
@@ -338,8 +339,8 @@ def test_leave_one_out_coverage_re_derives_the_band_without_the_run():
     gives from the other runs: 16 of 20 small runs (the two at each end fall outside) and 7 of 9
     large ones (without one, the large class has 8 runs and joins the small one; the two largest
     errors are then above the 27th of the 28 others)."""
-    small = [{"error": i / 100, "params_total": 7e9} for i in range(-10, 10)]
-    large = [{"error": 0.5 + i / 100, "params_total": 405e9} for i in range(9)]
+    small = [{"error": i / 100, "params_active": 7e9} for i in range(-10, 10)]
+    large = [{"error": 0.5 + i / 100, "params_active": 405e9} for i in range(9)]
     assert VS.leave_one_out_coverage(small + large) == pytest.approx(23 / 29)
     assert VS.leave_one_out_coverage(small) == pytest.approx(16 / 20)
 
@@ -495,7 +496,7 @@ def test_plans_carry_the_held_out_band():
         )
     )
     low, high = V.training_days_band(plan)
-    lo, hi = V.GPU_HOURS_ERROR_BY_SIZE["under 20B"]  # a 7B model: the under-20B class's band
+    lo, hi = WHOLE_RUN_BAND_BY_SIZE["under 20B"]  # a 7B model: the under-20B class's band
     assert (low, high) == pytest.approx((plan.train_days / (1 + hi), plan.train_days / (1 + lo)))
     assert low < high
     big = plan_training(
@@ -506,7 +507,7 @@ def test_plans_carry_the_held_out_band():
             }
         )
     )
-    lo, hi = V.GPU_HOURS_ERROR_BY_SIZE["20B and over"]
+    lo, hi = WHOLE_RUN_BAND_BY_SIZE["20B and over"]
     assert (big.train_days_low, big.train_days_high) == pytest.approx(
         (big.train_days / (1 + hi), big.train_days / (1 + lo))
     )
@@ -583,7 +584,7 @@ def test_cli_train_prints_the_plans_band():
     low, high = V.training_days_band(plan)
     assert low < high
     likely = band(low, high).strip().strip("()")  # 'likely 1–11 days', the shared number rule
-    assert f"Uncertainty     {likely}: the model's error range" in text
+    assert f"Uncertainty     {likely}: the whole-run expectation's error range" in text
 
 
 def test_validation_page_renders():

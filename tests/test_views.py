@@ -55,14 +55,14 @@ def test_every_page_renders(page):
 
 def test_workload_numbers_follow_gpu_type_and_tokens():
     at = app()
-    days = metric(at, "Wall-clock days")
+    days = metric(at, "Whole-run days")
     mem = metric(at, "Memory per GPU")
     at.selectbox(key="w_gpu").set_value("B200").run()
     assert not at.exception
-    assert metric(at, "Wall-clock days") != days and metric(at, "Memory per GPU") != mem
-    before = number(metric(at, "Wall-clock days"), "days")
+    assert metric(at, "Whole-run days") != days and metric(at, "Memory per GPU") != mem
+    before = number(metric(at, "Whole-run days"), "days")
     at.text_input(key="w_tokens").set_value("4,000").run()
-    after = number(metric(at, "Wall-clock days"), "days")
+    after = number(metric(at, "Whole-run days"), "days")
     assert after == pytest.approx(before * 2, rel=0.05)  # twice the tokens, twice the days
 
 
@@ -149,7 +149,7 @@ def test_compare_views_draw_their_charts(view):
 
 def test_execution_plan_inputs_change_the_scenario_and_the_plan():
     at = app()
-    days = number(metric(at, "Wall-clock days"), "days")
+    days = number(metric(at, "Whole-run days"), "days")
     at.toggle(key="w_tp_overlap").set_value(True).run()
     at.selectbox(key="w_grads").set_value("bf16").run()
     assert not at.exception, at.exception
@@ -157,7 +157,7 @@ def test_execution_plan_inputs_change_the_scenario_and_the_plan():
         "tp_comm_overlap": True,
         "gradient_precision": "bf16",
     }
-    assert number(metric(at, "Wall-clock days"), "days") <= days
+    assert number(metric(at, "Whole-run days"), "days") <= days
     at.selectbox(key="w_attention").set_value("none").run()
     assert not at.exception, at.exception
     assert at.session_state["scenario"]["execution"]["attention"] == "none"
@@ -174,7 +174,7 @@ def test_the_attention_box_shows_the_kernel_the_stack_runs_and_a_new_stack_bring
     at = app()
     assert at.selectbox(key="w_attention").value == "cudnn"
     assert at.selectbox(key="w_stack").value == "megatron-core-tuned"
-    days = number(metric(at, "Wall-clock days"), "days")
+    days = number(metric(at, "Whole-run days"), "days")
     at.selectbox(key="w_attention").set_value("flash2").run()
     at.selectbox(key="w_stack").set_value("megatron-3d-classic").run()
     assert not at.exception, at.exception
@@ -185,7 +185,7 @@ def test_the_attention_box_shows_the_kernel_the_stack_runs_and_a_new_stack_bring
         in (markdown_text(at))
     )
     # the classic stack (FlashAttention-1, no overlap, 0.76 kernel efficiency) takes longer
-    assert number(metric(at, "Wall-clock days"), "days") > 1.2 * days
+    assert number(metric(at, "Whole-run days"), "days") > 1.2 * days
 
 
 def test_the_address_follows_every_change_and_survives_page_changes():

@@ -130,7 +130,7 @@ def test_workload_sizes_a_pasted_model_and_its_link_reopens_the_same_result(regi
     model = at.session_state["scenario"]["workload"]["model"]
     assert model.startswith("acme-70b@") and get_preset(model).layers == 30
     assert "Model of your own: Acme 8B" in captions(at)
-    gpus, days = metric(at, "GPUs"), metric(at, "Wall-clock days")
+    gpus, days = metric(at, "GPUs"), metric(at, "Whole-run days")
     registry.clear()  # pushed out of the server's registry: registered again from the copy
     at.run()
     assert not at.error and metric(at, "GPUs") == gpus
@@ -139,7 +139,7 @@ def test_workload_sizes_a_pasted_model_and_its_link_reopens_the_same_result(regi
     again = app("workload", link)
     assert not again.error and not again.warning
     assert again.session_state["scenario"]["workload"]["model"] == model
-    assert (metric(again, "GPUs"), metric(again, "Wall-clock days")) == (gpus, days)
+    assert (metric(again, "GPUs"), metric(again, "Whole-run days")) == (gpus, days)
     assert again.selectbox(key="w_model").value == model
 
 

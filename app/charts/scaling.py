@@ -22,7 +22,7 @@ def scaling_curve(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     t = THEMES[dark]
     fig = figure(
         "Training time against cluster size",
-        "Wall-clock days for one run (solid), ideal "
+        "Whole-run days for one run (solid: the steady state × the whole-run factor), ideal "
         "days without failures or restarts (dashed); scaling efficiency on the right axis.",
         dark,
         make_subplots(specs=[[{"secondary_y": True}]]),

@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
         modes_report,
         source_layout_report,
     )
+    from models.validation.whole_run import added_scores, whole_run_scores
+    from models.validation.whole_run_report import whole_run_report
 
     try:
         result = validate()
@@ -51,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
                 **result,
                 "heldout_whole_runs": result_heldout,
                 "band": band_summary(),
+                "whole_run": {
+                    k: v for k, v in whole_run_scores().items() if k not in ("rows", "in_sample")
+                },
+                "whole_run_added": added_scores(),
                 "inference": serving,
                 "finetune": finetune,
                 "memory": memory,
@@ -66,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     print_by_source(result)
     print_misses(result["misses"])
     print(heldout_report(result_heldout))
+    print(whole_run_report())
     print(source_layout_report(validate_heldout_source_layout()))
     print(modes_report(modes_summary(result, result_heldout), band_summary()))
     print(MV.memory_report(memory))

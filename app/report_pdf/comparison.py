@@ -80,6 +80,7 @@ class ComparisonDocument(Document):
             section(self, capacity, note)
         self.numbers()
         self.assumptions()
+        self.closing()
         self.furniture()
 
     def cover(self) -> None:
@@ -153,10 +154,14 @@ class ComparisonDocument(Document):
             "Totals are sums of monthly cash flows over the term; NPV discounts each month. "
             f"$ per GPU-hour divides the total by the GPU-hours of work done. "
             f"{sentence(training_run_subject(c))}: "
-            f"{days(t.train_days)}{band(t.train_days_low, t.train_days_high)}; "
-            "the band comes from the model's errors against published runs."
+            f"{days(t.train_days)} whole run{band(t.train_days_low, t.train_days_high)}"
+            + (f", steady state {days(t.steady_days)}" if t.steady_days is not None else "")
+            + "."
         )
         self.caption(accuracy_line() + ".")
+
+    def closing(self) -> None:
+        """The share link, after the assumptions (it ran the cover onto a second page)."""
         self.reopen_link(
             "Reopen this scenario",
             "This link opens the same scenario in the planner's portal:",

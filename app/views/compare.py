@@ -24,8 +24,8 @@ from app.formatting import (
     efficient_size_advice,
     md_plain,
     on_day,
+    plan_length,
     ruled_out,
-    run_length,
     sentence,
     training_run_text,
     usd,
@@ -211,7 +211,7 @@ def run_caption(c: Comparison, rate: float) -> str:
     t = c.training
     return (
         f"{t.model} on {t.gpus:,} × {t.gpu}: one run takes "
-        f"{run_length(t.train_days, t.train_days_low, t.train_days_high, t.ideal_days, t.goodput)}"
+        f"{plan_length(t)}"
         f"; term {c.scenario.term.months} months; NPV discounted at {rate:g} % a year."
     )
 

@@ -6,6 +6,7 @@ import streamlit as st
 from app import state
 from app.charts.validation import benchmark_scatter, validation_scatter
 from app.formatting import md_plain
+from app.views.validation_whole_run import render_whole_run
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
 from models.validation import mlperf, silicon
@@ -119,13 +120,14 @@ def render_heldout() -> None:
         "known per run could explain."
     )
     st.markdown(
-        f"**Band** on every plan's training days (train_days_low–high), by the model's size class: "
+        f"**Steady-state band** (before the whole-run expectation; plans now use the whole-run "
+        "band below), by the model's size class: "
         f"split-conformal at {100 * BAND_COVERAGE:.0f} %, of a class's n held-out errors sorted, the "
         "⌊(n+1)·0.1⌋-th to the ⌈(n+1)·0.9⌉-th, rounded outward. Plans use their class's band; it "
         f"contains **{b['coverage']:.0%} of the {b['runs']} held-out runs** in sample and "
         f"**{b['leave_one_out_coverage']:.0%}** when each run is left out of the band it is "
-        "checked against (the coverage to expect on a new run). Under 20B the model is optimistic "
-        "on every run, so that band lies above the point estimate."
+        "checked against. Under 20B the steady state is optimistic on every run, so that band lies "
+        "above it."
     )
     st.dataframe(band_table(b), hide_index=True)
     st.dataframe(
@@ -524,6 +526,7 @@ def render() -> None:
         key="chart_validation",
     )
     render_heldout()
+    render_whole_run()
     _every_row(result)
     _misses(result)
     with st.expander("Published figures not used, and why"):

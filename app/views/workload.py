@@ -515,13 +515,20 @@ def _sizing_results(plan: TrainingPlan) -> None:
     low, high = plan.train_days_low, plan.train_days_high
     likely = band(low, high).strip().removeprefix("(").removesuffix(")")
     m2.metric(
-        "Wall-clock days",
+        "Whole-run days",
         days(plan.train_days),
-        help=f"With failures and restarts; {likely} given the model's errors on "
-        "published runs (Validation page)",
+        help=f"What a buyer pays for, and what costs use: the steady state x "
+        f"{plan.whole_run_factor:.2f} for restarts, evaluation, data stalls, warm-up and schedule "
+        f"phases and an allocation not fully used; {likely} given the whole-run model's "
+        "errors on published runs, each left out of the fit in turn (Validation page)",
     )
-    m1.metric("Goodput", pct(plan.goodput, 1), help=glossary.GOODPUT)
-    m2.metric(
+    m1.metric(
+        "Steady-state days",
+        days(plan.steady_days),
+        help="This layout's step time x steps, with the modelled failures and restarts",
+    )
+    m2.metric("Goodput", pct(plan.goodput, 1), help=glossary.GOODPUT)
+    m1.metric(
         "MFU",
         pct(plan.mfu, 1),
         help=f"{glossary.MFU} Here {plan.model_tflops_per_gpu:.0f} model TFLOP/s per GPU.",
@@ -536,7 +543,9 @@ def _sizing_results(plan: TrainingPlan) -> None:
         help=LAYOUT_HELP,
     )
     st.caption(
-        f"Wall-clock time {likely} (the model's error range on published whole runs). "
+        f"Whole run {days(plan.train_days)}, {likely} (the whole-run model's error range "
+        f"on published whole runs, size class {plan.size_class} by active parameters); steady "
+        f"state {days(plan.steady_days)}. "
         f"{plan.model.name}: {si(plan.model.params)} parameters; {plan.steps:,} steps of "
         f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s; "
         f"{plan.search.layouts_evaluated:,.0f} layouts searched. "

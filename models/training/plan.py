@@ -1,8 +1,9 @@
 """scenario -> training plan: the one entry point the CLI, the portal, the PDF and the tests call.
 
 It sizes the cluster (fixed count, deadline, or the efficient size), picks the fastest fitting
-layout, turns step time into ideal days, stretches them by goodput into wall-clock days, and sizes
-what the cluster needs around the GPUs (checkpoint storage, dataset read rate, fabric).
+layout, turns step time into ideal days, stretches them by goodput into the steady-state run's
+days and by the whole-run factor into the whole-run expectation (models/training/whole_run.py),
+and sizes what the cluster needs around the GPUs (checkpoint storage, dataset read rate, fabric).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from typing import Literal
 
 from pydantic import ConfigDict
 
-from models.constants import BAND_SIZE_CLASSES, GPU_HOURS_ERROR_BY_SIZE
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu
 from models.infrastructure import FabricPlan, dataset_read_gbyte_per_s, size_fat_tree
@@ -33,6 +33,8 @@ from models.training.sizing import (
     scaling_efficiencies,
     smallest_fitting,
 )
+from models.training.whole_run import days_range, whole_run_factor
+from models.training.whole_run import size_class as size_class  # the band's class, by active params
 from models.units import BYTES_PER_TB, BYTES_PER_TOKEN, SECONDS_PER_DAY
 
 
@@ -143,8 +145,17 @@ class TrainingPlan(Record):
     tokens_per_s: float
     ideal_days: float
     goodput: float
+    #: the whole-run expectation a buyer pays for (steady_days × whole_run_factor): what sizing,
+    #: deadlines, timelines and costs use (models/training/whole_run.py)
     train_days: float
     gpu_hours: float
+    #: the steady-state run: the chosen layout's step time × steps, stretched by the modelled goodput
+    steady_days: float
+    steady_gpu_hours: float
+    #: whole-run over steady-state time, F(N_active, G) fitted on published whole runs
+    whole_run_factor: float
+    #: the band's size class, by the model's active parameters
+    size_class: str
     checkpoint: Checkpoint
     reliability: ReliabilityPlan
     storage: StorageNeeds
@@ -154,7 +165,8 @@ class TrainingPlan(Record):
     #: the efficient size beside the chosen count (filled with a curve, and always for a deadline:
     #: the fewest GPUs that meet it can sit far past the point where more GPUs buy little)
     efficient: EfficientSize | None = None
-    #: wall-clock days band from the model's errors on published whole runs (models/validation/training.py)
+    #: likely wall-clock days: the whole-run expectation's leave-one-out errors on published whole
+    #: runs of the model's active-size class (models/training/whole_run.py days_range)
     train_days_low: float | None = None
     train_days_high: float | None = None
     #: deadline sizing: the wall-clock training days the GPU count was sized to fit (the deadline,
@@ -172,23 +184,15 @@ def _efficient(points: list[CurvePoint] | None, chosen: int) -> EfficientSize | 
     return None if found is None else EfficientSize(**found)
 
 
-def size_class(params_total: float) -> str:
-    """The band's size class of a model (constants.BAND_SIZE_CLASSES): the first whose upper bound
-    exceeds its total parameters."""
-    return next(name for name, upper in BAND_SIZE_CLASSES if params_total < upper)
-
-
-def band_for(params_total: float) -> tuple[float, float]:
-    """(low, high) signed GPU-hours error band of the model's size class (GPU_HOURS_ERROR_BY_SIZE),
-    derived from the held-out whole runs of that class (models/validation/training.py band_summary)."""
-    return GPU_HOURS_ERROR_BY_SIZE[size_class(params_total)]
-
-
 class Planner:
     """Plans for one scenario; remembers each GPU count's layout search."""
 
-    def __init__(self, scenario: Scenario):
+    def __init__(self, scenario: Scenario, whole_run: bool = True):
+        """`whole_run`: days are the whole-run expectation (steady state × whole_run_factor), what
+        sizing, deadlines and costs use; False: the steady state alone (what the whole-run factor
+        was fitted against, models/validation/whole_run.py)."""
         self.scenario = scenario
+        self.whole_run = whole_run
         self.workload = scenario.workload
         self.shape = self.workload.shape()
         self.gpu: GpuSpec = get_gpu(scenario.cluster.gpu)
@@ -240,9 +244,19 @@ class Planner:
                 field, f"training could never finish on {choice.gpus:,} GPUs: {exc}"
             ) from None
 
-    def wall_days(self, gpus: int) -> tuple[float, LayoutChoice]:
+    def steady_days(self, gpus: int) -> tuple[float, LayoutChoice]:
+        """Steady-state wall-clock days: step time × steps stretched by the modelled goodput."""
         choice = self.choose(gpus)
         return self.reliability(choice).wall_clock_s / SECONDS_PER_DAY, choice
+
+    def factor(self, gpus: int) -> float:
+        """Whole-run over steady-state time at this count (1 with whole_run off)."""
+        return whole_run_factor(self.shape.params_active, gpus) if self.whole_run else 1.0
+
+    def wall_days(self, gpus: int) -> tuple[float, LayoutChoice]:
+        """The days sizing and costs use: the whole-run expectation (steady days × factor)."""
+        days, choice = self.steady_days(gpus)
+        return days * self.factor(gpus), choice
 
     def smallest(self) -> LayoutChoice:
         try:
@@ -257,14 +271,16 @@ class Planner:
         size (sizing.efficient_size, EFFICIENT_SCALING) on the curve of power-of-two node counts from
         the smallest that fits to MAX_GPUS, i.e. the largest count whose run costs at most 1/0.8 of
         the fewest GPU-hours on that curve. Counts with no fitting layout (the batch no longer
-        splits) are skipped."""
+        splits) are skipped. The curve is the steady state's: scaling efficiency is the physics'
+        (the whole-run factor's growth with the GPU count is a fitted correction, not a scaling
+        law: on it alone the efficient size would be about 6× the smallest count)."""
         start = self.smallest().gpus
         node = self.gpu.gpus_per_node
         counts = sorted({start} | {node << i for i in range(20) if start < node << i <= MAX_GPUS})
         points = []
         for n in counts:
             try:
-                days, _ = self.wall_days(n)
+                days, _ = self.steady_days(n)
             except NoFittingLayout:
                 continue
             points.append((n, days))
@@ -294,7 +310,8 @@ class Planner:
 
     def curve(self, chosen: int, up_to_chosen: bool = False) -> list[CurvePoint]:
         """Training time against GPU count, from 1/16 of the chosen count (or the smallest that
-        fits) to 8× the chosen count (to the chosen count with `up_to_chosen`)."""
+        fits) to 8× the chosen count (to the chosen count with `up_to_chosen`): whole-run days and
+        GPU-hours, the steady state's scaling efficiency."""
         start = max(self.smallest().gpus, chosen // 16)
         top = chosen if up_to_chosen else min(MAX_GPUS, 8 * chosen)
         # power-of-two node counts (how clusters are usually grown), plus the chosen count
@@ -303,11 +320,14 @@ class Planner:
         if len(keep) < 3:
             keep |= {n for n in self.ladder if start <= n <= top}
         points: list[CurvePoint] = []
+        steady_hours: list[float] = []  # scaling efficiency: the steady state's (see efficient)
         for n in sorted(keep):
             try:
-                days, choice = self.wall_days(n)
+                steady, choice = self.steady_days(n)
             except NoFittingLayout:
                 continue
+            days = steady * self.factor(n)
+            steady_hours.append(steady * 24 * n)
             ideal = self.steps(n) * choice.step_time_s / SECONDS_PER_DAY
             points.append(
                 CurvePoint(
@@ -320,7 +340,7 @@ class Planner:
                     scaling_efficiency=0.0,
                 )
             )
-        effs = scaling_efficiencies([p.gpu_hours for p in points])
+        effs = scaling_efficiencies(steady_hours)
         return [
             p.model_copy(update={"scaling_efficiency": e})
             for p, e in zip(points, effs, strict=True)
@@ -376,6 +396,22 @@ def plan_training(
     return plan if budget is None else plan.model_copy(update={"train_days_budget": budget})
 
 
+def _model_summary(shape) -> ModelSummary:
+    return ModelSummary(
+        name=shape.name,
+        params=shape.params_total,
+        active_params=shape.params_active,
+        layers=shape.layers,
+        hidden=shape.hidden,
+        heads=shape.heads,
+        kv_heads=shape.kv_heads,
+        ffn_hidden=shape.ffn_hidden,
+        experts=shape.experts,
+        experts_per_token=shape.experts_per_token,
+        vocab=shape.vocab,
+    )
+
+
 def _assemble(
     planner: Planner, choice: LayoutChoice, sizing, min_gpus, curve, start
 ) -> TrainingPlan:
@@ -383,7 +419,10 @@ def _assemble(
     rel = planner.reliability(choice)
     steps = planner.steps(choice.gpus)
     ideal_days = steps * choice.step_time_s / SECONDS_PER_DAY
-    train_days = rel.wall_clock_s / SECONDS_PER_DAY
+    steady_days = rel.wall_clock_s / SECONDS_PER_DAY
+    factor = planner.factor(choice.gpus)
+    train_days = steady_days * factor
+    low_days, high_days = days_range(train_days, shape.params_active)
     fabric = size_fat_tree(
         choice.gpus,
         min(gpu.gpus_per_node, choice.gpus),
@@ -397,19 +436,7 @@ def _assemble(
         points_for_size = points
 
     return TrainingPlan(
-        model=ModelSummary(
-            name=shape.name,
-            params=shape.params_total,
-            active_params=shape.params_active,
-            layers=shape.layers,
-            hidden=shape.hidden,
-            heads=shape.heads,
-            kv_heads=shape.kv_heads,
-            ffn_hidden=shape.ffn_hidden,
-            experts=shape.experts,
-            experts_per_token=shape.experts_per_token,
-            vocab=shape.vocab,
-        ),
+        model=_model_summary(shape),
         gpu=gpu.gpu_id,
         gpus=choice.gpus,
         sizing=sizing,
@@ -429,6 +456,10 @@ def _assemble(
         goodput=rel.goodput,
         train_days=train_days,
         gpu_hours=train_days * 24 * choice.gpus,
+        steady_days=steady_days,
+        steady_gpu_hours=steady_days * 24 * choice.gpus,
+        whole_run_factor=factor,
+        size_class=size_class(shape.params_active),
         checkpoint=Checkpoint(
             size_gib=rel.checkpoint_size_gib,
             interval_min=rel.checkpoint_interval_s / 60,
@@ -449,6 +480,6 @@ def _assemble(
         ),
         curve=points,
         efficient=_efficient(points_for_size, choice.gpus),
-        train_days_low=train_days / (1 + band_for(planner.shape.params_total)[1]),
-        train_days_high=train_days / (1 + band_for(planner.shape.params_total)[0]),
+        train_days_low=low_days,
+        train_days_high=high_days,
     )

@@ -193,7 +193,7 @@ def predict_run(row: dict) -> dict:
         plan = plan_training(
             Scenario(workload=Workload(model=row["model"], **workload), cluster=cluster)
         )
-        ideal_days, wall_days, layout = plan.ideal_days, plan.train_days, plan.layout
+        ideal_days, wall_days, layout = plan.ideal_days, plan.steady_days, plan.layout
         layout_fits = True
     else:  # a custom shape, a published layout or execution plan, or older attention kernels: the
         # same planner, choosing only among the layouts the row allows, with the row's Job
@@ -271,7 +271,7 @@ def plan_heldout_run(row: dict, execution: dict | None = None) -> dict:
     run's GPU-hours), chooses the layout and stretches the days by goodput."""
     from models.training.plan import Planner  # models.training.plan imports this module's constants
 
-    planner = Planner(heldout_scenario(row, execution))
+    planner = Planner(heldout_scenario(row, execution), whole_run=False)
     planner.gpu = gpu_of(row)
     gpus = int_cell(row, "gpus")
     choice = planner.fixed(gpus) if gpus else planner.efficient()
@@ -308,7 +308,7 @@ def plan_heldout_source_layout(row: dict, execution: dict | None = None) -> dict
     ex = dict(execution or {})
     if row.get("attention"):
         ex["attention"] = row["attention"]
-    planner = Planner(heldout_scenario(row, ex))
+    planner = Planner(heldout_scenario(row, ex), whole_run=False)
     planner.gpu = gpu_of(row)
     job = planner.job(gpus)
     tp, pp = int(row["tp"]), int(row["pp"])

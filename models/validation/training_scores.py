@@ -84,7 +84,7 @@ def _billions(x: float) -> str:
 
 
 def size_classes(params_totals: list[float]) -> tuple[tuple[str, float], ...]:
-    """The band's size classes for runs of these total parameter counts: BAND_BASE_CLASSES, the
+    """The band's size classes for runs of these (active) parameter counts: BAND_BASE_CLASSES, the
     smallest class (the highest on ties) with fewer than BAND_MIN_RUNS runs merged into the class
     below it (the lowest into the one above) until none is left or one class remains."""
     uppers = [u for _, u in BAND_BASE_CLASSES]
@@ -119,10 +119,10 @@ def leave_one_out_coverage(rows: list[dict]) -> float:
     inside = 0
     for i, r in enumerate(rows):
         others = [o for j, o in enumerate(rows) if j != i]
-        classes = size_classes([o["params_total"] for o in others])
-        mine = _class_of(r["params_total"], classes)
+        classes = size_classes([o["params_active"] for o in others])
+        mine = _class_of(r["params_active"], classes)
         low, high = band_from_errors(
-            [o["error"] for o in others if _class_of(o["params_total"], classes) == mine]
+            [o["error"] for o in others if _class_of(o["params_active"], classes) == mine]
         )
         inside += low <= r["error"] <= high
     return inside / len(rows)

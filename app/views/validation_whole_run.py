@@ -1,0 +1,92 @@
+"""The Validation page's whole-run section: the steady state (pre-fit) and the whole-run expectation
+(post-fit, each run left out of the fit) side by side, the band, and the runs added after the fit
+(models/validation/whole_run.py; docs/reference/whole-run-model.md)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
+from models.validation.whole_run import ADDED_TARGETS, added_scores, whole_run_scores
+
+
+def scores_table(pre: dict, post: dict) -> pd.DataFrame:
+    """One row per group: median |error| and signed median, steady state and whole run, in %."""
+    groups = [("all runs", "all", None)]
+    groups += [(f"size {k}", "by_size_class", k) for k in post["by_size_class"]]
+    groups += [(k, "by_stack_class", k) for k in post["by_stack_class"]]
+    rows = []
+    for label, key, name in groups:
+        a, b = (pre[key], post[key]) if name is None else (pre[key][name], post[key][name])
+        rows.append(
+            {
+                "group": label,
+                "runs": b["rows"],
+                "steady state median %": 100 * a["median_abs_error"],
+                "steady state signed %": 100 * a["signed_median"],
+                "whole run median %": 100 * b["median_abs_error"],
+                "whole run signed %": 100 * b["signed_median"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def added_table(d: dict) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "run": r["id"],
+            "GPUs": r["gpus"],
+            "active params (B)": r["params_active"] / 1e9,
+            "factor": r["factor"],
+            "steady state error %": 100 * r["steady_error"],
+            "whole run error %": 100 * e,
+        }
+        for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True)
+    )
+
+
+_NUMBERS = {
+    c: st.column_config.NumberColumn(format="%+.1f")
+    for c in (
+        "steady state median %",
+        "steady state signed %",
+        "whole run median %",
+        "whole run signed %",
+        "steady state error %",
+        "whole run error %",
+    )
+}
+
+
+def render_whole_run() -> None:
+    """The whole-run expectation's fit, scores and band, and the runs added after the fit."""
+    w, d = whole_run_scores(), added_scores()
+    a, b, c = WHOLE_RUN_FIT
+    rt = w["rule_of_thumb"]
+    st.subheader("Whole-run expectation: what plans and costs use")
+    bands = "; ".join(
+        f"{k} {lo:+.0%} to {hi:+.0%}" for k, (lo, hi) in WHOLE_RUN_BAND_BY_SIZE.items()
+    )
+    st.caption(
+        "A plan shows two estimates: the steady state (the step-time physics at the chosen layout, "
+        "with the modelled failures) and the whole run a buyer pays for, the steady state × F with "
+        f"F = max(1, exp({a:+.3f} {b:+.3f}·log10(active params / 1e9) {c:+.3f}·log10(GPUs))), its "
+        "form written before the fit (docs/reference/whole-run-model.md) and fitted by least "
+        f"absolute deviations on the {len(w['rows'])} held-out whole runs. Each run is scored with "
+        "the fit on the others (leave one out); the rule of thumb's median is "
+        f"{100 * rt['median_abs_error']:.1f} %. Band on planned days, from those errors by ACTIVE "
+        f"parameters: {bands}; it holds {w['leave_one_out']['band_coverage']:.0%} of the runs."
+    )
+    st.dataframe(
+        scores_table(w["pre_fit"], w["leave_one_out"]), hide_index=True, column_config=_NUMBERS
+    )
+    add = d["whole_run"]
+    st.caption(
+        f"{add['all']['rows']} runs added after the fit (models/data/validation/"
+        "whole_runs_added.csv), scored with the committed fit and band: median "
+        f"{100 * add['all']['median_abs_error']:.1f} % (target {ADDED_TARGETS[0]:.0%}), signed "
+        f"{100 * add['all']['signed_median']:+.1f} % (target ±{ADDED_TARGETS[1]:.0%}), band holding "
+        f"{add['band_coverage']:.0%} (target {ADDED_TARGETS[2]:.0%})."
+    )
+    st.dataframe(added_table(d), hide_index=True, column_config=_NUMBERS)

@@ -1,0 +1,60 @@
+"""Reproduce the whole-run fit (docs/reference/whole-run-model.md): the parameters fitted on the
+published whole runs, the leave-one-out scores beside the steady state's and the rule of thumb's,
+and the band; with --added, the runs added after the fit scored with the committed parameters.
+
+    .venv/bin/python -m bench.whole_run_fit [--added]
+"""
+
+from __future__ import annotations
+
+import sys
+
+from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
+from models.validation.whole_run import added_scores, whole_run_scores
+
+
+def _line(name: str, s: dict) -> str:
+    return (
+        f"  {name:22} {s['rows']:>3} runs: median |err| {s['median_abs_error']:6.1%}, signed median "
+        f"{s['signed_median']:+6.1%}, worst {s['worst_abs_error']:6.1%} "
+        f"({s['min_error']:+.0%} to {s['max_error']:+.0%})"
+    )
+
+
+def _block(title: str, sc: dict) -> list[str]:
+    out = [title, _line("all", sc["all"])]
+    out += [_line(f"size {k}", v) for k, v in sc["by_size_class"].items()]
+    out += [_line(k, v) for k, v in sc["by_stack_class"].items()]
+    out.append(f"  band coverage: {sc['band_coverage']:.0%}")
+    return out
+
+
+def main() -> None:
+    s = whole_run_scores()
+    a, b, c = s["fit"]
+    print(f"fit on {len(s['rows'])} runs: a={a:.4f} b={b:.4f} c={c:.4f}")
+    print(f"committed (constants.WHOLE_RUN_FIT): {WHOLE_RUN_FIT}")
+    print(f"band from the leave-one-out errors (by active size): {s['band']}")
+    print(f"committed (constants.WHOLE_RUN_BAND_BY_SIZE): {WHOLE_RUN_BAND_BY_SIZE}")
+    print("\n".join(_block("pre-fit (steady state):", s["pre_fit"])))
+    print("\n".join(_block("whole run, leave one out:", s["leave_one_out"])))
+    r = s["rule_of_thumb"]
+    print(_line("rule of thumb", r))
+    for row, e in zip(s["rows"], s["leave_one_out"]["errors"], strict=True):
+        print(
+            f"    {row['id']:24} {row['gpus']:>6} GPUs  active {row['params_active'] / 1e9:7.2f}B  "
+            f"steady {row['steady_error']:+6.1%}  whole (LOO) {e:+6.1%}"
+        )
+    if "--added" in sys.argv:
+        d = added_scores()
+        print("\n".join(_block("added after the fit, pre-fit (steady state):", d["pre_fit"])))
+        print("\n".join(_block("added after the fit, whole run:", d["whole_run"])))
+        for row, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
+            print(
+                f"    {row['id']:24} {row['gpus']:>6} GPUs  active {row['params_active'] / 1e9:7.2f}B "
+                f" F {row['factor']:.2f}  steady {row['steady_error']:+6.1%}  whole {e:+6.1%}"
+            )
+
+
+if __name__ == "__main__":
+    main()

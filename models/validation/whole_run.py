@@ -1,0 +1,176 @@
+"""The whole-run expectation scored on published whole runs (docs/reference/whole-run-model.md).
+
+- `fitted_rows`: the 38 runs of whole_runs_heldout.csv with their steady-state GPU-hours as the
+  planner plans them (validate_heldout, the steady state: no whole-run factor);
+- `whole_run_scores`: the fit on all of them, the leave-one-out errors (each run predicted by the
+  parameters fitted on the others), the pre-fit (steady-state) errors and the rule of thumb beside
+  them, per size class (ACTIVE parameters) and stack class, and the band from the leave-one-out
+  errors;
+- `added_scores`: the runs added after the fit (whole_runs_added.csv), scored with the committed
+  parameters and band (constants.WHOLE_RUN_FIT, WHOLE_RUN_BAND_BY_SIZE), never fitted on.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import statistics
+
+from models.constants import BAND_SIZE_CLASSES, WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
+from models.training.whole_run import fit_whole_run, size_class, whole_run_factor
+from models.validation.training import row_stack, validate_heldout
+from models.validation.training_predict import plan_heldout_run
+from models.validation.training_rows import ROOT, shape_of
+from models.validation.training_scores import band_coverage, band_from_errors
+
+#: runs added after the fit, entered before their errors were computed
+ADDED_RUNS = ROOT / "whole_runs_added.csv"
+#: issue 31's targets on the runs added after the fit: median |error|, |signed median|, band coverage
+ADDED_TARGETS = (0.25, 0.10, 0.80)
+
+
+def signed_summary(errors: list[float]) -> dict[str, float]:
+    """Median |error|, signed median, worst |error| and the signed range of a set of errors."""
+    return {
+        "rows": len(errors),
+        "median_abs_error": statistics.median(abs(e) for e in errors),
+        "signed_median": statistics.median(errors),
+        "worst_abs_error": max(abs(e) for e in errors),
+        "min_error": min(errors),
+        "max_error": max(errors),
+    }
+
+
+def _row(r: dict, params_active: float) -> dict:
+    return {
+        "id": r["id"],
+        "stack_class": r["stack_class"],
+        "gpus": r["gpus"],
+        "params_active": params_active,
+        "size_class": size_class(params_active),
+        "published": r["published"],
+        "steady": r["predicted"],
+        "steady_error": r["error"],
+        "rule_error": r.get("rule_error"),
+    }
+
+
+@functools.cache
+def fitted_rows() -> tuple[dict, ...]:
+    """The fitted runs with their steady-state GPU-hours (the planner's plan, no whole-run factor)."""
+    return tuple(_row(r, shape_of(r["model"]).params_active) for r in validate_heldout()["rows"])
+
+
+def _fit(rows) -> tuple[float, float, float]:
+    return fit_whole_run(
+        [r["params_active"] for r in rows],
+        [r["gpus"] for r in rows],
+        [math.log(r["published"] / r["steady"]) for r in rows],
+    )
+
+
+def _error(r: dict, fit) -> float:
+    return r["steady"] * whole_run_factor(r["params_active"], r["gpus"], fit) / r["published"] - 1
+
+
+def leave_one_out_errors(rows) -> list[float]:
+    """Each run's error predicted by the parameters fitted on the other runs only."""
+    return [_error(r, _fit([o for j, o in enumerate(rows) if j != i])) for i, r in enumerate(rows)]
+
+
+def _groups(rows, errors: list[float], key: str) -> dict[str, dict]:
+    names = sorted({r[key] for r in rows})
+    return {
+        n: signed_summary([e for r, e in zip(rows, errors, strict=True) if r[key] == n])
+        for n in names
+    }
+
+
+def band_by_size(rows, errors: list[float]) -> dict[str, tuple[float, float]]:
+    """The split-conformal band (band_from_errors) of the errors per active-size class."""
+    return {
+        c: band_from_errors([e for r, e in zip(rows, errors, strict=True) if r["size_class"] == c])
+        for c, _ in BAND_SIZE_CLASSES
+        if any(r["size_class"] == c for r in rows)
+    }
+
+
+def _coverage(rows, errors, bands) -> float:
+    return sum(
+        bands[r["size_class"]][0] <= e <= bands[r["size_class"]][1]
+        for r, e in zip(rows, errors, strict=True)
+    ) / len(rows)
+
+
+def _scores(rows, errors: list[float], bands) -> dict:
+    return {
+        "errors": errors,
+        "all": signed_summary(errors),
+        "by_size_class": _groups(rows, errors, "size_class"),
+        "by_stack_class": _groups(rows, errors, "stack_class"),
+        "band_coverage": _coverage(rows, errors, bands),
+    }
+
+
+@functools.cache
+def whole_run_scores() -> dict:
+    """The fit on the published whole runs, its leave-one-out scores beside the steady state's
+    (pre-fit) and the rule of thumb's, and the band from the leave-one-out errors."""
+    rows = fitted_rows()
+    loo = leave_one_out_errors(rows)
+    bands = band_by_size(rows, loo)
+    fit = _fit(rows)
+    return {
+        "rows": rows,
+        "fit": fit,
+        "in_sample": [_error(r, fit) for r in rows],
+        "leave_one_out": _scores(rows, loo, bands),
+        "pre_fit": _scores(rows, [r["steady_error"] for r in rows], bands),
+        "rule_of_thumb": signed_summary([r["rule_error"] for r in rows]),
+        "band": bands,
+        "band_in_sample_coverage": {
+            c: band_coverage(
+                [e for r, e in zip(rows, loo, strict=True) if r["size_class"] == c], *b
+            )
+            for c, b in bands.items()
+        },
+    }
+
+
+def load_added_runs() -> list[dict]:
+    """`whole_runs_added.csv`: published whole runs entered after the fit, before their scoring."""
+    with ADDED_RUNS.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@functools.cache
+def added_scores() -> dict:
+    """The runs added after the fit, each planned as the fitted runs were (steady state) and scored
+    with the committed fit and band (WHOLE_RUN_FIT, WHOLE_RUN_BAND_BY_SIZE)."""
+    rows, errors, pre = [], [], []
+    for raw in load_added_runs():
+        plan = plan_heldout_run(raw, {"software_stack": row_stack(raw)})
+        active = shape_of(raw["model"]).params_active
+        published = float(raw["published_gpu_hours"])
+        r = _row(
+            {
+                "id": raw["id"],
+                "stack_class": raw["stack_class"],
+                "gpus": plan["gpus"],
+                "published": published,
+                "predicted": plan["predicted"],
+                "error": plan["predicted"] / published - 1,
+            },
+            active,
+        )
+        r["gpus_chosen"] = plan["gpus_chosen"]
+        r["factor"] = whole_run_factor(active, plan["gpus"], WHOLE_RUN_FIT)
+        rows.append(r)
+        errors.append(_error(r, WHOLE_RUN_FIT))
+        pre.append(r["steady_error"])
+    return {
+        "rows": rows,
+        "whole_run": _scores(rows, errors, WHOLE_RUN_BAND_BY_SIZE),
+        "pre_fit": _scores(rows, pre, WHOLE_RUN_BAND_BY_SIZE),
+    }

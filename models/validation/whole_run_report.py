@@ -1,0 +1,71 @@
+"""`clusterplan validate`'s table of the whole-run expectation (models/validation/whole_run.py): the
+steady state (pre-fit) and the whole-run expectation (post-fit, leave one out) side by side with the
+rule of thumb, per size class (active parameters) and stack class; then the runs added after the fit.
+"""
+
+from __future__ import annotations
+
+from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
+from models.validation.whole_run import ADDED_TARGETS, added_scores, whole_run_scores
+
+
+def _cell(s: dict | None) -> str:
+    if s is None:
+        return f"{'':>20}"
+    return f"{s['median_abs_error']:>7.1%} {s['signed_median']:>+7.1%} ({s['rows']:>2})"
+
+
+def _side_by_side(title: str, pre: dict, post: dict, rule: dict | None) -> list[str]:
+    head = f"{'':26} {'steady state (pre-fit)':>22} {'whole run (post-fit)':>22}"
+    lines = [title, head + ("" if rule is None else f" {'rule of thumb':>22}")]
+    lines.append(f"{'':26} {'median  signed (n)':>22} {'median  signed (n)':>22}")
+    lines.append(
+        f"{'all':26} {_cell(pre['all']):>22} {_cell(post['all']):>22}"
+        + ("" if rule is None else f" {_cell(rule):>22}")
+    )
+    for key, label in (("by_size_class", "size "), ("by_stack_class", "")):
+        for name, s in post[key].items():
+            lines.append(f"{label + name:26} {_cell(pre[key][name]):>22} {_cell(s):>22}")
+    lines.append(
+        f"{'band holds':26} {'':>22} {post['band_coverage']:>21.0%} (its active-size class's band)"
+    )
+    return lines
+
+
+def whole_run_report() -> str:
+    """The whole-run model's fit, its leave-one-out scores beside the steady state's and the rule of
+    thumb's, the band, and the runs added after the fit (docs/reference/whole-run-model.md)."""
+    s, d = whole_run_scores(), added_scores()
+    a, b, c = WHOLE_RUN_FIT
+    bands = ", ".join(
+        f"{k} {lo:+.0%} to {hi:+.0%}" for k, (lo, hi) in WHOLE_RUN_BAND_BY_SIZE.items()
+    )
+    lines = [
+        "\n== Whole-run expectation: steady state x F(N_active, G) "
+        "(docs/reference/whole-run-model.md) ==",
+        f"F = max(1, exp({a:+.4f} {b:+.4f}*log10(N_active/1e9) {c:+.4f}*log10(GPUs))), fitted by "
+        f"least absolute deviations on the {len(s['rows'])} runs of whole_runs_heldout.csv; band "
+        f"(leave-one-out errors, by active size): {bands}",
+    ]
+    lines += _side_by_side(
+        "GPU-hours |error| median and signed median, fitted runs, each scored with the fit "
+        "on the others (leave one out):",
+        s["pre_fit"],
+        s["leave_one_out"],
+        s["rule_of_thumb"],
+    )
+    lines += _side_by_side(
+        f"Runs added after the fit (whole_runs_added.csv), committed parameters and band; "
+        f"targets {ADDED_TARGETS[0]:.0%} median, signed within +/-{ADDED_TARGETS[1]:.0%}, band "
+        f"holding {ADDED_TARGETS[2]:.0%}:",
+        d["pre_fit"],
+        d["whole_run"],
+        None,
+    )
+    for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
+        lines.append(
+            f"  {r['id']:24} {r['gpus']:>6,}{'+' if r['gpus_chosen'] else ' '} GPUs, "
+            f"{r['params_active'] / 1e9:6.1f}B active, F {r['factor']:.2f}: steady "
+            f"{r['steady_error']:+6.1%}, whole run {e:+6.1%}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,180 @@
+"""The whole-run expectation (models/training/whole_run.py, models/validation/whole_run.py): the fit is
+reproducible, the form was written before the fit (git order), leave-one-out leaves the scored run
+out, the band goes by active parameters, and plans and costs use the whole-run expectation."""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import subprocess
+
+import pytest
+
+from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT, WHOLE_RUN_RANGE
+from models.scenario import Scenario
+from models.training.plan import plan_training
+from models.training.whole_run import fit_whole_run, size_class, whole_run_factor
+from models.validation import whole_run as W
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_the_committed_fit_and_band_are_what_the_fit_gives():
+    """bench/whole_run_fit.py's numbers: refitting on the 38 runs gives the committed parameters,
+    and the leave-one-out errors give the committed band."""
+    s = W.whole_run_scores()
+    assert len(s["rows"]) == 38
+    assert s["fit"] == pytest.approx(WHOLE_RUN_FIT, abs=5e-5)
+    assert s["band"] == WHOLE_RUN_BAND_BY_SIZE
+
+
+def _first_commit(*args: str) -> str:
+    out = subprocess.run(
+        ["git", "log", "--format=%H", "--reverse", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = out.stdout.split()
+    if out.returncode or not lines:
+        pytest.skip("no git history here")
+    return lines[0]
+
+
+def _is_ancestor(a: str, b: str) -> bool:
+    return subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=ROOT).returncode == 0
+
+
+def test_the_form_was_committed_before_the_fit_and_the_added_runs_after_it():
+    form = _first_commit("--", "docs/reference/whole-run-model.md")
+    fit = _first_commit("-S", "WHOLE_RUN_FIT = (-", "--", "models/constants.py")
+    added = _first_commit("--", "models/data/validation/whole_runs_added.csv")
+    assert form != fit and _is_ancestor(form, fit)
+    assert added != fit and _is_ancestor(fit, added)
+
+
+def test_leave_one_out_leaves_the_scored_run_out():
+    """Each run's leave-one-out error comes from the fit on the other 37. A run the least-absolute-
+    deviations fit passes through (its in-sample error about 0) is where leaving it out shows: the
+    fit without it misses it, the fit with it does not."""
+    s = W.whole_run_scores()
+    rows, loo, ins = s["rows"], s["leave_one_out"]["errors"], s["in_sample"]
+    i = min(range(len(rows)), key=lambda j: abs(ins[j]))
+    others = [r for j, r in enumerate(rows) if j != i]
+    fit = fit_whole_run(
+        [r["params_active"] for r in others],
+        [r["gpus"] for r in others],
+        [math.log(r["published"] / r["steady"]) for r in others],
+    )
+    r = rows[i]
+    alone = r["steady"] * whole_run_factor(r["params_active"], r["gpus"], fit) / r["published"] - 1
+    assert loo[i] == pytest.approx(alone)
+    assert abs(ins[i]) < 1e-3 < abs(loo[i] - ins[i])
+
+
+def test_the_lad_fit_recovers_a_law_and_ignores_one_outlier():
+    x = [10 ** (i / 4) * 1e9 for i in range(12)]
+    g = [2 ** (3 + (5 * i) % 11) for i in range(12)]
+    y = [0.3 - 0.2 * math.log10(p / 1e9) + 0.1 * math.log10(n) for p, n in zip(x, g, strict=True)]
+    y[5] += 2.0
+    assert fit_whole_run(x, g, y) == pytest.approx((0.3, -0.2, 0.1), abs=1e-3)
+
+
+def test_the_factor_is_not_extrapolated_past_the_fitted_runs():
+    """Amendment 1: N_active and G held inside the fitted runs' range, which the constant records."""
+    rows = W.whole_run_scores()["rows"]
+    active, gpus = [r["params_active"] for r in rows], [r["gpus"] for r in rows]
+    assert ((min(active), max(active)), (min(gpus), max(gpus))) == WHOLE_RUN_RANGE
+    assert whole_run_factor(405e9, 16384) == whole_run_factor(max(active), max(gpus))
+    assert whole_run_factor(70e9, 16384) == whole_run_factor(70e9, 4096)
+    assert whole_run_factor(70e9, 2048) < whole_run_factor(70e9, 4096)
+
+
+def test_the_factor_never_shortens_a_run():
+    assert whole_run_factor(1e9, 8, (-5.0, 0.0, 0.0)) == 1.0
+    assert whole_run_factor(1e9, 8, (0.5, 0.0, 0.0)) == pytest.approx(math.exp(0.5))
+
+
+def test_size_classes_and_bands_go_by_active_parameters():
+    """A 17B-active MoE of 109B total (Llama 4 Scout) gets the under-20B band, not 20B and over's."""
+    assert size_class(17e9) == "under 20B" and size_class(21e9) == "20B and over"
+    plan = plan_training(
+        Scenario.model_validate(
+            {
+                "workload": {"model": "llama4-scout", "tokens": 1e11, "seq_len": 4096},
+                "cluster": {"gpu": "H100-SXM", "gpus": 256},
+            }
+        )
+    )
+    assert plan.model.params > 100e9 and plan.size_class == "under 20B"
+    lo, hi = WHOLE_RUN_BAND_BY_SIZE["under 20B"]
+    assert (plan.train_days_low, plan.train_days_high) == pytest.approx(
+        (plan.train_days / (1 + hi), plan.train_days / (1 + lo))
+    )
+
+
+def test_plans_carry_both_estimates_and_cost_the_whole_run():
+    from app.scenario_files import EXAMPLE
+    from pricing.engine import compare
+
+    sc = Scenario.model_validate(EXAMPLE)
+    plan = plan_training(sc)
+    assert plan.whole_run_factor > 1
+    assert plan.train_days == pytest.approx(plan.steady_days * plan.whole_run_factor)
+    assert plan.gpu_hours == pytest.approx(plan.train_days * 24 * plan.gpus)
+    assert plan.steady_gpu_hours == pytest.approx(plan.steady_days * 24 * plan.gpus)
+    t = compare(sc).training
+    assert t.train_days == pytest.approx(plan.train_days)
+    assert t.gpu_hours_per_run == pytest.approx(plan.gpu_hours)
+    assert t.steady_days == pytest.approx(plan.steady_days) and t.steady_days < t.train_days
+
+
+def test_the_validation_planner_scores_the_steady_state():
+    """The fit's base is the steady state: the held-out runs are planned without the factor."""
+    row = next(r for r in W.fitted_rows() if r["id"] == "ho-pythia-1b")
+    assert row["steady"] / row["published"] - 1 == pytest.approx(row["steady_error"])
+    from models.validation.training_predict import plan_heldout_run
+    from models.validation.training_rows import load_heldout_runs
+
+    raw = next(r for r in load_heldout_runs() if r["id"] == "ho-pythia-1b")
+    assert plan_heldout_run(raw, {"software_stack": "megatron-3d-classic"})[
+        "predicted"
+    ] == pytest.approx(row["steady"])
+
+
+HARNESS = str(ROOT / "tests" / "portal_harness.py")
+
+
+def test_the_validation_page_shows_both_estimates_and_the_added_runs():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(HARNESS, default_timeout=90)
+    at.session_state["_page"] = "validation"
+    at.run()
+    assert not at.exception, at.exception
+    assert "Whole-run expectation: what plans and costs use" in [h.value for h in at.subheader]
+    tables = [df.value for df in at.dataframe]
+    scores = next(t for t in tables if "whole run signed %" in t.columns)
+    loo = W.whole_run_scores()["leave_one_out"]["all"]
+    first = scores.iloc[0]
+    assert first["group"] == "all runs" and first["runs"] == 38
+    assert first["whole run median %"] == pytest.approx(100 * loo["median_abs_error"])
+    added = next(t for t in tables if "whole run error %" in t.columns)
+    assert list(added["run"]) == [r["id"] for r in W.added_scores()["rows"]]
+
+
+def test_the_workload_page_shows_the_whole_run_and_the_steady_state():
+    from streamlit.testing.v1 import AppTest
+
+    from app.formatting import days
+    from app.scenario_files import EXAMPLE
+
+    at = AppTest.from_file(HARNESS, default_timeout=90)
+    at.session_state["_page"] = "workload"
+    at.run()
+    assert not at.exception, at.exception
+    p = plan_training(Scenario.model_validate(EXAMPLE))
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Whole-run days"] == days(p.train_days)
+    assert metrics["Steady-state days"] == days(p.steady_days)
