@@ -26,7 +26,10 @@ Depreciation (`Term.depreciation`):
 A facility of the buyer's own (`options.facility` = "owned") is a building: nonresidential real
 property, recovered straight-line over 39 years (26 U.S.C. § 168(c)) under either choice, and not
 eligible for bonus depreciation; the hardware in it follows the choice above. Its construction cost
-is part of the `hardware` flows (pricing/cashflows.py), so the caller gives its basis.
+is part of the `hardware` flows (pricing/cashflows.py), so the caller gives its basis. A facility
+upgrade the buyer's site needs (the `facility upgrade` line, pricing/site_power.py) is an
+improvement to the building: recovered the same way, and what is left of it written off in the
+month the hardware is sold (it is not sold with it).
 
 A lease leaves the hardware with the lessor: the payments are deductible, nothing is depreciated
 (the choice changes nothing).
@@ -39,9 +42,14 @@ from datetime import date
 import numpy as np
 
 #: flows that buy or sell an asset rather than pay an expense
-CAPITAL = frozenset({"hardware", "sales tax", "residual value"})
-#: the capital flows that make up the hardware's cost basis
-BASIS = ("hardware", "sales tax")
+CAPITAL = frozenset({"hardware", "sales tax", "residual value", "facility upgrade"})
+#: the capital flows that make up the cost basis (hardware, and a facility upgrade the buyer's
+#: site needs: pricing/site_power.py)
+BASIS = ("hardware", "sales tax", "facility upgrade")
+#: the capital flows recovered as a building (39 years, no bonus): an upgrade of the buyer's
+#: site's power and cooling is an improvement to nonresidential real property (§ 168(c)); it is
+#: not sold with the hardware, so what is left of it is written off when the hardware is sold
+BUILDING_LINES = ("facility upgrade",)
 #: recovery period of nonresidential real property, years (26 U.S.C. § 168(c)): a new facility
 BUILDING_LIFE_YEARS = 39.0
 #: property acquired after this day takes 100 % bonus depreciation (Public Law 119-21 § 70301)
@@ -112,6 +120,9 @@ def after_tax_flows(
     default = [(flows, ready_month, last, facility_basis)]
     for capital, accepted, sold, *built in assets if assets is not None else default:
         site = built[0] if built else 0.0
+        site = site + (zero + sum((capital.get(k, zero) for k in BUILDING_LINES), zero)).sum(
+            axis=1, keepdims=True
+        )
         basis = (zero + sum((capital.get(k, zero) for k in BASIS), zero)).sum(axis=1, keepdims=True)
         site = np.minimum(site, basis)  # a leased facility is not the buyer's to depreciate
         k = m - accepted  # months since acceptance

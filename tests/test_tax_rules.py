@@ -88,6 +88,21 @@ def test_a_new_facility_is_depreciated_over_39_years_and_takes_no_bonus():
     assert got[0] == pytest.approx(np.full(12, 50.0))
 
 
+def test_a_facility_upgrade_is_recovered_as_the_building_and_written_off_at_the_sale():
+    """The `facility upgrade` line (the buyer's site's power and cooling, pricing/site_power.py)
+    is an improvement to the building: 39 years straight-line, no bonus, the rest written off in
+    the month the hardware is sold; it was deducted as an expense in the month it was paid."""
+    # 1,000 of hardware in month 0 (1-year life, bonus) and a 468 upgrade paid in month 0
+    flows = {"hardware": _row({0: 1000.0}, 12), "facility upgrade": _row({0: 468.0}, 12)}
+    args = (flows, np.array([[0]]), 12, np.array([[50.0]]), np.array([[1.0]]))
+    got = after_tax_flows(*args, depreciation="bonus_2025")[0]
+    assert got[0] == pytest.approx(1468 - 0.5 * (1000 + 1))  # 1 a month of the upgrade
+    assert got[1:11] == pytest.approx(np.full(10, -0.5))
+    assert got[11] == pytest.approx(-0.5 - 0.5 * 456)  # the book value left, written off
+    # over the term the same tax is saved as expensing it, later: the NPV counts the difference
+    assert got.sum() == pytest.approx(1468 * 0.5)
+
+
 def test_the_default_keeps_straight_line_and_the_scenario_json():
     s = Scenario.model_validate({"version": 2, "workloads": _build().model_dump()["workloads"]})
     assert s.term.depreciation == "straight_line"
