@@ -5,7 +5,6 @@ buyer's site, or ruled out by the buyer's constraints."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from models.constraints import excluded
 from models.options import OPTIONS
@@ -13,19 +12,16 @@ from models.scenario import Scenario
 from pricing.site_power import not_offered as site_not_offered
 from pricing.timeline import Site
 
-if TYPE_CHECKING:
-    from pricing.inputs import Figure
-
 
 def unavailable_options(
     scenario: Scenario,
     gpu_id: str,
-    figures: dict[str, Figure],
+    figures: dict,
     no_price: dict[str, str],
     by_size: dict[str, str],
     site: Site,
 ) -> dict[str, str]:
-    """option id -> why it cannot be compared: no price (an override gives one), not offered at
+    """option id -> why it cannot be compared (`figures`: pricing/inputs.py's Figure by key): no price (an override gives one), not offered at
     this size (`by_size`), in a version 1 scenario needing a demand shape, or ruled out by the
     buyer's constraints (models/constraints.py; that reason first)."""
     unavailable: dict[str, str] = {}

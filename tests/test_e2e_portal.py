@@ -20,11 +20,10 @@ from app.scenario_files import EXAMPLE, PORTFOLIOS
 from models.scenario import Scenario
 from models.training.plan import plan_training
 from pricing.engine import compare
+from tests.browser import ARTIFACTS, TIMEOUT, wait_idle  # noqa: F401  (test_e2e_side_by_side reads them here)
 from tests.readback import number
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-ARTIFACTS = pathlib.Path(__file__).resolve().parents[1] / "test-artifacts"
-TIMEOUT = 60_000
 PROBE = re.compile(r"/[a-z-]+/_stcore/(health|host-config)$")
 
 
@@ -60,12 +59,6 @@ def watched(page, request):
 def metric_value(page, label: str) -> str:
     box = page.locator("[data-testid='stMetric']", has_text=label).first
     return box.locator("[data-testid='stMetricValue']").inner_text()
-
-
-def wait_idle(page) -> None:
-    """Until Streamlit has finished the current run (its status widget goes away)."""
-    page.wait_for_timeout(300)
-    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=TIMEOUT)
 
 
 def set_gpus(page, n: int) -> None:

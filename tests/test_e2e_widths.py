@@ -13,7 +13,7 @@ import pytest
 
 from app import share_link
 from app.scenario_files import EXAMPLE, PORTFOLIOS
-from tests.test_e2e_portal import ARTIFACTS, TIMEOUT, wait_idle
+from tests.browser import ARTIFACTS, TIMEOUT, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 WIDTH = 1280
