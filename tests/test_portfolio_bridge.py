@@ -153,3 +153,11 @@ def test_compare_names_the_bridge_in_portfolio_mode():
     assert any(x.startswith("Build runs the work released before") for x in lines)
     for line in lines:
         assert line in shown, line
+
+
+def test_the_workload_page_turns_portfolio_bridging_off():
+    at = app(scenario=sample("enterprise"))
+    toggle = next(t for t in at.toggle if t.key == "p_bridge")
+    assert toggle.value is True
+    toggle.set_value(False).run()
+    assert at.session_state["scenario"]["options"]["bridge"] is False

@@ -450,6 +450,7 @@ def _settings() -> None:
         help="The contract term every option is compared over.",
     )
     sw.toggle(st, "Public cloud allowed", "constraints.public_cloud_allowed", "p_public_cloud")
+    sw.toggle(st, "Bridge the work before each go-live", "options.bridge", "p_bridge")
     past_term_input("p_past_term")
     chosen = state.get("options.compare") or sw.start("options.compare")
     st.multiselect(

@@ -9,7 +9,7 @@ on demand; public cloud only where `constraints.public_cloud_allowed`), the one 
 hourly rate at the base figures, the earliest ready of equals. It serves from its own ready day
 (`Planner.ready`: a rental no earlier than the first month with work). An option is bridged when
 its own capacity goes live later than that: owned (Build, managed on owned hardware) and the
-contracts (rent, managed, committed cloud), never the bridge itself, per-use cloud (ready within
+contracts (rent, managed, committed cloud), never per-use cloud (ready within
 days, it follows the demand) or a hybrid (its cloud burst already serves the whole peak before
 its base is ready). `options.bridge: false` bridges nothing: work waits for the go-live.
 
@@ -17,7 +17,9 @@ What the bridge carries, slot by slot (≈ a day, models/portfolio/capacity.py):
 
 - serving and steady work (flat work) in each slot before the go-live's first whole slot, at
   the GPUs it needs then (its demand that slot); work released before the bridge itself is
-  ready is served on its first day (a backlog of that day);
+  ready (no option can serve it earlier) is served on its first day, a backlog of that day, on
+  every option bridged and on the bridge option's own plan too (its only bridged work), so no
+  option carries a start-up backlog the others do not;
 - each training run or fine-tuning job released before the go-live starts on the bridge on its
   release (or the bridge's first day) and **finishes there**, for its whole length, even where it
   straddles the go-live: a run is not moved mid-way (a checkpoint copied across providers, a
