@@ -50,6 +50,8 @@ from pricing.bridge import BRIDGES, hourly_rate
 from pricing.inputs import base_params
 from pricing.planning.records import BridgePlan
 
+#: the most bridges (capacity and work by go-live) a demand's arrays keep (`Bridging._kept`)
+BRIDGES_KEPT = 128
 #: a slot holds capacity from this many GPUs (the simulation's own ε)
 _EPS = 1e-9
 
@@ -100,7 +102,7 @@ class Bridging:
         if self.bridged_option is None:
             return capacity
         live = self._bridged_until(self.bridged_option, self._live_slot(capacity))
-        return capacity if live is None else capacity + self._bridge_slots(live)[0]
+        return capacity if live is None else capacity + self._bridge_slots(live)
 
     def _bridged_until(self, option: str, live: int) -> int | None:
         """The slot the bridge serves up to for `option` going live in slot `live`: its go-live,
@@ -114,44 +116,62 @@ class Bridging:
     @staticmethod
     def _live_slot(capacity: np.ndarray) -> int:
         """The go-live's first whole slot: the first with GPUs held whole."""
-        held = np.flatnonzero(capacity[1] > _EPS)
-        return int(held[0]) if len(held) else capacity.shape[1]
+        whole = capacity[1]
+        first = int(np.argmax(whole > _EPS))
+        return first if whole[first] > _EPS else len(whole)
 
-    def _bridge_slots(self, live: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """((2, slots) the bridge's GPUs a slot and held whole, (M,) its GPU-hours held,
-        (M,) the GPU-hours of work it serves) for a go-live in slot `live` (module docstring).
-        Kept by go-live (a size search probes a few ready days)."""
-        kept = self.__dict__.setdefault("_bridges_by_live", {})
-        if live not in kept:
-            kept[live] = self._make_bridge_slots(live)
-        return kept[live]
+    def _kept(self, kind: str, live: int, compute):
+        """`compute()` for the bridge up to slot `live`, kept on the demand's arrays (`prepared`,
+        shared by every comparison of this demand, as its simulations are) by the bridge's first
+        slot: a size search probes a few ready days, and the portal prices a link again."""
+        kept = self.prepared.__dict__.setdefault("bridges", {})
+        key = (kind, self.bridge_choice[2], live)
+        hit = kept.get(key)
+        if hit is None:
+            if len(kept) >= BRIDGES_KEPT:
+                kept.clear()
+            hit = kept[key] = compute()
+        return hit
 
-    def _make_bridge_slots(self, live: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        p, months = self.prepared, self.months
-        slots = months * SLOTS_PER_MONTH
-        first = self.bridge_choice[2]
-        flat = np.zeros(slots)
-        flat[first:live] = p.d[first:live] / SLOT_HOURS
-        if first < slots:  # released before the bridge's first day: its first day's backlog
-            flat[first] += p.d[:first].sum() / SLOT_HOURS
+    def _bridge_slots(self, live: int) -> np.ndarray:
+        """(2, slots) the bridge's GPUs a slot and held whole for a go-live in slot `live`
+        (module docstring); kept (`_kept`)."""
+        return self._kept("slots", live, lambda: self._make_bridge_slots(live))
+
+    def _bridged_runs(self, live: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the runs the bridge serves, their start slots): those released before `live`."""
+        p, first = self.prepared, self.bridge_choice[2]
         runs = np.flatnonzero(p.rel < live) if live > first else np.zeros(0, dtype=int)
-        start = np.maximum(p.rel[runs], first)
+        return runs, np.maximum(p.rel[runs], first)
+
+    def _bridged_flat(self, live: int) -> np.ndarray:
+        """(slots,) GPUs of flat work the bridge serves each slot before `live`."""
+        p, first = self.prepared, self.bridge_choice[2]
+        flat = np.zeros(self.months * SLOTS_PER_MONTH)
+        flat[first:live] = p.d[first:live] / SLOT_HOURS
+        if first < len(flat):  # released before the bridge's first day: its first day's backlog
+            flat[first] += p.d[:first].sum() / SLOT_HOURS
+        return flat
+
+    def _make_bridge_slots(self, live: int) -> np.ndarray:
+        p = self.prepared
+        slots = self.months * SLOTS_PER_MONTH
+        runs, start = self._bridged_runs(live)
         end = np.minimum(start + p.length[runs], slots)
         profile = np.zeros(slots + 1)
         np.add.at(profile, start, p.gpus[runs])
         np.add.at(profile, end, -p.gpus[runs])
         gang = np.cumsum(profile)[:slots]
-        added = np.stack([flat + gang, gang])
+        added = np.stack([self._bridged_flat(live) + gang, gang])
         added.flags.writeable = False
-        held = (added[0] * SLOT_HOURS).reshape(months, SLOTS_PER_MONTH).sum(axis=1)
-        served = self._bridged_work(runs, start, flat)
-        return added, held, served
+        return added
 
-    def _bridged_work(self, runs: np.ndarray, start: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    def _bridged_work(self, live: int) -> np.ndarray:
         """(M,) GPU-hours of work the bridge serves: its flat work, and each bridged run's GPUs ×
         24 × its days inside each month (capacity.py `_gang_by_month`'s rule), cut at the term."""
         p, months = self.prepared, self.months
-        out = (flat * SLOT_HOURS).reshape(months, SLOTS_PER_MONTH).sum(axis=1)
+        runs, start = self._bridged_runs(live)
+        out = (self._bridged_flat(live) * SLOT_HOURS).reshape(months, SLOTS_PER_MONTH).sum(axis=1)
         edges = np.arange(months + 1) * DAYS_PER_MONTH
         s_day = start * SLOT_DAYS
         f_day = s_day + p.days[runs]
@@ -170,9 +190,12 @@ class Bridging:
         live = self._bridged_until(option, math.ceil(ready / SLOT_DAYS - _EPS))
         if live is None:
             return None
-        added, held, served = self._bridge_slots(live)
-        if not held.any():
+        added = self._bridge_slots(live)
+        if not added[0].any():
             return None
+        months = self.months
+        held = (added[0] * SLOT_HOURS).reshape(months, SLOTS_PER_MONTH).sum(axis=1)
+        served = self._kept("served", live, lambda: self._bridged_work(live))
         peak = float(added[0].max())
         node = self.node
         gpus = min(max(math.ceil(peak / node - 1e-9), 1) * node, MAX_GPUS)
