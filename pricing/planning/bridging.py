@@ -149,8 +149,10 @@ class Bridging:
         p, first = self.prepared, self.bridge_choice[2]
         flat = np.zeros(self.months * SLOTS_PER_MONTH)
         flat[first:live] = p.d[first:live] / SLOT_HOURS
-        if first < len(flat):  # released before the bridge's first day: its first day's backlog
-            flat[first] += p.d[:first].sum() / SLOT_HOURS
+        backlog = p.d[:first].sum() / SLOT_HOURS  # released before the bridge's first day
+        if first < len(flat) and backlog > 0:  # its first day, or days of MAX_GPUS at most more
+            days = min(math.ceil(backlog / MAX_GPUS), len(flat) - first)
+            flat[first : first + days] += backlog / days
         return flat
 
     def _make_bridge_slots(self, live: int) -> np.ndarray:
