@@ -283,15 +283,17 @@ def bridge_lines(c) -> list[str]:
             by = c.option(o.bridged_by)
             cost = o.breakdown_usd.get("bridge", 0.0)
             name = by.label if by else o.bridged_by
-            if c.scenario.is_portfolio:
-                out.append(_portfolio_bridge_line(o, name, usd(cost)))
-                continue
-            out.append(
-                f"{o.label} runs the work on {name} capacity, hired by "
-                f"the hour, from {on_day(o.work_start_day)} to its go-live on {on_day(o.ready_day)} "
-                f"({usd(cost)}, its bridge line), so it delivers the same work from the same day"
-            )
+            out.append(_BRIDGE_LINE_OF[c.scenario.kind](o, name, usd(cost)))
     return out
+
+
+def _run_bridge_line(o, by: str, cost: str) -> str:
+    """A one-run option's bridge (pricing/bridge.py), in words."""
+    return (
+        f"{o.label} runs the work on {by} capacity, hired by "
+        f"the hour, from {on_day(o.work_start_day)} to its go-live on {on_day(o.ready_day)} "
+        f"({cost}, its bridge line), so it delivers the same work from the same day"
+    )
 
 
 def _portfolio_bridge_line(o, by: str, cost: str) -> str:
@@ -308,6 +310,10 @@ def _portfolio_bridge_line(o, by: str, cost: str) -> str:
         f"capacity, hired by the hour, from {on_day(o.work_start_day)} ({cost}, its bridge line; "
         "a run started there finishes there), so its waits count from release, as the bridge's do"
     )
+
+
+#: each kind of scenario's bridge line (models/scenario.py `Scenario.kind`)
+_BRIDGE_LINE_OF = {"run": _run_bridge_line, "portfolio": _portfolio_bridge_line}
 
 
 def term_text(term) -> str:
