@@ -324,12 +324,38 @@ def bridge_lines(c) -> list[str]:
         if o.available and o.bridged_by is not None and o.work_start_day is not None:
             by = c.option(o.bridged_by)
             cost = o.breakdown_usd.get("bridge", 0.0)
-            out.append(
-                f"{o.label} runs the work on {by.label if by else o.bridged_by} capacity, hired by "
-                f"the hour, from {on_day(o.work_start_day)} to its go-live on {on_day(o.ready_day)} "
-                f"({usd(cost)}, its bridge line), so it delivers the same work from the same day"
-            )
+            name = by.label if by else o.bridged_by
+            out.append(_BRIDGE_LINE_OF[c.scenario.kind](o, name, usd(cost)))
     return out
+
+
+def _run_bridge_line(o, by: str, cost: str) -> str:
+    """A one-run option's bridge (pricing/bridge.py), in words."""
+    return (
+        f"{o.label} runs the work on {by} capacity, hired by "
+        f"the hour, from {on_day(o.work_start_day)} to its go-live on {on_day(o.ready_day)} "
+        f"({cost}, its bridge line), so it delivers the same work from the same day"
+    )
+
+
+def _portfolio_bridge_line(o, by: str, cost: str) -> str:
+    """A portfolio option's bridge (pricing/planning/bridging.py), in words: the work released
+    before its go-live on the bridge, or only the start-up backlog where it goes live with it."""
+    if o.work_start_day >= o.ready_day:
+        return (
+            f"{o.label}: the work released before {on_day(o.work_start_day)}, when the first "
+            f"capacity is ready, is cleared that day on {by} capacity hired by the hour ({cost}, "
+            "its bridge line), as on every option bridged"
+        )
+    return (
+        f"{o.label} runs the work released before its go-live on {on_day(o.ready_day)} on {by} "
+        f"capacity, hired by the hour, from {on_day(o.work_start_day)} ({cost}, its bridge line; "
+        "a run started there finishes there), so its waits count from release, as the bridge's do"
+    )
+
+
+#: each kind of scenario's bridge line (models/scenario.py `Scenario.kind`)
+_BRIDGE_LINE_OF = {"run": _run_bridge_line, "portfolio": _portfolio_bridge_line}
 
 
 def term_text(term) -> str:

@@ -371,10 +371,11 @@ class Options(BaseModel):
     )
     bridge: bool = Field(
         default=True,
-        description="version 1: an option ready later than the first that can be hired by the "
+        description="an option ready later than the first that can be hired by the "
         "hour (rent, managed or cloud on demand) runs the work on that capacity until its own "
         "go-live, priced as its own line, so every option delivers the same work from the same "
-        "day; off: options are ranked on their own, delivering different work",
+        "day (version 2: the work released before each go-live, a run started on the bridge "
+        "finishing there); off: options are ranked on their own, delivering different work",
         exclude_if=lambda v: v,  # on (the default): a scenario's JSON is as it was
     )
     build_refresh_after_months: int | None = Field(

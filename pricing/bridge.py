@@ -55,7 +55,8 @@ def bridge_option(inp: CostInputs, ready_days: dict[str, float], P: dict) -> str
     """The compared option that bridges: of BRIDGES offered in this scenario, the one with the
     lowest hourly rate (`hourly_rate` at the base figures of `P`), the earliest ready of equals
     (`ready_days`: base-case ready day by option); None when bridging is off, for a portfolio
-    (its capacity plans serve the demand month by month), or when none is compared."""
+    (bridged slot by slot in its capacity plans, pricing/planning/bridging.py), or when none is
+    compared."""
     if not inp.scenario.options.bridge or inp.scenario.is_portfolio:
         return None
     offered = [o for o in BRIDGES if o in ready_days and o not in inp.unavailable]

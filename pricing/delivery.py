@@ -114,11 +114,14 @@ def _may_bridge(inp: CostInputs, P: dict, own: cf.Context) -> bool:
 
 def bridges(inp: CostInputs) -> dict[str, str]:
     """option -> the option that bridges it to its go-live at the base case (bridge.bridged,
-    `_may_bridge`);
-    empty for a portfolio or with bridging off. Worked out once per inputs (the decision support
-    asks for it several times) and kept on them."""
-    if inp.scenario.is_portfolio or not inp.scenario.options.bridge:
+    `_may_bridge`; a portfolio: its plans' bridges, pricing/planning/bridging.py); empty with
+    bridging off. Worked out once per inputs (the decision support asks for it several times)
+    and kept on them."""
+    if not inp.scenario.options.bridge:
         return {}
+    if inp.scenario.is_portfolio:
+        plans = inp.portfolio.plans if inp.portfolio is not None else {}
+        return {o: p.bridge.option for o, p in plans.items() if p.bridge is not None}
     kept = inp.__dict__.get("_bridges")
     if kept is None:
         kept = _bridges(inp)

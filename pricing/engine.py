@@ -174,16 +174,7 @@ def _run_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, 
     start = ready if bridge is None else float(bridge.ready_day[0, 0])
     first = start + train_days if runs >= 1 - 1e-9 else None
     if bridge is not None:
-        by = ctx.bridge[0].label
-        common["timeline"].append(
-            Phase(
-                phase=f"bridged on {by}",
-                start_day=start,
-                end_day=ready,
-                note=f"the work runs on {by} capacity, hired by the hour, until go-live",
-            )
-        )
-        common["bridged_by"], common["work_start_day"] = ctx.bridge[0].id, start
+        _bridged(common, ctx.bridge[0], start, ready)
     deadline = inp.scenario.cluster.deadline_days
     note = inp.unavailable.get(option, "")
     if not done and not note:
@@ -209,6 +200,23 @@ def _run_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, 
         ),
         breakeven_month={},
     )
+
+
+def _bridged(common: dict, by, start: float, go_live: float) -> None:
+    """An option's result fields of its bridge (pricing/bridge.py, pricing/planning/bridging.py):
+    a "bridged on …" phase of its Gantt, from the work's start on the bridge (`by`, its spec)
+    to the go-live (none where it only clears a portfolio's start-up backlog on its go-live
+    day), and who bridges it from when."""
+    if start < go_live:
+        common["timeline"].append(
+            Phase(
+                phase=f"bridged on {by.label}",
+                start_day=start,
+                end_day=go_live,
+                note=f"the work runs on {by.label} capacity, hired by the hour, until go-live",
+            )
+        )
+    common["bridged_by"], common["work_start_day"] = by.id, start
 
 
 def trailing_hold(
@@ -375,7 +383,11 @@ def _portfolio_result(
     total = common["total_usd"]
     served = np.array(r.served_gpu_hours_by_month)
     capacity = _paid_capacity(option, plan, ctx)
-    idle = np.maximum(capacity * HOURS_PER_MONTH - served, 0.0)
+    own = served  # what the option's own GPUs serve: all but its bridge's (planning/bridging.py)
+    if plan.bridge is not None:
+        own = np.maximum(served - plan.bridge.served_gpu_hours, 0.0)
+        _bridged(common, spec(plan.bridge.option), plan.bridge.start_day, plan.ready_day)
+    idle = np.maximum(capacity * HOURS_PER_MONTH - own, 0.0)
     first_finish, delays = _read_result(r)
     return OptionResult(
         **common,
@@ -396,7 +408,7 @@ def _portfolio_result(
             option,
             plan.size_gpus,
             capacity,
-            served,
+            own,
             None
             if plan.second is None
             else (plan.second.gpus_after(plan.size_gpus), plan.second.day),

@@ -37,15 +37,15 @@ def _pair(financing: str, months: int = 36) -> tuple[Scenario, Scenario]:
     common = {
         "cluster": {"gpus": 64},
         "term": {"months": months, "financing": financing},
-        "options": {"compare": ALL},
+        # neither bridged to go-live (pricing/bridge.py, pricing/planning/bridging.py): the
+        # work from before each ready day waits in both
+        "options": {"compare": ALL, "bridge": False},
     }
     v1 = Scenario.model_validate(
         {
             "workload": {"model": "llama3-8b", "tokens": 1e9},
             "usage": {"mode": "utilisation", "utilisation_pct": 100.0},
             **common,
-            # a portfolio is not bridged to go-live (pricing/bridge.py): nor is this one
-            "options": {**common["options"], "bridge": False},
         }
     )
     v2 = Scenario.model_validate(
@@ -130,7 +130,8 @@ def test_no_result_and_no_served_hour_before_the_ready_day(fixture_catalogue, na
     start of its ready month: no run finishes before ready day + its length, nothing is served in
     a month that ends before the ready day, and the ready month serves no more than the size's
     GPU-hours after it. A composite option's earliest part (the cloud burst) sets its ready day."""
-    s = scenario(sample(name)).model_copy(deep=True)
+    # the own capacity's mechanics: not bridged (a bridge's are tests/test_portfolio_bridge.py's)
+    s = scenario(sample(name), options__bridge=False).model_copy(deep=True)
     s.options.compare = list(OPTION_IDS)
     _, pf = plan_portfolio(s, fixture_catalogue)
     c = compare(s, fixture_catalogue, decision=False)
@@ -206,7 +207,7 @@ def test_an_option_ready_too_late_does_not_complete(fixture_catalogue):
                 {"kind": "pretrain", "name": "long", "model": "llama3-8b", "gpus": 64,
                  "tokens": 1.8e13, "runs_per_month": 1, "duration_months": 1}
             ],
-            "options": {"compare": ["build", "rent"]},
+            "options": {"compare": ["build", "rent"], "bridge": False},  # build waits
         }
     )  # fmt: skip
     c = compare(s, fixture_catalogue, decision=False)
@@ -332,7 +333,8 @@ def test_no_option_serves_work_in_a_month_it_holds_and_pays_for_no_capacity(
     was given back after its minimum term (month 25) because the evaluations left after the 70B
     run (2.9 GPU-hours a month) fell under the plan's tolerance on undone work, while the
     simulation still served them on the returned GPUs, free."""
-    c = compare(scenario(sample(name)), fixture_catalogue, decision=False)
+    # the own capacity (a bridge's hired months are its bridge line, tests/test_portfolio_bridge.py)
+    c = compare(scenario(sample(name), options__bridge=False), fixture_catalogue, decision=False)
     for o in c.options:
         if not o.available:
             continue
@@ -559,7 +561,7 @@ def test_a_second_contract_is_kept_only_where_the_whole_plan_costs_less():
     data = {
         "version": 2,
         "term": {"months": 12},
-        "options": {"compare": ["rent"], "rent_commitment": "1y"},
+        "options": {"compare": ["rent"], "rent_commitment": "1y", "bridge": False},
         "workloads": [
             {"name": "small", "kind": "steady", "gpus": 8, "utilisation_pct": 100,
              "start_month": 0, "duration_months": 12},
@@ -623,7 +625,7 @@ def test_demand_past_the_largest_cluster_is_planned_up_to_it_and_the_rest_waits(
                 "duration_months": 36,
             },
         ],  # fmt: skip
-        "options": {"compare": list(OPTION_IDS)},
+        "options": {"compare": list(OPTION_IDS), "bridge": False},  # the rest waits
     }
     c = compare(Scenario.model_validate(data), fixture_catalogue)
     peak = max(c.portfolio.peak_gpus)
@@ -827,7 +829,10 @@ def test_a_portfolio_peaking_near_200000_gpus_is_priced_within_the_largest_clust
                 "duration_months": 24,
             },
         ],  # fmt: skip
-        "options": {"compare": ["build", "rent", "managed", "cloud:committed_1y"]},
+        "options": {  # not bridged: each sized for the whole peak on its own
+            "compare": ["build", "rent", "managed", "cloud:committed_1y"],
+            "bridge": False,
+        },
     }
     c = compare(Scenario.model_validate(data), fixture_catalogue)
     assert max(c.portfolio.peak_gpus) == 199_152

@@ -229,8 +229,10 @@ def test_the_portfolio_guide_says_each_options_first_result_no_sooner_than_it_is
     assert len(lines) == len(live)
     for o, line in zip(live, lines, strict=True):
         assert o.first_result_day is not None  # both samples finish runs or jobs
-        # capacity is given from the ready day on (models/portfolio/capacity.py slot_capacity)
-        assert o.first_result_day >= o.ready_day, (o.option, o.ready_day, o.first_result_day)
+        # capacity is given from the ready day on (models/portfolio/capacity.py slot_capacity),
+        # or the bridge's first day for work bridged to it (pricing/planning/bridging.py)
+        start = o.ready_day if o.work_start_day is None else min(o.ready_day, o.work_start_day)
+        assert o.first_result_day >= start, (o.option, o.ready_day, o.first_result_day)
         assert line.startswith(
             f"{o.label}: ready on {on_day(o.ready_day)}; first run done on "
             f"{on_day(o.first_result_day)}; "

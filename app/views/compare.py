@@ -227,6 +227,8 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     _portfolio_cards(c)
     _freshness(c)
     _site(c)
+    for line in bridge_lines(c):  # work before a go-live on the bridge (planning/bridging.py)
+        st.caption(md_plain(line) + ".")
     ruled = ruled_out(c)
     for o in c.options:
         if not o.completes_workload and o.option not in ruled:  # said once, above

@@ -563,6 +563,7 @@ def _settings() -> None:
         help="The contract term every option is compared over.",
     )
     site_inputs.render(st, "p")  # the buyer's constraints (app/views/site_inputs.py)
+    sw.toggle(st, "Bridge the work before each go-live", "options.bridge", "p_bridge")
     past_term_input("p_past_term")
     chosen = state.get("options.compare") or sw.start("options.compare")
     st.multiselect(

@@ -206,7 +206,8 @@ class PlanContext:
     def simulate(self, capacity: np.ndarray) -> CapacityResult:
         """A summary of the simulation on `capacity` (GPUs a slot and GPUs held for the whole
         slot, `slots`): every figure but the per-workload outcomes, which only the chosen plan
-        needs (`complete`). Cached by capacity."""
+        needs (`complete`). Cached by capacity, the bridge's included (bridging.py)."""
+        capacity = self.with_bridge(capacity)
         key = np.round(capacity, 9).tobytes()
         if key not in self._sims:
             self._sims[key] = simulate(
@@ -234,7 +235,8 @@ class PlanContext:
         return self.probe_capacity(self.base_capacity(option, gpus)[1] + self.extra(option))
 
     def probe_capacity(self, cap: np.ndarray) -> float:
-        """`unmet` of a capacity given slot by slot (as `probe`)."""
+        """`unmet` of a capacity given slot by slot (as `probe`), the bridge's added."""
+        cap = self.with_bridge(cap)
         key = np.round(cap, 9).tobytes()
         if key in self._sims:
             return self.unmet(self._sims[key])

@@ -8,14 +8,20 @@ import math
 
 import numpy as np
 
-from models.options import spec
+from models.options import Billing, spec
 from models.units import (
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
 )
+from pricing.bridge import BRIDGE_RENT_KEY
 from pricing.cashflows import Context, rental_end, window
 from pricing.inputs import CostInputs
-from pricing.planning.records import SERVED_RESIDUE_GPU_HOURS, TOLERANCE, OptionPlan
+from pricing.planning.records import (
+    SERVED_RESIDUE_GPU_HOURS,
+    TOLERANCE,
+    BridgePlan,
+    OptionPlan,
+)
 
 
 def option_inputs(inp: CostInputs, option: str) -> CostInputs:
@@ -48,8 +54,44 @@ def context(inp: CostInputs, P: dict[str, np.ndarray], option: str) -> Context:
     base case's: draws move prices, not the capacity plan). A composite option's Context is its
     base's, with each part's own (inputs, P, Context) in `parts`."""
     plan = inp.portfolio.plans[option]
+    ctx = _own_context(inp, P, option, plan)
+    if plan.bridge is None:
+        return ctx
+    return dataclasses.replace(ctx, bridge=bridge_part(plan.inputs, P, plan.bridge, ctx))
+
+
+def bridge_part(
+    own_inp: CostInputs, P: dict[str, np.ndarray], b: BridgePlan, own: Context
+) -> tuple:
+    """(spec, inputs, P, Context) of a portfolio option's bridge (bridging.py), priced by its
+    option's own cash-flow function (pricing/bridge.py bridge_flows): on the bridge's inputs (its
+    peak GPUs), at the on-demand rate where it is a dedicated rental, its GPUs held and busy for
+    the GPU-hours it holds, from its first day; it ships no weights (the option's egress does).
+    `P` is the option's (option_params) on its inputs `own_inp`."""
+    s = spec(b.option)
+    Pb = _own_params(own_inp, P, b.inputs)
+    if s.billing in (Billing.RENT, Billing.MANAGED_RENT):
+        Pb = Pb | {s.price_key: Pb[BRIDGE_RENT_KEY]}
+    n, months = own.busy.shape
+    busy = np.broadcast_to(b.held_gpu_hours / (b.inputs.gpus * HOURS_PER_MONTH), (n, months))
+    ctx = Context(
+        months,
+        np.full((n, 1), b.start_day),
+        own.train_days,
+        np.zeros((n, 1)),
+        busy,
+        np.full((n, 1), b.go_live_day),
+        busy,
+    )
+    return s, b.inputs, Pb, ctx
+
+
+def _own_context(inp: CostInputs, P: dict[str, np.ndarray], option: str, plan: OptionPlan):
+    """The option's own capacity's Context (`context`), serving what its bridge does not."""
     r = plan.result
     served = np.array(r.served_gpu_hours_by_month)
+    if plan.bridge is not None:
+        served = np.maximum(served - plan.bridge.served_gpu_hours, 0.0)
     opt = spec(option)
     if plan.tranches or plan.refreshes:
         return _expanded_context(inp, P, opt, plan, served)

@@ -18,6 +18,7 @@ from models.units import HOURS_PER_MONTH
 from pricing.cashflows import option_flows
 from pricing.catalogue.loader import Catalogue
 from pricing.inputs import CostInputs, base_params
+from pricing.planning.bridging import Bridging
 from pricing.planning.context import PlanContext
 from pricing.planning.contracts import STEP_MIN_SAVING, Contracts
 from pricing.planning.hybrid import Hybrid
@@ -30,11 +31,20 @@ from pricing.planning.service import ServiceSearch
 from pricing.planning.sizing import LARGER_SIZE_FACTORS, SizeSearch
 
 
-class Planner(SizeSearch, ServiceSearch, Contracts, Hybrid, Refreshes, PlanContext):
+class Planner(SizeSearch, ServiceSearch, Contracts, Hybrid, Refreshes, Bridging, PlanContext):
     """Builds the plans of one scenario: each decision in its own class, the shared context
     (inputs by size, simulations by capacity) in PlanContext."""
 
     def plan(self, option: str) -> OptionPlan:
+        """The option's plan (`_plan_option`), its simulations with the bridge's capacity added
+        where it is bridged (bridging.py)."""
+        self.bridged_option = option if self.may_bridge(option) else None
+        try:
+            return self._plan_option(option)
+        finally:
+            self.bridged_option = None
+
+    def _plan_option(self, option: str) -> OptionPlan:
         """The option's plan: its size by its rule (fixed, per use or hybrid), then, for a rented,
         managed or committed option whose size the search chose, the cheapest whole plan
         (`total_usd`) of that size and the `larger_sizes` that serve as much, each with a second
@@ -154,6 +164,7 @@ class Planner(SizeSearch, ServiceSearch, Contracts, Hybrid, Refreshes, PlanConte
             second=step,
             order_day=self.order_day(option, size),
             billed_gpu_hours=billed,
+            bridge=self.bridge_plan(option, ready),
         )
 
 

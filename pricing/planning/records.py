@@ -89,6 +89,19 @@ class Refresh:
 
 
 @dataclass(frozen=True)
+class BridgePlan:
+    """What an option's bridge holds and serves before (and, for straddling runs, after) its
+    go-live: priced as its `bridge` line (bridging.py, option_context.py)."""
+
+    option: str  # the option whose capacity bridges
+    start_day: float  # the bridge's first day (its ready day)
+    go_live_day: float  # the bridged option's own ready day
+    inputs: CostInputs  # the bridge's figures at its peak GPUs (price tier, nodes, storage)
+    held_gpu_hours: np.ndarray  # (M,) GPU-hours hired, whole slots
+    served_gpu_hours: np.ndarray  # (M,) GPU-hours of work it serves
+
+
+@dataclass(frozen=True)
 class OptionPlan:
     """One option's capacity plan and what it serves."""
 
@@ -125,6 +138,9 @@ class OptionPlan:
     #: whether its waits meet every workload's max_wait_days, and who waits longer (set on the
     #: chosen plan, Planner._completed; None on a candidate)
     service: ServiceLevel | None = None
+    #: the capacity hired by the hour that serves the work released before its go-live
+    #: (bridging.py BridgePlan); None: not bridged
+    bridge: BridgePlan | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,205 @@
+"""Bridging in a portfolio (issue 30, "the same work delivered"): demand released before a
+fixed-size option's go-live runs on bridge capacity hired by the hour, as buyers do while a
+cluster is built or a contract is provisioned, so every option delivers the same work from the
+same day and the service levels (`max_wait_days`) are compared on equal terms.
+
+The bridge is the one-run rule's (pricing/bridge.py `hourly_rate`): of the hourly options compared
+and offered (a dedicated rental or a managed cluster at the providers' on-demand rate, or cloud
+on demand; public cloud only where `constraints.public_cloud_allowed`), the one with the lowest
+hourly rate at the base figures, the earliest ready of equals. It serves from its own ready day
+(`Planner.ready`: a rental no earlier than the first month with work). An option is bridged when
+its own capacity goes live later than that: owned (Build, managed on owned hardware) and the
+contracts (rent, managed, committed cloud), never per-use cloud (ready within
+days, it follows the demand) or a hybrid (its cloud burst already serves the whole peak before
+its base is ready). `options.bridge: false` bridges nothing: work waits for the go-live.
+
+What the bridge carries, slot by slot (≈ a day, models/portfolio/capacity.py):
+
+- serving and steady work (flat work) in each slot before the go-live's first whole slot, at
+  the GPUs it needs then (its demand that slot); work released before the bridge itself is
+  ready (no option can serve it earlier) is served on its first day, a backlog of that day, on
+  every option bridged and on the bridge option's own plan too (its only bridged work), so no
+  option carries a start-up backlog the others do not;
+- each training run or fine-tuning job released before the go-live starts on the bridge on its
+  release (or the bridge's first day) and **finishes there**, for its whole length, even where it
+  straddles the go-live: a run is not moved mid-way (a checkpoint copied across providers, a
+  restart, a second warm-up, and the risk of both, to save a few days of hourly hire). Work
+  released from the go-live on runs on the option's own capacity, first in, first out.
+
+The bridge's GPUs are added to the option's capacity in the simulation, so the queue, the runs'
+starts and the waits are the simulation's own; its first slot is the bridge's, so each wait is
+counted from the later of release and the bridge's first day, as the bridge option's own waits
+are. The bridge is paid for every GPU-hour it holds (whole slots: hired by the day), as its
+option's own cash-flow function prices it (pricing/bridge.py `bridge_flows`: its rate, support,
+setup and storage; the option's own team runs it), the option's `bridge` line; the option's own
+GPUs are busy with the rest of the work (served less what the bridge served)."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from models.constraints import excluded
+from models.options import Billing, spec
+from models.portfolio.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH
+from models.scenario import MAX_GPUS
+from models.units import DAYS_PER_MONTH
+from pricing.bridge import BRIDGES, hourly_rate
+from pricing.inputs import base_params
+from pricing.planning.records import BridgePlan
+
+#: the most bridges (capacity and work by go-live) a demand's arrays keep (`Bridging._kept`)
+BRIDGES_KEPT = 128
+#: a slot holds capacity from this many GPUs (the simulation's own ε)
+_EPS = 1e-9
+
+
+class Bridging:
+    """The bridge decisions of a PlanContext (a mixin of planner.Planner): which option bridges,
+    from which day, and the capacity it adds to a bridged option's simulation."""
+
+    #: the option being planned when it is bridged (set by Planner.plan), else None
+    bridged_option: str | None = None
+
+    @functools.cached_property
+    def bridge_choice(self) -> tuple[str, float, int] | None:
+        """(bridge option, its first day, its first whole slot), or None: bridging off, or no
+        hourly option compared and offered (module docstring)."""
+        sc = self.scenario
+        if not sc.options.bridge:
+            return None
+        ruled_out = excluded(sc.constraints)
+        node = self.node
+        size = min(max(math.ceil(max(self.demand.peak_gpus, default=0) / node), 1) * node, MAX_GPUS)
+        inp = self.inputs(size)
+        P = base_params(inp)
+        rates = {
+            o: float(np.asarray(hourly_rate(o, P)).flat[0])
+            for o in BRIDGES
+            if o in sc.options.compare and o not in ruled_out and o not in inp.unavailable
+        }
+        offered = [o for o, rate in rates.items() if math.isfinite(rate)]
+        if not offered:
+            return None
+        best = min(offered, key=lambda o: (rates[o], self.ready(o, size)))
+        day = self.ready(best, size)
+        return best, day, math.ceil(day / SLOT_DAYS - _EPS)
+
+    def may_bridge(self, option: str) -> bool:
+        """Whether `option` is bridged where it goes live after the bridge (module docstring)."""
+        s = spec(option)
+        return (
+            self.bridge_choice is not None
+            and s.billing not in (Billing.PER_USE, Billing.HYBRID)
+            and not s.composed_of
+        )
+
+    def with_bridge(self, capacity: np.ndarray) -> np.ndarray:
+        """`capacity` ((2, slots): GPUs a slot, GPUs held whole) with the bridge's added where the
+        option being planned is bridged and goes live after the bridge's first slot."""
+        if self.bridged_option is None:
+            return capacity
+        live = self._bridged_until(self.bridged_option, self._live_slot(capacity))
+        return capacity if live is None else capacity + self._bridge_slots(live)
+
+    def _bridged_until(self, option: str, live: int) -> int | None:
+        """The slot the bridge serves up to for `option` going live in slot `live`: its go-live,
+        the bridge's first slot for the bridge option itself (only the start-up backlog), None
+        where the option is ready before the bridge (not bridged)."""
+        first = self.bridge_choice[2]
+        if option == self.bridge_choice[0]:
+            return first
+        return None if live < first else live
+
+    @staticmethod
+    def _live_slot(capacity: np.ndarray) -> int:
+        """The go-live's first whole slot: the first with GPUs held whole."""
+        whole = capacity[1]
+        first = int(np.argmax(whole > _EPS))
+        return first if whole[first] > _EPS else len(whole)
+
+    def _kept(self, kind: str, live: int, compute):
+        """`compute()` for the bridge up to slot `live`, kept on the demand's arrays (`prepared`,
+        shared by every comparison of this demand, as its simulations are) by the bridge's first
+        slot: a size search probes a few ready days, and the portal prices a link again."""
+        kept = self.prepared.__dict__.setdefault("bridges", {})
+        key = (kind, self.bridge_choice[2], live)
+        hit = kept.get(key)
+        if hit is None:
+            if len(kept) >= BRIDGES_KEPT:
+                kept.clear()
+            hit = kept[key] = compute()
+        return hit
+
+    def _bridge_slots(self, live: int) -> np.ndarray:
+        """(2, slots) the bridge's GPUs a slot and held whole for a go-live in slot `live`
+        (module docstring); kept (`_kept`)."""
+        return self._kept("slots", live, lambda: self._make_bridge_slots(live))
+
+    def _bridged_runs(self, live: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the runs the bridge serves, their start slots): those released before `live`."""
+        p, first = self.prepared, self.bridge_choice[2]
+        runs = np.flatnonzero(p.rel < live) if live > first else np.zeros(0, dtype=int)
+        return runs, np.maximum(p.rel[runs], first)
+
+    def _bridged_flat(self, live: int) -> np.ndarray:
+        """(slots,) GPUs of flat work the bridge serves each slot before `live`."""
+        p, first = self.prepared, self.bridge_choice[2]
+        flat = np.zeros(self.months * SLOTS_PER_MONTH)
+        flat[first:live] = p.d[first:live] / SLOT_HOURS
+        backlog = p.d[:first].sum() / SLOT_HOURS  # released before the bridge's first day
+        if first < len(flat) and backlog > 0:  # its first day, or days of MAX_GPUS at most more
+            days = min(math.ceil(backlog / MAX_GPUS), len(flat) - first)
+            flat[first : first + days] += backlog / days
+        return flat
+
+    def _make_bridge_slots(self, live: int) -> np.ndarray:
+        p = self.prepared
+        slots = self.months * SLOTS_PER_MONTH
+        runs, start = self._bridged_runs(live)
+        end = np.minimum(start + p.length[runs], slots)
+        profile = np.zeros(slots + 1)
+        np.add.at(profile, start, p.gpus[runs])
+        np.add.at(profile, end, -p.gpus[runs])
+        gang = np.cumsum(profile)[:slots]
+        added = np.stack([self._bridged_flat(live) + gang, gang])
+        added.flags.writeable = False
+        return added
+
+    def _bridged_work(self, live: int) -> np.ndarray:
+        """(M,) GPU-hours of work the bridge serves: its flat work, and each bridged run's GPUs ×
+        24 × its days inside each month (capacity.py `_gang_by_month`'s rule), cut at the term."""
+        p, months = self.prepared, self.months
+        runs, start = self._bridged_runs(live)
+        out = (self._bridged_flat(live) * SLOT_HOURS).reshape(months, SLOTS_PER_MONTH).sum(axis=1)
+        edges = np.arange(months + 1) * DAYS_PER_MONTH
+        s_day = start * SLOT_DAYS
+        f_day = s_day + p.days[runs]
+        inside = np.clip(
+            np.minimum(f_day[:, None], edges[None, 1:])
+            - np.maximum(s_day[:, None], edges[None, :-1]),
+            0.0,
+            None,
+        )
+        return out + (inside * (p.gpus[runs] * 24)[:, None]).sum(axis=0)
+
+    def bridge_plan(self, option: str, ready: float) -> BridgePlan | None:
+        """The BridgePlan of `option` going live on `ready`, or None where it is not bridged."""
+        if self.bridged_option != option:
+            return None
+        live = self._bridged_until(option, math.ceil(ready / SLOT_DAYS - _EPS))
+        if live is None:
+            return None
+        added = self._bridge_slots(live)
+        if not added[0].any():
+            return None
+        months = self.months
+        held = (added[0] * SLOT_HOURS).reshape(months, SLOTS_PER_MONTH).sum(axis=1)
+        served = self._kept("served", live, lambda: self._bridged_work(live))
+        peak = float(added[0].max())
+        node = self.node
+        gpus = min(max(math.ceil(peak / node - 1e-9), 1) * node, MAX_GPUS)
+        b, day, _ = self.bridge_choice
+        return BridgePlan(b, day, ready, self.inputs(gpus), held, served)
