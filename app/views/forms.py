@@ -158,3 +158,13 @@ def priced_table(data: dict | None, why: str, rows: list[list[str]] | None, capt
     st.dataframe(pd.DataFrame(rows[1:], columns=rows[0]), hide_index=True, width="stretch")
     for line in captions:
         st.caption(md_plain(line))
+
+
+def pinned_table(frame, hide_index: bool = True, column_config: dict | None = None, **kw) -> None:
+    """A table of the Validation page, across its width, its first column (the row's name: a run, a kind,
+    an engine) pinned at the left, so it stays in view where the rest scrolls (issue 32: every
+    table's key columns visible at 1,280 px)."""
+    config = dict(column_config or {})
+    first = str(frame.columns[0])
+    config[first] = {**(config.get(first) or {}), "pinned": True}
+    st.dataframe(frame, hide_index=hide_index, width="stretch", column_config=config, **kw)

@@ -6,6 +6,7 @@ import streamlit as st
 from app import state
 from app.charts.validation import benchmark_scatter, validation_scatter
 from app.formatting import md_plain
+from app.views.forms import pinned_table
 from app.views.validation_whole_run import render_whole_run
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
@@ -83,7 +84,7 @@ def render_modes(result: dict) -> None:
     """The published plan and the planner's plan side by side, with the band's coverage."""
     b = band_summary()
     st.subheader("Both modes side by side")
-    st.dataframe(
+    pinned_table(
         modes_table(modes_summary(result, validate_heldout())),
         hide_index=True,
         column_config=PERCENT_COLUMNS,
@@ -129,8 +130,8 @@ def render_heldout() -> None:
         "checked against. Under 20B the steady state is optimistic on every run, so that band lies "
         "above it."
     )
-    st.dataframe(band_table(b), hide_index=True)
-    st.dataframe(
+    pinned_table(band_table(b), hide_index=True)
+    pinned_table(
         heldout_table(res),
         hide_index=True,
         column_config={
@@ -338,13 +339,13 @@ def render_serving() -> None:
         "No row sets a constant, so every row is held out. Rule of thumb: decode tokens/s = HBM "
         "bandwidth ÷ weight bytes × batch (TTFT: 2 × parameters × prompt tokens at the dense peak)."
     )
-    st.dataframe(serving_summary(result), hide_index=True, column_config=PERCENT_COLUMNS)
+    pinned_table(serving_summary(result), hide_index=True, column_config=PERCENT_COLUMNS)
     st.caption(
         f"Errors by software generation. The model assumes {result['assumed_generation']} "
         "(TensorRT-LLM-class engine with in-flight batching, CUDA graphs, FP8/FP4 GEMMs). Older rows "
         "stay scored; bias is the mean error (+ = the model faster than published for throughput)."
     )
-    st.dataframe(
+    pinned_table(
         pd.DataFrame(
             [
                 {
@@ -375,9 +376,9 @@ def render_serving() -> None:
         key="chart_validation_serving",
     )
     with st.expander("Every inference row"):
-        st.dataframe(serving_table(result), hide_index=True, column_config=ROW_COLUMNS)
+        pinned_table(serving_table(result), hide_index=True, column_config=ROW_COLUMNS)
     with st.expander("Published inference figures not used, and why"):
-        st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
+        pinned_table(pd.DataFrame(result["skipped"]), hide_index=True)
 
 
 def pct(x: float | None) -> float | None:
@@ -423,7 +424,7 @@ def render_serving_measured() -> None:
         "Signed: negative means the model is faster than measured."
     )
     columns = [c for c in measured_serving_table(data).columns if c.endswith("%")]
-    st.dataframe(
+    pinned_table(
         measured_serving_table(data),
         hide_index=True,
         column_config={
@@ -432,7 +433,7 @@ def render_serving_measured() -> None:
         },
     )
     with st.expander("Rows not expressible yet, and why"):
-        st.dataframe(
+        pinned_table(
             pd.DataFrame([{"reason": k, "rows": n} for k, n in data["not_expressible"].items()]),
             hide_index=True,
         )
@@ -468,7 +469,7 @@ def render_mlperf() -> None:
         f"(docs/reference/mlperf-serving-evidence.md). Median error {100 * a['median_abs']:.0f} %, "
         f"{a['within_target']} of {a['rows']} rows within {100 * mlperf.TARGET:.0f} %."
     )
-    st.dataframe(
+    pinned_table(
         mlperf_table(data),
         hide_index=True,
         column_config={
@@ -488,13 +489,13 @@ def render_finetune() -> None:
         "tokens/s = 40 % MFU × dense peak ÷ 6N; memory 16 / 2 / 0.5 bytes per parameter "
         "(full / LoRA / QLoRA). Rows with a bound are met or missed, not scored by error."
     )
-    st.dataframe(finetune_summary(result), hide_index=True, column_config=PERCENT_COLUMNS)
+    pinned_table(finetune_summary(result), hide_index=True, column_config=PERCENT_COLUMNS)
     st.caption(
         "Rows added after the model's form (framework, eager LoRA cost, memory savings) was fixed "
         "and committed (docs/reference/finetune-model.md), scored once: tokens/s per GPU by "
         "method; signed + means the model is optimistic."
     )
-    st.dataframe(finetune_added(result), hide_index=True, column_config=PERCENT_COLUMNS)
+    pinned_table(finetune_added(result), hide_index=True, column_config=PERCENT_COLUMNS)
     st.plotly_chart(
         benchmark_scatter(
             result["rows"],
@@ -507,7 +508,7 @@ def render_finetune() -> None:
         key="chart_validation_finetune",
     )
     with st.expander("Every fine-tuning row"):
-        st.dataframe(finetune_table(result), hide_index=True, column_config=ROW_COLUMNS)
+        pinned_table(finetune_table(result), hide_index=True, column_config=ROW_COLUMNS)
 
 
 def render() -> None:
@@ -530,7 +531,7 @@ def render() -> None:
     _every_row(result)
     _misses(result)
     with st.expander("Published figures not used, and why"):
-        st.dataframe(pd.DataFrame(result["skipped"]), hide_index=True)
+        pinned_table(pd.DataFrame(result["skipped"]), hide_index=True)
     render_serving()
     render_serving_measured()
     render_mlperf()
@@ -542,7 +543,7 @@ def _error_per_kind(result: dict) -> None:
     """Training errors per kind beside the rule of thumb's, the targets, and the errors by
     source."""
     st.subheader("Error per kind")
-    st.dataframe(
+    pinned_table(
         summary(result),
         hide_index=True,
         column_config={
@@ -571,7 +572,7 @@ def _error_per_kind(result: dict) -> None:
             "Bias is the mean error in speed: + means the model predicts faster (or cheaper) than published, "
             "whatever the unit; median and worst are in the rows' own units."
         )
-        st.dataframe(
+        pinned_table(
             pd.DataFrame(
                 [
                     {
@@ -593,7 +594,7 @@ def _error_per_kind(result: dict) -> None:
 def _every_row(result: dict) -> None:
     """Every training row with its prediction and errors."""
     st.subheader("Every row")
-    st.dataframe(
+    pinned_table(
         table(result),
         hide_index=True,
         column_config={
@@ -631,7 +632,7 @@ def _constants() -> None:
             "The same for every GPU, model and layout (models/constants.py); GPU differences come "
             "from the GPU catalogue (models/data/gpus.csv), execution choices from the scenario."
         )
-        st.dataframe(
+        pinned_table(
             pd.DataFrame([{**c, "value": str(c["value"])} for c in model_constants()]),
             hide_index=True,
             column_config={"source": st.column_config.TextColumn(width="large")},

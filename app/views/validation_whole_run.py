@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from app.views.forms import pinned_table
 from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
 from models.validation.whole_run import ADDED_TARGETS, added_scores, whole_run_scores
 
@@ -78,7 +79,7 @@ def render_whole_run() -> None:
         f"{100 * rt['median_abs_error']:.1f} %. Band on planned days, from those errors by ACTIVE "
         f"parameters: {bands}; it holds {w['leave_one_out']['band_coverage']:.0%} of the runs."
     )
-    st.dataframe(
+    pinned_table(
         scores_table(w["pre_fit"], w["leave_one_out"]), hide_index=True, column_config=_NUMBERS
     )
     add = d["whole_run"]
@@ -89,4 +90,4 @@ def render_whole_run() -> None:
         f"{100 * add['all']['signed_median']:+.1f} % (target ±{ADDED_TARGETS[1]:.0%}), band holding "
         f"{add['band_coverage']:.0%} (target {ADDED_TARGETS[2]:.0%})."
     )
-    st.dataframe(added_table(d), hide_index=True, column_config=_NUMBERS)
+    pinned_table(added_table(d), hide_index=True, column_config=_NUMBERS)
