@@ -7,6 +7,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import pathlib
+import re
 
 import plotly.io as pio
 import pytest
@@ -322,3 +324,59 @@ def test_one_colour_per_team_and_kind_on_every_chart(v2):
     assert {t.meta["name"]: t.marker.color for t in again.data if t.meta["group"] == "team"} == (
         teams
     )
+
+
+#: the report's section headings written as literals (app/report_pdf/comparison.py)
+HEADINGS = sorted(
+    set(
+        re.findall(
+            r'self\.heading\(\s*"([^"]+)"',
+            (pathlib.Path(report_pdf.__file__).parent / "comparison.py").read_text(),
+        )
+    )
+)
+
+
+@pytest.mark.skipif(report_pdf.chromium_path() is None, reason="Chromium is not installed")
+@pytest.mark.parametrize("name", ["enterprise", "lab"])
+def test_no_heading_sits_alone_at_the_foot_of_a_page(name):
+    """A heading is kept with what follows it (issue 32: "Monthly capacity against demand" ended
+    page 6 while its charts and table started on the next): on every page, the last line above
+    the footer is never a section heading."""
+    from pypdf import PdfReader
+
+    c = compare(Scenario.model_validate(sample(name)))
+    report = report_pdf.build_report(c, link="", generated=GENERATED)
+    assert report.charts
+    assert "Monthly capacity against demand" in HEADINGS and len(HEADINGS) >= 8
+    for n, page in enumerate(PdfReader(io.BytesIO(report.data)).pages, start=1):
+        lines = [x.strip() for x in page.extract_text().split("\n") if x.strip()]
+        body = [x for x in lines if not x.startswith("GPU Cluster Planner ·")]
+        body = [x for x in body if x != report_pdf_title(c)]  # the running title
+        assert body and body[-1] not in HEADINGS, (n, body[-3:])
+
+
+def report_pdf_title(c) -> str:
+    from app.kinds import words
+
+    return words(c.scenario).title(c)
+
+
+def test_a_heading_moves_to_the_next_page_with_what_it_must_keep(v1):
+    """Document.heading keeps `keep` mm below it on its page (the capacity section passes its first
+    chart's height): with 60 mm left, a heading that must keep a 100 mm chart starts a new page,
+    one that keeps the default 30 mm stays."""
+    from datetime import UTC, datetime
+
+    from app.report_pdf.document import Document
+
+    doc = Document(
+        v1, title="t", link=None, generated=datetime(2026, 12, 2, tzinfo=UTC), catalogue=""
+    )
+    doc.add_page()
+    doc.set_y(doc.page_break_trigger - 60)
+    doc.heading("Stays", keep=30)
+    assert doc.page == 1
+    doc.set_y(doc.page_break_trigger - 60)
+    doc.heading("Moves", keep=100)
+    assert doc.page == 2 and doc.get_y() < 40

@@ -374,7 +374,9 @@ class ComparisonDocument(Document):
             self.option_table(
                 "Serving cost per million output tokens", sentence(TOKEN_COST_NOTE) + ".", rows
             )
-        self.heading("Monthly capacity against demand", 10)
+        first = next(iter(svgs.values()), None)  # the heading stays with its first chart
+        keep = self.chart_height(first) + 8 if first is not None else 30
+        self.heading("Monthly capacity against demand", 10, keep=keep)
         if svgs:
             self.draw_charts(svgs)
         elif note:

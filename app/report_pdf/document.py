@@ -76,8 +76,11 @@ class Document(FPDF):
         self.set_text_color(*color)
         self.multi_cell(0, size * 0.47, text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT, **kw)
 
-    def heading(self, text: str, size: float = 12, before: float = 5) -> None:
-        if self.get_y() + 30 > self.page_break_trigger:
+    def heading(self, text: str, size: float = 12, before: float = 5, keep: float = 30) -> None:
+        """A section heading, on a new page unless `keep` mm (what must follow it on the same
+        page: a chart's height, a table's first rows) fits below it: never alone at a page's
+        foot."""
+        if self.get_y() + keep > self.page_break_trigger:
             self.add_page()
         else:
             self.ln(before)
@@ -180,12 +183,16 @@ class Document(FPDF):
             link=self.share_url if _safe_link(self.share_url) else "",
         )
 
+    def chart_height(self, svg: bytes) -> float:
+        """The height, mm, a chart is drawn at across the page's width."""
+        size = re.search(rb'<svg[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', svg)
+        w_px, h_px = (float(size[1]), float(size[2])) if size else (CHART_WIDTH_PX, HEIGHT_PX)
+        return self.epw * h_px / w_px
+
     def draw_charts(self, svgs: dict[str, bytes]) -> None:
         for svg in svgs.values():
-            size = re.search(rb'<svg[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', svg)
-            w_px, h_px = (float(size[1]), float(size[2])) if size else (CHART_WIDTH_PX, HEIGHT_PX)
             w = self.epw
-            h = w * h_px / w_px
+            h = self.chart_height(svg)
             if self.get_y() + h > self.page_break_trigger:
                 self.add_page()
             self.image(io.BytesIO(svg), x=self.l_margin, y=self.get_y(), w=w, h=h)
