@@ -8,36 +8,19 @@ command prints now. Run it after a change that moves a documented number, then r
 from __future__ import annotations
 
 import pathlib
-import shlex
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.test_readme_blocks import COMMANDS, PROGRAM, TIMING, VALIDATION, run  # noqa: E402
-
-
-def output_of(command: str, scratch: pathlib.Path) -> str:
-    """What `command` prints, its steps run as the test runs them."""
-    files: dict[str, str] = {}
-    out = ""
-    for step in command.split(" && "):
-        if step.startswith("sed "):
-            _, script, source, _, target = shlex.split(step)
-            _, old, new, _ = script.split("/")
-            (scratch / target).write_text((scratch / source).read_text().replace(old, new))
-            files[target] = str(scratch / target)
-            continue
-        words = step.split()
-        assert words[0] == PROGRAM, step
-        args = [files.get(w, w) for w in words[1:]]
-        if ">" in args:
-            cut = args.index(">")
-            (scratch / args[cut + 1]).write_text(run(args[:cut]))
-            files[args[cut + 1]] = str(scratch / args[cut + 1])
-        else:
-            out = run(args)
-    return out.rstrip("\n")
+from tests.test_readme_blocks import (  # noqa: E402
+    COMMANDS,
+    PROGRAM,
+    TIMING,
+    VALIDATION,
+    output_of,
+    run,
+)
 
 
 def replace_block_after(lines: list[str], anchor: str, body: list[str]) -> list[str]:
@@ -83,7 +66,7 @@ def main() -> None:
     for command, page in COMMANDS:
         path = ROOT / page
         with tempfile.TemporaryDirectory() as scratch:
-            body = output_of(command, pathlib.Path(scratch)).split("\n")
+            body = output_of(command, pathlib.Path(scratch)).rstrip("\n").split("\n")
         lines = replace_block_after(path.read_text().split("\n"), f"`{command}`", body)
         path.write_text("\n".join(lines))
         print(f"{page}: {command.split(' && ')[-1][len(PROGRAM) + 1 :][:60]}")

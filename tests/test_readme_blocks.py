@@ -106,12 +106,9 @@ def block_after(text: str, anchor: str) -> list[str]:
     return lines[start + 1 : end]
 
 
-@pytest.mark.parametrize(
-    ("command", "page"), COMMANDS, ids=[f"{c.split()[1]}-{p}" for c, p in COMMANDS]
-)
-def test_a_documented_block_is_its_commands_output(command, page, tmp_path):
-    text = (ROOT / page).read_text()
-    assert f"`{command}`" in text, (page, command)
+def output_of(command: str, tmp_path: pathlib.Path) -> str:
+    """What `command` prints: "A > f && B f" runs A, writes its output to a temporary f and runs
+    B on it (scripts/regen_docs.py rewrites the pages with the same function)."""
     files: dict[str, str] = {}
     out = ""
     for step in command.split(" && "):
@@ -131,6 +128,16 @@ def test_a_documented_block_is_its_commands_output(command, page, tmp_path):
             files[args[cut + 1]] = str(path)
         else:
             out = run(args)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("command", "page"), COMMANDS, ids=[f"{c.split()[1]}-{p}" for c, p in COMMANDS]
+)
+def test_a_documented_block_is_its_commands_output(command, page, tmp_path):
+    text = (ROOT / page).read_text()
+    assert f"`{command}`" in text, (page, command)
+    out = output_of(command, tmp_path)
     expected = [TIMING.sub("<t>", line) for line in block_after(text, f"`{command}`")]
     assert [TIMING.sub("<t>", line) for line in out.rstrip("\n").split("\n")] == expected
 
