@@ -130,7 +130,7 @@ def test_pages_are_numbered_and_dated(report, comparison):
 def test_charts_are_vector_drawings(report):
     assert report.charts, report.charts_note
     reader = PdfReader(io.BytesIO(report.data))
-    chart_pages = reader.pages[1:4]
+    chart_pages = reader.pages[0:4]  # the cost over the term is on page 1
     words = "\n".join(page.extract_text() for page in chart_pages)
     for title in CHART_TITLES:  # text drawn by the SVG, not pixels of a picture
         assert title in words
@@ -465,3 +465,22 @@ def test_the_uncertainty_table_writes_shares_as_every_page_does(comparison, text
             + re.escape(pct(q.probability_completes))
         )
         assert re.search(row, text), key
+
+
+def test_page_one_holds_the_answer_the_totals_what_decides_it_and_the_cost_chart(
+    comparison, report
+):
+    """Page 1 is the summary (issue 32): the recommendation's sentence, every option's NPV, the
+    inputs that move the answer most and the cost over the term, drawn; the scenario table and
+    the notes follow on page 2."""
+    reader = PdfReader(io.BytesIO(report.data))
+    first, second = (flat(p.extract_text()) for p in reader.pages[:2])
+    assert flat(headline(comparison.recommendation)) in first
+    for o in comparison.options:
+        assert flat(usd(o.npv_usd)) in first, o.label
+    assert flat("What decides it:") in first
+    widest = max(comparison.sensitivity.bars, key=lambda b: abs(b.gap_high_usd - b.gap_low_usd))
+    assert flat(widest.label[1:]) in first
+    if report.charts:
+        assert flat("Cumulative cost (USD)") in first
+    assert flat("Scenario") in second and flat("Scenario") not in first.split(flat("Totals"))[0]

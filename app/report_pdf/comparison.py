@@ -5,6 +5,8 @@ sensitivity, uncertainty and flip points, and every assumption with its source a
 
 from __future__ import annotations
 
+import io
+
 from app.assumption_labels import overrides_line
 from app.charts.common import CATEGORY_COLORS
 from app.formatting import (
@@ -62,16 +64,24 @@ def _num(v: float | None) -> str:
     return text.rstrip("0").rstrip(".") if "." in text and "e" not in text else text
 
 
+#: the least share of its full size the cost chart is drawn at on page 1 (else it leads the charts)
+SUMMARY_MIN_SHARE = 0.6
+
+
 class ComparisonDocument(Document):
     """The report of one comparison: `write_all` lays out every section."""
 
     def write_all(self, svgs: dict[str, bytes], note: str) -> None:
         capacity = {k: v for k, v in svgs.items() if k.startswith("capacity:")}
         svgs = {k: v for k, v in svgs.items() if k not in capacity}
+        summary = svgs.pop("cumulative", None)  # the cost over the term: on page 1
         self.add_page()
-        self.cover()
+        self.cover(summary)
         self.add_page()
-        self.heading("Charts", before=0)
+        self.details()
+        self.heading("Charts", 12)
+        if self.summary_chart is not None:
+            svgs = {"cumulative": self.summary_chart, **svgs}
         if svgs:
             self.draw_charts(svgs)
         else:
@@ -83,8 +93,12 @@ class ComparisonDocument(Document):
         self.closing()
         self.furniture()
 
-    def cover(self) -> None:
-        c, t = self.c, self.c.training
+    #: the cost-over-the-term chart when page 1 had no room for it (drawn first among the charts)
+    summary_chart: bytes | None = None
+
+    def cover(self, summary: bytes | None = None) -> None:
+        """Page 1: the answer, the totals, the inputs that decide it and the cost over the term."""
+        c = self.c
         self.text_block("GPU CLUSTER COMPARISON", 8, MUTED, "B")
         self.ln(1)
         self.text_block(self.report_title, 18, INK, "B")
@@ -107,8 +121,6 @@ class ComparisonDocument(Document):
         self.ln(4)
         self.recommendation()
         self.stale_prices()
-        self.heading("Scenario", 11)
-        self.grid(self.scenario_rows(), (34, 146), ("LEFT", "LEFT"), 8, header=False)
         self.heading("Totals over the term", 11)
         rows = [
             [
@@ -139,6 +151,29 @@ class ComparisonDocument(Document):
         self.grid(rows, (30, 23, 21, 20, 23, 20, 21, 22), ("LEFT",) + ("RIGHT",) * 7)
         self.caption(after_tax_line(c))
         self.value_of_time()
+        self.deciding_inputs()
+        if summary is not None and not self.summary_on_cover(summary):
+            self.summary_chart = summary  # no room left on page 1: it leads the charts instead
+
+    def summary_on_cover(self, svg: bytes) -> bool:
+        """The cost-over-the-term chart in what is left of page 1, shrunk to fit down to
+        SUMMARY_MIN_SHARE of its size; False (nothing drawn) when less room is left."""
+        full, room = self.chart_height(svg), self.page_break_trigger - self.get_y() - 2
+        if room < SUMMARY_MIN_SHARE * full:
+            return False
+        scale = min(1.0, room / full)
+        w, h = self.epw * scale, full * scale
+        self.image(io.BytesIO(svg), x=self.l_margin + (self.epw - w) / 2, y=self.get_y(), w=w, h=h)
+        self.current_font_is_set_on_page = False  # the chart's text changed fonts
+        self.set_y(self.get_y() + h + 2)
+        return True
+
+    def details(self) -> None:
+        """Page 2: the scenario as entered, the notes on options and the deadline, how the totals
+        are counted and the model's accuracy (the cover keeps to the answer)."""
+        c, t = self.c, self.c.training
+        self.heading("Scenario", 11, before=0)
+        self.grid(self.scenario_rows(), (34, 146), ("LEFT", "LEFT"), 8, header=False)
         for o in c.options:
             if not o.completes_workload or not o.available:
                 self.caption(f"{o.label}: {o.note}")
@@ -159,6 +194,27 @@ class ComparisonDocument(Document):
             + "."
         )
         self.caption(accuracy_line() + ".")
+
+    def deciding_inputs(self) -> None:
+        """The three inputs that move the answer most (the tornado's widest bars), in a line."""
+        sens = self.c.sensitivity
+        if sens is None or not sens.bars:
+            return
+        labels = {o.option: o.label for o in self.c.options}
+        widest = sorted(
+            (b for b in sens.bars if b.gap_low_usd is not None and b.gap_high_usd is not None),
+            key=lambda b: -abs(b.gap_high_usd - b.gap_low_usd),
+        )[:3]
+        if widest:
+            self.caption(
+                f"What decides it: the gap between {labels.get(sens.cheapest, sens.cheapest)} and "
+                f"{labels.get(sens.runner_up, sens.runner_up)} moves most with "
+                + ", ".join(
+                    b.label if b.label[:2].isupper() else b.label[:1].lower() + b.label[1:]
+                    for b in widest
+                )
+                + f" (each ±{sens.swing:.0%}; the tornado chart and the assumptions follow)."
+            )
 
     def closing(self) -> None:
         """The share link, after the assumptions (it ran the cover onto a second page)."""
