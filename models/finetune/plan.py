@@ -272,17 +272,21 @@ def adapted_matrices_per_layer(shape: ModelShape, targets) -> float:
 
 def adapter_flops_per_token(shape: ModelShape, rank: int, targets) -> float:
     """Forward FLOPs of the adapters one token passes through: 2·r·(d_in + d_out) per matrix."""
+    return sum(2 * rank * (din + dout) * copies for din, dout, copies in _adapted(shape, targets))
+
+
+def _adapted(shape: ModelShape, targets):
+    """(d_in, d_out, copies one token passes through) of each adapted matrix: a MoE's MLP
+    matrices count the experts a token is routed to and the shared ones in its MoE layers."""
     mats = _matrices(shape)
     per_token_mlp = (shape.experts_per_token + shape.shared_experts) if shape.is_moe else 1
-    total = 0.0
     for t in targets:
         if t not in mats:
             continue
         din, dout, copies = mats[t]
         if t in ("gate", "up", "down") and shape.is_moe:
             copies = shape.moe_layers * per_token_mlp + (shape.layers - shape.moe_layers)
-        total += 2 * rank * (din + dout) * copies
-    return total
+        yield din, dout, copies
 
 
 def linear_params(shape: ModelShape) -> float:
@@ -385,17 +389,10 @@ def eager_lora_bytes_per_token(shape: ModelShape, targets) -> float:
     """HBM bytes an eager PEFT LoRA layer moves per token beyond its GEMMs, forward and backward,
     over the whole model: Σ over adapted matrices of (EAGER_LORA_BYTES_PER_IN·d_in +
     EAGER_LORA_BYTES_PER_OUT·d_out) × the copies one token passes (constants)."""
-    mats = _matrices(shape)
-    per_token_mlp = (shape.experts_per_token + shape.shared_experts) if shape.is_moe else 1
-    total = 0.0
-    for t in targets:
-        if t not in mats:
-            continue
-        din, dout, copies = mats[t]
-        if t in ("gate", "up", "down") and shape.is_moe:
-            copies = shape.moe_layers * per_token_mlp + (shape.layers - shape.moe_layers)
-        total += (C.EAGER_LORA_BYTES_PER_IN * din + C.EAGER_LORA_BYTES_PER_OUT * dout) * copies
-    return total
+    return sum(
+        (C.EAGER_LORA_BYTES_PER_IN * din + C.EAGER_LORA_BYTES_PER_OUT * dout) * copies
+        for din, dout, copies in _adapted(shape, targets)
+    )
 
 
 def _adapter_step(inp: FinetuneInputs, job: Job, lay: Layouts, step: dict) -> dict:
