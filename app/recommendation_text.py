@@ -134,7 +134,7 @@ def headline(rec: Recommendation) -> str:
     if rec.option is None:
         return sentence(recommendation_text(rec)) + "."
     if rec.ranked_per is not None:
-        return sentence(_per_unit(rec).split(":")[0].replace(" (NPV", ",", 1)) + "."
+        return sentence(_per_unit_claim(rec)) + "."
     other = rec.contender if rec.close_call and rec.contender is not None else rec.runner_up
     gap = _below(rec, other).lstrip(", ").replace(" below ", " cheaper than ", 1)
     text = f"{rec.label}: " + (f"{gap} " if gap else "the lowest cost ")
@@ -166,8 +166,10 @@ def headline(rec: Recommendation) -> str:
 def reasons(rec: Recommendation) -> list[str]:
     """The reasons behind `headline`, a short line each: the caveats in full, the close call's
     gap against its spread, then `_ready_lines`."""
-    if rec.option is None or rec.ranked_per is not None:
-        return [sentence(_per_unit(rec).split(": ", 1)[1])] if rec.ranked_per else []
+    if rec.option is None:
+        return []
+    if rec.ranked_per is not None:  # bridging off: why per unit, then when it is ready
+        return [sentence(_per_unit_why(rec)), *(sentence(x) for x in _ready_lines(rec))]
     out = []
     if rec.closest_late is not None:
         out.append(
@@ -267,6 +269,11 @@ def service_notes(options: list) -> list[str]:
 def _per_unit(rec: Recommendation) -> str:
     """The answer ranked per delivered unit (bridging off): the cheapest per unit, against the
     next, and why the unit."""
+    return f"{_per_unit_claim(rec)}: {_per_unit_why(rec)}"
+
+
+def _per_unit_claim(rec: Recommendation) -> str:
+    """'Build has the lowest cost per delivered run over 36 months (NPV $3.1M per run against …)'."""
     unit = rec.ranked_per
     text = (
         f"{rec.label} has the lowest cost per delivered {unit} over {rec.months} months (NPV "
@@ -277,9 +284,13 @@ def _per_unit(rec: Recommendation) -> str:
         text += (
             f" against {usd_rate(rec.runner_up_npv_per_unit_usd, unit)} for {rec.runner_up.label}"
         )
+    return text + ")"
+
+
+def _per_unit_why(rec: Recommendation) -> str:
     return (
-        text + "): bridging to go-live is off, so the options deliver different work and are "
-        f"ranked per {unit}, not on their NPVs"
+        "bridging to go-live is off, so the options deliver different work and are ranked per "
+        f"{rec.ranked_per}, not on their NPVs"
     )
 
 

@@ -256,3 +256,23 @@ def test_every_fact_of_the_paragraph_is_in_the_headline_or_a_reason():
     lines = reasons(rec)
     assert lines[1] == "Rent dedicated gives the first result soonest (day 20 vs day 30)"
     assert lines[-1].startswith("Its work waits longer: research up to 457 days")
+
+
+def test_a_per_unit_answer_leads_with_its_claim_and_gives_why_and_when_as_reasons():
+    """Bridging off: the headline is the per-unit claim, whole (it lost its closing parenthesis
+    when cut out of the paragraph), the reasons say why per unit and when it is ready."""
+    rec = chosen(
+        ranked_per="GPU-hour",
+        npv_per_unit_usd=2.5,
+        runner_up_npv_per_unit_usd=2.75,
+    )
+    assert headline(rec) == (
+        "Cloud on-demand has the lowest cost per delivered GPU-hour over 36 months (NPV $2.50 per "
+        "GPU-hour against $2.75 per GPU-hour for Rent dedicated)."
+    )
+    assert reasons(rec) == [
+        "Bridging to go-live is off, so the options deliver different work and are ranked per "
+        "GPU-hour, not on their NPVs",
+        "It is ready on day 8",
+    ]
+    assert recommendation_text(rec).startswith(headline(rec)[:-1] + ": bridging to go-live is off")
