@@ -338,7 +338,7 @@ HEADINGS = sorted(
 
 
 @pytest.mark.skipif(report_pdf.chromium_path() is None, reason="Chromium is not installed")
-@pytest.mark.parametrize("name", ["enterprise", "lab"])
+@pytest.mark.parametrize("name", ["enterprise", "lab", "university"])
 def test_no_heading_sits_alone_at_the_foot_of_a_page(name):
     """A heading is kept with what follows it (issue 32: "Monthly capacity against demand" ended
     page 6 while its charts and table started on the next): on every page, the last line above
@@ -354,6 +354,21 @@ def test_no_heading_sits_alone_at_the_foot_of_a_page(name):
         body = [x for x in lines if not x.startswith("GPU Cluster Planner ·")]
         body = [x for x in body if x != report_pdf_title(c)]  # the running title
         assert body and body[-1] not in HEADINGS, (n, body[-3:])
+
+
+@pytest.mark.skipif(report_pdf.chromium_path() is None, reason="Chromium is not installed")
+@pytest.mark.parametrize("name", ["enterprise", "lab", "university"])
+def test_page_one_draws_the_cost_over_the_term_for_every_sample(name):
+    """Issue 32: page 1 holds the answer, the totals and the chart of cost over the term. The
+    university sample's seven stale prices pushed its chart to page 2; page 1 now counts the
+    caveats and page 2 lists them."""
+    from pypdf import PdfReader
+
+    c = compare(Scenario.model_validate(sample(name)))
+    report = report_pdf.build_report(c, link="", generated=GENERATED)
+    first = PdfReader(io.BytesIO(report.data)).pages[0].extract_text()
+    assert report.charts and "Cumulative cost (USD)" in first
+    assert "Totals over the term" in first and "Prices older than 12 months" not in first
 
 
 def report_pdf_title(c) -> str:

@@ -64,6 +64,25 @@ def _num(v: float | None) -> str:
     return text.rstrip("0").rstrip(".") if "." in text and "e" not in text else text
 
 
+def caveat_counts(c) -> list[str]:
+    """What page 1 says page 2 lists: ['7 prices over a year old (the oldest: Fabric resale
+    decline, 2002-11)', '2 planner defaults with no public figure', ...]."""
+    parts = []
+    if c.stale_prices:
+        n, oldest = len(c.stale_prices), max(c.stale_prices, key=lambda p: p.age_months)
+        which = f"{plain(oldest.label or oldest.key, 80)}, {oldest.as_of[:7]}"
+        parts.append(
+            f"{n} prices over a year old (the oldest: {which})"
+            if n > 1
+            else f"1 price over a year old ({which})"
+        )
+    if n := len(c.planner_defaults):
+        parts.append(f"{n} planner default{'s' * (n != 1)} with no public figure")
+    if n := len(c.price_inversions):
+        parts.append(f"{n} committed rate{'s' * (n != 1)} above the on-demand rate")
+    return parts
+
+
 #: the least share of its full size the cost chart is drawn at on page 1 (else it leads the charts)
 SUMMARY_MIN_SHARE = 0.6
 
@@ -79,9 +98,10 @@ class ComparisonDocument(Document):
         self.cover(summary)
         self.add_page()
         self.details()
-        self.heading("Charts", 12)
         if self.summary_chart is not None:
             svgs = {"cumulative": self.summary_chart, **svgs}
+        first = next(iter(svgs.values()), None)  # the heading keeps the first chart with it
+        self.heading("Charts", 12, keep=self.chart_height(first) + 8 if first else 30)
         if svgs:
             self.draw_charts(svgs)
         else:
@@ -120,7 +140,7 @@ class ComparisonDocument(Document):
             self.text_block(plain(line, 600) + ".", 8.5, MUTED)
         self.ln(4)
         self.recommendation()
-        self.stale_prices()
+        self.caveats_pointer()
         self.heading("Totals over the term", 11)
         rows = [
             [
@@ -174,6 +194,7 @@ class ComparisonDocument(Document):
         c, t = self.c, self.c.training
         self.heading("Scenario", 11, before=0)
         self.grid(self.scenario_rows(), (34, 146), ("LEFT", "LEFT"), 8, header=False)
+        self.stale_prices()
         for o in c.options:
             if not o.completes_workload or not o.available:
                 self.caption(f"{o.label}: {o.note}")
@@ -269,9 +290,20 @@ class ComparisonDocument(Document):
         self.rect(self.l_margin, y0, 1.4, self.get_y() - y0, style="F")
         self.set_fill_color(255, 255, 255)
 
+    def caveats_pointer(self) -> None:
+        """Page 1's one line on the caveats page 2 lists in full (`stale_prices`): how many prices
+        are over a year old (and the oldest), the planner defaults, the committed rates above the
+        on-demand rate; nothing when there are none. The lists would push the cost chart off page 1
+        (the university sample's seven stale prices did)."""
+        parts = caveat_counts(self.c)
+        if parts:
+            self.ln(1)
+            self.text_block(f"Caveats, listed on page 2: {'; '.join(parts)}.", 8.5, WARN, "B")
+
     def stale_prices(self) -> None:
-        """Under the recommendation: the prices it depends on that are over a year older than the
-        catalogue, and the planner defaults it leans on (pricing/catalogue/freshness.py)."""
+        """On page 2, under the scenario: the prices the answer depends on that are over a year
+        older than the catalogue, the planner defaults it leans on (pricing/catalogue/freshness.py)
+        and committed rates above the on-demand rate (page 1 counts them: `caveats_pointer`)."""
         c = self.c
         if c.stale_prices:
             self.ln(2)
