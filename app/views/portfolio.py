@@ -573,6 +573,7 @@ def _settings() -> None:
         key="p_options",
         format_func=label,
         on_change=state.bind("options.compare", "p_options"),
+        wrap=True,  # every chip in view: a column would scroll them sideways (issue 32)
         help="Build, rent a dedicated cluster, a managed service, or public cloud.",
     )
     training = [w for w in state.get("workloads") or [] if w.get("kind") in FP8_PARAMS_KINDS]

@@ -210,6 +210,7 @@ def render() -> None:
         max_selections=MAX_SCENARIOS,
         key=PICK_KEY,
         on_change=_on_pick,
+        wrap=True,  # every chip in view: a column would scroll them sideways (issue 32)
     )
     _load_form(names)
     remove = st.selectbox(

@@ -476,6 +476,7 @@ def _rental_licence_and_options() -> None:
         key="w_options",
         format_func=label,
         on_change=state.bind("options.compare", "w_options"),
+        wrap=True,  # every chip in view: a column would scroll them sideways (issue 32)
         help="Build, rent a dedicated cluster, a managed service, or public cloud.",
     )
 
