@@ -243,6 +243,11 @@ def test_validation_page_shows_inference_and_finetune(serving, finetune):
     ft = next(f for f in frames if "rows (all held out)" in f).set_index("kind")
     for kind, s in finetune["by_kind"].items():
         assert ft.loc[kind, "model median %"] == pytest.approx(100 * s["median_abs_error"])
+    assert finetune["by_kind_gpus_added"]  # the AMD rows' own level, as `validate` prints it
+    for kind, s in finetune["by_kind_gpus_added"].items():
+        apart = ft.loc[f"{kind} (AMD rows added 2026-12-02, scored apart)"]
+        assert apart["rows (all held out)"] == s["rows"]
+        assert apart["model median %"] == pytest.approx(100 * s["median_abs_error"])
     ft_rows = next(f for f in frames if "within bound" in f)
     assert list(ft_rows["row"]) == [r["id"] for r in finetune["rows"]]
     assert list(ft_rows["split"]) == [r["split"] for r in finetune["rows"]]

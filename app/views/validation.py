@@ -260,17 +260,21 @@ def serving_table(result: dict) -> pd.DataFrame:
 
 
 def finetune_summary(result: dict) -> pd.DataFrame:
+    """Errors per kind on the scored rows, then on the AMD rows entered with their GPUs (scored
+    apart, as `clusterplan validate` prints them: models/validation/finetune.py)."""
+    sets = [("", result["by_kind"]), (f" ({FV.GPUS_ADDED})", result["by_kind_gpus_added"])]
     return pd.DataFrame(
         [
             {
-                "kind": kind,
+                "kind": kind + suffix,
                 "rows (all held out)": s["rows"],
                 "model median %": 100 * s["median_abs_error"],
                 "model worst %": 100 * s["worst_abs_error"],
                 "rule of thumb median %": 100 * s["rule_median_abs_error"],
                 "rule of thumb worst %": 100 * s["rule_worst_abs_error"],
             }
-            for kind, s in result["by_kind"].items()
+            for suffix, by_kind in sets
+            for kind, s in by_kind.items()
         ]
     )
 

@@ -41,6 +41,10 @@ ROWS = DATA_DIR / "validation" / "finetune.csv"
 MLPERF_SAMPLES = 3072
 
 
+#: the rows entered with their GPUs, scored apart (`by_kind_gpus_added`), as reports name them
+GPUS_ADDED = "AMD rows added 2026-12-02, scored apart"
+
+
 def load_rows() -> list[dict]:
     with ROWS.open(newline="") as f:
         return list(csv.DictReader(f))
@@ -221,7 +225,7 @@ def report(result: dict) -> str:
         lines.append(
             f"{kind + '*':18} {s['rows']:>4} {s['median_abs_error']:>13.1%} "
             f"{s['worst_abs_error']:>12.1%} {s['rule_median_abs_error']:>12.1%} "
-            f"{s['rule_worst_abs_error']:>11.1%}  (*: AMD rows added 2026-12-02, scored apart)"
+            f"{s['rule_worst_abs_error']:>11.1%}  (*: {GPUS_ADDED})"
         )
     lines.append(
         "rows added after the model's form was fixed (docs/reference/finetune-model.md), "
