@@ -297,6 +297,25 @@ def rule_of_thumb_text(p, scores: str = "the Validation page") -> str:
     )
 
 
+def finetune_rule_text(p, scores: str = "the Validation page") -> str:
+    """What the fine-tuning rule of thumb is (FinetunePlan.rule_of_thumb_*: 40 % MFU × dense peak
+    ÷ 6 × parameters; 16 / 2 / 0.5 bytes per parameter) and what it is for: a cross-check a buyer
+    meets in vendor decks, set beside the plan's own figures so the gap is explained. It counts
+    6 FLOPs per parameter and token whatever the method and no activations or buffers, so it is
+    not a size to buy on; `scores` names where the two are scored against published runs."""
+    times = p.rule_of_thumb_tokens_per_s / max(p.tokens_per_s, 1e-9)
+    return (
+        f"the back-of-envelope figures (40 % MFU × dense peak ÷ 6 × parameters; 16 / 2 / 0.5 bytes "
+        f"per parameter for full / LoRA / QLoRA) are {p.rule_of_thumb_tokens_per_s:,.0f} tokens/s, "
+        f"{times:,.1f}× this plan's {p.tokens_per_s:,.0f}, and "
+        f"{p.rule_of_thumb_memory_gib_per_gpu:,.1f} GiB per GPU against the plan's "
+        f"{p.memory_gib_per_gpu['total']:,.1f}: they count 6 FLOPs per parameter and token whatever "
+        f"the method (LoRA skips most weight gradients) and leave out activations, buffers and "
+        f"the layout's communication, so they are a cross-check, not a size to buy on (how each "
+        f"scores against published runs: {scores})"
+    )
+
+
 def ruled_out(c) -> dict[str, str]:
     """The compared options the buyer's constraints rule out (id -> reason)."""
     out = {o: why for o, why in excluded(c.scenario.constraints).items() if c.option(o) is not None}

@@ -202,6 +202,30 @@ def test_finetune_shows_the_cores_plan():
     assert len(at.get("plotly_chart")) == 1
 
 
+def test_finetune_says_what_the_rule_of_thumb_is_for_beside_the_plans_figures(capsys):
+    """As on Serve (issue 32): the rule of thumb's tokens/s is set beside the plan's as a multiple
+    and its memory beside the plan's, and it is said to be a cross-check, not a size to buy on;
+    `clusterplan finetune` prints the same sentence, pointing at `clusterplan validate`."""
+    from app.cli import main
+
+    at = app("finetune")
+    plan = plan_finetune(finetune_inputs())
+    caption = as_read(next(c.value for c in at.caption if c.value.startswith("Rule of thumb")))
+    rule, own = plan.rule_of_thumb_tokens_per_s, plan.tokens_per_s
+    said = (
+        f"are {rule:,.0f} tokens/s, {rule / own:,.1f}× this plan's {own:,.0f}, and "
+        f"{plan.rule_of_thumb_memory_gib_per_gpu:,.1f} GiB per GPU against the plan's "
+        f"{plan.memory_gib_per_gpu['total']:,.1f}"
+    )
+    assert said in caption
+    assert "a cross-check, not a size to buy on" in caption and "the Validation page" in caption
+    inp = finetune_page.STARTING
+    args = ["finetune", "--model", inp["model"], "--method", inp["method"], "--gpu", inp["gpu"]]
+    assert main([*args, "--tokens", str(inp["tokens"])]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert said in out and "(how each scores against published runs: clusterplan validate)" in out
+
+
 def test_finetune_numbers_follow_method_and_data():
     at = app("finetune")
     at.selectbox(key="f_method").set_value("full").run()

@@ -102,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
             data["economics_problem"] = problem
         print_json("clusterplan finetune", data)
         return 0
+    from app.formatting import finetune_rule_text, sentence
+
     p, lay = plan, plan.layout
     mem = ", ".join(f"{k} {v:.1f}" for k, v in p.memory_gib_per_gpu.items() if k != "total" and v)
     adapter = f", rank {p.lora_rank} on {' '.join(p.lora_targets)}" if p.lora_rank else ""
@@ -120,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
         f"({p.tokens_per_s_per_gpu:,.0f} per GPU)\n"
         f"Dataset         {p.dataset_tokens * p.epochs:,.0f} tokens in {p.steps:,} steps: "
         f"{p.train_hours:,.2f} h wall-clock, {p.gpu_hours:,.1f} GPU-hours\n"
-        f"Rule of thumb   {p.rule_of_thumb_tokens_per_s:,.0f} tokens/s (MFU 40 %, 6 x params); "
-        f"{p.rule_of_thumb_memory_gib_per_gpu:.1f} GiB per GPU (16/2/0.5 bytes per param)"
+        f"Rule of thumb   {sentence(finetune_rule_text(p, 'clusterplan validate'))}"
     )
     if economics is None:
         print(f"Cost per job: not priced: {problem}")

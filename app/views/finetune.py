@@ -16,7 +16,7 @@ import streamlit as st
 
 from app import serving_cost, state
 from app.charts.memory import finetune_memory
-from app.formatting import gib, si
+from app.formatting import finetune_rule_text, gib, md_plain, si
 from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
@@ -302,9 +302,8 @@ def results(p: FinetunePlan, inp: FinetuneInputs) -> None:
     )
     st.markdown(_savings_caption(p))
     st.caption(
-        f"Rule of thumb: {p.rule_of_thumb_tokens_per_s:,.0f} tokens/s (40 % MFU, 6 × parameters) "
-        f"and {p.rule_of_thumb_memory_gib_per_gpu:,.1f} GiB per GPU (16 / 2 / 0.5 bytes per "
-        f"parameter). Activations {p.activations_gib_no_recompute:,.1f} GiB without recompute, "
+        f"Rule of thumb: {md_plain(finetune_rule_text(p))}. "
+        f"Activations {p.activations_gib_no_recompute:,.1f} GiB without recompute, "
         f"{p.activations_gib_full_recompute:,.1f} GiB with full; {p.layouts_evaluated:,} layouts "
         "searched."
     )
