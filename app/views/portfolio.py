@@ -516,6 +516,21 @@ PAST_TERM_CHOICES = {
 }
 
 
+def options_input(key: str) -> None:
+    """The options compared (`options.compare`), one run or portfolio: chips that wrap, so each is
+    in view in a column (issue 32)."""
+    st.multiselect(
+        "Options to compare",
+        list(OPTION_IDS),
+        default=state.get("options.compare") or sw.start("options.compare"),
+        key=key,
+        format_func=label,
+        on_change=state.bind("options.compare", key),
+        wrap=True,
+        help="Build, rent a dedicated cluster, a managed service, or public cloud.",
+    )
+
+
 def past_term_input(key: str) -> None:
     """The choice of how a commitment's months past the term are valued (Workload, Portfolio)."""
     chosen = sw.current("term.past_term")
@@ -565,17 +580,7 @@ def _settings() -> None:
     site_inputs.render(st, "p")  # the buyer's constraints (app/views/site_inputs.py)
     sw.toggle(st, "Bridge the work before each go-live", "options.bridge", "p_bridge")
     past_term_input("p_past_term")
-    chosen = state.get("options.compare") or sw.start("options.compare")
-    st.multiselect(
-        "Options to compare",
-        list(OPTION_IDS),
-        default=chosen,
-        key="p_options",
-        format_func=label,
-        on_change=state.bind("options.compare", "p_options"),
-        wrap=True,  # every chip in view: a column would scroll them sideways (issue 32)
-        help="Build, rent a dedicated cluster, a managed service, or public cloud.",
-    )
+    options_input("p_options")
     training = [w for w in state.get("workloads") or [] if w.get("kind") in FP8_PARAMS_KINDS]
     execution_inputs(
         fp8_ok=bool(training) and all(w.get("precision") == "fp8" for w in training),

@@ -24,7 +24,6 @@ from app.views.execution import execution_inputs
 from app.views.forms import own_model_caption
 from app.views.own_model import own_model_input
 from models.hardware import gpus_with, load_gpus
-from models.options import OPTION_IDS, label
 from models.scenario import Options, Term
 from models.shapes import ModelShape, get_preset, load_presets
 from models.training.plan import TrainingPlan
@@ -468,17 +467,7 @@ def _rental_licence_and_options() -> None:
     )
     site_inputs.render(st, "w")  # the buyer's constraints (app/views/site_inputs.py)
     sw.toggle(st, "Bridge a late option until its go-live", "options.bridge", "w_bridge")
-    chosen = state.get("options.compare") or sw.start("options.compare")
-    st.multiselect(
-        "Options to compare",
-        list(OPTION_IDS),
-        default=chosen,
-        key="w_options",
-        format_func=label,
-        on_change=state.bind("options.compare", "w_options"),
-        wrap=True,  # every chip in view: a column would scroll them sideways (issue 32)
-        help="Build, rent a dedicated cluster, a managed service, or public cloud.",
-    )
+    portfolio_view.options_input("w_options")
 
 
 def _sizing_panel() -> None:
