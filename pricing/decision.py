@@ -53,7 +53,7 @@ from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
 from pricing import bridge, time_value
 from pricing.delivery import bridges, delivery_of
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
-from pricing.ranges import range_of
+from pricing.ranges import multiplier_range, range_of
 from pricing.results import (
     DeadlineMiss,
     DemandShape,
@@ -514,11 +514,8 @@ def tornado(
 def swing_multipliers(inp: CostInputs, key: str) -> tuple[float, float]:
     """The tornado's low and high multipliers of `key`: its range's ends over its value
     (pricing/ranges.py range_of: RANGES, the resale value's and the lead time's), else 1 ∓ SWING."""
-    value = inp.value(key)
-    span = range_of(inp, key)
-    if span is not None and value > 0:
-        lo, hi = span
-        return min(lo, value) / value, max(hi, value) / value
+    if range_of(inp, key) is not None and inp.value(key) > 0:
+        return multiplier_range(inp, key)
     return 1 - SWING, 1 + SWING
 
 
@@ -549,10 +546,10 @@ def draw_multipliers(
         if key == "failure_rate_multiplier":
             out[key] = np.exp(SIGMA_FAILURE * z)
         elif key == "lead_time_multiplier":
-            lo, hi = _multiplier_range(inp, key)
+            lo, hi = multiplier_range(inp, key)
             out[key] = np.where(lead < 0.5, lo + (1 - lo) * 2 * lead, 1 + (hi - 1) * (2 * lead - 1))
         elif range_of(inp, key) is not None and inp.value(key) > 0:
-            lo, hi = _multiplier_range(inp, key)
+            lo, hi = multiplier_range(inp, key)
             u = 0.5 * (1 + _erf(z / math.sqrt(2)))  # the input's own normal draw, uniform
             out[key] = np.where(u < 0.5, lo + (1 - lo) * 2 * u, 1 + (hi - 1) * (2 * u - 1))
         elif key in BOUNDS:
@@ -563,15 +560,6 @@ def draw_multipliers(
 
 
 _erf = np.vectorize(math.erf, otypes=[float])
-
-
-def _multiplier_range(inp: CostInputs, key: str) -> tuple[float, float]:
-    """`key`'s range (pricing/ranges.py range_of) as multipliers of its value, holding 1."""
-    x = inp.value(key)
-    if x <= 0:
-        return 1.0, 1.0
-    lo, hi = range_of(inp, key)
-    return min(lo / x, 1.0), max(hi / x, 1.0)
 
 
 def _bounded(x: float, lo: float, hi: float, z: np.ndarray) -> np.ndarray:

@@ -83,3 +83,13 @@ def range_of(inp: CostInputs, key: str) -> tuple[float, float] | None:
         x = inp.value(key)
         return lo * x, hi * x
     return None
+
+
+def multiplier_range(inp: CostInputs, key: str) -> tuple[float, float]:
+    """`key`'s range (`range_of`) as multipliers of its value, widened to hold 1 (a value the
+    buyer set outside it); (1, 1) for a value of 0."""
+    x = inp.value(key)
+    if x <= 0:
+        return 1.0, 1.0
+    lo, hi = range_of(inp, key)
+    return min(lo / x, 1.0), max(hi / x, 1.0)
