@@ -26,6 +26,7 @@ from app.formatting import (
 )
 from app.formatting import si as _si
 from app.formatting import usd as _usd
+from app.range_text import resale_line
 from app.recommendation_text import headline, reasons, service_notes
 from app.site_text import site_lines
 from app.time_value_text import time_value_lines
@@ -255,6 +256,7 @@ def comparison_report(c: Comparison) -> str:
             for o in misses
         ]
     lines += ["", after_tax_line(c)] + time_value_lines(c)  # app/time_value_text.py
+    lines += [r for r in [resale_line(c)] if r]  # app/range_text.py
     lines += ["", "Recommendation: " + headline(c.recommendation)]
     lines += [f"  - {line}" for line in reasons(c.recommendation)]
     if c.stale_prices:
@@ -270,7 +272,8 @@ def comparison_report(c: Comparison) -> str:
         lines += [
             "",
             f"What moves the gap between {_label(c, s.cheapest)} and {_label(c, s.runner_up)} "
-            f"(base {_usd(s.base_gap_usd)}), each input -25 % / +25 %:",
+            f"(base {_usd(s.base_gap_usd)}), each input -25 % / +25 % (a ranged one to its "
+            "range's ends):",
         ]
         for bar in s.bars[:8]:
             lines.append(

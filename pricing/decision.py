@@ -8,14 +8,17 @@ Monte Carlo draws (planner assumptions, stated so they can be challenged; `draw_
   docs/reference/tco.md section 4); the failure rate lognormal with σ = 0.5 (OPT-era clusters ran
   ~4× Llama 3's rate, docs/reference/training.md 2.2); the run count lognormal with σ = 0.15; lead
   times from 0.75× to 1.5×, half the draws uniform below the catalogue's and half above (slips run
-  longer than gains). The discount rate is the planner's choice, not drawn. The median of every
-  draw is its base value: nothing is clipped on one side, which would move the centre.
-- Ranged inputs (`RANGES`: figures without a current public source, or with only an old one):
+  longer than gains), widened to the whole low-high range of the GPU's lead time where the
+  order-size ramp's unsourced thresholds leave it wider (pricing/ranges.py range_of). The
+  discount rate is the planner's choice, not drawn. The median of every draw is its base value:
+  nothing is clipped on one side, which would move the centre.
+- Ranged inputs (`RANGES`: figures without a current public source, or with only an old one;
+  and the resale value, over residual_values.csv's sourced low-high curves at the hardware's age):
   half the draws uniform from the range's low end to the base value and half from it to the high
   end, so the median is the base value and every draw stays in the range; the tornado swings
   them to the range's ends.
-- Bounded inputs (`BOUNDS`: utilisation, residual value, PUE) are drawn on the logit of where the
-  value sits in its range: x = lo + (hi − lo)·expit(logit(p) + s·z) with p = (x₀ − lo)/(hi − lo).
+- Bounded inputs (`BOUNDS`: utilisation, PUE; the resale value is ranged instead) are drawn on
+  the logit of where the value sits in its range: x = lo + (hi − lo)·expit(logit(p) + s·z) with p = (x₀ − lo)/(hi − lo).
   The spread is symmetric in logit space, so the median is x₀ and no draw leaves the range; s gives
   the lognormal's spread near x₀ (s·(hi − lo)·p·(1 − p) = σ·x₀), at most 0.5 so that a value near
   a bound is not spread over much of its range and its skew moves the NPVs' centre little
@@ -50,7 +53,7 @@ from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
 from pricing import bridge, time_value
 from pricing.delivery import bridges, delivery_of
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
-from pricing.ranges import RANGES
+from pricing.ranges import multiplier_range, range_of
 from pricing.results import (
     DeadlineMiss,
     DemandShape,
@@ -159,7 +162,6 @@ FLIP_GRID = np.geomspace(0.2, 5.0, 65)
 SIGMA = 0.15
 SIGMA_FAILURE = 0.5
 SIGMA_LOGIT_MAX = 0.5
-LEAD_TIME_RANGE = (0.75, 1.5)
 #: correlated groups (module docstring): the price every rental and cloud option pays, one market;
 #: the owned hardware bought together
 MARKET_PRICES = frozenset(s.price_key for s in OPTIONS if s.price_key)
@@ -510,12 +512,10 @@ def tornado(
 
 
 def swing_multipliers(inp: CostInputs, key: str) -> tuple[float, float]:
-    """The tornado's low and high multipliers of `key`: its RANGES ends over its value, else
-    1 ∓ SWING."""
-    value = inp.value(key)
-    if key in RANGES and value > 0:
-        lo, hi = RANGES[key]
-        return min(lo, value) / value, max(hi, value) / value
+    """The tornado's low and high multipliers of `key`: its range's ends over its value
+    (pricing/ranges.py range_of: RANGES, the resale value's and the lead time's), else 1 ∓ SWING."""
+    if range_of(inp, key) is not None and inp.value(key) > 0:
+        return multiplier_range(inp, key)
     return 1 - SWING, 1 + SWING
 
 
@@ -546,13 +546,12 @@ def draw_multipliers(
         if key == "failure_rate_multiplier":
             out[key] = np.exp(SIGMA_FAILURE * z)
         elif key == "lead_time_multiplier":
-            lo, hi = LEAD_TIME_RANGE
+            lo, hi = multiplier_range(inp, key)
             out[key] = np.where(lead < 0.5, lo + (1 - lo) * 2 * lead, 1 + (hi - 1) * (2 * lead - 1))
-        elif key in RANGES and inp.value(key) > 0:
-            x = inp.value(key)
-            lo, hi = min(RANGES[key][0], x), max(RANGES[key][1], x)
+        elif range_of(inp, key) is not None and inp.value(key) > 0:
+            lo, hi = multiplier_range(inp, key)
             u = 0.5 * (1 + _erf(z / math.sqrt(2)))  # the input's own normal draw, uniform
-            out[key] = np.where(u < 0.5, lo + (x - lo) * 2 * u, x + (hi - x) * (2 * u - 1)) / x
+            out[key] = np.where(u < 0.5, lo + (1 - lo) * 2 * u, 1 + (hi - 1) * (2 * u - 1))
         elif key in BOUNDS:
             out[key] = _bounded(inp.value(key), *BOUNDS[key], z)
         else:

@@ -35,6 +35,7 @@ from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
 from pricing.planning.planner import plan_portfolio
 from pricing.planning.records import OptionPlan, Portfolio
 from pricing.price_checks import price_inversions
+from pricing.ranges import range_of, range_source
 from pricing.results import (  # noqa: F401  (Comparison, OptionResult: the engine's result types)
     Assumption,
     Comparison,
@@ -544,24 +545,31 @@ def compare(
         sensitivity=sensitivity,
         uncertainty=uncertainty,
         flip_points=flips,
-        assumptions=[
-            Assumption(
-                key=f.key,
-                value=f.value if np.isfinite(f.value) else None,
-                unit=f.unit,
-                source=f.source,
-                as_of=f.as_of,
-                overridden=f.overridden,
-                note=f.note,
-            )
-            for f in inp.figures.values()
-        ],
+        assumptions=[_assumption(inp, f) for f in inp.figures.values()],
         catalogue_as_of=inp.catalogue.newest_as_of(),
         operations=_operations(inp, P),
         portfolio=_portfolio_demand(portfolio) if portfolio is not None else None,
         price_inversions=price_inversions(inp, options),
     )
     return with_freshness(comparison, inp.catalogue)  # the prices it leans on that are old
+
+
+def _assumption(inp: CostInputs, f) -> Assumption:
+    """One figure the engine used, with the range the tornado and the Monte Carlo carry it over
+    (pricing/ranges.py range_of) where it has one."""
+    span = range_of(inp, f.key)
+    return Assumption(
+        key=f.key,
+        value=f.value if np.isfinite(f.value) else None,
+        unit=f.unit,
+        source=f.source,
+        as_of=f.as_of,
+        overridden=f.overridden,
+        note=f.note,
+        range_low=span[0] if span else None,
+        range_high=span[1] if span else None,
+        range_source=range_source(f.key) if span else "",
+    )
 
 
 def _operations(inp: CostInputs, P: dict[str, np.ndarray]) -> Operations:

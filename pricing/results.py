@@ -447,6 +447,11 @@ class Assumption(Record):
     as_of: str
     overridden: bool
     note: str
+    #: the range the tornado swings it to and the Monte Carlo draws it across (pricing/ranges.py
+    #: range_of), in its unit, and where that range comes from; None for a figure without one
+    range_low: float | None = Field(None, exclude_if=_empty)
+    range_high: float | None = Field(None, exclude_if=_empty)
+    range_source: str = Field("", exclude_if=_empty)
 
 
 class PriceInversion(Record):

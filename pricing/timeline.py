@@ -143,18 +143,41 @@ def _procurement(
         )
         return 7.0 * quoted, note
     lead = cat.lead_time(gpu_id)
+    low, weeks, high = order_weeks(cat, option, gpu_id, gpus)
+    note = (
+        f"{gpu_id} lead time {low:g}–{high:g} weeks ({lead.as_of:%Y-%m}); "
+        f"{weeks:.1f} weeks for an order of {gpus:,} GPUs (the order-size thresholds are planner "
+        f"defaults, so the uncertainty carries {low:g}–{high:g} weeks)"
+    )
+    return 7.0 * weeks, note
+
+
+def order_weeks(cat: Catalogue, option: str, gpu_id: str, gpus: int) -> tuple[float, float, float]:
+    """(low, weeks, high): the GPU's newest lead_times.csv range and the weeks the order-size ramp
+    reads in it for `gpus` (the module docstring): the midpoint up to L GPUs, the high end from H
+    on, log-linear between. L and H are planner defaults (timeline.csv says so), so the answer
+    carries any order's weeks over the whole low-high range (`order_range`)."""
+    lead = cat.lead_time(gpu_id)
     ramp = cat.timeline_row(option, "procurement", "order_size_ramp")
     low, high = lead.lead_time_weeks_low, lead.lead_time_weeks_high
     share = 0.0
     if ramp.high > ramp.low:
         share = math.log(gpus / ramp.low) / math.log(ramp.high / ramp.low)
     mid = (low + high) / 2
-    weeks = mid + (high - mid) * min(max(share, 0.0), 1.0)
-    note = (
-        f"{gpu_id} lead time {low:g}–{high:g} weeks ({lead.as_of:%Y-%m}); "
-        f"{weeks:.1f} weeks for an order of {gpus:,} GPUs"
-    )
-    return 7.0 * weeks, note
+    return low, mid + (high - mid) * min(max(share, 0.0), 1.0), high
+
+
+def order_range(site: Site, option: str = "build") -> tuple[float, float] | None:
+    """The lead-time multiplier's range the order-size ramp's unsourced thresholds leave:
+    (low / weeks, high / weeks) of `order_weeks` (an order of any size may wait from the low to
+    the high end of its GPU's range: B200 deliveries run 4-10 months 'depending on account and
+    deal size', and 1,000+ GPU commitments with deposits get the fastest queues, both
+    gpuleaseindex.com 2026); None when the buyer quoted a lead time
+    (constraints.hardware_lead_time_weeks)."""
+    if site.lead_time_weeks is not None:
+        return None
+    low, weeks, high = order_weeks(site.catalogue, option, site.gpu_id, site.gpus)
+    return (low / weeks, high / weeks) if weeks > 0 else None
 
 
 #: the most build durations `_build_parts` keeps (a comparison asks for a few dozen sites)

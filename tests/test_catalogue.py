@@ -159,7 +159,8 @@ def test_planner_defaults_are_labelled_and_explained(cat):
         "discount_rate_pct_per_year", "spot_interruption_overhead_pct",
     }  # fmt: skip
     for row in [*defaults, *(r for r in cat.timeline_rows if r.planner_default)]:
-        assert row.source == PLANNER_DEFAULT_SOURCE and row.grade == "C", row
+        # exactly the marker, or the marker and how the default's range is carried
+        assert row.source.startswith(PLANNER_DEFAULT_SOURCE) and row.grade == "C", row
         assert row.notes.startswith("planner default"), row
     for row in defaults:  # the reasoning and a plausible range
         assert "range" in row.notes.lower() and re.search(r"\d", row.notes), row.key
@@ -299,7 +300,13 @@ GOOD = {
         **COMMON,
     },
     "assumptions.csv": {"key": "test_usd_per_node", "value": "1", "unit": "USD/node", **COMMON},
-    "residual_values.csv": {"age_years": "7", "residual_value_pct": "50", **COMMON},
+    "residual_values.csv": {
+        "age_years": "7",
+        "residual_value_pct": "50",
+        "residual_value_low_pct": "40",
+        "residual_value_high_pct": "60",
+        **COMMON,
+    },
     "timeline.csv": {
         "option": "rent",
         "phase": "onboarding",
@@ -370,6 +377,8 @@ def test_good_rows_load(data_copy):
         ("assumptions.csv", "value", "-1", "greater than or equal to 0"),
         ("residual_values.csv", "residual_value_pct", "120", "less than or equal to 100"),
         ("residual_values.csv", "source", "   ", "at least 1 character"),
+        ("residual_values.csv", "residual_value_pct", "95", "must lie in its range 40-60"),
+        ("residual_values.csv", "residual_value_high_pct", "", "residual_value_high_pct"),
         ("timeline.csv", "option", "lease", "'build'"),
         ("timeline.csv", "high", "0.5", "below low"),
         ("timeline.csv", "unit", "racks/day", "does not fit quantity"),

@@ -176,8 +176,9 @@ def test_ranged_figures_state_their_range_and_the_tornado_swings_to_it(fixture_c
     import numpy as np
 
     from pricing.catalogue.loader import load_catalogue
-    from pricing.decision import RANGES, draw_multipliers, swing_multipliers
+    from pricing.decision import draw_multipliers, swing_multipliers
     from pricing.inputs import build_inputs
+    from pricing.ranges import RANGES
 
     cat = load_catalogue()
     for key, (lo, hi) in RANGES.items():

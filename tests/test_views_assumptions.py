@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import report_pdf
 from app.assumption_labels import BARE, LABELS, UNIT_FORMATS
+from app.range_text import range_cell
 from app.scenario_files import EXAMPLE
 from app.views.assumptions import GAP, RANK, STATUS, YOURS
 from models.scenario import Scenario
@@ -75,12 +76,15 @@ def test_the_table_shows_labels_formatted_values_and_full_sources(example):
     assert table["pue"]["In use"] == f"{used['pue'].value:g}"
     for key, row in table.items():
         a = used[key]
-        assert row["Source"] == a.source and row["As of"] == (a.as_of or "-")
+        assert row["Source"] == range_cell(a) + a.source and row["As of"] == (a.as_of or "-")
         if "://" in a.source:
             assert row["Link"].startswith("http") and row["Link"] in a.source, key
         else:
             assert pd.isna(row["Link"]), key
         assert not re.search(r"\d\.\d{5}", row["In use"]), (key, row["In use"])  # 73.2119...
+    # a figure carried over a range says so before its source (the resale's, sourced)
+    assert table["residual_value_pct"]["Source"].startswith("Range ")
+    assert "SpotWire" in table["residual_value_pct"]["Source"]
 
 
 def test_rows_follow_the_tornado_most_influential_first(example):

@@ -25,6 +25,7 @@ from app.formatting import (
     usd_rate,
 )
 from app.kinds import teams, words
+from app.range_text import range_cell, resale_line
 from app.recommendation_text import headline, reasons
 from app.report_pdf.document import ACCENT, INK, MUTED, WARN, Document, plain
 from app.report_text import (
@@ -214,6 +215,8 @@ class ComparisonDocument(Document):
             + (f", steady state {days(t.steady_days)}" if t.steady_days is not None else "")
             + "."
         )
+        if (resale := resale_line(c)) is not None:
+            self.caption(plain(resale, 600))
         self.caption(accuracy_line() + ".")
 
     def deciding_inputs(self) -> None:
@@ -612,7 +615,7 @@ class ComparisonDocument(Document):
         rows = [["Figure", "Value", "Unit", "Source", "As of"]]
         for a in self.c.assumptions:
             value = _num(a.value) + (" (yours)" if a.overridden else "")
-            rows.append([a.key, value, a.unit, a.source, a.as_of])
+            rows.append([a.key, value, a.unit, range_cell(a) + a.source, a.as_of])
         self.grid(
             rows, (44, 17, 25, 76, 18), ("LEFT", "RIGHT", "LEFT", "LEFT", "LEFT"), 7, header=True
         )

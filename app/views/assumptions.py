@@ -11,6 +11,7 @@ import streamlit as st
 from app import state
 from app.assumption_labels import LABELS, label, value_text
 from app.formatting import md_code, md_plain, mid_sentence, usd
+from app.range_text import range_cell
 from pricing.inputs import override_range
 from pricing.results import Comparison
 from pricing.usage import USAGE_KEYS
@@ -188,7 +189,7 @@ def table(
                 RANK: rank,
                 GAP: f"{usd(bar.gap_low_usd)} / {usd(bar.gap_high_usd)}" if bar else "",
                 "As of": d.as_of or "-",
-                "Source": d.source,
+                "Source": range_cell(a) + d.source,
                 "Link": link.group().rstrip(".") if link else None,
             }
         )

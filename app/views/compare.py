@@ -31,6 +31,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.range_text import resale_line
 from app.recommendation_text import headline, reasons, recommendation_text, service_notes
 from app.report_text import TOKEN_COST_NOTE, chargeback_rows, refresh_lines, token_cost_rows
 from app.site_text import power_line, upgrade_lines
@@ -195,6 +196,7 @@ def _run_totals(c: Comparison, deadline: float | None) -> None:
         "period on the Assumptions page). "
         "$ per delivered GPU-hour divides the total by the GPU-hours of work done."
     )
+    _resale(c)
     _value_of_time(c)
 
 
@@ -329,7 +331,14 @@ def _portfolio_totals(c: Comparison) -> None:
         for o in c.options
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="totals_v2")
+    _resale(c)
     _value_of_time(c)
+
+
+def _resale(c: Comparison) -> None:
+    """How the owned hardware's resale is valued and its sourced range (app/range_text.py)."""
+    if (line := resale_line(c)) is not None:
+        st.caption(md_plain(line))
 
 
 def _value_of_time(c: Comparison) -> None:

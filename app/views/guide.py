@@ -25,6 +25,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.range_text import resale_line
 from models.hardware import get_gpu
 from models.options import Billing, spec
 from models.training.sizing import EFFICIENT_SCALING, efficient_size, marginal_days_per_1000_gpus
@@ -203,7 +204,8 @@ def buying_cost(c: Comparison) -> str:
     )
     if b.get("residual value"):
         text += f"; selling it at the end returns {usd(-b['residual value'])}"
-    return text + f". {build.label} in all: {usd(build.total_usd)} (NPV {usd(build.npv_usd)})."
+    text += f". {build.label} in all: {usd(build.total_usd)} (NPV {usd(build.npv_usd)})."
+    return text + (f" {resale}" if (resale := resale_line(c)) else "")
 
 
 def cluster_cost(c: Comparison) -> str:

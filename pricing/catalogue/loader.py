@@ -294,10 +294,11 @@ class Catalogue:
         it are priced at it."""
         return max(float(r.age_years) for r in self.residual_value_rows)
 
-    def residual_value_pct(self, age_years: float) -> float:
-        """Resale value as % of purchase price, interpolated linearly (100% at age 0)."""
+    def residual_value_pct(self, age_years: float, column: str = "residual_value_pct") -> float:
+        """Resale value as % of purchase price, interpolated linearly (100% at age 0); `column`
+        residual_value_low_pct or residual_value_high_pct reads its range's end instead."""
         points = [(0.0, 100.0)] + sorted(
-            (float(r.age_years), r.residual_value_pct) for r in self.residual_value_rows
+            (float(r.age_years), getattr(r, column)) for r in self.residual_value_rows
         )
         if not 0 <= age_years <= points[-1][0]:
             raise MissingFigureError(f"no residual value for age {age_years} years")
@@ -305,6 +306,14 @@ class Catalogue:
             if age0 <= age_years <= age1:
                 return pct0 + (pct1 - pct0) * (age_years - age0) / (age1 - age0)
         return points[-1][1]
+
+    def residual_value_range_pct(self, age_years: float) -> tuple[float, float]:
+        """The resale value's sourced range at `age_years` (ages past the last row at it)."""
+        age = min(age_years, self.residual_last_age_years)
+        return (
+            self.residual_value_pct(age, "residual_value_low_pct"),
+            self.residual_value_pct(age, "residual_value_high_pct"),
+        )
 
     @functools.cached_property
     def _timeline_by_key(self) -> dict[tuple[str, str, str, str], list[TimelineRow]]:

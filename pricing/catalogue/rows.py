@@ -194,8 +194,23 @@ class AssumptionRow(_Row):
 
 
 class ResidualValueRow(_Row):
+    """Resale value at an age, % of the new price: the default and its sourced range (the tornado
+    swings to the range and the Monte Carlo draws across it, pricing/ranges.py). The range's ends
+    come first so the default is checked against them."""
+
     age_years: int = Field(ge=1)
+    residual_value_low_pct: float = Field(ge=0, le=100, allow_inf_nan=False)
+    residual_value_high_pct: float = Field(ge=0, le=100, allow_inf_nan=False)
     residual_value_pct: float = Field(ge=0, le=100, allow_inf_nan=False)
+
+    @field_validator("residual_value_pct")
+    @classmethod
+    def _default_in_its_range(cls, value: float, info: ValidationInfo) -> float:
+        low = info.data.get("residual_value_low_pct")
+        high = info.data.get("residual_value_high_pct")
+        if low is not None and high is not None and not low <= value <= high:
+            raise ValueError(f"{value:g} must lie in its range {low:g}-{high:g}")
+        return value
 
 
 class TimelineRow(_Row):
