@@ -393,3 +393,23 @@ def depreciation_text(scenario, years: float) -> str:
     if scenario.options.facility == "owned":
         said += ", the new facility over 39 years"
     return said
+
+
+def swing_ends(bar, swing: float) -> tuple[str, str]:
+    """Where a tornado bar moved its input (pricing/results.py TornadoBar), low end then high:
+    ('−25 %', '+25 %') for the plain swing, or the range's ends in the input's unit where the
+    input is carried over a range (pricing/ranges.py range_of: the resale value 25–65 %, say)."""
+    base = bar.base_value
+    if math.isclose(bar.low_value, base * (1 - swing), rel_tol=1e-9, abs_tol=1e-12) and (
+        math.isclose(bar.high_value, base * (1 + swing), rel_tol=1e-9, abs_tol=1e-12)
+    ):
+        return f"\u2212{pct(swing)}", f"+{pct(swing)}"
+    return f"{bar.low_value:,.4g} {bar.unit}", f"{bar.high_value:,.4g} {bar.unit}"
+
+
+def swing_text(bar, swing: float) -> str:
+    """'±25 %', or 'from 25 to 65 %' for an input carried over its range (`swing_ends`)."""
+    low, high = swing_ends(bar, swing)
+    if low.startswith("\u2212"):
+        return f"±{pct(swing)}"
+    return f"from {bar.low_value:,.4g} to {high}"

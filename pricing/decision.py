@@ -476,7 +476,8 @@ def tornado(
     base: np.ndarray | None = None,
     pair: tuple[str, str] | None = None,
 ) -> Tornado | None:
-    """Each key input at −25 % and +25 %: the NPV gap between `pair` (the recommended option and
+    """Each key input at −25 % and +25 %, or at its range's ends where it has one
+    (`swing_multipliers`): the NPV gap between `pair` (the recommended option and
     its contender in a close call, `recommend`), else the two cheapest options. `base`: the
     options' base NPVs when the caller has them (`npv_table` on the base figures)."""
     pair = pair or _two_cheapest(inp, options, base)
@@ -487,10 +488,9 @@ def tornado(
     keys = [k for k in relevant_inputs(inp, [a, b]) if np.isfinite(inp.value(k))]
     n = 1 + 2 * len(keys)
     mult = {k: np.ones(n) for k in keys}
+    ends = {k: swing_multipliers(inp, k) for k in keys}
     for i, k in enumerate(keys):
-        low, high = swing_multipliers(inp, k)
-        mult[k][1 + 2 * i] = low
-        mult[k][2 + 2 * i] = high
+        mult[k][1 + 2 * i], mult[k][2 + 2 * i] = ends[k]
     npv = npv_table(inp, _rows(inp, mult, n), [a, b])
     with np.errstate(invalid="ignore"):  # neither completes at a swing: inf - inf, shown as None
         gap = npv[:, 1] - npv[:, 0]
@@ -502,6 +502,8 @@ def tornado(
                 key=k,
                 label=KEY_INPUTS[k],
                 base_value=inp.value(k),
+                low_value=inp.value(k) * ends[k][0],
+                high_value=inp.value(k) * ends[k][1],
                 unit=inp.unit(k),
                 gap_low_usd=_finite(lo),
                 gap_high_usd=_finite(hi),

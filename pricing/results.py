@@ -380,14 +380,18 @@ class TornadoBar(Record):
     key: str
     label: str
     base_value: float
+    #: the input's value at the bar's low and high ends: base_value × (1 ∓ swing), or its range's
+    #: ends where it has one (pricing/ranges.py range_of)
+    low_value: float
+    high_value: float
     unit: str
-    #: NPV gap runner-up − cheapest with the input at −swing and +swing (None: not finite)
+    #: NPV gap runner-up − cheapest with the input at low_value and high_value (None: not finite)
     gap_low_usd: float | None
     gap_high_usd: float | None
 
 
 class Tornado(Record):
-    """Each key input moved by ±swing: how the NPV gap between the two cheapest options moves, or
+    """Each key input moved by ±swing (or to its range's ends): how the NPV gap between the two cheapest options moves, or
     in a close call between the recommended option and its contender (Recommendation.contenders:
     the option cheapest in the most draws, which need not be the second cheapest by NPV)."""
 

@@ -52,8 +52,43 @@ def test_the_tornado_writes_its_swing_as_a_percentage(example):
     assert re.fullmatch(r"\d+ %", swing)
     assert f"each input {swing} lower" in fig.layout.title.subtitle.text
     names = {t.name for t in fig.data}
-    assert {f"input \u2212{swing}", f"input +{swing}"} <= names
+    assert {
+        f"input lower (\u2212{swing} or its range's low end)",
+        f"input higher (+{swing} or its range's high end)",
+    } <= names
     assert all(f"gap at \u2212{swing}: " in h for t in fig.data for h in t.customdata or ())
+
+
+def test_a_ranged_input_is_swung_to_its_ranges_ends_and_says_so():
+    """A figure carried over a range (pricing/ranges.py: the resale value, support, the host and
+    fabric declines) is swung to its range's ends, not ±25 %: its bar's low and high values are
+    the range's, and the chart's hover and the PDF's "What decides it" say so, where they had
+    said "−25 %" for every bar."""
+    from app.formatting import swing_ends, swing_text
+    from app.report_pdf.comparison import deciding_text
+    from pricing.ranges import RANGES
+
+    steady = {"mode": "utilisation", "utilisation_pct": 85}  # Build is the runner-up at 60 months
+    c = compare(Scenario.model_validate({**EXAMPLE, "term": {"months": 60}, "usage": steady}))
+    s = c.sensitivity
+    ranged = [b for b in s.bars if b.key in RANGES]
+    assert ranged, [b.key for b in s.bars]
+    for b in ranged:
+        lo, hi = RANGES[b.key]
+        assert (b.low_value, b.high_value) == pytest.approx(
+            (min(lo, b.base_value), max(hi, b.base_value))
+        )
+        assert swing_text(b, s.swing) == f"from {b.low_value:,.4g} to {b.high_value:,.4g} {b.unit}"
+        hover = next(
+            h for t in tornado(c).data for h in t.customdata or () if h.startswith(b.label)
+        )
+        low, high = swing_ends(b, s.swing)
+        assert f"gap at {low}: " in hover and f", at {high}: " in hover
+    plain_bar = next(b for b in s.bars if b.key not in RANGES and b.key != "lead_time_multiplier")
+    assert swing_text(plain_bar, s.swing) == f"±{pct(s.swing)}"
+    said = deciding_text(c)
+    for b in sorted(s.bars, key=lambda b: -abs(b.gap_high_usd - b.gap_low_usd))[:3]:
+        assert f"({swing_text(b, s.swing)})" in said
 
 
 def test_the_uncertainty_chart_writes_shares_as_percentages(example):

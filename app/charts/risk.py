@@ -22,6 +22,7 @@ from app.charts.common import (
     plain,
     usd_axis,
 )
+from app.formatting import swing_ends
 from models.numbers import pct
 from pricing.results import Comparison, OptionResult, OptionUncertainty
 
@@ -45,18 +46,21 @@ def tornado(c: Comparison | Mapping, dark: bool = False) -> go.Figure:
     fig = figure(
         "Sensitivity of the recommendation",
         f"NPV gap between {lb} and {la} with each input "
-        f"{swing} lower (\u25cb) or higher (\u25cf); past zero, {lb} becomes the cheaper.",
+        f"{swing} lower (\u25cb) or higher (\u25cf), or at its range's ends where it has one; "
+        f"past zero, {lb} becomes the cheaper.",
         dark,
     )
     names = [plain(bar.label) for bar in bars]
     ends = [(bar.gap_low_usd, bar.gap_high_usd) for bar in bars]
     lo = [min(base if v is None else v for v in e) for e in ends]
     hi = [max(base if v is None else v for v in e) for e in ends]
-    hover = [
-        f"{n} (now {bar.base_value:,.4g} {plain(bar.unit)})<br>gap at \u2212{swing}: "
-        f"{fmt_usd(e[0], False)}, at +{swing}: {fmt_usd(e[1], False)} USD"
-        for n, bar, e in zip(names, bars, ends, strict=True)
-    ]
+    hover = []
+    for n, bar, e in zip(names, bars, ends, strict=True):
+        low, high = (plain(x) for x in swing_ends(bar, s.swing))
+        hover.append(
+            f"{n} (now {bar.base_value:,.4g} {plain(bar.unit)})<br>gap at {low}: "
+            f"{fmt_usd(e[0], False)}, at {high}: {fmt_usd(e[1], False)} USD"
+        )
     _tornado_bars(fig, (a, la), (b, lb), names, lo, hi, hover)
     _tornado_ends(fig, names, ends, swing, THEMES[dark])
     _gap_today(fig, base, THEMES[dark])
@@ -106,9 +110,13 @@ def _tornado_bars(
 
 
 def _tornado_ends(fig: go.Figure, names: list[str], ends: list[tuple], swing: str, t: dict) -> None:
-    """The gap with each input lower (open circles) and higher (filled), where it is known."""
+    """The gap with each input lower (open circles) and higher (filled), where it is known; the
+    subtitle and each bar's hover say by how much (`swing_ends`)."""
     for i, (symbol, name) in enumerate(
-        (("circle-open", f"input \u2212{swing}"), ("circle", f"input +{swing}"))
+        (
+            ("circle-open", f"input lower (\u2212{swing} or its range's low end)"),
+            ("circle", f"input higher (+{swing} or its range's high end)"),
+        )
     ):
         pts = [(e[i], n) for e, n in zip(ends, names, strict=True) if e[i] is not None]
         fig.add_trace(

@@ -19,6 +19,7 @@ from app.formatting import (
     pct,
     sentence,
     si,
+    swing_text,
     training_run_subject,
     training_run_text,
     usd,
@@ -82,6 +83,32 @@ def caveat_counts(c) -> list[str]:
     if n := len(c.price_inversions):
         parts.append(f"{n} committed rate{'s' * (n != 1)} above the on-demand rate")
     return parts
+
+
+def deciding_text(c) -> str:
+    """'What decides it: the gap between A and B moves most with X (±25 %), Y (from 25 to 65 %)
+    and Z (±25 %) ...': the tornado's three widest bars, each with how far it was moved
+    (formatting.swing_text: ±swing, or its range where it has one); '' without a tornado."""
+    sens = c.sensitivity
+    if sens is None or not sens.bars:
+        return ""
+    labels = {o.option: o.label for o in c.options}
+    widest = sorted(
+        (b for b in sens.bars if b.gap_low_usd is not None and b.gap_high_usd is not None),
+        key=lambda b: -abs(b.gap_high_usd - b.gap_low_usd),
+    )[:3]
+    if not widest:
+        return ""
+    named = [
+        (b.label if b.label[:2].isupper() else b.label[:1].lower() + b.label[1:])
+        + f" ({swing_text(b, sens.swing)})"
+        for b in widest
+    ]
+    return (
+        f"What decides it: the gap between {labels.get(sens.cheapest, sens.cheapest)} and "
+        f"{labels.get(sens.runner_up, sens.runner_up)} moves most with {', '.join(named)} (the "
+        "tornado chart and the assumptions follow)."
+    )
 
 
 #: the least share of its full size the cost chart is drawn at on page 1 (else it leads the charts)
@@ -221,24 +248,8 @@ class ComparisonDocument(Document):
 
     def deciding_inputs(self) -> None:
         """The three inputs that move the answer most (the tornado's widest bars), in a line."""
-        sens = self.c.sensitivity
-        if sens is None or not sens.bars:
-            return
-        labels = {o.option: o.label for o in self.c.options}
-        widest = sorted(
-            (b for b in sens.bars if b.gap_low_usd is not None and b.gap_high_usd is not None),
-            key=lambda b: -abs(b.gap_high_usd - b.gap_low_usd),
-        )[:3]
-        if widest:
-            self.caption(
-                f"What decides it: the gap between {labels.get(sens.cheapest, sens.cheapest)} and "
-                f"{labels.get(sens.runner_up, sens.runner_up)} moves most with "
-                + ", ".join(
-                    b.label if b.label[:2].isupper() else b.label[:1].lower() + b.label[1:]
-                    for b in widest
-                )
-                + f" (each ±{sens.swing:.0%}; the tornado chart and the assumptions follow)."
-            )
+        if said := deciding_text(self.c):
+            self.caption(said)
 
     def closing(self) -> None:
         """The share link, after the assumptions (it ran the cover onto a second page)."""

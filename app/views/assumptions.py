@@ -68,7 +68,8 @@ def _ranking_caption(c: Comparison) -> None:
         f"Sorted by how much the answer leans on each figure: rank 1 moves the NPV gap "
         f"between {md_plain(names.get(t.cheapest, t.cheapest))} and "
         f"{md_plain(names.get(t.runner_up, t.runner_up))} (today {usd(t.base_gap_usd)}) most "
-        f"when the figure is {t.swing:.0%} lower or higher (the tornado on Compare). A blank "
+        f"when the figure is {t.swing:.0%} lower or higher, or at its range's ends where it has "
+        "one (the tornado on Compare). A blank "
         "rank: a figure the tornado does not vary."
         + (
             f" Ranks not listed are inputs set on the Workload page ({', '.join(elsewhere)})."
