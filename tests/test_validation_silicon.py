@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from app.cli import main
+from models.hardware import get_gpu
 from models.serving.plan import evaluate
 from models.validation import silicon
 from tests.builders import app
@@ -99,7 +100,12 @@ def _row(**changes) -> dict:
         ),
         ({"system": "h20"}, "h20 is not in"),
         ({"system": "gb300"}, None),  # the eleventh amendment: Blackwell Ultra in the catalogue
-        ({"model_path": "zhipuai/GLM-5"}, "no preset"),
+        ({"model_path": "acme/Unknown-7B"}, "no preset"),
+        ({"model_path": "zhipuai/GLM-5", "tp_size": "8", "moe_ep_size": "8"}, None),  # twelfth
+        (
+            {"model_path": "Qwen/Qwen3.5-397B-A17B", "tp_size": "4", "moe_ep_size": "4"},
+            None,
+        ),  # the twelfth amendment's presets
         ({"precision": "int4"}, "int4 weights"),
         ({"precision": "fp4"}, "FP4 weights on H100-SXM (no FP4 tensor cores)"),  # sixth
         ({"precision": "fp4", "system": "b200_sxm"}, None),
@@ -248,11 +254,23 @@ TODAY_TPOT = {
 EXPRESSED, REFUSED = 3104, 49
 
 
+#: the models the twelfth amendment (2026-12-02) mapped: their rows have their own levels
+#: (TODAY_TWELFTH), so the levels above stay those of the rows they were set on
+TWELFTH = {"Qwen/Qwen3.5-397B-A17B": "qwen3.5-397b-a17b", "zhipuai/GLM-5": "glm-5"}
+#: rows the twelfth amendment's presets express (459 rows of the two models: the 22
+#: disaggregated GLM-5 rows on GB200 give no pool's batch size, the fourth amendment)
+EXPRESSED_TWELFTH = 437
+
+
+def before_twelfth(s: silicon.Scored) -> bool:
+    return s.model not in TWELFTH
+
+
 def before_ultra(s: silicon.Scored) -> bool:
     """A row the levels below were set on: every GPU but Blackwell Ultra, whose rows the eleventh
-    amendment (2026-12-02) added to the held-out scores; they have their own levels
-    (TODAY_ULTRA)."""
-    return s.system not in silicon.HELD_OUT_SYSTEMS
+    amendment (2026-12-02) added to the held-out scores (they have their own levels,
+    TODAY_ULTRA), of a model mapped before the twelfth amendment (TODAY_TWELFTH)."""
+    return s.system not in silicon.HELD_OUT_SYSTEMS and before_twelfth(s)
 
 
 def test_todays_levels_hold():
@@ -332,8 +350,9 @@ TODAY_ULTRA = {
 
 
 def test_blackwell_ultra_is_scored_as_unseen_at_todays_levels():
-    ultra = [s for s in silicon.score() if not before_ultra(s)]
-    assert len(ultra) == 381 + 277 and all(s.held_out for s in ultra)
+    every = [s for s in silicon.score() if s.system in silicon.HELD_OUT_SYSTEMS]
+    assert len(every) == 381 + 277 and all(s.held_out for s in every)
+    ultra = [s for s in every if before_twelfth(s)]
     assert not [s for s in ultra if s.refused]
     for backend, (n, median, p90, ttft) in TODAY_ULTRA.items():
         rows = [s for s in ultra if s.backend == backend and s.tpot_error is not None]
@@ -375,9 +394,13 @@ def test_validate_prints_the_table_and_its_json():
     )
     assert line.split()[5] == "30"  # rows
     data = json.loads(run(["validate", "--json"]))["serving_measured"]
-    assert (data["rows"], data["expressible"], data["held_out"]) == (5221, EXPRESSED, 1095)
-    # 98 before the eleventh amendment: GLM-5's 10 GB300 rows are now left out for the model only
-    assert data["not_expressible"]["no preset for zhipuai/GLM-5"] == 108
+    expressed = EXPRESSED + EXPRESSED_TWELFTH
+    assert (data["rows"], data["expressible"], data["held_out"]) == (5221, expressed, 1095)
+    # 459 rows of Qwen3.5 and GLM-5 had no preset before the twelfth amendment; every model of
+    # the file now has one
+    assert not [why for why in data["not_expressible"] if why.startswith("no preset")]
+    glm = [c for c in data["classes"] if c["backend"] == "sglang" and c["gpu"] == "B300"]
+    assert sum(c["rows"] for c in glm) == 31 + 92  # the 92 Qwen3.5 and GLM-5 B300 rows joined
 
 
 def test_the_validation_page_shows_the_same_table():
@@ -440,3 +463,82 @@ def test_a_data_parallel_plan_is_read_against_the_rows_that_have_it():
     assert (accuracy_warning(True, "tensorrt-llm", "H100-SXM", True) == "") == (
         abs(bias) < WARN_BEYOND
     )
+
+
+#: the twelfth amendment's first scores (2026-12-02; Qwen3.5-397B-A17B with hybrid linear
+#: attention, GLM-5 with MLA and sparse attention, nothing fitted): per (model, split, Blackwell
+#: Ultra or not), rows expressed, TPOT median and 90th percentile, TTFT median (upper bounds;
+#: medians are the upper middle row). Every row is SGLang and MoE; the signed TPOT median in the
+#: comments (negative: the model is too fast)
+TODAY_TWELFTH = {
+    ("Qwen/Qwen3.5-397B-A17B", "tuning", False): (242, 0.142, 0.418, 0.284),  # -11 %
+    ("Qwen/Qwen3.5-397B-A17B", "held out", False): (27, 0.260, 0.485, 0.332),  # -26 %
+    ("Qwen/Qwen3.5-397B-A17B", "held out", True): (82, 0.175, 0.294, 0.238),  # -1 %
+    ("zhipuai/GLM-5", "tuning", False): (67, 0.323, 0.435, 0.425),  # -32 %
+    ("zhipuai/GLM-5", "held out", False): (9, 0.375, 0.437, 0.408),  # -37 %
+    ("zhipuai/GLM-5", "held out", True): (10, 0.356, 0.387, 0.900),  # -33 %
+}
+
+
+def test_the_twelfth_amendments_models_are_scored_at_todays_levels():
+    rows = [s for s in silicon.score() if not before_twelfth(s)]
+    assert sum(1 for s in rows if not s.not_expressible) == EXPRESSED_TWELFTH
+    assert not [s for s in rows if s.refused]
+    for (model, split, ultra), (n, median, p90, ttft) in TODAY_TWELFTH.items():
+        group = [
+            s
+            for s in rows
+            if s.model == model
+            and s.held_out == (split == "held out")
+            and (s.system in silicon.HELD_OUT_SYSTEMS) == ultra
+            and s.tpot_error is not None
+        ]
+        tpot = sorted(abs(s.tpot_error) for s in group)
+        first = sorted(abs(s.ttft_error) for s in group)
+        assert len(group) == n, (model, split, ultra)
+        assert tpot[len(tpot) // 2] <= median, (model, split, tpot[len(tpot) // 2])
+        assert np.percentile(tpot, 90) <= p90, (model, split, np.percentile(tpot, 90))
+        assert first[len(first) // 2] <= ttft, (model, split, first[len(first) // 2])
+
+
+def test_the_hybrid_and_sparse_attention_forms_move_what_they_should():
+    """The twelfth amendment's fields each move the figure they name: a linear-attention layer
+    holds a fixed state and no K/V, a sparse attention reads at most its tokens' K/V, the indexer
+    reads its keys over the whole context."""
+    from models.serving import roofline
+    from models.shapes import get_preset
+
+    qwen, glm = get_preset("qwen3.5-397b-a17b"), get_preset("glm-5")
+    assert (qwen.attention_layers, qwen.linear_layers) == (15, 45)
+    # the K/V of 15 full-attention layers of 2 heads of 256, at one byte a value
+    assert roofline.kv_bytes_per_token(qwen, 1) == 15 * 2 * 2 * 256
+    assert roofline.kv_bytes_per_token(glm, 1) == 78 * (576 + 128)
+    assert (
+        roofline.attended_tokens(glm, 9000) == 2048 and roofline.attended_tokens(qwen, 9000) == 9000
+    )
+    assert roofline.causal_pairs(glm, 1000) == 1000**2 / 2
+    assert roofline.causal_pairs(glm, 4096) == 2048**2 / 2 + 2048 * 2048
+    # published counts (397 B / 17 B; 744 B / 40 B) within 5 % from the shape's own
+    assert qwen.params_total / 397e9 == pytest.approx(1, abs=0.05)
+    assert qwen.params_active / 17e9 == pytest.approx(1, abs=0.05)
+    assert glm.params_total / 744e9 == pytest.approx(1, abs=0.05)
+    su = roofline.setup(qwen, get_gpu("B200"), "fp8", "fp8", np.array([4.0]), np.array([8.0]),
+                        8192, 1024)  # fmt: skip
+    mem = roofline.memory(su)
+    assert float(mem.state_seq_gpu[0]) == 45 * 4_268_032 / 4
+    read, _ = roofline._attention_reads_flops(su, mem, True)
+    kv = 8 * (8192 + 512) * 15 * 2 * 2 * 256 / 2  # 2 K/V heads over TP 4: 2 shards
+    assert float(read[0]) == pytest.approx(kv + 8 * 2 * 45 * 4_268_032 / 4)
+
+
+def test_the_sparse_attention_shortens_a_long_prompts_prefill():
+    from models.serving import roofline
+    from models.shapes import get_preset
+
+    glm = get_preset("glm-5")
+    dense = glm.model_copy(update={"sparse_attention_tokens": 0})
+    gpu, tp, b = get_gpu("B200"), np.array([8.0]), np.array([1.0])
+    long = [roofline.setup(x, gpu, "fp8", "fp8", tp, b, 65536, 64) for x in (glm, dense)]
+    assert roofline.prefill_s(long[0])[0] < 0.5 * roofline.prefill_s(long[1])[0]
+    short = [roofline.setup(x, gpu, "fp8", "fp8", tp, b, 1024, 64) for x in (glm, dense)]
+    assert roofline.prefill_s(short[0])[0] == roofline.prefill_s(short[1])[0]
