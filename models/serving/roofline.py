@@ -108,6 +108,19 @@ def _allreduce_s(size_bytes, n, gpu: GpuSpec, per_doubling_s: float = 0.0) -> np
     return np.where(n > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S + sync, 0.0)
 
 
+def interdomain_s(su: Setup) -> np.ndarray:
+    """A decode step of a replica whose tp · dp GPUs span more than one scale-up domain: layers ·
+    B · hidden · ACTIVATION_BYTES moved between domains at the engine's effective rate
+    (docs/reference/serving-evidence.md, thirteenth amendment); 0 within one domain or without a
+    rate."""
+    b = np.asarray(su.b, dtype=float)
+    if not su.interdomain_bytes_per_s:
+        return np.zeros_like(b)
+    beyond = su.tp * su.dp > su.gpu.scaleup_domain_gpus
+    size = su.shape.layers * b * su.shape.hidden * ACTIVATION_BYTES
+    return np.where(beyond, size / su.interdomain_bytes_per_s, 0.0)
+
+
 def _moe_all_to_all_s(tokens, su: Setup) -> np.ndarray:
     """With attention data parallelism (dp > 1), each MoE layer's dispatch and combine: an
     all-to-all over the replica's tp · dp GPUs of a group's tokens · top-k · hidden activations
@@ -150,6 +163,9 @@ class Setup(NamedTuple):
     #: the engine's all-reduce latency per doubling of the tensor-parallel group, seconds (tenth
     #: amendment; models/serving/engines.py `allreduce_s_per_doubling`); 0: the roofline's alone
     ar_doubling_s: float = 0.0
+    #: the engine's effective rate for a decode step's activations between scale-up domains,
+    #: bytes/s (thirteenth amendment; models/serving/engines.py `interdomain_gbyte_per_s`); 0: none
+    interdomain_bytes_per_s: float = 0.0
 
 
 def setup(
@@ -163,12 +179,15 @@ def setup(
     output_tokens: int,
     dp=1.0,
     ar_doubling_s: float = 0.0,
+    interdomain_gbyte_per_s: float = 0.0,
 ) -> Setup:
     """The bytes per weight and K/V value, the GPU's achievable rates (_rates; an FP4 GEMM reads
     its weights at FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM of HBM bandwidth, not HBM_EFFICIENCY) and the
     active parameters less the input embedding. `dp`: attention data-parallel groups of `tp` GPUs
     (docs/reference/serving-evidence.md, eighth amendment). `ar_doubling_s`: the engine's
-    all-reduce latency per doubling of the tensor-parallel group (tenth amendment)."""
+    all-reduce latency per doubling of the tensor-parallel group (tenth amendment).
+    `interdomain_gbyte_per_s`: its rate for activations between scale-up domains, GB/s
+    (thirteenth)."""
     w_bytes = BYTES_PER_PARAM[precision]
     kv_b = BYTES_PER_PARAM[kv_precision]
     gemm, attn_rate, hbm = _rates(gpu, precision)
@@ -196,6 +215,7 @@ def setup(
         active,
         dp,
         float(ar_doubling_s),
+        float(interdomain_gbyte_per_s) * BYTES_PER_GB,
     )
 
 
@@ -238,7 +258,8 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     """(t_step, memory_bound): a decode step of the batch = max(weights read, 2 · active · B / tp
     FLOPs) + max(KV read of B · mean context, 4 · layers · heads · head_dim · B · context / tp
     FLOPs; `_attention_reads_flops` for sparse and hybrid attention) + two all-reduces per layer (each with the engine's latency per doubling of tp, the tenth
-    amendment) + the fixed step time (`fixed_step_s`), or the host's
+    amendment; beyond one scale-up domain `interdomain_s`, the thirteenth) + the fixed step time
+    (`fixed_step_s`), or the host's
     B · SERVE_HOST_S_PER_SEQUENCE_STEP if longer; memory-bound where the reads outlast the FLOPs.
     `grouped_kv_decode` False reads each K/V head once per query head of its group."""
     shape, gpu, tp, b = su.shape, su.gpu, su.tp, su.b
@@ -258,6 +279,8 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
     comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu, su.ar_doubling_s)
     comm = comm + _moe_all_to_all_s(b, su)
+    if su.interdomain_bytes_per_s:
+        comm = comm + interdomain_s(su)
     overhead = fixed_step_s(shape)
     t_gpu = (
         np.maximum(t_gemm_mem, t_gemm_cmp) + np.maximum(t_attn_mem, t_attn_cmp) + comm + overhead
@@ -340,6 +363,7 @@ __all__ = [
     "expected_distinct_experts",
     "fixed_step_s",
     "indexer_bytes_per_token",
+    "interdomain_s",
     "link_rates",
     "kv_bytes_per_token",
     "memory",
