@@ -420,6 +420,12 @@ def test_the_validation_page_shows_the_same_table():
     assert frame.iloc[0]["TPOT median %"] == pytest.approx(100 * first["tpot"]["median_abs"])
     captions = " ".join(c.value for c in at.caption)
     assert f"{data['expressible']:,} rows are expressible today" in captions
+    # the twelfth amendment's rows are on the page by engine, GPU and class: SGLang's held-out MoE
+    # rows on B300 are 31 of the earlier models and 92 of Qwen3.5 and GLM-5
+    row = frame[
+        (frame["backend"] == "sglang") & (frame["GPU"] == "B300") & (frame["split"] == "held out")
+    ]
+    assert list(row["rows"]) == [31 + 92]
 
 
 def test_a_plan_of_a_class_the_evidence_finds_off_says_so():
