@@ -19,7 +19,11 @@ def fit() -> dict[str, tuple[float, int]]:
     """{backend: (factor, configurations)} for every backend beside the reference."""
     by: dict[tuple, dict[str, list[float]]] = {}
     for row in silicon.load_rows():
-        if silicon.held_out(row) or row["mode"] != "agg":
+        if (
+            silicon.held_out(row)
+            or row["mode"] != "agg"
+            or row["model_path"] in silicon.TWELFTH_MODELS
+        ):
             continue
         cell = by.setdefault(tuple(row[k] for k in KEY), {})
         cell.setdefault(row["backend"], []).append(float(row["silicon_tpot_ms"]))

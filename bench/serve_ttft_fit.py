@@ -29,7 +29,11 @@ def rows() -> dict[str, np.ndarray]:
     aggregated tuning rows the model expresses and does not refuse."""
     out: dict[str, list[tuple[float, float, float, float]]] = {e: [] for e in ENGINES}
     for row in silicon.load_rows():
-        if silicon.held_out(row) or row["mode"] != "agg":
+        if (
+            silicon.held_out(row)
+            or row["mode"] != "agg"
+            or row["model_path"] in silicon.TWELFTH_MODELS
+        ):
             continue
         setup, _ = silicon.expressible(row)
         if setup is None:

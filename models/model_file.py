@@ -52,6 +52,12 @@ LIMITS = {
     "attn_head_dim": 4_096,
     "kv_cache_dim": 65_536,
     "routing_limit": 4_096,
+    "attention_params_per_layer": 10_000_000_000,
+    "full_attention_layers": 1_000,
+    "linear_state_bytes_per_layer": 1_000_000_000,
+    "sparse_attention_tokens": 10_000_000,
+    "indexer_heads": 1_024,
+    "indexer_dim": 65_536,
 }
 #: the most parameters a model file may describe: a version-1 workload's own cap on `params`
 #: (models/scenario.py Workload, 1e14), so sizes each within LIMITS cannot multiply into a model
@@ -175,11 +181,12 @@ def _check(shape: ModelShape, where: str) -> None:
                 f"kv_heads: {shape.kv_heads} does not divide the {shape.heads} attention heads",
             ),
         )
-    if shape.dense_layers > shape.layers:
-        raise InputError(
-            "model.dense_layers",
-            _say(where, f"dense_layers: more than the {shape.layers} layers (allowed 0 to layers)"),
-        )
+    for field in ("dense_layers", "full_attention_layers"):
+        if getattr(shape, field) > shape.layers:
+            raise InputError(
+                f"model.{field}",
+                _say(where, f"{field}: more than the {shape.layers} layers (allowed 0 to layers)"),
+            )
     if shape.params_total > MAX_PARAMS:
         raise InputError(
             "model",

@@ -62,6 +62,23 @@ class ModelShape(BaseModel):
     #: 4 nodes, V3 Sec. 2.1.2 / 3.2.2); 0 = no limit. Read by models/training/step_time.py.
     routing_limit: int = Field(default=0, ge=0)
     routing_limit_unit: Literal["device", "node"] = "device"
+    #: one layer's attention parameters where the heads formula does not give them (gated, latent
+    #: or linear attention; a mean over a hybrid model's layers); 0 = the formula
+    #: (docs/reference/serving-evidence.md, twelfth amendment)
+    attention_params_per_layer: int = Field(default=0, ge=0)
+    #: layers whose K/V cache grows with the context; the others attend linearly over a fixed
+    #: state (Gated DeltaNet); 0 = every layer
+    full_attention_layers: int = Field(default=0, ge=0)
+    #: bytes of fixed state one sequence holds in each linear-attention layer (read and written
+    #: every decode step); 0 = none
+    linear_state_bytes_per_layer: int = Field(default=0, ge=0)
+    #: a query attends at most this many earlier tokens (DeepSeek Sparse Attention's top-k);
+    #: 0 = every earlier token
+    sparse_attention_tokens: int = Field(default=0, ge=0)
+    #: the sparse attention's indexer: query heads, and values cached per token and layer that it
+    #: reads over the whole context; 0 = no indexer
+    indexer_heads: int = Field(default=0, ge=0)
+    indexer_dim: int = Field(default=0, ge=0)
 
     @property
     def is_moe(self) -> bool:
@@ -76,8 +93,21 @@ class ModelShape(BaseModel):
         return self.attn_head_dim or self.hidden // self.heads
 
     @property
+    def attention_layers(self) -> int:
+        """Layers that keep a K/V cache growing with the context (`full_attention_layers`)."""
+        return min(self.full_attention_layers or self.layers, self.layers)
+
+    @property
+    def linear_layers(self) -> int:
+        """Layers that attend linearly over a fixed per-sequence state."""
+        return self.layers - self.attention_layers
+
+    @property
     def attention_params(self) -> float:
-        """Per layer: Q and O are h×(heads·d) (h×h when d = h/heads), K and V are h×(kv·d)."""
+        """Per layer: Q and O are h×(heads·d) (h×h when d = h/heads), K and V are h×(kv·d);
+        `attention_params_per_layer` where given."""
+        if self.attention_params_per_layer:
+            return float(self.attention_params_per_layer)
         h = self.hidden
         return 2 * h * self.heads * self.head_dim + 2 * h * self.kv_heads * self.head_dim
 

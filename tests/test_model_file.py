@@ -71,6 +71,10 @@ def test_a_model_file_sizes_as_the_preset_of_the_same_shape(model_file):
         ({"hidden": -1}, "hidden"),
         ({"model_id": "Bad ID!"}, "model_id"),
         ({"evil": 1}, "evil"),
+        # the twelfth amendment's fields (docs/reference/serving-evidence.md)
+        ({"full_attention_layers": 81}, "full_attention_layers"),
+        ({"linear_state_bytes_per_layer": 10**10}, "linear_state_bytes_per_layer"),
+        ({"sparse_attention_tokens": -1}, "sparse_attention_tokens"),
     ],
 )
 def test_a_file_asking_for_what_it_may_not_is_refused_naming_the_field(tmp_path, change, field):

@@ -23,7 +23,9 @@ FIELDS_HELP = (
     "The fields of models/data/model_presets.csv as a JSON object: model_id (lower-case letters, "
     "digits, '.', '_', '-'), name, layers, hidden, heads, kv_heads, ffn_hidden, vocab, and "
     "optionally gated_mlp, tied_embeddings, experts, experts_per_token, shared_experts, "
-    "dense_layers, dense_ffn_hidden, attn_head_dim, kv_cache_dim (MLA), routing_limit. "
+    "dense_layers, dense_ffn_hidden, attn_head_dim, kv_cache_dim (MLA), routing_limit, "
+    "attention_params_per_layer, full_attention_layers and linear_state_bytes_per_layer (hybrid "
+    "linear attention), sparse_attention_tokens, indexer_heads and indexer_dim (sparse attention). "
     "The same file `clusterplan --model` takes."
 )
 

@@ -46,6 +46,14 @@ TPOT_FIT_SOURCE = (
     "(bench/serve_tpot_fit.py)"
 )
 
+#: where the rates between scale-up domains come from (thirteenth amendment)
+INTERDOMAIN_FIT_SOURCE = (
+    "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
+    "Apache-2.0), tuning rows whose replica spans more than one scale-up domain only: the grid "
+    "point minimising the median absolute TPOT error (docs/reference/serving-evidence.md, "
+    "thirteenth amendment); fitted 2026-12-02 (bench/serve_interdomain_fit.py)"
+)
+
 
 @dataclass(frozen=True)
 class EngineSpec:
@@ -74,6 +82,10 @@ class EngineSpec:
     #: synchronisation per doubling of the group), so t_step = decode_step_factor · (roofline step
     #: + 2 · layers · this · log2 TP) and t_prefill gains 2 · layers · this · log2 TP; 0 at TP 1
     allreduce_s_per_doubling: float = 0.0
+    #: a replica beyond one scale-up domain (docs/reference/serving-evidence.md, thirteenth
+    #: amendment): each decode step moves layers · B · hidden · 2 bytes between domains at this
+    #: effective rate, GB/s, inside the engine's factor; 0 = no term
+    interdomain_gbyte_per_s: float = 0.0
 
 
 ENGINES: dict[str, EngineSpec] = {
@@ -89,6 +101,8 @@ ENGINES: dict[str, EngineSpec] = {
         ttft_wave_share=0.045,
         # TPOT: fitted over its 534 dense tuning rows within one scale-up domain (TPOT_FIT_SOURCE)
         allreduce_s_per_doubling=8.4e-6,
+        # beyond one scale-up domain: fitted over its 113 tuning rows there (INTERDOMAIN_FIT_SOURCE)
+        interdomain_gbyte_per_s=3.0,
     ),
     "vllm": EngineSpec(
         "vllm",
@@ -102,6 +116,8 @@ ENGINES: dict[str, EngineSpec] = {
         ttft_wave_share=0.090,
         # TPOT: fitted over 856 tuning rows within one scale-up domain (TPOT_FIT_SOURCE)
         allreduce_s_per_doubling=9.8e-6,
+        # beyond one scale-up domain: fitted over its 52 tuning rows there (INTERDOMAIN_FIT_SOURCE)
+        interdomain_gbyte_per_s=2.0,
     ),
     "sglang": EngineSpec(
         "sglang",
@@ -115,6 +131,8 @@ ENGINES: dict[str, EngineSpec] = {
         ttft_wave_share=0.440,
         # TPOT: fitted over 405 tuning rows within one scale-up domain (TPOT_FIT_SOURCE)
         allreduce_s_per_doubling=6.2e-6,
+        # beyond one scale-up domain: fitted over its 122 tuning rows there (INTERDOMAIN_FIT_SOURCE)
+        interdomain_gbyte_per_s=5.0,
     ),
 }
 #: the engine each AIConfigurator `backend` names

@@ -4,7 +4,9 @@ and the replicas a traffic level and its latency objectives need.
 The model (each figure per GPU of a replica of `tp` GPUs; constants in models/constants.py):
 - Weights: every parameter once, at the weight precision (when none is given, FP8 where the GPU has
   FP8 tensor cores, else BF16: models/serving/precision.py), split over the replica. KV cache per token
-  = layers × (2 · kv_heads · head_dim, or the MLA latent width) × bytes; K and V split over
+  = layers × (2 · kv_heads · head_dim, or the MLA latent width) × bytes (a hybrid model's full-attention
+  layers only, plus its fixed linear state per sequence; a sparse attention's indexer keys:
+  docs/reference/serving-evidence.md, twelfth amendment); K and V split over
   min(tp, kv_heads) GPUs (heads beyond that are copies). A sequence holds input + output tokens
   (TensorRT-LLM's default scheduler reserves a request's whole length). The KV cache gets
   KV_CACHE_MEMORY_FRACTION of what weights and FRAMEWORK_OVERHEAD_GIB leave.
@@ -305,6 +307,7 @@ def evaluate(
         inp.output_tokens,
         dp,
         ENGINES[inp.engine].allreduce_s_per_doubling,
+        ENGINES[inp.engine].interdomain_gbyte_per_s,
     )
     i_tok, o_tok, w_bytes = su.i_tok, su.o_tok, su.w_bytes
     mem = roofline.memory(su)
@@ -323,7 +326,8 @@ def evaluate(
     out_rate = b * o_tok / cycle  # per replica
     # split: each prefill GPU sends its shard of the prompt's K/V to its decode GPU over its NIC
     nic = roofline.link_rates(gpu)[1]
-    t_kv = coll.p2p_s(kv_token * i_tok / kv_shards, nic, C.SCALEOUT_LATENCY_S)
+    # (and a hybrid model's linear state: the twelfth amendment)
+    t_kv = coll.p2p_s(kv_token * i_tok / kv_shards + mem.state_seq_gpu, nic, C.SCALEOUT_LATENCY_S)
     # a step of the replica's b · dp sequences reads every weight once, spread over its GPUs
     rule = gpu.hbm_bandwidth_tbyte_per_s * 1e12 / (shape.params_total * w_bytes) * (b * su.dp)
     return {

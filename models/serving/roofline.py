@@ -19,10 +19,37 @@ from models.units import BITS_PER_BYTE, BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_P
 ACTIVATION_BYTES = 2  # activations cross the all-reduce in BF16
 
 
-def kv_bytes_per_token(shape: ModelShape, kv_bytes: float) -> float:
-    """layers × (2 · kv_heads · head_dim, or the MLA latent) × bytes per value."""
+def attention_kv_bytes_per_token(shape: ModelShape, kv_bytes: float) -> float:
+    """Full-attention layers × (2 · kv_heads · head_dim, or the MLA latent) × bytes per value."""
     width = shape.kv_cache_dim or 2 * shape.kv_heads * shape.head_dim
-    return shape.layers * width * kv_bytes
+    return shape.attention_layers * width * kv_bytes
+
+
+def indexer_bytes_per_token(shape: ModelShape, kv_bytes: float) -> float:
+    """A sparse attention's indexer keys: layers × indexer_dim × bytes per value (0 without one;
+    docs/reference/serving-evidence.md, twelfth amendment)."""
+    return shape.layers * shape.indexer_dim * kv_bytes
+
+
+def kv_bytes_per_token(shape: ModelShape, kv_bytes: float) -> float:
+    """What a token adds to a sequence's cache: the full-attention layers' K/V (or MLA latent) and
+    the indexer's keys, each × bytes per value."""
+    return attention_kv_bytes_per_token(shape, kv_bytes) + indexer_bytes_per_token(shape, kv_bytes)
+
+
+def attended_tokens(shape: ModelShape, context):
+    """Tokens a query attends: its context, at most `sparse_attention_tokens` (twelfth amendment)."""
+    cap = shape.sparse_attention_tokens
+    return np.minimum(context, cap) if cap else context
+
+
+def causal_pairs(shape: ModelShape, tokens: float) -> float:
+    """(query, key) pairs a prompt of I tokens attends causally: I²/2, or with at most S tokens a
+    query, S²/2 + (I − S) · S once I passes S (twelfth amendment)."""
+    cap = shape.sparse_attention_tokens
+    if not cap or tokens <= cap:
+        return tokens**2 / 2
+    return cap**2 / 2 + (tokens - cap) * cap
 
 
 def param_split(shape: ModelShape) -> tuple[float, float]:
@@ -81,6 +108,19 @@ def _allreduce_s(size_bytes, n, gpu: GpuSpec, per_doubling_s: float = 0.0) -> np
     return np.where(n > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S + sync, 0.0)
 
 
+def interdomain_s(su: Setup) -> np.ndarray:
+    """A decode step of a replica whose tp · dp GPUs span more than one scale-up domain: layers ·
+    B · hidden · ACTIVATION_BYTES moved between domains at the engine's effective rate
+    (docs/reference/serving-evidence.md, thirteenth amendment); 0 within one domain or without a
+    rate."""
+    b = np.asarray(su.b, dtype=float)
+    if not su.interdomain_bytes_per_s:
+        return np.zeros_like(b)
+    beyond = su.tp * su.dp > su.gpu.scaleup_domain_gpus
+    size = su.shape.layers * b * su.shape.hidden * ACTIVATION_BYTES
+    return np.where(beyond, size / su.interdomain_bytes_per_s, 0.0)
+
+
 def _moe_all_to_all_s(tokens, su: Setup) -> np.ndarray:
     """With attention data parallelism (dp > 1), each MoE layer's dispatch and combine: an
     all-to-all over the replica's tp · dp GPUs of a group's tokens · top-k · hidden activations
@@ -123,6 +163,9 @@ class Setup(NamedTuple):
     #: the engine's all-reduce latency per doubling of the tensor-parallel group, seconds (tenth
     #: amendment; models/serving/engines.py `allreduce_s_per_doubling`); 0: the roofline's alone
     ar_doubling_s: float = 0.0
+    #: the engine's effective rate for a decode step's activations between scale-up domains,
+    #: bytes/s (thirteenth amendment; models/serving/engines.py `interdomain_gbyte_per_s`); 0: none
+    interdomain_bytes_per_s: float = 0.0
 
 
 def setup(
@@ -136,12 +179,15 @@ def setup(
     output_tokens: int,
     dp=1.0,
     ar_doubling_s: float = 0.0,
+    interdomain_gbyte_per_s: float = 0.0,
 ) -> Setup:
     """The bytes per weight and K/V value, the GPU's achievable rates (_rates; an FP4 GEMM reads
     its weights at FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM of HBM bandwidth, not HBM_EFFICIENCY) and the
     active parameters less the input embedding. `dp`: attention data-parallel groups of `tp` GPUs
     (docs/reference/serving-evidence.md, eighth amendment). `ar_doubling_s`: the engine's
-    all-reduce latency per doubling of the tensor-parallel group (tenth amendment)."""
+    all-reduce latency per doubling of the tensor-parallel group (tenth amendment).
+    `interdomain_gbyte_per_s`: its rate for activations between scale-up domains, GB/s
+    (thirteenth)."""
     w_bytes = BYTES_PER_PARAM[precision]
     kv_b = BYTES_PER_PARAM[kv_precision]
     gemm, attn_rate, hbm = _rates(gpu, precision)
@@ -169,6 +215,7 @@ def setup(
         active,
         dp,
         float(ar_doubling_s),
+        float(interdomain_gbyte_per_s) * BYTES_PER_GB,
     )
 
 
@@ -178,7 +225,8 @@ class Memory(NamedTuple):
     weights_gpu: np.ndarray  # bytes of weights
     kv_token: float  # KV cache bytes per token, whole model
     kv_shards: np.ndarray | float  # GPUs K and V are split over
-    kv_seq_gpu: np.ndarray  # KV cache bytes of one sequence on one GPU
+    kv_seq_gpu: np.ndarray  # KV cache bytes of one sequence on one GPU, its linear state included
+    state_seq_gpu: np.ndarray | float  # linear-attention state bytes of one sequence on one GPU
     free: np.ndarray  # bytes left by the weights and the framework
     max_seqs: np.ndarray  # sequences whose KV cache fits
 
@@ -187,7 +235,9 @@ def memory(su: Setup) -> Memory:
     """Weights = params_total · bytes / tp (with attention data parallelism: the routed experts'
     / (tp · dp), the rest / tp); KV per sequence = KV bytes per token · (input + output)
     / min(tp, kv_heads) (1 shard for an MLA latent); the KV cache gets KV_CACHE_MEMORY_FRACTION of
-    memory − weights − FRAMEWORK_OVERHEAD_GIB, so floor(that / KV per sequence) sequences fit."""
+    memory − weights − FRAMEWORK_OVERHEAD_GIB, so floor(that / KV per sequence) sequences fit. A
+    hybrid model's sequence also holds linear_layers · linear_state_bytes_per_layer / tp of fixed
+    state (docs/reference/serving-evidence.md, twelfth amendment)."""
     shape, gpu, tp, i_tok, o_tok = su.shape, su.gpu, su.tp, su.i_tok, su.o_tok
     weights_gpu = shape.params_total * su.w_bytes / tp
     if np.any(su.dp > 1):
@@ -196,43 +246,41 @@ def memory(su: Setup) -> Memory:
         weights_gpu = np.where(su.dp > 1, spread, weights_gpu)
     kv_token = kv_bytes_per_token(shape, su.kv_b)
     kv_shards = 1.0 if shape.kv_cache_dim else np.minimum(tp, shape.kv_heads)
-    kv_seq_gpu = kv_token * (i_tok + o_tok) / kv_shards
+    state_seq_gpu = shape.linear_layers * shape.linear_state_bytes_per_layer / tp
+    kv_seq_gpu = kv_token * (i_tok + o_tok) / kv_shards + state_seq_gpu
     free = gpu.memory_gib * BYTES_PER_GIB - weights_gpu - C.FRAMEWORK_OVERHEAD_GIB * BYTES_PER_GIB
     kv_budget = np.maximum(free, 0.0) * C.KV_CACHE_MEMORY_FRACTION
     max_seqs = np.floor(kv_budget / kv_seq_gpu)
-    return Memory(weights_gpu, kv_token, kv_shards, kv_seq_gpu, free, max_seqs)
+    return Memory(weights_gpu, kv_token, kv_shards, kv_seq_gpu, state_seq_gpu, free, max_seqs)
 
 
 def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.ndarray, np.ndarray]:
     """(t_step, memory_bound): a decode step of the batch = max(weights read, 2 · active · B / tp
     FLOPs) + max(KV read of B · mean context, 4 · layers · heads · head_dim · B · context / tp
-    FLOPs) + two all-reduces per layer (each with the engine's latency per doubling of tp, the tenth
-    amendment) + the fixed step time (`fixed_step_s`), or the host's
+    FLOPs; `_attention_reads_flops` for sparse and hybrid attention) + two all-reduces per layer (each with the engine's latency per doubling of tp, the tenth
+    amendment; beyond one scale-up domain `interdomain_s`, the thirteenth) + the fixed step time
+    (`fixed_step_s`), or the host's
     B · SERVE_HOST_S_PER_SEQUENCE_STEP if longer; memory-bound where the reads outlast the FLOPs.
     `grouped_kv_decode` False reads each K/V head once per query head of its group."""
-    shape, gpu, tp, b, i_tok, o_tok = su.shape, su.gpu, su.tp, su.b, su.i_tok, su.o_tok
+    shape, gpu, tp, b = su.shape, su.gpu, su.tp, su.b
     gemm, attn_rate, hbm, w_rate, active = su.gemm, su.attn_rate, su.hbm, su.w_rate, su.active
-    kv_token, kv_shards = mem.kv_token, mem.kv_shards
-    layers, attn_width = shape.layers, shape.heads * shape.head_dim
+    layers = shape.layers
     fixed, expert = param_split(shape)
     # every group's tokens reach the routed experts, spread over the replica's tp · dp GPUs
     routed = shape.moe_layers * _distinct_experts(shape, b * su.dp) * expert
     # the routed experts' grouped GEMMs read at the HBM rate of any weight; FP4 dense GEMMs at
     # their measured share (docs/reference/serving-evidence.md, seventh amendment)
     t_weights = fixed * su.w_bytes / tp / w_rate + routed * su.w_bytes / (tp * su.dp) / hbm
-    ctx = i_tok + o_tok / 2
-    # a pre-XQA engine reads each K/V head once per query head of its group (models/constants.py)
-    # (query heads per GPU ÷ K/V heads per GPU: heads ÷ kv_heads while TP ≤ kv_heads)
-    per_q = shape.heads * np.minimum(tp, shape.kv_heads) / (tp * shape.kv_heads)
-    regroup = 1.0 if grouped_kv_decode or shape.kv_cache_dim else per_q
-    kv_read = b * ctx * kv_token / kv_shards * regroup
+    kv_read, attn_flops = _attention_reads_flops(su, mem, grouped_kv_decode)
     # each operator group on its own roofline, summed (Yuan et al. 2024, models/constants.py)
     t_gemm_mem, t_gemm_cmp = t_weights, 2 * active * b / tp / gemm
     t_attn_mem = kv_read / hbm
-    t_attn_cmp = 4 * layers * attn_width * b * ctx / tp / attn_rate
+    t_attn_cmp = attn_flops / attn_rate
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
     comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu, su.ar_doubling_s)
     comm = comm + _moe_all_to_all_s(b, su)
+    if su.interdomain_bytes_per_s:
+        comm = comm + interdomain_s(su)
     overhead = fixed_step_s(shape)
     t_gpu = (
         np.maximum(t_gemm_mem, t_gemm_cmp) + np.maximum(t_attn_mem, t_attn_cmp) + comm + overhead
@@ -242,20 +290,56 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     return t_step, t_mem >= t_cmp
 
 
+def _attention_reads_flops(su: Setup, mem: Memory, grouped_kv_decode: bool):
+    """(bytes, FLOPs) of a decode step's attention over the batch's mean context c = I + O/2:
+    B · attended(c) · the full-attention K/V per token / its shards (× the pre-XQA regrouping), and
+    4 · full layers · heads · head_dim · B · attended(c) / tp FLOPs; with a sparse attention's
+    indexer, B · c · its keys per token / the shards and 2 · layers · indexer_heads · indexer_dim
+    · B · c / tp FLOPs; with linear attention, B · 2 · its state (read and written)
+    (docs/reference/serving-evidence.md, twelfth amendment)."""
+    shape, tp, b = su.shape, su.tp, su.b
+    ctx = su.i_tok + su.o_tok / 2
+    seen = attended_tokens(shape, ctx)
+    # a pre-XQA engine reads each K/V head once per query head of its group (models/constants.py)
+    # (query heads per GPU ÷ K/V heads per GPU: heads ÷ kv_heads while TP ≤ kv_heads)
+    per_q = shape.heads * np.minimum(tp, shape.kv_heads) / (tp * shape.kv_heads)
+    regroup = 1.0 if grouped_kv_decode or shape.kv_cache_dim else per_q
+    attn_kv = attention_kv_bytes_per_token(shape, su.kv_b)
+    kv_read = b * seen * attn_kv / mem.kv_shards * regroup
+    attn_width = shape.heads * shape.head_dim
+    flops = 4 * shape.attention_layers * attn_width * b * seen / tp
+    if shape.indexer_dim:
+        kv_read = kv_read + b * ctx * indexer_bytes_per_token(shape, su.kv_b) / mem.kv_shards
+        flops = flops + 2 * shape.layers * shape.indexer_heads * shape.indexer_dim * b * ctx / tp
+    if shape.linear_layers:
+        kv_read = kv_read + b * 2 * mem.state_seq_gpu
+    return kv_read, flops
+
+
 def prefill_s(su: Setup) -> np.ndarray:
     """Prefill of one request: max(weights of the experts its tokens touch read, 2 · active · input
-    / tp FLOPs) + causal attention 2 · layers · heads · head_dim · input² / tp FLOPs + two all-reduces
+    / tp FLOPs) + causal attention 4 · full layers · heads · head_dim · pairs / tp FLOPs (pairs =
+    input²/2, `causal_pairs` under a sparse attention, plus its indexer's 2 · layers · indexer_heads
+    · indexer_dim · input²/2: the twelfth amendment) + two all-reduces
     per layer (with the engine's latency per doubling of tp, the tenth amendment) + the fixed step
     time (`fixed_step_s`)."""
     shape, gpu, tp, i_tok = su.shape, su.gpu, su.tp, su.i_tok
     gemm, attn_rate, w_rate, active = su.gemm, su.attn_rate, su.w_rate, su.active
     layers, attn_width = shape.layers, shape.heads * shape.head_dim
+    full = shape.attention_layers
     fixed, expert = param_split(shape)
     overhead = fixed_step_s(shape)
     all_experts = shape.moe_layers * _distinct_experts(shape, i_tok) * expert
     pf_read = fixed * su.w_bytes / tp / w_rate + all_experts * su.w_bytes / (tp * su.dp) / su.hbm
     pf_gemm = 2 * active * i_tok / tp / gemm
-    pf_attn = 2 * layers * attn_width * i_tok**2 / tp / attn_rate
+    if shape.sparse_attention_tokens:
+        pairs = causal_pairs(shape, i_tok)
+        pf_attn = 4 * full * attn_width * pairs / tp / attn_rate
+    else:
+        pf_attn = 2 * full * attn_width * i_tok**2 / tp / attn_rate
+    if shape.indexer_dim:
+        idx = 2 * layers * shape.indexer_heads * shape.indexer_dim * i_tok**2 / 2
+        pf_attn = pf_attn + idx / tp / attn_rate
     pf_size = i_tok * shape.hidden * ACTIVATION_BYTES
     pf_comm = 2 * layers * _allreduce_s(pf_size, tp, gpu, su.ar_doubling_s)
     pf_comm = pf_comm + _moe_all_to_all_s(i_tok, su)
@@ -272,9 +356,14 @@ __all__ = [
     "ACTIVATION_BYTES",
     "Memory",
     "Setup",
+    "attended_tokens",
+    "attention_kv_bytes_per_token",
+    "causal_pairs",
     "decode_step",
     "expected_distinct_experts",
     "fixed_step_s",
+    "indexer_bytes_per_token",
+    "interdomain_s",
     "link_rates",
     "kv_bytes_per_token",
     "memory",
