@@ -18,7 +18,7 @@ from models import constants as C
 from models.hardware import get_gpu
 from models.training import moe_cost
 from models.training.step_time import _context, _layer_comm, step_breakdown
-from tests.test_training_architecture import BODY, FINE, at_layout
+from tests.builders import BODY, FINE, at_layout
 
 pytestmark = pytest.mark.usefixtures("registry")
 

@@ -18,21 +18,13 @@ import pytest
 from app.cli import main
 from models.scenario import Scenario
 from models.training.memory import memory_breakdown
-from models.training.plan import Planner, plan_training
-from models.training.search import all_layouts
+from models.training.plan import plan_training
 from models.training.step_time import _context, _layer_comm
 from models.units import BYTES_PER_GIB
+from tests.builders import BODY, COARSE, FINE, at_layout
 
 #: each test starts from and leaves the registry as it found it (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("registry")
-
-BODY = {"layers": 24, "hidden": 2048, "heads": 16, "kv_heads": 4, "vocab": 32000}
-#: 8 experts of 8,192, top-2; and 64 experts of 1,024, top-16: the same expert parameters in
-#: total (8 · 8,192 = 64 · 1,024) and per token (2 · 8,192 = 16 · 1,024)
-COARSE = BODY | {"model_id": "moe-e8", "name": "MoE 8", "ffn_hidden": 8192, "experts": 8,
-                 "experts_per_token": 2}  # fmt: skip
-FINE = BODY | {"model_id": "moe-e64", "name": "MoE 64", "ffn_hidden": 1024, "experts": 64,
-               "experts_per_token": 16}  # fmt: skip
 
 
 def train(tmp_path, model: dict, *extra: str) -> tuple[int, dict | None, str]:
@@ -73,18 +65,6 @@ def test_same_parameters_other_experts_get_another_plan_for_a_named_reason(tmp_p
     # beside the same fixed latency
     coarse_a2a, fine_a2a = all_to_all_s(job_c, one_c), all_to_all_s(job_f, one_f)
     assert 6 * coarse_a2a < fine_a2a < 8 * coarse_a2a
-
-
-def at_layout(model: dict, layout: dict):
-    """(job, the one layout matching `layout`) for `model` on 64 H100."""
-    sc = Scenario.model_validate(
-        {"own_models": [model], "workload": {"model": model["model_id"], "tokens": 1e11},
-         "cluster": {"gpu": "H100-SXM", "gpus": 64}}
-    )  # fmt: skip
-    job = Planner(sc).job(64)
-    lay = all_layouts(job, 64)
-    match = [i for i in range(len(lay)) if all(lay.row(i)[k] == v for k, v in layout.items())]
-    return job, lay.take(match[:1])
 
 
 def all_to_all_s(job, one) -> float:
