@@ -76,6 +76,16 @@ def _training_head(p: TrainingPlan) -> str:
     )
 
 
+def moe_step_text(step: Mapping[str, float]) -> str:
+    """The MoE terms of a step, already inside its compute (models/training/moe_cost.py): the
+    expert all-to-all left exposed and the grouped GEMMs' time beyond the large-GEMM rate; empty
+    for a dense model."""
+    a2a, gemm = step.get("moe_all_to_all", 0.0), step.get("moe_grouped_gemm", 0.0)
+    if a2a <= 0 and gemm <= 0:
+        return ""
+    return f"of the compute, MoE all-to-all {a2a:.2f} s and small experts' GEMMs {gemm:.2f} s"
+
+
 def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
     """The rows of the run itself: layout, execution, memory, step time, efficiency, throughput,
     steps and one run's length."""
@@ -85,6 +95,7 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
         f"{k.replace('_', ' ')} {step[k]:.2f}"
         for k in ("compute", "pipeline_bubble", "pipeline_p2p", "data_parallel", "optimizer")
     )
+    moe = moe_step_text(step)
     return [
         (
             "Layout",
@@ -98,7 +109,7 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
             "Memory per GPU",
             f"{mem['total']:.1f} GiB of {p.memory_capacity_gib:g} GiB ({mem_parts})",
         ),
-        ("Step time", f"{p.step_time_s:.3g} s ({step_parts} s)"),
+        ("Step time", f"{p.step_time_s:.3g} s ({step_parts} s{'; ' + moe if moe else ''})"),
         ("Efficiency", f"MFU {pct(p.mfu, 1)}, {p.model_tflops_per_gpu:.0f} model TFLOP/s per GPU"),
         ("Throughput", f"{_si(p.tokens_per_s)} tokens/s ({p.tokens_per_s / p.gpus:,.0f} per GPU)"),
         ("Steps", f"{p.steps:,} of {_si(p.global_batch_tokens)} tokens"),

@@ -243,3 +243,28 @@ TIME_RUNS = {
     "options": {"compare": ["build", "rent", "managed"]},
     "overrides": {"server_usd_per_gpu": 8000.0},
 }
+
+
+# --- two MoE model files with the same parameters (issue 31 items 3 and 6) ---------------------
+BODY = {"layers": 24, "hidden": 2048, "heads": 16, "kv_heads": 4, "vocab": 32000}
+#: 8 experts of 8,192, top-2; and 64 experts of 1,024, top-16: the same expert parameters in
+#: total (8 · 8,192 = 64 · 1,024) and per token (2 · 8,192 = 16 · 1,024)
+COARSE = BODY | {"model_id": "moe-e8", "name": "MoE 8", "ffn_hidden": 8192, "experts": 8,
+                 "experts_per_token": 2}  # fmt: skip
+FINE = BODY | {"model_id": "moe-e64", "name": "MoE 64", "ffn_hidden": 1024, "experts": 64,
+               "experts_per_token": 16}  # fmt: skip
+
+
+def at_layout(model: dict, layout: dict):
+    """(job, the one layout matching `layout`) for `model` on 64 H100."""
+    from models.training.plan import Planner
+    from models.training.search import all_layouts
+
+    sc = Scenario.model_validate(
+        {"own_models": [model], "workload": {"model": model["model_id"], "tokens": 1e11},
+         "cluster": {"gpu": "H100-SXM", "gpus": 64}}
+    )  # fmt: skip
+    job = Planner(sc).job(64)
+    lay = all_layouts(job, 64)
+    match = [i for i in range(len(lay)) if all(lay.row(i)[k] == v for k, v in layout.items())]
+    return job, lay.take(match[:1])

@@ -46,7 +46,11 @@ def test_node_limited_routing_sends_a_token_to_at_most_four_nodes(v3):
     bw = g.scaleout_bandwidth_gbit_per_s / 8 * 1e9 * C.SCALEOUT_EFFICIENCY
     T, h = v3.seq_len, s.hidden
     one = coll.all_to_all_s(T * 4 * h * 2.0, 8, bw, C.SCALEOUT_LATENCY_S)
-    unlimited = coll.all_to_all_s(T * 8 * h * 2.0, 64, bw, C.SCALEOUT_LATENCY_S)
+    # unlimited: 8 copies among the 64 ranks, 7/64 of them over NVLink and 56/64 over the network
+    # at once (models/training/moe_cost.py; docs/reference/training.md section 6)
+    up = g.scaleup_bandwidth_gbyte_per_s * 1e9 * C.SCALEUP_EFFICIENCY
+    sent = T * 8 * h * 2.0
+    unlimited = max(7 / 64 * sent / up, 56 / 64 * sent / bw) + 63 * C.SCALEOUT_LATENCY_S
     per_step = (
         int(lay.microbatches[0]) * int(layers_per_stage(v3, lay)[0]) * s.moe_layers / s.layers
     )

@@ -17,21 +17,14 @@ import pytest
 
 from app.cli import main
 from models.scenario import Scenario
-from models.training.plan import Planner, plan_training
-from models.training.search import all_layouts
+from models.training.memory import memory_breakdown
+from models.training.plan import plan_training
 from models.training.step_time import _context, _layer_comm
 from models.units import BYTES_PER_GIB
+from tests.builders import BODY, COARSE, FINE, at_layout
 
 #: each test starts from and leaves the registry as it found it (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("registry")
-
-BODY = {"layers": 24, "hidden": 2048, "heads": 16, "kv_heads": 4, "vocab": 32000}
-#: 8 experts of 8,192, top-2; and 64 experts of 1,024, top-16: the same expert parameters in
-#: total (8 · 8,192 = 64 · 1,024) and per token (2 · 8,192 = 16 · 1,024)
-COARSE = BODY | {"model_id": "moe-e8", "name": "MoE 8", "ffn_hidden": 8192, "experts": 8,
-                 "experts_per_token": 2}  # fmt: skip
-FINE = BODY | {"model_id": "moe-e64", "name": "MoE 64", "ffn_hidden": 1024, "experts": 64,
-               "experts_per_token": 16}  # fmt: skip
 
 
 def train(tmp_path, model: dict, *extra: str) -> tuple[int, dict | None, str]:
@@ -55,31 +48,27 @@ def test_same_parameters_other_experts_get_another_plan_for_a_named_reason(tmp_p
     # 0.1 % of the active parameters)
     assert b["params"] == pytest.approx(a["params"], rel=5e-4)
     assert b["active_params"] == pytest.approx(a["active_params"], rel=2e-3)
-    assert fine["layout"] == coarse["layout"]  # so the gap is the architecture's alone
-    lay = coarse["layout"]
-    tokens_in_flight = 8192 * lay["micro_batch"]  # one micro-batch in flight at pp 1
-    assert lay["pp"] == 1
-    routed_copies = 2 * BODY["hidden"] * (FINE["experts_per_token"] - COARSE["experts_per_token"])
-    extra_gib = routed_copies * tokens_in_flight * BODY["layers"] / BYTES_PER_GIB
-    gap = fine["memory_gib_per_gpu"]["activations"] - coarse["memory_gib_per_gpu"]["activations"]
-    assert gap == pytest.approx(extra_gib, rel=1e-6)  # 10.5 GiB: 14 more copies per token
-    # the expert all-to-all carries k copies of each token: 8 times the bytes at the same layout,
-    # beside the same fixed latency
-    coarse_a2a, fine_a2a = all_to_all_s(COARSE, lay), all_to_all_s(FINE, lay)
-    assert 6 * coarse_a2a < fine_a2a < 8 * coarse_a2a
     assert fine["step_time_s"] > coarse["step_time_s"]
     assert fine["gpu_hours"] > coarse["gpu_hours"]
+    # at one layout (the planner's earlier choice for both: EP 8, PP 1), so the gap is the
+    # architecture's alone
+    lay = {"tp": 1, "pp": 1, "dp": 64, "ep": 8, "zero": 1, "recompute": "none", "micro_batch": 1}
+    (job_c, one_c), (job_f, one_f) = at_layout(COARSE, lay), at_layout(FINE, lay)
+    tokens_in_flight = 8192 * lay["micro_batch"]  # one micro-batch in flight at pp 1
+    routed_copies = 2 * BODY["hidden"] * (FINE["experts_per_token"] - COARSE["experts_per_token"])
+    extra_gib = routed_copies * tokens_in_flight * BODY["layers"] / BYTES_PER_GIB
+    act = [
+        float(memory_breakdown(j, o)["activations"][0]) for j, o in ((job_c, one_c), (job_f, one_f))
+    ]
+    assert (act[1] - act[0]) / BYTES_PER_GIB == pytest.approx(extra_gib, rel=1e-6)  # 10.5 GiB
+    # the expert all-to-all carries k copies of each token: 8 times the bytes at the same layout,
+    # beside the same fixed latency
+    coarse_a2a, fine_a2a = all_to_all_s(job_c, one_c), all_to_all_s(job_f, one_f)
+    assert 6 * coarse_a2a < fine_a2a < 8 * coarse_a2a
 
 
-def all_to_all_s(model: dict, layout: dict) -> float:
-    """Seconds of one layer's expert all-to-all for one micro-batch at `layout` (the plan's)."""
-    sc = Scenario.model_validate(
-        {"own_models": [model], "workload": {"model": model["model_id"], "tokens": 1e11},
-         "cluster": {"gpu": "H100-SXM", "gpus": layout["dp"] * layout["tp"] * layout["pp"]}}
-    )  # fmt: skip
-    job = Planner(sc).job(sc.cluster.gpus)
-    lay = all_layouts(job, sc.cluster.gpus)
-    one = lay.take([next(i for i in range(len(lay)) if lay.row(i) == layout)])
+def all_to_all_s(job, one) -> float:
+    """Seconds of one layer's expert all-to-all for one micro-batch at the layout `one`."""
     return float(np.asarray(_layer_comm(job, one, _context(job, one))[1]).ravel()[0])
 
 

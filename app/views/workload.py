@@ -17,7 +17,7 @@ from app.formatting import (
     pct,
     si,
 )
-from app.report_text import execution_text
+from app.report_text import execution_text, moe_step_text
 from app.views import portfolio as portfolio_view
 from app.views import site_inputs
 from app.views.execution import execution_inputs
@@ -537,7 +537,8 @@ def _sizing_results(plan: TrainingPlan) -> None:
         f"on published whole runs, size class {plan.size_class} by active parameters); steady "
         f"state {days(plan.steady_days)}. "
         f"{plan.model.name}: {si(plan.model.params)} parameters; {plan.steps:,} steps of "
-        f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s; "
+        f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s"
+        f"{' (' + moe + ')' if (moe := moe_step_text(plan.step_breakdown_s)) else ''}; "
         f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
         f"Checkpoint {gib(plan.checkpoint.size_gib)} every {plan.checkpoint.interval_min:.0f} min."
     )

@@ -44,6 +44,7 @@ from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec
 from models.training import collectives as coll
+from models.training import moe_cost
 from models.training import recompute as op_sac
 from models.training.job import AttentionKernel, Job, layers_per_stage, stage_params
 from models.training.layouts import Layouts, Recompute
@@ -171,13 +172,10 @@ def _layer_compute(job: Job, lay: Layouts, ctx: _Context):
     linear_flops = 2 * T * h * (h + kv_width + h + f * gate) / tp
     causal = 0.5 if job.fused_attention else 1.0
     attn_flops = 4 * T * seq * h / tp * causal
-    local_experts = s.experts / lay.ep if s.is_moe else 0
-    gemms = (
-        4
-        + moe_share * 2 * (local_experts + s.shared_experts - 1)
-        + (1 if job.fused_attention else 2)
-    )
-    mm_f = (linear_flops / ctx.linear_peak + gemms * C.GEMM_OVERHEAD_S) * slow
+    gemms = 4 + moe_cost.extra_gemm_launches(job, lay) + (1 if job.fused_attention else 2)
+    # the routed experts' grouped GEMMs below the large-GEMM rate (models/training/moe_cost.py)
+    experts = moe_cost.expert_extra_s(job, lay, T, tp, ctx.linear_peak)
+    mm_f = (linear_flops / ctx.linear_peak + experts + gemms * C.GEMM_OVERHEAD_S) * slow
     attn_f = attn_flops / ctx.attn_peak * slow
     attn_b = 2 * attn_flops / ctx.attn_peak_b * slow  # backward: twice the forward's FLOPs
 
@@ -194,8 +192,8 @@ def _layer_compute(job: Job, lay: Layouts, ctx: _Context):
 def _layer_comm(job: Job, lay: Layouts, ctx: _Context):
     """(tp_coll, a2a): one layer's tensor-parallel collective (a reduce-scatter of T·h BF16 values
     and an all-gather of the next GEMM's input) and, for MoE, its all-to-all of the routed tokens,
-    moe_share · all_to_all(T·min(k, M)·h·2 bytes over the routing groups)."""
-    s, g = job.shape, job.gpu
+    moe_share · all_to_all(T·min(k, M)·h·2 bytes over the links the group spans, moe_cost.py)."""
+    s = job.shape
     h, T, tp, sp = s.hidden, ctx.T, ctx.tp, ctx.sp
     bw, lat = _link(job, ctx, tp)
     # each tensor-parallel all-reduce is a reduce-scatter of the BF16 output and an all-gather of the
@@ -206,16 +204,12 @@ def _layer_comm(job: Job, lay: Layouts, ctx: _Context):
     tp_coll = coll.reduce_scatter_s(T * h * 2.0, tp, bw, lat) + coll.all_gather_s(
         T * h * ag_bytes, tp, bw, lat
     )
-    a2a_bw, a2a_lat = _link(job, ctx, tp * lay.ep)
     # routing limited to M devices or nodes: a token crosses to at most M of them, once each (on a
-    # node, NVLink forwards it to its experts there), so its copies are min(k, M) over as many groups
-    copies, groups = s.experts_per_token, lay.ep
-    if s.routing_limit:
-        copies = min(copies, s.routing_limit)
-        if s.routing_limit_unit == "node":
-            groups = np.maximum(tp * lay.ep // g.scaleup_domain_gpus, 1)
+    # node, NVLink forwards it to its experts there), so its copies are min(k, M)
+    copies = min(s.experts_per_token, s.routing_limit or s.experts_per_token)
     routed = np.where(sp, T / tp, T) * copies * h * 2.0
-    a2a = ctx.moe_share * coll.all_to_all_s(routed, groups, a2a_bw, a2a_lat) if s.is_moe else 0.0
+    links = (ctx.up_bw, ctx.out_bw, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
+    a2a = ctx.moe_share * moe_cost.all_to_all_s(job, lay, routed, tp, links) if s.is_moe else 0.0
     return tp_coll, a2a
 
 
@@ -300,6 +294,7 @@ class _Layer(NamedTuple):
     bwd: np.ndarray  # backward likewise
     rec: np.ndarray  # recomputed
     is_op_sac: np.ndarray  # layouts with op_sac recompute (bool)
+    moe_a2a: np.ndarray | float = 0.0  # the expert all-to-all left exposed, forward and backward
 
 
 def _layer(job: Job, lay: Layouts, ctx: _Context) -> _Layer:
@@ -320,7 +315,7 @@ def _layer(job: Job, lay: Layouts, ctx: _Context) -> _Layer:
     fwd = mm_f + attn_f + el_f + softmax_f + tp_f + a2a_f + cp_f
     bwd = mm_b + attn_b + 2 * (el_f + softmax_f) + tp_b + a2a_b + cp_b
     rec, is_op_sac = _recompute(job, lay, ctx, fwd, attn_f, softmax_f, el_f, tp_f)
-    return _Layer(mm_f, attn_f, attn_b, tp_coll, cp_coll, fwd, bwd, rec, is_op_sac)
+    return _Layer(mm_f, attn_f, attn_b, tp_coll, cp_coll, fwd, bwd, rec, is_op_sac, a2a_f + a2a_b)
 
 
 def _pipeline(job: Job, lay: Layouts, ctx: _Context, layer: _Layer, lps):
@@ -403,7 +398,8 @@ def _data_parallel(job: Job, lay: Layouts, ctx: _Context, fwd_mb, bwd_mb):
 def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     """Seconds per step by part plus `total`, one value per layout: total = compute + pipeline
     bubble + pipeline p2p + exposed data-parallel communication + optimizer update; besides them,
-    already inside `compute`, the TP communication, recompute, attention core and CP traffic."""
+    already inside `compute`, the TP communication, recompute, attention core, CP traffic and the
+    MoE terms (`moe_all_to_all`, `moe_grouped_gemm`: models/training/moe_cost.py)."""
     ctx = _context(job, lay)
     layer = _layer(job, lay, ctx)
     lps = layers_per_stage(job, lay)
@@ -446,4 +442,19 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
         + np.zeros(len(lay)),
         # the ring's K/V traffic, once forward and twice backward (mostly hidden: see fwd/bwd)
         "cp_comm": m * lps * 3 * layer.cp_coll + np.zeros(len(lay)),
+        **_moe_parts(job, lay, ctx, layer, m * lps),
+    }
+
+
+def _moe_parts(job: Job, lay: Layouts, ctx: _Context, layer: _Layer, slots) -> dict:
+    """The MoE terms already inside `compute` (models/training/moe_cost.py), over `slots` layer
+    passes (micro-batches × layers per stage): the expert all-to-all left exposed, and the routed
+    experts' grouped GEMMs beyond the large-GEMM rate, forward, backward (×2, ×1 with frozen
+    weights) and repeated by full recompute."""
+    passes = 1 + (2.0 if job.weight_gradients else 1.0) + (lay.recompute == Recompute.FULL)
+    experts = moe_cost.expert_extra_s(job, lay, ctx.T, ctx.tp, ctx.linear_peak) * ctx.slow
+    zeros = np.zeros(len(lay))
+    return {
+        "moe_all_to_all": slots * layer.moe_a2a + zeros,
+        "moe_grouped_gemm": slots * passes * experts + zeros,
     }

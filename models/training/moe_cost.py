@@ -1,0 +1,144 @@
+"""The cost of many small experts in MoE training (issue 31 item 3; the form was written before
+scoring in docs/reference/training.md section 6).
+
+Three terms, each one called from models/training/step_time.py:
+
+- Launches (`extra_gemm_launches`). A stack that runs the routed experts as one grouped GEMM pays
+  one launch for the experts' first linear layer and one for the second, whatever the number of
+  local experts (Megatron-Core `GroupedMLP`/`TEGroupedMLP` with `--moe-grouped-gemm`, Megatron-LM
+  megatron/core/transformer/moe/experts.py; torchtitan's grouped matmul; DeepSeek's DeepGEMM). The
+  shared experts are one MLP of their combined width (Megatron-Core `SharedExpertMLP`): two more
+  launches when there are any. The classic stack loops over its local experts (Megatron's
+  `SequentialMLP`): two launches per local expert, as the planner counted for every stack before.
+- Grouped-GEMM efficiency (`grouped_gemm_efficiency`, `expert_extra_s`). The routed experts'
+  GEMMs run at η = η_m(m/R) · η_d(d/R) of the large-GEMM rate, with m = T·k·ep/E the tokens one
+  local expert receives per micro-batch (balanced routing), d the expert's FFN width and R the
+  GPU's ridge point at the job's precision (dense peak FLOP/s over HBM bytes/s). η_m and η_d are
+  read, linearly in log2 of the ratio, off DeepGEMM's published table (models/data/grouped_gemm.csv:
+  H800 SXM5, FP8, 2025-03-25), each against its own large-shape reference, and held at the end
+  values outside it. Planner assumption: efficiency follows a GEMM's small dimension over the ridge
+  point (BF16 on H100, R = 295, meets the FP8-on-H800 curve, R = 591, at half the width).
+- All-to-all over the links the group spans (`all_to_all_s`). Without node-limited routing an
+  expert-parallel group of n ranks, g of them in one scale-up domain, sends (g−1)/n of each rank's
+  bytes over the scale-up link and (n−g)/n over the scale-out network at once: the slower of the
+  two, plus the per-peer latency (α·(n−1), collectives.all_to_all_s). With routing limited to M
+  nodes (DeepSeek-V3 Sec. 3.2.2) a token crosses the network once per node it reaches and is
+  forwarded over NVLink there: an all-to-all among the nodes at the scale-out rate.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+
+import numpy as np
+
+from models import DATA_DIR
+from models.errors import data_file_error
+from models.hardware import GpuSpec
+
+GROUPED_GEMM_FILE = DATA_DIR / "grouped_gemm.csv"
+#: Stacks whose routed experts run as a loop of per-expert GEMMs (Megatron's SequentialMLP, the
+#: experts' implementation without --moe-grouped-gemm); every other stack runs one grouped GEMM.
+LOOPED_EXPERT_STACKS = frozenset({"megatron-3d-classic"})
+
+
+@functools.cache
+def _curves() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{axis: (log2 of the size over the measuring GPU's ridge point, efficiency)} from
+    grouped_gemm.csv: each row's TFLOP/s over the reference row of its axis and kernel family
+    (normal GEMM, or grouped: masked and contiguous together), sorted by size."""
+    with open(GROUPED_GEMM_FILE, newline="") as f:
+        rows = list(csv.DictReader(f))
+    points: dict[str, list[tuple[float, float]]] = {"tokens": [], "width": []}
+    for line, r in enumerate(rows, start=2):
+        if r["axis"] not in points or not r["source"] or not r["as_of"]:
+            raise data_file_error(
+                GROUPED_GEMM_FILE, line, "axis", "axis tokens|width, a source and as_of"
+            )
+        family = "grouped" if r["kernel"].startswith("grouped") else "normal"
+        refs = [
+            float(x["measured_tflops"])
+            for x in rows
+            if x["axis"] == r["axis"]
+            and x["is_reference"] == "1"
+            and ("grouped" if x["kernel"].startswith("grouped") else "normal") == family
+        ]
+        ridge = float(r["peak_tflops"]) / float(r["hbm_tbyte_per_s"])
+        size = float(r["m_per_group"] if r["axis"] == "tokens" else r["k"])
+        points[r["axis"]].append((math.log2(size / ridge), float(r["measured_tflops"]) / max(refs)))
+    return {
+        axis: (np.array([p[0] for p in sorted(pts)]), np.array([p[1] for p in sorted(pts)]))
+        for axis, pts in points.items()
+    }
+
+
+def ridge_flop_per_byte(gpu: GpuSpec, precision: str) -> float:
+    """R = dense peak FLOP/s at the precision over HBM bytes/s (H100 BF16: 989/3.35 = 295)."""
+    return gpu.peak_tflops("fp8" if precision == "fp8" else "bf16") / gpu.hbm_bandwidth_tbyte_per_s
+
+
+def grouped_gemm_efficiency(gpu: GpuSpec, precision: str, tokens_per_expert, expert_width):
+    """η = η_m(m/R) · η_d(d/R), each interpolated in log2 of the ratio over the measured points and
+    held at the end values (1 at and above the reference shapes)."""
+    curves, ridge = _curves(), ridge_flop_per_byte(gpu, precision)
+    x_m = np.log2(np.maximum(np.asarray(tokens_per_expert, dtype=float), 1.0) / ridge)
+    x_d = math.log2(max(expert_width, 1) / ridge)
+    return np.interp(x_m, *curves["tokens"]) * float(np.interp(x_d, *curves["width"]))
+
+
+def tokens_per_expert(shape, lay, T):
+    """m = T·k·ep/E: a micro-batch's T tokens per GPU, each sent to k of E experts, spread over the
+    E/ep experts of each of the ep ranks (balanced routing)."""
+    return np.asarray(T, dtype=float) * shape.experts_per_token * lay.ep / shape.experts
+
+
+def extra_gemm_launches(job, lay):
+    """GEMM launches of an MoE layer beyond the dense layer's two MLP launches, per layer (× the
+    MoE layers' share): looped experts 2·(E/ep − 1) + 2·shared; grouped 2 for the shared experts
+    (one MLP) when there are any, nothing for the routed ones."""
+    s = job.shape
+    if not s.is_moe:
+        return 0
+    share = s.moe_layers / s.layers
+    if job.stack in LOOPED_EXPERT_STACKS:
+        return share * 2 * (s.experts / lay.ep + s.shared_experts - 1)
+    return share * 2 * min(s.shared_experts, 1)
+
+
+def expert_extra_s(job, lay, T, tp, linear_peak):
+    """Seconds the routed experts' forward GEMMs take beyond the large-GEMM rate, per layer and
+    micro-batch on one GPU (before the stack's kernel efficiency): routed FLOPs 2·T·h·k·d·gate/tp
+    × MoE share, over the rate, times (1/η − 1). Looped experts keep the large-GEMM rate (the
+    planner's earlier form, no measurement for them). Zero for a dense model."""
+    s = job.shape
+    if not s.is_moe or job.stack in LOOPED_EXPERT_STACKS:
+        return 0.0
+    gate = 3 if s.gated_mlp else 2
+    routed = 2 * T * s.hidden * s.experts_per_token * s.ffn_hidden * gate / tp
+    eta = grouped_gemm_efficiency(
+        job.gpu, job.precision, tokens_per_expert(s, lay, T), s.ffn_hidden
+    )
+    return s.moe_layers / s.layers * routed / linear_peak * (1.0 / eta - 1.0)
+
+
+def all_to_all_s(job, lay, routed_bytes, tp, links):
+    """One all-to-all of `routed_bytes` per rank over the expert-parallel group. `links` is
+    (scale-up bytes/s, scale-out bytes/s, scale-up latency, scale-out latency). Node-limited
+    routing: among the nodes the group spans, at the scale-out rate. Otherwise ep ranks, g = the
+    group's ranks in one scale-up domain: max((g−1)/n·S/B_up, (n−g)/n·S/B_out) + α·(n−1)."""
+    s, domain = job.shape, job.gpu.scaleup_domain_gpus
+    up_bw, out_bw, up_lat, out_lat = links
+    span = tp * lay.ep
+    if s.routing_limit and s.routing_limit_unit == "node":
+        nodes = np.maximum(span // domain, 1)
+        bw, lat = np.where(span <= domain, up_bw, out_bw), np.where(span <= domain, up_lat, out_lat)
+        t = (nodes - 1) / np.maximum(nodes, 1) * routed_bytes / bw + lat * (nodes - 1)
+        return np.where(nodes > 1, t, 0.0)
+    n = lay.ep.astype(float)
+    g = np.clip(domain // np.maximum(tp, 1), 1, n)
+    inside = (g - 1) / n * routed_bytes / up_bw
+    across = (n - g) / n * routed_bytes / out_bw
+    lat = np.where(span <= domain, up_lat, out_lat)
+    return np.where(n > 1, np.maximum(inside, across) + lat * (n - 1), 0.0)
