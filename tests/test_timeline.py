@@ -242,8 +242,12 @@ def test_more_gpus_or_longer_lead_times_are_never_earlier(option, gpu_id, gpus, 
 
 
 @FAST
-@given(gpu_id=st.sampled_from(GPU_IDS), gpus=st.integers(1, 200_000), m=st.floats(0, 5))
+@given(gpu_id=st.sampled_from(GPU_IDS), gpus=st.integers(1, 200_000), m=st.floats(0.75, 5))
 def test_build_is_never_ready_before_rent_or_cloud(gpu_id, gpus, m):
+    """Over the lead times the uncertainty draws (0.75× and up, pricing/ranges.py). Not below:
+    hardware quoted in stock (a lead time near 0) lets a small owned site be ready before a
+    rental provider's large-order capacity phase: 1,537 MI250X (a 42-day small-site facility,
+    by power) on day 70.5 against rent's 73.5 (its 42-day capacity phase, by GPU count)."""
     build = timeline("build", gpu_id, gpus, lead_time_multiplier=m).ready_day
     for option in CHAINED:
         assert build >= timeline(option, gpu_id, gpus).ready_day, option
