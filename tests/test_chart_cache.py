@@ -12,6 +12,7 @@ import pytest
 from app.scenario_files import EXAMPLE
 from app.views import chart_cache
 from models.scenario import Scenario
+from models.training.plan import plan_training
 from pricing.engine import compare
 
 ENTERPRISE = (
@@ -71,3 +72,35 @@ def test_the_charts_options_are_part_of_the_key(portfolio):
     specs = [_spec(chart_cache.figure("capacity_demand", portfolio, False, option=i)) for i in ids]
     assert specs[0] != specs[1]
     assert specs[1] == _fresh("capacity_demand", portfolio, False, option=ids[1])
+
+
+def _plan(**cluster):
+    data = copy.deepcopy(EXAMPLE)
+    data["cluster"] = {**data.get("cluster", {}), **cluster}
+    return plan_training(Scenario.model_validate(data), curve=False)
+
+
+def _fresh_plan(plan, dark: bool) -> str:
+    return _spec(
+        chart_cache.PLAN_BUILDERS["training_memory"][0](plan.model_dump(mode="json"), dark)
+    )
+
+
+def test_the_memory_chart_is_built_once_per_plan_and_theme():
+    plan = _plan()
+    first = chart_cache.plan_figure("training_memory", plan, False)
+    # the same plan searched again (its search time differs; the chart does not show it)
+    again = _plan()
+    assert again.search.seconds != plan.search.seconds or again == plan
+    assert chart_cache.plan_figure("training_memory", again, False) is first
+    assert _spec(first) == _fresh_plan(plan, False)
+    dark = _spec(chart_cache.plan_figure("training_memory", plan, True))
+    assert dark != _spec(first) and dark == _fresh_plan(plan, True)
+
+
+def test_a_changed_plan_changes_the_memory_chart():
+    small, large = _plan(gpus=256), _plan(gpus=1024)
+    assert small.gpus != large.gpus
+    specs = [_spec(chart_cache.plan_figure("training_memory", p, False)) for p in (small, large)]
+    assert specs[0] != specs[1]
+    assert specs[1] == _fresh_plan(large, False)
