@@ -156,7 +156,7 @@ def test_the_names_are_still_shown_escaped(hostile):
 
 #: the shared module's helpers that return a figure (a new one, an empty state, cost axes): every
 #: builder starts from them, and none draws a chart of its own
-LAYOUT_HELPERS = {"figure", "empty", "cumulative_axes"}
+LAYOUT_HELPERS = {"figure", "empty", "cumulative_axes", "vline"}
 #: builders whose text is the app's own (validation rows, model presets, GPU names): they show no
 #: user text
 NO_USER_TEXT = {

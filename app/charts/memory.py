@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
-from app.charts.common import HOVER, SERVE_COLORS, THEMES, figure, plain
+from app.charts.common import HOVER, SERVE_COLORS, THEMES, figure, plain, vline
 
 METHOD_NAMES = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
 #: fine-tuning memory parts, in the order a bar chart lists them
@@ -74,12 +74,12 @@ def _memory_bars(fig: go.Figure, mem: Mapping, cap: float, dark: bool) -> go.Fig
             hovertemplate=HOVER,
         )
     )
-    fig.add_vline(
-        x=cap,
-        line={"color": t["fg"], "width": 1.5, "dash": "dash"},
-        annotation={"text": f"GPU memory {cap:g} GiB", "font": {"size": 11}},
-        annotation_position="top left",
+    vline(
+        fig,
+        cap,
+        {"color": t["fg"], "width": 1.5, "dash": "dash"},
         name="capacity",
+        label={"text": f"GPU memory {cap:g} GiB", "font": {"size": 11}},
     )
     top = max([cap, *values])
     fig.update_xaxes(title_text="GiB per GPU", rangemode="tozero", range=[0, top * 1.15])

@@ -21,6 +21,7 @@ from app.charts.common import (
     option_color,
     plain,
     usd_axis,
+    vline,
 )
 from app.formatting import swing_ends
 from models.numbers import pct
@@ -140,7 +141,7 @@ def _tornado_ends(fig: go.Figure, names: list[str], ends: list[tuple], swing: st
 def _gap_today(fig: go.Figure, base: float, t: dict) -> None:
     """Today's gap as a dashed vertical line, named in the legend by a line-only trace."""
     today = {"color": t["muted"], "dash": "dash", "width": 1.5}
-    fig.add_vline(x=base, line=today)
+    vline(fig, base, today)
     fig.add_trace(
         go.Scatter(
             x=[None],

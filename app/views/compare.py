@@ -10,11 +10,6 @@ import pandas as pd
 import streamlit as st
 
 from app import exports, report_pdf, share_link, state
-from app.charts.cost import cost_breakdown, cumulative_cost
-from app.charts.portfolio import capacity_demand
-from app.charts.risk import tornado, uncertainty
-from app.charts.scaling import scaling_curve
-from app.charts.timeline import provisioning_gantt
 from app.formatting import (
     bridge_lines,
     capacity_size,
@@ -39,6 +34,7 @@ from app.time_value_text import HEADING as TIME_VALUE_HEADING
 from app.time_value_text import basis as time_value_basis
 from app.time_value_text import time_value_rows, workload_lines
 from app.views import guide, side_by_side
+from app.views.chart_cache import chart
 from models.options import Billing, spec
 from models.scenario import Scenario
 from pricing import price_checks
@@ -68,7 +64,7 @@ def _run_page(sc: Scenario, c: Comparison, rate: float, dark: bool) -> None:
         st.caption(md_plain(line) + ".")
     _site(c)
     _run_warnings(c, deadline)
-    _run_views(c, dark)
+    _run_views(sc, c, dark)
     _run_totals(c, deadline)
     _save_and_downloads(sc, c)
 
@@ -146,9 +142,10 @@ def _run_warnings(c: Comparison, deadline: float | None) -> None:
             st.warning(md_plain(text) + ".", icon=":material/event_busy:")
 
 
-def _run_views(c: Comparison, dark: bool) -> None:
+def _run_views(sc: Scenario, c: Comparison, dark: bool) -> None:
     """The chosen view: cost over the term, time, or sensitivity and uncertainty."""
-    # Only the chosen view's charts are built: plotly figures take 10-20 ms each to construct.
+    # Only the chosen view's charts are drawn, each built once per scenario and theme
+    # (app/views/chart_cache.py): a plotly figure takes 20-70 ms to construct.
     views = ["Cost over the term", "Time", "Sensitivity and uncertainty"]
     view = (
         st.segmented_control(
@@ -157,16 +154,12 @@ def _run_views(c: Comparison, dark: bool) -> None:
         or views[0]
     )
     if view == "Cost over the term":
-        _cost_over_the_term(c, dark)
+        _cost_over_the_term(sc, dark)
     elif view == "Time":
-        st.plotly_chart(
-            provisioning_gantt(c, dark=dark), theme=None, width="stretch", key="chart_gantt"
-        )
-        st.plotly_chart(
-            scaling_curve(c, dark=dark), theme=None, width="stretch", key="chart_scaling"
-        )
+        chart("provisioning_gantt", sc, dark, key="chart_gantt")
+        chart("scaling_curve", sc, dark, key="chart_scaling")
     elif view == "Sensitivity and uncertainty":
-        _sensitivity(c, dark)
+        _sensitivity(sc, c, dark)
 
 
 def _run_totals(c: Comparison, deadline: float | None) -> None:
@@ -289,11 +282,11 @@ def _portfolio_views(sc: Scenario, c: Comparison, dark: bool) -> None:
     if view == CAPACITY_VIEW:
         _capacity_view(sc, c, dark)
     elif view == "Cost over the term":
-        _cost_over_the_term(c, dark)
+        _cost_over_the_term(sc, dark)
     elif view == "Time":
-        _portfolio_time(c, dark)
+        _portfolio_time(sc, c, dark)
     else:
-        _sensitivity(c, dark)
+        _sensitivity(sc, c, dark)
 
 
 def _capacity_view(sc: Scenario, c: Comparison, dark: bool) -> None:
@@ -311,12 +304,7 @@ def _capacity_view(sc: Scenario, c: Comparison, dark: bool) -> None:
             horizontal=True,
             key="compare_capacity_option",
         )
-        st.plotly_chart(
-            _capacity_figure(state.scenario_key(sc), option, dark),
-            theme=None,
-            width="stretch",
-            key="chart_capacity",
-        )
+        chart("capacity_demand", sc, dark, key="chart_capacity", option=option)
 
 
 def _portfolio_totals(c: Comparison) -> None:
@@ -470,26 +458,10 @@ def _token_costs(c: Comparison) -> None:
     st.caption(md_plain(sentence(TOKEN_COST_NOTE) + "."))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _capacity_figure(scenario_json: str, option: str, dark: bool):
-    """The capacity chart of one option, built once per scenario, option and theme: building it
-    is about a quarter of a portfolio page's rerun (bench/bench_portal.py); the figure is only
-    read afterwards (st.plotly_chart copies it), so one object serves every rerun."""
-    c, err = state.comparison(Scenario.model_validate_json(scenario_json))
-    if err:
-        raise ValueError(f"{err[0]}: {err[1]}")
-    return capacity_demand(c, option, dark=dark)
-
-
-def _portfolio_time(c: Comparison, dark: bool) -> None:
+def _portfolio_time(sc: Scenario, c: Comparison, dark: bool) -> None:
     """A portfolio's Time view: each option's provisioning, then what its capacity makes the
     workloads wait, and the demand by kind of work (the Guide's lines, app/views/guide.py)."""
-    st.plotly_chart(
-        provisioning_gantt(c, dark=dark, first_run=False),
-        theme=None,
-        width="stretch",
-        key="chart_gantt_v2",
-    )
+    chart("provisioning_gantt", sc, dark, key="chart_gantt_v2", first_run=False)
     st.markdown("**Waiting for capacity**")
     for line in guide.portfolio_delays(c):
         st.markdown(f"- {md_plain(line)}")
@@ -614,21 +586,17 @@ def _downloads(sc: Scenario, c) -> None:
     )
 
 
-def _cost_over_the_term(c: Comparison, dark: bool) -> None:
+def _cost_over_the_term(sc: Scenario, dark: bool) -> None:
     """The "Cost over the term" view, for a single run and a portfolio alike: the cumulative cost
     curves and the cost by category."""
-    st.plotly_chart(
-        cumulative_cost(c, dark=dark), theme=None, width="stretch", key="chart_cumulative"
-    )
-    st.plotly_chart(
-        cost_breakdown(c, dark=dark), theme=None, width="stretch", key="chart_breakdown"
-    )
+    chart("cumulative_cost", sc, dark, key="chart_cumulative")
+    chart("cost_breakdown", sc, dark, key="chart_breakdown")
 
 
-def _sensitivity(c: Comparison, dark: bool) -> None:
+def _sensitivity(sc: Scenario, c: Comparison, dark: bool) -> None:
     """The tornado, the uncertainty bands and the flip points (both kinds of scenario)."""
-    st.plotly_chart(tornado(c, dark=dark), theme=None, width="stretch", key="chart_tornado")
-    st.plotly_chart(uncertainty(c, dark=dark), theme=None, width="stretch", key="chart_uncertainty")
+    chart("tornado", sc, dark, key="chart_tornado")
+    chart("uncertainty", sc, dark, key="chart_uncertainty")
     if c.flip_points:
         st.markdown("**Flip points** (where the cheapest option changes)")
         for f in c.flip_points:

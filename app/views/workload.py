@@ -6,7 +6,6 @@ import streamlit as st
 
 from app import glossary, own_models, state
 from app import schema_widgets as sw
-from app.charts.memory import training_memory
 from app.formatting import (
     band,
     days,
@@ -20,6 +19,7 @@ from app.formatting import (
 from app.report_text import execution_text, moe_step_text
 from app.views import portfolio as portfolio_view
 from app.views import site_inputs
+from app.views.chart_cache import plan_chart
 from app.views.execution import execution_inputs
 from app.views.forms import own_model_caption
 from app.views.own_model import own_model_input
@@ -542,9 +542,4 @@ def _sizing_results(plan: TrainingPlan) -> None:
         f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
         f"Checkpoint {gib(plan.checkpoint.size_gib)} every {plan.checkpoint.interval_min:.0f} min."
     )
-    st.plotly_chart(
-        training_memory(plan.model_dump(mode="json"), state.dark_theme()),
-        theme=None,
-        width="stretch",
-        key="chart_training_memory",
-    )
+    plan_chart("training_memory", plan, state.dark_theme(), key="chart_training_memory")
