@@ -6,11 +6,15 @@ the work that needs it. The service level and the bridge line agree on every sam
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from app.share_link import decode, encode
 from models.portfolio import capacity as cap
 from models.portfolio.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH
 from models.portfolio.fifo import fifo_bridged
@@ -18,7 +22,7 @@ from models.portfolio.service import WAIT_TOLERANCE_DAYS
 from models.scenario import Scenario
 from pricing.catalogue.loader import load_catalogue
 from pricing.planning.planner import plan_portfolio
-from tests.builders import portfolios, sample
+from tests.builders import app, portfolios, sample
 
 
 def _lab(max_wait_days: float | None = None) -> Scenario:
@@ -137,3 +141,40 @@ def test_the_bridged_queue_starts_runs_as_the_plain_one_does(case, share, days):
         avail = cap_slot - cap._flat(p, cap_slot)[3] / SLOT_HOURS
         start, pinned = fifo_bridged(*p.fifo, avail, bstart[p.order], limit[p.order])
         assert (start.tolist(), pinned.tolist()) == _plain_bridged(p, avail, slots, bstart, limit)
+
+
+def test_compare_says_which_runs_the_bridge_takes_and_at_what_price():
+    # the enterprise sample: Build goes live on day 93; of its 4 fine-tuning jobs released
+    # before, the one released within 3 days of its go-live waits for it (a 3-day maximum wait)
+    at = app(scenario=sample("enterprise"))
+    at.session_state["_page"] = "compare"
+    at.run()
+    assert not at.exception and not at.error
+    said = " ".join(m.value for m in [*at.markdown, *at.caption])
+    shown = re.sub(r"\\(.)", r"\1", said).replace("\u200b", "")
+    build = next(x for x in re.split(r"(?<=\.)\s|\n", shown) if "Build runs the work" in x)
+    assert "the bridge takes 3 that would wait longer than their maximum wait, and 1 waits" in build
+    assert (
+        "at $2.35 a GPU-hour (the dedicated providers' 1-year rate, a short reservation)" in build
+    )
+
+
+def test_the_workload_page_sets_the_bridge_price_and_the_link_carries_it():
+    at = app(scenario=sample("enterprise"))
+    box = next(b for b in at.selectbox if b.key == "p_bridge_price")
+    assert box.value == "committed_1y"
+    box.set_value("on_demand").run()
+    data = at.session_state["scenario"]
+    assert data["options"]["bridge_price"] == "on_demand"
+    assert decode(encode(Scenario.model_validate(data))).options.bridge_price == "on_demand"
+    # bridging off: no price to choose
+    next(t for t in at.toggle if t.key == "p_bridge").set_value(False).run()
+    assert not [b for b in at.selectbox if b.key == "p_bridge_price"]
+
+
+def test_a_bad_bridge_price_is_refused_naming_the_field():
+    data = sample("enterprise")
+    data["options"]["bridge_price"] = "cheap"
+    with pytest.raises(ValidationError) as exc:
+        Scenario.model_validate(data)
+    assert "bridge_price" in str(exc.value) and "committed_1y" in str(exc.value)

@@ -468,6 +468,7 @@ def _rental_licence_and_options() -> None:
     )
     site_inputs.render(st, "w")  # the buyer's constraints (app/views/site_inputs.py)
     sw.toggle(st, "Bridge a late option until its go-live", "options.bridge", "w_bridge")
+    portfolio_view.bridge_price_input("w_bridge_price")
     chosen = state.get("options.compare") or sw.start("options.compare")
     st.multiselect(
         "Options to compare",

@@ -237,5 +237,6 @@ class Bridging:
         peak = float(added.max())
         node = self.node
         gpus = min(max(math.ceil(peak / node - 1e-9), 1) * node, MAX_GPUS)
-        b, day, _ = self.bridge_choice
-        return BridgePlan(b, day, ready, self.inputs(gpus), held, served)
+        b, day, first = self.bridge_choice
+        waiting = int((self.prepared.rel < live).sum()) - len(runs) if live > first else 0
+        return BridgePlan(b, day, ready, self.inputs(gpus), held, served, len(runs), waiting)
