@@ -61,8 +61,9 @@ GROUPED: dict[str, dict[str, tuple[str, str]]] = {
     },
     "Rented": {
         "rent_usd_per_gpu_hour": ("Dedicated rental price", "USD per GPU-hour"),
-        "rent_on_demand_usd_per_gpu_hour": (
-            "Dedicated rental by the hour (a bridge to go-live)",
+        "rent_on_demand_usd_per_gpu_hour": ("Dedicated rental on demand", "USD per GPU-hour"),
+        "bridge_rent_usd_per_gpu_hour": (
+            "Dedicated bridge to go-live (options.bridge_price)",
             "USD per GPU-hour",
         ),
         "rent_support_pct": ("Rental support plan", "% of rent"),

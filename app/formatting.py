@@ -335,17 +335,56 @@ def constraints_line(c) -> list[str]:
     return [f"Constraints: {said}" + (f"; not offered: {', '.join(out)}" if out else "")]
 
 
+#: the choices of what a dedicated bridge pays (Options.bridge_price), in words
+BRIDGE_PRICES = {
+    "committed_1y": "a short reservation at the 1-year rate",
+    "on_demand": "the on-demand rate",
+}
+#: which price a bridge paid (OptionResult.bridge_price), in words
+_BRIDGE_PRICE_WORDS = {
+    "committed_1y": "the dedicated providers' 1-year rate, a short reservation",
+    "on_demand": "the dedicated providers' on-demand rate",
+    "cloud_on_demand": "the cloud on-demand price",
+}
+
+
 def bridge_lines(c) -> list[str]:
     """Each option bridged to its go-live (pricing/bridge.py), one line: on whose capacity, from
-    and to which day, at what cost (its `bridge` line, nominal); none without bridges."""
+    and to which day, at what cost (its `bridge` line, nominal) and rate; none without bridges."""
     out = []
     for o in c.options:
         if o.available and o.bridged_by is not None and o.work_start_day is not None:
             by = c.option(o.bridged_by)
             cost = o.breakdown_usd.get("bridge", 0.0)
             name = by.label if by else o.bridged_by
-            out.append(_BRIDGE_LINE_OF[c.scenario.kind](o, name, usd(cost)))
+            line = _BRIDGE_LINE_OF[c.scenario.kind](o, name, usd(cost))
+            out.append(line + _bridge_rate_text(o) + _bridge_runs_text(o))
     return out
+
+
+def _bridge_rate_text(o) -> str:
+    """'; at $2.35 a GPU-hour (the dedicated providers' 1-year rate, a short reservation)'."""
+    if o.bridge_usd_per_gpu_hour is None or o.bridge_price is None:
+        return ""
+    return f"; at {usd_rate(o.bridge_usd_per_gpu_hour)} a GPU-hour ({_BRIDGE_PRICE_WORDS[o.bridge_price]})"
+
+
+def _bridge_runs_text(o) -> str:
+    """A portfolio bridge's runs: how many it takes and how many wait for the go-live."""
+    took, wait = o.bridge_runs or 0, o.bridge_runs_waiting or 0
+    if not took and not wait:
+        return ""
+    runs = "run or job" if took + wait == 1 else "runs and jobs"
+    text = f"; of the {took + wait:,} {runs} released before its go-live, "
+    if not wait:
+        return text + "the bridge takes every one (each would wait longer than its maximum wait)"
+    if not took:
+        return text + "none goes on the bridge: each waits for the go-live within its maximum wait"
+    waits = "waits for the go-live within its own" if wait == 1 else "wait for it within theirs"
+    return text + (
+        f"the bridge takes {took:,} that would wait longer than their maximum wait, and "
+        f"{wait:,} {waits}"
+    )
 
 
 def _run_bridge_line(o, by: str, cost: str) -> str:

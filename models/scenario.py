@@ -334,6 +334,11 @@ class Expansion(BaseModel):
     )
 
 
+#: what a dedicated bridge pays per GPU-hour (Options.bridge_price, pricing/inputs.py)
+BridgePrice = Literal["committed_1y", "on_demand"]
+BRIDGE_PRICE_DEFAULT = "committed_1y"
+
+
 class Options(BaseModel):
     """Which options to compare, and which rental providers to price (empty: catalogue median)."""
 
@@ -377,6 +382,15 @@ class Options(BaseModel):
         "day (version 2: the work released before each go-live, a run started on the bridge "
         "finishing there); off: options are ranked on their own, delivering different work",
         exclude_if=lambda v: v,  # on (the default): a scenario's JSON is as it was
+    )
+    bridge_price: BridgePrice = Field(
+        default=BRIDGE_PRICE_DEFAULT,
+        description="what a dedicated bridge (rent or managed, hired for the months until a "
+        "later option's go-live) pays per GPU-hour: `committed_1y`, a short reservation at the "
+        "dedicated providers' 1-year rate (the planner's default: a bridge of a few months is "
+        "reserved, not paid at list price, pricing/bridge.py), or `on_demand`, their on-demand "
+        "rate; cloud on demand bridges at its own price either way",
+        exclude_if=lambda v: v == BRIDGE_PRICE_DEFAULT,  # the default: the JSON is as it was
     )
     build_refresh_after_months: int | None = Field(
         default=None,

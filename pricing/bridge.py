@@ -1,7 +1,7 @@
 """Bridging to go-live (issue 30, "the same work, or the difference priced"): in a one-run scenario
 every compared option is put on the same delivered work. The work starts on the day the
 option hired by the hour is ready (the *bridge*: a dedicated rental or a managed
-cluster at the dedicated providers' on-demand rate, or public cloud on demand; of those compared,
+cluster at the bridge's dedicated rate, or public cloud on demand; of those compared,
 the one with the lowest hourly rate); an option ready later runs the work on the bridge's capacity, the same GPUs, from that day to its own go-live, as
 buyers do while a cluster is built. The bridge is that option's own cash-flow function (its
 GPU-hours, setup, support, storage) on the window [start, go-live), priced as one line, `bridge`;
@@ -13,6 +13,19 @@ bridged only for an option that would not finish them within the term alone (run
 deliver the same work, later; what that time is worth is the deadline's and the buyer's): they
 run back to back from the start, each at the option's own days per run, the option's own GPUs
 working from its go-live (pricing/delivery.py decides which options are bridged).
+The bridge's dedicated rate (`options.bridge_price`, the figure BRIDGE_RENT_KEY; a managed bridge
+adds the managed premium): `committed_1y` (the default), the dedicated providers' 1-year rate, or
+`on_demand`, their on-demand rate. The default is the planner's (2026-12-02): a bridge of a few
+months is reserved, not paid at list price. Short reservations are sold by the week or month, and
+for an H100 they cost about the 1-year rate or less, against the neocloud on-demand median of $3.90
+(rental_prices.csv): SF Compute's market average for reserved H100 capacity, from one node-hour to
+years, $2.11 a GPU-hour (sfcompute.com, read 2026-09-20); Hyperstack's reserved H100 SXM from
+$2.72 against $3.20 on demand (hyperstack.cloud/gpu-pricing, read 2026-08-26); Lambda bills its
+1-Click Clusters in weekly increments of a reservation (docs.lambda.ai/public-cloud/billing); the
+1-year market index is $2.35 (SemiAnalysis, 2026-03). No catalogue of 3-6-month rates by GPU
+exists, so the 1-year rate stands for them; `on_demand` is the dearer reading. Cloud on demand
+bridges at its own price either way.
+
 `options.bridge` off: no bridge; options are then ranked on their own, delivering different
 work, and the recommendation says so (pricing/decision.py)."""
 
@@ -23,7 +36,7 @@ import dataclasses
 import numpy as np
 
 from models.options import OPTIONS, Billing, spec
-from pricing.inputs import CostInputs
+from pricing.inputs import BRIDGE_KEY, CostInputs
 from pricing.rows import window
 
 #: options a buyer can hire by the hour for a few months while another is built (the registry's
@@ -34,8 +47,8 @@ BRIDGES = tuple(
     if o.billing in (Billing.RENT, Billing.MANAGED_RENT)
     or (o.billing is Billing.PER_USE and not o.interruptible)
 )
-#: the figure a dedicated bridge pays per GPU-hour: the providers' on-demand rate (pricing/inputs.py)
-BRIDGE_RENT_KEY = "rent_on_demand_usd_per_gpu_hour"
+#: the figure a dedicated bridge pays per GPU-hour (pricing/inputs.py, `options.bridge_price`)
+BRIDGE_RENT_KEY = BRIDGE_KEY
 #: the flows' staff line (the option's own team runs the bridge) and what bridging leaves out
 LEFT_OUT = frozenset({"staff"})
 
@@ -49,6 +62,16 @@ def hourly_rate(option: str, P: dict) -> np.ndarray:
     if s.billing is Billing.MANAGED_RENT:
         return P[BRIDGE_RENT_KEY] * (1 + P["managed_premium_pct"] / 100)
     return P[s.price_key]
+
+
+def bridge_rate(b, P: dict, bridge_price: str) -> tuple[float, str]:
+    """(what a bridge on `b` (its spec) pays per GPU-hour at the figures `P`, which price that
+    is): `bridge_price` (options.bridge_price) for a dedicated bridge, "cloud_on_demand" for
+    cloud."""
+    rate = float(np.asarray(hourly_rate(b.id, P)).flat[0])
+    if b.billing in (Billing.RENT, Billing.MANAGED_RENT):
+        return rate, bridge_price
+    return rate, "cloud_on_demand"
 
 
 def bridge_option(inp: CostInputs, ready_days: dict[str, float], P: dict) -> str | None:

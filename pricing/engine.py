@@ -27,6 +27,7 @@ from pricing import cashflows as cf
 from pricing import decision as ds
 from pricing import site_power, time_value
 from pricing import timeline as tl
+from pricing.bridge import bridge_rate
 from pricing.catalogue.freshness import with_freshness
 from pricing.catalogue.loader import Catalogue, load_catalogue
 from pricing.deadline import size_for_deadline
@@ -175,7 +176,13 @@ def _run_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, 
     start = ready if bridge is None else float(bridge.ready_day[0, 0])
     first = start + train_days if runs >= 1 - 1e-9 else None
     if bridge is not None:
-        _bridged(common, ctx.bridge[0], start, ready)
+        _bridged(
+            common,
+            ctx.bridge[0],
+            start,
+            ready,
+            bridge_rate(ctx.bridge[0], ctx.bridge[2], inp.scenario.options.bridge_price),
+        )
     deadline = inp.scenario.cluster.deadline_days
     note = inp.unavailable.get(option, "")
     if not done and not note:
@@ -203,11 +210,12 @@ def _run_result(inp: CostInputs, option: str, flows: cf.Flows, ctx: cf.Context, 
     )
 
 
-def _bridged(common: dict, by, start: float, go_live: float) -> None:
+def _bridged(common: dict, by, start: float, go_live: float, rate: tuple, runs=None) -> None:
     """An option's result fields of its bridge (pricing/bridge.py, pricing/planning/bridging.py):
     a "bridged on …" phase of its Gantt, from the work's start on the bridge (`by`, its spec)
     to the go-live (none where it only clears a portfolio's start-up backlog on its go-live
-    day), and who bridges it from when."""
+    day), who bridges it from when, at what rate (`rate`: pricing/bridge.py `bridge_rate`) and,
+    in a portfolio, how many runs it took and how many wait for the go-live (`runs`)."""
     if start < go_live:
         common["timeline"].append(
             Phase(
@@ -218,6 +226,9 @@ def _bridged(common: dict, by, start: float, go_live: float) -> None:
             )
         )
     common["bridged_by"], common["work_start_day"] = by.id, start
+    common["bridge_usd_per_gpu_hour"], common["bridge_price"] = rate
+    if runs is not None:
+        common["bridge_runs"], common["bridge_runs_waiting"] = runs
 
 
 def trailing_hold(
@@ -387,7 +398,10 @@ def _portfolio_result(
     own = served  # what the option's own GPUs serve: all but its bridge's (planning/bridging.py)
     if plan.bridge is not None:
         own = np.maximum(served - plan.bridge.served_gpu_hours, 0.0)
-        _bridged(common, spec(plan.bridge.option), plan.bridge.start_day, plan.ready_day)
+        b = plan.bridge
+        by = spec(b.option)
+        rate = bridge_rate(by, base_params(b.inputs), inp.scenario.options.bridge_price)
+        _bridged(common, by, b.start_day, plan.ready_day, rate, (b.runs, b.runs_waiting))
     idle = np.maximum(capacity * HOURS_PER_MONTH - own, 0.0)
     first_finish, delays = _read_result(r)
     return OptionResult(

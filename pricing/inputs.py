@@ -321,12 +321,7 @@ def _price_figures(
     if commitment == "monthly":  # month to month: the dedicated providers' on-demand rate
         rent, rent_src, rent_as_of = on_demand_neo, src, od_neo_as_of
     else:
-        try:
-            c1, src1, c1_as_of = _rental(cat, gpu_id, "committed_1y", prov, neo[:2])
-        except MissingFigureError:
-            c1, c1_as_of = on_demand_neo * (1 - d1), ""  # derived: freshness dates its parts
-            src1 = f"derived: {src} x (1 - committed_1y_discount_pct)"
-            used.add("committed_1y_discount_pct")
+        c1, src1, c1_as_of = _one_year_rate(cat, gpu_id, prov, (on_demand_neo, src, d1), used)
         rent, rent_src, rent_as_of = c1, src1, c1_as_of
         if commitment == "3y" or (commitment == "whole_term" and sc.term.months >= 36):
             # the dedicated providers' own 3-year rate; derived from the 1-year one only where
@@ -345,10 +340,42 @@ def _price_figures(
     figures["rent_usd_per_gpu_hour"] = Figure(
         "rent_usd_per_gpu_hour", rent, unit, rent_src, rent_as_of
     )
-    # what a bridge to go-live pays on dedicated capacity hired by the hour (pricing/bridge.py)
+    # the dedicated providers' on-demand rate, and what a bridge to go-live pays on dedicated
+    # capacity (pricing/bridge.py): that rate or a short reservation at the 1-year one
     figures["rent_on_demand_usd_per_gpu_hour"] = Figure(
         "rent_on_demand_usd_per_gpu_hour", on_demand_neo, unit, src, od_neo_as_of
     )
+    if sc.options.bridge_price == "on_demand":
+        bridge = (on_demand_neo, f"{src} (options.bridge_price: on demand)", od_neo_as_of)
+    else:
+        c1, src1, c1_as_of = _one_year_rate(cat, gpu_id, prov, (on_demand_neo, src, d1), used)
+        bridge = (c1, f"{src1} ({BRIDGE_RESERVED_SOURCE})", c1_as_of)
+    figures[BRIDGE_KEY] = Figure(BRIDGE_KEY, bridge[0], unit, bridge[1], bridge[2])
+
+
+#: the bridge's rate per GPU-hour (pricing/bridge.py BRIDGE_RENT_KEY)
+BRIDGE_KEY = "bridge_rent_usd_per_gpu_hour"
+#: why a bridge of a few months is priced at the 1-year rate by default (pricing/bridge.py)
+BRIDGE_RESERVED_SOURCE = (
+    "options.bridge_price: a short reservation at the 1-year rate, a planner default "
+    "(short reservations, sourced in pricing/bridge.py, cost about that)"
+)
+
+
+def _one_year_rate(
+    cat: Catalogue, gpu_id: str, prov: str | None, on_demand: tuple, used: set[str]
+) -> tuple[float, str, str]:
+    """The dedicated providers' (or `prov`'s) 1-year rate of `gpu_id`, its source and `as_of`:
+    the catalogue's committed_1y row, else `on_demand` (rate, source, 1-year discount as a share)
+    × (1 − the discount), adding the discount to `used`."""
+    neo = ("neocloud", "marketplace")
+    try:
+        return _rental(cat, gpu_id, "committed_1y", prov, neo)
+    except MissingFigureError:
+        rate, src, d1 = on_demand
+        used.add("committed_1y_discount_pct")
+        # derived: freshness dates its parts
+        return rate * (1 - d1), f"derived: {src} x (1 - committed_1y_discount_pct)", ""
 
 
 #: What cloud:on_demand can buy in each of its capacity_reservation bands (timeline.csv, by GPU
@@ -610,6 +637,9 @@ def _figures(
     age_years = _residual_figure(cat, scenario, site, figures)
     _discount_rate_figure(scenario, figures)
     _apply_overrides(figures, overrides_left)
+    if scenario.options.bridge_price == "on_demand" and BRIDGE_KEY not in scenario.overrides:
+        on_demand = figures["rent_on_demand_usd_per_gpu_hour"]  # the bridge follows its override
+        figures[BRIDGE_KEY] = dataclasses.replace(on_demand, key=BRIDGE_KEY)
     for key in sorted(DISCOUNT_KEYS & scenario.overrides.keys() - used):
         raise InputError(
             f"overrides.{key}",

@@ -167,6 +167,18 @@ class OptionResult(Record):
     bridged_by: str | None = Field(None, exclude_if=_empty)
     #: the day its work starts on the bridge (before its ready day); None: not bridged
     work_start_day: float | None = Field(None, exclude_if=_empty)
+    #: what its bridge pays per GPU-hour, and which price that is (options.bridge_price for a
+    #: dedicated bridge, a managed one with the managed premium; cloud on demand at its own
+    #: price); None: not bridged
+    bridge_usd_per_gpu_hour: float | None = Field(None, exclude_if=_empty)
+    bridge_price: Literal["committed_1y", "on_demand", "cloud_on_demand"] | None = Field(
+        None, exclude_if=_empty
+    )
+    #: a portfolio's runs and jobs released before its go-live: how many the bridge took (they
+    #: would have waited longer than their maximum wait) and how many wait for the go-live
+    #: within it (pricing/planning/bridging.py); None: not bridged, or one run
+    bridge_runs: int | None = Field(None, exclude_if=_empty)
+    bridge_runs_waiting: int | None = Field(None, exclude_if=_empty)
     #: with a deadline (cluster.deadline_days, days from the decision on day 0, provisioning
     #: included): whether the first run ends by then (False when no run ends in the term); None
     #: without a deadline or for an option that is not available

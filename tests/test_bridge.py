@@ -9,10 +9,11 @@ import copy
 import pytest
 
 from app.charts.timeline import _gantt_items
-from app.formatting import bridge_lines
+from app.formatting import bridge_lines, usd_rate
 from app.recommendation_text import recommendation_text
 from app.report_text import comparison_report
 from models.scenario import Scenario
+from pricing.catalogue.loader import load_catalogue
 from pricing.decision import touches
 from pricing.engine import compare
 from tests.builders import app
@@ -50,11 +51,11 @@ def _figure(c, key: str) -> float:
 
 def test_a_late_option_runs_on_the_cheapest_hourly_capacity_until_go_live(bridged):
     build, rent = bridged.option("build"), bridged.option("rent")
-    rate = _figure(bridged, "rent_on_demand_usd_per_gpu_hour")
+    rate = _figure(bridged, "bridge_rent_usd_per_gpu_hour")
     assert rate < _figure(bridged, "cloud_on_demand_usd_per_gpu_hour")  # so rent bridges
     assert build.bridged_by == "rent" and build.work_start_day == rent.ready_day
     assert rent.bridged_by is None and bridged.option("cloud:on_demand").bridged_by is None
-    # the bridge's GPU-hours at the providers' on-demand rate, its support on that, its setup
+    # the bridge's GPU-hours at its rate (options.bridge_price), its support on that, its setup
     # fee, and a little storage (no staff: the buyer's own team is already hired)
     hours = 1024 * HOURS_PER_DAY * (build.ready_day - build.work_start_day)
     support = _figure(bridged, "rent_support_pct") / 100
@@ -62,6 +63,32 @@ def test_a_late_option_runs_on_the_cheapest_hourly_capacity_until_go_live(bridge
     base = hours * rate * (1 + support) + setup
     line = build.breakdown_usd["bridge"]
     assert base <= line <= base * 1.01, (line, base)
+
+
+def test_the_bridge_price_is_an_input_and_the_bridge_line_says_which_it_used(bridged):
+    # the default: a short reservation at the dedicated providers' 1-year rate (pricing/bridge.py)
+    on_demand = compare(_steady(bridge_price="on_demand"), draws=200)
+    b, od = bridged.option("build"), on_demand.option("build")
+    assert (b.bridge_price, od.bridge_price) == ("committed_1y", "on_demand")
+    assert _figure(bridged, "bridge_rent_usd_per_gpu_hour") == pytest.approx(
+        load_catalogue().rental_price("H100-SXM", "committed_1y", provider_kind="marketplace")
+    )
+    assert b.bridge_usd_per_gpu_hour == _figure(bridged, "bridge_rent_usd_per_gpu_hour")
+    assert od.bridge_usd_per_gpu_hour == _figure(on_demand, "rent_on_demand_usd_per_gpu_hour")
+    assert b.bridge_usd_per_gpu_hour < od.bridge_usd_per_gpu_hour
+    # only the bridge line moves, in proportion to the rate (its support and storage with it)
+    assert b.breakdown_usd.keys() == od.breakdown_usd.keys()
+    for key, value in b.breakdown_usd.items():
+        if key != "bridge":
+            assert value == pytest.approx(od.breakdown_usd[key], rel=1e-12), key
+    share = b.breakdown_usd["bridge"] / od.breakdown_usd["bridge"]
+    assert share == pytest.approx(b.bridge_usd_per_gpu_hour / od.bridge_usd_per_gpu_hour, rel=0.01)
+    line = next(x for x in bridge_lines(bridged) if x.startswith("Build"))
+    rate = usd_rate(b.bridge_usd_per_gpu_hour)
+    assert (
+        f"at {rate} a GPU-hour (the dedicated providers' 1-year rate, a short reservation)" in line
+    )
+    assert "on-demand rate" in next(x for x in bridge_lines(on_demand) if x.startswith("Build"))
 
 
 def test_every_bridged_option_delivers_the_bridges_work_and_the_rest_of_its_cost_is_its_own(

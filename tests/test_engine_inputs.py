@@ -150,10 +150,15 @@ CONTEXT = {
         "term": {"months": 18, "past_term": "resold"},
         "options": {"compare": ["rent", "build"], "rent_commitment": "3y"},
     },
-    # what a bridge to go-live pays by the hour (pricing/bridge.py): steady use, Build bridged
-    "rent_on_demand_usd_per_gpu_hour": {
+    # what a bridge to go-live pays (pricing/bridge.py): steady use, Build bridged; the
+    # on-demand rate is the bridge's with options.bridge_price "on_demand"
+    "bridge_rent_usd_per_gpu_hour": {
         "usage": {"mode": "utilisation", "utilisation_pct": 80},
         "options": {"compare": ["build", "rent"]},
+    },
+    "rent_on_demand_usd_per_gpu_hour": {
+        "usage": {"mode": "utilisation", "utilisation_pct": 80},
+        "options": {"compare": ["build", "rent"], "bridge_price": "on_demand"},
     },
     # the liquid-cooling loop is bought only for liquid-cooled GPUs (a GB200 NVL72 rack)
     "liquid_cooling_usd_per_kw": {"cluster": {"gpu": "GB200", "gpus": 72}},

@@ -61,10 +61,10 @@ def test_a_late_option_runs_the_work_released_before_its_go_live_on_the_hourly_b
     assert enterprise.option("cloud:on_demand").bridged_by is None  # ready before the bridge
 
 
-def test_the_bridge_line_is_the_gpu_hours_it_holds_at_the_on_demand_rate(lab_plans):
+def test_the_bridge_line_is_the_gpu_hours_it_holds_at_the_bridge_rate(lab_plans):
     c = compare(_scenario("lab"), draws=DRAWS)
     b = lab_plans["build"].bridge
-    rate = _rate(c, "rent_on_demand_usd_per_gpu_hour")
+    rate = _rate(c, "bridge_rent_usd_per_gpu_hour")
     support = _rate(c, "rent_support_pct") / 100
     hired = b.held_gpu_hours.sum() * rate * (1 + support)
     line = c.option("build").breakdown_usd["bridge"]

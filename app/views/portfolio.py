@@ -33,7 +33,7 @@ from app.field_problems import (
     refresh_problems,
     refresh_range,
 )
-from app.formatting import md_plain
+from app.formatting import BRIDGE_PRICES, md_plain
 from app.views import site_inputs, workload_details
 from app.views.execution import execution_inputs
 from app.views.forms import own_model_caption
@@ -43,7 +43,7 @@ from models.errors import InputError
 from models.hardware import load_gpus
 from models.options import OPTION_IDS, Billing, label, spec
 from models.portfolio.workloads import MAX_WAIT_DAYS_DEFAULT, WORKLOAD_KINDS
-from models.scenario import FP8_PARAMS_KINDS, Term
+from models.scenario import FP8_PARAMS_KINDS, Options, Term
 from models.shapes import load_presets
 
 #: session keys: the table's generation (in its key) and the selected row
@@ -546,6 +546,23 @@ def past_term_input(key: str) -> None:
     )
 
 
+def bridge_price_input(key: str) -> None:
+    """The choice of what a dedicated bridge pays per GPU-hour (Workload, Portfolio), shown
+    while bridging is on."""
+    if not sw.current("options.bridge"):
+        return
+    chosen = sw.current("options.bridge_price")
+    st.selectbox(
+        "A dedicated bridge pays",
+        list(BRIDGE_PRICES),
+        index=list(BRIDGE_PRICES).index(chosen),
+        format_func=BRIDGE_PRICES.get,
+        key=key,
+        on_change=state.bind("options.bridge_price", key),
+        help=Options.model_fields["bridge_price"].description.capitalize() + ".",
+    )
+
+
 def _settings() -> None:
     """GPU, term, options, the execution plan and the restart time: the parts a portfolio shares
     with a training-run scenario (the last two apply to its pre-training runs)."""
@@ -579,6 +596,7 @@ def _settings() -> None:
     )
     site_inputs.render(st, "p")  # the buyer's constraints (app/views/site_inputs.py)
     sw.toggle(st, "Bridge the work before each go-live", "options.bridge", "p_bridge")
+    bridge_price_input("p_bridge_price")
     past_term_input("p_past_term")
     options_input("p_options")
     training = [w for w in state.get("workloads") or [] if w.get("kind") in FP8_PARAMS_KINDS]

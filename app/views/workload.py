@@ -467,6 +467,7 @@ def _rental_licence_and_options() -> None:
     )
     site_inputs.render(st, "w")  # the buyer's constraints (app/views/site_inputs.py)
     sw.toggle(st, "Bridge a late option until its go-live", "options.bridge", "w_bridge")
+    portfolio_view.bridge_price_input("w_bridge_price")
     portfolio_view.options_input("w_options")
 
 

@@ -36,6 +36,7 @@ from typing import Literal
 import numpy as np
 
 from models.errors import InputError
+from models.portfolio.bridge_queue import BridgeQueue, bridge_starts, pinned_slots
 from models.portfolio.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH, Demand
 from models.record import Record, construct
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
@@ -240,13 +241,15 @@ class Prepared:
         self.summaries: dict[tuple, CapacityResult | float] = {}
         self.outcomes: dict[tuple, CapacityResult] = {}
 
-    def kept(self, kind: str, capacity_gpus, whole_gpus, compute):
-        """`compute()` for a capacity and whole GPUs on this demand, kept by `kind` and their
-        bytes: the same capacity simulated again (another option's plan, the portfolio priced
-        again with other prices) gives the same result. Each cache is emptied when full; each
-        read is one `get` (another session's comparison may clear it meanwhile)."""
+    def kept(self, kind: str, capacity_gpus, whole_gpus, compute, bridge=None):
+        """`compute()` for a capacity and whole GPUs (and a BridgeQueue) on this demand, kept by
+        `kind` and their bytes: the same capacity simulated again (another option's plan, the
+        portfolio priced again with other prices) gives the same result. Each cache is emptied
+        when full; each read is one `get` (another session's comparison may clear it meanwhile)."""
         whole = None if whole_gpus is None else np.asarray(whole_gpus, dtype=float).tobytes()
         key = (kind, np.asarray(capacity_gpus, dtype=float).tobytes(), whole)
+        if bridge is not None:
+            key = (*key, bridge.key)
         cache = self.outcomes if kind == "whole" else self.summaries
         hit = cache.get(key)
         if hit is None:
@@ -304,12 +307,16 @@ def _interp_rows(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def _gang_starts(p: Prepared, avail: np.ndarray, *, reasons: bool = True):
+def _gang_starts(p: Prepared, avail: np.ndarray, *, reasons: bool = True, bridge=None):
     """Start slot of each gang run (−1: not started in the term) under strict FIFO on `avail` (GPUs
     free of flat work, one figure a slot), and (`reasons`) why runs that can never be served
     cannot. Runs that fit on release all start then (one vectorised check); otherwise the queue
     (models/portfolio/fifo.py, compiled: imported here so that only a queue pays numba's start-up), once
-    per `avail` (a capacity search probes the size it then simulates)."""
+    per `avail` (a capacity search probes the size it then simulates). With `bridge` (a
+    BridgeQueue), the runs it takes start on it (`_bridge_starts`)."""
+    if bridge is not None:
+        start = bridge_starts(p, avail, bridge, STARTS_KEPT)[0]
+        return start, (_never_fits(p, avail, start) if reasons else {})
     from models.portfolio.fifo import fifo_starts
 
     n_runs = len(p.wl)
@@ -389,16 +396,18 @@ def unmet_gpu_hours(
     capacity_gpus: Sequence[float],
     prepared: Prepared | None = None,
     whole_gpus: Sequence[float] | None = None,
+    bridge: BridgeQueue | None = None,
 ) -> float:
     """`simulate(demand, capacity_gpus)`'s queued + beyond-term GPU-hours (the same float
     operations, so the same number), without the rest of its result: a capacity search's probe."""
-    args = (demand, capacity_gpus, prepared, whole_gpus)
+    args = (demand, capacity_gpus, prepared, whole_gpus, bridge)
     if prepared is not None and prepared.demand is demand:  # probed before on this demand?
-        return prepared.kept("unmet", capacity_gpus, whole_gpus, lambda: _unmet_gpu_hours(*args))
+        compute = lambda: _unmet_gpu_hours(*args)  # noqa: E731
+        return prepared.kept("unmet", capacity_gpus, whole_gpus, compute, bridge)
     return _unmet_gpu_hours(*args)
 
 
-def _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus) -> float:
+def _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus, bridge) -> float:
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
     _, cap_slot = _capacity(capacity_gpus, months)
@@ -411,7 +420,7 @@ def _unmet_gpu_hours(demand, capacity_gpus, prepared, whole_gpus) -> float:
     if p.flat:
         *_, cums = _flat_months(p, flat_served, slots, month_end_slots)
         queued_w[p.flat] = p.aw_rows[:, -1] - cums[:, -1]
-    start, _ = _gang_starts(p, avail, reasons=False)
+    start, _ = _gang_starts(p, avail, reasons=False, bridge=bridge)
     started = start >= 0
     s_day = np.where(started, start * SLOT_DAYS, np.nan)
     term_days = months * DAYS_PER_MONTH
@@ -502,13 +511,13 @@ def _serve_flat(p: Prepared, cap_slot: np.ndarray, months: int, t: _Tally, delay
     return flat_served, backlog
 
 
-def _serve_gang(p: Prepared, avail: np.ndarray, months: int, t: _Tally) -> _Gang:
+def _serve_gang(p: Prepared, avail: np.ndarray, months: int, t: _Tally, bridge=None) -> _Gang:
     """Step 2, gang runs strictly FIFO on what flat work leaves (`_gang_starts`): each run's
     start, finish, GPU-hours in and past the term, delay and status, added to its workload's
     tally; and the gang work waiting at each month end (released by then, not started by then)."""
     rel, gpus, days, whole = p.rel, p.gpus, p.days, p.whole
     term_days = months * DAYS_PER_MONTH
-    start, reason = _gang_starts(p, avail)
+    start, reason = _gang_starts(p, avail, bridge=bridge)
     started = start >= 0
     rel_day = rel * SLOT_DAYS
     s_day = np.where(started, start * SLOT_DAYS, np.nan)
@@ -608,6 +617,7 @@ def simulate(
     whole_gpus: Sequence[float] | None = None,
     *,
     outcomes: bool = True,
+    bridge: BridgeQueue | None = None,
 ) -> CapacityResult:
     """Serves `demand` on `capacity_gpus` (one figure a month or a slot) under the discipline above.
     `prepared`: `prepare(demand)`, to share across many capacities of one demand; `whole_gpus`:
@@ -615,15 +625,19 @@ def simulate(
     `outcomes=False`: a summary, every figure but the per-workload outcomes and run tables (the
     most of a simulation's cost with hundreds of workloads; a capacity search's candidates need
     the totals only). With `prepared`, each result is kept on it by its capacity
-    (`Prepared.kept`): the same capacity simulated again returns that result."""
-    args = (demand, capacity_gpus, prepared, whole_gpus, outcomes)
+    (`Prepared.kept`): the same capacity simulated again returns that result. `bridge`: the
+    runs a bridge takes start on it (BridgeQueue), their GPUs added to the capacity, and waits
+    count from its first slot."""
+    args = (demand, capacity_gpus, prepared, whole_gpus, outcomes, bridge)
     if prepared is not None and prepared.demand is demand:
         kind = "whole" if outcomes else "summary"
-        return prepared.kept(kind, capacity_gpus, whole_gpus, lambda: _simulate(*args))
+        return prepared.kept(kind, capacity_gpus, whole_gpus, lambda: _simulate(*args), bridge)
     return _simulate(*args)
 
 
-def _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes: bool) -> CapacityResult:
+def _simulate(
+    demand, capacity_gpus, prepared, whole_gpus, outcomes: bool, bridge
+) -> CapacityResult:
     p = prepared if prepared is not None else prepare(demand)
     months = demand.months
     cap, cap_slot = _capacity(capacity_gpus, months)
@@ -633,7 +647,11 @@ def _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes: bool) -> Ca
         if len(held) else len(cap_slot)  # fmt: skip
     flat_served, backlog = _serve_flat(p, cap_slot, months, t, delays=outcomes)
     avail = _gang_free(cap_slot - flat_served / SLOT_HOURS, whole_gpus, months)
-    gang = _serve_gang(p, avail, months, t)
+    gang = _serve_gang(p, avail, months, t, bridge)
+    if bridge is not None:  # waits count from the bridge; its runs' GPUs are capacity too
+        t.live = min(t.live, bridge.first)
+        pinned = bridge_starts(p, avail, bridge, STARTS_KEPT)[1]
+        cap = cap + pinned_slots(p, gang.start, pinned, len(cap_slot)).reshape(months, -1).mean(1)
     n_finished = np.concatenate([[0], np.cumsum(gang.status == "finished")])
     finished = (n_finished[p.bounds[1:]] - n_finished[p.bounds[:-1]]).tolist()  # per workload
     workloads = _workload_outcomes(demand, p, gang, t, finished) if outcomes else []
@@ -667,6 +685,7 @@ def _simulate(demand, capacity_gpus, prepared, whole_gpus, outcomes: bool) -> Ca
 
 
 __all__ = [
+    "BridgeQueue",
     "CapacityResult",
     "Prepared",
     "RunTable",

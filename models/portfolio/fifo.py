@@ -91,3 +91,52 @@ def _last_window(avail, thr, n):  # pragma: no cover
         if short >= min(t + n, slots):
             return t
     return -1
+
+
+@njit(cache=True, nogil=True)
+def fifo_bridged(
+    run, gpus, need, length, release, size, n_sizes, avail, bstart, limit
+):  # pragma: no cover
+    """`fifo_starts` with a bridge (pricing/planning/bridging.py): a run with `bstart` ≥ 0 (its
+    bridge start slot, in FIFO order like the other columns) that would start on `avail` more
+    than `limit` slots after `bstart`, or not at all, starts on the bridge at `bstart` instead
+    (pinned): it takes none of `avail`'s GPUs and does not hold up the runs behind it. A run's start
+    depends only on the runs before it in FIFO order, so one pass decides each run on the queue it
+    would really meet. Returns (start slot by run index, pinned by run index)."""
+    slots = len(avail)
+    free = avail.copy()
+    starts = np.full(len(run), -1, dtype=np.int64)
+    pinned = np.zeros(len(run), dtype=np.bool_)
+    no_start = np.zeros(n_sizes, dtype=np.bool_)
+    last = np.full(n_sizes, -2, dtype=np.int64)
+    prev = 0
+    for i in range(len(run)):
+        g, thr, n, s = gpus[i], need[i], length[i], size[i]
+        t = max(release[i], prev)
+        stop = min(t + n, slots)
+        fits = True
+        for j in range(t, stop):
+            if free[j] < thr:
+                fits = False
+                break
+        if not fits:
+            t = -1
+            if not no_start[s]:
+                t = _first_window(free, thr, max(release[i], prev), n)
+                if t < 0:
+                    no_start[s] = True
+        if bstart[i] >= 0 and (t < 0 or t - bstart[i] > limit[i]):
+            starts[run[i]] = bstart[i]
+            pinned[run[i]] = True
+            continue
+        if t < 0:
+            if last[s] == -2:
+                last[s] = _last_window(avail, thr, n)
+            if release[i] <= last[s]:
+                break
+            continue
+        for j in range(t, min(t + n, slots)):
+            free[j] = free[j] - g
+        starts[run[i]] = t
+        prev = t
+    return starts, pinned

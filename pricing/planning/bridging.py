@@ -20,14 +20,25 @@ What the bridge carries, slot by slot (≈ a day, models/portfolio/capacity.py):
   ready (no option can serve it earlier) is served on its first day, a backlog of that day, on
   every option bridged and on the bridge option's own plan too (its only bridged work), so no
   option carries a start-up backlog the others do not;
-- each training run or fine-tuning job released before the go-live starts on the bridge on its
-  release (or the bridge's first day) and **finishes there**, for its whole length, even where it
-  straddles the go-live: a run is not moved mid-way (a checkpoint copied across providers, a
-  restart, a second warm-up, and the risk of both, to save a few days of hourly hire). Work
-  released from the go-live on runs on the option's own capacity, first in, first out.
+- a training run or fine-tuning job released before the go-live goes on the bridge only when it
+  needs to (issue 30: buyers bridge what would otherwise break its service level): the option's
+  own queue is run first in, first out, and a run released before the go-live that it would start
+  more than its workload's `max_wait_days` after the later of its release and the bridge's first
+  day (the service level's tolerance, models/portfolio/service.py WAIT_TOLERANCE_DAYS, included;
+  in whole slots), or not at all, starts on the bridge then instead (models/portfolio/fifo.py
+  `fifo_bridged`). A run that can wait stays in the option's queue and waits for the go-live (or
+  for the runs before it) within its limit, so the service level and the bridge line agree: a
+  run not bridged meets its maximum wait on the option's own GPUs. One pass decides each run on
+  the queue it really meets (a run's start depends only on the runs before it in FIFO order); a
+  run taken by the bridge holds none of the option's GPUs and holds up no run behind it. A run on
+  the bridge **finishes there**, for its whole length, even where it straddles the go-live: a run
+  is not moved mid-way (a checkpoint copied across providers, a restart, a second warm-up, and the
+  risk of both, to save a few days of hourly hire); a run that waits does not start on the bridge
+  and move either. Work released from the go-live on runs on the option's own capacity.
 
-The bridge's GPUs are added to the option's capacity in the simulation, so the queue, the runs'
-starts and the waits are the simulation's own; its first slot is the bridge's, so each wait is
+The bridge's GPUs (its serving and steady work's, and the runs' it took) are added to the
+option's capacity in the simulation, so the queue, the runs' starts and the waits are the
+simulation's own; its first slot is the bridge's, so each wait is
 counted from the later of release and the bridge's first day, as the bridge option's own waits
 are. The bridge is paid for every GPU-hour it holds (whole slots: hired by the day), as its
 option's own cash-flow function prices it (pricing/bridge.py `bridge_flows`: its rate, support,
@@ -43,7 +54,9 @@ import numpy as np
 
 from models.constraints import excluded
 from models.options import Billing, spec
+from models.portfolio.bridge_queue import BridgeQueue, bridged_runs, pinned_slots
 from models.portfolio.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH
+from models.portfolio.service import WAIT_TOLERANCE_DAYS
 from models.scenario import MAX_GPUS
 from models.units import DAYS_PER_MONTH
 from pricing.bridge import BRIDGES, hourly_rate
@@ -96,13 +109,17 @@ class Bridging:
             and not s.composed_of
         )
 
-    def with_bridge(self, capacity: np.ndarray) -> np.ndarray:
-        """`capacity` ((2, slots): GPUs a slot, GPUs held whole) with the bridge's added where the
-        option being planned is bridged and goes live after the bridge's first slot."""
+    def with_bridge(self, capacity: np.ndarray) -> tuple[np.ndarray, BridgeQueue | None]:
+        """(`capacity` ((2, slots): GPUs a slot, GPUs held whole) with the bridge's flat work
+        added, the BridgeQueue of the runs it may take) where the option being planned is
+        bridged and goes live after the bridge's first slot; else (`capacity`, None). The runs
+        the bridge takes, and their GPUs, are the simulation's (models/portfolio/capacity.py)."""
         if self.bridged_option is None:
-            return capacity
+            return capacity, None
         live = self._bridged_until(self.bridged_option, self._live_slot(capacity))
-        return capacity if live is None else capacity + self._bridge_slots(live)
+        if live is None:
+            return capacity, None
+        return capacity + self._bridge_slots(live), self._queue(live)
 
     def _bridged_until(self, option: str, live: int) -> int | None:
         """The slot the bridge serves up to for `option` going live in slot `live`: its go-live,
@@ -134,15 +151,29 @@ class Bridging:
         return hit
 
     def _bridge_slots(self, live: int) -> np.ndarray:
-        """(2, slots) the bridge's GPUs a slot and held whole for a go-live in slot `live`
-        (module docstring); kept (`_kept`)."""
+        """(2, slots) the bridge's GPUs a slot for flat work (none held whole) for a go-live in
+        slot `live` (module docstring); kept (`_kept`)."""
         return self._kept("slots", live, lambda: self._make_bridge_slots(live))
 
-    def _bridged_runs(self, live: int) -> tuple[np.ndarray, np.ndarray]:
-        """(the runs the bridge serves, their start slots): those released before `live`."""
+    def _queue(self, live: int) -> BridgeQueue | None:
+        """The runs the bridge may take for a go-live in slot `live` (module docstring): each
+        run released before it, from the later of its release and the bridge's first slot, when
+        the option's own queue would start it more than its workload's `max_wait_days` (the
+        service level's tolerance included, in whole slots) after that; None without any."""
         p, first = self.prepared, self.bridge_choice[2]
-        runs = np.flatnonzero(p.rel < live) if live > first else np.zeros(0, dtype=int)
-        return runs, np.maximum(p.rel[runs], first)
+        if live <= first or not (p.rel < live).any():
+            return None
+        return self._kept("queue", live, lambda: self._make_queue(live))
+
+    def _make_queue(self, live: int) -> BridgeQueue:
+        p, first = self.prepared, self.bridge_choice[2]
+        names = [w.name for w in self.demand.workloads]
+        limit_days = np.array([self.wait_limits[n] for n in names])[p.wl]
+        limit = np.floor((limit_days + WAIT_TOLERANCE_DAYS) / SLOT_DAYS + _EPS).astype(np.int64)
+        start = np.where(p.rel < live, np.maximum(p.rel, first), -1).astype(np.int64)
+        for a in (start, limit):
+            a.flags.writeable = False
+        return BridgeQueue(first, start, limit)
 
     def _bridged_flat(self, live: int) -> np.ndarray:
         """(slots,) GPUs of flat work the bridge serves each slot before `live`."""
@@ -156,23 +187,22 @@ class Bridging:
         return flat
 
     def _make_bridge_slots(self, live: int) -> np.ndarray:
-        p = self.prepared
-        slots = self.months * SLOTS_PER_MONTH
-        runs, start = self._bridged_runs(live)
-        end = np.minimum(start + p.length[runs], slots)
-        profile = np.zeros(slots + 1)
-        np.add.at(profile, start, p.gpus[runs])
-        np.add.at(profile, end, -p.gpus[runs])
-        gang = np.cumsum(profile)[:slots]
-        added = np.stack([self._bridged_flat(live) + gang, gang])
+        flat = self._bridged_flat(live)
+        added = np.stack([flat, np.zeros_like(flat)])
         added.flags.writeable = False
         return added
 
-    def _bridged_work(self, live: int) -> np.ndarray:
+    def _gang_slots(self, runs: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """(slots,) GPUs the bridge's runs `runs`, started in slots `start`, hold each slot."""
+        p = self.prepared
+        pinned, starts = np.zeros(len(p.wl), dtype=bool), np.zeros(len(p.wl), dtype=int)
+        pinned[runs], starts[runs] = True, start
+        return pinned_slots(p, starts, pinned, self.months * SLOTS_PER_MONTH)
+
+    def _bridged_work(self, live: int, runs: np.ndarray, start: np.ndarray) -> np.ndarray:
         """(M,) GPU-hours of work the bridge serves: its flat work, and each bridged run's GPUs ×
         24 × its days inside each month (capacity.py `_gang_by_month`'s rule), cut at the term."""
         p, months = self.prepared, self.months
-        runs, start = self._bridged_runs(live)
         out = (self._bridged_flat(live) * SLOT_HOURS).reshape(months, SLOTS_PER_MONTH).sum(axis=1)
         edges = np.arange(months + 1) * DAYS_PER_MONTH
         s_day = start * SLOT_DAYS
@@ -185,21 +215,28 @@ class Bridging:
         )
         return out + (inside * (p.gpus[runs] * 24)[:, None]).sum(axis=0)
 
-    def bridge_plan(self, option: str, ready: float) -> BridgePlan | None:
-        """The BridgePlan of `option` going live on `ready`, or None where it is not bridged."""
+    def bridge_plan(self, option: str, ready: float, r) -> BridgePlan | None:
+        """The BridgePlan of `option` going live on `ready` with its simulation `r` (the runs
+        the bridge took in it), or None where it is not bridged."""
         if self.bridged_option != option:
             return None
         live = self._bridged_until(option, math.ceil(ready / SLOT_DAYS - _EPS))
         if live is None:
             return None
-        added = self._bridge_slots(live)
-        if not added[0].any():
+        bridge, capacity = self._bridge_of.get(id(r)), self._capacity_of.get(id(r))
+        runs = start = np.zeros(0, dtype=int)
+        if bridge is not None:
+            runs, start = bridged_runs(self.demand, capacity[0], self.prepared, capacity[1], bridge)
+        flat = self._bridge_slots(live)[0]
+        added = flat + self._gang_slots(runs, start)
+        if not added.any():
             return None
         months = self.months
-        held = (added[0] * SLOT_HOURS).reshape(months, SLOTS_PER_MONTH).sum(axis=1)
-        served = self._kept("served", live, lambda: self._bridged_work(live))
-        peak = float(added[0].max())
+        held = (added * SLOT_HOURS).reshape(months, SLOTS_PER_MONTH).sum(axis=1)
+        served = self._bridged_work(live, runs, start)
+        peak = float(added.max())
         node = self.node
         gpus = min(max(math.ceil(peak / node - 1e-9), 1) * node, MAX_GPUS)
-        b, day, _ = self.bridge_choice
-        return BridgePlan(b, day, ready, self.inputs(gpus), held, served)
+        b, day, first = self.bridge_choice
+        waiting = int((self.prepared.rel < live).sum()) - len(runs) if live > first else 0
+        return BridgePlan(b, day, ready, self.inputs(gpus), held, served, len(runs), waiting)

@@ -70,6 +70,8 @@ class PlanContext:
         self._sims: dict[tuple, CapacityResult] = {}
         #: the capacity each cached summary was simulated on, by the summary's id (`complete`)
         self._capacity_of: dict[int, np.ndarray] = {}
+        #: the BridgeQueue (or None) each summary was simulated with, by its id
+        self._bridge_of: dict[int, object] = {}
         #: the whole simulation of each summary completed, by the summary's id (`complete`)
         self._whole: dict[int, CapacityResult] = {}
         self._unmet: dict[tuple, float] = {}
@@ -207,13 +209,19 @@ class PlanContext:
         """A summary of the simulation on `capacity` (GPUs a slot and GPUs held for the whole
         slot, `slots`): every figure but the per-workload outcomes, which only the chosen plan
         needs (`complete`). Cached by capacity, the bridge's included (bridging.py)."""
-        capacity = self.with_bridge(capacity)
-        key = np.round(capacity, 9).tobytes()
+        capacity, bridge = self.with_bridge(capacity)
+        key = np.round(capacity, 9).tobytes() + (b"" if bridge is None else bridge.key)
         if key not in self._sims:
             self._sims[key] = simulate(
-                self.demand, capacity[0], self.prepared, capacity[1], outcomes=False
+                self.demand,
+                capacity[0],
+                self.prepared,
+                capacity[1],
+                outcomes=False,
+                bridge=bridge,
             )
             self._capacity_of[id(self._sims[key])] = capacity
+            self._bridge_of[id(self._sims[key])] = bridge
         return self._sims[key]
 
     def complete(self, r: CapacityResult) -> CapacityResult:
@@ -222,8 +230,10 @@ class PlanContext:
         if r.workloads or not self.demand.workloads:
             return r
         if id(r) not in self._whole:  # options planned on the same capacity share it
-            capacity = self._capacity_of[id(r)]
-            self._whole[id(r)] = simulate(self.demand, capacity[0], self.prepared, capacity[1])
+            capacity, bridge = self._capacity_of[id(r)], self._bridge_of[id(r)]
+            self._whole[id(r)] = simulate(
+                self.demand, capacity[0], self.prepared, capacity[1], bridge=bridge
+            )
         return self._whole[id(r)]
 
     def unmet(self, r: CapacityResult) -> float:
@@ -236,10 +246,10 @@ class PlanContext:
 
     def probe_capacity(self, cap: np.ndarray) -> float:
         """`unmet` of a capacity given slot by slot (as `probe`), the bridge's added."""
-        cap = self.with_bridge(cap)
-        key = np.round(cap, 9).tobytes()
+        cap, bridge = self.with_bridge(cap)
+        key = np.round(cap, 9).tobytes() + (b"" if bridge is None else bridge.key)
         if key in self._sims:
             return self.unmet(self._sims[key])
         if key not in self._unmet:
-            self._unmet[key] = unmet_gpu_hours(self.demand, cap[0], self.prepared, cap[1])
+            self._unmet[key] = unmet_gpu_hours(self.demand, cap[0], self.prepared, cap[1], bridge)
         return self._unmet[key]

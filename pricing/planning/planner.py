@@ -164,7 +164,7 @@ class Planner(SizeSearch, ServiceSearch, Contracts, Hybrid, Refreshes, Bridging,
             second=step,
             order_day=self.order_day(option, size),
             billed_gpu_hours=billed,
-            bridge=self.bridge_plan(option, ready),
+            bridge=self.bridge_plan(option, ready, r),
         )
 
 

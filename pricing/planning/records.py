@@ -99,6 +99,10 @@ class BridgePlan:
     inputs: CostInputs  # the bridge's figures at its peak GPUs (price tier, nodes, storage)
     held_gpu_hours: np.ndarray  # (M,) GPU-hours hired, whole slots
     served_gpu_hours: np.ndarray  # (M,) GPU-hours of work it serves
+    #: runs and jobs released before the go-live it took, and those left waiting for the go-live
+    #: within their maximum wait (bridging.py)
+    runs: int = 0
+    runs_waiting: int = 0
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ class ServiceSearch:
             capacity[0],
             capacity[1],
             lambda: service_level(self.complete(r), self.wait_limits),
+            self._bridge_of.get(id(r)),
         )
 
     def service_size(
