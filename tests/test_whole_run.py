@@ -19,11 +19,6 @@ from models.validation import whole_run as W
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31 item 3 (models/training/moe_cost.py) moved the MoE runs' steady state; the fit "
-    "gives a=-0.3055 b=-0.4233 c=0.4102 now, the committed F is kept until the team decides on a refit",
-)
 def test_the_committed_fit_and_band_are_what_the_fit_gives():
     """bench/whole_run_fit.py's numbers: refitting on the 38 runs gives the committed parameters,
     and the leave-one-out errors give the committed band."""
