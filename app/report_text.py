@@ -82,7 +82,14 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
     mem_parts = ", ".join(f"{k} {v:.1f}" for k, v in mem.items() if k != "total" and v >= 0.05)
     step_parts = ", ".join(
         f"{k.replace('_', ' ')} {step[k]:.2f}"
-        for k in ("compute", "pipeline_bubble", "pipeline_p2p", "data_parallel", "optimizer")
+        for k in (
+            "compute",
+            "pipeline_bubble",
+            "pipeline_p2p",
+            "data_parallel",
+            "optimizer",
+            "fixed_per_step",
+        )
     )
     return [
         (
@@ -97,7 +104,11 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
             "Memory per GPU",
             f"{mem['total']:.1f} GiB of {p.memory_capacity_gib:g} GiB ({mem_parts})",
         ),
-        ("Step time", f"{p.step_time_s:.3g} s ({step_parts} s)"),
+        (
+            "Step time",
+            f"{p.step_time_s:.3g} s ({step_parts} s); fixed per-step costs and small GEMMs: "
+            f"{pct(p.small_model_share)} of the step",
+        ),
         ("Efficiency", f"MFU {pct(p.mfu, 1)}, {p.model_tflops_per_gpu:.0f} model TFLOP/s per GPU"),
         ("Throughput", f"{_si(p.tokens_per_s)} tokens/s ({p.tokens_per_s / p.gpus:,.0f} per GPU)"),
         ("Steps", f"{p.steps:,} of {_si(p.global_batch_tokens)} tokens"),

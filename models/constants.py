@@ -318,6 +318,16 @@ MEMORY_HEADROOM = 0.95
 #: Optimizer step traffic per locally updated parameter: read master, m, v, grad (16 B), write master,
 #: m, v (12 B) and the bf16 weight (2 B).
 OPTIMIZER_STEP_BYTES = 30
+#: Small models on large clusters (docs/reference/training.md section 6; models/training/small_gemm.py),
+#: all three fixed on llm-foundry's MPT 125M-3B rows (models/data/small_model_steps.csv: A100,
+#: FSDP FULL_SHARD, 8-128 GPUs; none of them a validation row) by bench/small_model_fit.py's grid:
+#: a layer GEMM takes 1 + (SMALL_GEMM_D0 / d)^2 of its time, d = min(hidden / sqrt(tp), tokens of a
+#: micro-batch on one GPU) (tile and wave quantization weigh more in small GEMMs);
+SMALL_GEMM_D0 = 320.0
+#: a fixed cost per micro-batch under ZeRO-3 (FSDP's per-unit re-gather and hooks, every micro-batch), s;
+ZERO3_MICROBATCH_FIXED_S = 0.005
+#: and a latency per hop of every data-parallel collective call beyond the fabric's own, s.
+DP_COLLECTIVE_HOP_EXTRA_S = 90e-6
 
 # --- serving (models/serving/plan.py, roofline.py) ----------------------------------------------------
 #: Fixed time per layer per forward step of a serving engine, seconds (kernel launches and tails,
