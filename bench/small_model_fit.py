@@ -5,13 +5,17 @@ The rule: a grid over SMALL_GEMM_D0 in {0, 64, ..., 1024}, ZERO3_MICROBATCH_FIXE
 150} ms and DP_COLLECTIVE_HOP_EXTRA_S in {0, 10, ..., 300} us, minimising the median |error| of
 tokens/s/GPU, ties to the smaller constants. None of these rows is a validation row.
 
-    .venv/bin/python -m bench.small_model_fit
+    .venv/bin/python -m bench.small_model_fit [--joint]
+
+--joint (amendment 1): this grid and GEMM_SHARE_OF_MAMF's own rule (calibration rows) in turn from
+0.88 until neither moves.
 """
 
 from __future__ import annotations
 
 import csv
 import pathlib
+import sys
 
 import numpy as np
 
@@ -112,8 +116,34 @@ def fit(rows: list[dict]) -> tuple[tuple[float, float, float], float]:
     return best, best_err
 
 
+def joint(rows: list[dict], share: float = 0.88, rounds: int = 8) -> None:
+    """Amendment 1 (docs/reference/training.md 6): the small-model grid on the source rows, then
+    GEMM_SHARE_OF_MAMF by its own rule on the calibration rows, until neither moves."""
+    from models.validation.training import calibration_worst_error
+
+    for i in range(rounds):
+        C.GEMM_SHARE_OF_MAMF = share
+        (d0, cmb, chop), err = fit(rows)
+        C.SMALL_GEMM_D0, C.ZERO3_MICROBATCH_FIXED_S, C.DP_COLLECTIVE_HOP_EXTRA_S = d0, cmb, chop
+        worst = {}
+        for s in np.round(np.arange(0.80, 0.985, 0.01), 2):
+            C.GEMM_SHARE_OF_MAMF = float(s)
+            worst[float(s)] = calibration_worst_error()
+        new = min(worst, key=lambda k: (round(worst[k], 12), k))
+        print(
+            f"round {i}: D0={d0:g}, c_mb={cmb * 1e3:g} ms, c_hop={chop * 1e6:g} us "
+            f"(source rows {err:.1%}); GEMM share {share:.2f} -> {new:.2f} (worst {worst[new]:.1%})"
+        )
+        if new == share:
+            return
+        share = new
+
+
 def main() -> None:
     rows = load()
+    if "--joint" in sys.argv:
+        joint(rows)
+        return
     print("committed:", {n: getattr(C, n) for n in NAMES})
     for r in rows:
         tps, parts = predicted(r)
