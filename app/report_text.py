@@ -88,8 +88,8 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
             "pipeline_p2p",
             "data_parallel",
             "optimizer",
-            "fixed_per_step",
         )
+        + (("fixed_per_step",) if step.get("fixed_per_step", 0.0) > 0 else ())
     )
     return [
         (
@@ -106,8 +106,12 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
         ),
         (
             "Step time",
-            f"{p.step_time_s:.3g} s ({step_parts} s); fixed per-step costs and small GEMMs: "
-            f"{pct(p.small_model_share)} of the step",
+            f"{p.step_time_s:.3g} s ({step_parts} s)"
+            + (
+                f"; fixed per-step costs and small GEMMs: {pct(p.small_model_share)} of the step"
+                if p.small_model_share > 0
+                else ""
+            ),
         ),
         ("Efficiency", f"MFU {pct(p.mfu, 1)}, {p.model_tflops_per_gpu:.0f} model TFLOP/s per GPU"),
         ("Throughput", f"{_si(p.tokens_per_s)} tokens/s ({p.tokens_per_s / p.gpus:,.0f} per GPU)"),

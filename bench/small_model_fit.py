@@ -144,6 +144,11 @@ def main() -> None:
     if "--joint" in sys.argv:
         joint(rows)
         return
+    with small_gemm.small_model_terms_on():  # the fitted values (off by default in the model)
+        _report(rows)
+
+
+def _report(rows: list[dict]) -> None:
     print("committed:", {n: getattr(C, n) for n in NAMES})
     for r in rows:
         tps, parts = predicted(r)

@@ -15,9 +15,13 @@ mosaicml/llm-foundry scripts/train/benchmarking/README.md; `bench/small_model_fi
   per layer-sized bucket, once a step: a planner assumption), counted as exposed.
 
 `step_time.py` calls `gemm_size_factor` for its layer GEMMs and `fixed_per_step_s` for the step.
+The terms are OFF by default (their constants 0; constants.SMALL_MODEL_TERMS_FITTED holds the
+fitted values, `small_model_terms_on` applies them): see docs/reference/training.md section 6.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
@@ -46,3 +50,17 @@ def fixed_per_step_s(job: Job, lay: Layouts, dp_ranks, layers_on_stage) -> np.nd
     per_mb = np.where(lay.zero >= 3, C.ZERO3_MICROBATCH_FIXED_S * lay.microbatches, 0.0)
     latency = C.DP_COLLECTIVE_HOP_EXTRA_S * hops * dp_collective_calls(lay, layers_on_stage)
     return per_mb + latency + np.zeros(len(lay))
+
+
+@contextlib.contextmanager
+def small_model_terms_on():
+    """The terms at their fitted values (constants.SMALL_MODEL_TERMS_FITTED), restored on exit:
+    for the tests, the bench and a team's trial before the terms are turned on for everyone."""
+    saved = {k: getattr(C, k) for k in C.SMALL_MODEL_TERMS_FITTED}
+    try:
+        for k, v in C.SMALL_MODEL_TERMS_FITTED.items():
+            setattr(C, k, v)
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(C, k, v)
