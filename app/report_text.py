@@ -93,7 +93,14 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
     mem_parts = ", ".join(f"{k} {v:.1f}" for k, v in mem.items() if k != "total" and v >= 0.05)
     step_parts = ", ".join(
         f"{k.replace('_', ' ')} {step[k]:.2f}"
-        for k in ("compute", "pipeline_bubble", "pipeline_p2p", "data_parallel", "optimizer")
+        for k in (
+            "compute",
+            "pipeline_bubble",
+            "pipeline_p2p",
+            "data_parallel",
+            "optimizer",
+        )
+        + (("fixed_per_step",) if step.get("fixed_per_step", 0.0) > 0 else ())
     )
     moe = moe_step_text(step)
     return [
@@ -109,7 +116,15 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
             "Memory per GPU",
             f"{mem['total']:.1f} GiB of {p.memory_capacity_gib:g} GiB ({mem_parts})",
         ),
-        ("Step time", f"{p.step_time_s:.3g} s ({step_parts} s{'; ' + moe if moe else ''})"),
+        (
+            "Step time",
+            f"{p.step_time_s:.3g} s ({step_parts} s{'; ' + moe if moe else ''})"
+            + (
+                f"; fixed per-step costs and small GEMMs: {pct(p.small_model_share)} of the step"
+                if p.small_model_share > 0
+                else ""
+            ),
+        ),
         ("Efficiency", f"MFU {pct(p.mfu, 1)}, {p.model_tflops_per_gpu:.0f} model TFLOP/s per GPU"),
         ("Throughput", f"{_si(p.tokens_per_s)} tokens/s ({p.tokens_per_s / p.gpus:,.0f} per GPU)"),
         ("Steps", f"{p.steps:,} of {_si(p.global_batch_tokens)} tokens"),

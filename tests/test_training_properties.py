@@ -166,6 +166,7 @@ def test_step_parts_are_non_negative_and_sum_to_the_total(model, gpu_id):
         + b["pipeline_p2p"]
         + b["data_parallel"]
         + b["optimizer"]
+        + b["fixed_per_step"]
     )
     assert np.allclose(parts, b["total"])
     for v in b.values():

@@ -138,6 +138,9 @@ class TrainingPlan(Record):
     memory_capacity_gib: float
     step_time_s: float
     step_breakdown_s: dict[str, float]
+    #: share of the step that does not shrink with the per-GPU work: the fixed per-step costs plus
+    #: the small-GEMM slowdown (models/training/small_gemm.py; docs/reference/training.md 7)
+    small_model_share: float = 0.0
     global_batch_tokens: int
     steps: int
     mfu: float
@@ -447,6 +450,8 @@ def _assemble(
         memory_capacity_gib=gpu.memory_gib,
         step_time_s=choice.step_time_s,
         step_breakdown_s=choice.step_s,
+        small_model_share=(choice.step_s["fixed_per_step"] + choice.step_s["small_gemm"])
+        / choice.step_time_s,
         global_batch_tokens=choice.layout["global_batch_seqs"] * w.seq_len,
         steps=steps,
         mfu=choice.mfu,

@@ -44,7 +44,7 @@ from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec
 from models.training import collectives as coll
-from models.training import moe_cost
+from models.training import moe_cost, small_gemm
 from models.training import recompute as op_sac
 from models.training.job import AttentionKernel, Job, layers_per_stage, stage_params
 from models.training.layouts import Layouts, Recompute
@@ -175,7 +175,10 @@ def _layer_compute(job: Job, lay: Layouts, ctx: _Context):
     gemms = 4 + moe_cost.extra_gemm_launches(job, lay) + (1 if job.fused_attention else 2)
     # the routed experts' grouped GEMMs below the large-GEMM rate (models/training/moe_cost.py)
     experts = moe_cost.expert_extra_s(job, lay, T, tp, ctx.linear_peak)
-    mm_f = (linear_flops / ctx.linear_peak + experts + gemms * C.GEMM_OVERHEAD_S) * slow
+    # small GEMMs run below the large-GEMM rate (small_gemm.py, docs/reference/training.md 7;
+    # off by default: constants.SMALL_MODEL_TERMS_FITTED)
+    size = small_gemm.gemm_size_factor(job, lay, T)
+    mm_f = (linear_flops / ctx.linear_peak * size + experts + gemms * C.GEMM_OVERHEAD_S) * slow
     attn_f = attn_flops / ctx.attn_peak * slow
     attn_b = 2 * attn_flops / ctx.attn_peak_b * slow  # backward: twice the forward's FLOPs
 
@@ -395,11 +398,22 @@ def _data_parallel(job: Job, lay: Layouts, ctx: _Context, fwd_mb, bwd_mb):
     return data_parallel, optimizer
 
 
+def _small_gemm_extra(job: Job, lay: Layouts, ctx: _Context) -> np.ndarray:
+    """Seconds one layer and micro-batch spend on the small-GEMM slowdown: the layer GEMMs' time ×
+    (factor − 1), forward, backward (×2, ×1 with frozen weights) and a full recompute's forward."""
+    s = job.shape
+    linear = 2 * ctx.T * s.hidden * (2 * s.hidden + ctx.kv_width + ctx.f * ctx.gate) / ctx.tp
+    extra = linear / ctx.linear_peak * ctx.slow * (small_gemm.gemm_size_factor(job, lay, ctx.T) - 1)
+    passes = 1.0 + (2.0 if job.weight_gradients else 1.0) + (lay.recompute == Recompute.FULL)
+    return extra * passes
+
+
 def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     """Seconds per step by part plus `total`, one value per layout: total = compute + pipeline
-    bubble + pipeline p2p + exposed data-parallel communication + optimizer update; besides them,
-    already inside `compute`, the TP communication, recompute, attention core, CP traffic and the
-    MoE terms (`moe_all_to_all`, `moe_grouped_gemm`: models/training/moe_cost.py)."""
+    bubble + pipeline p2p + exposed data-parallel communication + optimizer update + the fixed
+    per-step costs (small_gemm.py); besides them, already inside `compute`, the TP communication,
+    recompute, attention core, CP traffic, the small-GEMM slowdown and the MoE terms
+    (`moe_all_to_all`, `moe_grouped_gemm`: models/training/moe_cost.py)."""
     ctx = _context(job, lay)
     layer = _layer(job, lay, ctx)
     lps = layers_per_stage(job, lay)
@@ -409,14 +423,19 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
     tp_coll, attn_f, is_op_sac = layer.tp_coll, layer.attn_f, layer.is_op_sac
     m = lay.microbatches
 
-    total = compute + bubble + p2p + data_parallel + optimizer
+    # per-step costs that do not shrink with the per-GPU work (small_gemm.py)
+    fixed = small_gemm.fixed_per_step_s(job, lay, ctx.dpc, lps)
+    total = compute + bubble + p2p + data_parallel + optimizer + fixed
     return {
         "compute": compute,
         "pipeline_bubble": bubble,
         "pipeline_p2p": p2p,
         "data_parallel": data_parallel,
         "optimizer": optimizer,
+        "fixed_per_step": fixed,
         "total": total,
+        # the small-GEMM slowdown of the layer GEMMs, forward, backward and recomputed (inside `compute`)
+        "small_gemm": m * lps * _small_gemm_extra(job, lay, ctx),
         "tp_comm": m
         * lps
         * (
