@@ -66,7 +66,9 @@ def _scenario(workloads: list[dict], owned_plan: bool = False) -> Scenario:
 
 def queue() -> Scenario:
     """MAX_GANG_RUNS gang runs over MAX_WORKLOADS workloads: pre-training runs of 64 to 4,096
-    GPUs and fine-tuning jobs of 8 to 256 GPUs, releases staggered, each workload its own shape."""
+    GPUs and fine-tuning jobs of 8 to 32 GPUs (a LoRA job's 32-sequence batch spreads over at most
+    32: 64 and 128 were refused since fine-tuning plans with FSDP), releases staggered, each
+    workload its own shape."""
     per = MAX_GANG_RUNS // WORKLOADS
     items = []
     for i in range(WORKLOADS):
@@ -75,7 +77,7 @@ def queue() -> Scenario:
         if i % 2:
             items.append(
                 {"kind": "finetune", "name": f"ft{i}", "team": f"t{i % 7}", "method": "lora",
-                 "model": _MODELS[i % 2], "gpus": 8 << (i % 5), "tokens": 2e7 * (1 + i),
+                 "model": _MODELS[i % 2], "gpus": 8 << (i % 3), "tokens": 2e7 * (1 + i),
                  "jobs_per_month": min(100.0, per / months), "start_month": start,
                  "duration_months": months}
             )  # fmt: skip

@@ -57,19 +57,3 @@ def pinned_slots(p, start: np.ndarray, pinned: np.ndarray, slots: int) -> np.nda
     np.add.at(profile, start[runs], p.gpus[runs])
     np.add.at(profile, np.minimum(start[runs] + p.length[runs], slots), -p.gpus[runs])
     return np.cumsum(profile)[:slots]
-
-
-def bridged_runs(
-    demand, capacity_gpus, prepared, whole_gpus, bridge: BridgeQueue
-) -> tuple[np.ndarray, np.ndarray]:
-    """(the runs `bridge` takes, their start slots) when `demand` is served on `capacity_gpus`:
-    the same queue capacity.py `simulate` with this bridge runs (kept on `prepared`)."""
-    from models.portfolio import capacity as c
-
-    months = demand.months
-    _, cap_slot = c._capacity(capacity_gpus, months)
-    _, _, _, flat_served, _, _, _ = c._flat(prepared, cap_slot)
-    avail = c._gang_free(cap_slot - flat_served / c.SLOT_HOURS, whole_gpus, months)
-    start, pinned = bridge_starts(prepared, avail, bridge, c.STARTS_KEPT)
-    runs = np.flatnonzero(pinned)
-    return runs, start[runs]

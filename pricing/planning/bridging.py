@@ -54,7 +54,8 @@ import numpy as np
 
 from models.constraints import excluded
 from models.options import Billing, spec
-from models.portfolio.bridge_queue import BridgeQueue, bridged_runs, pinned_slots
+from models.portfolio import capacity as c
+from models.portfolio.bridge_queue import BridgeQueue, bridge_starts, pinned_slots
 from models.portfolio.demand import SLOT_DAYS, SLOT_HOURS, SLOTS_PER_MONTH
 from models.portfolio.service import WAIT_TOLERANCE_DAYS
 from models.scenario import MAX_GPUS
@@ -240,3 +241,18 @@ class Bridging:
         b, day, first = self.bridge_choice
         waiting = int((self.prepared.rel < live).sum()) - len(runs) if live > first else 0
         return BridgePlan(b, day, ready, self.inputs(gpus), held, served, len(runs), waiting)
+
+
+def bridged_runs(
+    demand, capacity_gpus, prepared, whole_gpus, bridge: BridgeQueue
+) -> tuple[np.ndarray, np.ndarray]:
+    """(the runs `bridge` takes, their start slots) when `demand` is served on `capacity_gpus`:
+    the same queue capacity.py `simulate` with this bridge runs (kept on `prepared`). Here, not in
+    models/portfolio/bridge_queue.py, which capacity.py imports (no import cycle)."""
+    months = demand.months
+    _, cap_slot = c._capacity(capacity_gpus, months)
+    _, _, _, flat_served, _, _, _ = c._flat(prepared, cap_slot)
+    avail = c._gang_free(cap_slot - flat_served / c.SLOT_HOURS, whole_gpus, months)
+    start, pinned = bridge_starts(prepared, avail, bridge, c.STARTS_KEPT)
+    runs = np.flatnonzero(pinned)
+    return runs, start[runs]
