@@ -137,7 +137,7 @@ def _percent(x: float, suffix: str = "") -> str:
 
 def _rate(x: float, per: str) -> str:
     """A price per unit, to the cent ('$2.35 per GPU-hour'); under a dollar to four significant
-    digits, since a cent is a large share of it ('$0.0806 per kWh')."""
+    digits, since a cent is a large share of it ('$0.0861 per kWh')."""
     if abs(x) >= 1 or round(x, 2) == x:
         return usd_rate(x, per)
     return f"${x:.4g} per {per}"

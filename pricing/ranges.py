@@ -25,9 +25,11 @@ RANGES: dict[str, tuple[float, float]] = {
     "spot_interruption_overhead_pct": (2.0, 30.0),
     "resale_bulk_haircut_pct": (10.0, 40.0),
     "commitment_resale_haircut_pct": (12.0, 50.0),
-    # no 2024-26 source found (searched 2026-12): EIA's 2023 industrial average, the 2002 dealer
-    # prices of used servers and switches
+    # sourced for 2025 (EIA's US industrial average), but the site's state is not known: the
+    # spread of states' industrial averages (EIA), see RANGE_REASONS
     "electricity_usd_per_kwh": (0.066, 0.098),
+    # no 2024-26 source found (searched 2026-12): the 2002 dealer prices of used servers and
+    # switches
     "host_value_decline_pct_per_year": (37.0, 75.0),
     "fabric_value_decline_pct_per_year": (37.0, 75.0),
 }
@@ -49,10 +51,23 @@ LEAD_TIME_SOURCE = (
 )
 
 
+#: why a RANGES figure with a current source is still carried over a range
+RANGE_REASONS = {
+    "electricity_usd_per_kwh": (
+        "the US average is current (EIA, 2025), but states' industrial averages run from "
+        "Texas's to Illinois's (EIA) and the site's state is not known (assumptions.csv)"
+    ),
+}
+#: the reason of every other RANGES figure
+NO_CURRENT_SOURCE = (
+    "no current public source, or only an old one; a plausible range (assumptions.csv)"
+)
+
+
 def range_source(key: str) -> str:
     """Where `key`'s range comes from (empty for a figure without one)."""
     if key in RANGES:
-        return "no current public source, or only an old one; a plausible range (assumptions.csv)"
+        return RANGE_REASONS.get(key, NO_CURRENT_SOURCE)
     return {"residual_value_pct": RESALE_SOURCES, "lead_time_multiplier": LEAD_TIME_SOURCE}.get(
         key, ""
     )

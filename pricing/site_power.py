@@ -4,7 +4,7 @@ when it does not, and the power every option draws.
 
 - IT power, kW = nodes × node power (gpus.csv node_power_kw: DGX H100 10.2 kW; DGX B200 14.3 kW
   max, NVIDIA DGX B200 user guide, read 2026-12; a GB200 NVL72 compute tray = 120 kW rack / 18).
-  Facility power, kW = IT × PUE (assumptions.csv `pue`: 1.56, Uptime Institute survey 2024).
+  Facility power, kW = IT × PUE (assumptions.csv `pue`: 1.54, Uptime Institute survey 2025).
 - Cooling needed: liquid for rack-scale NVL72 systems (a `rack_nvl72` price row): "there is no
   air-cooled option for NVIDIA GB200 or GB300 NVL72 systems. Each rack draws approximately
   120 kW" (https://www.leviathansystems.co/blog/liquid-cooling-requirements-blackwell, read

@@ -420,9 +420,9 @@ def test_assumptions_clearing_and_rejecting_a_value(portal_url, watched):
     grid.locator("[role='gridcell']").first.wait_for(state="attached")
     wait_idle(page)
     power = "Electricity price (USD per kWh)"
-    expect_row(grid, power, ["$0.20 per kWh", "0.2", "overridden; catalogue $0.0806 per kWh"])
+    expect_row(grid, power, ["$0.20 per kWh", "0.2", "overridden; catalogue $0.0861 per kWh"])
     edit_value(page, grid, power, None)
-    expect_row(grid, power, ["$0.0806 per kWh", "", ""])
+    expect_row(grid, power, ["$0.0861 per kWh", "", ""])
     assert scenario_in_address(page).get("overrides", {}) == {}
     edit_value(page, grid, "Spare servers (% of nodes)", "150")
     page.get_by_text("150 is out of range").wait_for()

@@ -136,3 +136,25 @@ def test_compare_and_guide_pages_show_the_resale_range():
     assert any("sourced range of" in c.value and "SpotWire" in c.value for c in at.caption)
     at = goto(at, "guide")
     assert any("sourced range of" in m.value for m in at.markdown)
+
+
+def test_a_sourced_figure_carried_over_its_states_says_why(owned):
+    """Electricity has a current US average (EIA 2025) yet keeps its range, the spread between
+    states: the buyer is told that reason, not that no current source exists."""
+    c = compare(owned)
+    power = next(a for a in c.assumptions if a.key == "electricity_usd_per_kwh")
+    assert (power.range_low, power.range_high) == pytest.approx(ranges.RANGES[power.key])
+    assert "EIA, 2025" in power.range_source and "state" in power.range_source
+    assert "no current public source" not in power.range_source
+    support = next(a for a in c.assumptions if a.key == "support_pct_of_capex_per_year")
+    assert support.range_source == ranges.NO_CURRENT_SOURCE
+
+
+def test_the_refreshed_figures_carry_their_new_sources(cat):
+    """Issue 30: electricity is EIA's 2025 US industrial average (mean of its months) and PUE
+    Uptime's 2025 survey average; both dated in 2025, no longer 2023 and 2024."""
+    power, pue = cat.assumption("electricity_usd_per_kwh"), cat.assumption("pue")
+    assert (power.value, str(power.as_of)) == (0.0861, "2025-01-01")
+    assert "8.61" in power.notes and "EIA" in power.source
+    assert (pue.value, str(pue.as_of)) == (1.54, "2025-07-01")
+    assert "Survey 2025" in pue.source

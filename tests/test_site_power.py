@@ -40,10 +40,10 @@ def test_without_a_stated_site_nothing_moves_and_the_power_is_shown(free):
         assert "facility upgrade" not in o.breakdown_usd
         assert o.power.upgrade == "" and o.power.upgrade_usd is None
         assert o.power.it_power_kw == pytest.approx(IT_KW)
-        assert o.power.facility_power_kw == pytest.approx(IT_KW * 1.56)  # Uptime 2024 PUE
+        assert o.power.facility_power_kw == pytest.approx(IT_KW * 1.54)  # Uptime 2025 PUE
         assert o.power.on_buyer_site is (o.option == "build")
     assert constraints_line(free) == []
-    assert "Power drawn (in all at PUE 1.56): 82 kW of IT load, 127 kW in all" in (
+    assert "Power drawn (in all at PUE 1.54): 82 kW of IT load, 126 kW in all" in (
         comparison_report(free)
     )
 
@@ -162,7 +162,7 @@ def test_a_link_keeps_the_site_and_the_pdf_shows_it():
     c = compare(sc, draws=100)
     pdf = flat(pdf_text(build_pdf(c, link="")))
     assert flat("Build needs a facility upgrade beyond your site: +32 kW of power") in pdf
-    assert flat("Power drawn (in all at PUE 1.56): 82 kW of IT load") in pdf
+    assert flat("Power drawn (in all at PUE 1.54): 82 kW of IT load") in pdf
     assert flat("quoted hardware lead time 20 weeks") in pdf
 
 
@@ -181,7 +181,7 @@ def test_the_workload_page_sets_the_site_and_compare_shows_the_upgrade():
     warned = " ".join(w.value for w in at.warning).replace("\\", "").replace("\u200b", "")
     assert "Build needs a facility upgrade beyond your site: +32 kW of power" in warned
     said = " ".join(c.value for c in at.caption).replace("\\", "").replace("\u200b", "")
-    assert "Power drawn (in all at PUE 1.56): 82 kW of IT load" in said
+    assert "Power drawn (in all at PUE 1.54): 82 kW of IT load" in said
 
 
 def test_the_workload_page_names_the_field_of_a_bad_power():

@@ -112,11 +112,11 @@ def test_an_override_is_used_and_clearing_it_goes_back_to_the_catalogue(example)
     assert at.session_state["scenario"]["overrides"] == {"electricity_usd_per_kwh": 0.2}
     row = rows(at)["electricity_usd_per_kwh"]
     assert row["In use"] == "$0.20 per kWh" and row[YOURS] == 0.2
-    assert row[STATUS] == "overridden; catalogue $0.0806 per kWh"
+    assert row[STATUS] == "overridden; catalogue $0.0861 per kWh"
     edit(at, "electricity_usd_per_kwh", None)
     assert at.session_state["scenario"]["overrides"] == {}
     row = rows(at)["electricity_usd_per_kwh"]
-    assert row["In use"] == "$0.0806 per kWh" and row[STATUS] == ""
+    assert row["In use"] == "$0.0861 per kWh" and row[STATUS] == ""
     assert at.session_state[at.data_editor[0].key]["edited_rows"] == {}
 
 
@@ -130,7 +130,7 @@ def test_an_out_of_range_value_is_shown_as_rejected_and_the_default_stays_in_use
     row = rows(at)["pue"]
     assert row[YOURS] == 5.0  # what was typed stays
     assert row[STATUS] == "rejected: 5, allowed 1 to 3"
-    assert row["In use"] == "1.56"  # the catalogue's, not the typed one nor the old override
+    assert row["In use"] == "1.54"  # the catalogue's, not the typed one nor the old override
     assert any("5 is out of range" in e.value and "not applied" in e.value for e in at.error)
     assert not [i.value for i in at.info if "overridden assumption" in i.value]
     edit(at, "pue", 1.4)  # a valid value replaces the rejected one
