@@ -31,38 +31,8 @@ def fifo_starts(run, gpus, need, length, release, size, n_sizes, avail):  # prag
     run's index, `gpus` its GPUs, `need` the free GPUs it needs (GPUs − ε), `length` its slots,
     `release` its release slot, `size` the id of its (GPUs, length) pair in [0, n_sizes); `avail`
     the GPUs free of flat work in each slot of the term."""
-    slots = len(avail)
-    free = avail.copy()
-    starts = np.full(len(run), -1, dtype=np.int64)
-    no_start = np.zeros(n_sizes, dtype=np.bool_)
-    last = np.full(n_sizes, -2, dtype=np.int64)  # −2: not yet found; −1: no slot holds it
-    prev = 0
-    for i in range(len(run)):
-        g, thr, n, s = gpus[i], need[i], length[i], size[i]
-        t = max(release[i], prev)
-        stop = min(t + n, slots)
-        fits = True
-        for j in range(t, stop):
-            if free[j] < thr:
-                fits = False
-                break
-        if not fits:
-            t = -1
-            if not no_start[s]:
-                t = _first_window(free, thr, max(release[i], prev), n)
-                if t < 0:
-                    no_start[s] = True
-        if t < 0:
-            if last[s] == -2:
-                last[s] = _last_window(avail, thr, n)
-            if release[i] <= last[s]:
-                break  # it blocks the queue: nothing behind it starts in the term
-            continue  # it never fits: passed over
-        for j in range(t, min(t + n, slots)):
-            free[j] = free[j] - g
-        starts[run[i]] = t
-        prev = t
-    return starts
+    none = np.full(len(run), -1, dtype=np.int64)  # no run has a bridge: `fifo_bridged`'s queue
+    return fifo_bridged(run, gpus, need, length, release, size, n_sizes, avail, none, none)[0]
 
 
 @njit(cache=True, nogil=True)
