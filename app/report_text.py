@@ -26,6 +26,7 @@ from app.formatting import (
 )
 from app.formatting import si as _si
 from app.formatting import usd as _usd
+from app.idle_text import IDLE_HEADING, idle_gang_lines
 from app.range_text import resale_line
 from app.recommendation_text import headline, reasons, service_notes
 from app.site_text import site_lines
@@ -285,6 +286,8 @@ def comparison_report(c: Comparison) -> str:
     lines += [r for r in [resale_line(c)] if r]  # app/range_text.py
     lines += ["", "Recommendation: " + headline(c.recommendation)]
     lines += [f"  - {line}" for line in reasons(c.recommendation)]
+    if c.idle_gang:  # app/idle_text.py: an option held mostly idle by a rare run, the remedy
+        lines += ["", f"{IDLE_HEADING}:"] + [f"  {line}" for line in idle_gang_lines(c)]
     if c.stale_prices:
         lines += ["", f"Prices older than 12 months (catalogue as of {c.catalogue_as_of}):"]
         lines += [f"  {freshness.stale_line(p)}" for p in c.stale_prices]

@@ -32,6 +32,7 @@ from pricing.catalogue.freshness import with_freshness
 from pricing.catalogue.loader import Catalogue, load_catalogue
 from pricing.deadline import size_for_deadline
 from pricing.delivery import delivery_of
+from pricing.idle_capacity import idle_gang_notes
 from pricing.inputs import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputs
 from pricing.planning.planner import plan_portfolio
 from pricing.planning.records import OptionPlan, Portfolio
@@ -508,6 +509,7 @@ def compare(
     decision: bool = True,
     draws: int = 2000,
     seed: int = 20261129,
+    idle_check: bool = True,
 ) -> Comparison:
     cat = catalogue if catalogue is not None else load_catalogue()
     inp, portfolio, sized_for = _PLAN_OF[scenario.kind](scenario, cat)
@@ -565,7 +567,15 @@ def compare(
         portfolio=_portfolio_demand(portfolio) if portfolio is not None else None,
         price_inversions=price_inversions(inp, options),
     )
+    if idle_check:  # a rare run at the efficient size holding an option mostly idle, the remedy
+        comparison.idle_gang = idle_gang_notes(scenario, ordered, _rerun_base(cat))
     return with_freshness(comparison, inp.catalogue)  # the prices it leans on that are old
+
+
+def _rerun_base(cat: Catalogue):
+    """compare() on another scenario with the same catalogue: the base case only (no decision
+    support, no idle check of its own), as pricing/idle_capacity.py quotes it."""
+    return lambda s: compare(s, cat, decision=False, idle_check=False)
 
 
 def _assumption(inp: CostInputs, f) -> Assumption:

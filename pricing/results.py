@@ -618,6 +618,38 @@ class PortfolioDemand(Record):
     representative_gpus: int = 0
 
 
+class IdleGangNote(Record):
+    """A fixed-size option held mostly idle because one gang run, planned at the efficient size
+    (no GPU count from the buyer), sets its size (pricing/idle_capacity.py), and the remedy: the
+    workload's `gpus` at the count where one run takes its longest acceptable time, with the
+    option's cost there (the same scenario -> comparison, rerun)."""
+
+    option: str
+    label: str
+    size_gpus: int
+    idle_share: float
+    workload: str
+    field: str  # e.g. "workloads[0].gpus"
+    run_gpus: int
+    run_days: float
+    runs_per_month: float
+    #: the longest one run may take: the spacing of its runs, or less where the last run
+    #: would otherwise end past the term; and which of the two it is ("spacing" | "term")
+    longest_run_days: float
+    longest_by: str
+    #: the fewest GPUs (the deadline rule) whose run fits longest_run_days; None: none smaller
+    smaller_gpus: int | None = None
+    smaller_run_days: float | None = None
+    #: the option rerun with workloads[i].gpus = smaller_gpus: its size, cost and service level
+    smaller_size_gpus: int | None = None
+    smaller_total_usd: float | None = None
+    smaller_npv_usd: float | None = None
+    smaller_idle_share: float | None = None
+    smaller_meets_service_level: bool | None = None
+    total_usd: float = 0.0
+    npv_usd: float = 0.0
+
+
 class Comparison(Record):
     scenario: Scenario
     training: TrainingSummary
@@ -639,6 +671,9 @@ class Comparison(Record):
     price_inversions: list[PriceInversion] = Field(default_factory=list, exclude_if=_empty)
     #: a portfolio's demand (scenario version 2); None for version 1
     portfolio: PortfolioDemand | None = Field(None, exclude_if=_empty)
+    #: fixed-size options held mostly idle for a rare run at the efficient size, with the remedy
+    #: (pricing/idle_capacity.py); empty where none is
+    idle_gang: list[IdleGangNote] = Field(default_factory=list, exclude_if=_empty)
 
     @property
     def run_gpus(self) -> int:

@@ -25,6 +25,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.idle_text import IDLE_HEADING, idle_gang_lines
 from app.kinds import teams, words
 from app.range_text import range_cell, resale_line
 from app.recommendation_text import headline, reasons
@@ -286,6 +287,9 @@ class ComparisonDocument(Document):
         why = "\n".join(f"- {line}." for line in reasons(rec))
         if why:
             self.text_block(why, 9, INK, fill=True, padding=(0.5, 4, 1.5, 5))
+        if idle := idle_gang_lines(c):  # held mostly idle by a rare run, the remedy
+            text = f"{IDLE_HEADING}:\n" + "\n".join(f"- {line}" for line in idle)
+            self.text_block(text, 8.5, INK, fill=True, padding=(0.5, 4, 1.5, 5))
         lines = []
         if best:
             first = "Cheapest over the term"

@@ -26,6 +26,7 @@ from app.formatting import (
     usd,
     usd_rate,
 )
+from app.idle_text import idle_gang_lines
 from app.range_text import resale_line
 from app.recommendation_text import headline, reasons, recommendation_text, service_notes
 from app.report_text import TOKEN_COST_NOTE, chargeback_rows, refresh_lines, token_cost_rows
@@ -220,6 +221,8 @@ def _portfolio_page(sc: Scenario, c, rate: float, dark: bool) -> None:
     teams = sorted({w.team for w in sc.workloads})
     _portfolio_captions(sc, c, rate, teams)
     _portfolio_cards(c)
+    for line in idle_gang_lines(c):  # held mostly idle by a rare run (pricing/idle_capacity.py)
+        st.warning(md_plain(line), icon=":material/hourglass_empty:")
     _freshness(c)
     _site(c)
     for line in bridge_lines(c):  # work before a go-live on the bridge (planning/bridging.py)
