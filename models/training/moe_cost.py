@@ -24,6 +24,18 @@ Three terms, each one called from models/training/step_time.py:
   two, plus the per-peer latency (α·(n−1), collectives.all_to_all_s). With routing limited to M
   nodes (DeepSeek-V3 Sec. 3.2.2) a token crosses the network once per node it reaches and is
   forwarded over NVLink there: an all-to-all among the nodes at the scale-out rate.
+
+Amendment (training.md 6.2, written before scoring):
+
+- Router (`router_gemm_s`, `router_score_bytes`). The router's h × E GEMM on the rank's tokens
+  (T/tp under sequence parallelism) at the large-GEMM rate times η_d(E/R), and its FP32 scores
+  written once and read once by the fused score function and top-k at HBM speed.
+- Copies per token (`dispatch_copies`). k, or min(k, M) under routing limited to M devices or
+  nodes; a stack whose dispatcher sends a token once per destination rank (DeepEP,
+  `a2a_dedup = "rank"`) sends the expected number of distinct ranks its k experts sit on,
+  n·(1 − C(E − E/n, k)/C(E, k)) with balanced routing. No planner stack sets it today.
+- Permutation is the 8·h·k element-wise bytes step_time.py has always counted; load imbalance is
+  not modelled (no measured max/mean with stated settings was found: training.md 6.2 item 4).
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ import math
 import numpy as np
 
 from models import DATA_DIR
+from models import constants as C
 from models.errors import data_file_error
 from models.hardware import GpuSpec
 
@@ -42,6 +55,10 @@ GROUPED_GEMM_FILE = DATA_DIR / "grouped_gemm.csv"
 #: Stacks whose routed experts run as a loop of per-expert GEMMs (Megatron's SequentialMLP, the
 #: experts' implementation without --moe-grouped-gemm); every other stack runs one grouped GEMM.
 LOOPED_EXPERT_STACKS = frozenset({"megatron-3d-classic"})
+#: Bytes per router score between the router GEMM and the top-k: FP32 scores (DeepSeek-V3 report
+#: Sec. 3.3.1 keeps the MoE gating modules in BF16/FP32; Megatron-Core `--moe-router-dtype fp32`),
+#: written by the GEMM and read once by the fused score function and top-k (`--moe-router-fusion`).
+ROUTER_SCORE_BYTES = 8
 
 
 @functools.cache
@@ -142,3 +159,54 @@ def all_to_all_s(job, lay, routed_bytes, tp, links):
     across = (n - g) / n * routed_bytes / out_bw
     lat = np.where(span <= domain, up_lat, out_lat)
     return np.where(n > 1, np.maximum(inside, across) + lat * (n - 1), 0.0)
+
+
+def router_tokens(lay, T, tp):
+    """T_r: the tokens the router sees on one GPU, T/tp under sequence parallelism (Megatron-Core
+    runs the router on the sequence-parallel shard, its weight replicated), else T."""
+    return np.where(lay.sequence_parallel.astype(bool), T / tp, T)
+
+
+def router_gemm_s(job, lay, T, tp, linear_peak):
+    """Seconds of the router's forward GEMM per layer and micro-batch (before the stack's kernel
+    efficiency): 2·T_r·h·E FLOPs × the MoE layers' share, at the large-GEMM rate times η_d(E/R),
+    the DeepGEMM width curve read at the router's output width E. Zero for a dense model."""
+    s = job.shape
+    if not s.is_moe:
+        return 0.0
+    eta = float(np.interp(math.log2(s.experts / ridge_flop_per_byte(job.gpu, job.precision)),
+                          *_curves()["width"]))  # fmt: skip
+    flops = 2 * router_tokens(lay, T, tp) * s.hidden * s.experts
+    return s.moe_layers / s.layers * flops / linear_peak / eta
+
+
+def router_score_bytes(job, lay, T, tp):
+    """HBM bytes of the router's scores per layer and micro-batch: T_r·E·ROUTER_SCORE_BYTES × the
+    MoE layers' share (element-wise, at HBM speed like every element-wise kernel in the planner)."""
+    s = job.shape
+    if not s.is_moe:
+        return 0.0
+    return s.moe_layers / s.layers * router_tokens(lay, T, tp) * s.experts * ROUTER_SCORE_BYTES
+
+
+def distinct_ranks(experts: int, k: int, ranks):
+    """Expected distinct ranks a token's k experts sit on, E/n experts on each of n ranks, with
+    balanced routing (k distinct experts drawn uniformly): n·(1 − C(E − E/n, k)/C(E, k))."""
+    n = np.maximum(np.asarray(ranks, dtype=float), 1.0)
+    local = experts / n
+    # C(E − E/n, k)/C(E, k) = ∏_{i<k} (E − E/n − i)/(E − i), zero once a factor reaches zero
+    miss = np.ones_like(n)
+    for i in range(k):
+        miss = miss * np.clip((experts - local - i) / (experts - i), 0.0, None)
+    return n * (1.0 - miss)
+
+
+def dispatch_copies(job, lay):
+    """Copies of each token the all-to-all carries: min(k, M) under routing limited to M devices
+    or nodes, else k; a stack that sends once per destination rank (`a2a_dedup` "rank", DeepEP)
+    sends min(k, distinct ranks over the ep ranks) instead (no planner stack sets it)."""
+    s = job.shape
+    copies = min(s.experts_per_token, s.routing_limit or s.experts_per_token)
+    if C.SOFTWARE_STACKS[job.stack].get("a2a_dedup", "expert") != "rank" or s.routing_limit:
+        return copies
+    return np.minimum(copies, distinct_ranks(s.experts, s.experts_per_token, lay.ep))

@@ -178,6 +178,8 @@ def _layer_compute(job: Job, lay: Layouts, ctx: _Context):
     # small GEMMs run below the large-GEMM rate (small_gemm.py, docs/reference/training.md 7;
     # off by default: constants.SMALL_MODEL_TERMS_FITTED)
     size = small_gemm.gemm_size_factor(job, lay, T)
+    # the router's h × E GEMM and its FP32 scores (moe_cost.py; training.md 6.2)
+    experts = experts + moe_cost.router_gemm_s(job, lay, T, tp, ctx.linear_peak)
     mm_f = (linear_flops / ctx.linear_peak * size + experts + gemms * C.GEMM_OVERHEAD_S) * slow
     attn_f = attn_flops / ctx.attn_peak * slow
     attn_b = 2 * attn_flops / ctx.attn_peak_b * slow  # backward: twice the forward's FLOPs
@@ -188,6 +190,7 @@ def _layer_compute(job: Job, lay: Layouts, ctx: _Context):
     f_bytes = (2 * (gate - 1) + 2) * f
     score_bytes = 0.0 if job.fused_attention else (4 + (5 if s.dropout else 0)) * s.heads * seq
     el_f = T * (np.where(sp, h_bytes / tp, h_bytes) + f_bytes / tp) / hbm * slow
+    el_f = el_f + moe_cost.router_score_bytes(job, lay, T, tp) / hbm * slow
     softmax_f = T * score_bytes / tp / hbm * slow
     return mm_f, attn_f, attn_b, el_f, softmax_f
 
@@ -209,7 +212,7 @@ def _layer_comm(job: Job, lay: Layouts, ctx: _Context):
     )
     # routing limited to M devices or nodes: a token crosses to at most M of them, once each (on a
     # node, NVLink forwards it to its experts there), so its copies are min(k, M)
-    copies = min(s.experts_per_token, s.routing_limit or s.experts_per_token)
+    copies = moe_cost.dispatch_copies(job, lay)
     routed = np.where(sp, T / tp, T) * copies * h * 2.0
     links = (ctx.up_bw, ctx.out_bw, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
     a2a = ctx.moe_share * moe_cost.all_to_all_s(job, lay, routed, tp, links) if s.is_moe else 0.0
