@@ -416,13 +416,37 @@ def test_validate_prints_the_table_and_its_json():
     assert not [why for why in data["not_expressible"] if why.startswith("no preset")]
     glm = [c for c in data["classes"] if c["backend"] == "sglang" and c["gpu"] == "B300"]
     assert sum(c["rows"] for c in glm) == 31 + 92  # the 92 Qwen3.5 and GLM-5 B300 rows joined
+    # the fourteenth amendment's rows beyond one scale-up domain, per split and backend
+    beyond = {(c["split"], c["backend"]): c for c in data["beyond_domain"]}
+    assert {k: c["rows"] for k, c in beyond.items()} == BEYOND_DOMAIN_ROWS
+    assert beyond["held out", "trtllm"]["tpot"]["median_abs"] < 0.21  # 0.43 with the thirteenth
+    line = next(x for x in out.split("\n") if re.match(r"\s+unseen\s+vllm\s+5\s", x))
+    assert "+38%" in line  # the 5 unseen B300 rows the form does not reach (signed median)
+
+
+#: rows beyond one scale-up domain the model scores (the fourteenth amendment's tables)
+BEYOND_DOMAIN_ROWS = {
+    ("tuning", "sglang"): 122,
+    ("tuning", "trtllm"): 113,
+    ("tuning", "vllm"): 52,
+    ("held out", "sglang"): 17,
+    ("held out", "trtllm"): 10,
+    ("held out", "vllm"): 4,
+    ("unseen", "sglang"): 21,
+    ("unseen", "vllm"): 5,
+}
 
 
 def test_the_validation_page_shows_the_same_table():
     at = app("validation")
     frames = [d.value for d in at.dataframe if "TPOT median %" in d.value.columns]
-    assert len(frames) == 1
+    assert len(frames) == 2
     frame, data = frames[0], silicon.as_json()
+    beyond = frames[1]  # the fourteenth amendment's rows beyond one scale-up domain
+    assert dict(zip(zip(beyond["split"], beyond["backend"]), beyond["rows"])) == BEYOND_DOMAIN_ROWS
+    assert list(beyond["TPOT median %"]) == [
+        pytest.approx(100 * c["tpot"]["median_abs"]) for c in data["beyond_domain"]
+    ]
     assert len(frame) == len(data["classes"])
     first = data["classes"][0]
     assert frame.iloc[0]["rows"] == first["rows"]
