@@ -443,7 +443,8 @@ def test_the_validation_page_shows_the_same_table():
     assert len(frames) == 2
     frame, data = frames[0], silicon.as_json()
     beyond = frames[1]  # the fourteenth amendment's rows beyond one scale-up domain
-    assert dict(zip(zip(beyond["split"], beyond["backend"]), beyond["rows"])) == BEYOND_DOMAIN_ROWS
+    keys = zip(beyond["split"], beyond["backend"], strict=True)
+    assert dict(zip(keys, beyond["rows"], strict=True)) == BEYOND_DOMAIN_ROWS
     assert list(beyond["TPOT median %"]) == [
         pytest.approx(100 * c["tpot"]["median_abs"]) for c in data["beyond_domain"]
     ]
