@@ -436,6 +436,28 @@ def render_serving_measured() -> None:
             for c in columns
         },
     )
+    st.caption(
+        "Replicas beyond one scale-up domain (TP or attention-DP groups over several NVLink "
+        "domains; docs/reference/serving-evidence.md, fourteenth amendment). Unseen: B300 and "
+        "GB300, apart from the held-out rows."
+    )
+    pinned_table(
+        pd.DataFrame(
+            [
+                {
+                    "split": c["split"],
+                    "backend": c["backend"],
+                    "rows": c["rows"],
+                    "TPOT median %": pct(c["tpot"]["median_abs"]),
+                    "TPOT p90 %": pct(c["tpot"]["p90_abs"]),
+                    "TPOT signed %": pct(c["tpot"]["signed_median"]),
+                    "TTFT median %": pct(c["ttft"]["median_abs"]),
+                }
+                for c in data["beyond_domain"]
+            ]
+        ),
+        hide_index=True,
+    )
     with st.expander("Rows not expressible yet, and why"):
         pinned_table(
             pd.DataFrame([{"reason": k, "rows": n} for k, n in data["not_expressible"].items()]),

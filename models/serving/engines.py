@@ -46,6 +46,16 @@ TPOT_FIT_SOURCE = (
     "(bench/serve_tpot_fit.py)"
 )
 
+#: where the latencies and rates by what crosses a scale-up domain come from (fourteenth amendment)
+CROSSING_FIT_SOURCE = (
+    "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
+    "Apache-2.0), tuning rows whose replica spans more than one scale-up domain only, per engine "
+    "and class (tensor parallel vs attention-DP/EP across domains; a class without rows: every "
+    "engine's rows of it): the grid point minimising median + 90th percentile of the absolute TPOT "
+    "error (docs/reference/serving-evidence.md, fourteenth amendment); fitted 2026-12-02 "
+    "(bench/serve_interdomain_fit.py)"
+)
+
 #: where the rates between scale-up domains come from (thirteenth amendment)
 INTERDOMAIN_FIT_SOURCE = (
     "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
@@ -86,6 +96,11 @@ class EngineSpec:
     #: amendment): each decode step moves layers · B · hidden · 2 bytes between domains at this
     #: effective rate, GB/s, inside the engine's factor; 0 = no term
     interdomain_gbyte_per_s: float = 0.0
+    #: beyond one scale-up domain by what crosses it (fourteenth amendment; replaces the term above
+    #: where adopted): (α_tp µs per layer, r_tp GB/s, α_ep µs per MoE layer, r_ep GB/s); a step
+    #: takes layers · (α_tp + B · hidden · 2 / r_tp) where tp exceeds the domain, else MoE layers ·
+    #: (α_ep + B · top-k · hidden · 2 / r_ep); r = 0: no rate term
+    crossing: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
 ENGINES: dict[str, EngineSpec] = {
@@ -101,8 +116,9 @@ ENGINES: dict[str, EngineSpec] = {
         ttft_wave_share=0.045,
         # TPOT: fitted over its 534 dense tuning rows within one scale-up domain (TPOT_FIT_SOURCE)
         allreduce_s_per_doubling=8.4e-6,
-        # beyond one scale-up domain: fitted over its 113 tuning rows there (INTERDOMAIN_FIT_SOURCE)
-        interdomain_gbyte_per_s=3.0,
+        # the thirteenth amendment's rate (3.0 GB/s) is replaced (fourteenth, adopted):
+        # its 78 TP and 35 DP/EP tuning rows there (CROSSING_FIT_SOURCE)
+        crossing=(0.0, 9.0, 100.0, 20.0),
     ),
     "vllm": EngineSpec(
         "vllm",
@@ -116,8 +132,9 @@ ENGINES: dict[str, EngineSpec] = {
         ttft_wave_share=0.090,
         # TPOT: fitted over 856 tuning rows within one scale-up domain (TPOT_FIT_SOURCE)
         allreduce_s_per_doubling=9.8e-6,
-        # beyond one scale-up domain: fitted over its 52 tuning rows there (INTERDOMAIN_FIT_SOURCE)
-        interdomain_gbyte_per_s=2.0,
+        # the thirteenth amendment's rate (2.0 GB/s) is replaced (fourteenth, adopted):
+        # TP: every engine's 200 rows (none of its own); DP/EP: its 52 (CROSSING_FIT_SOURCE)
+        crossing=(18.0, 10.0, 5.0, 16.0),
     ),
     "sglang": EngineSpec(
         "sglang",
@@ -131,8 +148,9 @@ ENGINES: dict[str, EngineSpec] = {
         ttft_wave_share=0.440,
         # TPOT: fitted over 405 tuning rows within one scale-up domain (TPOT_FIT_SOURCE)
         allreduce_s_per_doubling=6.2e-6,
-        # beyond one scale-up domain: fitted over its 122 tuning rows there (INTERDOMAIN_FIT_SOURCE)
-        interdomain_gbyte_per_s=5.0,
+        # the thirteenth amendment's rate (5.0 GB/s) is replaced (fourteenth, adopted):
+        # TP: its 122; DP/EP: every engine's 87 (none of its own) (CROSSING_FIT_SOURCE)
+        crossing=(18.0, 8.0, 34.0, 27.0),
     ),
 }
 #: the engine each AIConfigurator `backend` names

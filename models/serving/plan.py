@@ -308,6 +308,7 @@ def evaluate(
         dp,
         ENGINES[inp.engine].allreduce_s_per_doubling,
         ENGINES[inp.engine].interdomain_gbyte_per_s,
+        ENGINES[inp.engine].crossing,
     )
     i_tok, o_tok, w_bytes = su.i_tok, su.o_tok, su.w_bytes
     mem = roofline.memory(su)

@@ -109,16 +109,27 @@ def _allreduce_s(size_bytes, n, gpu: GpuSpec, per_doubling_s: float = 0.0) -> np
 
 
 def interdomain_s(su: Setup) -> np.ndarray:
-    """A decode step of a replica whose tp · dp GPUs span more than one scale-up domain: layers ·
-    B · hidden · ACTIVATION_BYTES moved between domains at the engine's effective rate
-    (docs/reference/serving-evidence.md, thirteenth amendment); 0 within one domain or without a
-    rate."""
+    """A decode step of a replica whose tp · dp GPUs span more than one scale-up domain
+    (docs/reference/serving-evidence.md): the thirteenth amendment's layers · B · hidden ·
+    ACTIVATION_BYTES at the engine's effective rate, and the fourteenth's term by what crosses the
+    boundary: tensor parallel beyond the domain (tp > its GPUs), layers · (α_tp + B · hidden ·
+    ACTIVATION_BYTES / r_tp); attention data / expert parallel beyond it (tp within, tp · dp
+    beyond), MoE layers · (α_ep + B · top-k · hidden · ACTIVATION_BYTES / r_ep). 0 within one
+    domain or without constants."""
     b = np.asarray(su.b, dtype=float)
-    if not su.interdomain_bytes_per_s:
-        return np.zeros_like(b)
-    beyond = su.tp * su.dp > su.gpu.scaleup_domain_gpus
-    size = su.shape.layers * b * su.shape.hidden * ACTIVATION_BYTES
-    return np.where(beyond, size / su.interdomain_bytes_per_s, 0.0)
+    domain = su.gpu.scaleup_domain_gpus
+    beyond = su.tp * su.dp > domain
+    shape = su.shape
+    out = np.zeros_like(b * beyond)
+    if su.interdomain_bytes_per_s:
+        out = out + shape.layers * b * shape.hidden * ACTIVATION_BYTES / su.interdomain_bytes_per_s
+    a_tp, r_tp, a_ep, r_ep = su.crossing
+    tp_class = su.tp > domain
+    one = b * shape.hidden * ACTIVATION_BYTES
+    t_tp = shape.layers * (a_tp + (one / r_tp if r_tp else 0.0))
+    t_ep = shape.moe_layers * (a_ep + (one * shape.experts_per_token / r_ep if r_ep else 0.0))
+    out = out + np.where(tp_class, t_tp, t_ep if shape.is_moe else 0.0)
+    return np.where(beyond, out, 0.0)
 
 
 def _moe_all_to_all_s(tokens, su: Setup) -> np.ndarray:
@@ -166,6 +177,9 @@ class Setup(NamedTuple):
     #: the engine's effective rate for a decode step's activations between scale-up domains,
     #: bytes/s (thirteenth amendment; models/serving/engines.py `interdomain_gbyte_per_s`); 0: none
     interdomain_bytes_per_s: float = 0.0
+    #: the fourteenth amendment's (α_tp s per layer, r_tp bytes/s, α_ep s per MoE layer, r_ep
+    #: bytes/s) beyond one scale-up domain (models/serving/engines.py `crossing`); 0: none
+    crossing: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
 def setup(
@@ -180,6 +194,7 @@ def setup(
     dp=1.0,
     ar_doubling_s: float = 0.0,
     interdomain_gbyte_per_s: float = 0.0,
+    crossing: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0),
 ) -> Setup:
     """The bytes per weight and K/V value, the GPU's achievable rates (_rates; an FP4 GEMM reads
     its weights at FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM of HBM bandwidth, not HBM_EFFICIENCY) and the
@@ -187,7 +202,8 @@ def setup(
     (docs/reference/serving-evidence.md, eighth amendment). `ar_doubling_s`: the engine's
     all-reduce latency per doubling of the tensor-parallel group (tenth amendment).
     `interdomain_gbyte_per_s`: its rate for activations between scale-up domains, GB/s
-    (thirteenth)."""
+    (thirteenth). `crossing`: (α_tp µs per layer, r_tp GB/s, α_ep µs per MoE layer, r_ep GB/s)
+    by what crosses the domain (fourteenth)."""
     w_bytes = BYTES_PER_PARAM[precision]
     kv_b = BYTES_PER_PARAM[kv_precision]
     gemm, attn_rate, hbm = _rates(gpu, precision)
@@ -216,6 +232,12 @@ def setup(
         dp,
         float(ar_doubling_s),
         float(interdomain_gbyte_per_s) * BYTES_PER_GB,
+        (
+            crossing[0] * 1e-6,
+            crossing[1] * BYTES_PER_GB,
+            crossing[2] * 1e-6,
+            crossing[3] * BYTES_PER_GB,
+        ),
     )
 
 
@@ -258,7 +280,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     """(t_step, memory_bound): a decode step of the batch = max(weights read, 2 · active · B / tp
     FLOPs) + max(KV read of B · mean context, 4 · layers · heads · head_dim · B · context / tp
     FLOPs; `_attention_reads_flops` for sparse and hybrid attention) + two all-reduces per layer (each with the engine's latency per doubling of tp, the tenth
-    amendment; beyond one scale-up domain `interdomain_s`, the thirteenth) + the fixed step time
+    amendment; beyond one scale-up domain `interdomain_s`, the thirteenth and fourteenth) + the fixed step time
     (`fixed_step_s`), or the host's
     B · SERVE_HOST_S_PER_SEQUENCE_STEP if longer; memory-bound where the reads outlast the FLOPs.
     `grouped_kv_decode` False reads each K/V head once per query head of its group."""
@@ -279,7 +301,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
     comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu, su.ar_doubling_s)
     comm = comm + _moe_all_to_all_s(b, su)
-    if su.interdomain_bytes_per_s:
+    if su.interdomain_bytes_per_s or any(su.crossing):
         comm = comm + interdomain_s(su)
     overhead = fixed_step_s(shape)
     t_gpu = (

@@ -173,6 +173,9 @@ class Scored:
     not_expressible: str = ""
     #: attention data-parallel groups of the pool that decodes (1: none)
     dp: int = 1
+    #: the decoding pool's tp · dp GPUs span more than one scale-up domain (thirteenth and
+    #: fourteenth amendments)
+    beyond_domain: bool = False
 
     @property
     def tpot_error(self) -> float | None:
@@ -261,7 +264,9 @@ def score_row(row: dict) -> Scored:
     if setup is None:
         return Scored(moe=None, not_expressible=why or "", **base)
     moe = get_preset(setup["model"]).is_moe
-    base["dp"] = setup["pools"][-1].dp  # the decode pool (the only one of an aggregated row)
+    decode = setup["pools"][-1]  # the decode pool (the only one of an aggregated row)
+    base["dp"] = decode.dp
+    base["beyond_domain"] = decode.tp * decode.dp > get_gpu(setup["gpu"]).scaleup_domain_gpus
     try:
         tpot, ttft, rule, refused = predict(setup, row)
     except InputError as exc:
@@ -342,6 +347,17 @@ def report_lines() -> list[str]:
             f"{_pct(ttft['median_abs']):>11} {_pct(ttft['p90_abs']):>5} "
             f"{_pct(ttft['signed_median'], signed=True):>6}"
         )
+    lines.append(
+        "Replicas beyond one scale-up domain (fourteenth amendment; unseen: B300 and GB300, apart "
+        "from the held-out rows):"
+    )
+    for c in data["beyond_domain"]:
+        tpot, ttft = c["tpot"], c["ttft"]
+        lines.append(
+            f"  {c['split']:9} {c['backend']:7} {c['rows']:>5}  {_pct(tpot['median_abs']):>11} "
+            f"{_pct(tpot['p90_abs']):>5} {_pct(tpot['signed_median'], signed=True):>6}  "
+            f"TTFT {_pct(ttft['median_abs']):>5}"
+        )
     lines.append("Not expressible yet:")
     lines += [f"  {n:>5}  {reason}" for reason, n in data["not_expressible"].items()]
     return lines
@@ -369,12 +385,38 @@ def as_json() -> dict:
         )
     why = _not_expressible(rows)
     return {
+        "beyond_domain": beyond_domain(rows),
         "rows": len(rows),
         "expressible": sum(1 for s in rows if not s.not_expressible),
         "held_out": sum(1 for s in rows if s.held_out),
         "classes": classes,
         "not_expressible": why,
     }
+
+
+def beyond_domain(rows: Iterable[Scored]) -> list[dict]:
+    """Per split (tuning, held out, unseen: the Blackwell Ultra rows apart) and backend, the
+    scored rows whose decoding replica spans more than one scale-up domain: rows, TPOT and TTFT
+    errors (docs/reference/serving-evidence.md, fourteenth amendment's tables)."""
+    groups: dict[tuple[str, str], list[Scored]] = {}
+    for s in rows:
+        if not s.beyond_domain or s.tpot_error is None:
+            continue
+        split = "unseen" if s.system in HELD_OUT_SYSTEMS else "held out" if s.held_out else "tuning"
+        groups.setdefault((split, s.backend), []).append(s)
+    order = {"tuning": 0, "held out": 1, "unseen": 2}
+    return [
+        {
+            "split": split,
+            "backend": backend,
+            "rows": len(group),
+            "tpot": summary(s.tpot_error for s in group),
+            "ttft": summary(s.ttft_error for s in group),
+        }
+        for (split, backend), group in sorted(
+            groups.items(), key=lambda k: (order[k[0][0]], k[0][1])
+        )
+    ]
 
 
 #: the fewest held-out rows of a plan's own engine and GPU (and class) whose bias is read instead of
