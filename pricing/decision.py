@@ -53,7 +53,7 @@ from models.options import OPTIONS, Billing, Staffing, ids_where, label, spec
 from pricing import bridge, time_value
 from pricing.delivery import bridges, delivery_of
 from pricing.inputs import HOURS_PER_MONTH, CostInputs
-from pricing.ranges import multiplier_range, range_of
+from pricing.ranges import multiplier_range, range_of, swung_values
 from pricing.results import (
     DeadlineMiss,
     DemandShape,
@@ -502,8 +502,7 @@ def tornado(
                 key=k,
                 label=KEY_INPUTS[k],
                 base_value=inp.value(k),
-                low_value=inp.value(k) * ends[k][0],
-                high_value=inp.value(k) * ends[k][1],
+                **swung_values(inp, k, ends[k]),
                 unit=inp.unit(k),
                 gap_low_usd=_finite(lo),
                 gap_high_usd=_finite(hi),

@@ -108,3 +108,13 @@ def multiplier_range(inp: CostInputs, key: str) -> tuple[float, float]:
         return 1.0, 1.0
     lo, hi = range_of(inp, key)
     return min(lo / x, 1.0), max(hi / x, 1.0)
+
+
+def swung_values(inp: CostInputs, key: str, ends: tuple[float, float]) -> dict[str, float]:
+    """The input's low and high values on its tornado bar (pricing/decision.py tornado): its
+    range's ends where it has one (the multipliers of a value near 0 overflow: 40 % over
+    5e-324 %), else the value times the swing's multipliers `ends`."""
+    x, r = inp.value(key), range_of(inp, key)
+    if r is not None and x > 0:
+        return {"low_value": min(r[0], x), "high_value": max(r[1], x)}
+    return {"low_value": x * ends[0], "high_value": x * ends[1]}

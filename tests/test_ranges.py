@@ -158,3 +158,24 @@ def test_the_refreshed_figures_carry_their_new_sources(cat):
     assert "8.61" in power.notes and "EIA" in power.source
     assert (pue.value, str(pue.as_of)) == (1.54, "2025-07-01")
     assert "Survey 2025" in pue.source
+
+
+def test_a_ranged_value_near_zero_is_swung_to_its_range_not_to_infinity():
+    """The fuzz test found it: a resale haircut overridden to 5e-324 % has a high multiplier of
+    40 / 5e-324 = inf, and the tornado bar's high value came out infinite; it is the range's end."""
+    import math
+
+    from app.scenario_files import EXAMPLE
+    from models.scenario import Scenario
+    from pricing.engine import compare
+    from pricing.ranges import RANGES
+
+    data = {
+        **EXAMPLE,
+        "overrides": {"resale_bulk_haircut_pct": 5e-324},
+        "options": {**EXAMPLE["options"], "compare": ["build", "rent"]},
+    }
+    c = compare(Scenario.model_validate(data))
+    bar = next(b for b in c.sensitivity.bars if b.key == "resale_bulk_haircut_pct")
+    assert (bar.low_value, bar.high_value) == (5e-324, RANGES["resale_bulk_haircut_pct"][1])
+    assert all(math.isfinite(v) for b in c.sensitivity.bars for v in (b.low_value, b.high_value))
