@@ -78,13 +78,20 @@ def _smaller_count(w: Pretrain, gpu: str, training: TrainingSettings, days: floa
     return plan
 
 
-def _setter(scenario: Scenario, size: int, training: TrainingSettings):
+def _unsized_runs(scenario: Scenario, training: TrainingSettings) -> list[tuple]:
+    """(index, workload, its sizing) of each pre-train without `gpus`: the runs whose size the
+    planner chose, sized once for every option's check."""
+    return [
+        (i, w, size_workload(w, scenario.cluster.gpu, field=f"workloads[{i}]", training=training))
+        for i, w in enumerate(scenario.workloads)
+        if isinstance(w, Pretrain) and w.gpus is None
+    ]
+
+
+def _setter(unsized: list[tuple], size: int):
     """The pre-train without `gpus` with the largest run that needs over half of `size` GPUs."""
     best = None
-    for i, w in enumerate(scenario.workloads):
-        if not isinstance(w, Pretrain) or w.gpus is not None:
-            continue
-        s = size_workload(w, scenario.cluster.gpu, field=f"workloads[{i}]", training=training)
+    for i, w, s in unsized:
         if s.gpus_per_run * 2 > size and (best is None or s.gpus_per_run > best[2].gpus_per_run):
             best = (i, w, s)
     return best
@@ -98,18 +105,19 @@ def idle_gang_notes(
     if scenario.kind != "portfolio" or scenario.cluster.gpus is not None:
         return []
     training = TrainingSettings.of(scenario)
+    unsized = _unsized_runs(scenario, training)
     reruns: dict[int, tuple] = {}
     notes = []
     for row in rows:
         share = idle_share(row)
         if not _fixed_size(row) or share is None or share <= IDLE_SHARE_MIN:
             continue
-        found = _setter(scenario, row.capacity_size_gpus or 0, training)
+        found = _setter(unsized, row.capacity_size_gpus or 0)
         if found is None:
             continue
         i, w, sized = found
         if i not in reruns:
-            reruns[i] = _remedy(scenario, i, w, sized.run_days, training, rerun)
+            reruns[i] = _remedy(scenario, i, w, sized, training, rerun)
         days, by, plan, other = reruns[i]
         note = IdleGangNote(
             option=row.option,
@@ -145,15 +153,14 @@ def idle_gang_notes(
     return notes
 
 
-def _remedy(scenario, i, w, run_days, training, rerun):
+def _remedy(scenario, i, w, sized, training, rerun):
     """(L, its bound, the smaller run's plan, the comparison with workloads[i].gpus set) — the
-    last two None when no count under the efficient one fits L."""
+    last two None when no count under the efficient one (`sized`, its sizing) fits L."""
     days, by = longest_run_days(w, scenario.term.months)
-    plan = _smaller_count(w, scenario.cluster.gpu, training, days) if days > run_days else None
-    if (
-        plan is None
-        or plan.gpus >= size_workload(w, scenario.cluster.gpu, training=training).gpus_per_run
-    ):
+    plan = (
+        _smaller_count(w, scenario.cluster.gpu, training, days) if days > sized.run_days else None
+    )
+    if plan is None or plan.gpus >= sized.gpus_per_run:
         return days, by, None, None
     workloads = list(scenario.workloads)
     workloads[i] = w.model_copy(update={"gpus": plan.gpus})
