@@ -268,3 +268,36 @@ def at_layout(model: dict, layout: dict):
     lay = all_layouts(job, 64)
     match = [i for i in range(len(lay)) if all(lay.row(i)[k] == v for k, v in layout.items())]
     return job, lay.take(match[:1])
+
+
+def plain_fifo(p, avail, slots: int, bstart=None, limit=None) -> tuple[list[int], list[bool]]:
+    """The gang queue (models/portfolio/fifo.py) written plainly, the reference its compiled loop
+    is checked against: (start slot, on the bridge) by run. Each run in FIFO order starts at the
+    first slot from max(release, the run before's start) whose whole window (cut at the term end)
+    is free; a run whose GPUs are never free from its release is passed over, any other that
+    cannot start blocks the queue. With a bridge, a run offered it (bstart ≥ 0) whose start would
+    be more than `limit` slots after bstart, or none, starts at bstart on the bridge instead,
+    taking nothing from the queue."""
+    free = avail.copy()
+    starts, pinned = [-1] * len(p.wl), [False] * len(p.wl)
+    prev = 0
+
+    def first_fit(free, g, lo, n):
+        for t in range(lo, slots):
+            if free[t : min(t + n, slots)].min() >= g - 1e-9:
+                return t
+        return None
+
+    for k in p.order.tolist():
+        g, n, r = p.gpus[k], int(p.length[k]), int(p.rel[k])
+        t = first_fit(free, g, max(r, prev), n)
+        if bstart is not None and bstart[k] >= 0 and (t is None or t - bstart[k] > limit[k]):
+            starts[k], pinned[k] = int(bstart[k]), True
+            continue
+        if t is None:
+            if first_fit(avail, g, r, n) is not None:
+                break
+            continue
+        free[t : min(t + n, slots)] -= g
+        starts[k] = prev = t
+    return starts, pinned

@@ -25,7 +25,7 @@ from models.portfolio.workloads import Finetune, Pretrain, Serve, Steady
 from models.scenario import Cluster, Scenario, Workload
 from models.training.plan import plan_training
 from models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
-from tests.builders import gang, portfolios
+from tests.builders import gang, plain_fifo, portfolios
 
 
 @settings(max_examples=150, derandomize=True)
@@ -245,33 +245,6 @@ def test_the_capacity_needs_one_finite_figure_a_month():
         assert exc.value.field == "capacity"
 
 
-def _plain_fifo(p, avail, slots: int) -> list[int]:
-    """The queue discipline written plainly: each run in FIFO order at the first slot from
-    max(release, the run before's start) whose whole window (cut at the term end) is free; a run
-    whose GPUs are never free from its release is passed over, any other that cannot start
-    blocks the queue."""
-    free = avail.copy()
-    starts = [-1] * len(p.wl)
-    prev = 0
-
-    def first_fit(free, g, lo, n):
-        for t in range(lo, slots):
-            if free[t : min(t + n, slots)].min() >= g - 1e-9:
-                return t
-        return None
-
-    for k in p.order.tolist():
-        g, n, r = p.gpus[k], int(p.length[k]), int(p.rel[k])
-        t = first_fit(free, g, max(r, prev), n)
-        if t is None:
-            if first_fit(avail, g, r, n) is not None:
-                break
-            continue
-        free[t : min(t + n, slots)] -= g
-        starts[k] = prev = t
-    return starts
-
-
 @settings(max_examples=60, derandomize=True)
 @given(portfolios())
 def test_the_queue_starts_runs_as_the_plain_fifo_does(case):
@@ -285,7 +258,7 @@ def test_the_queue_starts_runs_as_the_plain_fifo_does(case):
         _, cap_slot = cap._capacity(c, demand.months)
         flat_served = cap._flat(p, cap_slot)[3]
         avail = cap_slot - flat_served / SLOT_HOURS
-        assert fifo_starts(*p.fifo, avail).tolist() == _plain_fifo(p, avail, slots)
+        assert fifo_starts(*p.fifo, avail).tolist() == plain_fifo(p, avail, slots)[0]
 
 
 @settings(max_examples=60, derandomize=True)

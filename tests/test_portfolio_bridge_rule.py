@@ -22,7 +22,7 @@ from models.portfolio.service import WAIT_TOLERANCE_DAYS
 from models.scenario import Scenario
 from pricing.catalogue.loader import load_catalogue
 from pricing.planning.planner import plan_portfolio
-from tests.builders import app, portfolios, sample
+from tests.builders import app, plain_fifo, portfolios, sample
 
 
 def _lab(max_wait_days: float | None = None) -> Scenario:
@@ -95,35 +95,6 @@ def test_the_service_level_and_the_bridge_line_agree_on_every_sample(sample_plan
         assert plan.service.met, (name, option)
 
 
-def _plain_bridged(p, avail, slots: int, bstart, limit) -> tuple[list[int], list[bool]]:
-    """The bridged queue written plainly: `_plain_fifo` (tests/test_capacity.py), except that a
-    run offered the bridge (bstart ≥ 0) whose start on `avail` would be more than `limit` slots
-    after bstart, or none, starts at bstart on the bridge, taking nothing from the queue."""
-    free = avail.copy()
-    starts, pinned = [-1] * len(p.wl), [False] * len(p.wl)
-    prev = 0
-
-    def first_fit(free, g, lo, n):
-        for t in range(lo, slots):
-            if free[t : min(t + n, slots)].min() >= g - 1e-9:
-                return t
-        return None
-
-    for k in p.order.tolist():
-        g, n, r = p.gpus[k], int(p.length[k]), int(p.rel[k])
-        t = first_fit(free, g, max(r, prev), n)
-        if bstart[k] >= 0 and (t is None or t - bstart[k] > limit[k]):
-            starts[k], pinned[k] = int(bstart[k]), True
-            continue
-        if t is None:
-            if first_fit(avail, g, r, n) is not None:
-                break
-            continue
-        free[t : min(t + n, slots)] -= g
-        starts[k] = prev = t
-    return starts, pinned
-
-
 @settings(max_examples=60, derandomize=True)
 @given(portfolios(), st.floats(0.0, 1.0), st.integers(0, 20))
 def test_the_bridged_queue_starts_runs_as_the_plain_one_does(case, share, days):
@@ -140,7 +111,7 @@ def test_the_bridged_queue_starts_runs_as_the_plain_one_does(case, share, days):
         _, cap_slot = cap._capacity(c, demand.months)
         avail = cap_slot - cap._flat(p, cap_slot)[3] / SLOT_HOURS
         start, pinned = fifo_bridged(*p.fifo, avail, bstart[p.order], limit[p.order])
-        assert (start.tolist(), pinned.tolist()) == _plain_bridged(p, avail, slots, bstart, limit)
+        assert (start.tolist(), pinned.tolist()) == plain_fifo(p, avail, slots, bstart, limit)
 
 
 def test_compare_says_which_runs_the_bridge_takes_and_at_what_price():
