@@ -7,11 +7,14 @@ import pytest
 
 from bench.small_model_fit import _job_and_layout, errors, load
 from models import constants as C
+from models.hardware import get_gpu
 from models.numbers import pct
 from models.scenario import Scenario
 from models.training import small_gemm
+from models.training.job import Job
 from models.training.plan import plan_training
 from models.training.step_time import step_breakdown
+from models.validation.training_rows import shape_of
 
 
 @pytest.fixture(scope="module")
@@ -61,35 +64,69 @@ def test_the_fixed_part_is_in_the_total(rows):
     assert steps[1]["fixed_per_step"][0] > steps[0]["fixed_per_step"][0] > 0.02
 
 
-def test_small_gemms_run_slower_per_flop():
-    """768-wide GEMMs take 1 + (D0/768)^2 of their time; 2560-wide ones a tenth of that."""
+def test_gemm_size_goes_by_the_gemms_volume(monkeypatch):
+    """The second form (training.md 7.2), at an explicit D0 (the fit gives 0): each layer GEMM takes
+    1 + (D0 / (M·N·K)^(1/3))^2, FLOP-weighted over the four; more tokens make a narrow GEMM
+    efficient, and a TP-split GEMM of a large model is not small (the first form's min(h/√tp, T)
+    gave both the same d)."""
     from models.training.layouts import Layouts
 
+    monkeypatch.setattr(C, "SMALL_GEMM_D0", 576.0)
     rows = {r["id"]: r for r in load()}
-    small, _ = _job_and_layout(rows["lfs-a100-40-125m-8"])  # hidden 768
-    big, _ = _job_and_layout(rows["lfs-a100-40-3b-8"])  # hidden 2560
+    small, _ = _job_and_layout(rows["lfs-a100-40-125m-8"])  # MPT-125M: h 768, FFN 3072, MHA
     lay = Layouts.single(64, tp=1, pp=1, dp=8, micro_batch=1)
-    assert small_gemm.gemm_size_factor(small, lay, 2048)[0] == pytest.approx(
-        1 + (C.SMALL_GEMM_D0 / 768) ** 2
-    )
-    slow_small = small_gemm.gemm_size_factor(small, lay, 2048)[0] - 1
-    slow_big = small_gemm.gemm_size_factor(big, lay, 8192)[0] - 1
-    assert slow_small > 0.1 and slow_big < slow_small / 10  # (768 / 2560)^2 = 0.09
+    dims = [(2048, 768, 2304), (2048, 768, 768), (2048, 768, 3072), (2048, 3072, 768)]
+    vol = [m * k * n for m, k, n in dims]
+    by_hand = sum(v * (1 + (576 / v ** (1 / 3)) ** 2) for v in vol) / sum(vol)
+    assert small_gemm.gemm_size_factor(small, lay, 2048)[0] == pytest.approx(by_hand)
+    assert small_gemm.gemm_size_factor(small, lay, 16 * 2048)[0] - 1 < (by_hand - 1) / 5
+    big = Job(shape_of("gpt3-175b"), get_gpu("A100-80GB"), 2048, 1536, "bf16")
+    tp8 = Layouts.single(1536, tp=8, pp=8, dp=24, micro_batch=1)
+    assert small_gemm.gemm_size_factor(big, tp8, 2048)[0] - 1 < 0.5 * (576 / 2048) ** 2
 
 
-def test_a_1b_model_on_512_h100_reports_its_fixed_share():
-    """A 1B model on 512 H100: the share of the step that does not shrink is on the plan and in
-    the train report; without the term it would be 0."""
+def test_the_latency_term_is_for_zero3_only():
+    """Amendment 2: a ZeRO-1 layout (Megatron's distributed optimizer, Nemotron-4 15B's 384-way
+    data parallelism) pays no fixed per-step cost; the same layout under ZeRO-3 does."""
+    from models.training.layouts import Layouts
+
+    job = Job(shape_of("nemotron4-15b"), get_gpu("H100-SXM"), 4096, 768, "bf16")
+    fixed = {
+        z: step_breakdown(job, Layouts.single(768, tp=2, pp=1, dp=384, micro_batch=1, zero=z))[
+            "fixed_per_step"
+        ][0]
+        for z in (1, 3)
+    }
+    assert fixed[1] == 0.0
+    assert fixed[3] > 0.1  # 18 hops x 3·32 calls x 2 micro-batches x 80 µs + 2 x 35 ms
+
+
+def test_the_fixed_share_is_in_the_report_and_the_json(capsys):
+    """Where a plan runs ZeRO-3 (Llama 3 70B on 64 H100 under FSDP), the step's fixed per-step
+    part and its share are in the train report's step line and in `train --json`."""
+    import json
+
+    from app.cli import main
     from app.report_text import training_report
 
     sc = Scenario.model_validate(
         {
-            "workload": {"model": "llama3.2-1b", "tokens": 1e11},
-            "cluster": {"gpu": "H100-SXM", "gpus": 512},
+            "workload": {"model": "llama3-70b", "tokens": 1e11},
+            "cluster": {"gpu": "H100-SXM", "gpus": 64},
+            "execution": {"software_stack": "fsdp-zero"},
             "term": {"months": 12},
         }
     )
     p = plan_training(sc)
-    assert p.step_breakdown_s["fixed_per_step"] > 0
-    assert 0.05 < p.small_model_share < 0.9
-    assert f"small GEMMs: {pct(p.small_model_share)} of the step" in training_report(p)
+    assert p.layout.zero == 3 and p.step_breakdown_s["fixed_per_step"] > 0
+    assert 0 < p.small_model_share < 0.2
+    report = training_report(p)
+    assert f"fixed per step {p.step_breakdown_s['fixed_per_step']:.2f}" in report
+    assert f"small GEMMs: {pct(p.small_model_share)} of the step" in report
+    args = ["train", "--model", "llama3-70b", "--tokens", "100B", "--gpu", "H100-SXM"]
+    assert main([*args, "--gpus", "64", "--stack", "fsdp-zero", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    plan = out.get("plan", out)
+    assert plan["step_breakdown_s"]["fixed_per_step"] == pytest.approx(
+        p.step_breakdown_s["fixed_per_step"]
+    )
