@@ -87,6 +87,15 @@ def moe_step_text(step: Mapping[str, float]) -> str:
     return f"of the compute, MoE all-to-all {a2a:.2f} s and small experts' GEMMs {gemm:.2f} s"
 
 
+def small_model_step_text(p: TrainingPlan) -> str:
+    """The share of a plan's step that does not shrink with the per-GPU work (the fixed per-step
+    costs and the small-GEMM slowdown, models/training/small_gemm.py; TrainingPlan.small_model_share);
+    empty where it is 0 (the terms are off by default, and on only ZeRO-3 plans pay them)."""
+    if p.small_model_share <= 0:
+        return ""
+    return f"fixed per-step costs and small GEMMs: {pct(p.small_model_share)} of the step"
+
+
 def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
     """The rows of the run itself: layout, execution, memory, step time, efficiency, throughput,
     steps and one run's length."""
@@ -120,11 +129,7 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
         (
             "Step time",
             f"{p.step_time_s:.3g} s ({step_parts} s{'; ' + moe if moe else ''})"
-            + (
-                f"; fixed per-step costs and small GEMMs: {pct(p.small_model_share)} of the step"
-                if p.small_model_share > 0
-                else ""
-            ),
+            + (f"; {small}" if (small := small_model_step_text(p)) else ""),
         ),
         ("Efficiency", f"MFU {pct(p.mfu, 1)}, {p.model_tflops_per_gpu:.0f} model TFLOP/s per GPU"),
         ("Throughput", f"{_si(p.tokens_per_s)} tokens/s ({p.tokens_per_s / p.gpus:,.0f} per GPU)"),

@@ -130,3 +130,26 @@ def test_the_fixed_share_is_in_the_report_and_the_json(capsys):
     assert plan["step_breakdown_s"]["fixed_per_step"] == pytest.approx(
         p.step_breakdown_s["fixed_per_step"]
     )
+
+
+def test_the_training_page_shows_the_fixed_share_of_a_zero3_plan():
+    """Workload page (AppTest): the step caption names the fixed per-step share of a ZeRO-3 plan
+    with the terms on (the same words as the train report, app/report_text.py); a ZeRO-1 plan has
+    none."""
+    from tests.builders import app
+
+    sc = {
+        "workload": {"model": "llama3-70b", "tokens": 1.07e11},
+        "cluster": {"gpu": "H100-SXM", "gpus": 64},
+        "execution": {"software_stack": "fsdp-zero"},
+    }
+    at = app("workload", scenario=sc)
+    assert not at.exception
+    caption = " ".join(c.value for c in at.caption)
+    share = pct(
+        plan_training(Scenario.model_validate({**sc, "term": {"months": 12}})).small_model_share
+    )
+    assert f"fixed per-step costs and small GEMMs: {share} of the step" in caption
+    dense = {"workload": {"model": "llama3-8b", "tokens": 1.07e11}, "cluster": sc["cluster"]}
+    at = app("workload", scenario=dense)  # planned at ZeRO-1: no fixed per-step part
+    assert "fixed per-step costs" not in " ".join(c.value for c in at.caption)

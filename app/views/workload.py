@@ -16,7 +16,7 @@ from app.formatting import (
     pct,
     si,
 )
-from app.report_text import execution_text, moe_step_text
+from app.report_text import execution_text, moe_step_text, small_model_step_text
 from app.views import portfolio as portfolio_view
 from app.views import site_inputs
 from app.views.chart_cache import plan_chart
@@ -539,7 +539,8 @@ def _sizing_results(plan: TrainingPlan) -> None:
         f"state {days(plan.steady_days)}. "
         f"{plan.model.name}: {si(plan.model.params)} parameters; {plan.steps:,} steps of "
         f"{si(plan.global_batch_tokens)} tokens; step {plan.step_time_s:.2f} s"
-        f"{' (' + moe + ')' if (moe := moe_step_text(plan.step_breakdown_s)) else ''}; "
+        f"{' (' + moe + ')' if (moe := moe_step_text(plan.step_breakdown_s)) else ''}"
+        f"{'; ' + small if (small := small_model_step_text(plan)) else ''}; "
         f"{plan.search.layouts_evaluated:,.0f} layouts searched. "
         f"Checkpoint {gib(plan.checkpoint.size_gib)} every {plan.checkpoint.interval_min:.0f} min."
     )
