@@ -27,9 +27,9 @@ from models.finetune.plan import (
     RULE_OF_THUMB_BYTES_PER_PARAM,
     RULE_OF_THUMB_MFU,
     FinetuneInputs,
-    evaluate_layout,
     lora_params,
 )
+from models.finetune.published import evaluate_layout
 from models.finetune.savings import SAVINGS
 from models.hardware import get_gpu
 from models.shapes import get_preset
