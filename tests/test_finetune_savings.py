@@ -238,3 +238,24 @@ def test_torchtunes_pure_bf16_full_finetune_on_eight_a100_is_planned_not_rejecte
     assert p.savings["pure_bf16"] and p.memory_gib_per_gpu["gradients"] == pytest.approx(
         70e9 * 2 / 8 / GIB, rel=0.03
     )
+
+
+def test_the_batch_added_after_amendment_2_is_scored_apart_and_beside_the_first():
+    """Rows entered after amendment 2 and committed before they were scored: ten (full 3, LoRA 7),
+    their first and only score (12.8 % median, -8.1 % signed; the NeMo 24.07 70B SFT on 16 H100
+    rejected by the memory model) pinned so it cannot move quietly; the first batch keeps its six.
+    The report prints both batches on one line per method."""
+    res = FV.validate()
+    batch = [r for r in res["rows"] if r["split"] == "after-amendment"]
+    assert len(batch) == 10 and all(r["kind"] == "throughput" for r in batch)
+    after, before = res["after_amendment"], res["added"]
+    assert {m: s["rows"] for m, s in after.items()} == {"all": 10, "full": 3, "lora": 7}
+    assert {m: s["rows"] for m, s in before.items()} == {"all": 6, "full": 2, "lora": 3, "qlora": 1}
+    assert after["all"]["median_abs_error"] == pytest.approx(0.128, abs=0.001)
+    assert after["all"]["signed_median_error"] == pytest.approx(-0.081, abs=0.001)
+    assert after["all"]["rejected"] == ["nemo2407-llama2-70b-sft-h100x16"]
+    assert res["by_kind"]["throughput"]["rows"] == 16  # the seen rows only
+    lines = FV.report(res).splitlines()
+    assert any("before amendment 2" in x and "after amendment 2" in x for x in lines)
+    all_line = next(x for x in lines if x.startswith("all      |"))
+    assert all_line.count("|") == 2 and "+18.1%" in all_line and "-8.1%" in all_line
