@@ -263,8 +263,8 @@ def _batches_report(result: dict) -> list[str]:
                 f" | {s['rows']:>4} {s['median_abs_error']:>7.1%} "
                 f"{s['signed_median_error']:>+7.1%} {s['rule_median_abs_error']:>6.1%}  {rejected:<16}"
             )
-        lines.append(f"{name:8}{cells}")
-    return lines
+        lines.append(f"{name:8}{cells}".rstrip())
+    return [x.rstrip() for x in lines]
 
 
 if __name__ == "__main__":
