@@ -503,6 +503,22 @@ OPTIMIZER_8BIT_BYTES = 6
 #: read and written at 1 byte instead of 4: read master 4, m 1, v 1, gradient 4; write master 4, m 1,
 #: v 1; the BF16 weight 2.
 OPTIMIZER_8BIT_STEP_BYTES = 18
+#: Pure-BF16 training (docs/reference/finetune-model.md amendment 2; torchtune
+#: recipes/full_finetune_distributed.py: "When dtype=bf16, all activations, gradients and optimizer
+#: states are in bfloat16"; llama-recipes pure_bf16 with AnyPrecisionAdamW, BF16 moments, no Kahan
+#: buffer). Bytes per trained parameter of the gradient (BF16, not the core's FP32 GRAD_BYTES):
+PURE_BF16_GRAD_BYTES = 2
+#: optimizer state with no FP32 master copy: m and v in BF16, 2 + 2 (8-bit states: 1 + 1):
+PURE_BF16_OPTIMIZER_BYTES = 4
+PURE_BF16_OPTIMIZER_8BIT_BYTES = 2
+#: one update's traffic: read weight 2, gradient 2, m 2, v 2; write weight 2, m 2, v 2 = 14
+#: (8-bit: read 2 + 2 + 1 + 1, write 2 + 1 + 1 = 10), against OPTIMIZER_STEP_BYTES' 30:
+PURE_BF16_STEP_BYTES = 14
+PURE_BF16_8BIT_STEP_BYTES = 10
+#: offloaded, the host also keeps what the CPU step updates and reads: the BF16 weight 2 and the
+#: BF16 gradient 2 (mixed precision keeps the FP32 gradient, GRAD_BYTES, the master being in
+#: OPTIMIZER_BYTES):
+PURE_BF16_HOST_EXTRA_BYTES = 2 + 2
 #: Bytes per offloaded parameter crossing the host link each step under optimizer offload: the
 #: BF16 gradient down and the updated BF16 weight up (ZeRO-Offload, Ren et al. 2021, arXiv
 #: 2101.06840 Sec. 4.1: "fp16 gradients" to the CPU, "fp16 parameters" back to the GPU).

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from app.cli import main
 from models.errors import InputError
-from models.finetune.plan import FinetuneInputs, evaluate_layout, lora_params, plan_finetune
+from models.finetune.plan import FinetuneInputs, lora_params, plan_finetune
+from models.finetune.published import evaluate_layout
 from models.hardware import get_gpu
 from models.shapes import get_preset
 from models.training.sizing import gpu_ladder
@@ -286,3 +287,26 @@ def test_cli_finetune_bad_method_and_too_few_gpus():
         "1",
     )
     assert rc == 2 and "--gpus" in err and "at least" in err
+
+
+def test_cli_finetune_pure_bf16_flag_and_its_framework_rule():
+    args = ("finetune", "--model", "llama2-70b", "--method", "full", "--tokens", "1e8")
+    rc, out, _ = run_cli(*args, "--gpu", "A100-80GB", "--gpus", "8", "--pure-bf16", "--json")
+    plan = json.loads(out)
+    assert rc == 0 and plan["savings"]["pure_bf16"] and plan["savings_chosen_by"] != "none needed"
+    assert plan["step_time_s"] == pytest.approx(
+        plan_finetune(
+            FinetuneInputs(
+                model="llama2-70b",
+                method="full",
+                tokens=1e8,
+                gpu="A100-80GB",
+                gpus=8,
+                pure_bf16=True,
+            )
+        ).step_time_s
+    )
+    rc, out, _ = run_cli(*args, "--gpu", "A100-80GB", "--gpus", "8")
+    assert rc == 0 and "Kahan summation" in out  # the planner chose it and says what it risks
+    rc, _, err = run_cli(*args, "--gpu", "H100-SXM", "--framework", "megatron", "--pure-bf16")
+    assert rc != 0 and "--pure-bf16" in err and "fsdp" in err and "Traceback" not in err

@@ -615,7 +615,9 @@ SERVE = ServeInputs(
     users=48,
     tpot_ms=40,
 )
-FINETUNE = FinetuneInputs(model="llama3-8b", method="qlora", gpu="L40S", tokens=5e7, lora_rank=64)
+FINETUNE = FinetuneInputs(
+    model="llama3-8b", method="qlora", gpu="L40S", tokens=5e7, lora_rank=64, pure_bf16=True
+)
 
 
 def with_sections(**sections) -> str:

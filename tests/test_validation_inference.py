@@ -251,11 +251,15 @@ def test_validation_page_shows_inference_and_finetune(serving, finetune):
     ft_rows = next(f for f in frames if "within bound" in f)
     assert list(ft_rows["row"]) == [r["id"] for r in finetune["rows"]]
     assert list(ft_rows["split"]) == [r["split"] for r in finetune["rows"]]
-    added = next(f for f in frames if "method (rows added after the fit)" in f)
-    added = added.set_index("method (rows added after the fit)")
-    for name, s in finetune["added"].items():
-        assert added.loc[name, "model median %"] == pytest.approx(100 * s["median_abs_error"])
-        assert added.loc[name, "signed median %"] == pytest.approx(100 * s["signed_median_error"])
+    added = next(f for f in frames if "batch (rows added after the fit)" in f)
+    added = added.set_index(["batch (rows added after the fit)", "method"])
+    assert len(added) == sum(len(finetune[key]) for _, key, _ in FV.ADDED_BATCHES)
+    for _, key, label in FV.ADDED_BATCHES:  # each batch beside the other, as `validate` prints them
+        for name, s in finetune[key].items():
+            got = added.loc[(label, name)]
+            assert got["rows"] == s["rows"]
+            assert got["model median %"] == pytest.approx(100 * s["median_abs_error"])
+            assert got["signed median %"] == pytest.approx(100 * s["signed_median_error"])
     charts = at.get("plotly_chart")
     assert len(charts) >= 3  # training, inference, fine-tuning
 

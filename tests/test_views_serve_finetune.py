@@ -289,6 +289,19 @@ def test_finetune_a_saving_set_on_is_honoured_and_the_framework_moves_the_number
     assert mega.step_time_s != plan.step_time_s
 
 
+def test_finetune_pure_bf16_is_an_input_with_its_caveat_and_fsdp_only():
+    at = app("finetune")
+    at.selectbox(key="f_pure_bf16").set_value(True).run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_finetune(finetune_inputs(pure_bf16=True))
+    text = _savings_text(at)
+    assert plan.savings["pure_bf16"] and savings.PURE_BF16_CAVEAT in text
+    assert number(at, "Step time") == pytest.approx(plan.step_time_s, abs=0.005)
+    at.selectbox(key="f_framework").set_value("megatron").run()
+    assert not at.exception
+    assert errors(at).startswith("pure_bf16:"), errors(at)
+
+
 def test_finetune_contradictory_savings_are_named():
     at = app("finetune")
     at.selectbox(key="f_optimizer_offload").set_value(False).run()

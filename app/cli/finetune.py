@@ -14,7 +14,7 @@ from app.cli.common import (
     print_json,
     sized,
 )
-from models.finetune.savings import LABELS, SAVINGS
+from models.finetune.savings import LABELS, PURE_BF16_CAVEAT, SAVINGS
 from models.hardware import gpu_ids
 from models.shapes import load_presets
 
@@ -150,7 +150,8 @@ def savings_line(p) -> str:
         if p.host_memory_gib_per_gpu
         else ""
     )
-    return f"{', '.join(parts)} ({who}{host})"
+    caveat = f"; {PURE_BF16_CAVEAT}" if p.savings.get("pure_bf16") else ""
+    return f"{', '.join(parts)} ({who}{host}){caveat}"
 
 
 def _economics(inputs, plan, args: argparse.Namespace):

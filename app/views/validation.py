@@ -280,18 +280,21 @@ def finetune_summary(result: dict) -> pd.DataFrame:
 
 
 def finetune_added(result: dict) -> pd.DataFrame:
-    """Tokens/s per GPU on the rows added after the model's form was fixed, by method."""
+    """Tokens/s per GPU on the rows added after the model's form was fixed, batch by batch
+    (FV.ADDED_BATCHES, side by side as `clusterplan validate` prints them), by method."""
     return pd.DataFrame(
         [
             {
-                "method (rows added after the fit)": name,
+                "batch (rows added after the fit)": label,
+                "method": name,
                 "rows": s["rows"],
                 "model median %": 100 * s["median_abs_error"],
                 "signed median %": 100 * s["signed_median_error"],
                 "rule of thumb median %": 100 * s["rule_median_abs_error"],
                 "rejected at its settings": ", ".join(s["rejected"]) or "none",
             }
-            for name, s in result["added"].items()
+            for _, key, label in FV.ADDED_BATCHES
+            for name, s in result[key].items()
         ]
     )
 

@@ -43,8 +43,8 @@ from models.record import Record, at_least
 from models.shapes import ModelShape, get_preset, known_model, load_presets
 from models.training import collectives as coll
 from models.training.job import Job, layers_per_stage, stage_params
-from models.training.layouts import RECOMPUTE_MODES, SEARCH_RECOMPUTE_MODES, Layouts, Recompute
-from models.training.memory import GIB, fits
+from models.training.layouts import RECOMPUTE_MODES, Layouts, Recompute
+from models.training.memory import GIB
 from models.training.search import all_layouts, evaluate, stack_allows
 from models.training.sizing import gpu_ladder
 from models.units import BITS_PER_BYTE, BYTES_PER_GB, SECONDS_PER_HOUR
@@ -137,6 +137,11 @@ class FinetuneInputs(Record):
         None,
         description="activations kept on the CPU between forward and backward; default: the planner",
     )
+    pure_bf16: bool | None = Field(
+        None,
+        description="weights, gradients and Adam states in BF16, no FP32 master copy (torchtune "
+        "dtype bf16); fsdp only; default: the planner",
+    )
 
     _tokens_floor = field_validator("tokens", mode="before")(
         at_least(MIN_SEQ_LEN, f"one sequence of the shortest length ({MIN_SEQ_LEN} tokens)")
@@ -155,8 +160,10 @@ class FinetuneInputs(Record):
 
     @property
     def fixed_savings(self) -> dict[str, bool | None]:
-        """The memory-saving choices as the buyer set them (None: the planner's)."""
-        return {k: getattr(self, k) for k in savings.SAVINGS}
+        """The memory-saving choices as the buyer set them (None: the planner's); pure BF16 is off
+        under megatron (Megatron-Core keeps FP32 or FP16 main parameters)."""
+        out = {k: getattr(self, k) for k in savings.SAVINGS}
+        return out | ({"pure_bf16": False} if self.framework == "megatron" else {})
 
     @property
     def dataset_tokens(self) -> float:
@@ -521,6 +528,10 @@ def _check(inp: FinetuneInputs) -> tuple[ModelShape, GpuSpec]:
         raise InputError(
             "param_offload", "parameter offload needs optimizer offload (the step runs on the CPU)"
         )
+    if inp.pure_bf16 and inp.framework == "megatron":
+        raise InputError(
+            "pure_bf16", "pure BF16 (no FP32 master weights) runs under fsdp only; use fsdp or off"
+        )
     if inp.paged_optimizer and inp.optimizer_offload:
         raise InputError(
             "paged_optimizer", "a paged optimizer pages GPU optimizer states: not with offload"
@@ -655,33 +666,6 @@ def _assemble(inp, shape, gpu, job, choice, n, sizing, min_gpus):
     )
 
 
-def evaluate_layout(inp: FinetuneInputs, **layout) -> dict:
-    """Memory (GiB) and step time (s) of one explicit layout (a published configuration) with the
-    savings the inputs set (the unset ones off), the recompute mode given or, when omitted, the
-    fastest that fits."""
-    shape, gpu = _check(inp)
-    job = job_for(inp, shape, gpu)
-    modes = [layout.pop("recompute")] if "recompute" in layout else list(SEARCH_RECOMPUTE_MODES)
-    combo = {k: bool(v) for k, v in inp.fixed_savings.items()}
-    best = None
-    for mode in modes:
-        lay = Layouts.single(inp.global_batch_seqs, recompute=mode, **layout)
-        mem, step = breakdowns(inp, job, lay)
-        mem, step, extra = savings.apply(combo, mem, step, lay, _context(inp, job, lay))
-        ok = bool(fits(job, mem["total"])[0] and extra["valid"][0])
-        cand = (not ok, float(step["total"][0]), mode, mem, step)
-        if best is None or cand[:2] < best[:2]:
-            best = cand
-    _, t, mode, mem, step = best
-    return {
-        "recompute": mode,
-        "fits": not best[0],
-        "memory_gib": float(mem["total"][0]) / GIB,
-        "step_time_s": t,
-        "tokens_per_s": inp.global_batch_seqs * inp.seq_len / t,
-    }
-
-
 __all__ = [
     "ALL_TARGETS",
     "FinetuneInputs",
@@ -689,5 +673,4 @@ __all__ = [
     "plan_finetune",
     "lora_params",
     "linear_params",
-    "evaluate_layout",
 ]

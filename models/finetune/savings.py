@@ -22,6 +22,11 @@ memory bandwidth per GPU (× HOST_MEMORY_EFFICIENCY):
 - paged_optimizer (bitsandbytes paged optimizers, Dettmers et al. 2023 arXiv 2305.14314 Sec. 3):
   states in CUDA unified memory; what exceeds the GPU's usable memory (at most all optimizer bytes)
   is evicted to the host and paged back every step: time 2 × overflow / B. Not with offload.
+- pure_bf16 (torchtune's dtype bf16, llama-recipes pure_bf16; amendment 2): no FP32 master copy,
+  gradient and Adam moments in BF16: gradients × PURE_BF16_GRAD_BYTES / grad bytes, optimizer
+  bytes and step traffic from OPTIMIZER_FORMS (4 and 14 B, with 8-bit states 2 and 10 B);
+  offloaded, the host keeps the BF16 weight and gradient (PURE_BF16_HOST_EXTRA_BYTES). Framework
+  fsdp only (the plan's inputs fix it off under megatron).
 - activation_offload (torchtune enable_activation_offloading, Megatron-Core cpu_offloading): the
   GPU keeps two layers' activations, the rest goes to the host and back on its own stream; time
   max(0, 2 × offloaded × m / B − compute), the part compute does not hide. Pipeline-free layouts
@@ -53,6 +58,7 @@ SAVINGS = (
     "optimizer_8bit",
     "paged_optimizer",
     "activation_offload",
+    "pure_bf16",
 )
 LABELS = {
     "optimizer_offload": "optimizer offload to CPU",
@@ -60,7 +66,14 @@ LABELS = {
     "optimizer_8bit": "8-bit optimizer",
     "paged_optimizer": "paged optimizer",
     "activation_offload": "activation offload to CPU",
+    "pure_bf16": "pure BF16 (no FP32 master weights)",
 }
+#: what the page and the CLI say beside a plan that trains in pure BF16 (Zamirai et al. 2020,
+#: "Revisiting BFloat16 Training", arXiv 2010.06192)
+PURE_BF16_CAVEAT = (
+    "pure BF16 keeps no FP32 master weights: updates smaller than BF16's resolution are lost "
+    "unless the optimizer uses Kahan summation or stochastic rounding (Zamirai et al. 2020)"
+)
 #: step-time parts each choice adds (plan step_breakdown_s keys)
 TIME_PARTS = {
     "optimizer_offload": ("offload_transfer", "cpu_optimizer"),
@@ -124,20 +137,32 @@ def combos(fixed: dict[str, bool | None]) -> list[dict[str, bool]]:
     return sorted(out, key=lambda c: sum(c.values()))
 
 
+#: (optimizer bytes, step bytes) per trained parameter by (8-bit, pure BF16)
+OPTIMIZER_FORMS = {
+    (False, False): (C.OPTIMIZER_BYTES, C.OPTIMIZER_STEP_BYTES),
+    (True, False): (C.OPTIMIZER_8BIT_BYTES, C.OPTIMIZER_8BIT_STEP_BYTES),
+    (False, True): (C.PURE_BF16_OPTIMIZER_BYTES, C.PURE_BF16_STEP_BYTES),
+    (True, True): (C.PURE_BF16_OPTIMIZER_8BIT_BYTES, C.PURE_BF16_8BIT_STEP_BYTES),
+}
+
+
 def _optimizer(c, mem, step, link_bps, host_bps, grad_bytes) -> tuple[dict, dict, np.ndarray]:
-    """The 8-bit and offloaded optimizer: (memory, added seconds, host bytes)."""
+    """The 8-bit, pure-BF16 and offloaded optimizer: (memory, added seconds, host bytes).
+    Pure BF16 also holds the gradient at PURE_BF16_GRAD_BYTES instead of grad_bytes."""
     local = mem["optimizer"] / C.OPTIMIZER_BYTES
-    step_bytes = C.OPTIMIZER_8BIT_STEP_BYTES if c["optimizer_8bit"] else C.OPTIMIZER_STEP_BYTES
-    opt_bytes = C.OPTIMIZER_8BIT_BYTES if c["optimizer_8bit"] else C.OPTIMIZER_BYTES
+    opt_bytes, step_bytes = OPTIMIZER_FORMS[(c["optimizer_8bit"], c["pure_bf16"])]
     m = dict(mem)
     m["optimizer"] = local * opt_bytes
+    if c["pure_bf16"]:
+        m["gradients"] = m["gradients"] * C.PURE_BF16_GRAD_BYTES / grad_bytes
     gpu_step = step["optimizer"] * step_bytes / C.OPTIMIZER_STEP_BYTES
     add = {"optimizer": gpu_step - step["optimizer"]}
     host = np.zeros_like(local)
     if c["optimizer_offload"]:
-        host = m["optimizer"] + local * C.GRAD_BYTES
+        extra = C.PURE_BF16_HOST_EXTRA_BYTES if c["pure_bf16"] else C.GRAD_BYTES
+        host = m["optimizer"] + local * extra
         m["optimizer"] = np.zeros_like(local)
-        m["gradients"] = m["gradients"] * C.WEIGHT_BYTES / grad_bytes
+        m["gradients"] = mem["gradients"] * C.WEIGHT_BYTES / grad_bytes
         add["optimizer"] = -step["optimizer"]
         add["offload_transfer"] = local * C.OFFLOAD_TRANSFER_BYTES_PER_PARAM / link_bps
         add["cpu_optimizer"] = local * step_bytes / host_bps
@@ -187,17 +212,35 @@ def apply(c: dict[str, bool], mem: dict, step: dict, lay, ctx: dict) -> tuple[di
 
 
 def seconds_by_saving(c: dict[str, bool], step_i: dict[str, float], base_i: dict[str, float]):
-    """Seconds per step each chosen saving adds at one layout (8-bit: the optimizer step saved,
-    negative): the page's and the CLI's 'what it costs in time'."""
+    """Seconds per step each chosen saving adds at one layout (8-bit and pure BF16 on the GPU: the
+    optimizer step they save, negative; both on: each its own share of OPTIMIZER_FORMS' bytes): the
+    page's and the CLI's 'what it costs in time'."""
     out = {}
     for name in SAVINGS:
         if not c[name]:
             continue
         parts = TIME_PARTS.get(name, ())
         out[name] = sum(step_i.get(p, 0.0) for p in parts)
-    if c["optimizer_8bit"] and not c["optimizer_offload"]:
-        out["optimizer_8bit"] = step_i["optimizer"] - base_i["optimizer"]
+    if c["optimizer_offload"]:
+        return out
+    per_byte = base_i["optimizer"] / C.OPTIMIZER_STEP_BYTES
+    eight, pure = c["optimizer_8bit"], c["pure_bf16"]
+    if eight:
+        out["optimizer_8bit"] = per_byte * (
+            OPTIMIZER_FORMS[(True, pure)][1] - OPTIMIZER_FORMS[(False, pure)][1]
+        )
+    if pure:
+        out["pure_bf16"] = per_byte * (OPTIMIZER_FORMS[(False, True)][1] - C.OPTIMIZER_STEP_BYTES)
     return out
 
 
-__all__ = ["SAVINGS", "LABELS", "HostLink", "host_link", "combos", "apply", "seconds_by_saving"]
+__all__ = [
+    "SAVINGS",
+    "LABELS",
+    "PURE_BF16_CAVEAT",
+    "HostLink",
+    "host_link",
+    "combos",
+    "apply",
+    "seconds_by_saving",
+]

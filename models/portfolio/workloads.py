@@ -210,6 +210,7 @@ class Finetune(WorkloadBase):
     optimizer_8bit: bool | None = None
     paged_optimizer: bool | None = None
     activation_offload: bool | None = None
+    pure_bf16: bool | None = None
 
     _model = field_validator("model")(_known_model)
     _jobs_floor = field_validator("jobs_per_month", mode="before")(
