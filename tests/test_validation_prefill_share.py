@@ -61,3 +61,20 @@ def test_sglangs_dense_h100_rows_are_no_longer_a_third_slow():
             and s.held_out == (split == "held out")
         ]
         assert 0 < np.median(errors) < level, (split, np.median(errors))
+
+
+def test_a_sglang_plan_names_the_share_it_assumes():
+    """The command line and the Serve page name the share an SGLang plan's decode pays; a
+    TensorRT-LLM plan (φ = 1) says nothing of it."""
+    from tests.builders import app
+    from tests.test_validation_silicon import run
+
+    args = ["serve", "--model", "qwen3-32b", "--gpu", "H100-SXM", "--input-tokens", "4096",
+            "--output-tokens", "128", "--users", "64"]  # fmt: skip
+    said = "a colocated decode pays 0.60 of the others' prefills"
+    assert said in run([*args, "--engine", "sglang"])
+    assert "others' prefills" not in run(args)
+    at = app("serve", session={"serve_inputs": {"model": "qwen3-32b", "gpu": "H100-SXM",
+                                                "input_tokens": 4096, "output_tokens": 128,
+                                                "users": 64, "engine": "sglang"}})  # fmt: skip
+    assert any(said in c.value for c in at.caption), [c.value for c in at.caption]

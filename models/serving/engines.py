@@ -193,7 +193,8 @@ def software_generation(engine: str) -> str:
     spec = ENGINES[engine]
     if spec.decode_step_factor == 1.0:
         return SOFTWARE_GENERATION
+    share = spec.prefill_share_in_decode
     return (
         f"{spec.label}: each decode step {spec.decode_step_factor:.2f}x a "
         f"{SOFTWARE_GENERATION}'s (measured on the same hardware and load)"
-    )
+    ) + (f"; a colocated decode pays {share:.2f} of the others' prefills" if share != 1 else "")
