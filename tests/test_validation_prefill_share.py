@@ -4,11 +4,22 @@ adopted only where it beats the form before it (bench/serve_prefill_share_fit.py
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 import pytest
 
+from app.cli import main
 from models.serving.plan import evaluate
 from models.validation import silicon
+
+
+def run(args: list[str]) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args) == 0
+    return out.getvalue()
 
 
 def test_an_aggregated_decode_pays_its_engines_share_of_the_others_prefills():
@@ -67,7 +78,6 @@ def test_a_sglang_plan_names_the_share_it_assumes():
     """The command line and the Serve page name the share an SGLang plan's decode pays; a
     TensorRT-LLM plan (φ = 1) says nothing of it."""
     from tests.builders import app
-    from tests.test_validation_silicon import run
 
     args = ["serve", "--model", "qwen3-32b", "--gpu", "H100-SXM", "--input-tokens", "4096",
             "--output-tokens", "128", "--users", "64"]  # fmt: skip
