@@ -54,10 +54,13 @@ NONE = (0.0, 0.0, 0.0, 0.0)
 @contextlib.contextmanager
 def rates(gbyte_per_s: dict[str, float], crossing: dict | None = None):
     """The model with these thirteenth-amendment rates (per engine; 0 = no term) and fourteenth
-    constants (per engine; absent: none), then as it was."""
+    constants (per engine; absent: none), then as it was; every prefill whole in an aggregated
+    TPOT (the fifteenth amendment's share came after this fit)."""
     saved = dict(ENGINES)
     crossing = crossing or {}
     try:
+        for e in ENGINES:
+            ENGINES[e] = dataclasses.replace(ENGINES[e], prefill_share_in_decode=1.0)
         for e, value in gbyte_per_s.items():
             ENGINES[e] = dataclasses.replace(
                 ENGINES[e], interdomain_gbyte_per_s=value, crossing=crossing.get(e, NONE)

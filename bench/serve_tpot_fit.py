@@ -42,14 +42,17 @@ PROBE_LAMBDA, PROBE_MOE = 20e-6, 200e-6
 @contextlib.contextmanager
 def constants(lam: dict[str, float], moe: float):
     """The model with these latencies per doubling (per engine) and MoE constant, then as it was;
-    without the thirteenth and fourteenth amendments' terms between scale-up domains, which came
-    after this fit
+    without the thirteenth and fourteenth amendments' terms between scale-up domains and the
+    fifteenth's share of the others' prefills, which came after this fit
     (docs/reference/serving-evidence.md: no other constant is refitted)."""
     saved_engines, saved_moe = dict(ENGINES), C.SERVE_MOE_STEP_S_PER_LAYER
     try:
         for e in ENGINES:
             ENGINES[e] = dataclasses.replace(
-                ENGINES[e], interdomain_gbyte_per_s=0.0, crossing=(0.0, 0.0, 0.0, 0.0)
+                ENGINES[e],
+                interdomain_gbyte_per_s=0.0,
+                crossing=(0.0, 0.0, 0.0, 0.0),
+                prefill_share_in_decode=1.0,
             )
         for e, value in lam.items():
             ENGINES[e] = dataclasses.replace(ENGINES[e], allreduce_s_per_doubling=value)

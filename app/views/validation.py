@@ -418,6 +418,16 @@ def measured_serving_table(data: dict) -> pd.DataFrame:
     )
 
 
+def _engine_row(c: dict) -> dict:
+    """One split and backend of `silicon.as_json()["per_engine"]`, errors in percent."""
+    tpot, ttft = c["tpot"], c["ttft"]
+    return {"split": c["split"], "backend": c["backend"], "rows": c["rows"],
+            "TPOT median %": pct(tpot["median_abs"]), "TPOT p90 %": pct(tpot["p90_abs"]),
+            "TPOT signed %": pct(tpot["signed_median"]), "TTFT median %": pct(ttft["median_abs"]),
+            "TTFT p90 %": pct(ttft["p90_abs"]), "TTFT signed %": pct(ttft["signed_median"]),
+            "share": c["prefill_share_in_decode"]}  # fmt: skip
+
+
 def render_serving_measured() -> None:
     data = silicon.as_json()
     st.subheader("Serving, measured at scale")
@@ -426,7 +436,7 @@ def render_serving_measured() -> None:
         "(models/data/validation/aiconfigurator_silicon.csv: TensorRT-LLM, SGLang and vLLM, each "
         "row a layout, a concurrency and the measured TTFT and TPOT). The held-out split, the "
         "model's form and the mapping were written down before the first score "
-        "(docs/reference/serving-evidence.md); nothing is fitted on these rows. "
+        "(docs/reference/serving-evidence.md); constants are fitted on tuning rows only. "
         f"{data['expressible']:,} rows are expressible today, {data['held_out']:,} held out. "
         "Signed: negative means the model is faster than measured."
     )
@@ -439,6 +449,11 @@ def render_serving_measured() -> None:
             for c in columns
         },
     )
+    st.caption(
+        "Per engine. Unseen: B300 and GB300, apart from the held-out rows. Share: of the others' "
+        "prefills an aggregated decode pays (fifteenth amendment; 1 = each whole, serially)."
+    )
+    pinned_table(pd.DataFrame([_engine_row(c) for c in data["per_engine"]]), hide_index=True)
     st.caption(
         "Replicas beyond one scale-up domain (TP or attention-DP groups over several NVLink "
         "domains; docs/reference/serving-evidence.md, fourteenth amendment). Unseen: B300 and "

@@ -8,7 +8,9 @@ token (`first_token_s`) adds a fixed time per request, a factor on the request's
 in a closed loop, a share of the others' prefills, fitted on its aggregated tuning rows (the
 ninth amendment; bench/serve_ttft_fit.py reproduces them). Each engine's tensor-parallel all-reduce
 takes a latency per doubling of its group (`allreduce_s_per_doubling`), fitted on its tuning rows
-(the tenth amendment; bench/serve_tpot_fit.py reproduces them)."""
+(the tenth amendment; bench/serve_tpot_fit.py reproduces them). An aggregated replica's decode
+pays a share of the others' prefills (`prefill_share_in_decode`; the fifteenth amendment,
+bench/serve_prefill_share_fit.py)."""
 
 from __future__ import annotations
 
@@ -56,6 +58,15 @@ CROSSING_FIT_SOURCE = (
     "(bench/serve_interdomain_fit.py)"
 )
 
+#: where the share of the others' prefills in a decode comes from (fifteenth amendment)
+PREFILL_SHARE_FIT_SOURCE = (
+    "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
+    "Apache-2.0), the engine's aggregated tuning rows only: the grid point (0-1.5 by 0.01) "
+    "minimising median + 90th percentile of the absolute TPOT error, adopted only where it beats "
+    "1 over all the engine's tuning rows (docs/reference/serving-evidence.md, fifteenth "
+    "amendment); fitted 2026-12-02 (bench/serve_prefill_share_fit.py)"
+)
+
 #: where the rates between scale-up domains come from (thirteenth amendment)
 INTERDOMAIN_FIT_SOURCE = (
     "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
@@ -101,6 +112,10 @@ class EngineSpec:
     #: takes layers · (α_tp + B · hidden · 2 / r_tp) where tp exceeds the domain, else MoE layers ·
     #: (α_ep + B · top-k · hidden · 2 / r_ep); r = 0: no rate term
     crossing: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    #: the share φ_e of the others' prefills an aggregated replica's decode pays (fifteenth
+    #: amendment, PREFILL_SHARE_FIT_SOURCE): TPOT = t_step + φ_e · B · t_prefill / O and the cycle
+    #: φ_e · B · t_prefill + O · t_step; 1 = every prefill whole and serial (the form before it)
+    prefill_share_in_decode: float = 1.0
 
 
 ENGINES: dict[str, EngineSpec] = {
@@ -151,6 +166,9 @@ ENGINES: dict[str, EngineSpec] = {
         # the thirteenth amendment's rate (5.0 GB/s) is replaced (fourteenth, adopted):
         # TP: its 122; DP/EP: every engine's 87 (none of its own) (CROSSING_FIT_SOURCE)
         crossing=(18.0, 8.0, 34.0, 27.0),
+        # fifteenth amendment, adopted: fitted over its 732 aggregated tuning rows, median + p90 of
+        # |TPOT error| over all its 801 tuning rows 57.9 → 55.8 % (PREFILL_SHARE_FIT_SOURCE)
+        prefill_share_in_decode=0.60,
     ),
 }
 #: the engine each AIConfigurator `backend` names
@@ -175,7 +193,8 @@ def software_generation(engine: str) -> str:
     spec = ENGINES[engine]
     if spec.decode_step_factor == 1.0:
         return SOFTWARE_GENERATION
+    share = spec.prefill_share_in_decode
     return (
         f"{spec.label}: each decode step {spec.decode_step_factor:.2f}x a "
         f"{SOFTWARE_GENERATION}'s (measured on the same hardware and load)"
-    )
+    ) + (f"; a colocated decode pays {share:.2f} of the others' prefills" if share != 1 else "")

@@ -31,9 +31,11 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   docs/reference/serving-evidence.md, tenth amendment, fitted per engine on AIConfigurator's tuning
   rows), plus SERVE_STEP_OVERHEAD_S_PER_LAYER per layer per step (the fitted constant).
 - Colocated (prefill and decode on the same replicas, continuous batching): over one request's life
-  the replica runs O decode steps and B prefills, so output tokens/s = B · O / (B · t_prefill + O ·
-  t_step), TPOT = t_step + B · t_prefill / O (others' prefills stall decoding), TTFT = the
-  engine's first token (below) after t_prefill and t_step.
+  the replica runs O decode steps and B prefills, so output tokens/s = B · O / (φ_e · B · t_prefill
+  + O · t_step), TPOT = t_step + φ_e · B · t_prefill / O (others' prefills stall decoding; φ_e the
+  share the engine's decode pays, 1 but SGLang's 0.60: serving-evidence.md, fifteenth amendment,
+  fitted on AIConfigurator's tuning rows), TTFT = the engine's first token (below) after t_prefill
+  and t_step.
 - Time to first token (docs/reference/serving-evidence.md, ninth amendment; models/serving/
   engines.py `first_token_s`, constants fitted per engine on AIConfigurator's tuning rows):
   TTFT = a_e + t_prefill · (k_e + w_e · (C − 1)) + t_step: a fixed time per request a_e, the
@@ -287,9 +289,10 @@ def evaluate(
     head of its group (heads ÷ kv_heads times; source in models/constants.py, "pre-XQA decode
     attention"), as TensorRT-LLM before its XQA kernel (≤ 0.7) did; True (the generation the
     planner assumes): once per group. Memory, the decode step t_step and the prefill t_prefill
-    come from models/serving/roofline.py; then per replica output tokens/s = B · O / (B · t_prefill
-    + O · t_step), TTFT = engines.first_token_s (t_prefill, t_step and, with users, the batch in
-    flight), TPOT = t_step + B · t_prefill / O, and split: TTFT = first_token_s (no wave) + t_kv,
+    come from models/serving/roofline.py; then per replica output tokens/s = B · O / (φ_e · B ·
+    t_prefill + O · t_step), TTFT = engines.first_token_s (t_prefill, t_step and, with users, the
+    batch in flight), TPOT = t_step + φ_e · B · t_prefill / O (φ_e: the engine's
+    `prefill_share_in_decode`, the fifteenth amendment), and split: TTFT = first_token_s (no wave) + t_kv,
     decode B / (O · t_step) and prefill 1 / t_prefill requests/s.
     `dp` > 1: the replica is dp attention data-parallel groups of tp GPUs, the routed experts over
     all tp · dp (docs/reference/serving-evidence.md, eighth amendment); `batch` is one group's, the
@@ -323,7 +326,8 @@ def evaluate(
     # share of the others' prefills; with arrivals the wait for a slot is the queue's (pools.py)
     in_flight = b if inp.users is not None else 1.0
     ttft = first_token_s(inp.engine, t_prefill, t_step, in_flight)
-    cycle = b * t_prefill + o_tok * t_step
+    phi = ENGINES[inp.engine].prefill_share_in_decode  # of the others' prefills (fifteenth)
+    cycle = phi * b * t_prefill + o_tok * t_step
     out_rate = b * o_tok / cycle  # per replica
     # split: each prefill GPU sends its shard of the prompt's K/V to its decode GPU over its NIC
     nic = roofline.link_rates(gpu)[1]
@@ -345,7 +349,7 @@ def evaluate(
         "t_prefill": t_prefill,
         "prefill_tps_gpu": i_tok / t_prefill / tp,
         "ttft": ttft,
-        "tpot": t_step + b * t_prefill / o_tok,
+        "tpot": t_step + phi * b * t_prefill / o_tok,
         "out_tps_gpu": out_rate / tp,
         "rps_replica": b * su.dp / cycle,
         "dp": su.dp * np.ones_like(b),

@@ -348,6 +348,18 @@ def report_lines() -> list[str]:
             f"{_pct(ttft['signed_median'], signed=True):>6}"
         )
     lines.append(
+        "Per engine (unseen: B300 and GB300, apart from the held-out rows; share: of the others' "
+        "prefills an aggregated decode pays, fifteenth amendment):"
+    )
+    for c in data["per_engine"]:
+        tpot, ttft = c["tpot"], c["ttft"]
+        lines.append(
+            f"  {c['split']:9} {c['backend']:7} {c['rows']:>5}  {_pct(tpot['median_abs']):>11} "
+            f"{_pct(tpot['p90_abs']):>5} {_pct(tpot['signed_median'], signed=True):>6}  "
+            f"TTFT {_pct(ttft['median_abs']):>5} {_pct(ttft['p90_abs']):>5} "
+            f"{_pct(ttft['signed_median'], signed=True):>6}  share {c['prefill_share_in_decode']:.2f}"
+        )
+    lines.append(
         "Replicas beyond one scale-up domain (fourteenth amendment; unseen: B300 and GB300, apart "
         "from the held-out rows):"
     )
@@ -386,6 +398,7 @@ def as_json() -> dict:
     why = _not_expressible(rows)
     return {
         "beyond_domain": beyond_domain(rows),
+        "per_engine": per_engine(rows),
         "rows": len(rows),
         "expressible": sum(1 for s in rows if not s.not_expressible),
         "held_out": sum(1 for s in rows if s.held_out),
@@ -394,16 +407,18 @@ def as_json() -> dict:
     }
 
 
-def beyond_domain(rows: Iterable[Scored]) -> list[dict]:
-    """Per split (tuning, held out, unseen: the Blackwell Ultra rows apart) and backend, the
-    scored rows whose decoding replica spans more than one scale-up domain: rows, TPOT and TTFT
-    errors (docs/reference/serving-evidence.md, fourteenth amendment's tables)."""
+def _split_of(s: Scored) -> str:
+    """tuning, held out, or unseen (the Blackwell Ultra rows, held out whole, apart)."""
+    return "unseen" if s.system in HELD_OUT_SYSTEMS else "held out" if s.held_out else "tuning"
+
+
+def _per_split_and_backend(rows: Iterable[Scored]) -> list[dict]:
+    """Per split (tuning, held out, unseen) and backend, the scored rows: rows, TPOT and TTFT
+    errors."""
     groups: dict[tuple[str, str], list[Scored]] = {}
     for s in rows:
-        if not s.beyond_domain or s.tpot_error is None:
-            continue
-        split = "unseen" if s.system in HELD_OUT_SYSTEMS else "held out" if s.held_out else "tuning"
-        groups.setdefault((split, s.backend), []).append(s)
+        if s.tpot_error is not None:
+            groups.setdefault((_split_of(s), s.backend), []).append(s)
     order = {"tuning": 0, "held out": 1, "unseen": 2}
     return [
         {
@@ -417,6 +432,25 @@ def beyond_domain(rows: Iterable[Scored]) -> list[dict]:
             groups.items(), key=lambda k: (order[k[0][0]], k[0][1])
         )
     ]
+
+
+def beyond_domain(rows: Iterable[Scored]) -> list[dict]:
+    """Per split (tuning, held out, unseen: the Blackwell Ultra rows apart) and backend, the
+    scored rows whose decoding replica spans more than one scale-up domain: rows, TPOT and TTFT
+    errors (docs/reference/serving-evidence.md, fourteenth amendment's tables)."""
+    return _per_split_and_backend(s for s in rows if s.beyond_domain)
+
+
+def per_engine(rows: Iterable[Scored]) -> list[dict]:
+    """Per split (tuning, held out, unseen) and backend, every scored row: rows, TPOT and TTFT
+    errors, and the engine's share of the others' prefills in an aggregated decode
+    (`prefill_share_in_decode`, docs/reference/serving-evidence.md, fifteenth amendment)."""
+    out = _per_split_and_backend(rows)
+    for c in out:
+        c["prefill_share_in_decode"] = ENGINES[
+            ENGINE_OF_BACKEND[c["backend"]]
+        ].prefill_share_in_decode
+    return out
 
 
 #: the fewest held-out rows of a plan's own engine and GPU (and class) whose bias is read instead of
