@@ -87,3 +87,50 @@ def test_the_batch_was_committed_after_the_fit():
     added2 = _first_commit("--", "models/data/validation/whole_runs_added2.csv")
     merge_base = subprocess.run(["git", "merge-base", "--is-ancestor", fit, added2], cwd=ROOT)
     assert added2 != fit and merge_base.returncode == 0
+
+
+# --- scored with the committed fit and band (after the batch's commit) -----------------------------
+
+
+def test_the_batch_is_scored_with_the_committed_factor_from_its_own_file():
+    """Each run's error is its steady-state GPU-hours x F(N_active, G) with the committed
+    parameters, over the published GPU-hours; the rows are the file's, in its order."""
+    from models.constants import WHOLE_RUN_FIT
+    from models.training.whole_run import whole_run_factor
+    from models.validation import whole_run as W
+
+    d = W.added_scores(W.ADDED2_RUNS)
+    assert [r["id"] for r in d["rows"]] == [r["id"] for r in _rows(ADDED2)]
+    for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
+        f = whole_run_factor(r["params_active"], r["gpus"], WHOLE_RUN_FIT)
+        assert r["factor"] == pytest.approx(f) and f >= 1
+        assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
+        assert r["steady_error"] == pytest.approx(r["steady"] / r["published"] - 1)
+    assert d["whole_run"]["all"]["rows"] == 10
+
+
+def test_the_scores_are_read_from_the_file_not_kept(tmp_path):
+    """A copy of the file with one row scores one row, the same as that row in the whole batch."""
+    from models.validation import whole_run as W
+
+    with ADDED2.open(newline="") as f:
+        lines = f.read().splitlines(keepends=True)
+    one = tmp_path / "one.csv"
+    one.write_text(lines[0] + lines[1])
+    d1, d = W.added_scores(one), W.added_scores(W.ADDED2_RUNS)
+    assert [r["id"] for r in d1["rows"]] == [d["rows"][0]["id"]]
+    assert d1["whole_run"]["errors"][0] == pytest.approx(d["whole_run"]["errors"][0])
+
+
+def test_validate_prints_the_second_batch_as_a_block_of_its_own():
+    from models.validation import whole_run as W
+    from models.validation.whole_run_report import whole_run_report
+
+    text = whole_run_report()
+    assert [k for k, _, _ in W.ADDED_BATCHES] == ["added", "added2"]
+    first, second = text.split("second batch (entered 2026-12-02")
+    assert "whole_runs_added.csv" in first and "whole_runs_added2.csv" in second
+    for r in _rows(ADDED2):
+        assert second.count(f"  {r['id']} ") == 1 and r["id"] not in first
+    s = W.added_scores(W.ADDED2_RUNS)["whole_run"]["all"]
+    assert f"{s['median_abs_error']:>7.1%} {s['signed_median']:>+7.1%} (10)" in second
