@@ -561,13 +561,14 @@ def after_tax_line(c: Comparison) -> str:
 
 def accuracy_line() -> str:
     """How close the training model comes, in both modes, the whole-run expectation's scores and its
-    band's coverage (clusterplan validate; models/validation/training.py modes_summary,
+    band's coverage, on the fitted runs and on the newest batch added after the fit (clusterplan validate; models/validation/training.py modes_summary,
     models/validation/whole_run.py): one sentence for reports."""
     from models.validation.training import modes_summary  # only reports with a plan need it
-    from models.validation.whole_run import added_scores, whole_run_scores
+    from models.validation.whole_run import ADDED_BATCHES, added_scores, whole_run_scores
 
     modes = {(m["mode"], m["kind"]): m for m in modes_summary()}
-    pub, w, d = modes[("published plan", "gpu_hours")], whole_run_scores(), added_scores()
+    latest = ADDED_BATCHES[-1][2]  # the newest batch added after the fit: the runs not yet seen
+    pub, w, d = modes[("published plan", "gpu_hours")], whole_run_scores(), added_scores(latest)
     loo, add = w["leave_one_out"], d["whole_run"]
     return (
         f"Model accuracy on whole-run GPU-hours (clusterplan validate): given the published plan, "
@@ -577,7 +578,8 @@ def accuracy_line() -> str:
         f"over {len(w['rows'])} runs each left out of the fit, rule of thumb "
         f"{w['rule_of_thumb']['median_abs_error']:.0%}. The band contains {loo['band_coverage']:.0%} "
         f"of them and {add['band_coverage']:.0%} of {add['all']['rows']} runs added after the fit "
-        f"(median {add['all']['median_abs_error']:.0%}, signed {add['all']['signed_median']:+.0%})"
+        f"and entered before any was scored (median {add['all']['median_abs_error']:.0%}, signed "
+        f"{add['all']['signed_median']:+.0%})"
     )
 
 

@@ -1,6 +1,7 @@
 """Reproduce the whole-run fit (docs/reference/whole-run-model.md): the parameters fitted on the
 published whole runs, the leave-one-out scores beside the steady state's and the rule of thumb's,
-and the band; with --added, the runs added after the fit scored with the committed parameters.
+and the band; with --added, each batch of runs added after the fit (ADDED_BATCHES: the first, then
+the second entered 2026-12-02) scored with the committed parameters and band, read from its file.
 
     .venv/bin/python -m bench.whole_run_fit [--added]
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
-from models.validation.whole_run import added_scores, whole_run_scores
+from models.validation.whole_run import ADDED_BATCHES, added_scores, whole_run_scores
 
 
 def _line(name: str, s: dict) -> str:
@@ -46,14 +47,20 @@ def main() -> None:
             f"steady {row['steady_error']:+6.1%}  whole (LOO) {e:+6.1%}"
         )
     if "--added" in sys.argv:
-        d = added_scores()
-        print("\n".join(_block("added after the fit, pre-fit (steady state):", d["pre_fit"])))
-        print("\n".join(_block("added after the fit, whole run:", d["whole_run"])))
-        for row, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
-            print(
-                f"    {row['id']:24} {row['gpus']:>6} GPUs  active {row['params_active'] / 1e9:7.2f}B "
-                f" F {row['factor']:.2f}  steady {row['steady_error']:+6.1%}  whole {e:+6.1%}"
-            )
+        for _, title, path in ADDED_BATCHES:
+            print("\n".join(_added(f"{title}, {path.name}", added_scores(path))))
+
+
+def _added(title: str, d: dict) -> list[str]:
+    """One batch's scores, steady state then whole run, and each run's errors."""
+    out = _block(f"\nadded after the fit, {title}: pre-fit (steady state):", d["pre_fit"])
+    out += _block("whole run (committed fit and band):", d["whole_run"])
+    for row, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
+        out.append(
+            f"    {row['id']:24} {row['gpus']:>6} GPUs  active {row['params_active'] / 1e9:7.2f}B "
+            f" F {row['factor']:.2f}  steady {row['steady_error']:+6.1%}  whole {e:+6.1%}"
+        )
+    return out
 
 
 if __name__ == "__main__":

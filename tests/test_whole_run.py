@@ -146,7 +146,7 @@ def test_the_validation_planner_scores_the_steady_state():
 HARNESS = str(ROOT / "tests" / "portal_harness.py")
 
 
-def test_the_validation_page_shows_both_estimates_and_the_added_runs():
+def test_the_validation_page_shows_both_estimates_and_each_batch_of_added_runs():
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(HARNESS, default_timeout=90)
@@ -160,8 +160,12 @@ def test_the_validation_page_shows_both_estimates_and_the_added_runs():
     first = scores.iloc[0]
     assert first["group"] == "all runs" and first["runs"] == 38
     assert first["whole run median %"] == pytest.approx(100 * loo["median_abs_error"])
-    added = next(t for t in tables if "whole run error %" in t.columns)
-    assert list(added["run"]) == [r["id"] for r in W.added_scores()["rows"]]
+    added = [t for t in tables if "whole run error %" in t.columns]
+    batches = [W.added_scores(path)["rows"] for _, _, path in W.ADDED_BATCHES]
+    assert [list(t["run"]) for t in added] == [[r["id"] for r in b] for b in batches]
+    assert [len(t) for t in added] == [5, 10]  # the first batch (seen), the second (2026-12-02)
+    groups = [t for t in tables if "added-run group" in t.columns]
+    assert [int(t.iloc[0]["runs"]) for t in groups] == [5, 10]
 
 
 def test_the_workload_page_shows_the_whole_run_and_the_steady_state():

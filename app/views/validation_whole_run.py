@@ -1,6 +1,7 @@
 """The Validation page's whole-run section: the steady state (pre-fit) and the whole-run expectation
-(post-fit, each run left out of the fit) side by side, the band, and the runs added after the fit
-(models/validation/whole_run.py; docs/reference/whole-run-model.md)."""
+(post-fit, each run left out of the fit) side by side, the band, and each batch of runs added after
+the fit (ADDED_BATCHES: the first batch, seen; the second, entered 2026-12-02 before any was scored),
+a caption and a table of its own (models/validation/whole_run.py; docs/reference/whole-run-model.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ import streamlit as st
 
 from app.views.forms import pinned_table
 from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
-from models.validation.whole_run import ADDED_TARGETS, added_scores, whole_run_scores
+from models.validation.whole_run import (
+    ADDED_BATCHES,
+    ADDED_TARGETS,
+    added_scores,
+    whole_run_scores,
+)
 
 
 def scores_table(pre: dict, post: dict) -> pd.DataFrame:
@@ -62,7 +68,7 @@ _NUMBERS = {
 
 def render_whole_run() -> None:
     """The whole-run expectation's fit, scores and band, and the runs added after the fit."""
-    w, d = whole_run_scores(), added_scores()
+    w = whole_run_scores()
     a, b, c = WHOLE_RUN_FIT
     rt = w["rule_of_thumb"]
     st.subheader("Whole-run expectation: what plans and costs use")
@@ -82,12 +88,25 @@ def render_whole_run() -> None:
     pinned_table(
         scores_table(w["pre_fit"], w["leave_one_out"]), hide_index=True, column_config=_NUMBERS
     )
+    for _, title, path in ADDED_BATCHES:
+        render_added(title, path.name, added_scores(path))
+
+
+def render_added(title: str, file_name: str, d: dict) -> None:
+    """One batch of runs added after the fit: its summary against issue 31's targets, per size and
+    stack class beside the steady state, and each run's errors."""
     add = d["whole_run"]
     st.caption(
-        f"{add['all']['rows']} runs added after the fit (models/data/validation/"
-        "whole_runs_added.csv), scored with the committed fit and band: median "
+        f"Runs added after the fit, {title}: {add['all']['rows']} runs "
+        f"(models/data/validation/{file_name}), scored with the committed fit and band: median "
         f"{100 * add['all']['median_abs_error']:.1f} % (target {ADDED_TARGETS[0]:.0%}), signed "
         f"{100 * add['all']['signed_median']:+.1f} % (target ±{ADDED_TARGETS[1]:.0%}), band holding "
-        f"{add['band_coverage']:.0%} (target {ADDED_TARGETS[2]:.0%})."
+        f"{add['band_coverage']:.0%} (target {ADDED_TARGETS[2]:.0%}); steady state median "
+        f"{100 * d['pre_fit']['all']['median_abs_error']:.1f} %, signed "
+        f"{100 * d['pre_fit']['all']['signed_median']:+.1f} %."
     )
     pinned_table(added_table(d), hide_index=True, column_config=_NUMBERS)
+    groups = scores_table(d["pre_fit"], d["whole_run"])
+    pinned_table(
+        groups.rename(columns={"group": "added-run group"}), hide_index=True, column_config=_NUMBERS
+    )

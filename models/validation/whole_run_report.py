@@ -1,12 +1,18 @@
 """`clusterplan validate`'s table of the whole-run expectation (models/validation/whole_run.py): the
 steady state (pre-fit) and the whole-run expectation (post-fit, leave one out) side by side with the
-rule of thumb, per size class (active parameters) and stack class; then the runs added after the fit.
+rule of thumb, per size class (active parameters) and stack class; then each batch of runs added
+after the fit (ADDED_BATCHES), a block of its own.
 """
 
 from __future__ import annotations
 
 from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
-from models.validation.whole_run import ADDED_TARGETS, added_scores, whole_run_scores
+from models.validation.whole_run import (
+    ADDED_BATCHES,
+    ADDED_TARGETS,
+    added_scores,
+    whole_run_scores,
+)
 
 
 def _cell(s: dict | None) -> str:
@@ -35,7 +41,7 @@ def _side_by_side(title: str, pre: dict, post: dict, rule: dict | None) -> list[
 def whole_run_report() -> str:
     """The whole-run model's fit, its leave-one-out scores beside the steady state's and the rule of
     thumb's, the band, and the runs added after the fit (docs/reference/whole-run-model.md)."""
-    s, d = whole_run_scores(), added_scores()
+    s = whole_run_scores()
     a, b, c = WHOLE_RUN_FIT
     bands = ", ".join(
         f"{k} {lo:+.0%} to {hi:+.0%}" for k, (lo, hi) in WHOLE_RUN_BAND_BY_SIZE.items()
@@ -54,8 +60,16 @@ def whole_run_report() -> str:
         s["leave_one_out"],
         s["rule_of_thumb"],
     )
-    lines += _side_by_side(
-        f"Runs added after the fit (whole_runs_added.csv), committed parameters and band; "
+    for _, title, path in ADDED_BATCHES:
+        lines += _added_block(title, path.name, added_scores(path))
+    return "\n".join(lines)
+
+
+def _added_block(title: str, file_name: str, d: dict) -> list[str]:
+    """One batch of runs added after the fit: its summary beside the steady state, per size and
+    stack class, the band's coverage, then each run's errors."""
+    lines = _side_by_side(
+        f"Runs added after the fit, {title} ({file_name}), committed parameters and band; "
         f"targets {ADDED_TARGETS[0]:.0%} median, signed within +/-{ADDED_TARGETS[1]:.0%}, band "
         f"holding {ADDED_TARGETS[2]:.0%}:",
         d["pre_fit"],
@@ -68,4 +82,4 @@ def whole_run_report() -> str:
             f"{r['params_active'] / 1e9:6.1f}B active, F {r['factor']:.2f}: steady "
             f"{r['steady_error']:+6.1%}, whole run {e:+6.1%}"
         )
-    return "\n".join(lines)
+    return lines
