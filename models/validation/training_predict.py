@@ -81,6 +81,7 @@ def layouts_for(row: dict, job: Job) -> Layouts:
                 tp=given["tp"],
                 pp=given["pp"],
                 dp=given["dp"],
+                ep=int_cell(row, "ep") or 1,  # expert parallelism as published (empty: none)
                 micro_batch=given["micro_batch"],
                 interleave=given["interleave"] or 1,
                 zero=given["zero"] or 0,
