@@ -45,6 +45,8 @@ def job_of(row: dict) -> Job:
         plan["tp_comm_overlap"] = row["tp_comm_overlap"] == "1"
     if row.get("fp8_params"):  # weights held only in FP8 (MLPerf FP8_PARAMS / FP8_PARAM_GATHER)
         plan["fp8_params"] = row["fp8_params"] == "1"
+    if row.get("moe_balance"):  # a benchmark that force-balances its experts (moe_throughput.csv)
+        plan["moe_balance"] = row["moe_balance"]
     # one layer fewer on the first and last pipeline stages only where the source says so
     plan["pp_ends_trimmed"] = row.get("pp_ends_trimmed") == "1"
     gpu = get_gpu(row["gpu"])
