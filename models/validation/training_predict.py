@@ -32,8 +32,8 @@ RULE_GOODPUT = 0.90
 def layout_text(lay: dict) -> str:
     return (
         f"TP{lay['tp']} {f'CP{cp} ' if (cp := lay.get('cp', 1)) > 1 else ''}PP{lay['pp']} "
-        f"DP{lay['dp']} v{lay['interleave']} mb{lay['micro_batch']} "
-        f"Z{lay['zero']} {lay['recompute']}"
+        f"DP{lay['dp']} {f'EP{ep} ' if (ep := lay.get('ep', 1)) > 1 else ''}v{lay['interleave']} "
+        f"mb{lay['micro_batch']} Z{lay['zero']} {lay['recompute']}"
     )
 
 
