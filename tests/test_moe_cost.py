@@ -143,3 +143,29 @@ def test_the_training_page_shows_the_moe_terms_of_an_moe_plan():
 
     assert "MoE all-to-all" in caption_of("qwen3-30b-a3b")
     assert "MoE all-to-all" not in caption_of("llama3-8b")
+
+
+def test_node_limited_routing_inside_one_domain_pays_its_nvlink_all_to_all():
+    """DeepSeek-V3 at EP 64 inside one GB200 NVL72 domain: the node limit does not bind, so each
+    token's k = 8 copies cross NVLink, 63/64 of them to other GPUs, plus 63 scale-up latencies
+    (training.md 6.6: this all-to-all was free before). Over the domain's edge (H800, 8 per node)
+    the node-limited form is kept: 4 copies among the nodes."""
+    from models.scenario import Scenario
+    from models.training.plan import Planner
+    from models.training.search import all_layouts
+
+    sc = Scenario.model_validate(
+        {"workload": {"model": "deepseek-v3-like", "tokens": 1e12},
+         "cluster": {"gpu": "GB200", "gpus": 256}}
+    )  # fmt: skip
+    job = dataclasses.replace(Planner(sc).job(256), moe_balance="forced")
+    lay = all_layouts(job, 256)
+    i = next(i for i in range(len(lay)) if lay.row(i)["ep"] == 64 and lay.row(i)["tp"] == 1)
+    one = lay.take([i])
+    assert int(np.ravel(moe_cost.dispatch_copies(job, one))[0]) == 8
+    ctx = _context(job, one)
+    a2a = float(np.asarray(_layer_comm(job, one, ctx)[1]).ravel()[0])
+    T = float(np.asarray(ctx.T).ravel()[0])
+    routed = T * 8 * 7168 * 2.0
+    expected = 63 / 64 * routed / ctx.up_bw + 63 * C.SCALEUP_LATENCY_S
+    assert a2a == pytest.approx(ctx.moe_share * expected, rel=1e-9) and a2a > 0

@@ -87,9 +87,10 @@ def test_the_validation_page_shows_the_section():
     assert groups[0]["rows"].sum() == 2 * SCORED
 
 
-#: the first score (training.md 6.5, 2026-12-02): median 40.9 %, signed +40.9 % over 19 rows; a change
-#: that makes the balanced MoE physics further off than this fails here
-TODAY_MEDIAN = 0.41
+#: the first score (training.md 6.5, 2026-12-02): median 40.9 %, signed +40.9 % over 19 rows; 35.3 %
+#: after the in-domain all-to-all of node-limited routing was costed (6.6); a change that makes the
+#: balanced MoE physics further off than this fails here
+TODAY_MEDIAN = 0.36
 
 
 def test_todays_level_holds():

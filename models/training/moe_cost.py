@@ -197,24 +197,26 @@ def expert_extra_s(job, lay, T, tp, linear_peak):
 def all_to_all_s(job, lay, routed_bytes, tp, links):
     """One all-to-all of `routed_bytes` per rank over the expert-parallel group, taken at the
     busiest rank's bytes (× `rank_imbalance`). `links` is (scale-up bytes/s, scale-out bytes/s,
-    scale-up latency, scale-out latency). Node-limited routing: among the nodes the group spans,
-    at the scale-out rate. Otherwise ep ranks, g = the group's ranks in one scale-up domain:
-    max((g−1)/n·S/B_up, (n−g)/n·S/B_out) + α·(n−1)."""
+    scale-up latency, scale-out latency). Ep ranks, g = the group's ranks in one scale-up domain:
+    max((g−1)/n·S/B_up, (n−g)/n·S/B_out) + α·(n−1). Node-limited routing on a group wider than one
+    scale-up domain: among the nodes it spans, at the scale-out rate; on a group inside one domain
+    the limit does not bind and the group's all-to-all runs over the scale-up link like any other
+    (training.md 6.6: it was free before)."""
     s, domain = job.shape, job.gpu.scaleup_domain_gpus
     up_bw, out_bw, up_lat, out_lat = links
     routed_bytes = routed_bytes * rank_imbalance(job, lay)
     span = tp * lay.ep
-    if s.routing_limit and s.routing_limit_unit == "node":
-        nodes = np.maximum(span // domain, 1)
-        bw, lat = np.where(span <= domain, up_bw, out_bw), np.where(span <= domain, up_lat, out_lat)
-        t = (nodes - 1) / np.maximum(nodes, 1) * routed_bytes / bw + lat * (nodes - 1)
-        return np.where(nodes > 1, t, 0.0)
     n = lay.ep.astype(float)
     g = np.clip(domain // np.maximum(tp, 1), 1, n)
     inside = (g - 1) / n * routed_bytes / up_bw
     across = (n - g) / n * routed_bytes / out_bw
     lat = np.where(span <= domain, up_lat, out_lat)
-    return np.where(n > 1, np.maximum(inside, across) + lat * (n - 1), 0.0)
+    ranks = np.where(n > 1, np.maximum(inside, across) + lat * (n - 1), 0.0)
+    if not (s.routing_limit and s.routing_limit_unit == "node"):
+        return ranks
+    nodes = np.maximum(span // domain, 1)
+    among = (nodes - 1) / nodes * routed_bytes / out_bw + out_lat * (nodes - 1)
+    return np.where(span > domain, among, ranks)
 
 
 def router_tokens(lay, T, tp):
@@ -259,10 +261,14 @@ def distinct_ranks(experts: int, k: int, ranks):
 
 def dispatch_copies(job, lay):
     """Copies of each token the all-to-all carries: min(k, M) under routing limited to M devices
-    or nodes, else k; a stack that sends once per destination rank (`a2a_dedup` "rank", DeepEP)
+    or nodes (k where a node-limited group sits inside one scale-up domain: the limit does not
+    bind there), else k; a stack that sends once per destination rank (`a2a_dedup` "rank", DeepEP)
     sends min(k, distinct ranks over the ep ranks) instead (no planner stack sets it)."""
     s = job.shape
     copies = min(s.experts_per_token, s.routing_limit or s.experts_per_token)
+    if s.routing_limit and s.routing_limit_unit == "node":
+        inside = lay.tp * lay.ep <= job.gpu.scaleup_domain_gpus
+        return np.where(inside, s.experts_per_token, copies)
     if C.SOFTWARE_STACKS[job.stack].get("a2a_dedup", "expert") != "rank" or s.routing_limit:
         return copies
     return np.minimum(copies, distinct_ranks(s.experts, s.experts_per_token, lay.ep))
