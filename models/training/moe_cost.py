@@ -23,7 +23,9 @@ Three terms, each one called from models/training/step_time.py:
   bytes over the scale-up link and (n−g)/n over the scale-out network at once: the slower of the
   two, plus the per-peer latency (α·(n−1), collectives.all_to_all_s). With routing limited to M
   nodes (DeepSeek-V3 Sec. 3.2.2) a token crosses the network once per node it reaches and is
-  forwarded over NVLink there: an all-to-all among the nodes at the scale-out rate.
+  forwarded over NVLink there: an all-to-all among the nodes at the scale-out rate; a group inside
+  one scale-up domain, where the limit does not bind, runs the group's all-to-all with k copies
+  over the scale-up link (training.md 6.6).
 
 Amendment (training.md 6.2, written before scoring):
 
