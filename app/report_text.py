@@ -79,12 +79,13 @@ def _training_head(p: TrainingPlan) -> str:
 
 def moe_step_text(step: Mapping[str, float]) -> str:
     """The MoE terms of a step, already inside its compute (models/training/moe_cost.py): the
-    expert all-to-all left exposed and the grouped GEMMs' time beyond the large-GEMM rate; empty
-    for a dense model."""
+    expert all-to-all left exposed and the routed experts' GEMM time beyond the balanced
+    large-GEMM rate (small experts below the rate, the busiest rank's extra tokens); empty for a
+    dense model."""
     a2a, gemm = step.get("moe_all_to_all", 0.0), step.get("moe_grouped_gemm", 0.0)
     if a2a <= 0 and gemm <= 0:
         return ""
-    return f"of the compute, MoE all-to-all {a2a:.2f} s and small experts' GEMMs {gemm:.2f} s"
+    return f"of the compute, MoE all-to-all {a2a:.2f} s and small or uneven experts' GEMMs {gemm:.2f} s"
 
 
 def small_model_step_text(p: TrainingPlan) -> str:

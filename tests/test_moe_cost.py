@@ -52,8 +52,10 @@ def test_bf16_on_h100_meets_the_curve_at_half_the_width():
 
 def test_small_experts_pay_their_grouped_gemm_time_in_the_step(monkeypatch):
     """64 experts of 1,024 run below the large-GEMM rate: the step carries exactly the
-    `moe_grouped_gemm` seconds it shows, and loses them when the efficiency is 1."""
+    `moe_grouped_gemm` seconds it shows, and loses them when the efficiency is 1 (balanced routing:
+    load imbalance has its own tests, test_moe_imbalance.py)."""
     job, one = at_layout(FINE, EP8)
+    job = dataclasses.replace(job, moe_balance="forced")
     step = step_breakdown(job, one)
     shown = float(step["moe_grouped_gemm"][0])
     eta = float(moe_cost.grouped_gemm_efficiency(job.gpu, "bf16", 8192 * 16 * 8 / 64, 1024))
@@ -81,6 +83,7 @@ def test_an_ep_group_across_nodes_splits_its_bytes_over_both_links():
     """EP 16 on 8-GPU H100 nodes: 7/16 of the bytes over NVLink and 8/16 over the network at once,
     the slower of the two plus 15 scale-out latencies; the old form sent 15/16 at the network's rate."""
     job, one = at_layout(FINE, EP8 | {"ep": 16})
+    job = dataclasses.replace(job, moe_balance="forced")  # balanced: test_moe_imbalance.py
     ctx = _context(job, one)
     a2a = float(np.asarray(_layer_comm(job, one, ctx)[1]).ravel()[0])
     routed = 8192 * FINE["experts_per_token"] * BODY["hidden"] * 2.0
@@ -100,7 +103,7 @@ def test_node_limited_routing_sends_a_token_once_per_node():
         {"workload": {"model": "deepseek-v3-like", "tokens": 1e12},
          "cluster": {"gpu": "H800", "gpus": 2048}}
     )  # fmt: skip
-    job = Planner(sc).job(2048)
+    job = dataclasses.replace(Planner(sc).job(2048), moe_balance="forced")  # balanced routing
     lay = all_layouts(job, 2048)
     i = next(i for i in range(len(lay)) if lay.row(i)["ep"] == 64 and lay.row(i)["tp"] == 1)
     one = lay.take([i])
@@ -123,7 +126,7 @@ def test_the_text_report_shows_the_moe_terms(tmp_path):
             ["train", "--model", str(path), "--tokens", "1e11", "--gpu", "H100-SXM", "--gpus", "64"]
         )
     step_line = next(x for x in out.getvalue().splitlines() if x.startswith("Step time"))
-    assert "MoE all-to-all" in step_line and "small experts' GEMMs 0.19 s" in step_line
+    assert "MoE all-to-all" in step_line and "small or uneven experts' GEMMs 0.19 s" in step_line
     assert moe_step_text({"compute": 1.0}) == ""
 
 
@@ -140,3 +143,29 @@ def test_the_training_page_shows_the_moe_terms_of_an_moe_plan():
 
     assert "MoE all-to-all" in caption_of("qwen3-30b-a3b")
     assert "MoE all-to-all" not in caption_of("llama3-8b")
+
+
+def test_node_limited_routing_inside_one_domain_pays_its_nvlink_all_to_all():
+    """DeepSeek-V3 at EP 64 inside one GB200 NVL72 domain: the node limit does not bind, so each
+    token's k = 8 copies cross NVLink, 63/64 of them to other GPUs, plus 63 scale-up latencies
+    (training.md 6.6: this all-to-all was free before). Over the domain's edge (H800, 8 per node)
+    the node-limited form is kept: 4 copies among the nodes."""
+    from models.scenario import Scenario
+    from models.training.plan import Planner
+    from models.training.search import all_layouts
+
+    sc = Scenario.model_validate(
+        {"workload": {"model": "deepseek-v3-like", "tokens": 1e12},
+         "cluster": {"gpu": "GB200", "gpus": 256}}
+    )  # fmt: skip
+    job = dataclasses.replace(Planner(sc).job(256), moe_balance="forced")
+    lay = all_layouts(job, 256)
+    i = next(i for i in range(len(lay)) if lay.row(i)["ep"] == 64 and lay.row(i)["tp"] == 1)
+    one = lay.take([i])
+    assert int(np.ravel(moe_cost.dispatch_copies(job, one))[0]) == 8
+    ctx = _context(job, one)
+    a2a = float(np.asarray(_layer_comm(job, one, ctx)[1]).ravel()[0])
+    T = float(np.asarray(ctx.T).ravel()[0])
+    routed = T * 8 * 7168 * 2.0
+    expected = 63 / 64 * routed / ctx.up_bw + 63 * C.SCALEUP_LATENCY_S
+    assert a2a == pytest.approx(ctx.moe_share * expected, rel=1e-9) and a2a > 0

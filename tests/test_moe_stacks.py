@@ -34,7 +34,9 @@ def _v3_layout(job, **kw):
 
 @pytest.fixture(scope="module")
 def v3():
-    return job_of("ho-deepseek-v3", "in-house", 2048)
+    # balanced routing: these tests pin the routing limit and the overlaps; load imbalance has its
+    # own (test_moe_imbalance.py)
+    return replace(job_of("ho-deepseek-v3", "in-house", 2048), moe_balance="forced")
 
 
 def test_node_limited_routing_sends_a_token_to_at_most_four_nodes(v3):

@@ -476,7 +476,7 @@ def test_heldout_runs_at_their_sources_layout():
         "ho-deepseek-v3",  # micro-batch not published (*); its no-recompute layout is rejected
         "ho-stablelm-3b-4e1t",
     }
-    assert rows.pop("ho-deepseek-v3")["layout"] == "TP1 PP16 DP128 v1 mb1 Z1 none*"
+    assert rows.pop("ho-deepseek-v3")["layout"] == "TP1 PP16 DP128 EP64 v1 mb1 Z1 none*"
     assert rows["ho-pythia-1b"]["layout"] == "TP1 PP1 DP64 v1 mb16 Z1 full"
     assert rows["ho-pythia-12b"]["layout"] == "TP4 PP1 DP64 v1 mb8 Z1 full"
     assert rows["ho-stablelm-3b-4e1t"]["layout"] == "TP1 PP1 DP256 v1 mb4 Z1 full"

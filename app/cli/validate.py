@@ -23,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from models.validation import finetune as FV
     from models.validation import memory as MV
     from models.validation import mlperf, silicon
+    from models.validation import moe_throughput as MT
     from models.validation import serving as SV
     from models.validation.training import (
         band_summary,
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
                     k: v for k, v in whole_run_scores().items() if k not in ("rows", "in_sample")
                 },
                 "whole_run_added": added_scores(),
+                "moe_throughput": MT.as_json(),
                 "inference": serving,
                 "finetune": finetune,
                 "memory": memory,
@@ -74,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     print(heldout_report(result_heldout))
     print(whole_run_report())
     print(source_layout_report(validate_heldout_source_layout()))
+    print("\n== MoE pre-training throughput (models/data/validation/moe_throughput.csv) ==")
+    print("\n".join(MT.report_lines()))
     print(modes_report(modes_summary(result, result_heldout), band_summary()))
     print(MV.memory_report(memory))
     print("\n== Inference serving (models/data/validation/inference.csv) ==")

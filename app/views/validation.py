@@ -7,6 +7,7 @@ from app import state
 from app.charts.validation import benchmark_scatter, validation_scatter
 from app.formatting import md_plain
 from app.views.forms import pinned_table
+from app.views.validation_moe import render_moe_throughput
 from app.views.validation_whole_run import render_whole_run
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
@@ -572,6 +573,7 @@ def render() -> None:
     )
     render_heldout()
     render_whole_run()
+    render_moe_throughput()
     _every_row(result)
     _misses(result)
     with st.expander("Published figures not used, and why"):

@@ -84,10 +84,17 @@ class Job:
     #: input.to(torch.float8_e4m3fn) if fp8_input_store else input`); MLPerf NeMo FP8_ACT=1. Default
     #: off: only where a row's config sets it.
     fp8_activation_input_store: bool = False
+    #: How the run balances its experts' load, for the load-imbalance term (models/training/
+    #: moe_cost.py, docs/reference/training.md 6.4): "" reads it from the stack (loss-free for
+    #: DeepSeek-V3's, an auxiliary loss for every other), "forced" for benchmarks that force-balance
+    #: the token distribution (no imbalance). Only validation rows set it; the planner never does.
+    moe_balance: str = ""
 
     def __post_init__(self) -> None:
         if self.fp8_params and self.precision != "fp8":
             raise InputError("fp8_params", "FP8 parameters need precision fp8")
+        if self.moe_balance not in ("", "forced"):
+            raise InputError("moe_balance", "moe_balance is empty (the stack's) or 'forced'")
 
     @property
     def weight_bytes(self) -> int:

@@ -23,7 +23,9 @@ Three terms, each one called from models/training/step_time.py:
   bytes over the scale-up link and (n−g)/n over the scale-out network at once: the slower of the
   two, plus the per-peer latency (α·(n−1), collectives.all_to_all_s). With routing limited to M
   nodes (DeepSeek-V3 Sec. 3.2.2) a token crosses the network once per node it reaches and is
-  forwarded over NVLink there: an all-to-all among the nodes at the scale-out rate.
+  forwarded over NVLink there: an all-to-all among the nodes at the scale-out rate; a group inside
+  one scale-up domain, where the limit does not bind, runs the group's all-to-all with k copies
+  over the scale-up link (training.md 6.6).
 
 Amendment (training.md 6.2, written before scoring):
 
@@ -34,8 +36,15 @@ Amendment (training.md 6.2, written before scoring):
   nodes; a stack whose dispatcher sends a token once per destination rank (DeepEP,
   `a2a_dedup = "rank"`) sends the expected number of distinct ranks its k experts sit on,
   n·(1 − C(E − E/n, k)/C(E, k)) with balanced routing. No planner stack sets it today.
-- Permutation is the 8·h·k element-wise bytes step_time.py has always counted; load imbalance is
-  not modelled (no measured max/mean with stated settings was found: training.md 6.2 item 4).
+- Permutation is the 8·h·k element-wise bytes step_time.py has always counted.
+
+Amendment (training.md 6.4, written before scoring): load imbalance (`rank_imbalance`). The
+busiest expert holds (1 + v)·m tokens, v the measured MaxVio (Wang et al. 2024, arXiv 2408.15664
+Table 2: models/data/moe_load_balance.csv); its rank-mates carrying the rest evenly (planner
+assumption), the busiest of ep ranks of L = E/ep experts holds r = 1 + v·(E − L)/(L·(E − 1)) times
+the mean. Every rank waits for it at the all-to-all, so the routed GEMMs' time and the all-to-all
+bytes are taken × r. v by how the run balances: loss-free for DeepSeek-V3's stack, an auxiliary
+loss for every other, none for force-balanced benchmarks (Job.moe_balance "forced").
 """
 
 from __future__ import annotations
@@ -59,6 +68,15 @@ LOOPED_EXPERT_STACKS = frozenset({"megatron-3d-classic"})
 #: Sec. 3.3.1 keeps the MoE gating modules in BF16/FP32; Megatron-Core `--moe-router-dtype fp32`),
 #: written by the GEMM and read once by the fused score function and top-k (`--moe-router-fusion`).
 ROUTER_SCORE_BYTES = 8
+LOAD_BALANCE_FILE = DATA_DIR / "moe_load_balance.csv"
+#: Stacks whose router balances its experts without an auxiliary loss (a per-expert bias on the
+#: top-k scores): DeepSeek-V3's (report Sec. 2.1.2, "auxiliary-loss-free load balancing"). Every
+#: other stack balances with an auxiliary loss (Megatron-Core's default
+#: --moe-router-load-balancing-type aux_loss; DeepSeek-V2's balance losses).
+LOSS_FREE_STACKS = frozenset({"moe-dualpipe"})
+#: The measured model whose MaxVio the planner takes, the larger of the two in the source (its 1B
+#: row is shown as a sensitivity): decided before scoring (training.md 6.4 item 4).
+LOAD_BALANCE_MODEL = "3B"
 
 
 @functools.cache
@@ -105,6 +123,40 @@ def grouped_gemm_efficiency(gpu: GpuSpec, precision: str, tokens_per_expert, exp
     return np.interp(x_m, *curves["tokens"]) * float(np.interp(x_d, *curves["width"]))
 
 
+@functools.cache
+def measured_max_vio() -> dict[str, float]:
+    """{balancing method: MaxVio} of LOAD_BALANCE_MODEL's rows in moe_load_balance.csv (aux_loss
+    0.52, loss_free 0.04: Wang et al. 2024 Table 2)."""
+    with open(LOAD_BALANCE_FILE, newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = {}
+    for line, r in enumerate(rows, start=2):
+        if not r["source"] or not r["as_of"] or float(r["max_vio_global"]) < 0:
+            raise data_file_error(LOAD_BALANCE_FILE, line, "max_vio_global", "≥ 0, a source, as_of")
+        if r["model_label"] == LOAD_BALANCE_MODEL:
+            out[r["method"]] = float(r["max_vio_global"])
+    return out
+
+
+def max_vio(job) -> float:
+    """v, the busiest expert's load over the mean, minus one: 0 for a force-balanced benchmark,
+    the loss-free figure for LOSS_FREE_STACKS, the auxiliary-loss figure for every other stack."""
+    if job.moe_balance == "forced":
+        return 0.0
+    return measured_max_vio()["loss_free" if job.stack in LOSS_FREE_STACKS else "aux_loss"]
+
+
+def rank_imbalance(job, lay):
+    """r, the busiest expert-parallel rank's tokens over the mean: 1 + v·(E − L)/(L·(E − 1)) with
+    L = E/ep experts per rank (1 at ep = 1, 1 + v at one expert per rank); 1 for a dense model."""
+    s = job.shape
+    ep = np.asarray(lay.ep, dtype=float)
+    if not s.is_moe or s.experts < 2:
+        return np.ones_like(ep)
+    local = s.experts / np.maximum(ep, 1.0)
+    return 1.0 + max_vio(job) * (s.experts - local) / (local * (s.experts - 1))
+
+
 def tokens_per_expert(shape, lay, T):
     """m = T·k·ep/E: a micro-batch's T tokens per GPU, each sent to k of E experts, spread over the
     E/ep experts of each of the ep ranks (balanced routing)."""
@@ -125,40 +177,48 @@ def extra_gemm_launches(job, lay):
 
 
 def expert_extra_s(job, lay, T, tp, linear_peak):
-    """Seconds the routed experts' forward GEMMs take beyond the large-GEMM rate, per layer and
-    micro-batch on one GPU (before the stack's kernel efficiency): routed FLOPs 2·T·h·k·d·gate/tp
-    × MoE share, over the rate, times (1/η − 1). Looped experts keep the large-GEMM rate (the
-    planner's earlier form, no measurement for them). Zero for a dense model."""
+    """Seconds the routed experts' forward GEMMs take beyond the balanced large-GEMM rate, per
+    layer and micro-batch on one GPU (before the stack's kernel efficiency): routed FLOPs
+    2·T·h·k·d·gate/tp × MoE share, over the rate, times (r/η − 1), r the busiest rank's load over
+    the mean (`rank_imbalance`). Looped experts keep the large-GEMM rate (η = 1, the planner's
+    earlier form, no measurement for them). Zero for a dense model."""
     s = job.shape
-    if not s.is_moe or job.stack in LOOPED_EXPERT_STACKS:
+    if not s.is_moe:
         return 0.0
     gate = 3 if s.gated_mlp else 2
     routed = 2 * T * s.hidden * s.experts_per_token * s.ffn_hidden * gate / tp
-    eta = grouped_gemm_efficiency(
-        job.gpu, job.precision, tokens_per_expert(s, lay, T), s.ffn_hidden
-    )
-    return s.moe_layers / s.layers * routed / linear_peak * (1.0 / eta - 1.0)
+    eta = 1.0
+    if job.stack not in LOOPED_EXPERT_STACKS:
+        eta = grouped_gemm_efficiency(
+            job.gpu, job.precision, tokens_per_expert(s, lay, T), s.ffn_hidden
+        )
+    share = s.moe_layers / s.layers
+    return share * routed / linear_peak * (rank_imbalance(job, lay) / eta - 1.0)
 
 
 def all_to_all_s(job, lay, routed_bytes, tp, links):
-    """One all-to-all of `routed_bytes` per rank over the expert-parallel group. `links` is
-    (scale-up bytes/s, scale-out bytes/s, scale-up latency, scale-out latency). Node-limited
-    routing: among the nodes the group spans, at the scale-out rate. Otherwise ep ranks, g = the
-    group's ranks in one scale-up domain: max((g−1)/n·S/B_up, (n−g)/n·S/B_out) + α·(n−1)."""
+    """One all-to-all of `routed_bytes` per rank over the expert-parallel group, taken at the
+    busiest rank's bytes (× `rank_imbalance`). `links` is (scale-up bytes/s, scale-out bytes/s,
+    scale-up latency, scale-out latency). Ep ranks, g = the group's ranks in one scale-up domain:
+    max((g−1)/n·S/B_up, (n−g)/n·S/B_out) + α·(n−1). Node-limited routing on a group wider than one
+    scale-up domain: among the nodes it spans, at the scale-out rate; on a group inside one domain
+    the limit does not bind and the group's all-to-all runs over the scale-up link like any other
+    (training.md 6.6: it was free before)."""
     s, domain = job.shape, job.gpu.scaleup_domain_gpus
     up_bw, out_bw, up_lat, out_lat = links
+    routed_bytes = routed_bytes * rank_imbalance(job, lay)
     span = tp * lay.ep
-    if s.routing_limit and s.routing_limit_unit == "node":
-        nodes = np.maximum(span // domain, 1)
-        bw, lat = np.where(span <= domain, up_bw, out_bw), np.where(span <= domain, up_lat, out_lat)
-        t = (nodes - 1) / np.maximum(nodes, 1) * routed_bytes / bw + lat * (nodes - 1)
-        return np.where(nodes > 1, t, 0.0)
     n = lay.ep.astype(float)
     g = np.clip(domain // np.maximum(tp, 1), 1, n)
     inside = (g - 1) / n * routed_bytes / up_bw
     across = (n - g) / n * routed_bytes / out_bw
     lat = np.where(span <= domain, up_lat, out_lat)
-    return np.where(n > 1, np.maximum(inside, across) + lat * (n - 1), 0.0)
+    ranks = np.where(n > 1, np.maximum(inside, across) + lat * (n - 1), 0.0)
+    if not (s.routing_limit and s.routing_limit_unit == "node"):
+        return ranks
+    nodes = np.maximum(span // domain, 1)
+    among = (nodes - 1) / nodes * routed_bytes / out_bw + out_lat * (nodes - 1)
+    return np.where(span > domain, among, ranks)
 
 
 def router_tokens(lay, T, tp):
@@ -203,10 +263,14 @@ def distinct_ranks(experts: int, k: int, ranks):
 
 def dispatch_copies(job, lay):
     """Copies of each token the all-to-all carries: min(k, M) under routing limited to M devices
-    or nodes, else k; a stack that sends once per destination rank (`a2a_dedup` "rank", DeepEP)
+    or nodes (k where a node-limited group sits inside one scale-up domain: the limit does not
+    bind there), else k; a stack that sends once per destination rank (`a2a_dedup` "rank", DeepEP)
     sends min(k, distinct ranks over the ep ranks) instead (no planner stack sets it)."""
     s = job.shape
     copies = min(s.experts_per_token, s.routing_limit or s.experts_per_token)
+    if s.routing_limit and s.routing_limit_unit == "node":
+        inside = lay.tp * lay.ep <= job.gpu.scaleup_domain_gpus
+        return np.where(inside, s.experts_per_token, copies)
     if C.SOFTWARE_STACKS[job.stack].get("a2a_dedup", "expert") != "rank" or s.routing_limit:
         return copies
     return np.minimum(copies, distinct_ranks(s.experts, s.experts_per_token, lay.ep))

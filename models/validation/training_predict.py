@@ -32,8 +32,8 @@ RULE_GOODPUT = 0.90
 def layout_text(lay: dict) -> str:
     return (
         f"TP{lay['tp']} {f'CP{cp} ' if (cp := lay.get('cp', 1)) > 1 else ''}PP{lay['pp']} "
-        f"DP{lay['dp']} v{lay['interleave']} mb{lay['micro_batch']} "
-        f"Z{lay['zero']} {lay['recompute']}"
+        f"DP{lay['dp']} {f'EP{ep} ' if (ep := lay.get('ep', 1)) > 1 else ''}v{lay['interleave']} "
+        f"mb{lay['micro_batch']} Z{lay['zero']} {lay['recompute']}"
     )
 
 
@@ -45,6 +45,8 @@ def job_of(row: dict) -> Job:
         plan["tp_comm_overlap"] = row["tp_comm_overlap"] == "1"
     if row.get("fp8_params"):  # weights held only in FP8 (MLPerf FP8_PARAMS / FP8_PARAM_GATHER)
         plan["fp8_params"] = row["fp8_params"] == "1"
+    if row.get("moe_balance"):  # a benchmark that force-balances its experts (moe_throughput.csv)
+        plan["moe_balance"] = row["moe_balance"]
     # one layer fewer on the first and last pipeline stages only where the source says so
     plan["pp_ends_trimmed"] = row.get("pp_ends_trimmed") == "1"
     gpu = get_gpu(row["gpu"])
@@ -81,6 +83,7 @@ def layouts_for(row: dict, job: Job) -> Layouts:
                 tp=given["tp"],
                 pp=given["pp"],
                 dp=given["dp"],
+                ep=int_cell(row, "ep") or 1,  # expert parallelism as published (empty: none)
                 micro_batch=given["micro_batch"],
                 interleave=given["interleave"] or 1,
                 zero=given["zero"] or 0,
