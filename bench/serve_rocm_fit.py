@@ -25,7 +25,7 @@ def tuning_rows(engine: str, version: str) -> list[dict]:
     for r in amd.load_rows():
         if r["engine"] != engine or amd.held_out(r) or not r["tpot_ms"]:
             continue
-        b = builds.resolve(r["engine"], r["gpu"], r["engine_version"] or None)
+        b = amd._build(r)
         if b.costs_version == version and amd.figures(r, 1.0, 0.0) is not None:
             out.append(r)
     return out

@@ -62,16 +62,18 @@ class RocmBuild:
     step_s_per_layer: float
     #: what it was measured on
     measured_on: str
+    #: the model class its rows were: "dense" or "moe" (costs serve that class first)
+    model_class: str = "dense"
 
 
 #: the ROCm builds, per engine, oldest version first (the last is the default)
 ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
     "vllm": (
         RocmBuild("vllm", "0.6.3", 1.69, 15e-6, "Llama 3.1 405B BF16, TP 8 (dstack, 2024-10-09)"),
-        RocmBuild("vllm", "0.7.3", 1.84, 400e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)"),
+        RocmBuild("vllm", "0.7.3", 1.84, 400e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"),
     ),
     "sglang": (
-        RocmBuild("sglang", "0.4.2", 3.04, 110e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)"),
+        RocmBuild("sglang", "0.4.2", 3.04, 110e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"),
     ),
 }
 
@@ -157,8 +159,18 @@ def _nearest(builds: tuple[RocmBuild, ...], version: str) -> RocmBuild:
     return min(reversed(builds), key=distance)
 
 
-def resolve(engine: str, gpu_id: str, version: str | None = None) -> Build:
-    """The build of `engine` that runs on `gpu_id` at `version` (module docstring). InputError
+def _of_class(builds: tuple[RocmBuild, ...], moe: bool | None) -> tuple[RocmBuild, ...]:
+    """The builds measured on the model's class (dense or MoE), else all of them (sixteenth
+    amendment, second part: a class's costs do not carry to the other)."""
+    if moe is None:
+        return builds
+    same = tuple(b for b in builds if (b.model_class == "moe") == moe)
+    return same or builds
+
+
+def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | None = None) -> Build:
+    """The build of `engine` that runs on `gpu_id` at `version` for a dense or MoE model (module
+    docstring; on AMD the versions measured on the model's class, when there are any). InputError
     naming `engine` for TensorRT-LLM on an AMD GPU."""
     check_engine_on(engine, gpu_id)
     spec = ENGINES[engine]
@@ -171,13 +183,13 @@ def resolve(engine: str, gpu_id: str, version: str | None = None) -> Build:
                 "the fitted costs are used"
             )
         return Build(engine, spec.label, "cuda", version, version, spec.decode_step_factor, 0.0, note)
-    builds = ROCM_BUILDS[engine]
+    builds = _of_class(ROCM_BUILDS[engine], moe)
     chosen = builds[-1] if version is None else _nearest(builds, version)
     note = ""
     if version is not None and _key(version) != _key(chosen.version):
         note = (
-            f"{spec.label} (ROCm) {version} was not measured; the costs of the nearest measured "
-            f"version, {chosen.version}, are used"
+            f"{spec.label} (ROCm) {version} was not measured on a {'MoE' if moe else 'dense'} "
+            f"model; the costs of the nearest measured version, {chosen.version}, are used"
         )
     return Build(
         engine,

@@ -394,7 +394,8 @@ def evaluate(
 
 def build_of(inp: ServeInputs) -> builds.Build:
     """The engine's build on the GPU at the version asked (models/serving/builds.py)."""
-    return builds.resolve(inp.engine, inp.gpu, inp.engine_version)
+    moe = get_preset(inp.model).is_moe if known_model(inp.model) else None
+    return builds.resolve(inp.engine, inp.gpu, inp.engine_version, moe)
 
 
 def engine_step_s(inp: ServeInputs, shape: ModelShape, t_step):

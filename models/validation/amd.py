@@ -74,7 +74,7 @@ def _parts(row_id: str) -> Parts:
     )
     tp, b = int(row["tp"]), float(row["concurrency"])
     r = {k: float(v[0]) for k, v in evaluate(inp, [tp], [int(row["ep"])], [b]).items()}
-    build = builds.resolve(inp.engine, inp.gpu, inp.engine_version)
+    build = builds.resolve(inp.engine, inp.gpu, inp.engine_version, get_preset(inp.model).is_moe)
     layers = get_preset(inp.model).layers
     t_raw = (r["t_step"] - layers * build.step_s_per_layer) / build.step_factor
     return Parts(t_raw, r["t_prefill"], layers, b, float(row["output_tokens"]), tp, bool(r["fits"]))
@@ -100,8 +100,14 @@ def costs(row: dict, form: str) -> tuple[float, float]:
     is stated); "before" the CUDA engine's factor, no fixed time (the replaced form)."""
     if form == "before":
         return ENGINES[row["engine"]].decode_step_factor, 0.0
-    b = builds.resolve(row["engine"], row["gpu"], row["engine_version"] or None)
+    b = _build(row)
     return b.step_factor, b.step_s_per_layer
+
+
+def _build(row: dict) -> builds.Build:
+    """The ROCm build whose costs a row is scored with (its version; its model's class)."""
+    moe = get_preset(row["model"]).is_moe
+    return builds.resolve(row["engine"], row["gpu"], row["engine_version"] or None, moe)
 
 
 def errors(row: dict, form: str = "after") -> dict[str, float | None]:
@@ -128,7 +134,7 @@ def summary(errs: Iterable[float | None]) -> dict:
 
 
 def _group(row: dict) -> tuple[str, str, str]:
-    version = builds.resolve(row["engine"], row["gpu"], row["engine_version"] or None)
+    version = _build(row)
     split = "held out" if held_out(row) else "tuning"
     return row["engine"], version.costs_version or "", split
 
