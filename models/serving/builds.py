@@ -70,10 +70,14 @@ class RocmBuild:
 ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
     "vllm": (
         RocmBuild("vllm", "0.6.3", 1.69, 15e-6, "Llama 3.1 405B BF16, TP 8 (dstack, 2024-10-09)"),
-        RocmBuild("vllm", "0.7.3", 1.84, 400e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"),
+        RocmBuild(
+            "vllm", "0.7.3", 1.84, 400e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"
+        ),
     ),
     "sglang": (
-        RocmBuild("sglang", "0.4.2", 3.04, 110e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"),
+        RocmBuild(
+            "sglang", "0.4.2", 3.04, 110e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"
+        ),
     ),
 }
 
@@ -112,7 +116,8 @@ def split_engine(text: str) -> tuple[str, str | None]:
     name = name.strip().lower()
     if name not in ENGINES:
         raise InputError(
-            "engine", f"unknown engine '{name}'; choose one of: {', '.join(ENGINES)} (NAME[:VERSION])"
+            "engine",
+            f"unknown engine '{name}'; choose one of: {', '.join(ENGINES)} (NAME[:VERSION])",
         )
     if not _:
         return name, None
@@ -182,7 +187,9 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
                 f"{spec.label} {version} was not measured (its costs: releases {lo} to {hi}); "
                 "the fitted costs are used"
             )
-        return Build(engine, spec.label, "cuda", version, version, spec.decode_step_factor, 0.0, note)
+        return Build(
+            engine, spec.label, "cuda", version, version, spec.decode_step_factor, 0.0, note
+        )
     builds = _of_class(ROCM_BUILDS[engine], moe)
     chosen = builds[-1] if version is None else _nearest(builds, version)
     note = ""
@@ -227,7 +234,10 @@ def engine_fields(data):
         else:
             out.pop("engine", None)
         return out
-    name, version = split_engine(out["engine"])
+    try:
+        name, version = split_engine(out["engine"])
+    except InputError:
+        return out  # the field's own validator names it (`engine_name`)
     out["engine"] = name
     if version is not None:
         given = out.get("engine_version")
@@ -249,3 +259,9 @@ def drop_unset_version(data, names=("engine_version",)):
             if name in data and data[name] is None:
                 del data[name]
     return data
+
+
+def engine_name(value):
+    """The engine's name from NAME[:VERSION], for a before-validator of the `engine` field: an
+    unknown name or a malformed version raises here, so the error names `engine`."""
+    return split_engine(value)[0] if isinstance(value, str) else value

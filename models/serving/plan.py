@@ -203,6 +203,8 @@ class ServeInputs(Record):
         """`engine` as NAME[:VERSION]; absent: the GPU's default (vLLM's ROCm build on AMD)."""
         return builds.engine_fields(data)
 
+    _engine_name = field_validator("engine", mode="before")(builds.engine_name)
+
     @field_validator("engine")
     @classmethod
     def _engine_on_gpu(cls, value, info):

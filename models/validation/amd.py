@@ -114,7 +114,11 @@ def errors(row: dict, form: str = "after") -> dict[str, float | None]:
     """predicted / measured − 1 of TPOT, TTFT and output tokens/s (None where not published)."""
     f = figures(row, *costs(row, form))
     out: dict[str, float | None] = {}
-    for key, col in (("tpot_ms", "tpot_ms"), ("ttft_ms", "ttft_ms"), ("out_tps", "output_tokens_per_s")):
+    for key, col in (
+        ("tpot_ms", "tpot_ms"),
+        ("ttft_ms", "ttft_ms"),
+        ("out_tps", "output_tokens_per_s"),
+    ):
         measured = _num(row[col])
         out[key] = None if f is None or measured is None else f[key] / measured - 1
     return out
@@ -152,7 +156,9 @@ def as_json() -> dict:
         entry = {"engine": engine, "version": version, "split": split, "rows": len(members)}
         for form in ("before", "after"):
             errs = [errors(r, form) for r in members]
-            entry[form] = {m: summary(e[m] for e in errs) for m in ("tpot_ms", "ttft_ms", "out_tps")}
+            entry[form] = {
+                m: summary(e[m] for e in errs) for m in ("tpot_ms", "ttft_ms", "out_tps")
+            }
         classes.append(entry)
     return {
         "rows": len(rows),
