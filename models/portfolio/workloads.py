@@ -29,8 +29,6 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
     field_validator,
-    model_serializer,
-    model_validator,
 )
 
 from models.checks import printable
@@ -226,7 +224,7 @@ class Finetune(WorkloadBase):
     )
 
 
-class Serve(WorkloadBase):
+class Serve(WorkloadBase, builds.EngineInputs):
     """An inference service: GPUs held every hour of every month it runs, as many as the month's
     traffic needs within the latency objectives."""
 
@@ -258,26 +256,10 @@ class Serve(WorkloadBase):
         description="serving engine, NAME[:VERSION] (models/serving/engines.py, builds.py); left "
         "at its default on an AMD cluster: vLLM's ROCm build (TensorRT-LLM does not run there)",
     )
-    engine_version: str | None = Field(
-        None,
-        max_length=builds.VERSION_MAX_CHARS,
-        pattern=builds.VERSION_PATTERN,
-        description="the engine's release (0.7.3); not measured: the nearest measured one's costs",
-    )
+    engine_version: str | None = builds.version_field()
 
     _model = field_validator("model")(_known_model)
-    _engine_name = field_validator("engine", mode="before")(builds.engine_name)
     _rps_floor = field_validator("rps", mode="before")(at_least(MIN_RPS, RPS_FLOOR))
-
-    @model_validator(mode="before")
-    @classmethod
-    def _engine_text(cls, data):
-        """`engine` as NAME[:VERSION] (models/serving/builds.py `engine_fields`)."""
-        return builds.engine_fields(data)
-
-    @model_serializer(mode="wrap")
-    def _without_version(self, handler):
-        return builds.drop_unset_version(handler(self))
 
     def engine_on(self, gpu: str) -> str:
         """The engine this service runs on the cluster's GPU: as given, or, left at its default,

@@ -19,9 +19,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pydantic import BaseModel, Field, field_validator, model_serializer, model_validator
+
 from models.errors import InputError
 from models.hardware import get_gpu, load_gpus
-from models.serving.engines import DEFAULT_ENGINE, ENGINES
+from models.serving.engines import DEFAULT_ENGINE, ENGINES, software_generation
+from models.shapes import get_preset, known_model
 
 #: the default engine on an AMD GPU (sixteenth amendment)
 DEFAULT_AMD_ENGINE = "vllm"
@@ -265,3 +268,72 @@ def engine_name(value):
     """The engine's name from NAME[:VERSION], for a before-validator of the `engine` field: an
     unknown name or a malformed version raises here, so the error names `engine`."""
     return split_engine(value)[0] if isinstance(value, str) else value
+
+
+def version_field():
+    """The `engine_version` field of a service or a portfolio's serving workload."""
+    return Field(
+        None,
+        max_length=VERSION_MAX_CHARS,
+        pattern=VERSION_PATTERN,
+        description="the engine's release (0.7.3); not measured: the nearest measured one's costs",
+    )
+
+
+def version_serializer(names=("engine_version",)):
+    """A wrap serializer leaving out the version fields where they are None (drop_unset_version)."""
+
+    @model_serializer(mode="wrap")
+    def _without_version(self, handler):
+        return drop_unset_version(handler(self), names)
+
+    return _without_version
+
+
+class EngineInputs(BaseModel):
+    """The validators of a record with `engine` (NAME[:VERSION]) and `engine_version` fields, and
+    the dump that leaves an unset version out: a service (models/serving/plan.py ServeInputs, with
+    its `gpu`, whose engines it checks) and a portfolio's serving workload (no GPU of its own:
+    `Serve.engine_on` checks it against the cluster's)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _engine_text(cls, data):
+        return engine_fields(data)
+
+    _engine_name = field_validator("engine", mode="before", check_fields=False)(engine_name)
+
+    @field_validator("engine", check_fields=False)
+    @classmethod
+    def _engine_on_gpu(cls, value, info):
+        if info.data.get("gpu"):
+            check_engine_on(value, info.data["gpu"])
+        return value
+
+    _without_version = version_serializer()
+
+
+def build_of(inp) -> Build:
+    """A service's engine build on its GPU at the version asked, for its model's class."""
+    moe = get_preset(inp.model).is_moe if known_model(inp.model) else None
+    return resolve(inp.engine, inp.gpu, inp.engine_version, moe)
+
+
+def engine_step_s(inp, shape, t_step):
+    """The engine's decode step from the roofline's: its CUDA factor on NVIDIA; on AMD its ROCm
+    build's k · step + layers · s (docs/reference/serving-evidence.md, sixteenth amendment)."""
+    build = build_of(inp)
+    if build.platform == "cuda":
+        return t_step * ENGINES[inp.engine].decode_step_factor
+    return t_step * build.step_factor + shape.layers * build.step_s_per_layer
+
+
+def software_of(inp) -> str:
+    """What a service's plan assumes of the software, in words, naming the build and version."""
+    build = build_of(inp)
+    if build.platform == "rocm":
+        return describe(build)
+    text = software_generation(inp.engine)
+    if build.version:
+        text = f"{build.label} {build.version}: " + text
+    return text + (f"; {build.note}" if build.note else "")

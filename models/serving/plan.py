@@ -84,20 +84,14 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import Field, field_validator, model_serializer, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
 from models.serving import builds, pools, roofline
-from models.serving.engines import (
-    DEFAULT_ENGINE,
-    ENGINES,
-    Engine,
-    first_token_s,
-    software_generation,
-)
+from models.serving.engines import DEFAULT_ENGINE, ENGINES, Engine, first_token_s
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
 from models.serving.queueing import queue_wait_s
 from models.shapes import ModelShape, get_preset, known_model, load_presets
@@ -143,7 +137,7 @@ PrefillDecode = Annotated[
 ]
 
 
-class ServeInputs(Record):
+class ServeInputs(Record, builds.EngineInputs):
     """What to serve, on what, for how much traffic, within which latency objectives."""
 
     model: str = Field(description="model preset id (models/data/model_presets.csv)")
@@ -156,16 +150,10 @@ class ServeInputs(Record):
     )
     engine: Engine = Field(
         DEFAULT_ENGINE,
-        description="serving engine, NAME[:VERSION]: tensorrt-llm (the default on NVIDIA, the "
-        "model's calibration), vllm (the default on AMD: its ROCm build) or sglang; each with "
-        "measured step costs (models/serving/engines.py, models/serving/builds.py)",
+        description="NAME[:VERSION]: tensorrt-llm (NVIDIA's default), vllm (AMD's: its ROCm "
+        "build) or sglang, each with measured step costs (models/serving/builds.py)",
     )
-    engine_version: str | None = Field(
-        None,
-        max_length=builds.VERSION_MAX_CHARS,
-        pattern=builds.VERSION_PATTERN,
-        description="the engine's release (0.7.3); not measured: the nearest measured one's costs",
-    )
+    engine_version: str | None = builds.version_field()
     input_tokens: int = Field(ge=1, le=1_000_000, description="mean prompt tokens per request")
     output_tokens: int = Field(ge=1, le=1_000_000, description="mean output tokens per request")
     rps: float | None = Field(
@@ -196,24 +184,6 @@ class ServeInputs(Record):
     )
     slo_percentile: SloPercentile = 50
     prefill_decode: PrefillDecode = "auto"
-
-    @model_validator(mode="before")
-    @classmethod
-    def _engine_text(cls, data):
-        """`engine` as NAME[:VERSION]; absent: the GPU's default (vLLM's ROCm build on AMD)."""
-        return builds.engine_fields(data)
-
-    _engine_name = field_validator("engine", mode="before")(builds.engine_name)
-
-    @field_validator("engine")
-    @classmethod
-    def _engine_on_gpu(cls, value, info):
-        builds.check_engine_on(value, info.data.get("gpu", ""))
-        return value
-
-    @model_serializer(mode="wrap")
-    def _without_version(self, handler):
-        return builds.drop_unset_version(handler(self))
 
     @model_validator(mode="after")
     def _one_traffic(self):
@@ -260,12 +230,8 @@ class ServePlan(Record):
     precision: str
     kv_precision: str
     engine: str = DEFAULT_ENGINE
-    engine_version: str | None = Field(
-        None, description="the engine's release whose step costs were used (None: not given)"
-    )
-    engine_note: str | None = Field(
-        None, description="why the costs are another version's (a version not measured)"
-    )
+    engine_version: str | None = Field(None, description="the release whose step costs were used")
+    engine_note: str | None = Field(None, description="why they are another release's costs")
     software_generation: str
     tp: int
     ep: int
@@ -309,9 +275,7 @@ class ServePlan(Record):
     )
     layouts_evaluated: int
 
-    @model_serializer(mode="wrap")
-    def _without_version(self, handler):
-        return builds.drop_unset_version(handler(self), ("engine_version", "engine_note"))
+    _without_version = builds.version_serializer(("engine_version", "engine_note"))
 
 
 def evaluate(
@@ -350,7 +314,7 @@ def evaluate(
     weights_gpu, kv_token, kv_shards = mem.weights_gpu, mem.kv_token, mem.kv_shards
     kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
     t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
-    t_step = engine_step_s(inp, shape, t_step)  # the engine's own step
+    t_step = builds.engine_step_s(inp, shape, t_step)  # the engine's own step
     t_prefill = roofline.prefill_s(su)
 
     # time to first token (docs/reference/serving-evidence.md, ninth amendment): the engine's fixed
@@ -392,32 +356,6 @@ def evaluate(
         "rps_decode_replica": b * su.dp / (o_tok * t_step),
         "rps_prefill_replica": su.dp / t_prefill,
     }
-
-
-def build_of(inp: ServeInputs) -> builds.Build:
-    """The engine's build on the GPU at the version asked (models/serving/builds.py)."""
-    moe = get_preset(inp.model).is_moe if known_model(inp.model) else None
-    return builds.resolve(inp.engine, inp.gpu, inp.engine_version, moe)
-
-
-def engine_step_s(inp: ServeInputs, shape: ModelShape, t_step):
-    """The engine's decode step from the roofline's: its CUDA factor on NVIDIA; on AMD its ROCm
-    build's k · step + layers · s (docs/reference/serving-evidence.md, sixteenth amendment)."""
-    build = build_of(inp)
-    if build.platform == "cuda":
-        return t_step * ENGINES[inp.engine].decode_step_factor
-    return t_step * build.step_factor + shape.layers * build.step_s_per_layer
-
-
-def software_of(inp: ServeInputs) -> str:
-    """What the plan assumes of the software, in words, naming the build and its version."""
-    build = build_of(inp)
-    if build.platform == "rocm":
-        return builds.describe(build)
-    text = software_generation(inp.engine)
-    if build.version:
-        text = f"{build.label} {build.version}: " + text
-    return text + (f"; {build.note}" if build.note else "")
 
 
 def precision_of(inp: ServeInputs) -> str:
@@ -507,9 +445,9 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
         precision=precision_of(inp),
         kv_precision=kv_precision_of(inp),
         engine=inp.engine,
-        engine_version=build_of(inp).costs_version,
-        engine_note=build_of(inp).note or None,
-        software_generation=software_of(inp),
+        engine_version=builds.build_of(inp).costs_version,
+        engine_note=builds.build_of(inp).note or None,
+        software_generation=builds.software_of(inp),
         tp=tp,
         ep=int(r["ep"][i]),
         attention_dp=int(r["dp"][i]),
