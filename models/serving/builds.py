@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field, field_validator, model_serializer, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from models.errors import InputError
 from models.hardware import get_gpu, load_gpus
@@ -254,14 +254,10 @@ def engine_fields(data):
     return out
 
 
-def drop_unset_version(data, names=("engine_version",)):
-    """A record's dump without its version fields where they are None: a plan or scenario that
-    names no version reads as it did before versions existed (links, JSON, byte for byte)."""
-    if isinstance(data, dict):
-        for name in names:
-            if name in data and data[name] is None:
-                del data[name]
-    return data
+def unset(value) -> bool:
+    """A version field left out of a dump where None (pydantic's `exclude_if`): a plan or scenario
+    that names no version reads as it did before versions existed (links, JSON, byte for byte)."""
+    return value is None
 
 
 def engine_name(value):
@@ -276,23 +272,14 @@ def version_field():
         None,
         max_length=VERSION_MAX_CHARS,
         pattern=VERSION_PATTERN,
+        exclude_if=unset,
         description="the engine's release (0.7.3); not measured: the nearest measured one's costs",
     )
 
 
-def version_serializer(names=("engine_version",)):
-    """A wrap serializer leaving out the version fields where they are None (drop_unset_version)."""
-
-    @model_serializer(mode="wrap")
-    def _without_version(self, handler):
-        return drop_unset_version(handler(self), names)
-
-    return _without_version
-
-
 class EngineInputs(BaseModel):
-    """The validators of a record with `engine` (NAME[:VERSION]) and `engine_version` fields, and
-    the dump that leaves an unset version out: a service (models/serving/plan.py ServeInputs, with
+    """The validators of a record with `engine` (NAME[:VERSION]) and `engine_version` fields (the
+    version field leaves itself out of a dump where unset: `version_field`): a service (models/serving/plan.py ServeInputs, with
     its `gpu`, whose engines it checks) and a portfolio's serving workload (no GPU of its own:
     `Serve.engine_on` checks it against the cluster's)."""
 
@@ -309,8 +296,6 @@ class EngineInputs(BaseModel):
         if info.data.get("gpu"):
             check_engine_on(value, info.data["gpu"])
         return value
-
-    _without_version = version_serializer()
 
 
 def build_of(inp) -> Build:

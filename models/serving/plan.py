@@ -230,8 +230,12 @@ class ServePlan(Record):
     precision: str
     kv_precision: str
     engine: str = DEFAULT_ENGINE
-    engine_version: str | None = Field(None, description="the release whose step costs were used")
-    engine_note: str | None = Field(None, description="why they are another release's costs")
+    engine_version: str | None = Field(
+        None, exclude_if=builds.unset, description="the release whose step costs were used"
+    )
+    engine_note: str | None = Field(
+        None, exclude_if=builds.unset, description="why they are another release's costs"
+    )
     software_generation: str
     tp: int
     ep: int
@@ -274,8 +278,6 @@ class ServePlan(Record):
         description="HBM bandwidth ÷ weight bytes × batch, the estimate a buyer would otherwise use"
     )
     layouts_evaluated: int
-
-    _without_version = builds.version_serializer(("engine_version", "engine_note"))
 
 
 def evaluate(
