@@ -120,6 +120,34 @@ def prefill_decode_text(p) -> str:
     )
 
 
+def engine_text(p) -> str:
+    """A serving plan's engine as the buyer deploys it: its label, its build on an AMD GPU (ROCm)
+    and the version its costs come from (`engine_version`), e.g. "vLLM (ROCm) 0.6.3"."""
+    from models.serving.builds import is_amd
+    from models.serving.engines import ENGINES
+
+    text = ENGINES[p.engine].label + (" (ROCm)" if is_amd(p.gpu) else "")
+    return f"{text} {p.engine_version}" if p.engine_version else text
+
+
+def serve_engine_text(w, gpu: str) -> str:
+    """A portfolio's serving workload's engine on the cluster's GPU: the build and the version
+    whose costs are used (models/serving/builds.py), e.g. "vLLM (ROCm) 0.6.3"; the refusal's
+    message where the GPU cannot run it."""
+    from models.errors import InputError
+    from models.serving.builds import resolve
+    from models.shapes import get_preset, known_model
+
+    try:
+        engine = w.engine_on(gpu)
+        moe = get_preset(w.model).is_moe if known_model(w.model) else None
+        b = resolve(engine, gpu, w.engine_version, moe)
+    except InputError as exc:
+        return str(exc)
+    version = f" {b.costs_version}" if b.costs_version else ""
+    return f"{b.label}{version}" + (f" ({b.note})" if b.note else "")
+
+
 def layout_text(p, sep: str = " · ") -> str:
     """A serving plan's layout per replica: 'TP8', 'TP8 · EP8', 'TP2 · EP16 · DP8' (attention data
     parallel groups, ServePlan.attention_dp)."""

@@ -48,6 +48,17 @@ CASES = [
         rps=2,
         tpot_ms=50,
     ),
+    # an AMD GPU: vLLM's ROCm build, its measured step costs and the xGMI mesh (TP 2 and 4 at
+    # their own links' rate)
+    ServeInputs(
+        model="llama3-405b",
+        gpu="MI300X",
+        input_tokens=1000,
+        output_tokens=500,
+        rps=5,
+        ttft_ms=2000,
+        tpot_ms=80,
+    ),
 ]
 
 

@@ -34,6 +34,10 @@ class GpuSpec(BaseModel):
     matmul_fraction_of_peak: float = Field(gt=0, le=1)
     hbm_bandwidth_tbyte_per_s: float = Field(gt=0)
     scaleup_bandwidth_gbyte_per_s: float = Field(gt=0)
+    #: A scale-up domain wired as a full mesh of point-to-point links (AMD Infinity Fabric): GB/s each
+    #: way over the one link between two GPUs, so a group of n GPUs reaches (n − 1) × this, at most
+    #: the aggregate above; None where a switch gives every GPU its whole bandwidth to any group (NVLink)
+    scaleup_link_gbyte_per_s: float | None = Field(default=None, gt=0)
     scaleup_domain_gpus: int = Field(ge=1)
     scaleout_bandwidth_gbit_per_s: float = Field(gt=0)
     gpus_per_node: int = Field(ge=1)

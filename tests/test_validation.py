@@ -602,6 +602,9 @@ def test_validation_page_renders():
     assert all(any(md_plain(i) in t for t in misses) for i in BEYOND), misses
     constants = at.dataframe[-1].value
     assert "GEMM_SHARE_OF_MAMF" in set(constants["name"])
+    # the measured AMD rows (app/views/validation_amd.py), per engine, version and split
+    assert any("amd_serving.csv" in c.value for c in at.caption)
+    assert any("TPOT after %" in d.value.columns for d in at.dataframe)
 
 
 def test_every_model_constant_has_a_source():

@@ -502,3 +502,17 @@ def test_a_fine_tune_rows_framework_and_savings_are_edited_under_the_table():
     assert row["framework"] == "megatron" and row["optimizer_offload"] is True
     sc = Scenario.model_validate(at.session_state["scenario"])
     assert sc.workloads[0].framework == "megatron" and sc.workloads[0].optimizer_offload
+
+
+def test_a_services_engine_version_is_set_under_the_table_and_kept_in_the_scenario():
+    """The engine's release (models/serving/builds.py): typed under the table, it travels in the
+    scenario (and so the link); a malformed one is named, never a traceback; empty leaves it out."""
+    at = app(scenario=sample("enterprise"))
+    select(at, 1)
+    detail(at, "engine_version").set_value("0.15.1").run()
+    assert not at.exception and not at.error
+    assert workloads(at)[1]["engine_version"] == "0.15.1"
+    detail(at, "engine_version").set_value("fast!").run()
+    assert not at.exception and any("engine_version" in e.value for e in at.error)
+    detail(at, "engine_version").set_value("").run()
+    assert "engine_version" not in workloads(at)[1]

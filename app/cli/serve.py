@@ -59,7 +59,9 @@ def register(sub) -> None:
     )
     s.add_argument(
         "--engine",
-        help="serving engine: tensorrt-llm (default, the model's calibration), vllm or sglang",
+        help="serving engine NAME[:VERSION]: tensorrt-llm (the default on NVIDIA), vllm (the "
+        "default on AMD: its ROCm build) or sglang, e.g. vllm:0.7.3; a release not measured uses "
+        "the nearest measured one's costs, and the output says so",
     )
     s.add_argument(
         "--prefill-decode",
@@ -94,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from app.formatting import (
         batch_text,
         deployment_text,
+        engine_text,
         layout_text,
         prefill_decode_text,
         rule_of_thumb_text,
@@ -101,7 +104,6 @@ def run(args: argparse.Namespace) -> int:
         waiting_text,
     )
     from app.serving_cost import accuracy_warning
-    from models.serving.engines import ENGINES
     from models.serving.plan import ServeInputs, plan_serving  # only this command needs it
     from models.shapes import get_preset
 
@@ -119,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     p = plan
     print(
         f"{p.model} on {p.gpu}, weights {p.precision}, KV cache {p.kv_precision}, "
-        f"{ENGINES[p.engine].label}\n"
+        f"{engine_text(p)}\n"
         f"Layout          {layout_text(p, ' ')} ({p.gpus_per_replica} GPUs per replica), "
         + batch_text(p, "decode replica" if p.prefill_decode == "split" else "replica")
         + f"; {prefill_decode_text(p)}\n"

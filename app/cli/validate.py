@@ -20,9 +20,9 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
+    from models.validation import amd, mlperf, silicon
     from models.validation import finetune as FV
     from models.validation import memory as MV
-    from models.validation import mlperf, silicon
     from models.validation import moe_throughput as MT
     from models.validation import serving as SV
     from models.validation.training import (
@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
                 "modes": modes_summary(result, result_heldout),
                 "serving_measured": silicon.as_json(),
                 "mlperf_offline": mlperf.as_json(),
+                "serving_amd": amd.as_json(),
             },
             default=str,
         )
@@ -86,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(silicon.report_lines()))
     print("\n== Serving, MLPerf Inference Offline (models/data/validation/mlperf_offline.csv) ==")
     print("\n".join(mlperf.report_lines()))
+    print("\n== Serving on AMD GPUs, measured (models/data/validation/amd_serving.csv) ==")
+    print("\n".join(amd.report_lines()))
     print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
     print(FV.report(finetune))
     return 0

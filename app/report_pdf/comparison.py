@@ -18,6 +18,7 @@ from app.formatting import (
     on_day,
     pct,
     sentence,
+    serve_engine_text,
     si,
     swing_text,
     training_run_subject,
@@ -57,6 +58,11 @@ from pricing.results import Comparison, OptionResult
 def _result(c: Comparison, option_id: str | None) -> OptionResult | None:
     """The engine's result for an option the recommendation names (None when it names none)."""
     return c.option(option_id) if option_id is not None else None
+
+
+def _engine(w, gpu: str) -> str:
+    """ "; " and a serving workload's engine on the cluster's GPU (build, version); "" otherwise."""
+    return f"; {serve_engine_text(w, gpu)}" if w.kind == "serve" else ""
 
 
 def _num(v: float | None) -> str:
@@ -363,7 +369,10 @@ class ComparisonDocument(Document):
         n = teams(s)
         work = [
             f"{len(s.workloads)} workloads, {n} team{'s' if n != 1 else ''}",
-            *(f"{x.name} ({x.kind}, {x.team})" for x in s.workloads[:12]),
+            *(
+                f"{x.name} ({x.kind}, {x.team}{_engine(x, self.c.training.gpu)})"
+                for x in s.workloads[:12]
+            ),
         ] + ([f"{len(s.workloads) - 12} more"] if len(s.workloads) > 12 else [])
         cluster = f"{self.c.training.gpu}; " + (
             f"{cl.gpus:,} GPUs on the fixed-size options"

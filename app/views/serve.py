@@ -29,6 +29,7 @@ from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
 from models.hardware import gpus_with, load_gpus
+from models.serving import builds
 from models.serving.engines import ENGINES
 from models.serving.plan import ServeInputs, ServePlan, plan_serving, sweep
 from models.serving.precision import DEFAULT_PRECISION_TEXT, default_precision
@@ -178,18 +179,8 @@ def _model_and_gpu() -> None:
         "Blackwell GPU. The KV cache's precision is chosen below.",
     )
 
-    _, c2, c3 = st.columns(3)  # under the GPU and the precision of the weights
-    FORM.choice(
-        c2,
-        "Serving engine",
-        "engine",
-        "s_engine",
-        choices=list(ENGINES),
-        format_func=lambda e: ENGINES[e].label,
-        help="The software that serves the model. The model is calibrated as TensorRT-LLM; "
-        "vLLM's and SGLang's decode steps take a factor longer, measured against TensorRT-LLM "
-        "on the same model, GPU and load (models/serving/engines.py).",
-    )
+    c1, c2, c3 = st.columns(3)  # under the model, the GPU and the precision of the weights
+    _engine_inputs(c1, c2, gpu)
     FORM.choice(
         c3,
         "KV cache",
@@ -201,6 +192,51 @@ def _model_and_gpu() -> None:
         "'as the weights' is FP8 with FP8 or FP4 weights, else BF16. FP8 halves the memory.",
     )
     forms.own_model(FORM, "s", "s_model")
+
+
+def engine_label(e: str | None, gpu: str) -> str:
+    """How an engine reads in the picker: its build on the GPU (ROCm on AMD); None, the default."""
+    if e is None:
+        return f"Default: {engine_label(builds.default_engine(gpu), gpu)}"
+    rocm = gpu in load_gpus() and builds.is_amd(gpu)
+    return ENGINES[e].label + (" (ROCm)" if rocm else "")
+
+
+def _engine_inputs(c1, c2, gpu: str) -> None:
+    """The serving engine (the builds that run on the GPU) and its release. A choice the GPU
+    cannot run (TensorRT-LLM kept from an NVIDIA GPU) stays shown, and the record names it."""
+    allowed = builds.AMD_ENGINES if gpu in load_gpus() and builds.is_amd(gpu) else tuple(ENGINES)
+    choices = [None, *allowed]
+    value = FORM.get("engine")
+    if value not in choices:
+        choices.append(value)
+    c1.selectbox(
+        "Serving engine",
+        choices,
+        index=choices.index(value),
+        format_func=lambda e: engine_label(e, gpu),
+        key="s_engine",
+        on_change=FORM.bind("engine", "s_engine"),
+        help="The software that serves the model: TensorRT-LLM (the default on NVIDIA), vLLM or "
+        "SGLang; on AMD GPUs their ROCm builds (vLLM the default; TensorRT-LLM does not run "
+        "there). Each engine's step costs are measured (models/serving/engines.py, "
+        "models/serving/builds.py; docs/reference/serving-evidence.md).",
+    )
+
+    def store_version():
+        text = st.session_state["s_engine_version"].strip()
+        FORM.put("engine_version", text or None)
+
+    version = FORM.get("engine_version")
+    c2.text_input(
+        "Engine version",
+        value=version or "",
+        placeholder="the measured default",
+        key="s_engine_version",
+        on_change=store_version,
+        help="The engine's release, e.g. 0.7.3. A release that was not measured uses the "
+        "nearest measured release's costs, and the plan says so. Empty: the newest measured.",
+    )
 
 
 def precision_label(p: str | None, gpu: str) -> str:

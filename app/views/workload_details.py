@@ -61,7 +61,15 @@ DETAILS: dict[str, tuple[str, str, float]] = {
     "engine": (
         "Serving engine",
         "The software that serves the model: TensorRT-LLM (the model's calibration), vLLM or "
-        "SGLang, whose decode steps take a measured factor longer (models/serving/engines.py).",
+        "SGLang, whose decode steps take a measured factor longer (models/serving/engines.py). On "
+        "an AMD cluster a service left at the default runs vLLM's ROCm build; TensorRT-LLM chosen "
+        "there is refused (it does not run on AMD GPUs).",
+        0,
+    ),
+    "engine_version": (
+        "Engine version",
+        "The engine's release, e.g. 0.7.3: a release that was not measured uses the nearest "
+        "measured release's costs (models/serving/builds.py), and the report says so.",
         0,
     ),
     "framework": (
@@ -107,6 +115,24 @@ APPLIES = {
 #: what an empty optional box means, by field
 EMPTY = {"ttft_ms": "no objective", "tpot_ms": "no objective"}
 COLUMNS_PER_ROW = 2
+#: text inputs, and what an empty box means
+TEXT = {"engine_version": "the newest measured"}
+
+
+def _text_box(form: Form, where, label: str, name: str, key: str, help_: str) -> None:
+    """A free-text field (the engine's version): empty leaves it out; the record checks it."""
+
+    def store():
+        form.put(name, st.session_state[key].strip() or None)
+
+    where.text_input(
+        label,
+        value=form.get(name) or "",
+        placeholder=TEXT[name],
+        key=key,
+        on_change=store,
+        help=f"{help_} Empty: {TEXT[name]}.",
+    )
 
 
 class WorkloadForm(Form):
@@ -158,6 +184,8 @@ def render(i: int, generation: int) -> None:
                     choices=CHOICES.get(name),
                     format_func=lambda v, m=labels: m.get(v, v),
                 )
+            elif name in TEXT:
+                _text_box(form, where, label, name, key, help_)
             elif name in EMPTY:
                 form.optional(where, label, name, key, help=help_, placeholder=EMPTY[name])
             else:

@@ -168,6 +168,8 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
             "duration",
         )
 
+    engine = w.engine_on(gpu)
+
     def inputs(r: float) -> ServeInputs:
         return ServeInputs(
             model=w.model,
@@ -180,7 +182,8 @@ def _size_serve(w: Serve, gpu: str, training: TrainingSettings = DEFAULT_TRAININ
             tpot_ms=w.tpot_ms,
             slo_percentile=w.slo_percentile,
             prefill_decode=w.prefill_decode,
-            engine=w.engine,
+            engine=engine,
+            engine_version=w.engine_version,
         )
 
     def layout(p: ServePlan) -> tuple:

@@ -23,12 +23,19 @@ import functools
 import math
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from models.checks import printable
 from models.errors import InputError
 from models.hardware import load_gpus
 from models.record import Record, at_least
+from models.serving import builds
 from models.serving.engines import DEFAULT_ENGINE, Engine
 from models.serving.plan import MIN_RPS, RPS_FLOOR, PrefillDecode, SloPercentile
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision
@@ -218,7 +225,7 @@ class Finetune(WorkloadBase):
     )
 
 
-class Serve(WorkloadBase):
+class Serve(WorkloadBase, builds.EngineInputs):
     """An inference service: GPUs held every hour of every month it runs, as many as the month's
     traffic needs within the latency objectives."""
 
@@ -245,10 +252,24 @@ class Serve(WorkloadBase):
     tpot_ms: float | None = Field(None, gt=0, le=3.6e6, description="time-per-output-token SLO")
     slo_percentile: SloPercentile = 50
     prefill_decode: PrefillDecode = "auto"
-    engine: Engine = Field(DEFAULT_ENGINE, description="serving engine (models/serving/engines.py)")
+    engine: Engine = Field(
+        DEFAULT_ENGINE,
+        description="serving engine, NAME[:VERSION] (models/serving/engines.py, builds.py); left "
+        "at its default on an AMD cluster: vLLM's ROCm build (TensorRT-LLM does not run there)",
+    )
+    engine_version: str | None = builds.version_field()
 
     _model = field_validator("model")(_known_model)
     _rps_floor = field_validator("rps", mode="before")(at_least(MIN_RPS, RPS_FLOOR))
+
+    def engine_on(self, gpu: str) -> str:
+        """The engine this service runs on the cluster's GPU: as given, or, left at its default,
+        the GPU's default (vLLM's ROCm build on AMD); InputError naming `engine` where the GPU
+        cannot run it (TensorRT-LLM set on an AMD cluster)."""
+        if "engine" not in self.model_fields_set:
+            return builds.default_engine(gpu)
+        builds.check_engine_on(self.engine, gpu)
+        return self.engine
 
     def rps_by_month(self) -> list[float]:
         """Traffic in each month of its duration: rps × (1 + growth)^k for k = 0 … duration − 1."""

@@ -92,14 +92,8 @@ from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
-from models.serving import pools, roofline
-from models.serving.engines import (
-    DEFAULT_ENGINE,
-    ENGINES,
-    Engine,
-    first_token_s,
-    software_generation,
-)
+from models.serving import builds, pools, roofline
+from models.serving.engines import DEFAULT_ENGINE, ENGINES, Engine, first_token_s
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
 from models.serving.queueing import queue_wait_s
 from models.shapes import ModelShape, get_preset, known_model, load_presets
@@ -145,7 +139,7 @@ PrefillDecode = Annotated[
 ]
 
 
-class ServeInputs(Record):
+class ServeInputs(Record, builds.EngineInputs):
     """What to serve, on what, for how much traffic, within which latency objectives."""
 
     model: str = Field(description="model preset id (models/data/model_presets.csv)")
@@ -158,9 +152,10 @@ class ServeInputs(Record):
     )
     engine: Engine = Field(
         DEFAULT_ENGINE,
-        description="serving engine: tensorrt-llm (default, the model's calibration), vllm or "
-        "sglang (each decode step a measured factor longer: models/serving/engines.py)",
+        description="NAME[:VERSION]: tensorrt-llm (NVIDIA's default), vllm (AMD's: its ROCm "
+        "build) or sglang, each with measured step costs (models/serving/builds.py)",
     )
+    engine_version: str | None = builds.version_field()
     input_tokens: int = Field(ge=1, le=1_000_000, description="mean prompt tokens per request")
     output_tokens: int = Field(ge=1, le=1_000_000, description="mean output tokens per request")
     rps: float | None = Field(
@@ -237,6 +232,12 @@ class ServePlan(Record):
     precision: str
     kv_precision: str
     engine: str = DEFAULT_ENGINE
+    engine_version: str | None = Field(
+        None, exclude_if=builds.unset, description="the release whose step costs were used"
+    )
+    engine_note: str | None = Field(
+        None, exclude_if=builds.unset, description="why they are another release's costs"
+    )
     software_generation: str
     tp: int
     ep: int
@@ -318,7 +319,7 @@ def evaluate(
     weights_gpu, kv_token, kv_shards = mem.weights_gpu, mem.kv_token, mem.kv_shards
     kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
     t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
-    t_step = t_step * ENGINES[inp.engine].decode_step_factor  # the engine's own step
+    t_step = builds.engine_step_s(inp, shape, t_step)  # the engine's own step
     t_prefill = roofline.prefill_s(su)
 
     # time to first token (docs/reference/serving-evidence.md, ninth amendment): the engine's fixed
@@ -450,7 +451,9 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
         precision=precision_of(inp),
         kv_precision=kv_precision_of(inp),
         engine=inp.engine,
-        software_generation=software_generation(inp.engine),
+        engine_version=builds.build_of(inp).costs_version,
+        engine_note=builds.build_of(inp).note or None,
+        software_generation=builds.software_of(inp),
         tp=tp,
         ep=int(r["ep"][i]),
         attention_dp=int(r["dp"][i]),

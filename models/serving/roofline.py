@@ -96,13 +96,28 @@ def link_rates(gpu: GpuSpec) -> tuple[float, float]:
     return up, out
 
 
-def _allreduce_s(size_bytes, n, gpu: GpuSpec, per_doubling_s: float = 0.0) -> np.ndarray:
-    """Bandwidth term of a ring all-reduce (models/training/collectives.py) + SERVE_ALLREDUCE_STEPS
-    latencies + the engine's latency per doubling of the group, `per_doubling_s` · log2(n)
-    (docs/reference/serving-evidence.md, tenth amendment; models/serving/engines.py
-    `allreduce_s_per_doubling`)."""
-    bw = link_rates(gpu)[0]
+def group_scaleup_rate(gpu: GpuSpec, n) -> np.ndarray:
+    """Bytes/s one GPU moves within a group of n GPUs of its scale-up domain: the switched fabric's
+    whole rate (link_rates); on a full mesh of point-to-point links (MI300X, MI325X: seven Infinity
+    Fabric links, one per other GPU), only the group's own links carry it: min(aggregate, (n − 1) ·
+    scaleup_link_gbyte_per_s) at SCALEUP_EFFICIENCY (docs/reference/serving-evidence.md, sixteenth
+    amendment; models/data/gpus.csv). TP 2 on MI300X gets 64 GB/s, not the 8-GPU 448."""
+    up = link_rates(gpu)[0]
     n = np.asarray(n, dtype=float)
+    if gpu.scaleup_link_gbyte_per_s is None:
+        return np.full_like(n, up)
+    mesh = np.maximum(n - 1, 1) * gpu.scaleup_link_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    return np.minimum(up, mesh)
+
+
+def _allreduce_s(size_bytes, n, gpu: GpuSpec, per_doubling_s: float = 0.0) -> np.ndarray:
+    """Bandwidth term of a ring all-reduce (models/training/collectives.py) at the group's rate
+    (group_scaleup_rate: a mesh gives a small group a fraction of its aggregate) +
+    SERVE_ALLREDUCE_STEPS latencies + the engine's latency per doubling of the group,
+    `per_doubling_s` · log2(n) (docs/reference/serving-evidence.md, tenth amendment;
+    models/serving/engines.py `allreduce_s_per_doubling`)."""
+    n = np.asarray(n, dtype=float)
+    bw = group_scaleup_rate(gpu, n)
     band = coll.all_reduce_s(size_bytes, n, bw, 0.0)
     sync = per_doubling_s * np.log2(np.maximum(n, 1.0))
     return np.where(n > 1, band + C.SERVE_ALLREDUCE_STEPS * C.SCALEUP_LATENCY_S + sync, 0.0)

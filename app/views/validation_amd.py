@@ -1,0 +1,61 @@
+"""The Validation page's section on measured AMD serving rows (models/validation/amd.py;
+docs/reference/serving-evidence.md, sixteenth amendment): per engine, the version whose costs were
+used and the split, the errors before and after the ROCm builds. Every figure is a field of
+`amd.as_json()`; nothing is recomputed here."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from app.views.forms import pinned_table
+from models.validation import amd
+
+METRICS = {"tpot_ms": "TPOT", "ttft_ms": "TTFT", "out_tps": "output tok/s"}
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else 100 * x
+
+
+def amd_table(data: dict) -> pd.DataFrame:
+    """One row per engine, version and split: rows, then each metric's median |error| before and
+    after, and the signed median after, in percent."""
+    rows = []
+    for c in data["classes"]:
+        row = {
+            "engine": c["engine"],
+            "version": c["version"],
+            "split": c["split"],
+            "rows": c["rows"],
+        }
+        for key, name in METRICS.items():
+            row[f"{name} before %"] = _pct(c["before"][key]["median_abs"])
+            row[f"{name} after %"] = _pct(c["after"][key]["median_abs"])
+            row[f"{name} signed %"] = _pct(c["after"][key]["signed_median"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def render_amd() -> None:
+    data = amd.as_json()
+    st.subheader("Serving on AMD GPUs, measured")
+    st.caption(
+        f"{data['rows']} measured serving runs on MI300X (models/data/validation/amd_serving.csv: "
+        "dstack's DeepSeek-R1 and Llama 3.1 405B runs, Oracle's 405B FP8 runs), each at its engine, "
+        f"version, layout and concurrency; {data['held_out']} held out (an id-hash tenth and one "
+        "whole source). The split and the form were written before the first score "
+        "(docs/reference/serving-evidence.md, sixteenth amendment). Median |error| before (CUDA "
+        "vLLM × 1.10, SGLang × 1.17) and after the ROCm builds' measured step costs; signed + means "
+        "the model is optimistic."
+    )
+    table = amd_table(data)
+    pinned_table(
+        table,
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format="%+.0f" if "signed" in c else "%.0f")
+            for c in table.columns
+            if c.endswith("%")
+        },
+    )

@@ -1,0 +1,79 @@
+"""Fits each ROCm build's decode-step costs (models/serving/builds.py `ROCM_BUILDS`: k and s in
+t_step = k · roofline step + layers · s) by the rule docs/reference/serving-evidence.md fixed
+before the fit (sixteenth amendment): per engine and measured version, the grid point k = 1.00 to
+4.00 by 0.01, s = 0 to 400 µs by 5 µs that minimises the median plus the 90th percentile of the
+absolute TPOT error over its tuning rows of models/data/validation/amd_serving.csv that give TPOT
+and that the model does not refuse (ties: the smaller s, then the smaller k). Held-out rows are not
+read. Each row is evaluated once by the model (models/validation/amd.py `_parts`); every grid
+point is then arithmetic, and the script checks it against the model at the constants it prints.
+Run: python -m bench.serve_rocm_fit"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.serving import builds
+from models.validation import amd
+
+K_GRID = np.round(np.arange(1.00, 4.0001, 0.01), 2)
+S_GRID = np.arange(0, 401, 5) * 1e-6
+
+
+def tuning_rows(engine: str, version: str) -> list[dict]:
+    """The build's tuning rows that give TPOT and fit (the version its costs resolve to)."""
+    out = []
+    for r in amd.load_rows():
+        if r["engine"] != engine or amd.held_out(r) or not r["tpot_ms"]:
+            continue
+        b = amd._build(r)
+        if b.costs_version == version and amd.figures(r, 1.0, 0.0) is not None:
+            out.append(r)
+    return out
+
+
+def fit(rows: list[dict]) -> tuple[float, float, float]:
+    """(k, s, objective): the grid point of the rule over `rows`."""
+    parts = [amd._parts(r["id"]) for r in rows]
+    measured = np.array([float(r["tpot_ms"]) * 1e-3 for r in rows])
+    raw = np.array([p.t_raw for p in parts])
+    layers = np.array([p.layers for p in parts], dtype=float)
+    wave = np.array([p.batch * p.t_prefill / p.output_tokens for p in parts])
+    k, s = np.meshgrid(K_GRID, S_GRID, indexing="ij")
+    tpot = k[..., None] * raw + s[..., None] * layers + wave
+    err = np.abs(tpot / measured - 1)
+    med = np.median(err, axis=-1)
+    p90 = np.sort(err, axis=-1)[..., min(len(rows) - 1, int(round(0.9 * (len(rows) - 1))))]
+    obj = np.round(med + p90, 12)
+    # ties: the smaller s, then the smaller k (argmin over s-major order)
+    flat = np.argmin(obj.T.ravel())
+    j, i = divmod(int(flat), len(K_GRID))
+    return float(K_GRID[i]), float(S_GRID[j]), float(obj[i, j])
+
+
+def main() -> None:
+    for engine, versions in builds.ROCM_BUILDS.items():
+        for build in versions:
+            rows = tuning_rows(engine, build.version)
+            if not rows:
+                print(f"{engine} {build.version}: no tuning rows")
+                continue
+            k, s, obj = fit(rows)
+            check = [amd.figures(r, k, s)["tpot_ms"] for r in rows]
+            direct = [
+                (k * amd._parts(r["id"]).t_raw + amd._parts(r["id"]).layers * s) * 1e3
+                + amd._parts(r["id"]).batch
+                * amd._parts(r["id"]).t_prefill
+                / amd._parts(r["id"]).output_tokens
+                * 1e3
+                for r in rows
+            ]
+            assert np.allclose(check, direct), "grid arithmetic differs from the model"
+            print(
+                f"{engine} {build.version}: k = {k:.2f}, s = {s * 1e6:.0f} µs per layer "
+                f"({len(rows)} tuning rows; median + p90 of |TPOT error| {obj:.1%}); "
+                f"committed: k = {build.step_factor:.2f}, s = {build.step_s_per_layer * 1e6:.0f} µs"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,324 @@
+"""Which build of a serving engine runs on a GPU, at which version, and what its steps cost
+(docs/reference/serving-evidence.md, sixteenth amendment; issue 29, item 1).
+
+On NVIDIA GPUs an engine is its CUDA record (models/serving/engines.py), fitted over the releases
+AIConfigurator measured (`CUDA_MEASURED`). On AMD GPUs (CDNA) it is its ROCm build: vLLM (the
+default, the engine AMD's ROCm documentation and MLPerf submissions run) or SGLang; TensorRT-LLM
+does not run there and is refused. A ROCm build's decode step is
+
+    t_step = k · (the roofline step, with the CUDA engine's all-reduce latency per doubling)
+             + layers · s
+
+with (k, s) fitted per measured version on the tuning rows of models/data/validation/
+amd_serving.csv by the amendment's rule (bench/serve_rocm_fit.py). A version given as
+`NAME:VERSION` that was not measured is accepted and the nearest measured version's costs are
+used, with a note saying so (the amendment says why)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from models.errors import InputError
+from models.hardware import get_gpu, load_gpus
+from models.serving.engines import DEFAULT_ENGINE, ENGINES, software_generation
+from models.shapes import get_preset, known_model
+
+#: the default engine on an AMD GPU (sixteenth amendment)
+DEFAULT_AMD_ENGINE = "vllm"
+#: the engines with a ROCm build, in the order a message lists them
+AMD_ENGINES = ("vllm", "sglang")
+#: a version as releases write it: 0.7.3, 1.2.0rc6.post2, 0.6.3.dev116+g151ef4ef (at most 40 characters)
+VERSION_PATTERN = r"^[0-9]{1,4}(\.[0-9]{1,4}){0,3}([.+-]?[A-Za-z0-9]{1,24}){0,4}$"
+_VERSION = re.compile(VERSION_PATTERN)
+VERSION_MAX_CHARS = 40
+
+#: AIConfigurator's measured releases per CUDA engine (models/data/validation/
+#: aiconfigurator_silicon.csv `backend_version`, the named releases; read 2026-12-02)
+CUDA_MEASURED = {
+    "tensorrt-llm": ("0.7.0", "1.3.0rc5"),
+    "vllm": ("0.11.2", "0.19.0"),
+    "sglang": ("0.5.1", "0.5.10"),
+}
+
+#: where the ROCm step costs come from (one source, one date)
+ROCM_FIT_SOURCE = (
+    "measured AMD serving rows (models/data/validation/amd_serving.csv: dstack DeepSeek-R1 on 8x "
+    "MI300X, 2025-03-18; dstack Llama 3.1 405B on 8x MI300X, 2024-10-09), tuning rows only: the "
+    "grid point minimising median + 90th percentile of the absolute TPOT error "
+    "(docs/reference/serving-evidence.md, sixteenth amendment); fitted 2026-12-02 "
+    "(bench/serve_rocm_fit.py)"
+)
+
+
+@dataclass(frozen=True)
+class RocmBuild:
+    """One measured version of an engine's ROCm build and its decode-step costs."""
+
+    engine: str
+    version: str
+    #: k: its decode step over the roofline's (with the CUDA engine's all-reduce latencies)
+    step_factor: float
+    #: s: a fixed time per layer and decode step, seconds
+    step_s_per_layer: float
+    #: what it was measured on
+    measured_on: str
+    #: the model class its rows were: "dense" or "moe" (costs serve that class first)
+    model_class: str = "dense"
+
+
+#: the ROCm builds, per engine, oldest version first (the last is the default)
+ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
+    "vllm": (
+        RocmBuild("vllm", "0.6.3", 1.69, 15e-6, "Llama 3.1 405B BF16, TP 8 (dstack, 2024-10-09)"),
+        RocmBuild(
+            "vllm", "0.7.3", 1.84, 400e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"
+        ),
+    ),
+    "sglang": (
+        RocmBuild(
+            "sglang", "0.4.2", 3.04, 110e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"
+        ),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Build:
+    """The engine as it runs on one GPU: its record, its platform, the version whose costs are used."""
+
+    engine: str
+    label: str
+    #: "cuda" or "rocm"
+    platform: str
+    #: the version asked for (None: not given)
+    version: str | None
+    #: the version whose costs are used (ROCm: a measured one; CUDA: the one asked for, or None)
+    costs_version: str | None
+    step_factor: float
+    step_s_per_layer: float
+    #: why the costs are not the version's own ("" when they are)
+    note: str = ""
+
+
+def is_amd(gpu_id: str) -> bool:
+    """An AMD GPU of the catalogue (architecture CDNA); False for an unknown id."""
+    return gpu_id in load_gpus() and get_gpu(gpu_id).architecture.startswith("cdna")
+
+
+def default_engine(gpu_id: str | None) -> str:
+    """What a buyer deploys today on the GPU: vLLM's ROCm build on AMD, TensorRT-LLM on NVIDIA."""
+    return DEFAULT_AMD_ENGINE if gpu_id and is_amd(gpu_id) else DEFAULT_ENGINE
+
+
+def split_engine(text: str) -> tuple[str, str | None]:
+    """`NAME[:VERSION]` -> (name, version or None); InputError naming `engine` when malformed."""
+    name, _, version = str(text).strip().partition(":")
+    name = name.strip().lower()
+    if name not in ENGINES:
+        raise InputError(
+            "engine",
+            f"unknown engine '{name}'; choose one of: {', '.join(ENGINES)} (NAME[:VERSION])",
+        )
+    if not _:
+        return name, None
+    return name, check_version(version.strip())
+
+
+def check_version(version: str) -> str:
+    """A version string as releases write it (VERSION_PATTERN); InputError naming `engine_version`."""
+    if len(version) > VERSION_MAX_CHARS or not _VERSION.match(version):
+        raise InputError(
+            "engine_version",
+            f"engine version '{version[:VERSION_MAX_CHARS]}' is not a release number: give digits "
+            "and dots with an optional suffix, e.g. 0.7.3 or 1.2.0rc6 (at most "
+            f"{VERSION_MAX_CHARS} characters)",
+        )
+    return version
+
+
+def check_engine_on(engine: str, gpu_id: str) -> None:
+    """InputError naming `engine` where the engine has no build for the GPU (TensorRT-LLM on AMD)."""
+    if is_amd(gpu_id) and engine not in AMD_ENGINES:
+        raise InputError(
+            "engine",
+            f"{ENGINES[engine].label} does not run on AMD GPUs ({gpu_id}); choose one of: "
+            f"{', '.join(AMD_ENGINES)} (their ROCm builds)",
+        )
+
+
+def _key(version: str) -> tuple[int, ...]:
+    """The release numbers of a version (0.7.3.dev138 -> (0, 7, 3)), for nearness."""
+    return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
+
+
+def _nearest(builds: tuple[RocmBuild, ...], version: str) -> RocmBuild:
+    """The measured build nearest the version by release numbers; a tie goes to the newer."""
+    want = _key(version)
+
+    def distance(b: RocmBuild) -> tuple:
+        have = _key(b.version)
+        width = max(len(want), len(have))
+        pad = lambda t: t + (0,) * (width - len(t))  # noqa: E731
+        return tuple(abs(x - y) for x, y in zip(pad(want), pad(have), strict=True))
+
+    return min(reversed(builds), key=distance)
+
+
+def _of_class(builds: tuple[RocmBuild, ...], moe: bool | None) -> tuple[RocmBuild, ...]:
+    """The builds measured on the model's class (dense or MoE), else all of them (sixteenth
+    amendment, second part: a class's costs do not carry to the other)."""
+    if moe is None:
+        return builds
+    same = tuple(b for b in builds if (b.model_class == "moe") == moe)
+    return same or builds
+
+
+def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | None = None) -> Build:
+    """The build of `engine` that runs on `gpu_id` at `version` for a dense or MoE model (module
+    docstring; on AMD the versions measured on the model's class, when there are any). InputError
+    naming `engine` for TensorRT-LLM on an AMD GPU."""
+    check_engine_on(engine, gpu_id)
+    spec = ENGINES[engine]
+    if not is_amd(gpu_id):
+        lo, hi = CUDA_MEASURED[engine]
+        note = ""
+        if version is not None and not _key(lo) <= _key(version) <= _key(hi):
+            note = (
+                f"{spec.label} {version} was not measured (its costs: releases {lo} to {hi}); "
+                "the fitted costs are used"
+            )
+        return Build(
+            engine, spec.label, "cuda", version, version, spec.decode_step_factor, 0.0, note
+        )
+    builds = _of_class(ROCM_BUILDS[engine], moe)
+    chosen = builds[-1] if version is None else _nearest(builds, version)
+    note = ""
+    if version is not None and _key(version) != _key(chosen.version):
+        note = (
+            f"{spec.label} (ROCm) {version} was not measured on a {'MoE' if moe else 'dense'} "
+            f"model; the costs of the nearest measured version, {chosen.version}, are used"
+        )
+    return Build(
+        engine,
+        f"{spec.label} (ROCm)",
+        "rocm",
+        version,
+        chosen.version,
+        chosen.step_factor,
+        chosen.step_s_per_layer,
+        note,
+    )
+
+
+def describe(build: Build) -> str:
+    """What the plan assumes of the software, in words, for a ROCm build (the CUDA wording stays
+    models/serving/engines.py `software_generation`)."""
+    return (
+        f"{build.label} {build.costs_version}: each decode step {build.step_factor:.2f}x the "
+        f"roofline's + {build.step_s_per_layer * 1e6:.0f} µs per layer, measured on AMD GPUs "
+        f"(docs/reference/serving-evidence.md, sixteenth amendment)"
+        + (f"; {build.note}" if build.note else "")
+    )
+
+
+def engine_fields(data):
+    """A scenario's or a service's `engine` given as NAME[:VERSION] split into `engine` and
+    `engine_version`; absent, the GPU's default engine (`default_engine`). For pydantic's
+    before-validators; anything but a dict passes through."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    if out.get("engine") is None:
+        if "gpu" in out:
+            out["engine"] = default_engine(out.get("gpu"))
+        else:
+            out.pop("engine", None)
+        return out
+    try:
+        name, version = split_engine(out["engine"])
+    except InputError:
+        return out  # the field's own validator names it (`engine_name`)
+    out["engine"] = name
+    if version is not None:
+        given = out.get("engine_version")
+        if given is not None and given != version:
+            raise InputError(
+                "engine_version",
+                f"engine '{data['engine']}' names version {version} and engine_version "
+                f"{given}; give one",
+            )
+        out["engine_version"] = version
+    return out
+
+
+def unset(value) -> bool:
+    """A version field left out of a dump where None (pydantic's `exclude_if`): a plan or scenario
+    that names no version reads as it did before versions existed (links, JSON, byte for byte)."""
+    return value is None
+
+
+def engine_name(value):
+    """The engine's name from NAME[:VERSION], for a before-validator of the `engine` field: an
+    unknown name or a malformed version raises here, so the error names `engine`."""
+    return split_engine(value)[0] if isinstance(value, str) else value
+
+
+def version_field():
+    """The `engine_version` field of a service or a portfolio's serving workload."""
+    return Field(
+        None,
+        max_length=VERSION_MAX_CHARS,
+        pattern=VERSION_PATTERN,
+        exclude_if=unset,
+        description="the engine's release (0.7.3); not measured: the nearest measured one's costs",
+    )
+
+
+class EngineInputs(BaseModel):
+    """The validators of a record with `engine` (NAME[:VERSION]) and `engine_version` fields (the
+    version field leaves itself out of a dump where unset: `version_field`): a service (models/serving/plan.py ServeInputs, with
+    its `gpu`, whose engines it checks) and a portfolio's serving workload (no GPU of its own:
+    `Serve.engine_on` checks it against the cluster's)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _engine_text(cls, data):
+        return engine_fields(data)
+
+    _engine_name = field_validator("engine", mode="before", check_fields=False)(engine_name)
+
+    @field_validator("engine", check_fields=False)
+    @classmethod
+    def _engine_on_gpu(cls, value, info):
+        if info.data.get("gpu"):
+            check_engine_on(value, info.data["gpu"])
+        return value
+
+
+def build_of(inp) -> Build:
+    """A service's engine build on its GPU at the version asked, for its model's class."""
+    moe = get_preset(inp.model).is_moe if known_model(inp.model) else None
+    return resolve(inp.engine, inp.gpu, inp.engine_version, moe)
+
+
+def engine_step_s(inp, shape, t_step):
+    """The engine's decode step from the roofline's: its CUDA factor on NVIDIA; on AMD its ROCm
+    build's k · step + layers · s (docs/reference/serving-evidence.md, sixteenth amendment)."""
+    build = build_of(inp)
+    if build.platform == "cuda":
+        return t_step * ENGINES[inp.engine].decode_step_factor
+    return t_step * build.step_factor + shape.layers * build.step_s_per_layer
+
+
+def software_of(inp) -> str:
+    """What a service's plan assumes of the software, in words, naming the build and version."""
+    build = build_of(inp)
+    if build.platform == "rocm":
+        return describe(build)
+    text = software_generation(inp.engine)
+    if build.version:
+        text = f"{build.label} {build.version}: " + text
+    return text + (f"; {build.note}" if build.note else "")

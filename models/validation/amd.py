@@ -1,0 +1,198 @@
+"""The serving model against measured AMD serving rows (models/data/validation/amd_serving.csv;
+docs/reference/serving-evidence.md, sixteenth amendment: the rows, the split and the form were
+written before the first score).
+
+Each row is one closed-loop run on MI300X: `concurrency` requests in flight at the row's TP, EP,
+precision, lengths, engine and version. The model's row: models/serving/plan.py `evaluate` at that
+layout with batch = concurrency and the users in flight (TTFT = the engine's first token with the
+others' prefills; TPOT = t_step + B · t_prefill / O; output tokens/s = B · O / (B · t_prefill +
+O · t_step) for the replica). "Before" is the form the amendment replaced: the CUDA engine's factor
+on the roofline step (vLLM × 1.10, SGLang × 1.17). Error = predicted / measured − 1."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from models import DATA_DIR
+from models.serving import builds
+from models.serving.engines import ENGINES, first_token_s
+from models.serving.plan import ServeInputs, evaluate
+from models.shapes import get_preset
+
+ROWS = DATA_DIR / "validation" / "amd_serving.csv"
+#: the source held out whole (the amendment's split)
+HELD_OUT_SOURCE = "oci-llama405b-fp8-2024"
+
+
+def held_out(row: dict) -> bool:
+    """Held out: the id's SHA-256 (UTF-8) as a hexadecimal number is 0 modulo 10, or the row is
+    of the source held out whole (HELD_OUT_SOURCE)."""
+    tenth = int(hashlib.sha256(row["id"].encode("utf-8")).hexdigest(), 16) % 10 == 0
+    return tenth or row["source_id"] == HELD_OUT_SOURCE
+
+
+def load_rows() -> list[dict]:
+    with ROWS.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _num(cell: str) -> float | None:
+    return float(cell) if cell not in ("", None) else None
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The roofline's pieces of a row, before any engine's step costs: what every form reads."""
+
+    t_raw: float  # decode step, s (the roofline's, with the CUDA engine's all-reduce latencies)
+    t_prefill: float  # one request's prefill, s
+    layers: int
+    batch: float
+    output_tokens: float
+    tp: int
+    fits: bool
+
+
+@functools.lru_cache(maxsize=256)
+def _parts(row_id: str) -> Parts:
+    row = next(r for r in load_rows() if r["id"] == row_id)
+    inp = ServeInputs(
+        model=row["model"],
+        gpu=row["gpu"],
+        precision=row["precision"],
+        kv_precision=row["kv_precision"] or None,
+        engine=row["engine"],
+        engine_version=row["engine_version"] or None,
+        input_tokens=int(row["input_tokens"]),
+        output_tokens=int(row["output_tokens"]),
+        users=int(row["concurrency"]),
+    )
+    tp, b = int(row["tp"]), float(row["concurrency"])
+    r = {k: float(v[0]) for k, v in evaluate(inp, [tp], [int(row["ep"])], [b]).items()}
+    build = builds.resolve(inp.engine, inp.gpu, inp.engine_version, get_preset(inp.model).is_moe)
+    layers = get_preset(inp.model).layers
+    t_raw = (r["t_step"] - layers * build.step_s_per_layer) / build.step_factor
+    return Parts(t_raw, r["t_prefill"], layers, b, float(row["output_tokens"]), tp, bool(r["fits"]))
+
+
+def figures(row: dict, k: float, s: float) -> dict[str, float] | None:
+    """(TPOT ms, TTFT ms, output tokens/s of the replica) at step costs (k, s); None if refused."""
+    p = _parts(row["id"])
+    if not p.fits:
+        return None
+    t_step = k * p.t_raw + p.layers * s
+    ttft = first_token_s(row["engine"], p.t_prefill, t_step, p.batch)
+    cycle = p.batch * p.t_prefill + p.output_tokens * t_step
+    return {
+        "tpot_ms": (t_step + p.batch * p.t_prefill / p.output_tokens) * 1e3,
+        "ttft_ms": ttft * 1e3,
+        "out_tps": p.batch * p.output_tokens / cycle,
+    }
+
+
+def costs(row: dict, form: str) -> tuple[float, float]:
+    """(k, s) of a row's engine: "after" its ROCm build at its version (the default where none
+    is stated); "before" the CUDA engine's factor, no fixed time (the replaced form)."""
+    if form == "before":
+        return ENGINES[row["engine"]].decode_step_factor, 0.0
+    b = _build(row)
+    return b.step_factor, b.step_s_per_layer
+
+
+def _build(row: dict) -> builds.Build:
+    """The ROCm build whose costs a row is scored with (its version; its model's class)."""
+    moe = get_preset(row["model"]).is_moe
+    return builds.resolve(row["engine"], row["gpu"], row["engine_version"] or None, moe)
+
+
+def errors(row: dict, form: str = "after") -> dict[str, float | None]:
+    """predicted / measured − 1 of TPOT, TTFT and output tokens/s (None where not published)."""
+    f = figures(row, *costs(row, form))
+    out: dict[str, float | None] = {}
+    for key, col in (
+        ("tpot_ms", "tpot_ms"),
+        ("ttft_ms", "ttft_ms"),
+        ("out_tps", "output_tokens_per_s"),
+    ):
+        measured = _num(row[col])
+        out[key] = None if f is None or measured is None else f[key] / measured - 1
+    return out
+
+
+def summary(errs: Iterable[float | None]) -> dict:
+    e = [x for x in errs if x is not None]
+    if not e:
+        return {"rows": 0, "median_abs": None, "p90_abs": None, "signed_median": None}
+    a = sorted(abs(x) for x in e)
+    return {
+        "rows": len(e),
+        "median_abs": statistics.median(a),
+        "p90_abs": a[min(len(a) - 1, int(round(0.9 * (len(a) - 1))))],
+        "signed_median": statistics.median(e),
+    }
+
+
+def _group(row: dict) -> tuple[str, str, str]:
+    version = _build(row)
+    split = "held out" if held_out(row) else "tuning"
+    return row["engine"], version.costs_version or "", split
+
+
+@functools.cache
+def as_json() -> dict:
+    """Per engine, version (the one whose costs were used) and split: rows and the errors of
+    TPOT, TTFT and output tokens/s, before and after."""
+    rows = load_rows()
+    groups: dict[tuple[str, str, str], list[dict]] = {}
+    for r in rows:
+        groups.setdefault(_group(r), []).append(r)
+    classes = []
+    for (engine, version, split), members in sorted(groups.items()):
+        entry = {"engine": engine, "version": version, "split": split, "rows": len(members)}
+        for form in ("before", "after"):
+            errs = [errors(r, form) for r in members]
+            entry[form] = {
+                m: summary(e[m] for e in errs) for m in ("tpot_ms", "ttft_ms", "out_tps")
+            }
+        classes.append(entry)
+    return {
+        "rows": len(rows),
+        "held_out": sum(held_out(r) for r in rows),
+        "refused": sum(1 for r in rows if figures(r, 1.0, 0.0) is None),
+        "classes": classes,
+    }
+
+
+def _pct(x: float | None, signed: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"{x:+.0%}" if signed else f"{x:.0%}"
+
+
+def report_lines() -> list[str]:
+    data = as_json()
+    lines = [
+        "Measured AMD serving rows (models/data/validation/amd_serving.csv; docs/reference/"
+        "serving-evidence.md, sixteenth amendment: split and form written before the first score)",
+        f"{data['rows']} rows on MI300X, {data['held_out']} held out, {data['refused']} refused; "
+        "median |error| (signed median) before -> after the ROCm builds",
+        f"  {'engine':7} {'version':8} {'split':9} {'rows':>4}  {'TPOT':>21}  {'TTFT':>21}  "
+        f"{'output tok/s':>21}",
+    ]
+    for c in data["classes"]:
+        cells = []
+        for m in ("tpot_ms", "ttft_ms", "out_tps"):
+            b, a = c["before"][m], c["after"][m]
+            cells.append(
+                f"{_pct(b['median_abs']):>4} -> {_pct(a['median_abs']):>4} "
+                f"({_pct(a['signed_median'], True):>6})"
+            )
+        lines.append(
+            f"  {c['engine']:7} {c['version']:8} {c['split']:9} {c['rows']:>4}  " + "  ".join(cells)
+        )
+    return lines
