@@ -62,6 +62,7 @@ def notes(e: ServingEconomics) -> list[str]:
 
 GPU_HEADER = [
     "GPU",
+    "Engine",
     "GPUs",
     "Weights",
     "TTFT ms",
@@ -78,11 +79,12 @@ def gpu_rows(choices: list[GpuChoice]) -> list[list[str]]:
     out = [list(GPU_HEADER)]
     for g in choices:
         if g.gpus is None:
-            out.append([g.gpu, "-", "-", "-", "-", g.note, "-", "-"])
+            out.append([g.gpu, g.engine or "-", "-", "-", "-", "-", g.note, "-", "-"])
             continue
         out.append(
             [
                 g.gpu,
+                g.engine or "-",
                 f"{g.gpus:,}",
                 (g.precision or "").upper(),
                 f"{g.ttft_ms:,.0f}",

@@ -158,6 +158,8 @@ class GpuChoice(Record):
     tokens; or why it cannot be served there."""
 
     gpu: str
+    #: the engine build the plan runs on this GPU, with its version ("vLLM (ROCm) 0.7.3")
+    engine: str | None = None
     gpus: int | None = None
     ttft_ms: float | None = None
     tpot_ms: float | None = None
@@ -178,23 +180,31 @@ def compare_gpus(
 ) -> list[GpuChoice]:
     """The service on each of `gpus` at its own default precision (unless one is given and the
     GPU has it): GPUs needed, TTFT and TPOT at the objective, and the cheapest option's cost per
-    million tokens (`economics`)."""
+    million tokens (`economics`). A service left at its GPU's default engine runs each GPU's own
+    default (vLLM's ROCm build on AMD, builds.default_engine); an engine chosen otherwise is kept,
+    and refused, with the reason, on a GPU it does not run on. Each GPU is validated afresh."""
     from models.errors import InputError  # the core's refusals, named per GPU
+    from models.serving import builds
     from models.serving.plan import plan_serving
 
+    at_default = inp.engine == builds.default_engine(inp.gpu) and inp.engine_version is None
     out = []
     for gpu in gpus:
-        on = inp.model_copy(update={"gpu": gpu})
         try:
+            data = inp.model_dump() | {"gpu": gpu}
+            if at_default:
+                data["engine"] = builds.default_engine(gpu)
+            on = type(inp).model_validate(data)
             plan = plan_serving(on)
             e = economics(on, plan, catalogue, term_months)
-        except InputError as exc:
+        except (InputError, ValueError) as exc:  # a refusal, or the GPU's own validation
             out.append(GpuChoice(gpu=gpu, note=str(exc)))
             continue
         best = next((o for o in e.options if o.option == e.cheapest), None) if e else None
         out.append(
             GpuChoice(
                 gpu=gpu,
+                engine=" ".join(x for x in (builds.build_of(on).label, plan.engine_version) if x),
                 gpus=plan.gpus,
                 ttft_ms=plan.ttft_ms,
                 tpot_ms=plan.tpot_ms,

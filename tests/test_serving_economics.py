@@ -152,7 +152,28 @@ def test_each_gpu_shows_its_own_plan_and_cheapest_option():
     # 405B does not fit a replica of 48 GB cards: said, not raised
     assert choices["L40S"].gpus is None and "does not fit" in choices["L40S"].note
     row = next(r for r in serving_cost.gpu_rows(list(choices.values())) if r[0] == "L40S")
-    assert "does not fit" in row[5] and row[1] == "-"
+    assert "does not fit" in row[6] and row[2] == "-"
+
+
+def test_each_gpu_runs_its_own_default_engine_unless_one_was_chosen():
+    """The service left at NVIDIA's default engine is planned on AMD GPUs with vLLM's ROCm build
+    (the AMD default), not refused for TensorRT-LLM; an engine chosen otherwise is kept on every
+    GPU, and a version of TensorRT-LLM (a deliberate choice) is refused on AMD with the reason.
+    Every row names the engine it ran."""
+    gpus = ["H100-SXM", "MI300X"]
+    default = {c.gpu: c for c in compare_gpus(SERVICE, gpus, load_catalogue())}
+    assert default["H100-SXM"].engine == "TensorRT-LLM"
+    assert default["MI300X"].engine.startswith("vLLM (ROCm)") and default["MI300X"].gpus
+    amd = SERVICE.model_copy(update={"gpu": "MI300X", "engine": "vllm"})
+    assert default["MI300X"].tpot_ms == plan_serving(amd).tpot_ms
+    chosen = {c.gpu: c for c in compare_gpus(SERVICE.model_copy(update={"engine": "sglang"}), gpus)}
+    assert chosen["H100-SXM"].engine == "SGLang"
+    assert chosen["MI300X"].engine.startswith("SGLang (ROCm)")
+    pinned = SERVICE.model_copy(update={"engine_version": "1.2.0"})
+    refused = {c.gpu: c for c in compare_gpus(pinned, gpus)}["MI300X"]
+    assert refused.gpus is None and "does not run on AMD" in refused.note
+    row = next(r for r in serving_cost.gpu_rows(list(default.values())) if r[0] == "MI300X")
+    assert row[1] == default["MI300X"].engine
 
 
 def test_the_serve_page_compares_every_gpu_on_request():

@@ -424,8 +424,10 @@ def _gpus_side_by_side(inp: ServeInputs, term: int) -> None:
     st.dataframe(pd.DataFrame(table[1:], columns=table[0]), hide_index=True, width="stretch")
     st.caption(
         md_plain(
-            f"Each GPU: the GPUs the service needs within its objectives, TTFT and TPOT there, and "
-            f"its cheapest option's cost per million tokens over {term} months (as above)."
+            f"Each GPU: the engine it runs (the GPU's own default, vLLM's ROCm build on AMD, "
+            f"unless you chose another), the GPUs the service needs within its objectives, TTFT "
+            f"and TPOT there, and its cheapest option's cost per million tokens over {term} "
+            f"months (as above)."
         )
     )
 
