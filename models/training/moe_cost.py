@@ -45,6 +45,15 @@ assumption), the busiest of ep ranks of L = E/ep experts holds r = 1 + v·(E −
 the mean. Every rank waits for it at the all-to-all, so the routed GEMMs' time and the all-to-all
 bytes are taken × r. v by how the run balances: loss-free for DeepSeek-V3's stack, an auxiliary
 loss for every other, none for force-balanced benchmarks (Job.moe_balance "forced").
+
+Amendment (training.md 6.7, written before scoring): the all-to-all's measured rate inside a
+scale-up domain (`a2a_scaleup_factor`). DeepEP's published dispatch and combine bandwidths
+(models/data/all_to_all.csv: H800 EP 8 153/158 GB/s of 200; SM100 EP 8 726/740 and 643/675 GB/s
+logical, 7/8 of it leaving the GPU, of 900) give a fraction f of the per-direction link by
+architecture, the mean of its rows (Hopper 0.778, Blackwell 0.676); the expert all-to-all inside a
+domain runs at f in place of SCALEUP_EFFICIENCY (0.65), × f / 0.65. Across nodes, per-call latency
+and overlap are unchanged (no separable measurement; the recipes do not overlap). Off by default
+(`MEASURED_A2A_SCALEUP`), by the adoption rule written before scoring (training.md 6.7).
 """
 
 from __future__ import annotations
@@ -58,7 +67,7 @@ import numpy as np
 from models import DATA_DIR
 from models import constants as C
 from models.errors import data_file_error
-from models.hardware import GpuSpec
+from models.hardware import GpuSpec, get_gpu
 
 GROUPED_GEMM_FILE = DATA_DIR / "grouped_gemm.csv"
 #: Stacks whose routed experts run as a loop of per-expert GEMMs (Megatron's SequentialMLP, the
@@ -77,6 +86,11 @@ LOSS_FREE_STACKS = frozenset({"moe-dualpipe"})
 #: The measured model whose MaxVio the planner takes, the larger of the two in the source (its 1B
 #: row is shown as a sensitivity): decided before scoring (training.md 6.4 item 4).
 LOAD_BALANCE_MODEL = "3B"
+A2A_FILE = DATA_DIR / "all_to_all.csv"
+#: Whether the expert all-to-all inside a scale-up domain runs at DeepEP's measured fraction of the
+#: link (`a2a_scaleup_factor`) instead of SCALEUP_EFFICIENCY. Off: training.md 6.7's adoption rule
+#: (on only if the 19 held-out MoE rows' median error went down) was not met (section 6.8).
+MEASURED_A2A_SCALEUP = False
 
 
 @functools.cache
@@ -157,6 +171,38 @@ def rank_imbalance(job, lay):
     return 1.0 + max_vio(job) * (s.experts - local) / (local * (s.experts - 1))
 
 
+@functools.cache
+def measured_scaleup_fraction() -> dict[str, float]:
+    """{architecture: f}, the mean over all_to_all.csv's scale-up rows of that architecture of
+    measured GB/s × (n − 1)/n where the figure is logical with local traffic (n = ep), over the
+    measuring GPU's per-direction scale-up GB/s (gpus.csv): Hopper (153 + 158)/2/200 = 0.778,
+    Blackwell (726, 740, 643, 675)·7/8/900 averaged = 0.676 (DeepEP V1 and V2 READMEs)."""
+    with open(A2A_FILE, newline="") as f:
+        rows = list(csv.DictReader(f))
+    fractions: dict[str, list[float]] = {}
+    for line, r in enumerate(rows, start=2):
+        if not r["source"] or not r["as_of"] or float(r["measured_gbyte_per_s"]) <= 0:
+            raise data_file_error(A2A_FILE, line, "measured_gbyte_per_s", "> 0, a source, as_of")
+        if r["link"] != "scale_up":
+            continue
+        ep = int(r["ep"])
+        leaving = (ep - 1) / ep if r["logical_with_local"] == "1" else 1.0
+        link = get_gpu(r["gpu_id"]).scaleup_bandwidth_gbyte_per_s
+        fractions.setdefault(r["architecture"], []).append(
+            float(r["measured_gbyte_per_s"]) * leaving / link
+        )
+    return {arch: sum(v) / len(v) for arch, v in fractions.items()}
+
+
+def a2a_scaleup_factor(gpu: GpuSpec, measured: bool | None = None) -> float:
+    """The expert all-to-all's scale-up rate over the collectives' (f / SCALEUP_EFFICIENCY, f the
+    architecture's measured fraction) when `measured` (default MEASURED_A2A_SCALEUP); 1 when off
+    or for an architecture without a measured row (Ampere, AMD)."""
+    on = MEASURED_A2A_SCALEUP if measured is None else measured
+    f = measured_scaleup_fraction().get(gpu.architecture) if on else None
+    return 1.0 if f is None else f / C.SCALEUP_EFFICIENCY
+
+
 def tokens_per_expert(shape, lay, T):
     """m = T·k·ep/E: a micro-batch's T tokens per GPU, each sent to k of E experts, spread over the
     E/ep experts of each of the ep ranks (balanced routing)."""
@@ -203,9 +249,10 @@ def all_to_all_s(job, lay, routed_bytes, tp, links):
     max((g−1)/n·S/B_up, (n−g)/n·S/B_out) + α·(n−1). Node-limited routing on a group wider than one
     scale-up domain: among the nodes it spans, at the scale-out rate; on a group inside one domain
     the limit does not bind and the group's all-to-all runs over the scale-up link like any other
-    (training.md 6.6: it was free before)."""
+    (training.md 6.6: it was free before). B_up × `a2a_scaleup_factor` (1 unless adopted: 6.7)."""
     s, domain = job.shape, job.gpu.scaleup_domain_gpus
     up_bw, out_bw, up_lat, out_lat = links
+    up_bw = up_bw * a2a_scaleup_factor(job.gpu)
     routed_bytes = routed_bytes * rank_imbalance(job, lay)
     span = tp * lay.ep
     n = lay.ep.astype(float)

@@ -470,9 +470,10 @@ def step_breakdown(job: Job, lay: Layouts) -> dict[str, np.ndarray]:
 
 def _moe_parts(job: Job, lay: Layouts, ctx: _Context, layer: _Layer, slots) -> dict:
     """The MoE terms already inside `compute` (models/training/moe_cost.py), over `slots` layer
-    passes (micro-batches × layers per stage): the expert all-to-all left exposed, and the routed
-    experts' grouped GEMMs beyond the large-GEMM rate, forward, backward (×2, ×1 with frozen
-    weights) and repeated by full recompute."""
+    passes (micro-batches × layers per stage): the expert all-to-all left exposed (at the busiest
+    rank's bytes), and the routed experts' GEMM seconds beyond a balanced load at the large-GEMM
+    rate, × (r/η − 1): narrow grouped GEMMs (η, training.md 6) and the busiest rank's extra tokens
+    (r, 6.4); forward, backward (×2, ×1 with frozen weights) and repeated by full recompute."""
     passes = 1 + (2.0 if job.weight_gradients else 1.0) + (lay.recompute == Recompute.FULL)
     experts = moe_cost.expert_extra_s(job, lay, ctx.T, ctx.tp, ctx.linear_peak) * ctx.slow
     zeros = np.zeros(len(lay))
