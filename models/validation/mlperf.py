@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import csv
 import functools
-import statistics
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +21,7 @@ from models import DATA_DIR
 from models.hardware import get_gpu
 from models.serving.plan import BATCHES, TP_CHOICES, ServeInputs, evaluate, with_max_fit
 from models.shapes import get_preset
+from models.validation.summaries import error_summary, pct
 
 ROWS = DATA_DIR / "validation" / "mlperf_offline.csv"
 #: mean input tokens (the official datasets' per-sample lengths, openshift-psap/performance-
@@ -113,17 +112,9 @@ def score() -> tuple[Scored, ...]:
     return tuple(score_row(r) for r in load_rows())
 
 
-def summary(errors: Iterable[float]) -> dict:
-    e = list(errors)
-    if not e:
-        return {"rows": 0, "median_abs": None, "worst_abs": None, "signed_median": None}
-    return {
-        "rows": len(e),
-        "median_abs": statistics.median(abs(x) for x in e),
-        "worst_abs": max(abs(x) for x in e),
-        "signed_median": statistics.median(e),
-        "within_target": sum(abs(x) <= TARGET for x in e),
-    }
+def summary(errors: list[float]) -> dict:
+    """error_summary, and how many rows are within the target."""
+    return error_summary(errors) | {"within_target": sum(abs(x) <= TARGET for x in errors)}
 
 
 def as_json() -> dict:
@@ -134,18 +125,12 @@ def as_json() -> dict:
     return {
         "rows": len(rows),
         "not_fitting": sum(1 for s in rows if s.error is None),
-        "all": summary(s.error for s in rows if s.error is not None),
+        "all": summary([s.error for s in rows if s.error is not None]),
         "classes": [
-            {"benchmark": b, "gpu": g} | summary(s.error for s in group if s.error is not None)
+            {"benchmark": b, "gpu": g} | summary([s.error for s in group if s.error is not None])
             for (b, g), group in sorted(groups.items())
         ],
     }
-
-
-def _pct(x: float | None, signed: bool = False) -> str:
-    if x is None:
-        return "-"
-    return f"{x:+.0%}" if signed else f"{x:.0%}"
 
 
 def report_lines() -> list[str]:
@@ -155,14 +140,14 @@ def report_lines() -> list[str]:
         "MLPerf Inference Offline rows (docs/reference/mlperf-serving-evidence.md; every row held out, "
         "split and form written before the first score)",
         f"{data['rows']} rows; output tokens/s per GPU, the best layout on the submission's node; "
-        f"median {_pct(a['median_abs'])}, worst {_pct(a['worst_abs'])}, signed "
-        f"{_pct(a['signed_median'], True)}; {a['within_target']} of {a['rows']} within "
+        f"median {pct(a['median_abs'])}, worst {pct(a['worst_abs'])}, signed "
+        f"{pct(a['signed_median'], True)}; {a['within_target']} of {a['rows']} within "
         f"{TARGET:.0%} (target: median within {TARGET:.0%})",
         f"  {'benchmark':15} {'GPU':9} {'rows':>4}  {'median':>6} {'worst':>6} {'signed':>7}",
     ]
     for c in data["classes"]:
         lines.append(
-            f"  {c['benchmark']:15} {c['gpu']:9} {c['rows']:>4}  {_pct(c['median_abs']):>6} "
-            f"{_pct(c['worst_abs']):>6} {_pct(c['signed_median'], True):>7}"
+            f"  {c['benchmark']:15} {c['gpu']:9} {c['rows']:>4}  {pct(c['median_abs']):>6} "
+            f"{pct(c['worst_abs']):>6} {pct(c['signed_median'], True):>7}"
         )
     return lines

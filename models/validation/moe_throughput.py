@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import csv
 import functools
-import statistics
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from models import DATA_DIR
+from models.validation.summaries import error_summary, pct
 from models.validation.training_predict import predict_step
 
 ROWS = DATA_DIR / "validation" / "moe_throughput.csv"
@@ -62,18 +61,6 @@ def score() -> tuple[Scored, ...]:
     return tuple(score_row(r) for r in load_rows())
 
 
-def summary(errors: Iterable[float]) -> dict:
-    e = list(errors)
-    if not e:
-        return {"rows": 0, "median_abs": None, "worst_abs": None, "signed_median": None}
-    return {
-        "rows": len(e),
-        "median_abs": statistics.median(abs(x) for x in e),
-        "worst_abs": max(abs(x) for x in e),
-        "signed_median": statistics.median(e),
-    }
-
-
 def as_json() -> dict:
     """Counts, the summary over the scored rows, one summary per model and per GPU, and each row."""
     rows = score()
@@ -87,9 +74,11 @@ def as_json() -> dict:
         "rows": len(rows),
         "scored": len(scored),
         "not_scored": [s.id for s in rows if s.error is None],
-        "all": summary(s.error for s in scored),
-        "models": [{"model": m} | summary(s.error for s in g) for m, g in sorted(by_model.items())],
-        "gpus": [{"gpu": k} | summary(s.error for s in g) for k, g in sorted(by_gpu.items())],
+        "all": error_summary(s.error for s in scored),
+        "models": [
+            {"model": m} | error_summary(s.error for s in g) for m, g in sorted(by_model.items())
+        ],
+        "gpus": [{"gpu": k} | error_summary(s.error for s in g) for k, g in sorted(by_gpu.items())],
         "detail": [
             {
                 "id": s.id,
@@ -108,12 +97,6 @@ def as_json() -> dict:
     }
 
 
-def _pct(x: float | None, signed: bool = False) -> str:
-    if x is None:
-        return "-"
-    return f"{x:+.0%}" if signed else f"{x:.0%}"
-
-
 def report_lines() -> list[str]:
     data = as_json()
     a = data["all"]
@@ -121,14 +104,14 @@ def report_lines() -> list[str]:
         "MoE pre-training throughput, Megatron-Bridge's published tables (docs/reference/training.md "
         "6.4; every row held out, force-balanced)",
         f"{data['rows']} rows, {data['scored']} scored; tokens/s per GPU at the published layout; "
-        f"median {_pct(a['median_abs'])}, worst {_pct(a['worst_abs'])}, signed "
-        f"{_pct(a['signed_median'], True)}",
+        f"median {pct(a['median_abs'])}, worst {pct(a['worst_abs'])}, signed "
+        f"{pct(a['signed_median'], True)}",
         f"  {'model / GPU':18} {'rows':>4}  {'median':>6} {'worst':>6} {'signed':>7}",
     ]
     for c in data["models"] + data["gpus"]:
         lines.append(
-            f"  {c.get('model') or c.get('gpu'):18} {c['rows']:>4}  {_pct(c['median_abs']):>6} "
-            f"{_pct(c['worst_abs']):>6} {_pct(c['signed_median'], True):>7}"
+            f"  {c.get('model') or c.get('gpu'):18} {c['rows']:>4}  {pct(c['median_abs']):>6} "
+            f"{pct(c['worst_abs']):>6} {pct(c['signed_median'], True):>7}"
         )
     if data["not_scored"]:
         lines.append(f"  not scored (rule in the file's notes): {', '.join(data['not_scored'])}")
