@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from streamlit.testing.v1 import AppTest
 
 HARNESS = str(pathlib.Path(__file__).resolve().with_name("portal_harness.py"))
+#: the repository's root
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 #: the time the report tests stamp on a report, so a report's text is the same on every run
 GENERATED = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -301,3 +303,30 @@ def plain_fifo(p, avail, slots: int, bstart=None, limit=None) -> tuple[list[int]
         free[t : min(t + n, slots)] -= g
         starts[k] = prev = t
     return starts, pinned
+
+
+def first_commit(*args: str) -> str:
+    """The oldest commit `git log` lists for these arguments (a path, a -S search); the test is
+    skipped where there is no git history (an unpacked copy)."""
+    import subprocess
+
+    import pytest
+
+    out = subprocess.run(
+        ["git", "log", "--format=%H", "--reverse", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = out.stdout.split()
+    if out.returncode or not lines:
+        pytest.skip("no git history here")
+    return lines[0]
+
+
+def is_ancestor(a: str, b: str) -> bool:
+    """Commit a is b or comes before it."""
+    import subprocess
+
+    return subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=ROOT).returncode == 0

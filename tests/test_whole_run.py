@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import pathlib
-import subprocess
 
 import pytest
 
@@ -15,6 +14,7 @@ from models.scenario import Scenario
 from models.training.plan import plan_training
 from models.training.whole_run import fit_whole_run, size_class, whole_run_factor
 from models.validation import whole_run as W
+from tests.builders import first_commit, is_ancestor
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -28,30 +28,12 @@ def test_the_committed_fit_and_band_are_what_the_fit_gives():
     assert s["band"] == WHOLE_RUN_BAND_BY_SIZE
 
 
-def _first_commit(*args: str) -> str:
-    out = subprocess.run(
-        ["git", "log", "--format=%H", "--reverse", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    lines = out.stdout.split()
-    if out.returncode or not lines:
-        pytest.skip("no git history here")
-    return lines[0]
-
-
-def _is_ancestor(a: str, b: str) -> bool:
-    return subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=ROOT).returncode == 0
-
-
 def test_the_form_was_committed_before_the_fit_and_the_added_runs_after_it():
-    form = _first_commit("--", "docs/reference/whole-run-model.md")
-    fit = _first_commit("-S", "WHOLE_RUN_FIT = (-", "--", "models/constants.py")
-    added = _first_commit("--", "models/data/validation/whole_runs_added.csv")
-    assert form != fit and _is_ancestor(form, fit)
-    assert added != fit and _is_ancestor(fit, added)
+    form = first_commit("--", "docs/reference/whole-run-model.md")
+    fit = first_commit("-S", "WHOLE_RUN_FIT = (-", "--", "models/constants.py")
+    added = first_commit("--", "models/data/validation/whole_runs_added.csv")
+    assert form != fit and is_ancestor(form, fit)
+    assert added != fit and is_ancestor(fit, added)
 
 
 def test_leave_one_out_leaves_the_scored_run_out():

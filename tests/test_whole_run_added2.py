@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import csv
 import pathlib
-import subprocess
 
 import pytest
 
 from models.hardware import load_gpus
 from models.shapes import load_presets
+from tests.builders import first_commit, is_ancestor
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "models" / "data" / "validation"
@@ -68,25 +68,10 @@ def test_no_run_repeats_one_already_fitted_or_scored(rows):
     assert len({r["id"] for r in rows}) == len(rows)
 
 
-def _first_commit(*args: str) -> str:
-    out = subprocess.run(
-        ["git", "log", "--format=%H", "--reverse", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    lines = out.stdout.split()
-    if out.returncode or not lines:
-        pytest.skip("no git history here")
-    return lines[0]
-
-
 def test_the_batch_was_committed_after_the_fit():
-    fit = _first_commit("-S", "WHOLE_RUN_FIT = (-", "--", "models/constants.py")
-    added2 = _first_commit("--", "models/data/validation/whole_runs_added2.csv")
-    merge_base = subprocess.run(["git", "merge-base", "--is-ancestor", fit, added2], cwd=ROOT)
-    assert added2 != fit and merge_base.returncode == 0
+    fit = first_commit("-S", "WHOLE_RUN_FIT = (-", "--", "models/constants.py")
+    added2 = first_commit("--", "models/data/validation/whole_runs_added2.csv")
+    assert added2 != fit and is_ancestor(fit, added2)
 
 
 # --- scored with the committed fit and band (after the batch's commit) -----------------------------
