@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from models.errors import InputError
 from models.hardware import get_gpu, load_gpus
+from models.serving import engines
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, software_generation
 from models.shapes import get_preset, known_model
 
@@ -52,6 +53,14 @@ ROCM_FIT_SOURCE = (
     "(bench/serve_rocm_fit.py)"
 )
 
+#: where the ROCm builds' time-to-first-token constants come from (one source, one date)
+ROCM_TTFT_FIT_SOURCE = (
+    "measured AMD serving rows (models/data/validation/amd_serving.csv), each build's tuning rows "
+    "with TTFT only: the grid point minimising the median absolute TTFT error, adopted where it "
+    "beats the CUDA engine's constants there (docs/reference/serving-evidence.md, seventeenth "
+    "amendment); fitted 2026-12-02 (bench/serve_rocm_ttft_fit.py)"
+)
+
 
 @dataclass(frozen=True)
 class RocmBuild:
@@ -67,6 +76,9 @@ class RocmBuild:
     measured_on: str
     #: the model class its rows were: "dense" or "moe" (costs serve that class first)
     model_class: str = "dense"
+    #: time to first token (seventeenth amendment, ROCM_TTFT_FIT_SOURCE): (a s, k, w) in
+    #: TTFT = a + t_prefill · (k + w · (C − 1)) + t_step; None: not adopted, the CUDA engine's
+    ttft: tuple[float, float, float] | None = None
 
 
 #: the ROCm builds, per engine, oldest version first (the last is the default)
@@ -101,6 +113,8 @@ class Build:
     step_s_per_layer: float
     #: why the costs are not the version's own ("" when they are)
     note: str = ""
+    #: its time-to-first-token constants (a s, k, w); None: the CUDA engine's (engines.py)
+    ttft: tuple[float, float, float] | None = None
 
 
 def is_amd(gpu_id: str) -> bool:
@@ -210,6 +224,7 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
         chosen.step_factor,
         chosen.step_s_per_layer,
         note,
+        chosen.ttft,
     )
 
 
@@ -322,3 +337,11 @@ def software_of(inp) -> str:
     if build.version:
         text = f"{build.label} {build.version}: " + text
     return text + (f"; {build.note}" if build.note else "")
+
+
+def first_token_s(inp, t_prefill, t_step, in_flight=1.0):
+    """A service's time to first token on its engine's build (engines.py `first_token_s`): a ROCm
+    build's own (a, k, w) where adopted (docs/reference/serving-evidence.md, seventeenth
+    amendment), else the CUDA engine's (ninth amendment)."""
+    ttft = build_of(inp).ttft
+    return engines.first_token_s(inp.engine, t_prefill, t_step, in_flight, ttft)
