@@ -79,6 +79,9 @@ class RocmBuild:
     #: time to first token (seventeenth amendment, ROCM_TTFT_FIT_SOURCE): (a s, k, w) in
     #: TTFT = a + t_prefill · (k + w · (C − 1)) + t_step; None: not adopted, the CUDA engine's
     ttft: tuple[float, float, float] | None = None
+    #: its TTFT rows sent every request at once (one wave): their w is ½ of the build's own prefill
+    #: by construction, and a steady closed loop takes `steady_wave_share` (seventeenth, 2nd part)
+    ttft_single_wave: bool = False
 
 
 #: the ROCm builds, per engine, oldest version first (the last is the default)
@@ -94,6 +97,7 @@ ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
             15e-6,
             "Llama 3.1 405B BF16, TP 8 (dstack, 2024-10-09)",
             ttft=(0.030, 5.9, 2.96),
+            ttft_single_wave=True,
         ),
         RocmBuild(
             "vllm",
@@ -135,8 +139,10 @@ class Build:
     step_s_per_layer: float
     #: why the costs are not the version's own ("" when they are)
     note: str = ""
-    #: its time-to-first-token constants (a s, k, w); None: the CUDA engine's (engines.py)
+    #: its time-to-first-token constants (a s, k, w) for a service; None: the CUDA engine's
     ttft: tuple[float, float, float] | None = None
+    #: the constants as fitted on its rows (their own load: one wave or a steady loop)
+    ttft_rows: tuple[float, float, float] | None = None
 
 
 def is_amd(gpu_id: str) -> bool:
@@ -246,8 +252,28 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
         chosen.step_factor,
         chosen.step_s_per_layer,
         note,
+        steady_constants(chosen),
         chosen.ttft,
     )
+
+
+def steady_constants(build: RocmBuild) -> tuple[float, float, float] | None:
+    """A build's TTFT constants for a service (docs/reference/serving-evidence.md, seventeenth
+    amendment, second part): as fitted where its rows were steady closed loops; where they were
+    single waves (every request sent at once, so each waits ½ of each other's prefill as the build
+    runs it: w = k / 2), w is the steady share of the CUDA engine's fit instead, the same fraction
+    of the build's own prefill, w = k · w_e / k_e (vLLM: 0.090 / 2.3)."""
+    if build.ttft is None or not build.ttft_single_wave:
+        return build.ttft
+    a, k, _ = build.ttft
+    return a, k, steady_wave_share(build.engine, k)
+
+
+def steady_wave_share(engine: str, k: float) -> float:
+    """w = k · w_e / k_e: the CUDA engine's share of each other request's prefill in a steady
+    closed loop (engines.py, ninth amendment) applied to a prefill k times the roofline's."""
+    spec = ENGINES[engine]
+    return k * spec.ttft_wave_share / spec.ttft_prefill_factor
 
 
 def describe(build: Build) -> str:

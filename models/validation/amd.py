@@ -113,9 +113,9 @@ def costs(row: dict, form: str) -> tuple[float, float]:
 
 
 def ttft_constants(row: dict, form: str) -> tuple[float, float, float] | None:
-    """The row's TTFT constants (a s, k, w): "after" its build's where adopted (seventeenth
-    amendment); otherwise None, the CUDA engine's."""
-    return _build(row).ttft if form == "after" else None
+    """The row's TTFT constants (a s, k, w): "after" its build's as fitted on rows of its load,
+    where adopted (seventeenth amendment); otherwise None, the CUDA engine's."""
+    return _build(row).ttft_rows if form == "after" else None
 
 
 def _build(row: dict) -> builds.Build:
