@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_serializer, model_validator
 
 from models.errors import InputError
 from models.hardware import get_gpu, load_gpus
@@ -289,16 +289,14 @@ def describe(build: Build) -> str:
 
 def engine_fields(data):
     """A scenario's or a service's `engine` given as NAME[:VERSION] split into `engine` and
-    `engine_version`; absent, the GPU's default engine (`default_engine`). For pydantic's
-    before-validators; anything but a dict passes through."""
+    `engine_version`; absent (or None), left out, so it stays unset: the record fills in the GPU's
+    default (`EngineInputs._gpu_default`) and a dump leaves it out where it is the field's.
+    For pydantic's before-validators; anything but a dict passes through."""
     if not isinstance(data, dict):
         return data
     out = dict(data)
     if out.get("engine") is None:
-        if "gpu" in out:
-            out["engine"] = default_engine(out.get("gpu"))
-        else:
-            out.pop("engine", None)
+        out.pop("engine", None)
         return out
     try:
         name, version = split_engine(out["engine"])
@@ -359,6 +357,33 @@ class EngineInputs(BaseModel):
         if info.data.get("gpu"):
             check_engine_on(value, info.data["gpu"])
         return value
+
+    @model_validator(mode="after")
+    def _gpu_default(self):
+        """An engine left unset runs the GPU's default build (`default_engine`: vLLM's ROCm
+        build on AMD), and stays unset, so a link or JSON export leaves it out as it came."""
+        gpu = getattr(self, "gpu", None)
+        if "engine" not in self.model_fields_set and gpu:
+            self.__dict__["engine"] = default_engine(gpu)
+        return self
+
+    @model_serializer(mode="wrap")
+    def _keep_chosen_engine(self, handler, info):
+        """An engine chosen explicitly is written even where it equals the field's default
+        (exclude_defaults, as share links and scenario files write): TensorRT-LLM chosen for an
+        AMD cluster must read back as that choice, and be refused, not become the GPU's default."""
+        out = handler(self)
+        if not isinstance(out, dict) or "engine" in out or "engine" not in self.model_fields_set:
+            return out
+        if (info.exclude and "engine" in info.exclude) or (
+            info.include is not None and "engine" not in info.include
+        ):
+            return out
+        order = list(type(self).model_fields)
+        ranked = sorted(
+            [*out, "engine"], key=lambda k: order.index(k) if k in order else len(order)
+        )
+        return {k: self.engine if k == "engine" else out[k] for k in ranked}
 
 
 def build_of(inp) -> Build:
