@@ -98,3 +98,13 @@ def test_validate_and_the_page_show_the_three_ttft_forms(capsys):
     table = amd_table(data)
     first = data["classes"][0]["sixteenth"]["ttft_ms"]["median_abs"]
     assert table["TTFT 16th amendment %"].iloc[0] == pytest.approx(100 * first)
+
+
+def test_the_plan_names_the_builds_first_token_constants():
+    inp = ServeInputs(model="llama3-70b", gpu="MI300X", input_tokens=2000, output_tokens=300, rps=1)
+    text = builds.software_of(inp)
+    assert "first token 30 ms + 5.9 of the roofline's prefills + 0.23 per other request" in text
+    cuda = ServeInputs(
+        model="llama3-70b", gpu="H100-SXM", input_tokens=2000, output_tokens=300, rps=1
+    )
+    assert "first token" not in builds.software_of(cuda)

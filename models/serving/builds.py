@@ -279,10 +279,18 @@ def steady_wave_share(engine: str, k: float) -> float:
 def describe(build: Build) -> str:
     """What the plan assumes of the software, in words, for a ROCm build (the CUDA wording stays
     models/serving/engines.py `software_generation`)."""
+    first = ""
+    if build.ttft is not None:
+        a, k, w = build.ttft
+        first = (
+            f"; first token {a * 1e3:.0f} ms + {k:.1f} of the roofline's prefills + {w:.2f} per "
+            "other request in flight (seventeenth amendment)"
+        )
     return (
         f"{build.label} {build.costs_version}: each decode step {build.step_factor:.2f}x the "
         f"roofline's + {build.step_s_per_layer * 1e6:.0f} µs per layer, measured on AMD GPUs "
         f"(docs/reference/serving-evidence.md, sixteenth amendment)"
+        + first
         + (f"; {build.note}" if build.note else "")
     )
 
