@@ -178,13 +178,19 @@ def compare_gpus(
 ) -> list[GpuChoice]:
     """The service on each of `gpus` at its own default precision (unless one is given and the
     GPU has it): GPUs needed, TTFT and TPOT at the objective, and the cheapest option's cost per
-    million tokens (`economics`)."""
+    million tokens (`economics`). An engine left at its default runs each GPU's default build
+    (TensorRT-LLM on NVIDIA, vLLM's ROCm build on AMD); one chosen explicitly is kept, and a GPU
+    it does not run on says so."""
     from models.errors import InputError  # the core's refusals, named per GPU
+    from models.serving.builds import default_engine
     from models.serving.plan import plan_serving
 
     out = []
     for gpu in gpus:
-        on = inp.model_copy(update={"gpu": gpu})
+        update = {"gpu": gpu}
+        if "engine" not in inp.model_fields_set:
+            update["engine"] = default_engine(gpu)
+        on = inp.model_copy(update=update)
         try:
             plan = plan_serving(on)
             e = economics(on, plan, catalogue, term_months)

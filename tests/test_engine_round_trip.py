@@ -74,7 +74,10 @@ def test_the_serve_section_keeps_an_explicit_engine_and_leaves_a_default_out():
     assert share_link.section_data("serve", chosen)["engine"] == "tensorrt-llm"
     default = ServeInputs(gpu="H100-SXM", **given)
     assert "engine" not in share_link.section_data("serve", default)
-    assert ServeInputs(gpu="MI300X", **given).engine == "vllm"  # unset: the GPU's default
+    on_amd = ServeInputs(gpu="MI300X", **given)
+    assert on_amd.engine == "vllm"  # unset: the GPU's default, and left out of the link
+    assert "engine" not in share_link.section_data("serve", on_amd)
+    assert on_amd.model_dump()["engine"] == "vllm"  # a full dump says what runs
     with pytest.raises(ValidationError) as exc:
         ServeInputs(gpu="MI300X", engine="tensorrt-llm", **given)
     (err,) = exc.value.errors()
@@ -94,3 +97,21 @@ def test_the_serve_page_reopens_an_explicit_engine_as_chosen():
     at = app("serve", token)
     assert at.selectbox(key="s_engine").value == "tensorrt-llm"
     assert at.session_state[serve_page.KEY]["engine"] == "tensorrt-llm"
+
+
+def test_the_gpu_comparison_runs_each_gpus_default_unless_one_was_chosen():
+    """The Serve page's GPU comparison: a service left at the default engine runs TensorRT-LLM on
+    NVIDIA and vLLM's ROCm build on AMD (it used to carry H100's TensorRT-LLM to MI300X, refused,
+    and MI300X's vLLM to H100); an engine chosen explicitly is kept, and refused where it does
+    not run."""
+    from pricing.serving_economics import compare_gpus
+
+    given = dict(model="llama3-70b", input_tokens=2000, output_tokens=300, rps=5.0)
+    on_h100 = {c.gpu: c for c in compare_gpus(ServeInputs(gpu="H100-SXM", **given), ["MI300X"])}
+    assert on_h100["MI300X"].note in (None, "") and on_h100["MI300X"].gpus
+    own = {c.gpu: c for c in compare_gpus(ServeInputs(gpu="H100-SXM", **given), ["H100-SXM"])}
+    from_amd = {c.gpu: c for c in compare_gpus(ServeInputs(gpu="MI300X", **given), ["H100-SXM"])}
+    assert from_amd["H100-SXM"].ttft_ms == own["H100-SXM"].ttft_ms  # TensorRT-LLM, not vLLM
+    chosen = ServeInputs(gpu="H100-SXM", engine="tensorrt-llm", **given)
+    (refused,) = compare_gpus(chosen, ["MI300X"])
+    assert refused.gpus is None and REFUSAL in refused.note

@@ -379,9 +379,17 @@ class EngineInputs(BaseModel):
     def _keep_chosen_engine(self, handler, info):
         """An engine chosen explicitly is written even where it equals the field's default
         (exclude_defaults, as share links and scenario files write): TensorRT-LLM chosen for an
-        AMD cluster must read back as that choice, and be refused, not become the GPU's default."""
+        AMD cluster must read back as that choice, and be refused, not become the GPU's default.
+        An engine left unset is left out of such a dump even where the GPU's default differs from
+        the field's (vLLM on AMD), so it reads back unset: a default stays a default."""
         out = handler(self)
-        if not isinstance(out, dict) or "engine" in out or "engine" not in self.model_fields_set:
+        if not isinstance(out, dict):
+            return out
+        if "engine" not in self.model_fields_set:  # the GPU's default: left out as it came
+            if info.exclude_defaults and "engine" in out:
+                out = {k: v for k, v in out.items() if k != "engine"}
+            return out
+        if "engine" in out:
             return out
         if (info.exclude and "engine" in info.exclude) or (
             info.include is not None and "engine" not in info.include
