@@ -108,3 +108,17 @@ def test_the_plan_names_the_builds_first_token_constants():
         model="llama3-70b", gpu="H100-SXM", input_tokens=2000, output_tokens=300, rps=1
     )
     assert "first token" not in builds.software_of(cuda)
+
+
+def test_the_validation_page_shows_ttft_before_sixteenth_and_after():
+    from tests.builders import app
+
+    at = app("validation")
+    frames = [d.value for d in at.dataframe if "TTFT 16th amendment %" in d.value.columns]
+    assert len(frames) == 1
+    data = amd.as_json()
+    frame = frames[0]
+    assert list(frame["TTFT after %"]) == pytest.approx(
+        [100 * c["after"]["ttft_ms"]["median_abs"] for c in data["classes"]]
+    )
+    assert any("seventeenth amendment" in c.value for c in at.caption)
