@@ -115,3 +115,22 @@ def test_the_gpu_comparison_runs_each_gpus_default_unless_one_was_chosen():
     chosen = ServeInputs(gpu="H100-SXM", engine="tensorrt-llm", **given)
     (refused,) = compare_gpus(chosen, ["MI300X"])
     assert refused.gpus is None and REFUSAL in refused.note
+
+
+def test_the_compare_page_opened_from_the_link_refuses_it_naming_the_field():
+    sc = Scenario.model_validate(_amd_portfolio("tensorrt-llm"))
+    at = app("compare", share_link.encode(sc))
+    text = " ".join(e.value for e in at.error).replace("\\", "").replace("\u200b", "")
+    assert "workloads[1].engine" in text and "TensorRT-LLM does not run on AMD GPUs" in text
+    assert "choose one of: vllm, sglang" in text
+
+
+def test_the_compare_page_sizes_a_default_engine_on_amd_as_the_command_line_does():
+    """The page's engine caches key the scenario by its JSON; a full dump named TensorRT-LLM for
+    a serving workload left at its default, and the page refused every AMD portfolio with one
+    (the command line sized it with vLLM's ROCm build)."""
+    sc = Scenario.model_validate(_amd_portfolio(None))
+    at = app("compare", share_link.encode(sc))
+    assert not at.error, [e.value for e in at.error]
+    page = " ".join(str(m.value) for m in at.markdown).replace("\\", "")
+    assert "cheaper than" in page  # compared and recommended, not refused
