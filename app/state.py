@@ -352,7 +352,10 @@ def _compare(scenario_json: str) -> tuple[dict | None, tuple[str, str] | None]:
 
 
 def _key(sc: Scenario) -> str:
-    return json.dumps(sc.model_dump(mode="json"), sort_keys=True)
+    """The scenario's JSON, the fields it was given only: validated again, the rest take their
+    defaults, and a serving workload's engine left at its default stays the GPU's (a full dump
+    would name TensorRT-LLM and an AMD cluster would refuse it: models/serving/builds.py)."""
+    return json.dumps(sc.model_dump(mode="json", exclude_unset=True), sort_keys=True)
 
 
 def scenario_key(sc: Scenario) -> str:
@@ -374,7 +377,7 @@ def _demand(
 
 def portfolio_demand(sc: Scenario) -> tuple[Demand | None, tuple[str, str] | None]:
     """The portfolio's monthly demand as models/portfolio/demand.py derives it, or the problem."""
-    full = sc.model_dump(mode="json")
+    full = sc.model_dump(mode="json", exclude_unset=True)  # as `_key`
     key = json.dumps(
         {"version": PORTFOLIO_VERSION}
         | {k: full[k] for k in ("own_models", "workloads", "execution", "reliability") if k in full}

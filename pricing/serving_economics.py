@@ -180,20 +180,20 @@ def compare_gpus(
 ) -> list[GpuChoice]:
     """The service on each of `gpus` at its own default precision (unless one is given and the
     GPU has it): GPUs needed, TTFT and TPOT at the objective, and the cheapest option's cost per
-    million tokens (`economics`). A service left at its GPU's default engine runs each GPU's own
-    default (vLLM's ROCm build on AMD, builds.default_engine); an engine chosen otherwise is kept,
-    and refused, with the reason, on a GPU it does not run on. Each GPU is validated afresh."""
+    million tokens (`economics`). An engine left unset runs each GPU's own default build
+    (TensorRT-LLM on NVIDIA, vLLM's ROCm build on AMD: builds.default_engine); one chosen
+    explicitly is kept, and refused, with the reason, on a GPU it does not run on. Each GPU's
+    inputs are validated afresh (a copy would skip the GPU's own checks)."""
     from models.errors import InputError  # the core's refusals, named per GPU
     from models.serving import builds
     from models.serving.plan import plan_serving
 
-    at_default = inp.engine == builds.default_engine(inp.gpu) and inp.engine_version is None
     out = []
     for gpu in gpus:
         try:
             data = inp.model_dump() | {"gpu": gpu}
-            if at_default:
-                data["engine"] = builds.default_engine(gpu)
+            if "engine" not in inp.model_fields_set:
+                data.pop("engine", None)  # unset: the GPU's own default
             on = type(inp).model_validate(data)
             plan = plan_serving(on)
             e = economics(on, plan, catalogue, term_months)

@@ -156,10 +156,10 @@ def test_each_gpu_shows_its_own_plan_and_cheapest_option():
 
 
 def test_each_gpu_runs_its_own_default_engine_unless_one_was_chosen():
-    """The service left at NVIDIA's default engine is planned on AMD GPUs with vLLM's ROCm build
-    (the AMD default), not refused for TensorRT-LLM; an engine chosen otherwise is kept on every
-    GPU, and a version of TensorRT-LLM (a deliberate choice) is refused on AMD with the reason.
-    Every row names the engine it ran."""
+    """The service with its engine left unset is planned on AMD GPUs with vLLM's ROCm build (the
+    AMD default), not refused for TensorRT-LLM; an engine chosen explicitly is kept on every GPU,
+    TensorRT-LLM refused on AMD with the reason. Every row names the engine it ran, and each GPU's
+    plan is the one its own validated inputs give."""
     gpus = ["H100-SXM", "MI300X"]
     default = {c.gpu: c for c in compare_gpus(SERVICE, gpus, load_catalogue())}
     assert default["H100-SXM"].engine == "TensorRT-LLM"
@@ -169,7 +169,7 @@ def test_each_gpu_runs_its_own_default_engine_unless_one_was_chosen():
     chosen = {c.gpu: c for c in compare_gpus(SERVICE.model_copy(update={"engine": "sglang"}), gpus)}
     assert chosen["H100-SXM"].engine == "SGLang"
     assert chosen["MI300X"].engine.startswith("SGLang (ROCm)")
-    pinned = SERVICE.model_copy(update={"engine_version": "1.2.0"})
+    pinned = SERVICE.model_copy(update={"engine": "tensorrt-llm"})
     refused = {c.gpu: c for c in compare_gpus(pinned, gpus)}["MI300X"]
     assert refused.gpus is None and "does not run on AMD" in refused.note
     row = next(r for r in serving_cost.gpu_rows(list(default.values())) if r[0] == "MI300X")

@@ -120,8 +120,10 @@ def gpu_choice(form: Form, where, key: str):
 
 
 def cache_key(inp: BaseModel) -> str:
-    """A record as the key of the page's cached plan: its JSON, keys sorted."""
-    return json.dumps(inp.model_dump(mode="json"), sort_keys=True)
+    """A record as the key of the page's cached plan: its JSON, keys sorted, the fields it was
+    given only (validated again, the rest take their defaults as before: an engine left unset
+    stays the GPU's default, models/serving/builds.py EngineInputs)."""
+    return json.dumps(inp.model_dump(mode="json", exclude_unset=True), sort_keys=True)
 
 
 def link_record(form: Form, leave_out=()) -> BaseModel | None:

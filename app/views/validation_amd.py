@@ -1,6 +1,7 @@
 """The Validation page's section on measured AMD serving rows (models/validation/amd.py;
-docs/reference/serving-evidence.md, sixteenth amendment): per engine, the version whose costs were
-used and the split, the errors before and after the ROCm builds. Every figure is a field of
+docs/reference/serving-evidence.md, sixteenth and seventeenth amendments): per engine, the version
+whose costs were used and the split, the errors before and after the ROCm builds (TTFT also with
+their step costs and the CUDA engine's TTFT constants, the sixteenth amendment's form). Every figure is a field of
 `amd.as_json()`; nothing is recomputed here."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def _pct(x: float | None) -> float | None:
 
 def amd_table(data: dict) -> pd.DataFrame:
     """One row per engine, version and split: rows, then each metric's median |error| before and
-    after, and the signed median after, in percent."""
+    after (TTFT: also the sixteenth amendment's), and the signed median after, in percent."""
     rows = []
     for c in data["classes"]:
         row = {
@@ -31,6 +32,8 @@ def amd_table(data: dict) -> pd.DataFrame:
         }
         for key, name in METRICS.items():
             row[f"{name} before %"] = _pct(c["before"][key]["median_abs"])
+            if key == "ttft_ms":
+                row[f"{name} 16th amendment %"] = _pct(c["sixteenth"][key]["median_abs"])
             row[f"{name} after %"] = _pct(c["after"][key]["median_abs"])
             row[f"{name} signed %"] = _pct(c["after"][key]["signed_median"])
         rows.append(row)
@@ -46,7 +49,9 @@ def render_amd() -> None:
         f"version, layout and concurrency; {data['held_out']} held out (an id-hash tenth and one "
         "whole source). The split and the form were written before the first score "
         "(docs/reference/serving-evidence.md, sixteenth amendment). Median |error| before (CUDA "
-        "vLLM × 1.10, SGLang × 1.17) and after the ROCm builds' measured step costs; signed + means "
+        "vLLM × 1.10, SGLang × 1.17) and after the ROCm builds' measured step costs and, where the "
+        "seventeenth amendment adopted them, their own time-to-first-token constants (TTFT "
+        "16th amendment: the step costs with the CUDA engines' TTFT constants); signed + means "
         "the model is optimistic."
     )
     table = amd_table(data)

@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_serializer, model_validator
 
 from models.errors import InputError
 from models.hardware import get_gpu, load_gpus
+from models.serving import engines
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, software_generation
 from models.shapes import get_preset, known_model
 
@@ -52,6 +53,14 @@ ROCM_FIT_SOURCE = (
     "(bench/serve_rocm_fit.py)"
 )
 
+#: where the ROCm builds' time-to-first-token constants come from (one source, one date)
+ROCM_TTFT_FIT_SOURCE = (
+    "measured AMD serving rows (models/data/validation/amd_serving.csv), each build's tuning rows "
+    "with TTFT only: the grid point minimising the median absolute TTFT error, adopted where it "
+    "beats the CUDA engine's constants there (docs/reference/serving-evidence.md, seventeenth "
+    "amendment); fitted 2026-12-02 (bench/serve_rocm_ttft_fit.py)"
+)
+
 
 @dataclass(frozen=True)
 class RocmBuild:
@@ -67,19 +76,48 @@ class RocmBuild:
     measured_on: str
     #: the model class its rows were: "dense" or "moe" (costs serve that class first)
     model_class: str = "dense"
+    #: time to first token (seventeenth amendment, ROCM_TTFT_FIT_SOURCE): (a s, k, w) in
+    #: TTFT = a + t_prefill · (k + w · (C − 1)) + t_step; None: not adopted, the CUDA engine's
+    ttft: tuple[float, float, float] | None = None
+    #: its TTFT rows sent every request at once (one wave): their w is ½ of the build's own prefill
+    #: by construction, and a steady closed loop takes `steady_wave_share` (seventeenth, 2nd part)
+    ttft_single_wave: bool = False
 
 
 #: the ROCm builds, per engine, oldest version first (the last is the default)
+#: TTFT (a s, k, w): ROCM_TTFT_FIT_SOURCE, each adopted (median |TTFT error| over its tuning rows
+#: with TTFT, fitted against the CUDA engine's constants: vLLM 0.6.3 1.0 % vs 82.6 % over 15 rows,
+#: 0.7.3 1.6 % vs 94.6 % over 9 (a and k on the grid's edge), SGLang 0.4.2 0.9 % vs 84.1 % over 8)
 ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
     "vllm": (
-        RocmBuild("vllm", "0.6.3", 1.69, 15e-6, "Llama 3.1 405B BF16, TP 8 (dstack, 2024-10-09)"),
         RocmBuild(
-            "vllm", "0.7.3", 1.84, 400e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"
+            "vllm",
+            "0.6.3",
+            1.69,
+            15e-6,
+            "Llama 3.1 405B BF16, TP 8 (dstack, 2024-10-09)",
+            ttft=(0.030, 5.9, 2.96),
+            ttft_single_wave=True,
+        ),
+        RocmBuild(
+            "vllm",
+            "0.7.3",
+            1.84,
+            400e-6,
+            "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)",
+            "moe",
+            ttft=(1.000, 10.0, 2.27),
         ),
     ),
     "sglang": (
         RocmBuild(
-            "sglang", "0.4.2", 3.04, 110e-6, "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)", "moe"
+            "sglang",
+            "0.4.2",
+            3.04,
+            110e-6,
+            "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)",
+            "moe",
+            ttft=(0.860, 1.7, 2.96),
         ),
     ),
 }
@@ -101,6 +139,10 @@ class Build:
     step_s_per_layer: float
     #: why the costs are not the version's own ("" when they are)
     note: str = ""
+    #: its time-to-first-token constants (a s, k, w) for a service; None: the CUDA engine's
+    ttft: tuple[float, float, float] | None = None
+    #: the constants as fitted on its rows (their own load: one wave or a steady loop)
+    ttft_rows: tuple[float, float, float] | None = None
 
 
 def is_amd(gpu_id: str) -> bool:
@@ -210,32 +252,59 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
         chosen.step_factor,
         chosen.step_s_per_layer,
         note,
+        steady_constants(chosen),
+        chosen.ttft,
     )
+
+
+def steady_constants(build: RocmBuild) -> tuple[float, float, float] | None:
+    """A build's TTFT constants for a service (docs/reference/serving-evidence.md, seventeenth
+    amendment, second part): as fitted where its rows were steady closed loops; where they were
+    single waves (every request sent at once, so each waits ½ of each other's prefill as the build
+    runs it: w = k / 2), w is the steady share of the CUDA engine's fit instead, the same fraction
+    of the build's own prefill, w = k · w_e / k_e (vLLM: 0.090 / 2.3)."""
+    if build.ttft is None or not build.ttft_single_wave:
+        return build.ttft
+    a, k, _ = build.ttft
+    return a, k, steady_wave_share(build.engine, k)
+
+
+def steady_wave_share(engine: str, k: float) -> float:
+    """w = k · w_e / k_e: the CUDA engine's share of each other request's prefill in a steady
+    closed loop (engines.py, ninth amendment) applied to a prefill k times the roofline's."""
+    spec = ENGINES[engine]
+    return k * spec.ttft_wave_share / spec.ttft_prefill_factor
 
 
 def describe(build: Build) -> str:
     """What the plan assumes of the software, in words, for a ROCm build (the CUDA wording stays
     models/serving/engines.py `software_generation`)."""
+    first = ""
+    if build.ttft is not None:
+        a, k, w = build.ttft
+        first = (
+            f"; first token {a * 1e3:.0f} ms + {k:.1f} of the roofline's prefills + {w:.2f} per "
+            "other request in flight (seventeenth amendment)"
+        )
     return (
         f"{build.label} {build.costs_version}: each decode step {build.step_factor:.2f}x the "
         f"roofline's + {build.step_s_per_layer * 1e6:.0f} µs per layer, measured on AMD GPUs "
         f"(docs/reference/serving-evidence.md, sixteenth amendment)"
+        + first
         + (f"; {build.note}" if build.note else "")
     )
 
 
 def engine_fields(data):
     """A scenario's or a service's `engine` given as NAME[:VERSION] split into `engine` and
-    `engine_version`; absent, the GPU's default engine (`default_engine`). For pydantic's
-    before-validators; anything but a dict passes through."""
+    `engine_version`; absent (or None), left out, so it stays unset: the record fills in the GPU's
+    default (`EngineInputs._gpu_default`) and a dump leaves it out where it is the field's.
+    For pydantic's before-validators; anything but a dict passes through."""
     if not isinstance(data, dict):
         return data
     out = dict(data)
     if out.get("engine") is None:
-        if "gpu" in out:
-            out["engine"] = default_engine(out.get("gpu"))
-        else:
-            out.pop("engine", None)
+        out.pop("engine", None)
         return out
     try:
         name, version = split_engine(out["engine"])
@@ -297,6 +366,41 @@ class EngineInputs(BaseModel):
             check_engine_on(value, info.data["gpu"])
         return value
 
+    @model_validator(mode="after")
+    def _gpu_default(self):
+        """An engine left unset runs the GPU's default build (`default_engine`: vLLM's ROCm
+        build on AMD), and stays unset, so a link or JSON export leaves it out as it came."""
+        gpu = getattr(self, "gpu", None)
+        if "engine" not in self.model_fields_set and gpu:
+            self.__dict__["engine"] = default_engine(gpu)
+        return self
+
+    @model_serializer(mode="wrap")
+    def _keep_chosen_engine(self, handler, info):
+        """An engine chosen explicitly is written even where it equals the field's default
+        (exclude_defaults, as share links and scenario files write): TensorRT-LLM chosen for an
+        AMD cluster must read back as that choice, and be refused, not become the GPU's default.
+        An engine left unset is left out of such a dump even where the GPU's default differs from
+        the field's (vLLM on AMD), so it reads back unset: a default stays a default."""
+        out = handler(self)
+        if not isinstance(out, dict):
+            return out
+        if "engine" not in self.model_fields_set:  # the GPU's default: left out as it came
+            if info.exclude_defaults and "engine" in out:
+                out = {k: v for k, v in out.items() if k != "engine"}
+            return out
+        if "engine" in out:
+            return out
+        if (info.exclude and "engine" in info.exclude) or (
+            info.include is not None and "engine" not in info.include
+        ):
+            return out
+        order = list(type(self).model_fields)
+        ranked = sorted(
+            [*out, "engine"], key=lambda k: order.index(k) if k in order else len(order)
+        )
+        return {k: self.engine if k == "engine" else out[k] for k in ranked}
+
 
 def build_of(inp) -> Build:
     """A service's engine build on its GPU at the version asked, for its model's class."""
@@ -322,3 +426,11 @@ def software_of(inp) -> str:
     if build.version:
         text = f"{build.label} {build.version}: " + text
     return text + (f"; {build.note}" if build.note else "")
+
+
+def first_token_s(inp, t_prefill, t_step, in_flight=1.0):
+    """A service's time to first token on its engine's build (engines.py `first_token_s`): a ROCm
+    build's own (a, k, w) where adopted (docs/reference/serving-evidence.md, seventeenth
+    amendment), else the CUDA engine's (ninth amendment)."""
+    ttft = build_of(inp).ttft
+    return engines.first_token_s(inp.engine, t_prefill, t_step, in_flight, ttft)

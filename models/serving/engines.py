@@ -175,17 +175,19 @@ ENGINES: dict[str, EngineSpec] = {
 ENGINE_OF_BACKEND = {e.backend: e.id for e in ENGINES.values()}
 
 
-def first_token_s(engine: str, t_prefill, t_step, in_flight=1.0):
+def first_token_s(engine: str, t_prefill, t_step, in_flight=1.0, constants=None):
     """Time to first token on `engine` (docs/reference/serving-evidence.md, ninth amendment):
     ttft_fixed_s + t_prefill · (ttft_prefill_factor + ttft_wave_share · (in_flight − 1)) + t_step,
     `in_flight` the requests in a closed loop that share the request's prefill server (1 for
     open-loop arrivals, whose wait for a free slot is the M/M/c queue's). t_prefill is the
     roofline's prefill of one request, t_step the engine's decode step (its factor applied); add
-    the K/V transfer when prefill and decode are split. Arrays broadcast."""
+    the K/V transfer when prefill and decode are split. `constants` (a s, k, w), where given,
+    replace the engine's three (a ROCm build's: the seventeenth amendment, models/serving/
+    builds.py). Arrays broadcast."""
     spec = ENGINES[engine]
+    a, k, w = constants or (spec.ttft_fixed_s, spec.ttft_prefill_factor, spec.ttft_wave_share)
     others = np.maximum(np.asarray(in_flight, dtype=float) - 1.0, 0.0)
-    share = spec.ttft_prefill_factor + spec.ttft_wave_share * others
-    return spec.ttft_fixed_s + t_prefill * share + t_step
+    return a + t_prefill * (k + w * others) + t_step
 
 
 def software_generation(engine: str) -> str:

@@ -37,7 +37,7 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   fitted on AIConfigurator's tuning rows), TTFT = the engine's first token (below) after t_prefill
   and t_step.
 - Time to first token (docs/reference/serving-evidence.md, ninth amendment; models/serving/
-  engines.py `first_token_s`, constants fitted per engine on AIConfigurator's tuning rows):
+  builds.py `first_token_s`; per engine on AIConfigurator's tuning rows, per ROCm build: 17th):
   TTFT = a_e + t_prefill · (k_e + w_e · (C − 1)) + t_step: a fixed time per request a_e, the
   request's own prefill as the client sees it (k_e times the roofline's) and, with users in flight
   (a closed loop), a share w_e of each of the C − 1 others' prefills (C the replica's batch). With
@@ -93,7 +93,7 @@ from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
 from models.serving import builds, pools, roofline
-from models.serving.engines import DEFAULT_ENGINE, ENGINES, Engine, first_token_s
+from models.serving.engines import DEFAULT_ENGINE, ENGINES, Engine
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
 from models.serving.queueing import queue_wait_s
 from models.shapes import ModelShape, get_preset, known_model, load_presets
@@ -291,7 +291,7 @@ def evaluate(
     attention"), as TensorRT-LLM before its XQA kernel (≤ 0.7) did; True (the generation the
     planner assumes): once per group. Memory, the decode step t_step and the prefill t_prefill
     come from models/serving/roofline.py; then per replica output tokens/s = B · O / (φ_e · B ·
-    t_prefill + O · t_step), TTFT = engines.first_token_s (t_prefill, t_step and, with users, the
+    t_prefill + O · t_step), TTFT = builds.first_token_s (t_prefill, t_step and, with users, the
     batch in flight), TPOT = t_step + φ_e · B · t_prefill / O (φ_e: the engine's
     `prefill_share_in_decode`, the fifteenth amendment), and split: TTFT = first_token_s (no wave) + t_kv,
     decode B / (O · t_step) and prefill 1 / t_prefill requests/s.
@@ -326,7 +326,7 @@ def evaluate(
     # time, its own prefill as the client sees it and, with users in flight (a closed loop), a
     # share of the others' prefills; with arrivals the wait for a slot is the queue's (pools.py)
     in_flight = b if inp.users is not None else 1.0
-    ttft = first_token_s(inp.engine, t_prefill, t_step, in_flight)
+    ttft = builds.first_token_s(inp, t_prefill, t_step, in_flight)
     phi = ENGINES[inp.engine].prefill_share_in_decode  # of the others' prefills (fifteenth)
     cycle = phi * b * t_prefill + o_tok * t_step
     out_rate = b * o_tok / cycle  # per replica
@@ -358,7 +358,7 @@ def evaluate(
         "rule_tps_gpu": rule,
         "t_kv": t_kv * np.ones_like(b),
         # split (sized for arrivals only: no wave): prefill, K/V transfer, first step
-        "split_ttft": first_token_s(inp.engine, t_prefill, t_step) + t_kv,
+        "split_ttft": builds.first_token_s(inp, t_prefill, t_step) + t_kv,
         "rps_decode_replica": b * su.dp / (o_tok * t_step),
         "rps_prefill_replica": su.dp / t_prefill,
     }

@@ -7,7 +7,10 @@ precision, lengths, engine and version. The model's row: models/serving/plan.py 
 layout with batch = concurrency and the users in flight (TTFT = the engine's first token with the
 others' prefills; TPOT = t_step + B · t_prefill / O; output tokens/s = B · O / (B · t_prefill +
 O · t_step) for the replica). "Before" is the form the amendment replaced: the CUDA engine's factor
-on the roofline step (vLLM × 1.10, SGLang × 1.17). Error = predicted / measured − 1."""
+on the roofline step (vLLM × 1.10, SGLang × 1.17). "Sixteenth" is that amendment's form: the ROCm
+build's step costs with the CUDA engine's time-to-first-token constants; "after" adds the build's
+own constants where the seventeenth amendment adopted them (TTFT only moves between the two).
+Error = predicted / measured − 1."""
 
 from __future__ import annotations
 
@@ -80,13 +83,14 @@ def _parts(row_id: str) -> Parts:
     return Parts(t_raw, r["t_prefill"], layers, b, float(row["output_tokens"]), tp, bool(r["fits"]))
 
 
-def figures(row: dict, k: float, s: float) -> dict[str, float] | None:
-    """(TPOT ms, TTFT ms, output tokens/s of the replica) at step costs (k, s); None if refused."""
+def figures(row: dict, k: float, s: float, ttft=None) -> dict[str, float] | None:
+    """(TPOT ms, TTFT ms, output tokens/s of the replica) at step costs (k, s) and TTFT constants
+    `ttft` (a s, k, w; None: the CUDA engine's); None if refused."""
     p = _parts(row["id"])
     if not p.fits:
         return None
     t_step = k * p.t_raw + p.layers * s
-    ttft = first_token_s(row["engine"], p.t_prefill, t_step, p.batch)
+    ttft = first_token_s(row["engine"], p.t_prefill, t_step, p.batch, ttft)
     cycle = p.batch * p.t_prefill + p.output_tokens * t_step
     return {
         "tpot_ms": (t_step + p.batch * p.t_prefill / p.output_tokens) * 1e3,
@@ -95,13 +99,23 @@ def figures(row: dict, k: float, s: float) -> dict[str, float] | None:
     }
 
 
+#: the forms scored (module docstring), oldest first
+FORMS = ("before", "sixteenth", "after")
+
+
 def costs(row: dict, form: str) -> tuple[float, float]:
-    """(k, s) of a row's engine: "after" its ROCm build at its version (the default where none
-    is stated); "before" the CUDA engine's factor, no fixed time (the replaced form)."""
+    """(k, s) of a row's engine: "after" and "sixteenth" its ROCm build at its version (the
+    default where none is stated); "before" the CUDA engine's factor, no fixed time."""
     if form == "before":
         return ENGINES[row["engine"]].decode_step_factor, 0.0
     b = _build(row)
     return b.step_factor, b.step_s_per_layer
+
+
+def ttft_constants(row: dict, form: str) -> tuple[float, float, float] | None:
+    """The row's TTFT constants (a s, k, w): "after" its build's as fitted on rows of its load,
+    where adopted (seventeenth amendment); otherwise None, the CUDA engine's."""
+    return _build(row).ttft_rows if form == "after" else None
 
 
 def _build(row: dict) -> builds.Build:
@@ -112,7 +126,7 @@ def _build(row: dict) -> builds.Build:
 
 def errors(row: dict, form: str = "after") -> dict[str, float | None]:
     """predicted / measured − 1 of TPOT, TTFT and output tokens/s (None where not published)."""
-    f = figures(row, *costs(row, form))
+    f = figures(row, *costs(row, form), ttft_constants(row, form))
     out: dict[str, float | None] = {}
     for key, col in (
         ("tpot_ms", "tpot_ms"),
@@ -154,7 +168,7 @@ def as_json() -> dict:
     classes = []
     for (engine, version, split), members in sorted(groups.items()):
         entry = {"engine": engine, "version": version, "split": split, "rows": len(members)}
-        for form in ("before", "after"):
+        for form in FORMS:
             errs = [errors(r, form) for r in members]
             entry[form] = {
                 m: summary(e[m] for e in errs) for m in ("tpot_ms", "ttft_ms", "out_tps")
@@ -174,24 +188,31 @@ def _pct(x: float | None, signed: bool = False) -> str:
     return f"{x:+.0%}" if signed else f"{x:.0%}"
 
 
+def _cell(c: dict, metric: str, forms: tuple[str, ...]) -> str:
+    """Median |error| of each form, oldest first, then the signed median of the last."""
+    last = c[forms[-1]][metric]
+    moves = " -> ".join(f"{_pct(c[f][metric]['median_abs']):>4}" for f in forms)
+    return f"{moves} ({_pct(last['signed_median'], True):>6})"
+
+
 def report_lines() -> list[str]:
     data = as_json()
     lines = [
         "Measured AMD serving rows (models/data/validation/amd_serving.csv; docs/reference/"
-        "serving-evidence.md, sixteenth amendment: split and form written before the first score)",
+        "serving-evidence.md, sixteenth and seventeenth amendments: split and forms written "
+        "before the first score)",
         f"{data['rows']} rows on MI300X, {data['held_out']} held out, {data['refused']} refused; "
-        "median |error| (signed median) before -> after the ROCm builds",
-        f"  {'engine':7} {'version':8} {'split':9} {'rows':>4}  {'TPOT':>21}  {'TTFT':>21}  "
+        "median |error| (signed median) before -> after the ROCm builds (TTFT: before -> their "
+        "step costs -> their own TTFT constants)",
+        f"  {'engine':7} {'version':8} {'split':9} {'rows':>4}  {'TPOT':>21}  {'TTFT':>29}  "
         f"{'output tok/s':>21}",
     ]
     for c in data["classes"]:
-        cells = []
-        for m in ("tpot_ms", "ttft_ms", "out_tps"):
-            b, a = c["before"][m], c["after"][m]
-            cells.append(
-                f"{_pct(b['median_abs']):>4} -> {_pct(a['median_abs']):>4} "
-                f"({_pct(a['signed_median'], True):>6})"
-            )
+        cells = [
+            _cell(c, "tpot_ms", ("before", "after")),
+            _cell(c, "ttft_ms", FORMS),
+            _cell(c, "out_tps", ("before", "after")),
+        ]
         lines.append(
             f"  {c['engine']:7} {c['version']:8} {c['split']:9} {c['rows']:>4}  " + "  ".join(cells)
         )
