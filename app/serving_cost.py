@@ -52,6 +52,12 @@ def caption(e: ServingEconomics) -> str:
         f"{e.tokens_millions:,.0f} M in and out. Each option's total is every cost it pays over "
         "the term (its capacity plan, as on Compare), divided by those tokens."
     )
+    peaks = {round(o.peak_gpus) for o in e.options if o.usd_per_million_output_tokens is not None}
+    if e.plan_gpus and peaks - {e.plan_gpus}:
+        text += (
+            f" Peak GPUs is what each option holds at its busiest, sized as on Compare in whole "
+            f"{e.gpus_per_node}-GPU nodes; the plan above needs {e.plan_gpus:,}."
+        )
     return text + (f" Note: {e.note}." if e.note else "")
 
 

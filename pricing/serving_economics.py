@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from models.hardware import get_gpu
 from models.record import Record
 from models.scenario import Scenario
 from models.serving.plan import ServeInputs, ServePlan, precision_of, requests_per_s
@@ -64,6 +65,10 @@ class ServingEconomics(Record):
     cheapest: str | None
     #: what the portfolio's serving workload did not carry over from the inputs ("" if nothing)
     note: str = ""
+    #: the GPUs the service's own plan needs, and the node size the options hold capacity in
+    #: (Compare sizes every option in whole nodes, so an option's peak can exceed the plan's)
+    plan_gpus: int | None = None
+    gpus_per_node: int | None = None
 
 
 def service_rate(inp: ServeInputs, plan: ServePlan) -> float | None:
@@ -150,6 +155,8 @@ def economics(
         options=options,
         cheapest=cheapest.option if cheapest else None,
         note=note,
+        plan_gpus=plan.gpus,
+        gpus_per_node=get_gpu(inp.gpu).gpus_per_node,
     )
 
 

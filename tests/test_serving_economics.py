@@ -176,6 +176,24 @@ def test_each_gpu_runs_its_own_default_engine_unless_one_was_chosen():
     assert row[1] == default["MI300X"].engine
 
 
+def test_the_caption_says_why_an_options_peak_exceeds_the_plans_gpus():
+    """Compare sizes options in whole nodes: a 3-GPU plan is held as one 8-GPU node, and the
+    caption says so beside the Peak GPUs column; a plan of whole nodes gets no such clause."""
+    small = ServeInputs.model_validate(
+        SERVICE.model_dump(exclude={"engine"}) | {"gpu": "MI300X", "rps": 2.0}
+    )
+    plan = plan_serving(small)
+    e = economics(small, plan, load_catalogue())
+    assert plan.gpus < 8 and {round(o.peak_gpus) for o in e.options if o.peak_gpus} == {8}
+    assert (e.plan_gpus, e.gpus_per_node) == (plan.gpus, 8)
+    assert f"whole 8-GPU nodes; the plan above needs {plan.gpus}." in serving_cost.caption(e)
+    whole = ServeInputs(
+        model="llama3-70b", gpu="H100-SXM", input_tokens=1000, output_tokens=500, rps=40.0
+    )
+    e = economics(whole, plan_serving(whole), load_catalogue())
+    assert e.plan_gpus % 8 == 0 and "Peak GPUs is" not in serving_cost.caption(e)
+
+
 def test_the_serve_page_compares_every_gpu_on_request():
     at = app("serve")
     assert not [d for d in at.dataframe if "Cheapest option" in d.value.columns]
