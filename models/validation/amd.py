@@ -26,6 +26,7 @@ from models.serving import builds
 from models.serving.engines import ENGINES, first_token_s
 from models.serving.plan import ServeInputs, evaluate
 from models.shapes import get_preset
+from models.validation.summaries import pct
 
 ROWS = DATA_DIR / "validation" / "amd_serving.csv"
 #: the source held out whole (the amendment's split)
@@ -182,17 +183,11 @@ def as_json() -> dict:
     }
 
 
-def _pct(x: float | None, signed: bool = False) -> str:
-    if x is None:
-        return "-"
-    return f"{x:+.0%}" if signed else f"{x:.0%}"
-
-
 def _cell(c: dict, metric: str, forms: tuple[str, ...]) -> str:
     """Median |error| of each form, oldest first, then the signed median of the last."""
     last = c[forms[-1]][metric]
-    moves = " -> ".join(f"{_pct(c[f][metric]['median_abs']):>4}" for f in forms)
-    return f"{moves} ({_pct(last['signed_median'], True):>6})"
+    moves = " -> ".join(f"{pct(c[f][metric]['median_abs']):>4}" for f in forms)
+    return f"{moves} ({pct(last['signed_median'], True):>6})"
 
 
 def report_lines() -> list[str]:
