@@ -16,6 +16,7 @@ used, with a note saying so (the amendment says why)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -218,10 +219,13 @@ def _of_class(builds: tuple[RocmBuild, ...], moe: bool | None) -> tuple[RocmBuil
     return same or builds
 
 
+@functools.lru_cache(maxsize=512)
 def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | None = None) -> Build:
     """The build of `engine` that runs on `gpu_id` at `version` for a dense or MoE model (module
     docstring; on AMD the versions measured on the model's class, when there are any). InputError
-    naming `engine` for TensorRT-LLM on an AMD GPU."""
+    naming `engine` for TensorRT-LLM on an AMD GPU. Cached: a plan's evaluation asks for its
+    build several times per layout (step, first token, version, note, software line), and the
+    answer depends on these four arguments alone (a frozen record; a refusal is not cached)."""
     check_engine_on(engine, gpu_id)
     spec = ENGINES[engine]
     if not is_amd(gpu_id):
