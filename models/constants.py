@@ -521,6 +521,21 @@ PURE_BF16_8BIT_STEP_BYTES = 10
 #: BF16 gradient 2 (mixed precision keeps the FP32 gradient, GRAD_BYTES, the master being in
 #: OPTIMIZER_BYTES):
 PURE_BF16_HOST_EXTRA_BYTES = 2 + 2
+#: Pure BF16 under NeMo / Megatron-Core with FP8-only weights (amendment 3): NeMo keeps a BF16 copy
+#: of the parameters in the optimizer when `fp8_params` is on (megatron_base_model.py
+#: setup_optimization @ 579983fbfc85, r2.0.0rc1, l. 798-799: `store_params = True`; Apex
+#: DistributedFusedAdam allocates `params_shard` in the optimizer's dtype, BF16 under NeMo's
+#: launcher 24.07 llama/sft.yaml `dtype: bf16`): 2 B per trained parameter more optimizer state,
+#: and the step reads and writes it in the weight's place and writes the FP8 weight (1 B) too:
+PURE_BF16_FP8_COPY_BYTES = 2
+PURE_BF16_FP8_STEP_EXTRA_BYTES = 1
+#: bitsandbytes' 32-bit optimizers (PagedAdamW among them) keep m and v in FP32 whatever the
+#: parameter's dtype (bitsandbytes @ b891f80ba514, optim/optimizer.py Optimizer2State.init_state
+#: l. 427-428: `if config["optim_bits"] == 32: dtype = torch.float32`): over pure-BF16 weights,
+#: optimizer 4 + 4 B per parameter and one update's traffic read weight 2, gradient 2, m 4, v 4,
+#: write weight 2, m 4, v 4 = 22 B (amendment 3 (c)):
+PURE_BF16_FP32_MOMENTS_BYTES = 8
+PURE_BF16_FP32_MOMENTS_STEP_BYTES = 22
 #: Bytes per offloaded parameter crossing the host link each step under optimizer offload: the
 #: BF16 gradient down and the updated BF16 weight up (ZeRO-Offload, Ren et al. 2021, arXiv
 #: 2101.06840 Sec. 4.1: "fp16 gradients" to the CPU, "fp16 parameters" back to the GPU).

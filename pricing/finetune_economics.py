@@ -71,6 +71,7 @@ def finetune_workload(inp: FinetuneInputs, plan: FinetunePlan, jobs_per_month: f
         "gpus": plan.gpus,
         "jobs_per_month": jobs_per_month,
         "framework": inp.framework,
+        "fp8_params": inp.fp8_params,
         **{k: getattr(inp, k) for k in SAVINGS},
     }
 

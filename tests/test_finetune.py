@@ -308,5 +308,6 @@ def test_cli_finetune_pure_bf16_flag_and_its_framework_rule():
     )
     rc, out, _ = run_cli(*args, "--gpu", "A100-80GB", "--gpus", "8")
     assert rc == 0 and "Kahan summation" in out  # the planner chose it and says what it risks
-    rc, _, err = run_cli(*args, "--gpu", "H100-SXM", "--framework", "megatron", "--pure-bf16")
-    assert rc != 0 and "--pure-bf16" in err and "fsdp" in err and "Traceback" not in err
+    # under megatron it is NeMo's BF16 distributed Adam (amendment 3), planned, not refused
+    rc, out, err = run_cli(*args, "--gpu", "H100-SXM", "--framework", "megatron", "--pure-bf16")
+    assert rc == 0 and "Kahan summation" in out, err

@@ -289,7 +289,7 @@ def test_finetune_a_saving_set_on_is_honoured_and_the_framework_moves_the_number
     assert mega.step_time_s != plan.step_time_s
 
 
-def test_finetune_pure_bf16_is_an_input_with_its_caveat_and_fsdp_only():
+def test_finetune_pure_bf16_is_an_input_with_its_caveat_under_both_frameworks():
     at = app("finetune")
     at.selectbox(key="f_pure_bf16").set_value(True).run()
     assert not at.exception and not at.error, errors(at)
@@ -298,8 +298,24 @@ def test_finetune_pure_bf16_is_an_input_with_its_caveat_and_fsdp_only():
     assert plan.savings["pure_bf16"] and savings.PURE_BF16_CAVEAT in text
     assert number(at, "Step time") == pytest.approx(plan.step_time_s, abs=0.005)
     at.selectbox(key="f_framework").set_value("megatron").run()
+    assert not at.exception and not at.error, errors(at)
+    mega = plan_finetune(finetune_inputs(pure_bf16=True, framework="megatron"))
+    assert mega.savings["pure_bf16"] and savings.PURE_BF16_CAVEAT in _savings_text(at)
+    assert number(at, "Step time") == pytest.approx(mega.step_time_s, abs=0.005)
+
+
+def test_finetune_fp8_weights_are_an_input_named_when_refused():
+    at = app("finetune")
+    at.selectbox(key="f_fp8_params").set_value(True).run()
     assert not at.exception
-    assert errors(at).startswith("pure_bf16:"), errors(at)
+    assert errors(at).startswith("fp8_params:"), errors(at)  # fsdp and BF16: refused, named
+    at.selectbox(key="f_framework").set_value("megatron").run()
+    at.selectbox(key="f_precision").set_value("fp8").run()
+    assert not at.exception and not at.error, errors(at)
+    kw = dict(framework="megatron", precision="fp8")
+    plan = plan_finetune(finetune_inputs(fp8_params=True, **kw))
+    assert number(at, "Step time") == pytest.approx(plan.step_time_s, abs=0.005)
+    assert plan.memory_gib_per_gpu != plan_finetune(finetune_inputs(**kw)).memory_gib_per_gpu
 
 
 def test_finetune_contradictory_savings_are_named():

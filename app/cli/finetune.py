@@ -49,6 +49,13 @@ def register(sub) -> None:
             help=f"{LABELS[name]}: on or off (default: the planner turns it on only to fit)",
         )
     f.add_argument(
+        "--fp8-params",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="weights held in FP8 only, no BF16 copy (NeMo fp8_params); megatron with --precision "
+        "fp8 (default off)",
+    )
+    f.add_argument(
         "--jobs-per-month",
         type=_jobs_per_month,
         default=4.0,
@@ -85,6 +92,7 @@ FINETUNE_OPTION = {
     "lora_rank": "--rank",
     "precision": "--precision",
     "framework": "--framework",
+    "fp8_params": "--fp8-params",
 } | {name: "--" + name.replace("_", "-") for name in SAVINGS}
 
 

@@ -89,6 +89,12 @@ DETAILS: dict[str, tuple[str, str, float]] = {
         )
         for name in savings.SAVINGS
     },
+    "fp8_params": (
+        "FP8-only weights",
+        "Each job holds its weights in FP8 only, with no BF16 copy (NeMo fp8_params): NeMo / "
+        "Megatron-Core with FP8 precision only.",
+        0,
+    ),
     "prefill_decode": (
         "Prefill and decode",
         "Colocated: every replica reads prompts and generates. Split: one pool reads prompts and "
@@ -105,9 +111,10 @@ CHOICE_LABELS = {
     "engine": {e.id: e.label for e in ENGINES.values()},
     "framework": {"fsdp": "FSDP / DeepSpeed", "megatron": "NeMo / Megatron-Core"},
     **{name: {None: "planner decides", True: "on", False: "off"} for name in savings.SAVINGS},
+    "fp8_params": {False: "off", True: "on"},
 }
 #: choices of a field that is not a Literal (the savings: None, True, False)
-CHOICES = {name: [None, True, False] for name in savings.SAVINGS}
+CHOICES = {name: [None, True, False] for name in savings.SAVINGS} | {"fp8_params": [False, True]}
 #: inputs that apply only to some rows of their kind: field -> does it apply to this row
 APPLIES = {
     "lora_rank": lambda row: row.get("method", "lora") != "full",

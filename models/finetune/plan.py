@@ -140,7 +140,12 @@ class FinetuneInputs(Record):
     pure_bf16: bool | None = Field(
         None,
         description="weights, gradients and Adam states in BF16, no FP32 master copy (torchtune "
-        "dtype bf16); fsdp only; default: the planner",
+        "dtype bf16; NeMo distributed_fused_adam dtype bf16); default: the planner",
+    )
+    fp8_params: bool = Field(
+        False,
+        description="weights held in FP8 only, no BF16 copy (Transformer Engine fp8_model_init, "
+        "NeMo fp8_params); megatron with precision fp8 only",
     )
 
     _tokens_floor = field_validator("tokens", mode="before")(
@@ -160,10 +165,8 @@ class FinetuneInputs(Record):
 
     @property
     def fixed_savings(self) -> dict[str, bool | None]:
-        """The memory-saving choices as the buyer set them (None: the planner's); pure BF16 is off
-        under megatron (Megatron-Core keeps FP32 or FP16 main parameters)."""
-        out = {k: getattr(self, k) for k in savings.SAVINGS}
-        return out | ({"pure_bf16": False} if self.framework == "megatron" else {})
+        """The memory-saving choices as the buyer set them (None: the planner's)."""
+        return {k: getattr(self, k) for k in savings.SAVINGS}
 
     @property
     def dataset_tokens(self) -> float:
@@ -349,6 +352,12 @@ def job_for(inp: FinetuneInputs, shape: ModelShape, gpu: GpuSpec) -> Job:
         else 0.0,
         fp8_gemm_input_store=inp.fp8_gemm_input_store,
         fp8_activation_input_store=inp.fp8_activation_input_store,
+        fp8_params=inp.fp8_params,
+        # NeMo grad_sync_dtype bf16 (amendment 3): BF16 gradients held and reduced where the buyer
+        # sets pure BF16 under megatron (chosen by the planner, only the memory is rescaled)
+        grad_bytes=C.PURE_BF16_GRAD_BYTES
+        if inp.pure_bf16 and inp.framework == "megatron"
+        else C.GRAD_BYTES,
     )
 
 
@@ -509,6 +518,7 @@ def _context(inp: FinetuneInputs, job: Job, lay: Layouts) -> dict:
         "gpu_bytes": C.MEMORY_HEADROOM * job.gpu.memory_gib * GIB,
         "grad_bytes": job.grad_bytes if inp.method == "full" else C.GRAD_BYTES,
         "layers_per_stage": layers_per_stage(job, lay),
+        "fp8_params": inp.fp8_params,
     }
 
 
@@ -528,9 +538,9 @@ def _check(inp: FinetuneInputs) -> tuple[ModelShape, GpuSpec]:
         raise InputError(
             "param_offload", "parameter offload needs optimizer offload (the step runs on the CPU)"
         )
-    if inp.pure_bf16 and inp.framework == "megatron":
+    if inp.fp8_params and (inp.framework != "megatron" or inp.precision != "fp8"):
         raise InputError(
-            "pure_bf16", "pure BF16 (no FP32 master weights) runs under fsdp only; use fsdp or off"
+            "fp8_params", "FP8-only weights need framework megatron and precision fp8; or off"
         )
     if inp.paged_optimizer and inp.optimizer_offload:
         raise InputError(
@@ -659,7 +669,10 @@ def _assemble(inp, shape, gpu, job, choice, n, sizing, min_gpus):
         savings=choice.combo,
         savings_chosen_by=choice.chosen_by,
         savings_step_s=savings.seconds_by_saving(
-            choice.combo, step_i, {k: float(v[i]) for k, v in choice.base_step.items()}
+            choice.combo,
+            step_i,
+            {k: float(v[i]) for k, v in choice.base_step.items()},
+            inp.fp8_params,
         ),
         host_memory_gib_per_gpu=choice.host_bytes / GIB,
         min_gpus_with_savings=min_gpus[1],

@@ -22,11 +22,13 @@ memory bandwidth per GPU (× HOST_MEMORY_EFFICIENCY):
 - paged_optimizer (bitsandbytes paged optimizers, Dettmers et al. 2023 arXiv 2305.14314 Sec. 3):
   states in CUDA unified memory; what exceeds the GPU's usable memory (at most all optimizer bytes)
   is evicted to the host and paged back every step: time 2 × overflow / B. Not with offload.
-- pure_bf16 (torchtune's dtype bf16, llama-recipes pure_bf16; amendment 2): no FP32 master copy,
+- pure_bf16 (torchtune's dtype bf16, llama-recipes pure_bf16; amendment 2; under megatron NeMo's
+  distributed_fused_adam with dtype and grad_sync_dtype bf16, amendment 3): no FP32 master copy,
   gradient and Adam moments in BF16: gradients × PURE_BF16_GRAD_BYTES / grad bytes, optimizer
-  bytes and step traffic from OPTIMIZER_FORMS (4 and 14 B, with 8-bit states 2 and 10 B);
-  offloaded, the host keeps the BF16 weight and gradient (PURE_BF16_HOST_EXTRA_BYTES). Framework
-  fsdp only (the plan's inputs fix it off under megatron).
+  bytes and step traffic from optimizer_form (4 and 14 B, with 8-bit states 2 and 10 B; with
+  bitsandbytes' 32-bit paged AdamW FP32 moments, 8 and 22 B; over FP8-only weights NeMo's BF16
+  copy, + 2 and + 1 B); offloaded, the host keeps the BF16 weight and gradient
+  (PURE_BF16_HOST_EXTRA_BYTES).
 - activation_offload (torchtune enable_activation_offloading, Megatron-Core cpu_offloading): the
   GPU keeps two layers' activations, the rest goes to the host and back on its own stream; time
   max(0, 2 × offloaded × m / B − compute), the part compute does not hide. Pipeline-free layouts
@@ -146,11 +148,28 @@ OPTIMIZER_FORMS = {
 }
 
 
-def _optimizer(c, mem, step, link_bps, host_bps, grad_bytes) -> tuple[dict, dict, np.ndarray]:
+def optimizer_form(c: dict[str, bool], fp8_params: bool = False) -> tuple[float, float]:
+    """(optimizer bytes, step bytes) per trained parameter under choice set c: OPTIMIZER_FORMS by
+    (8-bit, pure BF16); pure BF16 under bitsandbytes' 32-bit paged AdamW keeps its moments in FP32
+    (PURE_BF16_FP32_MOMENTS_BYTES, _STEP_BYTES: 8 and 22 B); pure BF16 over FP8-only weights
+    (fp8_params) adds NeMo's BF16 parameter copy, PURE_BF16_FP8_COPY_BYTES and
+    PURE_BF16_FP8_STEP_EXTRA_BYTES (amendment 3)."""
+    eight, pure = c["optimizer_8bit"], c["pure_bf16"]
+    if pure and c["paged_optimizer"] and not eight:
+        opt, step = C.PURE_BF16_FP32_MOMENTS_BYTES, C.PURE_BF16_FP32_MOMENTS_STEP_BYTES
+    else:
+        opt, step = OPTIMIZER_FORMS[(eight, pure)]
+    if pure and fp8_params:
+        return opt + C.PURE_BF16_FP8_COPY_BYTES, step + C.PURE_BF16_FP8_STEP_EXTRA_BYTES
+    return opt, step
+
+
+def _optimizer(c, mem, step, link_bps, host_bps, ctx) -> tuple[dict, dict, np.ndarray]:
     """The 8-bit, pure-BF16 and offloaded optimizer: (memory, added seconds, host bytes).
-    Pure BF16 also holds the gradient at PURE_BF16_GRAD_BYTES instead of grad_bytes."""
+    Pure BF16 also holds the gradient at PURE_BF16_GRAD_BYTES instead of ctx's grad_bytes."""
+    grad_bytes = ctx["grad_bytes"]
     local = mem["optimizer"] / C.OPTIMIZER_BYTES
-    opt_bytes, step_bytes = OPTIMIZER_FORMS[(c["optimizer_8bit"], c["pure_bf16"])]
+    opt_bytes, step_bytes = optimizer_form(c, ctx.get("fp8_params", False))
     m = dict(mem)
     m["optimizer"] = local * opt_bytes
     if c["pure_bf16"]:
@@ -171,13 +190,13 @@ def _optimizer(c, mem, step, link_bps, host_bps, grad_bytes) -> tuple[dict, dict
 
 def apply(c: dict[str, bool], mem: dict, step: dict, lay, ctx: dict) -> tuple[dict, dict, dict]:
     """(memory bytes, step seconds, host bytes and validity) of every layout under choice set c;
-    ctx: gpu memory bytes, grad_bytes, layers per stage, host link (plan._savings_context)."""
+    ctx: gpu memory bytes, grad_bytes, layers per stage, host link, fp8_params (plan._context)."""
     link: HostLink = ctx["host"]
     link_bps = link.host_link_gbyte_per_s * BYTES_PER_GB * C.HOST_LINK_EFFICIENCY
     host_bps = (
         link.host_memory_bandwidth_gbyte_per_s_per_gpu * BYTES_PER_GB * C.HOST_MEMORY_EFFICIENCY
     )
-    m, add, host = _optimizer(c, mem, step, link_bps, host_bps, ctx["grad_bytes"])
+    m, add, host = _optimizer(c, mem, step, link_bps, host_bps, ctx)
     valid = np.ones(len(lay), dtype=bool)
     micro = lay.microbatches.astype(float)
     if c["param_offload"]:
@@ -211,9 +230,11 @@ def apply(c: dict[str, bool], mem: dict, step: dict, lay, ctx: dict) -> tuple[di
     return m, s, {"host_bytes": host, "valid": valid & (host <= host_cap)}
 
 
-def seconds_by_saving(c: dict[str, bool], step_i: dict[str, float], base_i: dict[str, float]):
+def seconds_by_saving(
+    c: dict[str, bool], step_i: dict[str, float], base_i: dict[str, float], fp8_params=False
+):
     """Seconds per step each chosen saving adds at one layout (8-bit and pure BF16 on the GPU: the
-    optimizer step they save, negative; both on: each its own share of OPTIMIZER_FORMS' bytes): the
+    optimizer step they save, negative; both on: each its own share of optimizer_form's bytes): the
     page's and the CLI's 'what it costs in time'."""
     out = {}
     for name in SAVINGS:
@@ -224,13 +245,11 @@ def seconds_by_saving(c: dict[str, bool], step_i: dict[str, float], base_i: dict
     if c["optimizer_offload"]:
         return out
     per_byte = base_i["optimizer"] / C.OPTIMIZER_STEP_BYTES
-    eight, pure = c["optimizer_8bit"], c["pure_bf16"]
-    if eight:
-        out["optimizer_8bit"] = per_byte * (
-            OPTIMIZER_FORMS[(True, pure)][1] - OPTIMIZER_FORMS[(False, pure)][1]
-        )
-    if pure:
-        out["pure_bf16"] = per_byte * (OPTIMIZER_FORMS[(False, True)][1] - C.OPTIMIZER_STEP_BYTES)
+    without_8bit = optimizer_form(c | {"optimizer_8bit": False}, fp8_params)[1]
+    if c["optimizer_8bit"]:
+        out["optimizer_8bit"] = per_byte * (optimizer_form(c, fp8_params)[1] - without_8bit)
+    if c["pure_bf16"]:
+        out["pure_bf16"] = per_byte * (without_8bit - C.OPTIMIZER_STEP_BYTES)
     return out
 
 
@@ -241,6 +260,7 @@ __all__ = [
     "HostLink",
     "host_link",
     "combos",
+    "optimizer_form",
     "apply",
     "seconds_by_saving",
 ]

@@ -139,6 +139,7 @@ def _size_finetune(w: Finetune, gpu: str, training: TrainingSettings = DEFAULT_T
         global_batch_seqs=w.global_batch_seqs,
         precision=w.precision,
         framework=w.framework,
+        fp8_params=w.fp8_params,
         **{k: getattr(w, k) for k in SAVINGS},
     )
     plan = plan_finetune(inp)

@@ -218,6 +218,9 @@ class Finetune(WorkloadBase):
     paged_optimizer: bool | None = None
     activation_offload: bool | None = None
     pure_bf16: bool | None = None
+    fp8_params: bool = Field(
+        False, description="weights in FP8 only (NeMo fp8_params); megatron with precision fp8"
+    )
 
     _model = field_validator("model")(_known_model)
     _jobs_floor = field_validator("jobs_per_month", mode="before")(

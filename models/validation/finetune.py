@@ -12,7 +12,7 @@ out. Rows with split `added` were entered after the model's form was fixed
 split `gpus-added` (AMD MLPerf rows entered with the MI300X/MI325X catalogue rows on 2026-12-02,
 before their errors were seen) are scored apart too (`by_kind_gpus_added`); the levels `by_kind`
 are the seen rows'. Each row runs with its own framework (empty: megatron) and the memory
-savings its source names (column `savings`; the rest off), on its published ZeRO stage (`zero`). Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
+savings its source names (column `savings`, which also names `fp8_params`, FP8-only weights; the rest off), on its published ZeRO stage (`zero`). Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
 memory = 16 / 2 / 0.5 bytes per parameter (full / LoRA / QLoRA) ÷ GPUs.
 """
 
@@ -73,6 +73,8 @@ def inputs_of(row: dict) -> FinetuneInputs:
         # on where the source says so and off otherwise (the run's own choices, not the planner's)
         framework=row.get("framework") or "megatron",
         **{k: k in (row.get("savings") or "").split() for k in SAVINGS},
+        # FP8-only weights where the run's config set them (amendment 3), named in `savings` too
+        fp8_params="fp8_params" in (row.get("savings") or "").split(),
     )
 
 
