@@ -79,6 +79,12 @@ def test_the_nemo_70b_sft_row_is_planned_with_its_settings_and_refused_without_t
     assert not evaluate_layout(ignored, **kw)["fits"]
     with_them = evaluate_layout(row, **kw)
     assert with_them["fits"] and with_them["memory_gib"] < 0.95 * 80
+    # validate scores it at no recompute, which only the BF16 optimizer leaves room for: FP8
+    # weights alone (FP32 master, gradients and moments) fit only with full recompute
+    assert rows[ROW]["recompute"] == "none"
+    kw["recompute"] = "none"
+    assert evaluate_layout(row, **kw)["fits"]
+    assert not evaluate_layout(row.model_copy(update={"pure_bf16": False}), **kw)["fits"]
     # the other NeMo SFT rows ran the same config and take the same settings; LoRA rows keep FP32
     for rid in ("nemo2407-llama2-7b-sft-h100x8", "nemo2407-llama2-13b-sft-h100x8"):
         assert FV.inputs_of(_row(rid)).pure_bf16
