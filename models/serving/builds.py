@@ -417,12 +417,16 @@ def build_of(inp) -> Build:
     return resolve(inp.engine, inp.gpu, inp.engine_version, moe)
 
 
-def engine_step_s(inp, shape, t_step):
-    """The engine's decode step from the roofline's: its CUDA factor on NVIDIA; on AMD its ROCm
-    build's k · step + layers · s (docs/reference/serving-evidence.md, sixteenth amendment)."""
+def engine_step_s(inp, shape, t_step, batch=0.0):
+    """The engine's decode step from the roofline's: on NVIDIA its CUDA factor, plus for a MoE
+    model its time per token and MoE layer, m_e · batch · moe_layers (`batch` the sequences of one
+    attention group; docs/reference/serving-evidence.md, nineteenth amendment); on AMD its ROCm
+    build's k · step + layers · s (sixteenth amendment)."""
     build = build_of(inp)
     if build.platform == "cuda":
-        return t_step * ENGINES[inp.engine].decode_step_factor
+        spec = ENGINES[inp.engine]
+        per_token = spec.moe_s_per_token_layer * shape.moe_layers if shape.is_moe else 0.0
+        return t_step * spec.decode_step_factor + per_token * batch
     return t_step * build.step_factor + shape.layers * build.step_s_per_layer
 
 

@@ -67,6 +67,16 @@ PREFILL_SHARE_FIT_SOURCE = (
     "amendment); fitted 2026-12-02 (bench/serve_prefill_share_fit.py)"
 )
 
+#: where the time per token and MoE layer comes from (nineteenth amendment)
+MOE_TOKEN_FIT_SOURCE = (
+    "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
+    "Apache-2.0), every SGLang tuning row the model expresses: the grid point (m 0-1 us by 0.01, "
+    "with the prefill share 0-1.5 by 0.01) minimising median + 90th percentile of the absolute TPOT "
+    "error, adopted only if the median falls by 2 points and the p90 does not rise "
+    "(docs/reference/serving-evidence.md, nineteenth amendment); fitted 2026-12-02 "
+    "(bench/serve_sglang_tpot_fit.py)"
+)
+
 #: where the rates between scale-up domains come from (thirteenth amendment)
 INTERDOMAIN_FIT_SOURCE = (
     "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
@@ -116,6 +126,10 @@ class EngineSpec:
     #: amendment, PREFILL_SHARE_FIT_SOURCE): TPOT = t_step + φ_e · B · t_prefill / O and the cycle
     #: φ_e · B · t_prefill + O · t_step; 1 = every prefill whole and serial (the form before it)
     prefill_share_in_decode: float = 1.0
+    #: m_e, seconds per token and MoE layer in each decode step of a MoE model on the engine's CUDA
+    #: build (nineteenth amendment, MOE_TOKEN_FIT_SOURCE): t_step = decode_step_factor · (roofline
+    #: step) + m_e · B · moe_layers, B the sequences of one attention group; 0 = no such term
+    moe_s_per_token_layer: float = 0.0
 
 
 ENGINES: dict[str, EngineSpec] = {
