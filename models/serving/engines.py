@@ -183,6 +183,9 @@ ENGINES: dict[str, EngineSpec] = {
         # fifteenth amendment, adopted: fitted over its 732 aggregated tuning rows, median + p90 of
         # |TPOT error| over all its 801 tuning rows 57.9 → 55.8 % (PREFILL_SHARE_FIT_SOURCE)
         prefill_share_in_decode=0.60,
+        # nineteenth amendment, not adopted: m = 0.30 us per token and MoE layer with a share of
+        # 0.59 took its tuning TPOT median 15.3 -> 13.8 %, short of the 2 points the rule asked
+        # (MOE_TOKEN_FIT_SOURCE), so moe_s_per_token_layer stays 0 and the share 0.60
     ),
 }
 #: the engine each AIConfigurator `backend` names
