@@ -2,8 +2,11 @@
 t_step = k · roofline step + layers · s) by the rule docs/reference/serving-evidence.md fixed
 before the fit (sixteenth amendment): per engine and measured version, the grid point k = 1.00 to
 4.00 by 0.01, s = 0 to 400 µs by 5 µs that minimises the median plus the 90th percentile of the
-absolute TPOT error over its tuning rows of models/data/validation/amd_serving.csv that give TPOT
-and that the model does not refuse (ties: the smaller s, then the smaller k). Held-out rows are not
+absolute TPOT error (the one 90th percentile, models/validation/summaries.py `p90`) over its
+tuning rows of models/data/validation/amd_serving.csv that give TPOT
+and that the model does not refuse (ties: the smaller s, then the smaller k), each row's TPOT
+with its engine's share φ_e of the others' prefills, as the planner (the amendment's note of
+2026-12-02). Held-out rows are not
 read. Each row is evaluated once by the model (models/validation/amd.py `_parts`); every grid
 point is then arithmetic, and the script checks it against the model at the constants it prints.
 Run: python -m bench.serve_rocm_fit"""
@@ -14,6 +17,7 @@ import numpy as np
 
 from models.serving import builds
 from models.validation import amd
+from models.validation.summaries import p90
 
 K_GRID = np.round(np.arange(1.00, 4.0001, 0.01), 2)
 S_GRID = np.arange(0, 401, 5) * 1e-6
@@ -37,13 +41,15 @@ def fit(rows: list[dict]) -> tuple[float, float, float]:
     measured = np.array([float(r["tpot_ms"]) * 1e-3 for r in rows])
     raw = np.array([p.t_raw for p in parts])
     layers = np.array([p.layers for p in parts], dtype=float)
-    wave = np.array([p.batch * p.t_prefill / p.output_tokens for p in parts])
+    phi = np.array([amd.prefill_share(r) for r in rows])  # the engine's share (fifteenth)
+    wave = np.array(
+        [f * p.batch * p.t_prefill / p.output_tokens for f, p in zip(phi, parts, strict=True)]
+    )
     k, s = np.meshgrid(K_GRID, S_GRID, indexing="ij")
     tpot = k[..., None] * raw + s[..., None] * layers + wave
     err = np.abs(tpot / measured - 1)
     med = np.median(err, axis=-1)
-    p90 = np.sort(err, axis=-1)[..., min(len(rows) - 1, int(round(0.9 * (len(rows) - 1))))]
-    obj = np.round(med + p90, 12)
+    obj = np.round(med + p90(err, axis=-1), 12)
     # ties: the smaller s, then the smaller k (argmin over s-major order)
     flat = np.argmin(obj.T.ravel())
     j, i = divmod(int(flat), len(K_GRID))
@@ -61,7 +67,8 @@ def main() -> None:
             check = [amd.figures(r, k, s)["tpot_ms"] for r in rows]
             direct = [
                 (k * amd._parts(r["id"]).t_raw + amd._parts(r["id"]).layers * s) * 1e3
-                + amd._parts(r["id"]).batch
+                + amd.prefill_share(r)
+                * amd._parts(r["id"]).batch
                 * amd._parts(r["id"]).t_prefill
                 / amd._parts(r["id"]).output_tokens
                 * 1e3

@@ -17,7 +17,8 @@ from app.views.validation_amd import amd_table
 from bench import serve_rocm_fit
 from models import DATA_DIR
 from models.serving import builds
-from models.validation import amd, mlperf
+from models.serving.plan import ServeInputs, evaluate
+from models.validation import amd, mlperf, silicon, summaries
 
 DOC = (DATA_DIR.parent.parent / "docs" / "reference" / "serving-evidence.md").read_text()
 
@@ -107,3 +108,58 @@ def test_the_csv_is_plain():
         header = next(csv.reader(f))
     for col in ("engine", "engine_version", "tp", "concurrency", "ttft_ms", "tpot_ms", "as_of"):
         assert col in header
+
+
+def _planner(row: dict) -> dict:
+    """The planner's own figures for an AMD row (models/serving/plan.py `evaluate`)."""
+    inp = ServeInputs(
+        model=row["model"],
+        gpu=row["gpu"],
+        precision=row["precision"],
+        kv_precision=row["kv_precision"] or None,
+        engine=row["engine"],
+        engine_version=row["engine_version"] or None,
+        input_tokens=int(row["input_tokens"]),
+        output_tokens=int(row["output_tokens"]),
+        users=int(row["concurrency"]),
+    )
+    r = evaluate(inp, [int(row["tp"])], [int(row["ep"])], [float(row["concurrency"])])
+    return {k: float(v[0]) for k, v in r.items()}
+
+
+@pytest.mark.parametrize("engine", builds.AMD_ENGINES)
+def test_rows_are_scored_with_the_planners_form(engine):
+    """The sixteenth amendment's note of 2026-12-02: an AMD row's TPOT and output tokens/s are
+    the planner's at the row's layout (SGLang's share of the others' prefills included, 0.60)."""
+    rows = [r for r in amd.load_rows() if r["engine"] == engine][:6]
+    for r in rows:
+        f, p = amd.figures(r, *amd.costs(r, "after")), _planner(r)
+        assert f["tpot_ms"] == pytest.approx(p["tpot"] * 1e3, rel=1e-9), r["id"]
+        assert f["out_tps"] == pytest.approx(p["out_tps_gpu"] * int(r["tp"]), rel=1e-9), r["id"]
+
+
+def test_one_ninetieth_percentile_for_every_report():
+    """summaries.p90 interpolates (numpy's default); the AMD and AIConfigurator reports both take
+    it, so the same errors give the same p90 (nearest rank would give 0.9 here)."""
+    errs = [0.1 * i for i in range(1, 11)]  # 0.1 .. 1.0: interpolated p90 0.91
+    assert summaries.p90(errs) == pytest.approx(0.91)
+    assert amd.summary(errs)["p90_abs"] == pytest.approx(0.91)
+    assert silicon.summary(errs)["p90_abs"] == pytest.approx(0.91)
+
+
+def test_tpot_after_per_class_is_pinned():
+    """Computed 2026-12-02 after the sixteenth amendment's note (the planner's share, the refit)."""
+    got = {
+        (c["engine"], c["version"], c["split"]): c["after"]["tpot_ms"]["median_abs"]
+        for c in amd.as_json()["classes"]
+    }
+    assert got == pytest.approx(
+        {
+            ("sglang", "0.4.2", "held out"): 0.038,
+            ("sglang", "0.4.2", "tuning"): 0.072,
+            ("vllm", "0.6.3", "held out"): 0.132,
+            ("vllm", "0.6.3", "tuning"): 0.185,
+            ("vllm", "0.7.3", "tuning"): 0.031,
+        },
+        abs=0.0015,
+    )

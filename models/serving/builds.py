@@ -86,9 +86,12 @@ class RocmBuild:
 
 
 #: the ROCm builds, per engine, oldest version first (the last is the default)
+#: (k, s): ROCM_FIT_SOURCE, refitted 2026-12-02 by the same rule with each engine's prefill share
+#: (SGLang 0.60) and the interpolated 90th percentile (the sixteenth amendment's note): vLLM 0.7.3
+#: 1.84 -> 2.07 (the percentile alone), SGLang 0.4.2 (3.04, 110 us) -> (3.14, 55 us)
 #: TTFT (a s, k, w): ROCM_TTFT_FIT_SOURCE, each adopted (median |TTFT error| over its tuning rows
 #: with TTFT, fitted against the CUDA engine's constants: vLLM 0.6.3 1.0 % vs 82.6 % over 15 rows,
-#: 0.7.3 1.6 % vs 94.6 % over 9 (a and k on the grid's edge), SGLang 0.4.2 0.9 % vs 84.1 % over 8)
+#: 0.7.3 1.5 % vs 94.5 % over 9 (a and k on the grid's edge), SGLang 0.4.2 0.9 % vs 84.1 % over 8)
 ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
     "vllm": (
         RocmBuild(
@@ -103,7 +106,7 @@ ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
         RocmBuild(
             "vllm",
             "0.7.3",
-            1.84,
+            2.07,
             400e-6,
             "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)",
             "moe",
@@ -114,11 +117,13 @@ ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
         RocmBuild(
             "sglang",
             "0.4.2",
-            3.04,
-            110e-6,
+            3.14,
+            55e-6,
             "DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)",
             "moe",
-            ttft=(0.860, 1.7, 2.96),
+            # refitted 2026-12-02 around the refitted step (sixteenth amendment's second note):
+            # (0.860, 1.7, 2.96) -> (0.510, 6.7, 2.96), 0.9 % over its 8 tuning rows either way
+            ttft=(0.510, 6.7, 2.96),
         ),
     ),
 }
@@ -412,12 +417,16 @@ def build_of(inp) -> Build:
     return resolve(inp.engine, inp.gpu, inp.engine_version, moe)
 
 
-def engine_step_s(inp, shape, t_step):
-    """The engine's decode step from the roofline's: its CUDA factor on NVIDIA; on AMD its ROCm
-    build's k · step + layers · s (docs/reference/serving-evidence.md, sixteenth amendment)."""
+def engine_step_s(inp, shape, t_step, batch=0.0):
+    """The engine's decode step from the roofline's: on NVIDIA its CUDA factor, plus for a MoE
+    model its time per token and MoE layer, m_e · batch · moe_layers (`batch` the sequences of one
+    attention group; docs/reference/serving-evidence.md, nineteenth amendment); on AMD its ROCm
+    build's k · step + layers · s (sixteenth amendment)."""
     build = build_of(inp)
     if build.platform == "cuda":
-        return t_step * ENGINES[inp.engine].decode_step_factor
+        spec = ENGINES[inp.engine]
+        per_token = spec.moe_s_per_token_layer * shape.moe_layers if shape.is_moe else 0.0
+        return t_step * spec.decode_step_factor + per_token * batch
     return t_step * build.step_factor + shape.layers * build.step_s_per_layer
 
 

@@ -67,6 +67,16 @@ PREFILL_SHARE_FIT_SOURCE = (
     "amendment); fitted 2026-12-02 (bench/serve_prefill_share_fit.py)"
 )
 
+#: where the time per token and MoE layer comes from (nineteenth amendment)
+MOE_TOKEN_FIT_SOURCE = (
+    "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
+    "Apache-2.0), every SGLang tuning row the model expresses: the grid point (m 0-1 us by 0.01, "
+    "with the prefill share 0-1.5 by 0.01) minimising median + 90th percentile of the absolute TPOT "
+    "error, adopted only if the median falls by 2 points and the p90 does not rise "
+    "(docs/reference/serving-evidence.md, nineteenth amendment); fitted 2026-12-02 "
+    "(bench/serve_sglang_tpot_fit.py)"
+)
+
 #: where the rates between scale-up domains come from (thirteenth amendment)
 INTERDOMAIN_FIT_SOURCE = (
     "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
@@ -116,6 +126,10 @@ class EngineSpec:
     #: amendment, PREFILL_SHARE_FIT_SOURCE): TPOT = t_step + φ_e · B · t_prefill / O and the cycle
     #: φ_e · B · t_prefill + O · t_step; 1 = every prefill whole and serial (the form before it)
     prefill_share_in_decode: float = 1.0
+    #: m_e, seconds per token and MoE layer in each decode step of a MoE model on the engine's CUDA
+    #: build (nineteenth amendment, MOE_TOKEN_FIT_SOURCE): t_step = decode_step_factor · (roofline
+    #: step) + m_e · B · moe_layers, B the sequences of one attention group; 0 = no such term
+    moe_s_per_token_layer: float = 0.0
 
 
 ENGINES: dict[str, EngineSpec] = {
@@ -169,6 +183,9 @@ ENGINES: dict[str, EngineSpec] = {
         # fifteenth amendment, adopted: fitted over its 732 aggregated tuning rows, median + p90 of
         # |TPOT error| over all its 801 tuning rows 57.9 → 55.8 % (PREFILL_SHARE_FIT_SOURCE)
         prefill_share_in_decode=0.60,
+        # nineteenth amendment, not adopted: m = 0.30 us per token and MoE layer with a share of
+        # 0.59 took its tuning TPOT median 15.3 -> 13.8 %, short of the 2 points the rule asked
+        # (MOE_TOKEN_FIT_SOURCE), so moe_s_per_token_layer stays 0 and the share 0.60
     ),
 }
 #: the engine each AIConfigurator `backend` names

@@ -319,7 +319,7 @@ def evaluate(
     weights_gpu, kv_token, kv_shards = mem.weights_gpu, mem.kv_token, mem.kv_shards
     kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
     t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
-    t_step = builds.engine_step_s(inp, shape, t_step)  # the engine's own step
+    t_step = builds.engine_step_s(inp, shape, t_step, b)  # the engine's own step
     t_prefill = roofline.prefill_s(su)
 
     # time to first token (docs/reference/serving-evidence.md, ninth amendment): the engine's fixed

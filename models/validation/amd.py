@@ -5,9 +5,11 @@ written before the first score).
 Each row is one closed-loop run on MI300X: `concurrency` requests in flight at the row's TP, EP,
 precision, lengths, engine and version. The model's row: models/serving/plan.py `evaluate` at that
 layout with batch = concurrency and the users in flight (TTFT = the engine's first token with the
-others' prefills; TPOT = t_step + B · t_prefill / O; output tokens/s = B · O / (B · t_prefill +
-O · t_step) for the replica). "Before" is the form the amendment replaced: the CUDA engine's factor
-on the roofline step (vLLM × 1.10, SGLang × 1.17). "Sixteenth" is that amendment's form: the ROCm
+others' prefills; TPOT = t_step + φ_e · B · t_prefill / O; output tokens/s = B · O / (φ_e · B ·
+t_prefill + O · t_step) for the replica, φ_e the engine's share of the others' prefills as the
+planner charges it: the fifteenth amendment, SGLang 0.60; the sixteenth's note of 2026-12-02).
+"Before" is the form the amendment replaced: the CUDA engine's factor on the roofline step (vLLM
+× 1.10, SGLang × 1.17), with the same φ_e. "Sixteenth" is that amendment's form: the ROCm
 build's step costs with the CUDA engine's time-to-first-token constants; "after" adds the build's
 own constants where the seventeenth amendment adopted them (TTFT only moves between the two).
 Error = predicted / measured − 1."""
@@ -26,7 +28,7 @@ from models.serving import builds
 from models.serving.engines import ENGINES, first_token_s
 from models.serving.plan import ServeInputs, evaluate
 from models.shapes import get_preset
-from models.validation.summaries import pct
+from models.validation.summaries import p90, pct
 
 ROWS = DATA_DIR / "validation" / "amd_serving.csv"
 #: the source held out whole (the amendment's split)
@@ -92,12 +94,19 @@ def figures(row: dict, k: float, s: float, ttft=None) -> dict[str, float] | None
         return None
     t_step = k * p.t_raw + p.layers * s
     ttft = first_token_s(row["engine"], p.t_prefill, t_step, p.batch, ttft)
-    cycle = p.batch * p.t_prefill + p.output_tokens * t_step
+    others = prefill_share(row) * p.batch * p.t_prefill  # the others' prefills a decode pays
+    cycle = others + p.output_tokens * t_step
     return {
-        "tpot_ms": (t_step + p.batch * p.t_prefill / p.output_tokens) * 1e3,
+        "tpot_ms": (t_step + others / p.output_tokens) * 1e3,
         "ttft_ms": ttft * 1e3,
         "out_tps": p.batch * p.output_tokens / cycle,
     }
+
+
+def prefill_share(row: dict) -> float:
+    """φ_e: the share of the others' prefills a row's engine's aggregated decode pays, as the
+    planner charges it on every GPU (fifteenth amendment; models/serving/plan.py `evaluate`)."""
+    return ENGINES[row["engine"]].prefill_share_in_decode
 
 
 #: the forms scored (module docstring), oldest first
@@ -143,11 +152,11 @@ def summary(errs: Iterable[float | None]) -> dict:
     e = [x for x in errs if x is not None]
     if not e:
         return {"rows": 0, "median_abs": None, "p90_abs": None, "signed_median": None}
-    a = sorted(abs(x) for x in e)
+    a = [abs(x) for x in e]
     return {
         "rows": len(e),
         "median_abs": statistics.median(a),
-        "p90_abs": a[min(len(a) - 1, int(round(0.9 * (len(a) - 1))))],
+        "p90_abs": p90(a),
         "signed_median": statistics.median(e),
     }
 

@@ -30,6 +30,7 @@ from models.hardware import get_gpu
 from models.serving.engines import ENGINE_OF_BACKEND, ENGINES, first_token_s
 from models.serving.plan import ServeInputs, evaluate
 from models.shapes import get_preset
+from models.validation.summaries import p90
 
 ROWS = DATA_DIR / "validation" / "aiconfigurator_silicon.csv"
 #: the file's models that have a preset (docs/reference/serving-evidence.md, "The mapping")
@@ -293,7 +294,7 @@ def summary(errors: Iterable[float]) -> dict[str, float | int | None]:
     return {
         "rows": len(e),
         "median_abs": float(np.median(a)),
-        "p90_abs": float(np.percentile(a, 90)),
+        "p90_abs": p90(a),
         "signed_median": statistics.median(e),
     }
 
