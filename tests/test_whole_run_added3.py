@@ -1,0 +1,113 @@
+"""The third batch of whole runs added after the fit (models/data/validation/whole_runs_added3.csv;
+docs/reference/whole-run-model.md, 'Third batch'): every row parses, names a known preset, GPU and
+stack class, quotes a source, agrees with its own derivation, repeats no run already fitted, scored
+or entered, and was committed after the second batch by a commit that touched no scoring code.
+These checks plan nothing: the rows are entered before any is scored, and the lead scores them
+after merging the refitted form."""
+
+from __future__ import annotations
+
+import csv
+import pathlib
+import subprocess
+
+import pytest
+
+from models.hardware import load_gpus
+from models.shapes import load_presets
+from tests.builders import first_commit, is_ancestor
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DATA = ROOT / "models" / "data" / "validation"
+ADDED3 = DATA / "whole_runs_added3.csv"
+#: every file already holding runs that were fitted, scored or entered before this batch
+EARLIER = ("whole_runs_heldout.csv", "whole_runs_added.csv", "whole_runs_added2.csv", "runs.csv")
+BASES = ("reported", "gpus_x_days")
+#: AWS p4d.24xlarge: 400 Gb/s EFA for 8 A100s (the value the other p4d rows carry)
+P4D_SCALEOUT_GBIT_PER_GPU = 50.0
+
+
+def _rows(path: pathlib.Path) -> list[dict]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return _rows(ADDED3)
+
+
+def test_the_batch_has_the_second_batch_schema_and_its_own_batch_note(rows):
+    with (DATA / "whole_runs_added2.csv").open(newline="") as f:
+        second = next(csv.reader(f))
+    with ADDED3.open(newline="") as f:
+        header = next(csv.reader(f))
+    assert header == second
+    assert len(rows) == 5
+    for r in rows:
+        assert None not in r and all(v is not None for v in r.values()), r["id"]
+        assert r["id"].startswith("a3-") and r["batch"].startswith("added3: entered 2026-12-02")
+        assert "before any of their errors was computed" in r["notes"], r["id"]
+
+
+def test_every_row_names_a_preset_gpu_and_stack_and_quotes_a_source(rows):
+    from models.validation.training import HELDOUT_SCOPES
+
+    presets, gpus = load_presets(), load_gpus()
+    classes = {s["stack_class"] for s in _rows(DATA / "stack_classes.csv")}
+    for r in rows:
+        assert r["model"] in presets and r["gpu"] in gpus, r["id"]
+        assert r["stack_class"] in classes and r["scope"] in HELDOUT_SCOPES, r["id"]
+        assert "'" in r["source"] and r["stack"].strip() and r["gpu_as_published"].strip(), r["id"]
+        assert 2023 <= int(r["year"]) <= 2026 and r["precision"] == "bf16", r["id"]
+        assert float(r["tokens"]) > 0 and int(r["seq_len"]) > 0, r["id"]
+        shape = presets[r["model"]]
+        assert float(r["params_total_b"]) == pytest.approx(shape.published_params_b, rel=0.02)
+        active = shape.published_active_params_b or shape.published_params_b
+        assert float(r["params_active_b"]) == pytest.approx(active, rel=0.02), r["id"]
+
+
+def test_gpu_hours_are_the_published_gpus_times_days_or_the_reported_figure(rows):
+    """`gpus_x_days`: GPU-hours = GPUs x days x 24 from the row's own count and days; `reported`:
+    the source's figure, with its published GPU count and no days."""
+    for r in rows:
+        assert r["basis"] in BASES and r["gpu_count_published"] == "1", r["id"]
+        assert int(r["gpus"]) > 0 and float(r["published_gpu_hours"]) > 0, r["id"]
+        if r["basis"] == "gpus_x_days":
+            want = int(r["gpus"]) * float(r["wall_days"]) * 24
+            assert float(r["published_gpu_hours"]) == pytest.approx(want, rel=1e-9), r["id"]
+        else:
+            assert not r["wall_days"], r["id"]
+
+
+def test_rows_on_p4d_carry_its_fabric(rows):
+    for r in rows:
+        if "p4d" in r["gpu_as_published"].lower():
+            assert float(r["scaleout_gbit_per_s_per_gpu"]) == P4D_SCALEOUT_GBIT_PER_GPU, r["id"]
+
+
+def test_no_run_repeats_one_already_fitted_scored_or_entered(rows):
+    seen = set()
+    for name in EARLIER:
+        seen |= {r["model"] for r in _rows(DATA / name) if "model" in r}
+    assert not {r["model"] for r in rows} & seen
+    assert len({r["id"] for r in rows}) == len({r["model"] for r in rows}) == len(rows)
+
+
+def test_the_batch_was_committed_after_the_second_batch_without_scoring_code():
+    """The commit that first added the file comes after the fit and the second batch, and changed no
+    scoring code: the rows went in before anything could score them."""
+    fit = first_commit("-S", "WHOLE_RUN_FIT = (-", "--", "models/constants.py")
+    added2 = first_commit("--", "models/data/validation/whole_runs_added2.csv")
+    added3 = first_commit("--", "models/data/validation/whole_runs_added3.csv")
+    assert added3 not in (fit, added2) and is_ancestor(fit, added3) and is_ancestor(added2, added3)
+    touched = subprocess.run(
+        ["git", "show", "--name-only", "--format=", added3],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert "models/data/validation/whole_runs_added3.csv" in touched
+    scoring = ("models/validation/", "models/training/", "models/constants.py", "bench/")
+    assert not [p for p in touched if p.startswith(scoring)], touched
