@@ -133,8 +133,20 @@ def test_tighter_slo_never_needs_fewer_gpus_and_is_met(tpot, tighter):
 
 
 def test_users_sizing_uses_headroom():
+    """1,000 users over replicas holding at most 0.8 of their KV slots each: the batch reported is
+    what one replica runs, the replicas carry every user and none is spare."""
     p = plan_serving(inp(users=1000))
-    assert p.replicas == int(np.ceil(1000 / (p.batch * 0.8)))
+    assert p.replicas * p.batch >= 1000 > (p.replicas - 1) * p.batch
+    assert p.batch <= 0.8 * p.max_sequences_per_replica + 1
+
+
+def test_few_users_are_served_at_their_own_concurrency():
+    """32 users on a replica that holds hundreds of sequences run 32 at a time: TTFT waits for 31
+    others' prefills and TPOT is a 32-sequence step, not those of the replica's full KV cache."""
+    p = plan_serving(inp(users=32))
+    assert p.replicas == 1 and p.batch == 32 < p.max_sequences_per_replica
+    fixed = plan_serving(inp(users=32, gpus=p.gpus_per_replica))
+    assert (p.ttft_ms, p.tpot_ms) == pytest.approx((fixed.ttft_ms, fixed.tpot_ms), rel=1e-9)
 
 
 def test_fixed_replica_reports_that_replica():

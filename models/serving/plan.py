@@ -484,8 +484,7 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     (False only to score an older engine's published rows)."""
     shape, gpu = _check(inp)
     (tp, ep, dp), b = with_max_fit(inp, *_layouts(inp, shape, gpu))
-    if inp.users is not None and inp.gpus:
-        b = np.full_like(b, float(inp.users))
+    b = pools.in_flight_batch(inp, tp, ep, dp, b, evaluate)  # users: what a replica runs
     r = evaluate(inp, tp, ep, b, grouped_kv_decode, dp)
     if inp.users is not None and inp.gpus:
         r = _closed_loop(inp, tp, ep, r, grouped_kv_decode)

@@ -48,6 +48,30 @@ def colocated_gpus(inp, r: dict, i: int, rates, u: float) -> np.ndarray | None:
     return replicas * r["gpus_replica"][idx]
 
 
+def users_per_replica(users: int, batch, u: float) -> np.ndarray:
+    """The sequences a replica actually runs when `users` requests are in flight (a closed loop)
+    over replicas that hold at most the share `u` of `batch` slots each: R = ⌈U / (u · B)⌉
+    replicas, ⌈U / R⌉ in flight on each (never more than B). A replica's TTFT, TPOT and output
+    rate are evaluated at this count, not at the slots it could hold: 32 users on a replica
+    that fits 1,775 sequences run 32 at a time, and wait for 31 others' prefills, not 1,774."""
+    replicas = np.ceil(users / (np.asarray(batch, dtype=float) * u))
+    return np.ceil(users / replicas)
+
+
+def in_flight_batch(inp, tp, ep, dp, batch, evaluate):
+    """The batch each layout is evaluated at: with users in flight, the users on one fixed replica
+    (`inp.gpus`), or users_per_replica over the replicas they need, each holding at most the
+    batch or the sequences its KV cache fits (`evaluate`: plan.py's, for the memory); else the
+    batch as given."""
+    if inp.users is None:
+        return batch
+    if inp.gpus:
+        return np.full_like(batch, float(inp.users))
+    fit = evaluate(inp, tp, ep, np.ones_like(batch), dp=dp)["max_seqs"]
+    slots = np.minimum(batch, np.maximum(fit, 1))
+    return users_per_replica(inp.users, slots, inp.target_utilisation)
+
+
 def colocated(inp, r: dict, idx, rps, queued: bool, u: float) -> dict:
     """Replicas of each colocated layout for the traffic (an M/M/c queue of batch slots per
     replica when sized for arrivals, whose TTFT tail may need a lower utilisation)."""
@@ -60,8 +84,9 @@ def colocated(inp, r: dict, idx, rps, queued: bool, u: float) -> dict:
         rho = rps / (replicas * cap)
         wait = queue_wait_s(rho, slots, slots / cap, inp.slo_percentile)
     else:  # no arrival rate: no queue
+        # users in flight: each layout's batch is already what a replica runs (in_flight_batch)
         users = inp.users is not None and not inp.gpus
-        replicas = np.ceil(inp.users / (slots * u)) if users else np.ones(len(idx))
+        replicas = np.ceil(inp.users / slots) if users else np.ones(len(idx))
         wait = rho = np.zeros(len(idx))
     nothing = np.zeros(len(idx))  # no prefill pool
     gpus = replicas * r["gpus_replica"][idx]
