@@ -10,7 +10,7 @@ from models.hardware import get_gpu, load_gpus
 from models.serving.plan import ServeInputs, plan_serving
 from pricing.catalogue.loader import load_catalogue
 
-ADDED = ("H800", "MI250X", "MI325X", "B300", "GB300")
+ADDED = ("H800", "MI250X", "MI325X", "B300", "GB300", "GH200")
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_a_price_no_source_gives_is_a_planner_default_and_says_so(cat):
     rows = [r for r in cat.rental_rows if r.gpu_id in ADDED and r.provider == "Planner default"]
     assert {r.gpu_id for r in rows} == {"H800", "MI250X", "GB300"}
     assert all(r.source.startswith("planner default") and r.grade == "C" for r in rows)
-    for gpu in ("H800", "MI250X"):
+    for gpu in ("H800", "MI250X", "GH200"):
         (server,) = cat.server_prices(gpu)
         assert server.source.startswith("planner default"), server
 
@@ -133,3 +133,53 @@ def test_the_precision_help_names_the_catalogues_gpus():
     assert all(g in PRECISIONS["fp4"] for g in ("B200", "GB200", "B300", "GB300"))
     text = DETAILS["precision"][1]
     assert "B300" in text and "MI250X" in text  # FP4 on Blackwell Ultra; no FP8 on MI250X
+
+
+def test_the_gh200_is_an_h100_class_gpu_with_96_gb_in_a_four_gpu_nvlink_mesh():
+    """GH200 (added 2026-12-02, issue 31 item 5): the 96 GB HBM3 variant as CSCS Alps, JSC JUPITER
+    and Lambda carry it; the node as JUPITER's configuration page describes it."""
+    gh, h100 = get_gpu("GH200"), get_gpu("H100-SXM")
+    assert (gh.bf16_dense_tflops, gh.fp8_dense_tflops) == (h100.bf16_dense_tflops, 1979)
+    assert (gh.memory_gib, gh.hbm_bandwidth_tbyte_per_s, gh.architecture) == (96, 4.0, "hopper")
+    assert gh.gpus_per_node == gh.scaleup_domain_gpus == 4
+    # a full mesh: 150 GB/s each way to each of the three peers, 450 GB/s in all
+    assert gh.scaleup_link_gbyte_per_s == 150
+    assert gh.scaleup_bandwidth_gbyte_per_s == (gh.scaleup_domain_gpus - 1) * 150
+    assert gh.scaleout_bandwidth_gbit_per_s == 200  # one NDR200 / Slingshot-11 NIC per superchip
+    assert gh.matmul_fraction_of_peak == pytest.approx(828.6 / 989, abs=5e-4)
+
+
+def test_the_gh200_offloads_over_nvlink_c2c_not_pcie():
+    """Its Grace CPU sits behind NVLink-C2C (900 GB/s both ways): an offloaded optimizer's copies
+    take a seventh of the time they take over an H100's PCIe 5.0 x16."""
+    from models.finetune import savings
+    from models.finetune.plan import FinetuneInputs, plan_finetune
+
+    assert savings.host_link("GH200").host_link_gbyte_per_s == 450
+    step = {}
+    for gpu in ("GH200", "H100-SXM"):
+        kw = dict(model="llama3-8b", method="full", tokens=1e8, gpus=8, optimizer_offload=True)
+        step[gpu] = plan_finetune(FinetuneInputs(gpu=gpu, **kw)).step_breakdown_s
+    assert step["GH200"]["offload_transfer"] == pytest.approx(
+        step["H100-SXM"]["offload_transfer"] * 63 / 450, rel=0.02
+    )
+
+
+def test_training_plans_on_the_gh200_inside_its_four_gpu_node():
+    from models.scenario import Scenario
+    from models.training.plan import Planner, plan_training
+    from models.training.search import all_layouts
+
+    data = {"workload": {"model": "llama3-405b", "tokens": 1e12}}
+    tp_max = {}
+    for gpu in ("GH200", "H100-SXM"):
+        data["cluster"] = {"gpu": gpu, "gpus": 1024}
+        tp_max[gpu] = int(
+            all_layouts(Planner(Scenario.model_validate(data)).job(1024), 1024).tp.max()
+        )
+    assert tp_max == {"GH200": 4, "H100-SXM": 8}  # tensor parallelism stays inside the NVLink mesh
+    data["cluster"] = {"gpu": "GH200", "gpus": 1024}
+    gh = plan_training(Scenario.model_validate(data))
+    assert gh.memory_capacity_gib == 96 and gh.fabric.gpus_per_node == 4
+    assert gh.fabric.nic_gbit_per_s == 200 and gh.fabric.nodes == 256
+    assert 0 < gh.mfu < 1 and gh.gpu_hours > 0
