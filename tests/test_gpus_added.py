@@ -104,7 +104,8 @@ def test_runs_added_on_2026_12_02_are_marked_and_predicted():
 
     runs = [r for r in load_runs() if "added 2026-12-02" in r["notes"][:40]]
     tuned = [r for r in finetune.load_rows() if r["notes"].startswith("added 2026-12-02")]
-    assert {r["gpu"] for r in runs} | {r["gpu"] for r in tuned} >= {"MI250X", "MI300X", "MI325X"}
+    gpus = {r["gpu"] for r in runs} | {r["gpu"] for r in tuned}
+    assert gpus >= {"MI250X", "MI300X", "MI325X", "GH200"}
     assert load_runs()[-len(runs) :] == runs  # appended, none in between
     assert finetune.load_rows()[-len(tuned) :] == tuned
     for r in runs:
@@ -183,3 +184,19 @@ def test_training_plans_on_the_gh200_inside_its_four_gpu_node():
     assert gh.memory_capacity_gib == 96 and gh.fabric.gpus_per_node == 4
     assert gh.fabric.nic_gbit_per_s == 200 and gh.fabric.nodes == 256
     assert 0 < gh.mfu < 1 and gh.gpu_hours > 0
+
+
+def test_the_gh200_rows_are_megatrons_tflops_in_tokens_by_its_own_formula():
+    """swiss-ai's pull request #10 gives TFLOP/s per GPU by Megatron-LM's FLOPs count; the rows hold
+    tokens/s/GPU, converted with that commit's formula (bench/swissai_megatron_tokens.py)."""
+    from bench.swissai_megatron_tokens import megatron_flops_per_token
+    from models.validation.training_rows import load_runs
+
+    per_token = megatron_flops_per_token(28, 3072, 24, 8, 8192, 8192, 128256, gated=True)
+    rows = {r["id"]: r for r in load_runs() if r["id"].startswith("swissai-gh200-")}
+    published_tflops = {"swissai-gh200-llama3.2-3b-4": 505, "swissai-gh200-llama3.2-3b-32": 493}
+    assert set(rows) == set(published_tflops)
+    for rid, tflops in published_tflops.items():
+        r = rows[rid]
+        assert (r["gpu"], r["model"], r["unit"]) == ("GH200", "llama3.2-3b", "tokens_per_s_per_gpu")
+        assert float(r["published"]) * per_token / 1e12 == pytest.approx(tflops, abs=0.05)
