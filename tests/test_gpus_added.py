@@ -10,7 +10,7 @@ from models.hardware import get_gpu, load_gpus
 from models.serving.plan import ServeInputs, plan_serving
 from pricing.catalogue.loader import load_catalogue
 
-ADDED = ("H800", "MI250X", "MI325X", "B300", "GB300", "GH200")
+ADDED = ("H800", "MI250X", "MI325X", "B300", "GB300", "GH200", "A800")
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +24,22 @@ def test_the_h800_is_an_h100_with_nvlink_cut_to_400_gb_per_s_both_ways():
     same = ("bf16_dense_tflops", "fp8_dense_tflops", "memory_gib", "hbm_bandwidth_tbyte_per_s")
     assert all(getattr(h800, f) == getattr(h100, f) for f in same)
     assert h800.architecture == "hopper"
+
+
+def test_the_a800_is_an_a100_80gb_with_nvlink_cut_to_400_gb_per_s_both_ways():
+    a800, a100 = get_gpu("A800"), get_gpu("A100-80GB")
+    assert (
+        a800.scaleup_bandwidth_gbyte_per_s == 200 < a100.scaleup_bandwidth_gbyte_per_s
+    )  # 400 both ways
+    same = (
+        "bf16_dense_tflops",
+        "memory_gib",
+        "hbm_bandwidth_tbyte_per_s",
+        "tdp_w",
+        "gpus_per_node",
+    )
+    assert all(getattr(a800, f) == getattr(a100, f) for f in same)
+    assert a800.fp8_dense_tflops is None and a800.architecture == "ampere"
 
 
 def test_an_mi250x_gpu_is_one_of_its_two_dies_as_the_published_runs_count_them():
@@ -58,15 +74,15 @@ def test_an_unmeasured_matmul_rate_names_the_gpu_it_was_taken_from(gpu):
     assert "matmul fraction of peak" in notes
     if "MAMF:" not in notes:  # measured on this GPU: the MAMF figure; else whose and why
         assert "assumed" in notes and "no " in notes, notes
-        donor = {"H800": "H100-SXM", "MI250X": "MI300X", "GB300": "GB200"}[gpu]
+        donor = {"H800": "H100-SXM", "MI250X": "MI300X", "GB300": "GB200", "A800": "A100-80GB"}[gpu]
         assert spec.matmul_fraction_of_peak == get_gpu(donor).matmul_fraction_of_peak
 
 
 def test_a_price_no_source_gives_is_a_planner_default_and_says_so(cat):
     rows = [r for r in cat.rental_rows if r.gpu_id in ADDED and r.provider == "Planner default"]
-    assert {r.gpu_id for r in rows} == {"H800", "MI250X", "GB300"}
+    assert {r.gpu_id for r in rows} == {"H800", "MI250X", "GB300", "A800"}
     assert all(r.source.startswith("planner default") and r.grade == "C" for r in rows)
-    for gpu in ("H800", "MI250X", "GH200"):
+    for gpu in ("H800", "MI250X", "GH200", "A800"):
         (server,) = cat.server_prices(gpu)
         assert server.source.startswith("planner default"), server
 
