@@ -216,3 +216,19 @@ def test_the_gh200_rows_are_megatrons_tflops_in_tokens_by_its_own_formula():
         r = rows[rid]
         assert (r["gpu"], r["model"], r["unit"]) == ("GH200", "llama3.2-3b", "tokens_per_s_per_gpu")
         assert float(r["published"]) * per_token / 1e12 == pytest.approx(tflops, abs=0.05)
+
+
+@pytest.mark.parametrize("gpu", ["GH200", "A800"])
+def test_a_share_link_opens_the_workload_page_on_the_added_gpu(gpu):
+    """The Workload page's GPU list is the catalogue; a link to a run on the new GPU opens there
+    with it chosen and its memory in the list's label."""
+    from app.share_link import decode, encode
+    from tests.builders import RUNS, app, scenario
+
+    s = scenario(RUNS, cluster={"gpu": gpu, "gpus": 64})
+    token = encode(s)
+    assert decode(token).cluster.gpu == gpu
+    at = app("workload", token)
+    (box,) = [b for b in at.selectbox if b.key == "w_gpu"]
+    assert box.value == gpu
+    assert any(o.startswith(f"{gpu} (") for o in box.options), box.options
