@@ -232,3 +232,22 @@ def test_a_share_link_opens_the_workload_page_on_the_added_gpu(gpu):
     (box,) = [b for b in at.selectbox if b.key == "w_gpu"]
     assert box.value == gpu
     assert any(o.startswith(f"{gpu} (") for o in box.options), box.options
+
+
+def test_a_skypilot_import_files_lambdas_gh200_under_the_catalogues_gh200(tmp_path):
+    """SkyPilot names Lambda's gpu_1x_gh200 accelerator "GH200"; the import prices it per GPU."""
+    import datetime as dt
+
+    from pricing.catalogue import skypilot_import as sky
+
+    (tmp_path / "lambda").mkdir()
+    (tmp_path / "lambda" / "vms.csv").write_text(
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice\n"
+        "test_1x_gh200,GH200,1.0,64.0,432.0,2.50,us-east-3,TEST DATA: made-up row,\n",
+        encoding="utf-8",
+    )
+    day = dt.date(2026, 1, 2)
+    rows = sky.to_rows(sky.parse(tmp_path), as_of=day, today=day)
+    assert [(r["gpu_id"], r["provider"], float(r["price_usd_per_gpu_hour"])) for r in rows] == [
+        ("GH200", "Lambda", 2.5)
+    ]
