@@ -30,8 +30,19 @@ from pricing.catalogue.loader import (
 FIXTURE_CATALOGUE_DIR = Path(__file__).resolve().with_name("fixtures") / "catalogue"
 LATEST_AS_OF = date(2026, 12, 2)  # the catalogue was last read up to this day
 # shared/reference lists a single on-demand provider for these GPUs; those added 2026-12-02 (H800,
-# MI250X, MI325X, B300, GB300) have one source or a planner default (pricing/data/rental_prices.csv).
-SINGLE_ON_DEMAND_SOURCE = {"A100-40GB", "GB200", "H800", "MI250X", "MI325X", "B300", "GB300"}
+# MI250X, MI325X, B300, GB300, GH200, A800) have one source or a planner default
+# (pricing/data/rental_prices.csv).
+SINGLE_ON_DEMAND_SOURCE = {
+    "A100-40GB",
+    "GB200",
+    "H800",
+    "MI250X",
+    "MI325X",
+    "B300",
+    "GB300",
+    "GH200",
+    "A800",
+}
 
 
 @pytest.fixture(scope="module")

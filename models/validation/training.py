@@ -102,6 +102,10 @@ SOURCE_GROUPS = (
         "frontier-tt-",
         "torchtitan on Frontier (MI250X; one practitioner's figure, added 2026-12-02)",
     ),
+    (
+        "swissai-gh200-",
+        "swiss-ai Megatron-LM on CSCS Alps (GH200; a pull request's figures, added 2026-12-02)",
+    ),
 )
 UNITS = {
     "s_per_step": "s/step",

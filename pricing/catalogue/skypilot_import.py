@@ -48,7 +48,8 @@ RENTAL_FILE = "rental_prices.csv"
 #: SkyPilot accelerator name -> our GPU id (models/data/gpus.csv). SkyPilot's "A100" is the 40 GB
 #: part (GCP's rows say 40960 MiB; AWS p4d, Lambda gpu_*_a100); "H100-MEGA" is GCP's a3-megagpu-8g,
 #: the same H100 SXM GPU with more network. Names not here (A10G, L4, T4, V100, TPUs, ...) are
-#: GPUs the catalogue does not carry.
+#: GPUs the catalogue does not carry. "GH200" is Lambda's gpu_1x_gh200, "1x GH200 (96 GB)": the 96 GB
+#: HBM3 variant the catalogue's GH200 row describes.
 ACCELERATORS: dict[str, str] = {
     "A100": "A100-40GB",
     "A100-80GB": "A100-80GB",
@@ -59,6 +60,7 @@ ACCELERATORS: dict[str, str] = {
     "GB200": "GB200",
     "MI300X": "MI300X",
     "L40S": "L40S",
+    "GH200": "GH200",
 }
 #: the parts above that come only as PCIe cards: for the others a PCIe/NVL instance is another GPU
 PCIE_PARTS = frozenset({"L40S"})
