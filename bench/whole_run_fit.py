@@ -46,6 +46,8 @@ def main() -> None:
             f"    {row['id']:24} {row['gpus']:>6} GPUs  active {row['params_active'] / 1e9:7.2f}B  "
             f"steady {row['steady_error']:+6.1%}  whole (LOO) {e:+6.1%}"
         )
+    if "--candidates" in sys.argv:
+        print("\n".join(_candidates()))
     if "--added" in sys.argv:
         for _, title, path in ADDED_BATCHES:
             print("\n".join(_added(f"{title}, {path.name}", added_scores(path))))
@@ -60,6 +62,31 @@ def _added(title: str, d: dict) -> list[str]:
             f"    {row['id']:24} {row['gpus']:>6} GPUs  active {row['params_active'] / 1e9:7.2f}B "
             f" F {row['factor']:.2f}  steady {row['steady_error']:+6.1%}  whole {e:+6.1%}"
         )
+    return out
+
+
+def _candidates() -> list[str]:
+    """Amendment 3: each candidate form's leave-one-out scores on the 53 seen runs, and the rule."""
+    from models.training.whole_run import FORMS
+    from models.validation.whole_run_forms import candidate_scores, seen_rows, select
+
+    scores = {f: candidate_scores(f) for f in FORMS}
+    out = []
+    for f, s in scores.items():
+        fit = ", ".join(f"{p:+.4f}" for p in s["fit"])
+        out += _block(
+            f"\ncandidate {f} (1, {', '.join(FORMS[f])}): fit on 53 ({fit})", s["leave_one_out"]
+        )
+        out += [_line(f"batch {k}", v) for k, v in s["leave_one_out"]["by_batch"].items()]
+        out.append(f"  band: {s['band']}")
+    rows = seen_rows()
+    out.append(f"ranges: {scores['C0']['ranges']}")
+    out.append("    run                       " + " ".join(f"{f:>7}" for f in scores))
+    for i, r in enumerate(rows):
+        errs = " ".join(f"{scores[f]['leave_one_out']['errors'][i]:+7.1%}" for f in scores)
+        out.append(f"    {r['id']:24} {r['batch']:10} {errs}")
+    chosen, why = select(scores)
+    out.append(f"selection rule: {chosen} ({why})")
     return out
 
 

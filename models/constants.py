@@ -142,10 +142,12 @@ GPU_HOURS_ERROR_BY_SIZE = {"under 20B": (-0.68, -0.03), "20B and over": (-0.40, 
 #: (amendment 2; first fit (-0.1680, -0.2564, 0.2904)), and again by the same rule after the router
 #: cost (training.md 6.2) moved them slightly (from -0.3055, -0.4233, 0.4102).
 WHOLE_RUN_FIT = (-0.3039, -0.4213, 0.4088)
-#: Range of the fitted runs, ((fewest, most active parameters), (fewest, most GPUs)): F is evaluated
-#: with N_active and G held inside it, no extrapolation (docs/reference/whole-run-model.md,
+#: Which form of models/training/whole_run.py FORMS the fit is (amendment 3 lists the candidates)
+WHOLE_RUN_FORM = "C0"
+#: Range of the fitted runs, {feature: (lowest, highest)} (active parameters, GPUs): F is evaluated
+#: with its features held inside it, no extrapolation (docs/reference/whole-run-model.md,
 #: amendment 1); tests/test_whole_run.py recomputes it from the fitted runs.
-WHOLE_RUN_RANGE = ((0.428658688e9, 179.520174592e9), (16, 4096))
+WHOLE_RUN_RANGE = {"params": (0.428658688e9, 179.520174592e9), "gpus": (16, 4096)}
 #: Band of the whole-run expectation's leave-one-out GPU-hours errors on those runs, per size class
 #: by ACTIVE parameters, by the split-conformal rule above (BAND_COVERAGE); plans show days / (1 +
 #: high) … days / (1 + low). Under 20B (28 runs): the 2nd and 27th leave-one-out errors; 20B and

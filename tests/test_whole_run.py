@@ -12,7 +12,7 @@ import pytest
 from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT, WHOLE_RUN_RANGE
 from models.scenario import Scenario
 from models.training.plan import plan_training
-from models.training.whole_run import fit_whole_run, size_class, whole_run_factor
+from models.training.whole_run import RunFeatures, fit_whole_run, size_class, whole_run_factor
 from models.validation import whole_run as W
 from tests.builders import first_commit, is_ancestor
 
@@ -45,12 +45,11 @@ def test_leave_one_out_leaves_the_scored_run_out():
     i = min(range(len(rows)), key=lambda j: abs(ins[j]))
     others = [r for j, r in enumerate(rows) if j != i]
     fit = fit_whole_run(
-        [r["params_active"] for r in others],
-        [r["gpus"] for r in others],
+        [r["features"] for r in others],
         [math.log(r["published"] / r["steady"]) for r in others],
     )
     r = rows[i]
-    alone = r["steady"] * whole_run_factor(r["params_active"], r["gpus"], fit) / r["published"] - 1
+    alone = r["steady"] * whole_run_factor(r["features"], fit) / r["published"] - 1
     assert loo[i] == pytest.approx(alone)
     assert abs(ins[i]) < 1e-3 < abs(loo[i] - ins[i])
 
@@ -60,22 +59,28 @@ def test_the_lad_fit_recovers_a_law_and_ignores_one_outlier():
     g = [2 ** (3 + (5 * i) % 11) for i in range(12)]
     y = [0.3 - 0.2 * math.log10(p / 1e9) + 0.1 * math.log10(n) for p, n in zip(x, g, strict=True)]
     y[5] += 2.0
-    assert fit_whole_run(x, g, y) == pytest.approx((0.3, -0.2, 0.1), abs=1e-3)
+    runs = [RunFeatures(p, n) for p, n in zip(x, g, strict=True)]
+    assert fit_whole_run(runs, y, "C0") == pytest.approx((0.3, -0.2, 0.1), abs=1e-3)
 
 
 def test_the_factor_is_not_extrapolated_past_the_fitted_runs():
     """Amendment 1: N_active and G held inside the fitted runs' range, which the constant records."""
     rows = W.whole_run_scores()["rows"]
     active, gpus = [r["params_active"] for r in rows], [r["gpus"] for r in rows]
-    assert ((min(active), max(active)), (min(gpus), max(gpus))) == WHOLE_RUN_RANGE
-    assert whole_run_factor(405e9, 16384) == whole_run_factor(max(active), max(gpus))
-    assert whole_run_factor(70e9, 16384) == whole_run_factor(70e9, 4096)
-    assert whole_run_factor(70e9, 2048) < whole_run_factor(70e9, 4096)
+    assert {"params": (min(active), max(active)), "gpus": (min(gpus), max(gpus))} == WHOLE_RUN_RANGE
+
+    def f(n, g):
+        return whole_run_factor(RunFeatures(n, g))
+
+    assert f(405e9, 16384) == f(max(active), max(gpus))
+    assert f(70e9, 16384) == f(70e9, 4096)
+    assert f(70e9, 2048) < f(70e9, 4096)
 
 
 def test_the_factor_never_shortens_a_run():
-    assert whole_run_factor(1e9, 8, (-5.0, 0.0, 0.0)) == 1.0
-    assert whole_run_factor(1e9, 8, (0.5, 0.0, 0.0)) == pytest.approx(math.exp(0.5))
+    run = RunFeatures(1e9, 8)
+    assert whole_run_factor(run, (-5.0, 0.0, 0.0), "C0") == 1.0
+    assert whole_run_factor(run, (0.5, 0.0, 0.0), "C0") == pytest.approx(math.exp(0.5))
 
 
 def test_size_classes_and_bands_go_by_active_parameters():

@@ -20,8 +20,14 @@ import math
 import pathlib
 import statistics
 
-from models.constants import BAND_SIZE_CLASSES, WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
-from models.training.whole_run import fit_whole_run, size_class, whole_run_factor
+from models.constants import (
+    BAND_SIZE_CLASSES,
+    WHOLE_RUN_BAND_BY_SIZE,
+    WHOLE_RUN_FIT,
+    WHOLE_RUN_FORM,
+    WHOLE_RUN_RANGE,
+)
+from models.training.whole_run import RunFeatures, fit_whole_run, size_class, whole_run_factor
 from models.validation.training import row_stack, validate_heldout
 from models.validation.training_predict import plan_heldout_run
 from models.validation.training_rows import ROOT, shape_of
@@ -53,7 +59,10 @@ def signed_summary(errors: list[float]) -> dict[str, float]:
 
 
 def _row(r: dict, params_active: float) -> dict:
+    """A scored run: its ids and classes, published and steady-state GPU-hours, and what the plan
+    knows at its GPU count (RunFeatures: the steady state's MFU, days and software stack)."""
     return {
+        "features": RunFeatures(params_active, r["gpus"], r["mfu"], r["train_days"], row_stack(r)),
         "id": r["id"],
         "stack_class": r["stack_class"],
         "gpus": r["gpus"],
@@ -72,24 +81,29 @@ def fitted_rows() -> tuple[dict, ...]:
     return tuple(_row(r, shape_of(r["model"]).params_active) for r in validate_heldout()["rows"])
 
 
-def _fit(rows) -> tuple[float, float, float]:
+def fit_rows(rows, form: str = WHOLE_RUN_FORM) -> tuple[float, ...]:
+    """The form's parameters fitted on these runs (fit_whole_run on ln(published / steady))."""
     return fit_whole_run(
-        [r["params_active"] for r in rows],
-        [r["gpus"] for r in rows],
+        [r["features"] for r in rows],
         [math.log(r["published"] / r["steady"]) for r in rows],
+        form,
     )
 
 
-def _error(r: dict, fit) -> float:
-    return r["steady"] * whole_run_factor(r["params_active"], r["gpus"], fit) / r["published"] - 1
+def run_error(r: dict, fit, form: str = WHOLE_RUN_FORM, ranges=WHOLE_RUN_RANGE) -> float:
+    """steady GPU-hours x F / published - 1."""
+    return r["steady"] * whole_run_factor(r["features"], fit, form, ranges) / r["published"] - 1
 
 
-def leave_one_out_errors(rows) -> list[float]:
+def leave_one_out_errors(rows, form: str = WHOLE_RUN_FORM, ranges=WHOLE_RUN_RANGE) -> list[float]:
     """Each run's error predicted by the parameters fitted on the other runs only."""
-    return [_error(r, _fit([o for j, o in enumerate(rows) if j != i])) for i, r in enumerate(rows)]
+    return [
+        run_error(r, fit_rows([o for j, o in enumerate(rows) if j != i], form), form, ranges)
+        for i, r in enumerate(rows)
+    ]
 
 
-def _groups(rows, errors: list[float], key: str) -> dict[str, dict]:
+def group_summaries(rows, errors: list[float], key: str) -> dict[str, dict]:
     names = sorted({r[key] for r in rows})
     return {
         n: signed_summary([e for r, e in zip(rows, errors, strict=True) if r[key] == n])
@@ -106,20 +120,20 @@ def band_by_size(rows, errors: list[float]) -> dict[str, tuple[float, float]]:
     }
 
 
-def _coverage(rows, errors, bands) -> float:
+def band_hits(rows, errors, bands) -> float:
     return sum(
         bands[r["size_class"]][0] <= e <= bands[r["size_class"]][1]
         for r, e in zip(rows, errors, strict=True)
     ) / len(rows)
 
 
-def _scores(rows, errors: list[float], bands) -> dict:
+def score_summary(rows, errors: list[float], bands) -> dict:
     return {
         "errors": errors,
         "all": signed_summary(errors),
-        "by_size_class": _groups(rows, errors, "size_class"),
-        "by_stack_class": _groups(rows, errors, "stack_class"),
-        "band_coverage": _coverage(rows, errors, bands),
+        "by_size_class": group_summaries(rows, errors, "size_class"),
+        "by_stack_class": group_summaries(rows, errors, "stack_class"),
+        "band_coverage": band_hits(rows, errors, bands),
     }
 
 
@@ -130,13 +144,13 @@ def whole_run_scores() -> dict:
     rows = fitted_rows()
     loo = leave_one_out_errors(rows)
     bands = band_by_size(rows, loo)
-    fit = _fit(rows)
+    fit = fit_rows(rows)
     return {
         "rows": rows,
         "fit": fit,
-        "in_sample": [_error(r, fit) for r in rows],
-        "leave_one_out": _scores(rows, loo, bands),
-        "pre_fit": _scores(rows, [r["steady_error"] for r in rows], bands),
+        "in_sample": [run_error(r, fit) for r in rows],
+        "leave_one_out": score_summary(rows, loo, bands),
+        "pre_fit": score_summary(rows, [r["steady_error"] for r in rows], bands),
         "rule_of_thumb": signed_summary([r["rule_error"] for r in rows]),
         "band": bands,
         "band_in_sample_coverage": {
@@ -172,16 +186,18 @@ def added_scores(path: pathlib.Path = ADDED_RUNS) -> dict:
                 "published": published,
                 "predicted": plan["predicted"],
                 "error": plan["predicted"] / published - 1,
+                "mfu": plan["mfu"],
+                "train_days": plan["train_days"],
             },
             active,
         )
         r["gpus_chosen"] = plan["gpus_chosen"]
-        r["factor"] = whole_run_factor(active, plan["gpus"], WHOLE_RUN_FIT)
+        r["factor"] = whole_run_factor(r["features"])
         rows.append(r)
-        errors.append(_error(r, WHOLE_RUN_FIT))
+        errors.append(run_error(r, WHOLE_RUN_FIT))
         pre.append(r["steady_error"])
     return {
         "rows": rows,
-        "whole_run": _scores(rows, errors, WHOLE_RUN_BAND_BY_SIZE),
-        "pre_fit": _scores(rows, pre, WHOLE_RUN_BAND_BY_SIZE),
+        "whole_run": score_summary(rows, errors, WHOLE_RUN_BAND_BY_SIZE),
+        "pre_fit": score_summary(rows, pre, WHOLE_RUN_BAND_BY_SIZE),
     }
