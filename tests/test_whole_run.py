@@ -9,7 +9,12 @@ import pathlib
 
 import pytest
 
-from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT, WHOLE_RUN_RANGE
+from models.constants import (
+    WHOLE_RUN_BAND_BY_SIZE,
+    WHOLE_RUN_FIT,
+    WHOLE_RUN_FORM,
+    WHOLE_RUN_RANGE,
+)
 from models.scenario import Scenario
 from models.training.plan import plan_training
 from models.training.whole_run import RunFeatures, fit_whole_run, size_class, whole_run_factor
@@ -20,10 +25,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_the_committed_fit_and_band_are_what_the_fit_gives():
-    """bench/whole_run_fit.py's numbers: refitting on the 38 runs gives the committed parameters,
-    and the leave-one-out errors give the committed band."""
+    """bench/whole_run_fit.py's numbers: refitting the committed form on the 53 seen runs gives the
+    committed parameters, and the leave-one-out errors give the committed band."""
     s = W.whole_run_scores()
-    assert len(s["rows"]) == 38
+    assert len(s["rows"]) == 53
+    assert [sum(r["batch"] == b for r in s["rows"]) for b in (W.FIRST_FIT, "added", "added2")] == [
+        38,
+        5,
+        10,
+    ]
     assert s["fit"] == pytest.approx(WHOLE_RUN_FIT, abs=5e-5)
     assert s["band"] == WHOLE_RUN_BAND_BY_SIZE
 
@@ -37,7 +47,7 @@ def test_the_form_was_committed_before_the_fit_and_the_added_runs_after_it():
 
 
 def test_leave_one_out_leaves_the_scored_run_out():
-    """Each run's leave-one-out error comes from the fit on the other 37. A run the least-absolute-
+    """Each run's leave-one-out error comes from the fit on the other 52. A run the least-absolute-
     deviations fit passes through (its in-sample error about 0) is where leaving it out shows: the
     fit without it misses it, the fit with it does not."""
     s = W.whole_run_scores()
@@ -75,6 +85,82 @@ def test_the_factor_is_not_extrapolated_past_the_fitted_runs():
     assert f(405e9, 16384) == f(max(active), max(gpus))
     assert f(70e9, 16384) == f(70e9, 4096)
     assert f(70e9, 2048) < f(70e9, 4096)
+
+
+def test_amendment_3_was_committed_before_its_form_and_constants():
+    """The candidates and the rule (docs, 'Amendment 3') come before the chosen form's constants."""
+    form = first_commit("-S", "## Amendment 3", "--", "docs/reference/whole-run-model.md")
+    chosen = first_commit("-S", 'WHOLE_RUN_FORM = "C3"', "--", "models/constants.py")
+    assert form != chosen and is_ancestor(form, chosen)
+
+
+def test_the_selection_rule_picks_the_committed_form():
+    """Amendment 3's rule applied to the five candidates' leave-one-out scores on the 53 gives the
+    committed form, and that candidate's fit and band are the committed ones."""
+    from models.training.whole_run import FORMS
+    from models.validation.whole_run_forms import candidate_scores, select
+
+    scores = {f: candidate_scores(f) for f in FORMS}
+    assert select(scores)[0] == WHOLE_RUN_FORM == "C3"
+    assert scores["C3"]["fit"] == pytest.approx(WHOLE_RUN_FIT, abs=5e-5)
+    assert scores["C3"]["band"] == WHOLE_RUN_BAND_BY_SIZE
+
+
+def _cand(form: str, median: float, signed: float = 0.0, classes: float = 0.2) -> dict:
+    from models.training.whole_run import FORMS
+
+    loo = {
+        "all": {"median_abs_error": median, "signed_median": signed},
+        "by_size_class": {"under 20B": {"median_abs_error": classes}},
+    }
+    return {
+        "form": form,
+        "parameters": len(FORMS[form]) + 1,
+        "fit": (0, 0, 0, 0),
+        "leave_one_out": loo,
+    }
+
+
+def test_the_selection_rule_needs_two_points_a_small_signed_median_and_prefers_fewer_parameters():
+    from models.validation.whole_run_forms import select
+
+    base = _cand("C0", 0.30)
+    assert select({"C0": base, "C3": _cand("C3", 0.285)})[0] == "C0"  # 1.5 points: not enough
+    assert select({"C0": base, "C3": _cand("C3", 0.27)})[0] == "C3"
+    assert select({"C0": base, "C3": _cand("C3", 0.20, signed=0.06)})[0] == "C0"
+    assert select({"C0": base, "C3": _cand("C3", 0.20, classes=0.26)})[0] == "C0"
+    # C1 (3 parameters) within 1 point of C3 (4): the fewer parameters win
+    got = select({"C0": base, "C1": _cand("C1", 0.208), "C3": _cand("C3", 0.20)})
+    assert got[0] == "C1"
+
+
+def test_the_generic_stack_term_scales_the_factor_by_exp_s():
+    """Form C3: a plan on FSDP / ZeRO gets exp(s) times the factor of the same plan on another
+    stack (inside the range, above the clip at 1)."""
+    s = WHOLE_RUN_FIT[3]
+    tuned = whole_run_factor(RunFeatures(7e9, 1024, stack="megatron-core-tuned"))
+    fsdp = whole_run_factor(RunFeatures(7e9, 1024, stack="fsdp-zero"))
+    assert tuned > 1 and fsdp > 1 and s < 0
+    assert fsdp / tuned == pytest.approx(math.exp(s))
+
+
+def test_the_planner_moves_whole_run_days_by_the_stack_term():
+    """The planner passes its software stack to F: on FSDP the whole-run days are the steady-state
+    days x F(N_active, G, fsdp-zero), exp(s) of the factor on the tuned stack."""
+    base = {
+        "workload": {"model": "llama3-8b", "tokens": 1e12, "seq_len": 4096},
+        "cluster": {"gpu": "H100-SXM", "gpus": 256},
+    }
+    plans = {
+        st: plan_training(Scenario.model_validate({**base, "execution": {"software_stack": st}}))
+        for st in ("megatron-core-tuned", "fsdp-zero")
+    }
+    for st, p in plans.items():
+        f = whole_run_factor(RunFeatures(p.model.active_params, p.gpus, stack=st))
+        assert f > 1 and p.whole_run_factor == pytest.approx(f)
+        assert p.train_days == pytest.approx(p.steady_days * f)
+    ratio = plans["fsdp-zero"].whole_run_factor / plans["megatron-core-tuned"].whole_run_factor
+    assert ratio == pytest.approx(math.exp(WHOLE_RUN_FIT[3]))
 
 
 def test_the_factor_never_shortens_a_run():
@@ -145,7 +231,7 @@ def test_the_validation_page_shows_both_estimates_and_each_batch_of_added_runs()
     scores = next(t for t in tables if "whole run signed %" in t.columns)
     loo = W.whole_run_scores()["leave_one_out"]["all"]
     first = scores.iloc[0]
-    assert first["group"] == "all runs" and first["runs"] == 38
+    assert first["group"] == "all runs" and first["runs"] == 53
     assert first["whole run median %"] == pytest.approx(100 * loo["median_abs_error"])
     added = [t for t in tables if "whole run error %" in t.columns]
     batches = [W.added_scores(path)["rows"] for _, _, path in W.ADDED_BATCHES]

@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from app.views.forms import pinned_table
-from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
+from models.constants import WHOLE_RUN_BAND_BY_SIZE
+from models.training.whole_run import formula_text
 from models.validation.whole_run import (
     ADDED_BATCHES,
     ADDED_TARGETS,
@@ -69,7 +70,6 @@ _NUMBERS = {
 def render_whole_run() -> None:
     """The whole-run expectation's fit, scores and band, and the runs added after the fit."""
     w = whole_run_scores()
-    a, b, c = WHOLE_RUN_FIT
     rt = w["rule_of_thumb"]
     st.subheader("Whole-run expectation: what plans and costs use")
     bands = "; ".join(
@@ -78,10 +78,10 @@ def render_whole_run() -> None:
     st.caption(
         "A plan shows two estimates: the steady state (the step-time physics at the chosen layout, "
         "with the modelled failures) and the whole run a buyer pays for, the steady state × F with "
-        f"F = max(1, exp({a:+.3f} {b:+.3f}·log10(active params / 1e9) {c:+.3f}·log10(GPUs))), its "
-        "form written before the fit (docs/reference/whole-run-model.md) and fitted by least "
-        f"absolute deviations on the {len(w['rows'])} held-out whole runs. Each run is scored with "
-        "the fit on the others (leave one out); the rule of thumb's median is "
+        f"F = {formula_text(digits=3, times='·')}, its form chosen among five written down before "
+        "any was fitted (docs/reference/whole-run-model.md, amendment 3) and fitted by least "
+        f"absolute deviations on the {len(w['rows'])} seen whole runs. Each run is scored with "
+        "the fit on the others (leave one out); the rule of thumb's median (on the 38 first runs) is "
         f"{100 * rt['median_abs_error']:.1f} %. Band on planned days, from those errors by ACTIVE "
         f"parameters: {bands}; it holds {w['leave_one_out']['band_coverage']:.0%} of the runs."
     )

@@ -6,15 +6,19 @@ evaluation and checkpoint pauses, data stalls, warm-up and schedule phases, an a
 used). No public source splits these, so one factor stands for all of them, its form fixed in writing
 before it was fitted (docs/reference/whole-run-model.md, committed 2026-12-02):
 
-    F(N_active, G) = max(1, exp(a + b · log10(N_active / 1e9) + c · log10(G)))
+    F = max(1, exp(a + b · log10(N_active / 1e9) + c · log10(G) + s · [stack = fsdp-zero]))
     whole-run GPU-hours = F · steady-state GPU-hours;  whole-run days = F · steady-state days
 
-with N_active and G held inside the range of the fitted runs (WHOLE_RUN_RANGE; amendment 1 of the
-form file). (a, b, c) = WHOLE_RUN_FIT (models/constants.py), fitted by least absolute deviations
-(`fit_whole_run`) on the published whole runs of models/data/validation/whole_runs_heldout.csv;
-`bench/whole_run_fit.py` reproduces the fit and its leave-one-out scores. The band on the days
-(`whole_run_band`) is the split-conformal band of the leave-one-out errors, per size class by
-ACTIVE parameters (a MoE is classed by what it computes per token, not by its total).
+(form C3 of amendment 3, chosen among five candidates, FORMS, by a rule fixed before any was fitted),
+with N_active and G held inside the range of the fitted runs (WHOLE_RUN_RANGE; amendments 1 and 3).
+N_active: parameters active per token; G: the plan's GPU count; the indicator is 1 where the plan's
+software stack is FSDP / ZeRO sharded data parallel (GENERIC_STACK). (a, b, c, s) = WHOLE_RUN_FIT
+(models/constants.py), fitted by least absolute deviations (`fit_whole_run`) on the 53 published
+whole runs of models/data/validation/whole_runs_heldout.csv, whole_runs_added.csv and
+whole_runs_added2.csv; `bench/whole_run_fit.py --candidates` reproduces every candidate's fit and
+leave-one-out scores. The band on the days (`whole_run_band`) is the split-conformal band of the
+leave-one-out errors, per size class by ACTIVE parameters (a MoE is classed by what it computes per
+token, not by its total).
 """
 
 from __future__ import annotations
@@ -88,6 +92,27 @@ def held(run: RunFeatures, ranges: dict[str, tuple[float, float]]) -> RunFeature
         mfu=clip("mfu", run.mfu),
         steady_days=clip("days", run.steady_days),
     )
+
+
+#: how each regressor reads in a formula (formula_text), `*` for the product
+TERMS = {
+    "params": "log10(N_active/1e9)",
+    "gpus": "log10(GPUs)",
+    "mfu": "log10(steady MFU)",
+    "days": "log10(steady days)",
+    "fsdp": f"[stack = {GENERIC_STACK}]",
+}
+
+
+def formula_text(
+    fit: tuple[float, ...] = WHOLE_RUN_FIT, form: str = WHOLE_RUN_FORM, digits: int = 4, times="*"
+) -> str:
+    """The committed F written out with its parameters: max(1, exp(a + b*x1 + ...))."""
+    terms = [f"{fit[0]:+.{digits}f}"]
+    terms += [
+        f"{p:+.{digits}f}{times}{TERMS[n]}" for p, n in zip(fit[1:], FORMS[form], strict=True)
+    ]
+    return f"max(1, exp({' '.join(terms)}))"
 
 
 def needs_steady_state(form: str = WHOLE_RUN_FORM) -> bool:

@@ -12,16 +12,14 @@ import functools
 
 from models.training.whole_run import FORMS
 from models.validation.whole_run import (
-    ADDED_BATCHES,
-    added_scores,
     band_by_size,
     band_hits,
     fit_rows,
-    fitted_rows,
     group_summaries,
     leave_one_out_errors,
     run_error,
     score_summary,
+    seen_rows,
 )
 
 #: the baseline of the selection rule: the current form, refitted on the 53
@@ -32,15 +30,6 @@ MAX_SIGNED, MAX_CLASS_LOSS, MIN_GAIN, TIE = 0.05, 0.05, 0.02, 0.01
 #: C4 is ineligible when its run-length coefficient is at or below this (whole-run days would fall
 #: as the steady state lengthens)
 MIN_DAYS_COEFFICIENT = -1.0
-
-
-@functools.cache
-def seen_rows() -> tuple[dict, ...]:
-    """The 53 seen runs, each with its batch of origin (`fitted 38`, then ADDED_BATCHES' keys)."""
-    rows = [dict(r, batch="fitted 38") for r in fitted_rows()]
-    for key, _, path in ADDED_BATCHES:
-        rows += [dict(r, batch=key) for r in added_scores(path)["rows"]]
-    return tuple(rows)
 
 
 def feature_ranges(rows) -> dict[str, tuple[float, float]]:
