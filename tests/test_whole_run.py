@@ -255,3 +255,21 @@ def test_the_workload_page_shows_the_whole_run_and_the_steady_state():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Whole-run days"] == days(p.train_days)
     assert metrics["Steady-state days"] == days(p.steady_days)
+
+
+def test_a_batch_entered_later_is_scored_but_never_fitted(monkeypatch):
+    """A third batch joins ADDED_BATCHES; the fit stays on the 53 (FITTED_BATCHES), and validate
+    sets that batch, not the fitted ones, against issue 31's targets."""
+    from models.validation.whole_run_report import whole_run_report
+
+    later = (*W.ADDED_BATCHES, ("added3", "third batch (test)", W.ADDED2_RUNS))
+    monkeypatch.setattr(W, "ADDED_BATCHES", later)
+    rows = W.seen_rows.__wrapped__()
+    assert len(rows) == 53 and {r["batch"] for r in rows} == {W.FIRST_FIT, *W.FITTED_BATCHES}
+    monkeypatch.setattr("models.validation.whole_run_report.ADDED_BATCHES", later)
+    blocks = whole_run_report().split("Runs added after the first fit, ")[1:]
+    assert [("in-sample, not evidence" in b, "targets 25% median" in b) for b in blocks] == [
+        (True, False),
+        (True, False),
+        (False, True),
+    ]
