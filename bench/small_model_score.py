@@ -67,14 +67,14 @@ def _whole_run_lines() -> list[str]:
     small = [r for r in rows if r["params_active"] < SMALL_WHOLE_RUN_ACTIVE]
     s = whole_run_scores()
     pre = s["pre_fit"]["all"]
-    a, b, c = s["fit"]
+    fit = ", ".join(f"{p:.4f}" for p in s["fit"])
     d = added_scores()
     return [
         f"whole runs, steady state GPU-hours: all {len(rows)} median "
         f"{_med([abs(r['error']) for r in rows]):.1%} signed {_med([r['error'] for r in rows]):+.1%}; "
         f"under 4B active ({len(small)}) median {_med([abs(r['error']) for r in small]):.1%} "
         f"signed {_med([r['error'] for r in small]):+.1%}",
-        f"whole-run fit by its rule on this steady state: a={a:.4f} b={b:.4f} c={c:.4f} (pre-fit "
+        f"whole-run fit by its rule on this steady state: ({fit}) (pre-fit "
         f"{pre['median_abs_error']:.1%}); leave-one-out {s['leave_one_out']['all']['median_abs_error']:.1%}"
         f" / {s['leave_one_out']['all']['signed_median']:+.1%}; band {s['band']}",
         f"added runs, committed F: median {d['whole_run']['all']['median_abs_error']:.1%} signed "

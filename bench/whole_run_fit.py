@@ -3,14 +3,17 @@ published whole runs, the leave-one-out scores beside the steady state's and the
 and the band; with --added, each batch of runs added after the fit (ADDED_BATCHES: the first, then
 the second entered 2026-12-02) scored with the committed parameters and band, read from its file.
 
-    .venv/bin/python -m bench.whole_run_fit [--added]
+    .venv/bin/python -m bench.whole_run_fit [--added] [--candidates]
+
+--candidates: amendment 3's candidate forms, each scored leave-one-out on the 53 seen runs, and the
+selection rule's choice (models/validation/whole_run_forms.py).
 """
 
 from __future__ import annotations
 
 import sys
 
-from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT
+from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT, WHOLE_RUN_FORM
 from models.validation.whole_run import ADDED_BATCHES, added_scores, whole_run_scores
 
 
@@ -32,20 +35,23 @@ def _block(title: str, sc: dict) -> list[str]:
 
 def main() -> None:
     s = whole_run_scores()
-    a, b, c = s["fit"]
-    print(f"fit on {len(s['rows'])} runs: a={a:.4f} b={b:.4f} c={c:.4f}")
+    fit = ", ".join(f"{p:.4f}" for p in s["fit"])
+    print(f"form {WHOLE_RUN_FORM} fit on {len(s['rows'])} runs: ({fit})")
     print(f"committed (constants.WHOLE_RUN_FIT): {WHOLE_RUN_FIT}")
     print(f"band from the leave-one-out errors (by active size): {s['band']}")
     print(f"committed (constants.WHOLE_RUN_BAND_BY_SIZE): {WHOLE_RUN_BAND_BY_SIZE}")
     print("\n".join(_block("pre-fit (steady state):", s["pre_fit"])))
     print("\n".join(_block("whole run, leave one out:", s["leave_one_out"])))
+    print("\n".join(_line(f"batch {k}", v) for k, v in s["leave_one_out"]["by_batch"].items()))
     r = s["rule_of_thumb"]
-    print(_line("rule of thumb", r))
+    print(_line("rule of thumb (38)", r))
     for row, e in zip(s["rows"], s["leave_one_out"]["errors"], strict=True):
         print(
             f"    {row['id']:24} {row['gpus']:>6} GPUs  active {row['params_active'] / 1e9:7.2f}B  "
             f"steady {row['steady_error']:+6.1%}  whole (LOO) {e:+6.1%}"
         )
+    if "--candidates" in sys.argv:
+        print("\n".join(_candidates()))
     if "--added" in sys.argv:
         for _, title, path in ADDED_BATCHES:
             print("\n".join(_added(f"{title}, {path.name}", added_scores(path))))
@@ -60,6 +66,31 @@ def _added(title: str, d: dict) -> list[str]:
             f"    {row['id']:24} {row['gpus']:>6} GPUs  active {row['params_active'] / 1e9:7.2f}B "
             f" F {row['factor']:.2f}  steady {row['steady_error']:+6.1%}  whole {e:+6.1%}"
         )
+    return out
+
+
+def _candidates() -> list[str]:
+    """Amendment 3: each candidate form's leave-one-out scores on the 53 seen runs, and the rule."""
+    from models.training.whole_run import FORMS
+    from models.validation.whole_run_forms import candidate_scores, seen_rows, select
+
+    scores = {f: candidate_scores(f) for f in FORMS}
+    out = []
+    for f, s in scores.items():
+        fit = ", ".join(f"{p:+.4f}" for p in s["fit"])
+        out += _block(
+            f"\ncandidate {f} (1, {', '.join(FORMS[f])}): fit on 53 ({fit})", s["leave_one_out"]
+        )
+        out += [_line(f"batch {k}", v) for k, v in s["leave_one_out"]["by_batch"].items()]
+        out.append(f"  band: {s['band']}")
+    rows = seen_rows()
+    out.append(f"ranges: {scores['C0']['ranges']}")
+    out.append("    run                       " + " ".join(f"{f:>7}" for f in scores))
+    for i, r in enumerate(rows):
+        errs = " ".join(f"{scores[f]['leave_one_out']['errors'][i]:+7.1%}" for f in scores)
+        out.append(f"    {r['id']:24} {r['batch']:10} {errs}")
+    chosen, why = select(scores)
+    out.append(f"selection rule: {chosen} ({why})")
     return out
 
 

@@ -23,7 +23,7 @@ from app.views.guide import (
 )
 from models.scenario import Scenario
 from models.training.sizing import EFFICIENT_SCALING, scaling_efficiencies
-from models.training.whole_run import whole_run_factor
+from models.training.whole_run import RunFeatures, whole_run_factor
 from pricing.catalogue.loader import load_catalogue
 from pricing.engine import compare
 
@@ -168,9 +168,10 @@ def test_scaling_efficiency_is_at_most_one_and_one_at_the_cheapest_point(example
     effs = [p.scaling_efficiency for p in curve]
     assert max(effs) == pytest.approx(1.0)
     # the steady state's efficiency (Planner.curve): whole-run GPU-hours / the factor
+    sc = example.scenario
+    active, stack = sc.workload.shape().params_active, sc.execution.software_stack
     steady = [
-        p.gpu_hours / whole_run_factor(example.scenario.workload.shape().params_active, p.gpus)
-        for p in curve
+        p.gpu_hours / whole_run_factor(RunFeatures(active, p.gpus, stack=stack)) for p in curve
     ]
     for p, h in zip(curve, steady, strict=True):
         assert p.scaling_efficiency == pytest.approx(min(steady) / h)

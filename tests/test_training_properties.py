@@ -17,7 +17,7 @@ from models.training.plan import plan_training
 from models.training.search import NoFittingLayout, all_layouts, best_layout, stack_allows
 from models.training.sizing import gpu_ladder
 from models.training.step_time import step_breakdown
-from models.training.whole_run import whole_run_factor
+from models.training.whole_run import RunFeatures, whole_run_factor
 
 SETTINGS = settings(max_examples=25)
 PRESETS = [m for m in load_presets() if m not in ("megatron-1t", "mt-nlg-530b")]
@@ -143,8 +143,11 @@ def test_the_scaling_curve_passes_through_the_plan_and_spans_its_range(model, gp
         plan.mfu,
     )
     # the steady state's efficiency (Planner.curve): whole-run GPU-hours over the factor
-    active = plan.model.active_params
-    steady = {p.gpus: p.gpu_hours / whole_run_factor(active, p.gpus) for p in curve}
+    active, stack = plan.model.active_params, plan.execution["software_stack"]
+    steady = {
+        p.gpus: p.gpu_hours / whole_run_factor(RunFeatures(active, p.gpus, stack=stack))
+        for p in curve
+    }
     cheapest = min(steady.values())
     for p in curve:
         assert p.gpu_hours == pytest.approx(p.train_days * 24 * p.gpus)

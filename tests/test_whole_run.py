@@ -9,10 +9,15 @@ import pathlib
 
 import pytest
 
-from models.constants import WHOLE_RUN_BAND_BY_SIZE, WHOLE_RUN_FIT, WHOLE_RUN_RANGE
+from models.constants import (
+    WHOLE_RUN_BAND_BY_SIZE,
+    WHOLE_RUN_FIT,
+    WHOLE_RUN_FORM,
+    WHOLE_RUN_RANGE,
+)
 from models.scenario import Scenario
 from models.training.plan import plan_training
-from models.training.whole_run import fit_whole_run, size_class, whole_run_factor
+from models.training.whole_run import RunFeatures, fit_whole_run, size_class, whole_run_factor
 from models.validation import whole_run as W
 from tests.builders import first_commit, is_ancestor
 
@@ -20,10 +25,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_the_committed_fit_and_band_are_what_the_fit_gives():
-    """bench/whole_run_fit.py's numbers: refitting on the 38 runs gives the committed parameters,
-    and the leave-one-out errors give the committed band."""
+    """bench/whole_run_fit.py's numbers: refitting the committed form on the 53 seen runs gives the
+    committed parameters, and the leave-one-out errors give the committed band."""
     s = W.whole_run_scores()
-    assert len(s["rows"]) == 38
+    assert len(s["rows"]) == 53
+    assert [sum(r["batch"] == b for r in s["rows"]) for b in (W.FIRST_FIT, "added", "added2")] == [
+        38,
+        5,
+        10,
+    ]
     assert s["fit"] == pytest.approx(WHOLE_RUN_FIT, abs=5e-5)
     assert s["band"] == WHOLE_RUN_BAND_BY_SIZE
 
@@ -37,7 +47,7 @@ def test_the_form_was_committed_before_the_fit_and_the_added_runs_after_it():
 
 
 def test_leave_one_out_leaves_the_scored_run_out():
-    """Each run's leave-one-out error comes from the fit on the other 37. A run the least-absolute-
+    """Each run's leave-one-out error comes from the fit on the other 52. A run the least-absolute-
     deviations fit passes through (its in-sample error about 0) is where leaving it out shows: the
     fit without it misses it, the fit with it does not."""
     s = W.whole_run_scores()
@@ -45,12 +55,11 @@ def test_leave_one_out_leaves_the_scored_run_out():
     i = min(range(len(rows)), key=lambda j: abs(ins[j]))
     others = [r for j, r in enumerate(rows) if j != i]
     fit = fit_whole_run(
-        [r["params_active"] for r in others],
-        [r["gpus"] for r in others],
+        [r["features"] for r in others],
         [math.log(r["published"] / r["steady"]) for r in others],
     )
     r = rows[i]
-    alone = r["steady"] * whole_run_factor(r["params_active"], r["gpus"], fit) / r["published"] - 1
+    alone = r["steady"] * whole_run_factor(r["features"], fit) / r["published"] - 1
     assert loo[i] == pytest.approx(alone)
     assert abs(ins[i]) < 1e-3 < abs(loo[i] - ins[i])
 
@@ -60,22 +69,104 @@ def test_the_lad_fit_recovers_a_law_and_ignores_one_outlier():
     g = [2 ** (3 + (5 * i) % 11) for i in range(12)]
     y = [0.3 - 0.2 * math.log10(p / 1e9) + 0.1 * math.log10(n) for p, n in zip(x, g, strict=True)]
     y[5] += 2.0
-    assert fit_whole_run(x, g, y) == pytest.approx((0.3, -0.2, 0.1), abs=1e-3)
+    runs = [RunFeatures(p, n) for p, n in zip(x, g, strict=True)]
+    assert fit_whole_run(runs, y, "C0") == pytest.approx((0.3, -0.2, 0.1), abs=1e-3)
 
 
 def test_the_factor_is_not_extrapolated_past_the_fitted_runs():
     """Amendment 1: N_active and G held inside the fitted runs' range, which the constant records."""
     rows = W.whole_run_scores()["rows"]
     active, gpus = [r["params_active"] for r in rows], [r["gpus"] for r in rows]
-    assert ((min(active), max(active)), (min(gpus), max(gpus))) == WHOLE_RUN_RANGE
-    assert whole_run_factor(405e9, 16384) == whole_run_factor(max(active), max(gpus))
-    assert whole_run_factor(70e9, 16384) == whole_run_factor(70e9, 4096)
-    assert whole_run_factor(70e9, 2048) < whole_run_factor(70e9, 4096)
+    assert {"params": (min(active), max(active)), "gpus": (min(gpus), max(gpus))} == WHOLE_RUN_RANGE
+
+    def f(n, g):
+        return whole_run_factor(RunFeatures(n, g))
+
+    assert f(405e9, 16384) == f(max(active), max(gpus))
+    assert f(70e9, 16384) == f(70e9, 4096)
+    assert f(70e9, 2048) < f(70e9, 4096)
+
+
+def test_amendment_3_was_committed_before_its_form_and_constants():
+    """The candidates and the rule (docs, 'Amendment 3') come before the chosen form's constants."""
+    form = first_commit("-S", "## Amendment 3", "--", "docs/reference/whole-run-model.md")
+    chosen = first_commit("-S", 'WHOLE_RUN_FORM = "C3"', "--", "models/constants.py")
+    assert form != chosen and is_ancestor(form, chosen)
+
+
+def test_the_selection_rule_picks_the_committed_form():
+    """Amendment 3's rule applied to the five candidates' leave-one-out scores on the 53 gives the
+    committed form, and that candidate's fit and band are the committed ones."""
+    from models.training.whole_run import FORMS
+    from models.validation.whole_run_forms import candidate_scores, select
+
+    scores = {f: candidate_scores(f) for f in FORMS}
+    assert select(scores)[0] == WHOLE_RUN_FORM == "C3"
+    assert scores["C3"]["fit"] == pytest.approx(WHOLE_RUN_FIT, abs=5e-5)
+    assert scores["C3"]["band"] == WHOLE_RUN_BAND_BY_SIZE
+
+
+def _cand(form: str, median: float, signed: float = 0.0, classes: float = 0.2) -> dict:
+    from models.training.whole_run import FORMS
+
+    loo = {
+        "all": {"median_abs_error": median, "signed_median": signed},
+        "by_size_class": {"under 20B": {"median_abs_error": classes}},
+    }
+    return {
+        "form": form,
+        "parameters": len(FORMS[form]) + 1,
+        "fit": (0, 0, 0, 0),
+        "leave_one_out": loo,
+    }
+
+
+def test_the_selection_rule_needs_two_points_a_small_signed_median_and_prefers_fewer_parameters():
+    from models.validation.whole_run_forms import select
+
+    base = _cand("C0", 0.30)
+    assert select({"C0": base, "C3": _cand("C3", 0.285)})[0] == "C0"  # 1.5 points: not enough
+    assert select({"C0": base, "C3": _cand("C3", 0.27)})[0] == "C3"
+    assert select({"C0": base, "C3": _cand("C3", 0.20, signed=0.06)})[0] == "C0"
+    assert select({"C0": base, "C3": _cand("C3", 0.20, classes=0.26)})[0] == "C0"
+    # C1 (3 parameters) within 1 point of C3 (4): the fewer parameters win
+    got = select({"C0": base, "C1": _cand("C1", 0.208), "C3": _cand("C3", 0.20)})
+    assert got[0] == "C1"
+
+
+def test_the_generic_stack_term_scales_the_factor_by_exp_s():
+    """Form C3: a plan on FSDP / ZeRO gets exp(s) times the factor of the same plan on another
+    stack (inside the range, above the clip at 1)."""
+    s = WHOLE_RUN_FIT[3]
+    tuned = whole_run_factor(RunFeatures(7e9, 1024, stack="megatron-core-tuned"))
+    fsdp = whole_run_factor(RunFeatures(7e9, 1024, stack="fsdp-zero"))
+    assert tuned > 1 and fsdp > 1 and s < 0
+    assert fsdp / tuned == pytest.approx(math.exp(s))
+
+
+def test_the_planner_moves_whole_run_days_by_the_stack_term():
+    """The planner passes its software stack to F: on FSDP the whole-run days are the steady-state
+    days x F(N_active, G, fsdp-zero), exp(s) of the factor on the tuned stack."""
+    base = {
+        "workload": {"model": "llama3-8b", "tokens": 1e12, "seq_len": 4096},
+        "cluster": {"gpu": "H100-SXM", "gpus": 256},
+    }
+    plans = {
+        st: plan_training(Scenario.model_validate({**base, "execution": {"software_stack": st}}))
+        for st in ("megatron-core-tuned", "fsdp-zero")
+    }
+    for st, p in plans.items():
+        f = whole_run_factor(RunFeatures(p.model.active_params, p.gpus, stack=st))
+        assert f > 1 and p.whole_run_factor == pytest.approx(f)
+        assert p.train_days == pytest.approx(p.steady_days * f)
+    ratio = plans["fsdp-zero"].whole_run_factor / plans["megatron-core-tuned"].whole_run_factor
+    assert ratio == pytest.approx(math.exp(WHOLE_RUN_FIT[3]))
 
 
 def test_the_factor_never_shortens_a_run():
-    assert whole_run_factor(1e9, 8, (-5.0, 0.0, 0.0)) == 1.0
-    assert whole_run_factor(1e9, 8, (0.5, 0.0, 0.0)) == pytest.approx(math.exp(0.5))
+    run = RunFeatures(1e9, 8)
+    assert whole_run_factor(run, (-5.0, 0.0, 0.0), "C0") == 1.0
+    assert whole_run_factor(run, (0.5, 0.0, 0.0), "C0") == pytest.approx(math.exp(0.5))
 
 
 def test_size_classes_and_bands_go_by_active_parameters():
@@ -140,7 +231,7 @@ def test_the_validation_page_shows_both_estimates_and_each_batch_of_added_runs()
     scores = next(t for t in tables if "whole run signed %" in t.columns)
     loo = W.whole_run_scores()["leave_one_out"]["all"]
     first = scores.iloc[0]
-    assert first["group"] == "all runs" and first["runs"] == 38
+    assert first["group"] == "all runs" and first["runs"] == 53
     assert first["whole run median %"] == pytest.approx(100 * loo["median_abs_error"])
     added = [t for t in tables if "whole run error %" in t.columns]
     batches = [W.added_scores(path)["rows"] for _, _, path in W.ADDED_BATCHES]
@@ -164,3 +255,21 @@ def test_the_workload_page_shows_the_whole_run_and_the_steady_state():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Whole-run days"] == days(p.train_days)
     assert metrics["Steady-state days"] == days(p.steady_days)
+
+
+def test_a_batch_entered_later_is_scored_but_never_fitted(monkeypatch):
+    """A third batch joins ADDED_BATCHES; the fit stays on the 53 (FITTED_BATCHES), and validate
+    sets that batch, not the fitted ones, against issue 31's targets."""
+    from models.validation.whole_run_report import whole_run_report
+
+    later = (*W.ADDED_BATCHES, ("added3", "third batch (test)", W.ADDED2_RUNS))
+    monkeypatch.setattr(W, "ADDED_BATCHES", later)
+    rows = W.seen_rows.__wrapped__()
+    assert len(rows) == 53 and {r["batch"] for r in rows} == {W.FIRST_FIT, *W.FITTED_BATCHES}
+    monkeypatch.setattr("models.validation.whole_run_report.ADDED_BATCHES", later)
+    blocks = whole_run_report().split("Runs added after the first fit, ")[1:]
+    assert [("in-sample, not evidence" in b, "targets 25% median" in b) for b in blocks] == [
+        (True, False),
+        (True, False),
+        (False, True),
+    ]

@@ -87,7 +87,7 @@ def test_the_batch_is_scored_with_the_committed_factor_from_its_own_file():
     d = W.added_scores(W.ADDED2_RUNS)
     assert [r["id"] for r in d["rows"]] == [r["id"] for r in _rows(ADDED2)]
     for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
-        f = whole_run_factor(r["params_active"], r["gpus"], WHOLE_RUN_FIT)
+        f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
         assert r["factor"] == pytest.approx(f) and f >= 1
         assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
         assert r["steady_error"] == pytest.approx(r["steady"] / r["published"] - 1)

@@ -33,7 +33,7 @@ from models.training.sizing import (
     scaling_efficiencies,
     smallest_fitting,
 )
-from models.training.whole_run import days_range, whole_run_factor
+from models.training.whole_run import RunFeatures, days_range, needs_steady_state, whole_run_factor
 from models.training.whole_run import size_class as size_class  # the band's class, by active params
 from models.units import BYTES_PER_TB, BYTES_PER_TOKEN, SECONDS_PER_DAY
 
@@ -253,8 +253,17 @@ class Planner:
         return self.reliability(choice).wall_clock_s / SECONDS_PER_DAY, choice
 
     def factor(self, gpus: int) -> float:
-        """Whole-run over steady-state time at this count (1 with whole_run off)."""
-        return whole_run_factor(self.shape.params_active, gpus) if self.whole_run else 1.0
+        """Whole-run over steady-state time at this count (1 with whole_run off): F of what the plan
+        knows there (RunFeatures: active parameters, the count, the software stack, and, where the
+        committed form uses them, the steady state's MFU and days at this count)."""
+        if not self.whole_run:
+            return 1.0
+        stack = self.scenario.execution.software_stack
+        run = RunFeatures(self.shape.params_active, gpus, stack=stack)
+        if needs_steady_state():
+            days, choice = self.steady_days(gpus)
+            run = run._replace(mfu=choice.mfu, steady_days=days)
+        return whole_run_factor(run)
 
     def wall_days(self, gpus: int) -> tuple[float, LayoutChoice]:
         """The days sizing and costs use: the whole-run expectation (steady days × factor)."""

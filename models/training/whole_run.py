@@ -6,20 +6,25 @@ evaluation and checkpoint pauses, data stalls, warm-up and schedule phases, an a
 used). No public source splits these, so one factor stands for all of them, its form fixed in writing
 before it was fitted (docs/reference/whole-run-model.md, committed 2026-12-02):
 
-    F(N_active, G) = max(1, exp(a + b · log10(N_active / 1e9) + c · log10(G)))
+    F = max(1, exp(a + b · log10(N_active / 1e9) + c · log10(G) + s · [stack = fsdp-zero]))
     whole-run GPU-hours = F · steady-state GPU-hours;  whole-run days = F · steady-state days
 
-with N_active and G held inside the range of the fitted runs (WHOLE_RUN_RANGE; amendment 1 of the
-form file). (a, b, c) = WHOLE_RUN_FIT (models/constants.py), fitted by least absolute deviations
-(`fit_whole_run`) on the published whole runs of models/data/validation/whole_runs_heldout.csv;
-`bench/whole_run_fit.py` reproduces the fit and its leave-one-out scores. The band on the days
-(`whole_run_band`) is the split-conformal band of the leave-one-out errors, per size class by
-ACTIVE parameters (a MoE is classed by what it computes per token, not by its total).
+(form C3 of amendment 3, chosen among five candidates, FORMS, by a rule fixed before any was fitted),
+with N_active and G held inside the range of the fitted runs (WHOLE_RUN_RANGE; amendments 1 and 3).
+N_active: parameters active per token; G: the plan's GPU count; the indicator is 1 where the plan's
+software stack is FSDP / ZeRO sharded data parallel (GENERIC_STACK). (a, b, c, s) = WHOLE_RUN_FIT
+(models/constants.py), fitted by least absolute deviations (`fit_whole_run`) on the 53 published
+whole runs of models/data/validation/whole_runs_heldout.csv, whole_runs_added.csv and
+whole_runs_added2.csv; `bench/whole_run_fit.py --candidates` reproduces every candidate's fit and
+leave-one-out scores. The band on the days (`whole_run_band`) is the split-conformal band of the
+leave-one-out errors, per size class by ACTIVE parameters (a MoE is classed by what it computes per
+token, not by its total).
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,6 +32,7 @@ from models.constants import (
     BAND_SIZE_CLASSES,
     WHOLE_RUN_BAND_BY_SIZE,
     WHOLE_RUN_FIT,
+    WHOLE_RUN_FORM,
     WHOLE_RUN_RANGE,
 )
 
@@ -34,35 +40,116 @@ from models.constants import (
 LAD_ITERATIONS = 200
 LAD_EPSILON = 1e-6
 
+#: The candidate forms of amendment 3 (docs/reference/whole-run-model.md): each form's regressors
+#: after the constant, by name (FEATURES says how each is computed from what the plan knows).
+FORMS = {
+    "C0": ("params", "gpus"),
+    "C1": ("gpus", "mfu"),
+    "C2": ("params", "gpus", "mfu"),
+    "C3": ("params", "gpus", "fsdp"),
+    "C4": ("params", "gpus", "days"),
+}
+#: the software stack whose plans get the C3 indicator
+GENERIC_STACK = "fsdp-zero"
 
-def features(params_active: float, gpus: int) -> tuple[float, float, float]:
-    """The fit's regressors of one run: (1, log10(N_active / 1e9), log10(G))."""
-    return (1.0, math.log10(params_active / 1e9), math.log10(max(gpus, 1)))
+
+class RunFeatures(NamedTuple):
+    """What the plan knows at a GPU count: active parameters, the count, and the steady state the
+    planner computed there (its MFU before goodput, its days with goodput, its software stack)."""
+
+    params_active: float
+    gpus: int
+    mfu: float | None = None
+    steady_days: float | None = None
+    stack: str | None = None
+
+
+def _value(name: str, run: RunFeatures) -> float:
+    if name == "params":
+        return math.log10(run.params_active / 1e9)
+    if name == "gpus":
+        return math.log10(max(run.gpus, 1))
+    if name == "fsdp":
+        return float(run.stack == GENERIC_STACK)
+    raw = run.mfu if name == "mfu" else run.steady_days
+    if raw is None or raw <= 0:
+        raise ValueError(f"the whole-run form needs the plan's {name} (got {raw})")
+    return math.log10(raw)
+
+
+def held(run: RunFeatures, ranges: dict[str, tuple[float, float]]) -> RunFeatures:
+    """The run with each continuous feature held inside `ranges` (no extrapolation: amendments 1, 3)."""
+
+    def clip(name: str, v):
+        if v is None or name not in ranges:
+            return v
+        lo, hi = ranges[name]
+        return min(max(v, lo), hi)
+
+    return run._replace(
+        params_active=clip("params", run.params_active),
+        gpus=clip("gpus", run.gpus),
+        mfu=clip("mfu", run.mfu),
+        steady_days=clip("days", run.steady_days),
+    )
+
+
+#: how each regressor reads in a formula (formula_text), `*` for the product
+TERMS = {
+    "params": "log10(N_active/1e9)",
+    "gpus": "log10(GPUs)",
+    "mfu": "log10(steady MFU)",
+    "days": "log10(steady days)",
+    "fsdp": f"[stack = {GENERIC_STACK}]",
+}
+
+
+def formula_text(
+    fit: tuple[float, ...] = WHOLE_RUN_FIT, form: str = WHOLE_RUN_FORM, digits: int = 4, times="*"
+) -> str:
+    """The committed F written out with its parameters: max(1, exp(a + b*x1 + ...))."""
+    terms = [f"{fit[0]:+.{digits}f}"]
+    terms += [
+        f"{p:+.{digits}f}{times}{TERMS[n]}" for p, n in zip(fit[1:], FORMS[form], strict=True)
+    ]
+    return f"max(1, exp({' '.join(terms)}))"
+
+
+def needs_steady_state(form: str = WHOLE_RUN_FORM) -> bool:
+    """Whether the form reads the steady state at the count (its MFU or days), not only its inputs."""
+    return bool({"mfu", "days"} & set(FORMS[form]))
+
+
+def features(run: RunFeatures, form: str = WHOLE_RUN_FORM) -> tuple[float, ...]:
+    """The fit's regressors of one run for a form: (1, then FORMS[form] in log10, or the indicator)."""
+    return (1.0, *(_value(n, run) for n in FORMS[form]))
 
 
 def whole_run_factor(
-    params_active: float, gpus: int, fit: tuple[float, float, float] = WHOLE_RUN_FIT
+    run: RunFeatures,
+    fit: tuple[float, ...] = WHOLE_RUN_FIT,
+    form: str = WHOLE_RUN_FORM,
+    ranges: dict[str, tuple[float, float]] = WHOLE_RUN_RANGE,
 ) -> float:
-    """F = max(1, exp(a + b·log10(N_active/1e9) + c·log10(G))): whole-run over steady-state time,
-    with N_active and G held inside the fitted runs' range (WHOLE_RUN_RANGE: no extrapolation)."""
-    (n_lo, n_hi), (g_lo, g_hi) = WHOLE_RUN_RANGE
-    x = features(min(max(params_active, n_lo), n_hi), min(max(gpus, g_lo), g_hi))
+    """F = max(1, exp(β · x)) with x = features(run, form), whole-run over steady-state time, each
+    continuous feature held inside the fitted runs' range (WHOLE_RUN_RANGE: no extrapolation)."""
+    x = features(held(run, ranges), form)
     return max(1.0, math.exp(sum(p * v for p, v in zip(fit, x, strict=True))))
 
 
 def fit_whole_run(
-    params_active: list[float], gpus: list[int], log_ratio: list[float]
-) -> tuple[float, float, float]:
-    """(a, b, c) minimising Σ|y − a − b·x1 − c·x2| with y = ln(published / steady-state GPU-hours):
-    least absolute deviations (median regression) by iteratively reweighted least squares, weights
+    runs: list[RunFeatures], log_ratio: list[float], form: str = WHOLE_RUN_FORM
+) -> tuple[float, ...]:
+    """β minimising Σ|y − β · x| with y = ln(published / steady-state GPU-hours): least absolute
+    deviations (median regression) by iteratively reweighted least squares, weights
     1/max(|r|, LAD_EPSILON), LAD_ITERATIONS rounds from the ordinary least-squares start."""
-    x = np.array([features(p, g) for p, g in zip(params_active, gpus, strict=True)])
+    x = np.array([features(r, form) for r in runs])
     y = np.asarray(log_ratio, dtype=float)
     beta = np.linalg.lstsq(x, y, rcond=None)[0]
     for _ in range(LAD_ITERATIONS):
         w = 1.0 / np.maximum(np.abs(y - x @ beta), LAD_EPSILON)
         beta = np.linalg.solve(x.T @ (x * w[:, None]), x.T @ (w * y))
-    return (float(beta[0]), float(beta[1]), float(beta[2]))
+    return tuple(float(b) for b in beta)
 
 
 def size_class(params_active: float) -> str:
