@@ -111,3 +111,32 @@ def test_the_batch_was_committed_after_the_second_batch_without_scoring_code():
     assert "models/data/validation/whole_runs_added3.csv" in touched
     scoring = ("models/validation/", "models/training/", "models/constants.py", "bench/")
     assert not [p for p in touched if p.startswith(scoring)], touched
+
+
+def test_the_batch_is_scored_with_the_committed_factor_and_never_fitted_on():
+    """Scored from its own file, in its order: each run's error is its steady-state GPU-hours x the
+    committed F over the published GPU-hours; the batch is in ADDED_BATCHES, not FITTED_BATCHES."""
+    from models.constants import WHOLE_RUN_FIT
+    from models.training.whole_run import whole_run_factor
+    from models.validation import whole_run as W
+
+    assert [k for k, _, _ in W.ADDED_BATCHES][-1] == "added3"
+    assert "added3" not in W.FITTED_BATCHES
+    d = W.added_scores(W.ADDED3_RUNS)
+    assert [r["id"] for r in d["rows"]] == [r["id"] for r in _rows(ADDED3)]
+    for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
+        f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
+        assert r["factor"] == pytest.approx(f) and f >= 1
+        assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
+
+
+def test_validate_prints_the_third_batch_against_the_targets():
+    from models.validation import whole_run as W
+    from models.validation.whole_run_report import whole_run_report
+
+    third = whole_run_report().split("third batch (entered 2026-12-02")[1]
+    assert "whole_runs_added3.csv" in third and "targets 25% median" in third
+    for r in _rows(ADDED3):
+        assert third.count(f"  {r['id']} ") == 1
+    s = W.added_scores(W.ADDED3_RUNS)["whole_run"]["all"]
+    assert f"{s['median_abs_error']:>7.1%} {s['signed_median']:>+7.1%} ( 5)" in third

@@ -40,6 +40,9 @@ from models.validation.training_scores import band_coverage, band_from_errors
 ADDED_RUNS = ROOT / "whole_runs_added.csv"
 #: the second batch, entered 2026-12-02 once the first was seen (whole-run-model.md, 'Second batch')
 ADDED2_RUNS = ROOT / "whole_runs_added2.csv"
+#: the third, entered 2026-12-02 before any was scored, once the form was refitted on the 53 seen
+#: runs (whole-run-model.md, 'Third batch'): the evidence for issue 31's targets
+ADDED3_RUNS = ROOT / "whole_runs_added3.csv"
 #: the batches of runs added after the fit, in the order entered: (key, title, file)
 ADDED_BATCHES = (
     ("added", "first batch (seen; in the fit since amendment 3)", ADDED_RUNS),
@@ -47,6 +50,11 @@ ADDED_BATCHES = (
         "added2",
         "second batch (entered 2026-12-02 before any was scored; in the fit since amendment 3)",
         ADDED2_RUNS,
+    ),
+    (
+        "added3",
+        "third batch (entered 2026-12-02 before any was scored; never fitted on)",
+        ADDED3_RUNS,
     ),
 )
 #: the batch of origin of the 38 runs of whole_runs_heldout.csv in seen_rows
