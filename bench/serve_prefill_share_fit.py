@@ -44,6 +44,27 @@ def shares(phi: dict[str, float]):
         ENGINES.update(saved)
 
 
+def tuning_tpot_parts(rows):
+    """(row, setup, step, share) for each of `rows` the model expresses and does not refuse: an
+    aggregated row's TPOT split into its step (s) and the others' prefills at the engine's share
+    as the caller has set it (s); a disaggregated row's TPOT as its step and no share."""
+    for row in rows:
+        setup, _ = silicon.expressible(row)
+        if setup is None:
+            continue
+        try:
+            tpot_ms, _, _, refused = silicon.predict(setup, row)
+        except silicon.InputError:
+            continue
+        if refused:
+            continue
+        if row["mode"] == "agg":
+            f = silicon._figures(setup, row, setup["pools"][-1])
+            yield row, setup, f["t_step"], f["tpot"] - f["t_step"]
+        else:
+            yield row, setup, tpot_ms / 1e3, 0.0
+
+
 def columns() -> dict[str, dict[str, np.ndarray]]:
     """Per engine, over its tuning rows the model expresses and does not refuse: the TPOT's first
     term (`step`, s), its second at φ = 1 (`share`, s; 0 for a disaggregated row), the measured
@@ -51,22 +72,8 @@ def columns() -> dict[str, dict[str, np.ndarray]]:
     cols: dict[str, dict[str, list]] = {e: {} for e in ENGINES}
     rows = [r for r in silicon.load_rows() if not silicon.held_out(r)]
     with shares({}):
-        for row in rows:
-            setup, _ = silicon.expressible(row)
-            if setup is None:
-                continue
-            try:
-                tpot_ms, _, _, refused = silicon.predict(setup, row)
-            except silicon.InputError:
-                continue
-            if refused:
-                continue
+        for row, _, step, share in tuning_tpot_parts(rows):
             agg = row["mode"] == "agg"
-            if agg:
-                f = silicon._figures(setup, row, setup["pools"][0])
-                step, share = f["t_step"], f["tpot"] - f["t_step"]
-            else:
-                step, share = tpot_ms / 1e3, 0.0
             engine = ENGINE_OF_BACKEND[row["backend"]]
             values = {
                 "step": step,

@@ -23,6 +23,7 @@ import dataclasses
 
 import numpy as np
 
+from bench.serve_prefill_share_fit import tuning_tpot_parts
 from models.serving.engines import ENGINES
 from models.shapes import get_preset
 from models.validation import silicon
@@ -57,22 +58,8 @@ def columns() -> dict[str, np.ndarray]:
     cols: dict[str, list] = {k: [] for k in ("step", "share", "tokens", "measured", "id")}
     rows = [r for r in silicon.load_rows() if not silicon.held_out(r) and r["backend"] == ENGINE]
     with constants(0.0, 1.0):
-        for row in rows:
-            setup, _ = silicon.expressible(row)
-            if setup is None:
-                continue
-            try:
-                tpot_ms, _, _, refused = silicon.predict(setup, row)
-            except silicon.InputError:
-                continue
-            if refused:
-                continue
+        for row, setup, step, share in tuning_tpot_parts(rows):
             pool = setup["pools"][-1]
-            if row["mode"] == "agg":
-                f = silicon._figures(setup, row, pool)
-                step, share = f["t_step"], f["tpot"] - f["t_step"]
-            else:
-                step, share = tpot_ms / 1e3, 0.0
             shape = get_preset(setup["model"])
             cols["step"].append(step)
             cols["share"].append(share)

@@ -17,7 +17,7 @@ from app.views.validation_amd import amd_table
 from bench import serve_rocm_fit
 from models import DATA_DIR
 from models.serving import builds
-from models.serving.plan import ServeInputs, evaluate
+from models.serving.plan import evaluate
 from models.validation import amd, mlperf, silicon, summaries
 
 DOC = (DATA_DIR.parent.parent / "docs" / "reference" / "serving-evidence.md").read_text()
@@ -112,17 +112,7 @@ def test_the_csv_is_plain():
 
 def _planner(row: dict) -> dict:
     """The planner's own figures for an AMD row (models/serving/plan.py `evaluate`)."""
-    inp = ServeInputs(
-        model=row["model"],
-        gpu=row["gpu"],
-        precision=row["precision"],
-        kv_precision=row["kv_precision"] or None,
-        engine=row["engine"],
-        engine_version=row["engine_version"] or None,
-        input_tokens=int(row["input_tokens"]),
-        output_tokens=int(row["output_tokens"]),
-        users=int(row["concurrency"]),
-    )
+    inp = amd.inputs_of(row)
     r = evaluate(inp, [int(row["tp"])], [int(row["ep"])], [float(row["concurrency"])])
     return {k: float(v[0]) for k, v in r.items()}
 

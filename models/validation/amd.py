@@ -64,10 +64,9 @@ class Parts:
     fits: bool
 
 
-@functools.lru_cache(maxsize=256)
-def _parts(row_id: str) -> Parts:
-    row = next(r for r in load_rows() if r["id"] == row_id)
-    inp = ServeInputs(
+def inputs_of(row: dict) -> ServeInputs:
+    """The service an AMD row measured, as the planner takes it (its batch: the users in flight)."""
+    return ServeInputs(
         model=row["model"],
         gpu=row["gpu"],
         precision=row["precision"],
@@ -78,6 +77,12 @@ def _parts(row_id: str) -> Parts:
         output_tokens=int(row["output_tokens"]),
         users=int(row["concurrency"]),
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _parts(row_id: str) -> Parts:
+    row = next(r for r in load_rows() if r["id"] == row_id)
+    inp = inputs_of(row)
     tp, b = int(row["tp"]), float(row["concurrency"])
     r = {k: float(v[0]) for k, v in evaluate(inp, [tp], [int(row["ep"])], [b]).items()}
     build = builds.resolve(inp.engine, inp.gpu, inp.engine_version, get_preset(inp.model).is_moe)
