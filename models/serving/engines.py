@@ -97,6 +97,11 @@ class EngineSpec:
     #: the share of each other in-flight request's prefill a request waits for in a closed loop
     #: (½: every request in one wave; about 1/20: only the first wave of a run of 10 × C requests)
     ttft_wave_share: float = 0.0
+    #: a MoE model's prefill as the client waits for it, over the roofline's (its own and the
+    #: others'; docs/reference/serving-evidence.md, eighteenth amendment, MOE_TTFT_FIT_SOURCE):
+    #: TTFT = a + m · t_prefill · (k + w · (C − 1)) + t_step; 1 = the ninth amendment's form, and
+    #: always 1 for a dense model
+    ttft_moe_prefill_factor: float = 1.0
     #: time per output token (docs/reference/serving-evidence.md, tenth amendment): each
     #: tensor-parallel all-reduce of a forward step (two per layer, decode and prefill) takes, besides
     #: its bandwidth term and SERVE_ALLREDUCE_STEPS latency steps, this · log2(TP) seconds (a step of
@@ -175,19 +180,22 @@ ENGINES: dict[str, EngineSpec] = {
 ENGINE_OF_BACKEND = {e.backend: e.id for e in ENGINES.values()}
 
 
-def first_token_s(engine: str, t_prefill, t_step, in_flight=1.0, constants=None):
+def first_token_s(engine: str, t_prefill, t_step, in_flight=1.0, constants=None, moe=False):
     """Time to first token on `engine` (docs/reference/serving-evidence.md, ninth amendment):
-    ttft_fixed_s + t_prefill · (ttft_prefill_factor + ttft_wave_share · (in_flight − 1)) + t_step,
+    ttft_fixed_s + m · t_prefill · (ttft_prefill_factor + ttft_wave_share · (in_flight − 1)) +
+    t_step, m the engine's `ttft_moe_prefill_factor` for a MoE model (`moe`; eighteenth
+    amendment) and 1 for a dense one,
     `in_flight` the requests in a closed loop that share the request's prefill server (1 for
     open-loop arrivals, whose wait for a free slot is the M/M/c queue's). t_prefill is the
     roofline's prefill of one request, t_step the engine's decode step (its factor applied); add
     the K/V transfer when prefill and decode are split. `constants` (a s, k, w), where given,
     replace the engine's three (a ROCm build's: the seventeenth amendment, models/serving/
-    builds.py). Arrays broadcast."""
+    builds.py) and take no MoE factor. Arrays broadcast."""
     spec = ENGINES[engine]
     a, k, w = constants or (spec.ttft_fixed_s, spec.ttft_prefill_factor, spec.ttft_wave_share)
+    m = spec.ttft_moe_prefill_factor if moe and constants is None else 1.0
     others = np.maximum(np.asarray(in_flight, dtype=float) - 1.0, 0.0)
-    return a + t_prefill * (k + w * others) + t_step
+    return a + m * t_prefill * (k + w * others) + t_step
 
 
 def software_generation(engine: str) -> str:
