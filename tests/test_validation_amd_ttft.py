@@ -93,7 +93,9 @@ def test_validate_and_the_page_show_the_three_ttft_forms(capsys):
     assert main(["validate"]) == 0
     section = capsys.readouterr().out.split("== Serving on AMD GPUs, measured")[1]
     line = next(x for x in section.splitlines() if re.search(r"vllm\s+0\.7\.3\s+tuning\s+9", x))
-    assert re.search(r"95% ->\s+95% ->\s+2% \(\s+-0%\)", line), line
+    # the columns before the seventeenth read vLLM's CUDA constants, refitted by the eighteenth
+    # amendment (95 % and 95 % with the ninth's)
+    assert re.search(r"97% ->\s+96% ->\s+2% \(\s+-0%\)", line), line
     data = amd.as_json()
     table = amd_table(data)
     first = data["classes"][0]["sixteenth"]["ttft_ms"]["median_abs"]
@@ -103,7 +105,8 @@ def test_validate_and_the_page_show_the_three_ttft_forms(capsys):
 def test_the_plan_names_the_builds_first_token_constants():
     inp = ServeInputs(model="llama3-70b", gpu="MI300X", input_tokens=2000, output_tokens=300, rps=1)
     text = builds.software_of(inp)
-    assert "first token 30 ms + 5.9 of the roofline's prefills + 0.23 per other request" in text
+    # w = 5.9 × vLLM's CUDA 0.060 / 1.6 (the eighteenth amendment; 0.23 with the ninth's 0.090 / 2.3)
+    assert "first token 30 ms + 5.9 of the roofline's prefills + 0.22 per other request" in text
     cuda = ServeInputs(
         model="llama3-70b", gpu="H100-SXM", input_tokens=2000, output_tokens=300, rps=1
     )

@@ -444,6 +444,8 @@ def software_of(inp) -> str:
 def first_token_s(inp, t_prefill, t_step, in_flight=1.0):
     """A service's time to first token on its engine's build (engines.py `first_token_s`): a ROCm
     build's own (a, k, w) where adopted (docs/reference/serving-evidence.md, seventeenth
-    amendment), else the CUDA engine's (ninth amendment)."""
-    ttft = build_of(inp).ttft
-    return engines.first_token_s(inp.engine, t_prefill, t_step, in_flight, ttft)
+    amendment), else the CUDA engine's (ninth amendment), with its factor on a MoE model's prefill
+    (eighteenth amendment; a ROCm build takes none)."""
+    build = build_of(inp)
+    moe = build.platform == "cuda" and get_preset(inp.model).is_moe
+    return engines.first_token_s(inp.engine, t_prefill, t_step, in_flight, build.ttft, moe)

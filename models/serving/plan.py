@@ -38,7 +38,7 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   and t_step.
 - Time to first token (docs/reference/serving-evidence.md, ninth amendment; models/serving/
   builds.py `first_token_s`; per engine on AIConfigurator's tuning rows, per ROCm build: 17th):
-  TTFT = a_e + t_prefill · (k_e + w_e · (C − 1)) + t_step: a fixed time per request a_e, the
+  TTFT = a_e + m · t_prefill · (k_e + w_e · (C − 1)) + t_step (m: 18th, MoE on CUDA): a_e, the
   request's own prefill as the client sees it (k_e times the roofline's) and, with users in flight
   (a closed loop), a share w_e of each of the C − 1 others' prefills (C the replica's batch). With
   an arrival rate C is 1: the wait for a free slot is the M/M/c queue's, counted once. TPOT and

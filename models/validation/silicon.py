@@ -237,15 +237,17 @@ def predict(setup: dict, row: dict) -> tuple[float, float, float, str]:
     (module docstring). Every row is a closed loop at its concurrency, so its TTFT is the
     engine's first token at the requests in flight (`in_flight`; the ninth amendment)."""
     engine = ENGINE_OF_BACKEND[row["backend"]]
+    moe = get_preset(setup["model"]).is_moe  # the eighteenth amendment's factor
     if row["mode"] == "agg":
         (pool,) = setup["pools"]
         f = _figures(setup, row, pool)
         rule = _rule_tpot_ms(f, pool)
-        ttft = first_token_s(engine, f["t_prefill"], f["t_step"], in_flight(setup))
+        ttft = first_token_s(engine, f["t_prefill"], f["t_step"], in_flight(setup), moe=moe)
         return f["tpot"] * 1e3, ttft * 1e3, rule, _refusal(f, pool, "replica")
     prefill, decode = setup["pools"]
     p, d = _figures(setup, row, prefill), _figures(setup, row, decode)
-    ttft = first_token_s(engine, p["t_prefill"], d["t_step"], in_flight(setup)) + p["t_kv"]
+    ttft = first_token_s(engine, p["t_prefill"], d["t_step"], in_flight(setup), moe=moe)
+    ttft = ttft + p["t_kv"]
     why = _refusal(p, prefill, "prefill") or _refusal(d, decode, "decode")
     return d["t_step"] * 1e3, ttft * 1e3, _rule_tpot_ms(d, decode), why
 
