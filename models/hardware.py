@@ -12,6 +12,7 @@ import functools
 import pathlib
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from models.errors import InputError, data_file_error
@@ -50,6 +51,17 @@ class GpuSpec(BaseModel):
     as_of: str
     source: str = Field(min_length=1)
     notes: str = ""
+
+    def scaleup_group_gbyte_per_s(self, ranks) -> np.ndarray:
+        """GB/s each way one GPU moves within a group of `ranks` GPUs of its scale-up domain: on a
+        switch (no `scaleup_link_gbyte_per_s`) the whole aggregate for any group; on a full mesh of
+        point-to-point links only the group's own k − 1 links carry it, min(aggregate, max(k − 1, 1)
+        · link) (docs/reference/training.md 9; serving-evidence.md, sixteenth amendment)."""
+        k = np.asarray(ranks, dtype=float)
+        if self.scaleup_link_gbyte_per_s is None:
+            return np.full_like(k, self.scaleup_bandwidth_gbyte_per_s)
+        mesh = np.maximum(k - 1, 1) * self.scaleup_link_gbyte_per_s
+        return np.minimum(self.scaleup_bandwidth_gbyte_per_s, mesh)
 
     def peak_tflops(self, precision: str) -> float:
         """Dense tensor-core peak for the precision; FP8 and FP4 need their tensor cores."""

@@ -471,9 +471,9 @@ def _adapter_data_parallel(inp, job: Job, lay: Layouts, step: dict, adapters, he
     all-gather, forward and backward, every micro-batch."""
     g = job.gpu
     tp = lay.tp.astype(float)
-    up_bw = g.scaleup_bandwidth_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+    dpc = lay.dp * lay.cp  # its scale-up rate: the dpc ranks' links on a mesh (training.md 9)
+    up_bw = g.scaleup_group_gbyte_per_s(dpc) * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
     out_bw = g.scaleout_bandwidth_gbit_per_s / BITS_PER_BYTE * BYTES_PER_GB * C.SCALEOUT_EFFICIENCY
-    dpc = lay.dp * lay.cp
     inside = tp * dpc <= g.scaleup_domain_gpus
     bw = np.where(inside, up_bw, out_bw)
     lat = np.where(inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)

@@ -101,13 +101,9 @@ def group_scaleup_rate(gpu: GpuSpec, n) -> np.ndarray:
     whole rate (link_rates); on a full mesh of point-to-point links (MI300X, MI325X: seven Infinity
     Fabric links, one per other GPU), only the group's own links carry it: min(aggregate, (n − 1) ·
     scaleup_link_gbyte_per_s) at SCALEUP_EFFICIENCY (docs/reference/serving-evidence.md, sixteenth
-    amendment; models/data/gpus.csv). TP 2 on MI300X gets 64 GB/s, not the 8-GPU 448."""
-    up = link_rates(gpu)[0]
-    n = np.asarray(n, dtype=float)
-    if gpu.scaleup_link_gbyte_per_s is None:
-        return np.full_like(n, up)
-    mesh = np.maximum(n - 1, 1) * gpu.scaleup_link_gbyte_per_s * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
-    return np.minimum(up, mesh)
+    amendment; models/data/gpus.csv; the one rate training reads too: GpuSpec.scaleup_group_gbyte_per_s).
+    TP 2 on MI300X gets 64 GB/s, not the 8-GPU 448."""
+    return gpu.scaleup_group_gbyte_per_s(n) * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
 
 
 def _allreduce_s(size_bytes, n, gpu: GpuSpec, per_doubling_s: float = 0.0) -> np.ndarray:

@@ -257,6 +257,9 @@ def all_to_all_s(job, lay, routed_bytes, tp, links):
     span = tp * lay.ep
     n = lay.ep.astype(float)
     g = np.clip(domain // np.maximum(tp, 1), 1, n)
+    # on a full mesh the g ranks in one domain reach each other over g − 1 links (training.md 9)
+    gpu = job.gpu
+    up_bw = up_bw * (gpu.scaleup_group_gbyte_per_s(g) / gpu.scaleup_bandwidth_gbyte_per_s)
     inside = (g - 1) / n * routed_bytes / up_bw
     across = (n - g) / n * routed_bytes / out_bw
     lat = np.where(span <= domain, up_lat, out_lat)

@@ -151,11 +151,20 @@ def _context(job: Job, lay: Layouts) -> _Context:
     )
 
 
-def _link(job: Job, ctx: _Context, span):
-    """Bandwidth and latency for a group spanning `span` consecutive GPUs: the scale-up link inside
-    one scale-up domain, the scale-out network past it."""
+def scaleup_rate(gpu, ranks) -> np.ndarray:
+    """Bytes/s one GPU moves to a group of `ranks` GPUs inside its scale-up domain, at
+    SCALEUP_EFFICIENCY: the whole aggregate on a switch, min(aggregate, (k − 1) · link) on a full
+    mesh (GpuSpec.scaleup_group_gbyte_per_s; docs/reference/training.md 9)."""
+    return gpu.scaleup_group_gbyte_per_s(ranks) * BYTES_PER_GB * C.SCALEUP_EFFICIENCY
+
+
+def _link(job: Job, ctx: _Context, span, ranks=None):
+    """Bandwidth and latency for a group of `ranks` GPUs (default: `span`) spread over `span`
+    consecutive GPUs: the group's scale-up rate (scaleup_rate) inside one scale-up domain, the
+    scale-out network past it."""
     inside = span <= job.gpu.scaleup_domain_gpus
-    return np.where(inside, ctx.up_bw, ctx.out_bw), np.where(
+    up = scaleup_rate(job.gpu, span if ranks is None else ranks)
+    return np.where(inside, up, ctx.out_bw), np.where(
         inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S
     )
 
@@ -225,7 +234,7 @@ def _context_parallel(job: Job, ctx: _Context, attn_f, attn_b):
     backward; zeros without context parallelism."""
     if ctx.has_cp:
         tp, cp = ctx.tp, ctx.cp
-        cp_bw, cp_lat = _link(job, ctx, tp * cp)
+        cp_bw, cp_lat = _link(job, ctx, tp * cp, cp)
         kv_bytes = (
             ctx.T * ctx.kv_width * 2.0 / tp
         )  # this rank's K and V (bf16), heads split over tp
@@ -354,7 +363,7 @@ def _pipeline(job: Job, lay: Layouts, ctx: _Context, layer: _Layer, lps):
         bubble = np.maximum(pp / 2 - 1, 0.0) * (stage + back - 3 * w)
     else:
         bubble = (pp - 1) / v * stage
-    p2p_bw, p2p_lat = _link(job, ctx, tp * ctx.dpc * pp)
+    p2p_bw, p2p_lat = _link(job, ctx, tp * ctx.dpc * pp, 2)  # a send uses one link
     p2p_bytes = T * h * 2.0 / np.where(sp, tp, 1.0)
     p2p = np.where(pp > 1, 2 * (pp - 1) * v * coll.p2p_s(p2p_bytes, p2p_bw, p2p_lat), 0.0)
     if stack["a2a_overlap"] == "paired_chunk":  # "all-to-all and PP communication ... fully hidden"
@@ -371,11 +380,13 @@ def _data_parallel(job: Job, lay: Layouts, ctx: _Context, fwd_mb, bwd_mb):
     tp, dpc, out_bw, up_bw = ctx.tp, ctx.dpc, ctx.out_bw, ctx.up_bw
     m = lay.microbatches
     ne, ex = stage_params(job, lay)
-    dp_bw, dp_lat = _link(job, ctx, tp * dpc)
+    dp_bw, dp_lat = _link(job, ctx, tp * dpc, dpc)
     # k ranks of a DP group share one scale-up domain, each with its own NIC: NCCL runs k channels,
-    # one per NIC, so the group's bandwidth is k NICs, capped by the scale-up link.
+    # one per NIC, so the group's bandwidth is k NICs, capped by the k ranks' scale-up rate (one
+    # rank alone in the domain: no hop inside it, the aggregate; training.md 9)
     k = np.clip(g.scaleup_domain_gpus // tp, 1, dpc)
-    dp_bw = np.where(tp * dpc > g.scaleup_domain_gpus, np.minimum(k * out_bw, up_bw), dp_bw)
+    cap = np.where(k > 1, scaleup_rate(g, k), up_bw)
+    dp_bw = np.where(tp * dpc > g.scaleup_domain_gpus, np.minimum(k * out_bw, cap), dp_bw)
     dpe = np.maximum(dpc // lay.ep, 1)
     rs = coll.reduce_scatter_s(job.grad_bytes * ne, dpc, dp_bw, dp_lat) + (
         coll.reduce_scatter_s(job.grad_bytes * ex, dpe, dp_bw, dp_lat)
