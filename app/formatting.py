@@ -344,6 +344,23 @@ def finetune_rule_text(p, scores: str = "the Validation page") -> str:
     )
 
 
+def finetune_assumptions_text(p) -> str:
+    """What a fine-tune plan assumes of its weights, optimizer and gradient sync, read from the
+    plan's fields (FinetunePlan.fp8_params, bf16_optimizer, optimizer_bytes_per_param,
+    grad_sync_bytes_per_param); shared by the CLI's layout line and the Fine-tune page."""
+    weights = "FP8 only (no BF16 copy)" if p.fp8_params else "not FP8-only"
+    if not p.bf16_optimizer:
+        opt = "with an FP32 master copy"
+    elif p.framework == "megatron":
+        opt = "without an FP32 master copy (NeMo's BF16 distributed Adam)"
+    else:
+        opt = "without an FP32 master copy (pure BF16)"
+    return (
+        f"weights {weights}; optimizer {opt}, {p.optimizer_bytes_per_param:g} B per trained "
+        f"parameter; gradients synced at {p.grad_sync_bytes_per_param:g} B each"
+    )
+
+
 def ruled_out(c) -> dict[str, str]:
     """The compared options the buyer's constraints rule out (id -> reason)."""
     out = {o: why for o, why in excluded(c.scenario.constraints).items() if c.option(o) is not None}

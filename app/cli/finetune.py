@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             data["economics_problem"] = problem
         print_json("clusterplan finetune", data)
         return 0
-    from app.formatting import finetune_rule_text, sentence
+    from app.formatting import finetune_assumptions_text, finetune_rule_text, sentence
 
     p, lay = plan, plan.layout
     mem = ", ".join(f"{k} {v:.1f}" for k, v in p.memory_gib_per_gpu.items() if k != "total" and v)
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         f"GPUs            {p.gpus} ({p.nodes} node(s), {p.sizing}; fewest that fit {p.min_gpus})\n"
         f"Layout          {p.framework}: TP{lay.tp} PP{lay.pp} DP{lay.dp} ZeRO-{lay.zero}, recompute "
         f"{lay.recompute}, micro-batch {lay.micro_batch} x {lay.microbatches}, batch "
-        f"{lay.global_batch_seqs} sequences\n"
+        f"{lay.global_batch_seqs} sequences; {finetune_assumptions_text(p)}\n"
         f"Memory savings  {savings_line(p)}\n"
         f"Memory per GPU  {p.memory_gib_per_gpu['total']:.1f} of {p.memory_capacity_gib:g} GiB ({mem}); "
         f"activations {p.activations_gib_no_recompute:.1f} GiB without recompute, "

@@ -16,7 +16,7 @@ import streamlit as st
 
 from app import serving_cost, state
 from app.charts.memory import finetune_memory
-from app.formatting import finetune_rule_text, gib, md_plain, si
+from app.formatting import finetune_assumptions_text, finetune_rule_text, gib, md_plain, si
 from app.record_widgets import Form
 from app.views import forms
 from models.errors import InputError
@@ -314,7 +314,7 @@ def results(p: FinetunePlan, inp: FinetuneInputs) -> None:
     st.markdown(
         f"**Layout:** {FRAMEWORKS.get(p.framework, p.framework)} · TP {lay.tp} · PP {lay.pp} · "
         f"DP {lay.dp} · ZeRO-{lay.zero} · recompute {lay.recompute} · micro-batch "
-        f"{lay.micro_batch} × {lay.microbatches}"
+        f"{lay.micro_batch} × {lay.microbatches} · {finetune_assumptions_text(p)}"
     )
     st.markdown(_savings_caption(p))
     st.caption(

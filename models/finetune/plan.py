@@ -37,7 +37,8 @@ from pydantic import Field, field_validator, model_validator
 
 from models import constants as C
 from models.errors import InputError
-from models.finetune import choose, savings
+from models.finetune import choose, grad_sync, savings
+from models.finetune.records import FinetuneLayout, FinetunePlan
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
 from models.shapes import ModelShape, get_preset, known_model, load_presets
@@ -174,67 +175,6 @@ class FinetuneInputs(Record):
         if self.tokens is not None:
             return float(self.tokens)
         return float(self.examples) * float(self.tokens_per_example)
-
-
-class FinetuneLayout(Record):
-    tp: int
-    pp: int
-    dp: int
-    zero: int
-    recompute: str
-    micro_batch: int
-    microbatches: int
-    global_batch_seqs: int
-
-
-class FinetunePlan(Record):
-    """A fine-tuning run sized on one GPU type; memory per GPU, time for the whole dataset."""
-
-    model: str
-    method: str
-    gpu: str
-    precision: str
-    gpus: int
-    nodes: int
-    sizing: str = Field(description='"fixed" or "smallest that fits"')
-    min_gpus: int = Field(description="the fewest GPUs on the node ladder with a fitting layout")
-    lora_rank: int | None
-    lora_targets: list[str] | None
-    params_total: float
-    trainable_params: float
-    layout: FinetuneLayout
-    memory_gib_per_gpu: dict[str, float]
-    memory_capacity_gib: float
-    activations_gib_no_recompute: float = Field(description="same layout, nothing recomputed")
-    activations_gib_full_recompute: float = Field(description="same layout, full recompute")
-    step_time_s: float
-    step_breakdown_s: dict[str, float]
-    tokens_per_s: float
-    tokens_per_s_per_gpu: float
-    dataset_tokens: float
-    epochs: float
-    steps: int
-    train_hours: float
-    gpu_hours: float
-    rule_of_thumb_tokens_per_s: float = Field(
-        description="MFU 40 % × dense peak × GPUs ÷ (6 × parameters)"
-    )
-    rule_of_thumb_memory_gib_per_gpu: float = Field(
-        description="16 / 2 / 0.5 bytes per parameter (full / LoRA / QLoRA) ÷ GPUs"
-    )
-    layouts_evaluated: int
-    framework: str = Field(description="fsdp (FSDP / DeepSpeed ZeRO) or megatron (NeMo)")
-    savings: dict[str, bool] = Field(description="each memory-saving choice, on or off")
-    savings_chosen_by: str = Field(
-        description='"buyer" (all set), "planner" (it turned one on to fit) or "none needed"'
-    )
-    savings_step_s: dict[str, float] = Field(
-        description="seconds per step each chosen saving adds (8-bit optimizer: saves, negative)"
-    )
-    host_memory_gib_per_gpu: float = Field(description="CPU memory the offloaded state takes")
-    min_gpus_with_savings: int = Field(
-        description="the fewest GPUs on the node ladder that fit when savings may be chosen"
-    )
 
 
 # --- parameters -----------------------------------------------------------------------------------
@@ -507,7 +447,12 @@ def _best(inp: FinetuneInputs, job: Job, gpus: int, allow_auto: bool):
     if len(lay) == 0:
         return None
     mem, step = breakdowns(inp, job, lay)
-    return choose.fastest(lay, mem, step, inp.fixed_savings, allow_auto, _context(inp, job, lay))
+    bf16_job = grad_sync.bf16_grad_job(inp, job) if allow_auto else None
+    bf16_form = None
+    if bf16_job is not None:  # pure BF16 chosen by the planner: BF16 gradients reduced (grad_sync)
+        bf16_form = (*breakdowns(inp, bf16_job, lay), _context(inp, bf16_job, lay))
+    ctx = _context(inp, job, lay)
+    return choose.fastest(lay, mem, step, inp.fixed_savings, allow_auto, ctx, bf16_form)
 
 
 def _context(inp: FinetuneInputs, job: Job, lay: Layouts) -> dict:
@@ -676,6 +621,7 @@ def _assemble(inp, shape, gpu, job, choice, n, sizing, min_gpus):
         ),
         host_memory_gib_per_gpu=choice.host_bytes / GIB,
         min_gpus_with_savings=min_gpus[1],
+        **grad_sync.assumptions(inp, choice.combo, choice.grad_bytes),
     )
 
 
