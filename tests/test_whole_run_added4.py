@@ -1,0 +1,150 @@
+"""The fourth batch of whole runs added after the fit (models/data/validation/whole_runs_added4.csv;
+docs/reference/whole-run-model.md, 'Fourth batch'), entered sealed: every row parses, names a known
+preset, GPU and stack class, quotes a source, agrees with its own derivation, repeats no run already
+fitted, scored or entered, and was committed after the third batch by a commit that touched no
+scoring code; the file stays out of the scored batches until the lead scores it. These checks plan
+nothing."""
+
+from __future__ import annotations
+
+import csv
+import pathlib
+import subprocess
+
+import pytest
+
+from models.hardware import load_gpus
+from models.shapes import load_presets
+from tests.builders import first_commit, is_ancestor
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DATA = ROOT / "models" / "data" / "validation"
+ADDED4 = DATA / "whole_runs_added4.csv"
+#: every file already holding runs that were fitted, scored or entered before this batch
+EARLIER = (
+    "whole_runs_heldout.csv",
+    "whole_runs_added.csv",
+    "whole_runs_added2.csv",
+    "whole_runs_added3.csv",
+    "runs.csv",
+)
+BASES = ("reported", "gpus_x_days")
+#: YuLan-Mini's GPU-hours from its team's estimate_mfu.py: 56 GPUs x 10 stages x 28 h, then
+#: 48 GPUs x 15 stages x 32 h (the stable stage, 25 x 40B tokens)
+YULAN_STAGES = ((56, 10 * 28), (48, 15 * 32))
+YULAN_TOKENS = 25 * 40e9
+
+
+def _rows(path: pathlib.Path) -> list[dict]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return _rows(ADDED4)
+
+
+def test_the_batch_has_the_third_batch_schema_and_its_own_batch_note(rows):
+    with (DATA / "whole_runs_added3.csv").open(newline="") as f:
+        third = next(csv.reader(f))
+    with ADDED4.open(newline="") as f:
+        header = next(csv.reader(f))
+    assert header == third
+    assert len(rows) == 3
+    for r in rows:
+        assert None not in r and all(v is not None for v in r.values()), r["id"]
+        assert r["id"].startswith("a4-") and r["batch"].startswith("added4: entered 2026-12-02")
+        assert "before any of their errors was computed" in r["notes"], r["id"]
+
+
+def test_every_row_names_a_preset_gpu_and_stack_and_quotes_a_source(rows):
+    from models.validation.training import HELDOUT_SCOPES
+
+    presets, gpus = load_presets(), load_gpus()
+    classes = {s["stack_class"] for s in _rows(DATA / "stack_classes.csv")}
+    for r in rows:
+        assert r["model"] in presets and r["gpu"] in gpus, r["id"]
+        assert r["stack_class"] in classes and r["scope"] in HELDOUT_SCOPES, r["id"]
+        assert "'" in r["source"] and r["stack"].strip() and r["gpu_as_published"].strip(), r["id"]
+        assert 2023 <= int(r["year"]) <= 2026 and r["precision"] == "bf16", r["id"]
+        assert float(r["tokens"]) > 0 and int(r["seq_len"]) > 0, r["id"]
+        shape = presets[r["model"]]
+        assert float(r["params_total_b"]) == pytest.approx(shape.published_params_b, rel=0.02)
+        active = shape.published_active_params_b or shape.published_params_b
+        assert float(r["params_active_b"]) == pytest.approx(active, rel=0.02), r["id"]
+
+
+def test_gpu_hours_are_the_published_gpus_times_days_or_the_reported_figure(rows):
+    """`gpus_x_days`: GPU-hours = GPUs x days x 24 from the row's own count and days; `reported`:
+    the source's figure (here derived from the team's own stage hours), with no days."""
+    for r in rows:
+        assert r["basis"] in BASES and r["gpu_count_published"] == "1", r["id"]
+        assert int(r["gpus"]) > 0 and float(r["published_gpu_hours"]) > 0, r["id"]
+        if r["basis"] == "gpus_x_days":
+            want = int(r["gpus"]) * float(r["wall_days"]) * 24
+            assert float(r["published_gpu_hours"]) == pytest.approx(want, rel=1e-9), r["id"]
+        else:
+            assert not r["wall_days"], r["id"]
+
+
+def test_yulan_mini_row_is_the_scripts_stable_stage(rows):
+    """The YuLan-Mini row carries the stable stage its GPU-hours cover: the stage hours of the
+    team's script, its 1.0T tokens, one of the two published counts, and says which count it took."""
+    (r,) = [r for r in rows if r["model"] == "yulan-mini-2.4b"]
+    assert float(r["published_gpu_hours"]) == sum(g * h for g, h in YULAN_STAGES)
+    assert float(r["tokens"]) == YULAN_TOKENS
+    assert int(r["gpus"]) in {g for g, _ in YULAN_STAGES} and r["gpu"] == "A800"
+    assert "56 GPUs for stages 1-10, 48 for stages 11-25" in r["gpu_as_published"]
+
+
+def test_assumed_a100_memory_is_marked(rows):
+    """Where the card says only 'A100', the entered memory is flagged as an assumption."""
+    for r in rows:
+        if "memory not stated" in r["gpu_as_published"]:
+            assert "[assumed" in r["notes"], r["id"]
+
+
+def test_no_run_repeats_one_already_fitted_scored_or_entered(rows):
+    seen = set()
+    for name in EARLIER:
+        seen |= {r["model"] for r in _rows(DATA / name) if "model" in r}
+    assert not {r["model"] for r in rows} & seen
+    assert len({r["id"] for r in rows}) == len({r["model"] for r in rows}) == len(rows)
+
+
+def test_the_batch_is_sealed_until_the_lead_scores_it():
+    """Not in ADDED_BATCHES nor FITTED_BATCHES, and no scoring code names the file: nothing reads
+    it to plan or score it before the lead adds it."""
+    from models.validation import whole_run as W
+
+    assert "added4" not in [k for k, _, _ in W.ADDED_BATCHES]
+    assert ADDED4 not in [p for _, _, p in W.ADDED_BATCHES]
+    assert "added4" not in W.FITTED_BATCHES
+    named = subprocess.run(
+        ["git", "grep", "-l", "whole_runs_added4", "--", "models", "bench", "app"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    assert named == []
+
+
+def test_the_batch_was_committed_after_the_third_batch_without_scoring_code():
+    """The commit that first added the file comes after the third batch, and changed no scoring
+    code: the rows went in before anything could score them."""
+    added3 = first_commit("--", "models/data/validation/whole_runs_added3.csv")
+    added4 = first_commit("--", "models/data/validation/whole_runs_added4.csv")
+    assert added4 != added3 and is_ancestor(added3, added4)
+    touched = subprocess.run(
+        ["git", "show", "--name-only", "--format=", added4],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert "models/data/validation/whole_runs_added4.csv" in touched
+    assert "docs/reference/whole-run-model.md" in touched
+    scoring = ("models/validation/", "models/training/", "models/constants.py", "bench/")
+    assert not [p for p in touched if p.startswith(scoring)], touched
