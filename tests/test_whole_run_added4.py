@@ -113,22 +113,34 @@ def test_no_run_repeats_one_already_fitted_scored_or_entered(rows):
     assert len({r["id"] for r in rows}) == len({r["model"] for r in rows}) == len(rows)
 
 
-def test_the_batch_is_sealed_until_the_lead_scores_it():
-    """Not in ADDED_BATCHES nor FITTED_BATCHES, and no scoring code names the file: nothing reads
-    it to plan or score it before the lead adds it."""
+def test_the_batch_is_scored_with_the_committed_factor_and_never_fitted_on():
+    """Unsealed by the lead once form C3 was kept: scored from its own file, in its order, each
+    run's error its steady-state GPU-hours x the committed F over the published GPU-hours; in
+    ADDED_BATCHES, never in FITTED_BATCHES."""
+    from models.constants import WHOLE_RUN_FIT
+    from models.training.whole_run import whole_run_factor
     from models.validation import whole_run as W
 
-    assert "added4" not in [k for k, _, _ in W.ADDED_BATCHES]
-    assert ADDED4 not in [p for _, _, p in W.ADDED_BATCHES]
+    assert [k for k, _, _ in W.ADDED_BATCHES][-1] == "added4"
     assert "added4" not in W.FITTED_BATCHES
-    named = subprocess.run(
-        ["git", "grep", "-l", "whole_runs_added4", "--", "models", "bench", "app"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.split()
-    assert named == []
+    d = W.added_scores(W.ADDED4_RUNS)
+    assert [r["id"] for r in d["rows"]] == [r["id"] for r in _rows(ADDED4)]
+    for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
+        f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
+        assert r["factor"] == pytest.approx(f) and f >= 1
+        assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
+
+
+def test_validate_prints_the_fourth_batch_against_the_targets():
+    from models.validation import whole_run as W
+    from models.validation.whole_run_report import whole_run_report
+
+    fourth = whole_run_report().split("fourth batch (entered sealed 2026-12-02")[1]
+    assert "whole_runs_added4.csv" in fourth and "targets 25% median" in fourth
+    for r in _rows(ADDED4):
+        assert fourth.count(f"  {r['id']} ") == 1
+    s = W.added_scores(W.ADDED4_RUNS)["whole_run"]["all"]
+    assert f"{s['median_abs_error']:>7.1%} {s['signed_median']:>+7.1%} ( 3)" in fourth
 
 
 def test_the_batch_was_committed_after_the_third_batch_without_scoring_code():

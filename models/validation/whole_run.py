@@ -43,6 +43,9 @@ ADDED2_RUNS = ROOT / "whole_runs_added2.csv"
 #: the third, entered 2026-12-02 before any was scored, once the form was refitted on the 53 seen
 #: runs (whole-run-model.md, 'Third batch'): the evidence for issue 31's targets
 ADDED3_RUNS = ROOT / "whole_runs_added3.csv"
+#: the fourth, entered sealed 2026-12-02 and scored once the lead had kept form C3 (amendment 4 not
+#: adopted: whole-run-model.md, 'Fourth batch' and 'Amendment 4')
+ADDED4_RUNS = ROOT / "whole_runs_added4.csv"
 #: the batches of runs added after the fit, in the order entered: (key, title, file)
 ADDED_BATCHES = (
     ("added", "first batch (seen; in the fit since amendment 3)", ADDED_RUNS),
@@ -55,6 +58,11 @@ ADDED_BATCHES = (
         "added3",
         "third batch (entered 2026-12-02 before any was scored; never fitted on)",
         ADDED3_RUNS,
+    ),
+    (
+        "added4",
+        "fourth batch (entered sealed 2026-12-02, scored under form C3; never fitted on)",
+        ADDED4_RUNS,
     ),
 )
 #: the batch of origin of the 38 runs of whole_runs_heldout.csv in seen_rows
