@@ -7,7 +7,10 @@ Imported as `tests.builders` (run the tests with `python -m pytest` from the rep
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
+import csv
+import io
 import json
 import pathlib
 import zlib
@@ -330,3 +333,22 @@ def is_ancestor(a: str, b: str) -> bool:
     import subprocess
 
     return subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=ROOT).returncode == 0
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    """`clusterplan ARGS` in-process: (exit status, stdout, stderr); an argparse exit is a status."""
+    from app.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(list(args))
+        except SystemExit as exc:
+            rc = exc.code
+    return rc, out.getvalue(), err.getvalue()
+
+
+def csv_rows(path: pathlib.Path) -> list[dict]:
+    """Every row of a CSV file as a dict keyed by its header."""
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))

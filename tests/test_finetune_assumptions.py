@@ -6,14 +6,11 @@ with FP8-only weights through a share link and a scenario file into the capacity
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
 
 from app import share_link
-from app.cli import main
 from app.formatting import finetune_assumptions_text
 from app.scenario_files import PORTFOLIOS, read_scenario
 from app.views import finetune as finetune_page
@@ -22,7 +19,7 @@ from models.portfolio.capacity import simulate
 from models.portfolio.demand import _size_finetune, derive_demand
 from models.portfolio.workloads import Finetune
 from models.scenario import Scenario
-from tests.builders import app
+from tests.builders import app, run_cli
 from tests.readback import field_errors as errors
 
 MEGATRON_70B = dict(
@@ -34,16 +31,6 @@ MEGATRON_70B = dict(
     framework="megatron",
     precision="fp8",
 )
-
-
-def _cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(list(args))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
 
 
 def _args(inp: dict, *flags: str) -> list[str]:
@@ -92,18 +79,18 @@ def test_cli_text_and_json_show_what_the_plan_assumes():
     inp = FinetuneInputs(**MEGATRON_70B, pure_bf16=True, fp8_params=True)
     plan = plan_finetune(inp)
     flags = ("--pure-bf16", "--fp8-params")
-    rc, out, err = _cli(*_args(MEGATRON_70B, *flags))
+    rc, out, err = run_cli(*_args(MEGATRON_70B, *flags))
     assert rc == 0, err
     layout = next(line for line in out.splitlines() if line.startswith("Layout"))
     assert layout.endswith(f"sequences; {finetune_assumptions_text(plan)}")
     assert "weights FP8 only" in layout and "NeMo's BF16 distributed Adam" in layout
     assert "6 B per trained parameter" in layout and "gradients synced at 2 B each" in layout
-    rc, out, err = _cli(*_args(MEGATRON_70B, *flags, "--json"))
+    rc, out, err = run_cli(*_args(MEGATRON_70B, *flags, "--json"))
     assert rc == 0, err
     data = json.loads(out)
     assert data["fp8_params"] is True and data["bf16_optimizer"] is True
     assert data["optimizer_bytes_per_param"] == 6.0 and data["grad_sync_bytes_per_param"] == 2.0
-    rc, out, _ = _cli(*_args({k: MEGATRON_70B[k] for k in ("method", "tokens", "gpu")}))
+    rc, out, _ = run_cli(*_args({k: MEGATRON_70B[k] for k in ("method", "tokens", "gpu")}))
     assert rc == 0
     layout = next(line for line in out.splitlines() if line.startswith("Layout"))
     assert "weights not FP8-only; optimizer with an FP32 master copy, 12 B" in layout

@@ -3,14 +3,11 @@ docs/reference/finetune-model.md): the bytes per parameter each source names, th
 needs them, the bitsandbytes 32-bit paged AdamW's FP32 moments, and the input on the CLI, the page,
 portfolio workloads and share links."""
 
-import contextlib
-import io
 import json
 
 import numpy as np
 import pytest
 
-from app.cli import main
 from app.scenario_files import EXAMPLE
 from app.share_link import decode_link, encode
 from models.errors import InputError
@@ -29,6 +26,7 @@ from models.portfolio.workloads import Finetune
 from models.scenario import Scenario
 from models.training.layouts import Layouts
 from models.validation import finetune as FV
+from tests.builders import run_cli
 
 ROW = "nemo2407-llama2-70b-sft-h100x16"
 
@@ -141,20 +139,10 @@ def test_fp8_params_is_refused_outside_megatron_fp8_with_the_field_named():
         assert exc.value.field == "fp8_params" and "megatron" in str(exc.value)
 
 
-def _cli(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
-
-
 def test_cli_takes_fp8_params_and_pure_bf16_under_megatron():
     args = ("finetune", "--model", "llama2-70b", "--method", "full", "--tokens", "1e8")
     args += ("--gpu", "H100-SXM", "--gpus", "16", "--framework", "megatron", "--precision", "fp8")
-    rc, out, err = _cli(*args, "--pure-bf16", "--fp8-params", "--json")
+    rc, out, err = run_cli(*args, "--pure-bf16", "--fp8-params", "--json")
     assert rc == 0, err
     inp = FinetuneInputs(
         model="llama2-70b",
@@ -174,7 +162,7 @@ def test_cli_takes_fp8_params_and_pure_bf16_under_megatron():
         data["memory_gib_per_gpu"]
         != plan_finetune(inp.model_copy(update={"fp8_params": False})).memory_gib_per_gpu
     )
-    rc, _, err = _cli(*args[:-6], "--fp8-params")
+    rc, _, err = run_cli(*args[:-6], "--fp8-params")
     assert rc != 0 and "--fp8-params" in err and "megatron" in err and "Traceback" not in err
 
 

@@ -4,17 +4,15 @@ field, when a file is too large, not JSON, or asks for sizes past its bounds."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
 
-from app.cli import main
 from models.errors import InputError
 from models.model_file import LIMITS, MAX_FILE_BYTES, read_model_file, register
 from models.serving.plan import ServeInputs, plan_serving
 from models.shapes import forget_own_model, get_preset
+from tests.builders import run_cli
 
 
 @pytest.fixture
@@ -27,19 +25,9 @@ def model_file(tmp_path):
     forget_own_model("my-70b")
 
 
-def _cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(list(args))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
-
-
 def test_a_model_file_sizes_as_the_preset_of_the_same_shape(model_file):
     path, _ = model_file
-    rc, out, _ = _cli(
+    rc, out, _ = run_cli(
         "serve", "--model", str(path), "--gpu", "H100-SXM", "--input-tokens", "2048",
         "--output-tokens", "256", "--rps", "10", "--json",
     )  # fmt: skip
@@ -56,7 +44,7 @@ def test_a_model_file_sizes_as_the_preset_of_the_same_shape(model_file):
         ["train", "--tokens", "1e11", "--gpu", "H100-SXM", "--gpus", "64"],
         ["finetune", "--method", "lora", "--tokens", "1e7", "--gpu", "H100-SXM"],
     ):
-        rc, out, err = _cli(command[0], "--model", str(path), *command[1:])
+        rc, out, err = run_cli(command[0], "--model", str(path), *command[1:])
         assert rc == 0, err
         assert "Mine" in out or "my-70b" in out
 
@@ -84,7 +72,7 @@ def test_a_file_asking_for_what_it_may_not_is_refused_naming_the_field(tmp_path,
     with pytest.raises(InputError) as exc:
         read_model_file(path)
     assert exc.value.field == f"model.{field}"
-    rc, _, err = _cli("serve", "--model", str(path), "--gpu", "H100-SXM",
+    rc, _, err = run_cli("serve", "--model", str(path), "--gpu", "H100-SXM",
                       "--input-tokens", "10", "--output-tokens", "10")  # fmt: skip
     assert rc == 2 and "--model" in err and field in err and "Traceback" not in err
 

@@ -7,19 +7,16 @@ defined says so."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
 
 from app import share_link
-from app.cli import main
 from models.model_file import MAX_SCENARIO_MODELS, content_id
 from models.scenario import Scenario, explain_validation_error
 from models.shapes import ModelShape, get_preset
 from pricing.engine import compare
-from tests.builders import token_of_json
+from tests.builders import run_cli, token_of_json
 
 #: each test starts from and leaves the registry as it found it (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("registry")
@@ -166,21 +163,11 @@ def test_a_link_naming_an_unknown_model_says_so(registry):
         share_link.decode_link(token_of_json({"version": 2, **data}))
 
 
-def _cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(list(args))
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
-
-
 def test_clusterplan_compare_reads_a_scenario_file_with_its_models(tmp_path, registry):
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(portfolio([MOE])))
     forget_all(registry)
-    rc, out, _ = _cli("compare", str(path), "--json")
+    rc, out, _ = run_cli("compare", str(path), "--json")
     assert rc == 0
     assert {w["model"] for w in json.loads(out)["scenario"]["workloads"]} == {
         content_id(ModelShape.model_validate(MOE))
@@ -190,7 +177,7 @@ def test_clusterplan_compare_reads_a_scenario_file_with_its_models(tmp_path, reg
 def test_clusterplan_compare_names_a_hostile_models_field(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(portfolio([MOE | {"layers": 10**6}])))
-    rc, _, err = _cli("compare", str(path))
+    rc, _, err = run_cli("compare", str(path))
     assert rc != 0
     assert "own_models[0].layers: 1,000,000 is over 1,000 (allowed 1 to 1,000)" in err  # once
     assert "Traceback" not in err

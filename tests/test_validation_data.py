@@ -5,13 +5,13 @@ Nothing here runs the model on these rows: they are entered before anyone looks 
 
 from __future__ import annotations
 
-import csv
 import pathlib
 
 import pytest
 
 from models.hardware import load_gpus
 from models.shapes import load_presets
+from tests.builders import csv_rows
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "models" / "data" / "validation"
@@ -28,14 +28,9 @@ PRECISIONS = ("bf16", "fp16", "fp8")
 MAPPED_GPUS = {"H800": ("H100-SXM", 200.0)}
 
 
-def _rows(path: pathlib.Path) -> list[dict]:
-    with path.open(newline="") as f:
-        return list(csv.DictReader(f))
-
-
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    return _rows(HELDOUT)
+    return csv_rows(HELDOUT)
 
 
 def test_every_row_parses_with_positive_inputs(rows):
@@ -60,7 +55,7 @@ def test_every_row_parses_with_positive_inputs(rows):
 
 def test_every_row_names_a_known_preset_gpu_and_stack_with_a_source(rows):
     presets, gpus = load_presets(), load_gpus()
-    classes = {s["stack_class"] for s in _rows(STACKS)}
+    classes = {s["stack_class"] for s in csv_rows(STACKS)}
     for r in rows:
         assert r["model"] in presets, r["id"]
         assert r["gpu"] in gpus, r["id"]
@@ -104,8 +99,8 @@ def test_gpus_missing_from_the_catalogue_are_mapped_with_their_fabric(rows):
 
 
 def test_no_run_repeats_a_runs_csv_row(rows):
-    scored = [r for r in _rows(RUNS) if r["kind"] == "gpu_hours"]
-    ids = {r["id"] for r in _rows(RUNS)}
+    scored = [r for r in csv_rows(RUNS) if r["kind"] == "gpu_hours"]
+    ids = {r["id"] for r in csv_rows(RUNS)}
     assert len({r["id"] for r in rows}) == len(rows)
     for r in rows:
         assert r["id"].startswith("ho-") and r["id"] not in ids, r["id"]
@@ -123,13 +118,13 @@ def test_rows_are_grouped_by_gpu_in_catalogue_order_then_by_year(rows):
 
 def test_every_stack_class_is_defined_in_the_reference_page():
     text = STACK_DOC.read_text()
-    for s in _rows(STACKS):
+    for s in csv_rows(STACKS):
         assert f"`{s['stack_class']}`" in text, s["stack_class"]
         assert s["name"].strip() and s["what_it_covers"].strip()
 
 
 def test_skipped_runs_say_why():
-    for s in _rows(SKIPPED):
+    for s in csv_rows(SKIPPED):
         assert s["run"].strip() and s["source"].strip() and s["reason"].strip()
 
 

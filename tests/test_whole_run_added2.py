@@ -12,21 +12,16 @@ import pytest
 
 from models.hardware import load_gpus
 from models.shapes import load_presets
-from tests.builders import first_commit, is_ancestor
+from tests.builders import csv_rows, first_commit, is_ancestor
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "models" / "data" / "validation"
 ADDED2 = DATA / "whole_runs_added2.csv"
 
 
-def _rows(path: pathlib.Path) -> list[dict]:
-    with path.open(newline="") as f:
-        return list(csv.DictReader(f))
-
-
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    return _rows(ADDED2)
+    return csv_rows(ADDED2)
 
 
 def test_the_batch_has_ten_rows_in_the_added_schema_plus_its_batch_note(rows):
@@ -41,7 +36,7 @@ def test_the_batch_has_ten_rows_in_the_added_schema_plus_its_batch_note(rows):
 
 def test_every_row_names_a_preset_gpu_and_stack_and_quotes_a_source(rows):
     presets, gpus = load_presets(), load_gpus()
-    classes = {s["stack_class"] for s in _rows(DATA / "stack_classes.csv")}
+    classes = {s["stack_class"] for s in csv_rows(DATA / "stack_classes.csv")}
     for r in rows:
         assert r["model"] in presets and r["gpu"] in gpus, r["id"]
         assert r["stack_class"] in classes, r["id"]
@@ -63,7 +58,7 @@ def test_gpu_hours_are_the_published_gpus_times_days(rows):
 def test_no_run_repeats_one_already_fitted_or_scored(rows):
     seen = set()
     for name in ("whole_runs_heldout.csv", "whole_runs_added.csv", "runs.csv"):
-        seen |= {r["model"] for r in _rows(DATA / name) if "model" in r}
+        seen |= {r["model"] for r in csv_rows(DATA / name) if "model" in r}
     assert not {r["model"] for r in rows} & seen
     assert len({r["id"] for r in rows}) == len(rows)
 
@@ -85,7 +80,7 @@ def test_the_batch_is_scored_with_the_committed_factor_from_its_own_file():
     from models.validation import whole_run as W
 
     d = W.added_scores(W.ADDED2_RUNS)
-    assert [r["id"] for r in d["rows"]] == [r["id"] for r in _rows(ADDED2)]
+    assert [r["id"] for r in d["rows"]] == [r["id"] for r in csv_rows(ADDED2)]
     for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
         f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
         assert r["factor"] == pytest.approx(f) and f >= 1
@@ -116,7 +111,7 @@ def test_validate_prints_the_second_batch_as_a_block_of_its_own():
     first, second = text.split("second batch (entered 2026-12-02")
     second = second.split("third batch (entered 2026-12-02")[0]
     assert "whole_runs_added.csv" in first and "whole_runs_added2.csv" in second
-    for r in _rows(ADDED2):
+    for r in csv_rows(ADDED2):
         assert second.count(f"  {r['id']} ") == 1 and r["id"] not in first
     s = W.added_scores(W.ADDED2_RUNS)["whole_run"]["all"]
     assert f"{s['median_abs_error']:>7.1%} {s['signed_median']:>+7.1%} (10)" in second

@@ -15,7 +15,7 @@ import pytest
 
 from models.hardware import load_gpus
 from models.shapes import load_presets
-from tests.builders import first_commit, is_ancestor
+from tests.builders import csv_rows, first_commit, is_ancestor
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "models" / "data" / "validation"
@@ -27,14 +27,9 @@ BASES = ("reported", "gpus_x_days")
 P4D_SCALEOUT_GBIT_PER_GPU = 50.0
 
 
-def _rows(path: pathlib.Path) -> list[dict]:
-    with path.open(newline="") as f:
-        return list(csv.DictReader(f))
-
-
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    return _rows(ADDED3)
+    return csv_rows(ADDED3)
 
 
 def test_the_batch_has_the_second_batch_schema_and_its_own_batch_note(rows):
@@ -54,7 +49,7 @@ def test_every_row_names_a_preset_gpu_and_stack_and_quotes_a_source(rows):
     from models.validation.training import HELDOUT_SCOPES
 
     presets, gpus = load_presets(), load_gpus()
-    classes = {s["stack_class"] for s in _rows(DATA / "stack_classes.csv")}
+    classes = {s["stack_class"] for s in csv_rows(DATA / "stack_classes.csv")}
     for r in rows:
         assert r["model"] in presets and r["gpu"] in gpus, r["id"]
         assert r["stack_class"] in classes and r["scope"] in HELDOUT_SCOPES, r["id"]
@@ -89,7 +84,7 @@ def test_rows_on_p4d_carry_its_fabric(rows):
 def test_no_run_repeats_one_already_fitted_scored_or_entered(rows):
     seen = set()
     for name in EARLIER:
-        seen |= {r["model"] for r in _rows(DATA / name) if "model" in r}
+        seen |= {r["model"] for r in csv_rows(DATA / name) if "model" in r}
     assert not {r["model"] for r in rows} & seen
     assert len({r["id"] for r in rows}) == len({r["model"] for r in rows}) == len(rows)
 
@@ -123,7 +118,7 @@ def test_the_batch_is_scored_with_the_committed_factor_and_never_fitted_on():
     assert "added3" in [k for k, _, _ in W.ADDED_BATCHES]
     assert "added3" not in W.FITTED_BATCHES
     d = W.added_scores(W.ADDED3_RUNS)
-    assert [r["id"] for r in d["rows"]] == [r["id"] for r in _rows(ADDED3)]
+    assert [r["id"] for r in d["rows"]] == [r["id"] for r in csv_rows(ADDED3)]
     for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
         f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
         assert r["factor"] == pytest.approx(f) and f >= 1
@@ -136,7 +131,7 @@ def test_validate_prints_the_third_batch_against_the_targets():
 
     third = whole_run_report().split("third batch (entered 2026-12-02")[1].split("fourth batch")[0]
     assert "whole_runs_added3.csv" in third and "targets 25% median" in third
-    for r in _rows(ADDED3):
+    for r in csv_rows(ADDED3):
         assert third.count(f"  {r['id']} ") == 1
     s = W.added_scores(W.ADDED3_RUNS)["whole_run"]["all"]
     assert f"{s['median_abs_error']:>7.1%} {s['signed_median']:>+7.1%} ( 5)" in third

@@ -15,7 +15,7 @@ import pytest
 
 from models.hardware import load_gpus
 from models.shapes import load_presets
-from tests.builders import first_commit, is_ancestor
+from tests.builders import csv_rows, first_commit, is_ancestor
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "models" / "data" / "validation"
@@ -35,14 +35,9 @@ YULAN_STAGES = ((56, 10 * 28), (48, 15 * 32))
 YULAN_TOKENS = 25 * 40e9
 
 
-def _rows(path: pathlib.Path) -> list[dict]:
-    with path.open(newline="") as f:
-        return list(csv.DictReader(f))
-
-
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    return _rows(ADDED4)
+    return csv_rows(ADDED4)
 
 
 def test_the_batch_has_the_third_batch_schema_and_its_own_batch_note(rows):
@@ -62,7 +57,7 @@ def test_every_row_names_a_preset_gpu_and_stack_and_quotes_a_source(rows):
     from models.validation.training import HELDOUT_SCOPES
 
     presets, gpus = load_presets(), load_gpus()
-    classes = {s["stack_class"] for s in _rows(DATA / "stack_classes.csv")}
+    classes = {s["stack_class"] for s in csv_rows(DATA / "stack_classes.csv")}
     for r in rows:
         assert r["model"] in presets and r["gpu"] in gpus, r["id"]
         assert r["stack_class"] in classes and r["scope"] in HELDOUT_SCOPES, r["id"]
@@ -108,7 +103,7 @@ def test_assumed_a100_memory_is_marked(rows):
 def test_no_run_repeats_one_already_fitted_scored_or_entered(rows):
     seen = set()
     for name in EARLIER:
-        seen |= {r["model"] for r in _rows(DATA / name) if "model" in r}
+        seen |= {r["model"] for r in csv_rows(DATA / name) if "model" in r}
     assert not {r["model"] for r in rows} & seen
     assert len({r["id"] for r in rows}) == len({r["model"] for r in rows}) == len(rows)
 
@@ -124,7 +119,7 @@ def test_the_batch_is_scored_with_the_committed_factor_and_never_fitted_on():
     assert [k for k, _, _ in W.ADDED_BATCHES][-1] == "added4"
     assert "added4" not in W.FITTED_BATCHES
     d = W.added_scores(W.ADDED4_RUNS)
-    assert [r["id"] for r in d["rows"]] == [r["id"] for r in _rows(ADDED4)]
+    assert [r["id"] for r in d["rows"]] == [r["id"] for r in csv_rows(ADDED4)]
     for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
         f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
         assert r["factor"] == pytest.approx(f) and f >= 1
@@ -137,7 +132,7 @@ def test_validate_prints_the_fourth_batch_against_the_targets():
 
     fourth = whole_run_report().split("fourth batch (entered sealed 2026-12-02")[1]
     assert "whole_runs_added4.csv" in fourth and "targets 25% median" in fourth
-    for r in _rows(ADDED4):
+    for r in csv_rows(ADDED4):
         assert fourth.count(f"  {r['id']} ") == 1
     s = W.added_scores(W.ADDED4_RUNS)["whole_run"]["all"]
     assert f"{s['median_abs_error']:>7.1%} {s['signed_median']:>+7.1%} ( 3)" in fourth
