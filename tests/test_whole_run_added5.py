@@ -1,0 +1,141 @@
+"""The fifth batch of whole runs added after the fit (models/data/validation/whole_runs_added5.csv;
+docs/reference/whole-run-model.md, 'Fifth batch'), entered sealed: every row parses, names a known
+preset, GPU and stack class, quotes a source, agrees with its own derivation (tokens from the
+published steps and batch, GPU-hours from GPUs x days x 24), repeats no run already fitted, scored
+or entered, and was committed after the fourth batch by a commit that touched no scoring code; the
+file stays out of the scored batches until the lead scores it. These checks plan nothing."""
+
+from __future__ import annotations
+
+import csv
+import pathlib
+import subprocess
+
+import pytest
+
+from models.hardware import load_gpus
+from models.shapes import load_presets
+from tests.builders import csv_rows, first_commit, is_ancestor
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DATA = ROOT / "models" / "data" / "validation"
+ADDED5 = DATA / "whole_runs_added5.csv"
+#: every file already holding runs that were fitted, scored or entered before this batch
+EARLIER = (
+    "whole_runs_heldout.csv",
+    "whole_runs_added.csv",
+    "whole_runs_added2.csv",
+    "whole_runs_added3.csv",
+    "whole_runs_added4.csv",
+    "runs.csv",
+)
+#: each source's steps and tokens per step as its script sets them (nanoGPT config/train_gpt2.py:
+#: 600,000 iterations of 12 x 1024 x 5 x 8; llm.c run_gpt2_1558M.sh: 32,000 steps of 1,048,576),
+#: and the days the source states
+PUBLISHED = {
+    "nanogpt-gpt2-124m": (600_000, 12 * 1024 * 5 * 8, 4.0),
+    "llmc-gpt2-1558m": (32_000, 1_048_576, 1.0),
+}
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return csv_rows(ADDED5)
+
+
+def test_the_batch_has_the_fourth_batch_schema_and_its_own_batch_note(rows):
+    with (DATA / "whole_runs_added4.csv").open(newline="") as f:
+        fourth = next(csv.reader(f))
+    with ADDED5.open(newline="") as f:
+        header = next(csv.reader(f))
+    assert header == fourth
+    assert len(rows) == 2
+    for r in rows:
+        assert None not in r and all(v is not None for v in r.values()), r["id"]
+        assert r["id"].startswith("a5-") and r["batch"].startswith("added5: entered 2026-12-02")
+        assert "before any of their errors was computed" in r["notes"], r["id"]
+
+
+def test_every_row_names_a_preset_gpu_and_stack_and_quotes_a_source(rows):
+    from models.validation.training import HELDOUT_SCOPES
+
+    presets, gpus = load_presets(), load_gpus()
+    classes = {s["stack_class"] for s in csv_rows(DATA / "stack_classes.csv")}
+    for r in rows:
+        assert r["model"] in presets and r["gpu"] in gpus, r["id"]
+        assert r["stack_class"] in classes and r["scope"] in HELDOUT_SCOPES, r["id"]
+        assert "'" in r["source"] and r["stack"].strip() and r["gpu_as_published"].strip(), r["id"]
+        assert 2019 <= int(r["year"]) <= 2026 and r["precision"] == "bf16", r["id"]
+        assert float(r["tokens"]) > 0 and int(r["seq_len"]) > 0, r["id"]
+        shape = presets[r["model"]]
+        assert float(r["params_total_b"]) == pytest.approx(shape.published_params_b, rel=0.02)
+        assert float(r["params_active_b"]) == pytest.approx(shape.published_params_b, rel=0.02)
+        assert shape.params_total / 1e9 == pytest.approx(shape.published_params_b, rel=0.02)
+
+
+def test_tokens_and_gpu_hours_follow_from_the_published_steps_and_days(rows):
+    """Tokens = the script's steps x tokens per step; GPU-hours = GPUs x the stated days x 24."""
+    assert {r["model"] for r in rows} == set(PUBLISHED)
+    for r in rows:
+        steps, per_step, days = PUBLISHED[r["model"]]
+        assert float(r["tokens"]) == pytest.approx(steps * per_step, rel=1e-9), r["id"]
+        assert int(r["global_batch_seqs"]) * int(r["seq_len"]) == per_step, r["id"]
+        assert r["basis"] == "gpus_x_days" and r["gpu_count_published"] == "1", r["id"]
+        assert float(r["wall_days"]) == days, r["id"]
+        want = int(r["gpus"]) * days * 24
+        assert float(r["published_gpu_hours"]) == pytest.approx(want, rel=1e-9), r["id"]
+
+
+def test_the_assumed_figures_are_marked(rows):
+    """Each row flags what it assumes, and the llm.c row says its time is steps x step time."""
+    for r in rows:
+        assert "[assumed" in r["notes"], r["id"]
+    (llmc,) = [r for r in rows if r["model"] == "llmc-gpt2-1558m"]
+    assert "steps x step time" in llmc["notes"]
+    (nano,) = [r for r in rows if r["model"] == "nanogpt-gpt2-124m"]
+    assert "'wait ~5 days'" in nano["notes"]
+
+
+def test_no_run_repeats_one_already_fitted_scored_or_entered(rows):
+    seen = set()
+    for name in EARLIER:
+        seen |= {r["model"] for r in csv_rows(DATA / name) if "model" in r}
+    assert not {r["model"] for r in rows} & seen
+    assert len({r["id"] for r in rows}) == len({r["model"] for r in rows}) == len(rows)
+
+
+def test_the_batch_is_sealed_until_the_lead_scores_it():
+    """Not in ADDED_BATCHES nor FITTED_BATCHES, and no scoring code names the file: nothing reads
+    it to plan or score it before the lead adds it."""
+    from models.validation import whole_run as W
+
+    assert "added5" not in [k for k, _, _ in W.ADDED_BATCHES]
+    assert ADDED5 not in [p for _, _, p in W.ADDED_BATCHES]
+    assert "added5" not in W.FITTED_BATCHES
+    named = subprocess.run(
+        ["git", "grep", "-l", "whole_runs_added5", "--", "models", "bench", "app"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    assert named == []
+
+
+def test_the_batch_was_committed_after_the_fourth_batch_without_scoring_code():
+    """The commit that first added the file comes after the fourth batch, and changed no scoring
+    code: the rows went in before anything could score them."""
+    added4 = first_commit("--", "models/data/validation/whole_runs_added4.csv")
+    added5 = first_commit("--", "models/data/validation/whole_runs_added5.csv")
+    assert added5 != added4 and is_ancestor(added4, added5)
+    touched = subprocess.run(
+        ["git", "show", "--name-only", "--format=", added5],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert "models/data/validation/whole_runs_added5.csv" in touched
+    assert "docs/reference/whole-run-model.md" in touched
+    scoring = ("models/validation/", "models/training/", "models/constants.py", "bench/")
+    assert not [p for p in touched if p.startswith(scoring)], touched
