@@ -212,6 +212,38 @@ def efficient_size_advice(chosen_gpus: int, e, *, deadline: bool = True) -> str:
     return text
 
 
+#: a scaling note's cause, by the step part that loses the most time (models/training/sizing.py
+#: STEP_LOSSES); {m}, {pp}: the layout's micro-batches per pipeline and stages, {share}: the
+#: part's share of the step
+SCALING_CAUSE = {
+    "pipeline_bubble": "{m} micro-batches per pipeline of {pp} stages keep it idle {share} of the step",
+    "pipeline_p2p": "pipeline stage-to-stage transfers take {share} of the step",
+    "data_parallel": "exposed data-parallel gradient communication takes {share} of the step",
+    "optimizer": "the optimizer update takes {share} of the step",
+    "fixed_per_step": "per-step costs that do not shrink with more GPUs take {share} of the step",
+}
+
+
+def scaling_note(note, layout) -> str:
+    """One line on what the chosen count buys over half of it (models/training/plan.py
+    ScalingNote, the plan's `layout` for the micro-batches and stages): 'Scaling: 32,768 GPUs run
+    8 % faster than 16,384 at this global batch (4 micro-batches per pipeline of 8 stages keep it
+    idle 58 % of the step); a larger global batch or fewer GPUs would use them better' where the
+    note warns, else the gain alone; '' without a note."""
+    if note is None:
+        return ""
+    text = (
+        f"Scaling: {gpus(note.gpus)} run {pct(note.gain)} faster than {note.half_gpus:,} "
+        "at this global batch"
+    )
+    if not note.warns:
+        return text
+    cause = SCALING_CAUSE[note.dominant_loss].format(
+        m=layout.microbatches, pp=layout.pp, share=pct(note.dominant_loss_share)
+    )
+    return f"{text} ({cause}); a larger global batch or fewer GPUs would use them better"
+
+
 def deadline_status(met: bool | None, days_past: float | None) -> str:
     """An option against the deadline (OptionResult.meets_deadline, days_past_deadline): 'met',
     '60 days late', 'no run in the term', or '-' without a deadline."""

@@ -19,6 +19,7 @@ from app.formatting import (
     pct,
     plan_length,
     plural,
+    scaling_note,
     steady_state_text,
     term_text,
     training_run_text,
@@ -238,6 +239,8 @@ def training_report(p: TrainingPlan, answer=None) -> str:
     advice = efficient_size_advice(p.gpus, p.efficient, deadline=p.sizing == "deadline")
     if advice:
         out.append(advice)
+    if scaling := scaling_note(p.scaling, p.layout):
+        out.append(scaling)
     out += _curve_lines(p)
     return "\n".join(out)
 

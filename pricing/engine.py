@@ -656,4 +656,5 @@ def _training_summary(
         chosen_gpus=p.gpus,
         curve=list(p.curve or []),
         efficient=p.efficient,
+        scaling=p.scaling,
     )

@@ -20,6 +20,7 @@ from models.training.plan import (
     CurvePoint,
     EfficientSize,
     Layout,
+    ScalingNote,
     StorageNeeds,
     TrainingPlan,
 )
@@ -566,6 +567,8 @@ class TrainingSummary(Record):
     curve: list[CurvePoint] = Field(default_factory=list)
     #: the efficient size beside the chosen count on that curve (models/training/plan.py EfficientSize)
     efficient: EfficientSize | None = None
+    #: the chosen count against half of it (models/training/plan.py ScalingNote)
+    scaling: ScalingNote | None = None
 
 
 class Operations(Record):

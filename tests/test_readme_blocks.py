@@ -73,6 +73,11 @@ COMMANDS = [
         "--gpus 16384 --curve",
         "docs/sizing.md",
     ),
+    (
+        ".venv/bin/clusterplan train --model llama3-405b --tokens 15.6T --gpu H100-SXM "
+        "--gpus 32768",
+        "docs/sizing.md",
+    ),
 ]
 PROGRAM = ".venv/bin/clusterplan"
 #: the page holding the blocks of `clusterplan validate`'s output

@@ -17,6 +17,7 @@ from app.formatting import (
     deadline_miss,
     on_day,
     pct,
+    scaling_note,
     sentence,
     serve_engine_text,
     si,
@@ -403,7 +404,8 @@ class ComparisonDocument(Document):
                 "Training",
                 training_run_text(self.c)
                 + f"; layout TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · PP {lay.pp} · DP {lay.dp}; "
-                + f"MFU {pct(t.mfu, 1)}",
+                + f"MFU {pct(t.mfu, 1)}"
+                + (f". {note}" if (note := scaling_note(t.scaling, lay)) else ""),
             ],
             [said.usage_row, usage],
             [

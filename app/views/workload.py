@@ -14,6 +14,7 @@ from app.formatting import (
     gib,
     md_plain,
     pct,
+    scaling_note,
     si,
 )
 from app.report_text import execution_text, moe_step_text, small_model_step_text
@@ -526,6 +527,8 @@ def _sizing_results(plan: TrainingPlan) -> None:
     )
     if plan.sizing == "deadline" and (advice := efficient_size_advice(plan.gpus, plan.efficient)):
         st.info(md_plain(advice) + ".", icon=":material/speed:")
+    if note := scaling_note(plan.scaling, plan.layout):  # what the count buys over half of it
+        (st.warning if plan.scaling.warns else st.caption)(md_plain(note) + ".")
     st.markdown(
         f"**Layout:** TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · "
         f"PP {lay.pp} · DP {lay.dp} · EP {lay.ep} · "

@@ -433,14 +433,15 @@ def _fits(inp: ServeInputs, tp: int) -> bool:
     return bool(evaluate(inp, [tp], [tp], [1.0])["max_seqs"][0] >= 1)
 
 
-def with_max_fit(inp: ServeInputs, tp, ep, dp, b):
-    """Adds, per layout, the largest batch whose KV cache fits (the offline operating point)."""
+def with_max_fit(inp: ServeInputs, tp, ep, dp, b) -> pools.MaxFit:
+    """Adds, per layout, the largest batch whose KV cache fits (offline); keeps the probe's fits."""
     if inp.batch:
-        return (tp, ep, dp), b
+        return pools.MaxFit((tp, ep, dp), b, None)
     # memory only: the decode kernel does not matter
     probe = evaluate(inp, tp, ep, np.ones_like(b), dp=dp)
     extra = np.maximum(probe["max_seqs"], 1)
-    return tuple(np.concatenate([x, x]) for x in (tp, ep, dp)), np.concatenate([b, extra])
+    layouts = tuple(np.concatenate([x, x]) for x in (tp, ep, dp))
+    return pools.MaxFit(layouts, np.concatenate([b, extra]), np.tile(probe["max_seqs"], 2))
 
 
 def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan:
@@ -483,8 +484,8 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     batch that gives it the most throughput within the SLOs). `grouped_kv_decode` as in evaluate
     (False only to score an older engine's published rows)."""
     shape, gpu = _check(inp)
-    (tp, ep, dp), b = with_max_fit(inp, *_layouts(inp, shape, gpu))
-    b = pools.in_flight_batch(inp, tp, ep, dp, b, evaluate)  # users: what a replica runs
+    (tp, ep, dp), b, fit = with_max_fit(inp, *_layouts(inp, shape, gpu))
+    b = pools.in_flight_batch(inp, tp, ep, dp, b, evaluate, fit)  # users: what a replica runs
     r = evaluate(inp, tp, ep, b, grouped_kv_decode, dp)
     if inp.users is not None and inp.gpus:
         r = _closed_loop(inp, tp, ep, r, grouped_kv_decode)

@@ -6,6 +6,8 @@ figures per layout (arrays) and the indices of the layouts to size."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from models.serving.queueing import max_utilisation, queue_wait_s
@@ -58,16 +60,27 @@ def users_per_replica(users: int, batch, u: float) -> np.ndarray:
     return np.ceil(users / replicas)
 
 
-def in_flight_batch(inp, tp, ep, dp, batch, evaluate):
+class MaxFit(NamedTuple):
+    """plan.py with_max_fit's layouts (tp, ep, dp), their batches, and the sequences each layout's
+    KV cache fits as its memory-only probe found them (None where no probe ran: a batch given)."""
+
+    layouts: tuple
+    batch: np.ndarray
+    max_seqs: np.ndarray | None
+
+
+def in_flight_batch(inp, tp, ep, dp, batch, evaluate, fit=None):
     """The batch each layout is evaluated at: with users in flight, the users on one fixed replica
     (`inp.gpus`), or users_per_replica over the replicas they need, each holding at most the
-    batch or the sequences its KV cache fits (`evaluate`: plan.py's, for the memory); else the
-    batch as given."""
+    batch or the sequences its KV cache fits: `fit`, what plan.py's with_max_fit probe found per
+    layout, or where it ran none (a batch given) `evaluate`'s memory-only probe; else the batch
+    as given."""
     if inp.users is None:
         return batch
     if inp.gpus:
         return np.full_like(batch, float(inp.users))
-    fit = evaluate(inp, tp, ep, np.ones_like(batch), dp=dp)["max_seqs"]
+    if fit is None:
+        fit = evaluate(inp, tp, ep, np.ones_like(batch), dp=dp)["max_seqs"]
     slots = np.minimum(batch, np.maximum(fit, 1))
     return users_per_replica(inp.users, slots, inp.target_utilisation)
 

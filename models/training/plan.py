@@ -24,7 +24,10 @@ from models.training.job import Job
 from models.training.reliability import ReliabilityPlan, plan_reliability
 from models.training.search import LayoutChoice, NoFittingLayout, best_layout
 from models.training.sizing import (
+    SCALING_WARN_GAIN,
     DeadlineError,
+    dominant_loss,
+    doubling_gain,
     efficient_beside_chosen,
     efficient_size,
     gpu_ladder,
@@ -66,6 +69,26 @@ class EfficientSize(Record):
     previous_gpus: int | None = None
     previous_train_days: float | None = None
     previous_marginal_days_per_1000_gpus: float | None = None
+
+
+class ScalingNote(Record):
+    """What the chosen GPU count buys over half of it at the same global batch (one more layout
+    search at G/2; models/training/sizing.py doubling_gain, SCALING_WARN_GAIN, dominant_loss)."""
+
+    gpus: int
+    half_gpus: int
+    tokens_per_s: float
+    half_tokens_per_s: float
+    #: tokens/s(G) / tokens/s(G/2) − 1
+    gain: float
+    #: the gain is below `warn_below` (sizing.SCALING_WARN_GAIN): the doubling buys little
+    warns: bool
+    warn_below: float
+    #: the largest lost-time part of the chosen layout's step (a step_breakdown_s key, e.g.
+    #: "pipeline_bubble") and its share of the step, and that part's share at half the count
+    dominant_loss: str
+    dominant_loss_share: float
+    half_dominant_loss_share: float
 
 
 class ModelSummary(Record):
@@ -172,6 +195,8 @@ class TrainingPlan(Record):
     #: runs of the model's active-size class (models/training/whole_run.py days_range)
     train_days_low: float | None = None
     train_days_high: float | None = None
+    #: the chosen count against half of it (None where half is not a count with a fitting layout)
+    scaling: ScalingNote | None = None
     #: deadline sizing: the wall-clock training days the GPU count was sized to fit (the deadline,
     #: or what the caller left of it, e.g. the engine after provisioning); None otherwise
     train_days_budget: float | None = None
@@ -185,6 +210,31 @@ def _efficient(points: list[CurvePoint] | None, chosen: int) -> EfficientSize | 
         [(p.gpus, p.train_days) for p in points], [p.scaling_efficiency for p in points], chosen
     )
     return None if found is None else EfficientSize(**found)
+
+
+def _scaling(planner: Planner, choice: LayoutChoice) -> ScalingNote | None:
+    """The chosen count against half of it (None where the count is odd or no layout fits half)."""
+    half = choice.gpus // 2
+    if choice.gpus % 2 or half < 1:
+        return None
+    try:
+        other = planner.choose(half)
+    except NoFittingLayout:
+        return None
+    gain = doubling_gain(choice.tokens_per_s, other.tokens_per_s)
+    part, share = dominant_loss(choice.step_s)
+    return ScalingNote(
+        gpus=choice.gpus,
+        half_gpus=half,
+        tokens_per_s=choice.tokens_per_s,
+        half_tokens_per_s=other.tokens_per_s,
+        gain=gain,
+        warns=gain < SCALING_WARN_GAIN,
+        warn_below=SCALING_WARN_GAIN,
+        dominant_loss=part,
+        dominant_loss_share=share,
+        half_dominant_loss_share=other.step_s[part] / other.step_s["total"],
+    )
 
 
 class Planner:
@@ -446,6 +496,7 @@ def _assemble(
         points_for_size = planner.curve(choice.gpus, up_to_chosen=True)
     else:
         points_for_size = points
+    scaling = _scaling(planner, choice)  # before search.seconds: the time counts the extra search
 
     return TrainingPlan(
         model=_model_summary(shape),
@@ -494,6 +545,7 @@ def _assemble(
         ),
         curve=points,
         efficient=_efficient(points_for_size, choice.gpus),
+        scaling=scaling,
         train_days_low=low_days,
         train_days_high=high_days,
     )

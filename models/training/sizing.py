@@ -168,3 +168,29 @@ def efficient_beside_chosen(
             -1
         ],
     }
+
+
+#: a doubling of the GPU count that buys less than this share more tokens/s is called out on the
+#: plan (TrainingPlan.scaling). Doubling the count doubles the GPU-hours billed per hour of run;
+#: at +25 % tokens/s the run costs 2 / 1.25 = 1.6x the GPU-hours of the half count (the doubling
+#: step's own scaling efficiency is 62.5 %, well under EFFICIENT_SCALING's 80 % for a whole
+#: curve), i.e. the added half of the GPUs delivers a quarter of what the first half does.
+#: A planner default, not a published figure.
+SCALING_WARN_GAIN = 0.25
+
+#: the step-time parts that are lost time beside the useful `compute` (models/training/
+#: step_time.py step_breakdown: total = compute + these): the candidates for a scaling note's cause
+STEP_LOSSES = ("pipeline_bubble", "pipeline_p2p", "data_parallel", "optimizer", "fixed_per_step")
+
+
+def dominant_loss(step_s: dict[str, float]) -> tuple[str, float]:
+    """The largest lost-time part of a step breakdown (STEP_LOSSES) and its share of the step:
+    max over the losses of seconds / total."""
+    part = max(STEP_LOSSES, key=lambda k: step_s.get(k, 0.0))
+    return part, step_s.get(part, 0.0) / step_s["total"]
+
+
+def doubling_gain(tokens_per_s: float, half_tokens_per_s: float) -> float:
+    """What the chosen count buys over half of it: tokens/s(G) / tokens/s(G/2) − 1 at the same
+    global batch (0 would be no gain at all, 1 a perfect doubling)."""
+    return tokens_per_s / half_tokens_per_s - 1.0
