@@ -132,7 +132,7 @@ def _cell(s: dict) -> str:
 
 def _line(label: str, c: dict) -> str:
     cells = "  ".join(_cell(c[m]) for m, _ in METRICS)
-    return f"  {label:34} {c['rows']:>4} {c['refused']:>4}  {cells}"
+    return f"  {label:34} {c['rows']:>4} {c['refused']:>4}  {cells}".rstrip()
 
 
 def report_lines() -> list[str]:
@@ -142,7 +142,7 @@ def report_lines() -> list[str]:
         "docs/reference/serving-evidence.md, twentieth amendment): every row unseen, never fitted",
         "median |error|, signed median, share within 40 % (* meets issue 29's targets: median "
         "<= 20 %, >= 80 % within 40 %)",
-        f"  {'class':34} {'rows':>4} {'ref.':>4}  {'TPOT':^19}  {'TTFT':^19}  {'output tok/s/GPU':^19}",
+        f"  {'class':34} {'rows':>4} {'ref.':>4}  {'TPOT':^19}  {'TTFT':^19}  {'output tok/s/GPU':^19}".rstrip(),
     ]
     lines.append(_line("all rows", data["all"]))
     for c in data["by_engine_gpu_precision"]:
