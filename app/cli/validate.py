@@ -20,7 +20,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
-    from models.validation import amd, mlperf, silicon
+    from models.validation import amd, inferencemax, mlperf, silicon
     from models.validation import finetune as FV
     from models.validation import memory as MV
     from models.validation import moe_throughput as MT
@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
                 "serving_measured": silicon.as_json(),
                 "mlperf_offline": mlperf.as_json(),
                 "serving_amd": amd.as_json(),
+                "serving_inferencemax": inferencemax.as_json(),
             },
             default=str,
         )
@@ -89,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(mlperf.report_lines()))
     print("\n== Serving on AMD GPUs, measured (models/data/validation/amd_serving.csv) ==")
     print("\n".join(amd.report_lines()))
+    print("\n== Serving, third party: InferenceMAX (models/data/validation/inferencemax.csv) ==")
+    print("\n".join(inferencemax.report_lines()))
     print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
     print(FV.report(finetune))
     return 0

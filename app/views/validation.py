@@ -8,6 +8,7 @@ from app.charts.validation import benchmark_scatter, validation_scatter
 from app.formatting import md_plain
 from app.views.forms import pinned_table
 from app.views.validation_amd import render_amd
+from app.views.validation_inferencemax import render_inferencemax
 from app.views.validation_moe import render_moe_throughput
 from app.views.validation_whole_run import render_whole_run
 from models.constant_docs import model_constants
@@ -583,6 +584,7 @@ def render() -> None:
     render_serving_measured()
     render_mlperf()
     render_amd()
+    render_inferencemax()
     render_finetune()
     _constants()
 
