@@ -1,4 +1,9 @@
-"""Amendment 3's candidate forms of the whole-run factor scored on the 53 seen runs
+"""Amendments 3 and 5's candidate forms of the whole-run factor (docs/reference/whole-run-model.md).
+
+Amendment 5 (below the marker): AMENDMENT5_FORMS on the 61 seen runs, each scored leave one SOURCE
+out (`candidate5_scores`), checked for whole-run days that do not rise with the GPU count on a fixed
+grid (`monotonicity`), and chosen by `select5`. Amendment 3 (kept for its rule; `seen_rows` is now the
+61): candidate forms of the whole-run factor scored on the seen runs
 (docs/reference/whole-run-model.md, 'Amendment 3'): the 38 fitted runs and both added batches, each
 planned as before. For each form (models/training/whole_run.py FORMS): the leave-one-out errors
 (fit on 52, predict the one left out, features held inside the 53 runs' range), their summaries per
