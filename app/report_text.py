@@ -194,7 +194,7 @@ def _training_rows(p: TrainingPlan) -> list[tuple[str, str]]:
             (
                 "Uncertainty",
                 f"{likely}: the whole-run expectation's error range on published whole runs, each "
-                "left out of the fit in turn (clusterplan validate)",
+                "source left out of the fit in turn (clusterplan validate)",
             )
         )
     return rows
@@ -567,7 +567,7 @@ def accuracy_line() -> str:
     """How close the training model comes, in both modes, and the whole-run expectation's scores
     and its band's coverage on the runs it is fitted on, each left out in turn (clusterplan
     validate; models/validation/training.py modes_summary, models/validation/whole_run.py): one
-    sentence for reports. Every batch added after the first fit is now in the fit (amendment 3 of
+    sentence for reports. Every batch added after the first fit is now in the fit (amendment 5 of
     docs/reference/whole-run-model.md), so no unseen batch is quoted."""
     from models.validation.training import modes_summary  # only reports with a plan need it
     from models.validation.whole_run import whole_run_scores
@@ -580,7 +580,7 @@ def accuracy_line() -> str:
         f"median error {pub['model_median']:.0%} over {pub['rows']} runs; with the planner's own plan, "
         f"steady state median {w['pre_fit']['all']['median_abs_error']:.0%}, whole-run expectation "
         f"median {loo['all']['median_abs_error']:.0%} (signed {loo['all']['signed_median']:+.0%}) "
-        f"over {len(w['rows'])} runs each left out of the fit, rule of thumb "
+        f"over {len(w['rows'])} runs, each with its source left out of the fit, rule of thumb "
         f"{w['rule_of_thumb']['median_abs_error']:.0%}. The band contains {loo['band_coverage']:.0%} "
         "of them; no run outside the fit has been scored against this form yet"
     )

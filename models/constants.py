@@ -135,25 +135,26 @@ GPU_HOURS_ERROR_BY_SIZE = {"under 20B": (-0.68, -0.03), "20B and over": (-0.40, 
 
 # --- whole-run expectation (models/training/whole_run.py) ----------------------------------------
 #: (a, b, c, s) of F = max(1, exp(a + b·log10(N_active/1e9) + c·log10(G) + s·[stack = fsdp-zero])),
-#: the whole-run over steady-state GPU-hours: form C3 of amendment 3, chosen by the selection rule
-#: that amendment fixed before any candidate was fitted (docs/reference/whole-run-model.md), fitted
-#: by least absolute deviations on the 53 seen whole runs (whole_runs_heldout.csv and both added
-#: batches; bench/whole_run_fit.py --candidates prints every candidate, tests/test_whole_run.py
-#: refits and compares). Leave-one-out on the 53: 23.9 % / -1.4 % (C0 refitted: 31.0 % / -2.9 %).
-#: Earlier: C0 (a, b, c) on the 38 = (-0.1680, -0.2564, 0.2904) first, (-0.3039, -0.4213, 0.4088)
-#: after the MoE terms (amendment 2).
-WHOLE_RUN_FIT = (-0.7009, -0.4736, 0.5725, -0.1463)
-#: Which form of models/training/whole_run.py FORMS the fit is (amendment 3 lists the candidates)
-WHOLE_RUN_FORM = "C3"
+#: the whole-run over steady-state GPU-hours: form C9 of amendment 5 (C3's regressors, each source
+#: group weighted equally), chosen by the rule that amendment fixed before any candidate was fitted
+#: (docs/reference/whole-run-model.md), fitted by weighted least absolute deviations on the 61 seen
+#: whole runs (whole_runs_heldout.csv and the first four added batches; bench/whole_run_fit.py
+#: --candidates prints every candidate, tests/test_whole_run.py refits and compares). Leave one
+#: source out on the 61: 29.1 % / +0.8 % (C0 refitted: 31.5 % / -3.6 %; C3 refitted: 36.8 % / -4.4 %).
+#: Earlier: C3 on the 53 (amendment 3) = (-0.7009, -0.4736, 0.5725, -0.1463); C0 (a, b, c) on the
+#: 38 = (-0.1680, -0.2564, 0.2904) first, (-0.3039, -0.4213, 0.4088) after the MoE terms.
+WHOLE_RUN_FIT = (0.2031, -0.0756, 0.0810, 0.2021)
+#: Which form of models/training/whole_run.py FORMS the fit is (amendments 3 and 5 list candidates)
+WHOLE_RUN_FORM = "C9"
 #: Range of the fitted runs, {feature: (lowest, highest)} (active parameters, GPUs): F is evaluated
 #: with its features held inside it, no extrapolation (docs/reference/whole-run-model.md,
-#: amendments 1 and 3); tests/test_whole_run.py recomputes it from the 53 fitted runs.
+#: amendments 1, 3 and 5); tests/test_whole_run.py recomputes it from the 61 fitted runs.
 WHOLE_RUN_RANGE = {"params": (0.124635456e9, 179.520174592e9), "gpus": (16, 4096)}
-#: Band of the whole-run expectation's leave-one-out GPU-hours errors on those runs, per size class
-#: by ACTIVE parameters, by the split-conformal rule above (BAND_COVERAGE); plans show days / (1 +
-#: high) … days / (1 + low). Under 20B (43 runs) and 20B and over (10 runs), form C3's leave-one-out
-#: errors on the 53 (amendment 3; C0 on the 38 gave -0.45 … 0.45 and -0.34 … 0.66).
-WHOLE_RUN_BAND_BY_SIZE = {"under 20B": (-0.46, 0.46), "20B and over": (-0.40, 0.69)}
+#: Band of the whole-run expectation's leave-one-source-out GPU-hours errors on those runs, per size
+#: class by ACTIVE parameters, by the split-conformal rule above (BAND_COVERAGE); plans show days /
+#: (1 + high) … days / (1 + low). Under 20B (51 runs) and 20B and over (10 runs), form C9's errors
+#: on the 61 (amendment 5; C3 on the 53, leave one out, gave -0.46 … 0.46 and -0.40 … 0.69).
+WHOLE_RUN_BAND_BY_SIZE = {"under 20B": (-0.49, 0.46), "20B and over": (-0.11, 0.62)}
 
 # --- context parallelism -------------------------------------------------------------------------
 #: Shortest sequence for which the planner's search considers context parallelism (cp > 1). CP is

@@ -98,9 +98,9 @@ def test_a_deadline_before_any_option_is_ready_is_refused_naming_the_field(fixtu
     with pytest.raises(InputError) as exc:
         compare(scenario(DEADLINED, cluster__deadline_days=15), fixture_catalogue)
     assert exc.value.field == "cluster.deadline_days"
-    # sized for 15 days the run needs 1,792 GPUs (1,280 before the whole-run factor's amendment 3
-    # steepened its GPU-count term), which the fixture's rental delivers on day 66, not day 17
-    assert "Rent dedicated, is ready on day 66 for 1,792 H100-SXM, before any training" in str(
+    # sized for 15 days the run needs 1,024 GPUs (1,792 under amendment 3's steeper GPU-count term,
+    # 1,280 before it; amendment 5 flattened it), which the fixture's rental delivers on day 17
+    assert "Rent dedicated, is ready on day 17 for 1,024 H100-SXM, before any training" in str(
         exc.value
     )
     # ready in time, but no cluster trains in the few hours left

@@ -451,7 +451,7 @@ def test_the_band_coverage_and_both_modes_are_in_the_report(text):
     assert f"The band contains {loo['band_coverage']:.0%} of them" in flat
     assert "no run outside the fit has been scored against this form yet" in flat
     assert "runs added after the fit and entered" not in flat
-    assert f"over {len(w['rows'])} runs each left out of the fit" in flat
+    assert f"over {len(w['rows'])} runs, each with its source left out of the fit" in flat
     assert f"whole-run expectation median {loo['all']['median_abs_error']:.0%}" in flat
     assert f"steady state median {w['pre_fit']['all']['median_abs_error']:.0%}" in flat
 

@@ -1,6 +1,7 @@
 """The whole-run expectation (models/training/whole_run.py, models/validation/whole_run.py): the fit is
-reproducible, the form was written before the fit (git order), leave-one-out leaves the scored run
-out, the band goes by active parameters, and plans and costs use the whole-run expectation."""
+reproducible, the form was written before the fit (git order), leave-one-source-out leaves the
+scored run's source out, whole-run days do not rise with the GPU count, the band goes by active
+parameters, and plans and costs use the whole-run expectation."""
 
 from __future__ import annotations
 
@@ -25,17 +26,29 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_the_committed_fit_and_band_are_what_the_fit_gives():
-    """bench/whole_run_fit.py's numbers: refitting the committed form on the 53 seen runs gives the
-    committed parameters, and the leave-one-out errors give the committed band."""
+    """bench/whole_run_fit.py's numbers: refitting the committed form (with its source weights) on
+    the 61 seen runs gives the committed parameters, and the leave-one-source-out errors give the
+    committed band (amendment 5)."""
     s = W.whole_run_scores()
-    assert len(s["rows"]) == 53
-    assert [sum(r["batch"] == b for r in s["rows"]) for b in (W.FIRST_FIT, "added", "added2")] == [
-        38,
-        5,
-        10,
-    ]
+    assert len(s["rows"]) == 61
+    batches = (W.FIRST_FIT, "added", "added2", "added3", "added4")
+    assert [sum(r["batch"] == b for r in s["rows"]) for b in batches] == [38, 5, 10, 5, 3]
     assert s["fit"] == pytest.approx(WHOLE_RUN_FIT, abs=5e-5)
     assert s["band"] == WHOLE_RUN_BAND_BY_SIZE
+
+
+def test_the_source_weights_are_part_of_the_committed_fit():
+    """Form C9 weighs each source group equally: the same regressors fitted one weight per run (C3
+    refitted) give other constants, so dropping the weights breaks the refit test above."""
+    from models.training.whole_run import WEIGHTED
+
+    rows = W.seen_rows()
+    assert WHOLE_RUN_FORM == "C9" in WEIGHTED
+    weights = W.source_weights(rows)
+    groups = W.source_groups()
+    assert len(set(groups.values())) == 24 and sum(weights) == pytest.approx(24)
+    unweighted = W.fit_rows(rows, WHOLE_RUN_FORM)
+    assert max(abs(a - b) for a, b in zip(unweighted, WHOLE_RUN_FIT, strict=True)) > 0.1
 
 
 def test_the_form_was_committed_before_the_fit_and_the_added_runs_after_it():
@@ -46,17 +59,22 @@ def test_the_form_was_committed_before_the_fit_and_the_added_runs_after_it():
     assert added != fit and is_ancestor(fit, added)
 
 
-def test_leave_one_out_leaves_the_scored_run_out():
-    """Each run's leave-one-out error comes from the fit on the other 52. A run the least-absolute-
-    deviations fit passes through (its in-sample error about 0) is where leaving it out shows: the
-    fit without it misses it, the fit with it does not."""
+def test_leave_one_source_out_leaves_the_scored_runs_source_out():
+    """Each run's error comes from the fit (source-weighted) on the other source groups' runs only.
+    A run the fit passes through (its in-sample error about 0) is where leaving its source out
+    shows: the fit without that source misses it, the fit with it does not."""
     s = W.whole_run_scores()
     rows, loo, ins = s["rows"], s["leave_one_out"]["errors"], s["in_sample"]
-    i = min(range(len(rows)), key=lambda j: abs(ins[j]))
-    others = [r for j, r in enumerate(rows) if j != i]
+    groups = W.source_groups()
+    through = [j for j in range(len(rows)) if abs(ins[j]) < 1e-3]
+    i = max(through, key=lambda j: abs(loo[j] - ins[j]))
+    others = [r for r in rows if groups[r["id"]] != groups[rows[i]["id"]]]
+    assert len(others) < len(rows)
     fit = fit_whole_run(
         [r["features"] for r in others],
         [math.log(r["published"] / r["steady"]) for r in others],
+        WHOLE_RUN_FORM,
+        W.source_weights(others),
     )
     r = rows[i]
     alone = r["steady"] * whole_run_factor(r["features"], fit) / r["published"] - 1
@@ -94,16 +112,64 @@ def test_amendment_3_was_committed_before_its_form_and_constants():
     assert form != chosen and is_ancestor(form, chosen)
 
 
-def test_the_selection_rule_picks_the_committed_form():
-    """Amendment 3's rule applied to the five candidates' leave-one-out scores on the 53 gives the
-    committed form, and that candidate's fit and band are the committed ones."""
-    from models.training.whole_run import FORMS
-    from models.validation.whole_run_forms import candidate_scores, select
+def test_amendment_5_was_committed_before_its_form_and_constants():
+    """The candidates, the rule and the grid (docs, 'Amendment 5') come before the chosen form."""
+    form = first_commit("-S", "## Amendment 5", "--", "docs/reference/whole-run-model.md")
+    chosen = first_commit("-S", 'WHOLE_RUN_FORM = "C9"', "--", "models/constants.py")
+    assert form != chosen and is_ancestor(form, chosen)
 
-    scores = {f: candidate_scores(f) for f in FORMS}
-    assert select(scores)[0] == WHOLE_RUN_FORM == "C3"
-    assert scores["C3"]["fit"] == pytest.approx(WHOLE_RUN_FIT, abs=5e-5)
-    assert scores["C3"]["band"] == WHOLE_RUN_BAND_BY_SIZE
+
+def test_the_selection_rule_picks_the_committed_form():
+    """Amendment 5's rule applied to the five candidates' leave-one-source-out scores on the 61
+    gives the committed form, and that candidate's fit and band are the committed ones."""
+    from models.validation.whole_run_forms import AMENDMENT5_FORMS, candidate5_scores, select5
+
+    scores = {f: candidate5_scores(f) for f in AMENDMENT5_FORMS}
+    assert select5(scores)[0] == WHOLE_RUN_FORM == "C9"
+    assert scores["C9"]["fit"] == pytest.approx(WHOLE_RUN_FIT, abs=5e-5)
+    assert scores["C9"]["band"] == WHOLE_RUN_BAND_BY_SIZE
+
+
+def test_whole_run_days_do_not_rise_with_the_gpu_count_on_the_grid():
+    """Amendment 5's check (c): with the committed F, the whole-run days of each plan of the fixed
+    grid do not rise as its GPU count doubles (the planner's searched layouts); a form whose F
+    grows faster than the steady state's speed-up (c = +3 per decade of G) fails it."""
+    from models.validation.whole_run_forms import monotonicity
+
+    checks = monotonicity(WHOLE_RUN_FORM, WHOLE_RUN_FIT, WHOLE_RUN_RANGE)
+    assert [c["model"] for c in checks] == ["llama3-8b", "llama3-70b", "llama3-405b", "llama3.2-1b"]
+    for c in checks:
+        assert c["passes"]
+        assert all(b <= a * (1 + 1e-9) for a, b in zip(c["days"], c["days"][1:], strict=False))
+    steep = (WHOLE_RUN_FIT[0] - 6, WHOLE_RUN_FIT[1], 3.0, WHOLE_RUN_FIT[3])
+    assert not all(c["passes"] for c in monotonicity(WHOLE_RUN_FORM, steep, WHOLE_RUN_RANGE))
+
+
+def _cand5(form: str, median: float, signed: float = 0.0, monotone: bool = True) -> dict:
+    from models.training.whole_run import FORMS
+
+    loso = {"all": {"median_abs_error": median, "signed_median": signed}}
+    return {
+        "form": form,
+        "parameters": len(FORMS[form]) + 1,
+        "leave_one_source_out": loso,
+        "monotone": monotone,
+    }
+
+
+def test_amendment_5_rule_needs_two_points_on_both_baselines_a_small_signed_median_and_monotony():
+    from models.validation.whole_run_forms import select5
+
+    base = {"C0": _cand5("C0", 0.30), "C3": _cand5("C3", 0.32)}
+    assert select5({**base, "C9": _cand5("C9", 0.285)})[0] == "C3"  # 1.5 points: not enough
+    assert select5({**base, "C9": _cand5("C9", 0.279)})[0] == "C9"
+    assert select5({**base, "C9": _cand5("C9", 0.20, signed=0.06)})[0] == "C3"
+    assert select5({**base, "C9": _cand5("C9", 0.20, monotone=False)})[0] == "C3"
+    # C8 (3 parameters) within 1 point of C9 (4): the fewer parameters win
+    assert select5({**base, "C8": _cand5("C8", 0.208), "C9": _cand5("C9", 0.20)})[0] == "C8"
+    # no candidate passes and C3 refitted fails (b): C3 keeps its committed constants
+    bad = {"C0": _cand5("C0", 0.30), "C3": _cand5("C3", 0.32, signed=0.08)}
+    assert select5({**bad, "C9": _cand5("C9", 0.29)})[0] == "C3 committed"
 
 
 def _cand(form: str, median: float, signed: float = 0.0, classes: float = 0.2) -> dict:
@@ -135,12 +201,13 @@ def test_the_selection_rule_needs_two_points_a_small_signed_median_and_prefers_f
 
 
 def test_the_generic_stack_term_scales_the_factor_by_exp_s():
-    """Form C3: a plan on FSDP / ZeRO gets exp(s) times the factor of the same plan on another
-    stack (inside the range, above the clip at 1)."""
+    """Forms C3 and C9: a plan on FSDP / ZeRO gets exp(s) times the factor of the same plan on
+    another stack (inside the range, above the clip at 1); since amendment 5 (C9) s > 0, FSDP runs
+    take longer beyond their steady state."""
     s = WHOLE_RUN_FIT[3]
     tuned = whole_run_factor(RunFeatures(7e9, 1024, stack="megatron-core-tuned"))
     fsdp = whole_run_factor(RunFeatures(7e9, 1024, stack="fsdp-zero"))
-    assert tuned > 1 and fsdp > 1 and s < 0
+    assert tuned > 1 and fsdp > 1 and s > 0
     assert fsdp / tuned == pytest.approx(math.exp(s))
 
 
@@ -231,7 +298,7 @@ def test_the_validation_page_shows_both_estimates_and_each_batch_of_added_runs()
     scores = next(t for t in tables if "whole run signed %" in t.columns)
     loo = W.whole_run_scores()["leave_one_out"]["all"]
     first = scores.iloc[0]
-    assert first["group"] == "all runs" and first["runs"] == 53
+    assert first["group"] == "all runs" and first["runs"] == 61
     assert first["whole run median %"] == pytest.approx(100 * loo["median_abs_error"])
     added = [t for t in tables if "whole run error %" in t.columns]
     batches = [W.added_scores(path)["rows"] for _, _, path in W.ADDED_BATCHES]
@@ -259,18 +326,18 @@ def test_the_workload_page_shows_the_whole_run_and_the_steady_state():
 
 
 def test_a_batch_entered_later_is_scored_but_never_fitted(monkeypatch):
-    """A third batch joins ADDED_BATCHES; the fit stays on the 53 (FITTED_BATCHES), and validate
+    """A fifth batch joins ADDED_BATCHES; the fit stays on the 61 (FITTED_BATCHES), and validate
     sets that batch, not the fitted ones, against issue 31's targets."""
     from models.validation.whole_run_report import whole_run_report
 
-    later = (*W.ADDED_BATCHES[:2], ("added3", "third batch (test)", W.ADDED2_RUNS))
+    later = (*W.ADDED_BATCHES[:4], ("added5", "fifth batch (test)", W.ADDED2_RUNS))
     monkeypatch.setattr(W, "ADDED_BATCHES", later)
     rows = W.seen_rows.__wrapped__()
-    assert len(rows) == 53 and {r["batch"] for r in rows} == {W.FIRST_FIT, *W.FITTED_BATCHES}
+    assert len(rows) == 61 and {r["batch"] for r in rows} == {W.FIRST_FIT, *W.FITTED_BATCHES}
+    assert "added5" not in W.FITTED_BATCHES
     monkeypatch.setattr("models.validation.whole_run_report.ADDED_BATCHES", later)
     blocks = whole_run_report().split("Runs added after the first fit, ")[1:]
     assert [("in-sample, not evidence" in b, "targets 25% median" in b) for b in blocks] == [
-        (True, False),
-        (True, False),
+        *[(True, False)] * 4,
         (False, True),
     ]

@@ -80,9 +80,9 @@ def render_whole_run() -> None:
         "A plan shows two estimates: the steady state (the step-time physics at the chosen layout, "
         "with the modelled failures) and the whole run a buyer pays for, the steady state × F with "
         f"F = {formula_text(digits=3, times='·')}, its form chosen among five written down before "
-        "any was fitted (docs/reference/whole-run-model.md, amendment 3) and fitted by least "
-        f"absolute deviations on the {len(w['rows'])} seen whole runs. Each run is scored with "
-        "the fit on the others (leave one out); the rule of thumb's median (on the 38 first runs) is "
+        "any was fitted (docs/reference/whole-run-model.md, amendment 5) and fitted by least "
+        f"absolute deviations on the {len(w['rows'])} seen whole runs, each source weighted "
+        "equally. Each run is scored with the fit on the other sources (leave one source out); the rule of thumb's median (on the 38 first runs) is "
         f"{100 * rt['median_abs_error']:.1f} %. Band on planned days, from those errors by ACTIVE "
         f"parameters: {bands}; it holds {w['leave_one_out']['band_coverage']:.0%} of the runs."
     )

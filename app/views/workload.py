@@ -512,7 +512,7 @@ def _sizing_results(plan: TrainingPlan) -> None:
         help=f"What a buyer pays for, and what costs use: the steady state x "
         f"{plan.whole_run_factor:.2f} for restarts, evaluation, data stalls, warm-up and schedule "
         f"phases and an allocation not fully used; {likely} given the whole-run model's "
-        "errors on published runs, each left out of the fit in turn (Validation page)",
+        "errors on published runs, each source left out of the fit in turn (Validation page)",
     )
     m1.metric(
         "Steady-state days",

@@ -309,7 +309,7 @@ class Planner:
         if not self.whole_run:
             return 1.0
         stack = self.scenario.execution.software_stack
-        run = RunFeatures(self.shape.params_active, gpus, stack=stack)
+        run = RunFeatures(self.shape.params_active, gpus, stack=stack, gpu=self.gpu.gpu_id)
         if needs_steady_state():
             days, choice = self.steady_days(gpus)
             run = run._replace(mfu=choice.mfu, steady_days=days)

@@ -9,15 +9,17 @@ before it was fitted (docs/reference/whole-run-model.md, committed 2026-12-02):
     F = max(1, exp(a + b · log10(N_active / 1e9) + c · log10(G) + s · [stack = fsdp-zero]))
     whole-run GPU-hours = F · steady-state GPU-hours;  whole-run days = F · steady-state days
 
-(form C3 of amendment 3, chosen among five candidates, FORMS, by a rule fixed before any was fitted),
-with N_active and G held inside the range of the fitted runs (WHOLE_RUN_RANGE; amendments 1 and 3).
+(form C9 of amendment 5: C3's regressors with each source group weighted equally in the fit, chosen
+among five candidates by a rule fixed before any was fitted, which also requires whole-run days
+that do not rise as the GPU count doubles),
+with N_active and G held inside the range of the fitted runs (WHOLE_RUN_RANGE; amendments 1, 3, 5).
 N_active: parameters active per token; G: the plan's GPU count; the indicator is 1 where the plan's
 software stack is FSDP / ZeRO sharded data parallel (GENERIC_STACK). (a, b, c, s) = WHOLE_RUN_FIT
-(models/constants.py), fitted by least absolute deviations (`fit_whole_run`) on the 53 published
-whole runs of models/data/validation/whole_runs_heldout.csv, whole_runs_added.csv and
-whole_runs_added2.csv; `bench/whole_run_fit.py --candidates` reproduces every candidate's fit and
-leave-one-out scores. The band on the days (`whole_run_band`) is the split-conformal band of the
-leave-one-out errors, per size class by ACTIVE parameters (a MoE is classed by what it computes per
+(models/constants.py), fitted by source-weighted least absolute deviations (`fit_whole_run`) on the
+61 published whole runs of models/data/validation/whole_runs_heldout.csv and whole_runs_added.csv to
+whole_runs_added4.csv; `bench/whole_run_fit.py --candidates` reproduces every candidate's fit and
+leave-one-source-out scores. The band on the days (`whole_run_band`) is the split-conformal band of
+the leave-one-source-out errors, per size class by ACTIVE parameters (a MoE is classed by what it computes per
 token, not by its total).
 """
 
@@ -48,9 +50,18 @@ FORMS = {
     "C2": ("params", "gpus", "mfu"),
     "C3": ("params", "gpus", "fsdp"),
     "C4": ("params", "gpus", "days"),
+    # amendment 5: C8 and C9 are C0 and C3 fitted with each source weighted equally (WEIGHTED)
+    "C8": ("params", "gpus"),
+    "C9": ("params", "gpus", "fsdp"),
+    "C10": ("params", "gpus", "a100"),
 }
+#: the forms fitted with equal weight per source group (amendment 5): each run weighs 1 / its group's
+#: run count in the least-absolute-deviations fit
+WEIGHTED = frozenset({"C8", "C9", "C10"})
 #: the software stack whose plans get the C3 indicator
 GENERIC_STACK = "fsdp-zero"
+#: the GPUs of the A100 generation, whose plans get the C10 indicator (amendment 5)
+A100_ERA = frozenset({"A100-40GB", "A100-80GB", "A800", "MI250X"})
 
 
 class RunFeatures(NamedTuple):
@@ -62,6 +73,7 @@ class RunFeatures(NamedTuple):
     mfu: float | None = None
     steady_days: float | None = None
     stack: str | None = None
+    gpu: str | None = None
 
 
 def _value(name: str, run: RunFeatures) -> float:
@@ -71,6 +83,8 @@ def _value(name: str, run: RunFeatures) -> float:
         return math.log10(max(run.gpus, 1))
     if name == "fsdp":
         return float(run.stack == GENERIC_STACK)
+    if name == "a100":
+        return float(run.gpu in A100_ERA)
     raw = run.mfu if name == "mfu" else run.steady_days
     if raw is None or raw <= 0:
         raise ValueError(f"the whole-run form needs the plan's {name} (got {raw})")
@@ -101,6 +115,7 @@ TERMS = {
     "mfu": "log10(steady MFU)",
     "days": "log10(steady days)",
     "fsdp": f"[stack = {GENERIC_STACK}]",
+    "a100": "[A100-era GPU]",
 }
 
 
@@ -138,16 +153,22 @@ def whole_run_factor(
 
 
 def fit_whole_run(
-    runs: list[RunFeatures], log_ratio: list[float], form: str = WHOLE_RUN_FORM
+    runs: list[RunFeatures],
+    log_ratio: list[float],
+    form: str = WHOLE_RUN_FORM,
+    weights: list[float] | None = None,
 ) -> tuple[float, ...]:
-    """β minimising Σ|y − β · x| with y = ln(published / steady-state GPU-hours): least absolute
+    """β minimising Σ wᵢ|yᵢ − β · xᵢ| with y = ln(published / steady-state GPU-hours): least absolute
     deviations (median regression) by iteratively reweighted least squares, weights
-    1/max(|r|, LAD_EPSILON), LAD_ITERATIONS rounds from the ordinary least-squares start."""
+    wᵢ/max(|rᵢ|, LAD_EPSILON) (wᵢ = 1 unless given), LAD_ITERATIONS rounds from the weighted
+    least-squares start."""
     x = np.array([features(r, form) for r in runs])
     y = np.asarray(log_ratio, dtype=float)
-    beta = np.linalg.lstsq(x, y, rcond=None)[0]
+    v = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+    root = np.sqrt(v)
+    beta = np.linalg.lstsq(x * root[:, None], y * root, rcond=None)[0]
     for _ in range(LAD_ITERATIONS):
-        w = 1.0 / np.maximum(np.abs(y - x @ beta), LAD_EPSILON)
+        w = v / np.maximum(np.abs(y - x @ beta), LAD_EPSILON)
         beta = np.linalg.solve(x.T @ (x * w[:, None]), x.T @ (w * y))
     return tuple(float(b) for b in beta)
 
@@ -160,7 +181,7 @@ def size_class(params_active: float) -> str:
 
 def whole_run_band(params_active: float) -> tuple[float, float]:
     """(low, high) signed GPU-hours error of the whole-run expectation on published runs of this
-    active-size class, leave one out (WHOLE_RUN_BAND_BY_SIZE)."""
+    active-size class, leave one source out (WHOLE_RUN_BAND_BY_SIZE)."""
     return WHOLE_RUN_BAND_BY_SIZE[size_class(params_active)]
 
 

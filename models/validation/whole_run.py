@@ -4,13 +4,13 @@
   planner plans them (validate_heldout, the steady state: no whole-run factor);
 - `added_scores`: a batch of runs added after the first fit (ADDED_BATCHES: whole_runs_added.csv
   to whole_runs_added4.csv), planned the same way and scored with the committed parameters and
-  band (constants.WHOLE_RUN_FIT, WHOLE_RUN_BAND_BY_SIZE): since amendment 3 the first two batches
-  are in the fit (in-sample scores, kept per batch); the third and fourth never are;
-- `seen_rows`: the 53 runs the committed form is fitted on (the 38, then both batches);
-- `whole_run_scores`: the fit on the 53, the leave-one-out errors (each run predicted by the
-  parameters fitted on the other 52), the pre-fit (steady-state) errors and the rule of thumb beside
+  band (constants.WHOLE_RUN_FIT, WHOLE_RUN_BAND_BY_SIZE): since amendment 5 the first four batches
+  are in the fit (in-sample scores, kept per batch); a later batch never is;
+- `seen_rows`: the 61 runs the committed form is fitted on (the 38, then four batches);
+- `whole_run_scores`: the fit on the 61, the leave-one-source-out errors (each run predicted by the
+  parameters fitted on the other source groups' runs, amendment 5), the pre-fit (steady-state) errors and the rule of thumb beside
   them, per size class (ACTIVE parameters), stack class and batch of origin, and the band from the
-  leave-one-out errors.
+  leave-one-source-out errors.
 The scores are computed from the files and the planner as they are, so they move with the steady
 state.
 """
@@ -30,7 +30,13 @@ from models.constants import (
     WHOLE_RUN_FORM,
     WHOLE_RUN_RANGE,
 )
-from models.training.whole_run import RunFeatures, fit_whole_run, size_class, whole_run_factor
+from models.training.whole_run import (
+    WEIGHTED,
+    RunFeatures,
+    fit_whole_run,
+    size_class,
+    whole_run_factor,
+)
 from models.validation.training import row_stack, validate_heldout
 from models.validation.training_predict import plan_heldout_run
 from models.validation.training_rows import ROOT, shape_of
@@ -56,20 +62,20 @@ ADDED_BATCHES = (
     ),
     (
         "added3",
-        "third batch (entered 2026-12-02 before any was scored; never fitted on)",
+        "third batch (entered 2026-12-02, scored once under form C3; in the fit since amendment 5)",
         ADDED3_RUNS,
     ),
     (
         "added4",
-        "fourth batch (entered sealed 2026-12-02, scored under form C3; never fitted on)",
+        "fourth batch (entered sealed 2026-12-02, scored once under C3; in the fit since amendment 5)",
         ADDED4_RUNS,
     ),
 )
 #: the batch of origin of the 38 runs of whole_runs_heldout.csv in seen_rows
 FIRST_FIT = "fitted 38"
-#: the added batches the committed form is fitted on (amendment 3); a batch entered later (a third)
-#: joins ADDED_BATCHES only, and is scored with the committed constants, never fitted on
-FITTED_BATCHES = ("added", "added2")
+#: the added batches the committed form is fitted on (amendment 5: all four; amendment 3: the first
+#: two); a batch entered later (a fifth) joins ADDED_BATCHES only, and is scored with the committed constants, never fitted on
+FITTED_BATCHES = ("added", "added2", "added3", "added4")
 #: issue 31's targets on the runs added after the fit: median |error|, |signed median|, band coverage
 ADDED_TARGETS = (0.25, 0.10, 0.80)
 
@@ -90,7 +96,9 @@ def _row(r: dict, params_active: float) -> dict:
     """A scored run: its ids and classes, published and steady-state GPU-hours, and what the plan
     knows at its GPU count (RunFeatures: the steady state's MFU, days and software stack)."""
     return {
-        "features": RunFeatures(params_active, r["gpus"], r["mfu"], r["train_days"], row_stack(r)),
+        "features": RunFeatures(
+            params_active, r["gpus"], r["mfu"], r["train_days"], row_stack(r), r["gpu"]
+        ),
         "id": r["id"],
         "stack_class": r["stack_class"],
         "gpus": r["gpus"],
@@ -109,12 +117,14 @@ def fitted_rows() -> tuple[dict, ...]:
     return tuple(_row(r, shape_of(r["model"]).params_active) for r in validate_heldout()["rows"])
 
 
-def fit_rows(rows, form: str = WHOLE_RUN_FORM) -> tuple[float, ...]:
-    """The form's parameters fitted on these runs (fit_whole_run on ln(published / steady))."""
+def fit_rows(rows, form: str = WHOLE_RUN_FORM, weights=None) -> tuple[float, ...]:
+    """The form's parameters fitted on these runs (fit_whole_run on ln(published / steady)), each
+    run weighted as given (None: one each)."""
     return fit_whole_run(
         [r["features"] for r in rows],
         [math.log(r["published"] / r["steady"]) for r in rows],
         form,
+        weights,
     )
 
 
@@ -129,6 +139,44 @@ def leave_one_out_errors(rows, form: str = WHOLE_RUN_FORM, ranges=WHOLE_RUN_RANG
         run_error(r, fit_rows([o for j, o in enumerate(rows) if j != i], form), form, ranges)
         for i, r in enumerate(rows)
     ]
+
+
+#: each seen run's source group (one paper, card or model family of one team; amendment 5)
+SOURCES = ROOT / "whole_run_sources.csv"
+
+
+@functools.cache
+def source_groups() -> dict[str, str]:
+    """{run id: source group} from whole_run_sources.csv."""
+    with SOURCES.open(newline="") as f:
+        return {r["id"]: r["source_group"] for r in csv.DictReader(f)}
+
+
+def source_weights(rows, form: str = WHOLE_RUN_FORM) -> list[float] | None:
+    """1 / (runs of the run's source group among these rows) for the WEIGHTED forms, else None
+    (one weight per run)."""
+    if form not in WEIGHTED:
+        return None
+    groups = [source_groups()[r["id"]] for r in rows]
+    return [1.0 / groups.count(g) for g in groups]
+
+
+def fit_weighted(rows, form: str = WHOLE_RUN_FORM) -> tuple[float, ...]:
+    """The form fitted on these runs with its weights (source_weights)."""
+    return fit_rows(rows, form, source_weights(rows, form))
+
+
+def leave_one_source_out_errors(
+    rows, form: str = WHOLE_RUN_FORM, ranges=WHOLE_RUN_RANGE
+) -> list[float]:
+    """Each run's error predicted by the form fitted (with its weights) on the runs of the OTHER
+    source groups only (amendment 5's score)."""
+    groups = [source_groups()[r["id"]] for r in rows]
+    fits = {
+        g: fit_weighted([r for r, h in zip(rows, groups, strict=True) if h != g], form)
+        for g in set(groups)
+    }
+    return [run_error(r, fits[g], form, ranges) for r, g in zip(rows, groups, strict=True)]
 
 
 def group_summaries(rows, errors: list[float], key: str) -> dict[str, dict]:
@@ -167,7 +215,7 @@ def score_summary(rows, errors: list[float], bands) -> dict:
 
 @functools.cache
 def seen_rows() -> tuple[dict, ...]:
-    """The 53 runs the committed form is fitted on (amendment 3): the 38 of whole_runs_heldout.csv
+    """The 61 runs the committed form is fitted on (amendment 5): the 38 of whole_runs_heldout.csv
     (batch FIRST_FIT), then each batch of FITTED_BATCHES (batch: its key), each planned as before."""
     rows = [dict(r, batch=FIRST_FIT) for r in fitted_rows()]
     for key, _, path in ADDED_BATCHES:
@@ -178,13 +226,14 @@ def seen_rows() -> tuple[dict, ...]:
 
 @functools.cache
 def whole_run_scores() -> dict:
-    """The committed form fitted on the seen runs (seen_rows), its leave-one-out scores beside the
-    steady state's (pre-fit), per batch of origin too, the rule of thumb's on the 38 (its MFU was
-    picked on them), and the band from the leave-one-out errors."""
+    """The committed form fitted on the seen runs (seen_rows, with its weights), its leave-one-
+    SOURCE-out scores (amendment 5; under the key "leave_one_out") beside the steady state's
+    (pre-fit), per batch of origin too, the rule of thumb's on the 38 (its MFU was picked on them),
+    and the band from the leave-one-source-out errors."""
     rows = seen_rows()
-    loo = leave_one_out_errors(rows)
+    loo = leave_one_source_out_errors(rows)
     bands = band_by_size(rows, loo)
-    fit = fit_rows(rows)
+    fit = fit_weighted(rows)
     scores = score_summary(rows, loo, bands)
     scores["by_batch"] = group_summaries(rows, loo, "batch")
     pre = score_summary(rows, [r["steady_error"] for r in rows], bands)
@@ -226,6 +275,7 @@ def added_scores(path: pathlib.Path = ADDED_RUNS) -> dict:
             {
                 "id": raw["id"],
                 "stack_class": raw["stack_class"],
+                "gpu": raw["gpu"],
                 "gpus": plan["gpus"],
                 "published": published,
                 "predicted": plan["predicted"],

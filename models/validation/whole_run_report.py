@@ -1,5 +1,5 @@
 """`clusterplan validate`'s table of the whole-run expectation (models/validation/whole_run.py): the
-steady state (pre-fit) and the whole-run expectation (post-fit, leave one out) side by side with the
+steady state (pre-fit) and the whole-run expectation (post-fit, leave one source out) side by side with the
 rule of thumb, per size class (active parameters) and stack class; then each batch of runs added
 after the fit (ADDED_BATCHES), a block of its own.
 """
@@ -51,12 +51,12 @@ def whole_run_report() -> str:
         "\n== Whole-run expectation: steady state x F(N_active, G, stack) "
         "(docs/reference/whole-run-model.md) ==",
         f"F = {formula_text()}, fitted by least absolute deviations on the {len(s['rows'])} seen "
-        "runs (whole_runs_heldout.csv and both added batches, amendment 3); band "
-        f"(leave-one-out errors, by active size): {bands}",
+        "runs (whole_runs_heldout.csv and the first four added batches, each source weighted "
+        f"equally; amendment 5); band (leave-one-source-out errors, by active size): {bands}",
     ]
     lines += _side_by_side(
         "GPU-hours |error| median and signed median, fitted runs, each scored with the fit "
-        "on the others (leave one out; rule of thumb on the 38 whose MFU it was picked on):",
+        "on the other sources (leave one source out; rule of thumb on the 38 whose MFU it was picked on):",
         s["pre_fit"],
         s["leave_one_out"],
         s["rule_of_thumb"],
