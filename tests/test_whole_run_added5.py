@@ -104,22 +104,38 @@ def test_no_run_repeats_one_already_fitted_scored_or_entered(rows):
     assert len({r["id"] for r in rows}) == len({r["model"] for r in rows}) == len(rows)
 
 
-def test_the_batch_is_sealed_until_the_lead_scores_it():
-    """Not in ADDED_BATCHES nor FITTED_BATCHES, and no scoring code names the file: nothing reads
-    it to plan or score it before the lead adds it."""
+def test_the_batch_is_scored_with_the_committed_form_and_never_fitted():
+    """Unsealed by the lead once amendment 5 (form C9) was committed, and scored once under it: in
+    ADDED_BATCHES, not in FITTED_BATCHES, each run's error read from its own file as steady
+    GPU-hours x the committed F over the published GPU-hours; the fit does not read it."""
+    from models.constants import WHOLE_RUN_FIT
+    from models.training.whole_run import whole_run_factor
     from models.validation import whole_run as W
 
-    assert "added5" not in [k for k, _, _ in W.ADDED_BATCHES]
-    assert ADDED5 not in [p for _, _, p in W.ADDED_BATCHES]
+    assert ("added5", ADDED5) in [(k, p) for k, _, p in W.ADDED_BATCHES]
     assert "added5" not in W.FITTED_BATCHES
-    named = subprocess.run(
-        ["git", "grep", "-l", "whole_runs_added5", "--", "models", "bench", "app"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.split()
-    assert named == []
+    assert not {r["id"] for r in W.seen_rows()} & {r["id"] for r in csv_rows(ADDED5)}
+    d = W.added_scores(W.ADDED5_RUNS)
+    assert [r["id"] for r in d["rows"]] == [r["id"] for r in csv_rows(ADDED5)]
+    for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
+        f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
+        assert r["factor"] == pytest.approx(f) and f >= 1
+        assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
+
+
+def test_validate_prints_the_fifth_batch_against_the_targets_and_the_doc_its_score():
+    from models.validation import whole_run as W
+    from models.validation.whole_run_report import whole_run_report
+
+    fifth = whole_run_report().split("fifth batch (entered sealed 2026-12-02")[1]
+    assert "whole_runs_added5.csv" in fifth and "targets 25% median" in fifth
+    for r in csv_rows(ADDED5):
+        assert fifth.count(f"  {r['id']} ") == 1
+    s = W.added_scores(W.ADDED5_RUNS)["whole_run"]["all"]
+    assert f"{s['median_abs_error']:>7.1%} {s['signed_median']:>+7.1%} ( 2)" in fifth
+    doc = (ROOT / "docs/reference/whole-run-model.md").read_text()
+    pct = f"{s['median_abs_error'] * 100:.1f} % median, {s['signed_median'] * 100:+.1f} % signed"
+    assert f"Whole run: **{pct}, band 2 of 2**" in doc
 
 
 def test_the_batch_was_committed_after_the_fourth_batch_without_scoring_code():
