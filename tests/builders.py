@@ -352,3 +352,48 @@ def csv_rows(path: pathlib.Path) -> list[dict]:
     """Every row of a CSV file as a dict keyed by its header."""
     with path.open(newline="") as f:
         return list(csv.DictReader(f))
+
+
+#: the validation data folder (whole runs, stack classes)
+VALIDATION_DATA = pathlib.Path(__file__).resolve().parents[1] / "models" / "data" / "validation"
+
+
+def check_added_batch_schema(rows: list[dict], path: pathlib.Path, previous: str, n: int) -> None:
+    """A batch of whole runs added after the fit (whole_runs_addedN.csv): the previous batch's
+    header, `n` rows with every cell present, ids `aN-`, a batch note `addedN: entered 2026-12-02`,
+    and notes saying the rows went in before any error was computed."""
+    with (VALIDATION_DATA / previous).open(newline="") as f:
+        before = next(csv.reader(f))
+    with path.open(newline="") as f:
+        header = next(csv.reader(f))
+    assert header == before
+    assert len(rows) == n
+    key = path.stem.removeprefix("whole_runs_")
+    for r in rows:
+        assert None not in r and all(v is not None for v in r.values()), r["id"]
+        assert r["id"].startswith(f"a{key[-1]}-"), r["id"]
+        assert r["batch"].startswith(f"{key}: entered 2026-12-02"), r["id"]
+        assert "before any of their errors was computed" in r["notes"], r["id"]
+
+
+def check_batch_names_known_parts(rows: list[dict], first_year: int) -> None:
+    """Each added run names a preset, GPU, stack class and scope the planner knows, quotes its
+    source, is BF16 from `first_year` on, and its preset's published sizes match the row's."""
+    import pytest
+
+    from models.hardware import load_gpus
+    from models.shapes import load_presets
+    from models.validation.training import HELDOUT_SCOPES
+
+    presets, gpus = load_presets(), load_gpus()
+    classes = {s["stack_class"] for s in csv_rows(VALIDATION_DATA / "stack_classes.csv")}
+    for r in rows:
+        assert r["model"] in presets and r["gpu"] in gpus, r["id"]
+        assert r["stack_class"] in classes and r["scope"] in HELDOUT_SCOPES, r["id"]
+        assert "'" in r["source"] and r["stack"].strip() and r["gpu_as_published"].strip(), r["id"]
+        assert first_year <= int(r["year"]) <= 2026 and r["precision"] == "bf16", r["id"]
+        assert float(r["tokens"]) > 0 and int(r["seq_len"]) > 0, r["id"]
+        shape = presets[r["model"]]
+        assert float(r["params_total_b"]) == pytest.approx(shape.published_params_b, rel=0.02)
+        active = shape.published_active_params_b or shape.published_params_b
+        assert float(r["params_active_b"]) == pytest.approx(active, rel=0.02), r["id"]

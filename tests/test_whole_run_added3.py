@@ -7,15 +7,18 @@ after merging the refitted form. Scored once under C3, the batch joined the fit 
 
 from __future__ import annotations
 
-import csv
 import pathlib
 import subprocess
 
 import pytest
 
-from models.hardware import load_gpus
-from models.shapes import load_presets
-from tests.builders import csv_rows, first_commit, is_ancestor
+from tests.builders import (
+    check_added_batch_schema,
+    check_batch_names_known_parts,
+    csv_rows,
+    first_commit,
+    is_ancestor,
+)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "models" / "data" / "validation"
@@ -33,33 +36,11 @@ def rows() -> list[dict]:
 
 
 def test_the_batch_has_the_second_batch_schema_and_its_own_batch_note(rows):
-    with (DATA / "whole_runs_added2.csv").open(newline="") as f:
-        second = next(csv.reader(f))
-    with ADDED3.open(newline="") as f:
-        header = next(csv.reader(f))
-    assert header == second
-    assert len(rows) == 5
-    for r in rows:
-        assert None not in r and all(v is not None for v in r.values()), r["id"]
-        assert r["id"].startswith("a3-") and r["batch"].startswith("added3: entered 2026-12-02")
-        assert "before any of their errors was computed" in r["notes"], r["id"]
+    check_added_batch_schema(rows, ADDED3, "whole_runs_added2.csv", 5)
 
 
 def test_every_row_names_a_preset_gpu_and_stack_and_quotes_a_source(rows):
-    from models.validation.training import HELDOUT_SCOPES
-
-    presets, gpus = load_presets(), load_gpus()
-    classes = {s["stack_class"] for s in csv_rows(DATA / "stack_classes.csv")}
-    for r in rows:
-        assert r["model"] in presets and r["gpu"] in gpus, r["id"]
-        assert r["stack_class"] in classes and r["scope"] in HELDOUT_SCOPES, r["id"]
-        assert "'" in r["source"] and r["stack"].strip() and r["gpu_as_published"].strip(), r["id"]
-        assert 2023 <= int(r["year"]) <= 2026 and r["precision"] == "bf16", r["id"]
-        assert float(r["tokens"]) > 0 and int(r["seq_len"]) > 0, r["id"]
-        shape = presets[r["model"]]
-        assert float(r["params_total_b"]) == pytest.approx(shape.published_params_b, rel=0.02)
-        active = shape.published_active_params_b or shape.published_params_b
-        assert float(r["params_active_b"]) == pytest.approx(active, rel=0.02), r["id"]
+    check_batch_names_known_parts(rows, first_year=2023)
 
 
 def test_gpu_hours_are_the_published_gpus_times_days_or_the_reported_figure(rows):
