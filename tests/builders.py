@@ -397,3 +397,40 @@ def check_batch_names_known_parts(rows: list[dict], first_year: int) -> None:
         assert float(r["params_total_b"]) == pytest.approx(shape.published_params_b, rel=0.02)
         active = shape.published_active_params_b or shape.published_params_b
         assert float(r["params_active_b"]) == pytest.approx(active, rel=0.02), r["id"]
+
+
+#: the code that plans or scores a whole run: the commit that enters a batch may touch none of it
+SCORING_CODE = ("models/validation/", "models/training/", "models/constants.py", "bench/")
+
+
+def files_of_commit(rev: str) -> list[str]:
+    """The paths one commit touched."""
+    import subprocess
+
+    out = subprocess.run(
+        ["git", "show", "--name-only", "--format=", rev],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.split()
+
+
+def check_scored_from_its_own_file(path: pathlib.Path) -> dict:
+    """A batch of whole runs is scored from its own file, in its order: each run's error is its
+    steady-state GPU-hours x the committed F(features) over the published GPU-hours (F >= 1).
+    Returns `added_scores(path)`."""
+    import pytest
+
+    from models.constants import WHOLE_RUN_FIT
+    from models.training.whole_run import whole_run_factor
+    from models.validation.whole_run import added_scores
+
+    d = added_scores(path)
+    assert [r["id"] for r in d["rows"]] == [r["id"] for r in csv_rows(path)]
+    for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
+        f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
+        assert r["factor"] == pytest.approx(f) and f >= 1
+        assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
+    return d

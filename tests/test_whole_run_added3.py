@@ -8,14 +8,16 @@ after merging the refitted form. Scored once under C3, the batch joined the fit 
 from __future__ import annotations
 
 import pathlib
-import subprocess
 
 import pytest
 
 from tests.builders import (
+    SCORING_CODE,
     check_added_batch_schema,
     check_batch_names_known_parts,
+    check_scored_from_its_own_file,
     csv_rows,
+    files_of_commit,
     first_commit,
     is_ancestor,
 )
@@ -77,16 +79,9 @@ def test_the_batch_was_committed_after_the_second_batch_without_scoring_code():
     added2 = first_commit("--", "models/data/validation/whole_runs_added2.csv")
     added3 = first_commit("--", "models/data/validation/whole_runs_added3.csv")
     assert added3 not in (fit, added2) and is_ancestor(fit, added3) and is_ancestor(added2, added3)
-    touched = subprocess.run(
-        ["git", "show", "--name-only", "--format=", added3],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    touched = files_of_commit(added3)
     assert "models/data/validation/whole_runs_added3.csv" in touched
-    scoring = ("models/validation/", "models/training/", "models/constants.py", "bench/")
-    assert not [p for p in touched if p.startswith(scoring)], touched
+    assert not [p for p in touched if p.startswith(SCORING_CODE)], touched
 
 
 def test_the_batch_was_scored_once_then_joined_the_fit_in_amendment_5():
@@ -94,18 +89,11 @@ def test_the_batch_was_scored_once_then_joined_the_fit_in_amendment_5():
     joined the fit in amendment 5: it is in ADDED_BATCHES and FITTED_BATCHES, and each run's
     (now in-sample) error is still read from its own file, steady GPU-hours x the committed F over
     the published GPU-hours."""
-    from models.constants import WHOLE_RUN_FIT
-    from models.training.whole_run import whole_run_factor
     from models.validation import whole_run as W
 
     assert "added3" in [k for k, _, _ in W.ADDED_BATCHES]
     assert "added3" in W.FITTED_BATCHES  # joined the fit in amendment 5, after its one scoring
-    d = W.added_scores(W.ADDED3_RUNS)
-    assert [r["id"] for r in d["rows"]] == [r["id"] for r in csv_rows(ADDED3)]
-    for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
-        f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
-        assert r["factor"] == pytest.approx(f) and f >= 1
-        assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
+    check_scored_from_its_own_file(W.ADDED3_RUNS)
 
 
 def test_validate_prints_the_third_batch_in_sample_and_the_doc_keeps_its_unseen_score():

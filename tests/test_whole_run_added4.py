@@ -7,14 +7,16 @@ scoring code. Scored once by the lead under C3, the batch joined the fit in amen
 from __future__ import annotations
 
 import pathlib
-import subprocess
 
 import pytest
 
 from tests.builders import (
+    SCORING_CODE,
     check_added_batch_schema,
     check_batch_names_known_parts,
+    check_scored_from_its_own_file,
     csv_rows,
+    files_of_commit,
     first_commit,
     is_ancestor,
 )
@@ -93,19 +95,12 @@ def test_the_batch_was_scored_once_then_joined_the_fit_in_amendment_5():
     signed: the doc keeps that), then joined the fit in amendment 5: in ADDED_BATCHES and
     FITTED_BATCHES, each run's (now in-sample) error read from its own file, steady GPU-hours x
     the committed F over the published GPU-hours."""
-    from models.constants import WHOLE_RUN_FIT
-    from models.training.whole_run import whole_run_factor
     from models.validation import whole_run as W
 
     keys = [k for k, _, _ in W.ADDED_BATCHES]
     assert keys.index("added4") == keys.index("added3") + 1  # entered after the third
     assert "added4" in W.FITTED_BATCHES  # joined the fit in amendment 5, after its one scoring
-    d = W.added_scores(W.ADDED4_RUNS)
-    assert [r["id"] for r in d["rows"]] == [r["id"] for r in csv_rows(ADDED4)]
-    for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
-        f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
-        assert r["factor"] == pytest.approx(f) and f >= 1
-        assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
+    check_scored_from_its_own_file(W.ADDED4_RUNS)
 
 
 def test_validate_prints_the_fourth_batch_in_sample_and_the_doc_keeps_its_unseen_score():
@@ -133,14 +128,7 @@ def test_the_batch_was_committed_after_the_third_batch_without_scoring_code():
     added3 = first_commit("--", "models/data/validation/whole_runs_added3.csv")
     added4 = first_commit("--", "models/data/validation/whole_runs_added4.csv")
     assert added4 != added3 and is_ancestor(added3, added4)
-    touched = subprocess.run(
-        ["git", "show", "--name-only", "--format=", added4],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    touched = files_of_commit(added4)
     assert "models/data/validation/whole_runs_added4.csv" in touched
     assert "docs/reference/whole-run-model.md" in touched
-    scoring = ("models/validation/", "models/training/", "models/constants.py", "bench/")
-    assert not [p for p in touched if p.startswith(scoring)], touched
+    assert not [p for p in touched if p.startswith(SCORING_CODE)], touched

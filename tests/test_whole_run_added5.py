@@ -8,15 +8,17 @@ file stays out of the scored batches until the lead scores it. These checks plan
 from __future__ import annotations
 
 import pathlib
-import subprocess
 
 import pytest
 
 from models.shapes import load_presets
 from tests.builders import (
+    SCORING_CODE,
     check_added_batch_schema,
     check_batch_names_known_parts,
+    check_scored_from_its_own_file,
     csv_rows,
+    files_of_commit,
     first_commit,
     is_ancestor,
 )
@@ -94,19 +96,12 @@ def test_the_batch_is_scored_with_the_committed_form_and_never_fitted():
     """Unsealed by the lead once amendment 5 (form C9) was committed, and scored once under it: in
     ADDED_BATCHES, not in FITTED_BATCHES, each run's error read from its own file as steady
     GPU-hours x the committed F over the published GPU-hours; the fit does not read it."""
-    from models.constants import WHOLE_RUN_FIT
-    from models.training.whole_run import whole_run_factor
     from models.validation import whole_run as W
 
     assert ("added5", ADDED5) in [(k, p) for k, _, p in W.ADDED_BATCHES]
     assert "added5" not in W.FITTED_BATCHES
     assert not {r["id"] for r in W.seen_rows()} & {r["id"] for r in csv_rows(ADDED5)}
-    d = W.added_scores(W.ADDED5_RUNS)
-    assert [r["id"] for r in d["rows"]] == [r["id"] for r in csv_rows(ADDED5)]
-    for r, e in zip(d["rows"], d["whole_run"]["errors"], strict=True):
-        f = whole_run_factor(r["features"], WHOLE_RUN_FIT)
-        assert r["factor"] == pytest.approx(f) and f >= 1
-        assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
+    check_scored_from_its_own_file(W.ADDED5_RUNS)
 
 
 def test_validate_prints_the_fifth_batch_against_the_targets_and_the_doc_its_score():
@@ -130,14 +125,7 @@ def test_the_batch_was_committed_after_the_fourth_batch_without_scoring_code():
     added4 = first_commit("--", "models/data/validation/whole_runs_added4.csv")
     added5 = first_commit("--", "models/data/validation/whole_runs_added5.csv")
     assert added5 != added4 and is_ancestor(added4, added5)
-    touched = subprocess.run(
-        ["git", "show", "--name-only", "--format=", added5],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    touched = files_of_commit(added5)
     assert "models/data/validation/whole_runs_added5.csv" in touched
     assert "docs/reference/whole-run-model.md" in touched
-    scoring = ("models/validation/", "models/training/", "models/constants.py", "bench/")
-    assert not [p for p in touched if p.startswith(scoring)], touched
+    assert not [p for p in touched if p.startswith(SCORING_CODE)], touched
