@@ -232,10 +232,8 @@ def scaling_note(note, layout) -> str:
     note warns, else the gain alone; '' without a note."""
     if note is None:
         return ""
-    text = (
-        f"Scaling: {gpus(note.gpus)} run {pct(note.gain)} faster than {note.half_gpus:,} "
-        "at this global batch"
-    )
+    pace = f"{pct(note.gain)} faster" if note.gain >= 0 else f"{pct(-note.gain)} slower"
+    text = f"Scaling: {gpus(note.gpus)} run {pace} than {note.half_gpus:,} at this global batch"
     if not note.warns:
         return text
     cause = SCALING_CAUSE[note.dominant_loss].format(

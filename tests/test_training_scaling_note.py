@@ -102,3 +102,23 @@ def test_the_comparison_and_its_pdf_carry_the_note(plans):
     doc = ComparisonDocument(c, title="t", link="", generated=GENERATED, catalogue="2026-11-29")
     line = scaling_note(c.training.scaling, c.training.layout)
     assert line and line in dict(doc.scenario_rows())["Training"]
+
+
+def test_a_larger_count_that_runs_slower_is_said_so():
+    """A 300M model on 4,096 A100-40GB at its default global batch runs slower than on 2,048 (the
+    batch leaves a pipeline with few micro-batches, found by the property test): a negative gain,
+    a warning, and the line says 'slower' with the size of the loss, never '-28 % faster'."""
+    p = plan_training(
+        scenario(
+            {
+                "workload": {"params": 3e8, "tokens": 1e10, "seq_len": 4096},
+                "cluster": {"gpu": "A100-40GB", "gpus": 4096},
+            }
+        )
+    )
+    note = p.scaling
+    assert note.gain == pytest.approx(note.tokens_per_s / note.half_tokens_per_s - 1)
+    assert note.gain < 0 and note.warns
+    line = scaling_note(note, p.layout)
+    assert f"{-note.gain:.0%}".replace("%", " %") in line and "slower than 2,048" in line
+    assert "faster" not in line

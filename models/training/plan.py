@@ -79,7 +79,8 @@ class ScalingNote(Record):
     half_gpus: int
     tokens_per_s: float
     half_tokens_per_s: float
-    #: tokens/s(G) / tokens/s(G/2) − 1
+    #: tokens/s(G) / tokens/s(G/2) − 1; negative where the larger count is slower (at a fixed
+    #: global batch, a small model on many GPUs: its fixed per-step costs outweigh the halved compute)
     gain: float
     #: the gain is below `warn_below` (sizing.SCALING_WARN_GAIN): the doubling buys little
     warns: bool
