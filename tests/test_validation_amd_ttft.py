@@ -110,8 +110,9 @@ def test_validate_and_the_page_show_the_three_ttft_forms(capsys):
 def test_the_plan_names_the_builds_first_token_constants():
     inp = ServeInputs(model="llama3-70b", gpu="MI300X", input_tokens=2000, output_tokens=300, rps=1)
     text = builds.software_of(inp)
-    # w = 5.9 × vLLM's CUDA 0.060 / 1.6 (the eighteenth amendment; 0.23 with the ninth's 0.090 / 2.3)
-    assert "first token 30 ms + 5.9 of the roofline's prefills + 0.22 per other request" in text
+    # a service waits for the others' prefills in steady traffic (twenty-first amendment), no w
+    assert "first token 30 ms + 5.9 of the roofline's prefills (seventeenth" in text
+    assert "the wait for the others' prefills (twenty-first)" in text
     cuda = ServeInputs(
         model="llama3-70b", gpu="H100-SXM", input_tokens=2000, output_tokens=300, rps=1
     )
