@@ -59,8 +59,8 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   Queueing Systems I, §3.5), so the p-th percentile adds max(0, ln(C/(1−p))) · lifetime / (c(1−ρ)) to
   TTFT. Exponential request lifetimes overstate the wait of fixed-length requests (about 2×, M/D/c)
   and suit varied lengths. TPOT is not given a tail: it is already taken with all B slots full, the
-  largest batch the replica runs; with users (or a fixed replica) there is no queue, so every
-  percentile is the mean.
+  largest batch the replica runs; with users no slot queue: their TTFT's tail is the M/M/1 wait
+  for the others' prefills (twenty-first amendment, builds.py `service_first_token_s`).
 The software generation assumed is 2024–25 TensorRT-LLM with in-flight batching, CUDA graphs and FP8/FP4
 kernels (models/data/validation/inference.csv scores it against both older and newer releases).
 An older engine without a grouped-query decode kernel (TensorRT-LLM before XQA) reads each K/V head once
