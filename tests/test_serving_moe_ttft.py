@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from models.serving import engines
+from models.serving import builds, engines
 from models.serving.engines import ENGINES, first_token_s
 from models.serving.plan import ServeInputs, evaluate, plan_serving
 from models.validation import silicon
@@ -76,20 +76,32 @@ def test_a_measured_moe_rows_first_token_takes_the_factor_and_its_tpot_does_not(
     assert tpot == pytest.approx(float(f["tpot"][0]) * 1e3, rel=1e-12)
 
 
-def test_the_planner_takes_the_factor_for_a_moe_model_and_not_for_a_dense_one(factor_two):
+def test_the_planner_takes_the_factor_for_a_moe_model_and_not_for_a_dense_one(
+    factor_two, monkeypatch
+):
+    # a service (users) takes the steady form (twenty-first amendment): the factor m on its own
+    # prefill and on the prefill server's time, none on a dense model
     moe = ServeInputs(model="qwen3-235b-a22b", gpu="H200", precision="fp8", input_tokens=2048,
                       output_tokens=256, users=32, gpus=8)  # fmt: skip
     f = evaluate(moe, [8], [8], [32])
-    expected = first_token_s("tensorrt-llm", f["t_prefill"][0], f["t_step"][0], 32, moe=True)
-    plain = first_token_s("tensorrt-llm", f["t_prefill"][0], f["t_step"][0], 32)
+    prefill, step, cycle = f["t_prefill"][0], f["t_step"][0], f["tpot"][0] * 256
+    expected = builds.service_first_token_s(moe, prefill, step, 32, cycle)
+    spec = ENGINES["tensorrt-llm"]
+    own = spec.ttft_fixed_s + spec.ttft_prefill_factor * prefill + step
     assert float(f["ttft"][0]) == pytest.approx(float(expected), rel=1e-12)
-    assert float(expected) > float(plain) + 0.01
+    assert float(expected) >= own + spec.ttft_prefill_factor * prefill - 1e-12 > own + 0.01
     assert plan_serving(moe).ttft_ms == pytest.approx(float(expected) * 1e3, rel=1e-9)
     dense = ServeInputs(model="llama3-70b", gpu="H100-SXM", precision="fp8", input_tokens=2048,
                         output_tokens=256, users=32, gpus=4)  # fmt: skip
     g = evaluate(dense, [4], [4], [32])
-    lone = first_token_s("tensorrt-llm", g["t_prefill"][0], g["t_step"][0], 32)
+    lone = builds.service_first_token_s(
+        dense, g["t_prefill"][0], g["t_step"][0], 32, g["tpot"][0] * 256
+    )
     assert float(g["ttft"][0]) == pytest.approx(float(lone), rel=1e-12)
+    monkeypatch.setitem(
+        engines.ENGINES, "tensorrt-llm", dataclasses.replace(spec, ttft_moe_prefill_factor=1.0)
+    )
+    assert float(evaluate(dense, [4], [4], [32])["ttft"][0]) == float(g["ttft"][0])
 
 
 def test_a_rocm_build_takes_no_factor(factor_two, monkeypatch):

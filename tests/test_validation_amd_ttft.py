@@ -46,9 +46,13 @@ def test_a_service_on_amd_takes_its_builds_constants():
     r = evaluate(inp, [8], [1], [32])
     build = builds.build_of(inp)
     assert build.ttft == (1.0, 10.0, 2.27)
-    expected = first_token_s("vllm", r["t_prefill"][0], r["t_step"][0], 32, build.ttft)
+    # a service: the steady form (twenty-first amendment) around the build's own a and k
+    cycle = r["tpot"][0] * 800
+    expected = builds.service_first_token_s(inp, r["t_prefill"][0], r["t_step"][0], 32, cycle)
     assert r["ttft"][0] == pytest.approx(expected, rel=1e-12)
-    cuda = first_token_s("vllm", r["t_prefill"][0], r["t_step"][0], 32)
+    own = 1.0 + 10.0 * r["t_prefill"][0] + r["t_step"][0]
+    assert r["ttft"][0] >= own - 1e-12
+    cuda = first_token_s("vllm", r["t_prefill"][0], r["t_step"][0], 1)
     assert r["ttft"][0] > 2 * cuda
     split = first_token_s("vllm", r["t_prefill"][0], r["t_step"][0], 1, build.ttft)
     assert r["split_ttft"][0] == pytest.approx(split + r["t_kv"][0], rel=1e-12)
@@ -74,9 +78,10 @@ def test_cuda_services_keep_the_cuda_constants():
     )
     assert builds.build_of(inp).ttft is None
     r = evaluate(inp, [2], [1], [8])
-    assert r["ttft"][0] == pytest.approx(
-        first_token_s("tensorrt-llm", r["t_prefill"][0], r["t_step"][0], 8), rel=1e-12
-    )
+    cycle = r["tpot"][0] * 300
+    steady = builds.service_first_token_s(inp, r["t_prefill"][0], r["t_step"][0], 8, cycle)
+    assert r["ttft"][0] == pytest.approx(steady, rel=1e-12)
+    assert r["ttft"][0] >= first_token_s("tensorrt-llm", r["t_prefill"][0], r["t_step"][0], 1)
 
 
 def test_ttft_moves_only_between_sixteenth_and_after():
@@ -105,8 +110,9 @@ def test_validate_and_the_page_show_the_three_ttft_forms(capsys):
 def test_the_plan_names_the_builds_first_token_constants():
     inp = ServeInputs(model="llama3-70b", gpu="MI300X", input_tokens=2000, output_tokens=300, rps=1)
     text = builds.software_of(inp)
-    # w = 5.9 × vLLM's CUDA 0.060 / 1.6 (the eighteenth amendment; 0.23 with the ninth's 0.090 / 2.3)
-    assert "first token 30 ms + 5.9 of the roofline's prefills + 0.22 per other request" in text
+    # a service waits for the others' prefills in steady traffic (twenty-first amendment), no w
+    assert "first token 30 ms + 5.9 of the roofline's prefills (seventeenth" in text
+    assert "the wait for the others' prefills (twenty-first)" in text
     cuda = ServeInputs(
         model="llama3-70b", gpu="H100-SXM", input_tokens=2000, output_tokens=300, rps=1
     )

@@ -344,7 +344,8 @@ def _objectives() -> None:
         help="The share of requests the TTFT objective holds for. Above p50 the wait for a free "
         "batch slot counts (an M/M/c queue at the replica's load: Sakasegawa 1977, Kleinrock "
         "1975), so a tighter percentile can need more GPUs. TPOT is taken with the batch full, the "
-        "slowest it runs. With concurrent users there is no queue: every percentile is the mean.",
+        "slowest it runs. With concurrent users the wait is for the others' prefills at the rate "
+        "they arrive in steady traffic (an M/M/1 prefill queue), at this percentile.",
     )
     FORM.optional(
         c3,

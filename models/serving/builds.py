@@ -20,11 +20,12 @@ import functools
 import re
 from dataclasses import dataclass
 
+import numpy as np
 from pydantic import BaseModel, Field, field_validator, model_serializer, model_validator
 
 from models.errors import InputError
 from models.hardware import get_gpu, load_gpus
-from models.serving import engines
+from models.serving import engines, queueing
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, software_generation
 from models.shapes import get_preset, known_model
 
@@ -290,10 +291,10 @@ def describe(build: Build) -> str:
     models/serving/engines.py `software_generation`)."""
     first = ""
     if build.ttft is not None:
-        a, k, w = build.ttft
+        a, k, _ = build.ttft
         first = (
-            f"; first token {a * 1e3:.0f} ms + {k:.1f} of the roofline's prefills + {w:.2f} per "
-            "other request in flight (seventeenth amendment)"
+            f"; first token {a * 1e3:.0f} ms + {k:.1f} of the roofline's prefills (seventeenth "
+            "amendment) + with users the wait for the others' prefills (twenty-first)"
         )
     return (
         f"{build.label} {build.costs_version}: each decode step {build.step_factor:.2f}x the "
@@ -449,3 +450,28 @@ def first_token_s(inp, t_prefill, t_step, in_flight=1.0):
     build = build_of(inp)
     moe = build.platform == "cuda" and get_preset(inp.model).is_moe
     return engines.first_token_s(inp.engine, t_prefill, t_step, in_flight, build.ttft, moe)
+
+
+def service_first_token_s(inp, t_prefill, t_step, batch, cycle_s):
+    """A planned service's time to first token (docs/reference/serving-evidence.md, twenty-first
+    amendment). With an arrival rate: `first_token_s` with no wave (the slot's M/M/c wait is added
+    by pools.py). With users in flight (a steady closed loop of `batch` on the replica's group):
+    own = a + m · k · t_prefill + t_step (the build's or engine's a, k; m its MoE factor), plus the
+    p-th percentile (inp.slo_percentile) wait of an M/M/1 prefill server of time s = m · q ·
+    t_prefill per request (q = k_b / k_e for a ROCm build with its own constants, else 1) at
+    ρ = λ · s, λ = (B − 1) / (TTFT_mean + O · TPOT), `cycle_s` = O · TPOT (queueing.py
+    `closed_loop_utilisation`). No wave share: the benchmark rows that arrive in waves are scored
+    with `first_token_s` (models/validation/silicon.py, amd.py)."""
+    if inp.users is None:
+        return first_token_s(inp, t_prefill, t_step)
+    build = build_of(inp)
+    spec = ENGINES[inp.engine]
+    moe = build.platform == "cuda" and get_preset(inp.model).is_moe
+    m = spec.ttft_moe_prefill_factor if moe else 1.0
+    a, k = (build.ttft or (spec.ttft_fixed_s, spec.ttft_prefill_factor))[:2]
+    q = k / spec.ttft_prefill_factor if build.ttft else 1.0
+    own = a + m * k * t_prefill + t_step
+    service = m * q * t_prefill
+    others = np.maximum(np.asarray(batch, dtype=float) - 1.0, 0.0)
+    rho = queueing.closed_loop_utilisation(others, service, own, cycle_s)
+    return own + queueing.queue_wait_s(rho, 1, service, inp.slo_percentile)

@@ -39,10 +39,10 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
 - Time to first token (docs/reference/serving-evidence.md, ninth amendment; models/serving/
   builds.py `first_token_s`; per engine on AIConfigurator's tuning rows, per ROCm build: 17th):
   TTFT = a_e + m · t_prefill · (k_e + w_e · (C − 1)) + t_step (m: 18th, MoE on CUDA): a_e, the
-  request's own prefill as the client sees it (k_e times the roofline's) and, with users in flight
-  (a closed loop), a share w_e of each of the C − 1 others' prefills (C the replica's batch). With
-  an arrival rate C is 1: the wait for a free slot is the M/M/c queue's, counted once. TPOT and
-  throughput keep the roofline's t_prefill.
+  request's own prefill as the client sees it (k_e times the roofline's); a service with users in
+  flight (a steady closed loop, 21st) replaces the wave term w_e · (C − 1) by an M/M/1 wait for the
+  others' prefills at their arrival rate (builds.py `service_first_token_s`). With an arrival
+  rate C is 1: the wait for a free slot is the M/M/c queue's. TPOT and throughput are unchanged.
 - Split (disaggregated prefill and decode, DistServe, Zhong et al. 2024, arXiv 2401.09670): a
   prefill pool of replicas each prefilling one request at a time (1 / t_prefill requests/s) and a
   decode pool of replicas of the same layout that only decode (B / (O · t_step) requests/s), so
@@ -59,8 +59,8 @@ The model (each figure per GPU of a replica of `tp` GPUs; constants in models/co
   Queueing Systems I, §3.5), so the p-th percentile adds max(0, ln(C/(1−p))) · lifetime / (c(1−ρ)) to
   TTFT. Exponential request lifetimes overstate the wait of fixed-length requests (about 2×, M/D/c)
   and suit varied lengths. TPOT is not given a tail: it is already taken with all B slots full, the
-  largest batch the replica runs; with users (or a fixed replica) there is no queue, so every
-  percentile is the mean.
+  largest batch the replica runs; with users no slot queue: their TTFT's tail is the M/M/1 wait
+  for the others' prefills (twenty-first amendment, builds.py `service_first_token_s`).
 The software generation assumed is 2024–25 TensorRT-LLM with in-flight batching, CUDA graphs and FP8/FP4
 kernels (models/data/validation/inference.csv scores it against both older and newer releases).
 An older engine without a grouped-query decode kernel (TensorRT-LLM before XQA) reads each K/V head once
@@ -322,13 +322,12 @@ def evaluate(
     t_step = builds.engine_step_s(inp, shape, t_step, b)  # the engine's own step
     t_prefill = roofline.prefill_s(su)
 
-    # time to first token (docs/reference/serving-evidence.md, ninth amendment): the engine's fixed
-    # time, its own prefill as the client sees it and, with users in flight (a closed loop), a
-    # share of the others' prefills; with arrivals the wait for a slot is the queue's (pools.py)
-    in_flight = b if inp.users is not None else 1.0
-    ttft = builds.first_token_s(inp, t_prefill, t_step, in_flight)
     phi = ENGINES[inp.engine].prefill_share_in_decode  # of the others' prefills (fifteenth)
     cycle = phi * b * t_prefill + o_tok * t_step
+    # time to first token (serving-evidence.md, ninth and twenty-first amendments): the engine's
+    # fixed time and own prefill and, with users (a steady closed loop), the M/M/1 wait for the
+    # others' prefills at their arrival rate; with arrivals the slot's wait is the queue's (pools.py)
+    ttft = builds.service_first_token_s(inp, t_prefill, t_step, b, cycle)
     out_rate = b * o_tok / cycle  # per replica
     # split: each prefill GPU sends its shard of the prompt's K/V to its decode GPU over its NIC
     nic = roofline.link_rates(gpu)[1]

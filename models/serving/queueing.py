@@ -32,4 +32,21 @@ def max_utilisation(ttft_s, slots, lifetime_s, slo_s, percentile, ceiling) -> np
     return np.where(fine, ceiling, lo)
 
 
-__all__ = ["queue_wait_s", "max_utilisation"]
+def closed_loop_utilisation(others, service_s, own_s, cycle_s) -> np.ndarray:
+    """Utilisation ρ of a replica's prefill server in a steady closed loop (serving-evidence.md,
+    twenty-first amendment): the `others` users a request shares the replica with each cycle
+    through a first token (own_s + the mean M/M/1 wait ρ·s/(1−ρ)) and a cycle_s of output tokens,
+    so they arrive at λ = others / (own_s + ρ·s/(1−ρ) + cycle_s) and ρ = λ · s. The right side
+    falls as ρ rises: one root in [0, 1), found by bisection (0 when no others)."""
+    others, s, own, cycle = np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (others, service_s, own_s, cycle_s))
+    )
+    lo, hi = np.zeros_like(s), np.ones_like(s)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        over = mid * (own + mid * s / (1 - mid) + cycle) >= others * s
+        lo, hi = np.where(over, lo, mid), np.where(over, mid, hi)
+    return lo
+
+
+__all__ = ["queue_wait_s", "max_utilisation", "closed_loop_utilisation"]
