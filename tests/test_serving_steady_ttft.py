@@ -73,3 +73,23 @@ def test_the_benchmark_rows_scoring_is_byte_identical():
         for form in amd.FORMS:
             h.update(f"{row['id']}:{form}:{amd.errors(row, form)!r}\n".encode())
     assert h.hexdigest() == WAVE_ROWS_DIGEST
+
+
+def test_a_rocm_builds_prefill_server_is_the_rooflines_prefill():
+    """The lead's correction: on every engine and build the prefill server's time is the roofline's
+    prefill (k is the client's view of its own prefill, not server time), so on a ROCm build the
+    wait at p50 is the M/M/1 median at rho = lambda x t_prefill with its own a and k."""
+    inp = ServeInputs(
+        **(BASE | {"gpu": "MI300X", "engine": "vllm", "input_tokens": 2048, "output_tokens": 256})
+        | {"users": 64}
+    )
+    build = builds.build_of(inp)
+    assert build.ttft is not None and build.platform == "rocm"
+    f = evaluate(inp, [4], [1], [64])
+    a, k = build.ttft[:2]
+    tp, ts = float(f["t_prefill"][0]), float(f["t_step"][0])
+    own, cycle = a + k * tp + ts, float(f["tpot"][0]) * 256
+    rho = float(queueing.closed_loop_utilisation(63.0, tp, own, cycle))
+    want = own + float(queueing.queue_wait_s(rho, 1, tp, 50))
+    got = float(builds.service_first_token_s(inp, tp, ts, 64, cycle))
+    assert got == pytest.approx(want, rel=1e-9)

@@ -457,8 +457,9 @@ def service_first_token_s(inp, t_prefill, t_step, batch, cycle_s):
     amendment). With an arrival rate: `first_token_s` with no wave (the slot's M/M/c wait is added
     by pools.py). With users in flight (a steady closed loop of `batch` on the replica's group):
     own = a + m · k · t_prefill + t_step (the build's or engine's a, k; m its MoE factor), plus the
-    p-th percentile (inp.slo_percentile) wait of an M/M/1 prefill server of time s = m · q ·
-    t_prefill per request (q = k_b / k_e for a ROCm build with its own constants, else 1) at
+    p-th percentile (inp.slo_percentile) wait of an M/M/1 prefill server of time s = m · t_prefill
+    per request (the roofline's prefill on every engine and build: k is how the client sees its own
+    prefill stretched beside the others' decode steps, not the server's time; lead's correction) at
     ρ = λ · s, λ = (B − 1) / (TTFT_mean + O · TPOT), `cycle_s` = O · TPOT (queueing.py
     `closed_loop_utilisation`). No wave share: the benchmark rows that arrive in waves are scored
     with `first_token_s` (models/validation/silicon.py, amd.py)."""
@@ -469,9 +470,8 @@ def service_first_token_s(inp, t_prefill, t_step, batch, cycle_s):
     moe = build.platform == "cuda" and get_preset(inp.model).is_moe
     m = spec.ttft_moe_prefill_factor if moe else 1.0
     a, k = (build.ttft or (spec.ttft_fixed_s, spec.ttft_prefill_factor))[:2]
-    q = k / spec.ttft_prefill_factor if build.ttft else 1.0
     own = a + m * k * t_prefill + t_step
-    service = m * q * t_prefill
+    service = m * t_prefill
     others = np.maximum(np.asarray(batch, dtype=float) - 1.0, 0.0)
     rho = queueing.closed_loop_utilisation(others, service, own, cycle_s)
     return own + queueing.queue_wait_s(rho, 1, service, inp.slo_percentile)
