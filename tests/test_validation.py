@@ -608,6 +608,9 @@ def test_validation_page_renders():
     # the third-party InferenceMAX rows (app/views/validation_inferencemax.py), per class
     assert any("inferencemax.csv" in c.value for c in at.caption)
     assert any("TTFT within 40 % (share %)" in d.value.columns for d in at.dataframe)
+    # the third-party DeepSeek-R1 rows (app/views/validation_thirdparty_moe.py), per source
+    assert any("thirdparty_moe.csv" in c.value for c in at.caption)
+    assert any("source_id" in d.value.columns for d in at.dataframe)
 
 
 def test_every_model_constant_has_a_source():

@@ -20,7 +20,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
-    from models.validation import amd, inferencemax, mlperf, silicon
+    from models.validation import amd, inferencemax, mlperf, silicon, thirdparty_moe
     from models.validation import finetune as FV
     from models.validation import memory as MV
     from models.validation import moe_throughput as MT
@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
                 "mlperf_offline": mlperf.as_json(),
                 "serving_amd": amd.as_json(),
                 "serving_inferencemax": inferencemax.as_json(),
+                "serving_thirdparty_moe": thirdparty_moe.as_json(),
             },
             default=str,
         )
@@ -92,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(amd.report_lines()))
     print("\n== Serving, third party: InferenceMAX (models/data/validation/inferencemax.csv) ==")
     print("\n".join(inferencemax.report_lines()))
+    print("\n== Serving, third party: DeepSeek-R1 (models/data/validation/thirdparty_moe.csv) ==")
+    print("\n".join(thirdparty_moe.report_lines()))
     print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
     print(FV.report(finetune))
     return 0

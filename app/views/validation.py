@@ -10,6 +10,7 @@ from app.views.forms import pinned_table
 from app.views.validation_amd import render_amd
 from app.views.validation_inferencemax import render_inferencemax
 from app.views.validation_moe import render_moe_throughput
+from app.views.validation_thirdparty_moe import render_thirdparty_moe
 from app.views.validation_whole_run import render_whole_run
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
@@ -585,6 +586,7 @@ def render() -> None:
     render_mlperf()
     render_amd()
     render_inferencemax()
+    render_thirdparty_moe()
     render_finetune()
     _constants()
 

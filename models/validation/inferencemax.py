@@ -94,20 +94,29 @@ def meets(s: dict) -> bool:
     return s["rows"] > 0 and s["median_abs"] <= TARGET_MEDIAN and s["within_band"] >= TARGET_SHARE
 
 
-def _entry(key: dict, members: list[dict]) -> dict:
-    errs = [errors(r) for r in members]
-    out = key | {"rows": len(members), "refused": sum(predict(r) is None for r in members)}
+def entry(key: dict, members: list[dict], errors_of=None, predict_of=None) -> dict:
+    """key plus rows, refused and per metric the summary (and whether it meets the targets);
+    errors_of and predict_of: a set's own (this module's `errors` and `predict` by default)."""
+    errors_of, predict_of = errors_of or errors, predict_of or predict
+    errs = [errors_of(r) for r in members]
+    out = key | {"rows": len(members), "refused": sum(predict_of(r) is None for r in members)}
     for m, _ in METRICS:
         out[m] = summary(e[m] for e in errs)
         out[m]["meets_targets"] = meets(out[m])
     return out
 
 
-def _classes(rows: Iterable[dict], fields: tuple[str, ...]) -> list[dict]:
+def classes(
+    rows: Iterable[dict], fields: tuple[str, ...], errors_of=None, predict_of=None
+) -> list[dict]:
+    """One `entry` per distinct value of `fields`, sorted."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault(tuple(r[f] for f in fields), []).append(r)
-    return [_entry(dict(zip(fields, k, strict=True)), v) for k, v in sorted(groups.items())]
+    return [
+        entry(dict(zip(fields, k, strict=True)), v, errors_of, predict_of)
+        for k, v in sorted(groups.items())
+    ]
 
 
 @functools.cache
@@ -117,9 +126,9 @@ def as_json() -> dict:
     return {
         "rows": len(rows),
         "targets": {"median_abs": TARGET_MEDIAN, "band": BAND, "share_within_band": TARGET_SHARE},
-        "all": _entry({}, list(rows)),
-        "by_engine_gpu_precision": _classes(rows, ("engine", "gpu", "precision")),
-        "classes": _classes(rows, ("engine", "gpu", "precision", "lengths")),
+        "all": entry({}, list(rows)),
+        "by_engine_gpu_precision": classes(rows, ("engine", "gpu", "precision")),
+        "classes": classes(rows, ("engine", "gpu", "precision", "lengths")),
     }
 
 
@@ -130,9 +139,15 @@ def _cell(s: dict) -> str:
     )
 
 
-def _line(label: str, c: dict) -> str:
+def line(label: str, c: dict) -> str:
+    """A class's report line: label, rows, refused, and per metric its cell."""
     cells = "  ".join(_cell(c[m]) for m, _ in METRICS)
     return f"  {label:34} {c['rows']:>4} {c['refused']:>4}  {cells}".rstrip()
+
+
+HEADER = (
+    f"  {'class':34} {'rows':>4} {'ref.':>4}  {'TPOT':^19}  {'TTFT':^19}  {'output tok/s/GPU':^19}"
+).rstrip()
 
 
 def report_lines() -> list[str]:
@@ -143,11 +158,11 @@ def report_lines() -> list[str]:
         "unseen, TTFT in-sample for the twenty-first amendment's steady form (unseen: 157 %)",
         "median |error|, signed median, share within 40 % (* meets issue 29's targets: median "
         "<= 20 %, >= 80 % within 40 %)",
-        f"  {'class':34} {'rows':>4} {'ref.':>4}  {'TPOT':^19}  {'TTFT':^19}  {'output tok/s/GPU':^19}".rstrip(),
+        HEADER,
     ]
-    lines.append(_line("all rows", data["all"]))
+    lines.append(line("all rows", data["all"]))
     for c in data["by_engine_gpu_precision"]:
-        lines.append(_line(f"{c['engine']} {c['gpu']} {c['precision']}", c))
+        lines.append(line(f"{c['engine']} {c['gpu']} {c['precision']}", c))
     for c in data["classes"]:
-        lines.append(_line(f"{c['engine']} {c['gpu']} {c['precision']} {c['lengths']}", c))
+        lines.append(line(f"{c['engine']} {c['gpu']} {c['precision']} {c['lengths']}", c))
     return lines

@@ -1,0 +1,195 @@
+"""Third-party DeepSeek-R1 serving rows (models/data/validation/thirdparty_moe.csv; docs/reference/
+serving-evidence.md, twenty-second amendment): the data file's checks, the planner's `serve` as the
+one path a row is predicted by, the page and the CLI reading the scores, and the rule that nothing
+reads the rows to fit."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from app.views.validation_thirdparty_moe import thirdparty_moe_table
+from models.errors import InputError
+from models.serving.plan import ServeInputs, plan_serving
+from models.validation import thirdparty_moe as T
+from tests.builders import csv_rows, run_cli
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROWS = csv_rows(T.ROWS)
+DSTACK_COMMIT = "7f37e6697725e58dd09b9ef190b62ce19f01d45e"
+
+
+def test_every_row_names_its_source_date_statistic_and_settings():
+    where = {
+        "dstack-deepseek-r1-h200-2025": f"Deepseek-R1/raw_data/online_results.csv at commit {DSTACK_COMMIT}",
+        "inferencex-issue870-2026": "https://github.com/SemiAnalysisAI/InferenceX/issues/870",
+        "tenstorrent-issue356-2025": "https://github.com/tenstorrent/tt-inference-server/issues/356",
+    }
+    for r in ROWS:
+        assert where[r["source_id"]] in r["source"], r["id"]
+        assert r["as_of"] == "2026-12-02" and r["published"][:4] in ("2025", "2026")
+        assert r["statistic"] in ("median", "mean")
+        assert f"concurrency {r['concurrency']}" in r["settings"], r["id"]
+        assert r["model"] == "deepseek-v3-like" and "DeepSeek-R1" in r["model_name"]
+        assert int(r["gpus"]) == int(r["tp"]) * int(r["ep"]) or r["ep"] == "1"
+
+
+def test_rows_per_source_are_pinned_and_unexpressible_rows_say_why():
+    counts: dict[tuple[str, str], int] = {}
+    for r in ROWS:
+        k = (r["source_id"], r["expressible"])
+        counts[k] = counts.get(k, 0) + 1
+        assert (r["expressible"] == "no") == bool(r["not_expressible_reason"]), r["id"]
+        assert r["expressible"] in ("yes", "no")
+    assert counts == {
+        ("dstack-deepseek-r1-h200-2025", "yes"): 18,
+        ("dstack-deepseek-r1-h200-2025", "no"): 15,
+        ("inferencex-issue870-2026", "yes"): 4,
+        ("tenstorrent-issue356-2025", "yes"): 6,
+    }
+
+
+def test_no_duplicates_and_none_from_the_fitted_sets():
+    assert len({r["id"] for r in ROWS}) == len(ROWS)
+    keys = [
+        (r["source_id"], r["engine"], r["input_tokens"], r["output_tokens"], r["concurrency"])
+        for r in ROWS
+    ]
+    assert len(set(keys)) == len(keys)
+    data = ROOT / "models" / "data" / "validation"
+    amd_rows = csv_rows(data / "amd_serving.csv")
+    assert not {r["gpu"] for r in amd_rows} & {r["gpu"] for r in ROWS}
+    assert "thirdparty" not in (data / "aiconfigurator_silicon.csv").read_text(encoding="utf-8")
+
+
+def test_units_hold_against_each_other():
+    """Little's law on the replica, where a throughput is given: output tokens/s per GPU × GPUs ≈
+    C · O / (TTFT + O · TPOT), TTFT and TPOT in ms (a unit or per-GPU slip moves it by 8× or
+    1000×)."""
+    checked = 0
+    for r in ROWS:
+        assert float(r["ttft_ms"]) > 0 and 0 < float(r["tpot_ms"]) < 1000
+        if not r["output_tokens_per_s_per_gpu"]:
+            continue
+        o, c = float(r["output_tokens"]), int(r["concurrency"])
+        e2e_s = (float(r["ttft_ms"]) + o * float(r["tpot_ms"])) / 1e3
+        little = c * o / e2e_s / int(r["gpus"])
+        assert little / float(r["output_tokens_per_s_per_gpu"]) - 1 == pytest.approx(0, abs=0.4)
+        checked += 1
+    assert checked == 37
+
+
+def _one_per_class() -> list[dict]:
+    """Per source and engine, the row of least concurrency (one a doubled concurrency spread
+    over two replicas would not hide)."""
+    seen: dict[tuple, dict] = {}
+    for r in sorted(ROWS, key=lambda r: int(r["concurrency"])):
+        if T.expressible(r) and r["engine_version"]:
+            seen.setdefault((r["source_id"], r["engine"]), r)
+    return list(seen.values())
+
+
+def test_every_scored_row_is_serve_of_its_own_fields():
+    """Each expressible row's prediction is plan_serving of the CSV's fields, read here without the
+    module's mapping: one replica of the row's GPUs at its concurrency."""
+    for r in ROWS:
+        if not T.expressible(r):
+            continue
+        inp = ServeInputs(
+            model=r["model"],
+            gpu=r["gpu"],
+            precision=r["precision"],
+            kv_precision=r["kv_precision"] or None,
+            engine=r["engine"],
+            engine_version=r["engine_version"] or None,
+            input_tokens=int(r["input_tokens"]),
+            output_tokens=int(r["output_tokens"]),
+            users=int(r["concurrency"]),
+            gpus=int(r["gpus"]),
+        )
+        try:
+            plan = plan_serving(inp)
+        except InputError:
+            assert T.predict(r) is None, r["id"]
+            continue
+        for metric, _ in T.METRICS:
+            assert T.predict(r)[metric] == pytest.approx(getattr(plan, metric), rel=1e-12), r["id"]
+
+
+@pytest.mark.parametrize("row", _one_per_class(), ids=lambda r: r["id"])
+def test_a_rows_prediction_is_the_planners_serve(row):
+    """One path: the module's figures are `clusterplan serve --gpus N --users C`'s."""
+    kv = ("--kv-precision", row["kv_precision"]) if row["kv_precision"] else ()
+    rc, out, err = run_cli(
+        "serve",
+        *("--model", row["model"], "--gpu", row["gpu"], "--precision", row["precision"]),
+        *kv,
+        *("--engine", f"{row['engine']}:{row['engine_version']}"),
+        *("--input-tokens", row["input_tokens"], "--output-tokens", row["output_tokens"]),
+        *("--gpus", row["gpus"], "--users", row["concurrency"], "--json"),
+    )
+    assert rc == 0, err
+    plan = json.loads(out)
+    assert plan["gpus"] == int(row["gpus"])
+    predicted = T.predict(row)
+    for metric, _ in T.METRICS:
+        assert predicted[metric] == pytest.approx(plan[metric], rel=1e-12), metric
+
+
+def test_a_replica_over_two_nodes_is_refused_with_the_field():
+    for r in ROWS:
+        if r["source_id"] == "tenstorrent-issue356-2025":
+            assert T.predict(r) is None and T.refusal(r).startswith("gpus: "), r["id"]
+
+
+def test_the_scores_as_first_reported():
+    """The figures written in the twenty-second amendment (as committed): a model change that moves
+    them must be reported there, not silently."""
+    data = T.as_json()
+    a = data["all"]
+    assert (data["rows"], data["scored"], len(data["not_expressible"])) == (43, 28, 15)
+    assert (a["rows"], a["refused"]) == (28, 6)
+    got = {
+        m: tuple(round(100 * a[m][k], 1) for k in ("median_abs", "signed_median", "within_band"))
+        for m, _ in T.METRICS
+    }
+    assert got == {
+        "tpot_ms": (51.4, -51.4, 36.4),
+        "ttft_ms": (89.6, -89.0, 9.1),
+        "output_tokens_per_s_per_gpu": (168.6, 168.6, 18.2),
+    }
+    imx = next(c for c in data["classes"] if c["source_id"] == "inferencex-issue870-2026")
+    assert imx["tpot_ms"]["meets_targets"] and imx["output_tokens_per_s_per_gpu"]["meets_targets"]
+
+
+def test_validate_prints_and_serialises_the_block():
+    rc, out, _ = run_cli("validate")
+    assert rc == 0
+    section = out.split("== Serving, third party: DeepSeek-R1")[1]
+    assert "all scored rows" in section and "inferencex sglang H200" in section
+    rc, out, _ = run_cli("validate", "--json")
+    assert json.loads(out)["serving_thirdparty_moe"]["rows"] == 43
+
+
+def test_the_page_table_reads_the_scores():
+    data = T.as_json()
+    table = thirdparty_moe_table(data)
+    assert len(table) == 1 + len(data["classes"]) == 5
+    first = table.iloc[0]
+    assert first["rows"] == 28
+    assert first["TPOT median |error| %"] == pytest.approx(
+        100 * data["all"]["tpot_ms"]["median_abs"]
+    )
+
+
+def test_nothing_fits_on_the_rows():
+    """The rule: the rows are unseen; no fit (bench/) or model module reads them."""
+    readers = [
+        p.relative_to(ROOT).as_posix()
+        for d in ("bench", "models", "pricing", "scripts")
+        for p in (ROOT / d).rglob("*.py")
+        if "thirdparty_moe" in p.read_text(encoding="utf-8")
+    ]
+    assert readers == ["models/validation/thirdparty_moe.py"]
