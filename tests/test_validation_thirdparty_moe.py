@@ -145,8 +145,9 @@ def test_a_replica_over_two_nodes_is_refused_with_the_field():
 
 
 def test_the_scores_as_first_reported():
-    """The figures written in the twenty-second amendment (as committed): a model change that moves
-    them must be reported there, not silently."""
+    """The figures written in the twenty-second amendment (as committed; TTFT as the twenty-first
+    amendment's steady form, merged after, moved it from 89.6 / -89.0 / 9.1): a model change that
+    moves them must be reported there, not silently."""
     data = T.as_json()
     a = data["all"]
     assert (data["rows"], data["scored"], len(data["not_expressible"])) == (43, 28, 15)
@@ -157,7 +158,7 @@ def test_the_scores_as_first_reported():
     }
     assert got == {
         "tpot_ms": (51.4, -51.4, 36.4),
-        "ttft_ms": (89.6, -89.0, 9.1),
+        "ttft_ms": (94.7, -92.8, 13.6),
         "output_tokens_per_s_per_gpu": (168.6, 168.6, 18.2),
     }
     imx = next(c for c in data["classes"] if c["source_id"] == "inferencex-issue870-2026")
