@@ -48,6 +48,7 @@ GPUS_ADDED = "AMD rows added 2026-12-02, scored apart"
 ADDED_BATCHES = (
     ("added", "added", "before amendment 2"),
     ("after-amendment", "after_amendment", "after amendment 2"),
+    ("after-amendment3", "after_amendment3", "after amendment 3"),
 )
 
 
