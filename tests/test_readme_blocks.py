@@ -271,3 +271,20 @@ def test_a_broken_link_is_found(tmp_path):
         "there.md#no-such-heading",
         "missing.png",
     ]
+
+
+def test_the_readmes_third_party_serving_figures_are_validates():
+    """The README's line on the two third-party serving sets quotes what `clusterplan validate`
+    computes (rows, scored rows, median |error| of TPOT and output tokens/s per GPU)."""
+    from models.validation import inferencemax, thirdparty_moe
+
+    readme = (ROOT / "README.md").read_text()
+    imax = inferencemax.as_json()
+    tpot = round(100 * imax["all"]["tpot_ms"]["median_abs"])
+    tps = round(100 * imax["all"]["output_tokens_per_s_per_gpu"]["median_abs"])
+    assert (
+        f"{imax['rows']} SemiAnalysis InferenceMAX Llama 3.3 70B rows (time per output token "
+        f"{tpot} % median, output tokens/s per GPU {tps} %)"
+    ) in readme
+    moe = thirdparty_moe.as_json()
+    assert f"{moe['rows']} DeepSeek-R1 rows ({moe['scored']} scored)" in readme
