@@ -194,3 +194,24 @@ def test_nothing_fits_on_the_rows():
         if "thirdparty_moe" in p.read_text(encoding="utf-8")
     ]
     assert readers == ["models/validation/thirdparty_moe.py"]
+
+
+def test_an_older_release_quotes_what_the_set_measured_on_it():
+    """A CUDA release older than the measured ones names what this set measured on such a release
+    (builds.OLDER_RELEASE_EVIDENCE): the ratio is measured / planned TPOT at the class's signed
+    median, 1 / (1 + e), for dstack's SGLang 0.4.3 and vLLM 0.7.4 rows; a newer unmeasured release
+    and a measured one carry no such sentence."""
+    from models.serving import builds
+
+    classes = {
+        c["engine"]: c for c in T.as_json()["classes"] if c["source_id"].startswith("dstack")
+    }
+    for engine, (release, ratio) in builds.OLDER_RELEASE_EVIDENCE.items():
+        signed = classes[engine]["tpot_ms"]["signed_median"]
+        assert ratio == pytest.approx(1 / (1 + signed), abs=0.005), engine
+        assert {r["engine_version"] for r in ROWS if r["engine"] == engine} >= {release}
+        note = builds.resolve(engine, "H200", release).note
+        assert f"{release} served DeepSeek-R1 on 8 H200 at {ratio:.1f}x" in note
+        lo, hi = builds.CUDA_MEASURED[engine]
+        assert "Older releases" not in builds.resolve(engine, "H200", "99.0.0").note
+        assert builds.resolve(engine, "H200", hi).note == ""

@@ -46,6 +46,16 @@ CUDA_MEASURED = {
     "sglang": ("0.5.1", "0.5.10"),
 }
 
+#: what an unseen third-party set measured on releases older than CUDA_MEASURED (docs/reference/
+#: serving-evidence.md, twenty-second amendment: dstack's DeepSeek-R1 runs on 8 H200, March 2025,
+#: scored once, never fitted): the release and measured / planned time per output token at its
+#: rows' signed median error e, 1 / (1 + e) (SGLang 0.4.3.post2 e = -55.4 %, vLLM 0.7.4.dev181
+#: -45.3 %); quoted in the note of a CUDA release older than the measured ones, never applied
+OLDER_RELEASE_EVIDENCE = {
+    "vllm": ("0.7.4.dev181", 1.83),
+    "sglang": ("0.4.3.post2", 2.24),
+}
+
 #: where the ROCm step costs come from (one source, one date)
 ROCM_FIT_SOURCE = (
     "measured AMD serving rows (models/data/validation/amd_serving.csv: dstack DeepSeek-R1 on 8x "
@@ -242,6 +252,13 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
                 f"{spec.label} {version} was not measured (its costs: releases {lo} to {hi}); "
                 "the fitted costs are used"
             )
+            if engine in OLDER_RELEASE_EVIDENCE and _key(version) < _key(lo):
+                seen, ratio = OLDER_RELEASE_EVIDENCE[engine]
+                note += (
+                    f". Older releases can be much slower: {spec.label} {seen} served DeepSeek-R1 "
+                    f"on 8 H200 at {ratio:.1f}x these costs' time per output token (a third-party "
+                    "set, March 2025; serving-evidence.md, twenty-second amendment)"
+                )
         return Build(
             engine, spec.label, "cuda", version, version, spec.decode_step_factor, 0.0, note
         )
