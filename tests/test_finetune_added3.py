@@ -88,7 +88,8 @@ def test_the_batch_was_entered_by_a_commit_that_touched_no_scoring_code():
 
 def test_the_third_batch_is_scored_apart_and_holds_its_first_score():
     """Its first (and only) score, pinned so it cannot move quietly: all 7 at 20.8 % median,
-    +0.1 % signed; full (4) 23.9 %, -7.4 %; LoRA (3) 10.5 %, +0.1 %; none rejected. The seen rows'
+    +0.1 % signed; full (4) 23.9 %, -7.4 %; LoRA (3) 10.5 %, +0.1 % (10.4 % since the correction of
+    entry of 2026-12-02: the dgxc 70B LoRA row at its recipe's rank 16, not 32); none rejected. The seen rows'
     level and the two earlier batches are unchanged by it (nothing fitted on these rows)."""
     res = FV.validate()
     s = res["after_amendment3"]
@@ -97,7 +98,8 @@ def test_the_third_batch_is_scored_apart_and_holds_its_first_score():
     assert s["all"]["signed_median_error"] == pytest.approx(0.001, abs=0.001)
     assert s["full"]["median_abs_error"] == pytest.approx(0.239, abs=0.001)
     assert s["full"]["signed_median_error"] == pytest.approx(-0.074, abs=0.001)
-    assert s["lora"]["median_abs_error"] == pytest.approx(0.105, abs=0.001)
+    # 0.105 -> 0.104: correction of entry 2026-12-02 (lora_rank 32 -> 16, finetune-model.md)
+    assert s["lora"]["median_abs_error"] == pytest.approx(0.104, abs=0.001)
     assert s["all"]["rejected"] == []
     assert res["by_kind"]["throughput"]["rows"] == 16  # the seen rows only
     assert res["added"]["all"]["rows"] == 6 and res["after_amendment"]["all"]["rows"] == 10
