@@ -50,14 +50,28 @@ def inputs_of(row: dict) -> ServeInputs:
     )
 
 
-@functools.cache
-def _predicted(row_id: str) -> tuple[dict[str, float] | None, str]:
-    row = next(r for r in load_rows() if r["id"] == row_id)
+def planned(inp: ServeInputs, metrics=None) -> tuple[dict[str, float] | None, str]:
+    """The planner's figures for one measured service (`plan_serving`, the path `clusterplan serve`
+    takes), by metric name (`metrics`: (metric, measured column) pairs, METRICS by default), and
+    "" ; or None and the refusal ("field: message") where the planner refuses it."""
     try:
-        p = plan_serving(inputs_of(row))
+        p = plan_serving(inp)
     except InputError as exc:
         return None, f"{exc.field}: {exc}"
-    return {m: float(getattr(p, m)) for m, _ in METRICS}, ""
+    return {m: float(getattr(p, m)) for m, _ in metrics or METRICS}, ""
+
+
+def relative_errors(predicted: dict[str, float] | None, row: dict, metrics=None) -> dict:
+    """predicted / measured − 1 per metric (None where refused or the row has no measurement)."""
+    return {
+        m: None if predicted is None or not row[col] else predicted[m] / float(row[col]) - 1
+        for m, col in metrics or METRICS
+    }
+
+
+@functools.cache
+def _predicted(row_id: str) -> tuple[dict[str, float] | None, str]:
+    return planned(inputs_of(next(r for r in load_rows() if r["id"] == row_id)))
 
 
 def predict(row: dict) -> dict[str, float] | None:
@@ -72,8 +86,7 @@ def refusal(row: dict) -> str:
 
 def errors(row: dict) -> dict[str, float | None]:
     """predicted / measured − 1 per metric (None where refused)."""
-    f = predict(row)
-    return {m: None if f is None else f[m] / float(row[col]) - 1 for m, col in METRICS}
+    return relative_errors(predict(row), row)
 
 
 def summary(errs: Iterable[float | None]) -> dict:

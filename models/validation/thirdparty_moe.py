@@ -18,8 +18,7 @@ import csv
 import functools
 
 from models import DATA_DIR
-from models.errors import InputError
-from models.serving.plan import ServeInputs, plan_serving
+from models.serving.plan import ServeInputs
 from models.validation import amd, inferencemax
 
 ROWS = DATA_DIR / "validation" / "thirdparty_moe.csv"
@@ -53,11 +52,7 @@ def inputs_of(row: dict) -> ServeInputs:
 @functools.cache
 def _predicted(row_id: str) -> tuple[dict[str, float] | None, str]:
     row = next(r for r in load_rows() if r["id"] == row_id)
-    try:
-        p = plan_serving(inputs_of(row))
-    except InputError as exc:
-        return None, f"{exc.field}: {exc}"
-    return {m: float(getattr(p, m)) for m, _ in METRICS}, ""
+    return inferencemax.planned(inputs_of(row), METRICS)
 
 
 def predict(row: dict) -> dict[str, float] | None:
@@ -72,13 +67,9 @@ def refusal(row: dict) -> str:
 
 def errors(row: dict) -> dict[str, float | None]:
     """predicted / measured − 1 per metric (None where refused or not measured)."""
-    f = predict(row)
-    return {
-        m: None if f is None or not row[col] else f[m] / float(row[col]) - 1 for m, col in METRICS
-    }
+    return inferencemax.relative_errors(predict(row), row, METRICS)
 
 
-@functools.cache
 def as_json() -> dict:
     """Scored rows: all of them, and per source x engine x GPU; the rows not expressible, with
     their reasons."""
