@@ -434,3 +434,14 @@ def check_scored_from_its_own_file(path: pathlib.Path) -> dict:
         assert r["factor"] == pytest.approx(f) and f >= 1
         assert e == pytest.approx(r["steady"] * f / r["published"] - 1)
     return d
+
+
+def code_naming(word: str) -> list[str]:
+    """The Python files under bench/, models/, pricing/ and scripts/ whose text names `word`
+    (relative paths): who reads an evidence set that must never be fitted on."""
+    return [
+        p.relative_to(ROOT).as_posix()
+        for d in ("bench", "models", "pricing", "scripts")
+        for p in sorted((ROOT / d).rglob("*.py"))
+        if word in p.read_text(encoding="utf-8")
+    ]

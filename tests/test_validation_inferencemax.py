@@ -14,7 +14,7 @@ import pytest
 
 from app.views.validation_inferencemax import inferencemax_table
 from models.validation import inferencemax as I
-from tests.builders import csv_rows, run_cli
+from tests.builders import code_naming, csv_rows, run_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ROWS = csv_rows(I.ROWS)
@@ -153,12 +153,7 @@ def test_the_page_table_reads_the_scores():
 
 def test_nothing_fits_on_the_rows():
     """The rule: the rows are unseen; no fit (bench/) or model module reads them."""
-    readers = [
-        p.relative_to(ROOT).as_posix()
-        for d in ("bench", "models", "pricing", "scripts")
-        for p in (ROOT / d).rglob("*.py")
-        if "inferencemax" in p.read_text(encoding="utf-8")
-    ]
+    readers = code_naming("inferencemax")
     assert readers == ["models/validation/inferencemax.py", "models/validation/thirdparty_moe.py"]
     # the second set borrows the summaries only, never this set's rows or predictions
     other = (ROOT / readers[1]).read_text(encoding="utf-8")

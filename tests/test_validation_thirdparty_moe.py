@@ -14,7 +14,7 @@ from app.views.validation_thirdparty_moe import thirdparty_moe_table
 from models.errors import InputError
 from models.serving.plan import ServeInputs, plan_serving
 from models.validation import thirdparty_moe as T
-from tests.builders import csv_rows, run_cli
+from tests.builders import code_naming, csv_rows, run_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ROWS = csv_rows(T.ROWS)
@@ -187,12 +187,7 @@ def test_the_page_table_reads_the_scores():
 
 def test_nothing_fits_on_the_rows():
     """The rule: the rows are unseen; no fit (bench/) or model module reads them."""
-    readers = [
-        p.relative_to(ROOT).as_posix()
-        for d in ("bench", "models", "pricing", "scripts")
-        for p in (ROOT / d).rglob("*.py")
-        if "thirdparty_moe" in p.read_text(encoding="utf-8")
-    ]
+    readers = code_naming("thirdparty_moe")
     assert readers == ["models/validation/thirdparty_moe.py"]
 
 
