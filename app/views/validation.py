@@ -9,12 +9,13 @@ from app.formatting import md_plain
 from app.views.forms import pinned_table
 from app.views.validation_amd import render_amd
 from app.views.validation_inferencemax import render_inferencemax
+from app.views.validation_mlperf import render_mlperf
 from app.views.validation_moe import render_moe_throughput
+from app.views.validation_silicon import render_serving_measured
 from app.views.validation_thirdparty_moe import render_thirdparty_moe
 from app.views.validation_whole_run import render_whole_run
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
-from models.validation import mlperf, silicon
 from models.validation import serving as SV
 from models.validation.training import (
     BAND_COVERAGE,
@@ -390,141 +391,6 @@ def render_serving() -> None:
         pinned_table(serving_table(result), hide_index=True, column_config=ROW_COLUMNS)
     with st.expander("Published inference figures not used, and why"):
         pinned_table(pd.DataFrame(result["skipped"]), hide_index=True)
-
-
-def pct(x: float | None) -> float | None:
-    """A share as percent; None stays None (a class with no scored row)."""
-    return None if x is None else 100 * x
-
-
-def measured_serving_table(data: dict) -> pd.DataFrame:
-    """One row per split, backend, GPU and model class of `silicon.as_json()`: rows, refused, and
-    the TPOT (the model's and the rule of thumb's) and TTFT errors in percent."""
-
-    return pd.DataFrame(
-        [
-            {
-                "split": c["split"],
-                "backend": c["backend"],
-                "GPU": c["gpu"],
-                "class": c["model_class"],
-                "rows": c["rows"],
-                "refused": c["refused"],
-                "TPOT median %": pct(c["tpot"]["median_abs"]),
-                "TPOT p90 %": pct(c["tpot"]["p90_abs"]),
-                "TPOT signed %": pct(c["tpot"]["signed_median"]),
-                "rule TPOT median %": pct(c["tpot_rule_of_thumb"]["median_abs"]),
-                "TTFT median %": pct(c["ttft"]["median_abs"]),
-                "TTFT signed %": pct(c["ttft"]["signed_median"]),
-            }
-            for c in data["classes"]
-        ]
-    )
-
-
-def _engine_row(c: dict) -> dict:
-    """One split and backend of `silicon.as_json()["per_engine"]`, errors in percent."""
-    tpot, ttft = c["tpot"], c["ttft"]
-    return {"split": c["split"], "backend": c["backend"], "rows": c["rows"],
-            "TPOT median %": pct(tpot["median_abs"]), "TPOT p90 %": pct(tpot["p90_abs"]),
-            "TPOT signed %": pct(tpot["signed_median"]), "TTFT median %": pct(ttft["median_abs"]),
-            "TTFT p90 %": pct(ttft["p90_abs"]), "TTFT signed %": pct(ttft["signed_median"]),
-            "share": c["prefill_share_in_decode"]}  # fmt: skip
-
-
-def render_serving_measured() -> None:
-    data = silicon.as_json()
-    st.subheader("Serving, measured at scale")
-    st.caption(
-        f"NVIDIA AIConfigurator's {data['rows']:,} measured serving rows "
-        "(models/data/validation/aiconfigurator_silicon.csv: TensorRT-LLM, SGLang and vLLM, each "
-        "row a layout, a concurrency and the measured TTFT and TPOT). The held-out split, the "
-        "model's form and the mapping were written down before the first score "
-        "(docs/reference/serving-evidence.md); constants are fitted on tuning rows only. "
-        f"{data['expressible']:,} rows are expressible today, {data['held_out']:,} held out. "
-        "Signed: negative means the model is faster than measured."
-    )
-    columns = [c for c in measured_serving_table(data).columns if c.endswith("%")]
-    pinned_table(
-        measured_serving_table(data),
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(format="%+.0f" if "signed" in c else "%.0f")
-            for c in columns
-        },
-    )
-    st.caption(
-        "Per engine. Unseen: B300 and GB300, apart from the held-out rows. Share: of the others' "
-        "prefills an aggregated decode pays (fifteenth amendment; 1 = each whole, serially)."
-    )
-    pinned_table(pd.DataFrame([_engine_row(c) for c in data["per_engine"]]), hide_index=True)
-    st.caption(
-        "Replicas beyond one scale-up domain (TP or attention-DP groups over several NVLink "
-        "domains; docs/reference/serving-evidence.md, fourteenth amendment). Unseen: B300 and "
-        "GB300, apart from the held-out rows."
-    )
-    pinned_table(
-        pd.DataFrame(
-            [
-                {
-                    "split": c["split"],
-                    "backend": c["backend"],
-                    "rows": c["rows"],
-                    "TPOT median %": pct(c["tpot"]["median_abs"]),
-                    "TPOT p90 %": pct(c["tpot"]["p90_abs"]),
-                    "TPOT signed %": pct(c["tpot"]["signed_median"]),
-                    "TTFT median %": pct(c["ttft"]["median_abs"]),
-                }
-                for c in data["beyond_domain"]
-            ]
-        ),
-        hide_index=True,
-    )
-    with st.expander("Rows not expressible yet, and why"):
-        pinned_table(
-            pd.DataFrame([{"reason": k, "rows": n} for k, n in data["not_expressible"].items()]),
-            hide_index=True,
-        )
-
-
-def mlperf_table(data: dict) -> pd.DataFrame:
-    """One row per benchmark and GPU of `mlperf.as_json()`: rows and the errors in percent."""
-
-    return pd.DataFrame(
-        [
-            {
-                "benchmark": c["benchmark"],
-                "GPU": c["gpu"],
-                "rows": c["rows"],
-                "median %": pct(c["median_abs"]),
-                "worst %": pct(c["worst_abs"]),
-                "signed %": pct(c["signed_median"]),
-            }
-            for c in data["classes"]
-        ]
-    )
-
-
-def render_mlperf() -> None:
-    data = mlperf.as_json()
-    a = data["all"]
-    st.subheader("Serving, MLPerf Inference Offline")
-    st.caption(
-        f"{data['rows']} published Offline results (MLPerf Inference v5.0 to v6.0, closed, one node; "
-        "models/data/validation/mlperf_offline.csv), each against the model's best layout on the "
-        "submission's node at the benchmark's mean lengths. Every row is held out; the split, the "
-        "lengths and the precision rule were written before the first score "
-        f"(docs/reference/mlperf-serving-evidence.md). Median error {100 * a['median_abs']:.0f} %, "
-        f"{a['within_target']} of {a['rows']} rows within {100 * mlperf.TARGET:.0f} %."
-    )
-    pinned_table(
-        mlperf_table(data),
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(format="%+.0f" if "signed" in c else "%.0f")
-            for c in ("median %", "worst %", "signed %")
-        },
-    )
 
 
 def render_finetune() -> None:

@@ -7,43 +7,34 @@ their step costs and the CUDA engine's TTFT constants, the sixteenth amendment's
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
 
-from app.views.forms import pinned_table
+from app.views.evidence_table import Column, class_table, render_evidence
 from models.validation import amd
 
 METRICS = {"tpot_ms": "TPOT", "ttft_ms": "TTFT", "out_tps": "output tok/s"}
 
 
-def _pct(x: float | None) -> float | None:
-    return None if x is None else 100 * x
+def _columns() -> list[Column]:
+    """Per metric: median |error| before, (TTFT) the sixteenth amendment's, after, signed after."""
+    columns: list[Column] = []
+    for key, name in METRICS.items():
+        columns.append((f"{name} before %", ("before", key, "median_abs")))
+        if key == "ttft_ms":
+            columns.append((f"{name} 16th amendment %", ("sixteenth", key, "median_abs")))
+        columns.append((f"{name} after %", ("after", key, "median_abs")))
+        columns.append((f"{name} signed %", ("after", key, "signed_median")))
+    return columns
 
 
 def amd_table(data: dict) -> pd.DataFrame:
     """One row per engine, version and split: rows, then each metric's median |error| before and
     after (TTFT: also the sixteenth amendment's), and the signed median after, in percent."""
-    rows = []
-    for c in data["classes"]:
-        row = {
-            "engine": c["engine"],
-            "version": c["version"],
-            "split": c["split"],
-            "rows": c["rows"],
-        }
-        for key, name in METRICS.items():
-            row[f"{name} before %"] = _pct(c["before"][key]["median_abs"])
-            if key == "ttft_ms":
-                row[f"{name} 16th amendment %"] = _pct(c["sixteenth"][key]["median_abs"])
-            row[f"{name} after %"] = _pct(c["after"][key]["median_abs"])
-            row[f"{name} signed %"] = _pct(c["after"][key]["signed_median"])
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return class_table(data["classes"], ("engine", "version", "split"), ("rows",), _columns())
 
 
 def render_amd() -> None:
     data = amd.as_json()
-    st.subheader("Serving on AMD GPUs, measured")
-    st.caption(
+    caption = (
         f"{data['rows']} measured serving runs on MI300X (models/data/validation/amd_serving.csv: "
         "dstack's DeepSeek-R1 and Llama 3.1 405B runs, Oracle's 405B FP8 runs), each at its engine, "
         f"version, layout and concurrency; {data['held_out']} held out (an id-hash tenth and one "
@@ -54,13 +45,4 @@ def render_amd() -> None:
         "16th amendment: the step costs with the CUDA engines' TTFT constants); signed + means "
         "the model is optimistic."
     )
-    table = amd_table(data)
-    pinned_table(
-        table,
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(format="%+.0f" if "signed" in c else "%.0f")
-            for c in table.columns
-            if c.endswith("%")
-        },
-    )
+    render_evidence("Serving on AMD GPUs, measured", caption, amd_table(data))

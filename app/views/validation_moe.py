@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from app.views.evidence_table import pct
 from app.views.forms import pinned_table
 from models.validation import moe_throughput as MT
 
@@ -16,10 +17,6 @@ PERCENT = {
 }
 
 
-def _pct(x: float | None) -> float | None:
-    return None if x is None else 100 * x
-
-
 def groups_table(data: dict) -> pd.DataFrame:
     """One row per model, then one per GPU, of `moe_throughput.as_json()`: rows and errors in %."""
     return pd.DataFrame(
@@ -27,9 +24,9 @@ def groups_table(data: dict) -> pd.DataFrame:
             {
                 "group": c.get("model") or c.get("gpu"),
                 "rows": c["rows"],
-                "median %": _pct(c["median_abs"]),
-                "worst %": _pct(c["worst_abs"]),
-                "signed %": _pct(c["signed_median"]),
+                "median %": pct(c["median_abs"]),
+                "worst %": pct(c["worst_abs"]),
+                "signed %": pct(c["signed_median"]),
             }
             for c in data["models"] + data["gpus"]
         ]
@@ -46,7 +43,7 @@ def rows_table(data: dict) -> pd.DataFrame:
                 "release": d["release"],
                 "published tok/s/GPU": d["published"],
                 "model tok/s/GPU": d["predicted"],
-                "error %": _pct(d["error"]),
+                "error %": pct(d["error"]),
                 "layout": d["layout"] or "not scored (rule in the row's notes)",
             }
             for d in data["detail"]

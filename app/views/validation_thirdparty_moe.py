@@ -9,48 +9,30 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from app.views.evidence_table import TARGETS_NOTE, band_table, render_evidence
 from app.views.forms import pinned_table
-from app.views.validation_inferencemax import METRICS, _pct
+from app.views.validation_inferencemax import METRICS
 from models.validation import thirdparty_moe
 
 
 def thirdparty_moe_table(data: dict) -> pd.DataFrame:
     """One row for all scored rows, then one per source, engine and GPU: rows, refused, and per
     metric the median |error|, the signed median and the share within 40 %, in percent."""
-    rows = []
-    for c in [data["all"] | {"source_id": "all scored rows"}, *data["classes"]]:
-        row = {k: c.get(k, "") for k in thirdparty_moe.CLASS_FIELDS}
-        row |= {"rows": c["rows"], "refused": c["refused"]}
-        for key, name in METRICS.items():
-            row[f"{name} median |error| %"] = _pct(c[key]["median_abs"])
-            row[f"{name} signed %"] = _pct(c[key]["signed_median"])
-            row[f"{name} within 40 % (share %)"] = _pct(c[key]["within_band"])
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return band_table(data, thirdparty_moe.CLASS_FIELDS, "all scored rows", METRICS)
 
 
 def render_thirdparty_moe() -> None:
     data = thirdparty_moe.as_json()
-    st.subheader("Serving, third party: DeepSeek-R1 (671B MoE)")
-    st.caption(
+    caption = (
         f"{data['rows']} DeepSeek-R1 serving runs (models/data/validation/thirdparty_moe.csv): "
         "dstack on 8 H200 (SGLang, vLLM, TensorRT-LLM; 2025-03), SemiAnalysis InferenceX issue "
         "870 on 8 H200 (SGLang 0.5.7; 2026-03) and Tenstorrent issue 356 on 16 H100 (SGLang; "
         f"2025-07); {data['scored']} scored, the rest not expressible (below). Every row is "
         "unseen and never fitted: the mapping and the rule were committed before the first score "
-        "(docs/reference/serving-evidence.md, twenty-second amendment). Issue 29's targets: "
-        "median |error| at most 20 % and at least 80 % of rows within 40 %; signed + means the "
-        "model predicts more than was measured."
+        "(docs/reference/serving-evidence.md, twenty-second amendment). " + TARGETS_NOTE
     )
-    table = thirdparty_moe_table(data)
-    pinned_table(
-        table,
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(format="%+.0f" if "signed" in c else "%.0f")
-            for c in table.columns
-            if c.endswith("%")
-        },
+    render_evidence(
+        "Serving, third party: DeepSeek-R1 (671B MoE)", caption, thirdparty_moe_table(data)
     )
     with st.expander("Rows the planner cannot express, and why"):
         pinned_table(pd.DataFrame(data["not_expressible"]), hide_index=True)
