@@ -44,5 +44,9 @@ def test_band_table_puts_the_all_rows_line_first_with_three_columns_per_metric()
     assert list(table["TPOT within 40 % (share %)"])[:2] == [50.0, 100.0]
     assert list(table["refused"]) == [1, 0, 1]
     formats = {c: v["type_config"]["format"] for c, v in percent_columns(table).items()}
-    # only names ending in % are formatted; "(share %)" ends in ")" and is shown as it is
-    assert formats == {"TPOT median |error| %": "%.0f", "TPOT signed %": "%+.0f"}
+    # names ending in % and the shares ("(share %)") are whole percents; signed ones carry a sign
+    assert formats == {
+        "TPOT median |error| %": "%.0f",
+        "TPOT signed %": "%+.0f",
+        "TPOT within 40 % (share %)": "%.0f",
+    }

@@ -76,11 +76,12 @@ def band_table(
 
 
 def percent_columns(table: pd.DataFrame) -> dict:
-    """Whole-percent display for every column whose name ends in %, signed ones with a sign."""
+    """Whole-percent display for every column whose name ends in % or "%)" (a share: "within
+    40 % (share %)"), signed ones with a sign."""
     return {
         c: st.column_config.NumberColumn(format="%+.0f" if "signed" in c else "%.0f")
         for c in table.columns
-        if c.endswith("%")
+        if c.endswith(("%", "%)"))
     }
 
 
