@@ -57,3 +57,35 @@ def test_a_given_batch_still_probes_once(monkeypatch):
     found = serving_plan.with_max_fit(inp, np.array([2.0]), np.array([1.0]), np.ones(1), [64.0])
     assert found.max_seqs is None
     assert _probes(monkeypatch, inp) == 1
+
+
+def test_users_are_spread_over_a_replicas_attention_groups():
+    """A replica of dp attention groups runs dp batches: 64 users of DeepSeek on H100 (the search
+    takes TP1 EP16 DP16, too large for one node) put 4 sequences on each group, 64 on the replica,
+    not 64 on each group (1,024 in flight for 64 users, as it did); and a fixed replica's users
+    are spread the same way."""
+    import math
+
+    from models.serving.plan import ServeInputs, plan_serving
+
+    base = {"model": "deepseek-v3-like", "gpu": "H100-SXM", "input_tokens": 1000}
+    p = plan_serving(ServeInputs(**base, output_tokens=500, users=64))
+    assert p.attention_dp > 1
+    assert p.batch == math.ceil(64 / p.attention_dp) and p.replicas == 1
+    assert p.batch * p.attention_dp >= 64 > (p.batch - 1) * p.attention_dp
+    both = plan_serving(ServeInputs(**base, output_tokens=500, users=128))
+    assert both.tpot_ms > p.tpot_ms  # twice the users in flight: a longer step
+
+
+def test_a_fixed_replicas_users_are_spread_over_its_groups():
+    import numpy as np
+
+    from models.serving import pools
+    from models.serving.plan import ServeInputs
+
+    inp = ServeInputs(
+        model="deepseek-v3-like", gpu="H200", input_tokens=1000, output_tokens=500, gpus=8, users=64
+    )
+    dp = np.array([1.0, 8.0, 16.0])
+    got = pools.in_flight_batch(inp, None, None, dp, np.array([256.0] * 3), evaluate=None)
+    assert list(got) == [64.0, 8.0, 4.0]

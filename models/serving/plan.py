@@ -529,17 +529,17 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
 
 def _closed_loop(inp: ServeInputs, tp, ep, r: dict, grouped_kv_decode: bool) -> dict:
     """`users` in flight on one fixed replica (a benchmark's closed loop): where the KV cache holds
-    fewer sequences B than the users U, the engine runs B and the others wait for a free slot, as
-    a real server queues them. Each sequence then lives cycle = B · t_prefill + O · t_step, the
-    replica completes B / cycle requests a second, and by Little's law over all U users a request
-    waits (U − B) / (B / cycle) before its slot, added to its TTFT (`closed_wait`)."""
+    fewer sequences B (over its attention groups) than the users U, the engine runs B and the
+    others wait for a free slot, as a real server queues them. Each sequence then lives cycle =
+    B · t_prefill + O · t_step, the replica completes B / cycle requests a second, and by Little's
+    law over all U users a request waits (U − B) / (B / cycle) before its slot (`closed_wait`)."""
     users = float(inp.users)
     over = ~r["fits"] & (r["max_seqs"] >= 1)
     if not over.any():
         return r | {"closed_wait": np.zeros_like(r["batch"])}
-    b = np.where(over, np.floor(r["max_seqs"]), users)
+    b = np.where(over, np.floor(r["max_seqs"]), r["batch"])  # per attention group
     r = evaluate(inp, tp, ep, b, grouped_kv_decode, r["dp"])
-    wait = (users - r["batch"]) / r["rps_replica"]
+    wait = np.maximum(users - r["batch"] * r["dp"], 0.0) / r["rps_replica"]
     return r | {"ttft": r["ttft"] + wait, "closed_wait": wait}
 
 

@@ -70,19 +70,22 @@ class MaxFit(NamedTuple):
 
 
 def in_flight_batch(inp, tp, ep, dp, batch, evaluate, fit=None):
-    """The batch each layout is evaluated at: with users in flight, the users on one fixed replica
-    (`inp.gpus`), or users_per_replica over the replicas they need, each holding at most the
-    batch or the sequences its KV cache fits: `fit`, what plan.py's with_max_fit probe found per
-    layout, or where it ran none (a batch given) `evaluate`'s memory-only probe; else the batch
-    as given."""
+    """The batch (per attention group) each layout is evaluated at: with users in flight, the users
+    on one fixed replica (`inp.gpus`) or users_per_replica over the replicas they need, each
+    replica holding at most dp x (the batch or the sequences a group's KV cache fits), spread
+    over its dp attention groups. What a group fits: `fit`, what plan.py's with_max_fit probe
+    found per layout, or where it ran none (a batch given) `evaluate`'s memory-only probe. Without
+    users, the batch as given."""
     if inp.users is None:
         return batch
+    # a batch is one attention group's; a replica of dp groups runs dp of them (evaluate's `dp`)
+    groups = np.asarray(dp, dtype=float) * np.ones_like(np.asarray(batch, dtype=float))
     if inp.gpus:
-        return np.full_like(batch, float(inp.users))
+        return np.ceil(float(inp.users) / groups)
     if fit is None:
         fit = evaluate(inp, tp, ep, np.ones_like(batch), dp=dp)["max_seqs"]
     slots = np.minimum(batch, np.maximum(fit, 1))
-    return users_per_replica(inp.users, slots, inp.target_utilisation)
+    return np.ceil(users_per_replica(inp.users, slots * groups, inp.target_utilisation) / groups)
 
 
 def colocated(inp, r: dict, idx, rps, queued: bool, u: float) -> dict:
@@ -99,7 +102,8 @@ def colocated(inp, r: dict, idx, rps, queued: bool, u: float) -> dict:
     else:  # no arrival rate: no queue
         # users in flight: each layout's batch is already what a replica runs (in_flight_batch)
         users = inp.users is not None and not inp.gpus
-        replicas = np.ceil(inp.users / slots) if users else np.ones(len(idx))
+        held = slots * r["dp"][idx]  # a replica's groups each run `slots`
+        replicas = np.ceil(inp.users / held) if users else np.ones(len(idx))
         wait = rho = np.zeros(len(idx))
     nothing = np.zeros(len(idx))  # no prefill pool
     gpus = replicas * r["gpus_replica"][idx]
