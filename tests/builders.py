@@ -445,3 +445,20 @@ def code_naming(word: str) -> list[str]:
         for p in sorted((ROOT / d).rglob("*.py"))
         if word in p.read_text(encoding="utf-8")
     ]
+
+
+def check_gpu_hours_basis(rows: list[dict]) -> None:
+    """Each added run's GPU-hours follow its `basis`: `gpus_x_days`, GPUs x days x 24 from the
+    row's own count and days; `reported`, the source's figure, with its GPU count and no days."""
+    import pytest
+
+    for r in rows:
+        assert r["basis"] in ("reported", "gpus_x_days") and r["gpu_count_published"] == "1", r[
+            "id"
+        ]
+        assert int(r["gpus"]) > 0 and float(r["published_gpu_hours"]) > 0, r["id"]
+        if r["basis"] == "gpus_x_days":
+            want = int(r["gpus"]) * float(r["wall_days"]) * 24
+            assert float(r["published_gpu_hours"]) == pytest.approx(want, rel=1e-9), r["id"]
+        else:
+            assert not r["wall_days"], r["id"]

@@ -15,6 +15,7 @@ from tests.builders import (
     SCORING_CODE,
     check_added_batch_schema,
     check_batch_names_known_parts,
+    check_gpu_hours_basis,
     check_scored_from_its_own_file,
     csv_rows,
     files_of_commit,
@@ -27,7 +28,6 @@ DATA = ROOT / "models" / "data" / "validation"
 ADDED3 = DATA / "whole_runs_added3.csv"
 #: every file already holding runs that were fitted, scored or entered before this batch
 EARLIER = ("whole_runs_heldout.csv", "whole_runs_added.csv", "whole_runs_added2.csv", "runs.csv")
-BASES = ("reported", "gpus_x_days")
 #: AWS p4d.24xlarge: 400 Gb/s EFA for 8 A100s (the value the other p4d rows carry)
 P4D_SCALEOUT_GBIT_PER_GPU = 50.0
 
@@ -48,14 +48,7 @@ def test_every_row_names_a_preset_gpu_and_stack_and_quotes_a_source(rows):
 def test_gpu_hours_are_the_published_gpus_times_days_or_the_reported_figure(rows):
     """`gpus_x_days`: GPU-hours = GPUs x days x 24 from the row's own count and days; `reported`:
     the source's figure, with its published GPU count and no days."""
-    for r in rows:
-        assert r["basis"] in BASES and r["gpu_count_published"] == "1", r["id"]
-        assert int(r["gpus"]) > 0 and float(r["published_gpu_hours"]) > 0, r["id"]
-        if r["basis"] == "gpus_x_days":
-            want = int(r["gpus"]) * float(r["wall_days"]) * 24
-            assert float(r["published_gpu_hours"]) == pytest.approx(want, rel=1e-9), r["id"]
-        else:
-            assert not r["wall_days"], r["id"]
+    check_gpu_hours_basis(rows)
 
 
 def test_rows_on_p4d_carry_its_fabric(rows):

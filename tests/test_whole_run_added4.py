@@ -14,6 +14,7 @@ from tests.builders import (
     SCORING_CODE,
     check_added_batch_schema,
     check_batch_names_known_parts,
+    check_gpu_hours_basis,
     check_scored_from_its_own_file,
     csv_rows,
     files_of_commit,
@@ -32,7 +33,6 @@ EARLIER = (
     "whole_runs_added3.csv",
     "runs.csv",
 )
-BASES = ("reported", "gpus_x_days")
 #: YuLan-Mini's GPU-hours from its team's estimate_mfu.py: 56 GPUs x 10 stages x 28 h, then
 #: 48 GPUs x 15 stages x 32 h (the stable stage, 25 x 40B tokens)
 YULAN_STAGES = ((56, 10 * 28), (48, 15 * 32))
@@ -55,14 +55,7 @@ def test_every_row_names_a_preset_gpu_and_stack_and_quotes_a_source(rows):
 def test_gpu_hours_are_the_published_gpus_times_days_or_the_reported_figure(rows):
     """`gpus_x_days`: GPU-hours = GPUs x days x 24 from the row's own count and days; `reported`:
     the source's figure (here derived from the team's own stage hours), with no days."""
-    for r in rows:
-        assert r["basis"] in BASES and r["gpu_count_published"] == "1", r["id"]
-        assert int(r["gpus"]) > 0 and float(r["published_gpu_hours"]) > 0, r["id"]
-        if r["basis"] == "gpus_x_days":
-            want = int(r["gpus"]) * float(r["wall_days"]) * 24
-            assert float(r["published_gpu_hours"]) == pytest.approx(want, rel=1e-9), r["id"]
-        else:
-            assert not r["wall_days"], r["id"]
+    check_gpu_hours_basis(rows)
 
 
 def test_yulan_mini_row_is_the_scripts_stable_stage(rows):
