@@ -462,3 +462,16 @@ def check_gpu_hours_basis(rows: list[dict]) -> None:
             assert float(r["published_gpu_hours"]) == pytest.approx(want, rel=1e-9), r["id"]
         else:
             assert not r["wall_days"], r["id"]
+
+
+#: NeMo's Llama 2 70B full fine-tune on 16 H100 under megatron in FP8 (finetune-model.md, amendment
+#: 3), as FinetuneInputs fields; the fine-tuning tests add the memory choices they test
+MEGATRON_70B = dict(
+    model="llama2-70b",
+    method="full",
+    tokens=1e8,
+    gpu="H100-SXM",
+    gpus=16,
+    framework="megatron",
+    precision="fp8",
+)

@@ -19,18 +19,8 @@ from models.portfolio.capacity import simulate
 from models.portfolio.demand import _size_finetune, derive_demand
 from models.portfolio.workloads import Finetune
 from models.scenario import Scenario
-from tests.builders import app, run_cli
+from tests.builders import MEGATRON_70B, app, run_cli
 from tests.readback import field_errors as errors
-
-MEGATRON_70B = dict(
-    model="llama2-70b",
-    method="full",
-    tokens=1e8,
-    gpu="H100-SXM",
-    gpus=16,
-    framework="megatron",
-    precision="fp8",
-)
 
 
 def _args(inp: dict, *flags: str) -> list[str]:

@@ -26,7 +26,7 @@ from models.portfolio.workloads import Finetune
 from models.scenario import Scenario
 from models.training.layouts import Layouts
 from models.validation import finetune as FV
-from tests.builders import run_cli
+from tests.builders import MEGATRON_70B, run_cli
 
 ROW = "nemo2407-llama2-70b-sft-h100x16"
 
@@ -144,17 +144,7 @@ def test_cli_takes_fp8_params_and_pure_bf16_under_megatron():
     args += ("--gpu", "H100-SXM", "--gpus", "16", "--framework", "megatron", "--precision", "fp8")
     rc, out, err = run_cli(*args, "--pure-bf16", "--fp8-params", "--json")
     assert rc == 0, err
-    inp = FinetuneInputs(
-        model="llama2-70b",
-        method="full",
-        tokens=1e8,
-        gpu="H100-SXM",
-        gpus=16,
-        framework="megatron",
-        precision="fp8",
-        pure_bf16=True,
-        fp8_params=True,
-    )
+    inp = FinetuneInputs(**MEGATRON_70B, pure_bf16=True, fp8_params=True)
 
     data = json.loads(out)
     assert data["step_time_s"] == pytest.approx(plan_finetune(inp).step_time_s)
