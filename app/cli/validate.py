@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
                 "moe_throughput": MT.as_json(),
                 "inference": serving,
                 "finetune": finetune,
+                "finetune_framework_classes": finetune_classes(),
                 "memory": memory,
                 "modes": modes_summary(result, result_heldout),
                 "serving_measured": silicon.as_json(),
@@ -95,9 +96,24 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(inferencemax.report_lines()))
     print("\n== Serving, third party: DeepSeek-R1 (models/data/validation/thirdparty_moe.csv) ==")
     print("\n".join(thirdparty_moe.report_lines()))
-    print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
-    print(FV.report(finetune))
+    print_finetune(FV.report(finetune))
     return 0
+
+
+def finetune_classes() -> dict:
+    """Amendment 4's framework-class fit and its leave-one-source-out score (fine-tuning)."""
+    from models.validation.finetune_classes import leave_one_source_out
+
+    return leave_one_source_out()
+
+
+def print_finetune(report: str) -> None:
+    """The fine-tuning block: every row and batch, then amendment 4's framework classes."""
+    from models.validation.finetune_classes import report_lines
+
+    print("\n== Fine-tuning (models/data/validation/finetune.csv) ==")
+    print(report)
+    print("\n".join(report_lines(finetune_classes())))
 
 
 def print_rows(result: dict) -> None:
