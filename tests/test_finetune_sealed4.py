@@ -1,0 +1,131 @@
+"""The fourth batch of fine-tuning measurements (`models/data/validation/finetune_sealed4.csv`,
+split `after-amendment4`, ids `ft4-`), entered sealed for the lead to score after amendment 4
+(docs/reference/finetune-model.md, "Fourth batch, entered sealed"). Data checks only: the file's
+columns, ids, sources, units and catalogue names, no repeat of an earlier measurement, and that no
+code reads the file yet. Nothing here plans or scores a row."""
+
+import re
+
+import pytest
+from builders import (
+    SCORING_CODE,
+    VALIDATION_DATA,
+    code_naming,
+    csv_rows,
+    files_of_commit,
+    first_commit,
+)
+
+from models.finetune.savings import SAVINGS
+from models.hardware import load_gpus
+from models.shapes import get_preset
+
+SEALED = VALIDATION_DATA / "finetune_sealed4.csv"
+EARLIER = VALIDATION_DATA / "finetune.csv"
+SPLIT = "after-amendment4"
+DOC = VALIDATION_DATA.parents[2] / "docs" / "reference" / "finetune-model.md"
+#: a pinned public source: repository @ full commit, then the commit's date in brackets
+PIN = re.compile(r"github\.com/([\w.-]+/[\w.-]+) @ ([0-9a-f]{40}) \((20\d\d-\d\d-\d\d)")
+#: an MLPerf result folder named in a source: the measurement itself
+MLPERF_RESULTS = re.compile(r"[\w.-]+/results/[\w.-]+/llama2_70b_lora")
+
+
+def _rows() -> list[dict]:
+    return csv_rows(SEALED)
+
+
+def _header(path) -> list[str]:
+    with path.open(newline="") as f:
+        return f.readline().strip().split(",")
+
+
+def test_the_sealed_file_has_the_columns_of_finetune_csv():
+    assert _header(SEALED) == _header(EARLIER)
+
+
+def test_ids_are_unique_prefixed_and_new():
+    rows = _rows()
+    ids = [r["id"] for r in rows]
+    assert 8 <= len(rows) <= 15 and len(set(ids)) == len(ids)
+    assert all(i.startswith("ft4-") for i in ids)
+    assert not set(ids) & {r["id"] for r in csv_rows(EARLIER)}
+    assert {r["split"] for r in rows} == {SPLIT}
+
+
+def test_every_row_names_a_pinned_dated_source_and_its_reading():
+    for r in _rows():
+        assert None not in r and all(v is not None for v in r.values()), r["id"]
+        pins = PIN.findall(r["source"])
+        assert pins, r["id"]
+        assert re.fullmatch(r"20(24|25|26)-\d\d", r["date"]), r["id"]
+        assert r["software"].strip(), r["id"]
+        assert r["notes"].startswith("added 2026-12-02 as the fourth batch (sealed"), r["id"]
+        # the published figure is the one the notes quote from the source (a row or a log reading)
+        assert r["published"] in r["notes"].replace(",", ""), r["id"]
+    # at most three rows per independent source (repository)
+    repos = [PIN.search(r["source"]).group(1) for r in _rows()]
+    assert max(repos.count(x) for x in set(repos)) <= 3
+
+
+def test_units_settings_and_catalogue_names_are_known():
+    gpus, earlier_units = load_gpus(), {r["unit"] for r in csv_rows(EARLIER)}
+    for r in _rows():
+        assert r["kind"] == "throughput" and r["unit"] == "tokens/s/GPU", r["id"]
+        assert r["unit"] in earlier_units and float(r["published"]) > 0, r["id"]
+        get_preset(r["model"])  # raises on an unknown preset
+        assert r["gpu"] in gpus, r["id"]
+        assert r["precision"] in ("bf16", "fp8"), r["id"]
+        if r["precision"] == "fp8":
+            assert gpus[r["gpu"]].fp8_dense_tflops, r["id"]
+        assert r["method"] in ("full", "lora", "qlora"), r["id"]
+        assert r["framework"] in ("megatron", "fsdp"), r["id"]
+        assert r["recompute"] in ("", "none", "selective", "full"), r["id"]
+        assert r["fp8_act"] in ("0", "1") and r["zero"] in ("0", "1", "2", "3"), r["id"]
+        assert set(r["savings"].split()) <= set(SAVINGS) | {"fp8_params"}, r["id"]
+        adapted = r["method"] != "full"
+        assert bool(r["lora_rank"]) == adapted and bool(r["lora_targets"]) == adapted, r["id"]
+        n, tp, pp, cp = (int(r[k]) for k in ("gpus", "tp", "pp", "cp"))
+        assert 1 <= n <= 64 and n % (tp * pp * cp) == 0, r["id"]
+        dp = n // (tp * pp * cp)
+        assert int(r["global_batch_seqs"]) % (int(r["micro_batch"]) * dp) == 0, r["id"]
+        assert int(r["seq_len"]) > 0, r["id"]
+
+
+def test_no_row_repeats_an_earlier_measurement():
+    """Not the same (model, method, GPU, count, length, figure), not the same MLPerf result folder,
+    and outside MLPerf not the same commit as any row of finetune.csv."""
+    earlier = csv_rows(EARLIER)
+
+    def key(r):
+        return (r["model"], r["method"], r["gpu"], r["gpus"], r["seq_len"], float(r["published"]))
+
+    assert not {key(r) for r in _rows()} & {key(r) for r in earlier}
+    sources = " ".join(r["source"] + " " + r["notes"] for r in earlier)
+    for r in _rows():
+        folders = MLPERF_RESULTS.findall(r["source"])
+        if folders:
+            assert not [f for f in folders if f in sources], r["id"]
+        else:
+            assert not [c for _, c, _ in PIN.findall(r["source"]) if c[:12] in sources], r["id"]
+
+
+def test_the_batch_is_sealed_no_code_reads_it():
+    """No code names the file or the split (the lead wires both when scoring, and changes this)."""
+    assert code_naming("finetune_sealed4") == []
+    assert code_naming(SPLIT) == []
+
+
+def test_the_document_lists_every_row_and_the_commit_touched_no_scoring_code():
+    text = DOC.read_text(encoding="utf-8")
+    section = text[text.index("## Fourth batch, entered sealed (2026-12-02)") :]
+    assert all(r["id"] in section for r in _rows())
+    rev = first_commit("--", "models/data/validation/finetune_sealed4.csv")
+    touched = files_of_commit(rev)
+    assert "docs/reference/finetune-model.md" in touched
+    code = SCORING_CODE + ("models/finetune/", "models/data/validation/finetune.csv")
+    assert not [p for p in touched if p.startswith(code)], touched
+
+
+@pytest.mark.parametrize("method", ["full", "lora", "qlora"])
+def test_each_method_is_present(method):
+    assert any(r["method"] == method for r in _rows())
