@@ -2,7 +2,7 @@
 split `after-amendment4`, ids `ft4-`), entered sealed for the lead to score after amendment 4
 (docs/reference/finetune-model.md, "Fourth batch, entered sealed"). Data checks only: the file's
 columns, ids, sources, units and catalogue names, no repeat of an earlier measurement, and that no
-code reads the file yet. Nothing here plans or scores a row."""
+code but the scorer reads the file. Nothing here plans or scores a row."""
 
 import re
 
@@ -109,10 +109,14 @@ def test_no_row_repeats_an_earlier_measurement():
             assert not [c for _, c, _ in PIN.findall(r["source"]) if c[:12] in sources], r["id"]
 
 
-def test_the_batch_is_sealed_no_code_reads_it():
-    """No code names the file or the split (the lead wires both when scoring, and changes this)."""
-    assert code_naming("finetune_sealed4") == []
-    assert code_naming(SPLIT) == []
+def test_the_batch_is_read_only_by_the_fine_tuning_scorer_wired_after_it_was_entered():
+    """Sealed until the lead wired it for its one scoring (2026-12-02): only the fine-tuning
+    validation module names the file and the split, and that wiring came in a later commit."""
+    assert code_naming("finetune_sealed4") == ["models/validation/finetune.py"]
+    assert code_naming(SPLIT) == ["models/validation/finetune.py"]
+    entered = first_commit("--", "models/data/validation/finetune_sealed4.csv")
+    wired = first_commit("-S", "finetune_sealed4.csv", "--", "models/validation/finetune.py")
+    assert entered != wired
 
 
 def test_the_document_lists_every_row_and_the_commit_touched_no_scoring_code():

@@ -49,12 +49,19 @@ ADDED_BATCHES = (
     ("added", "added", "before amendment 2"),
     ("after-amendment", "after_amendment", "after amendment 2"),
     ("after-amendment3", "after_amendment3", "after amendment 3"),
+    ("after-amendment4", "after_amendment4", "after amendment 4 (not adopted)"),
 )
+#: batches entered in files of their own (sealed until the lead wired them for their one scoring)
+ADDED_FILES = (DATA_DIR / "validation" / "finetune_sealed4.csv",)
 
 
 def load_rows() -> list[dict]:
-    with ROWS.open(newline="") as f:
-        return list(csv.DictReader(f))
+    """finetune.csv's rows, then each later batch's file (ADDED_FILES), in the order entered."""
+    rows = []
+    for path in (ROWS, *ADDED_FILES):
+        with path.open(newline="") as f:
+            rows += list(csv.DictReader(f))
+    return rows
 
 
 def inputs_of(row: dict) -> FinetuneInputs:
