@@ -274,9 +274,9 @@ def test_a_broken_link_is_found(tmp_path):
 
 
 def test_the_readmes_third_party_serving_figures_are_validates():
-    """The README's line on the two third-party serving sets quotes what `clusterplan validate`
+    """The README's line on the three third-party serving sets quotes what `clusterplan validate`
     computes (rows, scored rows, median |error| of TPOT and output tokens/s per GPU)."""
-    from models.validation import inferencemax, thirdparty_moe
+    from models.validation import inferencemax, thirdparty_moe, thirdparty_serving3
 
     readme = (ROOT / "README.md").read_text()
     imax = inferencemax.as_json()
@@ -288,3 +288,10 @@ def test_the_readmes_third_party_serving_figures_are_validates():
     ) in readme
     moe = thirdparty_moe.as_json()
     assert f"{moe['rows']} DeepSeek-R1 rows ({moe['scored']} scored)" in readme
+    third = thirdparty_serving3.as_json()
+    tps3 = round(100 * third["all"]["output_tokens_per_s_per_gpu"]["median_abs"])
+    assert (
+        f"a third set of {third['rows']} rows, dense 405B on MI300X and MoE on NVIDIA "
+        f"({third['scored']} scored, {len(third['refused'])} of them refused; output tokens/s per "
+        f"GPU {tps3} % median)"
+    ) in readme

@@ -610,6 +610,9 @@ def test_validation_page_renders():
     assert any("TTFT within 40 % (share %)" in d.value.columns for d in at.dataframe)
     # the third-party DeepSeek-R1 rows (app/views/validation_thirdparty_moe.py), per source
     assert any("thirdparty_moe.csv" in c.value for c in at.caption)
+    # the third set (app/views/validation_thirdparty_serving3.py), per family and class
+    assert any("thirdparty_serving3.csv" in c.value for c in at.caption)
+    assert any("family" in d.value.columns for d in at.dataframe)
     assert any("source_id" in d.value.columns for d in at.dataframe)
 
 

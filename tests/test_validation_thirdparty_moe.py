@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 
 import pytest
 
@@ -188,7 +189,14 @@ def test_the_page_table_reads_the_scores():
 def test_nothing_fits_on_the_rows():
     """The rule: the rows are unseen; no fit (bench/) or model module reads them."""
     readers = code_naming("thirdparty_moe")
-    assert readers == ["models/validation/thirdparty_moe.py"]
+    assert readers == [
+        "models/validation/thirdparty_moe.py",
+        "models/validation/thirdparty_serving3.py",
+    ]
+    # the third set (twenty-fifth amendment) borrows the mapping and METRICS, never these rows
+    other = (ROOT / readers[1]).read_text(encoding="utf-8")
+    assert "thirdparty_moe.csv" not in other
+    assert not re.search(r"thirdparty_moe\.(load_rows|ROWS|predict|errors|as_json)", other)
 
 
 def test_an_older_release_quotes_what_the_set_measured_on_it():

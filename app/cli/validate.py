@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     from models.validation import memory as MV
     from models.validation import moe_throughput as MT
     from models.validation import serving as SV
+    from models.validation import thirdparty_serving3 as TP3
     from models.validation.training import (
         band_summary,
         modes_summary,
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
                 "serving_amd": amd.as_json(),
                 "serving_inferencemax": inferencemax.as_json(),
                 "serving_thirdparty_moe": thirdparty_moe.as_json(),
+                "serving_thirdparty_3": TP3.as_json(),
             },
             default=str,
         )
@@ -92,12 +94,26 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(mlperf.report_lines()))
     print("\n== Serving on AMD GPUs, measured (models/data/validation/amd_serving.csv) ==")
     print("\n".join(amd.report_lines()))
+    print_third_party()
+    print_finetune(FV.report(finetune))
+    return 0
+
+
+def print_third_party() -> None:
+    """The third-party serving sets, each scored once and never fitted: InferenceMAX, DeepSeek-R1
+    and the third set (docs/reference/serving-evidence.md, twentieth, twenty-second and
+    twenty-fifth amendments)."""
+    from models.validation import inferencemax, thirdparty_moe
+    from models.validation import thirdparty_serving3 as TP3
+
     print("\n== Serving, third party: InferenceMAX (models/data/validation/inferencemax.csv) ==")
     print("\n".join(inferencemax.report_lines()))
     print("\n== Serving, third party: DeepSeek-R1 (models/data/validation/thirdparty_moe.csv) ==")
     print("\n".join(thirdparty_moe.report_lines()))
-    print_finetune(FV.report(finetune))
-    return 0
+    print(
+        "\n== Serving, third party: third set (models/data/validation/thirdparty_serving3.csv) =="
+    )
+    print("\n".join(TP3.report_lines()))
 
 
 def finetune_classes() -> dict:
