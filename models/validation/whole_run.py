@@ -55,6 +55,9 @@ ADDED4_RUNS = ROOT / "whole_runs_added4.csv"
 #: the fifth, entered sealed 2026-12-02 while amendment 5 was fitted, scored once under form C9
 #: (whole-run-model.md, 'Fifth batch'); never fitted
 ADDED5_RUNS = ROOT / "whole_runs_added5.csv"
+#: the sixth, entered sealed 2026-12-02 (one run), scored once under C9 (whole-run-model.md, 'Sixth
+#: batch'); never fitted
+ADDED6_RUNS = ROOT / "whole_runs_added6.csv"
 #: the batches of runs added after the fit, in the order entered: (key, title, file)
 ADDED_BATCHES = (
     ("added", "first batch (seen; in the fit since amendment 3)", ADDED_RUNS),
@@ -77,6 +80,11 @@ ADDED_BATCHES = (
         "added5",
         "fifth batch (entered sealed 2026-12-02, scored once under C9; never fitted)",
         ADDED5_RUNS,
+    ),
+    (
+        "added6",
+        "sixth batch (entered sealed 2026-12-02, scored once under C9; never fitted)",
+        ADDED6_RUNS,
     ),
 )
 #: the batch of origin of the 38 runs of whole_runs_heldout.csv in seen_rows
