@@ -121,3 +121,21 @@ def test_the_batch_was_committed_after_the_fifth_batch_without_scoring_code():
     assert not [p for p in touched if p.startswith(SCORING_CODE)], touched
     doc = (ROOT / "docs/reference/whole-run-model.md").read_text()
     assert "## Sixth batch of runs added after the fit (entered sealed" in doc
+
+
+def test_its_one_score_and_the_never_fitted_batches_pooled():
+    """Scored once under C9 (2026-12-02, whole-run-model.md 'Sixth batch: results'): nanochat d34
+    at +5.7 %, inside its band; with the fifth batch (nanoGPT -22.3 %, llm.c +31.3 %), 3 runs at
+    22.3 % median, +5.7 % signed, band 3 of 3, and validate says which targets that meets."""
+    from models.validation import whole_run as W
+    from models.validation.whole_run_report import whole_run_report
+
+    (err,) = W.added_scores(ADDED6)["whole_run"]["errors"]
+    assert err == pytest.approx(0.057, abs=0.001)
+    pooled = W.never_fitted_scores()
+    assert pooled["batches"] == ["added5", "added6"]
+    assert pooled["all"]["median_abs_error"] == pytest.approx(0.223, abs=0.001)
+    assert pooled["all"]["signed_median"] == pytest.approx(0.057, abs=0.001)
+    assert pooled["band_coverage"] == 1.0
+    assert "batches added5 + added6 together: 3 runs, median 22.3%" in whole_run_report()
+    assert "(median met, signed met, band met;" in whole_run_report()

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         modes_report,
         source_layout_report,
     )
-    from models.validation.whole_run import added_scores, whole_run_scores
+    from models.validation.whole_run import added_scores, never_fitted_scores, whole_run_scores
     from models.validation.whole_run_report import whole_run_report
 
     try:
@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
                     k: v for k, v in whole_run_scores().items() if k not in ("rows", "in_sample")
                 },
                 "whole_run_added": added_scores(),
+                "whole_run_never_fitted": never_fitted_scores(),
                 "moe_throughput": MT.as_json(),
                 "inference": serving,
                 "finetune": finetune,

@@ -312,3 +312,18 @@ def added_scores(path: pathlib.Path = ADDED_RUNS) -> dict:
         "whole_run": score_summary(rows, errors, WHOLE_RUN_BAND_BY_SIZE),
         "pre_fit": score_summary(rows, pre, WHOLE_RUN_BAND_BY_SIZE),
     }
+
+
+def never_fitted_scores() -> dict:
+    """The batches the committed form was never fitted on (ADDED_BATCHES less FITTED_BATCHES: the
+    fifth and sixth, each scored once under C9), pooled: every run with its whole-run error and the
+    committed band, the figures issue 31's targets are read against."""
+    rows, errors, keys = [], [], []
+    for key, _, path in ADDED_BATCHES:
+        if key in FITTED_BATCHES:
+            continue
+        d = added_scores(path)
+        rows += d["rows"]
+        errors += d["whole_run"]["errors"]
+        keys.append(key)
+    return {"batches": keys, **score_summary(rows, errors, WHOLE_RUN_BAND_BY_SIZE)}
