@@ -92,7 +92,7 @@ from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
-from models.serving import builds, pools, roofline
+from models.serving import builds, pools, refusals, roofline
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, Engine
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
 from models.serving.queueing import queue_wait_s
@@ -489,7 +489,7 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     if inp.users is not None and inp.gpus:
         r = _closed_loop(inp, tp, ep, r, grouped_kv_decode)
     fits = r["fits"]
-    _refuse_unfit(inp, r, r["gpus_replica"], gpu)
+    refusals.refuse_unfit(inp, r, r["gpus_replica"], gpu, precision_of(inp))
     u = inp.target_utilisation
     rps = requests_per_s(inp)
     queued = rps is not None and not inp.gpus  # an arrival rate, and replicas sized for it
@@ -499,12 +499,12 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
             "a split into prefill and decode pools is sized for an arrival rate: give requests "
             "per second or tokens per day (not users or a fixed replica), or choose colocated",
         )
-    ok = fits & _meets(inp, r["ttft"], r["tpot"]) & (inp.prefill_decode != "split")
+    ok = fits & refusals.meets(inp, r["ttft"], r["tpot"]) & (inp.prefill_decode != "split")
     split_ttft = r["split_ttft"]
-    split_ok = fits & _meets(inp, split_ttft, r["t_step"]) & queued
+    split_ok = fits & refusals.meets(inp, split_ttft, r["t_step"]) & queued
     split_ok &= inp.prefill_decode != "colocated"
     if not ok.any() and not split_ok.any():
-        _refuse_slos(inp, r, fits, queued)
+        refusals.refuse_slos(inp, r, fits, queued)
     candidates = []
     if ok.any():
         candidates.append(pools.colocated(inp, r, np.nonzero(ok)[0], rps, queued, u))
@@ -543,29 +543,6 @@ def _closed_loop(inp: ServeInputs, tp, ep, r: dict, grouped_kv_decode: bool) -> 
     return r | {"ttft": r["ttft"] + wait, "closed_wait": wait}
 
 
-def _refuse_unfit(inp: ServeInputs, r: dict, tp, gpu: GpuSpec) -> None:
-    """Refuses when no layout fits: the batch given is over what the KV cache holds, or the
-    weights leave no room for one sequence on the GPUs tried."""
-    fits = r["fits"]
-    if not fits.any() and inp.batch and (r["max_seqs"] >= 1).any():
-        raise InputError(
-            "batch",
-            f"a batch of {inp.batch} {inp.input_tokens + inp.output_tokens}-token sequences does "
-            f"not fit the KV cache of {inp.model} on {inp.gpu}: at most "
-            f"{int(r['max_seqs'].max())} fit; give a smaller batch or more GPUs",
-        )
-    if not fits.any():
-        need = float(np.min(r["weights_gpu"])) / BYTES_PER_GIB
-        where = f"{inp.gpus} GPUs" if inp.gpus else f"up to {max(tp):.0f} GPUs of {inp.gpu}"
-        raise InputError(
-            "gpus" if inp.gpus else "model",
-            f"{inp.model} at {precision_of(inp)} does not fit {where} with room for one "
-            f"{inp.input_tokens + inp.output_tokens}-token sequence (weights alone "
-            f"{need:.0f} GiB per GPU of {gpu.memory_gib:g}); use more GPUs, a lower precision or "
-            "a GPU with more memory",
-        )
-
-
 def _chosen_update(
     inp: ServeInputs, r: dict, c: dict, k: int, plan: ServePlan, queued: bool
 ) -> dict:
@@ -600,39 +577,6 @@ def _chosen_update(
             "users_waiting": int(round(inp.users - r["batch"][i])),
         }
     return update
-
-
-def _meets(inp: ServeInputs, ttft_s, tpot_s) -> np.ndarray:
-    """Which layouts meet the TTFT and TPOT objectives before any wait."""
-    ok = np.ones(np.shape(ttft_s), dtype=bool)
-    if inp.ttft_ms is not None:
-        ok &= ttft_s * 1e3 <= inp.ttft_ms
-    if inp.tpot_ms is not None:
-        ok &= tpot_s * 1e3 <= inp.tpot_ms
-    return ok
-
-
-def _refuse_slos(inp: ServeInputs, r: dict, fits: np.ndarray, queued: bool) -> None:
-    """No layout meets the SLOs: say the best TPOT and TTFT any fitting layout achieves, colocated
-    or (with an arrival rate) split."""
-    j = np.nonzero(fits)[0]
-    tpot, ttft = r["tpot"][j], r["ttft"][j]
-    if queued and inp.prefill_decode != "colocated":
-        tpot, ttft = np.minimum(tpot, r["t_step"][j]), np.minimum(ttft, r["split_ttft"][j])
-    best_tpot, best_ttft = j[np.argmin(tpot)], j[np.argmin(ttft)]
-    field = "tpot_ms" if inp.tpot_ms is not None else "ttft_ms"
-    objectives = " and ".join(  # only the objectives set: "TPOT ≤ ∞ ms" read as a bound
-        f"{name} ≤ {value:g} ms"
-        for name, value in (("TTFT", inp.ttft_ms), ("TPOT", inp.tpot_ms))
-        if value is not None
-    )
-    raise InputError(
-        field,
-        f"no layout of {inp.model} on {inp.gpu} meets {objectives}; best achievable: TPOT "
-        f"{tpot.min() * 1e3:.1f} ms (TP{r['tp'][best_tpot]:.0f}, batch "
-        f"{r['batch'][best_tpot]:.0f}), TTFT {ttft.min() * 1e3:.0f} ms "
-        f"(TP{r['tp'][best_ttft]:.0f}); relax the SLOs, use a faster GPU or a lower precision",
-    )
 
 
 def layout_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:
