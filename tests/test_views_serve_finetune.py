@@ -167,6 +167,9 @@ def test_a_model_that_fits_no_layout_says_so_under_model():
     at.selectbox(key="s_model").set_value("llama3-405b").run()
     at.selectbox(key="s_precision").set_value("bf16").run()
     at.selectbox(key="s_gpu").set_value("L40S").run()
+    # vLLM runs no replica over nodes here (TensorRT-LLM would plan TP 32/64 over L40S nodes and
+    # miss the SLOs: the twenty-fourth amendment), so no layout holds the model
+    at.selectbox(key="s_engine").set_value("vllm").run()
     assert not at.exception
     message = errors(at)
     assert message.startswith("model:") and "does not fit" in message, message
