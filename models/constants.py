@@ -179,6 +179,12 @@ SCALEOUT_EFFICIENCY = 0.90
 #: small-message latency is higher, so we use 5 µs and 15 µs.
 SCALEUP_LATENCY_S = 5e-6
 SCALEOUT_LATENCY_S = 15e-6
+#: The NIC per GPU that serving's fitted crossing rates between scale-up domains were measured on
+#: (models/serving/engines.py `crossing`: AIConfigurator's rows beyond one domain on H200 and B200,
+#: whose gpus.csv scaleout_bandwidth_gbit_per_s is 400, ConnectX-7). On a slower NIC the
+#: tensor-parallel crossing rate falls in proportion; a faster one is not credited
+#: (docs/reference/serving-evidence.md, twenty-fourth amendment, 2026-12-02).
+SERVE_CROSSING_REFERENCE_NIC_GBIT_PER_S = 400.0
 #: Compute slowdown per second of communication hidden behind it (NCCL kernels take SMs and HBM
 #: bandwidth). arXiv 2507.03114 (A100/H100/MI250/MI210, GPT and Llama): overlapped compute runs on
 #: average 18.9 % slower, and serial execution is 10.2 % slower than overlapped, so the hidden

@@ -161,8 +161,10 @@ def test_impossible_slo_says_best_achievable():
 
 
 def test_model_that_does_not_fit_is_refused():
+    # vLLM runs no tensor-parallel replica over nodes here (twenty-fourth amendment), so a model no
+    # node holds is refused; tests/test_serving_nodes.py plans it with TensorRT-LLM
     with pytest.raises(InputError) as e:
-        plan_serving(inp(model="llama3.1-405b", precision="bf16"))
+        plan_serving(inp(model="llama3.1-405b", precision="bf16", engine="vllm"))
     assert e.value.field == "model" and "does not fit" in str(e.value)
 
 
@@ -174,8 +176,9 @@ def test_fp4_only_where_the_gpu_has_it():
 
 
 def test_replica_larger_than_scaleup_domain_refused():
+    # 12 GPUs is neither one node nor whole nodes (16 is planned over two: test_serving_nodes.py)
     with pytest.raises(InputError) as e:
-        plan_serving(inp(gpus=16))
+        plan_serving(inp(gpus=12))
     assert e.value.field == "gpus" and "1 to 8" in str(e.value)
 
 

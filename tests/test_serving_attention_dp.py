@@ -86,5 +86,6 @@ def test_the_command_line_prints_the_groups():
               "1024", "--output-tokens", "1024", "--rps", "2", "--tpot-ms", "50"])  # fmt: skip
     p = plan_serving(ServeInputs(**DEEPSEEK_H100 | {"rps": 2.0, "tpot_ms": 50.0}))
     line = next(x for x in out.getvalue().split("\n") if x.startswith("Layout"))
-    assert f"DP{p.attention_dp} ({p.gpus_per_replica} GPUs per replica)" in line
+    # a replica of 16 H100 spans two nodes, and says so (twenty-fourth amendment)
+    assert f"DP{p.attention_dp} ({p.gpus_per_replica} GPUs per replica over 2 nodes)" in line
     assert f"{p.batch * p.attention_dp:,} per replica" in line

@@ -109,6 +109,24 @@ def test_serve_concurrent_users_and_a_fixed_replica():
     assert at.session_state[serve_page.KEY]["rps"] == 10.0  # kept for switching back
 
 
+def test_serve_a_fixed_replica_over_two_nodes():
+    """The twenty-fourth amendment: 16 GPUs on H100 (two nodes) is one TP 16 replica, as the core
+    plans it; with vLLM the page names `gpus` and the allowed values instead."""
+    at = app("serve")
+    at.radio(key="s_traffic").set_value("users").run()
+    at.number_input(key="s_users").set_value(32).run()
+    at.text_input(key="s_gpus").input("16").run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_serving(serve_inputs(rps=None, users=32, gpus=16))
+    assert (plan.tp, plan.nodes_per_replica) == (16, 2)
+    assert metric(at, "Layout per replica") == "TP16"
+    assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
+    at.selectbox(key="s_engine").set_value("vllm").run()
+    assert not at.exception
+    message = errors(at)
+    assert message.startswith("gpus:") and "1 to 8, or 16, 32, 64" in message, message
+
+
 def test_serve_traffic_as_tokens_per_day():
     at = app("serve")
     at.radio(key="s_traffic").set_value("tokens_per_day").run()
@@ -149,6 +167,9 @@ def test_a_model_that_fits_no_layout_says_so_under_model():
     at.selectbox(key="s_model").set_value("llama3-405b").run()
     at.selectbox(key="s_precision").set_value("bf16").run()
     at.selectbox(key="s_gpu").set_value("L40S").run()
+    # vLLM runs no replica over nodes here (TensorRT-LLM would plan TP 32/64 over L40S nodes and
+    # miss the SLOs: the twenty-fourth amendment), so no layout holds the model
+    at.selectbox(key="s_engine").set_value("vllm").run()
     assert not at.exception
     message = errors(at)
     assert message.startswith("model:") and "does not fit" in message, message

@@ -122,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{p.model} on {p.gpu}, weights {p.precision}, KV cache {p.kv_precision}, "
         f"{engine_text(p)}\n"
-        f"Layout          {layout_text(p, ' ')} ({p.gpus_per_replica} GPUs per replica), "
+        f"Layout          {layout_text(p, ' ')} ({p.gpus_per_replica} GPUs per replica"
+        + (f" over {p.nodes_per_replica} nodes" if p.nodes_per_replica else "")
+        + "), "
         + batch_text(p, "decode replica" if p.prefill_decode == "split" else "replica")
         + f"; {prefill_decode_text(p)}\n"
         f"Memory per GPU  weights {p.weights_gib_per_gpu:.1f} GiB, KV cache {p.kv_cache_gib_per_gpu:.1f} GiB "

@@ -76,7 +76,9 @@ sequences, the routed experts over all TP · DP GPUs, with a dispatch and a comb
 MoE layer (scale-up link within the domain, scale-out network beyond); roofline.py takes `dp`.
 
 Sizing searches TP ∈ {1, 2, 4, 8} (within the scale-up domain), EP ∈ {1, TP} for MoE (and, for a
-MoE model too large for TP 8, attention data-parallel replicas of 16, 32 or 64 GPUs), the batch and
+MoE model too large for TP 8, attention data-parallel replicas of 16, 32 or 64 GPUs; for a dense
+model too large for one node, TP over 2, 4 or 8 nodes with SGLang or TensorRT-LLM, the twenty-fourth
+amendment: models/serving/nodes.py), the batch and
 (`prefill_decode`: auto) colocated or split, for the fewest GPUs that carry the traffic at
 SERVE_TARGET_UTILISATION of capacity within the SLOs; at equal GPUs colocated is kept.
 """
@@ -92,7 +94,7 @@ from models import constants as C
 from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
-from models.serving import builds, pools, roofline
+from models.serving import builds, nodes, pools, refusals, roofline
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, Engine
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
 from models.serving.queueing import queue_wait_s
@@ -247,6 +249,11 @@ class ServePlan(Record):
         "over all tp × attention_dp (a model too large for one scale-up domain)",
     )
     gpus_per_replica: int
+    nodes_per_replica: int | None = Field(
+        None,
+        exclude_if=builds.unset,
+        description="scale-up domains (nodes) one replica spans; left out within one node",
+    )
     batch: int = Field(description="sequences in flight per replica (per attention group)")
     max_sequences_per_replica: int = Field(description="sequences whose KV cache fits")
     weights_gib_per_gpu: float
@@ -390,12 +397,7 @@ def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:
                 gpu.peak_tflops(prec)
             except ValueError as exc:
                 raise InputError(field, str(exc)) from None
-    if inp.gpus is not None and inp.gpus > gpu.scaleup_domain_gpus:
-        raise InputError(
-            "gpus",
-            f"one replica spans at most the scale-up domain of {inp.gpu} "
-            f"({gpu.scaleup_domain_gpus} GPUs); give 1 to {gpu.scaleup_domain_gpus}",
-        )
+    nodes.check_gpus(inp.gpus, inp.engine, gpu)  # over nodes: the twenty-fourth amendment
     return get_preset(inp.model), gpu
 
 
@@ -410,7 +412,9 @@ def _layouts(inp: ServeInputs, shape: ModelShape, gpu: GpuSpec):
     MoE; and for a MoE model whose weights leave no room for one sequence on the largest of those,
     replicas of DP_REPLICA_MULTIPLES times its GPUs with attention data parallelism (groups of TP
     GPUs, the experts over all of them). The measured rows find the model 20–30 % fast on such
-    layouts (docs/validation.md), so they are offered only where nothing smaller holds the model."""
+    layouts (docs/validation.md), so they are offered only where nothing smaller holds the model.
+    A dense model no node holds, with an engine that runs one (nodes.py), also gets tensor parallel
+    over nodes, TP = nodes.replica_sizes (twenty-fourth amendment): never where one node serves."""
     domain = gpu.scaleup_domain_gpus
     tps = [inp.gpus] if inp.gpus else [t for t in TP_CHOICES if t <= domain]
     lay = []
@@ -422,6 +426,9 @@ def _layouts(inp: ServeInputs, shape: ModelShape, gpu: GpuSpec):
         for g in (n * max(tps) for n in DP_REPLICA_MULTIPLES):
             if shape.experts % g == 0:
                 lay += [(t, g, g // t) for t in tps if g % t == 0]
+    over_nodes = not (inp.gpus or shape.is_moe or nodes.unsupported(inp.engine, inp.gpu))
+    if over_nodes and not _node_holds(inp, shape, gpu, max(tps)):  # TP over nodes (24th)
+        lay += [(t, 1, 1) for t in nodes.replica_sizes(gpu)]
     batches = np.array([inp.batch], dtype=float) if inp.batch else BATCHES
     tp, ep, dp = (np.repeat([x[k] for x in lay], len(batches)) for k in range(3))
     return tp, ep, dp, np.tile(batches, len(lay))
@@ -430,6 +437,15 @@ def _layouts(inp: ServeInputs, shape: ModelShape, gpu: GpuSpec):
 def _fits(inp: ServeInputs, tp: int) -> bool:
     """Whether the weights and one sequence fit a tensor-parallel replica of `tp` GPUs."""
     return bool(evaluate(inp, [tp], [tp], [1.0])["max_seqs"][0] >= 1)
+
+
+def _node_holds(inp: ServeInputs, shape: ModelShape, gpu: GpuSpec, tp: int) -> bool:
+    """Whether the weights and one sequence fit `tp` GPUs: roofline.memory alone (no evaluate)."""
+    su = roofline.setup(
+        shape, gpu, precision_of(inp), kv_precision_of(inp), np.array([float(tp)]),
+        np.ones(1), inp.input_tokens, inp.output_tokens,
+    )  # fmt: skip
+    return bool(roofline.memory(su).max_seqs[0] >= 1)
 
 
 def with_max_fit(inp: ServeInputs, tp, ep, dp, b) -> pools.MaxFit:
@@ -458,6 +474,7 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
         ep=int(r["ep"][i]),
         attention_dp=int(r["dp"][i]),
         gpus_per_replica=per_replica,
+        nodes_per_replica=nodes.nodes_of(per_replica, get_gpu(inp.gpu)),
         batch=int(r["batch"][i]),
         max_sequences_per_replica=int(r["max_seqs"][i]),
         weights_gib_per_gpu=float(r["weights_gpu"][i]) / BYTES_PER_GIB,
@@ -489,7 +506,7 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     if inp.users is not None and inp.gpus:
         r = _closed_loop(inp, tp, ep, r, grouped_kv_decode)
     fits = r["fits"]
-    _refuse_unfit(inp, r, r["gpus_replica"], gpu)
+    refusals.refuse_unfit(inp, r, r["gpus_replica"], gpu, precision_of(inp))
     u = inp.target_utilisation
     rps = requests_per_s(inp)
     queued = rps is not None and not inp.gpus  # an arrival rate, and replicas sized for it
@@ -499,12 +516,12 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
             "a split into prefill and decode pools is sized for an arrival rate: give requests "
             "per second or tokens per day (not users or a fixed replica), or choose colocated",
         )
-    ok = fits & _meets(inp, r["ttft"], r["tpot"]) & (inp.prefill_decode != "split")
+    ok = fits & refusals.meets(inp, r["ttft"], r["tpot"]) & (inp.prefill_decode != "split")
     split_ttft = r["split_ttft"]
-    split_ok = fits & _meets(inp, split_ttft, r["t_step"]) & queued
+    split_ok = fits & refusals.meets(inp, split_ttft, r["t_step"]) & queued
     split_ok &= inp.prefill_decode != "colocated"
     if not ok.any() and not split_ok.any():
-        _refuse_slos(inp, r, fits, queued)
+        refusals.refuse_slos(inp, r, fits, queued)
     candidates = []
     if ok.any():
         candidates.append(pools.colocated(inp, r, np.nonzero(ok)[0], rps, queued, u))
@@ -543,29 +560,6 @@ def _closed_loop(inp: ServeInputs, tp, ep, r: dict, grouped_kv_decode: bool) -> 
     return r | {"ttft": r["ttft"] + wait, "closed_wait": wait}
 
 
-def _refuse_unfit(inp: ServeInputs, r: dict, tp, gpu: GpuSpec) -> None:
-    """Refuses when no layout fits: the batch given is over what the KV cache holds, or the
-    weights leave no room for one sequence on the GPUs tried."""
-    fits = r["fits"]
-    if not fits.any() and inp.batch and (r["max_seqs"] >= 1).any():
-        raise InputError(
-            "batch",
-            f"a batch of {inp.batch} {inp.input_tokens + inp.output_tokens}-token sequences does "
-            f"not fit the KV cache of {inp.model} on {inp.gpu}: at most "
-            f"{int(r['max_seqs'].max())} fit; give a smaller batch or more GPUs",
-        )
-    if not fits.any():
-        need = float(np.min(r["weights_gpu"])) / BYTES_PER_GIB
-        where = f"{inp.gpus} GPUs" if inp.gpus else f"up to {max(tp):.0f} GPUs of {inp.gpu}"
-        raise InputError(
-            "gpus" if inp.gpus else "model",
-            f"{inp.model} at {precision_of(inp)} does not fit {where} with room for one "
-            f"{inp.input_tokens + inp.output_tokens}-token sequence (weights alone "
-            f"{need:.0f} GiB per GPU of {gpu.memory_gib:g}); use more GPUs, a lower precision or "
-            "a GPU with more memory",
-        )
-
-
 def _chosen_update(
     inp: ServeInputs, r: dict, c: dict, k: int, plan: ServePlan, queued: bool
 ) -> dict:
@@ -600,39 +594,6 @@ def _chosen_update(
             "users_waiting": int(round(inp.users - r["batch"][i])),
         }
     return update
-
-
-def _meets(inp: ServeInputs, ttft_s, tpot_s) -> np.ndarray:
-    """Which layouts meet the TTFT and TPOT objectives before any wait."""
-    ok = np.ones(np.shape(ttft_s), dtype=bool)
-    if inp.ttft_ms is not None:
-        ok &= ttft_s * 1e3 <= inp.ttft_ms
-    if inp.tpot_ms is not None:
-        ok &= tpot_s * 1e3 <= inp.tpot_ms
-    return ok
-
-
-def _refuse_slos(inp: ServeInputs, r: dict, fits: np.ndarray, queued: bool) -> None:
-    """No layout meets the SLOs: say the best TPOT and TTFT any fitting layout achieves, colocated
-    or (with an arrival rate) split."""
-    j = np.nonzero(fits)[0]
-    tpot, ttft = r["tpot"][j], r["ttft"][j]
-    if queued and inp.prefill_decode != "colocated":
-        tpot, ttft = np.minimum(tpot, r["t_step"][j]), np.minimum(ttft, r["split_ttft"][j])
-    best_tpot, best_ttft = j[np.argmin(tpot)], j[np.argmin(ttft)]
-    field = "tpot_ms" if inp.tpot_ms is not None else "ttft_ms"
-    objectives = " and ".join(  # only the objectives set: "TPOT ≤ ∞ ms" read as a bound
-        f"{name} ≤ {value:g} ms"
-        for name, value in (("TTFT", inp.ttft_ms), ("TPOT", inp.tpot_ms))
-        if value is not None
-    )
-    raise InputError(
-        field,
-        f"no layout of {inp.model} on {inp.gpu} meets {objectives}; best achievable: TPOT "
-        f"{tpot.min() * 1e3:.1f} ms (TP{r['tp'][best_tpot]:.0f}, batch "
-        f"{r['batch'][best_tpot]:.0f}), TTFT {ttft.min() * 1e3:.0f} ms "
-        f"(TP{r['tp'][best_ttft]:.0f}); relax the SLOs, use a faster GPU or a lower precision",
-    )
 
 
 def layout_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:

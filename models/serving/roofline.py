@@ -123,8 +123,8 @@ def interdomain_s(su: Setup) -> np.ndarray:
     """A decode step of a replica whose tp · dp GPUs span more than one scale-up domain
     (docs/reference/serving-evidence.md): the thirteenth amendment's layers · B · hidden ·
     ACTIVATION_BYTES at the engine's effective rate, and the fourteenth's term by what crosses the
-    boundary: tensor parallel beyond the domain (tp > its GPUs), layers · (α_tp + B · hidden ·
-    ACTIVATION_BYTES / r_tp); attention data / expert parallel beyond it (tp within, tp · dp
+    boundary: tensor parallel beyond the domain (tp > its GPUs: a replica over nodes, the
+    twenty-fourth), layers · (α_tp + B · hidden · ACTIVATION_BYTES / (r_tp · crossing_nic_share)); attention data / expert parallel beyond it (tp within, tp · dp
     beyond), MoE layers · (α_ep + B · top-k · hidden · ACTIVATION_BYTES / r_ep). 0 within one
     domain or without constants."""
     b = np.asarray(su.b, dtype=float)
@@ -135,12 +135,22 @@ def interdomain_s(su: Setup) -> np.ndarray:
     if su.interdomain_bytes_per_s:
         out = out + shape.layers * b * shape.hidden * ACTIVATION_BYTES / su.interdomain_bytes_per_s
     a_tp, r_tp, a_ep, r_ep = su.crossing
+    r_tp = r_tp * crossing_nic_share(su.gpu)  # a slower NIC than the fit's (twenty-fourth)
     tp_class = su.tp > domain
     one = b * shape.hidden * ACTIVATION_BYTES
     t_tp = shape.layers * (a_tp + (one / r_tp if r_tp else 0.0))
     t_ep = shape.moe_layers * (a_ep + (one * shape.experts_per_token / r_ep if r_ep else 0.0))
     out = out + np.where(tp_class, t_tp, t_ep if shape.is_moe else 0.0)
     return np.where(beyond, out, 0.0)
+
+
+def crossing_nic_share(gpu: GpuSpec) -> float:
+    """min(1, the GPU's NIC Gb/s ÷ SERVE_CROSSING_REFERENCE_NIC_GBIT_PER_S, the 400 Gb/s NIC the
+    crossing rates were fitted on): the share of the fourteenth amendment's tensor-parallel rate
+    r_tp,e a replica over nodes gets (docs/reference/serving-evidence.md, twenty-fourth amendment;
+    gpus.csv scaleout_bandwidth_gbit_per_s). A faster NIC is not credited: no row measures it."""
+    nic = gpu.scaleout_bandwidth_gbit_per_s
+    return min(1.0, nic / C.SERVE_CROSSING_REFERENCE_NIC_GBIT_PER_S)
 
 
 def _moe_all_to_all_s(tokens, su: Setup) -> np.ndarray:
@@ -396,6 +406,7 @@ __all__ = [
     "expected_distinct_experts",
     "fixed_step_s",
     "indexer_bytes_per_token",
+    "crossing_nic_share",
     "interdomain_s",
     "link_rates",
     "kv_bytes_per_token",
