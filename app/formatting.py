@@ -385,9 +385,10 @@ def finetune_assumptions_text(p) -> str:
         opt = "without an FP32 master copy (NeMo's BF16 distributed Adam)"
     else:
         opt = "without an FP32 master copy (pure BF16)"
+    buffers = " (BF16 gradient buffers)" if getattr(p, "bf16_grads", False) else ""
     return (
         f"weights {weights}; optimizer {opt}, {p.optimizer_bytes_per_param:g} B per trained "
-        f"parameter; gradients synced at {p.grad_sync_bytes_per_param:g} B each"
+        f"parameter; gradients synced at {p.grad_sync_bytes_per_param:g} B each{buffers}"
     )
 
 

@@ -72,6 +72,7 @@ def finetune_workload(inp: FinetuneInputs, plan: FinetunePlan, jobs_per_month: f
         "jobs_per_month": jobs_per_month,
         "framework": inp.framework,
         "fp8_params": inp.fp8_params,
+        "bf16_grads": inp.bf16_grads,
         **{k: getattr(inp, k) for k in SAVINGS},
     }
 

@@ -94,10 +94,13 @@ def test_the_third_batch_is_scored_apart_and_holds_its_first_score():
     res = FV.validate()
     s = res["after_amendment3"]
     assert {m: g["rows"] for m, g in s.items()} == {"all": 7, "full": 4, "lora": 3}
-    assert s["all"]["median_abs_error"] == pytest.approx(0.208, abs=0.001)
+    # 0.208 -> 0.104 all, full 0.239 / -0.074 -> 0.141 / -0.008: amendment 5 of 2026-12-02 (the
+    # dgxc rows' grad_reduce_in_fp32 False as bf16_grads; the 8B SFT row -29.9 % -> -7.6 %, seen
+    # rows, reported in finetune-model.md)
+    assert s["all"]["median_abs_error"] == pytest.approx(0.104, abs=0.001)
     assert s["all"]["signed_median_error"] == pytest.approx(0.001, abs=0.001)
-    assert s["full"]["median_abs_error"] == pytest.approx(0.239, abs=0.001)
-    assert s["full"]["signed_median_error"] == pytest.approx(-0.074, abs=0.001)
+    assert s["full"]["median_abs_error"] == pytest.approx(0.141, abs=0.001)
+    assert s["full"]["signed_median_error"] == pytest.approx(-0.008, abs=0.001)
     # 0.105 -> 0.104: correction of entry 2026-12-02 (lora_rank 32 -> 16, finetune-model.md)
     assert s["lora"]["median_abs_error"] == pytest.approx(0.104, abs=0.001)
     assert s["all"]["rejected"] == []
@@ -106,4 +109,5 @@ def test_the_third_batch_is_scored_apart_and_holds_its_first_score():
     assert ("after-amendment3", "after_amendment3", "after amendment 3") in FV.ADDED_BATCHES
     lines = FV.report(res).splitlines()
     all_line = next(x for x in lines if x.startswith("all      |"))
+    # one column per batch (4 since the fourth batch was wired, e22c5b1; this said 3 until then)
     assert all_line.count("|") == len(FV.ADDED_BATCHES) and "+0.1%" in all_line

@@ -81,7 +81,7 @@ def test_units_settings_and_catalogue_names_are_known():
         assert r["framework"] in ("megatron", "fsdp"), r["id"]
         assert r["recompute"] in ("", "none", "selective", "full"), r["id"]
         assert r["fp8_act"] in ("0", "1") and r["zero"] in ("0", "1", "2", "3"), r["id"]
-        assert set(r["savings"].split()) <= set(SAVINGS) | {"fp8_params"}, r["id"]
+        assert set(r["savings"].split()) <= set(SAVINGS) | {"fp8_params", "bf16_grads"}, r["id"]
         adapted = r["method"] != "full"
         assert bool(r["lora_rank"]) == adapted and bool(r["lora_targets"]) == adapted, r["id"]
         n, tp, pp, cp = (int(r[k]) for k in ("gpus", "tp", "pp", "cp"))

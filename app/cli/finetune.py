@@ -14,7 +14,7 @@ from app.cli.common import (
     print_json,
     sized,
 )
-from models.finetune.savings import LABELS, PURE_BF16_CAVEAT, SAVINGS
+from models.finetune.savings import BF16_GRADS_CAVEAT, LABELS, PURE_BF16_CAVEAT, SAVINGS
 from models.hardware import gpu_ids
 from models.shapes import load_presets
 
@@ -56,6 +56,14 @@ def register(sub) -> None:
         "fp8 (default off)",
     )
     f.add_argument(
+        "--bf16-grads",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="gradient buffers accumulated and reduced in BF16, 2 B per gradient, FP32 master and "
+        "Adam states kept (Megatron-Core grad_reduce_in_fp32 False); megatron only (default "
+        "off; never chosen by the planner)",
+    )
+    f.add_argument(
         "--jobs-per-month",
         type=_jobs_per_month,
         default=4.0,
@@ -93,6 +101,7 @@ FINETUNE_OPTION = {
     "precision": "--precision",
     "framework": "--framework",
     "fp8_params": "--fp8-params",
+    "bf16_grads": "--bf16-grads",
 } | {name: "--" + name.replace("_", "-") for name in SAVINGS}
 
 
@@ -147,8 +156,9 @@ def run(args: argparse.Namespace) -> int:
 def savings_line(p) -> str:
     """Which memory savings the plan uses, who chose them and what each costs per step."""
     on = [k for k, v in p.savings.items() if v]
+    grads = f"; {BF16_GRADS_CAVEAT}" if p.bf16_grads else ""
     if not on:
-        return f"none (fewest GPUs with savings: {p.min_gpus_with_savings})"
+        return f"none (fewest GPUs with savings: {p.min_gpus_with_savings}){grads}"
     parts = [f"{LABELS[k]} {p.savings_step_s.get(k, 0.0):+.2f} s/step" for k in on]
     who = {"planner": "chosen by the planner to fit", "buyer": "as given"}.get(
         p.savings_chosen_by, p.savings_chosen_by
@@ -159,7 +169,7 @@ def savings_line(p) -> str:
         else ""
     )
     caveat = f"; {PURE_BF16_CAVEAT}" if p.savings.get("pure_bf16") else ""
-    return f"{', '.join(parts)} ({who}{host}){caveat}"
+    return f"{', '.join(parts)} ({who}{host}){caveat}{grads}"
 
 
 def _economics(inputs, plan, args: argparse.Namespace):

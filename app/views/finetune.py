@@ -224,6 +224,18 @@ def _saving_inputs() -> None:
         "fp8_model_init): 1 instead of 3 bytes per weight in FP8 training; with pure BF16 NeMo "
         "keeps a BF16 copy in the optimizer (2 bytes). NeMo / Megatron-Core with FP8 only.",
     )
+    FORM.choice(
+        cols[(len(savings.SAVINGS) + 1) % 3],
+        "BF16 gradient buffers",
+        "bf16_grads",
+        "f_bf16_grads",
+        choices=[False, True],
+        format_func=lambda v: "on" if v else "off",
+        help="Gradients accumulated and reduced in BF16, 2 instead of 4 bytes per trained "
+        "parameter held and synced, the FP32 master weights and Adam states kept (Megatron-Core "
+        "grad_reduce_in_fp32 False). NeMo / Megatron-Core only; your choice, never the planner's: "
+        "small gradient contributions can round away.",
+    )
 
 
 SAVING_HELP = {
@@ -248,16 +260,19 @@ SAVING_HELP = {
 def _savings_caption(p: FinetunePlan) -> str:
     """Which savings the plan uses, who chose them and what each costs per step."""
     on = [k for k, v in p.savings.items() if v]
+    grads = f" Note: {savings.BF16_GRADS_CAVEAT}." if p.bf16_grads else ""
     if not on:
         return (
             f"**Memory savings:** none needed on {p.gpus:,} GPUs (with savings, as few as "
-            f"{p.min_gpus_with_savings:,} fit)."
+            f"{p.min_gpus_with_savings:,} fit).{grads}"
         )
     costs = ", ".join(
         f"{savings.LABELS[k]} ({p.savings_step_s.get(k, 0.0):+,.2f} s per step)" for k in on
     )
     who = "chosen by the planner to fit" if p.savings_chosen_by == "planner" else "as you set"
     caveat = f" Note: {savings.PURE_BF16_CAVEAT}." if p.savings.get("pure_bf16") else ""
+    if p.bf16_grads:
+        caveat += f" Note: {savings.BF16_GRADS_CAVEAT}."
     return (
         f"**Memory savings:** {costs}; {who}. {gib(p.host_memory_gib_per_gpu)} of CPU memory per "
         f"GPU; without savings the fewest GPUs that fit is {p.min_gpus:,}.{caveat}"

@@ -95,6 +95,13 @@ DETAILS: dict[str, tuple[str, str, float]] = {
         "Megatron-Core with FP8 precision only.",
         0,
     ),
+    "bf16_grads": (
+        "BF16 gradient buffers",
+        "Each job accumulates and reduces its gradients in BF16, 2 instead of 4 bytes each, with "
+        "the FP32 optimizer kept (Megatron-Core grad_reduce_in_fp32 False): NeMo / Megatron-Core "
+        "only; never chosen by the planner.",
+        0,
+    ),
     "prefill_decode": (
         "Prefill and decode",
         "Colocated: every replica reads prompts and generates. Split: one pool reads prompts and "
@@ -112,9 +119,13 @@ CHOICE_LABELS = {
     "framework": {"fsdp": "FSDP / DeepSpeed", "megatron": "NeMo / Megatron-Core"},
     **{name: {None: "planner decides", True: "on", False: "off"} for name in savings.SAVINGS},
     "fp8_params": {False: "off", True: "on"},
+    "bf16_grads": {False: "off", True: "on"},
 }
 #: choices of a field that is not a Literal (the savings: None, True, False)
-CHOICES = {name: [None, True, False] for name in savings.SAVINGS} | {"fp8_params": [False, True]}
+CHOICES = {name: [None, True, False] for name in savings.SAVINGS} | {
+    "fp8_params": [False, True],
+    "bf16_grads": [False, True],
+}
 #: inputs that apply only to some rows of their kind: field -> does it apply to this row
 APPLIES = {
     "lora_rank": lambda row: row.get("method", "lora") != "full",

@@ -148,6 +148,12 @@ class FinetuneInputs(Record):
         description="weights held in FP8 only, no BF16 copy (Transformer Engine fp8_model_init, "
         "NeMo fp8_params); megatron with precision fp8 only",
     )
+    bf16_grads: bool = Field(
+        False,
+        description="gradient buffers accumulated and reduced in BF16, 2 B per trained parameter "
+        "instead of 4, FP32 master and Adam states kept (Megatron-Core grad_reduce_in_fp32 "
+        "False); megatron only; the buyer's choice, never the planner's (amendment 5)",
+    )
 
     _tokens_floor = field_validator("tokens", mode="before")(
         at_least(MIN_SEQ_LEN, f"one sequence of the shortest length ({MIN_SEQ_LEN} tokens)")
@@ -293,11 +299,9 @@ def job_for(inp: FinetuneInputs, shape: ModelShape, gpu: GpuSpec) -> Job:
         fp8_gemm_input_store=inp.fp8_gemm_input_store,
         fp8_activation_input_store=inp.fp8_activation_input_store,
         fp8_params=inp.fp8_params,
-        # NeMo grad_sync_dtype bf16 (amendment 3): BF16 gradients held and reduced where the buyer
-        # sets pure BF16 under megatron (chosen by the planner, only the memory is rescaled)
-        grad_bytes=C.PURE_BF16_GRAD_BYTES
-        if inp.pure_bf16 and inp.framework == "megatron"
-        else C.GRAD_BYTES,
+        # NeMo grad_sync_dtype bf16 (amendment 3) or Megatron-Core grad_reduce_in_fp32 False
+        # (bf16_grads, amendment 5): BF16 gradients held and reduced (grad_sync.job_grad_bytes)
+        grad_bytes=grad_sync.job_grad_bytes(inp),
     )
 
 
@@ -331,7 +335,7 @@ def _adapter_memory(inp: FinetuneInputs, job: Job, lay: Layouts, mem: dict) -> d
     memory = {
         "base_weights": base,
         "adapter_weights": adapters * C.WEIGHT_BYTES,
-        "gradients": adapters * C.GRAD_BYTES,
+        "gradients": adapters * grad_sync.adapter_grad_bytes(inp),
         "optimizer": adapters * C.OPTIMIZER_BYTES,
         "zero3_gather": gather,
         "activations": mem["activations"],
@@ -417,7 +421,7 @@ def _adapter_data_parallel(inp, job: Job, lay: Layouts, step: dict, adapters, he
     inside = tp * dpc <= g.scaleup_domain_gpus
     bw = np.where(inside, up_bw, out_bw)
     lat = np.where(inside, C.SCALEUP_LATENCY_S, C.SCALEOUT_LATENCY_S)
-    reduce = coll.all_reduce_s(C.GRAD_BYTES * adapters, dpc, bw, lat)
+    reduce = coll.all_reduce_s(grad_sync.adapter_grad_bytes(inp) * adapters, dpc, bw, lat)
     per_micro = step["compute"] / np.maximum(lay.microbatches, 1)
     hide = C.DP_OVERLAP * per_micro
     exposed = np.maximum(0.0, reduce - hide) + C.OVERLAP_INTERFERENCE * np.minimum(reduce, hide)
@@ -461,7 +465,7 @@ def _context(inp: FinetuneInputs, job: Job, lay: Layouts) -> dict:
     return {
         "host": savings.host_link(inp.gpu),
         "gpu_bytes": C.MEMORY_HEADROOM * job.gpu.memory_gib * GIB,
-        "grad_bytes": job.grad_bytes if inp.method == "full" else C.GRAD_BYTES,
+        "grad_bytes": job.grad_bytes if inp.method == "full" else grad_sync.adapter_grad_bytes(inp),
         "layers_per_stage": layers_per_stage(job, lay),
         "fp8_params": inp.fp8_params,
     }
@@ -486,6 +490,12 @@ def _check(inp: FinetuneInputs) -> tuple[ModelShape, GpuSpec]:
     if inp.fp8_params and (inp.framework != "megatron" or inp.precision != "fp8"):
         raise InputError(
             "fp8_params", "FP8-only weights need framework megatron and precision fp8; or off"
+        )
+    if inp.bf16_grads and inp.framework != "megatron":
+        raise InputError(
+            "bf16_grads",
+            "BF16 gradient buffers (Megatron-Core grad_reduce_in_fp32 False) need framework "
+            "megatron; under fsdp use pure_bf16, or off",
         )
     if inp.paged_optimizer and inp.optimizer_offload:
         raise InputError(

@@ -71,6 +71,11 @@ class FinetunePlan(Record):
         description="weights held in FP8 only, no BF16 copy (Transformer Engine fp8_model_init, "
         "NeMo fp8_params): the buyer's input"
     )
+    bf16_grads: bool = Field(
+        False,
+        description="gradient buffers in BF16, 2 B per trained parameter held and synced, FP32 "
+        "master and Adam states kept (Megatron-Core grad_reduce_in_fp32 False): the buyer's input",
+    )
     bf16_optimizer: bool = Field(
         description="Adam without an FP32 master copy, gradients held in BF16 (pure BF16; under "
         "megatron NeMo's distributed_fused_adam, dtype and grad_sync_dtype bf16)"

@@ -76,6 +76,12 @@ PURE_BF16_CAVEAT = (
     "pure BF16 keeps no FP32 master weights: updates smaller than BF16's resolution are lost "
     "unless the optimizer uses Kahan summation or stochastic rounding (Zamirai et al. 2020)"
 )
+#: what the page and the CLI say beside a plan with BF16 gradient buffers (bf16_grads; Megatron-LM
+#: arguments.py turns FP32 accumulation on for --bf16 unless --grad-reduce-in-bf16: amendment 5)
+BF16_GRADS_CAVEAT = (
+    "BF16 gradient buffers accumulate and reduce gradients in BF16 (2 B each, the FP32 master and "
+    "Adam states kept): small contributions can round away; the accuracy cost is not modelled"
+)
 #: step-time parts each choice adds (plan step_breakdown_s keys)
 TIME_PARTS = {
     "optimizer_offload": ("offload_transfer", "cpu_optimizer"),
@@ -257,6 +263,7 @@ __all__ = [
     "SAVINGS",
     "LABELS",
     "PURE_BF16_CAVEAT",
+    "BF16_GRADS_CAVEAT",
     "HostLink",
     "host_link",
     "combos",

@@ -140,6 +140,7 @@ def _size_finetune(w: Finetune, gpu: str, training: TrainingSettings = DEFAULT_T
         precision=w.precision,
         framework=w.framework,
         fp8_params=w.fp8_params,
+        bf16_grads=w.bf16_grads,
         **{k: getattr(w, k) for k in SAVINGS},
     )
     plan = plan_finetune(inp)

@@ -221,6 +221,11 @@ class Finetune(WorkloadBase):
     fp8_params: bool = Field(
         False, description="weights in FP8 only (NeMo fp8_params); megatron with precision fp8"
     )
+    bf16_grads: bool = Field(
+        False,
+        description="gradient buffers in BF16, FP32 optimizer kept (Megatron-Core "
+        "grad_reduce_in_fp32 False); megatron only",
+    )
 
     _model = field_validator("model")(_known_model)
     _jobs_floor = field_validator("jobs_per_month", mode="before")(

@@ -12,7 +12,7 @@ out. Rows with split `added` were entered after the model's form was fixed
 split `gpus-added` (AMD MLPerf rows entered with the MI300X/MI325X catalogue rows on 2026-12-02,
 before their errors were seen) are scored apart too (`by_kind_gpus_added`); the levels `by_kind`
 are the seen rows'. Each row runs with its own framework (empty: megatron) and the memory
-savings its source names (column `savings`, which also names `fp8_params`, FP8-only weights; the rest off), on its published ZeRO stage (`zero`). Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
+savings its source names (column `savings`, which also names `fp8_params`, FP8-only weights, and `bf16_grads`, BF16 gradient buffers; the rest off), on its published ZeRO stage (`zero`). Beside the model, the rule of thumb: tokens/s = 40 % MFU × dense peak ÷ (6 × parameters), and
 memory = 16 / 2 / 0.5 bytes per parameter (full / LoRA / QLoRA) ÷ GPUs.
 """
 
@@ -49,7 +49,7 @@ ADDED_BATCHES = (
     ("added", "added", "before amendment 2"),
     ("after-amendment", "after_amendment", "after amendment 2"),
     ("after-amendment3", "after_amendment3", "after amendment 3"),
-    ("after-amendment4", "after_amendment4", "after amendment 4 (not adopted)"),
+    ("after-amendment4", "after_amendment4", "after amendment 4 (in-sample since 5)"),
 )
 #: batches entered in files of their own (sealed until the lead wired them for their one scoring)
 ADDED_FILES = (DATA_DIR / "validation" / "finetune_sealed4.csv",)
@@ -83,6 +83,8 @@ def inputs_of(row: dict) -> FinetuneInputs:
         **{k: k in (row.get("savings") or "").split() for k in SAVINGS},
         # FP8-only weights where the run's config set them (amendment 3), named in `savings` too
         fp8_params="fp8_params" in (row.get("savings") or "").split(),
+        # BF16 gradient buffers where the config sets grad_reduce_in_fp32 False (amendment 5)
+        bf16_grads="bf16_grads" in (row.get("savings") or "").split(),
     )
 
 
