@@ -106,7 +106,11 @@ def test_the_third_batch_is_scored_apart_and_holds_its_first_score():
     assert s["all"]["rejected"] == []
     assert res["by_kind"]["throughput"]["rows"] == 16  # the seen rows only
     assert res["added"]["all"]["rows"] == 6 and res["after_amendment"]["all"]["rows"] == 10
-    assert ("after-amendment3", "after_amendment3", "after amendment 3") in FV.ADDED_BATCHES
+    assert (
+        "after-amendment3",
+        "after_amendment3",
+        "after amendment 3 (in-sample since 5)",
+    ) in FV.ADDED_BATCHES
     lines = FV.report(res).splitlines()
     all_line = next(x for x in lines if x.startswith("all      |"))
     # one column per batch (4 since the fourth batch was wired, e22c5b1; this said 3 until then)

@@ -48,7 +48,7 @@ GPUS_ADDED = "AMD rows added 2026-12-02, scored apart"
 ADDED_BATCHES = (
     ("added", "added", "before amendment 2"),
     ("after-amendment", "after_amendment", "after amendment 2"),
-    ("after-amendment3", "after_amendment3", "after amendment 3"),
+    ("after-amendment3", "after_amendment3", "after amendment 3 (in-sample since 5)"),
     ("after-amendment4", "after_amendment4", "after amendment 4 (in-sample since 5)"),
 )
 #: batches entered in files of their own (sealed until the lead wired them for their one scoring)
