@@ -69,7 +69,7 @@ PRECISIONS = {
     None: "Default: FP8 where the GPU has it, else BF16",
     "bf16": "BF16",
     "fp8": "FP8",
-    "fp4": f"FP4 ({', '.join(gpus_with('fp4'))})",
+    "fp4": f"FP4 ({', '.join(gpus_with('fp4'))}; weight-only elsewhere)",
 }
 PREFILL_DECODE = {
     "auto": "automatic (split if it saves GPUs)",
