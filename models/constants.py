@@ -485,6 +485,11 @@ FP4_GEMM_RELATIVE_EFFICIENCY = FP8_GEMM_RELATIVE_EFFICIENCY
 #: shapes in any source found); assumed the same share on GB200 (same 8 TB/s HBM3e); applied at
 #: every M, so large-M prefill GEMMs, which are compute-bound, barely feel it.
 FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM = 1.78 / 8.0
+#: Bits per weight of MXFP4 stored as it is read when a GPU without FP4 tensor cores serves FP4 weights
+#: (weight-only, dequantised in the GEMM kernel; docs/reference/serving-evidence.md, twenty-sixth
+#: amendment): each block of 32 FP4 (E2M1) elements shares one 8-bit (E8M0) scale, 4 + 8/32 bits
+#: (OCP Microscaling Formats (MX) Specification v1.0, Sept 2023). Not fitted.
+MXFP4_BITS_PER_WEIGHT = 4 + 8 / 32
 #: Share of a replica's measured capacity the sizing fills, by default (the rest is headroom for
 #: bursts): planner default (no public figure found): with random arrivals (M/M/1) the mean wait is
 #: ρ/(1−ρ) service times, 4 at 80 %, the usual ceiling in capacity planning; a user input.

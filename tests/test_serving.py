@@ -168,9 +168,10 @@ def test_model_that_does_not_fit_is_refused():
     assert e.value.field == "model" and "does not fit" in str(e.value)
 
 
-def test_fp4_only_where_the_gpu_has_it():
+def test_fp4_only_where_the_gpu_has_it_or_an_engine_serves_it_weight_only():
+    # L40S: no FP4 tensor cores and no engine serves FP4 weights on Ada (twenty-sixth amendment)
     with pytest.raises(InputError) as e:
-        plan_serving(inp(precision="fp4"))
+        plan_serving(inp(gpu="L40S", precision="fp4"))
     assert e.value.field == "precision"
     assert plan_serving(inp(gpu="B200", precision="fp4")).precision == "fp4"
 

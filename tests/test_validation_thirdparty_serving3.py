@@ -144,7 +144,7 @@ def test_every_scored_row_is_serve_of_its_own_fields():
         for metric, _ in S.METRICS:
             assert S.predict(r)[metric] == pytest.approx(getattr(plan, metric), rel=1e-12), r["id"]
         predicted += 1
-    assert predicted == 23
+    assert predicted == 36  # 23 until the twenty-sixth amendment planned the 13 FP4 rows on H100
 
 
 def _one_per_class() -> list[dict]:
@@ -177,16 +177,17 @@ def test_a_rows_prediction_is_the_planners_serve(row):
         assert predicted[metric] == pytest.approx(plan[metric], rel=1e-12), metric
 
 
-def test_fp4_weights_on_h100_are_refused_with_the_field():
-    """The planner takes no FP4 on a GPU without FP4 tensor cores: the 12 InferenceX rows and
-    LMSYS's MXFP4 H100 row are refused, naming `precision`; B200's FP4 rows are planned."""
-    refused = {d["id"] for d in S.as_json()["refused"]}
-    for r in ROWS:
-        if S.expressible(r) and r["precision"] == "fp4":
-            assert (r["id"] in refused) == (r["gpu"] == "H100-SXM"), r["id"]
-            if r["gpu"] == "H100-SXM":
-                assert S.refusal(r).startswith("precision: "), r["id"]
-    assert len(refused) == 13
+def test_fp4_weights_on_h100_are_planned_weight_only():
+    """Until the twenty-sixth amendment the 12 InferenceX rows and LMSYS's MXFP4 H100 row were
+    refused (no FP4 tensor cores); vLLM and SGLang serve them weight-only, and so does the
+    planner now: nothing is refused, and those rows' plans say so."""
+    assert S.as_json()["refused"] == []
+    h100_fp4 = [
+        r for r in ROWS if S.expressible(r) and r["precision"] == "fp4" and r["gpu"] == "H100-SXM"
+    ]
+    assert len(h100_fp4) == 13
+    for r in h100_fp4:
+        assert S.predict(r) is not None and S.refusal(r) == "", r["id"]
 
 
 def test_the_scores_as_first_reported():
@@ -195,7 +196,9 @@ def test_the_scores_as_first_reported():
     data = S.as_json()
     a = data["all"]
     assert (data["rows"], data["scored"], len(data["not_expressible"])) == (50, 36, 14)
-    assert (a["rows"], a["refused"]) == (36, 13)
+    # first reported with 13 refused (twenty-fifth amendment); the twenty-sixth's weight-only FP4
+    # plans them, scored once (serving-evidence.md, both sections' tables)
+    assert (a["rows"], a["refused"]) == (36, 0)
 
     def cells(c: dict) -> dict:
         return {
@@ -208,9 +211,15 @@ def test_the_scores_as_first_reported():
         }
 
     assert cells(a) == {
-        "tpot_ms": (25.8, 25.8, 66.7),
+        "tpot_ms": (27.1, 25.6, 87.5),
         "ttft_ms": (68.7, 68.7, 0.0),
-        "output_tokens_per_s_per_gpu": (16.0, 11.9, 100.0),
+        "output_tokens_per_s_per_gpu": (16.4, -9.6, 96.9),
+    }
+    ix = next(c for c in data["classes"] if c["source_id"] == "inferencex-issue828-2026")
+    assert cells(ix) == {
+        "tpot_ms": (28.9, 26.9, 91.7),
+        "ttft_ms": None,
+        "output_tokens_per_s_per_gpu": (19.2, -18.3, 91.7),
     }
     dense = next(c for c in data["families"] if c["family"] == "dense")
     assert dense["rows"] == 19 and dense["output_tokens_per_s_per_gpu"]["meets_targets"]

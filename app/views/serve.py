@@ -69,7 +69,7 @@ PRECISIONS = {
     None: "Default: FP8 where the GPU has it, else BF16",
     "bf16": "BF16",
     "fp8": "FP8",
-    "fp4": f"FP4 ({', '.join(gpus_with('fp4'))})",
+    "fp4": f"FP4 ({', '.join(gpus_with('fp4'))}; weight-only elsewhere)",
 }
 PREFILL_DECODE = {
     "auto": "automatic (split if it saves GPUs)",
@@ -175,8 +175,10 @@ def _model_and_gpu() -> None:
         choices=list(PRECISIONS),
         format_func=lambda p: precision_label(p, gpu),
         help=f"Weights and matrix multiplies. Default: {DEFAULT_PRECISION_TEXT}, as the "
-        "command line's `clusterplan serve`. FP8 needs FP8 tensor cores (not A100); FP4 a "
-        "Blackwell GPU. The KV cache's precision is chosen below.",
+        "command line's `clusterplan serve`. FP8 needs FP8 tensor cores (not A100). FP4 runs "
+        "on Blackwell's FP4 tensor cores; elsewhere as FP4 weights with BF16 arithmetic "
+        "(weight-only) where the engine serves it: vLLM on Hopper, A100 and MI300X/MI325X, "
+        "SGLang and TensorRT-LLM on Hopper. The KV cache's precision is chosen below.",
     )
 
     c1, c2, c3 = st.columns(3)  # under the model, the GPU and the precision of the weights
@@ -189,7 +191,8 @@ def _model_and_gpu() -> None:
         choices=[None, "bf16", "fp8"],
         format_func=lambda p: "as the weights" if p is None else p.upper(),
         help="Precision of the attention keys and values kept for every request in flight; "
-        "'as the weights' is FP8 with FP8 or FP4 weights, else BF16. FP8 halves the memory.",
+        "'as the weights' is FP8 with FP8 or FP4 weights (BF16 with weight-only FP4), else "
+        "BF16. FP8 halves the memory.",
     )
     forms.own_model(FORM, "s", "s_model")
 

@@ -27,6 +27,7 @@ from models.errors import InputError
 from models.hardware import get_gpu, load_gpus
 from models.serving import engines, queueing
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, software_generation
+from models.serving.precision import WEIGHT_ONLY_FP4_TEXT, weight_only_fp4
 from models.shapes import get_preset, known_model
 
 #: the default engine on an AMD GPU (sixteenth amendment)
@@ -451,12 +452,14 @@ def engine_step_s(inp, shape, t_step, batch=0.0):
 def software_of(inp) -> str:
     """What a service's plan assumes of the software, in words, naming the build and version."""
     build = build_of(inp)
+    # weight-only FP4 (docs/reference/serving-evidence.md, twenty-sixth amendment)
+    wo = f"; {WEIGHT_ONLY_FP4_TEXT}" if weight_only_fp4(inp.gpu, inp.precision or "") else ""
     if build.platform == "rocm":
-        return describe(build)
+        return describe(build) + wo
     text = software_generation(inp.engine)
     if build.version:
         text = f"{build.label} {build.version}: " + text
-    return text + (f"; {build.note}" if build.note else "")
+    return text + (f"; {build.note}" if build.note else "") + wo
 
 
 def first_token_s(inp, t_prefill, t_step, in_flight=1.0):

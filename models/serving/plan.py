@@ -95,6 +95,7 @@ from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
 from models.serving import builds, nodes, pools, refusals, roofline
+from models.serving import precision as rules
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, Engine
 from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
 from models.serving.queueing import queue_wait_s
@@ -150,7 +151,8 @@ class ServeInputs(Record, builds.EngineInputs):
         None, description=f"weights and GEMMs; default {DEFAULT_PRECISION_TEXT}"
     )
     kv_precision: Literal["bf16", "fp8"] | None = Field(
-        None, description="KV cache; default FP8 when the weights are FP8 or FP4, else BF16"
+        None,
+        description="KV cache; default FP8 when the weights are FP8 or FP4 (BF16 with weight-only FP4), else BF16",
     )
     engine: Engine = Field(
         DEFAULT_ENGINE,
@@ -377,10 +379,9 @@ def precision_of(inp: ServeInputs) -> str:
 
 
 def kv_precision_of(inp: ServeInputs) -> str:
-    """The KV cache's precision: as given, else fp8 with fp8 or fp4 weights, else bf16."""
-    if inp.kv_precision:
-        return inp.kv_precision
-    return "fp8" if precision_of(inp) in ("fp8", "fp4") else "bf16"
+    """The KV cache's precision: as given, else precision.py `default_kv_precision` (fp8 with fp8
+    or fp4 weights, bf16 with weight-only FP4 and with bf16)."""
+    return inp.kv_precision or rules.default_kv_precision(inp.gpu, precision_of(inp))
 
 
 def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:
@@ -391,12 +392,7 @@ def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:
     if inp.gpu not in load_gpus():
         raise InputError("gpu", f"unknown GPU '{inp.gpu}'; choose one of: {', '.join(load_gpus())}")
     gpu = get_gpu(inp.gpu)
-    for field, prec in (("precision", precision_of(inp)), ("kv_precision", kv_precision_of(inp))):
-        if prec != "bf16":
-            try:
-                gpu.peak_tflops(prec)
-            except ValueError as exc:
-                raise InputError(field, str(exc)) from None
+    rules.check_precisions(gpu, inp.engine, precision_of(inp), kv_precision_of(inp))
     nodes.check_gpus(inp.gpus, inp.engine, gpu)  # over nodes: the twenty-fourth amendment
     return get_preset(inp.model), gpu
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu
 
 #: the weights' precisions the serving model sizes
@@ -30,3 +31,61 @@ def default_precision(gpu: str | GpuSpec) -> Precision:
     given: "fp8" where the GPU has FP8 tensor cores, else "bf16". KeyError for an unknown id."""
     spec = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu)
     return "fp8" if spec.fp8_dense_tflops is not None else "bf16"
+
+
+# --- FP4 weights on a GPU without FP4 tensor cores (docs/reference/serving-evidence.md, twenty-sixth
+# amendment): the engines keep MXFP4 weights and dequantise them in the GEMM kernel, BF16 arithmetic
+
+#: the plan's words for it (its software line: CLI, JSON, Serve page, PDF)
+WEIGHT_ONLY_FP4_TEXT = "FP4 weights, BF16 arithmetic (weight-only)"
+#: the GPU architectures (models/data/gpus.csv `architecture`) on which each engine serves FP4
+#: weights without FP4 tensor cores. vLLM: Hopper (OpenAI's Triton matmul_ogs MoE kernels), Ampere
+#: (Marlin MXFP4 MoE) and CDNA 3 (MI300x/MI325x): "vLLM Now Supports gpt-oss", blog.vllm.ai,
+#: 2025-08-05, and vllm-project/recipes OpenAI/GPT-OSS.md (read 2026-12-02). SGLang: Hopper
+#: (lmsys.org, 2025-08-27, its H100 MXFP4 rows; triton_kernels). TensorRT-LLM: Hopper (its GPT-OSS
+#: deployment guide, 1.2-1.4: H200, BF16 activations, MXFP4 MoE weights, TRITON backend). Nothing
+#: found for Ada, CDNA 2, or SGLang / TensorRT-LLM on Ampere or CDNA 3.
+WEIGHT_ONLY_FP4_ARCHITECTURES: dict[str, tuple[str, ...]] = {
+    "tensorrt-llm": ("hopper",),
+    "vllm": ("hopper", "ampere", "cdna3"),
+    "sglang": ("hopper",),
+}
+
+
+def weight_only_fp4(gpu: str | GpuSpec, precision: str) -> bool:
+    """Whether `precision` means FP4 weights with BF16 arithmetic on `gpu`: fp4 on a GPU without FP4
+    tensor cores (where it has them, FP4 runs on them and nothing here applies)."""
+    spec = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu)
+    return precision == "fp4" and spec.fp4_dense_tflops is None
+
+
+def default_kv_precision(gpu: str | GpuSpec, precision: str) -> str:
+    """The KV cache's precision when none is given: fp8 with fp8 or fp4 weights, else bf16; bf16
+    with weight-only FP4 (the engines' `auto` follows the BF16 activations; twenty-sixth amendment)."""
+    if weight_only_fp4(gpu, precision):
+        return "bf16"
+    return "fp8" if precision in ("fp8", "fp4") else "bf16"
+
+
+def check_precisions(gpu: GpuSpec, engine: str, precision: str, kv_precision: str) -> None:
+    """InputError naming `precision` or `kv_precision` where the GPU has no tensor cores for it and,
+    for fp4, the engine does not serve FP4 weights on the GPU's architecture either."""
+    if weight_only_fp4(gpu, precision):
+        if gpu.architecture not in WEIGHT_ONLY_FP4_ARCHITECTURES.get(engine, ()):
+            who = [
+                e for e, archs in WEIGHT_ONLY_FP4_ARCHITECTURES.items() if gpu.architecture in archs
+            ]
+            alt = f"engine {' or '.join(who)}, or " if who else ""
+            lower = "fp8 or bf16" if gpu.fp8_dense_tflops is not None else "bf16"
+            raise InputError(
+                "precision",
+                f"{gpu.gpu_id} has no FP4 tensor cores and {engine} does not serve FP4 weights on "
+                f"it (weight-only); use {alt}precision {lower}",
+            )
+        precision = "bf16"  # the arithmetic's precision
+    for field, prec in (("precision", precision), ("kv_precision", kv_precision)):
+        if prec != "bf16":
+            try:
+                gpu.peak_tflops(prec)
+            except ValueError as exc:
+                raise InputError(field, str(exc)) from None

@@ -12,6 +12,7 @@ import numpy as np
 
 from models import constants as C
 from models.hardware import GpuSpec
+from models.serving.precision import weight_only_fp4
 from models.shapes import ModelShape, get_preset
 from models.training import collectives as coll
 from models.units import BITS_PER_BYTE, BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_PARAM
@@ -227,11 +228,18 @@ def setup(
     by what crosses the domain (fourteenth)."""
     w_bytes = BYTES_PER_PARAM[precision]
     kv_b = BYTES_PER_PARAM[kv_precision]
-    gemm, attn_rate, hbm = _rates(gpu, precision)
-    # an FP4 GEMM reads its weights at a measured share of HBM bandwidth (models/constants.py)
-    w_rate = hbm
-    if precision == "fp4":
-        w_rate = gpu.hbm_bandwidth_tbyte_per_s * 1e12 * C.FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM
+    if weight_only_fp4(gpu, precision):
+        # MXFP4 weights dequantised in the GEMM: BF16 arithmetic, read at the HBM rate of any
+        # weight (docs/reference/serving-evidence.md, twenty-sixth amendment)
+        w_bytes = C.MXFP4_BITS_PER_WEIGHT / BITS_PER_BYTE
+        gemm, attn_rate, hbm = _rates(gpu, "bf16")
+        w_rate = hbm
+    else:
+        gemm, attn_rate, hbm = _rates(gpu, precision)
+        # an FP4 GEMM reads its weights at a measured share of HBM bandwidth (models/constants.py)
+        w_rate = hbm
+        if precision == "fp4":
+            w_rate = gpu.hbm_bandwidth_tbyte_per_s * 1e12 * C.FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM
     i_tok, o_tok = float(input_tokens), float(output_tokens)
     lookup = 0 if shape.tied_embeddings else shape.vocab * shape.hidden
     active = shape.params_active - lookup
