@@ -37,7 +37,7 @@ from pydantic import Field, field_validator, model_validator
 
 from models import constants as C
 from models.errors import InputError
-from models.finetune import choose, grad_sync, savings
+from models.finetune import choose, fsdp_tp, grad_sync, savings
 from models.finetune.records import FinetuneLayout, FinetunePlan
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
@@ -46,7 +46,7 @@ from models.training import collectives as coll
 from models.training.job import Job, layers_per_stage, stage_params
 from models.training.layouts import RECOMPUTE_MODES, Layouts, Recompute
 from models.training.memory import GIB
-from models.training.search import all_layouts, evaluate, stack_allows
+from models.training.search import all_layouts, evaluate
 from models.training.sizing import gpu_ladder
 from models.units import BITS_PER_BYTE, BYTES_PER_GB, SECONDS_PER_HOUR
 
@@ -434,11 +434,12 @@ def _adapter_data_parallel(inp, job: Job, lay: Layouts, step: dict, adapters, he
 
 
 def _layouts(inp: FinetuneInputs, job: Job, gpus: int) -> Layouts:
-    """The layouts the framework runs (search.stack_allows under fsdp); under LoRA the frozen base
-    is replicated (ZeRO 0, megatron; ZeRO 1, fsdp) or, under fsdp, fully sharded (ZeRO-3)."""
+    """The layouts the framework runs (fsdp_tp.allows under fsdp: TP 1, or TP × DP with ZeRO-3);
+    under LoRA the frozen base is replicated (ZeRO 0, megatron; ZeRO 1, fsdp) or, under fsdp,
+    fully sharded (ZeRO-3) over DP of its TP shard."""
     lay = all_layouts(job, gpus)
-    if inp.framework == "fsdp":
-        lay = lay.take(np.nonzero(stack_allows(job, lay))[0])
+    if inp.framework == "fsdp":  # the stack's TP 1 layouts and TP × DP under ZeRO-3 (fsdp_tp)
+        lay = lay.take(np.nonzero(fsdp_tp.allows(job, lay))[0])
     if inp.method != "full":
         keep = (0,) if inp.framework == "megatron" else (1, 3)
         lay = lay.take(np.nonzero(np.isin(lay.zero, keep))[0])
@@ -446,8 +447,17 @@ def _layouts(inp: FinetuneInputs, job: Job, gpus: int) -> Layouts:
 
 
 def _best(inp: FinetuneInputs, job: Job, gpus: int, allow_auto: bool):
-    """choose.Choice of the fastest fitting (layout, savings) on `gpus`, or None (choose.fastest)."""
+    """choose.Choice of the fastest fitting (layout, savings) on `gpus`, or None (choose.fastest);
+    under fsdp the TP 1 layouts first, TP ≥ 2 only when none of them fits (amendment 6)."""
     lay = _layouts(inp, job, gpus)
+    if inp.framework == "fsdp":
+        tp1, tp_n = fsdp_tp.split_tp_first(lay)
+        return _fastest(inp, job, tp1, allow_auto) or _fastest(inp, job, tp_n, allow_auto)
+    return _fastest(inp, job, lay, allow_auto)
+
+
+def _fastest(inp: FinetuneInputs, job: Job, lay: Layouts, allow_auto: bool):
+    """choose.Choice of the fastest fitting (layout, savings) among `lay`, or None."""
     if len(lay) == 0:
         return None
     mem, step = breakdowns(inp, job, lay)
