@@ -52,6 +52,12 @@ def allows(job: Job, lay: Layouts) -> np.ndarray:
     return stack_allows(job, lay) | two_d
 
 
+def with_sequence_parallel(lay: Layouts) -> Layouts:
+    """The layouts with sequence parallelism on wherever tp ≥ 2 (all_layouts turns it off on the
+    fsdp-zero stack, which has none at TP 1; AutoModel's fsdp2 + TP sets sequence_parallel true)."""
+    return Layouts(**{**lay.__dict__, "sequence_parallel": (lay.tp > 1).astype(np.int64)})
+
+
 def split_tp_first(lay: Layouts) -> tuple[Layouts, Layouts]:
     """(TP 1 layouts, TP ≥ 2 layouts), each in the enumeration's order: the planner tries the
     second only when nothing in the first fits (amendment 6's search rule)."""
@@ -87,4 +93,4 @@ def check_layout(gpu: GpuSpec, heads: int, *, tp: int, pp: int, cp: int, zero: i
         )
 
 
-__all__ = ["TP_ZERO", "allows", "split_tp_first", "check_layout"]
+__all__ = ["TP_ZERO", "allows", "with_sequence_parallel", "split_tp_first", "check_layout"]

@@ -439,6 +439,7 @@ def _layouts(inp: FinetuneInputs, job: Job, gpus: int) -> Layouts:
     fully sharded (ZeRO-3) over DP of its TP shard."""
     lay = all_layouts(job, gpus)
     if inp.framework == "fsdp":  # the stack's TP 1 layouts and TP × DP under ZeRO-3 (fsdp_tp)
+        lay = fsdp_tp.with_sequence_parallel(lay)
         lay = lay.take(np.nonzero(fsdp_tp.allows(job, lay))[0])
     if inp.method != "full":
         keep = (0,) if inp.framework == "megatron" else (1, 3)
