@@ -7,8 +7,9 @@ The training core does the physics (models/training/search.py, memory.py, step_t
   sharded by ZeRO 1–3 / FSDP, activations with none, selective or full recompute.
 - LoRA (Hu et al. 2021): adapters B·A of rank r beside each adapted matrix W (d_in × d_out) add
   r·(d_in + d_out) trainable parameters; PEFT's count for Llama 2 7B, rank 8 on q and v, is 4.19 M.
-  The frozen base is held at 2 B/param (1 with FP8 weights), split over tp·pp and not over dp (no
-  ZeRO/FSDP of the base is modelled); adapters carry 2 + 4 + 12 B/param. Backward computes
+  The frozen base is held at 2 B/param (1 with FP8 weights), split over tp·pp, and over dp too
+  under fsdp ZeRO-3 (FSDP FULL_SHARD; with TP ≥ 2, the TP shard over DP: fsdp_tp.py, amendment 6);
+  adapters carry 2 + 4 + 12 B/param. Backward computes
   activation gradients through every frozen GEMM but no weight gradients (Job.weight_gradients),
   so linear layers cost 1× forward in backward instead of 2×; attention and element-wise kernels as in
   training. Adapter GEMMs: 2·T·r·(d_in + d_out) FLOPs and two GEMM launches per matrix forward,
@@ -117,7 +118,8 @@ class FinetuneInputs(Record):
     )
     framework: Framework = Field(
         "fsdp",
-        description="fsdp: PyTorch FSDP / DeepSpeed ZeRO (Hugging Face, TRL, Axolotl, torchtune); "
+        description="fsdp: PyTorch FSDP / DeepSpeed ZeRO (Hugging Face, TRL, Axolotl, torchtune; "
+        "TP within a node beside FSDP only where data parallelism alone does not fit); "
         "megatron: NeMo / Megatron-Core (tensor, pipeline and context parallelism)",
     )
     optimizer_offload: bool | None = Field(
