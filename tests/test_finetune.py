@@ -86,6 +86,8 @@ def test_memory_order_qlora_lora_full(model, seq, tp):
             pp=1,
             dp=8 // tp,
             micro_batch=1,
+            # under fsdp a TP layout runs its TP shard fully sharded (amendment 6: ZeRO-3 only)
+            zero=3 if tp > 1 else 0,
             recompute="full",
         )["memory_gib"]
         for m in ("full", "lora", "qlora")
@@ -141,9 +143,12 @@ def test_smallest_fits_and_the_rung_below_needs_a_saving(model, method, gpu):
 
 
 def test_seventy_b_lora_fewest_h100_by_framework_and_qlora_one():
-    # megatron: TP2 holds the 138 GB BF16 base on two; fsdp shards it over four (FULL_SHARD)
+    # megatron: TP2 holds the 138 GB BF16 base on two; fsdp at TP 1 shards it over four
+    # (FULL_SHARD), but since amendment 6 TP 2 beside FSDP fits on two where TP 1 does not
     assert plan_finetune(inp(model="llama2-70b", framework="megatron")).gpus == 2
-    assert plan_finetune(inp(model="llama2-70b")).gpus == 4
+    fsdp = plan_finetune(inp(model="llama2-70b"))
+    assert (fsdp.gpus, fsdp.layout.tp, fsdp.layout.zero) == (2, 2, 3)
+    assert plan_finetune(inp(model="llama2-70b", gpus=4)).layout.tp == 1  # TP 1 fits on four
     assert plan_finetune(inp(model="llama2-70b", method="qlora")).gpus == 1
 
 

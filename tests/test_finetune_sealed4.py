@@ -140,22 +140,19 @@ def test_the_fourth_batch_is_scored_apart_with_its_first_score():
     batch"): all 13 at 8.6 % median, -0.8 % signed; full (3) 19.2 %, -19.2 %; LoRA (9) 8.6 %,
     +6.1 %; QLoRA (1) 7.7 %; four published layouts rejected by the memory model. Since amendment 5
     (BF16 gradient buffers, written after that score; in-sample) the full rows are -19.0 % and the
-    two Megatron-Bridge SFT layouts fit; the two AutoModel layouts (TP 2 beside FSDP2) stay
-    rejected. Earlier batches unchanged by it (nothing fitted on these rows)."""
+    two Megatron-Bridge SFT layouts fit. Since amendment 6 (TP beside FSDP, written after that
+    score; in-sample) the two AutoModel rows run as fsdp ZeRO-3 TP 2 and fit (+2.4 %, +1.0 %): all
+    13 at 6.6 % median, LoRA 6.1 %, +1.0 % signed, none rejected. Earlier batches unchanged by
+    either (nothing fitted on these rows)."""
     from models.validation import finetune as FV
 
     res = FV.validate()
     s = res["after_amendment4"]
     assert {m: g["rows"] for m, g in s.items()} == {"all": 13, "full": 3, "lora": 9, "qlora": 1}
-    assert s["all"]["median_abs_error"] == pytest.approx(0.086, abs=0.001)
+    assert s["all"]["median_abs_error"] == pytest.approx(0.066, abs=0.001)
     assert s["all"]["signed_median_error"] == pytest.approx(-0.008, abs=0.001)
     assert s["full"]["signed_median_error"] == pytest.approx(-0.190, abs=0.001)
-    assert s["lora"]["signed_median_error"] == pytest.approx(0.061, abs=0.001)
-    assert sorted(s["all"]["rejected"]) == sorted(
-        [
-            "ft4-automodel2604-llama3.3-70b-lora-h100x8",
-            "ft4-automodel2604-llama3.3-70b-lora-h100x16",
-        ]
-    )
+    assert s["lora"]["signed_median_error"] == pytest.approx(0.010, abs=0.001)
+    assert s["all"]["rejected"] == []
     assert res["after_amendment3"]["all"]["rows"] == 7
     assert res["by_kind"]["throughput"]["rows"] == 16  # the seen rows only

@@ -39,7 +39,8 @@ def register(sub) -> None:
     f.add_argument(
         "--framework",
         help="fsdp (default: PyTorch FSDP / DeepSpeed ZeRO under Hugging Face, TRL, Axolotl, "
-        "torchtune) or megatron (NeMo / Megatron-Core: tensor, pipeline, context parallelism)",
+        "torchtune; tensor parallel within a node only where that alone does not fit) or megatron "
+        "(NeMo / Megatron-Core: tensor, pipeline, context parallelism)",
     )
     for name in SAVINGS:
         f.add_argument(

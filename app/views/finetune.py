@@ -200,7 +200,9 @@ def _saving_inputs() -> None:
         "f_framework",
         format_func=lambda f: FRAMEWORKS.get(f, f),
         help="FSDP / DeepSpeed: data parallelism with sharded weights and eager (unfused) LoRA "
-        "layers. NeMo / Megatron-Core: tensor, pipeline and context parallelism with fused kernels.",
+        "layers; tensor parallelism within a node (FSDP2 + TP) only where data parallelism alone "
+        "does not fit. NeMo / Megatron-Core: tensor, pipeline and context parallelism with fused "
+        "kernels.",
     )
     cols = st.columns(3)
     for n, name in enumerate(savings.SAVINGS):

@@ -7,8 +7,9 @@ The training core does the physics (models/training/search.py, memory.py, step_t
   sharded by ZeRO 1–3 / FSDP, activations with none, selective or full recompute.
 - LoRA (Hu et al. 2021): adapters B·A of rank r beside each adapted matrix W (d_in × d_out) add
   r·(d_in + d_out) trainable parameters; PEFT's count for Llama 2 7B, rank 8 on q and v, is 4.19 M.
-  The frozen base is held at 2 B/param (1 with FP8 weights), split over tp·pp and not over dp (no
-  ZeRO/FSDP of the base is modelled); adapters carry 2 + 4 + 12 B/param. Backward computes
+  The frozen base is held at 2 B/param (1 with FP8 weights), split over tp·pp, and over dp too
+  under fsdp ZeRO-3 (FSDP FULL_SHARD; with TP ≥ 2, the TP shard over DP: fsdp_tp.py, amendment 6);
+  adapters carry 2 + 4 + 12 B/param. Backward computes
   activation gradients through every frozen GEMM but no weight gradients (Job.weight_gradients),
   so linear layers cost 1× forward in backward instead of 2×; attention and element-wise kernels as in
   training. Adapter GEMMs: 2·T·r·(d_in + d_out) FLOPs and two GEMM launches per matrix forward,
@@ -37,7 +38,7 @@ from pydantic import Field, field_validator, model_validator
 
 from models import constants as C
 from models.errors import InputError
-from models.finetune import choose, grad_sync, savings
+from models.finetune import choose, fsdp_tp, grad_sync, savings
 from models.finetune.records import FinetuneLayout, FinetunePlan
 from models.hardware import GpuSpec, get_gpu, load_gpus
 from models.record import Record, at_least
@@ -46,7 +47,7 @@ from models.training import collectives as coll
 from models.training.job import Job, layers_per_stage, stage_params
 from models.training.layouts import RECOMPUTE_MODES, Layouts, Recompute
 from models.training.memory import GIB
-from models.training.search import all_layouts, evaluate, stack_allows
+from models.training.search import all_layouts, evaluate
 from models.training.sizing import gpu_ladder
 from models.units import BITS_PER_BYTE, BYTES_PER_GB, SECONDS_PER_HOUR
 
@@ -117,7 +118,8 @@ class FinetuneInputs(Record):
     )
     framework: Framework = Field(
         "fsdp",
-        description="fsdp: PyTorch FSDP / DeepSpeed ZeRO (Hugging Face, TRL, Axolotl, torchtune); "
+        description="fsdp: PyTorch FSDP / DeepSpeed ZeRO (Hugging Face, TRL, Axolotl, torchtune; "
+        "TP within a node beside FSDP only where data parallelism alone does not fit); "
         "megatron: NeMo / Megatron-Core (tensor, pipeline and context parallelism)",
     )
     optimizer_offload: bool | None = Field(
@@ -434,11 +436,13 @@ def _adapter_data_parallel(inp, job: Job, lay: Layouts, step: dict, adapters, he
 
 
 def _layouts(inp: FinetuneInputs, job: Job, gpus: int) -> Layouts:
-    """The layouts the framework runs (search.stack_allows under fsdp); under LoRA the frozen base
-    is replicated (ZeRO 0, megatron; ZeRO 1, fsdp) or, under fsdp, fully sharded (ZeRO-3)."""
+    """The layouts the framework runs (fsdp_tp.allows under fsdp: TP 1, or TP × DP with ZeRO-3);
+    under LoRA the frozen base is replicated (ZeRO 0, megatron; ZeRO 1, fsdp) or, under fsdp,
+    fully sharded (ZeRO-3) over DP of its TP shard."""
     lay = all_layouts(job, gpus)
-    if inp.framework == "fsdp":
-        lay = lay.take(np.nonzero(stack_allows(job, lay))[0])
+    if inp.framework == "fsdp":  # the stack's TP 1 layouts and TP × DP under ZeRO-3 (fsdp_tp)
+        lay = fsdp_tp.with_sequence_parallel(lay)
+        lay = lay.take(np.nonzero(fsdp_tp.allows(job, lay))[0])
     if inp.method != "full":
         keep = (0,) if inp.framework == "megatron" else (1, 3)
         lay = lay.take(np.nonzero(np.isin(lay.zero, keep))[0])
@@ -446,8 +450,17 @@ def _layouts(inp: FinetuneInputs, job: Job, gpus: int) -> Layouts:
 
 
 def _best(inp: FinetuneInputs, job: Job, gpus: int, allow_auto: bool):
-    """choose.Choice of the fastest fitting (layout, savings) on `gpus`, or None (choose.fastest)."""
+    """choose.Choice of the fastest fitting (layout, savings) on `gpus`, or None (choose.fastest);
+    under fsdp the TP 1 layouts first, TP ≥ 2 only when none of them fits (amendment 6)."""
     lay = _layouts(inp, job, gpus)
+    if inp.framework == "fsdp":
+        tp1, tp_n = fsdp_tp.split_tp_first(lay)
+        return _fastest(inp, job, tp1, allow_auto) or _fastest(inp, job, tp_n, allow_auto)
+    return _fastest(inp, job, lay, allow_auto)
+
+
+def _fastest(inp: FinetuneInputs, job: Job, lay: Layouts, allow_auto: bool):
+    """choose.Choice of the fastest fitting (layout, savings) among `lay`, or None."""
     if len(lay) == 0:
         return None
     mem, step = breakdowns(inp, job, lay)

@@ -3,7 +3,7 @@ step time with the savings the inputs set (models/finetune/plan.py does the phys
 
 from __future__ import annotations
 
-from models.finetune import savings
+from models.finetune import fsdp_tp, savings
 from models.finetune.plan import FinetuneInputs, _check, _context, breakdowns, job_for
 from models.training.layouts import SEARCH_RECOMPUTE_MODES, Layouts
 from models.training.memory import GIB, fits
@@ -15,6 +15,9 @@ def evaluate_layout(inp: FinetuneInputs, **layout) -> dict:
     fastest that fits."""
     shape, gpu = _check(inp)
     job = job_for(inp, shape, gpu)
+    if inp.framework == "fsdp":  # TP × DP with ZeRO-3 or TP 1 (amendment 6); else a named field
+        dims = {k: int(layout.get(k, d)) for k, d in (("tp", 1), ("pp", 1), ("cp", 1), ("zero", 0))}
+        fsdp_tp.check_layout(gpu, shape.heads, **dims)
     modes = [layout.pop("recompute")] if "recompute" in layout else list(SEARCH_RECOMPUTE_MODES)
     combo = {k: bool(v) for k, v in inp.fixed_savings.items()}
     best = None
