@@ -20,13 +20,11 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
-    from models.validation import amd, inferencemax, mlperf, silicon, thirdparty_moe
+    from models.validation import amd, mlperf, silicon
     from models.validation import finetune as FV
     from models.validation import memory as MV
     from models.validation import moe_throughput as MT
     from models.validation import serving as SV
-    from models.validation import thirdparty_serving3 as TP3
-    from models.validation import thirdparty_serving4 as TP4
     from models.validation.training import (
         band_summary,
         modes_summary,
@@ -70,10 +68,7 @@ def run(args: argparse.Namespace) -> int:
                 "serving_measured": silicon.as_json(),
                 "mlperf_offline": mlperf.as_json(),
                 "serving_amd": amd.as_json(),
-                "serving_inferencemax": inferencemax.as_json(),
-                "serving_thirdparty_moe": thirdparty_moe.as_json(),
-                "serving_thirdparty_3": TP3.as_json(),
-                "serving_thirdparty_4": TP4.as_json(),
+                **third_party_json(),
             },
             default=str,
         )
@@ -100,6 +95,20 @@ def run(args: argparse.Namespace) -> int:
     print_third_party()
     print_finetune(FV.report(finetune))
     return 0
+
+
+def third_party_json() -> dict:
+    """The third-party serving sets' --json entries, in the order validate prints them."""
+    from models.validation import inferencemax, thirdparty_moe
+    from models.validation import thirdparty_serving3 as TP3
+    from models.validation import thirdparty_serving4 as TP4
+
+    return {
+        "serving_inferencemax": inferencemax.as_json(),
+        "serving_thirdparty_moe": thirdparty_moe.as_json(),
+        "serving_thirdparty_3": TP3.as_json(),
+        "serving_thirdparty_4": TP4.as_json(),
+    }
 
 
 def print_third_party() -> None:
