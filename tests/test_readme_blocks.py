@@ -274,9 +274,14 @@ def test_a_broken_link_is_found(tmp_path):
 
 
 def test_the_readmes_third_party_serving_figures_are_validates():
-    """The README's line on the three third-party serving sets quotes what `clusterplan validate`
+    """The README's line on the four third-party serving sets quotes what `clusterplan validate`
     computes (rows, scored rows, median |error| of TPOT and output tokens/s per GPU)."""
-    from models.validation import inferencemax, thirdparty_moe, thirdparty_serving3
+    from models.validation import (
+        inferencemax,
+        thirdparty_moe,
+        thirdparty_serving3,
+        thirdparty_serving4,
+    )
 
     readme = (ROOT / "README.md").read_text()
     imax = inferencemax.as_json()
@@ -294,4 +299,12 @@ def test_the_readmes_third_party_serving_figures_are_validates():
     assert (
         f"a third set of {third['rows']} rows, dense 405B on MI300X and MoE on NVIDIA "
         f"({third['scored']} scored, {refused}; output tokens/s per GPU {tps3} % median)"
+    ) in readme
+    fourth = thirdparty_serving4.as_json()
+    ttft4 = fourth["all"]["ttft_ms"]
+    tps4 = round(100 * fourth["all"]["output_tokens_per_s_per_gpu"]["median_abs"])
+    assert (
+        f"a fourth of {fourth['rows']} dense rows at a fixed concurrency ({fourth['scored']} "
+        f"scored; time to first token {round(100 * ttft4['median_abs'])} % median on "
+        f"{ttft4['rows']} rows, output tokens/s per GPU {tps4} % median)"
     ) in readme

@@ -612,6 +612,8 @@ def test_validation_page_renders():
     assert any("thirdparty_moe.csv" in c.value for c in at.caption)
     # the third set (app/views/validation_thirdparty_serving3.py), per family and class
     assert any("thirdparty_serving3.csv" in c.value for c in at.caption)
+    # the fourth set (app/views/validation_thirdparty_serving4.py), per source, engine and GPU
+    assert any("thirdparty_serving4.csv" in c.value for c in at.caption)
     assert any("family" in d.value.columns for d in at.dataframe)
     assert any("source_id" in d.value.columns for d in at.dataframe)
 

@@ -20,12 +20,11 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
-    from models.validation import amd, inferencemax, mlperf, silicon, thirdparty_moe
+    from models.validation import amd, mlperf, silicon
     from models.validation import finetune as FV
     from models.validation import memory as MV
     from models.validation import moe_throughput as MT
     from models.validation import serving as SV
-    from models.validation import thirdparty_serving3 as TP3
     from models.validation.training import (
         band_summary,
         modes_summary,
@@ -69,9 +68,7 @@ def run(args: argparse.Namespace) -> int:
                 "serving_measured": silicon.as_json(),
                 "mlperf_offline": mlperf.as_json(),
                 "serving_amd": amd.as_json(),
-                "serving_inferencemax": inferencemax.as_json(),
-                "serving_thirdparty_moe": thirdparty_moe.as_json(),
-                "serving_thirdparty_3": TP3.as_json(),
+                **third_party_json(),
             },
             default=str,
         )
@@ -100,12 +97,27 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_third_party() -> None:
-    """The third-party serving sets, each scored once and never fitted: InferenceMAX, DeepSeek-R1
-    and the third set (docs/reference/serving-evidence.md, twentieth, twenty-second and
-    twenty-fifth amendments)."""
+def third_party_json() -> dict:
+    """The third-party serving sets' --json entries, in the order validate prints them."""
     from models.validation import inferencemax, thirdparty_moe
     from models.validation import thirdparty_serving3 as TP3
+    from models.validation import thirdparty_serving4 as TP4
+
+    return {
+        "serving_inferencemax": inferencemax.as_json(),
+        "serving_thirdparty_moe": thirdparty_moe.as_json(),
+        "serving_thirdparty_3": TP3.as_json(),
+        "serving_thirdparty_4": TP4.as_json(),
+    }
+
+
+def print_third_party() -> None:
+    """The third-party serving sets, each scored once and never fitted: InferenceMAX, DeepSeek-R1,
+    the third set and the fourth (docs/reference/serving-evidence.md, twentieth, twenty-second,
+    twenty-fifth and twenty-seventh amendments)."""
+    from models.validation import inferencemax, thirdparty_moe
+    from models.validation import thirdparty_serving3 as TP3
+    from models.validation import thirdparty_serving4 as TP4
 
     print("\n== Serving, third party: InferenceMAX (models/data/validation/inferencemax.csv) ==")
     print("\n".join(inferencemax.report_lines()))
@@ -115,6 +127,10 @@ def print_third_party() -> None:
         "\n== Serving, third party: third set (models/data/validation/thirdparty_serving3.csv) =="
     )
     print("\n".join(TP3.report_lines()))
+    print(
+        "\n== Serving, third party: fourth set (models/data/validation/thirdparty_serving4.csv) =="
+    )
+    print("\n".join(TP4.report_lines()))
 
 
 def finetune_classes() -> dict:

@@ -14,6 +14,7 @@ from app.views.validation_moe import render_moe_throughput
 from app.views.validation_silicon import render_serving_measured
 from app.views.validation_thirdparty_moe import render_thirdparty_moe
 from app.views.validation_thirdparty_serving3 import render_thirdparty_serving3
+from app.views.validation_thirdparty_serving4 import render_thirdparty_serving4
 from app.views.validation_whole_run import render_whole_run
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
@@ -455,6 +456,7 @@ def render() -> None:
     render_inferencemax()
     render_thirdparty_moe()
     render_thirdparty_serving3()
+    render_thirdparty_serving4()
     render_finetune()
     _constants()
 
