@@ -49,7 +49,7 @@ ADDED_BATCHES = (
     ("added", "added", "before amendment 2"),
     ("after-amendment", "after_amendment", "after amendment 2"),
     ("after-amendment3", "after_amendment3", "after amendment 3 (in-sample since 5)"),
-    ("after-amendment4", "after_amendment4", "after amendment 4 (in-sample since 5)"),
+    ("after-amendment4", "after_amendment4", "after amendment 4 (in-sample since 5, 6)"),
 )
 #: batches entered in files of their own (sealed until the lead wired them for their one scoring)
 ADDED_FILES = (DATA_DIR / "validation" / "finetune_sealed4.csv",)
