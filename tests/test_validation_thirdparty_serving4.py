@@ -226,3 +226,25 @@ def test_the_page_table_reads_the_scores():
 def test_nothing_fits_on_the_rows():
     """The rule: the rows are unseen; no fit (bench/) or model module reads them."""
     assert code_naming("thirdparty_serving4") == ["models/validation/thirdparty_serving4.py"]
+
+
+def test_an_older_vllm_release_quotes_what_this_set_measured_on_a_dense_model():
+    """builds.OLDER_RELEASE_DENSE_EVIDENCE: measured / planned output tokens per second of dstack's
+    vLLM 0.6.3 405B rows at the class's signed median, 1 / (1 + e); an older vLLM release's note
+    quotes it beside the MoE figure, a measured or newer release's does not."""
+    from models.serving import builds
+
+    (cls,) = [c for c in S.as_json()["classes"] if c["source_id"] == "dstack-405b-h100-2024"]
+    release, share = builds.OLDER_RELEASE_DENSE_EVIDENCE["vllm"]
+    signed = cls["output_tokens_per_s_per_gpu"]["signed_median"]
+    assert share == pytest.approx(1 / (1 + signed), abs=0.005)
+    assert all(
+        r["engine_version"].startswith(release)
+        for r in S.load_rows()
+        if r["source_id"] == "dstack-405b-h100-2024"
+    )
+    note = builds.resolve("vllm", "H100-SXM", "0.7.0").note
+    assert "1.8x these costs' time per output token" in note
+    assert f"vLLM {release} ran Llama 3.1 405B FP8 on 8 H100 at {share:.2f}x" in note
+    assert "405B" not in builds.resolve("vllm", "H100-SXM", "99.0").note
+    assert builds.resolve("vllm", "H100-SXM", builds.CUDA_MEASURED["vllm"][1]).note == ""

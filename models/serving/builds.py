@@ -56,6 +56,13 @@ OLDER_RELEASE_EVIDENCE = {
     "vllm": ("0.7.4.dev181", 1.83),
     "sglang": ("0.4.3.post2", 2.24),
 }
+#: the same for a dense model (docs/reference/serving-evidence.md, twenty-seventh amendment:
+#: dstack's Llama 3.1 405B FP8 offline batches on 8 H100, December 2024, scored once, never
+#: fitted): the release and measured / planned output tokens per second at its rows' signed median
+#: error e, 1 / (1 + e) (vLLM 0.6.3 e = +71.3 %); quoted beside the MoE figure, never applied
+OLDER_RELEASE_DENSE_EVIDENCE = {
+    "vllm": ("0.6.3", 0.58),
+}
 
 #: where the ROCm step costs come from (one source, one date)
 ROCM_FIT_SOURCE = (
@@ -259,6 +266,13 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
                     f". Older releases can be much slower: {spec.label} {seen} served DeepSeek-R1 "
                     f"on 8 H200 at {ratio:.1f}x these costs' time per output token (a third-party "
                     "set, March 2025; serving-evidence.md, twenty-second amendment)"
+                )
+            if engine in OLDER_RELEASE_DENSE_EVIDENCE and _key(version) < _key(lo):
+                seen, share = OLDER_RELEASE_DENSE_EVIDENCE[engine]
+                note += (
+                    f"; {spec.label} {seen} ran Llama 3.1 405B FP8 on 8 H100 at {share:.2f}x "
+                    "these costs' output tokens per second (offline batches, December 2024; "
+                    "twenty-seventh amendment)"
                 )
         return Build(
             engine, spec.label, "cuda", version, version, spec.decode_step_factor, 0.0, note
