@@ -553,3 +553,16 @@ def check_validate_block(heading: str, label: str, key: str, rows: int) -> None:
     assert "all scored rows" in section and label in section
     rc, out, _ = run_cli("validate", "--json")
     assert json.loads(out)[key]["rows"] == rows
+
+
+def check_rows_cite_sources(rows: list[dict], where: dict[str, str], dstack_commit: str) -> None:
+    """Each third-party row's `source` carries its source's string (`where`), a dstack row its
+    pinned commit; it is dated 2026-12-02, published 2024 to 2026, names its statistic and
+    settings, and its GPUs are whole tensor-parallel groups."""
+    for r in rows:
+        assert where[r["source_id"]] in r["source"], r["id"]
+        if r["source_id"].startswith("dstack"):
+            assert f"at commit {dstack_commit}" in r["source"], r["id"]
+        assert r["as_of"] == "2026-12-02" and r["published"][:4] in ("2024", "2025", "2026")
+        assert r["statistic"] and r["settings"], r["id"]
+        assert int(r["gpus"]) % int(r["tp"]) == 0, r["id"]
