@@ -475,3 +475,94 @@ MEGATRON_70B = dict(
     framework="megatron",
     precision="fp8",
 )
+
+
+# --- the third-party serving sets (models/validation/thirdparty_sets.py): their tests' shapes ---
+
+
+def serve_inputs_of_fields(r: dict):
+    """A third-party row's service read from the CSV's fields, without the set's mapping: one
+    replica of the row's GPUs at its concurrency."""
+    from models.serving.plan import ServeInputs
+
+    return ServeInputs(
+        model=r["model"],
+        gpu=r["gpu"],
+        precision=r["precision"],
+        kv_precision=r["kv_precision"] or None,
+        engine=r["engine"],
+        engine_version=r["engine_version"] or None,
+        input_tokens=int(r["input_tokens"]),
+        output_tokens=int(r["output_tokens"]),
+        users=int(r["concurrency"]),
+        gpus=int(r["gpus"]),
+    )
+
+
+def expressible_counts(rows: list[dict]) -> dict[tuple[str, str], int]:
+    """Rows per (source, expressible), checking each row says yes or no and gives a reason
+    exactly when it says no."""
+    counts: dict[tuple[str, str], int] = {}
+    for r in rows:
+        k = (r["source_id"], r["expressible"])
+        counts[k] = counts.get(k, 0) + 1
+        assert r["expressible"] in ("yes", "no")
+        assert (r["expressible"] == "no") == bool(r["not_expressible_reason"]), r["id"]
+    return counts
+
+
+def check_serve_cli_matches(row: dict, predicted: dict, metrics) -> None:
+    """`clusterplan serve --gpus N --users C --json` of a third-party row plans the row's GPUs and
+    gives the set's predicted figure for every metric (to 1e-12)."""
+    import pytest
+
+    kv = ("--kv-precision", row["kv_precision"]) if row["kv_precision"] else ()
+    engine = f"{row['engine']}:{row['engine_version']}" if row["engine_version"] else row["engine"]
+    rc, out, err = run_cli(
+        "serve",
+        *("--model", row["model"], "--gpu", row["gpu"], "--precision", row["precision"]),
+        *kv,
+        *("--engine", engine),
+        *("--input-tokens", row["input_tokens"], "--output-tokens", row["output_tokens"]),
+        *("--gpus", row["gpus"], "--users", row["concurrency"], "--json"),
+    )
+    assert rc == 0, err
+    plan = json.loads(out)
+    assert plan["gpus"] == int(row["gpus"])
+    for metric, _ in metrics:
+        assert predicted[metric] == pytest.approx(plan[metric], rel=1e-12), metric
+
+
+def band_cells(c: dict, metrics) -> dict:
+    """A class's scores per metric as first reported: (median |error|, signed median, share
+    within the band) in percent to 0.1, None where no row of the class measured the metric."""
+    return {
+        m: None
+        if c[m]["rows"] == 0
+        else tuple(round(100 * c[m][k], 1) for k in ("median_abs", "signed_median", "within_band"))
+        for m, _ in metrics
+    }
+
+
+def check_validate_block(heading: str, label: str, key: str, rows: int) -> None:
+    """`clusterplan validate` prints a set's block (after `heading`, with the all-rows line and
+    the class line `label`) and `--json` carries its `rows` under `key`."""
+    rc, out, _ = run_cli("validate")
+    assert rc == 0
+    section = out.split(heading)[1]
+    assert "all scored rows" in section and label in section
+    rc, out, _ = run_cli("validate", "--json")
+    assert json.loads(out)[key]["rows"] == rows
+
+
+def check_rows_cite_sources(rows: list[dict], where: dict[str, str], dstack_commit: str) -> None:
+    """Each third-party row's `source` carries its source's string (`where`), a dstack row its
+    pinned commit; it is dated 2026-12-02, published 2024 to 2026, names its statistic and
+    settings, and its GPUs are whole tensor-parallel groups."""
+    for r in rows:
+        assert where[r["source_id"]] in r["source"], r["id"]
+        if r["source_id"].startswith("dstack"):
+            assert f"at commit {dstack_commit}" in r["source"], r["id"]
+        assert r["as_of"] == "2026-12-02" and r["published"][:4] in ("2024", "2025", "2026")
+        assert r["statistic"] and r["settings"], r["id"]
+        assert int(r["gpus"]) % int(r["tp"]) == 0, r["id"]

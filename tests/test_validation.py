@@ -608,11 +608,11 @@ def test_validation_page_renders():
     # the third-party InferenceMAX rows (app/views/validation_inferencemax.py), per class
     assert any("inferencemax.csv" in c.value for c in at.caption)
     assert any("TTFT within 40 % (share %)" in d.value.columns for d in at.dataframe)
-    # the third-party DeepSeek-R1 rows (app/views/validation_thirdparty_moe.py), per source
+    # the third-party DeepSeek-R1 rows (app/views/validation_thirdparty.py), per source
     assert any("thirdparty_moe.csv" in c.value for c in at.caption)
-    # the third set (app/views/validation_thirdparty_serving3.py), per family and class
+    # the third set (app/views/validation_thirdparty.py), per family and class
     assert any("thirdparty_serving3.csv" in c.value for c in at.caption)
-    # the fourth set (app/views/validation_thirdparty_serving4.py), per source, engine and GPU
+    # the fourth set (app/views/validation_thirdparty.py), per source, engine and GPU
     assert any("thirdparty_serving4.csv" in c.value for c in at.caption)
     assert any("family" in d.value.columns for d in at.dataframe)
     assert any("source_id" in d.value.columns for d in at.dataframe)

@@ -6,16 +6,15 @@ fit."""
 
 from __future__ import annotations
 
-import json
 import pathlib
 
 import pytest
 
-from app.views.validation_thirdparty_serving4 import thirdparty_serving4_table
 from models.errors import InputError
-from models.serving.plan import ServeInputs, plan_serving
+from models.serving.plan import plan_serving
 from models.validation import thirdparty_serving4 as S
-from tests.builders import code_naming, csv_rows, run_cli
+from tests import builders as B
+from tests.builders import code_naming, csv_rows
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "models" / "data" / "validation"
@@ -36,26 +35,17 @@ KEY = ("model", "gpu", "engine", "input_tokens", "output_tokens", "concurrency")
 
 
 def test_every_row_names_its_source_date_statistic_and_settings():
+    B.check_rows_cite_sources(ROWS, WHERE, DSTACK_COMMIT)
     for r in ROWS:
-        assert WHERE[r["source_id"]] in r["source"], r["id"]
-        if r["source_id"].startswith("dstack"):
-            assert f"at commit {DSTACK_COMMIT}" in r["source"], r["id"]
-        assert r["as_of"] == "2026-12-02" and r["published"][:4] in ("2024", "2025", "2026")
-        assert r["statistic"] and r["settings"], r["id"]
         assert r["family"] == "dense"
         assert r["engine"] in ("tensorrt-llm", "vllm", "sglang"), r["id"]
-        assert int(r["gpus"]) % int(r["tp"]) == 0, r["id"]
     # only dstack's H100 rows predate 2025, and the amendment says so
     assert {r["source_id"] for r in ROWS if r["published"] < "2025"} == {"dstack-405b-h100-2024"}
 
 
 def test_rows_per_source_are_pinned_and_unexpressible_rows_say_why():
-    counts: dict[tuple[str, str], int] = {}
+    counts = B.expressible_counts(ROWS)
     for r in ROWS:
-        k = (r["source_id"], r["expressible"])
-        counts[k] = counts.get(k, 0) + 1
-        assert r["expressible"] in ("yes", "no")
-        assert (r["expressible"] == "no") == bool(r["not_expressible_reason"]), r["id"]
         assert (r["expressible"] == "yes") == bool(r["model"]), r["id"]
     assert counts == {
         ("nvidia-nim-bench-2025", "yes"): 9,
@@ -104,22 +94,6 @@ def test_no_duplicates_and_none_from_the_other_sets():
         assert "nvidia-throughput_test" not in text and "docs.nvidia.com/nim" not in text
 
 
-def _inputs(r: dict) -> ServeInputs:
-    """The row's service read here from the CSV's fields, without the module's mapping."""
-    return ServeInputs(
-        model=r["model"],
-        gpu=r["gpu"],
-        precision=r["precision"],
-        kv_precision=r["kv_precision"] or None,
-        engine=r["engine"],
-        engine_version=r["engine_version"] or None,
-        input_tokens=int(r["input_tokens"]),
-        output_tokens=int(r["output_tokens"]),
-        users=int(r["concurrency"]),
-        gpus=int(r["gpus"]),
-    )
-
-
 def test_every_scored_row_is_serve_of_its_own_fields():
     """Each expressible row's prediction is plan_serving of the CSV's fields: one replica of the
     row's GPUs at its concurrency; a refusal is the planner's."""
@@ -128,7 +102,7 @@ def test_every_scored_row_is_serve_of_its_own_fields():
         if not S.expressible(r):
             continue
         try:
-            plan = plan_serving(_inputs(r))
+            plan = plan_serving(B.serve_inputs_of_fields(r))
         except InputError as exc:
             assert S.predict(r) is None and S.refusal(r).startswith(f"{exc.field}: "), r["id"]
             continue
@@ -152,31 +126,11 @@ def _one_per_class() -> list[dict]:
 @pytest.mark.parametrize("row", _one_per_class(), ids=lambda r: r["id"])
 def test_a_rows_prediction_is_the_planners_serve(row):
     """One path: the module's figures are `clusterplan serve --gpus N --users C`'s."""
-    kv = ("--kv-precision", row["kv_precision"]) if row["kv_precision"] else ()
-    engine = f"{row['engine']}:{row['engine_version']}" if row["engine_version"] else row["engine"]
-    rc, out, err = run_cli(
-        "serve",
-        *("--model", row["model"], "--gpu", row["gpu"], "--precision", row["precision"]),
-        *kv,
-        *("--engine", engine),
-        *("--input-tokens", row["input_tokens"], "--output-tokens", row["output_tokens"]),
-        *("--gpus", row["gpus"], "--users", row["concurrency"], "--json"),
-    )
-    assert rc == 0, err
-    plan = json.loads(out)
-    assert plan["gpus"] == int(row["gpus"])
-    predicted = S.predict(row)
-    for metric, _ in S.METRICS:
-        assert predicted[metric] == pytest.approx(plan[metric], rel=1e-12), metric
+    B.check_serve_cli_matches(row, S.predict(row), S.METRICS)
 
 
 def _cells(c: dict) -> dict:
-    return {
-        m: None
-        if c[m]["rows"] == 0
-        else tuple(round(100 * c[m][k], 1) for k in ("median_abs", "signed_median", "within_band"))
-        for m, _ in S.METRICS
-    }
+    return B.band_cells(c, S.METRICS)
 
 
 def test_the_scores_as_first_reported():
@@ -203,29 +157,12 @@ def test_the_scores_as_first_reported():
     assert all(abs(ttft[c]) < 0.25 for c in (100, 150, 200, 250))
 
 
-def test_validate_prints_and_serialises_the_block():
-    rc, out, _ = run_cli("validate")
-    assert rc == 0
-    section = out.split("== Serving, third party: fourth set")[1]
-    assert "all scored rows" in section and "NIM 70B tensorrt-llm H100-SXM" in section
-    rc, out, _ = run_cli("validate", "--json")
-    assert json.loads(out)["serving_thirdparty_4"]["rows"] == 36
-
-
-def test_the_page_table_reads_the_scores():
-    data = S.as_json()
-    table = thirdparty_serving4_table(data)
-    assert len(table) == 1 + len(data["classes"]) == 3
-    first = table.iloc[0]
-    assert first["source_id"] == "all scored rows" and first["rows"] == 26
-    assert first["TTFT median |error| %"] == pytest.approx(
-        100 * data["all"]["ttft_ms"]["median_abs"]
-    )
-
-
 def test_nothing_fits_on_the_rows():
     """The rule: the rows are unseen; no fit (bench/) or model module reads them."""
-    assert code_naming("thirdparty_serving4") == ["models/validation/thirdparty_serving4.py"]
+    assert code_naming("thirdparty_serving4") == [
+        "models/validation/thirdparty_serving4.py",
+        "models/validation/thirdparty_sets.py",
+    ]
 
 
 def test_an_older_vllm_release_quotes_what_this_set_measured_on_a_dense_model():

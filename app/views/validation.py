@@ -12,9 +12,7 @@ from app.views.validation_inferencemax import render_inferencemax
 from app.views.validation_mlperf import render_mlperf
 from app.views.validation_moe import render_moe_throughput
 from app.views.validation_silicon import render_serving_measured
-from app.views.validation_thirdparty_moe import render_thirdparty_moe
-from app.views.validation_thirdparty_serving3 import render_thirdparty_serving3
-from app.views.validation_thirdparty_serving4 import render_thirdparty_serving4
+from app.views.validation_thirdparty import SECTIONS, render_thirdparty
 from app.views.validation_whole_run import render_whole_run
 from models.constant_docs import model_constants
 from models.validation import finetune as FV
@@ -454,9 +452,8 @@ def render() -> None:
     render_mlperf()
     render_amd()
     render_inferencemax()
-    render_thirdparty_moe()
-    render_thirdparty_serving3()
-    render_thirdparty_serving4()
+    for section in SECTIONS:
+        render_thirdparty(section)
     render_finetune()
     _constants()
 
