@@ -370,6 +370,27 @@ def test_cross_field_errors_name_the_option(capsys, args, option):
     assert option in line
 
 
+@pytest.mark.parametrize(
+    ("typed", "closest"),
+    [
+        ("deepseek-r1", "deepseek-v3-like"),
+        ("Llama-3-70B", "llama3-70b"),
+        ("gpt-oss", "gpt-oss-120b"),
+    ],
+)
+def test_an_unknown_model_names_the_closest_presets_first(capsys, typed, closest):
+    line = usage_error(capsys, "--model", typed, "--tokens", "1T", "--gpu", "H100-SXM")
+    assert "--model" in line
+    head, presets = line.split("; presets: ")
+    assert closest in head.split("closest: ")[1].split(", ")
+    assert "llama3-8b" in presets.split(", ")  # the whole list is still there
+
+
+def test_a_name_like_no_preset_gets_no_closest_list(capsys):
+    line = usage_error(capsys, "--model", "zzzz", "--tokens", "1T", "--gpu", "H100-SXM")
+    assert "closest" not in line and "presets: gpt3-175b" in line
+
+
 def test_active_params_with_a_preset_is_a_usage_error(capsys):
     line = usage_error(capsys, *LLAMA8_1T, "--active-params", "1B", "--gpus", "8")
     assert "--active-params" in line

@@ -129,6 +129,12 @@ def test_a_dense_model_no_node_holds_is_planned_over_nodes_in_the_search():
     with pytest.raises(InputError) as e:  # vLLM: no replica over nodes, so nothing holds it
         plan_serving(ServeInputs(**inp, engine="vllm"))
     assert e.value.field == "model"
+    # ... and the message says why more GPUs do not help and what does, not "use more GPUs"
+    assert "more GPUs do not help here" in str(e.value) and "use more GPUs" not in str(e.value)
+    assert "choose sglang or tensorrt-llm" in str(e.value)
+    with pytest.raises(InputError) as e:  # within one node more GPUs still help
+        plan_serving(ServeInputs(**inp | {"model": "llama3-70b", "gpus": 1}, engine="vllm"))
+    assert "use more GPUs" in str(e.value)
 
 
 def test_the_cli_names_gpus_and_the_allowed_values_for_an_unsupported_engine():

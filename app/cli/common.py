@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import difflib
 import importlib
 import json
 import math
@@ -175,8 +176,11 @@ def model_name(text: str) -> str:
 
     if not text.endswith(".json"):
         if text not in load_presets():
+            close = difflib.get_close_matches(text.lower(), list(load_presets()), n=3, cutoff=0.6)
             raise argparse.ArgumentTypeError(
-                f"{text[:60]!r} is not a model preset nor a .json model file; presets: "
+                f"{text[:60]!r} is not a model preset nor a .json model file; "
+                + (f"closest: {', '.join(close)}; " if close else "")
+                + "presets: "
                 + ", ".join(load_presets())
             )
         return text

@@ -8,6 +8,8 @@ import numpy as np
 
 from models.errors import InputError
 from models.hardware import GpuSpec
+from models.serving import nodes
+from models.shapes import get_preset
 from models.units import BYTES_PER_GIB
 
 
@@ -30,9 +32,21 @@ def refuse_unfit(inp, r: dict, tp, gpu: GpuSpec, precision: str) -> None:
             "gpus" if inp.gpus else "model",
             f"{inp.model} at {precision} does not fit {where} with room for one "
             f"{inp.input_tokens + inp.output_tokens}-token sequence (weights alone "
-            f"{need:.0f} GiB per GPU of {gpu.memory_gib:g}); use more GPUs, a lower precision or "
-            "a GPU with more memory",
+            f"{need:.0f} GiB per GPU of {gpu.memory_gib:g}); {_remedy(inp, gpu, max(tp))}",
         )
+
+
+def _remedy(inp, gpu: GpuSpec, largest: float) -> str:
+    """What to change when the weights do not fit: more GPUs only where a larger replica is one the
+    planner lays out (within the scale-up domain, or over nodes with an engine that runs one:
+    nodes.py); otherwise say why not and what does."""
+    common = "a lower precision or a GPU with more memory"
+    if inp.gpus or largest < gpu.scaleup_domain_gpus or get_preset(inp.model).is_moe:
+        return f"use more GPUs, {common}"
+    why = nodes.unsupported(inp.engine, inp.gpu)
+    if not why:
+        return f"use {common}"  # the largest replica over nodes was tried
+    return f"more GPUs do not help here: {why}; or use {common}"
 
 
 def meets(inp, ttft_s, tpot_s) -> np.ndarray:
