@@ -150,21 +150,21 @@ def serve_engine_text(w, gpu: str) -> str:
 
 def layout_text(p, sep: str = " · ") -> str:
     """A serving plan's layout per replica: 'TP8', 'TP8 · EP8', 'TP2 · EP16 · DP8' (attention data
-    parallel groups, ServePlan.attention_dp)."""
+    parallel groups, ServePlan.attention_dp), 'TP8 · PP2' (pipeline stages, ServePlan.pp)."""
     parts = (
         [f"TP{p.tp}"] + [f"EP{p.ep}"] * (p.ep > 1) + [f"DP{p.attention_dp}"] * (p.attention_dp > 1)
-    )
+    ) + [f"PP{p.pp}"] * bool(p.pp)
     return sep.join(parts)
 
 
 def batch_text(p, replica: str = "replica") -> str:
     """'64 sequences in flight per replica', or with attention data parallelism '64 sequences in
-    flight per attention group (512 per replica)'; `replica` names what one is ("decode replica")."""
-    if p.attention_dp > 1:
-        return (
-            f"{p.batch:,} sequences in flight per attention group "
-            f"({p.batch * p.attention_dp:,} per {replica})"
-        )
+    flight per attention group (512 per replica)', or with pipeline stages '32 sequences in flight
+    per concurrent batch (64 per replica)'; `replica` names what one is ("decode replica")."""
+    groups = {"attention group": p.attention_dp, "concurrent batch": p.pp or 1}
+    for name, n in groups.items():
+        if n > 1:
+            return f"{p.batch:,} sequences in flight per {name} ({p.batch * n:,} per {replica})"
     return f"{p.batch:,} sequences in flight per {replica}"
 
 

@@ -132,12 +132,31 @@ def job_caption(e: FinetuneEconomics) -> str:
 WARN_BEYOND = 0.25
 
 
+#: what is known of a replica of pipeline stages (docs/reference/serving-evidence.md, twenty-eighth
+#: amendment): no measured row; users' reports of vLLM pipelines (GitHub issues, 2024)
+PIPELINE_CAVEAT = (
+    "No measured serving row has pipeline stages, so this layout is not validated: it assumes its "
+    "{n} stages stay evenly busy with a batch on each. Users report vLLM pipelines from no gain at "
+    "all (Llama 3.1 8B over 8 stages, vllm-project/vllm issue 11500, 2024) to about 6x the "
+    "throughput for 8x the GPUs (Llama 3 70B at TP 8 x PP 8, issue 6938, 2024), so its tokens per "
+    "GPU may be optimistic"
+)
+
+
 def accuracy_warning(
-    moe: bool, engine: str | None = None, gpu: str | None = None, data_parallel: bool = False
+    moe: bool,
+    engine: str | None = None,
+    gpu: str | None = None,
+    data_parallel: bool = False,
+    pipeline_stages: int | None = None,
 ) -> str:
     """What the measured serving rows say of plans of this model class on this engine and GPU
     (models/validation/silicon.py held_out_bias: their own held-out rows where there are enough,
-    else the class's; a plan with attention data parallelism, the rows that have it), when the model's TPOT is off by more than WARN_BEYOND either way; "" otherwise."""
+    else the class's; a plan with attention data parallelism, the rows that have it), when the
+    model's TPOT is off by more than WARN_BEYOND either way; "" otherwise. A plan with pipeline
+    stages (ServePlan.pp) says that no row has them (PIPELINE_CAVEAT)."""
+    if pipeline_stages:
+        return PIPELINE_CAVEAT.format(n=pipeline_stages)
     from models.validation.silicon import held_out_bias
 
     bias, rows, scope = held_out_bias(moe, engine, gpu, data_parallel)

@@ -71,6 +71,18 @@ CASES = [
         ttft_ms=2000,
         slo_percentile=90,
     ),
+    # a dense model no node holds, on vLLM: TP within a node x one pipeline stage per node
+    # (twenty-eighth amendment), beside the single-node layouts the search also tries
+    ServeInputs(
+        model="llama3-405b",
+        gpu="H100-SXM",
+        precision="bf16",
+        engine="vllm",
+        input_tokens=1024,
+        output_tokens=1024,
+        rps=2,
+        ttft_ms=2000,
+    ),
 ]
 
 

@@ -161,10 +161,11 @@ def test_impossible_slo_says_best_achievable():
 
 
 def test_model_that_does_not_fit_is_refused():
-    # vLLM runs no tensor-parallel replica over nodes here (twenty-fourth amendment), so a model no
-    # node holds is refused; tests/test_serving_nodes.py plans it with TensorRT-LLM
+    # no ROCm build runs a replica over nodes here (twenty-fourth amendment), so a model no MI300X
+    # node holds (1T parameters in BF16: 2 TB on 1.5 TB) is refused; tests/test_serving_nodes.py
+    # plans one over CUDA nodes
     with pytest.raises(InputError) as e:
-        plan_serving(inp(model="llama3.1-405b", precision="bf16", engine="vllm"))
+        plan_serving(inp(model="megatron-1t", precision="bf16", gpu="MI300X"))
     assert e.value.field == "model" and "does not fit" in str(e.value)
 
 

@@ -79,17 +79,14 @@ def test_a_faster_nic_than_the_fits_is_not_credited(monkeypatch):
 
 
 def test_a_dense_70b_over_two_h100_nodes_per_engine():
-    """TensorRT-LLM and SGLang run TP 16 over two nodes; vLLM's multi-node layout is TP x PP,
-    which is not modelled, so it is refused under `gpus`."""
+    """TensorRT-LLM and SGLang run TP 16 over two nodes; vLLM TP 8 x PP 2 (twenty-eighth
+    amendment): half the weights per GPU either way."""
     tp8 = plan_serving(ServeInputs(**DENSE_70B, gpus=8))
-    for engine in ("tensorrt-llm", "sglang"):
+    for engine in ("tensorrt-llm", "sglang", "vllm"):
         p = plan_serving(ServeInputs(**DENSE_70B, gpus=16, engine=engine))
-        assert (p.tp, p.nodes_per_replica) == (16, 2)
+        assert (p.tp * (p.pp or 1), p.nodes_per_replica) == (16, 2)
+        assert (p.tp, p.pp) == ((8, 2) if engine == "vllm" else (16, None))
         assert p.weights_gib_per_gpu == pytest.approx(tp8.weights_gib_per_gpu / 2, rel=1e-9)
-    with pytest.raises(InputError) as e:
-        plan_serving(ServeInputs(**DENSE_70B, gpus=16, engine="vllm"))
-    assert e.value.field == "gpus" and "pipeline parallel" in str(e.value)
-    assert "1 to 8, or 16, 32, 64" in str(e.value)
 
 
 def test_rocm_and_odd_counts_are_refused_with_the_allowed_values():
@@ -125,23 +122,32 @@ def test_a_dense_model_no_node_holds_is_planned_over_nodes_in_the_search():
     inp = {"model": "llama3-405b", "gpu": "H100-SXM", "precision": "bf16"}
     inp |= {"input_tokens": 1000, "output_tokens": 500, "rps": 1.0}
     p = plan_serving(ServeInputs(**inp))
-    assert p.tp == 16 and p.nodes_per_replica == 2
-    with pytest.raises(InputError) as e:  # vLLM: no replica over nodes, so nothing holds it
-        plan_serving(ServeInputs(**inp, engine="vllm"))
+    assert p.tp == 16 and p.nodes_per_replica == 2 and p.pp is None
+    # vLLM: TP within a node x one pipeline stage per node (twenty-eighth amendment)
+    p = plan_serving(ServeInputs(**inp, engine="vllm"))
+    assert (p.tp, p.pp, p.gpus_per_replica, p.nodes_per_replica) == (8, 2, 16, 2)
+
+
+def test_more_gpus_are_not_offered_where_no_larger_replica_is_laid_out():
+    """A model no node holds on an engine or build with no replica over nodes (ROCm): the message
+    says why more GPUs do not help and what does; within one node it still says more GPUs."""
+    big = {"model": "megatron-1t", "gpu": "MI300X", "precision": "bf16"}
+    big |= {"input_tokens": 1000, "output_tokens": 500, "rps": 1.0}
+    with pytest.raises(InputError) as e:
+        plan_serving(ServeInputs(**big))
     assert e.value.field == "model"
-    # ... and the message says why more GPUs do not help and what does, not "use more GPUs"
     assert "more GPUs do not help here" in str(e.value) and "use more GPUs" not in str(e.value)
-    assert "choose sglang or tensorrt-llm" in str(e.value)
+    assert "ROCm" in str(e.value)
     with pytest.raises(InputError) as e:  # within one node more GPUs still help
-        plan_serving(ServeInputs(**inp | {"model": "llama3-70b", "gpus": 1}, engine="vllm"))
+        plan_serving(ServeInputs(**big | {"model": "llama3-405b", "gpus": 2}))
     assert "use more GPUs" in str(e.value)
 
 
-def test_the_cli_names_gpus_and_the_allowed_values_for_an_unsupported_engine():
+def test_the_cli_names_gpus_and_the_allowed_values_for_a_count_no_replica_spans():
     rc, out, err = run_cli(
         "serve",
         *("--model", "llama3-70b", "--gpu", "H100-SXM", "--engine", "vllm"),
-        *("--input-tokens", "1000", "--output-tokens", "500", "--gpus", "16", "--users", "8"),
+        *("--input-tokens", "1000", "--output-tokens", "500", "--gpus", "24", "--users", "8"),
     )
     assert rc == 2 and out == ""
     assert "--gpus" in err and "give 1 to 8, or 16, 32, 64 over nodes" in err

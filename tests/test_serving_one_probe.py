@@ -42,19 +42,21 @@ def test_with_max_fit_keeps_the_probe_per_returned_layout():
     inp = ServeInputs(**USERS)
     tp = ep = np.array([2.0, 4.0, 8.0])
     dp = np.ones(3)
-    found = serving_plan.with_max_fit(inp, tp, ep, dp, np.array([8.0, 8.0, 8.0]))
-    direct = serving_plan.evaluate(inp, *found.layouts[:2], np.ones(6), dp=found.layouts[2])
+    found = serving_plan.with_max_fit(inp, tp, ep, dp, dp, np.array([8.0, 8.0, 8.0]))
+    tp2, ep2, dp2, pp2 = found.layouts
+    direct = serving_plan.evaluate(inp, tp2, ep2, np.ones(6), dp=dp2, pp=pp2)
     assert np.array_equal(found.max_seqs, direct["max_seqs"])
     # the users' batch from the kept fit is the one a fresh probe gives
-    kept = pools.in_flight_batch(inp, *found.layouts, found.batch, None, found.max_seqs)
-    fresh = pools.in_flight_batch(inp, *found.layouts, found.batch, serving_plan.evaluate)
+    kept = pools.in_flight_batch(inp, tp2, ep2, dp2, found.batch, None, found.max_seqs, pp2)
+    fresh = pools.in_flight_batch(inp, tp2, ep2, dp2, found.batch, serving_plan.evaluate, pp=pp2)
     assert np.array_equal(kept, fresh)
 
 
 def test_a_given_batch_still_probes_once(monkeypatch):
     """With a batch given with_max_fit runs no probe; in_flight_batch runs its own, once."""
     inp = ServeInputs(**USERS, batch=64)
-    found = serving_plan.with_max_fit(inp, np.array([2.0]), np.array([1.0]), np.ones(1), [64.0])
+    one = np.ones(1)
+    found = serving_plan.with_max_fit(inp, np.array([2.0]), np.array([1.0]), one, one, [64.0])
     assert found.max_seqs is None
     assert _probes(monkeypatch, inp) == 1
 

@@ -111,7 +111,8 @@ def test_serve_concurrent_users_and_a_fixed_replica():
 
 def test_serve_a_fixed_replica_over_two_nodes():
     """The twenty-fourth amendment: 16 GPUs on H100 (two nodes) is one TP 16 replica, as the core
-    plans it; with vLLM the page names `gpus` and the allowed values instead."""
+    plans it; with vLLM TP 8 x PP 2 (twenty-eighth); 24 GPUs: the page names `gpus` and the
+    allowed values."""
     at = app("serve")
     at.radio(key="s_traffic").set_value("users").run()
     at.number_input(key="s_users").set_value(32).run()
@@ -122,6 +123,13 @@ def test_serve_a_fixed_replica_over_two_nodes():
     assert metric(at, "Layout per replica") == "TP16"
     assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
     at.selectbox(key="s_engine").set_value("vllm").run()
+    assert not at.exception and not at.error, errors(at)
+    plan = plan_serving(serve_inputs(rps=None, users=32, gpus=16, engine="vllm"))
+    assert (plan.tp, plan.pp) == (8, 2)
+    assert metric(at, "Layout per replica") == "TP8 · PP2"
+    assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
+    assert any("No measured serving row has pipeline stages" in w.value for w in at.warning)
+    at.text_input(key="s_gpus").set_value("24").run()
     assert not at.exception
     message = errors(at)
     assert message.startswith("gpus:") and "1 to 8, or 16, 32, 64" in message, message
@@ -166,13 +174,13 @@ def test_a_model_that_fits_no_layout_says_so_under_model():
     at = app("serve")
     at.selectbox(key="s_model").set_value("llama3-405b").run()
     at.selectbox(key="s_precision").set_value("bf16").run()
-    at.selectbox(key="s_gpu").set_value("L40S").run()
-    # vLLM runs no replica over nodes here (TensorRT-LLM would plan TP 32/64 over L40S nodes and
-    # miss the SLOs: the twenty-fourth amendment), so no layout holds the model
-    at.selectbox(key="s_engine").set_value("vllm").run()
+    at.selectbox(key="s_gpu").set_value("MI250X").run()
+    # no ROCm build runs a replica over nodes here (twenty-fourth amendment), and 405B in BF16
+    # (810 GB) is more than a node of 8 MI250X GCDs holds (512 GiB), so no layout holds the model
     assert not at.exception
     message = errors(at)
     assert message.startswith("model:") and "does not fit" in message, message
+    assert "more GPUs do not help here" in message, message
     assert at.selectbox(key="s_model").value == "llama3-405b"
 
 

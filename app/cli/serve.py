@@ -140,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if p.users_waiting:
         print(f"Waiting         {waiting_text(p)}")
-    if warning := accuracy_warning(get_preset(p.model).is_moe, p.engine, p.gpu, p.attention_dp > 1):
+    moe = get_preset(p.model).is_moe
+    if warning := accuracy_warning(moe, p.engine, p.gpu, p.attention_dp > 1, p.pp):
         print(f"Accuracy        {warning}")
     print_economics(economics, problem)
     return 0

@@ -89,7 +89,7 @@ def _plan(inputs_json: str) -> tuple[dict | None, dict | None, tuple[str, str] |
         return None, None, (exc.field, str(exc))
     return (
         plan.model_dump(mode="json"),
-        sweep(inp, plan.tp, plan.ep, plan.prefill_decode, plan.attention_dp),
+        sweep(inp, plan.tp, plan.ep, plan.prefill_decode, plan.attention_dp, plan.pp or 1),
         None,
     )
 
@@ -385,7 +385,7 @@ def results(plan: ServePlan, curve: dict, inp: ServeInputs) -> None:
     if p.users_waiting:
         st.warning(sentence(md_plain(waiting_text(p))) + ".", icon=":material/hourglass_top:")
     if warning := serving_cost.accuracy_warning(
-        get_preset(p.model).is_moe, p.engine, p.gpu, p.attention_dp > 1
+        get_preset(p.model).is_moe, p.engine, p.gpu, p.attention_dp > 1, p.pp
     ):
         st.warning(md_plain(warning) + ".", icon=":material/warning:")
     st.caption(
@@ -467,13 +467,17 @@ def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
         help="Tensor parallelism (TP): every layer split over this many GPUs joined by the scale-up "
         "link (NVLink); EP: experts spread over that many GPUs; DP: attention data-parallel groups "
         "of TP GPUs, each with its own sequences, the experts over all of them (a model too large "
-        "for one node).",
+        "for one node); PP: pipeline stages, one per node, each of its concurrent batches passing "
+        "every stage in turn (vLLM over nodes).",
     )
+    # a replica of attention groups or pipeline stages runs several batches at once
+    groups = [("attention group", "groups", p.attention_dp), ("concurrent batch", "batches", p.pp)]
+    each, of, n = next((g for g in groups if (g[2] or 1) > 1), ("", "", 1))
     c2.metric(
         "Batch (sequences)",
-        f"{p.batch:,}" + (f" × {p.attention_dp}" if p.attention_dp > 1 else ""),
+        f"{p.batch:,}" + (f" × {n}" if n > 1 else ""),
         help="Requests a replica decodes together at this load (continuous batching)"
-        + (", per attention group × the groups." if p.attention_dp > 1 else "."),
+        + (f", per {each} × the {of}." if n > 1 else "."),
     )
     c1.metric(
         "KV cache per GPU",

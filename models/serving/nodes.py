@@ -3,8 +3,8 @@ amendment, 2026-12-02): tensor parallel over all its GPUs, n = m × the scale-up
 NODE_MULTIPLES (at most MAX_REPLICA_GPUS), as SGLang's `--tp 16 --nnodes 2` (docs.sglang.io,
 "Multi-Node Deployment") and TensorRT-LLM's multi-node TP run it. vLLM's documented multi-node
 layout is TP within a node × pipeline parallel across nodes (docs.vllm.ai, "Distributed Inference
-and Serving"), which the model does not express, and no ROCm build has a measured crossing cost, so
-both are refused.
+and Serving"): one pipeline stage per node, `pipelined` (twenty-eighth amendment, 2026-12-03;
+models/serving/roofline.py `stage_hops_s`). No ROCm build has a measured crossing cost: refused.
 
 The crossing's cost per decode step is the fourteenth amendment's tensor-parallel term, layers ·
 (α_tp,e + B · hidden · 2 bytes / r), with r = r_tp,e · roofline.crossing_nic_share (models/serving/roofline.py
@@ -23,6 +23,13 @@ NODE_MULTIPLES = (2, 4, 8)
 MAX_REPLICA_GPUS = 72
 #: engines that run one tensor-parallel group over several nodes (CUDA builds only)
 MULTI_NODE_ENGINES = ("sglang", "tensorrt-llm")
+#: engines that run a replica over nodes as TP within a node × one pipeline stage per node
+PIPELINE_ENGINES = ("vllm",)
+
+
+def pipelined(engine: str) -> bool:
+    """Whether `engine` runs a replica over nodes as pipeline stages (twenty-eighth amendment)."""
+    return engine in PIPELINE_ENGINES
 
 
 def replica_sizes(gpu: GpuSpec) -> tuple[int, ...]:
@@ -35,11 +42,8 @@ def unsupported(engine: str, gpu_id: str) -> str:
     """Why `engine` on `gpu_id` runs no replica over nodes here ("" when it does)."""
     if builds.is_amd(gpu_id):
         return "no ROCm build has a measured cost of a replica over nodes"
-    if engine not in MULTI_NODE_ENGINES:
-        return (
-            f"{engine} runs a replica over nodes as tensor parallel within a node × pipeline "
-            "parallel across nodes, which the planner does not model; choose sglang or tensorrt-llm"
-        )
+    if engine not in MULTI_NODE_ENGINES + PIPELINE_ENGINES:
+        return f"{engine} has no replica over nodes here; choose sglang, tensorrt-llm or vllm"
     return ""
 
 
@@ -53,10 +57,8 @@ def check_gpus(gpus: int | None, engine: str, gpu: GpuSpec) -> None:
     why = unsupported(engine, gpu.gpu_id)
     if not why and gpus in sizes:
         return
-    over = "" if builds.is_amd(gpu.gpu_id) else ", ".join(map(str, sizes))
-    allowed = f"1 to {domain}" + (
-        f", or {over} over nodes with sglang or tensorrt-llm" if over else ""
-    )
+    over = "" if why else ", ".join(map(str, sizes))
+    allowed = f"1 to {domain}" + (f", or {over} over nodes" if over else "")
     reason = why or f"a replica over nodes spans {', '.join(map(str, NODE_MULTIPLES))} whole nodes"
     raise InputError(
         "gpus",

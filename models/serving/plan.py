@@ -77,8 +77,9 @@ MoE layer (scale-up link within the domain, scale-out network beyond); roofline.
 
 Sizing searches TP ∈ {1, 2, 4, 8} (within the scale-up domain), EP ∈ {1, TP} for MoE (and, for a
 MoE model too large for TP 8, attention data-parallel replicas of 16, 32 or 64 GPUs; for a dense
-model too large for one node, TP over 2, 4 or 8 nodes with SGLang or TensorRT-LLM, the twenty-fourth
-amendment: models/serving/nodes.py), the batch and
+model too large for one node, a replica over 2, 4 or 8 nodes: TP over them with SGLang or
+TensorRT-LLM, the twenty-fourth amendment, TP within a node × one pipeline stage per node with vLLM,
+the twenty-eighth: models/serving/nodes.py), the batch and
 (`prefill_decode`: auto) colocated or split, for the fewest GPUs that carry the traffic at
 SERVE_TARGET_UTILISATION of capacity within the SLOs; at equal GPUs colocated is kept.
 """
@@ -256,7 +257,16 @@ class ServePlan(Record):
         exclude_if=builds.unset,
         description="scale-up domains (nodes) one replica spans; left out within one node",
     )
-    batch: int = Field(description="sequences in flight per replica (per attention group)")
+    pp: int | None = Field(
+        None,
+        exclude_if=builds.unset,
+        description="pipeline stages, one per node, each of its pp concurrent batches passing "
+        "every stage (vLLM over nodes); left out within one node",
+    )
+    batch: int = Field(
+        description="sequences in flight per replica (per attention group; per concurrent batch "
+        "of a replica of pipeline stages)"
+    )
     max_sequences_per_replica: int = Field(description="sequences whose KV cache fits")
     weights_gib_per_gpu: float
     kv_cache_gib_per_gpu: float = Field(description="KV cache at this batch")
@@ -292,7 +302,7 @@ class ServePlan(Record):
 
 
 def evaluate(
-    inp: ServeInputs, tp, ep, batch, grouped_kv_decode: bool = True, dp=1.0
+    inp: ServeInputs, tp, ep, batch, grouped_kv_decode: bool = True, dp=1.0, pp=1.0
 ) -> dict[str, np.ndarray]:
     """Every figure of the serving model for arrays of layouts (tp, ep, batch), vectorized.
     `grouped_kv_decode` False: an engine whose decode attention reads each K/V head once per query
@@ -306,44 +316,37 @@ def evaluate(
     decode B / (O · t_step) and prefill 1 / t_prefill requests/s.
     `dp` > 1: the replica is dp attention data-parallel groups of tp GPUs, the routed experts over
     all tp · dp (docs/reference/serving-evidence.md, eighth amendment); `batch` is one group's, the
-    latencies a group's, the per-GPU rates the replica's."""
+    latencies a group's, the per-GPU rates the replica's. `pp` > 1: pipeline stages, one per node,
+    and pp concurrent batches of `batch` (vLLM over nodes, twenty-eighth amendment): the replica
+    runs as pp TP-tp replicas of the whole model, its step and prefill adding the sends between
+    stages and its weights / pp per GPU; `groups` = dp · pp batches run at once."""
     shape, gpu = get_preset(inp.model), get_gpu(inp.gpu)
     tp, ep, b = (np.asarray(x, dtype=float) for x in (tp, ep, batch))
+    engine = ENGINES[inp.engine]
     su = roofline.setup(
-        shape,
-        gpu,
-        precision_of(inp),
-        kv_precision_of(inp),
-        tp,
-        b,
-        inp.input_tokens,
-        inp.output_tokens,
-        dp,
-        ENGINES[inp.engine].allreduce_s_per_doubling,
-        ENGINES[inp.engine].interdomain_gbyte_per_s,
-        ENGINES[inp.engine].crossing,
-    )
+        shape, gpu, precision_of(inp), kv_precision_of(inp), tp, b, inp.input_tokens,
+        inp.output_tokens, dp, engine.allreduce_s_per_doubling, engine.interdomain_gbyte_per_s,
+        engine.crossing, pp,
+    )  # fmt: skip
     i_tok, o_tok, w_bytes = su.i_tok, su.o_tok, su.w_bytes
     mem = roofline.memory(su)
-    weights_gpu, kv_token, kv_shards = mem.weights_gpu, mem.kv_token, mem.kv_shards
+    weights_gpu, kv_token = mem.weights_gpu, mem.kv_token
     kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
     t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
     t_step = builds.engine_step_s(inp, shape, t_step, b)  # the engine's own step
     t_prefill = roofline.prefill_s(su)
 
-    phi = ENGINES[inp.engine].prefill_share_in_decode  # of the others' prefills (fifteenth)
+    phi = engine.prefill_share_in_decode  # of the others' prefills (fifteenth)
     cycle = phi * b * t_prefill + o_tok * t_step
     # time to first token (serving-evidence.md, ninth and twenty-first amendments): the engine's
     # fixed time and own prefill and, with users (a steady closed loop), the M/M/1 wait for the
     # others' prefills at their arrival rate; with arrivals the slot's wait is the queue's (pools.py)
     ttft = builds.service_first_token_s(inp, t_prefill, t_step, b, cycle)
     out_rate = b * o_tok / cycle  # per replica
-    # split: each prefill GPU sends its shard of the prompt's K/V to its decode GPU over its NIC
-    nic = roofline.link_rates(gpu)[1]
-    # (and a hybrid model's linear state: the twelfth amendment)
-    t_kv = coll.p2p_s(kv_token * i_tok / kv_shards + mem.state_seq_gpu, nic, C.SCALEOUT_LATENCY_S)
+    t_kv = _kv_transfer_s(su, mem)
     # a step of the replica's b · dp sequences reads every weight once, spread over its GPUs
-    rule = gpu.hbm_bandwidth_tbyte_per_s * 1e12 / (shape.params_total * w_bytes) * (b * su.dp)
+    groups = su.dp * su.pp  # batches a replica runs at once
+    rule = gpu.hbm_bandwidth_tbyte_per_s * 1e12 / (shape.params_total * w_bytes) * (b * groups)
     return {
         "tp": tp,
         "ep": ep,
@@ -360,16 +363,26 @@ def evaluate(
         "ttft": ttft,
         "tpot": t_step + phi * b * t_prefill / o_tok,
         "out_tps_gpu": out_rate / tp,
-        "rps_replica": b * su.dp / cycle,
+        "rps_replica": b * groups / cycle,
         "dp": su.dp * np.ones_like(b),
-        "gpus_replica": tp * su.dp,
+        "pp": su.pp * np.ones_like(b),
+        "groups": groups * np.ones_like(b),
+        "gpus_replica": tp * groups,
         "rule_tps_gpu": rule,
         "t_kv": t_kv * np.ones_like(b),
         # split (sized for arrivals only: no wave): prefill, K/V transfer, first step
         "split_ttft": builds.first_token_s(inp, t_prefill, t_step) + t_kv,
-        "rps_decode_replica": b * su.dp / (o_tok * t_step),
-        "rps_prefill_replica": su.dp / t_prefill,
+        "rps_decode_replica": b * groups / (o_tok * t_step),
+        "rps_prefill_replica": groups / t_prefill,
     }
+
+
+def _kv_transfer_s(su: roofline.Setup, mem: roofline.Memory) -> np.ndarray:
+    """Split: each prefill GPU sends its shard of the prompt's K/V (and a hybrid model's linear
+    state: the twelfth amendment) to its decode GPU over its NIC; a pipeline stage's GPU, its
+    stage's layers (twenty-eighth)."""
+    kv_sent = (mem.kv_token * su.i_tok / mem.kv_shards + mem.state_seq_gpu) / su.pp
+    return coll.p2p_s(kv_sent, roofline.link_rates(su.gpu)[1], C.SCALEOUT_LATENCY_S)
 
 
 def precision_of(inp: ServeInputs) -> str:
@@ -409,25 +422,30 @@ def _layouts(inp: ServeInputs, shape: ModelShape, gpu: GpuSpec):
     replicas of DP_REPLICA_MULTIPLES times its GPUs with attention data parallelism (groups of TP
     GPUs, the experts over all of them). The measured rows find the model 20–30 % fast on such
     layouts (docs/validation.md), so they are offered only where nothing smaller holds the model.
-    A dense model no node holds, with an engine that runs one (nodes.py), also gets tensor parallel
-    over nodes, TP = nodes.replica_sizes (twenty-fourth amendment): never where one node serves."""
+    A dense model no node holds, with an engine that runs one (nodes.py), also gets a replica over
+    nodes, nodes.replica_sizes GPUs: tensor parallel over them (twenty-fourth amendment) or, for
+    an engine that runs pipeline stages across nodes, TP within a node × one stage per node
+    (twenty-eighth); never where one node serves. Each layout is (tp, ep, dp, pp)."""
     domain = gpu.scaleup_domain_gpus
-    tps = [inp.gpus] if inp.gpus else [t for t in TP_CHOICES if t <= domain]
+    staged = bool(inp.gpus and inp.gpus > domain and nodes.pipelined(inp.engine))
+    tps = [domain if staged else inp.gpus] if inp.gpus else [t for t in TP_CHOICES if t <= domain]
+    pp = inp.gpus // domain if staged else 1
     lay = []
     for t in tps:
         eps = sorted({1, t}) if shape.is_moe and shape.experts % t == 0 else [1]
         for e in eps:
-            lay.append((t, e, 1))
+            lay.append((t, e, 1, pp))
     if not inp.gpus and shape.is_moe and not _fits(inp, max(tps)):
         for g in (n * max(tps) for n in DP_REPLICA_MULTIPLES):
             if shape.experts % g == 0:
-                lay += [(t, g, g // t) for t in tps if g % t == 0]
+                lay += [(t, g, g // t, 1) for t in tps if g % t == 0]
     over_nodes = not (inp.gpus or shape.is_moe or nodes.unsupported(inp.engine, inp.gpu))
-    if over_nodes and not _node_holds(inp, shape, gpu, max(tps)):  # TP over nodes (24th)
-        lay += [(t, 1, 1) for t in nodes.replica_sizes(gpu)]
+    if over_nodes and not _node_holds(inp, shape, gpu, max(tps)):  # over nodes (24th, 28th)
+        for n in nodes.replica_sizes(gpu):
+            lay.append((domain, 1, 1, n // domain) if nodes.pipelined(inp.engine) else (n, 1, 1, 1))
     batches = np.array([inp.batch], dtype=float) if inp.batch else BATCHES
-    tp, ep, dp = (np.repeat([x[k] for x in lay], len(batches)) for k in range(3))
-    return tp, ep, dp, np.tile(batches, len(lay))
+    tp, ep, dp, pp = (np.repeat([x[k] for x in lay], len(batches)) for k in range(4))
+    return tp, ep, dp, pp, np.tile(batches, len(lay))
 
 
 def _fits(inp: ServeInputs, tp: int) -> bool:
@@ -444,14 +462,14 @@ def _node_holds(inp: ServeInputs, shape: ModelShape, gpu: GpuSpec, tp: int) -> b
     return bool(roofline.memory(su).max_seqs[0] >= 1)
 
 
-def with_max_fit(inp: ServeInputs, tp, ep, dp, b) -> pools.MaxFit:
+def with_max_fit(inp: ServeInputs, tp, ep, dp, pp, b) -> pools.MaxFit:
     """Adds, per layout, the largest batch whose KV cache fits (offline); keeps the probe's fits."""
     if inp.batch:
-        return pools.MaxFit((tp, ep, dp), b, None)
+        return pools.MaxFit((tp, ep, dp, pp), b, None)
     # memory only: the decode kernel does not matter
-    probe = evaluate(inp, tp, ep, np.ones_like(b), dp=dp)
+    probe = evaluate(inp, tp, ep, np.ones_like(b), dp=dp, pp=pp)
     extra = np.maximum(probe["max_seqs"], 1)
-    layouts = tuple(np.concatenate([x, x]) for x in (tp, ep, dp))
+    layouts = tuple(np.concatenate([x, x]) for x in (tp, ep, dp, pp))
     return pools.MaxFit(layouts, np.concatenate([b, extra]), np.tile(probe["max_seqs"], 2))
 
 
@@ -471,6 +489,7 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
         attention_dp=int(r["dp"][i]),
         gpus_per_replica=per_replica,
         nodes_per_replica=nodes.nodes_of(per_replica, get_gpu(inp.gpu)),
+        pp=int(r["pp"][i]) if r["pp"][i] > 1 else None,
         batch=int(r["batch"][i]),
         max_sequences_per_replica=int(r["max_seqs"][i]),
         weights_gib_per_gpu=float(r["weights_gpu"][i]) / BYTES_PER_GIB,
@@ -496,9 +515,9 @@ def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:
     batch that gives it the most throughput within the SLOs). `grouped_kv_decode` as in evaluate
     (False only to score an older engine's published rows)."""
     shape, gpu = _check(inp)
-    (tp, ep, dp), b, fit = with_max_fit(inp, *_layouts(inp, shape, gpu))
-    b = pools.in_flight_batch(inp, tp, ep, dp, b, evaluate, fit)  # users: what a replica runs
-    r = evaluate(inp, tp, ep, b, grouped_kv_decode, dp)
+    (tp, ep, dp, pp), b, fit = with_max_fit(inp, *_layouts(inp, shape, gpu))
+    b = pools.in_flight_batch(inp, tp, ep, dp, b, evaluate, fit, pp)  # users: what a replica runs
+    r = evaluate(inp, tp, ep, b, grouped_kv_decode, dp, pp)
     if inp.users is not None and inp.gpus:
         r = _closed_loop(inp, tp, ep, r, grouped_kv_decode)
     fits = r["fits"]
@@ -551,8 +570,8 @@ def _closed_loop(inp: ServeInputs, tp, ep, r: dict, grouped_kv_decode: bool) -> 
     if not over.any():
         return r | {"closed_wait": np.zeros_like(r["batch"])}
     b = np.where(over, np.floor(r["max_seqs"]), r["batch"])  # per attention group
-    r = evaluate(inp, tp, ep, b, grouped_kv_decode, r["dp"])
-    wait = np.maximum(users - r["batch"] * r["dp"], 0.0) / r["rps_replica"]
+    r = evaluate(inp, tp, ep, b, grouped_kv_decode, r["dp"], r["pp"])
+    wait = np.maximum(users - r["batch"] * r["groups"], 0.0) / r["rps_replica"]
     return r | {"ttft": r["ttft"] + wait, "closed_wait": wait}
 
 
@@ -603,7 +622,7 @@ def layout_gpus(inp: ServeInputs, plan: ServePlan) -> int | None:
 def layout_gpus_by_rate(inp: ServeInputs, plan: ServePlan, rates) -> list[int | None]:
     """`layout_gpus` at each arrival rate in `rates` (inp's own rate not used): the layout
     evaluated once, since nothing evaluate computes depends on the rate, and the same sizing."""
-    r = evaluate(inp, [plan.tp], [plan.ep], [plan.batch], dp=[plan.attention_dp])
+    r = evaluate(inp, [plan.tp], [plan.ep], [plan.batch], dp=[plan.attention_dp], pp=[plan.pp or 1])
     u = inp.target_utilisation
     if plan.prefill_decode == "split":
         out = []
@@ -616,19 +635,27 @@ def layout_gpus_by_rate(inp: ServeInputs, plan: ServePlan, rates) -> list[int | 
 
 
 def sweep(
-    inp: ServeInputs, tp: int, ep: int = 1, prefill_decode: str = "colocated", dp: int = 1
+    inp: ServeInputs,
+    tp: int,
+    ep: int = 1,
+    prefill_decode: str = "colocated",
+    dp: int = 1,
+    pp: int = 1,
 ) -> dict[str, list[float]]:
     """Throughput and latency against batch for one layout (for charts): batches that fit only.
     Split: TPOT is the decode step, TTFT prefill + K/V transfer + first step (before any wait),
     and tokens/s per GPU counts both pools in the proportion of their capacities, o / (tp · (1 /
     decode rate + 1 / prefill rate)): whole replicas put a plan a little under it. `dp`: attention
-    data-parallel groups of tp GPUs (ServePlan.attention_dp), the batch per group."""
+    data-parallel groups of tp GPUs (ServePlan.attention_dp), the batch per group; `pp`: pipeline
+    stages (ServePlan.pp), the batch per concurrent batch."""
     n = len(BATCHES)
-    r = evaluate(inp, np.full(n, tp), np.full(n, ep), BATCHES, dp=np.full(n, float(dp)))
+    r = evaluate(
+        inp, np.full(n, tp), np.full(n, ep), BATCHES, dp=np.full(n, float(dp)), pp=np.full(n, pp)
+    )
     keep = r["fits"]
     if prefill_decode == "split":
         per_gpu = inp.output_tokens / (
-            tp * dp * (1 / r["rps_decode_replica"] + 1 / r["rps_prefill_replica"])
+            tp * dp * pp * (1 / r["rps_decode_replica"] + 1 / r["rps_prefill_replica"])
         )
         ttft, tpot = r["split_ttft"], r["t_step"]
     else:

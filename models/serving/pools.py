@@ -61,7 +61,7 @@ def users_per_replica(users: int, batch, u: float) -> np.ndarray:
 
 
 class MaxFit(NamedTuple):
-    """plan.py with_max_fit's layouts (tp, ep, dp), their batches, and the sequences each layout's
+    """plan.py with_max_fit's layouts (tp, ep, dp, pp), their batches, and the sequences each layout's
     KV cache fits as its memory-only probe found them (None where no probe ran: a batch given)."""
 
     layouts: tuple
@@ -69,21 +69,23 @@ class MaxFit(NamedTuple):
     max_seqs: np.ndarray | None
 
 
-def in_flight_batch(inp, tp, ep, dp, batch, evaluate, fit=None):
+def in_flight_batch(inp, tp, ep, dp, batch, evaluate, fit=None, pp=1.0):
     """The batch (per attention group) each layout is evaluated at: with users in flight, the users
     on one fixed replica (`inp.gpus`) or users_per_replica over the replicas they need, each
     replica holding at most dp x (the batch or the sequences a group's KV cache fits), spread
     over its dp attention groups. What a group fits: `fit`, what plan.py's with_max_fit probe
     found per layout, or where it ran none (a batch given) `evaluate`'s memory-only probe. Without
-    users, the batch as given."""
+    users, the batch as given. A replica of `pp` pipeline stages runs pp concurrent batches, each
+    like a group (twenty-eighth amendment)."""
     if inp.users is None:
         return batch
     # a batch is one attention group's; a replica of dp groups runs dp of them (evaluate's `dp`)
-    groups = np.asarray(dp, dtype=float) * np.ones_like(np.asarray(batch, dtype=float))
+    groups = np.asarray(dp, dtype=float) * np.asarray(pp, dtype=float)
+    groups = groups * np.ones_like(np.asarray(batch, dtype=float))
     if inp.gpus:
         return np.ceil(float(inp.users) / groups)
     if fit is None:
-        fit = evaluate(inp, tp, ep, np.ones_like(batch), dp=dp)["max_seqs"]
+        fit = evaluate(inp, tp, ep, np.ones_like(batch), dp=dp, pp=pp)["max_seqs"]
     slots = np.minimum(batch, np.maximum(fit, 1))
     return np.ceil(users_per_replica(inp.users, slots * groups, inp.target_utilisation) / groups)
 
@@ -102,7 +104,7 @@ def colocated(inp, r: dict, idx, rps, queued: bool, u: float) -> dict:
     else:  # no arrival rate: no queue
         # users in flight: each layout's batch is already what a replica runs (in_flight_batch)
         users = inp.users is not None and not inp.gpus
-        held = slots * r["dp"][idx]  # a replica's groups each run `slots`
+        held = slots * r["groups"][idx]  # a replica's groups (or stages' batches) each run `slots`
         replicas = np.ceil(inp.users / held) if users else np.ones(len(idx))
         wait = rho = np.zeros(len(idx))
     nothing = np.zeros(len(idx))  # no prefill pool

@@ -202,6 +202,9 @@ class Setup(NamedTuple):
     #: the fourteenth amendment's (α_tp s per layer, r_tp bytes/s, α_ep s per MoE layer, r_ep
     #: bytes/s) beyond one scale-up domain (models/serving/engines.py `crossing`); 0: none
     crossing: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    #: pipeline stages of a replica, one per node (vLLM over nodes, twenty-eighth amendment): `b`
+    #: is one of its pp concurrent batches, each passing every stage in turn; 1: none
+    pp: np.ndarray | float = 1.0
 
 
 def setup(
@@ -217,6 +220,7 @@ def setup(
     ar_doubling_s: float = 0.0,
     interdomain_gbyte_per_s: float = 0.0,
     crossing: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0),
+    pp=1.0,
 ) -> Setup:
     """The bytes per weight and K/V value, the GPU's achievable rates (_rates; an FP4 GEMM reads
     its weights at FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM of HBM bandwidth, not HBM_EFFICIENCY) and the
@@ -225,7 +229,8 @@ def setup(
     all-reduce latency per doubling of the tensor-parallel group (tenth amendment).
     `interdomain_gbyte_per_s`: its rate for activations between scale-up domains, GB/s
     (thirteenth). `crossing`: (α_tp µs per layer, r_tp GB/s, α_ep µs per MoE layer, r_ep GB/s)
-    by what crosses the domain (fourteenth)."""
+    by what crosses the domain (fourteenth). `pp`: pipeline stages over nodes, `b` one of their
+    concurrent batches (twenty-eighth)."""
     w_bytes = BYTES_PER_PARAM[precision]
     kv_b = BYTES_PER_PARAM[kv_precision]
     if weight_only_fp4(gpu, precision):
@@ -267,6 +272,7 @@ def setup(
             crossing[2] * 1e-6,
             crossing[3] * BYTES_PER_GB,
         ),
+        np.asarray(pp, dtype=float),
     )
 
 
@@ -288,13 +294,16 @@ def memory(su: Setup) -> Memory:
     / min(tp, kv_heads) (1 shard for an MLA latent); the KV cache gets KV_CACHE_MEMORY_FRACTION of
     memory − weights − FRAMEWORK_OVERHEAD_GIB, so floor(that / KV per sequence) sequences fit. A
     hybrid model's sequence also holds linear_layers · linear_state_bytes_per_layer / tp of fixed
-    state (docs/reference/serving-evidence.md, twelfth amendment)."""
+    state (docs/reference/serving-evidence.md, twelfth amendment). With pp pipeline stages the
+    weights are / pp more, and a GPU holds its layers' K/V for all pp · b sequences, which is a
+    TP-tp replica's K/V of b: max_seqs counts one concurrent batch (twenty-eighth amendment)."""
     shape, gpu, tp, i_tok, o_tok = su.shape, su.gpu, su.tp, su.i_tok, su.o_tok
     weights_gpu = shape.params_total * su.w_bytes / tp
     if np.any(su.dp > 1):
         routed = shape.moe_layers * shape.experts * shape.expert_params if shape.is_moe else 0.0
         spread = ((shape.params_total - routed) / tp + routed / (tp * su.dp)) * su.w_bytes
         weights_gpu = np.where(su.dp > 1, spread, weights_gpu)
+    weights_gpu = weights_gpu / su.pp
     kv_token = kv_bytes_per_token(shape, su.kv_b)
     kv_shards = 1.0 if shape.kv_cache_dim else np.minimum(tp, shape.kv_heads)
     state_seq_gpu = shape.linear_layers * shape.linear_state_bytes_per_layer / tp
@@ -309,8 +318,8 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     """(t_step, memory_bound): a decode step of the batch = max(weights read, 2 · active · B / tp
     FLOPs) + max(KV read of B · mean context, 4 · layers · heads · head_dim · B · context / tp
     FLOPs; `_attention_reads_flops` for sparse and hybrid attention) + two all-reduces per layer (each with the engine's latency per doubling of tp, the tenth
-    amendment; beyond one scale-up domain `interdomain_s`, the thirteenth and fourteenth) + the fixed step time
-    (`fixed_step_s`), or the host's
+    amendment; beyond one scale-up domain `interdomain_s`, the thirteenth and fourteenth) + the
+    sends between pipeline stages (`stage_hops_s`) + the fixed step time (`fixed_step_s`), or the host's
     B · SERVE_HOST_S_PER_SEQUENCE_STEP if longer; memory-bound where the reads outlast the FLOPs.
     `grouped_kv_decode` False reads each K/V head once per query head of its group."""
     shape, gpu, tp, b = su.shape, su.gpu, su.tp, su.b
@@ -332,6 +341,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     comm = comm + _moe_all_to_all_s(b, su)
     if su.interdomain_bytes_per_s or any(su.crossing):
         comm = comm + interdomain_s(su)
+    comm = comm + stage_hops_s(su, b)  # pipeline stages over nodes (twenty-eighth)
     overhead = fixed_step_s(shape)
     t_gpu = (
         np.maximum(t_gemm_mem, t_gemm_cmp) + np.maximum(t_attn_mem, t_attn_cmp) + comm + overhead
@@ -367,13 +377,24 @@ def _attention_reads_flops(su: Setup, mem: Memory, grouped_kv_decode: bool):
     return kv_read, flops
 
 
+def stage_hops_s(su: Setup, tokens) -> np.ndarray:
+    """A pass through pp pipeline stages, one per node, sends its `tokens` activations (tokens ·
+    hidden · 2 bytes) from each stage to the next: (pp − 1) point-to-point sends over each GPU's
+    NIC at SCALEOUT_EFFICIENCY and SCALEOUT_LATENCY_S (the training model's scale-out constants,
+    as a split deployment's K/V transfer; docs/reference/serving-evidence.md, twenty-eighth
+    amendment); 0 without stages."""
+    size = np.asarray(tokens, dtype=float) * su.shape.hidden * ACTIVATION_BYTES
+    hop = coll.p2p_s(size, link_rates(su.gpu)[1], C.SCALEOUT_LATENCY_S)
+    return (su.pp - 1.0) * hop
+
+
 def prefill_s(su: Setup) -> np.ndarray:
     """Prefill of one request: max(weights of the experts its tokens touch read, 2 · active · input
     / tp FLOPs) + causal attention 4 · full layers · heads · head_dim · pairs / tp FLOPs (pairs =
     input²/2, `causal_pairs` under a sparse attention, plus its indexer's 2 · layers · indexer_heads
     · indexer_dim · input²/2: the twelfth amendment) + two all-reduces
     per layer (with the engine's latency per doubling of tp, the tenth amendment) + the fixed step
-    time (`fixed_step_s`)."""
+    time (`fixed_step_s`) + the sends between pipeline stages (`stage_hops_s`)."""
     shape, gpu, tp, i_tok = su.shape, su.gpu, su.tp, su.i_tok
     gemm, attn_rate, w_rate, active = su.gemm, su.attn_rate, su.w_rate, su.active
     layers, attn_width = shape.layers, shape.heads * shape.head_dim
@@ -393,7 +414,7 @@ def prefill_s(su: Setup) -> np.ndarray:
         pf_attn = pf_attn + idx / tp / attn_rate
     pf_size = i_tok * shape.hidden * ACTIVATION_BYTES
     pf_comm = 2 * layers * _allreduce_s(pf_size, tp, gpu, su.ar_doubling_s)
-    pf_comm = pf_comm + _moe_all_to_all_s(i_tok, su)
+    pf_comm = pf_comm + _moe_all_to_all_s(i_tok, su) + stage_hops_s(su, i_tok)
     return np.maximum(pf_read, pf_gemm) + pf_attn + pf_comm + overhead
 
 

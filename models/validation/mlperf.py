@@ -87,7 +87,8 @@ def best_tps_gpu(model: str, gpu: str, gpus: int, input_tokens: int, output_toke
         return None
     tp = np.repeat([x[0] for x in lay], len(BATCHES)).astype(float)
     ep = np.repeat([x[1] for x in lay], len(BATCHES)).astype(float)
-    (tp, ep, _), b, _ = with_max_fit(inp, tp, ep, np.ones_like(tp), np.tile(BATCHES, len(lay)))
+    ones = np.ones_like(tp)
+    (tp, ep, _, _), b, _ = with_max_fit(inp, tp, ep, ones, ones, np.tile(BATCHES, len(lay)))
     r = evaluate(inp, tp, ep, b)
     tps = np.where(r["fits"], r["out_tps_gpu"], -np.inf)
     i = int(np.argmax(tps))
