@@ -51,16 +51,19 @@ def rows() -> dict[str, np.ndarray]:
     return {e: np.array(v) for e, v in out.items()}
 
 
-def fit(cols: np.ndarray) -> tuple[float, float, float, float]:
-    """(a s, k, w, the median absolute error there) of one engine's rows (module docstring)."""
+def fit(
+    cols: np.ndarray, grid_a=GRID_A, grid_k=GRID_K, grid_w=GRID_W
+) -> tuple[float, float, float, float]:
+    """(a s, k, w, the median absolute error there) of one engine's rows (module docstring), on
+    these grids or others (bench/serve_lone_ttft_fit.py's)."""
     t_prefill, t_step, in_flight, measured = cols.T
-    errors = np.empty((len(GRID_A), len(GRID_K), len(GRID_W)))
-    for j, w in enumerate(GRID_W):
-        prefill = t_prefill * (GRID_K[None, :, None] + w * (in_flight - 1))  # (1, k, rows)
-        predicted = GRID_A[:, None, None] + prefill + t_step
+    errors = np.empty((len(grid_a), len(grid_k), len(grid_w)))
+    for j, w in enumerate(grid_w):
+        prefill = t_prefill * (grid_k[None, :, None] + w * (in_flight - 1))  # (1, k, rows)
+        predicted = grid_a[:, None, None] + prefill + t_step
         errors[:, :, j] = np.median(np.abs(predicted / measured - 1), axis=2)
     i, k, j = np.unravel_index(int(np.argmin(errors)), errors.shape)  # first minimum, C order
-    return float(GRID_A[i]), float(GRID_K[k]), float(GRID_W[j]), float(errors[i, k, j])
+    return float(grid_a[i]), float(grid_k[k]), float(grid_w[j]), float(errors[i, k, j])
 
 
 def main() -> None:

@@ -1,0 +1,81 @@
+"""Fits, by the rule docs/reference/serving-evidence.md fixed before the fit (twenty-ninth
+amendment), each CUDA engine's and model class's (dense, MoE) constants for a planned service's own
+first token (models/serving/engines.py `service_ttft`):
+
+    own = a + k · t_prefill + t_step
+
+identified on AIConfigurator's aggregated tuning rows whose requests in flight on the prefill
+server C are at most MAX_IN_FLIGHT, with the ninth amendment's form a + t_prefill · (k + w · (C − 1))
++ t_step, w held at the engine's fitted wave share (`ttft_wave_share`, identified over rows from 1
+to 512 in flight; the amendment's correction before any score: with w free, the rows, most at C =
+4, do not tell k from w): the grid point (a 0 to 300 ms by 5 ms, k 0.30 to 6.00 by 0.05)
+minimising the median |TTFT error|, the first minimum in the order a, k. Adopted per engine and class only with at
+least MIN_ROWS rows and a median at least MIN_GAIN below the current constants' (the ninth and
+eighteenth amendments' form at each row's C). Held-out and unseen rows are not read: the split is
+filtered first (bench/serve_trt_ttft_fit.py `_row`). Run: python -m bench.serve_lone_ttft_fit"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.serve_trt_ttft_fit import _row
+from bench.serve_ttft_fit import GRID_A, fit
+from models.serving.engines import ENGINE_OF_BACKEND, ENGINES
+from models.validation import silicon
+
+GRID_K = np.round(0.30 + np.arange(0, 115) * 0.05, 2)
+#: the rows that identify a lone request's prefill: at most this many requests in flight
+MAX_IN_FLIGHT = 4
+#: the least rows of a class, and the least gain in points of its median |TTFT error|, to adopt
+MIN_ROWS = 20
+MIN_GAIN = 0.03
+CLASSES = ("dense", "moe")
+
+
+def rows() -> dict[tuple[str, str], np.ndarray]:
+    """Per (engine, class), `_row`'s columns of the aggregated tuning rows with C ≤ MAX_IN_FLIGHT
+    (held-out rows filtered first)."""
+    out: dict[tuple[str, str], list] = {(e, c): [] for e in ENGINES for c in CLASSES}
+    for row in silicon.load_rows():
+        if silicon.held_out(row) or row["mode"] != "agg":
+            continue
+        cols = _row(row)
+        if cols is not None and cols[2] <= MAX_IN_FLIGHT:
+            out[(ENGINE_OF_BACKEND[row["backend"]], CLASSES[int(cols[4])])].append(cols)
+    return {key: np.array(v) for key, v in out.items() if v}
+
+
+def current_errors(engine: str, cols: np.ndarray) -> np.ndarray:
+    """The current constants' TTFT errors (ninth and eighteenth amendments) on `_row` columns."""
+    spec = ENGINES[engine]
+    t_prefill, t_step, c, measured, moe = cols[:, :5].T
+    m = np.where(moe > 0, spec.ttft_moe_prefill_factor, 1.0)
+    k, w = spec.ttft_prefill_factor, spec.ttft_wave_share
+    predicted = spec.ttft_fixed_s + m * t_prefill * (k + w * (c - 1)) + t_step
+    return predicted / measured - 1
+
+
+def fit_class(engine: str, cols: np.ndarray) -> tuple[float, float, float, float]:
+    """(a s, k, w, median |error|) of one engine's and class's rows, w the engine's wave share
+    (module docstring)."""
+    w = np.array([ENGINES[engine].ttft_wave_share])
+    return fit(cols[:, :4], GRID_A, GRID_K, w)
+
+
+def adopted(engine: str, cols: np.ndarray, error: float) -> bool:
+    """The rule: at least MIN_ROWS rows and MIN_GAIN below the current constants' median."""
+    before = float(np.median(np.abs(current_errors(engine, cols))))
+    return len(cols) >= MIN_ROWS and before - error >= MIN_GAIN
+
+
+def main() -> None:
+    for (engine, cls), cols in rows().items():
+        a, k, w, error = fit_class(engine, cols)
+        before = float(np.median(np.abs(current_errors(engine, cols))))
+        verdict = "adopted" if adopted(engine, cols, error) else "not adopted"
+        print(f"{engine:13} {cls:5} {len(cols):4} rows: a = {a * 1e3:3.0f} ms  k = {k:.2f}  "
+              f"w = {w:.3f}  median |TTFT error| {before:.1%} -> {error:.1%}  {verdict}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
