@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, field_validator, model_serializer, model_
 
 from models.errors import InputError
 from models.hardware import get_gpu, load_gpus
-from models.serving import engines, queueing
+from models.serving import queueing
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, software_generation
 from models.serving.precision import WEIGHT_ONLY_FP4_TEXT, weight_only_fp4
 from models.shapes import get_preset, known_model
@@ -476,21 +476,31 @@ def software_of(inp) -> str:
     return text + (f"; {build.note}" if build.note else "") + wo
 
 
-def first_token_s(inp, t_prefill, t_step, in_flight=1.0):
-    """A service's time to first token on its engine's build (engines.py `first_token_s`): a ROCm
-    build's own (a, k, w) where adopted (docs/reference/serving-evidence.md, seventeenth
-    amendment), else the CUDA engine's (ninth amendment), with its factor on a MoE model's prefill
-    (eighteenth amendment; a ROCm build takes none)."""
+def own_first_token(inp) -> tuple[float, float]:
+    """(a s, k) of a service's own first token, own = a + k · t_prefill + t_step: a ROCm build's
+    own (a, k) where adopted (docs/reference/serving-evidence.md, seventeenth amendment), else the
+    CUDA engine's for the model's class (engines.py `EngineSpec.own_first_token`: the twenty-ninth
+    amendment's where adopted, else the ninth's with the eighteenth's MoE factor)."""
     build = build_of(inp)
-    moe = build.platform == "cuda" and get_preset(inp.model).is_moe
-    return engines.first_token_s(inp.engine, t_prefill, t_step, in_flight, build.ttft, moe)
+    if build.ttft:
+        return build.ttft[0], build.ttft[1]
+    return ENGINES[inp.engine].own_first_token(get_preset(inp.model).is_moe)
+
+
+def first_token_s(inp, t_prefill, t_step):
+    """A service's own time to first token, no wave (an arriving request: the wait for a free slot
+    is the M/M/c queue's, pools.py; split: add the K/V transfer): `own_first_token`'s a + k ·
+    t_prefill + t_step. Benchmark rows that arrive in waves are scored with engines.py
+    `first_token_s` instead (models/validation/silicon.py, amd.py)."""
+    a, k = own_first_token(inp)
+    return a + k * t_prefill + t_step
 
 
 def service_first_token_s(inp, t_prefill, t_step, batch, cycle_s):
     """A planned service's time to first token (docs/reference/serving-evidence.md, twenty-first
     amendment). With an arrival rate: `first_token_s` with no wave (the slot's M/M/c wait is added
     by pools.py). With users in flight (a steady closed loop of `batch` on the replica's group):
-    own = a + m · k · t_prefill + t_step (the build's or engine's a, k; m its MoE factor), plus the
+    own = `first_token_s` (the build's or engine's own first token, twenty-ninth amendment), plus the
     p-th percentile (inp.slo_percentile) wait of an M/M/1 prefill server of time s = m · t_prefill
     per request (the roofline's prefill on every engine and build: k is how the client sees its own
     prefill stretched beside the others' decode steps, not the server's time; lead's correction) at
@@ -500,11 +510,9 @@ def service_first_token_s(inp, t_prefill, t_step, batch, cycle_s):
     if inp.users is None:
         return first_token_s(inp, t_prefill, t_step)
     build = build_of(inp)
-    spec = ENGINES[inp.engine]
     moe = build.platform == "cuda" and get_preset(inp.model).is_moe
-    m = spec.ttft_moe_prefill_factor if moe else 1.0
-    a, k = (build.ttft or (spec.ttft_fixed_s, spec.ttft_prefill_factor))[:2]
-    own = a + m * k * t_prefill + t_step
+    m = ENGINES[inp.engine].ttft_moe_prefill_factor if moe else 1.0
+    own = first_token_s(inp, t_prefill, t_step)
     service = m * t_prefill
     others = np.maximum(np.asarray(batch, dtype=float) - 1.0, 0.0)
     rho = queueing.closed_loop_utilisation(others, service, own, cycle_s)

@@ -89,6 +89,17 @@ MOE_TTFT_FIT_SOURCE = (
     "(bench/serve_trt_ttft_fit.py)"
 )
 
+#: where a planned service's own first token comes from (twenty-ninth amendment)
+LONE_TTFT_FIT_SOURCE = (
+    "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
+    "Apache-2.0), the engine's aggregated tuning rows of one model class with at most 4 requests "
+    "in flight: a on 0-300 ms by 5 ms and k on 0.30-6.00 by 0.05 with w held at the engine's wave "
+    "share, minimising the median absolute TTFT error; adopted per class with at least 20 rows and "
+    "a median 3 points below the ninth and eighteenth amendments' constants there "
+    "(docs/reference/serving-evidence.md, twenty-ninth amendment); fitted 2026-12-03 "
+    "(bench/serve_lone_ttft_fit.py)"
+)
+
 #: where the rates between scale-up domains come from (thirteenth amendment)
 INTERDOMAIN_FIT_SOURCE = (
     "NVIDIA AIConfigurator measured serving rows (ai-dynamo/aiconfigurator silicon_sample.csv, "
@@ -147,6 +158,21 @@ class EngineSpec:
     #: build (nineteenth amendment, MOE_TOKEN_FIT_SOURCE): t_step = decode_step_factor · (roofline
     #: step) + m_e · B · moe_layers, B the sequences of one attention group; 0 = no such term
     moe_s_per_token_layer: float = 0.0
+    #: a planned service's own first token per model class (twenty-ninth amendment,
+    #: LONE_TTFT_FIT_SOURCE): (class, a s, k) with own = a + k · t_prefill + t_step, identified on
+    #: rows with few requests in flight; a class left out keeps a + m · k · t_prefill of the ninth
+    #: and eighteenth amendments (benchmark rows are scored with those, `first_token_s`)
+    service_ttft: tuple[tuple[str, float, float], ...] = ()
+
+    def own_first_token(self, moe: bool) -> tuple[float, float]:
+        """(a s, factor on the roofline's prefill) of a service's own first token on this CUDA
+        engine: the class's `service_ttft` where adopted, else (ttft_fixed_s, m · k)."""
+        cls = "moe" if moe else "dense"
+        for name, a, k in self.service_ttft:
+            if name == cls:
+                return a, k
+        m = self.ttft_moe_prefill_factor if moe else 1.0
+        return self.ttft_fixed_s, m * self.ttft_prefill_factor
 
 
 ENGINES: dict[str, EngineSpec] = {
@@ -166,6 +192,10 @@ ENGINES: dict[str, EngineSpec] = {
         # the thirteenth amendment's rate (3.0 GB/s) is replaced (fourteenth, adopted):
         # its 78 TP and 35 DP/EP tuning rows there (CROSSING_FIT_SOURCE)
         crossing=(0.0, 9.0, 100.0, 20.0),
+        # a service's own first token (twenty-ninth, adopted; LONE_TTFT_FIT_SOURCE): median |TTFT
+        # error| on the class's few-in-flight tuning rows, dense 134.2 -> 14.7 % (39 rows), MoE
+        # 27.2 -> 21.4 % (102)
+        service_ttft=(("dense", 0.040, 0.85), ("moe", 0.120, 1.80)),
     ),
     "vllm": EngineSpec(
         "vllm",
@@ -186,6 +216,9 @@ ENGINES: dict[str, EngineSpec] = {
         # the thirteenth amendment's rate (2.0 GB/s) is replaced (fourteenth, adopted):
         # TP: every engine's 200 rows (none of its own); DP/EP: its 52 (CROSSING_FIT_SOURCE)
         crossing=(18.0, 10.0, 5.0, 16.0),
+        # a service's own first token (twenty-ninth, adopted; LONE_TTFT_FIT_SOURCE): dense 25.2 ->
+        # 15.7 % (39 rows), MoE 24.6 -> 17.0 % (115)
+        service_ttft=(("dense", 0.050, 0.60), ("moe", 0.010, 2.55)),
     ),
     "sglang": EngineSpec(
         "sglang",
@@ -211,6 +244,9 @@ ENGINES: dict[str, EngineSpec] = {
         # nineteenth amendment, not adopted: m = 0.30 us per token and MoE layer with a share of
         # 0.59 took its tuning TPOT median 15.3 -> 13.8 %, short of the 2 points the rule asked
         # (MOE_TOKEN_FIT_SOURCE), so moe_s_per_token_layer stays 0 and the share 0.60
+        # a service's own first token (twenty-ninth, adopted; LONE_TTFT_FIT_SOURCE): MoE 18.9 ->
+        # 15.3 % (114 rows); no dense tuning row has at most 4 in flight: dense keeps the ninth's
+        service_ttft=(("moe", 0.105, 2.85),),
     ),
 }
 #: the engine each AIConfigurator `backend` names
