@@ -32,17 +32,25 @@ MIN_GAIN = 0.03
 CLASSES = ("dense", "moe")
 
 
-def rows() -> dict[tuple[str, str], np.ndarray]:
-    """Per (engine, class), `_row`'s columns of the aggregated tuning rows with C ≤ MAX_IN_FLIGHT
-    (held-out rows filtered first)."""
+def rows(split: str = "tuning") -> dict[tuple[str, str], np.ndarray]:
+    """Per (engine, class), `_row`'s columns of the aggregated rows of `split` ("tuning", or after
+    the constants were committed "held out" / "unseen": `score_once`) with C ≤ MAX_IN_FLIGHT (the
+    split filtered first)."""
     out: dict[tuple[str, str], list] = {(e, c): [] for e in ENGINES for c in CLASSES}
     for row in silicon.load_rows():
-        if silicon.held_out(row) or row["mode"] != "agg":
+        if _split(row) != split or row["mode"] != "agg":
             continue
         cols = _row(row)
         if cols is not None and cols[2] <= MAX_IN_FLIGHT:
             out[(ENGINE_OF_BACKEND[row["backend"]], CLASSES[int(cols[4])])].append(cols)
     return {key: np.array(v) for key, v in out.items() if v}
+
+
+def _split(row: dict) -> str:
+    """tuning, held out (the hashed tenth) or unseen (Blackwell Ultra), as silicon.py splits."""
+    if not silicon.held_out(row):
+        return "tuning"
+    return "unseen" if row["system"] in silicon.HELD_OUT_SYSTEMS else "held out"
 
 
 def current_errors(engine: str, cols: np.ndarray) -> np.ndarray:
@@ -77,5 +85,24 @@ def main() -> None:
               f"w = {w:.3f}  median |TTFT error| {before:.1%} -> {error:.1%}  {verdict}")  # fmt: skip
 
 
+def score_once() -> None:
+    """The amendment's one score, after its constants were committed: per engine and class, the
+    held-out and unseen aggregated rows with C ≤ MAX_IN_FLIGHT, the current constants against the
+    adopted (a, k) with the engine's w, in the wave form (benchmark scores do not change)."""
+    for split in ("held out", "unseen"):
+        for (engine, cls), cols in rows(split).items():
+            spec = ENGINES[engine]
+            a, k = spec.own_first_token(cls == "moe")
+            t_prefill, t_step, c, measured = cols[:, :4].T
+            fitted = a + t_prefill * (k + spec.ttft_wave_share * (c - 1)) + t_step
+            after = fitted / measured - 1
+            before = current_errors(engine, cols)
+            print(f"{split:8} {engine:13} {cls:5} {len(cols):4} rows: median |TTFT error| "
+                  f"{np.median(np.abs(before)):.1%} -> {np.median(np.abs(after)):.1%}, signed "
+                  f"{np.median(before):+.1%} -> {np.median(after):+.1%}")  # fmt: skip
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    score_once() if sys.argv[1:] == ["--score-once"] else main()

@@ -79,18 +79,27 @@ def test_a_measured_moe_rows_first_token_takes_the_factor_and_its_tpot_does_not(
 def test_the_planner_takes_the_factor_for_a_moe_model_and_not_for_a_dense_one(
     factor_two, monkeypatch
 ):
-    # a service (users) takes the steady form (twenty-first amendment): the factor m on its own
-    # prefill and on the prefill server's time, none on a dense model
+    # a service (users) takes the steady form (twenty-first amendment): its own first token is the
+    # twenty-ninth amendment's MoE constants (fitted on MoE rows: no m), the factor m on the
+    # prefill server's time the others queue for, none on a dense model
     moe = ServeInputs(model="qwen3-235b-a22b", gpu="H200", precision="fp8", input_tokens=2048,
-                      output_tokens=256, users=32, gpus=8)  # fmt: skip
+                      output_tokens=256, users=32, gpus=8, slo_percentile=90)  # fmt: skip
     f = evaluate(moe, [8], [8], [32])
     prefill, step, cycle = f["t_prefill"][0], f["t_step"][0], f["tpot"][0] * 256
     expected = builds.service_first_token_s(moe, prefill, step, 32, cycle)
     spec = ENGINES["tensorrt-llm"]
-    own = spec.ttft_fixed_s + spec.ttft_prefill_factor * prefill + step
+    a, k = spec.own_first_token(True)
+    assert (a, k) == next((x[1], x[2]) for x in spec.service_ttft if x[0] == "moe")
+    own = a + k * prefill + step
     assert float(f["ttft"][0]) == pytest.approx(float(expected), rel=1e-12)
-    assert float(expected) >= own + spec.ttft_prefill_factor * prefill - 1e-12 > own + 0.01
+    assert float(expected) > own + 0.01  # the p90 wait for 31 others' prefills
     assert plan_serving(moe).ttft_ms == pytest.approx(float(expected) * 1e3, rel=1e-9)
+    monkeypatch.setitem(  # the server's time halves with m = 1: the wait shrinks, own stays
+        engines.ENGINES, "tensorrt-llm", dataclasses.replace(spec, ttft_moe_prefill_factor=1.0)
+    )
+    g = evaluate(moe, [8], [8], [32])
+    assert own < float(g["ttft"][0]) < float(f["ttft"][0])
+    monkeypatch.setitem(engines.ENGINES, "tensorrt-llm", spec)
     dense = ServeInputs(model="llama3-70b", gpu="H100-SXM", precision="fp8", input_tokens=2048,
                         output_tokens=256, users=32, gpus=4)  # fmt: skip
     g = evaluate(dense, [4], [4], [32])

@@ -12,6 +12,7 @@ import pytest
 from models.serving import builds, queueing
 from models.serving.engines import ENGINES
 from models.serving.plan import ServeInputs, evaluate, plan_serving
+from models.shapes import get_preset
 from models.validation import amd, silicon
 
 BASE = {"model": "llama3-70b", "gpu": "H100-SXM", "precision": "fp8", "gpus": 4}
@@ -42,8 +43,8 @@ def test_a_lone_user_waits_for_no_one_elses_prefill():
     fields = {"input_tokens": 2048, "output_tokens": 256, "users": 1, "slo_percentile": 99}
     inp = ServeInputs(**(BASE | fields))
     f = evaluate(inp, [4], [1], [1])
-    spec = ENGINES[inp.engine]
-    own = spec.ttft_fixed_s + spec.ttft_prefill_factor * f["t_prefill"][0] + f["t_step"][0]
+    a, k = ENGINES[inp.engine].own_first_token(get_preset(inp.model).is_moe)  # twenty-ninth
+    own = a + k * f["t_prefill"][0] + f["t_step"][0]
     assert float(f["ttft"][0]) == pytest.approx(float(own), rel=1e-12)
 
 

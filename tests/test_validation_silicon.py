@@ -390,7 +390,6 @@ def test_the_planner_takes_the_steady_first_token_with_users_and_none_with_arriv
     amendment) adds the M/M/1 wait for the others' prefills at its tail, an arrival rate does not
     (its wait is the M/M/c queue's, counted once); the rows keep the ninth amendment's waves."""
     from models.serving import builds
-    from models.serving.engines import first_token_s
     from models.serving.plan import ServeInputs, plan_serving
 
     base = dict(model="llama3-70b", gpu="H100-SXM", precision="fp8", input_tokens=2048,
@@ -403,7 +402,7 @@ def test_the_planner_takes_the_steady_first_token_with_users_and_none_with_arriv
     )
     assert plan.users_waiting == 0
     assert plan.ttft_ms == pytest.approx(float(steady) * 1e3, rel=1e-9)
-    lone = first_token_s("tensorrt-llm", f["t_prefill"][0], f["t_step"][0], 1)
+    lone = builds.first_token_s(closed, f["t_prefill"][0], f["t_step"][0])  # own (twenty-ninth)
     assert plan.ttft_ms > float(lone) * 1e3 + 10  # the tail of the wait for 31 others' prefills
     opened = ServeInputs(**base, rps=1.0, gpus=4, batch=32)
     plan = plan_serving(opened)

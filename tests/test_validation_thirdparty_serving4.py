@@ -141,20 +141,25 @@ def test_the_scores_as_first_reported():
     assert (data["all"]["rows"], data["all"]["refused"]) == (26, 0)
     assert _cells(data["all"]) == {
         "tpot_ms": (15.4, 10.0, 100.0),
-        "ttft_ms": (50.4, 50.4, 44.4),
+        # first scored 50.4 / +50.4 / 44.4; after the twenty-ninth amendment's own first token
+        # (in-sample: these rows motivated it)
+        "ttft_ms": (25.3, -0.2, 77.8),
         "output_tokens_per_s_per_gpu": (12.7, 12.7, 61.5),
     }
     by = {c["source_id"]: c for c in data["classes"]}
     assert _cells(by["nvidia-nim-bench-2025"])["output_tokens_per_s_per_gpu"] == (7.1, -6.6, 100.0)
     assert _cells(by["dstack-405b-h100-2024"])["output_tokens_per_s_per_gpu"] == (71.3, 71.3, 41.2)
-    # the twenty-first amendment's steady TTFT on unseen rows: slow by 50 to 382 % at 1 to 50
-    # users, within 23 % where users queue for a batch slot (100 to 250)
+    # first scored (twenty-first amendment's steady TTFT, unseen): slow by 50 to 382 % at 1 to 50
+    # users, within 23 % at 100 to 250. After the twenty-ninth amendment's own first token
+    # (in-sample): the lone 5,000-token request within 1 %, 5 to 100 users 25 to 41 % fast (the
+    # p50 queue for the others' prefills is short of what they waited), 150 to 250 within 6 %
     nim = [r for r in S.load_rows() if r["source_id"] == "nvidia-nim-bench-2025"]
     ttft = {
         int(r["concurrency"]): S.errors(r)["ttft_ms"] for r in nim if r["input_tokens"] == "5000"
     }
-    assert all(ttft[c] > 0.4 for c in (1, 5, 25, 50))
-    assert all(abs(ttft[c]) < 0.25 for c in (100, 150, 200, 250))
+    assert abs(ttft[1]) < 0.01
+    assert all(-0.41 < ttft[c] < -0.25 for c in (5, 25, 50, 100))
+    assert all(abs(ttft[c]) < 0.06 for c in (150, 200, 250))
 
 
 def test_nothing_fits_on_the_rows():
