@@ -46,18 +46,29 @@ def _rows(rows: list[tuple[str, str]]) -> str:
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
 
 
-def execution_text(execution: Execution | Mapping | None) -> str:
+def attention_text(kernel: str, gpu: str | None = None) -> str:
+    """The attention kernel as the GPU runs it: 'cudnn' (Transformer Engine's fused attention) is
+    cuDNN on NVIDIA and Composable Kernel on AMD's ROCm build of Transformer Engine (same rates:
+    models/constants.py ATTENTION_EFFICIENCY), so on an AMD GPU it reads 'TE fused (CK)'."""
+    from models.serving.builds import is_amd
+
+    return "TE fused (CK)" if kernel == "cudnn" and gpu and is_amd(gpu) else kernel
+
+
+def execution_text(execution: Execution | Mapping | None, gpu: str | None = None) -> str:
     """'tuned Megatron-Core / NeMo | attention cudnn | TP comm overlap off | gradients fp32' (the
-    software stack's name from models/validation/stacks.py), and '| weights fp8' with FP8 parameters (written
-    only when on); 'defaults' when the plan has none.
+    software stack's name from models/validation/stacks.py; the kernel as `gpu` runs it,
+    `attention_text`), and '| weights fp8' with FP8 parameters (written only when on); 'defaults'
+    when the plan has none.
 
     Takes the scenario's `Execution`, or the plan's `TrainingPlan.execution` (its dump)."""
     if execution is None or (isinstance(execution, Mapping) and not execution):
         return "defaults"
     if isinstance(execution, Mapping):
         execution = Execution.model_validate(execution)
+    attention = attention_text(execution.attention, gpu)
     return (
-        f"{load_stacks()[execution.software_stack].name} | attention {execution.attention} | TP comm overlap {'on' if execution.tp_comm_overlap else 'off'}"
+        f"{load_stacks()[execution.software_stack].name} | attention {attention} | TP comm overlap {'on' if execution.tp_comm_overlap else 'off'}"
         f" | gradients {execution.gradient_precision}"
         + (" | weights fp8" if execution.fp8_params else "")
     )
@@ -123,7 +134,7 @@ def _run_rows(p: TrainingPlan) -> list[tuple[str, str]]:
             f" | recompute {lay.recompute} | micro-batch {lay.micro_batch}"
             f" | interleave {lay.interleave} | sequence parallel {'on' if lay.sequence_parallel else 'off'}",
         ),
-        ("Execution", execution_text(p.execution)),
+        ("Execution", execution_text(p.execution, p.gpu)),
         (
             "Memory per GPU",
             f"{mem['total']:.1f} GiB of {p.memory_capacity_gib:g} GiB ({mem_parts})",

@@ -150,6 +150,26 @@ def test_cli_flags_reach_the_plan():
     )
 
 
+def test_the_fused_attention_kernel_is_named_as_the_gpu_runs_it():
+    """Transformer Engine's fused attention ('cudnn') is cuDNN on NVIDIA and Composable Kernel on
+    AMD: the text names CK on an AMD GPU, never cuDNN, and the kernel's rates are the same."""
+    from app.report_text import attention_text, execution_text
+    from models.hardware import get_gpu
+    from models.training.job import AttentionKernel
+    from models.training.step_time import attention_efficiency
+
+    ex = Execution()
+    assert ex.attention == "cudnn"
+    assert "attention TE fused (CK)" in execution_text(ex, "MI300X")
+    assert "cudnn" not in execution_text(ex, "MI300X")
+    assert "attention cudnn" in execution_text(ex, "H100-SXM")
+    assert attention_text("flash2", "MI300X") == "flash2"
+    cdna = get_gpu("MI300X")
+    assert attention_efficiency(cdna, AttentionKernel.CUDNN) == attention_efficiency(
+        cdna, AttentionKernel.FLASH2
+    )
+
+
 def test_the_classic_stack_runs_tensor_parallelism_without_sequence_parallelism():
     """The 2021-22 Megatron forks ran TP (and PP) without sequence parallelism: the search offers the
     classic stack TP layouts, all with sequence parallelism off, and for GLM-130B on its 768

@@ -399,7 +399,7 @@ class ComparisonDocument(Document):
         rows = [
             [said.work_row, " · ".join(work)],
             ["Cluster", cluster],
-            ["Execution plan", execution_text(s.execution)],
+            ["Execution plan", execution_text(s.execution, s.cluster.gpu)],
             [
                 "Training",
                 training_run_text(self.c)

@@ -12,7 +12,7 @@ from models.scenario import Execution
 from models.validation.stacks import load_stacks
 
 ATTENTION_LABELS = {
-    "cudnn": "cuDNN fused (Transformer Engine)",
+    "cudnn": "Transformer Engine fused (cuDNN on NVIDIA, Composable Kernel on AMD)",
     "flash3": "FlashAttention-3 (Hopper only)",
     "flash2": "FlashAttention-2",
     "flash1": "FlashAttention-1 / xformers / Triton",

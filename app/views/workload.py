@@ -533,7 +533,7 @@ def _sizing_results(plan: TrainingPlan) -> None:
         f"**Layout:** TP {lay.tp}{f' · CP {lay.cp}' if lay.cp > 1 else ''} · "
         f"PP {lay.pp} · DP {lay.dp} · EP {lay.ep} · "
         f"ZeRO-{lay.zero} · recompute {lay.recompute} · micro-batch {lay.micro_batch} · "
-        f"interleave {lay.interleave}  \n**Execution:** {execution_text(plan.execution)}",
+        f"interleave {lay.interleave}  \n**Execution:** {execution_text(plan.execution, plan.gpu)}",
         help=LAYOUT_HELP,
     )
     st.caption(
