@@ -162,7 +162,14 @@ def batch_text(p, replica: str = "replica") -> str:
     flight per attention group (512 per replica)', or with pipeline stages '32 sequences in flight
     per concurrent batch (64 per replica)'; `replica` names what one is ("decode replica")."""
     groups = {"attention group": p.attention_dp, "concurrent batch": p.pp or 1}
+    many = {"attention group": "attention groups", "concurrent batch": "concurrent batches"}
     for name, n in groups.items():
+        if n > 1 and p.groups_in_use:  # fewer users than groups: one each on some of them
+            s = "" if p.groups_in_use == 1 else "s"
+            return (
+                f"{p.groups_in_use:,} sequence{s} in flight per {replica} (one on each of "
+                f"{p.groups_in_use:,} of its {n:,} {many[name]})"
+            )
         if n > 1:
             return f"{p.batch:,} sequences in flight per {name} ({p.batch * n:,} per {replica})"
     return f"{p.batch:,} sequences in flight per {replica}"

@@ -151,3 +151,44 @@ def test_rocm_builds_stay_on_one_node():
         plan_serving(ServeInputs(**SERVICE | {"gpu": "MI300X"}, users=8, gpus=16))
     assert getattr(e.value, "field", None) == "gpus" and "ROCm" in str(e.value)
     assert np.isfinite(plan_serving(ServeInputs(**SERVICE | {"gpu": "MI300X"}, users=8)).tpot_ms)
+
+
+def test_fewer_users_than_batches_run_as_many_sequences_not_one_per_batch():
+    """One user on a replica of two concurrent batches (or 3 on 16 attention groups) is one
+    sequence, not one per batch: the per-group batch is a fraction (pools.per_group), the replica
+    completes that user's requests only, and the plan says how many groups are busy."""
+    from models.serving.pools import per_group
+
+    assert per_group(1.0, 2.0) == 0.5 and per_group(3.0, 2.0) == 2.0 and per_group(4.0, 2.0) == 2
+    one = plan_serving(ServeInputs(**SERVICE, users=1, gpus=16))
+    assert (one.pp, one.batch, one.groups_in_use) == (2, 1, 1)
+    staged = evaluate(ServeInputs(**SERVICE, users=1), [8.0], [1.0], [0.5], dp=[1.0], pp=[2.0])
+    assert one.requests_per_s_per_replica == pytest.approx(staged["rps_replica"][0], rel=1e-12)
+    # one user's requests: one every cycle of its O tokens, not two
+    assert one.requests_per_s_per_replica == pytest.approx(1 / (500 * one.tpot_ms / 1e3), rel=1e-9)
+    two = plan_serving(ServeInputs(**SERVICE, users=2, gpus=16))
+    assert (two.batch, two.groups_in_use) == (1, None)
+    assert two.requests_per_s_per_replica > 1.9 * one.requests_per_s_per_replica
+    rc, out, _ = run_cli(
+        "serve",
+        *("--model", "llama3-405b", "--gpu", "H100-SXM", "--precision", "bf16"),
+        *("--engine", "vllm", "--input-tokens", "2000", "--output-tokens", "500"),
+        *("--users", "1", "--gpus", "16"),
+    )
+    layout = next(x for x in out.splitlines() if x.startswith("Layout"))
+    assert (
+        "1 sequence in flight per replica (one on each of 1 of its 2 concurrent batches)" in layout
+    )
+
+
+def test_a_few_users_of_a_moe_model_get_the_layout_that_serves_them_fastest():
+    """8 users of DeepSeek on H100 need two nodes: spread over 16 attention groups (TP 1 DP 16) they
+    were counted as 16 sequences, which made that layout look the most productive per GPU; counted
+    as the 8 they are (half a sequence per group on average), a layout with fewer, fuller groups
+    serves them with a shorter TPOT, and the search takes it."""
+    inp = ServeInputs(model="deepseek-v3-like", gpu="H100-SXM", engine="sglang",
+                      input_tokens=1024, output_tokens=1024, users=8)  # fmt: skip
+    p = plan_serving(inp)
+    assert p.gpus == 16 and p.batch * p.attention_dp == 8 and p.groups_in_use is None
+    spread = evaluate(inp, [1.0], [16.0], [0.5], dp=[16.0])  # TP 1 DP 16, 8 users
+    assert p.attention_dp < 16 and p.tpot_ms < spread["tpot"][0] * 1e3

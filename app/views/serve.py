@@ -473,11 +473,14 @@ def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
     # a replica of attention groups or pipeline stages runs several batches at once
     groups = [("attention group", "groups", p.attention_dp), ("concurrent batch", "batches", p.pp)]
     each, of, n = next((g for g in groups if (g[2] or 1) > 1), ("", "", 1))
+    busy = p.groups_in_use  # fewer users than groups: one sequence on each of `busy`
     c2.metric(
         "Batch (sequences)",
-        f"{p.batch:,}" + (f" × {n}" if n > 1 else ""),
+        f"{busy:,}" if busy else f"{p.batch:,}" + (f" × {n}" if n > 1 else ""),
         help="Requests a replica decodes together at this load (continuous batching)"
-        + (f", per {each} × the {of}." if n > 1 else "."),
+        + (f", one on each of {busy} of its {n} {of}." if busy else "")
+        + (f", per {each} × the {of}." if n > 1 and not busy else "")
+        + ("." if n == 1 else ""),
     )
     c1.metric(
         "KV cache per GPU",

@@ -285,6 +285,12 @@ class ServePlan(Record):
     users_waiting: int = Field(
         0, description="users in flight beyond the sequences the KV cache holds: they wait"
     )
+    groups_in_use: int | None = Field(
+        None,
+        exclude_if=builds.unset,
+        description="fewer users than the replica's attention groups or concurrent batches: the "
+        "groups that hold a sequence, one each (batch is then 1); left out otherwise",
+    )
     utilisation: float | None = Field(
         None, description="arrivals ÷ capacity per replica; None without an arrival rate"
     )
@@ -490,7 +496,8 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
         gpus_per_replica=per_replica,
         nodes_per_replica=nodes.nodes_of(per_replica, get_gpu(inp.gpu)),
         pp=int(r["pp"][i]) if r["pp"][i] > 1 else None,
-        batch=int(r["batch"][i]),
+        batch=int(np.ceil(r["batch"][i])),
+        groups_in_use=_groups_in_use(r, i),
         max_sequences_per_replica=int(r["max_seqs"][i]),
         weights_gib_per_gpu=float(r["weights_gpu"][i]) / BYTES_PER_GIB,
         kv_cache_gib_per_gpu=float(r["kv_gpu"][i]) / BYTES_PER_GIB,
@@ -507,6 +514,13 @@ def _plan(inp: ServeInputs, r: dict, i: int, replicas: int, n: int) -> ServePlan
         rule_of_thumb_tokens_per_s_per_gpu=float(r["rule_tps_gpu"][i]),
         layouts_evaluated=n,
     )
+
+
+def _groups_in_use(r: dict, i: int) -> int | None:
+    """The groups holding a sequence where a replica has fewer users than groups (pools.per_group:
+    a fractional batch per group), else None."""
+    b = float(r["batch"][i])
+    return int(round(b * float(r["groups"][i]))) if b < 1 else None
 
 
 def plan_serving(inp: ServeInputs, grouped_kv_decode: bool = True) -> ServePlan:

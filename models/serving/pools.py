@@ -83,11 +83,19 @@ def in_flight_batch(inp, tp, ep, dp, batch, evaluate, fit=None, pp=1.0):
     groups = np.asarray(dp, dtype=float) * np.asarray(pp, dtype=float)
     groups = groups * np.ones_like(np.asarray(batch, dtype=float))
     if inp.gpus:
-        return np.ceil(float(inp.users) / groups)
+        return per_group(float(inp.users), groups)
     if fit is None:
         fit = evaluate(inp, tp, ep, np.ones_like(batch), dp=dp, pp=pp)["max_seqs"]
     slots = np.minimum(batch, np.maximum(fit, 1))
-    return np.ceil(users_per_replica(inp.users, slots * groups, inp.target_utilisation) / groups)
+    return per_group(users_per_replica(inp.users, slots * groups, inp.target_utilisation), groups)
+
+
+def per_group(users, groups) -> np.ndarray:
+    """A replica's users over its groups (attention groups or concurrent batches): ⌈users / groups⌉
+    each; with fewer users than groups, users / groups, a fraction (only that many groups hold a
+    sequence, one each: the replica runs its users, not one per group)."""
+    share = np.asarray(users, dtype=float) / groups
+    return np.where(share < 1, share, np.ceil(share))
 
 
 def colocated(inp, r: dict, idx, rps, queued: bool, u: float) -> dict:
