@@ -129,6 +129,11 @@ def test_serve_a_fixed_replica_over_two_nodes():
     assert metric(at, "Layout per replica") == "TP8 · PP2"
     assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
     assert any("No measured serving row has pipeline stages" in w.value for w in at.warning)
+    at.number_input(key="s_users").set_value(1).run()  # one user: one sequence, not one per batch
+    assert not at.exception and not at.error, errors(at)
+    assert metric(at, "Batch (sequences)") == "1"
+    one = plan_serving(serve_inputs(rps=None, users=1, gpus=16, engine="vllm"))
+    assert one.groups_in_use == 1 and number(at, "TPOT") == pytest.approx(one.tpot_ms, abs=0.05)
     at.text_input(key="s_gpus").set_value("24").run()
     assert not at.exception
     message = errors(at)
