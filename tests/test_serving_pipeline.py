@@ -129,6 +129,8 @@ def test_json_and_the_plan_name_the_stages_and_leave_them_out_within_a_node():
     layout = next(x for x in out.splitlines() if x.startswith("Layout"))
     assert "TP8 PP2 (16 GPUs per replica over 2 nodes)" in layout
     assert "16 sequences in flight per concurrent batch (32 per replica)" in layout
+    m = data["max_sequences_per_replica"]  # one concurrent batch's share of the KV cache
+    assert f"{m:,} sequences fit per concurrent batch ({2 * m:,} per replica)" in out
     # no measured row has stages: the plan says so, and what users report of vLLM pipelines
     accuracy = next(x for x in out.splitlines() if x.startswith("Accuracy"))
     assert "No measured serving row has pipeline stages" in accuracy and "2 stages" in accuracy

@@ -128,6 +128,8 @@ def test_serve_a_fixed_replica_over_two_nodes():
     assert (plan.tp, plan.pp) == (8, 2)
     assert metric(at, "Layout per replica") == "TP8 · PP2"
     assert number(at, "TPOT") == pytest.approx(plan.tpot_ms, abs=0.05)
+    # a replica of two concurrent batches holds twice what one batch's share of memory fits
+    assert number(at, "Sequences that fit") == 2 * plan.max_sequences_per_replica
     assert any("No measured serving row has pipeline stages" in w.value for w in at.warning)
     at.number_input(key="s_users").set_value(1).run()  # one user: one sequence, not one per batch
     assert not at.exception and not at.error, errors(at)

@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         batch_text,
         deployment_text,
         engine_text,
+        fit_text,
         layout_text,
         prefill_decode_text,
         rule_of_thumb_text,
@@ -130,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         + batch_text(p, "decode replica" if p.prefill_decode == "split" else "replica")
         + f"; {prefill_decode_text(p)}\n"
         f"Memory per GPU  weights {p.weights_gib_per_gpu:.1f} GiB, KV cache {p.kv_cache_gib_per_gpu:.1f} GiB "
-        f"({p.kv_bytes_per_token / 1024:.0f} KiB per token); {p.max_sequences_per_replica:,} sequences fit\n"
+        f"({p.kv_bytes_per_token / 1024:.0f} KiB per token); {fit_text(p)}\n"
         f"Latency         TTFT {p.ttft_ms:,.0f} ms at p{p.slo_percentile} ({p.ttft_queue_ms:,.0f} ms queued), TPOT {p.tpot_ms:.1f} ms (decode {p.decode_bound}-bound)\n"
         f"Throughput/GPU  {p.output_tokens_per_s_per_gpu:,.0f} output tokens/s, prefill "
         f"{p.prefill_tokens_per_s_per_gpu:,.0f} tokens/s; {p.output_tokens_per_gpu_hour / 1e6:.2f} M output tokens per GPU-hour\n"

@@ -18,6 +18,7 @@ from app import serving_cost, state
 from app.charts.serve import serve_curve
 from app.formatting import (
     deployment_text,
+    groups_of,
     layout_text,
     md_plain,
     prefill_decode_text,
@@ -471,8 +472,8 @@ def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
         "every stage in turn (vLLM over nodes).",
     )
     # a replica of attention groups or pipeline stages runs several batches at once
-    groups = [("attention group", "groups", p.attention_dp), ("concurrent batch", "batches", p.pp)]
-    each, of, n = next((g for g in groups if (g[2] or 1) > 1), ("", "", 1))
+    each, n = groups_of(p)
+    of = {"attention group": "groups", "concurrent batch": "batches"}.get(each, "")
     busy = p.groups_in_use  # fewer users than groups: one sequence on each of `busy`
     c2.metric(
         "Batch (sequences)",
@@ -490,9 +491,10 @@ def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
     )
     c2.metric(
         "Sequences that fit",
-        f"{p.max_sequences_per_replica:,}",
+        f"{p.max_sequences_per_replica * n:,}",
         help=f"Per replica: requests of {inp.input_tokens + inp.output_tokens:,} tokens whose KV cache fits in the "
-        "memory the weights leave: the most a replica can hold in flight.",
+        "memory the weights leave: the most a replica can hold in flight"
+        + (f" ({p.max_sequences_per_replica:,} per {each} × {n})." if n > 1 else "."),
     )
 
 
