@@ -358,7 +358,9 @@ def _objectives() -> None:
         "s_gpus",
         placeholder="sized for the traffic",
         help="Fix one replica of this many GPUs, as a published benchmark runs, and see its "
-        "throughput and latency.",
+        "throughput and latency: within one node (1 to 8 on 8-GPU nodes), or 16, 32 or 64 over "
+        "2, 4 or 8 nodes (tensor parallel over them with SGLang or TensorRT-LLM, one pipeline "
+        "stage per node with vLLM; not on AMD GPUs).",
     )
     FORM.choice(
         c2,
