@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.serve_trt_ttft_fit import _row
+from bench.serve_trt_ttft_fit import _row, ttft
 from bench.serve_ttft_fit import GRID_A, fit
 from models.serving.engines import ENGINE_OF_BACKEND, ENGINES
 from models.validation import silicon
@@ -38,7 +38,10 @@ def rows(split: str = "tuning") -> dict[tuple[str, str], np.ndarray]:
     split filtered first)."""
     out: dict[tuple[str, str], list] = {(e, c): [] for e in ENGINES for c in CLASSES}
     for row in silicon.load_rows():
-        if _split(row) != split or row["mode"] != "agg":
+        if (
+            silicon.split_name(row["system"], silicon.held_out(row)) != split
+            or row["mode"] != "agg"
+        ):
             continue
         cols = _row(row)
         if cols is not None and cols[2] <= MAX_IN_FLIGHT:
@@ -46,21 +49,11 @@ def rows(split: str = "tuning") -> dict[tuple[str, str], np.ndarray]:
     return {key: np.array(v) for key, v in out.items() if v}
 
 
-def _split(row: dict) -> str:
-    """tuning, held out (the hashed tenth) or unseen (Blackwell Ultra), as silicon.py splits."""
-    if not silicon.held_out(row):
-        return "tuning"
-    return "unseen" if row["system"] in silicon.HELD_OUT_SYSTEMS else "held out"
-
-
 def current_errors(engine: str, cols: np.ndarray) -> np.ndarray:
     """The current constants' TTFT errors (ninth and eighteenth amendments) on `_row` columns."""
     spec = ENGINES[engine]
-    t_prefill, t_step, c, measured, moe = cols[:, :5].T
-    m = np.where(moe > 0, spec.ttft_moe_prefill_factor, 1.0)
-    k, w = spec.ttft_prefill_factor, spec.ttft_wave_share
-    predicted = spec.ttft_fixed_s + m * t_prefill * (k + w * (c - 1)) + t_step
-    return predicted / measured - 1
+    m, a = spec.ttft_moe_prefill_factor, spec.ttft_fixed_s
+    return ttft(cols, m, a, spec.ttft_prefill_factor, spec.ttft_wave_share) / cols[:, 3] - 1
 
 
 def fit_class(engine: str, cols: np.ndarray) -> tuple[float, float, float, float]:
@@ -70,17 +63,16 @@ def fit_class(engine: str, cols: np.ndarray) -> tuple[float, float, float, float
     return fit(cols[:, :4], GRID_A, GRID_K, w)
 
 
-def adopted(engine: str, cols: np.ndarray, error: float) -> bool:
+def adopted(rows_of_class: int, before: float, error: float) -> bool:
     """The rule: at least MIN_ROWS rows and MIN_GAIN below the current constants' median."""
-    before = float(np.median(np.abs(current_errors(engine, cols))))
-    return len(cols) >= MIN_ROWS and before - error >= MIN_GAIN
+    return rows_of_class >= MIN_ROWS and before - error >= MIN_GAIN
 
 
 def main() -> None:
     for (engine, cls), cols in rows().items():
         a, k, w, error = fit_class(engine, cols)
         before = float(np.median(np.abs(current_errors(engine, cols))))
-        verdict = "adopted" if adopted(engine, cols, error) else "not adopted"
+        verdict = "adopted" if adopted(len(cols), before, error) else "not adopted"
         print(f"{engine:13} {cls:5} {len(cols):4} rows: a = {a * 1e3:3.0f} ms  k = {k:.2f}  "
               f"w = {w:.3f}  median |TTFT error| {before:.1%} -> {error:.1%}  {verdict}")  # fmt: skip
 
@@ -92,10 +84,8 @@ def score_once() -> None:
     for split in ("held out", "unseen"):
         for (engine, cls), cols in rows(split).items():
             spec = ENGINES[engine]
-            a, k = spec.own_first_token(cls == "moe")
-            t_prefill, t_step, c, measured = cols[:, :4].T
-            fitted = a + t_prefill * (k + spec.ttft_wave_share * (c - 1)) + t_step
-            after = fitted / measured - 1
+            a, k = spec.own_first_token(cls == "moe")  # fitted on the class: no MoE factor
+            after = ttft(cols, 1.0, a, k, spec.ttft_wave_share) / cols[:, 3] - 1
             before = current_errors(engine, cols)
             print(f"{split:8} {engine:13} {cls:5} {len(cols):4} rows: median |TTFT error| "
                   f"{np.median(np.abs(before)):.1%} -> {np.median(np.abs(after)):.1%}, signed "

@@ -410,9 +410,13 @@ def as_json() -> dict:
     }
 
 
-def _split_of(s: Scored) -> str:
+def split_name(system: str, held: bool) -> str:
     """tuning, held out, or unseen (the Blackwell Ultra rows, held out whole, apart)."""
-    return "unseen" if s.system in HELD_OUT_SYSTEMS else "held out" if s.held_out else "tuning"
+    return "unseen" if system in HELD_OUT_SYSTEMS else "held out" if held else "tuning"
+
+
+def _split_of(s: Scored) -> str:
+    return split_name(s.system, s.held_out)
 
 
 def _per_split_and_backend(rows: Iterable[Scored]) -> list[dict]:
