@@ -161,33 +161,33 @@ def batch_text(p, replica: str = "replica") -> str:
     """'64 sequences in flight per replica', or with attention data parallelism '64 sequences in
     flight per attention group (512 per replica)', or with pipeline stages '32 sequences in flight
     per concurrent batch (64 per replica)'; `replica` names what one is ("decode replica")."""
-    name, n = groups_of(p)
-    many = {"attention group": "attention groups", "concurrent batch": "concurrent batches"}
+    name, names, n = groups_of(p)
     if n > 1 and p.groups_in_use:  # fewer users than groups: one each on some of them
         s = "" if p.groups_in_use == 1 else "s"
         return (
             f"{p.groups_in_use:,} sequence{s} in flight per {replica} (one on each of "
-            f"{p.groups_in_use:,} of its {n:,} {many[name]})"
+            f"{p.groups_in_use:,} of its {n:,} {names})"
         )
     if n > 1:
         return f"{p.batch:,} sequences in flight per {name} ({p.batch * n:,} per {replica})"
     return f"{p.batch:,} sequences in flight per {replica}"
 
 
-def groups_of(p) -> tuple[str, int]:
-    """(what a replica's batches are, how many): ("attention group", dp), ("concurrent batch", pp)
-    or ("", 1); a plan's `batch` and `max_sequences_per_replica` count one of them."""
+def groups_of(p) -> tuple[str, str, int]:
+    """(what one of a replica's batches is, the plural, how many): ("attention group", "attention
+    groups", dp), ("concurrent batch", "concurrent batches", pp) or ("", "", 1); a plan's `batch`
+    and `max_sequences_per_replica` count one of them."""
     if p.attention_dp > 1:
-        return "attention group", p.attention_dp
+        return "attention group", "attention groups", p.attention_dp
     if (p.pp or 1) > 1:
-        return "concurrent batch", p.pp
-    return "", 1
+        return "concurrent batch", "concurrent batches", p.pp
+    return "", "", 1
 
 
 def fit_text(p) -> str:
     """'220 sequences fit', or for a replica of several batches '210 sequences fit per concurrent
     batch (420 per replica)' (ServePlan.max_sequences_per_replica counts one group's)."""
-    name, n = groups_of(p)
+    name, _, n = groups_of(p)
     m = p.max_sequences_per_replica
     return f"{m:,} sequences fit" + (f" per {name} ({m * n:,} per replica)" if n > 1 else "")
 

@@ -474,16 +474,18 @@ def _size_and_memory(c1, c2, p: ServePlan, inp: ServeInputs) -> None:
         "every stage in turn (vLLM over nodes).",
     )
     # a replica of attention groups or pipeline stages runs several batches at once
-    each, n = groups_of(p)
-    of = {"attention group": "groups", "concurrent batch": "batches"}.get(each, "")
+    each, all_of, n = groups_of(p)
     busy = p.groups_in_use  # fewer users than groups: one sequence on each of `busy`
+    if busy:
+        shown, how = f"{busy:,}", f", one on each of {busy} of its {n} {all_of}."
+    elif n > 1:
+        shown, how = f"{p.batch:,} × {n}", f", per {each} × the {all_of}."
+    else:
+        shown, how = f"{p.batch:,}", "."
     c2.metric(
         "Batch (sequences)",
-        f"{busy:,}" if busy else f"{p.batch:,}" + (f" × {n}" if n > 1 else ""),
-        help="Requests a replica decodes together at this load (continuous batching)"
-        + (f", one on each of {busy} of its {n} {of}." if busy else "")
-        + (f", per {each} × the {of}." if n > 1 and not busy else "")
-        + ("." if n == 1 else ""),
+        shown,
+        help="Requests a replica decodes together at this load (continuous batching)" + how,
     )
     c1.metric(
         "KV cache per GPU",
