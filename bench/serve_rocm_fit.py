@@ -37,7 +37,7 @@ def tuning_rows(engine: str, version: str) -> list[dict]:
 
 def fit(rows: list[dict]) -> tuple[float, float, float]:
     """(k, s, objective): the grid point of the rule over `rows`."""
-    parts = [amd._parts(r["id"]) for r in rows]
+    parts = [amd.parts(r) for r in rows]
     measured = np.array([float(r["tpot_ms"]) * 1e-3 for r in rows])
     raw = np.array([p.t_raw for p in parts])
     layers = np.array([p.layers for p in parts], dtype=float)
@@ -66,11 +66,11 @@ def main() -> None:
             k, s, obj = fit(rows)
             check = [amd.figures(r, k, s)["tpot_ms"] for r in rows]
             direct = [
-                (k * amd._parts(r["id"]).t_raw + amd._parts(r["id"]).layers * s) * 1e3
+                (k * amd.parts(r).t_raw + amd.parts(r).layers * s) * 1e3
                 + amd.prefill_share(r)
-                * amd._parts(r["id"]).batch
-                * amd._parts(r["id"]).t_prefill
-                / amd._parts(r["id"]).output_tokens
+                * amd.parts(r).batch
+                * amd.parts(r).t_prefill
+                / amd.parts(r).output_tokens
                 * 1e3
                 for r in rows
             ]

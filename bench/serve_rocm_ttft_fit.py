@@ -40,7 +40,7 @@ def columns(rows: list[dict]) -> np.ndarray:
     """(t_prefill s, t_step s, requests in flight, measured TTFT s) per row, t_step the build's."""
     cols = []
     for r in rows:
-        p = amd._parts(r["id"])
+        p = amd.parts(r)
         k, s = amd.costs(r, "after")
         cols.append((p.t_prefill, k * p.t_raw + p.layers * s, p.batch, float(r["ttft_ms"]) / 1e3))
     return np.array(cols)

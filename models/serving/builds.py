@@ -83,8 +83,9 @@ ROCM_TTFT_FIT_SOURCE = (
 
 
 @dataclass(frozen=True)
-class RocmBuild:
-    """One measured version of an engine's ROCm build and its decode-step costs."""
+class MeasuredBuild:
+    """One measured version of an engine's build (ROCm; or a CUDA release older than
+    `CUDA_MEASURED`, thirtieth amendment) and its decode-step costs."""
 
     engine: str
     version: str
@@ -111,9 +112,9 @@ class RocmBuild:
 #: TTFT (a s, k, w): ROCM_TTFT_FIT_SOURCE, each adopted (median |TTFT error| over its tuning rows
 #: with TTFT, fitted against the CUDA engine's constants: vLLM 0.6.3 1.0 % vs 82.6 % over 15 rows,
 #: 0.7.3 1.5 % vs 94.5 % over 9 (a and k on the grid's edge), SGLang 0.4.2 0.9 % vs 84.1 % over 8)
-ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
+ROCM_BUILDS: dict[str, tuple[MeasuredBuild, ...]] = {
     "vllm": (
-        RocmBuild(
+        MeasuredBuild(
             "vllm",
             "0.6.3",
             1.69,
@@ -122,7 +123,7 @@ ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
             ttft=(0.030, 5.9, 2.96),
             ttft_single_wave=True,
         ),
-        RocmBuild(
+        MeasuredBuild(
             "vllm",
             "0.7.3",
             2.07,
@@ -133,7 +134,7 @@ ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
         ),
     ),
     "sglang": (
-        RocmBuild(
+        MeasuredBuild(
             "sglang",
             "0.4.2",
             3.14,
@@ -146,6 +147,13 @@ ROCM_BUILDS: dict[str, tuple[RocmBuild, ...]] = {
         ),
     ),
 }
+
+#: CUDA releases older than CUDA_MEASURED with their own decode-step costs, per engine, oldest
+#: first (docs/reference/serving-evidence.md, thirtieth amendment: (k, s) fitted per release and
+#: model class on models/data/validation/older_cuda_serving.csv by bench/serve_older_cuda_fit.py,
+#: adopted by the amendment's rule); a version older than CUDA_MEASURED takes the nearest of these
+#: and the CUDA record (at its lowest measured release), of the model's class only
+CUDA_OLDER_BUILDS: dict[str, tuple[MeasuredBuild, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -168,6 +176,9 @@ class Build:
     ttft: tuple[float, float, float] | None = None
     #: the constants as fitted on its rows (their own load: one wave or a steady loop)
     ttft_rows: tuple[float, float, float] | None = None
+    #: its decode step is its own k · roofline step + layers · s (a ROCm build, or an older CUDA
+    #: release's: thirtieth amendment); False: the CUDA engine's record (engines.py)
+    own_step: bool = False
 
 
 def is_amd(gpu_id: str) -> bool:
@@ -221,11 +232,11 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
 
 
-def _nearest(builds: tuple[RocmBuild, ...], version: str) -> RocmBuild:
+def _nearest(builds: tuple[MeasuredBuild, ...], version: str) -> MeasuredBuild:
     """The measured build nearest the version by release numbers; a tie goes to the newer."""
     want = _key(version)
 
-    def distance(b: RocmBuild) -> tuple:
+    def distance(b: MeasuredBuild) -> tuple:
         have = _key(b.version)
         width = max(len(want), len(have))
         pad = lambda t: t + (0,) * (width - len(t))  # noqa: E731
@@ -234,13 +245,74 @@ def _nearest(builds: tuple[RocmBuild, ...], version: str) -> RocmBuild:
     return min(reversed(builds), key=distance)
 
 
-def _of_class(builds: tuple[RocmBuild, ...], moe: bool | None) -> tuple[RocmBuild, ...]:
+def _of_class(builds: tuple[MeasuredBuild, ...], moe: bool | None) -> tuple[MeasuredBuild, ...]:
     """The builds measured on the model's class (dense or MoE), else all of them (sixteenth
     amendment, second part: a class's costs do not carry to the other)."""
     if moe is None:
         return builds
     same = tuple(b for b in builds if (b.model_class == "moe") == moe)
     return same or builds
+
+
+def _older_build(engine: str, version: str, moe: bool | None) -> MeasuredBuild | None:
+    """The older CUDA release whose costs a version older than CUDA_MEASURED takes: the nearest
+    of the engine's older builds of the model's class and the CUDA record at its lowest measured
+    release (thirtieth amendment); None: the record is nearer, or no build of that class."""
+    lo = CUDA_MEASURED[engine][0]
+    if moe is None or _key(version) >= _key(lo):
+        return None
+    same = tuple(b for b in CUDA_OLDER_BUILDS.get(engine, ()) if (b.model_class == "moe") == moe)
+    if not same:
+        return None
+    record = MeasuredBuild(engine, lo, 0.0, 0.0, "the CUDA record")
+    chosen = _nearest((*same, record), version)
+    return None if chosen is record else chosen
+
+
+def _older_note(spec, version: str, lo: str, hi: str) -> str:
+    """What a CUDA release outside the measured ones is told when the record's costs are used."""
+    note = (
+        f"{spec.label} {version} was not measured (its costs: releases {lo} to {hi}); "
+        "the fitted costs are used"
+    )
+    older = _key(version) < _key(lo)
+    if spec.id in OLDER_RELEASE_EVIDENCE and older:
+        seen, ratio = OLDER_RELEASE_EVIDENCE[spec.id]
+        note += (
+            f". Older releases can be much slower: {spec.label} {seen} served DeepSeek-R1 "
+            f"on 8 H200 at {ratio:.1f}x these costs' time per output token (a third-party "
+            "set, March 2025; serving-evidence.md, twenty-second amendment)"
+        )
+    if spec.id in OLDER_RELEASE_DENSE_EVIDENCE and older:
+        seen, share = OLDER_RELEASE_DENSE_EVIDENCE[spec.id]
+        note += (
+            f"; {spec.label} {seen} ran Llama 3.1 405B FP8 on 8 H100 at {share:.2f}x "
+            "these costs' output tokens per second (offline batches, December 2024; "
+            "twenty-seventh amendment)"
+        )
+    return note
+
+
+def _cuda(engine: str, version: str | None, moe: bool | None) -> Build:
+    """An engine's build on an NVIDIA GPU: an older release's own costs where the thirtieth
+    amendment adopted them (`_older_build`), else the CUDA record, with a note when the version
+    is outside the measured releases."""
+    spec = ENGINES[engine]
+    lo, hi = CUDA_MEASURED[engine]
+    older = None if version is None else _older_build(engine, version, moe)
+    if older is not None:
+        note = (
+            f"{spec.label} {version}: the costs measured on {older.version} ({older.measured_on}; "
+            "serving-evidence.md, thirtieth amendment)"
+        )
+        return Build(
+            engine, spec.label, "cuda", version, older.version, older.step_factor,
+            older.step_s_per_layer, note, own_step=True,
+        )  # fmt: skip
+    note = ""
+    if version is not None and not _key(lo) <= _key(version) <= _key(hi):
+        note = _older_note(spec, version, lo, hi)
+    return Build(engine, spec.label, "cuda", version, version, spec.decode_step_factor, 0.0, note)
 
 
 @functools.lru_cache(maxsize=512)
@@ -253,30 +325,7 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
     check_engine_on(engine, gpu_id)
     spec = ENGINES[engine]
     if not is_amd(gpu_id):
-        lo, hi = CUDA_MEASURED[engine]
-        note = ""
-        if version is not None and not _key(lo) <= _key(version) <= _key(hi):
-            note = (
-                f"{spec.label} {version} was not measured (its costs: releases {lo} to {hi}); "
-                "the fitted costs are used"
-            )
-            if engine in OLDER_RELEASE_EVIDENCE and _key(version) < _key(lo):
-                seen, ratio = OLDER_RELEASE_EVIDENCE[engine]
-                note += (
-                    f". Older releases can be much slower: {spec.label} {seen} served DeepSeek-R1 "
-                    f"on 8 H200 at {ratio:.1f}x these costs' time per output token (a third-party "
-                    "set, March 2025; serving-evidence.md, twenty-second amendment)"
-                )
-            if engine in OLDER_RELEASE_DENSE_EVIDENCE and _key(version) < _key(lo):
-                seen, share = OLDER_RELEASE_DENSE_EVIDENCE[engine]
-                note += (
-                    f"; {spec.label} {seen} ran Llama 3.1 405B FP8 on 8 H100 at {share:.2f}x "
-                    "these costs' output tokens per second (offline batches, December 2024; "
-                    "twenty-seventh amendment)"
-                )
-        return Build(
-            engine, spec.label, "cuda", version, version, spec.decode_step_factor, 0.0, note
-        )
+        return _cuda(engine, version, moe)
     builds = _of_class(ROCM_BUILDS[engine], moe)
     chosen = builds[-1] if version is None else _nearest(builds, version)
     note = ""
@@ -296,10 +345,11 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
         note,
         steady_constants(chosen),
         chosen.ttft,
+        own_step=True,
     )
 
 
-def steady_constants(build: RocmBuild) -> tuple[float, float, float] | None:
+def steady_constants(build: MeasuredBuild) -> tuple[float, float, float] | None:
     """A build's TTFT constants for a service (docs/reference/serving-evidence.md, seventeenth
     amendment, second part): as fitted where its rows were steady closed loops; where they were
     single waves (every request sent at once, so each waits ½ of each other's prefill as the build
@@ -319,8 +369,9 @@ def steady_wave_share(engine: str, k: float) -> float:
 
 
 def describe(build: Build) -> str:
-    """What the plan assumes of the software, in words, for a ROCm build (the CUDA wording stays
-    models/serving/engines.py `software_generation`)."""
+    """What the plan assumes of the software, in words, for a build with its own step costs (a ROCm
+    build or an older CUDA release; the CUDA record's wording stays models/serving/engines.py
+    `software_generation`)."""
     first = ""
     if build.ttft is not None:
         a, k, _ = build.ttft
@@ -328,10 +379,15 @@ def describe(build: Build) -> str:
             f"; first token {a * 1e3:.0f} ms + {k:.1f} of the roofline's prefills (seventeenth "
             "amendment) + with users the wait for the others' prefills (twenty-first)"
         )
+    where = (
+        "measured on AMD GPUs (docs/reference/serving-evidence.md, sixteenth amendment)"
+        if build.platform == "rocm"
+        else "measured on this older release (docs/reference/serving-evidence.md, thirtieth "
+        "amendment)"
+    )
     return (
         f"{build.label} {build.costs_version}: each decode step {build.step_factor:.2f}x the "
-        f"roofline's + {build.step_s_per_layer * 1e6:.0f} µs per layer, measured on AMD GPUs "
-        f"(docs/reference/serving-evidence.md, sixteenth amendment)"
+        f"roofline's + {build.step_s_per_layer * 1e6:.0f} µs per layer, {where}"
         + first
         + (f"; {build.note}" if build.note else "")
     )
@@ -454,9 +510,10 @@ def engine_step_s(inp, shape, t_step, batch=0.0):
     """The engine's decode step from the roofline's: on NVIDIA its CUDA factor, plus for a MoE
     model its time per token and MoE layer, m_e · batch · moe_layers (`batch` the sequences of one
     attention group; docs/reference/serving-evidence.md, nineteenth amendment); on AMD its ROCm
-    build's k · step + layers · s (sixteenth amendment)."""
+    build's k · step + layers · s (sixteenth amendment), and the same with an older CUDA
+    release's own (k, s) where the thirtieth amendment adopted them."""
     build = build_of(inp)
-    if build.platform == "cuda":
+    if not build.own_step:
         spec = ENGINES[inp.engine]
         per_token = spec.moe_s_per_token_layer * shape.moe_layers if shape.is_moe else 0.0
         return t_step * spec.decode_step_factor + per_token * batch
@@ -468,7 +525,7 @@ def software_of(inp) -> str:
     build = build_of(inp)
     # weight-only FP4 (docs/reference/serving-evidence.md, twenty-sixth amendment)
     wo = f"; {WEIGHT_ONLY_FP4_TEXT}" if weight_only_fp4(inp.gpu, inp.precision or "") else ""
-    if build.platform == "rocm":
+    if build.own_step:
         return describe(build) + wo
     text = software_generation(inp.engine)
     if build.version:

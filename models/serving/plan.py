@@ -339,6 +339,7 @@ def evaluate(
     weights_gpu, kv_token = mem.weights_gpu, mem.kv_token
     kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
     t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
+    t_roofline = t_step  # before the engine's costs (what a build's (k, s) are fitted against)
     t_step = builds.engine_step_s(inp, shape, t_step, b)  # the engine's own step
     t_prefill = roofline.prefill_s(su)
 
@@ -363,6 +364,7 @@ def evaluate(
         "kv_gpu": b * kv_seq_gpu,
         "kv_token": np.full_like(b, kv_token),
         "t_step": t_step,
+        "t_roofline": t_roofline * np.ones_like(b),
         "memory_bound": memory_bound,
         "t_prefill": t_prefill,
         "prefill_tps_gpu": i_tok / t_prefill / tp,

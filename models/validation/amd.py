@@ -79,22 +79,27 @@ def inputs_of(row: dict) -> ServeInputs:
     )
 
 
-@functools.lru_cache(maxsize=256)
-def _parts(row_id: str) -> Parts:
-    row = next(r for r in load_rows() if r["id"] == row_id)
+def parts(row: dict) -> Parts:
+    """The roofline's pieces of a measured row (this file's schema, whichever file it is in)."""
+    return _parts(tuple(row.items()))
+
+
+@functools.lru_cache(maxsize=512)
+def _parts(items: tuple) -> Parts:
+    row = dict(items)
     inp = inputs_of(row)
     tp, b = int(row["tp"]), float(row["concurrency"])
     r = {k: float(v[0]) for k, v in evaluate(inp, [tp], [int(row["ep"])], [b]).items()}
-    build = builds.resolve(inp.engine, inp.gpu, inp.engine_version, get_preset(inp.model).is_moe)
     layers = get_preset(inp.model).layers
-    t_raw = (r["t_step"] - layers * build.step_s_per_layer) / build.step_factor
-    return Parts(t_raw, r["t_prefill"], layers, b, float(row["output_tokens"]), tp, bool(r["fits"]))
+    return Parts(
+        r["t_roofline"], r["t_prefill"], layers, b, float(row["output_tokens"]), tp, bool(r["fits"])
+    )
 
 
 def figures(row: dict, k: float, s: float, ttft=None) -> dict[str, float] | None:
     """(TPOT ms, TTFT ms, output tokens/s of the replica) at step costs (k, s) and TTFT constants
     `ttft` (a s, k, w; None: the CUDA engine's); None if refused."""
-    p = _parts(row["id"])
+    p = parts(row)
     if not p.fits:
         return None
     t_step = k * p.t_raw + p.layers * s
