@@ -17,10 +17,7 @@ import numpy as np
 
 from models.serving import builds
 from models.validation import amd
-from models.validation.summaries import p90
-
-K_GRID = np.round(np.arange(1.00, 4.0001, 0.01), 2)
-S_GRID = np.arange(0, 401, 5) * 1e-6
+from models.validation.step_fit import fit
 
 
 def tuning_rows(engine: str, version: str) -> list[dict]:
@@ -33,27 +30,6 @@ def tuning_rows(engine: str, version: str) -> list[dict]:
         if b.costs_version == version and amd.figures(r, 1.0, 0.0) is not None:
             out.append(r)
     return out
-
-
-def fit(rows: list[dict]) -> tuple[float, float, float]:
-    """(k, s, objective): the grid point of the rule over `rows`."""
-    parts = [amd.parts(r) for r in rows]
-    measured = np.array([float(r["tpot_ms"]) * 1e-3 for r in rows])
-    raw = np.array([p.t_raw for p in parts])
-    layers = np.array([p.layers for p in parts], dtype=float)
-    phi = np.array([amd.prefill_share(r) for r in rows])  # the engine's share (fifteenth)
-    wave = np.array(
-        [f * p.batch * p.t_prefill / p.output_tokens for f, p in zip(phi, parts, strict=True)]
-    )
-    k, s = np.meshgrid(K_GRID, S_GRID, indexing="ij")
-    tpot = k[..., None] * raw + s[..., None] * layers + wave
-    err = np.abs(tpot / measured - 1)
-    med = np.median(err, axis=-1)
-    obj = np.round(med + p90(err, axis=-1), 12)
-    # ties: the smaller s, then the smaller k (argmin over s-major order)
-    flat = np.argmin(obj.T.ravel())
-    j, i = divmod(int(flat), len(K_GRID))
-    return float(K_GRID[i]), float(S_GRID[j]), float(obj[i, j])
 
 
 def main() -> None:

@@ -62,6 +62,8 @@ class Parts:
     output_tokens: float
     tp: int
     fits: bool
+    #: the decode step the planner gives the row at its version (its engine's costs applied), s
+    t_engine: float = 0.0
 
 
 def inputs_of(row: dict) -> ServeInputs:
@@ -92,8 +94,9 @@ def _parts(items: tuple) -> Parts:
     r = {k: float(v[0]) for k, v in evaluate(inp, [tp], [int(row["ep"])], [b]).items()}
     layers = get_preset(inp.model).layers
     return Parts(
-        r["t_roofline"], r["t_prefill"], layers, b, float(row["output_tokens"]), tp, bool(r["fits"])
-    )
+        r["t_roofline"], r["t_prefill"], layers, b, float(row["output_tokens"]), tp,
+        bool(r["fits"]), r["t_step"],
+    )  # fmt: skip
 
 
 def figures(row: dict, k: float, s: float, ttft=None) -> dict[str, float] | None:
