@@ -605,6 +605,9 @@ def test_validation_page_renders():
     # the measured AMD rows (app/views/validation_amd.py), per engine, version and split
     assert any("amd_serving.csv" in c.value for c in at.caption)
     assert any("TPOT after %" in d.value.columns for d in at.dataframe)
+    # older CUDA releases (app/views/validation_older_cuda.py), per release line
+    assert any("older_cuda_serving.csv" in c.value for c in at.caption)
+    assert any("TPOT fit median |error| %" in d.value.columns for d in at.dataframe)
     # the third-party InferenceMAX rows (app/views/validation_inferencemax.py), per class
     assert any("inferencemax.csv" in c.value for c in at.caption)
     assert any("TTFT within 40 % (share %)" in d.value.columns for d in at.dataframe)

@@ -20,9 +20,9 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imported here: only this command needs it
-    from models.validation import amd, mlperf, silicon
     from models.validation import finetune as FV
     from models.validation import memory as MV
+    from models.validation import mlperf, silicon
     from models.validation import moe_throughput as MT
     from models.validation import serving as SV
     from models.validation.training import (
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
                 "modes": modes_summary(result, result_heldout),
                 "serving_measured": silicon.as_json(),
                 "mlperf_offline": mlperf.as_json(),
-                "serving_amd": amd.as_json(),
+                **builds_json(),
                 **third_party_json(),
             },
             default=str,
@@ -90,11 +90,30 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(silicon.report_lines()))
     print("\n== Serving, MLPerf Inference Offline (models/data/validation/mlperf_offline.csv) ==")
     print("\n".join(mlperf.report_lines()))
-    print("\n== Serving on AMD GPUs, measured (models/data/validation/amd_serving.csv) ==")
-    print("\n".join(amd.report_lines()))
+    print_builds()
     print_third_party()
     print_finetune(FV.report(finetune))
     return 0
+
+
+def builds_json() -> dict:
+    """The engine builds' measured rows (ROCm builds; older CUDA releases) for --json."""
+    from models.validation import amd, older_cuda
+
+    return {"serving_amd": amd.as_json(), "serving_older_cuda": older_cuda.as_json()}
+
+
+def print_builds() -> None:
+    """The engine builds' measured rows: ROCm builds, then older CUDA releases."""
+    from models.validation import amd, older_cuda
+
+    print("\n== Serving on AMD GPUs, measured (models/data/validation/amd_serving.csv) ==")
+    print("\n".join(amd.report_lines()))
+    print(
+        "\n== Serving on older CUDA releases, measured "
+        "(models/data/validation/older_cuda_serving.csv) =="
+    )
+    print("\n".join(older_cuda.report_lines()))
 
 
 def third_party_json() -> dict:

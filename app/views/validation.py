@@ -11,6 +11,7 @@ from app.views.validation_amd import render_amd
 from app.views.validation_inferencemax import render_inferencemax
 from app.views.validation_mlperf import render_mlperf
 from app.views.validation_moe import render_moe_throughput
+from app.views.validation_older_cuda import render_older_cuda
 from app.views.validation_silicon import render_serving_measured
 from app.views.validation_thirdparty import SECTIONS, render_thirdparty
 from app.views.validation_whole_run import render_whole_run
@@ -451,6 +452,7 @@ def render() -> None:
     render_serving_measured()
     render_mlperf()
     render_amd()
+    render_older_cuda()
     render_inferencemax()
     for section in SECTIONS:
         render_thirdparty(section)

@@ -64,6 +64,14 @@ OLDER_RELEASE_DENSE_EVIDENCE = {
     "vllm": ("0.6.3", 0.58),
 }
 
+#: what older releases measured close to these costs (docs/reference/serving-evidence.md, thirtieth
+#: amendment: Lambda's vLLM 0.5.4 runs on H100, August 2024, never fitted; no release line was
+#: adopted): the release and the median |TPOT error| of the CUDA record's costs on its dense
+#: (Llama 3.1 8B / 70B / 405B FP8) and MoE (Mixtral 8x7B) rows; quoted in the note, never applied
+OLDER_RELEASE_CLOSE = {
+    "vllm": ("0.5.4", 0.10, 0.14),
+}
+
 #: where the ROCm step costs come from (one source, one date)
 ROCM_FIT_SOURCE = (
     "measured AMD serving rows (models/data/validation/amd_serving.csv: dstack DeepSeek-R1 on 8x "
@@ -289,6 +297,13 @@ def _older_note(spec, version: str, lo: str, hi: str) -> str:
             f"; {spec.label} {seen} ran Llama 3.1 405B FP8 on 8 H100 at {share:.2f}x "
             "these costs' output tokens per second (offline batches, December 2024; "
             "twenty-seventh amendment)"
+        )
+    if spec.id in OLDER_RELEASE_CLOSE and older:
+        seen, dense, moe = OLDER_RELEASE_CLOSE[spec.id]
+        note += (
+            f"; yet {spec.label} {seen} served Llama 3.1 and Mixtral 8x7B on H100 within "
+            f"{dense:.0%} and {moe:.0%} of these costs' time per output token (median, August "
+            "2024; thirtieth amendment): no release line has costs of its own"
         )
     return note
 
