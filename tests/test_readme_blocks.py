@@ -274,13 +274,14 @@ def test_a_broken_link_is_found(tmp_path):
 
 
 def test_the_readmes_third_party_serving_figures_are_validates():
-    """The README's line on the four third-party serving sets quotes what `clusterplan validate`
+    """The README's line on the five third-party serving sets quotes what `clusterplan validate`
     computes (rows, scored rows, median |error| of TPOT and output tokens/s per GPU)."""
     from models.validation import (
         inferencemax,
         thirdparty_moe,
         thirdparty_serving3,
         thirdparty_serving4,
+        thirdparty_serving5,
     )
 
     readme = (ROOT / "README.md").read_text()
@@ -307,4 +308,11 @@ def test_the_readmes_third_party_serving_figures_are_validates():
         f"a fourth of {fourth['rows']} dense rows at a fixed concurrency ({fourth['scored']} "
         f"scored; time to first token {round(100 * ttft4['median_abs'])} % median on "
         f"{ttft4['rows']} rows, output tokens/s per GPU {tps4} % median)"
+    ) in readme
+    fifth = thirdparty_serving5.as_json()
+    tpot5 = round(100 * fifth["all"]["tpot_ms"]["median_abs"])
+    tps5 = round(100 * fifth["all"]["output_tokens_per_s_per_gpu"]["median_abs"])
+    assert (
+        f"a fifth of {fifth['rows']} MoE rows on current engine builds ({fifth['scored']} scored; "
+        f"time per output token {tpot5} % median, output tokens/s per GPU {tps5} % median)"
     ) in readme

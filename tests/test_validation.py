@@ -617,6 +617,8 @@ def test_validation_page_renders():
     assert any("thirdparty_serving3.csv" in c.value for c in at.caption)
     # the fourth set (app/views/validation_thirdparty.py), per source, engine and GPU
     assert any("thirdparty_serving4.csv" in c.value for c in at.caption)
+    # the fifth set (app/views/validation_thirdparty.py), per family, source, engine and GPU
+    assert any("thirdparty_serving5.csv" in c.value for c in at.caption)
     assert any("family" in d.value.columns for d in at.dataframe)
     assert any("source_id" in d.value.columns for d in at.dataframe)
 

@@ -8,7 +8,12 @@ import pytest
 
 from app.views.validation_inferencemax import METRICS as NAMES
 from app.views.validation_thirdparty import SECTIONS, thirdparty_table
-from models.validation import thirdparty_moe, thirdparty_serving3, thirdparty_serving4
+from models.validation import (
+    thirdparty_moe,
+    thirdparty_serving3,
+    thirdparty_serving4,
+    thirdparty_serving5,
+)
 from tests.builders import check_validate_block
 
 #: per set: its module, the validate heading, a class line, the --json key and its rows, the page
@@ -44,6 +49,16 @@ CASES = [
         26,
         "ttft_ms",
     ),
+    (
+        thirdparty_serving5,
+        "== Serving, third party: fifth set",
+        "moe InferenceX 870 sglang B200",
+        "serving_thirdparty_5",
+        38,
+        5,
+        11,
+        "output_tokens_per_s_per_gpu",
+    ),
 ]
 IDS = [c[0].__name__.rsplit(".", 1)[1] for c in CASES]
 
@@ -73,4 +88,5 @@ def test_the_page_has_one_section_per_set_in_validates_order():
         thirdparty_moe.SET,
         thirdparty_serving3.SET,
         thirdparty_serving4.SET,
+        thirdparty_serving5.SET,
     ]

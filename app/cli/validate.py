@@ -121,22 +121,25 @@ def third_party_json() -> dict:
     from models.validation import inferencemax, thirdparty_moe
     from models.validation import thirdparty_serving3 as TP3
     from models.validation import thirdparty_serving4 as TP4
+    from models.validation import thirdparty_serving5 as TP5
 
     return {
         "serving_inferencemax": inferencemax.as_json(),
         "serving_thirdparty_moe": thirdparty_moe.as_json(),
         "serving_thirdparty_3": TP3.as_json(),
         "serving_thirdparty_4": TP4.as_json(),
+        "serving_thirdparty_5": TP5.as_json(),
     }
 
 
 def print_third_party() -> None:
     """The third-party serving sets, each scored once and never fitted: InferenceMAX, DeepSeek-R1,
-    the third set and the fourth (docs/reference/serving-evidence.md, twentieth, twenty-second,
-    twenty-fifth and twenty-seventh amendments)."""
+    the third set, the fourth and the fifth (docs/reference/serving-evidence.md, twentieth,
+    twenty-second, twenty-fifth, twenty-seventh and thirty-first amendments)."""
     from models.validation import inferencemax, thirdparty_moe
     from models.validation import thirdparty_serving3 as TP3
     from models.validation import thirdparty_serving4 as TP4
+    from models.validation import thirdparty_serving5 as TP5
 
     print("\n== Serving, third party: InferenceMAX (models/data/validation/inferencemax.csv) ==")
     print("\n".join(inferencemax.report_lines()))
@@ -150,6 +153,10 @@ def print_third_party() -> None:
         "\n== Serving, third party: fourth set (models/data/validation/thirdparty_serving4.csv) =="
     )
     print("\n".join(TP4.report_lines()))
+    print(
+        "\n== Serving, third party: fifth set (models/data/validation/thirdparty_serving5.csv) =="
+    )
+    print("\n".join(TP5.report_lines()))
 
 
 def finetune_classes() -> dict:

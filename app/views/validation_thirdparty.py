@@ -1,6 +1,6 @@
 """The Validation page's sections on the third-party serving sets (models/validation/
-thirdparty_sets.py; docs/reference/serving-evidence.md, twenty-second, twenty-fifth and
-twenty-seventh amendments): for all scored rows, per family where a set has families, and per
+thirdparty_sets.py; docs/reference/serving-evidence.md, twenty-second, twenty-fifth,
+twenty-seventh and thirty-first amendments): for all scored rows, per family where a set has families, and per
 class (source, engine and GPU), each metric's median |error|, signed median and share within
 40 %, beside issue 29's targets, and the rows the planner cannot express or refuses, with their
 reasons. Every figure is a field of the set's `as_json()`; nothing is recomputed here. Each
@@ -16,7 +16,7 @@ import streamlit as st
 from app.views.evidence_table import TARGETS_NOTE, band_columns, class_table, render_evidence
 from app.views.forms import pinned_table
 from app.views.validation_inferencemax import METRICS
-from models.validation.thirdparty_sets import MOE, SERVING3, SERVING4, ServingSet
+from models.validation.thirdparty_sets import MOE, SERVING3, SERVING4, SERVING5, ServingSet
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,20 @@ SECTIONS = (
         "never fitted: the mapping and the rule were "
         "committed before the first score (docs/reference/serving-evidence.md, twenty-seventh "
         "amendment). ",
+        "Rows the planner cannot express or refuses, and why",
+    ),
+    Section(
+        SERVING5,
+        "Serving, third party: a fifth set (MoE on current engine builds)",
+        "{rows} MoE serving runs on builds of late 2025 to 2026 "
+        "(models/data/validation/thirdparty_serving5.csv): SemiAnalysis InferenceX issue 870 "
+        "(DeepSeek-R1 FP4, SGLang 0.5.6, 8 B200; 2026-03), InferenceX pull request 1061 "
+        "(gpt-oss-120b, vLLM 0.17.0, one MI300X; 2026-04), InferenceX issue 828's TP2 and TP4 "
+        "runs (gpt-oss-120b, vLLM, H100; 2026-03) and NVIDIA's TensorRT-LLM recipe tables "
+        "(GLM-4.7 on GB200 and H100, Qwen3-235B-A22B on GB200; no GLM-4.7 preset, GPU count not "
+        "published: not expressible); {scored} scored, {refused} of them refused by the planner. "
+        "Every row is unseen and never fitted: the mapping and the rule were committed before "
+        "the first score (docs/reference/serving-evidence.md, thirty-first amendment). ",
         "Rows the planner cannot express or refuses, and why",
     ),
 )

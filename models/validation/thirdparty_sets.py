@@ -1,9 +1,9 @@
 """The third-party serving sets in one registry: one typed record per set (its data file, title,
 amendment, class fields, short source names, what its report says of the rows it cannot express)
 and the functions every set is scored by. The sets themselves, their mappings and their rules are
-written in docs/reference/serving-evidence.md (twenty-second, twenty-fifth and twenty-seventh
-amendments); each set's own module (models/validation/thirdparty_*.py) keeps its names and its
-docstring and reads its record from here.
+written in docs/reference/serving-evidence.md (twenty-second, twenty-fifth, twenty-seventh and
+thirty-first amendments); each set's own module (models/validation/thirdparty_*.py) keeps its
+names and its docstring and reads its record from here.
 
 Every row is unseen: nothing is fitted on it. An expressible row is predicted by the planner's own
 `serve` path (`inputs_of`: `plan_serving` with one replica of the row's GPUs at the benchmark's
@@ -196,4 +196,20 @@ SERVING4 = ServingSet(
     not_expressible="no Qwen3.6-27B preset",
     note="; the NIM rows' TTFT was the twenty-first amendment's steady TTFT on unseen rows (50 % "
     "median), in-sample since the twenty-ninth amendment's own first token",
+)
+SERVING5 = ServingSet(
+    rows=_DATA / "thirdparty_serving5.csv",
+    title="Third-party serving, fifth set, MoE on current engine builds",
+    amendment="thirty-first",
+    class_fields=("family", "source_id", "engine", "gpu"),
+    family_fields=("family",),
+    short={
+        "inferencex-issue870-b200-2026": "InferenceX 870",
+        "inferencex-pr1061-mi300x-2026": "InferenceX 1061",
+        "inferencex-issue828-tp-2026": "InferenceX 828",
+        "trtllm-pr11691-glm47-gb200-2026": "TRT-LLM PR 11691",
+        "trtllm-pr11559-glm47-h100-2026": "TRT-LLM PR 11559",
+        "trtllm-pr11612-qwen3-gb200-2026": "TRT-LLM PR 11612",
+    },
+    not_expressible="no GLM-4.7 preset; GPU count not published",
 )
