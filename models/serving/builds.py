@@ -72,6 +72,24 @@ OLDER_RELEASE_CLOSE = {
     "vllm": ("0.5.4", 0.10, 0.14),
 }
 
+#: what unseen third-party sets measured on ROCm builds newer than the measured ones (never
+#: applied, quoted in the note of a ROCm plan at the default or a newer version), per engine and
+#: model class: the release, the model and GPU, and the planner's figure over the measured one at
+#: the set's signed median error e, 1 + e, for (TPOT, TTFT; None: not measured) and the source.
+#: Dense: InferenceMAX, Llama 3.3 70B FP8 on MI300X, vLLM 0.10.1 (2025-10; twentieth amendment;
+#: TPOT e = +25.1 %, TTFT +246.2 %). MoE: InferenceX PR 1061, gpt-oss-120b on one MI300X, vLLM
+#: 0.17.0 (2026; thirty-first amendment; TPOT e = +37.4 %)
+ROCM_NEWER_EVIDENCE = {
+    ("vllm", "dense"): (
+        "0.10.1", "Llama 3.3 70B FP8 on MI300X", 1.25, 3.46,
+        "InferenceMAX, October 2025; serving-evidence.md, twentieth amendment",
+    ),
+    ("vllm", "moe"): (
+        "0.17.0", "gpt-oss-120b on one MI300X", 1.37, None,
+        "InferenceX, 2026; serving-evidence.md, thirty-first amendment",
+    ),
+}  # fmt: skip
+
 #: where the ROCm step costs come from (one source, one date)
 ROCM_FIT_SOURCE = (
     "measured AMD serving rows (models/data/validation/amd_serving.csv: dstack DeepSeek-R1 on 8x "
@@ -187,6 +205,9 @@ class Build:
     #: its decode step is its own k · roofline step + layers · s (a ROCm build, or an older CUDA
     #: release's: thirtieth amendment); False: the CUDA engine's record (engines.py)
     own_step: bool = False
+    #: what unseen sets measured on newer builds than its costs' (ROCm: ROCM_NEWER_EVIDENCE), for
+    #: the plan's software line; never applied, and not part of the short engine text (`note`)
+    evidence: str = ""
 
 
 def is_amd(gpu_id: str) -> bool:
@@ -308,6 +329,22 @@ def _older_note(spec, version: str, lo: str, hi: str) -> str:
     return note
 
 
+def _newer_rocm_note(spec, chosen: MeasuredBuild, moe: bool | None) -> str:
+    """What an unseen set measured on a newer ROCm build than `chosen` (ROCM_NEWER_EVIDENCE), for
+    a plan at the default or a newer version; "" where there is none or it is not newer."""
+    key = (spec.id, "moe" if moe else "dense")
+    if moe is None or key not in ROCM_NEWER_EVIDENCE:
+        return ""
+    seen, what, tpot, ttft, source = ROCM_NEWER_EVIDENCE[key]
+    if _key(seen) <= _key(chosen.version):
+        return ""
+    first = f" and {ttft:.1f}x its time to first token" if ttft else ""
+    return (
+        f"newer builds measured faster: {spec.label} {seen} served {what} where these "
+        f"{chosen.version} costs give {tpot:.2f}x its time per output token{first} ({source})"
+    )
+
+
 def _cuda(engine: str, version: str | None, moe: bool | None) -> Build:
     """An engine's build on an NVIDIA GPU: an older release's own costs where the thirtieth
     amendment adopted them (`_older_build`), else the CUDA record, with a note when the version
@@ -349,6 +386,7 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
             f"{spec.label} (ROCm) {version} was not measured on a {'MoE' if moe else 'dense'} "
             f"model; the costs of the nearest measured version, {chosen.version}, are used"
         )
+    newer = version is None or _key(version) > _key(chosen.version)
     return Build(
         engine,
         f"{spec.label} (ROCm)",
@@ -361,6 +399,7 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
         steady_constants(chosen),
         chosen.ttft,
         own_step=True,
+        evidence=_newer_rocm_note(spec, chosen, moe) if newer else "",
     )
 
 
@@ -404,7 +443,7 @@ def describe(build: Build) -> str:
         f"{build.label} {build.costs_version}: each decode step {build.step_factor:.2f}x the "
         f"roofline's + {build.step_s_per_layer * 1e6:.0f} µs per layer, {where}"
         + first
-        + (f"; {build.note}" if build.note else "")
+        + "".join(f"; {x}" for x in (build.note, build.evidence) if x)
     )
 
 
