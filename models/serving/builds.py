@@ -158,6 +158,16 @@ ROCM_BUILDS: dict[str, tuple[MeasuredBuild, ...]] = {
             "moe",
             ttft=(1.000, 10.0, 2.27),
         ),
+        # thirty-second amendment (bench/serve_rocm_current_fit.py, 2026-12-03): 6 tuning rows,
+        # median |TPOT error| 6.5 % against 74.8 % with the 0.6.3 build; k on the grid's lower
+        # edge; no TTFT rows, so the CUDA engine's first-token constants
+        MeasuredBuild(
+            "vllm",
+            "0.10.2",
+            1.00,
+            0.0,
+            "Llama 3.1 70B FP8, TP 8, batch 1-4 (AMD performance results, 2025-09)",
+        ),
     ),
     "sglang": (
         MeasuredBuild(
