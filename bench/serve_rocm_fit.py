@@ -27,7 +27,11 @@ def tuning_rows(engine: str, version: str) -> list[dict]:
         if r["engine"] != engine or amd.held_out(r) or not r["tpot_ms"]:
             continue
         b = amd._build(r)
-        if b.costs_version == version and amd.figures(r, 1.0, 0.0) is not None:
+        if (
+            b.costs_version == version
+            and amd.same_line(r, version)
+            and amd.figures(r, 1.0, 0.0) is not None
+        ):
             out.append(r)
     return out
 

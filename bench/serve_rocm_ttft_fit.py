@@ -31,7 +31,11 @@ def tuning_rows(engine: str, version: str) -> list[dict]:
     for r in amd.load_rows():
         if r["engine"] != engine or amd.held_out(r) or not r["ttft_ms"]:
             continue
-        if amd._build(r).costs_version == version and amd.figures(r, 1.0, 0.0) is not None:
+        if (
+            amd._build(r).costs_version == version
+            and amd.same_line(r, version)
+            and amd.figures(r, 1.0, 0.0) is not None
+        ):
             out.append(r)
     return out
 

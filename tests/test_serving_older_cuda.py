@@ -67,12 +67,14 @@ def test_the_planners_step_is_the_builds_k_times_the_roofline_plus_s_per_layer(f
     assert "thirtieth amendment" in text and "0.7.4.dev181" in text
 
 
-def test_a_rocm_plan_quotes_what_newer_builds_measured_from_the_unseen_sets():
-    """ROCM_NEWER_EVIDENCE's ratios are 1 + the unseen sets' signed medians, at their releases;
-    the note reaches a plan at the default or a newer version, not one at a measured or older one."""
+def test_a_rocm_plan_quotes_what_unseen_sets_measured_against_its_build():
+    """ROCM_NEWER_EVIDENCE's ratios are 1 + the unseen sets' signed medians, at their releases,
+    against the build each names; the note reaches a plan on that build at the default or a newer
+    version, not one at an older or another build."""
     from models.validation import inferencemax, thirdparty_serving5
 
-    seen, _, tpot, ttft, _ = builds.ROCM_NEWER_EVIDENCE[("vllm", "dense")]
+    seen, _, against, tpot, ttft, _ = builds.ROCM_NEWER_EVIDENCE[("vllm", "dense")]
+    assert builds.resolve("vllm", "MI300X", None, False).costs_version == against
     imax = next(
         c
         for c in inferencemax.as_json()["by_engine_gpu_precision"]
@@ -82,7 +84,8 @@ def test_a_rocm_plan_quotes_what_newer_builds_measured_from_the_unseen_sets():
     assert ttft == round(1 + imax["ttft_ms"]["signed_median"], 2)
     rows = [r for r in inferencemax.load_rows() if r["gpu"] == "MI300X"]
     assert {r["engine_version"] for r in rows} == {seen}
-    seen, _, tpot, ttft, _ = builds.ROCM_NEWER_EVIDENCE[("vllm", "moe")]
+    seen, _, against, tpot, ttft, _ = builds.ROCM_NEWER_EVIDENCE[("vllm", "moe")]
+    assert builds.resolve("vllm", "MI300X", None, True).costs_version == against
     ix = next(
         c
         for c in thirdparty_serving5.as_json()["classes"]
@@ -92,11 +95,11 @@ def test_a_rocm_plan_quotes_what_newer_builds_measured_from_the_unseen_sets():
     rows = [r for r in thirdparty_serving5.load_rows() if r["gpu"] == "MI300X"]
     assert {r["engine_version"] for r in rows} == {seen}
     default = builds.resolve("vllm", "MI300X", None, False).evidence
-    assert "newer builds measured faster: vLLM 0.10.1 served Llama 3.3 70B FP8" in default
-    assert "3.5x its time to first token" in default
-    assert "newer builds" in builds.resolve("vllm", "MI300X", "0.9.0", True).evidence
-    assert "newer builds" not in builds.resolve("vllm", "MI300X", "0.7.3", True).evidence
-    assert "newer builds" not in builds.resolve("vllm", "MI300X", "0.6.0", False).evidence
+    assert "measured by an unseen set: vLLM 0.10.1 served Llama 3.3 70B FP8" in default
+    assert "0.78x its time per output token and 0.65x its time to first token" in default
+    assert "unseen set" in builds.resolve("vllm", "MI300X", "0.9.0", True).evidence
+    assert "unseen set" not in builds.resolve("vllm", "MI300X", "0.7.3", True).evidence
+    assert "unseen set" not in builds.resolve("vllm", "MI300X", "0.6.0", False).evidence
     assert builds.resolve("sglang", "MI300X", None, True).evidence == ""
     inp = ServeInputs(model="llama3-70b", gpu="MI300X", input_tokens=1000, output_tokens=1000)
     assert default in builds.software_of(inp)  # the plan's software line carries it

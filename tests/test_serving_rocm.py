@@ -70,8 +70,8 @@ def test_the_amd_default_is_vllms_rocm_build_and_the_output_names_it(capsys):
     assert inp.engine == "vllm"
     assert ServeInputs(**(H100 | {"rps": 2.0})).engine == "tensorrt-llm"
     plan = plan_serving(inp)
-    assert plan.engine_version == builds.ROCM_BUILDS["vllm"][0].version  # dense: 0.6.3
-    assert plan.software_generation.startswith("vLLM (ROCm) 0.6.3")
+    assert plan.engine_version == builds.ROCM_BUILDS["vllm"][-1].version  # dense: 0.10.2 (32nd)
+    assert plan.software_generation.startswith("vLLM (ROCm) 0.10.2")
     code, out = run_cli(
         capsys,
         "serve",
@@ -86,16 +86,16 @@ def test_the_amd_default_is_vllms_rocm_build_and_the_output_names_it(capsys):
         "--output-tokens",
         "300",
     )
-    assert code == 0 and "vLLM (ROCm) 0.6.3" in out.splitlines()[0]
+    assert code == 0 and "vLLM (ROCm) 0.10.2" in out.splitlines()[0]
 
 
 def test_a_rocm_build_costs_its_measured_step_not_cuda_vllms():
     """k · step + layers · s: the fitted constants change the step; CUDA vLLM's factor does not."""
-    inp = ServeInputs(**(MI300X | {"gpus": 8, "users": 4, "engine": "vllm"}))
+    inp = ServeInputs(**(MI300X | {"gpus": 8, "users": 4, "engine": "vllm:0.6.3"}))
     from models.serving.plan import evaluate
 
     rocm = evaluate(inp, [8], [1], [4.0])["t_step"][0]
-    b = builds.resolve("vllm", "MI300X", None, moe=False)
+    b = builds.resolve("vllm", "MI300X", "0.6.3", moe=False)
     raw = (rocm - 80 * b.step_s_per_layer) / b.step_factor
     assert b.step_factor > 1.5 and rocm > 1.5 * raw
 
@@ -105,8 +105,10 @@ def test_a_rocm_build_costs_its_measured_step_not_cuda_vllms():
 
 def test_a_version_not_measured_uses_the_nearest_measured_with_a_note():
     plan = _plan(engine="vllm:0.9.2")
-    assert plan.engine_version == "0.6.3"  # the newest measured on a dense model
-    assert "0.9.2 was not measured" in plan.engine_note and "0.6.3" in plan.software_generation
+    assert plan.engine_version == "0.10.2"  # the nearest measured on a dense model (32nd)
+    assert "0.9.2 was not measured" in plan.engine_note and "0.10.2" in plan.software_generation
+    older = _plan(engine="vllm:0.7.0")
+    assert older.engine_version == "0.6.3"  # nearer 0.6.3 than 0.10.2 among dense builds
     moe = plan_serving(
         ServeInputs(
             model="deepseek-v3-like", gpu="MI300X", input_tokens=3200, output_tokens=800,
@@ -122,7 +124,8 @@ def test_nearest_version_picks_by_release_numbers():
     vllm = builds.ROCM_BUILDS["vllm"]
     assert builds._nearest(vllm, "0.6.4").version == "0.6.3"
     assert builds._nearest(vllm, "0.7.2.dev5").version == "0.7.3"
-    assert builds._nearest(vllm, "0.12.0").version == "0.7.3"
+    assert builds._nearest(vllm, "0.12.0").version == "0.10.2"
+    assert builds._nearest(vllm, "0.8.0").version == "0.7.3"
 
 
 @pytest.mark.parametrize("text", ["vllm:abc", "vllm:", "vllm:0.7.3; rm -rf", "vllm:" + "9" * 60])
@@ -145,7 +148,7 @@ def test_an_unset_version_leaves_cuda_json_as_before():
     data = plan_serving(ServeInputs(**(H100 | {"rps": 2.0}))).model_dump(mode="json")
     assert "engine_version" not in data and "engine_note" not in data
     assert "engine_version" not in ServeInputs(**(H100 | {"rps": 2.0})).model_dump(mode="json")
-    assert _plan().model_dump(mode="json")["engine_version"] == "0.6.3"
+    assert _plan().model_dump(mode="json")["engine_version"] == "0.10.2"
 
 
 def test_serve_json_carries_the_version(capsys):
@@ -193,7 +196,7 @@ def test_a_tp2_all_reduce_on_mi300x_takes_the_pair_links_time():
 def test_a_portfolio_service_on_an_amd_cluster_runs_vllm_rocm_or_refuses_tensorrt():
     w = Serve(name="chat", team="t", duration_months=12)
     assert w.engine_on("MI300X") == "vllm" and w.engine_on("H100-SXM") == "tensorrt-llm"
-    assert serve_engine_text(w, "MI300X") == "vLLM (ROCm) 0.6.3"
+    assert serve_engine_text(w, "MI300X") == "vLLM (ROCm) 0.10.2"
     explicit = Serve(name="chat", team="t", duration_months=12, engine="tensorrt-llm")
     with pytest.raises(InputError) as exc:
         explicit.engine_on("MI300X")
@@ -222,7 +225,7 @@ def test_the_serve_page_offers_the_rocm_builds_on_amd():
     assert box.options == ["Default: vLLM (ROCm)", "vLLM (ROCm)", "SGLang (ROCm)"]
     assert not at.error
     text = " ".join(c.value for c in at.caption)
-    assert "vLLM (ROCm) 0.6.3" in text
+    assert "vLLM (ROCm) 0.10.2" in text
     at.text_input(key="s_engine_version").set_value("0.9.2").run()
     text = " ".join(c.value for c in at.caption)
     assert "0.9.2 was not measured" in text

@@ -31,6 +31,9 @@ def _fitted(engine: str, version: str):
 )
 def test_committed_ttft_constants_are_the_rule_and_adopted_only_where_they_beat(engine, version):
     build = next(b for b in builds.ROCM_BUILDS[engine] if b.version == version)
+    if not fit.tuning_rows(engine, version):  # vLLM 0.10.2: no TTFT rows (thirty-second)
+        assert build.ttft is None
+        return
     constants, err, current, rows = _fitted(engine, version)
     assert not any(amd.held_out(r) for r in rows)
     if len(rows) >= fit.MIN_ROWS and err < current:
@@ -61,7 +64,7 @@ def test_a_service_on_amd_takes_its_builds_constants():
 def test_a_dense_build_fitted_on_single_waves_takes_the_steady_share():
     """vLLM 0.6.3's rows sent every prompt at once: a service's w is k · w_e / k_e, the rows'
     score keeps the fitted w (about k / 2, half of each other's prefill)."""
-    build = builds.resolve("vllm", "MI300X", None, moe=False)
+    build = builds.resolve("vllm", "MI300X", "0.6.3", moe=False)
     a, k, w_rows = build.ttft_rows
     assert w_rows == pytest.approx(k / 2, abs=0.02)
     spec = ENGINES["vllm"]
@@ -91,7 +94,7 @@ def test_ttft_moves_only_between_sixteenth_and_after():
     for c in data["classes"]:
         for m in ("tpot_ms", "out_tps"):
             assert c["sixteenth"][m] == c["after"][m], (c["engine"], m)
-        if c["split"] == "tuning":
+        if c["split"] == "tuning" and c["version"] in ("0.6.3", "0.7.3", "0.4.2"):
             after, before = c["after"]["ttft_ms"], c["sixteenth"]["ttft_ms"]
             assert after["median_abs"] < 0.05 < 0.5 < before["median_abs"], c
 
@@ -110,7 +113,10 @@ def test_validate_and_the_page_show_the_three_ttft_forms(capsys):
 
 
 def test_the_plan_names_the_builds_first_token_constants():
-    inp = ServeInputs(model="llama3-70b", gpu="MI300X", input_tokens=2000, output_tokens=300, rps=1)
+    inp = ServeInputs(
+        model="llama3-70b", gpu="MI300X", input_tokens=2000, output_tokens=300, rps=1,
+        engine="vllm:0.6.3",
+    )  # fmt: skip
     text = builds.software_of(inp)
     # a service waits for the others' prefills in steady traffic (twenty-first amendment), no w
     assert "first token 30 ms + 5.9 of the roofline's prefills (seventeenth" in text
@@ -129,7 +135,8 @@ def test_the_validation_page_shows_ttft_before_sixteenth_and_after():
     assert len(frames) == 1
     data = amd.as_json()
     frame = frames[0]
-    assert list(frame["TTFT after %"]) == pytest.approx(
-        [100 * c["after"]["ttft_ms"]["median_abs"] for c in data["classes"]]
+    want = [c["after"]["ttft_ms"]["median_abs"] for c in data["classes"]]
+    assert list(frame["TTFT after %"].fillna(-1)) == pytest.approx(
+        [-1 if x is None else 100 * x for x in want]
     )
     assert any("seventeenth amendment" in c.value for c in at.caption)

@@ -72,20 +72,21 @@ OLDER_RELEASE_CLOSE = {
     "vllm": ("0.5.4", 0.10, 0.14),
 }
 
-#: what unseen third-party sets measured on ROCm builds newer than the measured ones (never
-#: applied, quoted in the note of a ROCm plan at the default or a newer version), per engine and
-#: model class: the release, the model and GPU, and the planner's figure over the measured one at
-#: the set's signed median error e, 1 + e, for (TPOT, TTFT; None: not measured) and the source.
-#: Dense: InferenceMAX, Llama 3.3 70B FP8 on MI300X, vLLM 0.10.1 (2025-10; twentieth amendment;
-#: TPOT e = +25.1 %, TTFT +246.2 %). MoE: InferenceX PR 1061, gpt-oss-120b on one MI300X, vLLM
-#: 0.17.0 (2026; thirty-first amendment; TPOT e = +37.4 %)
+#: what unseen third-party sets measured on ROCm builds at least as new as the build whose costs a
+#: plan uses (never applied; quoted in the note of a ROCm plan at the default or a newer version),
+#: per engine and model class: the release, the model and GPU, the build the ratios are against,
+#: the planner's figure over the measured one at the set's signed median error e, 1 + e, for
+#: (TPOT, TTFT; None: not measured), and the source. Dense: InferenceMAX, Llama 3.3 70B FP8 on
+#: MI300X, vLLM 0.10.1 (2025-10; twentieth amendment), against the 0.10.2 build (thirty-second
+#: amendment's score: TPOT e = -22.1 %, TTFT -35.1 %). MoE: InferenceX PR 1061, gpt-oss-120b on
+#: one MI300X, vLLM 0.17.0 (2026; thirty-first amendment), against 0.7.3 (TPOT e = +37.4 %)
 ROCM_NEWER_EVIDENCE = {
     ("vllm", "dense"): (
-        "0.10.1", "Llama 3.3 70B FP8 on MI300X", 1.25, 3.46,
-        "InferenceMAX, October 2025; serving-evidence.md, twentieth amendment",
+        "0.10.1", "Llama 3.3 70B FP8 on MI300X", "0.10.2", 0.78, 0.65,
+        "InferenceMAX, October 2025; serving-evidence.md, twentieth and thirty-second amendments",
     ),
     ("vllm", "moe"): (
-        "0.17.0", "gpt-oss-120b on one MI300X", 1.37, None,
+        "0.17.0", "gpt-oss-120b on one MI300X", "0.7.3", 1.37, None,
         "InferenceX, 2026; serving-evidence.md, thirty-first amendment",
     ),
 }  # fmt: skip
@@ -340,17 +341,17 @@ def _older_note(spec, version: str, lo: str, hi: str) -> str:
 
 
 def _newer_rocm_note(spec, chosen: MeasuredBuild, moe: bool | None) -> str:
-    """What an unseen set measured on a newer ROCm build than `chosen` (ROCM_NEWER_EVIDENCE), for
-    a plan at the default or a newer version; "" where there is none or it is not newer."""
+    """What an unseen set measured against the build `chosen` (ROCM_NEWER_EVIDENCE), for a plan at
+    the default or a newer version; "" where there is none for that build."""
     key = (spec.id, "moe" if moe else "dense")
     if moe is None or key not in ROCM_NEWER_EVIDENCE:
         return ""
-    seen, what, tpot, ttft, source = ROCM_NEWER_EVIDENCE[key]
-    if _key(seen) <= _key(chosen.version):
+    seen, what, against, tpot, ttft, source = ROCM_NEWER_EVIDENCE[key]
+    if against != chosen.version:
         return ""
-    first = f" and {ttft:.1f}x its time to first token" if ttft else ""
+    first = f" and {ttft:.2f}x its time to first token" if ttft else ""
     return (
-        f"newer builds measured faster: {spec.label} {seen} served {what} where these "
+        f"measured by an unseen set: {spec.label} {seen} served {what} where these "
         f"{chosen.version} costs give {tpot:.2f}x its time per output token{first} ({source})"
     )
 

@@ -141,6 +141,13 @@ def ttft_constants(row: dict, form: str) -> tuple[float, float, float] | None:
     return _build(row).ttft_rows if form == "after" else None
 
 
+def same_line(row: dict, version: str) -> bool:
+    """Whether a row ran the release line (major.minor) of `version`: a build is fitted on its own
+    line's rows only (rows of a newer line without a build of their own resolve to it but fit
+    nothing: the thirty-second amendment)."""
+    return builds._key(row["engine_version"])[:2] == builds._key(version)[:2]
+
+
 def _build(row: dict) -> builds.Build:
     """The ROCm build whose costs a row is scored with (its version; its model's class)."""
     moe = get_preset(row["model"]).is_moe
@@ -177,7 +184,12 @@ def summary(errs: Iterable[float | None]) -> dict:
 def _group(row: dict) -> tuple[str, str, str]:
     version = _build(row)
     split = "held out" if held_out(row) else "tuning"
-    return row["engine"], version.costs_version or "", split
+    costs = version.costs_version or ""
+    if not row["engine_version"]:
+        return row["engine"], f"unstated ({costs})", split
+    if not same_line(row, costs):  # a release with no build of its own: its costs' version
+        return row["engine"], f"{row['engine_version']} ({costs})", split
+    return row["engine"], costs, split
 
 
 @functools.cache
@@ -221,7 +233,7 @@ def report_lines() -> list[str]:
         f"{data['rows']} rows on MI300X, {data['held_out']} held out, {data['refused']} refused; "
         "median |error| (signed median) before -> after the ROCm builds (TTFT: before -> their "
         "step costs -> their own TTFT constants)",
-        f"  {'engine':7} {'version':8} {'split':9} {'rows':>4}  {'TPOT':>21}  {'TTFT':>29}  "
+        f"  {'engine':7} {'version (costs)':20} {'split':9} {'rows':>4}  {'TPOT':>21}  {'TTFT':>29}  "
         f"{'output tok/s':>21}",
     ]
     for c in data["classes"]:
@@ -231,6 +243,7 @@ def report_lines() -> list[str]:
             _cell(c, "out_tps", ("before", "after")),
         ]
         lines.append(
-            f"  {c['engine']:7} {c['version']:8} {c['split']:9} {c['rows']:>4}  " + "  ".join(cells)
+            f"  {c['engine']:7} {c['version']:20} {c['split']:9} {c['rows']:>4}  "
+            + "  ".join(cells)
         )
     return lines
