@@ -566,3 +566,29 @@ def check_rows_cite_sources(rows: list[dict], where: dict[str, str], dstack_comm
         assert r["as_of"] == "2026-12-02" and r["published"][:4] in ("2024", "2025", "2026")
         assert r["statistic"] and r["settings"], r["id"]
         assert int(r["gpus"]) % int(r["tp"]) == 0, r["id"]
+
+
+def rows_served_as_their_fields(mod, rows) -> int:
+    """Checks each expressible row of a third-party set `mod` (models/validation/thirdparty_*.py)
+    predicts plan_serving of the CSV's fields (`serve_inputs_of_fields`: one replica of the row's
+    GPUs at its concurrency), a refusal being the planner's; returns the rows predicted."""
+    import pytest
+
+    from models.errors import InputError
+    from models.serving.plan import plan_serving
+
+    predicted = 0
+    for r in rows:
+        if not mod.expressible(r):
+            continue
+        try:
+            plan = plan_serving(serve_inputs_of_fields(r))
+        except InputError as exc:
+            assert mod.predict(r) is None and mod.refusal(r).startswith(f"{exc.field}: "), r["id"]
+            continue
+        assert plan.gpus == int(r["gpus"]), r["id"]
+        for metric, _ in mod.METRICS:
+            got = mod.predict(r)[metric]
+            assert got == pytest.approx(getattr(plan, metric), rel=1e-12), r["id"]
+        predicted += 1
+    return predicted
