@@ -122,7 +122,7 @@ def prefill_decode_text(p) -> str:
 
 def engine_text(p) -> str:
     """A serving plan's engine as the buyer deploys it: its label, its build on an AMD GPU (ROCm)
-    and the version its costs come from (`engine_version`), e.g. "vLLM (ROCm) 0.6.3"."""
+    and the version its costs come from (`engine_version`), e.g. "vLLM (ROCm) 0.10.2"."""
     from models.serving.builds import is_amd
     from models.serving.engines import ENGINES
 
@@ -132,7 +132,7 @@ def engine_text(p) -> str:
 
 def serve_engine_text(w, gpu: str) -> str:
     """A portfolio's serving workload's engine on the cluster's GPU: the build and the version
-    whose costs are used (models/serving/builds.py), e.g. "vLLM (ROCm) 0.6.3"; the refusal's
+    whose costs are used (models/serving/builds.py), e.g. "vLLM (ROCm) 0.10.2"; the refusal's
     message where the GPU cannot run it."""
     from models.errors import InputError
     from models.serving.builds import resolve

@@ -94,10 +94,11 @@ ROCM_NEWER_EVIDENCE = {
 #: where the ROCm step costs come from (one source, one date)
 ROCM_FIT_SOURCE = (
     "measured AMD serving rows (models/data/validation/amd_serving.csv: dstack DeepSeek-R1 on 8x "
-    "MI300X, 2025-03-18; dstack Llama 3.1 405B on 8x MI300X, 2024-10-09), tuning rows only: the "
-    "grid point minimising median + 90th percentile of the absolute TPOT error "
-    "(docs/reference/serving-evidence.md, sixteenth amendment); fitted 2026-12-02 "
-    "(bench/serve_rocm_fit.py)"
+    "MI300X, 2025-03-18; dstack Llama 3.1 405B on 8x MI300X, 2024-10-09; AMD's 'Performance "
+    "results' page, vLLM 0.10.1 and 0.10.2, Llama 3.1 70B FP8 on 8x MI300X, 2025-09), tuning rows "
+    "of each build's release line only: the grid point minimising median + 90th percentile of the "
+    "absolute TPOT error (docs/reference/serving-evidence.md, sixteenth amendment; vLLM 0.10.2 by "
+    "the thirty-second's rule); fitted 2026-12-02 and 2026-12-03 (bench/serve_rocm_fit.py)"
 )
 
 #: where the ROCm builds' time-to-first-token constants come from (one source, one date)
