@@ -50,7 +50,9 @@ def _pinned_in_view(page) -> list[str]:
     grid = page.locator("[data-testid='stDataFrame']").first
     box = grid.bounding_box()
     heads = [COLUMNS[c][0] for c in KEY_COLUMNS]
-    # the grid draws its header on a canvas; its accessible table lists the columns in order
+    # the grid draws its header on a canvas; its accessible table lists the columns in order, once
+    # drawn (a CI run read it empty once, 2026-12-03: wait for the first header cell)
+    grid.locator("[role=columnheader]").first.wait_for(state="attached")
     names = grid.evaluate(
         "g => [...g.querySelectorAll('[role=columnheader]')].map(c => c.textContent)"
     )
