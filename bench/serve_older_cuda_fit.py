@@ -10,7 +10,6 @@ Run: python -m bench.serve_older_cuda_fit"""
 
 from __future__ import annotations
 
-from models.serving import builds
 from models.validation import older_cuda
 
 
@@ -19,15 +18,10 @@ def main() -> None:
     for e in older_cuda.as_json()["lines"]:
         failed = [k for k, ok in e["rule"].items() if not ok]
         verdict = "meets the rule" if not failed else "fails: " + ", ".join(failed)
-        carried = [
-            b
-            for b in builds.CUDA_OLDER_BUILDS.get(e["engine"], ())
-            if b.model_class == e["class"]
-            and older_cuda.adopted(e["engine"], e["class"], e["line"])
-        ]
+        carried = older_cuda.build_of_line(e["engine"], e["class"], e["line"])
         committed = (
-            f"committed: k = {carried[0].step_factor:.2f}, s = "
-            f"{carried[0].step_s_per_layer * 1e6:.0f} µs (version {carried[0].version})"
+            f"committed: k = {carried.step_factor:.2f}, s = "
+            f"{carried.step_s_per_layer * 1e6:.0f} µs (version {carried.version})"
             if carried
             else "not in builds.py"
         )

@@ -19,17 +19,11 @@ Run: python -m bench.serve_rocm_current_fit"""
 
 from __future__ import annotations
 
-import re
-import statistics
-from collections import Counter
-
-import numpy as np
-
 from bench import serve_rocm_ttft_fit as ttft_fit
 from models.serving import builds
 from models.serving.engines import first_token_s
-from models.shapes import get_preset
 from models.validation import amd, step_fit
+from models.validation.summaries import error_summary
 
 #: sources whose lengths are not pinned (SGLang's default --random-range-ratio 0.0 would halve the
 #: mean lengths; neither states it): not fitted (thirty-second amendment)
@@ -39,15 +33,9 @@ MIN_CONCURRENCIES = 3
 GAIN = 0.10
 
 
-def line_of(row: dict) -> tuple[str, str, str]:
-    """(engine, class, release line) of a row."""
-    cls = "moe" if get_preset(row["model"]).is_moe else "dense"
-    return row["engine"], cls, ".".join(re.findall(r"\d+", row["engine_version"])[:2])
-
-
 def _built_lines() -> set[tuple[str, str, str]]:
     return {
-        (b.engine, b.model_class, ".".join(re.findall(r"\d+", b.version)[:2]))
+        (b.engine, b.model_class, builds.release_line(b.version))
         for v in builds.ROCM_BUILDS.values()
         for b in v
     }
@@ -61,27 +49,13 @@ def candidates() -> dict[tuple[str, str, str], list[dict]]:
             continue
         if amd.figures(r, 1.0, 0.0) is None:
             continue
-        if line_of(r) not in built:
-            out.setdefault(line_of(r), []).append(r)
+        if amd.line_of(r) not in built:
+            out.setdefault(amd.line_of(r), []).append(r)
     return dict(sorted(out.items()))
 
 
-def version_of(rows: list[dict]) -> str:
-    counts = Counter(r["engine_version"] for r in rows)
-    return max(counts, key=lambda v: (counts[v], builds._key(v)))
-
-
 def _median_abs(errs) -> float:
-    return statistics.median(abs(e) for e in errs)
-
-
-def ttft_columns(rows: list[dict], k: float, s: float) -> np.ndarray:
-    """(t_prefill, t_step at (k, s), in flight, measured TTFT s) per row with TTFT."""
-    cols = []
-    for r in rows:
-        p = amd.parts(r)
-        cols.append((p.t_prefill, k * p.t_raw + p.layers * s, p.batch, float(r["ttft_ms"]) / 1e3))
-    return np.array(cols)
+    return error_summary(list(errs))["median_abs"]
 
 
 def today_ttft_error(rows: list[dict], k: float, s: float) -> float:
@@ -100,7 +74,7 @@ def today_ttft_error(rows: list[dict], k: float, s: float) -> float:
 def main() -> None:
     for (engine, cls, line), rows in candidates().items():
         tpot_rows = [r for r in rows if r["tpot_ms"]]
-        head = f"{engine} {line} {cls} (version {version_of(rows)}; {len(rows)} tuning rows)"
+        head = f"{engine} {line} {cls} (version {amd.line_version(rows)}; {len(rows)} tuning rows)"
         if not tpot_rows:
             print(f"{head}: no TPOT rows; no build")
             continue
@@ -126,7 +100,7 @@ def main() -> None:
         if len(ttft_rows) < ttft_fit.MIN_ROWS:
             print(f"    first token: {len(ttft_rows)} rows with TTFT; not fitted")
             continue
-        a, kt, w, err = ttft_fit.fit(ttft_columns(ttft_rows, k, s))
+        a, kt, w, err = ttft_fit.fit(ttft_fit.columns(ttft_rows, (k, s)))
         before = today_ttft_error(ttft_rows, k, s)
         verdict = "ADOPT" if step_ok and err < before else "not adopted"
         print(

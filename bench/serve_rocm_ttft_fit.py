@@ -40,12 +40,13 @@ def tuning_rows(engine: str, version: str) -> list[dict]:
     return out
 
 
-def columns(rows: list[dict]) -> np.ndarray:
-    """(t_prefill s, t_step s, requests in flight, measured TTFT s) per row, t_step the build's."""
+def columns(rows: list[dict], k_s: tuple[float, float] | None = None) -> np.ndarray:
+    """(t_prefill s, t_step s, requests in flight, measured TTFT s) per row, t_step the build's
+    (or at the step costs `k_s` given: a candidate build's, bench/serve_rocm_current_fit.py)."""
     cols = []
     for r in rows:
         p = amd.parts(r)
-        k, s = amd.costs(r, "after")
+        k, s = k_s or amd.costs(r, "after")
         cols.append((p.t_prefill, k * p.t_raw + p.layers * s, p.batch, float(r["ttft_ms"]) / 1e3))
     return np.array(cols)
 

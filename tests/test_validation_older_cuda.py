@@ -24,18 +24,13 @@ def test_builds_py_carries_exactly_the_lines_that_meet_the_rule():
     """A line meeting the rule must be in builds.py at its fit; one that fails must not be."""
     for e in older_cuda.as_json()["lines"]:
         assert e["adopted"] == e["meets_rule"], e
-        carried = [
-            b
-            for b in builds.CUDA_OLDER_BUILDS.get(e["engine"], ())
-            if b.model_class == e["class"]
-            and older_cuda.adopted(e["engine"], e["class"], e["line"])
-        ]
+        carried = older_cuda.build_of_line(e["engine"], e["class"], e["line"])
         if e["meets_rule"]:
-            assert (carried[0].step_factor, carried[0].step_s_per_layer * 1e6) == pytest.approx(
+            assert (carried.step_factor, carried.step_s_per_layer * 1e6) == pytest.approx(
                 (e["fit"]["k"], e["fit"]["s_us"])
             )
         else:
-            assert not carried
+            assert carried is None
 
 
 def test_the_rule_fails_where_the_rows_say_it_must():

@@ -30,9 +30,7 @@ def older_cuda_table(data: dict) -> pd.DataFrame:
             "k": round(e["fit"]["k"], 2),
             "s µs": round(e["fit"]["s_us"]),
             "sources": len(e["sources"]),
-            "status": "adopted"
-            if e["adopted"]
-            else ("meets the rule" if e["meets_rule"] else "not adopted"),
+            "status": older_cuda.status(e),
         }
         for e in data["lines"]
     ]

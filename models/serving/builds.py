@@ -273,6 +273,12 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
 
 
+def release_line(version: str) -> str:
+    """A version's release line, major.minor ("0.5.13.post1" -> "0.5"): what the thirtieth and
+    thirty-second amendments group rows and builds by."""
+    return ".".join(str(x) for x in _key(version)[:2])
+
+
 def _nearest(builds: tuple[MeasuredBuild, ...], version: str) -> MeasuredBuild:
     """The measured build nearest the version by release numbers; a tie goes to the newer."""
     want = _key(version)

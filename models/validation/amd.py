@@ -20,6 +20,7 @@ import csv
 import functools
 import hashlib
 import statistics
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -145,7 +146,19 @@ def same_line(row: dict, version: str) -> bool:
     """Whether a row ran the release line (major.minor) of `version`: a build is fitted on its own
     line's rows only (rows of a newer line without a build of their own resolve to it but fit
     nothing: the thirty-second amendment)."""
-    return builds._key(row["engine_version"])[:2] == builds._key(version)[:2]
+    return builds.release_line(row["engine_version"]) == builds.release_line(version)
+
+
+def line_of(row: dict) -> tuple[str, str, str]:
+    """(engine, model class dense|moe, release line) of a row of this schema."""
+    cls = "moe" if get_preset(row["model"]).is_moe else "dense"
+    return row["engine"], cls, builds.release_line(row["engine_version"])
+
+
+def line_version(rows: list[dict]) -> str:
+    """A release line's build version: the release most of its rows ran (a tie: the newer)."""
+    counts = Counter(r["engine_version"] for r in rows)
+    return max(counts, key=lambda v: (counts[v], builds._key(v)))
 
 
 def _build(row: dict) -> builds.Build:

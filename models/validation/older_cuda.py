@@ -23,16 +23,12 @@ from __future__ import annotations
 
 import csv
 import functools
-import re
-import statistics
-from collections import Counter
 
 from models import DATA_DIR
 from models.serving import builds
 from models.serving.engines import ENGINES
-from models.shapes import get_preset
 from models.validation import amd, step_fit
-from models.validation.summaries import pct
+from models.validation.summaries import error_summary, pct
 
 ROWS = DATA_DIR / "validation" / "older_cuda_serving.csv"
 #: the adoption rule (thirtieth amendment): at least this many rows with TPOT, at this many
@@ -51,13 +47,6 @@ def load_rows() -> tuple[dict, ...]:
         return tuple(csv.DictReader(f))
 
 
-def line_of(row: dict) -> tuple[str, str, str]:
-    """(engine, model class, release line major.minor) of a row."""
-    cls = "moe" if get_preset(row["model"]).is_moe else "dense"
-    major_minor = ".".join(re.findall(r"\d+", row["engine_version"])[:2])
-    return row["engine"], cls, major_minor
-
-
 def scored(row: dict) -> bool:
     """Expressible, with a TPOT, and not refused by the planner."""
     return row["expressible"] == "yes" and bool(row["tpot_ms"]) and amd.parts(row).fits
@@ -68,14 +57,8 @@ def lines() -> dict[tuple[str, str, str], list[dict]]:
     out: dict[tuple[str, str, str], list[dict]] = {}
     for r in load_rows():
         if scored(r):
-            out.setdefault(line_of(r), []).append(r)
+            out.setdefault(amd.line_of(r), []).append(r)
     return dict(sorted(out.items()))
-
-
-def line_version(rows: list[dict]) -> str:
-    """A line's build version: the release most of its rows ran (a tie: the newer)."""
-    counts = Counter(r["engine_version"] for r in rows)
-    return max(counts, key=lambda v: (counts[v], builds._key(v)))
 
 
 def _errors(row: dict, f: dict[str, float] | None) -> dict[str, float | None]:
@@ -94,14 +77,9 @@ def errors(row: dict, form: str = "build", k_s: tuple[float, float] | None = Non
     return _errors(row, amd.figures(row, p.t_engine / p.t_raw, 0.0))
 
 
-def _median_abs(values) -> float | None:
-    v = [abs(x) for x in values if x is not None]
-    return statistics.median(v) if v else None
-
-
-def _signed(values) -> float | None:
-    v = [x for x in values if x is not None]
-    return statistics.median(v) if v else None
+def median_abs(values) -> float | None:
+    """The median |error| of the values given (None ones left out; None when none is left)."""
+    return error_summary(x for x in values if x is not None)["median_abs"]
 
 
 def _loso(rows: list[dict]) -> dict[str, dict]:
@@ -116,8 +94,8 @@ def _loso(rows: list[dict]) -> dict[str, dict]:
             "rows": len(held),
             "k": k,
             "s_us": s * 1e6,
-            "fit": _median_abs(errors(r, k_s=(k, s))["tpot_ms"] for r in held),
-            "record": _median_abs(errors(r, "record")["tpot_ms"] for r in held),
+            "fit": median_abs(errors(r, k_s=(k, s))["tpot_ms"] for r in held),
+            "record": median_abs(errors(r, "record")["tpot_ms"] for r in held),
         }
     return out
 
@@ -130,8 +108,8 @@ def line_entry(key: tuple[str, str, str], rows: list[dict]) -> dict:
     fitted = [errors(r, k_s=(k, s)) for r in rows]
     loso = _loso(rows)
     gain = ADOPTION["gain"]
-    rec_med = _median_abs(e["tpot_ms"] for e in record)
-    fit_med = _median_abs(e["tpot_ms"] for e in fitted)
+    rec_med = median_abs(e["tpot_ms"] for e in record)
+    fit_med = median_abs(e["tpot_ms"] for e in fitted)
     rule = {
         "rows": len(rows) >= ADOPTION["rows"],
         "concurrencies": len({r["concurrency"] for r in rows}) >= ADOPTION["concurrencies"],
@@ -142,7 +120,7 @@ def line_entry(key: tuple[str, str, str], rows: list[dict]) -> dict:
         "engine": engine,
         "class": cls,
         "line": line,
-        "version": line_version(rows),
+        "version": amd.line_version(rows),
         "rows": len(rows),
         "sources": sorted({r["source_id"] for r in rows}),
         "gpus": sorted({r["gpu"] for r in rows}),
@@ -157,16 +135,31 @@ def line_entry(key: tuple[str, str, str], rows: list[dict]) -> dict:
 
 
 def _summary(errs) -> dict:
-    e = [x for x in errs if x is not None]
-    return {"rows": len(e), "median_abs": _median_abs(e), "signed_median": _signed(e)}
+    return error_summary(x for x in errs if x is not None)
+
+
+def build_of_line(engine: str, cls: str, line: str) -> builds.MeasuredBuild | None:
+    """The build builds.py carries for this release line (the committed constants), if any."""
+    return next(
+        (
+            b
+            for b in builds.CUDA_OLDER_BUILDS.get(engine, ())
+            if b.model_class == cls and builds.release_line(b.version) == line
+        ),
+        None,
+    )
 
 
 def adopted(engine: str, cls: str, line: str) -> bool:
-    """Whether builds.py carries a build of this release line (the committed constants)."""
-    return any(
-        b.model_class == cls and ".".join(re.findall(r"\d+", b.version)[:2]) == line
-        for b in builds.CUDA_OLDER_BUILDS.get(engine, ())
-    )
+    """Whether builds.py carries a build of this release line."""
+    return build_of_line(engine, cls, line) is not None
+
+
+def status(entry: dict) -> str:
+    """A line's verdict in words: adopted, meets the rule (not yet in builds.py) or not adopted."""
+    if entry["adopted"]:
+        return "adopted"
+    return "meets the rule" if entry["meets_rule"] else "not adopted"
 
 
 @functools.cache
@@ -203,14 +196,7 @@ def report_lines() -> list[str]:
             f"{', '.join(e['gpus'])}): TPOT "
             f"{pct(rec['median_abs'])} ({pct(rec['signed_median'], True)}) -> "
             f"{pct(fit['median_abs'])} ({pct(fit['signed_median'], True)}) at k = "
-            f"{e['fit']['k']:.2f}, s = {e['fit']['s_us']:.0f} µs; "
-            + (
-                "adopted"
-                if e["adopted"]
-                else "meets the rule"
-                if e["meets_rule"]
-                else "not adopted"
-            )
+            f"{e['fit']['k']:.2f}, s = {e['fit']['s_us']:.0f} µs; {status(e)}"
         )
         for src, v in e["left_out"].items():
             out.append(
