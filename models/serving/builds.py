@@ -131,6 +131,11 @@ class MeasuredBuild:
     #: its TTFT rows sent every request at once (one wave): their w is ½ of the build's own prefill
     #: by construction, and a steady closed loop takes `steady_wave_share` (seventeenth, 2nd part)
     ttft_single_wave: bool = False
+    #: m: a time per sequence and layer of each decode step, seconds (thirty-third amendment, F1)
+    step_s_per_seq_layer: float = 0.0
+    #: c: the share of the step's arithmetic at the roofline's rates the build adds (thirty-third
+    #: amendment, F2)
+    step_arith_share: float = 0.0
 
 
 #: the ROCm builds, per engine, oldest version first (the last is the default)
@@ -220,6 +225,9 @@ class Build:
     #: what unseen sets measured on newer builds than its costs' (ROCm: ROCM_NEWER_EVIDENCE), for
     #: the plan's software line; never applied, and not part of the short engine text (`note`)
     evidence: str = ""
+    #: m and c of its measured build (MeasuredBuild; 0 for the CUDA record)
+    step_s_per_seq_layer: float = 0.0
+    step_arith_share: float = 0.0
 
 
 def is_amd(gpu_id: str) -> bool:
@@ -418,6 +426,8 @@ def resolve(engine: str, gpu_id: str, version: str | None = None, moe: bool | No
         chosen.ttft,
         own_step=True,
         evidence=_newer_rocm_note(spec, chosen, moe) if newer else "",
+        step_s_per_seq_layer=chosen.step_s_per_seq_layer,
+        step_arith_share=chosen.step_arith_share,
     )
 
 
@@ -578,18 +588,21 @@ def build_of(inp) -> Build:
     return resolve(inp.engine, inp.gpu, inp.engine_version, moe)
 
 
-def engine_step_s(inp, shape, t_step, batch=0.0):
+def engine_step_s(inp, shape, t_step, batch=0.0, t_arith=0.0):
     """The engine's decode step from the roofline's: on NVIDIA its CUDA factor, plus for a MoE
     model its time per token and MoE layer, m_e · batch · moe_layers (`batch` the sequences of one
     attention group; docs/reference/serving-evidence.md, nineteenth amendment); on AMD its ROCm
-    build's k · step + layers · s (sixteenth amendment), and the same with an older CUDA
-    release's own (k, s) where the thirtieth amendment adopted them."""
+    build's k · step + layers · s (sixteenth amendment) + m · batch · layers + c · t_arith (the
+    step's arithmetic at the roofline's rates; thirty-third amendment, 0 where not adopted), and
+    the same with an older CUDA release's own (k, s) where the thirtieth amendment adopted them."""
     build = build_of(inp)
     if not build.own_step:
         spec = ENGINES[inp.engine]
         per_token = spec.moe_s_per_token_layer * shape.moe_layers if shape.is_moe else 0.0
         return t_step * spec.decode_step_factor + per_token * batch
-    return t_step * build.step_factor + shape.layers * build.step_s_per_layer
+    per_seq = build.step_s_per_seq_layer * shape.layers * batch
+    own = t_step * build.step_factor + shape.layers * build.step_s_per_layer
+    return own + per_seq + build.step_arith_share * t_arith
 
 
 def software_of(inp) -> str:

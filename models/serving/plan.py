@@ -340,7 +340,8 @@ def evaluate(
     kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
     t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
     t_roofline = t_step  # before the engine's costs (what a build's (k, s) are fitted against)
-    t_step = builds.engine_step_s(inp, shape, t_step, b)  # the engine's own step
+    t_arith = roofline.decode_arithmetic_s(su, mem, grouped_kv_decode)  # thirty-third amendment
+    t_step = builds.engine_step_s(inp, shape, t_step, b, t_arith)  # the engine's own step
     t_prefill = roofline.prefill_s(su)
 
     phi = engine.prefill_share_in_decode  # of the others' prefills (fifteenth)
@@ -365,6 +366,7 @@ def evaluate(
         "kv_token": np.full_like(b, kv_token),
         "t_step": t_step,
         "t_roofline": t_roofline * np.ones_like(b),
+        "t_arith": t_arith * np.ones_like(b),
         "memory_bound": memory_bound,
         "t_prefill": t_prefill,
         "prefill_tps_gpu": i_tok / t_prefill / tp,

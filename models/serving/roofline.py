@@ -323,7 +323,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     B · SERVE_HOST_S_PER_SEQUENCE_STEP if longer; memory-bound where the reads outlast the FLOPs.
     `grouped_kv_decode` False reads each K/V head once per query head of its group."""
     shape, gpu, tp, b = su.shape, su.gpu, su.tp, su.b
-    gemm, attn_rate, hbm, w_rate, active = su.gemm, su.attn_rate, su.hbm, su.w_rate, su.active
+    hbm, w_rate = su.hbm, su.w_rate
     layers = shape.layers
     fixed, expert = param_split(shape)
     # every group's tokens reach the routed experts, spread over the replica's tp · dp GPUs
@@ -333,9 +333,8 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     t_weights = fixed * su.w_bytes / tp / w_rate + routed * su.w_bytes / (tp * su.dp) / hbm
     kv_read, attn_flops = _attention_reads_flops(su, mem, grouped_kv_decode)
     # each operator group on its own roofline, summed (Yuan et al. 2024, models/constants.py)
-    t_gemm_mem, t_gemm_cmp = t_weights, 2 * active * b / tp / gemm
-    t_attn_mem = kv_read / hbm
-    t_attn_cmp = attn_flops / attn_rate
+    t_gemm_cmp, t_attn_cmp = _arithmetic_s(su, mem, grouped_kv_decode, attn_flops)
+    t_gemm_mem, t_attn_mem = t_weights, kv_read / hbm
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
     comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu, su.ar_doubling_s)
     comm = comm + _moe_all_to_all_s(b, su)
@@ -349,6 +348,23 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     # the host's per-sequence work overlaps the GPU's forward (overlap scheduler)
     t_step = np.maximum(t_gpu, b * C.SERVE_HOST_S_PER_SEQUENCE_STEP)
     return t_step, t_mem >= t_cmp
+
+
+def _arithmetic_s(su: Setup, mem: Memory, grouped_kv_decode: bool, attn_flops=None):
+    """(GEMM, attention) arithmetic time of a decode step at the roofline's rates: 2 · active · B
+    / tp FLOPs at the GEMM rate, attention's FLOPs (`_attention_reads_flops`, or as given) at
+    its rate."""
+    if attn_flops is None:
+        attn_flops = _attention_reads_flops(su, mem, grouped_kv_decode)[1]
+    return 2 * su.active * su.b / su.tp / su.gemm, attn_flops / su.attn_rate
+
+
+def decode_arithmetic_s(su: Setup, mem: Memory, grouped_kv_decode: bool) -> np.ndarray:
+    """The decode step's arithmetic at the roofline's rates, GEMMs and attention summed, whether or
+    not the step is memory-bound: what a ROCm build's arithmetic share c multiplies
+    (docs/reference/serving-evidence.md, thirty-third amendment, form F2)."""
+    gemm, attn = _arithmetic_s(su, mem, grouped_kv_decode)
+    return gemm + attn
 
 
 def _attention_reads_flops(su: Setup, mem: Memory, grouped_kv_decode: bool):

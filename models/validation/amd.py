@@ -65,6 +65,8 @@ class Parts:
     fits: bool
     #: the decode step the planner gives the row at its version (its engine's costs applied), s
     t_engine: float = 0.0
+    #: the step's arithmetic at the roofline's rates, s (thirty-third amendment, F2)
+    t_arith: float = 0.0
 
 
 def inputs_of(row: dict) -> ServeInputs:
@@ -96,17 +98,20 @@ def _parts(items: tuple) -> Parts:
     layers = get_preset(inp.model).layers
     return Parts(
         r["t_roofline"], r["t_prefill"], layers, b, float(row["output_tokens"]), tp,
-        bool(r["fits"]), r["t_step"],
+        bool(r["fits"]), r["t_step"], r["t_arith"],
     )  # fmt: skip
 
 
-def figures(row: dict, k: float, s: float, ttft=None) -> dict[str, float] | None:
-    """(TPOT ms, TTFT ms, output tokens/s of the replica) at step costs (k, s) and TTFT constants
+def figures(
+    row: dict, k: float, s: float, ttft=None, m: float = 0.0, c: float = 0.0
+) -> dict[str, float] | None:
+    """(TPOT ms, TTFT ms, output tokens/s of the replica) at step costs (k, s) and the thirty-third
+    amendment's terms (m per sequence and layer, c of the step's arithmetic), and TTFT constants
     `ttft` (a s, k, w; None: the CUDA engine's); None if refused."""
     p = parts(row)
     if not p.fits:
         return None
-    t_step = k * p.t_raw + p.layers * s
+    t_step = step_s(p, k, s, m, c)
     ttft = first_token_s(row["engine"], p.t_prefill, t_step, p.batch, ttft)
     others = prefill_share(row) * p.batch * p.t_prefill  # the others' prefills a decode pays
     cycle = others + p.output_tokens * t_step
@@ -115,6 +120,12 @@ def figures(row: dict, k: float, s: float, ttft=None) -> dict[str, float] | None
         "ttft_ms": ttft * 1e3,
         "out_tps": p.batch * p.output_tokens / cycle,
     }
+
+
+def step_s(p: Parts, k: float, s: float, m: float = 0.0, c: float = 0.0):
+    """A ROCm build's decode step on a row's roofline pieces: k · R + L · s + m · B · L + c ·
+    R_arith (sixteenth and thirty-third amendments; `p`'s fields may be arrays or the grid's)."""
+    return k * p.t_raw + p.layers * s + m * p.batch * p.layers + c * p.t_arith
 
 
 def prefill_share(row: dict) -> float:
@@ -134,6 +145,14 @@ def costs(row: dict, form: str) -> tuple[float, float]:
         return ENGINES[row["engine"]].decode_step_factor, 0.0
     b = _build(row)
     return b.step_factor, b.step_s_per_layer
+
+
+def terms(row: dict, form: str) -> tuple[float, float]:
+    """(m, c) of a row's ROCm build (thirty-third amendment; 0 where not adopted, and "before")."""
+    if form == "before":
+        return 0.0, 0.0
+    b = _build(row)
+    return b.step_s_per_seq_layer, b.step_arith_share
 
 
 def ttft_constants(row: dict, form: str) -> tuple[float, float, float] | None:
@@ -169,7 +188,7 @@ def _build(row: dict) -> builds.Build:
 
 def errors(row: dict, form: str = "after") -> dict[str, float | None]:
     """predicted / measured − 1 of TPOT, TTFT and output tokens/s (None where not published)."""
-    f = figures(row, *costs(row, form), ttft_constants(row, form))
+    f = figures(row, *costs(row, form), ttft_constants(row, form), *terms(row, form))
     out: dict[str, float | None] = {}
     for key, col in (
         ("tpot_ms", "tpot_ms"),

@@ -36,3 +36,36 @@ def fit(rows: list[dict]) -> tuple[float, float, float]:
     flat = np.argmin(obj.T.ravel())
     j, i = divmod(int(flat), len(K_GRID))
     return float(K_GRID[i]), float(S_GRID[j]), float(obj[i, j])
+
+
+#: the thirty-third amendment's third term: m (F1, s per sequence and layer) or c (F2, a share)
+TERM_GRIDS = {
+    "F1": np.round(np.arange(0, 501) * 0.01, 2) * 1e-6,
+    "F2": np.round(np.arange(0, 1001) * 0.01, 2),
+}
+
+
+def fit_term(rows: list[dict], form: str) -> tuple[float, float, float, float]:
+    """(k, s, term, objective): the thirty-third amendment's grid over `rows` for form "F1" (m · B ·
+    L) or "F2" (c · the step's arithmetic), the sixteenth's (k, s) grid times the term's; ties: the
+    smaller term, then the smaller s, then the smaller k."""
+    parts = [amd.parts(r) for r in rows]
+    measured = np.array([float(r["tpot_ms"]) * 1e-3 for r in rows])
+    raw = np.array([p.t_raw for p in parts])
+    layers = np.array([p.layers for p in parts], dtype=float)
+    extra = np.array([p.batch * p.layers if form == "F1" else p.t_arith for p in parts])
+    phi = np.array([amd.prefill_share(r) for r in rows])
+    wave = np.array(
+        [f * p.batch * p.t_prefill / p.output_tokens for f, p in zip(phi, parts, strict=True)]
+    )
+    k, s = np.meshgrid(K_GRID, S_GRID, indexing="ij")
+    base = k[..., None] * raw + s[..., None] * layers + wave
+    best = (np.inf, 0.0, 0.0, 0.0)
+    for term in TERM_GRIDS[form]:  # the smaller term first: a later one must be strictly better
+        err = np.abs((base + term * extra) / measured - 1)
+        obj = np.round(np.median(err, axis=-1) + p90(err, axis=-1), 12)
+        flat = int(np.argmin(obj.T.ravel()))  # the smaller s, then the smaller k
+        j, i = divmod(flat, len(K_GRID))
+        if obj[i, j] < best[0]:
+            best = (float(obj[i, j]), float(K_GRID[i]), float(S_GRID[j]), float(term))
+    return best[1], best[2], best[3], best[0]
