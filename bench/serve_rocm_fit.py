@@ -40,6 +40,13 @@ def main() -> None:
     for engine, versions in builds.ROCM_BUILDS.items():
         for build in versions:
             rows = tuning_rows(engine, build.version)
+            if build.step_s_per_seq_layer or build.step_arith_share:
+                print(
+                    f"{engine} {build.version}: a time per sequence and layer too, fitted by the "
+                    "thirty-third and thirty-fourth amendments' rule: python -m "
+                    "bench.serve_rocm_batch_fit"
+                )
+                continue
             if not rows:
                 print(f"{engine} {build.version}: no tuning rows")
                 continue

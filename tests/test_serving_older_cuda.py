@@ -96,7 +96,7 @@ def test_a_rocm_plan_quotes_what_unseen_sets_measured_against_its_build():
     assert {r["engine_version"] for r in rows} == {seen}
     default = builds.resolve("vllm", "MI300X", None, False).evidence
     assert "measured by an unseen set: vLLM 0.10.1 served Llama 3.3 70B FP8" in default
-    assert "0.78x its time per output token and 0.65x its time to first token" in default
+    assert "0.85x its time per output token and 0.66x its time to first token" in default
     assert "unseen set" in builds.resolve("vllm", "MI300X", "0.9.0", True).evidence
     assert "unseen set" not in builds.resolve("vllm", "MI300X", "0.7.3", True).evidence
     assert "unseen set" not in builds.resolve("vllm", "MI300X", "0.6.0", False).evidence

@@ -14,7 +14,7 @@ import pytest
 
 from app.cli import main
 from app.views.validation_amd import amd_table
-from bench import serve_rocm_fit
+from bench import serve_rocm_batch_fit, serve_rocm_fit
 from models import DATA_DIR
 from models.serving import builds
 from models.serving.plan import evaluate
@@ -25,7 +25,8 @@ DOC = (DATA_DIR.parent.parent / "docs" / "reference" / "serving-evidence.md").re
 
 def test_every_row_has_its_settings_source_and_date():
     rows = amd.load_rows()
-    assert len(rows) == 61  # 43, and 18 of current builds (thirty-second amendment)
+    # 43, 18 of current builds (thirty-second amendment), 16 of AMD's throughput tables (33rd)
+    assert len(rows) == 77
     assert len({r["id"] for r in rows}) == len(rows)
     for r in rows:
         assert r["source"] and r["settings"] and re.fullmatch(r"\d{4}-\d{2}-\d{2}", r["published"])
@@ -42,12 +43,15 @@ def test_the_split_is_the_amendments():
         assert amd.held_out(r) == (tenth or r["source_id"] == "oci-llama405b-fp8-2024")
     held = sorted(r["id"] for r in rows if amd.held_out(r) and not r["id"].startswith("oci-"))
     assert held == [
+        "amdperf-tput-vllm0101-llama31-70b-fp8-128-2048",
+        "amdperf-tput-vllm0102-llama31-405b-fp8-128-4096",
+        "amdperf-tput-vllm0901-llama31-405b-fp8-128-4096",
         "dstack-405b-vllm-n4-i80",
         "dstack-r1-sglang-c8-i3200-o800",
         "sglang30812-glm51-tp8-c1",
         "sglang31044-minimaxm27-tp8ep8-c1024",
     ]
-    assert sum(amd.held_out(r) for r in rows) == 13
+    assert sum(amd.held_out(r) for r in rows) == 16
 
 
 def test_rows_per_engine_version_and_split_are_pinned():
@@ -58,20 +62,39 @@ def test_rows_per_engine_version_and_split_are_pinned():
         ("sglang", "0.4.2", "tuning"): 8,
         ("sglang", "0.5.13.post1 (0.4.2)", "held out"): 2,
         ("sglang", "0.5.13.post1 (0.4.2)", "tuning"): 10,
-        ("vllm", "0.10.2", "tuning"): 6,
+        ("vllm", "0.10.2", "held out"): 2,
+        ("vllm", "0.10.2", "tuning"): 12,
+        ("vllm", "0.11.1 (0.10.2)", "tuning"): 4,
         ("vllm", "0.6.3", "held out"): 1,
         ("vllm", "0.6.3", "tuning"): 15,
         ("vllm", "0.7.3", "tuning"): 9,
+        ("vllm", "0.9.0.1 (0.10.2)", "held out"): 1,
+        ("vllm", "0.9.0.1 (0.10.2)", "tuning"): 3,
         ("vllm", "unstated (0.10.2)", "held out"): 9,  # OCI's 2024 rows: the default build
     }
-    assert data["refused"] == 2  # GLM-5 and MiniMax at 4,096 users: not room for one sequence
+    # GLM-5 and MiniMax at 4,096 users (not room for one sequence), and 405B at 1,500 sequences
+    # of 4,224 tokens on every image (thirty-third amendment: vLLM ran them, preempting)
+    assert data["refused"] == 6
 
 
 def test_the_committed_step_costs_are_the_fit_rules():
+    """Each build's (k, s) by the sixteenth amendment's rule; one with a time per sequence and
+    layer (vLLM 0.10.2) by the thirty-third's fit and the thirty-fourth's adoption."""
     for engine, versions in builds.ROCM_BUILDS.items():
         for b in versions:
+            committed = (b.step_factor, b.step_s_per_layer)
+            if b.step_s_per_seq_layer or b.step_arith_share:
+                v = serve_rocm_batch_fit.verdict()
+                assert (engine, b.version) == (
+                    serve_rocm_batch_fit.ENGINE,
+                    serve_rocm_batch_fit.VERSION,
+                )
+                assert v["adopt"] and not v["adopt_33rd"]
+                own = (*committed, b.step_s_per_seq_layer, b.step_arith_share)
+                assert own == pytest.approx(v["constants"], abs=1e-12)
+                continue
             k, s, _ = serve_rocm_fit.fit(serve_rocm_fit.tuning_rows(engine, b.version))
-            assert (b.step_factor, b.step_s_per_layer) == pytest.approx((k, s)), (engine, b)
+            assert committed == pytest.approx((k, s)), (engine, b)
 
 
 def test_the_fit_reads_no_held_out_row():
@@ -96,8 +119,9 @@ def test_mlperf_mi300x_moves_as_the_amendment_states():
     classes = {(c["benchmark"], c["gpu"]): c for c in mlperf.as_json()["classes"]}
     llama, mixtral = classes[("llama2-70b-99", "MI300X")], classes[("mixtral-8x7b", "MI300X")]
     assert llama["rows"] == 6 and mixtral["rows"] == 2
-    # vLLM 0.10.2 (the default since the thirty-second amendment): -17 % -> +17 %
-    assert llama["signed_median"] == pytest.approx(+0.17, abs=0.02)
+    # vLLM 0.10.2 (the default since the thirty-second amendment): -17 % -> +17 %; with its time
+    # per sequence and layer (thirty-fourth, scored once): +17 % -> 0 %
+    assert llama["signed_median"] == pytest.approx(0.0, abs=0.02)
     assert abs(mixtral["signed_median"]) < 0.05
 
 
@@ -105,7 +129,7 @@ def test_validate_prints_the_amd_rows(capsys):
     assert main(["validate"]) == 0
     out = capsys.readouterr().out
     section = out.split("== Serving on AMD GPUs, measured")[1]
-    assert "61 rows on MI300X, 13 held out, 2 refused" in section
+    assert "77 rows on MI300X, 16 held out, 6 refused" in section
     assert re.search(r"vllm\s+0\.7\.3\s+tuning\s+9", section)
 
 
@@ -167,7 +191,13 @@ def test_tpot_after_per_class_is_pinned():
             # thirty-second amendment, scored 2026-12-03
             ("sglang", "0.5.13.post1 (0.4.2)", "held out"): 0.293,
             ("sglang", "0.5.13.post1 (0.4.2)", "tuning"): 0.149,
-            ("vllm", "0.10.2", "tuning"): 0.065,
+            # thirty-fourth amendment, scored once 2026-12-03 (the 0.10 line was 0.065 over its
+            # six batch-latency rows before the throughput rows and the term)
+            ("vllm", "0.10.2", "held out"): 0.147,
+            ("vllm", "0.10.2", "tuning"): 0.033,
+            ("vllm", "0.11.1 (0.10.2)", "tuning"): 0.103,
+            ("vllm", "0.9.0.1 (0.10.2)", "held out"): None,
+            ("vllm", "0.9.0.1 (0.10.2)", "tuning"): 0.215,
             ("vllm", "unstated (0.10.2)", "held out"): None,
         },
         abs=0.0015,
@@ -176,14 +206,21 @@ def test_tpot_after_per_class_is_pinned():
 
 def test_the_current_build_rule_leaves_no_candidate_and_fits_no_unpinned_row():
     """Thirty-second amendment: vLLM 0.10 dense is built (its line has no candidate left); SGLang
-    0.5.13's rows are in the file but, lengths unpinned, never a candidate."""
+    0.5.13's rows are in the file but, lengths unpinned, never a candidate. The thirty-third's
+    0.9 and 0.11 rows are candidates the rule does not build (3 rows each at 2 concurrencies)."""
     from bench import serve_rocm_current_fit as cur
 
-    assert cur.candidates() == {}
+    got = cur.candidates()
+    assert {k: len(v) for k, v in got.items()} == {
+        ("vllm", "dense", "0.11"): 3,
+        ("vllm", "dense", "0.9"): 3,
+    }
+    assert all(len({r["concurrency"] for r in v}) < cur.MIN_CONCURRENCIES for v in got.values())
     unpinned = [r for r in amd.load_rows() if r["source_id"] in cur.UNPINNED_SOURCES]
     assert len(unpinned) == 12 and {r["engine_version"] for r in unpinned} == {"0.5.13.post1"}
     assert not any(amd.same_line(r, "0.4.2") for r in unpinned)
     built = next(b for b in builds.ROCM_BUILDS["vllm"] if b.version == "0.10.2")
     rows = serve_rocm_fit.tuning_rows("vllm", "0.10.2")
-    assert len(rows) == 6 and {r["concurrency"] for r in rows} == {"1", "2", "4"}
-    assert (built.step_factor, built.step_s_per_layer, built.ttft) == (1.0, 0.0, None)
+    assert len(rows) == 11 and {r["concurrency"] for r in rows} == {"1", "2", "4", "1500", "3200"}
+    assert (built.step_factor, built.step_s_per_layer, built.ttft) == (1.01, 0.0, None)
+    assert built.step_s_per_seq_layer == 0.50e-6

@@ -82,8 +82,9 @@ OLDER_RELEASE_CLOSE = {
 #: one MI300X, vLLM 0.17.0 (2026; thirty-first amendment), against 0.7.3 (TPOT e = +37.4 %)
 ROCM_NEWER_EVIDENCE = {
     ("vllm", "dense"): (
-        "0.10.1", "Llama 3.3 70B FP8 on MI300X", "0.10.2", 0.78, 0.65,
-        "InferenceMAX, October 2025; serving-evidence.md, twentieth and thirty-second amendments",
+        "0.10.1", "Llama 3.3 70B FP8 on MI300X", "0.10.2", 0.85, 0.66,
+        "InferenceMAX, October 2025; serving-evidence.md, twentieth, thirty-second and "
+        "thirty-fourth amendments",
     ),
     ("vllm", "moe"): (
         "0.17.0", "gpt-oss-120b on one MI300X", "0.7.3", 1.37, None,
@@ -95,10 +96,12 @@ ROCM_NEWER_EVIDENCE = {
 ROCM_FIT_SOURCE = (
     "measured AMD serving rows (models/data/validation/amd_serving.csv: dstack DeepSeek-R1 on 8x "
     "MI300X, 2025-03-18; dstack Llama 3.1 405B on 8x MI300X, 2024-10-09; AMD's 'Performance "
-    "results' page, vLLM 0.10.1 and 0.10.2, Llama 3.1 70B FP8 on 8x MI300X, 2025-09), tuning rows "
-    "of each build's release line only: the grid point minimising median + 90th percentile of the "
-    "absolute TPOT error (docs/reference/serving-evidence.md, sixteenth amendment; vLLM 0.10.2 by "
-    "the thirty-second's rule); fitted 2026-12-02 and 2026-12-03 (bench/serve_rocm_fit.py)"
+    "results' page, vLLM 0.10.1 and 0.10.2, Llama 3.1 70B and 405B FP8 on 8x MI300X, batch "
+    "latency and throughput tables, 2025-09/10), tuning rows of each build's release line only: "
+    "the grid point minimising median + 90th percentile of the absolute TPOT error "
+    "(docs/reference/serving-evidence.md, sixteenth amendment; vLLM 0.10.2 by the thirty-second's "
+    "rule, with a time per sequence and layer by the thirty-third's and thirty-fourth's); fitted "
+    "2026-12-02 and 2026-12-03 (bench/serve_rocm_fit.py, bench/serve_rocm_batch_fit.py)"
 )
 
 #: where the ROCm builds' time-to-first-token constants come from (one source, one date)
@@ -167,13 +170,18 @@ ROCM_BUILDS: dict[str, tuple[MeasuredBuild, ...]] = {
         ),
         # thirty-second amendment (bench/serve_rocm_current_fit.py, 2026-12-03): 6 tuning rows,
         # median |TPOT error| 6.5 % against 74.8 % with the 0.6.3 build; k on the grid's lower
-        # edge; no TTFT rows, so the CUDA engine's first-token constants
+        # edge; no TTFT rows, so the CUDA engine's first-token constants. Thirty-third and
+        # thirty-fourth amendments (bench/serve_rocm_batch_fit.py, 2026-12-03): with AMD's
+        # throughput rows at 1,500-3,200 sequences, F1 (k, s, m) = (1.01, 0, 0.50 µs per sequence
+        # and layer), median + p90 of |TPOT error| 0.130 against 0.556 over 11 tuning rows
         MeasuredBuild(
             "vllm",
             "0.10.2",
-            1.00,
+            1.01,
             0.0,
-            "Llama 3.1 70B FP8, TP 8, batch 1-4 (AMD performance results, 2025-09)",
+            "Llama 3.1 70B and 405B FP8, TP 8, batch 1-4 and 1,500-3,200 (AMD performance "
+            "results, 2025)",
+            step_s_per_seq_layer=0.50e-6,
         ),
     ),
     "sglang": (
@@ -467,9 +475,16 @@ def describe(build: Build) -> str:
         else "measured on this older release (docs/reference/serving-evidence.md, thirtieth "
         "amendment)"
     )
+    per_seq = (
+        f" + {build.step_s_per_seq_layer * 1e6:.2f} µs per sequence and layer (thirty-fourth "
+        "amendment)"
+        if build.step_s_per_seq_layer
+        else ""
+    )
+    arith = f" + {build.step_arith_share:.2f}x its arithmetic" if build.step_arith_share else ""
     return (
         f"{build.label} {build.costs_version}: each decode step {build.step_factor:.2f}x the "
-        f"roofline's + {build.step_s_per_layer * 1e6:.0f} µs per layer, {where}"
+        f"roofline's + {build.step_s_per_layer * 1e6:.0f} µs per layer{per_seq}{arith}, {where}"
         + first
         + "".join(f"; {x}" for x in (build.note, build.evidence) if x)
     )

@@ -339,9 +339,9 @@ def evaluate(
     weights_gpu, kv_token = mem.weights_gpu, mem.kv_token
     kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
     t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
-    t_roofline = t_step  # before the engine's costs (what a build's (k, s) are fitted against)
-    t_arith = roofline.decode_arithmetic_s(su, mem, grouped_kv_decode)  # thirty-third amendment
-    t_step = builds.engine_step_s(inp, shape, t_step, b, t_arith)  # the engine's own step
+    # before the engine's costs (what a build's (k, s) and m or c are fitted against), then its own
+    t_roofline, t_arith = t_step, roofline.decode_arithmetic_s(su, mem, grouped_kv_decode)
+    t_step = builds.engine_step_s(inp, shape, t_step, b, t_arith)
     t_prefill = roofline.prefill_s(su)
 
     phi = engine.prefill_share_in_decode  # of the others' prefills (fifteenth)
@@ -396,8 +396,7 @@ def _kv_transfer_s(su: roofline.Setup, mem: roofline.Memory) -> np.ndarray:
 
 
 def precision_of(inp: ServeInputs) -> str:
-    """The weights' precision: as given, else the GPU's default (models/serving/precision.py:
-    fp8 where the GPU has FP8 tensor cores, else bf16)."""
+    """The weights' precision: as given, else the GPU's (precision.py: fp8 with FP8 cores, else bf16)."""
     return inp.precision or default_precision(inp.gpu)
 
 
