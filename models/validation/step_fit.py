@@ -17,8 +17,9 @@ K_GRID = np.round(np.arange(1.00, 4.0001, 0.01), 2)
 S_GRID = np.arange(0, 401, 5) * 1e-6
 
 
-def fit(rows: list[dict]) -> tuple[float, float, float]:
-    """(k, s, objective): the grid point of the rule over `rows`."""
+def _columns(rows: list[dict]):
+    """(parts, measured TPOT s, roofline step s, layers, the others' prefills per output token s)
+    of the rows, each evaluated once by the model."""
     parts = [amd.parts(r) for r in rows]
     measured = np.array([float(r["tpot_ms"]) * 1e-3 for r in rows])
     raw = np.array([p.t_raw for p in parts])
@@ -27,6 +28,12 @@ def fit(rows: list[dict]) -> tuple[float, float, float]:
     wave = np.array(
         [f * p.batch * p.t_prefill / p.output_tokens for f, p in zip(phi, parts, strict=True)]
     )
+    return parts, measured, raw, layers, wave
+
+
+def fit(rows: list[dict]) -> tuple[float, float, float]:
+    """(k, s, objective): the grid point of the rule over `rows`."""
+    _, measured, raw, layers, wave = _columns(rows)
     k, s = np.meshgrid(K_GRID, S_GRID, indexing="ij")
     tpot = k[..., None] * raw + s[..., None] * layers + wave
     err = np.abs(tpot / measured - 1)
@@ -49,15 +56,8 @@ def fit_term(rows: list[dict], form: str) -> tuple[float, float, float, float]:
     """(k, s, term, objective): the thirty-third amendment's grid over `rows` for form "F1" (m · B ·
     L) or "F2" (c · the step's arithmetic), the sixteenth's (k, s) grid times the term's; ties: the
     smaller term, then the smaller s, then the smaller k."""
-    parts = [amd.parts(r) for r in rows]
-    measured = np.array([float(r["tpot_ms"]) * 1e-3 for r in rows])
-    raw = np.array([p.t_raw for p in parts])
-    layers = np.array([p.layers for p in parts], dtype=float)
+    parts, measured, raw, layers, wave = _columns(rows)
     extra = np.array([p.batch * p.layers if form == "F1" else p.t_arith for p in parts])
-    phi = np.array([amd.prefill_share(r) for r in rows])
-    wave = np.array(
-        [f * p.batch * p.t_prefill / p.output_tokens for f, p in zip(phi, parts, strict=True)]
-    )
     k, s = np.meshgrid(K_GRID, S_GRID, indexing="ij")
     base = k[..., None] * raw + s[..., None] * layers + wave
     best = (np.inf, 0.0, 0.0, 0.0)
