@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from models.errors import InputError
-from models.hardware import GpuSpec
-from models.serving import nodes
+from models.hardware import GpuSpec, get_gpu
+from models.serving import builds, nodes
+from models.serving.engines import ENGINES
+from models.serving.precision import check_precisions, default_kv_precision, default_precision
 from models.shapes import get_preset
 from models.units import BYTES_PER_GIB
 
@@ -78,5 +80,60 @@ def refuse_slos(inp, r: dict, fits: np.ndarray, queued: bool) -> None:
         f"no layout of {inp.model} on {inp.gpu} meets {objectives}; best achievable: TPOT "
         f"{tpot.min() * 1e3:.1f} ms (TP{r['tp'][best_tpot]:.0f}, batch "
         f"{r['batch'][best_tpot]:.0f}), TTFT {ttft.min() * 1e3:.0f} ms "
-        f"(TP{r['tp'][best_ttft]:.0f}); relax the SLOs, use a faster GPU or a lower precision",
+        f"(TP{r['tp'][best_ttft]:.0f}); "
+        + (
+            (_fixed_first_token(inp, inp.ttft_ms) if inp.ttft_ms is not None else "")
+            or "relax the SLOs, use a faster GPU or a lower precision"
+        ),
+    )
+
+
+def _serves(inp) -> bool:
+    """Whether the engine of `inp` runs on its GPU at its precisions (the checks plan.py makes)."""
+    gpu = get_gpu(inp.gpu)
+    weights = inp.precision or default_precision(gpu)
+    kv = inp.kv_precision or default_kv_precision(gpu, weights)
+    try:
+        builds.check_engine_on(inp.engine, inp.gpu)
+        check_precisions(gpu, inp.engine, weights, kv)
+    except InputError:
+        return False
+    return True
+
+
+def _measured_on(build) -> str:
+    """What a build with its own costs was measured on (builds.py's records), or ""."""
+    records = builds.ROCM_BUILDS if build.platform == "rocm" else builds.CUDA_OLDER_BUILDS
+    for b in records.get(build.engine, ()) if build.own_step else ():
+        if b.version == build.costs_version:
+            return f", measured on {b.measured_on},"
+    return ""
+
+
+def _fixed_first_token(inp, objective_ms: float) -> str:
+    """Where the engine build's fixed first-token time alone (builds.own_first_token's a) is at or
+    over the TTFT objective, no GPU or layout can meet it on that build: say so, and name the
+    other engines on the GPU whose own fixed time is under it ("" otherwise)."""
+    a = builds.own_first_token(inp)[0] * 1e3
+    if a < objective_ms:
+        return ""
+    build = builds.build_of(inp)
+    others = []
+    for name in ENGINES:
+        other = inp.model_copy(update={"engine": name, "engine_version": None})
+        if name == inp.engine or not _serves(other):
+            continue
+        b, fixed = builds.build_of(other), builds.own_first_token(other)[0] * 1e3
+        if fixed < objective_ms:
+            label = f"{b.label} {b.costs_version or ''}".strip()
+            others.append(f"{label} {fixed:.0f} ms (--engine {name})")
+    alternative = (
+        f", or take an engine whose fixed time is under it: {', '.join(others)}" if others else ""
+    )
+    name = f"{build.label} {build.costs_version or ''}".rstrip()
+    return (
+        f"the first token on {name} carries a fixed {a:.0f} ms{_measured_on(build)} at or over "
+        f"the {objective_ms:g} ms asked, so no GPU, count or layout meets it on this build "
+        f"(docs/reference/serving-evidence.md, seventeenth and twenty-ninth amendments): relax "
+        f"the TTFT objective{alternative}"
     )
