@@ -36,13 +36,18 @@ def render_amd() -> None:
     data = amd.as_json()
     caption = (
         f"{data['rows']} measured serving runs on MI300X (models/data/validation/amd_serving.csv: "
-        "dstack's DeepSeek-R1 and Llama 3.1 405B runs, Oracle's 405B FP8 runs), each at its engine, "
-        f"version, layout and concurrency; {data['held_out']} held out (an id-hash tenth and one "
-        "whole source). The split and the form were written before the first score "
-        "(docs/reference/serving-evidence.md, sixteenth amendment). Median |error| before (CUDA "
-        "vLLM × 1.10, SGLang × 1.17) and after the ROCm builds' measured step costs and, where the "
-        "seventeenth amendment adopted them, their own time-to-first-token constants (TTFT "
-        "16th amendment: the step costs with the CUDA engines' TTFT constants); signed + means "
-        "the model is optimistic."
+        "dstack's DeepSeek-R1 and Llama 3.1 405B runs, Oracle's 405B FP8 runs, SGLang's MI300X "
+        "pull-request runs and AMD's performance-results tables for vLLM 0.9 to 0.11), each at "
+        f"its engine, version, layout and concurrency; {data['held_out']} held out (an id-hash "
+        "tenth and one whole source). The split and each form were written before their first "
+        "score (docs/reference/serving-evidence.md, sixteenth, thirty-second and thirty-third "
+        "amendments). Median |error| before (CUDA vLLM × 1.10, SGLang × 1.17) and after the ROCm "
+        "builds' measured step costs (k × the roofline's step + a time per layer; vLLM 0.10.2 "
+        "also a time per sequence and layer, the thirty-fourth amendment) and, where the "
+        "seventeenth amendment adopted them, their own time-to-first-token constants (TTFT 16th "
+        "amendment: the step costs with the CUDA engines' TTFT constants). A version with no "
+        "build of its own shows the build it takes in brackets. Signed = predicted / measured − "
+        "1: + on TPOT and TTFT means the model is slower than measured, + on output tok/s that "
+        "it is optimistic."
     )
     render_evidence("Serving on AMD GPUs, measured", caption, amd_table(data))
