@@ -58,6 +58,9 @@ ADDED5_RUNS = ROOT / "whole_runs_added5.csv"
 #: the sixth, entered sealed 2026-12-02 (one run), scored once under C9 (whole-run-model.md, 'Sixth
 #: batch'); never fitted
 ADDED6_RUNS = ROOT / "whole_runs_added6.csv"
+#: the seventh, entered sealed 2026-12-03 (one run), scored once under C9 (whole-run-model.md,
+#: 'Seventh batch'); never fitted
+ADDED7_RUNS = ROOT / "whole_runs_added7.csv"
 #: the batches of runs added after the fit, in the order entered: (key, title, file)
 ADDED_BATCHES = (
     ("added", "first batch (seen; in the fit since amendment 3)", ADDED_RUNS),
@@ -85,6 +88,11 @@ ADDED_BATCHES = (
         "added6",
         "sixth batch (entered sealed 2026-12-02, scored once under C9; never fitted)",
         ADDED6_RUNS,
+    ),
+    (
+        "added7",
+        "seventh batch (entered sealed 2026-12-03, scored once under C9; never fitted)",
+        ADDED7_RUNS,
     ),
 )
 #: the batch of origin of the 38 runs of whole_runs_heldout.csv in seen_rows
