@@ -132,10 +132,13 @@ def test_its_one_score_and_the_never_fitted_batches_pooled():
 
     (err,) = W.added_scores(ADDED6)["whole_run"]["errors"]
     assert err == pytest.approx(0.057, abs=0.001)
+    # pooled with the fifth (3 runs, 22.3 % median, +5.7 % signed, band 3 of 3) until the seventh
+    # batch joined (tests/test_whole_run_added7.py pins the pool now)
     pooled = W.never_fitted_scores()
-    assert pooled["batches"] == ["added5", "added6"]
-    assert pooled["all"]["median_abs_error"] == pytest.approx(0.223, abs=0.001)
-    assert pooled["all"]["signed_median"] == pytest.approx(0.057, abs=0.001)
-    assert pooled["band_coverage"] == 1.0
-    assert "batches added5 + added6 together: 3 runs, median 22.3%" in whole_run_report()
-    assert "(median met, signed met, band met;" in whole_run_report()
+    assert pooled["batches"][:2] == ["added5", "added6"]
+    paths = {k: path for k, _, path in W.ADDED_BATCHES}
+    five_six = [
+        e for k in ("added5", "added6") for e in W.added_scores(paths[k])["whole_run"]["errors"]
+    ]
+    assert sorted(round(e, 3) for e in five_six) == [-0.223, 0.057, 0.313]
+    assert "batches added5 + added6" in whole_run_report()

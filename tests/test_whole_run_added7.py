@@ -140,3 +140,22 @@ def test_the_batch_was_committed_after_the_sixth_batch_without_scoring_code():
     assert "docs/reference/whole-run-model.md" in touched
     assert not [p for p in touched if p.startswith(SCORING_CODE)], touched
     assert HEADING in DOC.read_text()
+
+
+def test_its_one_score_and_the_never_fitted_batches_pooled():
+    """Scored once under C9 (2026-12-03, whole-run-model.md 'Seventh batch: results'): modded-nanogpt
+    1.5B at -1.2 %, inside its band; with the fifth and sixth batches, 4 runs at 14.0 % median,
+    +2.2 % signed, band 4 of 4, and validate says which targets that meets."""
+    from models.validation import whole_run as W
+    from models.validation.whole_run_report import whole_run_report
+
+    (err,) = W.added_scores(ADDED7)["whole_run"]["errors"]
+    assert err == pytest.approx(-0.012, abs=0.001)
+    pooled = W.never_fitted_scores()
+    assert pooled["batches"] == ["added5", "added6", "added7"]
+    assert pooled["all"]["median_abs_error"] == pytest.approx(0.140, abs=0.001)
+    assert pooled["all"]["signed_median"] == pytest.approx(0.022, abs=0.001)
+    assert pooled["band_coverage"] == 1.0
+    report = whole_run_report()
+    assert "batches added5 + added6 + added7 together: 4 runs, median 14.0%" in report
+    assert "(median met, signed met, band met;" in report
