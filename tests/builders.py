@@ -376,9 +376,12 @@ def check_added_batch_schema(rows: list[dict], path: pathlib.Path, previous: str
         assert "before any of their errors was computed" in r["notes"], r["id"]
 
 
-def check_batch_names_known_parts(rows: list[dict], first_year: int) -> None:
+def check_batch_names_known_parts(
+    rows: list[dict], first_year: int, count_own: bool = False
+) -> None:
     """Each added run names a preset, GPU, stack class and scope the planner knows, quotes its
-    source, is BF16 from `first_year` on, and its preset's published sizes match the row's."""
+    source, is BF16 from `first_year` on, and its preset's published sizes match the row's;
+    `count_own`: the preset's own parameter count is within 2 % of its published size too."""
     import pytest
 
     from models.hardware import load_gpus
@@ -397,6 +400,9 @@ def check_batch_names_known_parts(rows: list[dict], first_year: int) -> None:
         assert float(r["params_total_b"]) == pytest.approx(shape.published_params_b, rel=0.02)
         active = shape.published_active_params_b or shape.published_params_b
         assert float(r["params_active_b"]) == pytest.approx(active, rel=0.02), r["id"]
+        if count_own:
+            own = shape.params_total / 1e9
+            assert own == pytest.approx(shape.published_params_b, rel=0.02), r["id"]
 
 
 #: the code that plans or scores a whole run: the commit that enters a batch may touch none of it
