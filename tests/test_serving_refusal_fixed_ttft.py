@@ -29,7 +29,7 @@ def test_the_builds_fixed_time_is_named_with_its_source_and_the_engine_that_star
     assert f"the first token on vLLM (ROCm) {vllm.costs_version} carries a fixed {a:.0f} ms" in msg
     assert "measured on DeepSeek-R1 FP8, TP 8 (dstack, 2025-03-18)" in msg
     sglang = builds.resolve("sglang", "MI300X", None, True)
-    named = f"SGLang (ROCm) {sglang.costs_version} {sglang.ttft[0] * 1e3:.0f} ms (--engine sglang)"
+    named = f"SGLang (ROCm) {sglang.costs_version} {sglang.ttft[0] * 1e3:.0f} ms (engine sglang)"
     assert named in msg and "use a faster GPU" not in msg
     # the engine named does plan it under the objective
     plan = plan_serving(ServeInputs(**GPT_OSS, users=32, ttft_ms=800.0, engine="sglang"))
@@ -39,7 +39,7 @@ def test_the_builds_fixed_time_is_named_with_its_source_and_the_engine_that_star
 def test_an_engine_that_cannot_serve_the_precision_is_not_offered():
     """SGLang does not serve FP4 weights on MI300X (weight-only): not named for an FP4 plan."""
     msg = str(_refusal(precision="fp4"))
-    assert "carries a fixed" in msg and "--engine" not in msg
+    assert "carries a fixed" in msg and "(engine " not in msg
     with pytest.raises(InputError):
         plan_serving(ServeInputs(**GPT_OSS, users=32, precision="fp4", engine="sglang"))
 

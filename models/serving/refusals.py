@@ -126,7 +126,7 @@ def _fixed_first_token(inp, objective_ms: float) -> str:
         b, fixed = builds.build_of(other), builds.own_first_token(other)[0] * 1e3
         if fixed < objective_ms:
             label = f"{b.label} {b.costs_version or ''}".strip()
-            others.append(f"{label} {fixed:.0f} ms (--engine {name})")
+            others.append(f"{label} {fixed:.0f} ms (engine {name})")
     alternative = (
         f", or take an engine whose fixed time is under it: {', '.join(others)}" if others else ""
     )
