@@ -63,9 +63,8 @@ def today_ttft_error(rows: list[dict], k: float, s: float) -> float:
     errs = []
     for r in rows:
         p = amd.parts(r)
-        t_step = k * p.t_raw + p.layers * s
         predicted = first_token_s(
-            r["engine"], p.t_prefill, t_step, p.batch, amd._build(r).ttft_rows
+            r["engine"], p.t_prefill, amd.step_s(p, k, s), p.batch, amd._build(r).ttft_rows
         )
         errs.append(predicted / (float(r["ttft_ms"]) / 1e3) - 1)
     return _median_abs(errs)

@@ -42,12 +42,14 @@ def tuning_rows(engine: str, version: str) -> list[dict]:
 
 def columns(rows: list[dict], k_s: tuple[float, float] | None = None) -> np.ndarray:
     """(t_prefill s, t_step s, requests in flight, measured TTFT s) per row, t_step the build's
-    (or at the step costs `k_s` given: a candidate build's, bench/serve_rocm_current_fit.py)."""
+    (all its step terms; or at the step costs `k_s` given: a candidate build's,
+    bench/serve_rocm_current_fit.py)."""
     cols = []
     for r in rows:
         p = amd.parts(r)
-        k, s = k_s or amd.costs(r, "after")
-        cols.append((p.t_prefill, k * p.t_raw + p.layers * s, p.batch, float(r["ttft_ms"]) / 1e3))
+        own = amd.costs(r, "after") + amd.terms(r, "after")  # the build's (k, s, m, c)
+        step = amd.step_s(p, *(k_s or own))
+        cols.append((p.t_prefill, step, p.batch, float(r["ttft_ms"]) / 1e3))
     return np.array(cols)
 
 

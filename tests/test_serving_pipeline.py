@@ -48,7 +48,7 @@ def _roofline(b: float, pp: float) -> tuple[float, float]:
         get_preset("llama3-405b"), get_gpu("H100-SXM"), "bf16", "bf16", np.array([8.0]),
         np.array([b]), 2000, 500, pp=np.array([pp]),
     )  # fmt: skip
-    step, _ = roofline.decode_step(su, roofline.memory(su), True)
+    step = roofline.decode_step(su, roofline.memory(su), True)[0]
     return float(step[0]), float(roofline.prefill_s(su)[0])
 
 

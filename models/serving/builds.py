@@ -615,9 +615,18 @@ def engine_step_s(inp, shape, t_step, batch=0.0, t_arith=0.0):
         spec = ENGINES[inp.engine]
         per_token = spec.moe_s_per_token_layer * shape.moe_layers if shape.is_moe else 0.0
         return t_step * spec.decode_step_factor + per_token * batch
-    per_seq = build.step_s_per_seq_layer * shape.layers * batch
-    own = t_step * build.step_factor + shape.layers * build.step_s_per_layer
-    return own + per_seq + build.step_arith_share * t_arith
+    return own_step_s(
+        t_step, shape.layers, batch, t_arith, build.step_factor, build.step_s_per_layer,
+        build.step_s_per_seq_layer, build.step_arith_share,
+    )  # fmt: skip
+
+
+def own_step_s(t_step, layers, batch, t_arith, k, s, m=0.0, c=0.0):
+    """A build's own decode step: k · roofline step + layers · s + m · batch · layers + c · the
+    step's arithmetic (sixteenth and thirty-third amendments); the one formula the planner
+    (`engine_step_s`) and the AMD scoring and fits (models/validation/amd.py `step_s`) share.
+    Arrays broadcast."""
+    return k * t_step + layers * s + m * batch * layers + c * t_arith
 
 
 def software_of(inp) -> str:

@@ -98,7 +98,12 @@ from models.record import Record, at_least
 from models.serving import builds, nodes, pools, refusals, roofline
 from models.serving import precision as rules
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, Engine
-from models.serving.precision import DEFAULT_PRECISION_TEXT, Precision, default_precision
+from models.serving.precision import (
+    DEFAULT_PRECISION_TEXT,
+    Precision,
+    kv_precision_of,
+    precision_of,
+)
 from models.serving.queueing import queue_wait_s
 from models.shapes import ModelShape, get_preset, known_model, load_presets
 from models.training import collectives as coll
@@ -338,10 +343,9 @@ def evaluate(
     mem = roofline.memory(su)
     weights_gpu, kv_token = mem.weights_gpu, mem.kv_token
     kv_seq_gpu, free, max_seqs = mem.kv_seq_gpu, mem.free, mem.max_seqs
-    t_step, memory_bound = roofline.decode_step(su, mem, grouped_kv_decode)
+    t_step, memory_bound, t_arith = roofline.decode_step(su, mem, grouped_kv_decode)
     # before the engine's costs (what a build's (k, s) and m or c are fitted against), then its own
-    t_roofline, t_arith = t_step, roofline.decode_arithmetic_s(su, mem, grouped_kv_decode)
-    t_step = builds.engine_step_s(inp, shape, t_step, b, t_arith)
+    t_roofline, t_step = t_step, builds.engine_step_s(inp, shape, t_step, b, t_arith)
     t_prefill = roofline.prefill_s(su)
 
     phi = engine.prefill_share_in_decode  # of the others' prefills (fifteenth)
@@ -393,17 +397,6 @@ def _kv_transfer_s(su: roofline.Setup, mem: roofline.Memory) -> np.ndarray:
     stage's layers (twenty-eighth)."""
     kv_sent = (mem.kv_token * su.i_tok / mem.kv_shards + mem.state_seq_gpu) / su.pp
     return coll.p2p_s(kv_sent, roofline.link_rates(su.gpu)[1], C.SCALEOUT_LATENCY_S)
-
-
-def precision_of(inp: ServeInputs) -> str:
-    """The weights' precision: as given, else the GPU's (precision.py: fp8 with FP8 cores, else bf16)."""
-    return inp.precision or default_precision(inp.gpu)
-
-
-def kv_precision_of(inp: ServeInputs) -> str:
-    """The KV cache's precision: as given, else precision.py `default_kv_precision` (fp8 with fp8
-    or fp4 weights, bf16 with weight-only FP4 and with bf16)."""
-    return inp.kv_precision or rules.default_kv_precision(inp.gpu, precision_of(inp))
 
 
 def _check(inp: ServeInputs) -> tuple[ModelShape, GpuSpec]:

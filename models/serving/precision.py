@@ -9,7 +9,7 @@ needs a quantised checkpoint whose accuracy the buyer checks, so it is asked for
 
 One rule for the command line (`clusterplan serve`), the Serve page and a portfolio's serve
 workload (models/portfolio/workloads.py Serve): each leaves the precision out (None) and the
-serving core resolves it here (models/serving/plan.py precision_of). Kept apart from plan.py so
+serving core resolves it here (`precision_of`). Kept apart from plan.py so
 that the command line's help states it without loading numpy (tests/test_cli_start.py).
 """
 
@@ -65,6 +65,18 @@ def default_kv_precision(gpu: str | GpuSpec, precision: str) -> str:
     if weight_only_fp4(gpu, precision):
         return "bf16"
     return "fp8" if precision in ("fp8", "fp4") else "bf16"
+
+
+def precision_of(inp) -> str:
+    """A service's weights' precision (`inp`: its ServeInputs): as given, else the GPU's
+    (`default_precision`)."""
+    return inp.precision or default_precision(inp.gpu)
+
+
+def kv_precision_of(inp) -> str:
+    """A service's KV cache precision: as given, else `default_kv_precision` (fp8 with fp8 or fp4
+    weights, bf16 with weight-only FP4 and with bf16)."""
+    return inp.kv_precision or default_kv_precision(inp.gpu, precision_of(inp))
 
 
 def check_precisions(gpu: GpuSpec, engine: str, precision: str, kv_precision: str) -> None:

@@ -10,7 +10,7 @@ from models.errors import InputError
 from models.hardware import GpuSpec, get_gpu
 from models.serving import builds, nodes
 from models.serving.engines import ENGINES
-from models.serving.precision import check_precisions, default_kv_precision, default_precision
+from models.serving.precision import check_precisions, kv_precision_of, precision_of
 from models.shapes import get_preset
 from models.units import BYTES_PER_GIB
 
@@ -18,7 +18,7 @@ from models.units import BYTES_PER_GIB
 def refuse_unfit(inp, r: dict, tp, gpu: GpuSpec, precision: str) -> None:
     """Refuses when no layout fits: the batch given is over what the KV cache holds, or the
     weights leave no room for one sequence on the GPUs tried (`precision`: the weights', as
-    plan.precision_of gives it)."""
+    precision.py `precision_of` gives it)."""
     fits = r["fits"]
     if not fits.any() and inp.batch and (r["max_seqs"] >= 1).any():
         raise InputError(
@@ -90,12 +90,9 @@ def refuse_slos(inp, r: dict, fits: np.ndarray, queued: bool) -> None:
 
 def _serves(inp) -> bool:
     """Whether the engine of `inp` runs on its GPU at its precisions (the checks plan.py makes)."""
-    gpu = get_gpu(inp.gpu)
-    weights = inp.precision or default_precision(gpu)
-    kv = inp.kv_precision or default_kv_precision(gpu, weights)
     try:
         builds.check_engine_on(inp.engine, inp.gpu)
-        check_precisions(gpu, inp.engine, weights, kv)
+        check_precisions(get_gpu(inp.gpu), inp.engine, precision_of(inp), kv_precision_of(inp))
     except InputError:
         return False
     return True

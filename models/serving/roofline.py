@@ -314,16 +314,19 @@ def memory(su: Setup) -> Memory:
     return Memory(weights_gpu, kv_token, kv_shards, kv_seq_gpu, state_seq_gpu, free, max_seqs)
 
 
-def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(t_step, memory_bound): a decode step of the batch = max(weights read, 2 · active · B / tp
-    FLOPs) + max(KV read of B · mean context, 4 · layers · heads · head_dim · B · context / tp
+def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool):
+    """(t_step, memory_bound, t_arith): a decode step of the batch = max(weights read, 2 · active
+    · B / tp FLOPs) + max(KV read of B · mean context, 4 · layers · heads · head_dim · B · context / tp
     FLOPs; `_attention_reads_flops` for sparse and hybrid attention) + two all-reduces per layer (each with the engine's latency per doubling of tp, the tenth
     amendment; beyond one scale-up domain `interdomain_s`, the thirteenth and fourteenth) + the
     sends between pipeline stages (`stage_hops_s`) + the fixed step time (`fixed_step_s`), or the host's
     B · SERVE_HOST_S_PER_SEQUENCE_STEP if longer; memory-bound where the reads outlast the FLOPs.
+    t_arith: the step's arithmetic at the roofline's rates (GEMM and attention FLOPs, summed,
+    whether or not the step is memory-bound: what a ROCm build's arithmetic share c multiplies,
+    docs/reference/serving-evidence.md, thirty-third amendment, form F2).
     `grouped_kv_decode` False reads each K/V head once per query head of its group."""
     shape, gpu, tp, b = su.shape, su.gpu, su.tp, su.b
-    hbm, w_rate = su.hbm, su.w_rate
+    gemm, attn_rate, hbm, w_rate, active = su.gemm, su.attn_rate, su.hbm, su.w_rate, su.active
     layers = shape.layers
     fixed, expert = param_split(shape)
     # every group's tokens reach the routed experts, spread over the replica's tp · dp GPUs
@@ -333,8 +336,9 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     t_weights = fixed * su.w_bytes / tp / w_rate + routed * su.w_bytes / (tp * su.dp) / hbm
     kv_read, attn_flops = _attention_reads_flops(su, mem, grouped_kv_decode)
     # each operator group on its own roofline, summed (Yuan et al. 2024, models/constants.py)
-    t_gemm_cmp, t_attn_cmp = _arithmetic_s(su, mem, grouped_kv_decode, attn_flops)
-    t_gemm_mem, t_attn_mem = t_weights, kv_read / hbm
+    t_gemm_mem, t_gemm_cmp = t_weights, 2 * active * b / tp / gemm
+    t_attn_mem = kv_read / hbm
+    t_attn_cmp = attn_flops / attn_rate
     t_mem, t_cmp = t_gemm_mem + t_attn_mem, t_gemm_cmp + t_attn_cmp
     comm = 2 * layers * _allreduce_s(b * shape.hidden * ACTIVATION_BYTES, tp, gpu, su.ar_doubling_s)
     comm = comm + _moe_all_to_all_s(b, su)
@@ -347,24 +351,7 @@ def decode_step(su: Setup, mem: Memory, grouped_kv_decode: bool) -> tuple[np.nda
     )
     # the host's per-sequence work overlaps the GPU's forward (overlap scheduler)
     t_step = np.maximum(t_gpu, b * C.SERVE_HOST_S_PER_SEQUENCE_STEP)
-    return t_step, t_mem >= t_cmp
-
-
-def _arithmetic_s(su: Setup, mem: Memory, grouped_kv_decode: bool, attn_flops=None):
-    """(GEMM, attention) arithmetic time of a decode step at the roofline's rates: 2 · active · B
-    / tp FLOPs at the GEMM rate, attention's FLOPs (`_attention_reads_flops`, or as given) at
-    its rate."""
-    if attn_flops is None:
-        attn_flops = _attention_reads_flops(su, mem, grouped_kv_decode)[1]
-    return 2 * su.active * su.b / su.tp / su.gemm, attn_flops / su.attn_rate
-
-
-def decode_arithmetic_s(su: Setup, mem: Memory, grouped_kv_decode: bool) -> np.ndarray:
-    """The decode step's arithmetic at the roofline's rates, GEMMs and attention summed, whether or
-    not the step is memory-bound: what a ROCm build's arithmetic share c multiplies
-    (docs/reference/serving-evidence.md, thirty-third amendment, form F2)."""
-    gemm, attn = _arithmetic_s(su, mem, grouped_kv_decode)
-    return gemm + attn
+    return t_step, t_mem >= t_cmp, t_cmp
 
 
 def _attention_reads_flops(su: Setup, mem: Memory, grouped_kv_decode: bool):

@@ -125,7 +125,7 @@ def figures(
 def step_s(p: Parts, k: float, s: float, m: float = 0.0, c: float = 0.0):
     """A ROCm build's decode step on a row's roofline pieces: k · R + L · s + m · B · L + c ·
     R_arith (sixteenth and thirty-third amendments; `p`'s fields may be arrays or the grid's)."""
-    return k * p.t_raw + p.layers * s + m * p.batch * p.layers + c * p.t_arith
+    return builds.own_step_s(p.t_raw, p.layers, p.batch, p.t_arith, k, s, m, c)
 
 
 def prefill_share(row: dict) -> float:
