@@ -107,7 +107,9 @@ def _row(**changes) -> dict:
             None,
         ),  # the twelfth amendment's presets
         ({"precision": "int4"}, "int4 weights"),
-        ({"precision": "fp4"}, "FP4 weights on H100-SXM (no FP4 tensor cores)"),  # sixth
+        # the thirty-fifth amendment: the engines' weight-only FP4 on Hopper (twenty-sixth)
+        ({"precision": "fp4"}, None),
+        ({"precision": "fp4", "backend": "sglang"}, None),
         ({"precision": "fp4", "system": "b200_sxm"}, None),
         ({"batch_size": ""}, "the pool's batch is not in the file"),  # the fourth amendment
         (
@@ -283,17 +285,31 @@ def before_twelfth(s: silicon.Scored) -> bool:
     return s.model not in TWELFTH
 
 
+#: rows the thirty-fifth amendment (2026-12-03) expressed: FP4 weights on H100 / H200, the
+#: engines' weight-only path (69 + 75 vLLM, 97 TensorRT-LLM rows of gpt-oss-120b); their own levels
+#: (TODAY_WEIGHT_ONLY)
+EXPRESSED_WEIGHT_ONLY, REFUSED_WEIGHT_ONLY = 241, 4
+
+
+def weight_only(s: silicon.Scored) -> bool:
+    return s.id in WEIGHT_ONLY_IDS
+
+
+WEIGHT_ONLY_IDS = frozenset(r["id"] for r in silicon.load_rows() if silicon.weight_only_fp4_row(r))
+
+
 def before_ultra(s: silicon.Scored) -> bool:
     """A row the levels below were set on: every GPU but Blackwell Ultra, whose rows the eleventh
     amendment (2026-12-02) added to the held-out scores (they have their own levels,
-    TODAY_ULTRA), of a model mapped before the twelfth amendment (TODAY_TWELFTH)."""
-    return s.system not in silicon.HELD_OUT_SYSTEMS and before_twelfth(s)
+    TODAY_ULTRA), of a model mapped before the twelfth amendment (TODAY_TWELFTH), and not one the
+    thirty-fifth expressed (TODAY_WEIGHT_ONLY)."""
+    return s.system not in silicon.HELD_OUT_SYSTEMS and before_twelfth(s) and not weight_only(s)
 
 
 def test_todays_levels_hold():
     rows = silicon.score()
-    assert sum(1 for s in rows if not s.not_expressible) >= EXPRESSED
-    assert sum(1 for s in rows if s.refused) <= REFUSED
+    assert sum(1 for s in rows if not s.not_expressible and not weight_only(s)) >= EXPRESSED
+    assert sum(1 for s in rows if s.refused and not weight_only(s)) <= REFUSED
     for (split, cls), level in TODAY.items():
         errors = [
             abs(s.tpot_error)
@@ -417,7 +433,7 @@ def test_validate_prints_the_table_and_its_json():
     )
     assert line.split()[5] == "30"  # rows
     data = json.loads(run(["validate", "--json"]))["serving_measured"]
-    expressed = EXPRESSED + EXPRESSED_TWELFTH
+    expressed = EXPRESSED + EXPRESSED_TWELFTH + EXPRESSED_WEIGHT_ONLY
     assert (data["rows"], data["expressible"], data["held_out"]) == (5221, expressed, 1095)
     # 459 rows of Qwen3.5 and GLM-5 had no preset before the twelfth amendment; every model of
     # the file now has one
@@ -438,27 +454,30 @@ def test_validate_prints_the_table_and_its_json():
     assert line.endswith("share 0.60")
 
 
-#: every scored row per split and backend (unseen: Blackwell Ultra apart)
+#: every scored row per split and backend (unseen: Blackwell Ultra apart); the thirty-fifth
+#: amendment's weight-only FP4 rows added 92 + 5 TensorRT-LLM and 126 + 14 vLLM (tuning + held out)
 PER_ENGINE_ROWS = {
     ("tuning", "sglang"): 801,
-    ("tuning", "trtllm"): 1212,
-    ("tuning", "vllm"): 856,
+    ("tuning", "trtllm"): 1212 + 92,
+    ("tuning", "vllm"): 856 + 126,
     ("held out", "sglang"): 84,
-    ("held out", "trtllm"): 137,
-    ("held out", "vllm"): 88,
+    ("held out", "trtllm"): 137 + 5,
+    ("held out", "vllm"): 88 + 14,
     ("unseen", "sglang"): 152,
     ("unseen", "trtllm"): 30,
     ("unseen", "vllm"): 132,
 }
 
 
-#: rows beyond one scale-up domain the model scores (the fourteenth amendment's tables)
+#: rows beyond one scale-up domain the model scores (the fourteenth amendment's tables; the
+#: thirty-fifth's TensorRT-LLM rows of gpt-oss-120b whose replica spans more than one 8-GPU H200 node
+#: added 19 + 1)
 BEYOND_DOMAIN_ROWS = {
     ("tuning", "sglang"): 122,
-    ("tuning", "trtllm"): 113,
+    ("tuning", "trtllm"): 113 + 19,
     ("tuning", "vllm"): 52,
     ("held out", "sglang"): 17,
-    ("held out", "trtllm"): 10,
+    ("held out", "trtllm"): 10 + 1,
     ("held out", "vllm"): 4,
     ("unseen", "sglang"): 21,
     ("unseen", "vllm"): 5,
@@ -511,7 +530,8 @@ def test_a_plan_of_a_class_the_evidence_finds_off_says_so(monkeypatch):
     assert 0 < bias < 0.25 and rows == 9 and scope == "SGLang on H100-SXM"
     assert accuracy_warning(False, "sglang", "H100-SXM") == ""
     bias, rows, scope = silicon.held_out_bias(True, "tensorrt-llm", "H200")
-    assert -0.25 < bias < 0 and rows == 14 and scope == "TensorRT-LLM on H200"
+    # 14 rows before the thirty-fifth amendment added five of gpt-oss-120b (weight-only FP4)
+    assert -0.25 < bias < 0 and rows == 19 and scope == "TensorRT-LLM on H200"
     assert accuracy_warning(True, "tensorrt-llm", "H200") == ""
     assert accuracy_warning(False, "tensorrt-llm", "H100-SXM") == ""
     every = [s for s in silicon.score() if s.held_out and s.tpot_error is not None and s.moe]
@@ -683,3 +703,55 @@ def test_a_replica_beyond_one_scale_up_domain_pays_for_what_crosses_it():
         "vllm": (0, 52),
         "sglang": (122, 0),
     }
+
+
+#: the thirty-fifth amendment's rows as first scored (2026-12-03; docs/reference/serving-evidence.md):
+#: rows scored, and the median absolute TPOT and TTFT error (upper levels), per backend, GPU and
+#: split. TensorRT-LLM's signed TPOT on H200 is -25 % on tuning rows (the model too fast), vLLM's
+#: +13 % on H100 (too slow), -1 % on H200
+TODAY_WEIGHT_ONLY = {
+    ("trtllm", "h200_sxm", "held out"): (5, 0.184, 0.237),
+    ("trtllm", "h200_sxm", "tuning"): (92, 0.265, 0.317),
+    ("vllm", "h100_sxm", "held out"): (7, 0.123, 0.077),
+    ("vllm", "h100_sxm", "tuning"): (58, 0.178, 0.078),
+    ("vllm", "h200_sxm", "held out"): (7, 0.103, 0.134),
+    ("vllm", "h200_sxm", "tuning"): (68, 0.111, 0.158),
+}
+
+
+def test_the_thirty_fifth_amendments_rows_are_scored_at_todays_levels():
+    rows = [s for s in silicon.score() if weight_only(s)]
+    assert len(rows) == EXPRESSED_WEIGHT_ONLY and not [s for s in rows if s.not_expressible]
+    assert sum(1 for s in rows if s.refused) == REFUSED_WEIGHT_ONLY  # 512 users on TP2 / TP4
+    for (backend, system, split), (n, tpot, ttft) in TODAY_WEIGHT_ONLY.items():
+        group = [
+            s
+            for s in rows
+            if (s.backend, s.system) == (backend, system)
+            and s.held_out == (split == "held out")
+            and s.tpot_error is not None
+        ]
+        tpots = sorted(abs(s.tpot_error) for s in group)
+        firsts = sorted(abs(s.ttft_error) for s in group)
+        assert len(group) == n, (backend, system, split)
+        assert tpots[len(tpots) // 2] <= tpot, (backend, system, split, tpots[len(tpots) // 2])
+        assert firsts[len(firsts) // 2] <= ttft, (backend, system, split, firsts[len(firsts) // 2])
+
+
+def test_a_weight_only_row_is_planned_as_the_planners_weight_only_fp4(monkeypatch):
+    """The row takes the twenty-sixth amendment's path (FP4 weights read at 4.25 bits, a shorter
+    step than the same row in BF16 on a GPU with no FP4 tensor cores), and an engine that does not
+    serve FP4 weights on the GPU's architecture leaves the row out, naming both."""
+    from models.serving import precision
+
+    row = _row(precision="fp4", model_path="openai/gpt-oss-120b", tp_size="4", moe_ep_size="4")
+    setup, _ = silicon.expressible(row)
+    assert setup["precision"] == "fp4" and silicon.weight_only_fp4_row(row)
+    assert not silicon.weight_only_fp4_row(_row(precision="fp4", system="b200_sxm"))
+    bf16 = row | {"precision": "bf16"}
+    assert silicon.predict(setup, row)[0] < silicon.predict(silicon.expressible(bf16)[0], bf16)[0]
+    monkeypatch.setitem(precision.WEIGHT_ONLY_FP4_ARCHITECTURES, "tensorrt-llm", ("ampere",))
+    setup, why = silicon.expressible(row)
+    assert setup is None and why == (
+        "FP4 weights on H100-SXM: tensorrt-llm does not serve them weight-only there"
+    )

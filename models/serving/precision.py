@@ -79,11 +79,17 @@ def kv_precision_of(inp) -> str:
     return inp.kv_precision or default_kv_precision(inp.gpu, precision_of(inp))
 
 
+def serves_weight_only_fp4(engine: str, gpu: GpuSpec) -> bool:
+    """Whether `engine` serves FP4 weights on `gpu`'s architecture without FP4 tensor cores
+    (`WEIGHT_ONLY_FP4_ARCHITECTURES`; the planner and the AIConfigurator mapping read the same)."""
+    return gpu.architecture in WEIGHT_ONLY_FP4_ARCHITECTURES.get(engine, ())
+
+
 def check_precisions(gpu: GpuSpec, engine: str, precision: str, kv_precision: str) -> None:
     """InputError naming `precision` or `kv_precision` where the GPU has no tensor cores for it and,
     for fp4, the engine does not serve FP4 weights on the GPU's architecture either."""
     if weight_only_fp4(gpu, precision):
-        if gpu.architecture not in WEIGHT_ONLY_FP4_ARCHITECTURES.get(engine, ()):
+        if not serves_weight_only_fp4(engine, gpu):
             who = [
                 e for e, archs in WEIGHT_ONLY_FP4_ARCHITECTURES.items() if gpu.architecture in archs
             ]

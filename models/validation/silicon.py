@@ -29,6 +29,7 @@ from models.errors import InputError
 from models.hardware import get_gpu
 from models.serving.engines import ENGINE_OF_BACKEND, ENGINES, first_token_s
 from models.serving.plan import ServeInputs, evaluate
+from models.serving.precision import serves_weight_only_fp4
 from models.shapes import get_preset
 from models.validation.summaries import p90
 
@@ -80,9 +81,20 @@ def held_out(row: dict) -> bool:
     return digest % HELD_OUT_MODULUS == 0 or row["system"] in HELD_OUT_SYSTEMS
 
 
-def load_rows() -> list[dict]:
+def weight_only_fp4_row(row: dict) -> bool:
+    """Whether the row runs FP4 weights on a GPU without FP4 tensor cores: mapped by the thirty-fifth
+    amendment (docs/reference/serving-evidence.md) to the planner's weight-only FP4."""
+    if row["system"] not in GPUS or _precision(row) != "fp4":
+        return False
+    return get_gpu(GPUS[row["system"]]).fp4_dense_tflops is None
+
+
+def load_rows(*, weight_only_fp4: bool = True) -> list[dict]:
+    """The file's rows; without the thirty-fifth amendment's (`weight_only_fp4` False) for the fits
+    made before it (bench/), so that they reproduce as they were."""
     with ROWS.open(newline="") as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    return rows if weight_only_fp4 else [r for r in rows if not weight_only_fp4_row(r)]
 
 
 def _size(cell: str) -> int:
@@ -136,9 +148,12 @@ def expressible(row: dict) -> tuple[dict | None, str | None]:
     precision = _precision(row)
     if precision is None:
         return None, f"{row['precision']} weights are not modelled"
-    if precision == "fp4" and get_gpu(GPUS[row["system"]]).fp4_dense_tflops is None:
-        # the sixth amendment: weight-only FP4 on a GPU without FP4 tensor cores
-        return None, f"FP4 weights on {GPUS[row['system']]} (no FP4 tensor cores) are not modelled"
+    gpu = get_gpu(GPUS[row["system"]])
+    engine = ENGINE_OF_BACKEND[row["backend"]]
+    if weight_only_fp4_row(row) and not serves_weight_only_fp4(engine, gpu):
+        # the thirty-fifth amendment: FP4 weights without FP4 tensor cores, where the engine serves
+        # them weight-only (the twenty-sixth amendment's form); elsewhere, not expressible
+        return None, f"FP4 weights on {gpu.gpu_id}: {engine} does not serve them weight-only there"
     prefixes = ("",) if row["mode"] == "agg" else ("prefill_", "decode_")
     moe = get_preset(MODELS[row["model_path"]]).is_moe
     pools = []
