@@ -75,7 +75,7 @@ def _rows() -> list[tuple[dict, dict]]:
     """(row, setup) of the tuning rows the rule reads: expressed, the decode replica's tp · dp
     GPUs beyond one scale-up domain."""
     out = []
-    for row in silicon.load_rows(weight_only_fp4=False):
+    for row in silicon.load_rows(weight_only=False):
         if silicon.held_out(row):
             continue
         setup, _ = silicon.expressible(row)

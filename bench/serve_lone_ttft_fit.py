@@ -37,7 +37,7 @@ def rows(split: str = "tuning") -> dict[tuple[str, str], np.ndarray]:
     the constants were committed "held out" / "unseen": `score_once`) with C ≤ MAX_IN_FLIGHT (the
     split filtered first)."""
     out: dict[tuple[str, str], list] = {(e, c): [] for e in ENGINES for c in CLASSES}
-    for row in silicon.load_rows(weight_only_fp4=False):
+    for row in silicon.load_rows(weight_only=False):
         if (
             silicon.split_name(row["system"], silicon.held_out(row)) != split
             or row["mode"] != "agg"

@@ -19,7 +19,7 @@ MAX_BATCH, MAX_TP = 4, 8
 def rows() -> list[tuple[dict, dict]]:
     """(row, expressed setup) of every tuning row the rule reads."""
     out = []
-    for row in silicon.load_rows(weight_only_fp4=False):
+    for row in silicon.load_rows(weight_only=False):
         if silicon.held_out(row) or row["backend"] != "trtllm" or row["mode"] != "agg":
             continue
         if row["model_path"] in silicon.TWELFTH_MODELS:  # mapped after this fit

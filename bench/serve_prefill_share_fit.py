@@ -70,7 +70,7 @@ def columns() -> dict[str, dict[str, np.ndarray]]:
     term (`step`, s), its second at φ = 1 (`share`, s; 0 for a disaggregated row), the measured
     TPOT (s), whether aggregated, and the row's id."""
     cols: dict[str, dict[str, list]] = {e: {} for e in ENGINES}
-    rows = [r for r in silicon.load_rows(weight_only_fp4=False) if not silicon.held_out(r)]
+    rows = [r for r in silicon.load_rows(weight_only=False) if not silicon.held_out(r)]
     with shares({}):
         for row, _, step, share in tuning_tpot_parts(rows):
             agg = row["mode"] == "agg"
@@ -120,7 +120,7 @@ def check(phi: dict[str, float]) -> float:
     """The largest relative difference between the arithmetic and the model's TPOT
     (models/validation/silicon.py `predict`) at these shares, over the rows the rule reads."""
     cols = columns()
-    rows = {r["id"]: r for r in silicon.load_rows(weight_only_fp4=False)}
+    rows = {r["id"]: r for r in silicon.load_rows(weight_only=False)}
     worst = 0.0
     with shares(phi):
         for engine, c in cols.items():

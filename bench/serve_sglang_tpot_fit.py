@@ -58,7 +58,7 @@ def columns() -> dict[str, np.ndarray]:
     cols: dict[str, list] = {k: [] for k in ("step", "share", "tokens", "measured", "id")}
     rows = [
         r
-        for r in silicon.load_rows(weight_only_fp4=False)
+        for r in silicon.load_rows(weight_only=False)
         if not silicon.held_out(r) and r["backend"] == ENGINE
     ]
     with constants(0.0, 1.0):
@@ -106,7 +106,7 @@ def fit(c: dict[str, np.ndarray]) -> dict:
 def check(c: dict[str, np.ndarray], m: float, phi: float) -> float:
     """The largest relative difference between the arithmetic and the model's TPOT
     (models/validation/silicon.py `predict`) at (m, φ), over the rows the rule reads."""
-    rows = {r["id"]: r for r in silicon.load_rows(weight_only_fp4=False)}
+    rows = {r["id"]: r for r in silicon.load_rows(weight_only=False)}
     mine = c["step"] + m * c["tokens"] + phi * c["share"]
     with constants(m, phi):
         model = []
@@ -122,7 +122,7 @@ def other_engines_medians(m: float, phi: float) -> dict[str, tuple[float, float]
     out = {}
     for label, (mm, pp) in (("before", CURRENT), ("after", (m, phi))):
         with constants(mm, pp):
-            for s in map(silicon.score_row, silicon.load_rows(weight_only_fp4=False)):
+            for s in map(silicon.score_row, silicon.load_rows(weight_only=False)):
                 if s.held_out or s.tpot_error is None or s.backend == ENGINE:
                     continue
                 out.setdefault(s.backend, {}).setdefault(label, []).append(abs(s.tpot_error))

@@ -67,7 +67,7 @@ def constants(lam: dict[str, float], moe: float):
 def _rows() -> list[tuple[dict, dict]]:
     """(row, setup) of the tuning rows the rule reads: expressed, decode TP within one domain."""
     out = []
-    for row in silicon.load_rows(weight_only_fp4=False):
+    for row in silicon.load_rows(weight_only=False):
         if silicon.held_out(row) or row["model_path"] in silicon.TWELFTH_MODELS:
             continue  # the twelfth amendment's models came after this fit
         setup, _ = silicon.expressible(row)

@@ -66,7 +66,7 @@ def _row(row: dict) -> tuple[float, ...] | None:
 def rows() -> dict[str, np.ndarray]:
     """Per engine, the columns of `_row` over its tuning rows (held-out rows filtered first)."""
     out: dict[str, list[tuple[float, ...]]] = {e: [] for e in ENGINES}
-    for row in silicon.load_rows(weight_only_fp4=False):
+    for row in silicon.load_rows(weight_only=False):
         if silicon.held_out(row):
             continue
         cols = _row(row)

@@ -28,7 +28,7 @@ def rows() -> dict[str, np.ndarray]:
     """Per engine, columns (t_prefill s, t_step s, requests in flight, measured TTFT s) of the
     aggregated tuning rows the model expresses and does not refuse."""
     out: dict[str, list[tuple[float, float, float, float]]] = {e: [] for e in ENGINES}
-    for row in silicon.load_rows(weight_only_fp4=False):
+    for row in silicon.load_rows(weight_only=False):
         if (
             silicon.held_out(row)
             or row["mode"] != "agg"

@@ -490,6 +490,12 @@ FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM = 1.78 / 8.0
 #: amendment): each block of 32 FP4 (E2M1) elements shares one 8-bit (E8M0) scale, 4 + 8/32 bits
 #: (OCP Microscaling Formats (MX) Specification v1.0, Sept 2023). Not fitted.
 MXFP4_BITS_PER_WEIGHT = 4 + 8 / 32
+#: Bits per weight of an INT4 weight-only (W4A16) checkpoint as it is read (docs/reference/
+#: serving-evidence.md, thirty-sixth amendment): 4-bit integers with one 16-bit scale per group of 32,
+#: 4 + 16/32 bits (Kimi-K2's native INT4, "quant scale of 1×32": Moonshot's Shaowei Liu, Zhihu
+#: Frontier, 2025-11-08). AWQ's default group of 128 with a 16-bit scale and a 4-bit zero point is
+#: 4.16 bits, so an AWQ checkpoint is sized about 8 % heavy. Not fitted.
+INT4_BITS_PER_WEIGHT = 4 + 16 / 32
 #: Share of a replica's measured capacity the sizing fills, by default (the rest is headroom for
 #: bursts): planner default (no public figure found): with random arrivals (M/M/1) the mean wait is
 #: ρ/(1−ρ) service times, 4 at 80 %, the usual ceiling in capacity planning; a user input.

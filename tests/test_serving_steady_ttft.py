@@ -74,9 +74,9 @@ def test_the_percentile_reaches_the_prefill_wait():
 
 def test_the_benchmark_rows_scoring_is_byte_identical():
     h = hashlib.sha256()
-    # the thirty-fifth amendment's weight-only FP4 rows were not expressed when the digest was
-    # taken (hashed as then, None); every other row is as it was
-    new = {r["id"] for r in silicon.load_rows() if silicon.weight_only_fp4_row(r)}
+    # the thirty-fifth and thirty-sixth amendments' weight-only rows were not expressed when the
+    # digest was taken (hashed as then, None); every other row is as it was
+    new = {r["id"] for r in silicon.load_rows() if silicon.weight_only_row(r)}
     for s in silicon.score():
         ttft, tpot = (None, None) if s.id in new else (s.ttft_predicted_ms, s.tpot_predicted_ms)
         h.update(f"{ttft!r};{tpot!r}\n".encode())

@@ -15,7 +15,7 @@ from models.errors import InputError
 from models.hardware import get_gpu
 from models.serving import roofline
 from models.serving.plan import ServeInputs, evaluate, plan_serving
-from models.serving.precision import WEIGHT_ONLY_FP4_TEXT
+from models.serving.precision import WEIGHT_ONLY_TEXT
 from models.shapes import get_preset
 from models.units import BYTES_PER_GIB
 from tests.builders import app, run_cli
@@ -37,7 +37,7 @@ def test_gpt_oss_in_fp4_on_h100_is_planned_at_4_25_bits_a_weight():
         params * 4.25 / 8 / 8 / BYTES_PER_GIB, abs=0.01
     )
     assert plan.precision == "fp4" and plan.kv_precision == "bf16"  # the engines' `auto`
-    assert plan.software_generation.endswith(WEIGHT_ONLY_FP4_TEXT)
+    assert plan.software_generation.endswith(WEIGHT_ONLY_TEXT["fp4"])
     assert plan.rule_of_thumb_tokens_per_s_per_gpu == pytest.approx(
         get_gpu("H100-SXM").hbm_bandwidth_tbyte_per_s * 1e12 / (params * 4.25 / 8) * 16
     )
@@ -68,7 +68,7 @@ def test_blackwell_fp4_is_unchanged():
     assert su.w_bytes == 0.5
     assert su.w_rate == pytest.approx(8e12 * C.FP4_GEMM_WEIGHT_READ_SHARE_OF_HBM)
     plan = plan_serving(ServeInputs(**GPT_OSS, gpu="B200", precision="fp4", gpus=4, users=8))
-    assert plan.kv_precision == "fp8" and WEIGHT_ONLY_FP4_TEXT not in plan.software_generation
+    assert plan.kv_precision == "fp8" and WEIGHT_ONLY_TEXT["fp4"] not in plan.software_generation
 
 
 def test_hopper_weight_only_decode_is_slower_than_blackwell_fp4_at_one_user():
@@ -113,9 +113,9 @@ def test_the_command_line_says_it():
     args += ("--input-tokens", "1000", "--output-tokens", "1000", "--engine", "vllm")
     rc, out, err = run_cli(*args)
     assert rc == 0, err
-    assert "weights fp4, KV cache bf16" in out and WEIGHT_ONLY_FP4_TEXT in out
+    assert "weights fp4, KV cache bf16" in out and WEIGHT_ONLY_TEXT["fp4"] in out
     rc, out, err = run_cli(*args, "--json")
-    assert json.loads(out)["software_generation"].endswith(WEIGHT_ONLY_FP4_TEXT)
+    assert json.loads(out)["software_generation"].endswith(WEIGHT_ONLY_TEXT["fp4"])
     rc, out, err = run_cli(*args[:-1], "sglang", "--gpu", "A100-80GB")
     assert rc != 0 and "--precision" in out + err
 
@@ -127,7 +127,7 @@ def test_serve_page_plans_fp4_on_h100_and_says_weight_only():
     at.selectbox(key="s_precision").set_value("fp4").run()
     assert not at.exception and not errors(at), errors(at)
     captions = " ".join(c.value for c in at.caption)
-    assert WEIGHT_ONLY_FP4_TEXT in captions and "KV cache BF16" in captions
+    assert WEIGHT_ONLY_TEXT["fp4"] in captions and "KV cache BF16" in captions
     start = {k: v for k, v in serve_page.STARTING.items() if k not in ("users", "tokens_per_day")}
     plan = plan_serving(
         ServeInputs(**{**start, "model": "gpt-oss-120b", "engine": "vllm", "precision": "fp4"})

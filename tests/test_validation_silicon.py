@@ -106,7 +106,9 @@ def _row(**changes) -> dict:
             {"model_path": "Qwen/Qwen3.5-397B-A17B", "tp_size": "4", "moe_ep_size": "4"},
             None,
         ),  # the twelfth amendment's presets
-        ({"precision": "int4"}, "int4 weights"),
+        ({"precision": "int4"}, None),  # the thirty-sixth amendment: weight-only INT4
+        ({"precision": "int4", "backend": "sglang"}, "INT4 weights on H100-SXM: sglang does not"),
+        ({"precision": "int8"}, "int8 weights are not modelled"),
         # the thirty-fifth amendment: the engines' weight-only FP4 on Hopper (twenty-sixth)
         ({"precision": "fp4"}, None),
         ({"precision": "fp4", "backend": "sglang"}, None),
@@ -292,10 +294,16 @@ EXPRESSED_WEIGHT_ONLY, REFUSED_WEIGHT_ONLY = 241, 4
 
 
 def weight_only(s: silicon.Scored) -> bool:
-    return s.id in WEIGHT_ONLY_IDS
+    """A row the thirty-fifth (FP4 on Hopper) or thirty-sixth (INT4) amendment expressed."""
+    return s.id in WEIGHT_ONLY_IDS or s.id in INT4_IDS
 
 
 WEIGHT_ONLY_IDS = frozenset(r["id"] for r in silicon.load_rows() if silicon.weight_only_fp4_row(r))
+#: the thirty-sixth amendment's rows: Kimi-K2.5 in INT4 weight-only, vLLM on H200 and B200
+INT4_IDS = frozenset(
+    r["id"] for r in silicon.load_rows() if silicon.weight_only_row(r) and r["precision"] == "int4"
+)
+EXPRESSED_INT4 = 90
 
 
 def before_ultra(s: silicon.Scored) -> bool:
@@ -433,7 +441,7 @@ def test_validate_prints_the_table_and_its_json():
     )
     assert line.split()[5] == "30"  # rows
     data = json.loads(run(["validate", "--json"]))["serving_measured"]
-    expressed = EXPRESSED + EXPRESSED_TWELFTH + EXPRESSED_WEIGHT_ONLY
+    expressed = EXPRESSED + EXPRESSED_TWELFTH + EXPRESSED_WEIGHT_ONLY + EXPRESSED_INT4
     assert (data["rows"], data["expressible"], data["held_out"]) == (5221, expressed, 1095)
     # 459 rows of Qwen3.5 and GLM-5 had no preset before the twelfth amendment; every model of
     # the file now has one
@@ -455,14 +463,15 @@ def test_validate_prints_the_table_and_its_json():
 
 
 #: every scored row per split and backend (unseen: Blackwell Ultra apart); the thirty-fifth
-#: amendment's weight-only FP4 rows added 92 + 5 TensorRT-LLM and 126 + 14 vLLM (tuning + held out)
+#: amendment's weight-only FP4 rows added 92 + 5 TensorRT-LLM and 126 + 14 vLLM (tuning + held out),
+#: the thirty-sixth's INT4 rows 85 + 5 vLLM
 PER_ENGINE_ROWS = {
     ("tuning", "sglang"): 801,
     ("tuning", "trtllm"): 1212 + 92,
-    ("tuning", "vllm"): 856 + 126,
+    ("tuning", "vllm"): 856 + 126 + 85,
     ("held out", "sglang"): 84,
     ("held out", "trtllm"): 137 + 5,
-    ("held out", "vllm"): 88 + 14,
+    ("held out", "vllm"): 88 + 14 + 5,
     ("unseen", "sglang"): 152,
     ("unseen", "trtllm"): 30,
     ("unseen", "vllm"): 132,
@@ -720,7 +729,7 @@ TODAY_WEIGHT_ONLY = {
 
 
 def test_the_thirty_fifth_amendments_rows_are_scored_at_todays_levels():
-    rows = [s for s in silicon.score() if weight_only(s)]
+    rows = [s for s in silicon.score() if s.id in WEIGHT_ONLY_IDS]
     assert len(rows) == EXPRESSED_WEIGHT_ONLY and not [s for s in rows if s.not_expressible]
     assert sum(1 for s in rows if s.refused) == REFUSED_WEIGHT_ONLY  # 512 users on TP2 / TP4
     for (backend, system, split), (n, tpot, ttft) in TODAY_WEIGHT_ONLY.items():
@@ -755,3 +764,27 @@ def test_a_weight_only_row_is_planned_as_the_planners_weight_only_fp4(monkeypatc
     assert setup is None and why == (
         "FP4 weights on H100-SXM: tensorrt-llm does not serve them weight-only there"
     )
+
+
+#: the thirty-sixth amendment's rows as first scored (2026-12-03): Kimi-K2.5 in INT4 weight-only on
+#: vLLM, rows scored and the median absolute TPOT and TTFT error (upper levels). Fast on B200 (-22 %
+#: signed TPOT), as the amendment expected: the planner reads every weight in INT4 where Kimi keeps
+#: its attention and shared expert in BF16
+TODAY_INT4 = {
+    ("b200_sxm", "held out"): (4, 0.238, 0.288),
+    ("b200_sxm", "tuning"): (41, 0.223, 0.341),
+    ("h200_sxm", "held out"): (1, 0.057, 0.129),
+    ("h200_sxm", "tuning"): (44, 0.094, 0.090),
+}
+
+
+def test_the_thirty_sixth_amendments_rows_are_scored_at_todays_levels():
+    rows = [s for s in silicon.score() if s.id in INT4_IDS]
+    assert len(rows) == EXPRESSED_INT4 and not [s for s in rows if s.not_expressible or s.refused]
+    for (system, split), (n, tpot, ttft) in TODAY_INT4.items():
+        group = [s for s in rows if s.system == system and s.held_out == (split == "held out")]
+        tpots = sorted(abs(s.tpot_error) for s in group)
+        firsts = sorted(abs(s.ttft_error) for s in group)
+        assert len(group) == n, (system, split)
+        assert tpots[len(tpots) // 2] <= tpot, (system, split, tpots[len(tpots) // 2])
+        assert firsts[len(firsts) // 2] <= ttft, (system, split, firsts[len(firsts) // 2])

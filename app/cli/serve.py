@@ -51,13 +51,16 @@ def register(sub) -> None:
     )
     s.add_argument(
         "--precision",
-        help=f"weights: bf16, fp8 or fp4 (FP4 tensor cores: {', '.join(gpus_with('fp4'))}; "
+        help=f"weights: bf16, fp8, fp4 or int4 (FP4 tensor cores: {', '.join(gpus_with('fp4'))}; "
         "elsewhere FP4 weights with BF16 arithmetic where the engine serves them: vLLM on "
-        f"Hopper, Ampere, MI300X/MI325X; SGLang, TensorRT-LLM on Hopper); default {DEFAULT_PRECISION_TEXT}",
+        "Hopper, Ampere, MI300X/MI325X; SGLang, TensorRT-LLM on Hopper. int4: weight-only "
+        "(AWQ, GPTQ), vLLM and TensorRT-LLM on NVIDIA Ampere and later); default "
+        f"{DEFAULT_PRECISION_TEXT}",
     )
     s.add_argument(
         "--kv-precision",
-        help="KV cache: bf16 or fp8 (default fp8 with fp8/fp4 weights; bf16 with weight-only fp4)",
+        help="KV cache: bf16 or fp8 (default fp8 with fp8/fp4 weights; bf16 with weight-only "
+        "fp4 or int4)",
     )
     s.add_argument(
         "--engine",

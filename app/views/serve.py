@@ -71,6 +71,7 @@ PRECISIONS = {
     "bf16": "BF16",
     "fp8": "FP8",
     "fp4": f"FP4 ({', '.join(gpus_with('fp4'))}; weight-only elsewhere)",
+    "int4": "INT4 (weight-only: AWQ, GPTQ; vLLM, TensorRT-LLM)",
 }
 PREFILL_DECODE = {
     "auto": "automatic (split if it saves GPUs)",
@@ -179,7 +180,9 @@ def _model_and_gpu() -> None:
         "command line's `clusterplan serve`. FP8 needs FP8 tensor cores (not A100). FP4 runs "
         "on Blackwell's FP4 tensor cores; elsewhere as FP4 weights with BF16 arithmetic "
         "(weight-only) where the engine serves it: vLLM on Hopper, A100 and MI300X/MI325X, "
-        "SGLang and TensorRT-LLM on Hopper. The KV cache's precision is chosen below.",
+        "SGLang and TensorRT-LLM on Hopper. INT4 is weight-only on every GPU (AWQ, GPTQ, "
+        "Kimi's native INT4; 4.5 bits per weight): vLLM and TensorRT-LLM on A100, L40S, Hopper "
+        "and Blackwell. The KV cache's precision is chosen below.",
     )
 
     c1, c2, c3 = st.columns(3)  # under the model, the GPU and the precision of the weights
@@ -192,7 +195,7 @@ def _model_and_gpu() -> None:
         choices=[None, "bf16", "fp8"],
         format_func=lambda p: "as the weights" if p is None else p.upper(),
         help="Precision of the attention keys and values kept for every request in flight; "
-        "'as the weights' is FP8 with FP8 or FP4 weights (BF16 with weight-only FP4), else "
+        "'as the weights' is FP8 with FP8 or FP4 weights (BF16 with weight-only FP4 or INT4), else "
         "BF16. FP8 halves the memory.",
     )
     forms.own_model(FORM, "s", "s_model")

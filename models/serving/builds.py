@@ -27,7 +27,7 @@ from models.errors import InputError
 from models.hardware import get_gpu, load_gpus
 from models.serving import queueing
 from models.serving.engines import DEFAULT_ENGINE, ENGINES, software_generation
-from models.serving.precision import WEIGHT_ONLY_FP4_TEXT, weight_only_fp4
+from models.serving.precision import weight_only_text
 from models.shapes import get_preset, known_model
 
 #: the default engine on an AMD GPU (sixteenth amendment)
@@ -632,8 +632,9 @@ def own_step_s(t_step, layers, batch, t_arith, k, s, m=0.0, c=0.0):
 def software_of(inp) -> str:
     """What a service's plan assumes of the software, in words, naming the build and version."""
     build = build_of(inp)
-    # weight-only FP4 (docs/reference/serving-evidence.md, twenty-sixth amendment)
-    wo = f"; {WEIGHT_ONLY_FP4_TEXT}" if weight_only_fp4(inp.gpu, inp.precision or "") else ""
+    # weight-only FP4 or INT4 (docs/reference/serving-evidence.md, twenty-sixth and thirty-sixth)
+    weights = weight_only_text(inp.gpu, inp.precision or "")
+    wo = f"; {weights}" if weights else ""
     if build.own_step:
         return describe(build) + wo
     text = software_generation(inp.engine)

@@ -12,7 +12,7 @@ import numpy as np
 
 from models import constants as C
 from models.hardware import GpuSpec
-from models.serving.precision import weight_only_fp4
+from models.serving.precision import weight_only
 from models.shapes import ModelShape, get_preset
 from models.training import collectives as coll
 from models.units import BITS_PER_BYTE, BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_PARAM
@@ -65,6 +65,10 @@ def _distinct_experts(shape: ModelShape, tokens) -> np.ndarray:
     """Expected distinct routed experts a layer touches for `tokens` tokens of top-k uniform routing."""
     e, k = shape.experts, shape.experts_per_token
     return e * (1 - (1 - k / e) ** np.asarray(tokens, dtype=float))
+
+
+#: bits per weight as read, per weight-only precision (models/constants.py)
+WEIGHT_ONLY_BITS = {"fp4": C.MXFP4_BITS_PER_WEIGHT, "int4": C.INT4_BITS_PER_WEIGHT}
 
 
 def _rates(gpu: GpuSpec, precision: str) -> tuple[float, float, float]:
@@ -231,15 +235,15 @@ def setup(
     (thirteenth). `crossing`: (α_tp µs per layer, r_tp GB/s, α_ep µs per MoE layer, r_ep GB/s)
     by what crosses the domain (fourteenth). `pp`: pipeline stages over nodes, `b` one of their
     concurrent batches (twenty-eighth)."""
-    w_bytes = BYTES_PER_PARAM[precision]
     kv_b = BYTES_PER_PARAM[kv_precision]
-    if weight_only_fp4(gpu, precision):
-        # MXFP4 weights dequantised in the GEMM: BF16 arithmetic, read at the HBM rate of any
-        # weight (docs/reference/serving-evidence.md, twenty-sixth amendment)
-        w_bytes = C.MXFP4_BITS_PER_WEIGHT / BITS_PER_BYTE
+    if weight_only(gpu, precision):
+        # MXFP4 or INT4 weights dequantised in the GEMM: BF16 arithmetic, read at the HBM rate of
+        # any weight (docs/reference/serving-evidence.md, twenty-sixth and thirty-sixth amendments)
+        w_bytes = WEIGHT_ONLY_BITS[precision] / BITS_PER_BYTE
         gemm, attn_rate, hbm = _rates(gpu, "bf16")
         w_rate = hbm
     else:
+        w_bytes = BYTES_PER_PARAM[precision]
         gemm, attn_rate, hbm = _rates(gpu, precision)
         # an FP4 GEMM reads its weights at a measured share of HBM bandwidth (models/constants.py)
         w_rate = hbm

@@ -29,7 +29,7 @@ from models.errors import InputError
 from models.hardware import get_gpu
 from models.serving.engines import ENGINE_OF_BACKEND, ENGINES, first_token_s
 from models.serving.plan import ServeInputs, evaluate
-from models.serving.precision import serves_weight_only_fp4
+from models.serving.precision import serves_weight_only
 from models.shapes import get_preset
 from models.validation.summaries import p90
 
@@ -71,7 +71,8 @@ GPUS = {
 HELD_OUT_SYSTEMS = frozenset({"b300_sxm", "gb300"})
 #: one row in this many is held out, by the SHA-256 of its id
 HELD_OUT_MODULUS = 10
-PRECISIONS = {"bf16": "bf16", "fp8": "fp8", "fp4": "fp4"}
+#: the thirty-sixth amendment (2026-12-03): INT4 weight-only (`int4_wo`) as the planner's int4
+PRECISIONS = {"bf16": "bf16", "fp8": "fp8", "fp4": "fp4", "int4": "int4"}
 
 
 def held_out(row: dict) -> bool:
@@ -89,12 +90,19 @@ def weight_only_fp4_row(row: dict) -> bool:
     return get_gpu(GPUS[row["system"]]).fp4_dense_tflops is None
 
 
-def load_rows(*, weight_only_fp4: bool = True) -> list[dict]:
-    """The file's rows; without the thirty-fifth amendment's (`weight_only_fp4` False) for the fits
-    made before it (bench/), so that they reproduce as they were."""
+def weight_only_row(row: dict) -> bool:
+    """Whether the row runs weights the planner serves weight-only: FP4 without FP4 tensor cores
+    (the thirty-fifth amendment) or INT4 (the thirty-sixth)."""
+    return weight_only_fp4_row(row) or (row["system"] in GPUS and _precision(row) == "int4")
+
+
+def load_rows(*, weight_only: bool = True) -> list[dict]:
+    """The file's rows; without the weight-only rows (`weight_only` False: the thirty-fifth and
+    thirty-sixth amendments) for the fits made before them (bench/), so that they reproduce as they
+    were."""
     with ROWS.open(newline="") as f:
         rows = list(csv.DictReader(f))
-    return rows if weight_only_fp4 else [r for r in rows if not weight_only_fp4_row(r)]
+    return rows if weight_only else [r for r in rows if not weight_only_row(r)]
 
 
 def _size(cell: str) -> int:
@@ -150,10 +158,13 @@ def expressible(row: dict) -> tuple[dict | None, str | None]:
         return None, f"{row['precision']} weights are not modelled"
     gpu = get_gpu(GPUS[row["system"]])
     engine = ENGINE_OF_BACKEND[row["backend"]]
-    if weight_only_fp4_row(row) and not serves_weight_only_fp4(engine, gpu):
-        # the thirty-fifth amendment: FP4 weights without FP4 tensor cores, where the engine serves
-        # them weight-only (the twenty-sixth amendment's form); elsewhere, not expressible
-        return None, f"FP4 weights on {gpu.gpu_id}: {engine} does not serve them weight-only there"
+    if weight_only_row(row) and not serves_weight_only(engine, gpu, precision):
+        # the thirty-fifth and thirty-sixth amendments: FP4 weights without FP4 tensor cores and
+        # INT4 weights, where the engine serves them weight-only; elsewhere, not expressible
+        return None, (
+            f"{precision.upper()} weights on {gpu.gpu_id}: {engine} does not serve them "
+            "weight-only there"
+        )
     prefixes = ("",) if row["mode"] == "agg" else ("prefill_", "decode_")
     moe = get_preset(MODELS[row["model_path"]]).is_moe
     pools = []
