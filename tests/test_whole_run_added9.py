@@ -152,14 +152,13 @@ def test_the_leads_not_entered_say_why_and_the_doc_lists_them():
         assert lead in section, lead
 
 
-def test_the_batch_stays_sealed_until_the_lead_scores_it():
-    """Neither scored nor fitted: the file is in no batch tuple, so `clusterplan validate` and
-    `bench.whole_run_fit` never read it. The lead changes this test when unsealing."""
+def test_the_batch_is_scored_but_never_fitted():
+    """Unsealed by the lead for its one scoring (2026-12-03): an ADDED_BATCHES entry, so
+    `clusterplan validate` scores it; never in FITTED_BATCHES nor in the fitted rows."""
     from models.validation import whole_run as W
 
-    assert "whole_runs_added9.csv" not in {p.name for _, _, p in W.ADDED_BATCHES}
+    assert "whole_runs_added9.csv" in {p.name for _, _, p in W.ADDED_BATCHES}
     assert "added9" not in W.FITTED_BATCHES
-    assert "added9" not in {k for k, _, _ in W.ADDED_BATCHES}
     assert not {r["id"] for r in W.seen_rows()} & {r["id"] for r in csv_rows(ADDED9)}
 
 

@@ -61,6 +61,10 @@ ADDED6_RUNS = ROOT / "whole_runs_added6.csv"
 #: the seventh, entered sealed 2026-12-03 (one run), scored once under C9 (whole-run-model.md,
 #: 'Seventh batch'); never fitted
 ADDED7_RUNS = ROOT / "whole_runs_added7.csv"
+#: the eighth and ninth, entered sealed 2026-12-03 (one run each, by two engineers in parallel),
+#: scored once under C9 (whole-run-model.md, 'Eighth batch', 'Ninth batch'); never fitted
+ADDED8_RUNS = ROOT / "whole_runs_added8.csv"
+ADDED9_RUNS = ROOT / "whole_runs_added9.csv"
 #: the batches of runs added after the fit, in the order entered: (key, title, file)
 ADDED_BATCHES = (
     ("added", "first batch (seen; in the fit since amendment 3)", ADDED_RUNS),
@@ -93,6 +97,16 @@ ADDED_BATCHES = (
         "added7",
         "seventh batch (entered sealed 2026-12-03, scored once under C9; never fitted)",
         ADDED7_RUNS,
+    ),
+    (
+        "added8",
+        "eighth batch (entered sealed 2026-12-03, scored once under C9; never fitted)",
+        ADDED8_RUNS,
+    ),
+    (
+        "added9",
+        "ninth batch (entered sealed 2026-12-03, scored once under C9; never fitted)",
+        ADDED9_RUNS,
     ),
 )
 #: the batch of origin of the 38 runs of whole_runs_heldout.csv in seen_rows
