@@ -148,11 +148,8 @@ def test_its_one_score_and_the_never_fitted_batches_pooled():
 
     (err,) = W.added_scores(ADDED7)["whole_run"]["errors"]
     assert err == pytest.approx(-0.012, abs=0.001)
+    # pooled with the fifth and sixth (4 runs, 14.0 % median, +2.2 % signed, band 4 of 4) until the
+    # eighth and ninth batches joined (tests/test_whole_run_added9.py pins the pool now)
     pooled = W.never_fitted_scores()
-    assert pooled["batches"] == ["added5", "added6", "added7"]
-    assert pooled["all"]["median_abs_error"] == pytest.approx(0.140, abs=0.001)
-    assert pooled["all"]["signed_median"] == pytest.approx(0.022, abs=0.001)
-    assert pooled["band_coverage"] == 1.0
-    report = whole_run_report()
-    assert "batches added5 + added6 + added7 together: 4 runs, median 14.0%" in report
-    assert "(median met, signed met, band met;" in report
+    assert pooled["batches"][:3] == ["added5", "added6", "added7"]
+    assert "batches added5 + added6 + added7" in whole_run_report()

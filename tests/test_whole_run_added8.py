@@ -142,3 +142,15 @@ def test_the_batch_was_committed_after_the_seventh_batch_without_scoring_code():
     assert "docs/reference/whole-run-model.md" in touched
     assert not [p for p in touched if p.startswith(SCORING_CODE)], touched
     assert HEADING in DOC.read_text()
+
+
+def test_its_one_score():
+    """Scored once under C9 (2026-12-03, whole-run-model.md 'Eighth and ninth batches: results'):
+    Skywork-13B on 512 A800, steady state +19.5 %, whole run +67.3 % (pessimistic), outside its
+    band: the first never-fitted multi-node run misses, and it is kept as it scored."""
+    from models.validation import whole_run as W
+
+    scores = W.added_scores(ADDED8)
+    (err,) = scores["whole_run"]["errors"]
+    assert err == pytest.approx(0.673, abs=0.001)
+    assert scores["whole_run"]["band_coverage"] == 0.0
