@@ -423,6 +423,29 @@ def files_of_commit(rev: str) -> list[str]:
     return out.stdout.split()
 
 
+def check_batch_scored_never_fitted(path: pathlib.Path) -> None:
+    """An added batch the lead unsealed for its one scoring: an ADDED_BATCHES entry (so `clusterplan
+    validate` scores it), never in FITTED_BATCHES nor among the fitted rows."""
+    from models.validation import whole_run as W
+
+    keys = [k for k, _, p in W.ADDED_BATCHES if p.name == path.name]
+    assert len(keys) == 1, path.name
+    assert keys[0] not in W.FITTED_BATCHES
+    assert not {r["id"] for r in W.seen_rows()} & {r["id"] for r in csv_rows(path)}
+
+
+def check_batch_committed_sealed(previous: str, path: str, heading: str) -> None:
+    """The commit that first added the batch's file (`path`, relative to the repository) comes after
+    the commit that added `previous`, carries the doc section (`heading` in whole-run-model.md) and
+    changed no scoring code: the rows went in before anything could score them."""
+    before, first = first_commit("--", previous), first_commit("--", path)
+    assert first != before and is_ancestor(before, first)
+    touched = files_of_commit(first)
+    assert path in touched and "docs/reference/whole-run-model.md" in touched
+    assert not [p for p in touched if p.startswith(SCORING_CODE)], touched
+    assert heading in (ROOT / "docs" / "reference" / "whole-run-model.md").read_text()
+
+
 def check_scored_from_its_own_file(path: pathlib.Path) -> dict:
     """A batch of whole runs is scored from its own file, in its order: each run's error is its
     steady-state GPU-hours x the committed F(features) over the published GPU-hours (F >= 1).

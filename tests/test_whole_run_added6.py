@@ -13,13 +13,11 @@ import pytest
 
 from models.shapes import load_presets
 from tests.builders import (
-    SCORING_CODE,
     check_added_batch_schema,
+    check_batch_committed_sealed,
     check_batch_names_known_parts,
+    check_batch_scored_never_fitted,
     csv_rows,
-    files_of_commit,
-    first_commit,
-    is_ancestor,
 )
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -97,27 +95,16 @@ def test_no_run_repeats_one_already_fitted_scored_or_entered(rows):
 
 
 def test_the_batch_is_scored_but_never_fitted():
-    """Unsealed by the lead for its one scoring (2026-12-02): an ADDED_BATCHES entry, so
-    `clusterplan validate` scores it; never in FITTED_BATCHES nor in the fitted rows."""
-    from models.validation import whole_run as W
-
-    assert "whole_runs_added6.csv" in {p.name for _, _, p in W.ADDED_BATCHES}
-    assert "added6" not in W.FITTED_BATCHES
-    assert not {r["id"] for r in W.seen_rows()} & {r["id"] for r in csv_rows(ADDED6)}
+    """Unsealed by the lead for its one scoring: scored by `clusterplan validate`, never fitted."""
+    check_batch_scored_never_fitted(ADDED6)
 
 
 def test_the_batch_was_committed_after_the_fifth_batch_without_scoring_code():
-    """The commit that first added the file comes after the fifth batch, carries the doc section and
-    changed no scoring code: the row went in before anything could score it."""
-    added5 = first_commit("--", "models/data/validation/whole_runs_added5.csv")
-    added6 = first_commit("--", "models/data/validation/whole_runs_added6.csv")
-    assert added6 != added5 and is_ancestor(added5, added6)
-    touched = files_of_commit(added6)
-    assert "models/data/validation/whole_runs_added6.csv" in touched
-    assert "docs/reference/whole-run-model.md" in touched
-    assert not [p for p in touched if p.startswith(SCORING_CODE)], touched
-    doc = (ROOT / "docs/reference/whole-run-model.md").read_text()
-    assert "## Sixth batch of runs added after the fit (entered sealed" in doc
+    check_batch_committed_sealed(
+        "models/data/validation/whole_runs_added5.csv",
+        "models/data/validation/whole_runs_added6.csv",
+        "## Sixth batch of runs added after the fit (entered sealed",
+    )
 
 
 def test_its_one_score_and_the_never_fitted_batches_pooled():

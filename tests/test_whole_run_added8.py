@@ -15,12 +15,10 @@ import pytest
 
 from models.shapes import load_presets
 from tests.builders import (
-    SCORING_CODE,
+    check_batch_committed_sealed,
     check_batch_names_known_parts,
+    check_batch_scored_never_fitted,
     csv_rows,
-    files_of_commit,
-    first_commit,
-    is_ancestor,
 )
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -122,26 +120,16 @@ def test_the_leads_not_entered_say_why_and_the_doc_lists_them():
 
 
 def test_the_batch_is_scored_but_never_fitted():
-    """Unsealed by the lead for its one scoring (2026-12-03): an ADDED_BATCHES entry, so
-    `clusterplan validate` scores it; never in FITTED_BATCHES nor in the fitted rows."""
-    from models.validation import whole_run as W
-
-    assert "whole_runs_added8.csv" in {p.name for _, _, p in W.ADDED_BATCHES}
-    assert "added8" not in W.FITTED_BATCHES
-    assert not {r["id"] for r in W.seen_rows()} & {r["id"] for r in csv_rows(ADDED8)}
+    """Unsealed by the lead for its one scoring: scored by `clusterplan validate`, never fitted."""
+    check_batch_scored_never_fitted(ADDED8)
 
 
 def test_the_batch_was_committed_after_the_seventh_batch_without_scoring_code():
-    """The commit that first added the file comes after the seventh batch, carries the doc section and
-    changed no scoring code: the row went in before anything could score it."""
-    added7 = first_commit("--", "models/data/validation/whole_runs_added7.csv")
-    added8 = first_commit("--", "models/data/validation/whole_runs_added8.csv")
-    assert added8 != added7 and is_ancestor(added7, added8)
-    touched = files_of_commit(added8)
-    assert "models/data/validation/whole_runs_added8.csv" in touched
-    assert "docs/reference/whole-run-model.md" in touched
-    assert not [p for p in touched if p.startswith(SCORING_CODE)], touched
-    assert HEADING in DOC.read_text()
+    check_batch_committed_sealed(
+        "models/data/validation/whole_runs_added7.csv",
+        "models/data/validation/whole_runs_added8.csv",
+        HEADING,
+    )
 
 
 def test_its_one_score():
