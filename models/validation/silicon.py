@@ -29,7 +29,7 @@ from models.errors import InputError
 from models.hardware import get_gpu
 from models.serving.engines import ENGINE_OF_BACKEND, ENGINES, first_token_s
 from models.serving.plan import ServeInputs, evaluate
-from models.serving.precision import serves_weight_only
+from models.serving.precision import serves_weight_only, weight_only
 from models.shapes import get_preset
 from models.validation.summaries import p90
 
@@ -82,18 +82,20 @@ def held_out(row: dict) -> bool:
     return digest % HELD_OUT_MODULUS == 0 or row["system"] in HELD_OUT_SYSTEMS
 
 
-def weight_only_fp4_row(row: dict) -> bool:
-    """Whether the row runs FP4 weights on a GPU without FP4 tensor cores: mapped by the thirty-fifth
-    amendment (docs/reference/serving-evidence.md) to the planner's weight-only FP4."""
-    if row["system"] not in GPUS or _precision(row) != "fp4":
-        return False
-    return get_gpu(GPUS[row["system"]]).fp4_dense_tflops is None
-
-
 def weight_only_row(row: dict) -> bool:
-    """Whether the row runs weights the planner serves weight-only: FP4 without FP4 tensor cores
-    (the thirty-fifth amendment) or INT4 (the thirty-sixth)."""
-    return weight_only_fp4_row(row) or (row["system"] in GPUS and _precision(row) == "int4")
+    """Whether the row runs weights the planner serves weight-only (`precision.weight_only`): FP4
+    without FP4 tensor cores (the thirty-fifth amendment) or INT4 (the thirty-sixth)."""
+    precision = _precision(row)
+    return (
+        row["system"] in GPUS
+        and precision is not None
+        and weight_only(GPUS[row["system"]], precision)
+    )
+
+
+def weight_only_fp4_row(row: dict) -> bool:
+    """A weight-only row of FP4 weights: the thirty-fifth amendment's."""
+    return weight_only_row(row) and _precision(row) == "fp4"
 
 
 def load_rows(*, weight_only: bool = True) -> list[dict]:
