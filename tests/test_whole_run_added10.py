@@ -17,14 +17,11 @@ import pytest
 
 from models.shapes import load_presets
 from tests.builders import (
-    SCORING_CODE,
+    check_batch_committed_sealed,
     check_batch_names_known_parts,
+    check_batch_scored_never_fitted,
     check_gpu_hours_basis,
-    code_naming,
     csv_rows,
-    files_of_commit,
-    first_commit,
-    is_ancestor,
 )
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -192,25 +189,14 @@ def test_the_leads_not_entered_say_why_and_the_doc_lists_them():
     assert "No MoE run met\nevery rule" in section
 
 
-def test_the_batch_stays_sealed_until_the_lead_scores_it(rows):
-    """Not in ADDED_BATCHES or FITTED_BATCHES, not among the fitted rows, and no code names the
-    file: nothing plans or scores it until the lead wires it in its own commit."""
-    from models.validation import whole_run as W
-
-    assert "whole_runs_added10.csv" not in {p.name for _, _, p in W.ADDED_BATCHES}
-    assert "added10" not in W.FITTED_BATCHES
-    assert not {r["id"] for r in W.seen_rows()} & {r["id"] for r in rows}
-    assert code_naming("whole_runs_added10") == []
+def test_the_batch_is_scored_but_never_fitted():
+    """Unsealed by the lead for its one scoring: scored by `clusterplan validate`, never fitted."""
+    check_batch_scored_never_fitted(ADDED10)
 
 
 def test_the_batch_was_committed_after_the_ninth_batch_without_scoring_code():
-    """The commit that first added the file comes after the ninth batch, carries the doc section and
-    changed no scoring code: the row went in before anything could score it."""
-    added9 = first_commit("--", "models/data/validation/whole_runs_added9.csv")
-    added10 = first_commit("--", "models/data/validation/whole_runs_added10.csv")
-    assert added10 != added9 and is_ancestor(added9, added10)
-    touched = files_of_commit(added10)
-    assert "models/data/validation/whole_runs_added10.csv" in touched
-    assert "docs/reference/whole-run-model.md" in touched
-    assert not [p for p in touched if p.startswith(SCORING_CODE)], touched
-    assert HEADING in DOC.read_text()
+    check_batch_committed_sealed(
+        "models/data/validation/whole_runs_added9.csv",
+        "models/data/validation/whole_runs_added10.csv",
+        HEADING,
+    )

@@ -65,6 +65,9 @@ ADDED7_RUNS = ROOT / "whole_runs_added7.csv"
 #: scored once under C9 (whole-run-model.md, 'Eighth batch', 'Ninth batch'); never fitted
 ADDED8_RUNS = ROOT / "whole_runs_added8.csv"
 ADDED9_RUNS = ROOT / "whole_runs_added9.csv"
+#: the tenth, entered sealed 2026-12-03 (one run; it shares a source group with the fitted
+#: a3-lucie-7b, said in whole-run-model.md 'Tenth batch'), scored once under C9; never fitted
+ADDED10_RUNS = ROOT / "whole_runs_added10.csv"
 #: the batches of runs added after the fit, in the order entered: (key, title, file)
 ADDED_BATCHES = (
     ("added", "first batch (seen; in the fit since amendment 3)", ADDED_RUNS),
@@ -107,6 +110,11 @@ ADDED_BATCHES = (
         "added9",
         "ninth batch (entered sealed 2026-12-03, scored once under C9; never fitted)",
         ADDED9_RUNS,
+    ),
+    (
+        "added10",
+        "tenth batch (entered sealed 2026-12-03, scored once under C9; never fitted)",
+        ADDED10_RUNS,
     ),
 )
 #: the batch of origin of the 38 runs of whole_runs_heldout.csv in seen_rows
