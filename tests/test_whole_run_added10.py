@@ -200,3 +200,25 @@ def test_the_batch_was_committed_after_the_ninth_batch_without_scoring_code():
         "models/data/validation/whole_runs_added10.csv",
         HEADING,
     )
+
+
+def test_its_one_score_and_the_never_fitted_batches_pooled():
+    """Scored once under C9 (2026-12-03, whole-run-model.md 'Tenth batch: results'): Luciole-23B
+    on 512 H100, steady state -34.3 %, whole run -9.6 %, inside its band; with the fifth to ninth
+    batches, 7 runs at 9.6 % median, +5.7 % signed, band 6 of 7, and validate says which targets
+    that meets (the pool shares a source group with the fitted Lucie-7B, said in the doc)."""
+    from models.validation import whole_run as W
+    from models.validation.whole_run_report import whole_run_report
+
+    scores = W.added_scores(ADDED10)
+    (err,) = scores["whole_run"]["errors"]
+    assert err == pytest.approx(-0.096, abs=0.001)
+    assert scores["whole_run"]["band_coverage"] == 1.0
+    pooled = W.never_fitted_scores()
+    assert pooled["batches"] == ["added5", "added6", "added7", "added8", "added9", "added10"]
+    assert pooled["all"]["median_abs_error"] == pytest.approx(0.096, abs=0.001)
+    assert pooled["all"]["signed_median"] == pytest.approx(0.057, abs=0.001)
+    assert pooled["band_coverage"] == pytest.approx(6 / 7)
+    report = whole_run_report()
+    assert "added9 + added10 together: 7 runs, median 9.6%" in report
+    assert "(median met, signed met, band met;" in report

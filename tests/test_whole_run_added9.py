@@ -166,7 +166,7 @@ def test_the_batch_was_committed_after_the_seventh_batch_without_scoring_code():
 def test_its_one_score_and_the_never_fitted_batches_pooled():
     """Scored once under C9 (2026-12-03, whole-run-model.md 'Eighth and ninth batches: results'):
     Tucano-2b4 on 16 A100 at +8.6 %, inside its band; with the fifth to eighth batches, 6 runs at
-    15.5 % median, +7.1 % signed, band 5 of 6, and validate says which targets that meets."""
+    15.5 % median, +7.1 % signed, band 5 of 6."""
     from models.validation import whole_run as W
     from models.validation.whole_run_report import whole_run_report
 
@@ -174,11 +174,8 @@ def test_its_one_score_and_the_never_fitted_batches_pooled():
     (err,) = scores["whole_run"]["errors"]
     assert err == pytest.approx(0.086, abs=0.001)
     assert scores["whole_run"]["band_coverage"] == 1.0
+    # pooled with the fifth to eighth (6 runs, 15.5 % median, +7.1 % signed, band 5 of 6) until the
+    # tenth batch joined (tests/test_whole_run_added10.py pins the pool now)
     pooled = W.never_fitted_scores()
-    assert pooled["batches"] == ["added5", "added6", "added7", "added8", "added9"]
-    assert pooled["all"]["median_abs_error"] == pytest.approx(0.155, abs=0.001)
-    assert pooled["all"]["signed_median"] == pytest.approx(0.071, abs=0.001)
-    assert pooled["band_coverage"] == pytest.approx(5 / 6)
-    report = whole_run_report()
-    assert "added7 + added8 + added9 together: 6 runs, median 15.5%" in report
-    assert "(median met, signed met, band met;" in report
+    assert pooled["batches"][:5] == ["added5", "added6", "added7", "added8", "added9"]
+    assert "added8 + added9" in whole_run_report()
