@@ -371,7 +371,7 @@ def check_added_batch_schema(rows: list[dict], path: pathlib.Path, previous: str
     key = path.stem.removeprefix("whole_runs_")
     for r in rows:
         assert None not in r and all(v is not None for v in r.values()), r["id"]
-        assert r["id"].startswith(f"a{key[-1]}-"), r["id"]
+        assert r["id"].startswith(f"a{key.removeprefix('added')}-"), r["id"]  # a10- for added10
         assert r["batch"].startswith(f"{key}: entered 2026-12-02"), r["id"]
         assert "before any of their errors was computed" in r["notes"], r["id"]
 
