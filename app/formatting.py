@@ -148,6 +148,20 @@ def serve_engine_text(w, gpu: str) -> str:
     return f"{b.label}{version}" + (f" ({b.note})" if b.note else "")
 
 
+def serve_weights_text(w, gpu: str) -> str:
+    """A portfolio's serving workload's weights on the cluster's GPU: its precision, or the GPU's
+    default (models/serving/precision.py), with "(weight-only)" where the engines dequantise 4-bit
+    weights to BF16 arithmetic, e.g. "FP8 weights", "INT4 weights (weight-only)"."""
+    from models.hardware import gpu_ids
+    from models.serving.precision import default_precision, weight_only
+
+    if gpu not in gpu_ids():
+        return ""
+    precision = w.precision or default_precision(gpu)
+    suffix = " (weight-only)" if weight_only(gpu, precision) else ""
+    return f"{precision.upper()} weights{suffix}"
+
+
 def layout_text(p, sep: str = " · ") -> str:
     """A serving plan's layout per replica: 'TP8', 'TP8 · EP8', 'TP2 · EP16 · DP8' (attention data
     parallel groups, ServePlan.attention_dp), 'TP8 · PP2' (pipeline stages, ServePlan.pp)."""

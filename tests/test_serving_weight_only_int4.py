@@ -137,3 +137,25 @@ def STARTING() -> dict:
     from app.views import serve as serve_page
 
     return serve_page.STARTING
+
+
+def test_the_pdf_names_each_services_weights(monkeypatch):
+    """A portfolio PDF's workload list names a service's engine and the precision of its weights:
+    the GPU's default (FP8 on H100) where none is chosen, INT4 and weight-only where chosen."""
+    from app import report_pdf
+    from models.scenario import Scenario
+    from pricing.engine import compare
+    from tests.builders import GENERATED, sample
+    from tests.readback import flat, pdf_text
+
+    monkeypatch.setattr(report_pdf, "charts_available", lambda *a, **k: False)
+    seen = []
+    for precision in (None, "int4"):
+        data = sample("enterprise")
+        for w in data["workloads"]:
+            if w["kind"] == "serve":
+                w |= {"precision": precision, "engine": "vllm"}
+        c = compare(Scenario.model_validate(data))
+        seen.append(flat(pdf_text(report_pdf.build_pdf(c, link="", generated=GENERATED))))
+    assert flat("(serve, product; vLLM; FP8 weights)") in seen[0]
+    assert flat("(serve, product; vLLM; INT4 weights (weight-only))") in seen[1]

@@ -20,6 +20,7 @@ from app.formatting import (
     scaling_note,
     sentence,
     serve_engine_text,
+    serve_weights_text,
     si,
     swing_text,
     training_run_subject,
@@ -62,8 +63,12 @@ def _result(c: Comparison, option_id: str | None) -> OptionResult | None:
 
 
 def _engine(w, gpu: str) -> str:
-    """ "; " and a serving workload's engine on the cluster's GPU (build, version); "" otherwise."""
-    return f"; {serve_engine_text(w, gpu)}" if w.kind == "serve" else ""
+    """ "; " and a serving workload's engine on the cluster's GPU (build, version) and the precision
+    of its weights; "" otherwise."""
+    if w.kind != "serve":
+        return ""
+    weights = serve_weights_text(w, gpu)
+    return f"; {serve_engine_text(w, gpu)}" + (f"; {weights}" if weights else "")
 
 
 def _num(v: float | None) -> str:
