@@ -1,7 +1,8 @@
 """INT4 weights as a serving precision (docs/reference/serving-evidence.md, thirty-sixth
 amendment): weight-only on every GPU (4.5 bits a weight, BF16 arithmetic, read at the HBM rate of
-any weight, the KV cache BF16 by default), where vLLM or TensorRT-LLM serve it (NVIDIA Ampere and
-later); refused, naming `precision` and the engines that would, elsewhere; on every surface."""
+any weight, the KV cache BF16 by default), where the engines serve it (NVIDIA Ampere and later;
+SGLang also on MI300X/MI325X); refused, naming `precision` and the engines that would, elsewhere; on
+every surface."""
 
 from __future__ import annotations
 
@@ -78,9 +79,11 @@ def test_int4_needs_fewer_gpus_than_fp8_for_a_model_that_fills_a_node():
         ("A100-80GB", "vllm", True),
         ("L40S", "tensorrt-llm", True),
         ("B200", "vllm", True),
-        ("H100-SXM", "sglang", False),
+        ("H100-SXM", "sglang", True),
+        ("MI300X", "sglang", True),
         ("MI300X", "vllm", False),
         ("MI250X", "vllm", False),
+        ("MI250X", "sglang", False),
     ],
 )
 def test_only_where_an_engine_serves_int4_weights(gpu, engine, allowed):
@@ -92,9 +95,9 @@ def test_only_where_an_engine_serves_int4_weights(gpu, engine, allowed):
         plan_serving(inp)
     assert e.value.field == "precision"
     assert f"{engine} does not serve INT4 weights on {gpu}" in str(e.value)
-    if gpu == "H100-SXM":  # it names the engines that do
-        assert "engine tensorrt-llm or vllm" in str(e.value)
-    else:  # no engine serves it on AMD GPUs
+    if gpu == "MI300X":  # it names the engine that does
+        assert "use engine sglang, or precision fp8 or bf16" in str(e.value)
+    else:  # no engine serves it on CDNA 2
         assert "engine" not in str(e.value).split(";")[1]
 
 
@@ -106,7 +109,7 @@ def test_the_command_line_and_a_portfolio_workload_take_it():
     assert "weights int4, KV cache bf16" in out and WEIGHT_ONLY_TEXT["int4"] in out
     rc, out, err = run_cli(*args, "--json")
     assert json.loads(out)["precision"] == "int4"
-    rc, out, err = run_cli(*args, "--engine", "sglang")
+    rc, out, err = run_cli(*args[:4], "MI250X", *args[5:])
     assert rc != 0 and "--precision" in out + err
     # a portfolio's serve workload sizes the same service in fewer GPUs than at FP8
     kimi = dict(name="chat", model="kimi-k2.5", rps=0.5, duration_months=12, engine="vllm")
@@ -114,7 +117,7 @@ def test_the_command_line_and_a_portfolio_workload_take_it():
     fp8 = size_workload(Serve(**kimi, precision="fp8"), "H200")
     assert max(int4.gpus_by_month) < max(fp8.gpus_by_month)
     with pytest.raises(InputError) as e:
-        size_workload(Serve(**{**kimi, "engine": "sglang"}, precision="int4"), "H200")
+        size_workload(Serve(**kimi, precision="int4"), "MI300X")  # vLLM: no INT4 on AMD
     assert e.value.field == "workloads[0].precision"
 
 
@@ -124,8 +127,9 @@ def test_serve_page_plans_int4_and_says_weight_only():
     assert not at.exception and not errors(at), errors(at)
     captions = " ".join(c.value for c in at.caption)
     assert WEIGHT_ONLY_TEXT["int4"] in captions and "KV cache BF16" in captions
-    at.selectbox(key="s_engine").set_value("sglang").run()  # no source that SGLang serves it
+    at.selectbox(key="s_gpu").set_value("MI250X").run()  # no engine serves INT4 on CDNA 2
     assert not at.exception and errors(at).startswith("precision:"), errors(at)
+    at.selectbox(key="s_gpu").set_value("H100-SXM").run()
     at.selectbox(key="s_engine").set_value("vllm").run()
     assert not errors(at), errors(at)
     start = {k: v for k, v in STARTING().items() if k not in ("users", "tokens_per_day")}

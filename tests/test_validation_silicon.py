@@ -107,7 +107,7 @@ def _row(**changes) -> dict:
             None,
         ),  # the twelfth amendment's presets
         ({"precision": "int4"}, None),  # the thirty-sixth amendment: weight-only INT4
-        ({"precision": "int4", "backend": "sglang"}, "INT4 weights on H100-SXM: sglang does not"),
+        ({"precision": "int4", "backend": "sglang"}, None),
         ({"precision": "int8"}, "int8 weights are not modelled"),
         # the thirty-fifth amendment: the engines' weight-only FP4 on Hopper (twenty-sixth)
         ({"precision": "fp4"}, None),

@@ -54,7 +54,7 @@ def register(sub) -> None:
         help=f"weights: bf16, fp8, fp4 or int4 (FP4 tensor cores: {', '.join(gpus_with('fp4'))}; "
         "elsewhere FP4 weights with BF16 arithmetic where the engine serves them: vLLM on "
         "Hopper, Ampere, MI300X/MI325X; SGLang, TensorRT-LLM on Hopper. int4: weight-only "
-        "(AWQ, GPTQ), vLLM and TensorRT-LLM on NVIDIA Ampere and later); default "
+        "(AWQ, GPTQ) on NVIDIA Ampere and later, SGLang also on MI300X/MI325X); default "
         f"{DEFAULT_PRECISION_TEXT}",
     )
     s.add_argument(

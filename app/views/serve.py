@@ -71,7 +71,7 @@ PRECISIONS = {
     "bf16": "BF16",
     "fp8": "FP8",
     "fp4": f"FP4 ({', '.join(gpus_with('fp4'))}; weight-only elsewhere)",
-    "int4": "INT4 (weight-only: AWQ, GPTQ; vLLM, TensorRT-LLM)",
+    "int4": "INT4 (weight-only: AWQ, GPTQ)",
 }
 PREFILL_DECODE = {
     "auto": "automatic (split if it saves GPUs)",
@@ -181,8 +181,8 @@ def _model_and_gpu() -> None:
         "on Blackwell's FP4 tensor cores; elsewhere as FP4 weights with BF16 arithmetic "
         "(weight-only) where the engine serves it: vLLM on Hopper, A100 and MI300X/MI325X, "
         "SGLang and TensorRT-LLM on Hopper. INT4 is weight-only on every GPU (AWQ, GPTQ, "
-        "Kimi's native INT4; 4.5 bits per weight): vLLM and TensorRT-LLM on A100, L40S, Hopper "
-        "and Blackwell. The KV cache's precision is chosen below.",
+        "Kimi's native INT4; 4.5 bits per weight): every engine on A100, L40S, Hopper and "
+        "Blackwell, SGLang on MI300X/MI325X. The KV cache's precision is chosen below.",
     )
 
     c1, c2, c3 = st.columns(3)  # under the model, the GPU and the precision of the weights

@@ -29,7 +29,8 @@ DETAILS: dict[str, tuple[str, str, float]] = {
         f"(not {', '.join(gpus_with('fp8', has=False))}); FP4 serving runs on the FP4 tensor "
         f"cores of {', '.join(gpus_with('fp4'))}, elsewhere as FP4 weights with BF16 arithmetic "
         "(weight-only) where the engine serves it (Hopper; vLLM also A100 and MI300X/MI325X); "
-        "INT4 serving is weight-only (AWQ, GPTQ) on vLLM and TensorRT-LLM, NVIDIA Ampere and later. "
+        "INT4 serving is weight-only (AWQ, GPTQ) on NVIDIA Ampere and later (every engine) and "
+        "on MI300X/MI325X with SGLang. "
         "A service left at its default is sized "
         f"at {DEFAULT_PRECISION_TEXT} (the cluster's GPU), as the Serve page and `clusterplan "
         "serve` size it.",

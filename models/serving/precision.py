@@ -57,10 +57,14 @@ WEIGHT_ONLY_FP4_ARCHITECTURES: dict[str, tuple[str, ...]] = {
 #: Hopper (its quantization docs' "Supported Hardware" table, v0.9.2 to latest, read 2026-12-03: AWQ,
 #: GPTQ and Marlin; not on AMD GPUs) and Blackwell (AIConfigurator's measured int4_wo rows of vLLM on
 #: B200). TensorRT-LLM: "Ampere and Later" (NVIDIA Model Optimizer's support matrix, W4A16 AWQ,
-#: deployed with TensorRT-LLM; read 2026-12-03). SGLang: no source read; not allowed.
+#: deployed with TensorRT-LLM; read 2026-12-03). SGLang: NVIDIA GPUs and AMD MI300X/MI325X/MI350X
+#: (its quantization docs' "Platform Compatibility" table, sgl-project/sglang
+#: docs/advanced_features/quantization.md at 0f4513c, read 2026-12-03: `awq`, `gptq` and
+#: `compressed-tensors` "Yes" on both, Triton dequantisation on AMD; Marlin on CUDA only).
 WEIGHT_ONLY_INT4_ARCHITECTURES: dict[str, tuple[str, ...]] = {
     "tensorrt-llm": ("ampere", "ada", "hopper", "blackwell"),
     "vllm": ("ampere", "ada", "hopper", "blackwell"),
+    "sglang": ("ampere", "ada", "hopper", "blackwell", "cdna3"),
 }
 #: per weight-only precision, the engines' architectures
 WEIGHT_ONLY_ARCHITECTURES = {
