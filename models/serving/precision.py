@@ -109,7 +109,7 @@ def kv_precision_of(inp) -> str:
     return inp.kv_precision or default_kv_precision(inp.gpu, precision_of(inp))
 
 
-def serves_weight_only(engine: str, gpu: GpuSpec, precision: str = "fp4") -> bool:
+def serves_weight_only(engine: str, gpu: GpuSpec, precision: str) -> bool:
     """Whether `engine` serves weight-only `precision` (fp4 without FP4 tensor cores, int4) on
     `gpu`'s architecture (`WEIGHT_ONLY_ARCHITECTURES`; the planner and the AIConfigurator mapping
     read the same)."""
