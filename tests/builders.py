@@ -423,6 +423,24 @@ def files_of_commit(rev: str) -> list[str]:
     return out.stdout.split()
 
 
+def check_skipped_leads_listed(word: str, mark: str, n: int, heading: str, leads) -> str:
+    """A batch's leads not entered: `n` rows of skipped_heldout.csv whose reason names the batch
+    (`word`, e.g. "eighth batch"), each starting with `mark` and giving the run and its source; the
+    batch's doc section (`heading` in whole-run-model.md) counts them and names each of `leads`.
+    Returns the section."""
+    rows = [s for s in csv_rows(VALIDATION_DATA / "skipped_heldout.csv") if word in s["reason"]]
+    assert len(rows) == n
+    for s in rows:
+        assert s["reason"].startswith(mark), s["run"]
+        assert s["run"].strip() and s["source"].strip(), s["run"]
+    doc = (ROOT / "docs" / "reference" / "whole-run-model.md").read_text()
+    section = doc[doc.index(heading) :]
+    assert f"{n} rows appended to `skipped_heldout.csv`" in section
+    for lead in leads:
+        assert lead in section, lead
+    return section
+
+
 def check_batch_scored_never_fitted(path: pathlib.Path) -> None:
     """An added batch the lead unsealed for its one scoring: an ADDED_BATCHES entry (so `clusterplan
     validate` scores it), never in FITTED_BATCHES nor among the fitted rows."""

@@ -18,6 +18,7 @@ from tests.builders import (
     check_batch_committed_sealed,
     check_batch_names_known_parts,
     check_batch_scored_never_fitted,
+    check_skipped_leads_listed,
     csv_rows,
 )
 
@@ -107,16 +108,13 @@ def test_no_run_repeats_one_already_fitted_scored_or_entered(rows):
 
 
 def test_the_leads_not_entered_say_why_and_the_doc_lists_them():
-    skipped = [s for s in csv_rows(DATA / "skipped_heldout.csv") if "eighth batch" in s["reason"]]
-    assert len(skipped) == 12
-    for s in skipped:
-        assert s["reason"].startswith(SKIPPED_MARK), s["run"]
-        assert s["run"].strip() and s["source"].strip(), s["run"]
-    doc = DOC.read_text()
-    section = doc[doc.index(HEADING) :]
-    assert "12 rows appended to `skipped_heldout.csv`" in section
-    for lead in ("dots.llm1", "Trinity Mini", "DeepSeek-V2-Lite", "Moonlight", "Orion-14B", "Ling"):
-        assert lead in section, lead
+    check_skipped_leads_listed(
+        "eighth batch",
+        SKIPPED_MARK,
+        12,
+        HEADING,
+        ("dots.llm1", "Trinity Mini", "DeepSeek-V2-Lite", "Moonlight", "Orion-14B", "Ling"),
+    )
 
 
 def test_the_batch_is_scored_but_never_fitted():
