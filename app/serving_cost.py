@@ -61,9 +61,15 @@ def caption(e: ServingEconomics) -> str:
     return text + (f" Note: {e.note}." if e.note else "")
 
 
-def notes(e: ServingEconomics) -> list[str]:
-    """Why an option has no figure, one line each."""
-    return [f"{o.label}: {o.note}" for o in e.options if o.note]
+def notes(e: ServingEconomics | FinetuneEconomics) -> list[str]:
+    """Why an option has no figure (or what to know of its figure): one line per distinct note,
+    naming every option it applies to, in the comparison's order ("Cloud on-demand, Cloud spot:
+    no hyperscaler price for L40S ...")."""
+    labels: dict[str, list[str]] = {}
+    for o in e.options:
+        if o.note:
+            labels.setdefault(o.note, []).append(o.label)
+    return [f"{', '.join(names)}: {note}" for note, names in labels.items()]
 
 
 GPU_HEADER = [

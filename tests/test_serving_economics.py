@@ -14,7 +14,7 @@ import pytest
 
 from app import scenario_files, serving_cost
 from app.cli import main
-from app.formatting import usd_rate
+from app.formatting import md_plain, usd_rate
 from app.report_pdf import build_report
 from app.report_text import comparison_report, text_table, token_cost_rows
 from models.errors import InputError
@@ -306,6 +306,29 @@ def test_the_finetune_command_and_page_show_the_same_table():
     frame = next(d.value for d in at.dataframe if "$ per job" in d.value.columns)
     busier = job_economics(JOB, plan, load_catalogue(), jobs_per_month=16.0)
     assert frame.values.tolist() == serving_cost.job_rows(busier)[1:]
+
+
+def test_an_option_without_a_figure_says_why_once_for_all_it_applies_to():
+    """No hyperscaler prices an L40S in the catalogue: the four cloud options have no cost per
+    job, and the command and the Fine-tune page say why in one line naming all four (not four
+    times, and not silently)."""
+    job = FinetuneInputs(model="llama3-8b", method="lora", gpu="L40S", tokens=1e8)
+    e = job_economics(job, plan_finetune(job), load_catalogue())
+    clouds = [o.label for o in e.options if o.option.startswith("cloud:")]
+    assert len(clouds) == 4 and all(not o.available for o in e.options if o.label in clouds)
+    why = "no hyperscaler price for L40S in the catalogue"
+    assert serving_cost.notes(e) == [f"{', '.join(clouds)}: " + e.options[4].note]
+    assert why in e.options[4].note
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        args = ["finetune", "--model", "llama3-8b", "--method", "lora", "--tokens", "1e8"]
+        assert main([*args, "--gpu", "L40S"]) == 0
+    assert out.getvalue().count(why) == 1 and f"  {serving_cost.notes(e)[0]}" in out.getvalue()
+    at = app("finetune")
+    at.selectbox(key="f_gpu").set_value("L40S").run()
+    captions = [c.value for c in at.caption]
+    assert sum(why in c for c in captions) == 1, captions
+    assert md_plain(serving_cost.notes(e)[0]) in captions
 
 
 def test_a_traffic_past_what_a_portfolio_carries_is_not_priced_and_says_why():

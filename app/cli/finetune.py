@@ -151,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nCost per job, every option ({economics.jobs_per_month:g} jobs a month):")
     print("\n".join(text_table(serving_cost.job_rows(economics))))
     print(serving_cost.job_caption(economics))
+    for line in serving_cost.notes(economics):
+        print(f"  {line}")
     return 0
 
 

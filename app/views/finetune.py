@@ -362,7 +362,7 @@ def _cost_per_job(plan: FinetunePlan, inp: FinetuneInputs) -> None:
         data,
         why,
         serving_cost.job_rows(e) if e else None,
-        [serving_cost.job_caption(e)] if e else [],
+        [serving_cost.job_caption(e), *serving_cost.notes(e)] if e else [],
     )
 
 
