@@ -265,6 +265,24 @@ def test_cli_finetune_json_and_text():
     assert rc == 0 and "GPUs            8 " in out
 
 
+def test_cli_finetune_names_both_fewest_counts_where_savings_let_fewer_fit():
+    """QLoRA's 65B on one 48 GB GPU (Dettmers et al. 2023) fits only with memory savings: the
+    text says the fewest without them and the fewest with them, as the plan holds them; where
+    both are the same, one count."""
+    args = ["finetune", "--model", "llama1-65b", "--method", "qlora", "--gpu", "L40S"]
+    args += ["--tokens", "1e7", "--seq-len", "512", "--batch", "16", "--rank", "64"]
+    rc, out, _ = run_cli(*args, "--gpus", "1", "--json")
+    plan = json.loads(out)
+    assert rc == 0 and plan["min_gpus_with_savings"] == 1 < plan["min_gpus"]
+    _, out, _ = run_cli(*args, "--gpus", "1")
+    line = next(x for x in out.splitlines() if x.startswith("GPUs "))
+    fewest = f"fewest that fit {plan['min_gpus']} without memory savings, 1 with them"
+    assert line.endswith(f"fixed; {fewest})")
+    _, out, _ = run_cli("finetune", "--model", "llama3-8b", "--method", "lora", "--tokens", "1e7",
+                        "--gpu", "H100-SXM")  # fmt: skip
+    assert "smallest that fits; fewest that fit 1)" in out
+
+
 def test_cli_finetune_bad_method_and_too_few_gpus():
     rc, _, err = run_cli(
         "finetune",

@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{p.model} {p.method}{adapter} on {p.gpu} ({p.precision})\n"
         f"Trainable       {p.trainable_params / 1e6:,.1f} M of {p.params_total / 1e9:,.2f} B parameters\n"
-        f"GPUs            {p.gpus} ({p.nodes} node(s), {p.sizing}; fewest that fit {p.min_gpus})\n"
+        f"GPUs            {p.gpus} ({p.nodes} node(s), {p.sizing}; {fewest_text(p)})\n"
         f"Layout          {p.framework}: TP{lay.tp} PP{lay.pp} DP{lay.dp} ZeRO-{lay.zero}, recompute "
         f"{lay.recompute}, micro-batch {lay.micro_batch} x {lay.microbatches}, batch "
         f"{lay.global_batch_seqs} sequences; {finetune_assumptions_text(p)}\n"
@@ -154,6 +154,16 @@ def run(args: argparse.Namespace) -> int:
     for line in serving_cost.notes(economics):
         print(f"  {line}")
     return 0
+
+
+def fewest_text(p) -> str:
+    """The fewest GPUs that fit, and, where memory savings let fewer fit, that count too."""
+    if p.min_gpus_with_savings < p.min_gpus:
+        return (
+            f"fewest that fit {p.min_gpus} without memory savings, "
+            f"{p.min_gpus_with_savings} with them"
+        )
+    return f"fewest that fit {p.min_gpus}"
 
 
 def savings_line(p) -> str:
