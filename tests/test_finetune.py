@@ -170,6 +170,25 @@ def test_published_rows_score_as_today():
         assert s["median_abs_error"] <= med and s["worst_abs_error"] <= worst, (kind, s)
 
 
+def test_qlora_65b_on_one_48_gb_gpu_is_planned_at_the_papers_own_settings():
+    """Dettmers et al. fine-tuned a 65B model on one 48 GB GPU with the settings of their code
+    (artidoro/qlora: paged AdamW by default, gradient checkpointing, micro-batch 4 x 4): the row
+    carries them, the memory model fits it within the GPU (the paged optimizer spills what the
+    cap cannot hold), and without the paged optimizer it does not fit (the saving is what makes
+    the run possible, as the paper says)."""
+    row = next(r for r in FV.load_rows() if r["id"] == "qlora-65b-one-48gb")
+    assert (row["savings"], row["recompute"], row["micro_batch"]) == (
+        "paged_optimizer",
+        "full",
+        "4",
+    )
+    assert "paged_adamw_32bit" in row["source"] and row["unit"] == "GiB per GPU"
+    res = next(r for r in FV.validate()["rows"] if r["id"] == "qlora-65b-one-48gb")
+    assert res["fits"] and res["within_bound"] and res["predicted"] <= 48 * 0.95 + 1e-9
+    without = FV.predict({**row, "savings": ""})
+    assert not without["fits"] and without["predicted"] > 48
+
+
 #: MLPerf Training v5.0 Llama 2 70B LoRA max_memory_usage rows (torch.cuda.max_memory_allocated, GiB)
 MLPERF_MEMORY = [
     "mlperf-v5.0-b200x8-llama2-70b-lora-memory",
