@@ -452,6 +452,23 @@ def check_batch_scored_never_fitted(path: pathlib.Path) -> None:
     assert not {r["id"] for r in W.seen_rows()} & {r["id"] for r in csv_rows(path)}
 
 
+def check_no_batch_entered(n: int) -> None:
+    """A batch that entered no run (the eleventh, the twelfth): no `whole_runs_added{n}.csv`, no
+    ADDED_BATCHES entry, no FITTED_BATCHES key, no `a{n}-` row in any whole-run file nor among the
+    fitted rows, and no code naming such a file."""
+    from models.validation import whole_run as W
+
+    name, key, prefix = f"whole_runs_added{n}.csv", f"added{n}", f"a{n}-"
+    data = ROOT / "models" / "data" / "validation"
+    assert not (data / name).exists()
+    assert name not in {p.name for _, _, p in W.ADDED_BATCHES}
+    assert key not in W.FITTED_BATCHES and key not in {k for k, _, _ in W.ADDED_BATCHES}
+    for path in sorted(data.glob("whole_runs*.csv")):
+        assert not [r for r in csv_rows(path) if r["id"].startswith(prefix)], path.name
+    assert not [r for r in W.seen_rows() if str(r.get("id", "")).startswith(prefix)]
+    assert code_naming(f"whole_runs_added{n}") == []
+
+
 def check_batch_committed_sealed(previous: str, path: str, heading: str) -> None:
     """The commit that first added the batch's file (`path`, relative to the repository) comes after
     the commit that added `previous`, carries the doc section (`heading` in whole-run-model.md) and

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pathlib
 
-from tests.builders import csv_rows
+from tests.builders import check_no_batch_entered, csv_rows
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "models" / "data" / "validation"
@@ -79,9 +79,4 @@ def test_the_doc_section_comes_last_and_names_the_leads():
 
 def test_no_eleventh_batch_file_is_entered_scored_or_fitted():
     """Nothing was entered: no file, no ADDED_BATCHES entry, no FITTED_BATCHES key, no seen row."""
-    from models.validation import whole_run as W
-
-    assert not (DATA / "whole_runs_added11.csv").exists()
-    assert "whole_runs_added11.csv" not in {p.name for _, _, p in W.ADDED_BATCHES}
-    assert "added11" not in W.FITTED_BATCHES and "added11" not in {k for k, _, _ in W.ADDED_BATCHES}
-    assert not [r for r in W.seen_rows() if str(r.get("id", "")).startswith("a11-")]
+    check_no_batch_entered(11)

@@ -14,7 +14,7 @@ import pathlib
 import pytest
 
 from models.shapes import load_presets
-from tests.builders import check_skipped_leads_listed, code_naming, csv_rows
+from tests.builders import check_no_batch_entered, check_skipped_leads_listed, csv_rows
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "models" / "data" / "validation"
@@ -121,11 +121,4 @@ def test_the_doc_section_comes_last_and_says_what_was_checked():
 def test_no_twelfth_batch_file_is_entered_scored_or_fitted():
     """Nothing was entered: no file, no ADDED_BATCHES entry, no FITTED_BATCHES key, no a12- row in
     any batch file, and no code names a twelfth-batch file."""
-    from models.validation import whole_run as W
-
-    assert not (DATA / "whole_runs_added12.csv").exists()
-    assert "whole_runs_added12.csv" not in {p.name for _, _, p in W.ADDED_BATCHES}
-    assert "added12" not in W.FITTED_BATCHES and "added12" not in {k for k, _, _ in W.ADDED_BATCHES}
-    for path in sorted(DATA.glob("whole_runs*.csv")):
-        assert not [r for r in csv_rows(path) if r["id"].startswith("a12-")], path.name
-    assert code_naming("whole_runs_added12") == []
+    check_no_batch_entered(12)
